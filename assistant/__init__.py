@@ -1,0 +1,1 @@
+"""The conversation layer: engines (LLM or offline) → tool registry → events → Textual UI."""

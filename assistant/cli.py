@@ -1,0 +1,69 @@
+"""`gpu-sizer` entry point. No arguments: open the chat app. Subcommands: see `--help`.
+
+Each subcommand lives in `assistant/commands/<name>.py` with `add_parser(subparsers)` and
+`run(args) -> int`; modules are imported lazily so `gpu-sizer memory` never loads Textual or
+openai. Exit codes: 0 ok, 1 runtime failure, 2 bad input (with a message naming the field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from tools.errors import ToolInputError
+
+# name -> one-line help; the module assistant.commands.<name> provides add_parser/run.
+COMMANDS: dict[str, str] = {
+    "memory": "memory needed by a model and workload, per GPU, with a breakdown",
+    "recommend": "smallest configuration on each GPU that fits and meets the targets",
+    "cost": "cloud cost per hour, month and million tokens; hosted API comparison",
+    "ask": "answer a sizing question in plain language (one shot)",
+    "proposal": "render a hardware proposal from a saved session",
+    "models": "list the models in the catalog",
+    "gpus": "list the GPUs in the catalog",
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gpu-sizer",
+        description="Size GPU hardware for LLM workloads. With no command, opens the chat app.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in COMMANDS.items():
+        if name == only:
+            module = importlib.import_module(f"assistant.commands.{name}")
+            module.add_parser(sub, help_text)
+        else:
+            sub.add_parser(name, help=help_text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list:
+        from assistant.app.main import run_app
+
+        return run_app()
+    command = args_list[0] if args_list[0] in COMMANDS else None
+    parser = build_parser(only=command)
+    args = parser.parse_args(args_list)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    module = importlib.import_module(f"assistant.commands.{args.command}")
+    try:
+        code: int = module.run(args)
+    except ToolInputError as exc:
+        print(f"gpu-sizer {args.command}: error: {exc.message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

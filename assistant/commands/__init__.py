@@ -1,0 +1,1 @@
+"""One module per `gpu-sizer` subcommand: `add_parser(subparsers, help)` and `run(args) -> int`."""

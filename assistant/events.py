@@ -1,0 +1,78 @@
+"""The typed event stream an engine yields for one turn; the app and the one-shot CLI consume it.
+
+Engines never render and the UI never computes: everything that crosses between them is one of
+these frozen dataclasses. The stream for a turn always ends with exactly one `Done` (also after
+an error or a cancellation), whose `conversation` holds everything to persist.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from assistant.conversation import Conversation
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A fragment of the answer's Markdown text, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStarted:
+    """The engine is about to run tool `name` with validated or raw `arguments`."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A tool's result (compact JSON-ready dict). `is_error` when input was rejected."""
+
+    call_id: str
+    name: str
+    result: dict[str, Any]
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class UsageReport:
+    """Token usage of one model call; `None` fields when the endpoint did not report them."""
+
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    estimated: bool = False
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not an error (a fallback, a retry)."""
+
+    message: str
+    level: Literal["info", "warning"] = "info"
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    """A failure explained in plain language: what happened and what to check."""
+
+    message: str
+    kind: str = "error"
+
+
+@dataclass(frozen=True)
+class Done:
+    """End of the turn. `text` is the full final answer; `unverified_figures` are figures in it
+    that the grounding check could not find in the turn's tool results."""
+
+    text: str
+    conversation: Conversation
+    unverified_figures: tuple[str, ...] = field(default=())
+    cancelled: bool = False
+
+
+Event = TextDelta | ToolCallStarted | ToolResult | UsageReport | Notice | ErrorEvent | Done
