@@ -1,0 +1,281 @@
+"""The workload the recommender sizes: model, serving/training targets and hardware constraints.
+
+`Workload` is the function-calling schema of the `recommend` tool, so every field carries a
+description with its unit and allowed values. Model fields (`model`, `params`, `config_path`,
+`weights`, `kv_dtype`, `engine`, ...) mean the same as in `tools.memory.MemoryRequest`; the
+recommender hands them to `estimate_memory` unchanged, so the memory calculator validates the
+format names and the model look-up.
+
+Validation errors say which field, what was wrong and what is allowed; `validate_workload`
+turns pydantic's error into the project's `ToolInputError` in one place.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tools.errors import ToolInputError
+
+Task = Literal["inference", "full", "lora", "qlora"]
+Objective = Literal["cheapest", "fastest", "fewest_gpus"]
+Engine = Literal["vllm", "transformers", "generic"]
+Batching = Literal["continuous", "static"]
+
+# Defaults when the user gives no sizes: a chat-style request. They are stated back to the user
+# in the recommendation's assumptions, never silently used.
+DEFAULT_PROMPT_TOKENS = 1024
+DEFAULT_OUTPUT_TOKENS = 256
+# Beyond this many GPUs the search stops (a 16-node H100 cluster); the user can raise it.
+DEFAULT_MAX_GPUS = 128
+
+
+class Constraints(BaseModel):
+    """Hardware constraints: which GPUs may be used and how many."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    only_gpus: list[str] = Field(
+        default_factory=list,
+        description="Allow-list of catalog GPU ids or names (e.g. ['h100-sxm', 'h200']); "
+        "empty = all catalog GPUs.",
+    )
+    exclude_gpus: list[str] = Field(
+        default_factory=list, description="Deny-list of catalog GPU ids or names."
+    )
+    max_gpus: int = Field(
+        default=DEFAULT_MAX_GPUS,
+        ge=1,
+        le=100_000,
+        description="Most GPUs in one configuration (all replicas together), count.",
+    )
+    single_node: bool = Field(
+        default=False,
+        description="True: one server only (count <= the GPU's gpus_per_node; no multi-node "
+        "pipeline parallelism, no replicas across nodes).",
+    )
+    allow_pipeline_parallel: bool = Field(
+        default=True,
+        description="Allow pipeline parallelism (PP) across nodes when one node's tensor-"
+        "parallel group is too small for the model.",
+    )
+    require_fast_interconnect: bool = Field(
+        default=False,
+        description="Only GPUs with NVLink / Infinity Fabric class GPU-to-GPU links.",
+    )
+    budget_usd_per_hour: float | None = Field(
+        default=None,
+        gt=0,
+        description="Maximum cost of the configuration, US dollars per hour (needs prices).",
+    )
+    region: str | None = Field(
+        default=None,
+        description="Cloud region or area (e.g. 'eu'); used by the cost tool to pick prices.",
+    )
+
+
+class Workload(BaseModel):
+    """An inference or training workload to size, with targets and constraints.
+
+    Inference: `prompt_tokens` + `output_tokens` per request (or `context` to set the KV length
+    directly), `users` concurrent sequences or a target `tokens_per_s` aggregate, optional
+    latency targets (`ttft_s`, `tokens_per_s_per_user`). Training: `task` full/lora/qlora,
+    `sequence_length`, `global_batch_sequences`, `train_tokens`, optional `deadline_hours`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    # --- the model (same meaning as tools.memory.MemoryRequest) ---
+    model: str | None = Field(
+        default=None,
+        description="Catalog model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
+    )
+    params: str | float | None = Field(
+        default=None,
+        description="Bare parameter count when the model is not in the catalog, e.g. '13B' "
+        "or 7.5e9 (a Llama-shaped dense model is assumed).",
+    )
+    config_path: str | None = Field(
+        default=None, description="Path of a local Hugging Face config.json."
+    )
+    task: Task = Field(
+        default="inference",
+        description="inference (serving), full (full fine-tune / pre-training), lora, qlora.",
+    )
+    weights: str = Field(
+        default="bf16",
+        description="Weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, int4-awq, nf4, "
+        "gguf q8_0 / q5_k_m / q4_k_m, mxfp4 (names as in gpu-sizer memory).",
+    )
+    kv_dtype: str | None = Field(
+        default=None,
+        description="KV-cache dtype (bf16, fp16, fp8); default: the engine's default (16-bit).",
+    )
+    engine: Engine = Field(
+        default="vllm",
+        description="Serving engine: vllm (reserves gpu_memory_utilization of memory), "
+        "transformers, generic.",
+    )
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
+    )
+
+    # --- inference sizes and targets ---
+    prompt_tokens: int = Field(
+        default=DEFAULT_PROMPT_TOKENS,
+        ge=1,
+        le=10_000_000,
+        description="Input tokens per request, tokens.",
+    )
+    output_tokens: int = Field(
+        default=DEFAULT_OUTPUT_TOKENS,
+        ge=1,
+        le=10_000_000,
+        description="Generated tokens per request, tokens.",
+    )
+    context: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="KV-cache length per sequence, tokens (default prompt + output).",
+    )
+    users: int = Field(
+        default=1,
+        ge=1,
+        le=10**12,
+        description="Concurrent sequences (users generating at the same time), count.",
+    )
+    tokens_per_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="Target aggregate output throughput over all users, tokens per second.",
+    )
+    tokens_per_s_per_user: float | None = Field(
+        default=None,
+        gt=0,
+        description="Target decode speed seen by each user, tokens per second per sequence.",
+    )
+    ttft_s: float | None = Field(
+        default=None,
+        gt=0,
+        description="Target time to first token of one request (no queueing), seconds.",
+    )
+    batching: Batching = Field(
+        default="continuous",
+        description="continuous (vLLM/TGI: finished sequences leave, new ones join every step) "
+        "or static (a batch runs until its longest sequence ends).",
+    )
+
+    # --- training ---
+    sequence_length: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Training sequence length, tokens (default: context, else prompt + output).",
+    )
+    global_batch_sequences: int = Field(
+        default=256,
+        ge=1,
+        description="Training global batch, sequences per optimizer step.",
+    )
+    micro_batch_sequences: int = Field(
+        default=1, ge=1, description="Training micro-batch per GPU, sequences."
+    )
+    train_tokens: float | None = Field(
+        default=None,
+        gt=0,
+        description="Tokens to train on (dataset tokens × epochs), tokens.",
+    )
+    deadline_hours: float | None = Field(
+        default=None, gt=0, description="Training must finish within this wall-clock, hours."
+    )
+    lora_rank: int | None = Field(default=None, ge=1, description="LoRA/QLoRA adapter rank.")
+    checkpointing: bool | None = Field(
+        default=None,
+        description="Activation (gradient) checkpointing; default on for training.",
+    )
+    zero: Literal[0, 1, 2, 3] | None = Field(
+        default=None, description="ZeRO / FSDP sharding stage for data-parallel training."
+    )
+
+    # --- ranking and constraints ---
+    objective: Objective = Field(
+        default="cheapest",
+        description="Ranking: cheapest (needs prices; else fewest GPUs then fastest), "
+        "fastest, fewest_gpus.",
+    )
+    constraints: Constraints = Field(default_factory=Constraints)
+
+    @field_validator("params")
+    @classmethod
+    def _finite_params(cls, value: str | float | None) -> str | float | None:
+        if isinstance(value, float) and (not math.isfinite(value) or value <= 0):
+            raise ValueError("must be a positive, finite parameter count such as 7e9 or '13B'")
+        return value
+
+    @field_validator("tokens_per_s", "tokens_per_s_per_user", "ttft_s", "train_tokens")
+    @classmethod
+    def _finite(cls, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise ValueError("must be a finite number")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Workload:
+        given = [name for name in ("model", "params", "config_path") if getattr(self, name)]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of model, params or config_path"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        if self.is_training and self.train_tokens is None and self.deadline_hours is not None:
+            raise ValueError("deadline_hours needs train_tokens (how much data to train on)")
+        if self.micro_batch_sequences > self.global_batch_sequences:
+            raise ValueError("micro_batch_sequences exceeds global_batch_sequences")
+        return self
+
+    @property
+    def is_training(self) -> bool:
+        return self.task != "inference"
+
+    @property
+    def context_tokens(self) -> int:
+        """KV length per sequence for serving, tokens: `context`, else prompt + output."""
+        return self.context or self.prompt_tokens + self.output_tokens
+
+    @property
+    def training_sequence_tokens(self) -> int:
+        """Training sequence length, tokens."""
+        return self.sequence_length or self.context_tokens
+
+
+def validate_workload(data: Mapping[str, Any]) -> Workload:
+    """Build a Workload from tool-call or CLI arguments; bad input → `ToolInputError`."""
+    try:
+        return Workload.model_validate(dict(data))
+    except ValidationError as exc:
+        raise workload_error(exc) from None
+
+
+def workload_error(exc: ValidationError) -> ToolInputError:
+    """The first pydantic error as a ToolInputError naming the field and what is allowed."""
+    err = exc.errors()[0]
+    field = ".".join(str(part) for part in err["loc"]) or "workload"
+    allowed: str | None = None
+    if field in Workload.model_fields:
+        allowed = Workload.model_fields[field].description
+    elif field.startswith("constraints.") and field[12:] in Constraints.model_fields:
+        allowed = Constraints.model_fields[field[12:]].description
+    if allowed:
+        allowed = allowed.rstrip(".")  # ToolInputError ends the sentence itself
+    problem = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        problem = "unknown field"
+        allowed = "fields: " + ", ".join(Workload.model_fields)
+    return ToolInputError(field, problem, allowed)
