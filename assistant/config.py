@@ -1,0 +1,365 @@
+"""Settings for the assistant: which endpoint and model, timeouts, endpoint quirks, keybindings.
+
+Sources, later ones win (issue 6): the environment (`OPENAI_BASE_URL`, `GPU_SIZER_MODEL`), then
+the TOML file `config.toml` in `platformdirs.user_config_dir("gpu-sizer")` (or in
+`$GPU_SIZER_CONFIG_DIR`, used by tests), then CLI flags. The generic `OPENAI_*` variables are often
+set for other tools, so the gpu-sizer-specific file overrides them.
+
+The API key itself is never part of `Settings`: the file names the environment variable that holds
+it (`api_key_env`, default `OPENAI_API_KEY`) and `resolve_api_key` reads it at request time, so
+the key cannot be saved, logged or shown through this object. No endpoint configured → offline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import json
+import os
+import tempfile
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tools.errors import ToolInputError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+"""The endpoint `OPENAI_API_KEY` belongs to by default; other endpoints need explicit consent."""
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+KEYLESS_PLACEHOLDER = "no-key"
+"""Sent when no key is configured: `api_key=None` would make openai read OPENAI_API_KEY itself."""
+
+CONFIG_FILE_NAME = "config.toml"
+
+DEFAULT_KEYBINDINGS: dict[str, str] = {
+    "send": "enter",
+    "newline": "shift+enter",
+    "cancel": "escape",
+    "quit": "ctrl+q",
+    "new_session": "ctrl+n",
+    "open_session": "ctrl+o",
+    "save_proposal": "ctrl+s",
+    "toggle_details": "ctrl+d",
+    "copy_answer": "ctrl+y",
+    "help": "f1",
+}
+"""Action → Textual key string; the app binds from this table so users can remap keys."""
+
+
+class Capabilities(BaseModel):
+    """What one endpoint accepts. Defaults are what OpenAI itself accepts, except `strict`.
+
+    `strict` is off by default: strict function schemas require every property to be required
+    and `additionalProperties: false`, which pydantic schemas with defaults do not satisfy.
+    The engine turns a switch off for the session when the endpoint rejects it (and says so).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    tools: bool = True
+    """Offer tools at all (Ollama/vLLM/llama.cpp without tool templates reject them)."""
+    streaming_tools: bool = True
+    """Stream while tools are offered (some servers drop tool calls when streaming)."""
+    stream_options: bool = True
+    """Send `stream_options={"include_usage": true}` to get token usage in the stream."""
+    parallel_tool_calls: bool = True
+    """Send `parallel_tool_calls=true`."""
+    strict: bool = False
+    """Mark function schemas `strict`."""
+
+
+class Settings(BaseModel):
+    """Everything the assistant reads from the environment, the config file and CLI flags."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    base_url: str | None = None
+    """OpenAI-compatible endpoint, e.g. http://localhost:8080/v1. None: OpenAI if a key is set."""
+    model: str | None = None
+    """Model name sent with each request."""
+    api_key_env: str = DEFAULT_KEY_ENV
+    """Name of the environment variable holding the API key (never the key itself)."""
+    send_key_to_custom_endpoint: bool = False
+    """Send a key from OPENAI_API_KEY to a non-OpenAI base_url (off: that key is OpenAI's)."""
+    allow_insecure_key: bool = False
+    """Send the key over plain http to a non-loopback host."""
+    connect_timeout_s: float = Field(default=5.0, gt=0, le=300)
+    request_timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    """Read timeout per request (per chunk while streaming), seconds."""
+    max_retries: int = Field(default=2, ge=0, le=10)
+    """Our own bounded retries for 429/5xx/connection errors (the SDK's are off)."""
+    max_retry_wait_s: float = Field(default=30.0, ge=0, le=600)
+    """Longest Retry-After we honour; a longer one ends the turn with a rate-limit message."""
+    max_tool_rounds: int = Field(default=4, ge=1, le=20)
+    """Model ↔ tools round trips per turn before the engine stops asking for more tool calls."""
+    context_window_tokens: int = Field(default=32_768, ge=1_024)
+    """Token budget for prompt + history + tool schemas; older whole turns are trimmed past it."""
+    max_output_tokens: int = Field(default=2_048, ge=64)
+    """`max_tokens` per model call (also reserved out of the context window)."""
+    offline: bool = False
+    """Use the offline engine even when an endpoint is configured."""
+    endpoints: dict[str, Capabilities] = Field(default_factory=dict)
+    """Per-endpoint capability switches, keyed by base URL (normalised, no trailing slash)."""
+    keybindings: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_KEYBINDINGS))
+
+    @property
+    def effective_base_url(self) -> str:
+        """The endpoint requests go to: `base_url`, or OpenAI's when none is set."""
+        return normalize_url(self.base_url) if self.base_url else DEFAULT_BASE_URL
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Capability switches for the effective endpoint (defaults when none stored)."""
+        return self.endpoints.get(self.effective_base_url, Capabilities())
+
+    def with_capabilities(self, caps: Capabilities) -> Settings:
+        """A copy with `caps` stored for the effective endpoint (to persist what was learned)."""
+        endpoints = dict(self.endpoints)
+        endpoints[self.effective_base_url] = caps
+        return self.model_copy(update={"endpoints": endpoints})
+
+    def llm_configured(self, env: Mapping[str, str] | None = None) -> bool:
+        """True when the LLM engine can run: a model and either a base URL or an OpenAI key."""
+        return self.offline_reason(env) is None
+
+    def offline_reason(self, env: Mapping[str, str] | None = None) -> str | None:
+        """Why the assistant runs offline, in plain language; None when an endpoint is usable."""
+        environ = os.environ if env is None else env
+        if self.offline:
+            return "offline mode chosen (offline = true or --offline)"
+        if self.base_url is None and not environ.get(self.api_key_env):
+            return (
+                "no endpoint configured (set OPENAI_BASE_URL or base_url in config.toml, "
+                f"or {self.api_key_env} for OpenAI)"
+            )
+        if not self.model:
+            return "no model configured (set GPU_SIZER_MODEL, model in config.toml, or --model)"
+        return None
+
+
+def normalize_url(url: str) -> str:
+    """Strip whitespace and trailing slashes so one endpoint has one key in `endpoints`."""
+    return url.strip().rstrip("/")
+
+
+def config_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The directory holding config.toml: `$GPU_SIZER_CONFIG_DIR` or the platform's config dir."""
+    environ = os.environ if env is None else env
+    override = environ.get("GPU_SIZER_CONFIG_DIR")
+    if override:
+        return Path(override)
+    return Path(platformdirs.user_config_dir("gpu-sizer"))
+
+
+def config_path(env: Mapping[str, str] | None = None) -> Path:
+    """Full path of config.toml."""
+    return config_dir(env) / CONFIG_FILE_NAME
+
+
+def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if environ.get("OPENAI_BASE_URL"):
+        values["base_url"] = environ["OPENAI_BASE_URL"]
+    if environ.get("GPU_SIZER_MODEL"):
+        values["model"] = environ["GPU_SIZER_MODEL"]
+    return values
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ToolInputError(str(path), f"not valid TOML ({exc})") from exc
+    for secret in ("api_key", "key", "openai_api_key"):
+        if secret in data:
+            # Refuse rather than silently ignore: a key in a file is exactly what we never want.
+            raise ToolInputError(
+                f"{path}: {secret}",
+                "API keys are not read from the config file",
+                allowed="api_key_env = the NAME of the environment variable that holds the key",
+            )
+    return data
+
+
+def _validate(values: Mapping[str, Any], origin: str) -> Settings:
+    try:
+        return Settings.model_validate(dict(values))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "config"
+        allowed = (
+            ", ".join(sorted(Settings.model_fields)) if err["type"] == "extra_forbidden" else None
+        )
+        raise ToolInputError(f"{origin}: {field}", err["msg"], allowed=allowed) from exc
+
+
+def load_config(
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    path: Path | None = None,
+) -> Settings:
+    """Merge environment < config file < `overrides` (CLI flags; None values are ignored).
+
+    Raises ToolInputError naming the file and field when the file is invalid.
+    """
+    environ = os.environ if env is None else env
+    file_path = path if path is not None else config_path(environ)
+    merged: dict[str, Any] = _from_env(environ)
+    merged.update(_read_file(file_path))
+    _validate(merged, str(file_path))
+    merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    settings = _validate(merged, "command line")
+    if settings.base_url is not None:
+        settings.base_url = normalize_url(settings.base_url)
+    return settings
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        # A JSON string with ASCII escapes is a valid TOML basic string.
+        return json.dumps(value)
+    raise TypeError(f"cannot write {type(value).__name__} to config.toml")
+
+
+def to_toml(settings: Settings) -> str:
+    """Serialise settings as TOML (scalars first, then one table per mapping)."""
+    data = settings.model_dump(exclude_none=True)
+    lines = ["# gpu-sizer settings. The API key is NOT stored here: see api_key_env.", ""]
+    tables: list[str] = []
+    for key, value in data.items():
+        if key == "endpoints":
+            for url, caps in value.items():
+                tables.append(f"\n[endpoints.{json.dumps(url)}]")
+                tables.extend(f"{k} = {_toml_value(v)}" for k, v in caps.items())
+        elif isinstance(value, dict):
+            tables.append(f"\n[{key}]")
+            tables.extend(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items())
+        else:
+            lines.append(f"{key} = {_toml_value(value)}")
+    return "\n".join(lines + tables) + "\n"
+
+
+def save_config(settings: Settings, path: Path | None = None) -> Path:
+    """Write settings to config.toml atomically (temp file + rename); returns the path."""
+    target = path if path is not None else config_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    text = to_toml(settings)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".config-", suffix=".toml.tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def add_config_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the CLI flags that override settings (`--base-url`, `--model`, ...)."""
+    parser.add_argument("--base-url", dest="base_url", help="OpenAI-compatible endpoint URL")
+    parser.add_argument("--model", dest="model", help="model name at the endpoint")
+    parser.add_argument(
+        "--api-key-env",
+        dest="api_key_env",
+        help="name of the environment variable holding the API key",
+    )
+    parser.add_argument(
+        "--timeout",
+        dest="request_timeout_s",
+        type=float,
+        help="read timeout per request, seconds",
+    )
+    parser.add_argument(
+        "--offline",
+        dest="offline",
+        action="store_true",
+        help="use the built-in offline engine even when an endpoint is configured",
+    )
+
+
+def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings overrides present in parsed CLI args (flags not given are left out)."""
+    keys = ("base_url", "model", "api_key_env", "request_timeout_s")
+    out = {k: getattr(args, k) for k in keys if getattr(args, k, None) is not None}
+    if getattr(args, "offline", False):
+        out["offline"] = True
+    return out
+
+
+@dataclass(frozen=True)
+class ResolvedKey:
+    """The key to send (or the keyless placeholder) and, when one was withheld, why."""
+
+    value: str
+    withheld_reason: str | None = None
+
+    def __repr__(self) -> str:  # never show the key in logs or tracebacks
+        return f"ResolvedKey(value=<redacted>, withheld_reason={self.withheld_reason!r})"
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost names and loopback IP addresses."""
+    if host.lower() in {"localhost", "localhost.localdomain"} or host.lower().endswith(
+        ".localhost"
+    ):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def resolve_api_key(settings: Settings, env: Mapping[str, str] | None = None) -> ResolvedKey:
+    """Read the key from `settings.api_key_env`, applying the security rules of issue 6.
+
+    - A key from OPENAI_API_KEY belongs to OpenAI: it goes to another endpoint only when
+      `send_key_to_custom_endpoint` is set, or when the user named that variable explicitly
+      via a non-default `api_key_env`.
+    - A key never goes over plain http to a non-loopback host unless `allow_insecure_key`.
+    Keyless endpoints get a placeholder, never None (openai would read OPENAI_API_KEY itself).
+    """
+    environ = os.environ if env is None else env
+    key = environ.get(settings.api_key_env, "")
+    if not key:
+        return ResolvedKey(KEYLESS_PLACEHOLDER)
+    url = settings.effective_base_url
+    parts = urlsplit(url)
+    custom = url != DEFAULT_BASE_URL
+    if (
+        custom
+        and settings.api_key_env == DEFAULT_KEY_ENV
+        and not settings.send_key_to_custom_endpoint
+    ):
+        return ResolvedKey(
+            KEYLESS_PLACEHOLDER,
+            f"{DEFAULT_KEY_ENV} is not sent to {parts.netloc or url} (it is OpenAI's key); set "
+            "send_key_to_custom_endpoint = true or api_key_env to the variable holding this "
+            "endpoint's key",
+        )
+    if (
+        parts.scheme == "http"
+        and not is_loopback(parts.hostname or "")
+        and not (settings.allow_insecure_key)
+    ):
+        return ResolvedKey(
+            KEYLESS_PLACEHOLDER,
+            f"the API key is not sent over plain http to {parts.hostname}; use https or set "
+            "allow_insecure_key = true",
+        )
+    return ResolvedKey(key)
