@@ -1,0 +1,230 @@
+"""The price catalog: cloud GPU prices and hosted LLM API prices, with user overrides.
+
+Built-in prices live in `catalog/prices.toml` (`[[price]]`) and `catalog/api_prices.toml`
+(`[[api_price]]`); each entry carries provider, tier, currency as published, `source` and
+`as_of`. A user file (same tables, same schema) adds entries or replaces built-in ones with the
+same `id` — negotiated rates, say. The caller passes its path (the assistant uses
+`platformdirs.user_config_dir("gpu-sizer")/prices.toml`); this module never looks for it.
+
+A bad user file fails with the file, the entry and the field named (`CatalogError`), and the
+built-in catalog, loaded and cached separately, keeps working.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tools.catalog import CatalogError, Sourced, catalog_dir, get_catalog, load_entries
+
+Tier = Literal["on_demand", "spot", "reserved", "commitment", "serverless", "marketplace"]
+# Display and grouping order: tiers are never merged into one ranking (spot can vanish
+# mid-job, reserved and commitment need a term, marketplace hosts carry no SLA).
+TIERS: tuple[Tier, ...] = (
+    "on_demand",
+    "spot",
+    "reserved",
+    "commitment",
+    "serverless",
+    "marketplace",
+)
+Currency = Literal["USD", "EUR"]
+
+# Cloud GPU prices moved several times during 2026 (AWS cut p5 ~45% in June 2025; several
+# neoclouds changed rates in 2026, per shared/research/README.md), so a price older than about
+# six months is flagged. Callers may pass their own limit.
+DEFAULT_MAX_PRICE_AGE_DAYS = 180
+
+_ID_PATTERN = r"^[a-z0-9][a-z0-9.\-]*$"
+
+
+class PriceEntry(Sourced):
+    """One cloud GPU price: an instance type at one tier, in the currency published."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=_ID_PATTERN)
+    provider: str = Field(min_length=1)
+    instance: str | None = None
+    gpu: str | None = Field(
+        default=None, description="GPU catalog id; None when the published label has no match."
+    )
+    gpu_label: str = Field(min_length=1, description="The GPU as the provider labels it.")
+    gpu_mapping: str | None = Field(
+        default=None, description="Why an ambiguous label maps to `gpu`, or why there is none."
+    )
+    gpus_per_instance: int | None = Field(default=None, gt=0)
+    tier: Tier
+    pricing_type: str = Field(min_length=1, description="The provider's own pricing term.")
+    price_per_instance_hour: float | None = Field(default=None, gt=0)
+    price_per_gpu_hour: float = Field(gt=0, description="In `currency` per GPU-hour.")
+    currency: Currency
+    region: str | None = None
+    eu: bool = Field(description="True only when the stated region is inside the EU.")
+    source_type: str | None = None
+    confidence: str | None = None
+    superseded: str | None = Field(
+        default=None, description="Why the row is historical; such rows are not compared."
+    )
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _instance_price_consistent(self) -> PriceEntry:
+        # The per-GPU price is the instance price split evenly; a mismatch above rounding
+        # (1%) is a transcription error.
+        if self.price_per_instance_hour is not None and self.gpus_per_instance is not None:
+            per_gpu = self.price_per_instance_hour / self.gpus_per_instance
+            if abs(per_gpu - self.price_per_gpu_hour) > 0.01 * self.price_per_gpu_hour:
+                raise ValueError(
+                    f"price_per_gpu_hour {self.price_per_gpu_hour} differs from "
+                    f"price_per_instance_hour / gpus_per_instance = {per_gpu:.4f}"
+                )
+        return self
+
+    @property
+    def instance_price_per_hour(self) -> float | None:
+        """Price of one whole instance per hour in `currency` (None if GPUs are sold singly)."""
+        if self.price_per_instance_hour is not None:
+            return self.price_per_instance_hour
+        if self.gpus_per_instance is not None:
+            return self.price_per_gpu_hour * self.gpus_per_instance
+        return None
+
+
+class ApiPriceEntry(Sourced):
+    """One hosted LLM API price per million tokens, in the currency published."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=_ID_PATTERN)
+    provider: str = Field(min_length=1)
+    model: str = Field(min_length=1, description="The model name as the provider lists it.")
+    model_family: str | None = None
+    model_id: str | None = Field(default=None, description="Our catalog model, when identical.")
+    comparable_model_id: str | None = Field(
+        default=None, description="Our catalog model of the same architecture or size class."
+    )
+    comparable_basis: str | None = None
+    input_per_mtok: float = Field(ge=0, description="Price per 1,000,000 input tokens.")
+    output_per_mtok: float = Field(ge=0, description="Price per 1,000,000 output tokens.")
+    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+    currency: Currency
+    as_of_basis: str | None = None
+    confidence: str | None = None
+    superseded: str | None = None
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _comparable_has_basis(self) -> ApiPriceEntry:
+        if self.comparable_model_id is not None and not self.comparable_basis:
+            raise ValueError("comparable_model_id needs comparable_basis (why it is comparable)")
+        return self
+
+
+class PriceBook(BaseModel):
+    """Prices in force: the built-in catalog, plus a user file's entries when one was given."""
+
+    model_config = ConfigDict(frozen=True)
+
+    prices: tuple[PriceEntry, ...]
+    api_prices: tuple[ApiPriceEntry, ...]
+    user_file: str | None = None
+    user_ids: tuple[str, ...] = Field(default=(), description="Entries from the user file.")
+
+
+def _check_references(path: Path, prices: list[PriceEntry], apis: list[ApiPriceEntry]) -> None:
+    """Every gpu / model id must exist in the catalog, or it would silently never match."""
+    catalog = get_catalog()
+    for price in prices:
+        if price.gpu is not None and price.gpu not in catalog.gpus:
+            raise CatalogError(path, price.id, "gpu", f"unknown GPU id {price.gpu!r}")
+    for api in apis:
+        for field in ("model_id", "comparable_model_id"):
+            value = getattr(api, field)
+            if value is not None and value not in catalog.models:
+                raise CatalogError(path, api.id, field, f"unknown model id {value!r}")
+
+
+def _load_file(path: Path) -> tuple[list[PriceEntry], list[ApiPriceEntry]]:
+    prices = load_entries(path, "price", PriceEntry)
+    apis = load_entries(path, "api_price", ApiPriceEntry)
+    _check_references(path, prices, apis)
+    return prices, apis
+
+
+@cache
+def builtin_price_book(directory: Path | None = None) -> PriceBook:
+    """The built-in price catalog, validated once per process."""
+    root = directory or catalog_dir()
+    prices = load_entries(root / "prices.toml", "price", PriceEntry)
+    apis = load_entries(root / "api_prices.toml", "api_price", ApiPriceEntry)
+    _check_references(root / "prices.toml", prices, [])
+    _check_references(root / "api_prices.toml", [], apis)
+    return PriceBook(prices=tuple(prices), api_prices=tuple(apis))
+
+
+def load_price_book(user_file: Path | None = None, directory: Path | None = None) -> PriceBook:
+    """Built-in prices overlaid with a user TOML file (`[[price]]`, `[[api_price]]` tables).
+
+    A user entry with a built-in `id` replaces it; new ids are added. A missing or invalid user
+    file raises `CatalogError` naming the file, entry and field; the built-in book stays cached
+    and usable.
+    """
+    builtin = builtin_price_book(directory)
+    if user_file is None:
+        return builtin
+    if not user_file.is_file():
+        raise CatalogError(user_file, "-", "-", "user price file not found")
+    user_prices, user_apis = _load_file(user_file)
+    replaced = {p.id for p in user_prices}
+    replaced_api = {a.id for a in user_apis}
+    return PriceBook(
+        prices=(*(p for p in builtin.prices if p.id not in replaced), *user_prices),
+        api_prices=(*(a for a in builtin.api_prices if a.id not in replaced_api), *user_apis),
+        user_file=str(user_file),
+        user_ids=tuple(sorted(replaced | replaced_api)),
+    )
+
+
+_FULL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
+
+
+def parse_as_of(as_of: str) -> date | None:
+    """The date an `as_of` text states ('2026-09-19', '2026-07 (snapshot)'), or None if undated.
+
+    A month without a day reads as the first of that month, so its age is never understated.
+    """
+    if m := _FULL_DATE.search(as_of):
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    if m := _MONTH.search(as_of):
+        return date(int(m[1]), int(m[2]), 1)
+    return None
+
+
+def price_age_days(as_of: str, today: date) -> int | None:
+    """Age of a price in days on `today`; None when its `as_of` carries no date."""
+    stated = parse_as_of(as_of)
+    return None if stated is None else (today - stated).days
+
+
+def staleness_warning(
+    entry: PriceEntry | ApiPriceEntry,
+    today: date,
+    max_age_days: int = DEFAULT_MAX_PRICE_AGE_DAYS,
+) -> str | None:
+    """A warning when a price is undated or older than `max_age_days`, else None."""
+    age = price_age_days(entry.as_of, today)
+    if age is None:
+        return f"{entry.provider} {entry.id}: price is undated ({entry.as_of}); verify it"
+    if age > max_age_days:
+        return (
+            f"{entry.provider} {entry.id}: price is {age} days old (as_of {entry.as_of}, "
+            f"limit {max_age_days} days); verify it"
+        )
+    return None
