@@ -381,6 +381,7 @@ class Probe:
 
         self.torch = torch
         self.cuda = device.startswith("cuda")
+        self.device_used_max: int | None = None
 
     def sync_and_collect(self) -> None:
         gc.collect()
@@ -402,10 +403,18 @@ class Probe:
         return int(self.torch.cuda.max_memory_reserved()) if self.cuda else None
 
     def device_used(self) -> int | None:
+        """Device memory in use (total − free): context, allocator pool, other processes."""
         if not self.cuda:
             return None
         free, total = self.torch.cuda.mem_get_info()
         return int(total - free)
+
+    def note_device_used(self) -> None:
+        """Keep the highest device reading; taken at the moments memory peaks, before the
+        allocator's cache is emptied."""
+        used = self.device_used()
+        if used is not None:
+            self.device_used_max = max(used, self.device_used_max or 0)
 
 
 def _delta(after: int | None, before: int | None) -> int | None:
@@ -485,7 +494,7 @@ def measure_point(point: Point, config: dict[str, Any], device: str) -> Measured
     finally:
         m.peak_allocated_bytes = probe.peak_allocated()
         m.peak_reserved_bytes = probe.peak_reserved()
-        m.device_used_bytes = probe.device_used()
+        m.device_used_bytes = probe.device_used_max
         del model
         probe.sync_and_collect()
     return m
@@ -501,6 +510,7 @@ def _measure_inference(model: Any, ids: Any, probe: Probe, m: Measured) -> None:
         # One prefill of the whole batch; only the last position's logits are kept, as a server
         # does before sampling. The cache holds every prompt token (capped at sliding windows).
         out = model(input_ids=ids, use_cache=True, logits_to_keep=1)
+    probe.note_device_used()
     # Transformers 5.x names the output cache `cache`; 4.x `past_key_values`.
     cache = out.cache if hasattr(out, "cache") else out.past_key_values
     del out
@@ -543,6 +553,7 @@ def _measure_training(model: Any, ids: Any, point: Point, probe: Probe, m: Measu
     ):
         loss = model(input_ids=ids, labels=ids, use_cache=False).loss
     loss.backward()
+    probe.note_device_used()
     del loss
     probe.sync_and_collect()
     after_backward = probe.allocated()
@@ -553,6 +564,7 @@ def _measure_training(model: Any, ids: Any, point: Point, probe: Probe, m: Measu
         # Activations (and their transient gradients) above weights + the gradients kept.
         m.activation_peak_bytes = peak - after_backward
     optimizer.step()
+    probe.note_device_used()
     probe.sync_and_collect()
     m.counted_optimizer_bytes = tensor_bytes(
         t for state in optimizer.state.values() for t in state.values() if torch.is_tensor(t)
