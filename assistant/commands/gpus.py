@@ -1,0 +1,133 @@
+"""`gpu-sizer gpus`: list the GPU catalog with units in every column header."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from assistant.commands._table import render_table
+from tools.catalog import GpuSpec, get_catalog
+from tools.units import GB, ByteUnit, to_unit
+
+
+def add_parser(subparsers: Any, help_text: str) -> None:
+    """Register the `gpus` sub-command."""
+    parser = subparsers.add_parser("gpus", help=help_text, description=help_text)
+    parser.add_argument("name", nargs="?", help="show one GPU in detail (id or alias, e.g. H100)")
+    parser.add_argument(
+        "--unit",
+        choices=("GB", "GiB"),
+        default=None,
+        help="show both memory columns in this unit (default: vendor capacity in GB as "
+        "marketed, usable capacity in GiB as nvidia-smi reports it)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON (bytes as integers)")
+
+
+def gpu_record(gpu: GpuSpec) -> dict[str, Any]:
+    """A JSON-ready record of every catalog field (bytes and bytes/s as numbers, no units)."""
+    return gpu.model_dump(mode="json")
+
+
+def _number(value: float | None, digits: int = 0) -> str:
+    return "" if value is None else f"{value:,.{digits}f}"
+
+
+def _link(gpu: GpuSpec) -> str:
+    if gpu.interconnect_bytes_per_s is None:
+        return gpu.interconnect
+    return f"{gpu.interconnect} {gpu.interconnect_bytes_per_s / GB:,.0f}"
+
+
+def _headers(vendor_unit: ByteUnit, usable_unit: ByteUnit) -> tuple[str, ...]:
+    return (
+        "id",
+        "name",
+        f"memory {vendor_unit} (vendor)",
+        f"usable {usable_unit}",
+        "bandwidth GB/s",
+        "BF16 TFLOPS (dense)",
+        "FP8 TFLOPS (dense)",
+        "interconnect GB/s (one direction)",
+        "TDP W",
+        "as_of",
+    )
+
+
+def _row(gpu: GpuSpec, vendor_unit: ByteUnit, usable_unit: ByteUnit) -> list[str]:
+    # Vendor capacity in GB shows the marketed figure exactly (80 GB); usable in GiB matches
+    # nvidia-smi / PyTorch readings. --unit puts both in one unit.
+    return [
+        gpu.id,
+        gpu.name,
+        _number(to_unit(gpu.memory_bytes, vendor_unit), 0 if vendor_unit == "GB" else 2),
+        _number(to_unit(gpu.usable_memory_bytes, usable_unit), 2),
+        _number(gpu.memory_bandwidth_bytes_per_s / GB),
+        _number(gpu.bf16_tflops, 1),
+        _number(gpu.fp8_tflops, 1),
+        _link(gpu),
+        _number(gpu.tdp_w),
+        gpu.as_of,
+    ]
+
+
+def _detail(gpu: GpuSpec) -> str:
+    none = "not published"
+    lines = [
+        f"{gpu.name} ({gpu.id}), {gpu.vendor} {gpu.architecture}, form factor {gpu.form_factor}",
+        f"  memory: {gpu.memory_bytes / GB:,.0f} GB {gpu.memory_type} (vendor, as marketed)",
+        f"  usable: {to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB"
+        f" = {gpu.usable_memory_bytes:,} bytes ({gpu.usable_memory_basis})",
+        f"  memory bandwidth: {gpu.memory_bandwidth_bytes_per_s / GB:,.0f} GB/s",
+    ]
+    for label, value in (
+        ("BF16", gpu.bf16_tflops),
+        ("FP16", gpu.fp16_tflops),
+        ("FP8", gpu.fp8_tflops),
+        ("FP4", gpu.fp4_tflops),
+    ):
+        lines.append(f"  {label} dense: {none if value is None else f'{value:,.1f} TFLOPS'}")
+    lines.append(f"  INT8 dense: {none if gpu.int8_tops is None else f'{gpu.int8_tops:,.1f} TOPS'}")
+    lines.append(f"  TDP: {none if gpu.tdp_w is None else f'{gpu.tdp_w:,.0f} W'}")
+    link = (
+        none
+        if gpu.interconnect_bytes_per_s is None
+        else f"{gpu.interconnect_bytes_per_s / GB:,.0f} GB/s per GPU, one direction"
+    )
+    lines.append(f"  interconnect: {gpu.interconnect}, {link}")
+    if gpu.pcie_gen is not None:
+        lines.append(f"  PCIe: Gen{gpu.pcie_gen}")
+    if gpu.gpus_per_node is not None:
+        lines.append(f"  GPUs per node: {gpu.gpus_per_node}")
+    if gpu.aliases:
+        lines.append(f"  aliases: {', '.join(gpu.aliases)}")
+    for item in gpu.unconfirmed:
+        lines.append(f"  unconfirmed: {item}")
+    if gpu.notes:
+        lines.append(f"  notes: {gpu.notes}")
+    lines.append(f"  source: {gpu.source}")
+    lines.append(f"  as_of: {gpu.as_of}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """List the GPUs (or one GPU with `name`). Unknown names raise ToolInputError."""
+    catalog = get_catalog()
+    gpus = [catalog.gpu(args.name)] if args.name else list(catalog.gpus.values())
+    if args.json:
+        records = [gpu_record(g) for g in gpus]
+        print(json.dumps(records[0] if args.name else records, indent=2))
+        return 0
+    if args.name:
+        print(_detail(gpus[0]))
+        return 0
+    vendor_unit: ByteUnit = args.unit or "GB"
+    usable_unit: ByteUnit = args.unit or "GiB"
+    rows = [_row(g, vendor_unit, usable_unit) for g in gpus]
+    print(render_table(_headers(vendor_unit, usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8)))
+    print(
+        "\nGB = 10^9 bytes, GiB = 2^30 bytes. Throughputs are dense (no sparsity); blank = not "
+        "published. `gpu-sizer gpus NAME` shows sources, notes and the usable-memory basis."
+    )
+    return 0

@@ -1,0 +1,112 @@
+"""`gpu-sizer models` and `gpu-sizer gpus` through the real dispatcher (assistant.cli.main)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.cli import main
+from assistant.commands._table import render_table
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_models_json_lists_twenty_with_integer_counts(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "models", "--json")
+    assert code == 0
+    records = {r["id"]: r for r in json.loads(out)}
+    assert len(records) == 20
+    # shared/research/params.json (meta-device instantiation, transformers 5.24).
+    assert records["llama-3.1-8b"]["total_params"] == 8_030_261_248
+    assert records["mixtral-8x7b"]["active_params"] == 12_879_925_248
+    assert all(r["as_of"] and r["source"] for r in records.values())
+
+
+def test_models_table_shows_computed_counts_and_as_of(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "models")
+    assert code == 0
+    header = out.splitlines()[0]
+    assert "params (computed)" in header and "as_of" in header
+    # Llama 3.1 70B: 70,553,706,496 parameters (params.json) -> "70.55B".
+    row = next(line for line in out.splitlines() if line.startswith("llama-3.1-70b "))
+    assert "70.55B" in row
+
+
+def test_models_detail_by_hf_repo_id(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "models", "meta-llama/Llama-3.1-70B-Instruct")
+    assert code == 0
+    assert "llama-3.1-70b" in out
+    assert "70,553,706,496" in out
+    assert "as_of:" in out
+
+
+def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "--json")
+    assert code == 0
+    records = {r["id"]: r for r in json.loads(out)}
+    assert len(records) == 24
+    h100 = records["h100-sxm"]
+    # NVIDIA H100 datasheet: 80 GB, 3.35 TB/s; NVLink 4 900 GB/s bidirectional -> 450 GB/s.
+    assert h100["memory_bytes"] == 80_000_000_000
+    assert h100["memory_bandwidth_bytes_per_s"] == 3.35e12
+    assert h100["interconnect_bytes_per_s"] == 450e9
+    # 81,559 MiB measured (shared research README) = 81,559 x 1,048,576 bytes.
+    assert h100["usable_memory_bytes"] == 85_520_809_984
+    assert all(r["source"] and r["as_of"] for r in records.values())
+
+
+def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "A100", "--json")
+    assert code == 0
+    assert json.loads(out)["id"] == "a100-80gb-sxm4"
+
+
+def test_gpus_table_labels_units(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus")
+    assert code == 0
+    header = out.splitlines()[0]
+    assert "memory GB (vendor)" in header and "usable GiB" in header
+    assert "bandwidth GB/s" in header and "BF16 TFLOPS (dense)" in header and "as_of" in header
+    row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
+    cells = row.split()
+    # 81,559 MiB / 1,024 = 79.647 GiB; datasheet 80 GB; BF16 1,979 sparse / 2 = 989.5.
+    assert "80" in cells and "79.65" in cells and "989.5" in cells and "3,350" in cells
+
+
+def test_gpus_table_one_unit(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "--unit", "GB")
+    assert code == 0
+    header = out.splitlines()[0]
+    assert "GiB" not in header
+    row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
+    # 85,520,809,984 bytes = 85.52 GB.
+    assert "85.52" in row.split()
+
+
+def test_gpus_detail_shows_basis_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "B200")
+    assert code == 0
+    assert "b200-hgx" in out and "source:" in out and "as_of:" in out
+    assert "192 GB" in out  # the 180 vs 192 GB conflict is shown, not hidden
+
+
+@pytest.mark.parametrize(("command", "name"), [("gpus", "H300"), ("models", "llama-9")])
+def test_unknown_name_exits_2_with_suggestions(
+    capsys: pytest.CaptureFixture[str], command: str, name: str
+) -> None:
+    code, out, err = _run(capsys, command, name)
+    assert code == 2
+    assert out == ""
+    assert "Did you mean" in err and "Traceback" not in err
+
+
+def test_render_table_aligns_and_checks_width() -> None:
+    table = render_table(("name", "GB"), [("a", "1"), ("bbb", "100")], right_align=(1,))
+    assert table.splitlines() == ["name   GB", "----  ---", "a       1", "bbb   100"]
+    with pytest.raises(ValueError):
+        render_table(("a", "b"), [("only one",)])
