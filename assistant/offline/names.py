@@ -1,0 +1,140 @@
+"""Find catalog model and GPU names inside free text.
+
+The catalog's own look-up (`tools.catalog.Catalog.model/.gpu`) resolves a *given* name; here we
+must first find where a name sits in a sentence ("serve Llama-3.1-70B on 2x H100s"). Each id,
+name and alias becomes a pattern whose separators are loose (space, dash, underscore, colon,
+dot), and the longest pattern wins, so "H200 NVL" beats "H200" and "Mistral 7B v0.3" beats
+"Mistral 7B". GPU ids also contribute their leading parts ("a100" from "a100-80gb-sxm4"); a
+part shared by several GPUs is a family whose variants are reported so the caller can tell
+whether the choice matters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from tools.catalog import Catalog, get_catalog
+from tools.errors import ToolInputError
+
+_SEP = r"[\s\-_:./]*"
+_CHUNK_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?(?:x\d+)?[a-z]*")
+_VENDOR_RE = re.compile(r"^(nvidia|amd|intel)\s+", re.IGNORECASE)
+
+
+def _chunks(name: str) -> list[str]:
+    """'Llama 3.1 70B' → ['llama', '3.1', '70b']; 'llama3.1:70b' → the same."""
+    return _CHUNK_RE.findall(name.lower())
+
+
+def _key(text: str) -> str:
+    return "".join(_chunks(text))
+
+
+def _pattern(chunks: list[str]) -> str:
+    return _SEP.join(re.escape(c) for c in chunks)
+
+
+# key → (catalog id or None, ids it could also mean, the name's chunks for the pattern)
+_Entry = tuple[str | None, tuple[str, ...], list[str]]
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    """A catalog name found in text: `start`/`end` in the text, the entry id (None when the
+    mention is a family with no default), and the ids it could also mean."""
+
+    start: int
+    end: int
+    text: str
+    id: str | None
+    variants: tuple[str, ...] = ()
+
+
+class _NameIndex:
+    def __init__(self, keyed: dict[str, _Entry], plural: bool) -> None:
+        self._keyed = keyed
+        patterns = sorted({_pattern(entry[2]) for entry in keyed.values()}, key=len, reverse=True)
+        tail = r"(?:'?s)?" if plural else ""
+        self._regex = re.compile(
+            r"(?<![a-z0-9])(?:" + "|".join(patterns) + r")" + tail + r"(?![a-z0-9])",
+            re.IGNORECASE,
+        )
+
+    def find(self, text: str) -> list[NameMatch]:
+        found: list[NameMatch] = []
+        for m in self._regex.finditer(text):
+            key = _key(m.group(0))
+            entry = self._keyed.get(key) or self._keyed.get(key.removesuffix("s"))
+            if entry is None:
+                continue
+            found.append(NameMatch(m.start(), m.end(), m.group(0), entry[0], entry[1]))
+        return found
+
+
+def _model_keys(catalog: Catalog) -> dict[str, _Entry]:
+    keyed: dict[str, _Entry] = {}
+    for entry in catalog.models.values():
+        for name in (entry.id, entry.name, *entry.aliases):
+            # "meta-llama/Llama-3.1-70B-Instruct": the repo part alone is also how people write it.
+            for form in {name, name.rsplit("/", 1)[-1]}:
+                key = _key(form)
+                if key and not key.isdigit():
+                    keyed.setdefault(key, (entry.id, (), _chunks(form)))
+    return keyed
+
+
+def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
+    keyed: dict[str, _Entry] = {}
+    for entry in catalog.gpus.values():
+        name = re.sub(r"\(.*?\)", "", _VENDOR_RE.sub("", entry.name))
+        for form in (entry.id, name, *entry.aliases):
+            key = _key(form)
+            if key and any(ch.isdigit() for ch in key):
+                keyed.setdefault(key, (entry.id, (), _chunks(form)))
+    # Leading parts of ids name a family: "a100" covers four A100 variants.
+    families: dict[str, tuple[list[str], list[str]]] = {}
+    for gpu_id in catalog.gpus:
+        parts = _chunks(gpu_id)
+        for n in range(1, len(parts)):
+            prefix = "".join(parts[:n])
+            if any(ch.isdigit() for ch in prefix):
+                families.setdefault(prefix, (parts[:n], []))[1].append(gpu_id)
+    for prefix, (chunks, ids) in families.items():
+        variants = tuple(sorted(set(ids)))
+        if prefix in keyed:
+            default = keyed[prefix][0]
+            keyed[prefix] = (default, variants if len(variants) > 1 else (), keyed[prefix][2])
+            continue
+        if len(variants) == 1:
+            keyed[prefix] = (variants[0], (), chunks)
+            continue
+        try:
+            default_id: str | None = catalog.gpu(prefix).id
+        except ToolInputError:
+            default_id = None
+        keyed[prefix] = (default_id, variants, chunks)
+    return keyed
+
+
+@cache
+def model_index() -> _NameIndex:
+    """Patterns for every catalog model id, name and alias (built once per process)."""
+    return _NameIndex(_model_keys(get_catalog()), plural=False)
+
+
+@cache
+def gpu_index() -> _NameIndex:
+    """Patterns for every catalog GPU id, name, alias and id family (built once per process)."""
+    return _NameIndex(_gpu_keys(get_catalog()), plural=True)
+
+
+@cache
+def model_families() -> dict[str, tuple[str, ...]]:
+    """First word of each catalog model name → the model ids of that family ('llama' → ...)."""
+    families: dict[str, list[str]] = {}
+    for entry in get_catalog().models.values():
+        word = _chunks(entry.name)[0]
+        families.setdefault(word, []).append(entry.id)
+    return {word: tuple(ids) for word, ids in families.items()}

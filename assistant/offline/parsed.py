@@ -1,0 +1,104 @@
+"""`ParsedWorkload`: what the offline parser understood from plain language.
+
+Every field is optional: None (or empty) means the text did not say. The planner turns this into
+tool arguments and states each default it fills in; nothing here is a default. `notes` record how
+an ambiguous phrase was read, `questions` are facts the verdict depends on that are missing, and
+`unplaced` keeps the fragments the parser could not place, so nothing the user wrote is dropped
+silently.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Task = Literal["inference", "full", "lora", "qlora"]
+Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
+Interconnect = Literal["pcie", "nvlink"]
+BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
+
+
+class GpuMention(BaseModel):
+    """A GPU named in the text: catalog id (None for a family with no default), how many, and
+    the other catalog GPUs the same words could mean (e.g. 'A100' → 40 GB and 80 GB parts)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str | None = Field(description="Catalog GPU id, or None when the name is ambiguous.")
+    text: str = Field(description="The words used, as written.")
+    count: int | None = Field(default=None, description="GPUs of this kind, count.")
+    variants: list[str] = Field(
+        default_factory=list, description="Catalog ids the words could also mean."
+    )
+
+
+class ParsedWorkload(BaseModel):
+    """A sizing request as understood from text. Units are in the field names or descriptions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(default="", description="The text this was parsed from (this turn).")
+    model: str | None = Field(default=None, description="Catalog model id.")
+    model_text: str | None = Field(default=None, description="The words naming the model.")
+    params: float | None = Field(default=None, description="Bare parameter count ('a 13B').")
+    weights: str | None = Field(
+        default=None, description="Weight format, names as tools.workload.Workload.weights."
+    )
+    kv_dtype: str | None = Field(default=None, description="KV-cache dtype (fp8, bf16, fp16).")
+    task: Task | None = None
+    use: Use | None = Field(default=None, description="What the task is for, as said.")
+    context: int | None = Field(default=None, description="Tokens per sequence (KV length).")
+    long_context: bool = Field(default=False, description="'long-context' said without a size.")
+    prompt_tokens: int | None = Field(default=None, description="Input tokens per request.")
+    output_tokens: int | None = Field(default=None, description="Output tokens per request.")
+    users: int | None = Field(default=None, description="Concurrent users / requests, count.")
+    batch: int | None = Field(default=None, description="Batch size, sequences.")
+    ttft_s: float | None = Field(default=None, description="Time-to-first-token target, seconds.")
+    tokens_per_s_per_user: float | None = Field(
+        default=None, description="Decode speed target per user, tokens per second."
+    )
+    tokens_per_s: float | None = Field(
+        default=None, description="Aggregate output throughput target, tokens per second."
+    )
+    gpus: list[GpuMention] = Field(default_factory=list, description="GPUs named, in order.")
+    compare: bool = Field(default=False, description="The text compares options ('vs').")
+    gpu_count: int | None = Field(default=None, description="GPUs said without a name, count.")
+    gpu_memory_bytes: int | None = Field(
+        default=None, description="Memory of an unnamed GPU ('a 48 GB GPU'), bytes (GB = 1e9)."
+    )
+    multi_gpu: bool = Field(default=False, description="'multi-GPU' said without a count.")
+    interconnects: list[Interconnect] = Field(default_factory=list)
+    budget_amount: float | None = Field(default=None, description="Budget in `budget_currency`.")
+    budget_currency: str | None = Field(default=None, description="USD, EUR or GBP as written.")
+    budget_period: BudgetPeriod | None = None
+    region: str | None = Field(default=None, description="'eu' or 'us'.")
+    train_tokens: float | None = Field(default=None, description="Training tokens in total.")
+    train_examples: int | None = Field(default=None, description="Training examples, count.")
+    tokens_per_example: int | None = Field(default=None, description="Tokens per example.")
+    epochs: float | None = None
+    deadline_hours: float | None = Field(default=None, description="Wall-clock limit, hours.")
+    optimizer: str | None = Field(default=None, description="adamw, adamw-8bit, sgd, adafactor.")
+    lora_rank: int | None = None
+    checkpointing: bool | None = None
+    engine: str | None = Field(default=None, description="vllm, transformers or generic.")
+    objective: str | None = Field(default=None, description="cheapest, fastest, fewest_gpus.")
+    notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
+    questions: list[str] = Field(
+        default_factory=list, description="Missing facts that change the verdict."
+    )
+    unplaced: list[str] = Field(default_factory=list, description="Fragments not understood.")
+
+    @property
+    def has_model(self) -> bool:
+        """True when a catalog model or a bare parameter count was given."""
+        return self.model is not None or self.params is not None
+
+    @property
+    def named_gpu_ids(self) -> list[str]:
+        """Catalog ids of the GPUs named (resolved ones only), in order, without repeats."""
+        out: list[str] = []
+        for mention in self.gpus:
+            if mention.gpu is not None and mention.gpu not in out:
+                out.append(mention.gpu)
+        return out

@@ -1,0 +1,484 @@
+"""Plain language → `ParsedWorkload`.
+
+Extractors run in a fixed order over a working copy of the text; each one blanks out what it
+consumed so a later, looser one cannot misread it ("8-bit Adam" is an optimizer before "8-bit"
+can be a precision; "2B tokens" is training data before "2B" can be a model size). Whatever is
+left that is not filler is reported in `unplaced`. No figures are computed here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import cast
+
+from assistant.offline import vocab
+from assistant.offline.names import gpu_index, model_families, model_index
+from assistant.offline.parsed import BudgetPeriod, GpuMention, ParsedWorkload, Task, Use
+from assistant.offline.quantities import (
+    NUMBER,
+    QUANTITY,
+    WORD_NUMBER,
+    context_tokens_from,
+    parse_quantity,
+)
+from tools.catalog import get_catalog
+from tools.units import GB, GiB
+
+_Q = rf"({QUANTITY})"
+_QW = rf"({QUANTITY}|\b(?:{WORD_NUMBER})\b)"
+_I = re.IGNORECASE
+
+
+class _Text:
+    """The text being parsed, with consumed spans blanked out (same length as the original)."""
+
+    def __init__(self, text: str) -> None:
+        self.original = text
+        self.work = text
+
+    def consume(self, start: int, end: int) -> None:
+        self.work = self.work[:start] + " " * (end - start) + self.work[end:]
+
+    def each(self, pattern: str, flags: int = _I) -> list[re.Match[str]]:
+        """Matches of `pattern` in the unconsumed text, consumed as they are returned."""
+        matches = list(re.finditer(pattern, self.work, flags))
+        for m in matches:
+            self.consume(m.start(), m.end())
+        return matches
+
+
+def _qty(text: str) -> float | None:
+    return parse_quantity(text.replace(" ", ""))
+
+
+def _int(text: str) -> int | None:
+    value = _qty(text)
+    return None if value is None or value <= 0 or value > 1e15 else round(value)
+
+
+def _extract_hf_and_catalog_models(t: _Text, p: ParsedWorkload) -> None:
+    for match in model_index().find(t.work):
+        if p.model is None:
+            p.model, p.model_text = match.id, t.original[match.start : match.end]
+        elif match.id != p.model:
+            p.notes.append(
+                f"several models named; sized {p.model_text!r}, not "
+                f"{t.original[match.start : match.end]!r}"
+            )
+        t.consume(match.start, match.end)
+    # An org/name id that is not in the catalog: say so rather than guess a size.
+    for m in t.each(r"(?<![\w/])[a-z][\w.\-]*/[\w.\-]*\d[\w.\-]*"):
+        if p.model is None:
+            p.questions.append(
+                f"{m.group(0)!r} is not in the catalog: how many parameters does it have "
+                "(e.g. '13B'), or where is its config.json?"
+            )
+            p.unplaced.append(m.group(0))
+
+
+def _extract_kv_dtype(t: _Text, p: ParsedWorkload) -> None:
+    dtype = r"(fp8|int8|fp16|bf16|8[\s-]?bit|16[\s-]?bit)"
+    for m in t.each(rf"{dtype}\s+kv(?:[\s-]?cache)?|kv[\s-]?cache\s+(?:in|at|as|of)?\s*{dtype}"):
+        word = (m.group(1) or m.group(2)).lower().replace(" ", "").replace("-", "")
+        p.kv_dtype = {"8bit": "fp8", "16bit": "bf16"}.get(word, word)
+
+
+def _extract_optimizer(t: _Text, p: ParsedWorkload) -> None:
+    for pattern, name in vocab.OPTIMIZERS:
+        if t.each(pattern):
+            p.optimizer = p.optimizer or name
+
+
+def _extract_training_data(t: _Text, p: ParsedWorkload) -> None:
+    examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
+    for m in t.each(
+        rf"{_Q}\s+{examples}\s*(?:of|with|averaging|at|each of|,)?\s*(?:about|around|~|roughly)?"
+        rf"\s*{_Q}[\s-]*tokens?(?:\s+each)?"
+    ):
+        p.train_examples = _int(m.group(1))
+        p.tokens_per_example, note = context_tokens_from(m.group(2).replace(" ", ""))
+        if note:
+            p.notes.append(note)
+    for m in t.each(rf"{_Q}\s+(?:training\s+)?{examples}"):
+        p.train_examples = _int(m.group(1))
+    for m in t.each(rf"{_QW}\s+epochs?"):
+        p.epochs = _qty(m.group(1))
+    # Large token counts are datasets, not prompts; 10M tokens is far beyond any context window.
+    for m in re.finditer(rf"{_Q}\s*(?:training\s+)?tokens?\b", t.work, _I):
+        value = _qty(m.group(1))
+        if value is not None and value >= 1e7:
+            p.train_tokens = value
+            t.consume(m.start(), m.end())
+
+
+def _extract_throughput_and_latency(t: _Text, p: ParsedWorkload) -> None:
+    ttft = r"(?:ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token(?:\s+latency)?)"
+    bound = r"(?:\s*(?:of|under|below|<=?|≤|within|in|less\s+than|at\s+most|max(?:imum)?|:|=|is|"
+    bound += r"around|about|~))*"
+    unit = r"(ms|msec|milliseconds?|s|secs?|seconds?)\b"
+    for m in t.each(rf"{ttft}{bound}\s*({NUMBER})\s*{unit}"):
+        p.ttft_s = _seconds(m.group(1), m.group(2))
+    for m in t.each(rf"({NUMBER})\s*{unit}\s*(?:of\s+)?{ttft}"):
+        p.ttft_s = _seconds(m.group(1), m.group(2))
+    per_user = (
+        r"(\s*(?:per|/|for\s+each|each|a)\s*(?:user|request|sequence|stream|session|person))?"
+    )
+    rate = rf"{_Q}\s*(?:output\s+)?(?:tokens?|toks?)\s*(?:/|per|a)\s*(?:s|sec|second)\b{per_user}"
+    for m in t.each(rate):
+        value = _qty(m.group(1))
+        before = t.original[max(0, m.start() - 40) : m.start()].lower()
+        if m.group(2) or "each" in before or "per user" in before:
+            p.tokens_per_s_per_user = value
+        elif re.search(r"aggregate|total|overall|throughput|combined", before) or (
+            value is not None and value >= 500
+        ):
+            p.tokens_per_s = value
+        else:
+            p.tokens_per_s_per_user = value
+            p.notes.append(f"{m.group(0).strip()!r} read as the speed each user sees")
+    for m in t.each(
+        rf"({NUMBER})\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token|(?:itl|tpot|inter[\s-]token"
+        rf"(?:\s+latency)?){bound}\s*({NUMBER})\s*ms"
+    ):
+        ms = float(m.group(1) or m.group(2))
+        if ms > 0:
+            p.tokens_per_s_per_user = 1000.0 / ms
+
+
+def _seconds(number: str, unit: str) -> float:
+    value = float(number.replace(",", ""))
+    return value / 1000.0 if unit.lower().startswith("m") else value
+
+
+def _extract_budget(t: _Text, p: ParsedWorkload) -> None:
+    period = r"(?:\s*(?:/|per|a|an|each|every)\s*(month|mo|hour|hr|h|day|year|yr))?"
+    sym = {"$": "USD", "€": "EUR", "£": "GBP"}
+    words = {"usd": "USD", "dollars": "USD", "eur": "EUR", "euros": "EUR", "gbp": "GBP"}
+    matches = [(m, sym[m.group(1)]) for m in t.each(rf"([$€£])\s*{_Q}{period}")]
+    matches += [
+        (m, words[m.group(2).lower()])
+        for m in t.each(rf"{_Q}\s*(usd|dollars|eur|euros|gbp){period}")
+    ]
+    for m, currency in matches:
+        amount_text = m.group(2) if m.group(1) in sym else m.group(1)
+        p.budget_amount = _qty(amount_text)
+        p.budget_currency = currency
+        word = (m.group(3) or "").lower()
+        periods: dict[str, BudgetPeriod] = {
+            "month": "month",
+            "mo": "month",
+            "hour": "hour",
+            "hr": "hour",
+            "h": "hour",
+            "day": "day",
+            "year": "year",
+            "yr": "year",
+        }
+        p.budget_period = periods.get(word, "total")
+
+
+def _extract_deadline(t: _Text, p: ParsedWorkload) -> None:
+    lead = r"(?:in|within|under|by|over|in\s+under|less\s+than|no\s+more\s+than|at\s+most)"
+    hours = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.0}
+    hours |= {"days": 24.0, "week": 168.0, "weeks": 168.0, "month": 730.0, "months": 730.0}
+    for m in t.each(rf"\b{lead}\s+{_QW}\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
+        value = _qty(m.group(1))
+        if value is not None:
+            p.deadline_hours = value * hours[m.group(2).lower()]
+
+
+def _extract_gpus(t: _Text, p: ParsedWorkload) -> None:
+    count_before = re.compile(
+        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:nvidia\s+|amd\s+)?$", _I
+    )
+    count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", _I)
+    found = gpu_index().find(t.work)
+    for match in found:
+        count: int | None = None
+        start, end = match.start, match.end
+        before = count_before.search(t.work[max(0, start - 12) : start])
+        if before:
+            count = _int(before.group(1) or before.group(2))
+            start -= len(before.group(0))
+        after = count_after.match(t.work[end : end + 8])
+        if after:
+            count = _int(after.group(1))
+            end += len(after.group(0))
+        text = t.original[match.start : match.end].strip()
+        variants = list(match.variants)
+        p.gpus.append(GpuMention(gpu=match.id, text=text, count=count, variants=variants))
+        if match.id is not None and variants:
+            name = get_catalog().gpus[match.id].name
+            others = ", ".join(v for v in variants if v != match.id)
+            p.notes.append(f"'{text}' read as {name} (catalog default; also: {others})")
+        t.consume(start, end)
+    for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
+        p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
+
+
+def _extract_gpu_generic(t: _Text, p: ParsedWorkload) -> None:
+    mem = r"(?:({NUMBER})\s*(gb|gib|g)\s+(?:of\s+)?(?:vram\s+|memory\s+|hbm\s+)?)?"
+    mem = mem.replace("{NUMBER}", NUMBER)
+    gpu_word = r"(?:gpus?|cards?|accelerators?|devices?)"
+    if t.each(r"\bmulti[\s-]?(?:gpu|node|card)s?\b"):
+        p.multi_gpu = True
+    for m in t.each(rf"{_QW}?\s*(?:x\s*)?{mem}{gpu_word}\b"):
+        if m.group(1):
+            p.gpu_count = _int(m.group(1))
+        if m.group(2):
+            unit = GiB if m.group(3).lower() == "gib" else GB
+            p.gpu_memory_bytes = round(float(m.group(2)) * unit)
+    for m in t.each(rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)"):
+        unit = GiB if m.group(2).lower() == "gib" else GB
+        p.gpu_memory_bytes = round(float(m.group(1)) * unit)
+    if t.each(r"\b(?:nvlink|sxm|nvswitch)\b"):
+        p.interconnects.append("nvlink")
+    if t.each(r"\bpcie\b|\bpci[\s-]express\b"):
+        p.interconnects.append("pcie")
+    if "pcie" in p.interconnects and "nvlink" in p.interconnects:
+        p.compare = True
+
+
+def _extract_precision(t: _Text, p: ParsedWorkload) -> None:
+    for pattern, fmt, note in vocab.PRECISIONS:
+        for m in t.each(pattern):
+            if p.weights is None:
+                p.weights = fmt
+                if note:
+                    p.notes.append(note.format(text=m.group(0).strip()))
+
+
+def _extract_task(t: _Text, p: ParsedWorkload) -> None:
+    for pattern, task, use in vocab.TASKS:
+        for m in t.each(pattern):
+            if task == "serving-finetuned":
+                p.task = p.task or "inference"
+                continue
+            assumed = task == "full?"
+            task = "full" if assumed else task
+            if p.task is None or (p.task == "full" and task in ("lora", "qlora")):
+                p.task = cast(Task, task)
+            if use is not None and (p.use is None or p.use in ("serve", "fine-tune")):
+                p.use = cast(Use, use)
+            if assumed and p.task == "full":
+                p.notes.append(
+                    f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
+                    "(LoRA and QLoRA need far less memory)"
+                )
+    if p.task == "qlora" and p.weights in (None, "int4-awq") and not _said_awq(t):
+        if p.weights == "int4-awq":
+            p.notes = [n for n in p.notes if "AWQ" not in n]
+        p.weights = "nf4"
+
+
+def _said_awq(t: _Text) -> bool:
+    return "awq" in t.original.lower()
+
+
+def _extract_context(t: _Text, p: ParsedWorkload) -> None:
+    ctx = r"(?:context(?:[\s-]window|[\s-]length)?|ctx|window|sequence(?:[\s-]length)?s?|"
+    ctx += r"seq(?:uence)?[\s-]?len(?:gth)?|max[\s-]len(?:gth)?)"
+    doc = r"(?:documents?|docs?|prompts?|inputs?|contexts?|conversations?|files?|pages?|"
+    doc += r"transcripts?|chats?|queries|sequences?)"
+    for m in t.each(rf"{_Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"):
+        _set_context(p, m.group(1))
+    for m in t.each(
+        rf"{ctx}\s*(?:length\s*)?(?:of|=|:|is|up\s+to|around|about)?\s*{_Q}\b(?:\s*tokens?)?"
+    ):
+        _set_context(p, m.group(1))
+    for m in t.each(rf"{_Q}[\s-]*tokens?[\s-]+(?:long\s+)?{doc}"):
+        _set_context(p, m.group(1))
+        if re.search(r"prompt|input|quer", m.group(0), _I):
+            p.prompt_tokens = p.context
+    for m in t.each(rf"(?:prompts?|inputs?)\s+(?:of|with|around|about|up\s+to)?\s*{_Q}\s*tokens?"):
+        p.prompt_tokens, _ = context_tokens_from(m.group(1).replace(" ", ""))
+    for m in t.each(rf"{_Q}\s*(?:input|prompt)\s+tokens?"):
+        p.prompt_tokens, _ = context_tokens_from(m.group(1).replace(" ", ""))
+    out = r"(?:output|generated|completion|new|response)"
+    for m in t.each(
+        rf"{_Q}\s*{out}\s+tokens?|(?:generat\w*|outputs?|responses?|answers?)\s+(?:of\s+|up\s+to\s+)?"
+        rf"{_Q}\s*tokens?"
+    ):
+        p.output_tokens, _ = context_tokens_from((m.group(1) or m.group(2)).replace(" ", ""))
+    for m in t.each(rf"{_Q}[\s-]*tokens?\b"):
+        _set_context(p, m.group(1))
+    if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
+        p.long_context = True
+
+
+def _set_context(p: ParsedWorkload, text: str) -> None:
+    try:
+        tokens, note = context_tokens_from(text.replace(" ", ""))
+    except ValueError:
+        return
+    if tokens <= 0:
+        return
+    p.context = tokens
+    if note:
+        p.notes.append(note)
+
+
+def _extract_concurrency(t: _Text, p: ParsedWorkload) -> None:
+    adjectives = r"(?:(?:concurrent|simultaneous|parallel|active|daily|monthly|long[\s-]context|"
+    adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
+    nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
+    nouns += r"sequences?|agents?|employees?|people|queries)"
+    for m in t.each(rf"{_QW}\s+{adjectives}{nouns}\b"):
+        value = _int(m.group(1))
+        if value is None:
+            continue
+        p.users = value
+        if re.search(r"long[\s-]context", m.group(0), _I):
+            p.long_context = True
+        if re.search(r"chat|conversation", m.group(0), _I):
+            p.task, p.use = p.task or "inference", p.use or "chat"
+        if re.search(r"daily|monthly|total", m.group(0), _I):
+            p.notes.append(
+                f"'{m.group(0).strip()}' read as {value:,} at the same time; peak concurrency is "
+                "usually far lower, tell me if you know it"
+            )
+    for m in t.each(rf"{_QW}\s+(?:at\s+a\s+time|concurrently|in\s+parallel|at\s+once)"):
+        p.users = _int(m.group(1))
+    for m in t.each(rf"concurrency\s*(?:of|=|:)?\s*{_Q}"):
+        p.users = _int(m.group(1))
+    for m in t.each(rf"batch(?:[\s-]?size)?\s*(?:of|=|:)?\s*{_Q}"):
+        p.batch = _int(m.group(1))
+
+
+def _extract_rank_and_flags(t: _Text, p: ParsedWorkload) -> None:
+    for m in t.each(r"\b(?:lora\s+)?(?:rank|r)\s*(?:=|of|:)?\s*(\d+)\b(?!\s*(?:gb|b\b))"):
+        p.lora_rank = int(m.group(1))
+    if t.each(r"\b(?:without|no)\s+(?:gradient\s+|activation\s+)?checkpointing\b"):
+        p.checkpointing = False
+    if t.each(r"\b(?:gradient|activation)\s+checkpointing\b|\brecompute\b|\bcheckpointing\b"):
+        p.checkpointing = True
+    for pattern, engine, note in vocab.ENGINES:
+        for m in t.each(pattern):
+            p.engine = engine
+            if note:
+                p.notes.append(note.format(text=m.group(0).strip()))
+    for pattern, objective in vocab.OBJECTIVES:
+        if t.each(pattern):
+            p.objective = objective
+    for pattern, region in vocab.REGIONS:
+        if t.each(pattern):
+            p.region = region
+
+
+def _extract_bare_size(t: _Text, p: ParsedWorkload) -> None:
+    family = "|".join(sorted(vocab.FAMILY_WORDS, key=len, reverse=True))
+    fam = rf"(?:\b({family})[\s\-]*(?:v?\d(?:\.\d)?)?[\s\-]*)?"
+    unit = r"(b|bn|billion|m|million)"
+    for m in t.each(rf"{fam}\b({NUMBER})\s*-?\s*{unit}(?![a-z])(?:[\s-]*param(?:eter)?s?)?"):
+        scale = 1e9 if m.group(3).lower().startswith("b") else 1e6
+        value = float(m.group(2).replace(",", "")) * scale
+        if p.model is not None or value <= 0:
+            continue
+        if p.params is None:
+            p.params = value
+            p.model_text = m.group(0).strip()
+    for m in t.each(r"\b(\d+)x(\d+(?:\.\d+)?)b\b"):
+        p.unplaced.append(m.group(0))
+        if not p.has_model:
+            p.questions.append(
+                f"'{m.group(0)}' looks like a mixture-of-experts model that is not in the "
+                "catalog: which model is it (name or Hugging Face id)?"
+            )
+
+
+def _family_questions(t: _Text, p: ParsedWorkload) -> None:
+    """'Llama 3.1' or 'Mixtral' with no size: ask which one, listing the catalog's."""
+    if p.has_model:
+        return
+    families = model_families()
+    catalog = get_catalog()
+    for word in re.findall(r"[a-z]+", t.work.lower()):
+        if word in families:
+            names = ", ".join(catalog.models[i].name for i in families[word])
+            p.questions.append(f"Which {word.capitalize()} model? The catalog has: {names}.")
+            t.work = re.sub(rf"\b{word}\b[\s\-]*(?:\d(?:\.\d)?)?", " ", t.work, flags=_I)
+            return
+
+
+def _unplaced(t: _Text, p: ParsedWorkload) -> None:
+    fragment: list[str] = []
+    for token in re.findall(r"[^\s]+", t.work):
+        word = token.strip(".,;:!?()[]{}\"'`").lower()
+        if not word or word in vocab.FILLER or not re.search(r"[a-z0-9]", word):
+            if fragment:
+                p.unplaced.append(" ".join(fragment))
+                fragment = []
+            continue
+        fragment.append(token.strip(".,;:!?()[]{}\"'`"))
+    if fragment:
+        p.unplaced.append(" ".join(fragment))
+
+
+_EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
+    _extract_hf_and_catalog_models,
+    _extract_budget,
+    _extract_kv_dtype,
+    _extract_optimizer,
+    _extract_training_data,
+    _extract_throughput_and_latency,
+    _extract_deadline,
+    _extract_gpus,
+    _extract_gpu_generic,
+    _extract_precision,
+    _extract_concurrency,
+    _extract_task,
+    _extract_context,
+    _extract_rank_and_flags,
+    _extract_bare_size,
+    _family_questions,
+    _unplaced,
+)
+
+# Fields a follow-up turn inherits from the previous workload when it does not restate them.
+_INHERITED = tuple(
+    name
+    for name in ParsedWorkload.model_fields
+    if name not in ("text", "notes", "questions", "unplaced", "model", "model_text", "params")
+)
+
+
+def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedWorkload:
+    """Parse a sizing request. With `previous`, the text refines it ("what about 8-bit?").
+
+    Never raises on any input text; what cannot be placed is listed in `unplaced`, missing
+    verdict-changing facts in `questions`.
+    """
+    t = _Text(text[:4000])
+    parsed = ParsedWorkload(text=text)
+    for extract in _EXTRACTORS:
+        extract(t, parsed)
+    if parsed.train_tokens is None and parsed.train_examples and parsed.tokens_per_example:
+        epochs = parsed.epochs or 1.0
+        parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs
+    if previous is not None:
+        parsed = _merge(previous, parsed)
+    if not parsed.has_model and not any("model" in q for q in parsed.questions):
+        parsed.questions.append(
+            "Which model? Give a name (e.g. 'Llama 3.1 70B'), a Hugging Face id or a size "
+            "such as '13B'."
+        )
+    parsed.notes = list(dict.fromkeys(parsed.notes))
+    return parsed
+
+
+def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
+    data = new.model_dump()
+    if not new.has_model and not any("catalog" in q for q in new.questions):
+        data["model"], data["model_text"], data["params"] = (
+            previous.model,
+            previous.model_text,
+            previous.params,
+        )
+        data["questions"] = [q for q in new.questions if not q.startswith("Which ")]
+    blank = ParsedWorkload()
+    for name in _INHERITED:
+        if getattr(new, name) == getattr(blank, name):
+            data[name] = getattr(previous, name)
+    data["notes"] = [*previous.notes, *new.notes]
+    return ParsedWorkload.model_validate(data)

@@ -1,0 +1,152 @@
+"""Word tables the parser matches: precisions, tasks, optimizers, engines, regions, filler.
+
+Order matters inside each table: the first pattern that matches wins, so specific spellings
+("8-bit Adam", "Q4_K_M", "QLoRA") come before general ones ("8-bit", "4-bit", "LoRA").
+Weight-format names are those of `tools.workload.Workload.weights` / `gpu-sizer memory`.
+"""
+
+from __future__ import annotations
+
+# (pattern, optimizer name)
+OPTIMIZERS: tuple[tuple[str, str], ...] = (
+    (
+        r"\b(?:8[\s-]?bit|paged(?:[\s-]8[\s-]?bit)?)\s+adam(?:w)?(?:[\s-]?8[\s-]?bit)?\b",
+        "adamw-8bit",
+    ),
+    (r"\badam(?:w)?[\s-]?8[\s-]?bit\b|\bbnb\s+adam\w*", "adamw-8bit"),
+    (r"\badam(?:w)?\b", "adamw"),
+    (r"\bsgd(?:\s+with\s+momentum)?\b", "sgd"),
+    (r"\badafactor\b", "adafactor"),
+)
+
+# (pattern, weight format, note or None). The note records a reading a user may not expect.
+PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
+    (r"\bq4[_\-]?k[_\-]?m\b", "q4_k_m", None),
+    (r"\bq5[_\-]?k[_\-]?m\b", "q5_k_m", None),
+    (r"\bq8[_\-]?0\b", "q8_0", None),
+    (r"\bmxfp4\b", "mxfp4", None),
+    (r"\bnf4\b|\bnormal[\s-]?float[\s-]?4\b|\bbitsandbytes\s+4[\s-]?bit\b", "nf4", None),
+    (r"\bawq\b", "int4-awq", None),
+    (r"\bgptq\b", "int4-gptq", None),
+    (r"\bfp8\b|\bfloat8\b|\b8[\s-]?bit\s+float(?:ing[\s-]point)?\b|\be4m3\b", "fp8", None),
+    (
+        r"\bint8\b|\b8[\s-]?bits?\b|\bw8a8\b|\bllm\.int8\b",
+        "int8",
+        "'{text}' read as INT8 weights (FP8 is the same size per weight)",
+    ),
+    (
+        r"\bint4\b|\b4[\s-]?bits?\b|\bquanti[sz]ed\b",
+        "int4-awq",
+        "'{text}' read as 4-bit AWQ weights (GPTQ is about the same size; say which)",
+    ),
+    (r"\bbf16\b|\bbfloat[\s-]?16\b", "bf16", None),
+    (r"\bfp16\b|\bfloat[\s-]?16\b|\bhalf[\s-]precision\b", "fp16", None),
+    (r"\b16[\s-]?bits?\b", "bf16", "'{text}' read as BF16 (FP16 is the same size)"),
+    (r"\bfp32\b|\bfloat[\s-]?32\b|\bfull[\s-]precision\b|\b32[\s-]?bits?\b", "fp32", None),
+)
+
+# (pattern, task, use). "serving-finetuned" marks "a fine-tuned model", which is served, not
+# trained. "full?" is a plain "fine-tune": read as full, with a note saying so.
+TASKS: tuple[tuple[str, str, str | None], ...] = (
+    (
+        r"\bfine[\s-]?tuned\s+(?:\w+[\s-]+){0,2}?(?:model|llm|checkpoint|version)\b",
+        "serving-finetuned",
+        None,
+    ),
+    (r"\bq[\s-]?lora\b", "qlora", "fine-tune"),
+    (r"\blora\b|\bpeft\b|\badapters?\b", "lora", "fine-tune"),
+    (
+        r"\bfull(?:[\s-]parameter)?[\s-]+(?:fine[\s-]?tun\w*|ft|training)\b|\bfull[\s-]ft\b",
+        "full",
+        "fine-tune",
+    ),
+    (r"\bpre[\s-]?train\w*|\btrain\w*\s+from\s+scratch\b", "full", "pre-train"),
+    (r"\bfine[\s-]?tun(?:e|es|ing)\b|\bfinetun\w*|\bsft\b", "full?", "fine-tune"),
+    (r"\btrain(?:ing)?\b", "full?", "fine-tune"),
+    (r"\b(?:rag|retrieval[\s-]augmented\w*|retrieval)\b", "inference", "rag"),
+    (
+        r"\bbatch(?:ed)?\s+(?:inference|jobs?|processing|generation)\b|\boffline\s+batch\b",
+        "inference",
+        "batch",
+    ),
+    (r"\bchat(?:bot|bots|s|ting)?\b|\bassistant\b|\bconversational\b", "inference", "chat"),
+    (
+        r"\bserv(?:e|es|ing)\b|\bdeploy\w*|\bhost(?:ing)?\b|\binference\b|\bproduction\b",
+        "inference",
+        "serve",
+    ),
+)
+
+# (pattern, engine, note)
+ENGINES: tuple[tuple[str, str, str | None], ...] = (
+    (r"\bvllm\b", "vllm", None),
+    (
+        r"\bsglang\b|\btgi\b|\btext[\s-]generation[\s-]inference\b|\btensorrt[\s-]?llm\b",
+        "vllm",
+        "'{text}' sized like vLLM (paged KV cache, same memory reservation style)",
+    ),
+    (r"\b(?:hugging\s?face\s+)?transformers\b|\baccelerate\b", "transformers", None),
+    (
+        r"\bllama\.cpp\b|\bollama\b|\blm\s+studio\b",
+        "generic",
+        "'{text}' sized with the generic engine overheads",
+    ),
+)
+
+OBJECTIVES: tuple[tuple[str, str], ...] = (
+    (r"\bcheap(?:est|er)?\b|\blowest[\s-]cost\b|\bleast\s+expensive\b", "cheapest"),
+    (r"\bfast(?:est|er)\b|\blowest[\s-]latency\b", "fastest"),
+    (r"\bfewest\s+gpus\b|\bas\s+few\s+gpus\b", "fewest_gpus"),
+)
+
+REGIONS: tuple[tuple[str, str], ...] = (
+    (r"\beu(?:[\s-]only)?\b|\beurope(?:an)?\b|\bgdpr\b|\bin\s+the\s+eu\b", "eu"),
+    (r"\bus[\s-]only\b|\bin\s+the\s+us\b|\bunited\s+states\b|\bus\s+regions?\b", "us"),
+)
+
+# Model family words that may precede a bare size ("LLaMA 65B", "Falcon 40B"): consumed with it.
+FAMILY_WORDS: tuple[str, ...] = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen",
+    "gemma",
+    "phi",
+    "falcon",
+    "mpt",
+    "opt",
+    "bloom",
+    "deepseek",
+    "yi",
+    "command-r",
+    "gpt-j",
+    "gpt-neox",
+    "vicuna",
+    "codellama",
+    "starcoder",
+)
+
+# Words that carry no sizing information; anything else left over is reported as unplaced.
+_FILLER_WORDS = """
+    a an the and or but if of to in on at for with without by from into onto over under as is are
+    be been being was were am do does did done doing can could would should will shall may might
+    must need needs needed want wants wanted like i we you they he she it its our my your their
+    me us them this that these those there here what which who whom whose how when where why
+    much many more most less least some any all each every both either neither no not only just
+    also too very so than then about around roughly approx approximately ~ per via using use
+    used run running runs fit fits fitting enough big small large larger smaller medium tiny huge
+    model models llm llms gpu gpus hardware machine machines server servers node nodes box
+    memory vram ram setup config configuration sizing size sized estimate estimates estimated
+    recommend recommendation suggest options option best good better right ideal suitable
+    budget cost costs price prices pricing cloud on-prem prem own buy rent renting
+    please thanks hi hello hey help get got go going make makes want wanting plan planning
+    able possible ok okay what's whats it's let's lets i'm im we're setup? fine single
+    would've should've also, time total latency throughput speed fast slow at least around
+    same different new newer old older current available typical typically instead rather
+    something anything kind sort type types version versions one ones other another else
+    compare comparison comparing versus vs between against which better? worth cheaper
+    requirement requirements need? will it handle handling support supports serve? workload
+    workloads task tasks job jobs team company our us users use-case case cases scenario
+    quantized precision weights weight format formats data dataset datasets
+"""
+FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())
