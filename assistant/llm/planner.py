@@ -1,0 +1,44 @@
+"""Adapter to the offline parser: which tools a request clearly needs, with what arguments.
+
+Used before the first model call (so a typical question needs one round trip) and as the
+fallback when an endpoint has no tools or the model ignores them. `assistant.offline` is written
+by another module and imported lazily; when it is missing the planner plans nothing and the model
+calls the tools itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from assistant.conversation import Conversation
+
+PlannedCalls = Sequence[tuple[str, dict[str, Any]]]
+Planner = Callable[[str, Conversation], PlannedCalls]
+
+
+def no_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
+    """Plan nothing (the model decides every tool call)."""
+    return []
+
+
+def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
+    """Parse `user_text` with the offline parser and return its planned tool calls.
+
+    Any failure of the parser (missing module, unparseable text) means "nothing planned": the
+    model is still offered the tools, so a parser gap never blocks an answer.
+    """
+    try:
+        offline = importlib.import_module("assistant.offline")
+        parsed = offline.parse_workload(user_text)
+        planned = offline.plan_tool_calls(parsed)
+    except Exception:
+        return []
+    out: list[tuple[str, dict[str, Any]]] = []
+    for call in planned or []:
+        name = getattr(call, "name", None)
+        arguments = getattr(call, "arguments", None)
+        if isinstance(name, str) and isinstance(arguments, dict):
+            out.append((name, arguments))
+    return out
