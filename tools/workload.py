@@ -166,6 +166,13 @@ class Workload(BaseModel):
         gt=0,
         description="Target time to first token of one request (no queueing), seconds.",
     )
+    max_output_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=10_000_000,
+        description="Longest output in a batch, tokens (static batching waits for it; default "
+        "2 × output_tokens, i.e. lengths spread evenly up to twice the mean).",
+    )
     batching: Batching = Field(
         default="continuous",
         description="continuous (vLLM/TGI: finished sequences leave, new ones join every step) "
