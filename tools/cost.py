@@ -11,7 +11,8 @@ per tier.
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Iterable
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -681,3 +682,59 @@ def training_costs(
             "EUR prices are not converted unless an exchange rate is given",
         ],
     )
+
+
+class RecommendedOption(Protocol):
+    """The fields of `tools.recommend.Option` the cost tool reads (no import: layers stay
+    independent of each other)."""
+
+    @property
+    def gpu(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def tp(self) -> int: ...
+    @property
+    def fits(self) -> bool: ...
+    @property
+    def meets_targets(self) -> bool: ...
+    @property
+    def aggregate_tokens_per_s(self) -> float | None: ...
+    @property
+    def training_hours(self) -> float | None: ...
+
+
+def serving_inputs(options: Iterable[RecommendedOption]) -> list[ServingCostInput]:
+    """Serving inputs from recommender options that fit (those that do not are not priced)."""
+    return [
+        ServingCostInput(
+            gpu=o.gpu, count=o.count, aggregate_tokens_per_s=o.aggregate_tokens_per_s, tp=o.tp
+        )
+        for o in options
+        if o.fits
+    ]
+
+
+def training_inputs(options: Iterable[RecommendedOption]) -> list[TrainingCostInput]:
+    """Training inputs from recommender options that fit and carry a training time."""
+    return [
+        TrainingCostInput(gpu=o.gpu, count=o.count, training_hours=o.training_hours)
+        for o in options
+        if o.fits and o.training_hours is not None and o.training_hours > 0
+    ]
+
+
+def cheapest_gpu_hour_prices(book: PriceBook, flt: PriceFilter | None = None) -> dict[str, float]:
+    """GPU id -> lowest on-demand USD per GPU-hour under `flt` (for the recommender's
+    `cheapest` objective; spot and commitments are left out so the ranking is not skewed)."""
+    flt = flt or PriceFilter()
+    best: dict[str, float] = {}
+    for price in book.prices:
+        if price.gpu is None or price.tier != "on_demand" or price.superseded:
+            continue
+        if _matches(price, price.gpu, flt) is not None:
+            continue
+        usd = to_usd(price.price_per_gpu_hour, price.currency, flt.eur_to_usd)
+        if usd is not None and usd < best.get(price.gpu, math.inf):
+            best[price.gpu] = usd
+    return best

@@ -1,0 +1,361 @@
+"""`gpu-sizer cost`: cloud cost per hour, month and million tokens; hosted API comparison.
+
+Two ways in: `--model` (plus the workload flags) asks `tools.recommend` for the configurations
+that fit and their throughput, then prices each; without a model, `--gpu`, `--count` and
+`--tokens-per-s` describe one configuration directly. User prices come from `--prices PATH`,
+else from `<user config dir>/gpu-sizer/prices.toml` when that file exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from assistant.commands._table import render_table
+from tools.catalog import CatalogError, get_catalog
+from tools.cost import (
+    PriceFilter,
+    ServingCostInput,
+    ServingCostResult,
+    TrainingCostInput,
+    TrainingCostResult,
+    UsageProfile,
+    cheapest_gpu_hour_prices,
+    compare_costs,
+    serving_inputs,
+    training_costs,
+    training_inputs,
+)
+from tools.errors import ToolInputError
+from tools.pricing import (
+    DEFAULT_MAX_PRICE_AGE_DAYS,
+    TIERS,
+    PriceBook,
+    load_price_book,
+    staleness_warning,
+)
+
+ROWS_PER_TIER = 5
+
+
+def add_parser(subparsers: Any, help_text: str) -> None:
+    """Register the `cost` sub-command."""
+    p = subparsers.add_parser("cost", help=help_text, description=help_text)
+    w = p.add_argument_group("workload (priced through gpu-sizer recommend)")
+    w.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
+    w.add_argument("--weights", default="bf16", help="weight format (default bf16)")
+    w.add_argument("--users", type=int, default=1, help="concurrent sequences")
+    w.add_argument("--prompt-tokens", type=int, help="input tokens per request")
+    w.add_argument("--output-tokens", type=int, help="generated tokens per request")
+    w.add_argument("--context", type=int, help="KV-cache length per sequence, tokens")
+    w.add_argument("--ttft", type=float, help="time-to-first-token target, seconds")
+    w.add_argument("--task", choices=("inference", "full", "lora", "qlora"), default="inference")
+    w.add_argument("--train-tokens", type=float, help="training tokens (training tasks)")
+    w.add_argument("--max-gpus", type=int, help="most GPUs in one configuration")
+    w.add_argument("--single-node", action="store_true", help="one server only")
+    d = p.add_argument_group("one configuration given directly (no --model)")
+    d.add_argument("--count", type=int, default=1, help="GPUs in the configuration")
+    d.add_argument(
+        "--tokens-per-s",
+        type=float,
+        help="aggregate output tokens/s (with --model: the target given to the recommender)",
+    )
+    d.add_argument("--training-hours", type=float, help="training wall-clock hours on --count")
+    f = p.add_argument_group("price filters")
+    f.add_argument("--gpu", action="append", default=[], help="GPU id or alias (repeatable)")
+    f.add_argument("--provider", action="append", default=[], help="provider (repeatable)")
+    f.add_argument("--eu-only", action="store_true", help="only prices in EU regions")
+    f.add_argument("--tier", action="append", default=[], choices=TIERS, help="repeatable")
+    f.add_argument("--max-usd-per-hour", type=float, help="most USD/hour for a configuration")
+    f.add_argument("--eur-usd", type=float, help="USD per EUR to compare EUR prices (yours)")
+    f.add_argument("--include-superseded", action="store_true", help="also historical prices")
+    f.add_argument("--prices", type=Path, help="user price file (TOML, [[price]] entries)")
+    u = p.add_argument_group("usage")
+    u.add_argument("--utilization", type=float, default=1.0, help="average load, 0-1")
+    u.add_argument("--active-hours", type=float, default=730.0, help="hours with traffic a month")
+    u.add_argument("--scale-to-zero", action="store_true", help="bill active hours only")
+    u.add_argument("--input-per-output", type=float, help="input tokens per output token")
+    u.add_argument("--deadline-hours", type=float, help="training deadline, wall-clock hours")
+    u.add_argument("--spot-overhead", type=float, help="spot interruption overhead, fraction")
+    u.add_argument(
+        "--max-age-days", type=int, default=DEFAULT_MAX_PRICE_AGE_DAYS, help="staleness limit"
+    )
+    p.add_argument("--all", action="store_true", help=f"all rows, not {ROWS_PER_TIER} per tier")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _user_price_file(args: argparse.Namespace) -> Path | None:
+    if args.prices is not None:
+        return Path(args.prices)
+    import platformdirs
+
+    default = Path(platformdirs.user_config_dir("gpu-sizer")) / "prices.toml"
+    return default if default.is_file() else None
+
+
+def _book(args: argparse.Namespace) -> PriceBook:
+    try:
+        return load_price_book(_user_price_file(args))
+    except CatalogError as exc:
+        raise ToolInputError(
+            "prices",
+            f"invalid user price file ({exc}); the built-in prices are unaffected",
+            "a TOML file of [[price]] / [[api_price]] entries in the catalog's schema",
+        ) from None
+
+
+def _filter(args: argparse.Namespace) -> PriceFilter:
+    catalog = get_catalog()
+    return PriceFilter(
+        providers=args.provider,
+        gpus=[catalog.gpu(g).id for g in args.gpu],
+        eu_only=args.eu_only,
+        tiers=args.tier,
+        max_usd_per_hour=args.max_usd_per_hour,
+        eur_to_usd=args.eur_usd,
+        include_superseded=args.include_superseded,
+    )
+
+
+def _profile(args: argparse.Namespace) -> UsageProfile:
+    fields: dict[str, Any] = {
+        "utilization": args.utilization,
+        "active_hours_per_month": args.active_hours,
+        "scale_to_zero": args.scale_to_zero,
+    }
+    if args.input_per_output is not None:
+        fields["input_tokens_per_output_token"] = args.input_per_output
+    elif args.prompt_tokens and args.output_tokens:
+        fields["input_tokens_per_output_token"] = args.prompt_tokens / args.output_tokens
+    try:
+        return UsageProfile(**fields)
+    except ValueError as exc:
+        raise ToolInputError(
+            "utilization/active-hours",
+            str(exc).splitlines()[-1].strip(),
+            "utilization in (0, 1], active hours in (0, 730], ratio >= 0",
+        ) from None
+
+
+def _from_recommender(
+    args: argparse.Namespace, book: PriceBook, flt: PriceFilter
+) -> tuple[list[ServingCostInput], list[TrainingCostInput], str, list[str]]:
+    from tools.recommend import recommend
+    from tools.workload import validate_workload
+
+    data: dict[str, Any] = {"model": args.model, "weights": args.weights, "users": args.users}
+    for key, value in (
+        ("prompt_tokens", args.prompt_tokens),
+        ("output_tokens", args.output_tokens),
+        ("context", args.context),
+        ("ttft_s", args.ttft),
+        ("tokens_per_s", args.tokens_per_s),
+        ("train_tokens", args.train_tokens),
+        ("deadline_hours", args.deadline_hours),
+    ):
+        if value is not None:
+            data[key] = value
+    data["task"] = args.task
+    constraints: dict[str, Any] = {"single_node": args.single_node}
+    if flt.gpus:
+        constraints["only_gpus"] = flt.gpus
+    if args.max_gpus is not None:
+        constraints["max_gpus"] = args.max_gpus
+    data["constraints"] = constraints
+    data["objective"] = "cheapest"
+    rec = recommend(validate_workload(data), cheapest_gpu_hour_prices(book, flt))
+    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
+    if not any(o.fits for o in rec.options):
+        notes.append(rec.nearest_feasible or "no configuration fits")
+    return serving_inputs(rec.options), training_inputs(rec.options), rec.model_id, notes
+
+
+def _direct(
+    args: argparse.Namespace, flt: PriceFilter
+) -> tuple[list[ServingCostInput], list[TrainingCostInput]]:
+    if not flt.gpus:
+        raise ToolInputError(
+            "gpu", "no configuration to price", "--model (and workload flags), or --gpu + --count"
+        )
+    serving = [
+        ServingCostInput(gpu=g, count=args.count, aggregate_tokens_per_s=args.tokens_per_s)
+        for g in flt.gpus
+    ]
+    training = []
+    if args.training_hours is not None:
+        training = [
+            TrainingCostInput(gpu=g, count=args.count, training_hours=args.training_hours)
+            for g in flt.gpus
+        ]
+    return serving, training
+
+
+def run(args: argparse.Namespace) -> int:
+    """Price the configurations and print tables (or JSON). Exit 0, or 2 on bad input."""
+    book = _book(args)
+    flt = _filter(args)
+    profile = _profile(args)
+    model_id: str | None = None
+    notes: list[str] = []
+    if args.model:
+        serving, training, model_id, notes = _from_recommender(args, book, flt)
+    else:
+        serving, training = _direct(args, flt)
+        if args.tokens_per_s is None:
+            notes.append("no --tokens-per-s: hours and months priced, not tokens")
+    training_only = args.task != "inference" and bool(training)
+    result = compare_costs(serving, book, flt, profile, model_id) if serving else None
+    train = None
+    if training:
+        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours}
+        if args.spot_overhead is not None:
+            kwargs["spot_interruption_overhead"] = args.spot_overhead
+        train = training_costs(training, book, flt, **kwargs)
+    if training_only:
+        result = None
+    warnings = _staleness(result, train, book, args.max_age_days)
+    if book.user_file:
+        notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
+    if args.json:
+        print(json.dumps(_json(result, train, notes, warnings), indent=2))
+    else:
+        print(_text(result, train, notes, warnings, args.all))
+    return 0
+
+
+def _staleness(
+    result: ServingCostResult | None,
+    train: TrainingCostResult | None,
+    book: PriceBook,
+    max_age_days: int,
+) -> list[str]:
+    ids = {r.price_id for r in (result.rows if result else [])}
+    ids |= {r.price_id for r in (train.rows if train else [])}
+    today = date.today()
+    out = [staleness_warning(p, today, max_age_days) for p in book.prices if p.id in ids]
+    api_ids = {a.api_id for a in (result.api_comparison if result else [])}
+    out += [staleness_warning(a, today, max_age_days) for a in book.api_prices if a.id in api_ids]
+    return [w for w in out if w]
+
+
+def _json(
+    result: ServingCostResult | None,
+    train: TrainingCostResult | None,
+    notes: list[str],
+    warnings: list[str],
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"notes": notes, "warnings": warnings}
+    if result is not None:
+        out.update(result.model_dump(mode="json"))
+    if train is not None:
+        out["training"] = train.model_dump(mode="json")
+    return out
+
+
+def _money(value: float | None, currency: str = "USD", digits: int = 2) -> str:
+    if value is None:
+        return ""
+    return f"{value:,.{digits}f}" if currency == "USD" else f"{value:,.{digits}f} {currency}"
+
+
+def _text(
+    result: ServingCostResult | None,
+    train: TrainingCostResult | None,
+    notes: list[str],
+    warnings: list[str],
+    show_all: bool,
+) -> str:
+    parts: list[str] = []
+    if result is not None:
+        parts.append(_serving_text(result, show_all))
+    if train is not None:
+        parts.append(_training_text(train, show_all))
+    parts += [f"note: {n}" for n in notes]
+    if warnings:
+        parts.append(f"{len(warnings)} price(s) past the staleness limit or undated:")
+        parts += [f"  warning: {w}" for w in warnings]
+    return "\n".join(parts)
+
+
+def _serving_text(result: ServingCostResult, show_all: bool) -> str:
+    headers = (
+        "provider", "gpu", "count", "region", "USD/hour", "USD/month", "USD/M out tok",
+        "USD/M blended", "per hour (published)", "as_of",
+    )  # fmt: skip
+    parts: list[str] = []
+    for tier in TIERS:
+        rows = [r for r in result.rows if r.tier == tier]
+        if not rows:
+            continue
+        shown = rows if show_all else rows[:ROWS_PER_TIER]
+        cells = [
+            [
+                r.provider, r.gpu, str(r.count), r.region or "-", _money(r.usd_per_hour),
+                _money(r.usd_per_month, digits=0), _money(r.usd_per_million_tokens, digits=3),
+                _money(r.usd_per_million_blended_tokens, digits=3),
+                _money(r.per_hour, r.currency), r.as_of,
+            ]
+            for r in shown
+        ]  # fmt: skip
+        more = "" if len(shown) == len(rows) else f" (cheapest {len(shown)} of {len(rows)})"
+        parts.append(f"\n{tier} prices{more}:")
+        parts.append(render_table(headers, cells, right_align=(2, 4, 5, 6, 7, 8)))
+    if not parts:
+        parts.append("no price matches these filters")
+    if result.api_comparison:
+        parts.append("\nhosted APIs (USD per million tokens):")
+        api_cells = [
+            [
+                a.provider, a.model, a.match, _money(a.input_per_mtok, a.currency, 3),
+                _money(a.output_per_mtok, a.currency, 3), _money(a.usd_blended_per_mtok, digits=3),
+                a.as_of,
+            ]
+            for a in result.api_comparison
+        ]  # fmt: skip
+        parts.append(
+            render_table(
+                ("provider", "model", "match", "input", "output", "USD blended", "as_of"),
+                api_cells,
+                right_align=(3, 4, 5),
+            )
+        )
+    for even in result.break_even:
+        parts.append(f"break-even ({even.tier}, {even.provider} vs {even.api_provider}): "
+                     f"{even.explanation}")  # fmt: skip
+    parts += [f"assumption: {a}" for a in result.assumptions]
+    if result.excluded:
+        parts.append(f"{len(result.excluded)} matching price(s) left out (see --json 'excluded')")
+    return "\n".join(parts)
+
+
+def _training_text(train: TrainingCostResult, show_all: bool) -> str:
+    headers = ("provider", "gpu", "count", "tier", "wall h", "GPU-h", "USD", "cost (published)",
+               "deadline", "as_of")  # fmt: skip
+    parts = ["\ntraining cost:"]
+    for tier in TIERS:
+        rows = [r for r in train.rows if r.tier == tier]
+        shown = rows if show_all else rows[:ROWS_PER_TIER]
+        if not shown:
+            continue
+        cells = [
+            [
+                r.provider, r.gpu, str(r.count), r.tier, f"{r.wall_hours:,.1f}",
+                f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
+                _money(r.cost, r.currency, 0),
+                "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
+                r.as_of,
+            ]
+            for r in shown
+        ]  # fmt: skip
+        parts.append(render_table(headers, cells, right_align=(2, 4, 5, 6, 7)))
+    best = train.cheapest_meeting_deadline
+    if best is not None:
+        parts.append(
+            f"cheapest that meets the deadline: {best.provider} {best.gpu} ×{best.count} "
+            f"({best.tier}) {_money(best.usd_cost, digits=0)} USD, as_of {best.as_of}"
+        )
+    parts += [f"assumption: {a}" for a in train.assumptions]
+    return "\n".join(parts)
