@@ -1,0 +1,384 @@
+"""The gpu-sizer chat app: header, chat log, prompt, status bar; keys, palette, slash commands.
+
+Kept small on purpose: turns are presented by `turn.TurnPresenter`, widgets live in `widgets/`,
+modal screens in `screens/`, command parsing in `commands.py`, persistence in
+`assistant.sessions`. This class wires them together and owns the session state.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Header
+from textual.worker import Worker
+
+from assistant.app import commands
+from assistant.app.screens.help import HelpScreen
+from assistant.app.screens.sessions import SessionsScreen
+from assistant.app.screens.settings import SettingsScreen
+from assistant.app.turn import TurnPresenter
+from assistant.app.widgets.chat_log import ChatLog
+from assistant.app.widgets.prompt import PromptInput
+from assistant.app.widgets.status_bar import StatusBar
+from assistant.app.widgets.tool_card import ToolCard
+from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url
+from assistant.conversation import Conversation
+from assistant.engine_base import Engine
+from assistant.sessions import data_dir, load_session, save_session
+from tools.errors import ToolInputError
+
+EngineFactory = Callable[[Settings], Engine]
+
+
+def header_subtitle(engine: Engine, settings: Settings | None) -> str:
+    """Mode, model and endpoint for the header."""
+    mode = "LLM" if engine.mode == "llm" else "offline"
+    if engine.mode == "offline" or settings is None:
+        return f"{mode} · {engine.label}"
+    return f"LLM · {settings.model or '?'} @ {settings.effective_base_url}"
+
+
+class GpuSizerApp(App[None]):
+    """The chat. `engine_factory` rebuilds the engine when settings change (/model, /offline)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "gpu-sizer"
+    AUTO_FOCUS = "PromptInput"
+
+    # Priority: these must work while the prompt (a TextArea with its own Ctrl keys) has focus.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel_turn", "Cancel", id="cancel"),
+        Binding("ctrl+n", "new_chat", "New", id="new_session", priority=True),
+        Binding("ctrl+s", "save_session", "Save", id="save_session", priority=True),
+        Binding("ctrl+o", "open_sessions", "Sessions", id="open_session", priority=True),
+        Binding("ctrl+e", "export_proposal", "Export", id="save_proposal", priority=True),
+        Binding("ctrl+y", "copy_answer", "Copy answer", id="copy_answer", priority=True),
+        Binding("ctrl+d", "toggle_details", "Cards", id="toggle_details", priority=True),
+        Binding("f1", "help", "Help", id="help", priority=True),
+        Binding("f2", "settings", "Settings", id="settings", priority=True),
+    ]
+
+    def __init__(
+        self,
+        engine: Engine,
+        settings: Settings | None = None,
+        engine_factory: EngineFactory | None = None,
+        sessions_directory: Path | None = None,
+        config_file: Path | None = None,
+        conversation: Conversation | None = None,
+    ) -> None:
+        super().__init__()
+        self.engine = engine
+        self.settings = settings
+        self.engine_factory = engine_factory
+        self.sessions_directory = sessions_directory
+        self.config_file = config_file
+        self.conversation = conversation or self._fresh_conversation()
+        self._sent_text = ""
+        self._turn: Worker[None] | None = None
+
+    def _fresh_conversation(self) -> Conversation:
+        model = self.settings.model if self.settings and self.engine.mode == "llm" else None
+        return Conversation(mode=self.engine.mode, model=model)
+
+    # ---- layout -------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header(icon="▣")
+        yield ChatLog(id="chat-log")
+        yield PromptInput(id="prompt", placeholder="Ask a sizing question, or /help")
+        yield StatusBar(id="status")
+
+    async def on_mount(self) -> None:
+        self._apply_keymap()
+        self.sub_title = header_subtitle(self.engine, self.settings)
+        if self.conversation.messages:
+            await self.chat_log.restore(self.conversation)
+
+    def _apply_keymap(self) -> None:
+        if self.settings is None:
+            return
+        # Only entries the user changed: the config's defaults name a few actions differently
+        # from this app's keys (e.g. save_proposal), and the app's own defaults win for those.
+        changed = {
+            action: keys
+            for action, keys in self.settings.keybindings.items()
+            if DEFAULT_KEYBINDINGS.get(action) != keys
+        }
+        prompt = self.prompt
+        if "send" in changed:
+            prompt.send_keys = frozenset(changed.pop("send").split(","))
+        if "newline" in changed:
+            prompt.newline_keys = frozenset(changed.pop("newline").split(","))
+        if changed:
+            self.set_keymap(changed)
+
+    @property
+    def chat_log(self) -> ChatLog:
+        return self.query_one(ChatLog)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def status(self) -> StatusBar:
+        return self.query_one(StatusBar)
+
+    @property
+    def turn_running(self) -> bool:
+        return self._turn is not None and self._turn.is_running
+
+    # ---- sending ------------------------------------------------------------------------
+    @on(PromptInput.Submitted)
+    async def _on_submitted(self, event: PromptInput.Submitted) -> None:
+        text = event.text
+        if commands.is_slash_command(text):
+            self.prompt.clear()
+            try:
+                await commands.run_slash(self, text)
+            except ToolInputError as exc:
+                self.prompt.restore(text)
+                self.notify(exc.message, severity="error")
+            return
+        if self.turn_running:
+            self.notify("An answer is still running: Esc cancels it.", severity="warning")
+            return
+        self.send(text)
+
+    def send(self, text: str) -> None:
+        """Persist the user's message, clear the prompt, and start the turn."""
+        # The message is on disk before any request goes out: save a copy that already holds
+        # it (the engine appends the same message to the live conversation itself).
+        pending = self.conversation.model_copy(deep=True)
+        pending.add({"role": "user", "content": text})
+        self._save(pending)
+        self._sent_text = text
+        self.prompt.clear()
+        self._turn = self._run_turn(text)
+
+    @work(exclusive=True, group="turn")
+    async def _run_turn(self, text: str) -> None:
+        await self.chat_log.add_user(text)
+        presenter = TurnPresenter(self.chat_log, self.status)
+        try:
+            outcome = await presenter.run(self.engine, self.conversation, text)
+        except BaseException as exc:
+            # Cancelled (Esc) or crashed: keep what the engine appended, give the text back.
+            self._save(self.conversation)
+            self._give_back_prompt()
+            if not isinstance(exc, Exception):
+                raise
+            await self.chat_log.add_notice(f"The turn failed: {exc!r}", "error")
+            self.notify(f"The turn failed: {exc}", severity="error")
+            return
+        self.conversation = outcome.conversation
+        self._save(self.conversation)
+        if outcome.errors:
+            self._give_back_prompt()
+            self.notify(outcome.errors[-1].message, severity="error", timeout=10)
+
+    def _give_back_prompt(self) -> None:
+        # Nothing typed is lost: restore the sent text unless the user already typed anew.
+        if not self.prompt.text.strip():
+            self.prompt.restore(self._sent_text)
+
+    def _save(self, conversation: Conversation) -> None:
+        try:
+            path = save_session(conversation, self.sessions_directory)
+        except OSError as exc:
+            self.notify(f"Session not saved: {exc}", severity="error")
+            return
+        self.status.saved = f"saved {path.stem}"
+
+    # ---- actions (keys, palette, slash commands) ----------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "cancel_turn":
+            return self.turn_running
+        # App-level keys act on the chat only, not under a modal screen.
+        if action in {b.action for b in self.BINDINGS if isinstance(b, Binding)}:
+            return not isinstance(self.screen, commands_modal_types())
+        return True
+
+    def action_cancel_turn(self) -> None:
+        if self._turn is not None and self._turn.is_running:
+            self._turn.cancel()
+
+    async def action_new_chat(self) -> None:
+        if self.turn_running:
+            self.notify("Cancel the running answer first (Esc).", severity="warning")
+            return
+        if self.conversation.messages:
+            self._save(self.conversation)
+        self.conversation = self._fresh_conversation()
+        self.status.reset_usage()
+        self.status.saved = ""
+        await self.chat_log.clear_log()
+        self.prompt.focus()
+
+    def action_save_session(self) -> None:
+        self._save(self.conversation)
+        self.notify(f"Session saved ({self.conversation.id}).")
+
+    def action_open_sessions(self) -> None:
+        self.push_screen(SessionsScreen(self.sessions_directory), self._open_session)
+
+    async def _open_session(self, session_id: str | None) -> None:
+        if not session_id:
+            return
+        try:
+            conversation = load_session(session_id, self.sessions_directory)
+        except ToolInputError as exc:
+            self.notify(exc.message, severity="error")
+            return
+        self.conversation = conversation
+        self.status.reset_usage()
+        await self.chat_log.restore(conversation)
+        self.notify(f"Reopened “{conversation.title or conversation.id}”.")
+
+    def action_export_proposal(self) -> None:
+        if importlib.util.find_spec("assistant.proposal") is None:
+            self.notify(
+                "Proposal export is not available: the proposal module (assistant/proposal) is "
+                "not installed in this build. The session is saved and can be exported later.",
+                severity="warning",
+                timeout=10,
+            )
+            return
+        render: Any = getattr(
+            importlib.import_module("assistant.proposal"), "render_proposal", None
+        )
+        if render is None:
+            self.notify("assistant.proposal has no render_proposal().", severity="error")
+            return
+        target = data_dir() / "proposals" / f"{self.conversation.id}.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(str(render(self.conversation)), encoding="utf-8")
+        self.notify(f"Proposal written to {target}.")
+
+    def action_copy_answer(self) -> None:
+        answer = self.chat_log.last_answer()
+        if answer is None:
+            self.notify("No answer to copy yet.", severity="warning")
+            return
+        answer.action_copy()
+
+    def action_toggle_details(self) -> None:
+        cards = list(self.query(ToolCard))
+        collapse = any(not card.collapsed for card in cards)
+        for card in cards:
+            card.collapsed = collapse
+
+    def action_help(self) -> None:
+        rows = [
+            (self.get_key_display(binding), binding.description)
+            for binding in self.active_bindings_for_help()
+        ]
+        rows += [("Enter", "send"), ("Shift+Enter / Ctrl+J", "new line"), ("↑ / ↓", "history")]
+        self.push_screen(HelpScreen(commands.help_markdown(rows)))
+
+    def active_bindings_for_help(self) -> Iterable[Binding]:
+        """The app's bindings as currently mapped (user remaps included)."""
+        for key, active in self.active_bindings.items():
+            if active.node is self and active.binding.description:
+                yield active.binding.with_key(key)
+
+    def action_settings(self) -> None:
+        if self.settings is None:
+            self.notify("No settings loaded (the app was started with a fixed engine).")
+            return
+        self.push_screen(SettingsScreen(self.settings, self.config_file), self._apply_settings)
+
+    def _apply_settings(self, settings: Settings | None) -> None:
+        if settings is None:
+            return
+        self.settings = settings
+        if self.engine_factory is not None:
+            self.engine = self.engine_factory(settings)
+            self.conversation.mode = self.engine.mode
+            self.conversation.model = settings.model if self.engine.mode == "llm" else None
+        self.sub_title = header_subtitle(self.engine, settings)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Cancel answer", "Stop the running answer (Esc)", self.action_cancel_turn
+        )
+        yield SystemCommand(
+            "Toggle tool cards", "Collapse/expand all cards", self.action_toggle_details
+        )
+        yield from commands.palette_commands(self)
+
+    # ---- slash commands (commands.SlashTarget) ------------------------------------------
+    async def cmd_new(self, argument: str) -> None:
+        await self.action_new_chat()
+
+    async def cmd_save(self, argument: str) -> None:
+        self.action_save_session()
+
+    async def cmd_load(self, argument: str) -> None:
+        if argument:
+            await self._open_session(argument)
+        else:
+            self.action_open_sessions()
+
+    async def cmd_export(self, argument: str) -> None:
+        self.action_export_proposal()
+
+    async def cmd_help(self, argument: str) -> None:
+        self.action_help()
+
+    async def cmd_settings(self, argument: str) -> None:
+        self.action_settings()
+
+    async def cmd_copy(self, argument: str) -> None:
+        self.action_copy_answer()
+
+    async def _change_settings(self, **update: Any) -> None:
+        if self.settings is None:
+            raise ToolInputError("settings", "this app was started without settings to change")
+        settings = Settings.model_validate({**self.settings.model_dump(), **update})
+        self._apply_settings(settings)
+        self.notify(f"Now using: {self.sub_title}")
+
+    async def cmd_model(self, argument: str) -> None:
+        if not argument:
+            raise ToolInputError("model", "missing model name", allowed="/model NAME")
+        await self._change_settings(model=argument)
+
+    async def cmd_endpoint(self, argument: str) -> None:
+        if not argument.startswith(("http://", "https://")):
+            raise ToolInputError(
+                "endpoint", f"{argument!r} is not a URL", allowed="/endpoint http(s)://host/v1"
+            )
+        await self._change_settings(base_url=normalize_url(argument))
+
+    async def cmd_offline(self, argument: str) -> None:
+        choices = {"on": True, "off": False, "": not (self.settings and self.settings.offline)}
+        if argument.lower() not in choices:
+            raise ToolInputError("offline", f"{argument!r} not understood", allowed="on, off")
+        await self._change_settings(offline=choices[argument.lower()])
+
+    async def cmd_gpus(self, argument: str) -> None:
+        from assistant.app.catalog_view import gpus_markdown
+
+        answer = await self.chat_log.new_answer()
+        await answer.finish(gpus_markdown())
+
+    async def cmd_models(self, argument: str) -> None:
+        from assistant.app.catalog_view import models_markdown
+
+        answer = await self.chat_log.new_answer()
+        await answer.finish(models_markdown())
+
+
+def commands_modal_types() -> tuple[type[Screen[Any]], ...]:
+    """Screens under which the chat's keys are inactive."""
+    return (HelpScreen, SessionsScreen, SettingsScreen)

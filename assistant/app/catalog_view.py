@@ -1,0 +1,27 @@
+"""`/gpus` and `/models` in the chat: the same tables as `gpu-sizer gpus` / `gpu-sizer models`.
+
+Reuses the CLI listings' headers and rows (one formatter for both surfaces), shown in a
+preformatted block so columns stay aligned; the Markdown fence scrolls sideways at 80 columns.
+"""
+
+from __future__ import annotations
+
+from assistant.commands import gpus, models
+from assistant.commands._table import render_table
+from tools.catalog import get_catalog
+
+UNITS_NOTE = "GB = 10^9 bytes, GiB = 2^30 bytes. Throughputs are dense; blank = not published."
+
+
+def gpus_markdown() -> str:
+    """The GPU catalog (vendor memory in GB, usable in GiB, with each entry's as_of)."""
+    rows = [gpus._row(gpu, "GB", "GiB") for gpu in get_catalog().gpus.values()]
+    table = render_table(gpus._headers("GB", "GiB"), rows, right_align=(2, 3, 4, 5, 6, 8))
+    return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{UNITS_NOTE}"
+
+
+def models_markdown() -> str:
+    """The model catalog (parameter counts computed from each architecture, with as_of)."""
+    rows = [models._row(entry) for entry in get_catalog().models.values()]
+    table = render_table(models.HEADERS, rows, right_align=(2, 3, 4, 6))
+    return f"**Model catalog**\n\n```text\n{table}\n```"

@@ -1,0 +1,110 @@
+"""Settings: endpoint, model, the NAME of the key's environment variable, capability switches.
+
+The key itself is never asked for, shown or stored: only the variable's name is. Saving writes
+config.toml through `assistant.config.save_config` (atomic) and returns the new settings.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from pydantic import ValidationError
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Switch
+
+from assistant.config import Capabilities, Settings, save_config
+
+CAPABILITY_LABELS: dict[str, str] = {
+    "tools": "offer tools (function calling)",
+    "streaming_tools": "stream while tools are offered",
+    "stream_options": "ask for token usage in the stream",
+    "parallel_tool_calls": "parallel tool calls",
+    "strict": "strict function schemas",
+}
+
+
+class SettingsScreen(ModalScreen[Settings | None]):
+    """Edit and save settings; returns the saved `Settings`, or None when cancelled."""
+
+    DEFAULT_CSS = """
+    SettingsScreen { align: center middle; }
+    SettingsScreen > VerticalScroll {
+        width: 90%; max-width: 90; height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    SettingsScreen Input { margin-bottom: 1; }
+    SettingsScreen .switch-row { height: auto; }
+    SettingsScreen .switch-row Label { padding: 1 1; }
+    SettingsScreen #buttons { height: auto; margin-top: 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="settings.cancel")
+    ]
+
+    def __init__(self, settings: Settings, config_file: Path | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.config_file = config_file
+
+    def compose(self) -> ComposeResult:
+        caps = self.settings.capabilities
+        with VerticalScroll():
+            yield Label("Endpoint (OpenAI-compatible base URL; empty = OpenAI)")
+            yield Input(self.settings.base_url or "", id="base_url")
+            yield Label("Model")
+            yield Input(self.settings.model or "", id="model")
+            yield Label("Environment variable holding the API key (its name, not the key)")
+            yield Input(self.settings.api_key_env, id="api_key_env")
+            with Horizontal(classes="switch-row"):
+                yield Switch(self.settings.offline, id="offline")
+                yield Label("offline mode (built-in parser + calculators, no model)")
+            for name, label in CAPABILITY_LABELS.items():
+                with Horizontal(classes="switch-row"):
+                    yield Switch(bool(getattr(caps, name)), id=f"cap-{name}")
+                    yield Label(label)
+            with Horizontal(id="buttons"):
+                yield Button("Save", variant="primary", id="save")
+                yield Button("Cancel", id="cancel")
+
+    def edited_settings(self) -> Settings:
+        """Settings with the form's values (validated by the Settings model)."""
+        base_url = self.query_one("#base_url", Input).value.strip() or None
+        updated = self.settings.model_copy(
+            update={
+                "base_url": base_url,
+                "model": self.query_one("#model", Input).value.strip() or None,
+                "api_key_env": self.query_one("#api_key_env", Input).value.strip(),
+                "offline": self.query_one("#offline", Switch).value,
+            }
+        )
+        caps = Capabilities(
+            **{name: self.query_one(f"#cap-{name}", Switch).value for name in CAPABILITY_LABELS}
+        )
+        # Round-trip through validation: model_copy(update=...) does not validate.
+        return Settings.model_validate(updated.with_capabilities(caps).model_dump())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "cancel":
+            self.dismiss(None)
+            return
+        if not self.query_one("#api_key_env", Input).value.strip():
+            self.notify(
+                "api_key_env: give the NAME of a variable, e.g. OPENAI_API_KEY", severity="error"
+            )
+            return
+        try:
+            settings = self.edited_settings()
+        except ValidationError as exc:
+            self.notify(f"Not saved: {exc.errors()[0]['msg']}", severity="error")
+            return
+        path = save_config(settings, self.config_file)
+        self.notify(f"Settings saved to {path}.")
+        self.dismiss(settings)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

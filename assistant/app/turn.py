@@ -1,0 +1,111 @@
+"""Presents one engine turn in the chat log: events in, widgets updated. No figures computed.
+
+Text before and after tool calls goes into separate answer segments so the log reads in the
+order things happened (text, card, card, text). Each segment streams and gets one final full
+update when the turn ends — also when it is cancelled (the partial answer stays, marked).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from assistant.app.widgets.chat_log import ChatLog
+from assistant.app.widgets.message import AssistantMessage
+from assistant.app.widgets.status_bar import StatusBar
+from assistant.conversation import Conversation
+from assistant.engine_base import Engine
+from assistant.events import (
+    Done,
+    ErrorEvent,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    UsageReport,
+)
+
+
+@dataclass
+class TurnOutcome:
+    """What the app needs after a turn: the conversation to save and whether it failed."""
+
+    conversation: Conversation
+    errors: list[ErrorEvent] = field(default_factory=list)
+    done: Done | None = None
+
+
+class TurnPresenter:
+    """Runs `engine.run_turn` and mirrors its events into `log` and `status`."""
+
+    def __init__(self, log: ChatLog, status: StatusBar) -> None:
+        self.log = log
+        self.status = status
+        self.segments: list[AssistantMessage] = []
+        self._open_segment: AssistantMessage | None = None
+
+    async def _segment(self) -> AssistantMessage:
+        if self._open_segment is None:
+            self._open_segment = await self.log.new_answer()
+            self.segments.append(self._open_segment)
+        return self._open_segment
+
+    async def _finish_segments(
+        self, final_text: str | None, unverified: tuple[str, ...], cancelled: bool
+    ) -> None:
+        if final_text and not self.segments:
+            # The engine did not stream: show the whole answer at once.
+            await self._segment()
+        for index, segment in enumerate(self.segments):
+            last = index == len(self.segments) - 1
+            # Done.text is the full final answer; it replaces the last segment only when the
+            # answer was a single segment (otherwise earlier segments hold part of it).
+            text = final_text if last and len(self.segments) == 1 and final_text else None
+            if not segment.finished:
+                await segment.finish(
+                    text,
+                    unverified_figures=unverified if last else (),
+                    cancelled=cancelled and last,
+                )
+
+    async def run(self, engine: Engine, conversation: Conversation, text: str) -> TurnOutcome:
+        """Run one turn; on cancellation finish the partial answer and re-raise."""
+        outcome = TurnOutcome(conversation)
+        self.status.state = "thinking…"
+        try:
+            async for event in engine.run_turn(conversation, text):
+                await self._apply(event, outcome)
+        except asyncio.CancelledError:
+            await self._finish_segments(None, (), cancelled=True)
+            if not self.segments:
+                await self.log.add_notice("Cancelled before the answer started.", "warning")
+            self.status.state = "cancelled"
+            raise
+        self.status.state = "error" if outcome.errors else "ready"
+        return outcome
+
+    async def _apply(self, event: object, outcome: TurnOutcome) -> None:
+        if isinstance(event, TextDelta):
+            await (await self._segment()).write(event.text)
+        elif isinstance(event, ToolCallStarted):
+            # Text after this card starts a new segment below it.
+            self._open_segment = None
+            self.status.state = f"running {event.name}…"
+            await self.log.add_tool_card(event.call_id, event.name, dict(event.arguments))
+        elif isinstance(event, ToolResult):
+            card = self.log.card(event.call_id)
+            if card is None:
+                card = await self.log.add_tool_card(event.call_id, event.name, {})
+            await card.set_result(dict(event.result), is_error=event.is_error)
+            self.status.state = "thinking…"
+        elif isinstance(event, UsageReport):
+            self.status.add_usage(event.prompt_tokens, event.completion_tokens, event.estimated)
+        elif isinstance(event, Notice):
+            await self.log.add_notice(event.message, event.level)
+        elif isinstance(event, ErrorEvent):
+            outcome.errors.append(event)
+            await self.log.add_notice(event.message, "error")
+        elif isinstance(event, Done):
+            outcome.done = event
+            outcome.conversation = event.conversation
+            await self._finish_segments(event.text, event.unverified_figures, event.cancelled)

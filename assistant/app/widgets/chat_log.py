@@ -1,0 +1,109 @@
+"""The scrolling chat log: user messages, streamed answers, tool cards and notices, in order.
+
+`restore` rebuilds the log from a saved conversation — tool cards included, from the assistant
+messages' `tool_calls` and the matching `tool` messages — so a reopened session shows the same
+evidence as the live one.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from textual.containers import VerticalScroll
+
+from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
+from assistant.app.widgets.tool_card import ToolCard
+from assistant.conversation import Conversation
+
+
+def _json_object(text: Any) -> dict[str, Any]:
+    """A stored tool-call argument or tool-result string as a dict (raw text kept if not JSON)."""
+    if isinstance(text, dict):
+        return text
+    try:
+        value = json.loads(text or "{}")
+    except (TypeError, ValueError):
+        return {"raw": str(text)}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+class ChatLog(VerticalScroll, can_focus=False):
+    """The conversation as widgets. Stays scrolled to the end while new content arrives."""
+
+    DEFAULT_CSS = """
+    ChatLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    """
+
+    def on_mount(self) -> None:
+        # Anchored: new content keeps the view at the bottom until the user scrolls up.
+        self.anchor()
+
+    async def add_user(self, text: str) -> UserMessage:
+        """Append the user's message."""
+        widget = UserMessage(text)
+        await self.mount(widget)
+        return widget
+
+    async def new_answer(self, text: str = "") -> AssistantMessage:
+        """Append an (initially empty) answer segment to stream into."""
+        widget = AssistantMessage(text)
+        await self.mount(widget)
+        return widget
+
+    async def add_tool_card(
+        self, call_id: str, name: str, arguments: dict[str, Any], collapsed: bool = False
+    ) -> ToolCard:
+        """Append a card for a tool call that has started."""
+        card = ToolCard(call_id, name, arguments, collapsed=collapsed)
+        await self.mount(card)
+        return card
+
+    def card(self, call_id: str) -> ToolCard | None:
+        """The card for `call_id`, if there is one."""
+        for card in self.query(ToolCard):
+            if card.call_id == call_id:
+                return card
+        return None
+
+    async def add_notice(self, message: str, level: str = "info") -> NoticeLine:
+        """Append an info / warning / error line."""
+        widget = NoticeLine(message, level)
+        await self.mount(widget)
+        return widget
+
+    def last_answer(self) -> AssistantMessage | None:
+        """The most recent answer segment (for "copy answer")."""
+        answers = self.query(AssistantMessage)
+        return answers.last() if answers else None
+
+    async def clear_log(self) -> None:
+        """Remove everything (new chat, or before restoring a session)."""
+        await self.remove_children()
+
+    async def restore(self, conversation: Conversation) -> None:
+        """Rebuild the log from a saved conversation, tool cards (collapsed) included."""
+        await self.clear_log()
+        for message in conversation.messages:
+            role = message.get("role")
+            if role == "user":
+                await self.add_user(str(message.get("content") or ""))
+            elif role == "assistant":
+                if message.get("content"):
+                    answer = await self.new_answer()
+                    await answer.finish(
+                        str(message["content"]), cancelled=bool(message.get("cancelled"))
+                    )
+                for call in message.get("tool_calls") or []:
+                    function = call.get("function", {})
+                    await self.add_tool_card(
+                        str(call.get("id", "")),
+                        str(function.get("name", "tool")),
+                        _json_object(function.get("arguments")),
+                        collapsed=True,
+                    )
+            elif role == "tool":
+                card = self.card(str(message.get("tool_call_id", "")))
+                if card is not None:
+                    result = _json_object(message.get("content"))
+                    await card.set_result(result, is_error="error" in result)

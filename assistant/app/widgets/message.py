@@ -1,0 +1,126 @@
+"""Chat messages: the user's text, the assistant's streamed Markdown answer, notices.
+
+The answer streams through `MarkdownStream` (which batches fragments so the UI keeps up) and,
+when the turn ends, gets one full `Markdown.update(text)` — the stream appends block by block,
+and the final update guarantees the document matches the complete answer exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
+
+
+class UserMessage(Static, can_focus=True):
+    """What the user sent, verbatim (no markup interpretation)."""
+
+    DEFAULT_CSS = """
+    UserMessage {
+        margin: 1 0 0 8;
+        padding: 0 1;
+        background: $primary 15%;
+        border-left: thick $primary;
+    }
+    UserMessage:focus { background: $primary 30%; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "copy", "Copy", id="message.copy")]
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Text(text))
+        self.text = text
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.text)
+        self.notify("Message copied to the clipboard.")
+
+
+class AssistantMessage(Vertical, can_focus=True):
+    """One answer segment, streamed as Markdown; flags figures the grounding check missed."""
+
+    DEFAULT_CSS = """
+    AssistantMessage {
+        height: auto;
+        margin: 1 0 0 0;
+        padding: 0 1;
+        border-left: thick $success;
+    }
+    AssistantMessage:focus { background: $success 10%; }
+    AssistantMessage > Markdown { margin: 0; padding: 0; }
+    AssistantMessage > .flags { color: $warning; }
+    AssistantMessage > .cancelled { color: $text-muted; text-style: italic; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "copy", "Copy answer", id="message.copy")]
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
+        self.text = text
+        self._stream: MarkdownStream | None = None
+        self.finished = False
+
+    def compose(self) -> ComposeResult:
+        yield Markdown(self.text)
+
+    @property
+    def markdown(self) -> Markdown:
+        return self.query_one(Markdown)
+
+    async def write(self, fragment: str) -> None:
+        """Append a fragment of the answer (batched by the stream, never re-rendered whole)."""
+        self.text += fragment
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.markdown)
+        await self._stream.write(fragment)
+
+    async def finish(
+        self,
+        final_text: str | None = None,
+        unverified_figures: Sequence[str] = (),
+        cancelled: bool = False,
+    ) -> None:
+        """Stop streaming and show the complete answer with one full update, plus any flags."""
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        if final_text is not None:
+            self.text = final_text
+        await self.markdown.update(self.text)
+        self.finished = True
+        if unverified_figures:
+            await self.mount(Static(unverified_flag_text(unverified_figures), classes="flags"))
+        if cancelled:
+            await self.mount(Static("(cancelled: partial answer)", classes="cancelled"))
+
+    def action_copy(self) -> None:
+        self.app.copy_to_clipboard(self.text)
+        self.notify("Answer copied to the clipboard.")
+
+
+def unverified_flag_text(figures: Sequence[str]) -> Text:
+    """The warning under an answer listing figures not found in the turn's tool results."""
+    flag = Text("⚠ Unverified: ", style="bold")
+    flag.append(", ".join(figures))
+    flag.append(" — not found in this turn's tool results; check before relying on them.")
+    return flag
+
+
+class NoticeLine(Static):
+    """An info/warning/error line in the chat log (fallbacks, retries, failures)."""
+
+    DEFAULT_CSS = """
+    NoticeLine { margin: 1 0 0 0; padding: 0 1; color: $text-muted; }
+    NoticeLine.warning { color: $warning; }
+    NoticeLine.error { color: $error; border-left: thick $error; }
+    """
+
+    def __init__(self, message: str, level: str = "info") -> None:
+        super().__init__(Text(message), classes=level)
+        self.message = message
