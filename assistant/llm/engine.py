@@ -81,6 +81,7 @@ class LlmEngine:
         env: dict[str, str] | None = None,
         system_prompt: str | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        precompute: bool = True,
     ) -> None:
         self.settings = settings
         self.registry = registry if registry is not None else default_registry()
@@ -88,6 +89,7 @@ class LlmEngine:
         self.capabilities: Capabilities = settings.capabilities.model_copy()
         self.system_prompt = system_prompt if system_prompt is not None else load_prompt()
         self._sleep = sleep
+        self.precompute = precompute
         key = resolve_api_key(settings, env)
         self._key_notice = key.withheld_reason
         self.client = client or openai.AsyncOpenAI(
@@ -170,7 +172,7 @@ class LlmEngine:
     ) -> AsyncIterator[Event]:
         """Run the tools the request clearly needs before the first model call (one round
         trip instead of two)."""
-        planned = list(self.planner(user_text, conversation))
+        planned = list(self.planner(user_text, conversation)) if self.precompute else []
         if planned:
             for event in self._run_planned(conversation, planned, open_calls):
                 yield event
