@@ -375,7 +375,7 @@ async def test_connection_refused_retries_then_explains() -> None:
     route = respx.post(URL).mock(side_effect=httpx.ConnectError("refused"))
     events = await run(engine(max_retries=1), "hi")
     assert route.call_count == 2
-    err = [e for e in events if isinstance(e, ErrorEvent)][0]
+    err = next(e for e in events if isinstance(e, ErrorEvent))
     assert err.kind == "connection" and BASE in err.message
 
 
@@ -408,7 +408,7 @@ async def test_stream_without_usage_is_estimated() -> None:
         side_effect=[sse(chunk({"content": "hello world"}), chunk({}, "stop"))]
     )
     events = await run(engine(), "hi")
-    report = [e for e in events if isinstance(e, UsageReport)][0]
+    report = next(e for e in events if isinstance(e, UsageReport))
     assert report.estimated and report.completion_tokens == 2  # o200k: "hello world" = 2 tokens
     assert report.prompt_tokens is not None and report.prompt_tokens > 0
     assert route.call_count == 1
