@@ -1,0 +1,55 @@
+"""Grounding check: figures with units in the answer must match tool results (hand-checked)."""
+
+from __future__ import annotations
+
+from assistant.grounding import extract_figures, turn_sources, unverified_figures
+
+RESULT = '{"per_gpu_GB":140.02,"count":2,"ttft_s":0.25,"usd_per_hour":4.5,"tok_s":35.2}'
+
+
+def test_extracts_units() -> None:
+    figs = extract_figures("140 GB, 130.4 GiB, 2x H100, 8 GPUs, 35 tokens/s, 250 ms, $4.50")
+    assert [f.unit for f in figs] == ["GB", "GB", "gpus", "gpus", "tok/s", "s", "$"]
+    # 130.4 GiB = 130.4 x 2^30 / 10^9 GB = 140.016 GB (hand calculation).
+    assert abs(figs[1].value - 140.016) < 0.001
+    assert figs[5].value == 0.25
+
+
+def test_matching_with_rounding_and_conversion() -> None:
+    # 140.02 GB = 130.40 GiB (140.02e9 / 2^30 = 130.40); 0.25 s = 250 ms; 35.2 -> "35".
+    text = "About 140 GB (130.4 GiB) on 2 GPUs, 250 ms TTFT, 35 tokens/s, $4.50 per hour."
+    assert unverified_figures(text, [RESULT]) == []
+
+
+def test_unsupported_figures_are_returned() -> None:
+    text = "You need 3 GPUs, 96 GB each, 500 ms, $9.99/h"
+    assert unverified_figures(text, [RESULT]) == ["3 GPUs", "96 GB", "500 ms", "$9.99"]
+
+
+def test_trailing_zero_rounding() -> None:
+    # "150 GB" may be 148 rounded to the tens (tolerance 5); "151 GB" has tolerance 1.5 (1 %).
+    assert unverified_figures("150 GB", ['{"x_GB":148}']) == []
+    assert unverified_figures("151 GB", ['{"x_GB":148}']) == ["151 GB"]
+
+
+def test_turn_sources_only_last_turn_and_user_words() -> None:
+    msgs = [
+        {"role": "user", "content": "old"},
+        {"role": "tool", "tool_call_id": "a", "content": '{"x_GB":999}'},
+        {"role": "user", "content": "I have 4 GPUs"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "b",
+                    "type": "function",
+                    "function": {"name": "t", "arguments": '{"gpus":4}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "b", "content": '{"y_GB":80}'},
+    ]
+    sources = turn_sources(msgs)
+    assert unverified_figures("4 GPUs with 80 GB", sources) == []
+    assert unverified_figures("999 GB", sources) == ["999 GB"]
