@@ -35,14 +35,18 @@ class MoE(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     num_experts: int = Field(gt=0, description="Routed experts per MoE layer.")
-    experts_per_token: int = Field(gt=0, description="Routed experts activated per token (top-k).")
-    expert_intermediate_size: int = Field(gt=0, description="FFN width of one routed expert.")
+    experts_per_token: int = Field(gt=0, description="Routed experts per token (top-k).")
+    expert_intermediate_size: int = Field(gt=0, description="FFN width of one expert.")
     num_shared_experts: int = Field(default=0, ge=0, description="Always-active shared experts.")
     first_dense_layers: int = Field(
         default=0, ge=0, description="Leading layers with a dense FFN instead of MoE (DeepSeek)."
     )
-    router_bias: bool = Field(default=False, description="Router linear layer has a bias (gpt-oss).")
-    expert_bias: bool = Field(default=False, description="Expert projections have biases (gpt-oss).")
+    router_bias: bool = Field(
+        default=False, description="Router linear layer has a bias (gpt-oss)."
+    )
+    expert_bias: bool = Field(
+        default=False, description="Expert projections have biases (gpt-oss)."
+    )
 
     @model_validator(mode="after")
     def _topk_within_experts(self) -> MoE:

@@ -35,7 +35,9 @@ def _require(cfg: dict[str, Any], key: str) -> Any:
     return cfg[key]
 
 
-def _sliding_layers(cfg: dict[str, Any], model_type: str, num_layers: int) -> tuple[int | None, int]:
+def _sliding_layers(
+    cfg: dict[str, Any], model_type: str, num_layers: int
+) -> tuple[int | None, int]:
     """(window, number of layers that use it). Their KV cache stops growing at the window."""
     window = cfg.get("sliding_window")
     if not window:
@@ -143,9 +145,13 @@ def load_config_file(path: str | Path) -> Architecture:
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ToolInputError("config", f"file not found: {p}", "a path to a local config.json")
+        raise ToolInputError(
+            "config", f"file not found: {p}", "a path to a local config.json"
+        ) from None
     except json.JSONDecodeError as exc:
-        raise ToolInputError("config", f"{p} is not valid JSON ({exc.msg} at line {exc.lineno})")
+        raise ToolInputError(
+            "config", f"{p} is not valid JSON ({exc.msg} at line {exc.lineno})"
+        ) from None
     if not isinstance(data, dict):
         raise ToolInputError("config", f"{p} does not hold a JSON object")
     if "text_config" in data and "hidden_size" not in data:
