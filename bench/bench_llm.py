@@ -1,0 +1,116 @@
+"""LLM token cost and round trips (issue 6): prompt + tool schemas tokens (target ≤ 2,500,
+o200k_base), tokens per tool result, and model round trips per scenario against a scripted
+respx model (no network): the model calls a tool only when the turn has no tool result yet."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx2
+
+httpx2.alias_httpx()  # openai>=3 sends through httpx2; respx patches httpx (see tests/conftest.py)
+
+import httpx  # noqa: E402
+import respx  # noqa: E402
+
+from assistant.config import Settings  # noqa: E402
+from assistant.conversation import Conversation  # noqa: E402
+from assistant.llm import LlmEngine  # noqa: E402
+from assistant.prompts import load_prompt  # noqa: E402
+from assistant.registry import compact_json, default_registry  # noqa: E402
+from assistant.tokens import count_text, count_tools  # noqa: E402
+from bench.harness import write_result  # noqa: E402
+
+BASE = "http://127.0.0.1:9/v1"
+SCENARIOS = (
+    "Can I serve Llama 3.1 70B on 4x H100 for 32 users with 8k context?",
+    "How much memory does Llama 3.1 8B need in bf16 with 4k context?",
+    "Which GPUs can run Mixtral 8x7B for 16 users?",
+    "Fine-tune Llama 3.1 8B with LoRA on one A100 80GB?",
+    "QLoRA Llama 3.1 70B on a single H100?",
+    "Serve Qwen2.5 72B in int4 AWQ for 64 users at 20 tokens/s each",
+    "How many H200 for DeepSeek V3 in fp8?",
+    "Full fine-tune of Llama 3.1 8B, 2k sequences, batch 64",
+    "What is the memory bandwidth of an MI300X?",
+    "Llama 3.1 405B in fp8 with 128k context for 8 users",
+    "Is an L40S enough for Llama 3.1 8B at 32k context?",
+)
+
+
+def _script(request: httpx.Request) -> httpx.Response:
+    body = json.loads(request.content)
+    msgs = body["messages"]
+    last_user = max(i for i, m in enumerate(msgs) if m["role"] == "user")
+    has_result = any(m["role"] == "tool" for m in msgs[last_user:])
+    if body.get("tools") and not has_result:
+        delta: dict[str, Any] = {
+            "tool_calls": [
+                {
+                    "index": 0,
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "list_gpus", "arguments": "{}"},
+                }
+            ]
+        }
+        finish = "tool_calls"
+    else:
+        delta, finish = {"content": "Answer from the tool results."}, "stop"
+    chunk = {
+        "id": "x",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    text = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+    return httpx.Response(200, text=text, headers={"content-type": "text/event-stream"})
+
+
+async def _round_trips(precompute: bool) -> dict[str, Any]:
+    per: list[int] = []
+    result_tokens: list[int] = []
+    engine = LlmEngine(Settings(base_url=BASE, model="m"), env={}, precompute=precompute)
+    for question in SCENARIOS:
+        with respx.mock:
+            route = respx.post(f"{BASE}/chat/completions").mock(side_effect=_script)
+            conv = Conversation()
+            async for _ in engine.run_turn(conv, question):
+                pass
+            per.append(route.call_count)
+        result_tokens += [count_text(m["content"]) for m in conv.tool_results()]
+    return {
+        "round_trips": per,
+        "mean_round_trips": sum(per) / len(per),
+        "max_round_trips": max(per),
+        "tool_result_tokens_mean": sum(result_tokens) / max(1, len(result_tokens)),
+        "tool_result_tokens_max": max(result_tokens, default=0),
+    }
+
+
+def run() -> dict[str, Any]:
+    """Measure and return the LLM bench figures (JSON-ready)."""
+    registry = default_registry()
+    prompt_tokens = count_text(load_prompt())
+    schema_tokens = count_tools(registry.schemas())
+    out: dict[str, Any] = {
+        "system_prompt_tokens": prompt_tokens,
+        "tool_schema_tokens": schema_tokens,
+        "prompt_plus_schemas_tokens": prompt_tokens + schema_tokens,
+        "target_prompt_plus_schemas_tokens": 2500,
+        "tools": registry.names,
+        "tools_unavailable": sorted(registry.unavailable),
+        "scenarios": len(SCENARIOS),
+        "with_precompute": asyncio.run(_round_trips(True)),
+        "without_precompute": asyncio.run(_round_trips(False)),
+        "schema_json_chars": len(compact_json(registry.schemas())),
+    }
+    return out
+
+
+if __name__ == "__main__":
+    result = run()
+    write_result("llm", result)
+    print(json.dumps(result, indent=2))
