@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from tools.architecture import MLA, Architecture, MoE, count_parameters
 from tools.catalog import ModelEntry, catalog_dir, load_entries
@@ -465,8 +465,9 @@ def build_model(config: dict[str, Any], dtype: str, device: str) -> Any:
     cfg.update(pad_token_id=None, bos_token_id=None, eos_token_id=None)
     hf_config = AutoConfig.for_model(model_type, **cfg)
     torch_dtype = getattr(torch, DTYPES[dtype])
+    auto: Any = AutoModelForCausalLM  # untyped in transformers
     with torch.device(device):
-        model = AutoModelForCausalLM.from_config(hf_config, dtype=torch_dtype)
+        model = auto.from_config(hf_config, dtype=torch_dtype)
     return model
 
 
@@ -661,7 +662,7 @@ def environment(device: str) -> dict[str, Any]:
             gpu_name=props.name,
             gpu_total_bytes=int(total),
             cuda=torch.version.cuda,
-            cudnn=torch.backends.cudnn.version(),
+            cudnn=cast(Any, torch.backends.cudnn).version(),
             driver=_nvidia_smi("driver_version"),
             # Used memory before any tensor: the CUDA context (plus other processes, if any).
             context_bytes=int(total - free),
@@ -686,9 +687,19 @@ def _nvidia_smi(query: str) -> str | None:
 
 
 def run_plan(
-    points: list[Point], device: str, tiny: bool, log: Callable[[str], None] = print
+    points: list[Point],
+    device: str,
+    tiny: bool,
+    log: Callable[[str], None] = print,
+    budget_s: float | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
-    """Measure every point; a point that fails (e.g. out of memory) is recorded, not fatal."""
+    """Measure every point; a point that fails (e.g. out of memory) is recorded, not fatal.
+
+    `budget_s`: no new point starts after this many seconds (points left are listed as
+    skipped). `checkpoint` receives the results so far after each point, so a run stopped from
+    outside keeps what it measured."""
+    started = time.perf_counter()
     env = environment(device)
     if device.startswith("cuda"):
         import torch
@@ -697,23 +708,34 @@ def run_plan(
         env["context_bytes"] = Probe(device).device_used()
     results: list[PointResult] = []
     failures: list[dict[str, str]] = []
+    skipped: list[str] = []
+
+    def snapshot() -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "environment": env,
+            "points": [asdict(r) for r in results],
+            "extrapolated": extrapolate(results),
+            "failures": failures,
+            "skipped": skipped,
+        }
+
     for point in points:
+        if budget_s is not None and time.perf_counter() - started > budget_s:
+            skipped.append(point.id)
+            continue
         try:
             result = run_point(point, device, tiny)
         except Exception as exc:  # an OOM at one point must not lose the others
             failures.append({"id": point.id, "error": f"{type(exc).__name__}: {exc}"[:500]})
             log(f"FAILED {point.id}: {type(exc).__name__}")
             Probe(device).sync_and_collect()
-            continue
-        results.append(result)
-        log(f"{result.id}: {result.seconds:.1f} s")
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "environment": env,
-        "points": [asdict(r) for r in results],
-        "extrapolated": extrapolate(results),
-        "failures": failures,
-    }
+        else:
+            results.append(result)
+            log(f"{result.id}: {result.seconds:.1f} s")
+        if checkpoint is not None:
+            checkpoint(snapshot())
+    return snapshot()
 
 
 def output_path(env: dict[str, Any], directory: Path = CALIBRATION_DIR) -> Path:
@@ -729,6 +751,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tiny", action="store_true", help="tiny configs (CPU logic check)")
     parser.add_argument("--quick", action="store_true", help="small-model points only (~2 min)")
     parser.add_argument("--output", type=Path, help="file to write (default: bench/calibration/)")
+    parser.add_argument(
+        "--budget-s", type=float, default=480.0, help="start no point after this (seconds)"
+    )
     args = parser.parse_args(argv)
     if args.device.startswith("cuda"):
         import torch
@@ -737,11 +762,21 @@ def main(argv: list[str] | None = None) -> int:
             print("no CUDA device: use --device cpu --tiny for a logic check", file=sys.stderr)
             return 2
     points = cpu_tiny_plan() if args.tiny else gpu_plan(args.quick)
-    data = run_plan(points, args.device, args.tiny)
+
+    def write(data: dict[str, Any]) -> None:
+        path: Path = args.output or output_path(data["environment"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+        tmp.replace(path)  # atomic: a run killed mid-write leaves the previous snapshot
+
+    data = run_plan(points, args.device, args.tiny, budget_s=args.budget_s, checkpoint=write)
+    write(data)
     path = args.output or output_path(data["environment"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {path} ({len(data['points'])} points, {len(data['failures'])} failures)")
+    print(
+        f"wrote {path} ({len(data['points'])} points, {len(data['failures'])} failures, "
+        f"{len(data['skipped'])} skipped for time)"
+    )
     return 0 if not data["failures"] else 1
 
 
