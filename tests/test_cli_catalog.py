@@ -66,26 +66,30 @@ def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> No
     assert json.loads(out)["id"] == "a100-80gb-sxm4"
 
 
-def test_gpus_table_labels_units(capsys: pytest.CaptureFixture[str]) -> None:
+def test_gpus_table_labels_units_and_never_mixes_gb_with_gib(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, _ = _run(capsys, "gpus")
     assert code == 0
     header = out.splitlines()[0]
-    assert "memory GB (vendor)" in header and "usable GiB" in header
+    assert "memory GB (vendor)" in header and "usable GB" in header and "GiB" not in header
     assert "bandwidth GB/s" in header and "BF16 TFLOPS (dense)" in header and "as_of" in header
     row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
     cells = row.split()
-    # 81,559 MiB / 1,024 = 79.647 GiB; datasheet 80 GB; BF16 1,979 sparse / 2 = 989.5.
-    assert "80" in cells and "79.65" in cells and "989.5" in cells and "3,350" in cells
+    # Datasheet 80 GB; 81,559 MiB usable = 81,559 x 1,048,576 = 85,520,809,984 B = 85.52 GB;
+    # BF16 1,979 sparse / 2 = 989.5.
+    assert "80" in cells and "85.52" in cells and "989.5" in cells and "3,350" in cells
 
 
-def test_gpus_table_one_unit(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "gpus", "--unit", "GB")
+def test_gpus_table_in_gib(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "--unit", "GiB")
     assert code == 0
     header = out.splitlines()[0]
-    assert "GiB" not in header
+    assert "memory GiB (vendor)" in header and "usable GiB" in header
+    assert "memory GB" not in header and "usable GB" not in header
     row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
-    # 85,520,809,984 bytes = 85.52 GB.
-    assert "85.52" in row.split()
+    # 81,559 MiB / 1,024 = 79.647 GiB usable; 80e9 B / 2^30 = 74.51 GiB marketed.
+    assert "79.65" in row.split() and "74.51" in row.split()
 
 
 def test_gpus_detail_shows_basis_and_sources(capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,8 +19,8 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         "--unit",
         choices=("GB", "GiB"),
         default=None,
-        help="show both memory columns in this unit (default: vendor capacity in GB as "
-        "marketed, usable capacity in GiB as nvidia-smi reports it)",
+        help="unit of both memory columns (default GB, like the vendor figure and the GB/s "
+        "bandwidth column; GiB is what nvidia-smi and PyTorch report)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON (bytes as integers)")
 
@@ -56,8 +56,8 @@ def _headers(vendor_unit: ByteUnit, usable_unit: ByteUnit) -> tuple[str, ...]:
 
 
 def _row(gpu: GpuSpec, vendor_unit: ByteUnit, usable_unit: ByteUnit) -> list[str]:
-    # Vendor capacity in GB shows the marketed figure exactly (80 GB); usable in GiB matches
-    # nvidia-smi / PyTorch readings. --unit puts both in one unit.
+    # One unit per table (GB and GiB are never mixed): GB by default, which shows the marketed
+    # figure exactly (80 GB) and matches the GB/s bandwidth column; --unit GiB for nvidia-smi users.
     return [
         gpu.id,
         gpu.name,
@@ -77,8 +77,9 @@ def _detail(gpu: GpuSpec) -> str:
     lines = [
         f"{gpu.name} ({gpu.id}), {gpu.vendor} {gpu.architecture}, form factor {gpu.form_factor}",
         f"  memory: {gpu.memory_bytes / GB:,.0f} GB {gpu.memory_type} (vendor, as marketed)",
-        f"  usable: {to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB"
-        f" = {gpu.usable_memory_bytes:,} bytes ({gpu.usable_memory_basis})",
+        f"  usable: {gpu.usable_memory_bytes:,} bytes"
+        f" = {to_unit(gpu.usable_memory_bytes, 'GB'):,.2f} GB"
+        f" = {to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB ({gpu.usable_memory_basis})",
         f"  memory bandwidth: {gpu.memory_bandwidth_bytes_per_s / GB:,.0f} GB/s",
     ]
     for label, value in (
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         print(_detail(gpus[0]))
         return 0
     vendor_unit: ByteUnit = args.unit or "GB"
-    usable_unit: ByteUnit = args.unit or "GiB"
+    usable_unit: ByteUnit = vendor_unit
     rows = [_row(g, vendor_unit, usable_unit) for g in gpus]
     print(render_table(_headers(vendor_unit, usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8)))
     print(
