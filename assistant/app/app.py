@@ -46,6 +46,11 @@ def header_subtitle(engine: Engine, settings: Settings | None) -> str:
     return f"LLM · {settings.model or '?'} @ {settings.effective_base_url}"
 
 
+def key_label(key: str) -> str:
+    """ "ctrl+n" → "Ctrl+N", "f1" → "F1": how keys are written in the help screen."""
+    return "+".join(part.capitalize() if len(part) > 2 else part.upper() for part in key.split("+"))
+
+
 class GpuSizerApp(App[None]):
     """The chat. `engine_factory` rebuilds the engine when settings change (/model, /offline)."""
 
@@ -55,13 +60,15 @@ class GpuSizerApp(App[None]):
 
     # Priority: these must work while the prompt (a TextArea with its own Ctrl keys) has focus.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel_turn", "Cancel", id="cancel"),
-        Binding("ctrl+n", "new_chat", "New", id="new_session", priority=True),
-        Binding("ctrl+s", "save_session", "Save", id="save_session", priority=True),
-        Binding("ctrl+o", "open_sessions", "Sessions", id="open_session", priority=True),
-        Binding("ctrl+e", "export_proposal", "Export", id="save_proposal", priority=True),
+        Binding("escape", "cancel_turn", "Cancel answer", id="cancel"),
+        Binding("ctrl+n", "new_chat", "New chat", id="new_session", priority=True),
+        Binding("ctrl+s", "save_session", "Save session", id="save_session", priority=True),
+        Binding("ctrl+o", "open_sessions", "Open session", id="open_session", priority=True),
+        Binding("ctrl+e", "export_proposal", "Export proposal", id="save_proposal", priority=True),
         Binding("ctrl+y", "copy_answer", "Copy answer", id="copy_answer", priority=True),
-        Binding("ctrl+d", "toggle_details", "Cards", id="toggle_details", priority=True),
+        Binding(
+            "ctrl+d", "toggle_details", "Fold/unfold tool cards", id="toggle_details", priority=True
+        ),
         Binding("f1", "help", "Help", id="help", priority=True),
         Binding("f2", "settings", "Settings", id="settings", priority=True),
     ]
@@ -278,10 +285,18 @@ class GpuSizerApp(App[None]):
 
     def action_help(self) -> None:
         rows = [
-            (self.get_key_display(binding), binding.description)
+            (key_label(binding.key), binding.description)
             for binding in self.active_bindings_for_help()
+            if binding.action != "cancel_turn"
         ]
-        rows += [("Enter", "send"), ("Shift+Enter / Ctrl+J", "new line"), ("↑ / ↓", "history")]
+        rows += [
+            ("Esc", "cancel the running answer (keeps the partial answer)"),
+            ("Enter", "send"),
+            ("Shift+Enter / Ctrl+J", "new line"),
+            ("↑ / ↓", "previous / next sent message"),
+            ("Ctrl+P", "command palette"),
+            ("Ctrl+Q", "quit"),
+        ]
         self.push_screen(HelpScreen(commands.help_markdown(rows)))
 
     def active_bindings_for_help(self) -> Iterable[Binding]:

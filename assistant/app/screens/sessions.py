@@ -59,6 +59,8 @@ class SessionsScreen(ModalScreen[str | None]):
         if not summaries:
             options.add_option(Option("No saved sessions yet.", disabled=True))
         options.add_options([Option(_label(s), id=s.id) for s in summaries])
+        if summaries:
+            options.highlighted = 0  # Enter opens the most recent session straight away
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -1,0 +1,267 @@
+"""Pilot tests of the chat app with a scripted engine (tests/app_fakes.py).
+
+Deterministic: no sleeps; the turn worker is awaited with `app.workers.wait_for_complete()`,
+and the cancellation test waits on the engine's own "hanging" event before pressing Esc.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from assistant.app.app import GpuSizerApp
+from assistant.app.screens.help import HelpScreen
+from assistant.app.screens.sessions import SessionsScreen
+from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
+from assistant.app.widgets.prompt import PromptInput
+from assistant.app.widgets.tool_card import ToolCard
+from assistant.conversation import Conversation
+from assistant.sessions import load_session, save_session
+from tests.app_fakes import MEMORY_RESULT, FakeEngine
+
+SIZE = (80, 24)  # the app must work in a classic 80×24 terminal
+
+
+def _notifications(app: GpuSizerApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+async def _type(pilot: object, app: GpuSizerApp, text: str) -> None:
+    app.query_one(PromptInput).insert(text)
+
+
+@pytest.fixture
+def sessions_dir(tmp_path: Path) -> Path:
+    return tmp_path / "sessions"
+
+
+async def test_full_conversation_tool_card_streamed_answer_and_session_file(
+    sessions_dir: Path,
+) -> None:
+    engine = FakeEngine(
+        tool_calls=[("estimate_memory", {"model": "llama-3.1-8b", "gpu": "L4"}, MEMORY_RESULT)],
+        sessions_dir=sessions_dir,
+        unverified=("99 GB",),
+    )
+    app = GpuSizerApp(engine, sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "Llama 3.1 8B on one L4?")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        # The user's message was on disk before the engine's "request" went out.
+        assert engine.on_disk_at_request == [{"role": "user", "content": "Llama 3.1 8B on one L4?"}]
+        # Order in the log: question, tool card, answer.
+        kinds = [type(w).__name__ for w in app.chat_log.children]
+        assert kinds == ["UserMessage", "ToolCard", "AssistantMessage"]
+
+        card = app.query_one(ToolCard)
+        assert card.status == "done"
+        assert "estimate_memory" in card.title and "gpu=L4" in card.title
+        assert card.table is not None
+        rows = dict(card.table.rows)
+        # 8,030,261,248 params × 2 bytes = 16.06 GB (hand calculation in app_fakes).
+        assert rows["breakdown.weights"] == "16.06 GB"
+        assert rows["headroom"] == "5.79 GB"
+
+        answer = app.query_one(AssistantMessage)
+        assert answer.text == "Fits on **1× L4** with room for KV cache."
+        assert answer.markdown.source == answer.text
+        flags = answer.query(".flags")
+        assert flags and "99 GB" in str(flags.first().render())
+
+        assert app.prompt.text == ""
+        assert "1.20k in" in str(app.status.render())
+
+    saved = json.loads((sessions_dir / f"{app.conversation.id}.json").read_text())
+    roles = [m["role"] for m in saved["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant"]
+    call = saved["messages"][1]["tool_calls"][0]
+    assert call["function"]["name"] == "estimate_memory"
+    assert json.loads(saved["messages"][2]["content"])["headroom_GB"] == 5.791993856
+
+
+async def test_escape_cancels_keeps_partial_answer_and_restores_prompt(
+    sessions_dir: Path,
+) -> None:
+    engine = FakeEngine(chunks=("First part. ", "second part", " never sent"), hang_after_chunks=2)
+    app = GpuSizerApp(engine, sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "70B on two H100?")
+        await pilot.press("enter")
+        await engine.hanging.wait()
+        await pilot.pause()
+        await pilot.press("escape")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        answer = app.query_one(AssistantMessage)
+        assert answer.text == "First part. second part"
+        assert answer.markdown.source == "First part. second part"
+        assert answer.query(".cancelled")
+        assert app.prompt.text == "70B on two H100?"
+        assert app.status.state == "cancelled"
+
+    saved = load_session(app.conversation.id, sessions_dir)
+    assert saved.messages[-1] == {
+        "role": "assistant",
+        "content": "First part. second part",
+        "cancelled": True,
+    }
+
+
+async def test_401_shows_notice_and_keeps_the_prompt(sessions_dir: Path) -> None:
+    message = "The endpoint refused the API key (401). Check the variable named in api_key_env."
+    engine = FakeEngine(error=message, mode="llm")
+    app = GpuSizerApp(engine, sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "Mixtral 8x7B in 4-bit?")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.prompt.text == "Mixtral 8x7B in 4-bit?"
+        assert message in _notifications(app)
+        assert app.query_one(NoticeLine).message == message
+        assert app.query_one(NoticeLine).has_class("error")
+
+
+async def test_reopening_a_saved_session_restores_tool_cards(sessions_dir: Path) -> None:
+    conversation = Conversation(id="saved1", title="8B on L4")
+    conversation.add({"role": "user", "content": "8B on L4?"})
+    conversation.add(
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "estimate_memory", "arguments": '{"gpu": "L4"}'},
+                }
+            ],
+        }
+    )
+    conversation.add({"role": "tool", "tool_call_id": "c1", "content": json.dumps(MEMORY_RESULT)})
+    conversation.add({"role": "assistant", "content": "It fits."})
+    save_session(conversation, sessions_dir)
+
+    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, SessionsScreen)
+
+        assert app.conversation.id == "saved1"
+        card = app.query_one(ToolCard)
+        assert card.collapsed  # restored cards start folded
+        assert card.arguments == {"gpu": "L4"}
+        assert card.table is not None and ("headroom", "5.79 GB") in card.table.rows
+        assert app.query_one(UserMessage).text == "8B on L4?"
+        assert app.query_one(AssistantMessage).text == "It fits."
+
+
+async def test_load_slash_command_and_unknown_command(sessions_dir: Path) -> None:
+    save_session(Conversation(id="abc", messages=[{"role": "user", "content": "hi"}]), sessions_dir)
+    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "/lod abc")
+        await pilot.press("enter")
+        await pilot.pause()
+        # Nothing typed is lost, and the error names the closest command.
+        assert app.prompt.text == "/lod abc"
+        assert any("/load" in n for n in _notifications(app))
+
+        app.prompt.clear()
+        await _type(pilot, app, "/load abc")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.conversation.id == "abc"
+        assert app.query_one(UserMessage).text == "hi"
+
+
+async def test_prompt_history_and_newline_keys(sessions_dir: Path) -> None:
+    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        for question in ("first question", "second question"):
+            await _type(pilot, app, question)
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+        await _type(pilot, app, "draft")
+        await pilot.press("up")
+        assert app.prompt.text == "second question"
+        await pilot.press("up")
+        assert app.prompt.text == "first question"
+        await pilot.press("down", "down")
+        assert app.prompt.text == "draft"  # the unsent draft comes back
+        await pilot.press("ctrl+j")
+        await pilot.press(*"more")
+        assert app.prompt.text == "draft\nmore"
+
+
+async def test_new_chat_help_and_export_notice(sessions_dir: Path) -> None:
+    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "question")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        first_id = app.conversation.id
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert app.conversation.id != first_id
+        assert not app.chat_log.children
+        assert (sessions_dir / f"{first_id}.json").exists()
+
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "/export" in app.screen.markdown
+        assert "| `Ctrl+N` | New chat |" in app.screen.markdown
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        notes = _notifications(app)
+        import importlib.util
+
+        if importlib.util.find_spec("assistant.proposal") is None:
+            assert any("not available" in n for n in notes)
+
+
+async def test_copy_answer_and_card_table(sessions_dir: Path) -> None:
+    engine = FakeEngine(
+        tool_calls=[("estimate_memory", {"gpu": "L4"}, MEMORY_RESULT)],
+    )
+    app = GpuSizerApp(engine, sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "q")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "Fits on **1× L4** with room for KV cache."
+        app.query_one(ToolCard).action_copy_table()
+        assert app.clipboard.splitlines()[0] == "| field | value |"
+        assert "| headroom | 5.79 GB |" in app.clipboard
+
+
+async def test_header_shows_mode_and_keymap_remap(sessions_dir: Path, tmp_path: Path) -> None:
+    from assistant.config import Settings
+
+    settings = Settings(keybindings={"new_session": "ctrl+b", "send": "enter"})
+    app = GpuSizerApp(FakeEngine(), settings=settings, sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.sub_title == "offline · scripted test engine"
+        await _type(pilot, app, "q")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        first_id = app.conversation.id
+        await pilot.press("ctrl+b")  # remapped from ctrl+n in the config's keybindings table
+        await pilot.pause()
+        assert app.conversation.id != first_id
