@@ -4,7 +4,18 @@
 runs a turn. The LLM engine reuses the parser and planner to pre-compute tool results.
 """
 
+from assistant.offline.engine import OfflineEngine, previous_workload
 from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser import parse_workload
+from assistant.offline.planner import PlannedCall, plan_cost_call, plan_tool_calls
 
-__all__ = ["GpuMention", "ParsedWorkload", "parse_workload"]
+__all__ = [
+    "GpuMention",
+    "OfflineEngine",
+    "ParsedWorkload",
+    "PlannedCall",
+    "parse_workload",
+    "plan_cost_call",
+    "plan_tool_calls",
+    "previous_workload",
+]

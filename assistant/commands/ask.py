@@ -1,0 +1,95 @@
+"""`gpu-sizer ask "QUESTION"`: one-shot answer on stdout.
+
+Uses the configured endpoint when there is one (`assistant.engines.make_engine`), the offline
+engine otherwise or with `--offline`. `--json` prints the parsed workload, the tool calls with
+their results, and the answer. The offline path never imports openai or textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from assistant.conversation import Conversation
+from assistant.engine_base import Engine
+from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from tools.errors import ToolInputError
+
+
+def add_parser(subparsers: Any, help_text: str) -> None:
+    """Register `ask` and its flags (endpoint overrides from assistant.config)."""
+    from assistant.config import add_config_arguments
+
+    parser = subparsers.add_parser("ask", help=help_text, description=help_text)
+    parser.add_argument("question", nargs="+", help="the sizing question, in plain language")
+    parser.add_argument(
+        "--json", action="store_true", help="print workload, tool calls, results and answer"
+    )
+    add_config_arguments(parser)
+
+
+def _engine(args: argparse.Namespace) -> Engine:
+    if getattr(args, "offline", False):
+        from assistant.offline import OfflineEngine
+
+        return OfflineEngine()
+    from assistant.config import load_config, overrides_from_args
+    from assistant.engines import make_engine
+
+    return make_engine(load_config(overrides_from_args(args)))
+
+
+async def _run_turn(engine: Engine, question: str, stream: bool) -> tuple[Done | None, list[Any]]:
+    conversation = Conversation(mode=engine.mode)
+    done: Done | None = None
+    events: list[Any] = []
+    async for event in engine.run_turn(conversation, question):
+        events.append(event)
+        if isinstance(event, TextDelta) and stream:
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+        elif isinstance(event, Notice | ErrorEvent):
+            print(event.message, file=sys.stderr)
+        elif isinstance(event, Done):
+            done = event
+    return done, events
+
+
+def _json_report(question: str, engine: Engine, done: Done | None, events: list[Any]) -> str:
+    calls: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if isinstance(event, ToolCallStarted):
+            calls[event.call_id] = {"name": event.name, "arguments": event.arguments}
+        elif isinstance(event, ToolResult) and event.call_id in calls:
+            calls[event.call_id] |= {"result": event.result, "is_error": event.is_error}
+    workload: dict[str, Any] | None = None
+    if engine.mode == "offline":
+        from assistant.offline import parse_workload
+
+        workload = parse_workload(question).model_dump(mode="json", exclude_defaults=True)
+    report = {
+        "question": question,
+        "engine": engine.mode,
+        "workload": workload,
+        "tool_calls": list(calls.values()),
+        "answer": done.text if done else None,
+        "unverified_figures": list(done.unverified_figures) if done else [],
+    }
+    return json.dumps(report, indent=2, ensure_ascii=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Answer one question; exit 0, or 1 when the turn ended in an error."""
+    question = " ".join(args.question).strip()
+    if not question:
+        raise ToolInputError("question", "is empty", "a sizing question in plain language")
+    engine = _engine(args)
+    done, events = asyncio.run(_run_turn(engine, question, stream=not args.json))
+    if args.json:
+        print(_json_report(question, engine, done, events))
+    elif done is not None and not done.text.endswith("\n"):
+        print()
+    return 1 if any(isinstance(e, ErrorEvent) for e in events) else 0

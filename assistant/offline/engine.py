@@ -1,0 +1,190 @@
+"""`OfflineEngine`: the Engine protocol without a model endpoint.
+
+A turn: parse the text (refining the previous turn's workload, which is stored on the assistant
+message that carries the tool calls, so it is derivable from the saved conversation), ask one
+question if a verdict-changing fact is missing, else run the planned calls through the same
+tool registry the LLM engine uses, append them as OpenAI-format `tool_calls` + `tool` messages,
+then stream the rendered Markdown answer and end with `Done`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Literal
+
+from assistant.conversation import Conversation
+from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import PlannedCall, plan_cost_call, plan_tool_calls
+from assistant.offline.render import (
+    CallResult,
+    bytes_from,
+    per_gpu_figure,
+    render_answer,
+    render_question,
+)
+from tools.catalog import get_catalog
+
+if TYPE_CHECKING:
+    from assistant.registry import Registry
+
+WORKLOAD_KEY = "offline_workload"
+"""Key of the parsed workload on the assistant tool-call message (local: never sent to an API,
+the LLM engine sends only role/content/tool_calls/tool_call_id/name)."""
+
+
+def previous_workload(conversation: Conversation) -> ParsedWorkload | None:
+    """The workload of the latest turn that had one, rebuilt from the conversation."""
+    for message in reversed(conversation.messages):
+        data = message.get(WORKLOAD_KEY)
+        if isinstance(data, dict):
+            try:
+                return ParsedWorkload.model_validate(data)
+            except ValueError:
+                return None
+    return None
+
+
+def ambiguous_gpu_question(parsed: ParsedWorkload, memory: list[CallResult]) -> str | None:
+    """A question when a GPU name covers variants on which the memory verdict differs.
+
+    The verdict per variant compares the estimate's per-GPU need with that variant's usable
+    memory scaled by the same engine utilisation the tool applied (budget / usable).
+    """
+    catalog = get_catalog()
+    for mention in parsed.gpus:
+        if mention.gpu is None or not mention.variants:
+            continue
+        call = next((c for c in memory if c.arguments.get("gpu") == mention.gpu), None)
+        if call is None or call.is_error:
+            continue
+        needed = bytes_from(call.result, "per_gpu")
+        budget = per_gpu_figure(call.result, "budget")
+        usable = per_gpu_figure(call.result, "usable")
+        if needed is None or budget is None or usable is None or usable <= 0:
+            continue
+        utilisation = budget / usable
+        verdicts: dict[bool, list[str]] = {True: [], False: []}
+        for gpu_id in mention.variants:
+            gpu = catalog.gpus[gpu_id]
+            fits = needed <= gpu.usable_memory_bytes * utilisation
+            verdicts[fits].append(gpu.name.removeprefix("NVIDIA "))
+        if verdicts[True] and verdicts[False]:
+            return (
+                f"Which '{mention.text}' do you mean? It fits on {', '.join(verdicts[True])} "
+                f"but not on {', '.join(verdicts[False])}."
+            )
+    return None
+
+
+class OfflineEngine:
+    """Answers sizing questions with the parser, the tools and Markdown templates."""
+
+    mode: Literal["llm", "offline"] = "offline"
+    label: str = "offline · built-in parser + tools"
+
+    def __init__(self, registry: Registry | None = None) -> None:
+        self._registry = registry
+
+    @property
+    def registry(self) -> Registry:
+        if self._registry is None:
+            from assistant.registry import default_registry
+
+            self._registry = default_registry()
+        return self._registry
+
+    def _run(
+        self, conversation: Conversation, planned: list[PlannedCall], parsed: ParsedWorkload
+    ) -> tuple[list[Event], list[CallResult]]:
+        """Run one round of calls: events plus the OpenAI-format messages appended."""
+        events: list[Event] = []
+        results: list[CallResult] = []
+        base = len([m for m in conversation.messages if m.get("role") == "tool"])
+        ids = [f"offline_{base + i + 1}" for i in range(len(planned))]
+        conversation.add(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                    }
+                    for call_id, call in zip(ids, planned, strict=True)
+                ],
+                WORKLOAD_KEY: parsed.model_dump(mode="json", exclude_defaults=True),
+            }
+        )
+        for call_id, call in zip(ids, planned, strict=True):
+            events.append(ToolCallStarted(call_id, call.name, call.arguments))
+            outcome = self.registry.call(call.name, call.arguments)
+            events.append(ToolResult(call_id, call.name, outcome.result, outcome.is_error))
+            conversation.add(
+                {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "name": call.name,
+                    "content": outcome.content,
+                }
+            )
+            results.append(CallResult(call.name, call.arguments, outcome.result, outcome.is_error))
+        return events, results
+
+    async def run_turn(self, conversation: Conversation, user_text: str) -> AsyncIterator[Event]:
+        """One turn; see the module docstring. Always ends with exactly one `Done`."""
+        conversation.add({"role": "user", "content": user_text})
+        partial: list[str] = []
+        try:
+            parsed = parse_workload(user_text, previous_workload(conversation))
+            planned = plan_tool_calls(parsed)
+            results: list[CallResult] = []
+            text: str
+            if not planned:
+                text = render_question(parsed)
+            else:
+                events, results = self._run(conversation, planned, parsed)
+                for event in events:
+                    yield event
+                memory = [r for r in results if r.name == "estimate_memory"]
+                question = ambiguous_gpu_question(parsed, memory)
+                recommend = next((r for r in results if r.name == "recommend"), None)
+                cost_call = None
+                if question is None and recommend is not None and not recommend.is_error:
+                    cost_call = plan_cost_call(parsed, recommend.result)
+                if cost_call is not None and cost_call.name in self.registry.specs:
+                    events, more = self._run(conversation, [cost_call], parsed)
+                    results += more
+                    for event in events:
+                        yield event
+                text = (
+                    render_question(parsed, question)
+                    if question
+                    else render_answer(parsed, results)
+                )
+            for paragraph in _paragraphs(text):
+                partial.append(paragraph)
+                yield TextDelta(paragraph)
+                await asyncio.sleep(0)
+            conversation.add({"role": "assistant", "content": text})
+            yield Done(text=text, conversation=conversation)
+        except (asyncio.CancelledError, GeneratorExit):
+            if partial:
+                conversation.add(
+                    {"role": "assistant", "content": "".join(partial), "cancelled": True}
+                )
+            raise
+        except Exception as exc:  # a bug must end the turn cleanly, with the reason shown
+            message = f"The offline engine failed ({type(exc).__name__}: {exc})."
+            yield ErrorEvent(message, kind="internal")
+            conversation.add({"role": "assistant", "content": message, "error": True})
+            yield Done(text=message, conversation=conversation)
+
+
+def _paragraphs(text: str) -> list[str]:
+    parts = text.split("\n\n")
+    return [p + ("\n\n" if i < len(parts) - 1 else "") for i, p in enumerate(parts)]

@@ -1,0 +1,174 @@
+"""`ParsedWorkload` → the tool calls that answer it (names and arguments of registered tools).
+
+The arguments are exactly what a model would send: `estimate_memory` takes
+`tools.memory.MemoryRequest` fields, `recommend` takes `tools.workload.Workload` fields and
+`compare_costs` the cost tool's request. Defaults the parser did not get from the text are left
+to the tools, which state them in their assumptions. No figure is computed here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.offline.parsed import ParsedWorkload
+from tools.catalog import get_catalog
+
+# How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one.
+_MAX_CAPACITY_MATCHES = 3
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One tool call: the registered tool `name` and its JSON-ready `arguments`."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+def _model_args(parsed: ParsedWorkload) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    if parsed.model is not None:
+        args["model"] = parsed.model
+    elif parsed.params is not None:
+        args["params"] = parsed.params
+    for name in ("weights", "kv_dtype", "engine", "lora_rank", "checkpointing"):
+        value = getattr(parsed, name)
+        if value is not None:
+            args[name] = value
+    if parsed.task is not None:
+        args["task"] = parsed.task
+    return args
+
+
+def _context(parsed: ParsedWorkload) -> int | None:
+    if parsed.context is not None:
+        return parsed.context
+    if parsed.tokens_per_example is not None:
+        return parsed.tokens_per_example
+    return None
+
+
+def gpus_with_capacity(memory_bytes: int) -> list[str]:
+    """Catalog GPUs marketed with exactly `memory_bytes` (a '48 GB GPU'), catalog order."""
+    return [g.id for g in get_catalog().gpus.values() if g.memory_bytes == memory_bytes]
+
+
+def memory_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
+    """One `estimate_memory` call per GPU configuration the user named (or none named)."""
+    base = _model_args(parsed)
+    context = _context(parsed)
+    if context is not None:
+        base["context"] = context
+    batch = parsed.users or parsed.batch
+    if batch is not None:
+        base["batch"] = batch
+    if parsed.optimizer is not None and parsed.task not in (None, "inference"):
+        base["optimizer"] = parsed.optimizer
+    configs: list[tuple[str | None, int | None]] = [(m.gpu, m.count) for m in parsed.gpus]
+    if not configs and parsed.gpu_memory_bytes is not None:
+        matches = gpus_with_capacity(parsed.gpu_memory_bytes)[:_MAX_CAPACITY_MATCHES]
+        configs = [(gpu_id, parsed.gpu_count) for gpu_id in matches]
+    if not configs:
+        configs = [(None, parsed.gpu_count)]
+    calls: list[PlannedCall] = []
+    for gpu_id, count in configs:
+        args = dict(base)
+        if gpu_id is not None:
+            args["gpu"] = gpu_id
+        if count is not None and count > 1:
+            args["gpus"] = count
+            if parsed.task in (None, "inference"):
+                args["tp"] = count  # serving shards one replica across the GPUs named
+        call = PlannedCall("estimate_memory", args)
+        if call not in calls:
+            calls.append(call)
+    return calls
+
+
+def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
+    """`tools.workload.Workload` fields for the recommender (only what the text said)."""
+    args = _model_args(parsed)
+    training = parsed.task not in (None, "inference")
+    if parsed.prompt_tokens is not None:
+        args["prompt_tokens"] = parsed.prompt_tokens
+    if parsed.output_tokens is not None:
+        args["output_tokens"] = parsed.output_tokens
+    context = _context(parsed)
+    if context is not None:
+        args["sequence_length" if training else "context"] = context
+    users = parsed.users or parsed.batch
+    if users is not None and not training:
+        args["users"] = users
+    for name in ("tokens_per_s", "tokens_per_s_per_user", "ttft_s", "deadline_hours"):
+        value = getattr(parsed, name)
+        if value is not None:
+            args[name] = value
+    if parsed.train_tokens is not None:
+        args["train_tokens"] = parsed.train_tokens
+    if parsed.objective is not None:
+        args["objective"] = parsed.objective
+    constraints: dict[str, Any] = {}
+    named = parsed.named_gpu_ids
+    if not named and parsed.gpu_memory_bytes is not None:
+        named = gpus_with_capacity(parsed.gpu_memory_bytes)
+    if named:
+        constraints["only_gpus"] = named
+    if parsed.gpu_count is not None and not parsed.gpus:
+        constraints["max_gpus"] = parsed.gpu_count
+    if parsed.interconnects == ["nvlink"]:
+        constraints["require_fast_interconnect"] = True
+    if parsed.region is not None:
+        constraints["region"] = parsed.region
+    hourly_usd = parsed.budget_currency == "USD" and parsed.budget_period == "hour"
+    if hourly_usd and parsed.budget_amount is not None:
+        constraints["budget_usd_per_hour"] = parsed.budget_amount
+    if constraints:
+        args["constraints"] = constraints
+    if "deadline_hours" in args and "train_tokens" not in args:
+        del args["deadline_hours"]  # the recommender needs the data size to use a deadline
+    return args
+
+
+def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
+    """The calls that answer `parsed`, in order; empty while a verdict-changing fact is missing.
+
+    Memory for each named configuration first (the verdict), then the recommender over the
+    allowed GPUs (options, throughput, latency). The cost call depends on the recommender's
+    options, so the engine plans it afterwards with `plan_cost_call`.
+    """
+    if parsed.questions or not parsed.has_model:
+        return []
+    return [*memory_calls(parsed), PlannedCall("recommend", workload_arguments(parsed))]
+
+
+def plan_cost_call(
+    parsed: ParsedWorkload, recommend_result: dict[str, Any], limit: int = 3
+) -> PlannedCall | None:
+    """A `compare_costs` call pricing the recommender's best `limit` fitting options.
+
+    `recommend_result` is the recommend tool's compact result (registry form). None when no
+    option fits. Training is priced by GPU-hours, serving by the option's aggregate tokens/s.
+    """
+    options = [o for o in recommend_result.get("options", []) if o.get("fits")][:limit]
+    if not options:
+        return None
+    training = parsed.task not in (None, "inference")
+    rows: list[dict[str, Any]] = []
+    for option in options:
+        row: dict[str, Any] = {"gpu": option["gpu"], "count": option["count"]}
+        if training and option.get("training_hours") is not None:
+            row["hours"] = option["training_hours"]
+        elif option.get("aggregate_tokens_per_s") is not None:
+            row["aggregate_tokens_per_s"] = option["aggregate_tokens_per_s"]
+        if option.get("tp"):
+            row["tp"] = option["tp"]
+        rows.append(row)
+    args: dict[str, Any] = {"options": rows}
+    if recommend_result.get("model_id"):
+        args["model_id"] = recommend_result["model_id"]
+    if parsed.region == "eu":
+        args["eu_only"] = True
+    if parsed.deadline_hours is not None and training:
+        args["deadline_hours"] = parsed.deadline_hours
+    return PlannedCall("compare_costs", args)

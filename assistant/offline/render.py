@@ -1,0 +1,283 @@
+"""Markdown answers from tool results: verdict first, then figures, breakdown, options with cost,
+assumptions and what to ask next.
+
+Results arrive in the registry's compact form (`*_GB` = 10^9 bytes; `breakdown` values in bytes),
+so every figure shown is a tool figure converted for display. Memory is shown in GiB (2^30
+bytes, as nvidia-smi reports), one unit family per table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from assistant.offline.parsed import ParsedWorkload
+from tools.catalog import get_catalog
+from tools.units import GB, GiB, format_bytes, format_count
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One executed tool call, as the renderer needs it."""
+
+    name: str
+    arguments: dict[str, Any]
+    result: dict[str, Any]
+    is_error: bool = False
+
+
+def bytes_from(result: dict[str, Any], name: str) -> float | None:
+    """A byte figure from a compact result: `name_bytes`, or `name_GB` × 10^9."""
+    if isinstance(result.get(f"{name}_bytes"), int | float):
+        return float(result[f"{name}_bytes"])
+    if isinstance(result.get(f"{name}_GB"), int | float):
+        return float(result[f"{name}_GB"]) * GB
+    return None
+
+
+def per_gpu_figure(result: dict[str, Any], name: str) -> float | None:
+    """`<name>_bytes_per_gpu` of a memory result (the registry keeps these in bytes)."""
+    value = result.get(f"{name}_bytes_per_gpu")
+    if isinstance(value, int | float):
+        return float(value)
+    return bytes_from(result, f"{name}_per_gpu")
+
+
+def _gib(num_bytes: float | None) -> str:
+    return "n/a" if num_bytes is None else format_bytes(num_bytes, "GiB", 1)
+
+
+def _gpu_name(gpu_id: str | None) -> str:
+    if gpu_id is None:
+        return "one GPU"
+    gpu = get_catalog().gpus.get(gpu_id)
+    return gpu.name.removeprefix("NVIDIA ") if gpu else gpu_id
+
+
+def _config_label(arguments: dict[str, Any]) -> str:
+    count = int(arguments.get("gpus", 1))
+    return f"{count}× {_gpu_name(arguments.get('gpu'))}"
+
+
+def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -> str | None:
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in [*recommend.result.get("options", []), *recommend.result.get("rejected", [])]:
+        if option.get("gpu") == gpu_id and option.get("count") == count and option.get("fits"):
+            kv = bytes_from(option, "kv_cache_capacity")
+            tokens = option.get("kv_cache_capacity_tokens")
+            if kv is not None:
+                text = f"{_gib(kv)} left for KV cache"
+                return text + (f" ({int(tokens):,} tokens)" if tokens is not None else "")
+    return None
+
+
+def verdict_lines(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
+    """One line per configuration sized: fits or not, needed vs budget per GPU."""
+    lines: list[str] = []
+    for call in memory:
+        if call.is_error:
+            lines.append(f"- Could not size {_config_label(call.arguments)}: {_error(call)}")
+            continue
+        r = call.result
+        needed = bytes_from(r, "per_gpu")
+        budget = per_gpu_figure(r, "budget")
+        headroom = bytes_from(r, "headroom")
+        label = _config_label(call.arguments)
+        if call.arguments.get("gpu") is None or r.get("fits") is None:
+            lines.append(f"**Needs {_gib(needed)} per GPU** ({label}; no GPU named).")
+            continue
+        count = int(call.arguments.get("gpus", 1))
+        if r.get("fits"):
+            kv = _kv_capacity(recommend, call.arguments.get("gpu"), count)
+            extra = f" with {kv}" if kv else f" with {_gib(headroom)} headroom per GPU"
+            lines.append(
+                f"**Fits on {label}**{extra} — needs {_gib(needed)} of {_gib(budget)} per GPU."
+            )
+        else:
+            over = None if headroom is None else -headroom
+            lines.append(
+                f"**Does not fit on {label}** — needs {_gib(needed)} per GPU, budget "
+                f"{_gib(budget)} ({_gib(over)} over)."
+            )
+    return lines
+
+
+def _error(call: CallResult) -> str:
+    r = call.result
+    text = str(r.get("error") or r.get("problem") or "rejected")
+    if r.get("field"):
+        text = f"{r['field']}: {text}"
+    return text
+
+
+def key_figures(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
+    """Parameter counts, weights and KV bytes per token."""
+    source = next((c.result for c in memory if not c.is_error), None)
+    if source is None and recommend is not None and not recommend.is_error:
+        source = recommend.result
+    if source is None:
+        return []
+    lines: list[str] = []
+    total, active = source.get("total_params"), source.get("active_params")
+    if total:
+        text = f"- Parameters: {format_count(total)}"
+        if active and active != total:
+            text += f" total, {format_count(active)} active per token"
+        lines.append(text)
+    kv = source.get("kv_cache_bytes_per_token")
+    if kv is None and source.get("kv_cache_per_token_GB") is not None:
+        kv = source["kv_cache_per_token_GB"] * GB
+    if kv:
+        lines.append(f"- KV cache: {int(kv):,} bytes per token (whole model)")
+    return lines
+
+
+def breakdown_table(call: CallResult) -> list[str]:
+    """Per-GPU memory components of one estimate, GiB."""
+    breakdown = call.result.get("breakdown")
+    if not isinstance(breakdown, dict) or call.is_error:
+        return []
+    rows = ["| component | per GPU (GiB) |", "|---|---:|"]
+    for name, value in breakdown.items():
+        if isinstance(value, int | float) and value:
+            num_bytes = value * GB if name.endswith("_GB") else value
+            rows.append(f"| {name.removesuffix('_GB')} | {num_bytes / GiB:,.2f} |")
+    return rows if len(rows) > 2 else []
+
+
+def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, Any]]:
+    best: dict[tuple[str, int], dict[str, Any]] = {}
+    if cost is None or cost.is_error:
+        return best
+    for row in cost.result.get("rows", []):
+        usd = row.get("usd_per_hour")
+        if usd is None or row.get("tier") not in (None, "on_demand"):
+            continue
+        key = (row.get("gpu", ""), int(row.get("count", 0)))
+        if key not in best or usd < best[key]["usd_per_hour"]:
+            best[key] = row
+    return best
+
+
+def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5) -> list[str]:
+    """The recommender's best options per GPU (fitting first), with on-demand cost if priced."""
+    options = recommend.result.get("options", [])[:limit]
+    if not options:
+        return []
+    prices = _cheapest_usd(cost)
+    training = any(o.get("training_hours") is not None for o in options)
+    head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
+    head += "training hours |" if training else "KV tokens | tok/s per user | TTFT (s) |"
+    head += " on-demand USD/h |"
+    rows = [head, "|" + "---|" * (head.count("|") - 1)]
+    for o in options:
+        per_gpu = bytes_from(o, "per_gpu")
+        price = prices.get((o.get("gpu", ""), int(o.get("count", 0))))
+        usd = "not priced"
+        if price is not None:
+            usd = f"{price['usd_per_hour']:,.2f} ({price.get('provider')}, {price.get('as_of')})"
+        cells = [
+            _gpu_name(o.get("gpu")),
+            str(o.get("count")),
+            f"{o.get('tp')}×{o.get('pp')}×{o.get('dp')}",
+            "yes" if o.get("fits") else "no",
+            "yes" if o.get("meets_targets") else "no",
+            "n/a" if per_gpu is None else f"{per_gpu / GiB:,.1f}",
+        ]
+        if training:
+            hours = o.get("training_hours")
+            cells.append("n/a" if hours is None else f"{hours:,.1f}")
+        else:
+            tokens = o.get("kv_cache_capacity_tokens")
+            speed = o.get("decode_tokens_per_s_per_seq")
+            ttft = o.get("ttft_s")
+            cells += [
+                "n/a" if tokens is None else f"{int(tokens):,}",
+                "n/a" if speed is None else f"{speed:,.1f}",
+                "n/a" if ttft is None else f"{ttft:,.3f}",
+            ]
+        cells.append(usd)
+        rows.append("| " + " | ".join(cells) + " |")
+    return rows
+
+
+def follow_ups(parsed: ParsedWorkload) -> list[str]:
+    """What to ask next: the facts that were defaulted and would move the answer."""
+    asks: list[str] = []
+    inference = parsed.task in (None, "inference")
+    if parsed.context is None and parsed.prompt_tokens is None:
+        asks.append("How long are prompts and answers (tokens)? The KV cache grows with both.")
+    if inference and parsed.users is None and parsed.batch is None:
+        asks.append("How many users generate at the same time?")
+    if parsed.weights is None:
+        asks.append("Which precision (bf16, fp8, int8, 4-bit AWQ/GPTQ, GGUF)?")
+    if inference and parsed.ttft_s is None and parsed.tokens_per_s_per_user is None:
+        asks.append("Any latency target (time to first token, tokens/s per user)?")
+    if not inference and parsed.train_tokens is None:
+        asks.append("How much training data (tokens, or examples × tokens each)?")
+    if not parsed.gpus and parsed.gpu_memory_bytes is None:
+        asks.append("Any GPU already available, or a budget per month?")
+    return asks[:3]
+
+
+def _section(title: str, lines: list[str]) -> list[str]:
+    return [f"\n**{title}**\n", *lines] if lines else []
+
+
+def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
+    """The full answer for one turn (Markdown)."""
+    memory = [c for c in calls if c.name == "estimate_memory"]
+    recommend = next((c for c in calls if c.name == "recommend"), None)
+    cost = next((c for c in calls if c.name == "compare_costs"), None)
+    out: list[str] = verdict_lines(memory, recommend)
+    if not memory and recommend is not None and not recommend.is_error:
+        best = next((o for o in recommend.result.get("options", []) if o.get("fits")), None)
+        if best is not None:
+            out.append(f"**Smallest fitting option: {best['count']}× {_gpu_name(best['gpu'])}.**")
+    out += _section("Key figures", key_figures(memory, recommend))
+    first = next((c for c in memory if not c.is_error), None)
+    if first is not None:
+        out += _section(
+            f"Memory per GPU ({_config_label(first.arguments)})", breakdown_table(first)
+        )
+    if recommend is not None:
+        if recommend.is_error:
+            out += _section("Options", [f"- The recommender could not run: {_error(recommend)}"])
+        else:
+            out += _section("Best option per GPU", options_table(recommend, cost))
+            out += [f"- {n}" for n in recommend.result.get("notes", [])[:4]]
+            if recommend.result.get("nearest_feasible"):
+                out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
+    if cost is not None and cost.is_error:
+        out += _section("Cost", [f"- Cost comparison unavailable: {_error(cost)}"])
+    assumptions = list(parsed.notes)
+    for call in calls:
+        if not call.is_error:
+            assumptions += [str(a) for a in call.result.get("assumptions", [])]
+            assumptions += [f"warning: {w}" for w in call.result.get("warnings", [])]
+    assumptions = list(dict.fromkeys(assumptions))
+    out += _section("Assumptions", [f"- {a}" for a in assumptions[:14]])
+    asks = follow_ups(parsed)
+    if parsed.unplaced:
+        asks.insert(0, "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced))
+    out += _section("What to ask next", [f"- {a}" for a in asks])
+    return "\n".join(out).strip() + "\n"
+
+
+def render_question(parsed: ParsedWorkload, question: str | None = None) -> str:
+    """A clarifying question instead of an answer, with what was understood so far."""
+    ask = question or (parsed.questions[0] if parsed.questions else "Which model?")
+    understood = [
+        f"{name}: {value}"
+        for name, value in parsed.model_dump(
+            exclude_defaults=True, exclude={"text", "notes", "questions", "unplaced", "gpus"}
+        ).items()
+    ]
+    understood += [f"GPU: {m.count or ''}{'× ' if m.count else ''}{m.text}" for m in parsed.gpus]
+    lines = [f"**One question before I size this:** {ask}"]
+    if understood:
+        lines += ["", "So far I have: " + "; ".join(understood) + "."]
+    if parsed.unplaced:
+        lines += ["", "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
+    return "\n".join(lines) + "\n"

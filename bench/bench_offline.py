@@ -1,0 +1,55 @@
+"""`gpu-sizer ask --offline` end to end from a cold start (fresh interpreter), target < 1 s.
+
+Each run starts a new Python process, so imports, catalog loading and regex compilation are
+all counted, as a user typing the command would see them.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET_S = 1.0
+QUESTIONS = (
+    "Llama 3.1 70B on 2x H100 vs 1x H200 for 40 users with 16k context",
+    "QLoRA of a 65B on one 48 GB GPU",
+    "Mixtral 8x7B in fp8 for 100 concurrent chats, TTFT under 500 ms",
+)
+
+
+def _cold_run(question: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "assistant", "ask", "--offline", question],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - start
+
+
+def run(repeat: int = 3) -> dict[str, Any]:
+    """Median and worst cold-start wall time per question, seconds, against the 1 s target."""
+    rows = []
+    for question in QUESTIONS:
+        samples = sorted(_cold_run(question) for _ in range(repeat))
+        rows.append(
+            {
+                "question": question,
+                "median_s": statistics.median(samples),
+                "max_s": samples[-1],
+                "meets_target": samples[-1] < TARGET_S,
+            }
+        )
+    return {"target_s": TARGET_S, "runs_per_question": repeat, "rows": rows}
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(run(), indent=2))
