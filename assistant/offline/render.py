@@ -246,7 +246,8 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
             out += _section("Options", [f"- The recommender could not run: {_error(recommend)}"])
         else:
             out += _section("Best option per GPU", options_table(recommend, cost))
-            out += [f"- {n}" for n in recommend.result.get("notes", [])[:4]]
+            notes = [f"- {n}" for n in recommend.result.get("notes", [])[:4]]
+            out += ["", *notes] if notes else []
             if recommend.result.get("nearest_feasible"):
                 out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
     if cost is not None and cost.is_error:
