@@ -1,0 +1,463 @@
+"""`estimate_memory`: memory per GPU for a model and workload, by component, with assumptions.
+
+The per-GPU total is the sum of the breakdown (weights, kv_cache, activations, gradients,
+optimizer, overhead). Consumers rely on that identity: the KV capacity left on a GPU is
+budget − (per_gpu_bytes − breakdown["kv_cache"]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tools.architecture import Architecture
+from tools.catalog import get_catalog
+from tools.errors import ToolInputError
+from tools.memory.activations import (
+    ActivationBytes,
+    inference_activation_bytes,
+    training_activation_bytes,
+)
+from tools.memory.formats import FORMAT_RULES, normalize_format
+from tools.memory.kv_cache import (
+    VLLM_BLOCK_TOKENS,
+    kv_cache_bytes,
+    kv_cache_bytes_per_token,
+)
+from tools.memory.model import ResolvedModel, resolve_model
+from tools.memory.overhead import (
+    CUBLAS_WORKSPACE,
+    CUDA_CONTEXT,
+    VLLM_CUDA_GRAPHS,
+    VLLM_GPU_MEMORY_UTILIZATION,
+    VLLM_MAX_NUM_BATCHED_TOKENS,
+)
+from tools.memory.request import Component, MemoryEstimate, MemoryRequest
+from tools.memory.sharding import Layout, plan_layout, worst_stage
+from tools.memory.tensors import LORA_TARGETS, layer_shapes
+from tools.memory.training import (
+    adafactor_state_entries,
+    adapter_state_bytes,
+    lora_params,
+    state_bytes_per_param,
+)
+from tools.memory.weights import weight_bytes
+from tools.units import format_bytes
+
+DEFAULT_CONTEXT = 4096
+"""Tokens per sequence when none is given (a common serving/fine-tuning length)."""
+DEFAULT_LORA_RANK = 8
+"""PEFT LoraConfig default r = 8."""
+DEFAULT_QLORA_RANK = 64
+"""QLoRA paper (arXiv 2305.14314 §4/Appendix): r = 64 on all linear layers."""
+BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
+
+
+@dataclass
+class _Parts:
+    """Components as they are built, in breakdown order."""
+
+    components: dict[str, Component] = field(default_factory=dict)
+    assumptions: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    host_ram: int = 0
+    trainable: int = 0
+
+    def add(self, name: str, nbytes: int, formula: str, *assumptions: str) -> None:
+        self.components[name] = Component(
+            name=name,
+            bytes_per_gpu=max(0, int(nbytes)),
+            formula=formula,
+            assumptions=list(assumptions),
+        )
+
+
+def _weight_format(req: MemoryRequest, resolved: ResolvedModel) -> str:
+    if req.weights is not None:
+        fmt = req.weights
+        if req.task == "full" and fmt not in ("bf16", "fp16", "fp32"):
+            raise ToolInputError(
+                "weights",
+                f"full fine-tuning updates every weight, which {fmt} cannot hold",
+                "bf16, fp16 or fp32 for task=full (use task=qlora for a 4-bit base)",
+            )
+        return fmt
+    if req.task == "qlora":
+        return "nf4-dq"
+    if req.task == "inference" and resolved.checkpoint_format:
+        return normalize_format(resolved.checkpoint_format)
+    return "bf16"
+
+
+def _context(req: MemoryRequest, arch: Architecture, parts: _Parts) -> int:
+    if req.context is None:
+        context = min(DEFAULT_CONTEXT, arch.max_context)
+        parts.assumptions.append(
+            f"Context: {context} tokens per sequence (default; set --context)."
+        )
+        return context
+    if req.context > arch.max_context:
+        parts.warnings.append(
+            f"context {req.context:,} tokens exceeds the model's maximum of "
+            f"{arch.max_context:,} (max_position_embeddings); quality past it is not assured"
+        )
+    return req.context
+
+
+def _inference_weights(
+    req: MemoryRequest, resolved: ResolvedModel, fmt: str, layout: Layout, parts: _Parts
+) -> tuple[int, int]:
+    """Adds the weights component; returns (bytes per GPU, layers on the worst stage)."""
+    arch = resolved.architecture
+    wb = weight_bytes(
+        arch,
+        fmt,
+        tp=layout.tp,
+        group_size=req.group_size,
+        keep_16bit=req.keep_16bit,
+        total_params=resolved.stated_params,
+    )
+    stage = worst_stage(wb, layout.pp)
+    whole = weight_bytes(
+        arch,
+        fmt,
+        group_size=req.group_size,
+        keep_16bit=req.keep_16bit,
+        total_params=resolved.stated_params,
+    )
+    per_param = whole.total / resolved.total_params
+    notes = [
+        f"{FORMAT_RULES[fmt].description}; whole model {format_bytes(whole.total, 'GB')} "
+        f"= {per_param:.3f} bytes per parameter over {resolved.total_params:,} parameters."
+    ]
+    if whole.keep_16bit:
+        sixteen = whole.embedding + whole.lm_head
+        notes.append(
+            f"Kept in 16-bit: {', '.join(whole.keep_16bit)} ({format_bytes(sixteen, 'GB')}); "
+            "quantizers leave the embedding and output layer unquantized (override with "
+            "keep_16bit)."
+        )
+    if fmt in ("bf16", "fp16"):
+        notes.append(
+            "Rule of thumb '2 bytes per parameter' (7B ≈ 14 GB) uses the nominal size; exact "
+            "counts differ (Llama-2-7B has 6.74B parameters → 13.48 GB)."
+        )
+    if arch.moe is not None:
+        notes.append(
+            f"MoE: all {arch.moe.num_experts} experts per layer are resident; "
+            f"{resolved.active_params:,} parameters are active per token."
+        )
+    formula = "Σ tensors × bytes per weight of the format"
+    if layout.tp > 1:
+        formula += f", split over tp={layout.tp} (KV projections and routers replicated)"
+    if layout.pp > 1:
+        formula += f"; worst pipeline stage {stage.stage} of {layout.pp} ({stage.layers} layers)"
+    nbytes = stage.bytes
+    if req.is_training and req.zero == 3 and layout.dp > 1:
+        nbytes = -(-nbytes // layout.dp)
+        formula += f"; frozen base sharded over dp={layout.dp} (ZeRO-3/FSDP)"
+    parts.add("weights", nbytes, formula, *notes)
+    return nbytes, stage.layers
+
+
+def _full_training_state(
+    req: MemoryRequest, resolved: ResolvedModel, layout: Layout, parts: _Parts
+) -> int:
+    """Adds weights, gradients and optimizer for full fine-tuning; returns layers per stage."""
+    arch = resolved.architecture
+    wb = weight_bytes(arch, "bf16", tp=layout.tp, total_params=resolved.stated_params)
+    stage = worst_stage(wb, layout.pp)
+    psi = stage.bytes / 2  # parameters on this GPU before ZeRO
+    parts.trainable = resolved.total_params
+    state = state_bytes_per_param(req.precision, req.optimizer)
+    zero = req.zero or 0
+    dp = layout.dp
+    div_w = dp if zero >= 3 else 1
+    div_g = dp if zero >= 2 else 1
+    div_o = dp if zero >= 1 else 1
+    opt = psi * state.optimizer
+    opt_formula = f"Ψ·{state.optimizer:g}"
+    if req.optimizer == "adafactor":
+        factor_bytes = 2 if req.precision == "bf16" else 4
+        share = psi / resolved.total_params
+        opt += adafactor_state_entries(arch) * share * factor_bytes
+        opt_formula += f" + (rows + cols per matrix)·{factor_bytes} (Adafactor factored)"
+    weights = psi * state.weights / div_w
+    grads = psi * state.gradients / div_g
+    opt /= div_o
+    if req.offload_optimizer:
+        moved = opt
+        if req.precision == "mixed-hf":  # the fp32 master copy lives with the optimizer
+            master = psi * 4 / div_w
+            weights -= master
+            moved += master
+        parts.host_ram = round(moved * layout.gpus)
+        opt = 0
+        parts.assumptions.append(
+            "Optimizer offload (ZeRO-Offload, arXiv 2101.06840): fp32 master weights and "
+            f"optimizer states in host RAM: {format_bytes(parts.host_ram, 'GB')} over all GPUs."
+        )
+    total_per_param = state.weights + state.gradients + state.optimizer
+    sharding = f" (ZeRO-{zero} over dp={dp})" if zero and dp > 1 else ""
+    parts.add(
+        "weights",
+        round(weights),
+        f"Ψ·{state.weights:g}{' / Nd' if div_w > 1 else ''}{sharding}",
+        f"Ψ = {psi:,.0f} parameters on this GPU (tp={layout.tp}, pp={layout.pp}).",
+    )
+    parts.add("gradients", round(grads), f"Ψ·{state.gradients:g}{' / Nd' if div_g > 1 else ''}")
+    parts.add(
+        "optimizer",
+        round(opt),
+        opt_formula + (" / Nd" if div_o > 1 else ""),
+        f"{req.optimizer} with {req.precision} accounting: {total_per_param:g} bytes/param of "
+        f"model state before sharding ({state.source}).",
+    )
+    parts.assumptions.append(
+        f"Training state: {req.precision} accounting, {total_per_param:g} bytes per parameter "
+        f"with {req.optimizer} ({state.source}). Mixed-precision AdamW is 18 B/param in the "
+        "HF docs (7B ≈ 126 GB) and 16 B/param in the ZeRO paper (precision=mixed-zero)."
+    )
+    if zero and dp == 1:
+        parts.warnings.append(f"zero={zero} has no effect with one data-parallel rank")
+    return stage.layers
+
+
+def _adapter_state(
+    req: MemoryRequest, arch: Architecture, layout: Layout, stage_layers: int, parts: _Parts
+) -> None:
+    rank = req.lora_rank or (DEFAULT_QLORA_RANK if req.task == "qlora" else DEFAULT_LORA_RANK)
+    targets = tuple(req.lora_targets or LORA_TARGETS)
+    trainable = lora_params(arch, rank, targets)
+    parts.trainable = trainable
+    share = trainable * stage_layers / arch.num_layers / layout.tp
+    state = adapter_state_bytes(req.optimizer)
+    zero = req.zero or 0
+    dp = layout.dp
+    adapter_weights = share * state.weights / (dp if zero >= 3 else 1)
+    grads = share * state.gradients / (dp if zero >= 2 else 1)
+    opt = share * state.optimizer / (dp if zero >= 1 else 1)
+    if req.offload_optimizer:
+        parts.host_ram = round(opt * layout.gpus)
+        opt = 0
+    base = parts.components["weights"]
+    parts.add(
+        "weights",
+        base.bytes_per_gpu + round(adapter_weights),
+        base.formula + f" + adapters {state.weights:g} B × {trainable:,} LoRA parameters",
+        *base.assumptions,
+        f"LoRA rank {rank} on {', '.join(targets)}: r·(in + out) per matrix = "
+        f"{trainable:,} trainable parameters ({state.source}).",
+    )
+    parts.add("gradients", round(grads), f"adapter parameters × {state.gradients:g} B (bf16)")
+    parts.add(
+        "optimizer",
+        round(opt),
+        f"adapter parameters × {state.optimizer:g} B ({req.optimizer})",
+        "The frozen base has no gradients or optimizer state.",
+    )
+    if req.task == "qlora":
+        parts.assumptions.append(
+            "QLoRA (arXiv 2305.14314): NF4 base with double quantization, bf16 adapters, "
+            "paged AdamW (states counted on the GPU; paging only absorbs spikes)."
+        )
+
+
+def _activations(
+    req: MemoryRequest,
+    arch: Architecture,
+    fmt: str,
+    layout: Layout,
+    context: int,
+    engine: str,
+    parts: _Parts,
+) -> None:
+    checkpointing = req.checkpointing if req.checkpointing is not None else req.is_training
+    act: ActivationBytes
+    notes: list[str] = []
+    if req.is_training:
+        act = training_activation_bytes(
+            arch,
+            sequence_tokens=context,
+            micro_batch=req.batch,
+            tp=layout.tp,
+            pp=layout.pp,
+            checkpointing=checkpointing,
+            flash_attention=req.flash_attention,
+        )
+        notes.append(
+            "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, 16-bit activations; "
+            f"checkpointing {'on' if checkpointing else 'off'}, flash attention "
+            f"{'on' if req.flash_attention else 'off'}."
+        )
+        extra = 0
+        if req.task == "qlora":
+            largest = max(lin.rows * lin.cols for s in layer_shapes(arch) for lin in s.linears)
+            extra = largest * 2
+            notes.append(
+                "bitsandbytes dequantizes one weight to bf16 per matmul: the largest "
+                f"matrix, {format_bytes(extra, 'GB')}."
+            )
+        parts.add("activations", act.total + extra, act.formula, *notes)
+        return
+    if req.prefill_chunk_tokens is not None:
+        chunk = req.prefill_chunk_tokens
+    elif engine == "vllm":
+        chunk = int(VLLM_MAX_NUM_BATCHED_TOKENS.value)
+        notes.append(f"Prefill chunk {chunk} tokens: {VLLM_MAX_NUM_BATCHED_TOKENS.source}.")
+    else:
+        chunk = context * req.batch
+        notes.append("Whole prompt batch in one forward pass (no chunked prefill).")
+    act = inference_activation_bytes(
+        arch,
+        chunk_tokens=chunk,
+        sequences=req.batch,
+        sequence_tokens=context,
+        tp=layout.tp,
+        flash_attention=req.flash_attention,
+    )
+    parts.add("activations", act.total, act.formula, *notes)
+
+
+def _overhead(req: MemoryRequest, engine: str, parts: _Parts) -> None:
+    context_bytes = (
+        req.cuda_context_bytes if req.cuda_context_bytes is not None else CUDA_CONTEXT.value
+    )
+    items = [
+        (CUDA_CONTEXT.name, context_bytes, CUDA_CONTEXT.source),
+        (CUBLAS_WORKSPACE.name, CUBLAS_WORKSPACE.value, CUBLAS_WORKSPACE.source),
+    ]
+    if engine == "vllm":
+        graphs = (
+            req.cuda_graph_bytes if req.cuda_graph_bytes is not None else VLLM_CUDA_GRAPHS.value
+        )
+        items.append((VLLM_CUDA_GRAPHS.name, graphs, VLLM_CUDA_GRAPHS.source))
+    total = sum(int(v) for _, v, _ in items)
+    notes = [f"{name} = {format_bytes(value, 'GiB')}: {source}." for name, value, source in items]
+    parts.add("overhead", total, " + ".join(name for name, _, _ in items), *notes)
+
+
+def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
+    """Memory per GPU (bytes) for `req`, by component, with assumptions and the fit on
+    `req.gpu`. Raises ToolInputError for inputs that cannot be sized (naming the field)."""
+    resolved = resolve_model(req.model, req.params, req.config_path)
+    arch = resolved.architecture
+    parts = _Parts(assumptions=list(resolved.assumptions))
+    layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
+    engine = req.engine or ("transformers" if req.is_training else "vllm")
+    fmt = _weight_format(req, resolved)
+    kv_dtype = req.kv_dtype or "bf16"
+    context = _context(req, arch, parts)
+    if req.task in ("lora", "qlora") and req.lora_rank is not None and req.lora_rank <= 0:
+        raise ToolInputError("lora_rank", "must be positive", "an integer ≥ 1")
+
+    if req.task == "full":
+        stage_layers = _full_training_state(req, resolved, layout, parts)
+    else:
+        _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts)
+        if req.task in ("lora", "qlora"):
+            _adapter_state(req, arch, layout, stage_layers, parts)
+        else:
+            parts.add("gradients", 0, "inference: none")
+            parts.add("optimizer", 0, "inference: none")
+
+    per_token = kv_cache_bytes_per_token(arch, kv_dtype)
+    per_token_gpu = -(
+        -kv_cache_bytes_per_token(arch, kv_dtype, layout.tp) * stage_layers // arch.num_layers
+    )
+    if req.is_training:
+        parts.add("kv_cache", 0, "training: no KV cache")
+    else:
+        block = VLLM_BLOCK_TOKENS if engine == "vllm" else 1
+        kv = kv_cache_bytes(
+            arch,
+            context=context,
+            sequences=req.batch,
+            kv_dtype=kv_dtype,
+            tp=layout.tp,
+            pp=layout.pp,
+            block_tokens=block,
+        )
+        notes = [
+            f"KV cache {kv_dtype}: {per_token:,} bytes per token for the whole model "
+            f"({arch.attention_kind})."
+        ]
+        if arch.sliding_window_layers:
+            notes.append(
+                f"{arch.sliding_window_layers} sliding-window layers hold at most "
+                f"{arch.sliding_window} tokens."
+            )
+        if block > 1:
+            notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")
+        if layout.tp > arch.num_kv_heads and arch.mla is None:
+            notes.append(f"tp={layout.tp} > {arch.num_kv_heads} KV heads: KV heads replicated.")
+        parts.add(
+            "kv_cache",
+            kv,
+            f"per-token bytes × context {context} × {req.batch} sequences"
+            + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
+            *notes,
+        )
+    _activations(req, arch, fmt, layout, context, engine, parts)
+    _overhead(req, engine, parts)
+
+    breakdown = {key: parts.components[key].bytes_per_gpu for key in BREAKDOWN_KEYS}
+    per_gpu = sum(breakdown.values())
+    for comp in parts.components.values():
+        parts.assumptions.extend(comp.assumptions)
+
+    gpu_id: str | None = None
+    usable = budget = headroom = None
+    fits: bool | None = None
+    if req.gpu is not None:
+        spec = get_catalog().gpu(req.gpu)
+        gpu_id = spec.id
+        usable = spec.usable_memory_bytes
+        if engine == "vllm":
+            util = req.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
+            budget = int(usable * util)
+            parts.assumptions.append(
+                f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} × "
+                f"gpu_memory_utilization {util:g} ({VLLM_GPU_MEMORY_UTILIZATION.source})."
+            )
+        else:
+            budget = usable
+            if req.gpu_memory_utilization is not None:
+                parts.warnings.append("gpu_memory_utilization applies to engine=vllm only")
+            parts.assumptions.append(
+                f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} "
+                f"({spec.usable_memory_basis}; as of {spec.as_of})."
+            )
+        headroom = budget - per_gpu
+        fits = headroom >= 0
+
+    return MemoryEstimate(
+        model_id=resolved.id,
+        model_name=resolved.name,
+        task=req.task,
+        weights_format=fmt if req.task != "full" else f"{req.precision} training",
+        kv_dtype=kv_dtype,
+        engine=engine,
+        context=context,
+        batch=req.batch,
+        total_params=resolved.total_params,
+        active_params=resolved.active_params,
+        trainable_params=parts.trainable,
+        per_gpu_bytes=per_gpu,
+        total_bytes=per_gpu * layout.gpus,
+        kv_cache_bytes_per_token=per_token,
+        kv_cache_bytes_per_token_per_gpu=per_token_gpu,
+        breakdown=breakdown,
+        components=[parts.components[key] for key in BREAKDOWN_KEYS],
+        assumptions=parts.assumptions,
+        warnings=parts.warnings,
+        num_gpus=layout.gpus,
+        tp=layout.tp,
+        pp=layout.pp,
+        dp=layout.dp,
+        gpu=gpu_id,
+        usable_bytes_per_gpu=usable,
+        budget_bytes_per_gpu=budget,
+        fits=fits,
+        headroom_bytes=headroom,
+        host_ram_bytes=parts.host_ram,
+    )

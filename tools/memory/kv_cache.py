@@ -1,0 +1,76 @@
+"""KV-cache memory: exact bytes per token, and for a context × concurrent sequences.
+
+Per token (all layers), for a KV dtype of b bytes:
+- MHA/GQA/MQA: 2 (K and V) · layers · kv_heads · head_dim · b. Under tensor parallelism each
+  rank holds ceil(kv_heads / tp) heads (vLLM replicates KV heads when kv_heads < tp).
+  vLLM paper (arXiv 2309.06180 §3): OPT-13B 2 · 40 · 5120 · 2 = 819,200 B ("800 KB").
+- MLA (DeepSeek-V2 paper arXiv 2405.04434 §2.1.2): only the compressed latent and the shared
+  RoPE key are cached: layers · (kv_lora_rank + qk_rope_head_dim) · b. vLLM's MLA backend keeps
+  the full latent on every TP rank (it is not split by heads).
+- Sliding-window layers (Mistral, Gemma 2 local layers, gpt-oss) keep at most `window` tokens.
+- vLLM PagedAttention allocates blocks of 16 tokens (vLLM `--block-size` default 16), so each
+  sequence's length is rounded up to a multiple of 16.
+"""
+
+from __future__ import annotations
+
+from tools.architecture import Architecture
+from tools.memory.formats import BYTE_DTYPES
+
+KV_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "fp32")
+VLLM_BLOCK_TOKENS = 16
+"""vLLM PagedAttention block size, tokens (vLLM engine args: `--block-size`, default 16)."""
+
+
+def kv_heads_per_gpu(arch: Architecture, tp: int = 1) -> int:
+    """KV heads each tensor-parallel rank holds: ceil(kv_heads / tp), at least one."""
+    return -(-arch.num_kv_heads // tp)
+
+
+def kv_cache_bytes_per_layer_token(arch: Architecture, kv_dtype: str = "bf16", tp: int = 1) -> int:
+    """Bytes one layer caches for one token, on one GPU."""
+    b = BYTE_DTYPES[kv_dtype]
+    if arch.mla is not None:
+        return (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim) * b
+    return 2 * kv_heads_per_gpu(arch, tp) * arch.head_dim * b
+
+
+def kv_cache_bytes_per_token(arch: Architecture, kv_dtype: str = "bf16", tp: int = 1) -> int:
+    """KV-cache bytes per token over all layers (per GPU when `tp` > 1), before any sliding
+    window caps it: the rate at which the cache grows for short contexts."""
+    return arch.num_layers * kv_cache_bytes_per_layer_token(arch, kv_dtype, tp)
+
+
+def round_up(tokens: int, block: int) -> int:
+    """`tokens` rounded up to a whole number of `block`-token blocks."""
+    return -(-tokens // block) * block
+
+
+def kv_cache_bytes(
+    arch: Architecture,
+    *,
+    context: int,
+    sequences: int = 1,
+    kv_dtype: str = "bf16",
+    tp: int = 1,
+    pp: int = 1,
+    block_tokens: int = 1,
+) -> int:
+    """KV-cache bytes on one GPU for `sequences` sequences of `context` tokens each.
+
+    Sliding-window layers hold min(context, window) tokens. With pipeline parallelism a GPU
+    holds the layers of one stage: ceil(layers / pp) of them (the largest stage).
+    `block_tokens`: allocation granularity per sequence (16 for vLLM, 1 otherwise).
+    """
+    per_layer = kv_cache_bytes_per_layer_token(arch, kv_dtype, tp)
+    sliding = arch.sliding_window_layers
+    full = arch.num_layers - sliding
+    tokens_full = round_up(context, block_tokens)
+    tokens_sliding = (
+        round_up(min(context, arch.sliding_window), block_tokens) if arch.sliding_window else 0
+    )
+    all_layers = per_layer * (full * tokens_full + sliding * tokens_sliding) * sequences
+    if pp == 1:
+        return all_layers
+    stage_layers = -(-arch.num_layers // pp)
+    return -(-all_layers * stage_layers // arch.num_layers)

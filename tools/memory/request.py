@@ -1,0 +1,294 @@
+"""`MemoryRequest` and `MemoryEstimate`: the memory tool's function-calling schema and result.
+
+Every field states its unit and allowed values, because the same description reaches users
+(`--help`, errors) and language models (the tool schema). `validate_request` is the one place
+where pydantic's ValidationError becomes the project's ToolInputError.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tools.errors import ToolInputError
+from tools.memory.formats import WEIGHT_FORMATS, normalize_format
+from tools.memory.kv_cache import KV_DTYPES
+from tools.memory.tensors import LORA_TARGETS
+from tools.memory.training import OPTIMIZERS, PRECISIONS
+
+Task = Literal["inference", "full", "lora", "qlora"]
+Engine = Literal["vllm", "transformers", "generic"]
+KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
+OptimizerName = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
+PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
+SixteenBitTensor = Literal["embedding", "lm_head"]
+
+MAX_CONTEXT_TOKENS = 10_000_000
+MAX_SEQUENCES = 1_000_000
+MAX_GPUS = 100_000
+
+assert set(KvDtype.__args__) == set(KV_DTYPES)  # type: ignore[attr-defined]
+assert set(OptimizerName.__args__) == set(OPTIMIZERS)  # type: ignore[attr-defined]
+assert set(PrecisionName.__args__) == set(PRECISIONS)  # type: ignore[attr-defined]
+assert set(LoraTarget.__args__) == set(LORA_TARGETS)  # type: ignore[attr-defined]
+
+
+class MemoryRequest(BaseModel):
+    """A model and workload whose GPU memory to estimate, per GPU, with a breakdown."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str | None = Field(
+        default=None,
+        description="Catalog model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
+    )
+    params: str | float | None = Field(
+        default=None,
+        description="Bare parameter count when the model is not in the catalog, e.g. '13B' or "
+        "7.5e9 (10M-20T); a Llama-shaped dense model is assumed for the shape.",
+    )
+    config_path: str | None = Field(
+        default=None, description="Path of a local Hugging Face config.json (or its folder)."
+    )
+    task: Task = Field(
+        default="inference",
+        description="inference (serving), full (full fine-tune / pre-training), lora, qlora.",
+    )
+    weights: str | None = Field(
+        default=None,
+        description="Weight format: " + ", ".join(WEIGHT_FORMATS) + " ('gguf-' prefix "
+        "accepted). Default: the checkpoint's native format for inference (bf16 unless the "
+        "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
+    )
+    group_size: int = Field(
+        default=128,
+        ge=16,
+        le=8192,
+        description="GPTQ/AWQ quantization group size, weights per scale (default 128).",
+    )
+    keep_16bit: list[SixteenBitTensor] | None = Field(
+        default=None,
+        description="Tensors kept 16-bit in a quantized format: 'embedding', 'lm_head'. "
+        "Default: both for GPTQ/AWQ/NF4/fp8/int8/mxfp4, none for GGUF.",
+    )
+    kv_dtype: str | None = Field(
+        default=None,
+        description="KV-cache dtype: bf16, fp16, fp8, int8, fp32 (default bf16).",
+    )
+    context: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_CONTEXT_TOKENS,
+        description="Tokens per sequence (KV-cache length for inference, sequence length for "
+        "training); default 4096, or the model's maximum when smaller.",
+    )
+    batch: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_SEQUENCES,
+        description="Concurrent sequences for inference; micro-batch per GPU for training.",
+    )
+    gpus: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs in total, count.")
+    tp: int | None = Field(
+        default=None,
+        ge=1,
+        le=1024,
+        description="Tensor-parallel degree; must divide the attention heads. Default: "
+        "gpus/pp for inference, 1 for training.",
+    )
+    pp: int = Field(default=1, ge=1, le=1024, description="Pipeline-parallel stages.")
+    zero: Literal[0, 1, 2, 3] | None = Field(
+        default=None,
+        description="ZeRO stage for data-parallel training (3 = FSDP full shard); default 0.",
+    )
+    optimizer: OptimizerName = Field(
+        default="adamw", description="Optimizer: adamw, adamw-8bit, sgd (momentum), adafactor."
+    )
+    precision: PrecisionName = Field(
+        default="mixed-hf",
+        description="Training state accounting: mixed-hf (18 B/param with AdamW, HF docs), "
+        "mixed-zero (16 B/param, ZeRO paper), bf16 (pure bf16), fp32.",
+    )
+    checkpointing: bool | None = Field(
+        default=None, description="Activation (gradient) checkpointing; default on for training."
+    )
+    flash_attention: bool = Field(
+        default=True, description="Fused/flash attention (no s² score matrix stored)."
+    )
+    lora_rank: int | None = Field(
+        default=None,
+        ge=1,
+        le=65536,
+        description="LoRA/QLoRA adapter rank r (default 16 for lora, 64 for qlora as in the "
+        "QLoRA paper).",
+    )
+    lora_targets: list[LoraTarget] | None = Field(
+        default=None,
+        description="LoRA target modules among q, k, v, o, gate, up, down (default all seven: "
+        "the QLoRA paper's all-linear setting).",
+    )
+    engine: Engine | None = Field(
+        default=None,
+        description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
+        "generic. Default vllm for inference, transformers for training.",
+    )
+    gpu: str | None = Field(
+        default=None, description="Catalog GPU id or name to check the fit against."
+    )
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
+    )
+    offload_optimizer: bool = Field(
+        default=False,
+        description="Optimizer states (and fp32 master weights) in host RAM (ZeRO-Offload).",
+    )
+    prefill_chunk_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_CONTEXT_TOKENS,
+        description="Tokens per prefill forward pass (vLLM max_num_batched_tokens, default "
+        "8192); default for other engines: the whole prompt batch.",
+    )
+    cuda_context_bytes: int | None = Field(
+        default=None, ge=0, le=64 * 2**30, description="Override: CUDA context per GPU, bytes."
+    )
+    cuda_graph_bytes: int | None = Field(
+        default=None, ge=0, le=64 * 2**30, description="Override: vLLM CUDA graphs per GPU, bytes."
+    )
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, value: str | None) -> str | None:
+        return None if value is None else normalize_format(value)
+
+    @field_validator("kv_dtype")
+    @classmethod
+    def _kv_dtype(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        key = value.strip().lower().replace("float16", "fp16").replace("bfloat16", "bf16")
+        key = {"auto": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "half": "fp16"}.get(key, key)
+        if key not in KV_DTYPES:
+            raise ValueError(f"unknown KV-cache dtype {value!r} (allowed: {', '.join(KV_DTYPES)})")
+        return key
+
+    @field_validator("params")
+    @classmethod
+    def _finite_params(cls, value: str | float | None) -> str | float | None:
+        if isinstance(value, float) and (not math.isfinite(value) or value <= 0):
+            raise ValueError("must be a positive, finite parameter count such as 7e9 or '13B'")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> MemoryRequest:
+        given = [n for n in ("model", "params", "config_path") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of model, params or config_path"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+    @property
+    def is_training(self) -> bool:
+        return self.task != "inference"
+
+
+def validate_request(data: Mapping[str, Any]) -> MemoryRequest:
+    """Build a MemoryRequest from tool-call or CLI arguments; bad input → ToolInputError."""
+    try:
+        return MemoryRequest.model_validate(dict(data))
+    except ValidationError as exc:
+        raise request_error(exc) from None
+
+
+def request_error(exc: ValidationError) -> ToolInputError:
+    """The first pydantic error as a ToolInputError naming the field and what is allowed."""
+    err = exc.errors()[0]
+    field = ".".join(str(part) for part in err["loc"] if not isinstance(part, int)) or "request"
+    allowed: str | None = None
+    if field in MemoryRequest.model_fields:
+        allowed = (MemoryRequest.model_fields[field].description or "").rstrip(".") or None
+    problem = str(err["msg"]).removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        problem = "unknown field"
+        allowed = "fields: " + ", ".join(MemoryRequest.model_fields)
+    if field == "request" and "exactly one of" in problem:
+        field = "model"
+    return ToolInputError(field, problem, allowed)
+
+
+class Component(BaseModel):
+    """One memory component on one GPU, with the formula and assumptions behind it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="weights, kv_cache, activations, gradients, optimizer, overhead")
+    bytes_per_gpu: int = Field(description="Bytes on the most loaded GPU.")
+    formula: str
+    assumptions: list[str] = Field(default_factory=list)
+
+
+class MemoryEstimate(BaseModel):
+    """Memory per GPU for a request, with its breakdown, assumptions and (optionally) the fit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model_id: str
+    model_name: str
+    task: Task
+    weights_format: str
+    kv_dtype: str
+    engine: Engine
+    context: int = Field(description="Tokens per sequence used, tokens.")
+    batch: int = Field(description="Sequences (inference) or micro-batch (training).")
+    total_params: int = Field(description="All parameters (MoE: every expert), count.")
+    active_params: int = Field(description="Parameters used per token (MoE: top-k), count.")
+    trainable_params: int = Field(default=0, description="Parameters updated in training.")
+    per_gpu_bytes: int = Field(description="Memory on the most loaded GPU, bytes.")
+    total_bytes: int = Field(description="per_gpu_bytes × num_gpus (an upper bound), bytes.")
+    kv_cache_bytes_per_token: int = Field(
+        description="Whole model, one token, chosen KV dtype, before sliding-window caps, bytes."
+    )
+    kv_cache_bytes_per_token_per_gpu: int = Field(
+        description="Per GPU under tensor and pipeline parallelism, bytes."
+    )
+    breakdown: dict[str, int] = Field(description="Component → bytes per GPU.")
+    components: list[Component]
+    assumptions: list[str]
+    warnings: list[str] = Field(default_factory=list)
+    num_gpus: int
+    tp: int
+    pp: int
+    dp: int
+    gpu: str | None = None
+    usable_bytes_per_gpu: int | None = Field(default=None, description="The GPU's usable memory.")
+    budget_bytes_per_gpu: int | None = Field(
+        default=None, description="Usable × gpu_memory_utilization (vLLM) or usable, bytes."
+    )
+    fits: bool | None = None
+    headroom_bytes: int | None = Field(
+        default=None, description="budget − per_gpu_bytes; negative means it overflows."
+    )
+    host_ram_bytes: int = Field(default=0, description="Host RAM for CPU offload, all GPUs.")
+
+    def to_json_dict(self) -> dict[str, Any]:
+        """The CLI's --json contract: bytes as integers; fit fields only when a GPU was given."""
+        data = self.model_dump(mode="json")
+        if self.gpu is None:
+            for key in (
+                "gpu",
+                "usable_bytes_per_gpu",
+                "budget_bytes_per_gpu",
+                "fits",
+                "headroom_bytes",
+            ):
+                data.pop(key)
+        return data

@@ -1,0 +1,103 @@
+"""Parallel layout: tensor (TP), pipeline (PP) and data (DP) parallel degrees, and ZeRO sharding.
+
+- TP must divide the attention heads (vLLM and Megatron-LM split heads evenly); with fewer KV
+  heads than ranks, tp must be a multiple of the KV heads so each rank holds a whole replica.
+- PP splits the layers into stages; the embedding sits on the first stage and the output layer
+  on the last (with tied embeddings the last stage keeps its own copy of the table, as vLLM and
+  Megatron-LM do). The per-GPU figure is the worst stage.
+- DP = gpus / (tp · pp). ZeRO (arXiv 1910.02054 §5) partitions across the DP ranks: stage 1
+  the optimizer states, stage 2 also the gradients, stage 3 also the parameters (FSDP
+  FULL_SHARD is stage 3, SHARD_GRAD_OP stage 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.architecture import Architecture
+from tools.errors import ToolInputError
+from tools.memory.weights import WeightBytes
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The parallel degrees of an estimate."""
+
+    tp: int
+    pp: int
+    dp: int
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp
+
+
+def _divisors(n: int, limit: int = 64) -> str:
+    return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
+
+
+def plan_layout(
+    arch: Architecture, *, gpus: int, tp: int | None, pp: int, training: bool
+) -> Layout:
+    """Validate and complete the layout. Default tp: gpus/pp for inference, 1 for training."""
+    if pp > arch.num_layers:
+        raise ToolInputError(
+            "pp",
+            f"{pp} stages exceed the model's {arch.num_layers} layers",
+            f"1 to {arch.num_layers}",
+        )
+    if gpus % pp:
+        raise ToolInputError("pp", f"{pp} does not divide gpus ({gpus})", _divisors(gpus))
+    if tp is None:
+        tp = 1 if training else gpus // pp
+    heads, kv = arch.num_attention_heads, arch.num_kv_heads
+    if heads % tp:
+        raise ToolInputError(
+            "tp",
+            f"{tp} does not divide the model's {heads} attention heads",
+            f"a divisor of {heads}: {_divisors(heads)}",
+        )
+    if arch.mla is None and kv < tp and tp % kv:
+        raise ToolInputError(
+            "tp",
+            f"{tp} is not a multiple of the model's {kv} KV heads",
+            f"a divisor of {kv}, or a multiple of it that divides {heads}",
+        )
+    if gpus % (tp * pp):
+        raise ToolInputError(
+            "gpus",
+            f"{gpus} GPUs cannot be split into tp={tp} × pp={pp} groups",
+            f"a multiple of tp·pp = {tp * pp}",
+        )
+    return Layout(tp, pp, gpus // (tp * pp))
+
+
+@dataclass(frozen=True)
+class StageBytes:
+    """Weight bytes of the most loaded pipeline stage, and how many layers it holds."""
+
+    bytes: int
+    layers: int
+    stage: int
+
+
+def worst_stage(weights: WeightBytes, pp: int) -> StageBytes:
+    """The pipeline stage with the most weight bytes. Layers are split into pp contiguous runs
+    of ceil(L/pp) (the last may be shorter); stage 0 adds the embedding, the last stage the
+    output layer (or a copy of a tied embedding) and the final norm."""
+    layers = weights.layers
+    if pp == 1:
+        return StageBytes(weights.total, len(layers), 0)
+    per_stage = -(-len(layers) // pp)
+    head = weights.lm_head or weights.embedding
+    best = StageBytes(-1, 0, 0)
+    for stage in range(pp):
+        run = layers[stage * per_stage : (stage + 1) * per_stage]
+        total = sum(run)
+        if stage == 0:
+            total += weights.embedding
+        if stage == pp - 1:
+            total += head + weights.final_norm
+        if total > best.bytes:
+            best = StageBytes(total, len(run), stage)
+    return best

@@ -1,0 +1,104 @@
+"""Training state: weights, gradients and optimizer state per parameter, and LoRA adapters.
+
+Two published accountings of mixed-precision AdamW, both offered by name:
+- "mixed-zero" (ZeRO paper, arXiv 1910.02054 §3.1): fp16 parameters 2 + fp16 gradients 2 +
+  optimizer K = 12 (fp32 master copy 4, momentum 4, variance 4) = 16 bytes/param.
+- "mixed-hf" (Hugging Face Transformers docs, "Model training anatomy"): weights 6 (fp32 4 +
+  fp16 2), gradients 4 (fp32), AdamW 8 = 18 bytes/param. The default: it is what
+  Trainer(bf16=True) holds (fp32 parameters, a 16-bit working copy under autocast, fp32 grads).
+- "bf16": pure bf16 training, states in the parameter dtype (torch.optim.AdamW creates
+  exp_avg/exp_avg_sq like the parameter): 2 + 2 + 4.
+- "fp32": 4 + 4 + 8.
+Optimizer states per parameter: AdamW two moments; 8-bit AdamW (bitsandbytes) 2 bytes;
+SGD with momentum one buffer; Adafactor (Shazeer & Stern 2018, arXiv 1804.04235; HF Adafactor
+with beta1=None, its default) a factored second moment: rows + columns per matrix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from tools.architecture import Architecture
+from tools.memory.tensors import layer_shapes
+
+Precision = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
+Optimizer = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
+PRECISIONS: tuple[str, ...] = ("mixed-hf", "mixed-zero", "bf16", "fp32")
+OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw-8bit", "sgd", "adafactor")
+
+
+@dataclass(frozen=True)
+class StateBytes:
+    """Bytes per parameter of each model-state component; optimizer excludes Adafactor's
+    factored part (see `adafactor_state_entries`)."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    source: str
+
+
+# Bytes of optimizer *moment* state per parameter, by the dtype the states are kept in.
+_STATE_FP32: dict[str, float] = {"adamw": 8, "adamw-8bit": 2, "sgd": 4, "adafactor": 0}
+_STATE_BF16: dict[str, float] = {"adamw": 4, "adamw-8bit": 2, "sgd": 2, "adafactor": 0}
+
+
+def state_bytes_per_param(precision: str, optimizer: str) -> StateBytes:
+    """Model-state bytes per trainable parameter for a precision/optimizer pair."""
+    if precision == "mixed-zero":
+        # optimizer K includes the fp32 master weights (4) in the ZeRO paper's accounting
+        return StateBytes(2, 2, 4 + _STATE_FP32[optimizer], "ZeRO paper §3.1: 2Ψ + 2Ψ + KΨ")
+    if precision == "mixed-hf":
+        return StateBytes(
+            6, 4, _STATE_FP32[optimizer], "HF 'Model training anatomy': weights 6, grads 4"
+        )
+    if precision == "bf16":
+        return StateBytes(2, 2, _STATE_BF16[optimizer], "pure bf16: states in parameter dtype")
+    return StateBytes(4, 4, _STATE_FP32[optimizer], "fp32 training")
+
+
+def adafactor_state_entries(arch: Architecture) -> int:
+    """Entries of Adafactor's factored second moment for the whole model: rows + columns per
+    weight matrix (each expert is its own matrix), the full size for 1-D tensors."""
+    h, v = arch.hidden_size, arch.vocab_size
+    entries = (v + h) * (1 if arch.tied_embeddings else 2) + h
+    for shape in layer_shapes(arch):
+        per_layer = sum((lin.rows + lin.cols) * lin.copies for lin in shape.linears)
+        entries += (per_layer + shape.vector_params) * shape.count
+    return entries
+
+
+def lora_params(arch: Architecture, rank: int, targets: Iterable[str]) -> int:
+    """Trainable LoRA parameters: rank · (in + out) per targeted matrix (A: r×in, B: out×r;
+    Hu et al. 2021, arXiv 2106.09685 §4), every expert included for MoE models."""
+    wanted = set(targets)
+    total = 0
+    for shape in layer_shapes(arch):
+        per_layer = sum(
+            rank * (lin.rows + lin.cols) * lin.copies
+            for lin in shape.linears
+            if lin.lora_target in wanted
+        )
+        total += per_layer * shape.count
+    return total
+
+
+ADAPTER_STATE = StateBytes(
+    2,
+    2,
+    8,
+    "QLoRA reference implementation (artidoro/qlora qlora.py): LoRA layers cast to bf16 with "
+    "--bf16, paged AdamW 32-bit states",
+)
+"""LoRA/QLoRA adapter accounting per adapter parameter (AdamW; other optimizers scale the
+optimizer part like full training). PEFT's default autocast keeps adapters in fp32 instead:
++2 B weights and +2 B gradients per adapter parameter."""
+
+
+def adapter_state_bytes(optimizer: str) -> StateBytes:
+    """Bytes per adapter parameter for `optimizer` (bf16 adapters, fp32 optimizer states)."""
+    return StateBytes(
+        ADAPTER_STATE.weights, ADAPTER_STATE.gradients, _STATE_FP32[optimizer], ADAPTER_STATE.source
+    )

@@ -1,0 +1,198 @@
+"""Weight memory: the bytes of every tensor in a chosen format, per GPU under tensor parallelism.
+
+Tensor parallelism (Megatron-LM, arXiv 1909.08053 §3; vLLM's parallel linear layers): column-
+and row-parallel weights are split across the `tp` ranks; the embedding and output layer are
+split by vocabulary (VocabParallelEmbedding); K/V projections hold ceil(kv_heads / tp) heads per
+rank, so they are replicated when there are fewer KV heads than ranks; routers, MLA low-rank
+down-projections and 1-D tensors (norms, biases) are replicated on every rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from tools.architecture import Architecture
+from tools.memory.formats import (
+    DEFAULT_GROUP_SIZE,
+    FORMAT_RULES,
+    GGUF_FORMATS,
+    ggml_type_bytes,
+    gguf_tensor_type,
+    linear_bytes,
+)
+from tools.memory.tensors import LayerShape, Linear, layer_shapes
+
+SIXTEEN_BIT_TENSORS: tuple[str, ...] = ("embedding", "lm_head")
+"""Tensors a quantized format may keep in 16-bit (overridable with `keep_16bit`)."""
+
+
+@dataclass(frozen=True)
+class WeightBytes:
+    """Weight bytes per GPU (for the `tp` used), split the way pipeline stages need them."""
+
+    embedding: int
+    lm_head: int  # 0 when tied (the embedding serves as output layer)
+    layers: tuple[int, ...]  # one entry per transformer layer
+    final_norm: int
+    fmt: str
+    keep_16bit: tuple[str, ...]
+    tp: int
+
+    @property
+    def total(self) -> int:
+        """All weights on one GPU when the model is not pipelined (pp = 1), bytes."""
+        return self.embedding + self.lm_head + sum(self.layers) + self.final_norm
+
+
+def _vector_bits(fmt: str) -> int:
+    # 1-D tensors are never quantized: fp32 stays fp32, GGUF stores them F32
+    # (convert_hf_to_gguf.py), everything else keeps them in 16-bit.
+    return 32 if fmt == "fp32" or fmt in GGUF_FORMATS else 16
+
+
+def _tp_share(nbytes: int, lin: Linear, tp: int, kv_heads: int) -> int:
+    if tp == 1 or lin.tp == "replicated":
+        return nbytes
+    if lin.tp == "kv":
+        per_rank_heads = -(-kv_heads // tp)
+        return -(-nbytes * per_rank_heads // kv_heads)
+    return -(-nbytes // tp)
+
+
+def _plain_linear_bytes(fmt: str, lin: Linear, group_size: int, moe: bool) -> int:
+    rule = FORMAT_RULES[fmt]
+    if lin.category == "router":
+        return lin.params * (4 if fmt == "fp32" else 2)
+    if rule.expert_only and moe and not lin.expert:
+        return lin.params * 2
+    return linear_bytes(fmt, lin.rows, lin.cols, lin.copies, group_size)
+
+
+def _gguf_linear_bytes(
+    fmt: str,
+    lin: Linear,
+    i_layer: int,
+    counters: dict[str, int],
+    a: Architecture,
+) -> int:
+    if lin.category == "router":
+        return lin.params * 4  # ffn_gate_inp is kept F32
+    n_expert = a.moe.num_experts if a.moe else 0
+    category = lin.category
+    if category == "attn_v":
+        index, total = i_layer, counters["n_attn_v"]
+    elif category == "ffn_down":
+        # Dense: a running tensor counter; MoE: the layer index parsed from the tensor name
+        # (llama.cpp layer_info), against the count of all 'ffn_down*' tensors.
+        index, total = i_layer, counters["n_ffn_down"]
+    else:
+        index, total = 0, 1
+    ggml = gguf_tensor_type(
+        fmt,
+        category,
+        i_layer=index,
+        n_layers=total,
+        n_expert=n_expert,
+        llama_70b=a.family == "llama"
+        and a.num_layers == 80
+        and a.num_kv_heads != a.num_attention_heads,
+    )
+    return ggml_type_bytes(ggml, lin.rows * lin.copies, lin.cols)
+
+
+def _layer_bytes(
+    a: Architecture,
+    shape: LayerShape,
+    fmt: str,
+    tp: int,
+    group_size: int,
+    counters: dict[str, int],
+) -> list[int]:
+    vector_bytes = shape.vector_params * _vector_bits(fmt) // 8
+    moe = a.moe is not None
+    if fmt not in GGUF_FORMATS:
+        per_layer = vector_bytes + sum(
+            _tp_share(_plain_linear_bytes(fmt, lin, group_size, moe), lin, tp, a.num_kv_heads)
+            for lin in shape.linears
+        )
+        return [per_layer] * shape.count
+    out: list[int] = []
+    for i in range(shape.first, shape.first + shape.count):
+        total = vector_bytes
+        for lin in shape.linears:
+            nbytes = _gguf_linear_bytes(fmt, lin, i, counters, a)
+            total += _tp_share(nbytes, lin, tp, a.num_kv_heads)
+        out.append(total)
+    return out
+
+
+def _gguf_counters(a: Architecture) -> dict[str, int]:
+    n_ffn_down = 0
+    for shape in layer_shapes(a):
+        n_ffn_down += shape.count * sum(1 for lin in shape.linears if lin.category == "ffn_down")
+    return {"n_attn_v": a.num_layers, "n_ffn_down": n_ffn_down}
+
+
+def _embedding_bytes(
+    a: Architecture, fmt: str, role: str, keep: Iterable[str], group_size: int
+) -> int:
+    rows, cols = a.vocab_size, a.hidden_size
+    if role in keep:
+        return rows * cols * 2
+    if fmt in GGUF_FORMATS:
+        ggml = gguf_tensor_type(fmt, role, tied=a.tied_embeddings)
+        if ggml == "Q6_K" and cols % 256:
+            ggml = "Q8_0"  # llama.cpp: output with nx % qk_k != 0 → Q8_0
+        return ggml_type_bytes(ggml, rows, cols)
+    rule = FORMAT_RULES[fmt]
+    if rule.block_linear_bits == 16 or rule.block_linear_bits == 32:
+        return round(rows * cols * rule.block_linear_bits / 8)
+    if rule.expert_only and a.moe is not None:
+        return rows * cols * 2
+    return linear_bytes(fmt, rows, cols, 1, group_size)
+
+
+def weight_bytes(
+    arch: Architecture,
+    fmt: str,
+    *,
+    tp: int = 1,
+    group_size: int = DEFAULT_GROUP_SIZE,
+    keep_16bit: Iterable[str] | None = None,
+    total_params: int | None = None,
+) -> WeightBytes:
+    """Weight bytes of `arch` stored as `fmt` (a canonical name from `formats`), per GPU with
+    tensor-parallel degree `tp`.
+
+    `keep_16bit`: which of ("embedding", "lm_head") stay 16-bit; default per format (kept for
+    GPTQ/AWQ/NF4/fp8/int8/mxfp4, quantized for GGUF). `total_params`: a stated parameter count
+    (bare "13B" request) to which the transformer-layer bytes are scaled.
+    """
+    rule = FORMAT_RULES[fmt]
+    keep = tuple(rule.default_16bit if keep_16bit is None else keep_16bit)
+    counters = _gguf_counters(arch) if fmt in GGUF_FORMATS else {}
+    layers: list[int] = []
+    for shape in layer_shapes(arch):
+        layers.extend(_layer_bytes(arch, shape, fmt, tp, group_size, counters))
+    embedding = -(-_embedding_bytes(arch, fmt, "embedding", keep, group_size) // tp)
+    lm_head = 0
+    if not arch.tied_embeddings:
+        lm_head = -(-_embedding_bytes(arch, fmt, "lm_head", keep, group_size) // tp)
+    final_norm = arch.hidden_size * _vector_bits(fmt) // 8
+    if total_params is not None:
+        own_total = sum(s.params * s.count for s in layer_shapes(arch))
+        fixed = arch.vocab_size * arch.hidden_size * (1 if arch.tied_embeddings else 2)
+        fixed += arch.hidden_size
+        # Scale by the exact ratio with cumulative rounding, so the scaled layers sum to
+        # exactly round(sum × ratio): a stated 7.5e9 in bf16 is 15,000,000,000 bytes.
+        numerator, denominator = max(total_params - fixed, 0), own_total
+        scaled: list[int] = []
+        running = done = 0
+        for b in layers:
+            running += b
+            target = (running * numerator * 2 + denominator) // (2 * denominator)
+            scaled.append(target - done)
+            done = target
+        layers = scaled
+    return WeightBytes(embedding, lm_head, tuple(layers), final_norm, fmt, keep, tp)
