@@ -66,9 +66,7 @@ class GpuSizerApp(App[None]):
         Binding("ctrl+o", "open_sessions", "Open session", id="open_session", priority=True),
         Binding("ctrl+e", "export_proposal", "Export proposal", id="save_proposal", priority=True),
         Binding("ctrl+y", "copy_answer", "Copy answer", id="copy_answer", priority=True),
-        Binding(
-            "ctrl+d", "toggle_details", "Fold/unfold tool cards", id="toggle_details", priority=True
-        ),
+        Binding("ctrl+d", "toggle_details", "Fold tool cards", id="toggle_details", priority=True),
         Binding("f1", "help", "Help", id="help", priority=True),
         Binding("f2", "settings", "Settings", id="settings", priority=True),
     ]

@@ -14,9 +14,9 @@ UNITS_NOTE = "GB = 10^9 bytes, GiB = 2^30 bytes. Throughputs are dense; blank = 
 
 
 def gpus_markdown() -> str:
-    """The GPU catalog (vendor memory in GB, usable in GiB, with each entry's as_of)."""
-    rows = [gpus._row(gpu, "GB", "GiB") for gpu in get_catalog().gpus.values()]
-    table = render_table(gpus._headers("GB", "GiB"), rows, right_align=(2, 3, 4, 5, 6, 8))
+    """The GPU catalog (memory in GB, one unit per table, with each entry's as_of)."""
+    rows = [gpus._row(gpu, "GB", "GB") for gpu in get_catalog().gpus.values()]
+    table = render_table(gpus._headers("GB", "GB"), rows, right_align=(2, 3, 4, 5, 6, 8))
     return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{UNITS_NOTE}"
 
 

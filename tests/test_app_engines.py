@@ -1,0 +1,133 @@
+"""The app with the real engines: the LLM engine against a respx-mocked endpoint, and offline.
+
+respx intercepts openai>=3 because tests/conftest.py aliases httpx to httpx2 (engine helper's
+file). No network: the endpoint is a loopback URL served only by respx.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import respx
+
+from assistant.app.app import GpuSizerApp
+from assistant.app.widgets.memory_bar import MemoryBar
+from assistant.app.widgets.message import AssistantMessage, NoticeLine
+from assistant.app.widgets.prompt import PromptInput
+from assistant.app.widgets.tool_card import ToolCard
+from assistant.config import Settings
+from assistant.llm import LlmEngine
+from assistant.llm.planner import no_planner
+from assistant.offline import OfflineEngine
+
+BASE = "http://127.0.0.1:8080/v1"
+SIZE = (80, 24)
+
+
+def _sse(*chunks: dict[str, Any]) -> httpx.Response:
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+
+def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    return {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+
+
+def _engine() -> LlmEngine:
+    async def no_sleep(_: float) -> None:
+        return None
+
+    settings = Settings(base_url=BASE, model="m", max_retries=0)
+    return LlmEngine(settings, planner=no_planner, env={}, system_prompt="SYS", sleep=no_sleep)
+
+
+async def _ask(app: GpuSizerApp, pilot: Any, text: str) -> None:
+    app.query_one(PromptInput).insert(text)
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_llm_conversation_tool_card_streamed_answer_and_saved_tool_calls(
+    tmp_path: Path,
+) -> None:
+    tool_call = {
+        "tool_calls": [
+            {
+                "index": 0,
+                "id": "call_1",
+                "type": "function",
+                "function": {"name": "find_gpu", "arguments": '{"name": "h100-sxm"}'},
+            }
+        ]
+    }
+    answer_parts = ["The H100 SXM ", "has 80 GB ", "of HBM3."]
+    with respx.mock(base_url=BASE) as mock:
+        route = mock.post("/chat/completions").mock(
+            side_effect=[
+                _sse(_chunk(tool_call), _chunk({}, "tool_calls")),
+                _sse(*(_chunk({"content": p}) for p in answer_parts), _chunk({}, "stop")),
+            ]
+        )
+        app = GpuSizerApp(_engine(), sessions_directory=tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await _ask(app, pilot, "How much memory does an H100 SXM have?")
+            card = app.query_one(ToolCard)
+            assert card.tool_name == "find_gpu" and card.status == "done"
+            assert card.table is not None
+            # NVIDIA H100 SXM datasheet: 80 GB HBM3 (the registry reports memory_GB).
+            assert ("memory", "80.00 GB") in card.table.rows
+            answer = app.query_one(AssistantMessage)
+            assert answer.text == "".join(answer_parts)
+            assert answer.markdown.source == answer.text
+        assert route.call_count == 2
+
+    saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
+    calls = [m for m in saved["messages"] if m.get("tool_calls")]
+    assert calls[0]["tool_calls"][0]["function"]["name"] == "find_gpu"
+    tool_messages = [m for m in saved["messages"] if m["role"] == "tool"]
+    assert json.loads(tool_messages[0]["content"])["memory_GB"] == 80
+
+
+async def test_llm_401_shows_notice_and_keeps_prompt(tmp_path: Path) -> None:
+    with respx.mock(base_url=BASE) as mock:
+        mock.post("/chat/completions").mock(
+            return_value=httpx.Response(
+                401, json={"error": {"message": "Invalid API key", "type": "auth"}}
+            )
+        )
+        app = GpuSizerApp(_engine(), sessions_directory=tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await _ask(app, pilot, "Llama 3.1 70B on 2× H100?")
+            assert app.prompt.text == "Llama 3.1 70B on 2× H100?"
+            notice = app.query_one(NoticeLine)
+            assert notice.has_class("error")
+            assert notice.message in [n.message for n in app._notifications]
+    # The question itself is saved even though the request failed.
+    saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
+    assert saved["messages"][0] == {"role": "user", "content": "Llama 3.1 70B on 2× H100?"}
+
+
+async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) -> None:
+    app = GpuSizerApp(OfflineEngine(), sessions_directory=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.sub_title.startswith("offline")
+        await _ask(app, pilot, "Llama 3.1 8B in FP16 on one L4 for 4 users")
+        cards = list(app.query(ToolCard))
+        assert cards and all(c.status in {"done", "error"} for c in cards)
+        assert any(c.tool_name == "estimate_memory" for c in cards)
+        assert app.query(MemoryBar)
+        answer = app.query(AssistantMessage).last()
+        assert answer.text and answer.markdown.source == answer.text
+    saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
+    assert saved["mode"] == "offline"
+    assert any(m.get("tool_calls") for m in saved["messages"])
