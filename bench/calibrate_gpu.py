@@ -528,7 +528,14 @@ def _measure_training(model: Any, ids: Any, point: Point, probe: Probe, m: Measu
     import torch
 
     if point.kind == "lora":
+        # Weights = frozen base + adapters, as a LoRA checkpoint is served and trained.
+        before_adapters = probe.allocated()
         model = _with_lora(model, point.lora_rank)
+        probe.sync_and_collect()
+        m.counted_weights_bytes = model_bytes(model)
+        added = _delta(probe.allocated(), before_adapters)
+        if m.allocated_weights_bytes is not None and added is not None:
+            m.allocated_weights_bytes += added
     if point.gradient_checkpointing:
         # Renamed activation_checkpointing_enable in Transformers 5.x; same behaviour.
         kwargs = {"use_reentrant": False}

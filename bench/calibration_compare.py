@@ -82,14 +82,17 @@ def measured_components(point: dict[str, Any], environment: dict[str, Any]) -> d
 def request_fields(point: dict[str, Any], config_path: Path) -> dict[str, Any]:
     """`MemoryRequest` fields describing the measured workload (one GPU, Transformers engine).
 
-    "mixed" training is PyTorch autocast as the Hugging Face Trainer runs it: fp32 weights,
-    fp32 gradients, fp32 AdamW moments and bf16 compute."""
+    "mixed" training is PyTorch autocast as the Hugging Face Trainer runs it (fp32 weights,
+    gradients and AdamW moments, bf16 compute): the calculator's "mixed-hf" accounting. Its
+    6 B/param of weights counts the 16-bit working copy autocast makes during the step; the
+    script measures weights after load (4 B/param), so that copy shows in the measured
+    activation peak instead, and the weights row of mixed points reports the difference."""
     inputs = point["inputs"]
     mixed = inputs["dtype"] == "mixed"
     fields: dict[str, Any] = {
         "config_path": str(config_path),
         "task": inputs["kind"],
-        "weights": "fp32" if mixed else inputs["dtype"],
+        "weights": "bf16" if mixed else inputs["dtype"],
         "kv_dtype": inputs["dtype"] if inputs["dtype"] in ("bf16", "fp16", "fp32") else "bf16",
         "context": inputs["context"],
         "batch": inputs["batch"],
@@ -104,7 +107,8 @@ def request_fields(point: dict[str, Any], config_path: Path) -> dict[str, Any]:
         if mixed:
             fields["precision"] = "mixed-hf"
     if inputs["kind"] == "lora":
-        fields.update(lora_rank=inputs["lora_rank"], lora_targets=inputs.get("lora_targets"))
+        targets = [t.removesuffix("_proj") for t in inputs.get("lora_targets") or []]
+        fields.update(lora_rank=inputs["lora_rank"], lora_targets=targets or None)
     return fields
 
 

@@ -171,6 +171,9 @@ def test_tiny_full_step_counts_fp32_gradients_and_adamw_moments(
 def test_tiny_lora_trains_only_the_adapters(tiny_results: dict[str, Any]) -> None:
     m = _point(tiny_results, "llama-3.2-1b-lora-bf16-b2-s16-r4")["measured"]
     assert m["counted_trainable_params"] == TINY_LORA_PARAMS
+    base = _point(tiny_results, "llama-3.2-1b-inference-bf16-b2-s16")["measured"]
+    # Weights: the bf16 base (same tiny model) + fp32 adapters.
+    assert m["counted_weights_bytes"] == base["counted_weights_bytes"] + TINY_LORA_PARAMS * 4
     # peft's get_peft_model(autocast_adapter_dtype=True), the default, keeps adapter weights in
     # fp32 over a bf16 base: fp32 gradients, fp32 AdamW moments (+ one `step` per tensor:
     # A and B for 7 projections × 2 layers = 28 tensors).
