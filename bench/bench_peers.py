@@ -1,0 +1,195 @@
+"""Peers on the same workloads: our figures, hf-vram-calc's and llm-analysis's, each next to an
+independent reference (a paper, a published measurement, or a hand calculation from the
+published config). See bench/peers/README.md.
+
+Each peer runs in its own virtualenv under bench/peers/.venv-<peer>, created on first use from
+PyPI with the CPU PyTorch build, so the project's own environment stays clean.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+from typing import Any
+
+from bench.harness import percent_error
+from tools.catalog import get_catalog
+from tools.memory import MemoryRequest, estimate_memory, kv_cache_bytes, kv_cache_bytes_per_token
+from tools.performance import ModelOnGpus, decode_step
+
+PEERS_DIR = Path(__file__).resolve().parent / "peers"
+# torch 2.13.0 is the CPU build this machine class keeps on disk; a bare `torch` would pull a
+# multi-GB CUDA build the peers do not need.
+PEERS: dict[str, list[str]] = {
+    "hf-vram-calc": ["torch==2.13.0", "hf-vram-calc==1.0.9"],
+    "llm-analysis": ["torch==2.13.0", "llm-analysis==0.2.2"],
+}
+RUNNERS = {"hf-vram-calc": "hf_vram_calc_runner.py", "llm-analysis": "llm_analysis_runner.py"}
+
+LLAMA2_7B_PARAMS = 6_738_415_616  # params.json (meta-device count of the published config)
+
+# workload id -> (description, reference value, unit, source of the reference)
+REFERENCES: dict[str, tuple[str, float, str, str]] = {
+    "llama2_7b_fp16_weights": (
+        "Llama-2-7B fp16 weights",
+        LLAMA2_7B_PARAMS * 2,
+        "bytes",
+        "hand calc: 6,738,415,616 params (published config) x 2 bytes",
+    ),
+    "llama2_7b_kv_2048": (
+        "Llama-2-7B KV cache, 2,048 tokens, fp16",
+        2 * 32 * 32 * 128 * 2 * 2048,
+        "bytes",
+        "hand calc: 2 x 32 layers x 32 KV heads x 128 head_dim x 2 B x 2,048 (vLLM paper §3)",
+    ),
+    "llama31_70b_kv_per_token": (
+        "Llama-3.1-70B KV bytes per token, bf16",
+        2 * 80 * 8 * 128 * 2,
+        "bytes",
+        "hand calc: 2 x 80 layers x 8 KV heads x 128 x 2 B (published config)",
+    ),
+    "llama2_7b_decode_a100": (
+        "Llama-2-7B bf16 decode, A100-80GB, batch 1",
+        104.9,
+        "tokens/s",
+        "gpt-fast README (pytorch-labs): measured 104.9 tok/s",
+    ),
+    "llama2_7b_full_ft_adamw_states": (
+        "Llama-2-7B full fine-tune, mixed-precision AdamW model states",
+        LLAMA2_7B_PARAMS * 18,
+        "bytes",
+        "HF Transformers 'Model training anatomy': 18 bytes/param",
+    ),
+    "llama2_7b_zero3_8gpu_states": (
+        "Llama-2-7B model states per GPU, ZeRO-3 over 8 GPUs",
+        16 * LLAMA2_7B_PARAMS / 8,
+        "bytes",
+        "ZeRO paper (arXiv 1910.02054) §5: 16Ψ/Nd",
+    ),
+    "llama_7b_4bit_base": (
+        "LLaMA-7B 4-bit (NF4) base model weights",
+        5_048e6,
+        "bytes",
+        "QLoRA paper (arXiv 2305.14314) Fig. 6: 4-bit base model 5,048 MB (a measured footprint; "
+        "it includes more than the packed weights every tool here reports)",
+    ),
+}
+
+
+def _states(req: MemoryRequest) -> float:
+    est = estimate_memory(req)
+    return float(sum(est.breakdown[k] for k in ("weights", "gradients", "optimizer")))
+
+
+def ours() -> dict[str, float]:
+    """Our figure for each workload, from the same public functions the CLI uses."""
+    cat = get_catalog()
+    llama2 = cat.model("llama-2-7b")
+    llama31 = cat.model("llama-3.1-70b").architecture
+    fp16 = estimate_memory(MemoryRequest(model="llama-2-7b", weights="fp16", context=2048))
+    a = llama2.architecture
+    on_a100 = ModelOnGpus(
+        a,
+        llama2.params,
+        fp16.breakdown["weights"],
+        "bf16",
+        kv_cache_bytes_per_token(a, "bf16"),
+        cat.gpu("a100-80gb-sxm4"),
+    )
+    # gpt-fast generates 200 tokens after a 5-token prompt: mean KV length ≈ 105 tokens.
+    decode = 1 / decode_step(on_a100, 1, 105).seconds
+    nf4 = estimate_memory(MemoryRequest(model="llama-2-7b", weights="nf4-dq", context=512))
+    return {
+        "llama2_7b_fp16_weights": fp16.breakdown["weights"],
+        "llama2_7b_kv_2048": kv_cache_bytes(a, context=2048, kv_dtype="fp16"),
+        "llama31_70b_kv_per_token": kv_cache_bytes_per_token(llama31, "bf16"),
+        "llama2_7b_decode_a100": decode,
+        "llama2_7b_full_ft_adamw_states": _states(
+            MemoryRequest(model="llama-2-7b", task="full", precision="mixed-hf", context=512)
+        ),
+        "llama2_7b_zero3_8gpu_states": _states(
+            MemoryRequest(
+                model="llama-2-7b", task="full", precision="mixed-zero", gpus=8, zero=3, context=512
+            )
+        ),
+        # Weights only, as both peers report; the paper's figure is a measured footprint.
+        "llama_7b_4bit_base": nf4.breakdown["weights"],
+    }
+
+
+def _peer_python(peer: str) -> Path:
+    env_dir = PEERS_DIR / f".venv-{peer}"
+    python = env_dir / "bin" / "python"
+    if not python.exists():
+        venv.create(env_dir, with_pip=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "-q", *PEERS[peer]],
+            check=True,
+            capture_output=True,
+        )
+    return python
+
+
+def _peer_configs() -> str:
+    """Published config.json values the peers read, rebuilt from our catalog's source data."""
+    from bench.calibrate_gpu import architecture_to_config
+
+    cat = get_catalog()
+    return json.dumps(
+        {
+            "llama-2-7b": architecture_to_config(cat.model("llama-2-7b").architecture),
+            "llama-3.1-70b": architecture_to_config(cat.model("llama-3.1-70b").architecture),
+        }
+    )
+
+
+def run_peer(peer: str) -> list[dict[str, Any]]:
+    python = _peer_python(peer)
+    proc = subprocess.run(
+        [str(python), str(PEERS_DIR / RUNNERS[peer])],
+        input=_peer_configs(),
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"},
+        timeout=300,
+    )
+    rows: list[dict[str, Any]] = json.loads(proc.stdout)
+    return rows
+
+
+def run() -> dict[str, Any]:
+    our_values = ours()
+    rows: list[dict[str, Any]] = []
+    errors: dict[str, str] = {}
+    peer_values: dict[str, list[dict[str, Any]]] = {}
+    for peer in PEERS:
+        try:
+            peer_values[peer] = run_peer(peer)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as exc:
+            errors[peer] = f"{type(exc).__name__}: {getattr(exc, 'stderr', '') or exc}"[-500:]
+            peer_values[peer] = []
+    for workload, (label, reference, unit, source) in REFERENCES.items():
+        entries = [("gpu-sizer", our_values[workload], "")]
+        for peer, peer_rows in peer_values.items():
+            for r in peer_rows:
+                if r["workload"] == workload:
+                    entries.append((peer, r["value"], r.get("note", "")))
+        for tool, value, note in entries:
+            rows.append(
+                {
+                    "workload": label,
+                    "tool": tool,
+                    "value": value if value is not None else "n/a",
+                    "reference": reference,
+                    "unit": unit,
+                    "error_pct": None if value is None else percent_error(value, reference),
+                    "source": source,
+                    "note": note,
+                }
+            )
+    return {"peers": rows, "peer_errors": errors, "python": sys.version.split()[0]}
