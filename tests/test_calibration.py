@@ -194,6 +194,7 @@ def test_reduced_depth_points_extrapolate_per_layer(tiny_results: dict[str, Any]
 
 @pytest.mark.parametrize("model_id", ["mixtral-8x7b", "gemma-2-9b", "deepseek-v3", "gpt-oss-20b"])
 def test_every_family_feature_builds_and_caches(model_id: str) -> None:
+    pytest.importorskip("torch")
     pytest.importorskip("transformers")
     from bench.calibrate_gpu import run_point
 
