@@ -42,7 +42,11 @@ def header_subtitle(engine: Engine, settings: Settings | None) -> str:
     """Mode, model and endpoint for the header."""
     mode = "LLM" if engine.mode == "llm" else "offline"
     if engine.mode == "offline" or settings is None:
-        return f"{mode} · {engine.label}"
+        # Engine labels may already start with their mode ("offline · built-in ...").
+        label = engine.label
+        for prefix in (f"{engine.mode} · ", f"{mode} · "):
+            label = label.removeprefix(prefix)
+        return f"{mode} · {label}"
     return f"LLM · {settings.model or '?'} @ {settings.effective_base_url}"
 
 

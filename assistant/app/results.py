@@ -22,6 +22,9 @@ MAX_COLUMNS = 8
 MEMORY_COMPONENTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 """Stacking order of a memory bar (the memory calculator's breakdown keys)."""
 
+MAX_LIST_CHARS = 60
+"""Longer lists of text are summarised as a count in the table."""
+
 _UNIT_FACTORS: dict[str, float] = {
     "_bytes": 1.0,
     "_GB": float(GB),
@@ -146,9 +149,16 @@ def result_table(result: Mapping[str, Any]) -> ResultTable:
             # A breakdown keeps bare component names: its values are bytes.
             bare_bytes = key.startswith("breakdown") and _unit_suffix(key) is None
             for k, v in value.items():
+                if bare_bytes and v == 0:
+                    continue  # e.g. no optimizer state when serving: noise in a compact table
                 name = k + "_bytes" if bare_bytes and _unit_suffix(k) is None else k
                 rows.append((f"{key}.{_header(name, None)}", format_value(name, v, unit)))
-        elif _is_scalar(value) or (isinstance(value, list) and all(map(_is_scalar, value))):
+        elif isinstance(value, list) and all(map(_is_scalar, value)):
+            cell = format_value(key, value, unit)
+            # Long prose lists (assumptions, notes) stay in the session and the answer.
+            if cell:
+                rows.append((key, cell if len(cell) <= MAX_LIST_CHARS else f"{len(value)} items"))
+        elif _is_scalar(value):
             rows.append((_header(key, None), format_value(key, value, unit)))
     return ResultTable(columns=("field", "value"), rows=tuple(rows))
 
@@ -205,7 +215,7 @@ def _bar_for(data: Mapping[str, Any], label: str) -> MemoryBarData | None:
 
 def _option_label(option: Mapping[str, Any]) -> str:
     gpu = option.get("gpu") or option.get("gpu_name") or "GPU"
-    count = option.get("count") or option.get("gpu_count")
+    count = option.get("count") or option.get("gpu_count") or option.get("num_gpus")
     return f"{count}× {gpu}" if count else str(gpu)
 
 
@@ -220,6 +230,12 @@ def memory_bars(result: Mapping[str, Any]) -> list[MemoryBarData]:
         if bar is not None:
             bars.append(bar)
     return bars
+
+
+def result_warnings(result: Mapping[str, Any]) -> list[str]:
+    """The tool's warnings (shown under a card's table, never summarised away)."""
+    warnings = result.get("warnings")
+    return [str(w) for w in warnings] if isinstance(warnings, list) else []
 
 
 def summarize_arguments(arguments: Mapping[str, Any], limit: int = 60) -> str:

@@ -13,7 +13,13 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Collapsible, Static
 
-from assistant.app.results import ResultTable, memory_bars, result_table, summarize_arguments
+from assistant.app.results import (
+    ResultTable,
+    memory_bars,
+    result_table,
+    result_warnings,
+    summarize_arguments,
+)
 from assistant.app.widgets.memory_bar import MemoryBar
 
 STATUS_ICONS = {"running": "⋯", "done": "✓", "error": "✗"}
@@ -53,6 +59,7 @@ class ToolCard(Collapsible):
     ToolCard Contents { padding: 0 0 0 1; }
     ToolCard .inputs { color: $text-muted; }
     ToolCard .results { margin-top: 1; }
+    ToolCard .warning { color: $warning; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -96,6 +103,9 @@ class ToolCard(Collapsible):
         widgets: list[Static | MemoryBar] = []
         if self.table.rows:
             widgets.append(Static(rich_table(self.table), classes="results"))
+        widgets.extend(
+            Static(Text(f"⚠ {warning}"), classes="warning") for warning in result_warnings(result)
+        )
         widgets.extend(MemoryBar(bar) for bar in memory_bars(result))
         if widgets:
             await contents.mount_all(widgets)
