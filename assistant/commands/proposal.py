@@ -1,0 +1,68 @@
+"""`gpu-sizer proposal`: render a hardware proposal (Markdown or HTML) from a saved session.
+
+`--session ID` loads a saved session (assistant/sessions.py); `--from-json FILE` renders a
+conversation JSON file directly. Without `--output` the document goes to stdout; with it, the
+file is written only if it does not exist yet, unless `--force`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from assistant.conversation import Conversation
+from assistant.proposal import FORMATS, format_for_path, render_proposal, write_proposal
+from assistant.sessions import load_session
+from tools.errors import ToolInputError
+
+
+def add_parser(subparsers: Any, help_text: str) -> None:
+    """Register the `proposal` sub-command."""
+    parser = subparsers.add_parser("proposal", help=help_text, description=help_text)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--session", metavar="ID", help="id of a saved session")
+    source.add_argument(
+        "--from-json", metavar="FILE", type=Path, help="a conversation JSON file (session format)"
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="md (default) or html; with --output, taken from the extension when not given",
+    )
+    parser.add_argument("--output", "-o", metavar="FILE", type=Path, help="write to FILE")
+    parser.add_argument(
+        "--force", action="store_true", help="replace FILE if it exists (default: refuse)"
+    )
+
+
+def _load_json(path: Path) -> Conversation:
+    if not path.is_file():
+        raise ToolInputError("from-json", f"{path} does not exist or is not a file")
+    try:
+        return Conversation.model_validate_json(path.read_text(encoding="utf-8"))
+    except (ValidationError, OSError, UnicodeDecodeError) as exc:
+        raise ToolInputError(
+            "from-json",
+            f"{path} is not a conversation JSON file ({type(exc).__name__})",
+            "a session file as saved by gpu-sizer (id, messages, ...)",
+        ) from exc
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render the proposal; bad ids, files or an existing output raise ToolInputError."""
+    if args.session is not None:
+        conversation = load_session(args.session)
+    else:
+        conversation = _load_json(args.from_json)
+    if args.output is None:
+        sys.stdout.write(render_proposal(conversation, args.format or "md"))
+        return 0
+    fmt = args.format or format_for_path(args.output)
+    path = write_proposal(conversation, args.output, fmt, force=args.force)
+    print(f"proposal written to {path}", file=sys.stderr)
+    return 0
