@@ -123,8 +123,8 @@ class MemoryRequest(BaseModel):
         default=None,
         ge=1,
         le=65536,
-        description="LoRA/QLoRA adapter rank r (default 16 for lora, 64 for qlora as in the "
-        "QLoRA paper).",
+        description="LoRA/QLoRA adapter rank r (default 8 for lora, the PEFT default; 64 "
+        "for qlora, as in the QLoRA paper).",
     )
     lora_targets: list[LoraTarget] | None = Field(
         default=None,

@@ -20,6 +20,7 @@ from tools.memory.formats import (
     ggml_type_bytes,
     gguf_tensor_type,
     linear_bytes,
+    use_more_bits,
 )
 from tools.memory.tensors import LayerShape, Linear, layer_shapes
 
@@ -117,12 +118,47 @@ def _layer_bytes(
             for lin in shape.linears
         )
         return [per_layer] * shape.count
+    # Only attn_v-like and ffn_down tensors change type from layer to layer (use_more_bits), so
+    # each is sized once per variant and the layers just pick one: O(layers), not O(tensors).
+    fixed = vector_bytes
+    varying: list[tuple[str, int, int]] = []  # (category, bytes if plain, bytes if more bits)
+    first_more = next((i for i in range(a.num_layers) if use_more_bits(i, counters["n_attn_v"])), 0)
+    first_plain = next(
+        (i for i in range(a.num_layers) if not use_more_bits(i, counters["n_attn_v"])), 0
+    )
+    down_more = next(
+        (i for i in range(a.num_layers) if use_more_bits(i, counters["n_ffn_down"])), 0
+    )
+    down_plain = next(
+        (i for i in range(a.num_layers) if not use_more_bits(i, counters["n_ffn_down"])), 0
+    )
+    for lin in shape.linears:
+        if lin.category == "attn_v":
+            plain, more = first_plain, first_more
+        elif lin.category == "ffn_down":
+            plain, more = down_plain, down_more
+        else:
+            fixed += _tp_share(
+                _gguf_linear_bytes(fmt, lin, 0, counters, a), lin, tp, a.num_kv_heads
+            )
+            continue
+        varying.append(
+            (
+                lin.category,
+                _tp_share(
+                    _gguf_linear_bytes(fmt, lin, plain, counters, a), lin, tp, a.num_kv_heads
+                ),
+                _tp_share(_gguf_linear_bytes(fmt, lin, more, counters, a), lin, tp, a.num_kv_heads),
+            )
+        )
     out: list[int] = []
     for i in range(shape.first, shape.first + shape.count):
-        total = vector_bytes
-        for lin in shape.linears:
-            nbytes = _gguf_linear_bytes(fmt, lin, i, counters, a)
-            total += _tp_share(nbytes, lin, tp, a.num_kv_heads)
+        more_v = use_more_bits(i, counters["n_attn_v"])
+        more_down = use_more_bits(i, counters["n_ffn_down"])
+        total = fixed
+        for category, plain_bytes, more_bytes in varying:
+            more = more_v if category == "attn_v" else more_down
+            total += more_bytes if more else plain_bytes
         out.append(total)
     return out
 

@@ -1,0 +1,150 @@
+"""Training memory: model state (ZeRO paper, HF docs), activations (Korthikanti et al.), LoRA."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tools.catalog import get_catalog
+from tools.memory import MemoryRequest, estimate_memory
+from tools.memory.activations import training_activation_bytes
+from tools.memory.training import lora_params
+
+GB = 1e9
+
+
+def model_state(est) -> int:  # type: ignore[no-untyped-def]
+    b = est.breakdown
+    return int(b["weights"] + b["gradients"] + b["optimizer"])
+
+
+@pytest.mark.parametrize(("zero", "expected_gb"), [(0, 120.0), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_paper_worked_example(zero: int, expected_gb: float) -> None:
+    # ZeRO (arXiv 1910.02054) Figure 1 / §5: Ψ = 7.5B, Nd = 64, K = 12:
+    # 16Ψ = 120 GB; Pos 4Ψ + 12Ψ/Nd = 31.4 GB; Pos+g 2Ψ + 14Ψ/Nd = 16.6 GB; Pos+g+p 16Ψ/Nd = 1.9 GB.
+    est = estimate_memory(
+        MemoryRequest(params="7.5e9", task="full", precision="mixed-zero", gpus=64, zero=zero)
+    )
+    assert est.dp == 64
+    assert round(model_state(est) / GB, 1) == expected_gb
+
+
+def test_hf_training_anatomy_18_bytes_per_param() -> None:
+    # HF Transformers docs, "Model training anatomy": mixed-precision AdamW = weights 6
+    # (fp32 + fp16) + gradients 4 + optimizer 8 = 18 bytes per parameter.
+    est = estimate_memory(MemoryRequest(params="7B", task="full"))
+    assert est.breakdown["weights"] == 6 * 7e9
+    assert est.breakdown["gradients"] == 4 * 7e9
+    assert est.breakdown["optimizer"] == 8 * 7e9
+    # Seed-article rule of thumb: 7B full fine-tune ≈ 126 GB at 18 B/param.
+    assert model_state(est) == 126e9
+
+
+def test_hf_optimizer_variants() -> None:
+    # HF docs: 8-bit AdamW states 2 bytes/param; SGD with momentum 4 bytes/param.
+    for optimizer, per_param in (("adamw-8bit", 2), ("sgd", 4)):
+        est = estimate_memory(MemoryRequest(params="7B", task="full", optimizer=optimizer))
+        assert est.breakdown["optimizer"] == per_param * 7e9
+
+
+def test_exact_llama_2_7b_full_fine_tune_differs_from_nominal() -> None:
+    # Llama-2-7B has 6,738,415,616 parameters (params.json): 18 × that = 121.29 GB, not 126.
+    est = estimate_memory(MemoryRequest(model="llama-2-7b", task="full"))
+    assert model_state(est) == 18 * 6_738_415_616
+
+
+def test_adafactor_is_factored() -> None:
+    # Adafactor keeps rows + columns per matrix, far below AdamW's 2 values per parameter.
+    adam = estimate_memory(MemoryRequest(model="llama-2-7b", task="full"))
+    ada = estimate_memory(MemoryRequest(model="llama-2-7b", task="full", optimizer="adafactor"))
+    # mixed-hf keeps no master copy in the optimizer; Adafactor's factors for Llama-2-7B:
+    # per layer q,k,v,o 4·(4096+4096) + gate,up 2·(11008+4096) + down (4096+11008) = 78,080,
+    # × 32 = 2,498,560; + 2 norms × 4096 × 32 + final 4096 = 266,240; embedding and
+    # lm_head 2 × (32000 + 4096) = 72,192 → 2,836,992 values × 4 bytes.
+    assert ada.breakdown["optimizer"] == pytest.approx(2_836_992 * 4, abs=1)
+    assert adam.breakdown["optimizer"] == 8 * 6_738_415_616
+
+
+def test_optimizer_offload_moves_state_to_host() -> None:
+    est = estimate_memory(
+        MemoryRequest(params="7B", task="full", precision="mixed-zero", offload_optimizer=True)
+    )
+    assert est.breakdown["optimizer"] == 0
+    assert est.host_ram_bytes == 12 * 7e9  # fp32 master + two Adam moments
+
+
+def test_korthikanti_activation_formula_by_hand() -> None:
+    # arXiv 2205.05198 Table 2: per layer sbh(34 + 5as/h) bytes; s=2048, b=1, h=4096, a=32.
+    a = get_catalog().models["llama-2-7b"].architecture  # 32 layers, h 4096, 32 heads, V 32000
+    s, b, h, heads, layers, vocab = 2048, 1, 4096, 32, 32, 32000
+    per_layer = s * b * h * 34 + 5 * heads * s * s * b
+    logits = s * b * vocab * 10
+    eager = training_activation_bytes(a, sequence_tokens=s, micro_batch=b, flash_attention=False)
+    assert eager.total == layers * per_layer + logits
+    flash = training_activation_bytes(a, sequence_tokens=s, micro_batch=b)
+    assert flash.total == layers * s * b * h * 34 + logits
+    # Full recomputation: 2sbh per layer stored + one layer rebuilt in the backward pass
+    ckpt = training_activation_bytes(a, sequence_tokens=s, micro_batch=b, checkpointing=True)
+    assert ckpt.total == layers * 2 * s * b * h + s * b * h * 34 + logits
+    # Tensor parallel t=8: sbh(10 + 24/8)
+    tp8 = training_activation_bytes(a, sequence_tokens=s, micro_batch=b, tp=8)
+    assert tp8.layers == layers * s * b * h * (10 + 3)
+
+
+def test_lora_parameter_count_by_hand() -> None:
+    # LoRA (arXiv 2106.09685): r·(in + out) per adapted matrix. Llama-2-7B, r = 64, all linear:
+    # q,k,v,o 4 × 64 × (4096 + 4096) = 2,097,152; gate, up 2 × 64 × (4096 + 11008) = 1,933,312;
+    # down 64 × (11008 + 4096) = 966,656 → 4,997,120 per layer × 32 = 159,907,840.
+    a = get_catalog().models["llama-2-7b"].architecture
+    assert lora_params(a, 64, ("q", "k", "v", "o", "gate", "up", "down")) == 159_907_840
+    # q and v only, r = 8: 2 × 8 × 8192 × 32 = 4,194,304
+    assert lora_params(a, 8, ("q", "v")) == 4_194_304
+
+
+def _llama_65b_config(tmp_path: Path) -> str:
+    # LLaMA paper (arXiv 2302.13971) Table 2: 65.2B, dimension 8192, 64 heads, 80 layers;
+    # Hugging Face config of huggyllama/llama-65b: intermediate_size 22016, vocab 32000.
+    path = tmp_path / "config.json"
+    path.write_text(
+        json.dumps(
+            {
+                "model_type": "llama",
+                "hidden_size": 8192,
+                "intermediate_size": 22016,
+                "num_hidden_layers": 80,
+                "num_attention_heads": 64,
+                "num_key_value_heads": 64,
+                "vocab_size": 32000,
+                "max_position_embeddings": 2048,
+                "tie_word_embeddings": False,
+            }
+        )
+    )
+    return str(path)
+
+
+def test_qlora_65b_fits_48gb_and_full_16bit_needs_over_780gb(tmp_path: Path) -> None:
+    # QLoRA (arXiv 2305.14314) abstract: finetuning a 65B model on a single 48 GB GPU; §1:
+    # regular 16-bit finetuning of LLaMA 65B requires more than 780 GB of GPU memory.
+    config = _llama_65b_config(tmp_path)
+    qlora = estimate_memory(
+        MemoryRequest(config_path=config, task="qlora", batch=1, context=512, checkpointing=True)
+    )
+    assert qlora.total_params == pytest.approx(65.2e9, rel=0.005)
+    assert qlora.per_gpu_bytes < 48e9
+    full = estimate_memory(MemoryRequest(config_path=config, task="full"))
+    assert model_state(full) > 780e9
+    # The paper's 780 GB is 12 B/param (16-bit weights and grads + fp32 Adam states); even the
+    # leanest mixed accounting (ZeRO's 16 B/param) exceeds it.
+    zero = estimate_memory(MemoryRequest(config_path=config, task="full", precision="mixed-zero"))
+    assert model_state(zero) == 16 * qlora.total_params
+
+
+def test_lora_keeps_frozen_base_without_state() -> None:
+    est = estimate_memory(MemoryRequest(model="llama-2-7b", task="lora", lora_rank=64))
+    assert est.trainable_params == 159_907_840
+    assert est.breakdown["weights"] == 6_738_415_616 * 2 + 159_907_840 * 2
+    assert est.breakdown["gradients"] == 159_907_840 * 2
+    assert est.breakdown["optimizer"] == 159_907_840 * 8
