@@ -228,11 +228,25 @@ async def test_new_chat_help_and_export_notice(sessions_dir: Path) -> None:
 
         await pilot.press("ctrl+e")
         await pilot.pause()
-        notes = _notifications(app)
-        import importlib.util
+        # The new chat has no tool results yet: export says so instead of writing nothing.
+        assert any("Nothing to export" in n for n in _notifications(app))
 
-        if importlib.util.find_spec("assistant.proposal") is None:
-            assert any("not available" in n for n in notes)
+
+async def test_export_writes_the_proposal_from_the_session(
+    sessions_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GPU_SIZER_DATA_DIR", str(tmp_path / "data"))
+    engine = FakeEngine(tool_calls=[("estimate_memory", {"gpu": "L4"}, MEMORY_RESULT)])
+    app = GpuSizerApp(engine, sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "Llama 3.1 8B on one L4?")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        target = tmp_path / "data" / "proposals" / f"{app.conversation.id}.md"
+        assert any(str(target) in n for n in _notifications(app))
+        assert target.read_text(encoding="utf-8").strip()
 
 
 async def test_copy_answer_and_card_table(sessions_dir: Path) -> None:

@@ -253,7 +253,15 @@ class GpuSizerApp(App[None]):
         self.notify(f"Reopened “{conversation.title or conversation.id}”.")
 
     def action_export_proposal(self) -> None:
-        if importlib.util.find_spec("assistant.proposal") is None:
+        self.export_proposal()
+
+    def export_proposal(self, path: str = "") -> None:
+        """Write the proposal for this conversation (default: data dir/proposals/<id>.md)."""
+        write_proposal: Any = None
+        if importlib.util.find_spec("assistant.proposal") is not None:
+            proposal = importlib.import_module("assistant.proposal")
+            write_proposal = getattr(proposal, "write_proposal", None)
+        if write_proposal is None:
             self.notify(
                 "Proposal export is not available: the proposal module (assistant/proposal) is "
                 "not installed in this build. The session is saved and can be exported later.",
@@ -261,16 +269,17 @@ class GpuSizerApp(App[None]):
                 timeout=10,
             )
             return
-        render: Any = getattr(
-            importlib.import_module("assistant.proposal"), "render_proposal", None
-        )
-        if render is None:
-            self.notify("assistant.proposal has no render_proposal().", severity="error")
+        if not any(m.get("role") == "tool" for m in self.conversation.messages):
+            self.notify("Nothing to export yet: ask a sizing question first.", severity="warning")
             return
-        target = data_dir() / "proposals" / f"{self.conversation.id}.md"
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(str(render(self.conversation)), encoding="utf-8")
-        self.notify(f"Proposal written to {target}.")
+        target = Path(path) if path else data_dir() / "proposals" / f"{self.conversation.id}.md"
+        self._save(self.conversation)
+        try:
+            written = write_proposal(self.conversation, target, force=not path)
+        except (ToolInputError, OSError) as exc:
+            self.notify(f"Proposal not written: {exc}", severity="error")
+            return
+        self.notify(f"Proposal written to {written}.")
 
     def action_copy_answer(self) -> None:
         answer = self.chat_log.last_answer()
@@ -347,7 +356,7 @@ class GpuSizerApp(App[None]):
             self.action_open_sessions()
 
     async def cmd_export(self, argument: str) -> None:
-        self.action_export_proposal()
+        self.export_proposal(argument)
 
     async def cmd_help(self, argument: str) -> None:
         self.action_help()

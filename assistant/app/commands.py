@@ -51,7 +51,9 @@ SLASH_COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "/new", "New chat", "Start a new conversation (the current one is saved)"),
     SlashCommand("save", "/save", "Save session", "Save this conversation now"),
     SlashCommand("load", "/load [id]", "Open session", "Reopen a saved conversation"),
-    SlashCommand("export", "/export", "Export proposal", "Write a hardware proposal file"),
+    SlashCommand(
+        "export", "/export [path.md|.html]", "Export proposal", "Write a hardware proposal file"
+    ),
     SlashCommand("model", "/model NAME", "Set model", "Use another model at the endpoint"),
     SlashCommand("endpoint", "/endpoint URL", "Set endpoint", "Use another endpoint"),
     SlashCommand("offline", "/offline [on|off]", "Toggle offline", "Switch offline mode"),
