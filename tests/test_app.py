@@ -279,3 +279,42 @@ async def test_header_shows_mode_and_keymap_remap(sessions_dir: Path, tmp_path: 
         await pilot.press("ctrl+b")  # remapped from ctrl+n in the config's keybindings table
         await pilot.pause()
         assert app.conversation.id != first_id
+
+
+async def test_settings_screen_saves_config_without_the_key(
+    sessions_dir: Path, tmp_path: Path
+) -> None:
+    from textual.widgets import Input
+
+    from assistant.app.screens.settings import SettingsScreen
+    from assistant.config import Settings, load_config
+
+    config_file = tmp_path / "config.toml"
+    built: list[Settings] = []
+
+    def factory(settings: Settings) -> FakeEngine:
+        built.append(settings)
+        return FakeEngine(mode="llm", label="rebuilt")
+
+    settings = Settings(base_url="http://127.0.0.1:8080/v1", model="old-model")
+    app = GpuSizerApp(
+        FakeEngine(mode="llm"),
+        settings=settings,
+        engine_factory=factory,
+        sessions_directory=sessions_dir,
+        config_file=config_file,
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#model", Input).value = "qwen3-32b"
+        app.screen.query_one("#api_key_env", Input).value = "MY_ENDPOINT_KEY"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+        assert app.sub_title == "LLM · qwen3-32b @ http://127.0.0.1:8080/v1"
+    assert built and built[-1].model == "qwen3-32b"
+    saved = load_config(env={}, path=config_file)
+    assert saved.model == "qwen3-32b" and saved.api_key_env == "MY_ENDPOINT_KEY"
+    assert "api_key =" not in config_file.read_text(encoding="utf-8")

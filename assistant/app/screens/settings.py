@@ -43,7 +43,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", id="settings.cancel")
+        Binding("escape", "cancel", "Cancel", id="settings.cancel"),
+        # At 80×24 the buttons can be below the fold: Ctrl+S saves from any field.
+        Binding("ctrl+s", "save", "Save", id="settings.save"),
     ]
 
     def __init__(self, settings: Settings, config_file: Path | None = None) -> None:
@@ -54,6 +56,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def compose(self) -> ComposeResult:
         caps = self.settings.capabilities
         with VerticalScroll():
+            yield Label("Settings — Ctrl+S save · Esc cancel", classes="title")
             yield Label("Endpoint (OpenAI-compatible base URL; empty = OpenAI)")
             yield Input(self.settings.base_url or "", id="base_url")
             yield Label("Model")
@@ -91,7 +94,10 @@ class SettingsScreen(ModalScreen[Settings | None]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "cancel":
             self.dismiss(None)
-            return
+        else:
+            self.action_save()
+
+    def action_save(self) -> None:
         if not self.query_one("#api_key_env", Input).value.strip():
             self.notify(
                 "api_key_env: give the NAME of a variable, e.g. OPENAI_API_KEY", severity="error"
