@@ -17,11 +17,12 @@ import importlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assistant.schemas import compact_schema
 from tools.catalog import GpuSpec, ModelEntry, get_catalog
 from tools.errors import ToolInputError, closest_names
 from tools.units import GB
@@ -39,12 +40,12 @@ class ToolSpec:
     description: str
     input_model: type[BaseModel]
     func: Callable[[Any], Any]
+    hidden: tuple[str, ...] = ()
+    """Optional expert fields validation accepts but the model is not offered (tokens)."""
 
     def schema(self, strict: bool = False) -> dict[str, Any]:
-        """The OpenAI `tools` entry for this tool."""
-        params = self.input_model.model_json_schema()
-        params.pop("title", None)
-        _drop_titles(params)
+        """The OpenAI `tools` entry for this tool: the compact schema of `input_model`."""
+        params = compact_schema(self.input_model, strict, self.hidden)
         function: dict[str, Any] = {
             "name": self.name,
             "description": self.description,
@@ -69,21 +70,6 @@ class ToolOutcome:
     def content(self) -> str:
         """The tool message content sent back to the model."""
         return compact_json(self.result)
-
-
-def _drop_titles(node: Any) -> None:
-    # pydantic adds a "title" to every property; the model never needs them (tokens only).
-    if isinstance(node, dict):
-        props = node.get("properties")
-        if isinstance(props, dict):
-            for value in props.values():
-                if isinstance(value, dict):
-                    value.pop("title", None)
-        for value in node.values():
-            _drop_titles(value)
-    elif isinstance(node, list):
-        for value in node:
-            _drop_titles(value)
 
 
 def _round(value: float) -> float | int:
@@ -381,35 +367,60 @@ class _LazyTool:
     input_attr: str
     func_module: str
     func_attr: str
-    extra: dict[str, str] = field(default_factory=dict)
+    hidden: tuple[str, ...] = ()
 
+
+# Expert overrides not offered to the model: each costs ~20-30 tokens in every request, users
+# rarely state them in a chat, and the CLI (`gpu-sizer memory/recommend --help`) offers them all.
+# Validation still accepts them, so a model that sends one anyway is not refused.
+_MEMORY_HIDDEN = (
+    "config_path",
+    "group_size",
+    "keep_16bit",
+    "flash_attention",
+    "precision",
+    "lora_targets",
+    "prefill_chunk_tokens",
+    "cuda_context_bytes",
+    "cuda_graph_bytes",
+)
+_WORKLOAD_HIDDEN = (
+    "config_path",
+    "gpu_memory_utilization",
+    "max_output_tokens",
+    "batching",
+    "micro_batch_sequences",
+    "constraints.allow_pipeline_parallel",
+    "constraints.require_fast_interconnect",
+)
 
 _CALCULATORS: tuple[_LazyTool, ...] = (
     _LazyTool(
         "estimate_memory",
-        "GPU memory for a model + workload: per-GPU bytes with breakdown (weights, KV cache, "
-        "activations, optimizer), assumptions, whether it fits.",
+        "GPU memory per GPU for a model + workload: breakdown, assumptions, fit on `gpu`.",
         "tools.memory",
         "MemoryRequest",
         "tools.memory",
         "estimate_memory",
+        _MEMORY_HIDDEN,
     ),
     _LazyTool(
         "recommend",
-        "Smallest configuration per GPU type that fits and meets the targets: count, "
-        "parallelism, KV capacity, throughput, latency, reasons.",
+        "Smallest configuration per GPU type that fits and meets the targets, ranked.",
         "tools.workload",
         "Workload",
         "tools.recommend",
         "recommend",
+        _WORKLOAD_HIDDEN,
     ),
     _LazyTool(
         "compare_costs",
-        "Cloud cost per hour, month and million tokens for configurations; hosted API comparison.",
-        "tools.cost",
+        "Cloud cost ($/hour, $/month, $/M tokens) per tier of configurations, API comparison, "
+        "break-even; training cost for options with hours.",
+        "assistant.cost_tool",
         "CostRequest",
-        "tools.cost",
-        "compare_costs",
+        "assistant.cost_tool",
+        "run_cost_request",
     ),
 )
 
@@ -424,7 +435,7 @@ def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
         except (ImportError, AttributeError) as exc:
             missing[tool.name] = f"{tool.func_module}.{tool.func_attr} unavailable ({exc})"
             continue
-        specs.append(ToolSpec(tool.name, tool.description, input_model, func))
+        specs.append(ToolSpec(tool.name, tool.description, input_model, func, tool.hidden))
     return specs, missing
 
 

@@ -1,0 +1,146 @@
+"""The `compare_costs` tool: one request model for the chat, priced by `tools.cost`.
+
+`tools.cost` exposes its inputs as several models (`ServingCostInput`, `TrainingCostInput`,
+`PriceFilter`, `UsageProfile`) and two functions (`compare_costs`, `training_costs`); a model
+calling a tool needs one flat request. `CostRequest` is that request: an option with `hours`
+is a training job, one without is a serving configuration. The request is validated again
+through the `tools.cost` models, which stay the source of truth for bounds and meaning.
+
+Prices: the built-in catalog overlaid with the user's `prices.toml` in the platformdirs config
+directory, as `gpu-sizer cost` does (tools/ never looks for that file itself).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.catalog import CatalogError, get_catalog
+from tools.cost import (
+    HOURS_PER_MONTH,
+    PriceFilter,
+    ServingCostInput,
+    TrainingCostInput,
+    UsageProfile,
+    compare_costs,
+    training_costs,
+)
+from tools.errors import ToolInputError
+from tools.pricing import PriceBook, Tier, load_price_book
+
+MAX_OPTIONS = 16
+"""Configurations priced in one call (the recommender proposes a handful)."""
+
+
+class CostOption(BaseModel):
+    """One configuration: serving (with throughput) or a training job (with hours)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gpu: str = Field(description="GPU id or name.")
+    count: int = Field(ge=1, description="GPUs, all replicas.")
+    aggregate_tokens_per_s: float | None = Field(
+        default=None, gt=0, description="Serving: output tokens/s of the whole configuration."
+    )
+    tp: int | None = Field(default=None, ge=1, description="Tensor-parallel group, GPUs.")
+    hours: float | None = Field(
+        default=None, gt=0, description="Training: wall-clock hours on `count` GPUs."
+    )
+
+
+class CostRequest(BaseModel):
+    """Configurations to price, the model for the API comparison, filters and usage."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    options: list[CostOption] = Field(min_length=1, max_length=MAX_OPTIONS)
+    model_id: str | None = Field(default=None, description="Model id for the API comparison.")
+    eu_only: bool = Field(default=False, description="Only EU-region prices.")
+    tiers: list[Tier] = Field(default_factory=list, description="Tiers to include (default all).")
+    providers: list[str] = Field(default_factory=list, description="Provider name substrings.")
+    max_usd_per_hour: float | None = Field(
+        default=None, gt=0, description="Most $/hour for the whole configuration."
+    )
+    eur_to_usd: float | None = Field(
+        default=None, gt=0, description="User's USD per EUR rate (EUR prices stay EUR without)."
+    )
+    utilization: float = Field(
+        default=UsageProfile.model_fields["utilization"].default,
+        gt=0,
+        le=1,
+        description="Fraction of the throughput used in active hours.",
+    )
+    active_hours_per_month: float | None = Field(
+        default=None, gt=0, le=HOURS_PER_MONTH, description="Hours with traffic (730 = always)."
+    )
+    scale_to_zero: bool = Field(default=False, description="Bill active hours only.")
+    deadline_hours: float | None = Field(
+        default=None, gt=0, description="Training deadline, wall-clock hours."
+    )
+
+
+def user_price_file() -> Path | None:
+    """The user's price overrides, `<platformdirs config>/gpu-sizer/prices.toml`, if present."""
+    import platformdirs
+
+    path = Path(platformdirs.user_config_dir("gpu-sizer")) / "prices.toml"
+    return path if path.is_file() else None
+
+
+def _book() -> PriceBook:
+    try:
+        return load_price_book(user_price_file())
+    except CatalogError as exc:
+        raise ToolInputError(
+            "prices",
+            f"the user price file is invalid ({exc})",
+            "fix or remove the user prices.toml; built-in prices work without it",
+        ) from None
+
+
+def run_cost_request(req: CostRequest) -> dict[str, Any]:
+    """Price every option: serving rows, API comparison and break-even at the top level (the
+    `tools.cost.ServingCostResult` fields), training jobs under `training`.
+
+    GPU names are resolved through the catalog (unknown names → ToolInputError with
+    suggestions). Money is in the published currency, USD fields named `usd_*`.
+    """
+    catalog = get_catalog()
+    gpus = [catalog.gpu(o.gpu).id for o in req.options]
+    flt = PriceFilter(
+        providers=req.providers,
+        eu_only=req.eu_only,
+        tiers=req.tiers,
+        max_usd_per_hour=req.max_usd_per_hour,
+        eur_to_usd=req.eur_to_usd,
+    )
+    profile_fields: dict[str, Any] = {
+        "utilization": req.utilization,
+        "scale_to_zero": req.scale_to_zero,
+    }
+    if req.active_hours_per_month is not None:
+        profile_fields["active_hours_per_month"] = req.active_hours_per_month
+    profile = UsageProfile(**profile_fields)
+    serving = [
+        ServingCostInput(
+            gpu=gpu, count=o.count, aggregate_tokens_per_s=o.aggregate_tokens_per_s, tp=o.tp
+        )
+        for gpu, o in zip(gpus, req.options, strict=True)
+        if o.hours is None
+    ]
+    jobs = [
+        TrainingCostInput(gpu=gpu, count=o.count, training_hours=o.hours)
+        for gpu, o in zip(gpus, req.options, strict=True)
+        if o.hours is not None
+    ]
+    book = _book()
+    out: dict[str, Any] = {}
+    if serving:
+        result = compare_costs(serving, book, flt, profile, req.model_id)
+        out.update(result.model_dump(mode="json"))
+    if jobs:
+        train = training_costs(jobs, book, flt, deadline_hours=req.deadline_hours)
+        out["training"] = train.model_dump(mode="json")
+    return out
