@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from assistant.cli import main
 from tools.errors import ToolInputError
@@ -191,3 +193,60 @@ def test_cli_bad_input_exits_2_without_traceback(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert "error:" in err and "Traceback" not in err
+
+
+def test_eager_attention_materialises_scores() -> None:
+    # Without flash attention each sequence stores heads × s² scores and probabilities:
+    # Llama-3.1-8B, 32 heads, s = 4096, 16-bit: 2 × 32 × 4096² × 2 B = 2,147,483,648 extra.
+    kwargs = {"model": "llama-3.1-8b", "engine": "transformers", "context": 4096}
+    flash = estimate_memory(MemoryRequest(**kwargs))
+    eager = estimate_memory(MemoryRequest(**kwargs, flash_attention=False))
+    extra = eager.breakdown["activations"] - flash.breakdown["activations"]
+    assert extra == 2 * 32 * 4096 * 4096 * 2
+
+
+def test_training_only_options_warn_for_inference() -> None:
+    est = estimate_memory(MemoryRequest(model="llama-3.1-8b", zero=3, offload_optimizer=True))
+    assert len(est.warnings) == 2
+    assert est.breakdown["gradients"] == est.breakdown["optimizer"] == 0
+
+
+def test_cli_reads_a_local_config(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # Mistral-7B-v0.3 config values (models.json); params.json total 7,248,023,552.
+    config = tmp_path / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "model_type": "mistral",
+                "hidden_size": 4096,
+                "intermediate_size": 14336,
+                "num_hidden_layers": 32,
+                "num_attention_heads": 32,
+                "num_key_value_heads": 8,
+                "vocab_size": 32768,
+                "max_position_embeddings": 32768,
+            }
+        )
+    )
+    assert main(["memory", "--config", str(config), "--task", "qlora", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["total_params"] == 7_248_023_552
+    assert data["weights_format"] == "nf4-dq"
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    model=st.sampled_from(["llama-3.1-8b", "mixtral-8x7b", "gemma-2-9b", "deepseek-v3"]),
+    context=st.integers(min_value=1, max_value=200_000),
+    batch=st.integers(min_value=1, max_value=64),
+    weights=st.sampled_from(["bf16", "fp8", "int4-awq", "nf4", "q4_k_m", "q8_0"]),
+)
+def test_breakdown_identity_and_kv_monotonic(
+    model: str, context: int, batch: int, weights: str
+) -> None:
+    req = MemoryRequest(model=model, context=context, batch=batch, weights=weights)
+    est = estimate_memory(req)
+    assert est.per_gpu_bytes == sum(est.breakdown.values())
+    assert all(v >= 0 for v in est.breakdown.values())
+    longer = estimate_memory(req.model_copy(update={"context": context + 16}))
+    assert longer.breakdown["kv_cache"] >= est.breakdown["kv_cache"]

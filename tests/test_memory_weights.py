@@ -134,3 +134,12 @@ def test_format_names_are_normalized_and_unknown_rejected() -> None:
         normalize_format("q4_k_x")
     assert err.value.field == "weights"
     assert "q4_k_m" in err.value.message
+
+
+def test_fp8_keeps_embeddings_and_1d_tensors_16bit() -> None:
+    # params.json Llama-3.1-8B: embedding 525,336,576 (and an untied lm_head of the same size),
+    # non-embedding 6,979,588,096 of which the RMSNorm weights are 32 × 2 × 4096 + 4096 =
+    # 266,240. fp8: 1 byte per block linear weight, 2 bytes for everything else.
+    norms = 32 * 2 * 4096 + 4096
+    expected = (6_979_588_096 - norms) * 1 + norms * 2 + 2 * 525_336_576 * 2
+    assert weight_bytes(arch("llama-3.1-8b"), "fp8").total == expected

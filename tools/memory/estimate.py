@@ -141,6 +141,13 @@ def _inference_weights(
             "Rule of thumb '2 bytes per parameter' (7B ≈ 14 GB) uses the nominal size; exact "
             "counts differ (Llama-2-7B has 6.74B parameters → 13.48 GB)."
         )
+    if fmt in ("int8", "fp8") and whole.keep_16bit:
+        nominal = resolved.total_params
+        notes.append(
+            f"Rule of thumb '1 byte per parameter' gives {format_bytes(nominal, 'GB')}; the "
+            f"16-bit embedding/output layers and per-channel scales make it "
+            f"{format_bytes(whole.total, 'GB')}, and the KV cache and runtime come on top."
+        )
     if arch.moe is not None:
         notes.append(
             f"MoE: all {arch.moe.num_experts} experts per layer are resident; "
@@ -255,6 +262,14 @@ def _adapter_state(
         f"adapter parameters × {state.optimizer:g} B ({req.optimizer})",
         "The frozen base has no gradients or optimizer state.",
     )
+    base_bytes = base.bytes_per_gpu
+    if base_bytes:
+        extra = adapter_weights + grads + opt
+        parts.assumptions.append(
+            f"Adapters with their gradients and optimizer state add {extra / base_bytes:.1%} to "
+            "the frozen base on this GPU (the 'LoRA = base + 10-20%' rule of thumb also folds "
+            "in activations, counted separately here)."
+        )
     if req.task == "qlora":
         parts.assumptions.append(
             "QLoRA (arXiv 2305.14314): NF4 base with double quantization, bf16 adapters, "
@@ -347,8 +362,10 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     fmt = _weight_format(req, resolved)
     kv_dtype = req.kv_dtype or "bf16"
     context = _context(req, arch, parts)
-    if req.task in ("lora", "qlora") and req.lora_rank is not None and req.lora_rank <= 0:
-        raise ToolInputError("lora_rank", "must be positive", "an integer ≥ 1")
+    if not req.is_training and req.zero:
+        parts.warnings.append("zero applies to training only; ignored for inference")
+    if not req.is_training and req.offload_optimizer:
+        parts.warnings.append("offload_optimizer applies to training only; ignored")
 
     if req.task == "full":
         stage_layers = _full_training_state(req, resolved, layout, parts)
@@ -390,6 +407,8 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
             notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")
         if layout.tp > arch.num_kv_heads and arch.mla is None:
             notes.append(f"tp={layout.tp} > {arch.num_kv_heads} KV heads: KV heads replicated.")
+        if arch.mla is not None and layout.tp > 1:
+            notes.append("MLA latent cache is not split by heads: every TP rank holds all of it.")
         parts.add(
             "kv_cache",
             kv,
