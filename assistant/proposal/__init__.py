@@ -98,7 +98,7 @@ def build_document(conversation: Conversation, summary: str | None = None) -> Do
     header = Paragraph(
         f"Session {conversation.id} ({conversation.mode}), last updated {conversation.updated}. "
         "Every figure below is quoted from the tool results stored in this session: numbers as "
-        "stored, byte counts shown in GB (10^9 bytes) by moving the decimal point."
+        "stored; byte counts are shown in GB by moving the decimal point nine places."
     )
     sections: list[list[Block]] = [
         [Paragraph(summary_paragraph(inputs))],

@@ -14,7 +14,7 @@ from assistant.proposal.document import Block, BulletList, Heading, Paragraph, T
 from assistant.proposal.extract import ProposalInputs, ToolRecord
 from assistant.proposal.figures import bytes_as_gb, format_number, text_value
 
-PERFORMANCE_WORDS = ("decode", "prefill", "mfu", "ttft", "all-reduce", "batching", "bandwidth")
+PERFORMANCE_WORDS = ("mfu", "ttft", "all-reduce", "memory bandwidth", "static batching")
 """An assumption mentioning one of these belongs to the performance model (section 5)."""
 
 CITATION_WORDS = (
@@ -366,7 +366,12 @@ def _price_row(tier: str, row: dict[str, Any]) -> tuple[str, ...]:
         str(row.get("provider", "")),
         str(row.get("instance") or row.get("gpu_label") or ""),
         str(row.get("region") or "—"),
-        f"{text_value(row.get('count'))}× {row.get('gpu')}",
+        f"{text_value(row.get('count'))}× {row.get('gpu')}"
+        + (
+            f" (billed {text_value(row.get('billed_gpus'))})"
+            if row.get("billed_gpus") not in (None, row.get("count"))
+            else ""
+        ),
         _money(row, "per_hour"),
         _money(row, "per_month"),
         _money(row, "per_million_output_tokens"),
@@ -412,12 +417,28 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
     evens = [b for b in result.get("break_even", []) if isinstance(b, dict)]
     if evens:
         blocks.append(Heading("Break-even against the hosted API", 3))
-        blocks.append(BulletList(tuple(str(b.get("explanation", "")) for b in evens)))
+        blocks.append(
+            BulletList(
+                tuple(
+                    f"{b.get('provider')} {b.get('tier')} vs {b.get('api_provider')} "
+                    f"({b.get('api_id')}): {b.get('explanation', '')}"
+                    for b in evens
+                )
+            )
+        )
     rows_all = _cost_rows(inputs)
     if rows_all:
         blocks.append(Heading("Every matching cloud price", 3))
         blocks.append(
             Table(PRICE_HEADERS, tuple(_price_row(str(r.get("tier", "")), r) for r in rows_all))
+        )
+    excluded = [e for e in result.get("excluded", []) if isinstance(e, dict)]
+    if excluded:
+        blocks.append(Heading("Prices the cost tool left out", 3))
+        blocks.append(
+            BulletList(
+                tuple(f"{e.get('id')} ({e.get('provider')}): {e.get('reason')}" for e in excluded)
+            )
         )
     if result.get("assumptions"):
         blocks.append(Heading("Cost assumptions", 3))

@@ -1,0 +1,298 @@
+"""Proposal export: golden files, every number traced to the session, HTML well-formedness,
+grounded LLM summary, extraction rules, no-overwrite writes.
+
+The canned session `tests/data/proposal/session.json` was produced by running the real registry
+tools (build_session.py); the golden files are its rendering. Independent checks (hand
+calculations from published configs) pin the figures the document must quote.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.conversation import Conversation
+from assistant.proposal import (
+    SECTION_TITLES,
+    ProposalExistsError,
+    render_proposal,
+    session_sources,
+    write_proposal,
+)
+from assistant.proposal.extract import collect
+from assistant.proposal.figures import bytes_as_gb, format_number
+from tools.errors import ToolInputError
+
+DATA = Path(__file__).parent / "data" / "proposal"
+_NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
+
+
+@pytest.fixture(scope="module")
+def session() -> Conversation:
+    return Conversation.model_validate_json((DATA / "session.json").read_text(encoding="utf-8"))
+
+
+def _numbers_in(text: str) -> list[Decimal]:
+    return [Decimal(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
+
+
+def _source_numbers(value: Any) -> set[Decimal]:
+    """Every number in a tool result / arguments / user text, as stored (numbers inside strings
+    included), plus each integer's exact GB reading (the decimal point moved nine places)."""
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return set(_numbers_in(value))
+        return (
+            _source_numbers(parsed) if isinstance(parsed, dict | list) else set(_numbers_in(value))
+        )
+    if isinstance(value, bool) or value is None:
+        return set()
+    if isinstance(value, int):
+        return {Decimal(value), Decimal(value).scaleb(-9)}
+    if isinstance(value, float):
+        return {Decimal(repr(value))}
+    items = value.values() if isinstance(value, dict) else value
+    found: set[Decimal] = set()
+    for item in items:
+        found |= _source_numbers(item)
+    return found
+
+
+def _all_sources(conversation: Conversation) -> set[Decimal]:
+    found: set[Decimal] = set()
+    for source in session_sources(conversation):
+        found |= _source_numbers(source)
+    return found
+
+
+def _structural_free(markdown: str, conversation: Conversation) -> str:
+    """The document minus its structural numbers: section numbering and the session's own
+    metadata (id, timestamp) in the header line. Nothing else is excluded."""
+    text = markdown
+    for title in SECTION_TITLES:
+        _number, _, rest = title.partition(" ")
+        text = text.replace(f"## {title}", f"## {rest}")
+    return text.replace(conversation.id, "").replace(conversation.updated, "")
+
+
+def untraced_numbers(markdown: str, conversation: Conversation) -> list[str]:
+    sources = _all_sources(conversation)
+    text = _structural_free(markdown, conversation)
+    return [
+        m.group(0)
+        for m in _NUMBER.finditer(text)
+        if Decimal(m.group(0).replace(",", "")) not in sources
+    ]
+
+
+# --- golden files and determinism ---------------------------------------------------------------
+
+
+def test_markdown_matches_golden(session: Conversation) -> None:
+    assert render_proposal(session, "md") == (DATA / "proposal.md").read_text(encoding="utf-8")
+
+
+def test_html_matches_golden(session: Conversation) -> None:
+    golden = (DATA / "proposal.html").read_text(encoding="utf-8")
+    assert render_proposal(session, "html") == golden
+
+
+def test_rendering_is_byte_identical(session: Conversation, tmp_path: Path) -> None:
+    a = write_proposal(session, tmp_path / "a.md")
+    b = write_proposal(session.model_copy(deep=True), tmp_path / "b.md")
+    assert a.read_bytes() == b.read_bytes()
+
+
+def test_document_has_every_section(session: Conversation) -> None:
+    text = render_proposal(session, "md")
+    for title in SECTION_TITLES:
+        assert f"\n## {title}\n" in text
+
+
+# --- every number comes from the session ----------------------------------------------------------
+
+
+def test_every_number_in_the_markdown_is_in_the_tool_results(session: Conversation) -> None:
+    assert untraced_numbers(render_proposal(session, "md"), session) == []
+
+
+def test_the_number_check_catches_an_invented_figure(session: Conversation) -> None:
+    text = render_proposal(session, "md") + "\nIt also needs 123.456789 GB of swap.\n"
+    assert untraced_numbers(text, session) == ["123.456789"]
+
+
+def test_quoted_figures_match_hand_calculations(session: Conversation) -> None:
+    text = render_proposal(session, "md")
+    # Llama 3.1 70B config.json (meta-llama): 80 layers, 8 KV heads, head_dim 128; bf16 K and V:
+    # 80 × 8 × 128 × 2 (K, V) × 2 bytes = 327,680 bytes per token.
+    assert f"{80 * 8 * 128 * 2 * 2:,} bytes" in text
+    # KV cache of the memory call: 327,680 B × 2,500 tokens (rounded up to 16-token vLLM blocks:
+    # 2,512) × 32 sequences / TP 2 = 13,170,114,560 B = 13.17011456 GB.
+    assert 327_680 * 2_512 * 32 // 2 == 13_170_114_560
+    assert "| kv\\_cache | 13.17011456 |" in text
+    # Parameters of Llama 3.1 70B, exact count from its architecture (shared/research/params.json).
+    assert "70,553,706,496 total" in text
+
+
+def test_number_formats_keep_every_stored_digit() -> None:
+    assert format_number(1274.12) == "1,274.12"
+    assert format_number(0.58598) == "0.58598"
+    assert format_number(123404) == "123,404"
+    assert format_number(1.23457e12) == "1,234,570,000,000"
+    assert bytes_as_gb(70_555_025_408) == "70.555025408"  # 70,555,025,408 B / 10^9
+    assert bytes_as_gb(2_000_000_000) == "2"
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+_VOID = {"meta", "br", "hr", "img", "link", "input", "col", "wbr"}
+
+
+class _Checker(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+        self.tags: set[str] = set()
+        self.attrs: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.add(tag)
+        self.attrs.extend(attrs)
+        if tag not in _VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+def _check_html(text: str) -> _Checker:
+    checker = _Checker()
+    checker.feed(text)
+    checker.close()
+    return checker
+
+
+def test_html_is_well_formed_self_contained_and_printable(session: Conversation) -> None:
+    text = render_proposal(session, "html")
+    checker = _check_html(text)
+    assert checker.errors == [] and checker.stack == []
+    assert text.startswith("<!DOCTYPE html>")
+    assert {"html", "head", "body", "style", "table", "h1", "h2"} <= checker.tags
+    assert "script" not in checker.tags and "link" not in checker.tags
+    assert not [a for a in checker.attrs if a[0] in ("src", "href")]
+    assert "@import" not in text and "url(" not in text
+    assert "@media print" in text and "@page" in text
+
+
+def test_html_escapes_tool_text() -> None:
+    conversation = _conversation(
+        [("recommend", {"model": "x"}, {"model_id": "<script>alert(1)</script>", "options": []})]
+    )
+    text = render_proposal(conversation, "html")
+    assert "<script>" not in text and "&lt;script&gt;" in text
+    assert _check_html(text).errors == []
+
+
+# --- LLM summary ----------------------------------------------------------------------------------
+
+
+def test_llm_summary_is_marked_and_unverified_figures_flagged(session: Conversation) -> None:
+    summary = "One MI300X needs 145.588 GB per GPU; a spare 999 GB is free."
+    text = render_proposal(session, "md", summary=summary)
+    assert "### Executive summary (LLM-written)" in text
+    assert "NOT found in any tool result: 999 GB." in text
+    assert "145.588 GB" in text.split("NOT found", 1)[1]  # the summary itself is printed
+
+
+def test_grounded_llm_summary_is_reported_verified(session: Conversation) -> None:
+    text = render_proposal(session, "md", summary="It needs 145.588 GB per GPU.")
+    assert "every figure was found in the tool results." in text
+
+
+# --- extraction -----------------------------------------------------------------------------------
+
+
+def _add_call(
+    conversation: Conversation, call_id: str, name: str, args: dict[str, Any], result: Any
+) -> None:
+    function = {"name": name, "arguments": json.dumps(args)}
+    call = {"id": call_id, "type": "function", "function": function}
+    conversation.add({"role": "assistant", "content": None, "tool_calls": [call]})
+    conversation.add({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
+
+
+def _conversation(calls: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Conversation:
+    conversation = Conversation(id="t", created="2026-01-01", updated="2026-01-01")
+    conversation.add({"role": "user", "content": "size it"})
+    for i, (name, args, result) in enumerate(calls):
+        _add_call(conversation, f"c{i}", name, args, result)
+    return conversation
+
+
+def test_extract_takes_latest_successful_results() -> None:
+    conversation = _conversation(
+        [
+            ("recommend", {"users": 1}, {"model_id": "first", "options": []}),
+            ("recommend", {"users": 2}, {"model_id": "second", "options": []}),
+            ("recommend", {"users": 3}, {"error": "invalid arguments"}),
+            ("compare_costs", {}, {"error": "no price"}),
+        ]
+    )
+    inputs = collect(conversation)
+    assert inputs.recommend is not None
+    assert inputs.recommend.result["model_id"] == "second"
+    assert inputs.recommend.arguments == {"users": 2}
+    assert inputs.cost is None
+
+
+def test_extract_keeps_only_the_last_turns_memory_calls() -> None:
+    conversation = _conversation([("estimate_memory", {"gpus": 1}, {"model_id": "a"})])
+    conversation.add({"role": "user", "content": "and on two or four?"})
+    _add_call(conversation, "m2", "estimate_memory", {"gpus": 2}, {"model_id": "b"})
+    _add_call(conversation, "m4", "estimate_memory", {"gpus": 4}, {"model_id": "c"})
+    memory = collect(conversation).memory
+    assert [m.arguments["gpus"] for m in memory] == [2, 4]
+
+
+def test_empty_session_renders_placeholders() -> None:
+    text = render_proposal(Conversation(id="e", created="2026", updated="2026"), "md")
+    assert "No cost result in this session." in text
+    assert "No recommendation in this session." in text
+
+
+def test_unknown_format_is_an_input_error(session: Conversation) -> None:
+    with pytest.raises(ToolInputError) as err:
+        render_proposal(session, "pdf")
+    assert err.value.field == "format" and "md, html" in err.value.message
+
+
+# --- writing --------------------------------------------------------------------------------------
+
+
+def test_write_never_overwrites_without_force(session: Conversation, tmp_path: Path) -> None:
+    target = tmp_path / "proposal.md"
+    target.write_text("keep me", encoding="utf-8")
+    with pytest.raises(ProposalExistsError) as err:
+        write_proposal(session, target)
+    assert str(target) in err.value.message
+    assert target.read_text(encoding="utf-8") == "keep me"
+    assert list(tmp_path.iterdir()) == [target]  # no temporary file left behind
+    write_proposal(session, target, force=True)
+    assert target.read_text(encoding="utf-8").startswith("# Hardware proposal")
+
+
+def test_write_picks_html_from_the_extension(session: Conversation, tmp_path: Path) -> None:
+    path = write_proposal(session, tmp_path / "p.html")
+    assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
