@@ -7,6 +7,7 @@ those figures. Notes never contain a figure that no tool computed.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from tools.architecture import Architecture, ParamCounts
@@ -34,6 +35,7 @@ def advise(
     best: list[Option],
     weight_bytes: int,
     base: Any,
+    evaluated: list[Option] | None = None,
 ) -> tuple[list[str], str | None]:
     """Notes triggered by the numbers of `best` (best option per GPU, ranked), and an
     explanation of the nearest feasible configuration when nothing meets the targets."""
@@ -96,15 +98,142 @@ def advise(
                 f"{_gib(kv_total)} of KV cache vs {_gib(weight_bytes)} of weights — memory "
                 "scales with users × context; an fp8 KV cache halves it."
             )
-    nearest = None
-    if not meeting and best:
-        o = best[0]
-        state = "fits but misses targets" if o.fits else "does not fit"
-        nearest = (
-            f"No configuration meets every target. Nearest: {o.count}× {o.gpu_name} "
-            f"(TP={o.tp}, PP={o.pp}, DP={o.dp}) {state}: " + "; ".join(o.reasons or ["-"])
+    return notes, nearest_feasible(w, best, evaluated or best)
+
+
+def engine_reserve_note(
+    w: Workload, singles: list[Option], usable_bytes: int, kv_bytes_per_token: int
+) -> str | None:
+    """When one GPU misses only because of the serving engine's reserve: the smallest
+    gpu_memory_utilization that fits one sequence and the KV tokens each further 0.01 adds.
+    `singles`: the failed 1-GPU layouts of GPU types with the same usable memory."""
+    first = singles[0]
+    need = first.per_gpu_bytes  # weights + activations + runtime + one sequence's KV
+    if first.fits or first.count != 1 or need > usable_bytes:
+        return None
+    if first.budget_bytes_per_gpu >= usable_bytes:
+        return None  # no engine reserve to trade
+    util = first.budget_bytes_per_gpu / usable_bytes
+    min_util = math.ceil(need / usable_bytes * 100) / 100
+    per_percent = int(usable_bytes * 0.01 // kv_bytes_per_token)
+    names = " / ".join(o.gpu_name for o in singles)
+    return (
+        f"Engine reserve decides the fit on 1× {names}: weights, runtime and one "
+        f"{w.context_tokens:,}-token sequence need {_gib(need)} > the "
+        f"{_gib(first.budget_bytes_per_gpu)} budget at gpu_memory_utilization {util:.2f} "
+        f"({_gib(usable_bytes)} usable). At {min_util:.2f} it fits one GPU, and each further "
+        f"0.01 adds {_gib(usable_bytes * 0.01)} = {format_count(per_percent)} KV tokens; "
+        "a shorter context or an fp8 KV cache also helps."
+    )
+
+
+def one_node_note(
+    w: Workload,
+    model_name: str,
+    fmt: str,
+    short: list[Option],
+    multi_node: list[Option],
+    lower_precision: list[tuple[str, Option]],
+    one_node_gpus: list[Option],
+    max_listed: int = 6,
+) -> str:
+    """The model does not fit one node of the GPUs in `short` (their largest single-node
+    layout, which failed); what does: more nodes, lower-precision weights, larger GPUs."""
+    first = short[0]
+    shortfall = (
+        f"{first.count}× {first.gpu_name} at TP={first.tp} needs {_gib(first.per_gpu_bytes)} "
+        f"per GPU > {_gib(first.budget_bytes_per_gpu)} budget"
+    )
+    others = "" if len(short) == 1 else f" (nor one node of {len(short) - 1} other GPU types)"
+    fixes: list[str] = []
+    for o in multi_node[:1]:
+        nodes = math.ceil(o.nodes / o.dp)
+        fixes.append(
+            f"{nodes} nodes: {o.tp * o.pp}× {o.gpu_name} as TP={o.tp} × PP={o.pp}, "
+            f"{_gib(o.per_gpu_bytes)} per GPU"
         )
-    return notes, nearest
+    for low, o in lower_precision[:1]:
+        fixes.append(
+            f"{low} weights: {o.tp * o.pp}× {o.gpu_name} at TP={o.tp} in one node, "
+            f"{_gib(o.per_gpu_bytes)} per GPU"
+        )
+    if one_node_gpus:
+        names = ", ".join(f"{o.tp * o.pp}× {o.gpu_name}" for o in one_node_gpus[:max_listed])
+        more = len(one_node_gpus) - max_listed
+        fixes.append(
+            f"one node of larger GPUs in {fmt}: {names}" + (f" (+{more} more)" if more > 0 else "")
+        )
+    what = "; ".join(fixes) if fixes else "nothing in the catalog within the constraints"
+    return f"{model_name} in {fmt} does not fit one node: {shortfall}{others}. What fits: {what}."
+
+
+def nearest_feasible(w: Workload, best: list[Option], evaluated: list[Option]) -> str | None:
+    """When no option meets every target: for each target missed, the closest any evaluated
+    layout gets (`evaluated`: every layout tried), and the configuration that comes nearest
+    (`best`: the best option per GPU, ranked)."""
+    if not best or any(o.meets_targets for o in best):
+        return None
+    fitting = [o for o in best if o.fits]
+    lines = ["No configuration meets every target."]
+    if not fitting:
+        o = max(best, key=lambda x: x.headroom_bytes)
+        lines.append(
+            f"Nothing fits within the constraints; closest: {o.count}× {o.gpu_name} "
+            f"(TP={o.tp}, PP={o.pp}): " + "; ".join(o.reasons or ["-"])
+        )
+        return " ".join(lines)
+    limit = w.constraints.max_gpus
+    tried = [o for o in evaluated if o.fits]
+    if w.ttft_s is not None:
+        timed = [o for o in tried if o.ttft_s is not None]
+        if timed and min(o.ttft_s or 0 for o in timed) > w.ttft_s:
+            o = min(timed, key=lambda x: x.ttft_s or 0)
+            lines.append(
+                f"TTFT target {w.ttft_s * 1000:,.0f} ms: the fastest prefill of a "
+                f"{w.prompt_tokens:,}-token prompt is {(o.ttft_s or 0) * 1000:,.0f} ms on "
+                f"{o.tp * o.pp}× {o.gpu_name} (TP={o.tp}); shorter prompts or a smaller model "
+                "lower it."
+            )
+    if w.tokens_per_s_per_user is not None:
+        fastest = max(tried, key=lambda x: x.decode_tokens_per_s_per_seq or 0)
+        speed = fastest.decode_tokens_per_s_per_seq or 0
+        if speed < w.tokens_per_s_per_user:
+            lines.append(
+                f"Per-user speed target {w.tokens_per_s_per_user:g} tok/s: the fastest is "
+                f"{speed:,.1f} tok/s on {fastest.tp * fastest.pp}× {fastest.gpu_name} "
+                f"(TP={fastest.tp}); lower-bit weights read fewer bytes per token."
+            )
+    over = [o for o in fitting if o.count > limit]
+    if over and not [o for o in fitting if o.count <= limit and not o.reasons]:
+
+        def served(o: Option) -> int:
+            return (limit // (o.tp * o.pp)) * o.sequences_per_replica
+
+        o = max(over, key=served)
+        cheapest_full = min(over, key=lambda x: x.count)
+        lines.append(
+            f"Scale: {w.users:,} users"
+            + (f" / {w.tokens_per_s:,.0f} tok/s" if w.tokens_per_s else "")
+            + f" need at least {cheapest_full.count:,}× {cheapest_full.gpu_name}; within "
+            f"max_gpus {limit:,} the most served is {served(o):,} concurrent users on "
+            f"{(limit // (o.tp * o.pp)) * o.tp * o.pp:,}× {o.gpu_name} "
+            f"({limit // (o.tp * o.pp):,} replica(s) of TP={o.tp} × PP={o.pp}, "
+            f"{o.sequences_per_replica:,} sequences each)."
+        )
+    if w.is_training and w.deadline_hours is not None:
+        timed = [o for o in fitting if o.training_hours is not None]
+        if timed:
+            o = min(timed, key=lambda x: x.training_hours or math.inf)
+            lines.append(
+                f"Deadline {w.deadline_hours:,.1f} h: the fastest within max_gpus is "
+                f"{o.training_hours or 0:,.1f} h on {o.count}× {o.gpu_name}."
+            )
+    o = fitting[0]
+    lines.append(
+        f"Nearest: {o.count:,}× {o.gpu_name} (TP={o.tp}, PP={o.pp}, DP={o.dp}) fits but "
+        "misses: " + "; ".join(o.reasons or ["-"])
+    )
+    return " ".join(lines)
 
 
 def performance_assumptions(w: Workload) -> list[str]:

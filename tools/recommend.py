@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.advice import advise, performance_assumptions
+from tools.advice import advise, engine_reserve_note, one_node_note, performance_assumptions
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
@@ -29,7 +29,7 @@ from tools.performance import (
     training_time,
 )
 from tools.units import format_bytes, format_count
-from tools.workload import Workload
+from tools.workload import Constraints, Workload
 
 # A PCIe card has no node size in the catalog; common servers hold 8 (e.g. AWS g6e.48xlarge:
 # 8× L40S, g6.48xlarge: 8× L4 — catalog gpus_per_node of those cards).
@@ -56,6 +56,9 @@ class Option(BaseModel):
     kv_cache_capacity_bytes: int = Field(description="Bytes per GPU left for KV cache.")
     kv_cache_capacity_tokens: int = Field(description="KV tokens one replica can hold.")
     max_concurrent_sequences: int = Field(description="Sequences of the requested context.")
+    sequences_per_replica: int = Field(
+        default=0, description="Concurrent sequences each replica runs (the speed's batch)."
+    )
     decode_tokens_per_s_per_seq: float | None = Field(
         default=None, description="Decode speed each user sees at the chosen concurrency, tok/s."
     )
@@ -79,7 +82,8 @@ class Recommendation(BaseModel):
     model_id: str
     total_params: int
     active_params: int
-    weight_bytes: int
+    weights_format: str = Field(description="Weight format sized (memory calculator's name).")
+    weight_bytes: int = Field(description="Whole-model weight bytes in that format.")
     kv_cache_bytes_per_token: int
     context_tokens: int
     objective: str
@@ -105,7 +109,12 @@ def estimate_memory(request: Any) -> Any:
     return _memory().estimate_memory(request)
 
 
-def _memory_request(w: Workload, gpu: GpuSpec, tp: int, pp: int, dp: int, batch: int) -> Any:
+def _memory_request(
+    w: Workload, gpu: GpuSpec | None, tp: int, pp: int, dp: int, batch: int, **override: Any
+) -> Any:
+    """The MemoryRequest for one layout. Fields the user left unset stay unset, so the memory
+    calculator applies its own defaults (native checkpoint format, vLLM for serving and
+    Transformers for training). Bad values raise its ToolInputError naming the field."""
     fields: dict[str, Any] = {
         "model": w.model,
         "params": w.params,
@@ -120,21 +129,30 @@ def _memory_request(w: Workload, gpu: GpuSpec, tp: int, pp: int, dp: int, batch:
         "gpus": tp * pp * dp,
         "tp": tp,
         "pp": pp,
-        "gpu": gpu.id,
+        "gpu": None if gpu is None else gpu.id,
         "lora_rank": w.lora_rank,
         "checkpointing": w.checkpointing,
         "zero": w.zero,
+        **override,
     }
-    return _memory().MemoryRequest(**{k: v for k, v in fields.items() if v is not None})
+    return _memory().validate_request({k: v for k, v in fields.items() if v is not None})
 
 
 def _node_size(gpu: GpuSpec) -> int:
     return gpu.gpus_per_node or DEFAULT_GPUS_PER_NODE
 
 
-def _tp_candidates(w: Workload, gpu: GpuSpec, heads: int) -> list[int]:
+def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
+    """TP sizes within one node that split the heads evenly: t divides the attention heads
+    and, with fewer KV heads than ranks, is a multiple of the KV heads (vLLM / Megatron-LM
+    rule, the one tools.memory.sharding enforces)."""
     limit = min(_node_size(gpu), w.constraints.max_gpus)
-    return [t for t in range(1, limit + 1) if heads % t == 0]
+    heads, kv = arch.num_attention_heads, arch.num_kv_heads
+    return [
+        t
+        for t in range(1, limit + 1)
+        if heads % t == 0 and (arch.mla is not None or kv >= t or t % kv == 0)
+    ]
 
 
 def _allowed_gpus(w: Workload) -> list[GpuSpec]:
@@ -160,12 +178,12 @@ def _gib(n: float) -> str:
     return format_bytes(n, "GiB", 1)
 
 
-def _layouts(w: Workload, gpu: GpuSpec, heads: int) -> list[tuple[int, int]]:
-    tps = _tp_candidates(w, gpu, heads)
+def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
+    tps = _tp_candidates(w, gpu, arch)
     layouts = [(t, 1) for t in tps]
     if not w.constraints.single_node and w.constraints.allow_pipeline_parallel:
         node_tp = max(tps)
-        for pp in range(2, MAX_PIPELINE_STAGES + 1):
+        for pp in range(2, min(MAX_PIPELINE_STAGES, arch.num_layers) + 1):
             if node_tp * pp <= w.constraints.max_gpus:
                 layouts.append((node_tp, pp))
     return layouts
@@ -190,12 +208,44 @@ def _largest_batch_meeting(mg: ModelOnGpus, max_batch: int, context: int, target
     return lo
 
 
+@lru_cache(maxsize=256)
+def _whole_weight_bytes(arch: Architecture, fmt: str, stated_params: int | None) -> int:
+    """Weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1, pp=1).
+
+    The per-GPU `breakdown["weights"]` × tp × pp would overcount: KV projections are
+    replicated under TP and the worst pipeline stage is heavier than the mean."""
+    total: int = _memory().weight_bytes(arch, fmt, total_params=stated_params).total
+    return total
+
+
+def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
+    # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
+    fmt = "bf16" if w.task == "full" else str(est.weights_format)
+    return ModelOnGpus(
+        arch=_arch(w),
+        params=_params(w),
+        weight_bytes_total=_whole_weight_bytes(_arch(w), fmt, _resolved(w).stated_params),
+        weight_format=fmt,
+        kv_bytes_per_token_per_gpu=float(est.kv_cache_bytes_per_token_per_gpu),
+        gpu=gpu,
+        tp=tp,
+        pp=pp,
+    )
+
+
+def _replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
+    """Replicas of a tp×pp group that max_gpus (and single_node) allow, at most `dp`."""
+    return min(dp, w.constraints.max_gpus // (tp * pp))
+
+
 def _inference_option(
     w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: dict[str, float]
 ) -> Option:
     est = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 1))
     ctx = w.context_tokens
     kv_one_seq = int(est.breakdown.get("kv_cache", 0))
+    # tools.memory keeps per_gpu_bytes = Σ breakdown, so everything that is not KV cache is
+    # per_gpu − kv_cache, and the KV cache may grow into the rest of the engine's budget.
     non_kv = est.per_gpu_bytes - kv_one_seq
     capacity = int(est.budget_bytes_per_gpu - non_kv)
     per_token = est.kv_cache_bytes_per_token_per_gpu or 1
@@ -216,9 +266,16 @@ def _inference_option(
     )
     if max_seqs < 1:
         need = non_kv + kv_one_seq
+        util = est.budget_bytes_per_gpu / est.usable_bytes_per_gpu
+        left = (
+            f"{_gib(capacity)} left for KV cache < one sequence ({_gib(kv_one_seq)})"
+            if capacity >= 0
+            else f"short by {_gib(-capacity)} before any KV cache"
+        )
         reasons.append(
-            f"TP={tp} PP={pp}: needs {_gib(need)} per GPU for weights, runtime and one "
-            f"{ctx:,}-token sequence > {_gib(est.budget_bytes_per_gpu)} budget"
+            f"TP={tp} PP={pp}: weights, activations and runtime take {_gib(non_kv)} per GPU; "
+            f"budget {_gib(est.budget_bytes_per_gpu)} ({_gib(est.usable_bytes_per_gpu)} usable "
+            f"× {util:.2f}): {left} of {ctx:,} tokens"
         )
         return Option(
             count=tp * pp,
@@ -230,24 +287,15 @@ def _inference_option(
             reasons=reasons,
             **opt,
         )
-    weight_total = int(est.breakdown.get("weights", 0)) * tp * pp
-    mg = ModelOnGpus(
-        arch=_arch(w),
-        params=_params(w),
-        weight_bytes_total=weight_total,
-        weight_format=w.weights,
-        kv_bytes_per_token_per_gpu=float(per_token),
-        gpu=gpu,
-        tp=tp,
-        pp=pp,
-    )
+    mg = _model_on_gpus(w, est, gpu, tp, pp)
+    meets = True
     batch = min(max_seqs, w.users)
     if w.tokens_per_s_per_user is not None:
         ok_batch = _largest_batch_meeting(mg, batch, ctx, w.tokens_per_s_per_user)
         if ok_batch == 0:
-            speed = _decode_at(mg, 1, ctx)
+            meets = False
             reasons.append(
-                f"decode {speed:.1f} tok/s per user even alone < target "
+                f"decode {_decode_at(mg, 1, ctx):.1f} tok/s per user even alone < target "
                 f"{w.tokens_per_s_per_user:g} tok/s"
             )
         batch = max(ok_batch, 1)
@@ -261,15 +309,13 @@ def _inference_option(
     if w.tokens_per_s is not None:
         dp = max(dp, math.ceil(w.tokens_per_s / per_replica))
     count = tp * pp * dp
-    if w.users > max_seqs and dp > 1:
-        reasons_note = (
+    if dp > 1 and w.users > max_seqs:
+        reasons.append(
             f"KV capacity {_gib(capacity)} per GPU holds {format_count(capacity_tokens)} tokens "
-            f"= {max_seqs} × {ctx:,}-token sequences < {w.users:,} users → {dp} replicas"
+            f"= {max_seqs:,} × {ctx:,}-token sequences < {w.users:,} users → {dp:,} replicas"
         )
-        reasons.append(reasons_note)
     prefill = prefill_time(mg, w.prompt_tokens)
     ttft = None if prefill is None else prefill.seconds + decode_step(mg, 1, ctx).seconds
-    meets = not any("< target" in r for r in reasons)
     if w.ttft_s is not None and ttft is not None and ttft > w.ttft_s:
         meets = False
         reasons.append(
@@ -278,14 +324,22 @@ def _inference_option(
             + ("" if tp > 1 else " (more tensor parallelism splits the prefill)")
         )
     if w.ttft_s is not None and ttft is None:
-        reasons.append(f"{gpu.name} publishes no tensor throughput: TTFT not estimated")
+        meets = False  # an unknown TTFT cannot be promised to meet a target
+        reasons.append(f"{gpu.name} publishes no tensor throughput: TTFT cannot be estimated")
     if count > w.constraints.max_gpus:
         meets = False
-        reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}")
+        fit_dp = _replicas_within_limit(w, tp, pp, dp)
+        within = (
+            f"; {fit_dp * tp * pp:,} GPUs ({fit_dp:,} replica(s)) serve {fit_dp * batch:,} users "
+            f"at {fit_dp * per_replica:,.0f} tok/s"
+            if fit_dp >= 1
+            else ""
+        )
+        reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}{within}")
     nodes = math.ceil(tp * pp / _node_size(gpu)) * dp
     if w.constraints.single_node and count > _node_size(gpu):
         meets = False
-        reasons.append(f"needs {count} GPUs > one node of {_node_size(gpu)} (single_node)")
+        reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
     usd = prices.get(gpu.id)
     usd_per_hour = None if usd is None else usd * count
     budget = w.constraints.budget_usd_per_hour
@@ -299,6 +353,7 @@ def _inference_option(
         fits=True,
         meets_targets=meets,
         headroom_bytes=int(est.budget_bytes_per_gpu - non_kv - kv_one_seq * batch),
+        sequences_per_replica=batch,
         decode_tokens_per_s_per_seq=per_seq,
         aggregate_tokens_per_s=per_replica * dp,
         prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
@@ -324,8 +379,7 @@ def _training_option(
     step = hours = gpu_hours = None
     meets = fits
     if fits and w.train_tokens is not None:
-        weight_total = int(est.breakdown.get("weights", 0)) * tp * pp
-        mg = ModelOnGpus(_arch(w), _params(w), weight_total, w.weights, 0.0, gpu, tp=tp, pp=pp)
+        mg = _model_on_gpus(w, est, gpu, tp, pp)
         task: Literal["full", "lora", "qlora"] = w.task  # type: ignore[assignment]
         recompute = w.checkpointing is not False
         tt = training_time(
@@ -340,6 +394,7 @@ def _training_option(
         )
         if tt is None:
             reasons.append(f"{gpu.name} publishes no bf16 throughput: training time unknown")
+            meets = meets and w.deadline_hours is None
         else:
             step, hours, gpu_hours = tt.step_s, tt.hours, tt.gpu_hours
             if w.deadline_hours is not None and hours > w.deadline_hours:
@@ -400,31 +455,42 @@ def _param_counts(arch: Architecture) -> ParamCounts:
     return count_parameters(arch)
 
 
-def _best(options: list[Option]) -> Option:
-    """The smallest option meeting targets; else the smallest that fits; else the largest tried
-    (it failed by the least memory)."""
+def _best(w: Workload, options: list[Option]) -> Option:
+    """The smallest option meeting targets; else a fitting one that misses the fewest targets
+    (within max_gpus first, then fewest GPUs); else the largest tried (short by the least)."""
     meeting = [o for o in options if o.meets_targets]
     if meeting:
         return min(meeting, key=lambda o: (o.count, -(o.decode_tokens_per_s_per_seq or 0)))
     fitting = [o for o in options if o.fits]
     if fitting:
-        return min(fitting, key=lambda o: (len(o.reasons), o.count))
+        limit = w.constraints.max_gpus
+        return min(fitting, key=lambda o: (o.count > limit, len(o.reasons), o.count))
     return max(options, key=lambda o: o.headroom_bytes)
 
 
+def _gpu_limit(w: Workload, gpu: GpuSpec) -> int:
+    """Most GPUs one configuration may use: max_gpus, and one node under single_node."""
+    limit = w.constraints.max_gpus
+    return min(limit, _node_size(gpu)) if w.constraints.single_node else limit
+
+
 def _gpu_options(w: Workload, gpu: GpuSpec, prices: dict[str, float]) -> list[Option]:
-    heads = _arch(w).num_attention_heads
+    """Every layout evaluated on `gpu`, smallest first, until no larger one can do better."""
     options: list[Option] = []
+    fewest_meeting: int | None = None
     if not w.is_training:
-        for tp, pp in _layouts(w, gpu, heads):
+        for tp, pp in _layouts(w, gpu, _arch(w)):
+            if fewest_meeting is not None and tp * pp >= fewest_meeting:
+                break  # a larger group cannot meet the targets with fewer GPUs
             opt = _inference_option(w, gpu, tp, pp, prices)
             options.append(opt)
-            if opt.meets_targets and opt.dp == 1:
-                break  # larger layouts only add GPUs
+            if opt.meets_targets:
+                fewest_meeting = min(opt.count, fewest_meeting or opt.count)
         return options
-    for tp, pp in _layouts(w, gpu, heads):
+    limit = _gpu_limit(w, gpu)
+    for tp, pp in _layouts(w, gpu, _arch(w)):
         dp = 1
-        while tp * pp * dp <= w.constraints.max_gpus:
+        while tp * pp * dp <= limit:
             opt = _training_option(w, gpu, tp, pp, dp, prices)
             options.append(opt)
             if opt.meets_targets or (opt.fits and w.train_tokens is None):
@@ -465,26 +531,33 @@ def recommend(
     gpus = _allowed_gpus(workload)
     resolved = _resolved(workload)
     arch, params = _arch(workload), _params(workload)
+    # One GPU-free estimate first: it validates the memory fields (bad weights → the memory
+    # calculator's ToolInputError) and gives the model-level figures.
+    base = estimate_memory(_memory_request(workload, None, 1, 1, 1, 1))
+    fmt = "bf16" if workload.task == "full" else str(base.weights_format)
+    weight_bytes = _whole_weight_bytes(arch, fmt, resolved.stated_params)
     best: list[Option] = []
     rejected: list[Option] = []
+    per_gpu: dict[str, list[Option]] = {}
     for gpu in gpus:
         opts = _gpu_options(workload, gpu, prices)
-        chosen = _best(opts)
+        per_gpu[gpu.id] = opts
+        chosen = _best(workload, opts)
         best.append(chosen)
         rejected.extend(o for o in opts if o is not chosen)
     best.sort(key=_rank_key(workload.objective, prices))
-    base = estimate_memory(_memory_request(workload, gpus[0], 1, 1, 1, 1))
-    weight_bytes = int(base.breakdown.get("weights", 0))
-    notes, nearest = advise(workload, arch, params, best, weight_bytes, base)
+    notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
+    if not workload.is_training:
+        notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
     assumptions = [
-        *resolved.assumptions,
         *base.assumptions,
         *performance_assumptions(workload),
     ]
     return Recommendation(
         model_id=resolved.id,
-        total_params=params.total,
-        active_params=params.active_per_token,
+        total_params=int(base.total_params),
+        active_params=int(base.active_params),
+        weights_format=fmt,
         weight_bytes=weight_bytes,
         kv_cache_bytes_per_token=int(base.kv_cache_bytes_per_token),
         context_tokens=workload.training_sequence_tokens
@@ -497,3 +570,74 @@ def recommend(
         assumptions=list(dict.fromkeys(assumptions)),
         nearest_feasible=nearest,
     )
+
+
+_SIXTEEN_BIT = ("bf16", "fp16", "fp32")
+MAX_LISTED_GPUS = 8  # GPU types named in one note before "+N more"
+
+
+def _fit_notes(
+    w: Workload,
+    model_name: str,
+    fmt: str,
+    best: list[Option],
+    per_gpu: dict[str, list[Option]],
+    prices: dict[str, float],
+    base: Any,
+) -> list[str]:
+    """Data-triggered fit notes: the engine reserve deciding a one-GPU fit, and a model that
+    does not fit one node (with what does: more nodes, fp8 weights, larger GPUs)."""
+    catalog = get_catalog()
+    notes: list[str] = []
+    chosen = {o.gpu: o for o in best}
+    # Failed 1-GPU layouts, grouped by GPU types with the same memory (H200 SXM / NVL).
+    singles: dict[tuple[int, int], list[Option]] = {}
+    for opts in per_gpu.values():
+        single = next((o for o in opts if o.count == 1 and not o.fits), None)
+        if single is not None:
+            usable = catalog.gpu(single.gpu).usable_memory_bytes
+            singles.setdefault((usable, single.per_gpu_bytes), []).append(single)
+    for (usable, _), group in singles.items():
+        note = engine_reserve_note(w, group, usable, int(base.kv_cache_bytes_per_token_per_gpu))
+        if note:
+            notes.append(note)
+    # GPU types that host a model across a node (NVLink / Infinity Fabric) but whose largest
+    # one-node layout does not fit; PCIe cards already say why in their reasons.
+    short: list[Option] = []
+    for o in best:
+        gpu = catalog.gpu(o.gpu)
+        in_node = [x for x in per_gpu[o.gpu] if x.tp * x.pp <= _node_size(gpu)]
+        if gpu.multi_gpu_fast_link and in_node and not any(x.fits for x in in_node):
+            short.append(max(in_node, key=lambda x: x.tp * x.pp))
+    if not short:
+        return notes
+    short.sort(key=lambda x: -x.tp * x.pp)  # full 8-GPU servers first, then by rank
+    short_ids = {o.gpu for o in short}
+    multi_node = [
+        min((x for x in per_gpu[o.gpu] if x.fits), key=lambda x: x.tp * x.pp)
+        for o in short
+        if any(x.fits for x in per_gpu[o.gpu])
+    ]
+    lower: list[tuple[str, Option]] = []
+    first = short[0]
+    if fmt in _SIXTEEN_BIT:
+        probe = w.model_copy(update={"weights": "fp8"})
+        low = _inference_option(probe, catalog.gpu(first.gpu), first.tp, first.pp, prices)
+        if low.fits:
+            lower.append(("fp8", low))
+    one_node: list[Option] = []
+    for gpu in catalog.gpus.values():
+        if gpu.id in short_ids:
+            continue
+        if gpu.id in chosen:
+            c = chosen[gpu.id]
+            if c.fits and c.tp * c.pp <= _node_size(gpu):
+                one_node.append(chosen[gpu.id])
+            continue
+        # Outside the user's GPU filter: the largest one-node layout, to name what would fit.
+        tp = max(_tp_candidates(w.model_copy(update={"constraints": Constraints()}), gpu, _arch(w)))
+        o = _inference_option(w, gpu, tp, 1, prices)
+        if o.fits:
+            one_node.append(o)
+    one_node.sort(key=lambda o: (o.count, -o.kv_cache_capacity_tokens))
+    return [*notes, one_node_note(w, model_name, fmt, short, multi_node, lower, one_node)]

@@ -105,19 +105,21 @@ class Workload(BaseModel):
         default="inference",
         description="inference (serving), full (full fine-tune / pre-training), lora, qlora.",
     )
-    weights: str = Field(
-        default="bf16",
+    weights: str | None = Field(
+        default=None,
         description="Weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, int4-awq, nf4, "
-        "gguf q8_0 / q5_k_m / q4_k_m, mxfp4 (names as in gpu-sizer memory).",
+        "gguf q8_0 / q5_k_m / q4_k_m, mxfp4 (names as in gpu-sizer memory). Default: the "
+        "checkpoint's native format for inference (bf16 unless the catalog says otherwise), "
+        "bf16 for full/lora, nf4 for qlora.",
     )
     kv_dtype: str | None = Field(
         default=None,
         description="KV-cache dtype (bf16, fp16, fp8); default: the engine's default (16-bit).",
     )
-    engine: Engine = Field(
-        default="vllm",
+    engine: Engine | None = Field(
+        default=None,
         description="Serving engine: vllm (reserves gpu_memory_utilization of memory), "
-        "transformers, generic.",
+        "transformers, generic. Default: vllm for inference, transformers for training.",
     )
     gpu_memory_utilization: float | None = Field(
         default=None,
