@@ -29,7 +29,8 @@ COMMANDS: dict[str, str] = {
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gpu-sizer",
-        description="Size GPU hardware for LLM workloads. With no command, opens the chat app.",
+        description="Size GPU hardware for LLM workloads. With no command, opens the chat app "
+        "(app flags: --base-url URL, --model NAME, --api-key-env VAR, --timeout S, --offline).",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
@@ -41,12 +42,23 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _run_app(args_list: list[str]) -> int:
+    """`gpu-sizer [--base-url URL] [--model NAME] [--offline] ...`: open the chat app."""
+    from assistant.app.main import run_app
+    from assistant.config import add_config_arguments, overrides_from_args
+
+    parser = argparse.ArgumentParser(prog="gpu-sizer", add_help=False)
+    add_config_arguments(parser)
+    known, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        build_parser().error(f"unrecognized arguments: {' '.join(unknown)}")
+    return run_app(overrides_from_args(known))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list:
-        from assistant.app.main import run_app
-
-        return run_app()
+    if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
+        return _run_app(args_list)
     command = args_list[0] if args_list[0] in COMMANDS else None
     parser = build_parser(only=command)
     args = parser.parse_args(args_list)

@@ -40,15 +40,17 @@ CONFIG_FILE_NAME = "config.toml"
 
 DEFAULT_KEYBINDINGS: dict[str, str] = {
     "send": "enter",
-    "newline": "shift+enter",
+    "newline": "shift+enter,ctrl+j",
     "cancel": "escape",
     "quit": "ctrl+q",
     "new_session": "ctrl+n",
     "open_session": "ctrl+o",
-    "save_proposal": "ctrl+s",
+    "save_session": "ctrl+s",
+    "save_proposal": "ctrl+e",
     "toggle_details": "ctrl+d",
     "copy_answer": "ctrl+y",
     "help": "f1",
+    "settings": "f2",
 }
 """Action → Textual key string; the app binds from this table so users can remap keys."""
 

@@ -114,8 +114,8 @@ class GpuSizerApp(App[None]):
     def _apply_keymap(self) -> None:
         if self.settings is None:
             return
-        # Only entries the user changed: the config's defaults name a few actions differently
-        # from this app's keys (e.g. save_proposal), and the app's own defaults win for those.
+        # Only entries the user changed from DEFAULT_KEYBINDINGS (the same keys the bindings
+        # above declare), so an untouched config file never rebinds anything.
         changed = {
             action: keys
             for action, keys in self.settings.keybindings.items()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import cast
+from collections.abc import Mapping
+from typing import Any, cast
 
 from assistant.config import Settings, load_config
 from assistant.engine_base import Engine
@@ -33,10 +34,11 @@ def build_engine(settings: Settings) -> Engine:
     return cast(Engine, offline_engine())
 
 
-def run_app() -> int:
-    """Open the chat app. Returns the process exit code (2: invalid config file)."""
+def run_app(overrides: Mapping[str, Any] | None = None) -> int:
+    """Open the chat app; `overrides` are CLI flags (`--base-url`, `--model`, `--offline`...).
+    Returns the process exit code (2: invalid config file or flag)."""
     try:
-        settings = load_config()
+        settings = load_config(overrides)
         engine = build_engine(settings)
     except ToolInputError as exc:
         print(f"gpu-sizer: error: {exc.message}", file=sys.stderr)
