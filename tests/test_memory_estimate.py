@@ -250,3 +250,10 @@ def test_breakdown_identity_and_kv_monotonic(
     assert all(v >= 0 for v in est.breakdown.values())
     longer = estimate_memory(req.model_copy(update={"context": context + 16}))
     assert longer.breakdown["kv_cache"] >= est.breakdown["kv_cache"]
+
+
+def test_qlora_with_16bit_base_warns() -> None:
+    est = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="qlora", weights="bf16"))
+    assert any("plain LoRA" in w for w in est.warnings)
+    default = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="qlora"))
+    assert default.weights_format == "nf4-dq" and not default.warnings

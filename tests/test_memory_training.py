@@ -81,16 +81,31 @@ def test_korthikanti_activation_formula_by_hand() -> None:
     s, b, h, heads, layers, vocab = 2048, 1, 4096, 32, 32, 32000
     per_layer = s * b * h * 34 + 5 * heads * s * s * b
     logits = s * b * vocab * 10
-    eager = training_activation_bytes(a, sequence_tokens=s, micro_batch=b, flash_attention=False)
+    kw = {"sequence_tokens": s, "micro_batch": b, "style": "paper"}
+    eager = training_activation_bytes(a, flash_attention=False, **kw)  # type: ignore[arg-type]
     assert eager.total == layers * per_layer + logits
-    flash = training_activation_bytes(a, sequence_tokens=s, micro_batch=b)
+    flash = training_activation_bytes(a, **kw)  # type: ignore[arg-type]
     assert flash.total == layers * s * b * h * 34 + logits
     # Full recomputation: 2sbh per layer stored + one layer rebuilt in the backward pass
-    ckpt = training_activation_bytes(a, sequence_tokens=s, micro_batch=b, checkpointing=True)
+    ckpt = training_activation_bytes(a, checkpointing=True, **kw)  # type: ignore[arg-type]
     assert ckpt.total == layers * 2 * s * b * h + s * b * h * 34 + logits
     # Tensor parallel t=8: sbh(10 + 24/8)
-    tp8 = training_activation_bytes(a, sequence_tokens=s, micro_batch=b, tp=8)
+    tp8 = training_activation_bytes(a, tp=8, **kw)  # type: ignore[arg-type]
     assert tp8.layers == layers * s * b * h * (10 + 3)
+
+
+def test_gated_ffn_activation_accounting_by_hand() -> None:
+    # The paper's accounting applied to Llama-3.1-8B (SwiGLU width 14,336, 8 KV heads × 128,
+    # no dropout), per layer: norms and projection inputs 8sbh; Q and attention output 4sbh;
+    # K and V 4·s·b·1024; gate, up, act(gate), product 8·s·b·14,336 (all 2-byte values).
+    a = get_catalog().models["llama-3.1-8b"].architecture
+    s, b, h = 1024, 2, 4096
+    per_layer = 8 * s * b * h + 4 * s * b * h + 4 * s * b * 1024 + 8 * s * b * 14336
+    logits = s * b * 128256 * 10
+    act = training_activation_bytes(a, sequence_tokens=s, micro_batch=b)
+    assert act.total == 32 * per_layer + logits
+    # 41 sbh per layer: more than the paper's 34 for a GPT layer (wider gated FFN)
+    assert per_layer == 41 * s * b * h
 
 
 def test_lora_parameter_count_by_hand() -> None:

@@ -9,6 +9,7 @@ Training keeps every layer's activations for the backward pass (Korthikanti et a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from tools.architecture import Architecture
 
@@ -72,6 +73,36 @@ def inference_activation_bytes(
     return ActivationBytes(per_layer, logits, formula)
 
 
+ActivationStyle = Literal["gated", "paper"]
+
+
+def _layer_activation_bytes(
+    arch: Architecture, s: int, b: int, tp: int, flash: bool, style: ActivationStyle
+) -> tuple[int, str]:
+    """Bytes one layer stores for the backward pass, and the formula used."""
+    h, a = arch.hidden_size, arch.num_attention_heads
+    sbh = s * b * h
+    if style == "paper":
+        # Korthikanti et al. Table 2 (GPT: 4h GeLU FFN, MHA, dropout masks included).
+        scores = 0 if flash else -(-5 * a * s * sbh // (h * tp))
+        if tp == 1:
+            return 34 * sbh + scores, "sbh(34 + 5as/h)"
+        return 10 * sbh + -(-24 * sbh // tp) + scores, "sbh(10 + 24/t + 5as/(ht))"
+    # The same accounting for today's decoders: gated FFN of width I (SwiGLU/GeGLU: gate, up,
+    # act(gate) and their product are kept), grouped KV projections, no dropout masks.
+    # Replicated across TP ranks: the inputs of the QKV and FFN projections (2sbh each) and of
+    # the two norms (2sbh each) = 8sbh. Split: Q and attention output 4sbh, K and V
+    # 4sb·kv_dim, FFN 8sb·I; without flash attention the softmax output 2as²b.
+    kv_dim = arch.num_kv_heads * arch.head_dim
+    if arch.mla is not None:  # MLA attends with full per-head K and V after up-projection
+        kv_dim = a * arch.head_dim
+    width = _mlp_width(arch)
+    split = 4 * sbh + 4 * s * b * kv_dim + 8 * s * b * width
+    if not flash:
+        split += 2 * a * s * s * b
+    return 8 * sbh + -(-split // tp), "8sbh + (4sbh + 4sb·kv_dim + 8sb·I [+ 2as²b])/t"
+
+
 def training_activation_bytes(
     arch: Architecture,
     *,
@@ -81,35 +112,36 @@ def training_activation_bytes(
     pp: int = 1,
     checkpointing: bool = False,
     flash_attention: bool = True,
+    style: ActivationStyle = "gated",
 ) -> ActivationBytes:
     """Activation bytes on one GPU for a training step (16-bit activations).
 
-    Per layer (Korthikanti et al. 2022, Table 2; s sequence, b micro-batch, h hidden, a heads):
-    no parallelism sbh(34 + 5as/h); tensor parallel t: sbh(10 + 24/t + 5as/(ht)). Flash/fused
-    attention never stores the a·s² score matrix, removing the 5as/h term (the paper's selective
-    recomputation). Full recomputation (gradient checkpointing) stores only each layer's input,
-    2sbh, and rebuilds one layer at a time in the backward pass (+ one layer's full set).
-    With pipeline parallelism (1F1B) the first stage holds `pp` micro-batches of its layers:
-    ceil(L/pp)·pp layers' worth (§4.2.3 of the paper: independent of the stage count).
-    Logits and loss (Hugging Face ForCausalLMLoss upcasts logits to fp32): 16-bit logits 2 B,
-    the fp32 copy 4 B and its gradient 4 B per token per vocabulary entry, split by tp.
+    Per layer, following Korthikanti et al. 2022 (arXiv 2205.05198) §4 and Table 2 (s sequence,
+    b micro-batch, h hidden, a heads, t tensor parallel). `style="paper"` is Table 2 verbatim:
+    sbh(34 + 5as/h), or sbh(10 + 24/t + 5as/(ht)) with TP — derived for GPT's 4h GeLU FFN with
+    dropout. `style="gated"` (default) applies the paper's tensor-by-tensor accounting to gated
+    FFNs of width I, grouped KV heads and no dropout (Llama-family training):
+    8sbh + (4sbh + 4sb·kv_dim + 8sb·I)/t. Flash/fused attention never stores the a·s² score
+    matrix (the paper's 5as/h term, selective recomputation). Full recomputation (gradient
+    checkpointing) stores each layer's input, 2sbh, and rebuilds one layer at a time in the
+    backward pass (+ one layer's full set). With pipeline parallelism (1F1B) the first stage
+    holds `pp` micro-batches of its layers: ceil(L/pp)·pp layers' worth (§4.2.3: independent of
+    the stage count). Logits and loss (Hugging Face ForCausalLMLoss upcasts logits to fp32):
+    16-bit logits 2 B, the fp32 copy 4 B and its gradient 4 B per token per vocabulary entry,
+    split by tp.
     """
-    s, b, h, a = sequence_tokens, micro_batch, arch.hidden_size, arch.num_attention_heads
+    s, b, h = sequence_tokens, micro_batch, arch.hidden_size
     sbh = s * b * h
-    attention_scores = 0 if flash_attention else 5 * a * s * sbh // (h * tp)
-    if tp == 1:
-        full_layer = 34 * sbh + attention_scores
-    else:
-        full_layer = 10 * sbh + -(-24 * sbh // tp) + attention_scores
+    full_layer, layer_formula = _layer_activation_bytes(arch, s, b, tp, flash_attention, style)
     layers_held = -(-arch.num_layers // pp) * pp
     if checkpointing:
         layers = layers_held * 2 * sbh + full_layer
-        formula = "L·2sbh (checkpointed layer inputs) + one layer recomputed"
+        formula = f"L·2sbh (checkpointed layer inputs) + one layer recomputed ({layer_formula})"
     else:
         layers = layers_held * full_layer
-        formula = "L·sbh(34 + 5as/h)" if tp == 1 else "L·sbh(10 + 24/t + 5as/(ht))"
+        formula = f"L·{layer_formula}"
         if flash_attention:
-            formula += " without the 5as/h term (flash attention)"
+            formula += " without the s² attention term (flash attention)"
     logits = -(-s * b * arch.vocab_size * (2 + 4 + 4) // tp)
     formula += f"; logits and loss s·b·V·(2 + 4 + 4)/tp, s={s}, b={b}, h={h}, V={arch.vocab_size}"
     return ActivationBytes(layers, logits, formula)

@@ -300,7 +300,9 @@ def _activations(
             flash_attention=req.flash_attention,
         )
         notes.append(
-            "Korthikanti et al. 2022 (arXiv 2205.05198) Table 2, 16-bit activations; "
+            "Activations per Korthikanti et al. 2022 (arXiv 2205.05198) §4, applied to a gated "
+            "FFN and grouped KV heads without dropout (Table 2's 34sbh is for GPT layers); "
+            "16-bit activations; "
             f"checkpointing {'on' if checkpointing else 'off'}, flash attention "
             f"{'on' if req.flash_attention else 'off'}."
         )
@@ -360,6 +362,10 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
     engine = req.engine or ("transformers" if req.is_training else "vllm")
     fmt = _weight_format(req, resolved)
+    if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
+        parts.warnings.append(
+            f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4"
+        )
     kv_dtype = req.kv_dtype or "bf16"
     context = _context(req, arch, parts)
     if not req.is_training and req.zero:
