@@ -18,7 +18,8 @@ h2 { font-size: 1.25rem; margin-top: 2rem; border-bottom: 1px solid #c8ccd1; }
 h3 { font-size: 1.05rem; margin-top: 1.2rem; }
 table { border-collapse: collapse; margin: .6rem 0; font-size: .85rem; width: 100%; }
 th, td { border: 1px solid #c8ccd1; padding: .25rem .45rem; vertical-align: top;
-         text-align: left; }
+         text-align: left; overflow-wrap: anywhere; }
+li { overflow-wrap: anywhere; }
 th { background: #eef1f4; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 blockquote { border-left: 4px solid #b7791f; background: #fff8e6; margin: .8rem 0;
