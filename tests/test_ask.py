@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -34,3 +35,19 @@ def test_ask_without_endpoint_uses_offline(
         monkeypatch.delenv(name, raising=False)
     assert main(["ask", "--json", "Mixtral"]) == 0
     assert json.loads(capsys.readouterr().out)["engine"] == "offline"
+
+
+def test_ask_writes_a_proposal_and_never_overwrites_without_force(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "proposal.md"
+    question = ["ask", "--offline", "serve Llama 3.1 8B on an L4 to 10 users"]
+    assert main([*question, "--proposal", str(target)]) == 0
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("#") and "Llama 3.1 8B" in text and "l4" in text.lower()
+    capsys.readouterr()
+    # An existing file is refused before the question is answered: exit 2, file untouched.
+    assert main([*question, "--proposal", str(target)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8") == text
+    assert main([*question, "--proposal", str(target), "--force"]) == 0

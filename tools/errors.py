@@ -28,11 +28,11 @@ class ToolInputError(ValueError):
 
     @property
     def message(self) -> str:
-        text = f"{self.field}: {self.problem}"
+        text = f"{self.field}: {self.problem.rstrip('.')}."
         if self.suggestions:
-            text += f". Did you mean: {', '.join(self.suggestions)}?"
+            text += f" Did you mean: {', '.join(self.suggestions)}?"
         if self.allowed:
-            text += f" Allowed: {self.allowed}."
+            text += f" Allowed: {self.allowed.rstrip('.')}."
         return text
 
     def to_dict(self) -> dict[str, object]:

@@ -7,8 +7,6 @@ modal screens in `screens/`, command parsing in `commands.py`, persistence in
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -256,19 +254,12 @@ class GpuSizerApp(App[None]):
         self.export_proposal()
 
     def export_proposal(self, path: str = "") -> None:
-        """Write the proposal for this conversation (default: data dir/proposals/<id>.md)."""
-        write_proposal: Any = None
-        if importlib.util.find_spec("assistant.proposal") is not None:
-            proposal = importlib.import_module("assistant.proposal")
-            write_proposal = getattr(proposal, "write_proposal", None)
-        if write_proposal is None:
-            self.notify(
-                "Proposal export is not available: the proposal module (assistant/proposal) is "
-                "not installed in this build. The session is saved and can be exported later.",
-                severity="warning",
-                timeout=10,
-            )
-            return
+        """Write the proposal for this conversation (default: data dir/proposals/<id>.md).
+
+        The default file belongs to this session and is refreshed on each export; a path the
+        user names is never overwritten (the notice says to pick another or delete it)."""
+        from assistant.proposal import write_proposal  # lazy: keeps first paint fast
+
         if not any(m.get("role") == "tool" for m in self.conversation.messages):
             self.notify("Nothing to export yet: ask a sizing question first.", severity="warning")
             return

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from assistant.conversation import Conversation
@@ -27,6 +28,14 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     parser.add_argument("question", nargs="+", help="the sizing question, in plain language")
     parser.add_argument(
         "--json", action="store_true", help="print workload, tool calls, results and answer"
+    )
+    parser.add_argument(
+        "--proposal",
+        metavar="FILE",
+        help="also write a hardware proposal from this answer (.html → HTML, else Markdown)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite the --proposal file if it exists"
     )
     add_config_arguments(parser)
 
@@ -86,10 +95,20 @@ def run(args: argparse.Namespace) -> int:
     question = " ".join(args.question).strip()
     if not question:
         raise ToolInputError("question", "is empty", "a sizing question in plain language")
+    if args.proposal and Path(args.proposal).exists() and not args.force:
+        # Refuse before spending a model call on an answer whose proposal cannot be written.
+        raise ToolInputError(
+            "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
+        )
     engine = _engine(args)
     done, events = asyncio.run(_run_turn(engine, question, stream=not args.json))
     if args.json:
         print(_json_report(question, engine, done, events))
     elif done is not None and not done.text.endswith("\n"):
         print()
+    if args.proposal and done is not None:
+        from assistant.proposal import write_proposal
+
+        written = write_proposal(done.conversation, Path(args.proposal), force=args.force)
+        print(f"proposal written to {written}", file=sys.stderr)
     return 1 if any(isinstance(e, ErrorEvent) for e in events) else 0
