@@ -86,6 +86,7 @@ _JSON_FIELDS = (
     "kv_cache_capacity_bytes",
     "kv_cache_capacity_tokens",
     "max_concurrent_sequences",
+    "sequences_per_replica",
     "decode_tokens_per_s_per_seq",
     "aggregate_tokens_per_s",
     "prefill_tokens_per_s",
@@ -120,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             "model_id": result.model_id,
             "total_params": result.total_params,
             "active_params": result.active_params,
+            "weights_format": result.weights_format,
             "weight_bytes": result.weight_bytes,
             "kv_cache_bytes_per_token": result.kv_cache_bytes_per_token,
             "options": [option_record(o, training) for o in result.options],
@@ -133,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(
         f"{result.model_id}: {result.total_params:,} parameters ({result.active_params:,} "
-        f"active), weights {format_bytes(result.weight_bytes, 'GiB')}"
+        f"active), {result.weights_format} weights {format_bytes(result.weight_bytes, 'GiB')}, "
+        f"KV cache {result.kv_cache_bytes_per_token:,} bytes per token, "
+        f"context {result.context_tokens:,} tokens"
     )
     header = "GPU | count | TP×PP×DP | per GPU (GiB) | KV left (GiB) | KV tokens | max seqs"
     header += " | train h" if training else " | tok/s/seq | aggregate tok/s | TTFT s"

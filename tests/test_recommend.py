@@ -1,0 +1,291 @@
+"""The recommender against published facts and hand calculations.
+
+Sources:
+- Llama 3 paper (Dubey et al. 2024, arXiv 2407.21783) §6.1: "in BF16 the model [405B] does not
+  fit in the GPU memory of a single machine with 8 Nvidia H100 GPUs", served over two machines
+  with pipeline parallelism, or in FP8.
+- /work/shared/research/params.json (counted from the Hugging Face configs with transformers):
+  Llama-3.1-70B 70,553,706,496 parameters, 327,680 KV bytes per token (bf16);
+  Llama-3.1-405B bf16 weights 811,706,777,600 bytes; Mixtral-8x7B 46,702,792,704 parameters,
+  12,879,925,248 active, 45,097,156,608 routed-expert and 131,072,000 input-embedding
+  parameters, bf16 weights 93,405,585,408 bytes, 131,072 KV bytes per token.
+- catalog/gpus.toml (cited there): H100 80GB usable 85,520,809,984 B (81,559 MiB, nvidia-smi);
+  H200 usable 150,754,820,096 B (143,771 MiB, nvidia-smi).
+- vLLM engine arguments: gpu_memory_utilization defaults to 0.9.
+- Kaplan et al. 2020 §2.1: training compute ≈ 6·N FLOPs per token; Llama 3 paper Table 4:
+  38–43% BF16 MFU on H100 (the model's 0.40).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tools.catalog import get_catalog
+from tools.errors import ToolInputError
+from tools.recommend import Option, Recommendation, recommend
+from tools.workload import validate_workload
+
+LLAMA_70B_PARAMS = 70_553_706_496
+LLAMA_70B_KV_PER_TOKEN = 327_680  # 2 (K, V) × 80 layers × 8 KV heads × 128 × 2 bytes
+LLAMA_405B_BF16_BYTES = 811_706_777_600
+H100_USABLE = 85_520_809_984
+H200_USABLE = 150_754_820_096
+VLLM_DEFAULT_UTILIZATION = 0.9
+
+
+def _rec(**fields: object) -> Recommendation:
+    return recommend(validate_workload(fields))
+
+
+def _option(rec: Recommendation, gpu: str) -> Option:
+    return next(o for o in rec.options if o.gpu == gpu)
+
+
+def _layouts(rec: Recommendation, gpu: str) -> list[Option]:
+    return [o for o in [*rec.options, *rec.rejected] if o.gpu == gpu]
+
+
+# --- Llama 3 paper §6.1: 405B BF16 does not fit one 8×H100 node ------------------------------
+
+
+def test_405b_bf16_does_not_fit_one_h100_node_and_the_alternatives_are_named() -> None:
+    # Hand check: weights alone are 811,706,777,600 / 8 = 101.46e9 B per GPU at TP=8, over the
+    # vLLM budget 0.9 × 85,520,809,984 = 76.97e9 B — whatever the runtime overheads are.
+    assert LLAMA_405B_BF16_BYTES / 8 > VLLM_DEFAULT_UTILIZATION * H100_USABLE
+    rec = _rec(model="llama-3.1-405b", constraints={"only_gpus": ["h100-sxm", "h200", "b200"]})
+    assert rec.weight_bytes == LLAMA_405B_BF16_BYTES
+    one_node = [o for o in _layouts(rec, "h100-sxm") if o.tp * o.pp <= 8]
+    assert one_node and not any(o.fits for o in one_node)
+    assert all(o.reasons for o in one_node)
+    h100 = _option(rec, "h100-sxm")
+    # The paper's own answer: two machines, pipeline parallel.
+    assert (h100.fits, h100.tp, h100.pp, h100.nodes) == (True, 8, 2, 2)
+    # 811.7e9 / 8 = 101.5e9 B per GPU < 0.9 × 150,754,820,096 = 135.7e9 B: one H200 node holds it.
+    assert LLAMA_405B_BF16_BYTES / 8 < VLLM_DEFAULT_UTILIZATION * H200_USABLE
+    for gpu in ("h200-sxm", "b200-hgx"):
+        assert _option(rec, gpu).fits and _option(rec, gpu).nodes == 1
+    note = next(n for n in rec.notes if "does not fit one node" in n)
+    assert "H100 SXM5" in note and "TP=8" in note
+    assert "2 nodes" in note and "PP=2" in note
+    assert "fp8 weights" in note
+    assert "H200" in note and "B200" in note
+
+
+def test_405b_on_one_h100_node_only_explains_instead_of_an_empty_answer() -> None:
+    rec = _rec(model="llama-3.1-405b", constraints={"only_gpus": ["h100-sxm"], "single_node": True})
+    assert len(rec.options) == 1 and not rec.options[0].fits
+    assert rec.nearest_feasible and "Nothing fits" in rec.nearest_feasible
+    # FP8 halves the weights: 405,853,388,800 B / 8 = 50.7e9 B per GPU < 76.97e9 B budget.
+    assert any("fp8 weights: 8×" in n for n in rec.notes)
+
+
+# --- Llama-3.1-70B BF16: one H200 depends on the engine reserve; H100 needs TP=2 -------------
+
+
+def test_70b_bf16_on_one_h200_does_not_fit_at_vllm_default_reserve() -> None:
+    # Hand check: 2 B × 70,553,706,496 = 141,107,412,992 B of weights > 0.9 × 150,754,820,096
+    # = 135,679,338,086 B: no KV token fits on one H200 under vLLM's default.
+    weights = 2 * LLAMA_70B_PARAMS
+    assert weights > int(VLLM_DEFAULT_UTILIZATION * H200_USABLE)
+    rec = _rec(model="llama-3.1-70b", constraints={"only_gpus": ["h200-sxm"]})
+    assert rec.weight_bytes == weights
+    single = next(o for o in _layouts(rec, "h200-sxm") if o.count == 1)
+    assert not single.fits and single.kv_cache_capacity_tokens == 0
+    assert "126.4 GiB" in single.reasons[0]  # 135,679,338,086 B = 126.36 GiB budget
+    chosen = _option(rec, "h200-sxm")
+    assert chosen.fits and chosen.tp == 2
+    # The engine-reserve note says how far the reserve must move and what 0.01 buys:
+    # 0.01 × 150,754,820,096 / 327,680 = 4,600.6 → 4.60k KV tokens.
+    note = next(n for n in rec.notes if n.startswith("Engine reserve"))
+    assert "0.90" in note and "4.60k KV tokens" in note
+
+
+def test_70b_bf16_on_one_h200_kv_tokens_by_hand_at_098() -> None:
+    from tools.memory import MemoryRequest, estimate_memory
+
+    rec = _rec(
+        model="llama-3.1-70b",
+        gpu_memory_utilization=0.98,
+        constraints={"only_gpus": ["h200-sxm"]},
+    )
+    option = _option(rec, "h200-sxm")
+    assert option.count == 1 and option.fits
+    # Non-KV bytes = weights + activations + runtime overhead. Weights by hand from the
+    # parameter count; activations and overhead are the memory calculator's components.
+    mem = estimate_memory(
+        MemoryRequest(
+            model="llama-3.1-70b", gpu="h200-sxm", context=1280, gpu_memory_utilization=0.98
+        )
+    )
+    assert mem.breakdown["weights"] == 2 * LLAMA_70B_PARAMS
+    non_kv = 2 * LLAMA_70B_PARAMS + mem.breakdown["activations"] + mem.breakdown["overhead"]
+    budget = int(H200_USABLE * 0.98)
+    expected_tokens = (budget - non_kv) // LLAMA_70B_KV_PER_TOKEN
+    assert option.kv_cache_capacity_bytes == budget - non_kv
+    assert option.kv_cache_capacity_tokens == expected_tokens
+    # Sequences of 1,280 tokens (a multiple of vLLM's 16-token blocks) at 327,680 B per token.
+    assert option.max_concurrent_sequences == (budget - non_kv) // (1280 * LLAMA_70B_KV_PER_TOKEN)
+
+
+def test_70b_kv_tokens_depend_on_engine_reserve_and_context() -> None:
+    def single(util: float, context: int) -> Option:
+        rec = _rec(
+            model="llama-3.1-70b",
+            gpu_memory_utilization=util,
+            context=context,
+            constraints={"only_gpus": ["h200-sxm"], "max_gpus": 1},
+        )
+        return _option(rec, "h200-sxm")
+
+    low, high = single(0.97, 4096), single(0.98, 4096)
+    # 0.01 × 150,754,820,096 B / 327,680 B per token = 4,600.6 tokens more KV room.
+    assert high.kv_cache_capacity_tokens - low.kv_cache_capacity_tokens == pytest.approx(
+        4600, abs=2
+    )
+    long_ctx = single(0.98, 8192)
+    # Twice the context: half the sequences (±1 for flooring) in about the same KV room.
+    assert long_ctx.max_concurrent_sequences <= high.max_concurrent_sequences // 2 + 1
+    assert long_ctx.max_concurrent_sequences < high.max_concurrent_sequences
+
+
+def test_70b_bf16_on_h100_needs_tp2() -> None:
+    # 141,107,412,992 B > 0.9 × 85,520,809,984 B = 76.97e9 B: one H100 cannot hold the weights;
+    # at TP=2 each holds ~70.6e9 B < 76.97e9 B.
+    assert 2 * LLAMA_70B_PARAMS > VLLM_DEFAULT_UTILIZATION * H100_USABLE
+    assert LLAMA_70B_PARAMS < VLLM_DEFAULT_UTILIZATION * H100_USABLE
+    rec = _rec(model="llama-3.1-70b", constraints={"only_gpus": ["h100-sxm"]})
+    option = _option(rec, "h100-sxm")
+    assert (option.count, option.tp, option.pp, option.fits) == (2, 2, 1, True)
+    rejected = [o for o in rec.rejected if o.gpu == "h100-sxm"]
+    assert [o.tp for o in rejected] == [1] and rejected[0].reasons
+
+
+# --- Mixtral-8x7B: memory for all experts, speed of the active ones ---------------------------
+
+
+def test_mixtral_memory_for_total_params_speed_from_active() -> None:
+    rec = _rec(model="mixtral-8x7b", constraints={"only_gpus": ["h200-sxm"]})
+    assert rec.total_params == 46_702_792_704
+    assert rec.active_params == 12_879_925_248
+    assert rec.weight_bytes == 93_405_585_408  # all 8 experts resident, bf16
+    option = _option(rec, "h200-sxm")
+    assert option.tp == 1 and option.per_gpu_bytes > rec.weight_bytes
+    # Decode at batch 1, by hand: bytes read = 2 B × (total − input embedding (a row gather)
+    # − routed experts × (1 − 2/8)) + KV of 1,280 tokens × 131,072 B; over the H200's
+    # bandwidth × 0.727 (gpt-fast's achieved fraction, Llama-2-70B TP=2 row: 1,481.87/2,039).
+    read = 2 * (46_702_792_704 - 131_072_000 - 45_097_156_608 * (1 - 2 / 8))
+    read += 1280 * 131_072
+    bandwidth = get_catalog().gpu("h200-sxm").memory_bandwidth_bytes_per_s * 1481.87 / 2039
+    assert option.decode_tokens_per_s_per_seq == pytest.approx(bandwidth / read, rel=0.01)
+    # Reading all 46.7B parameters would be > 3.5× slower.
+    assert option.decode_tokens_per_s_per_seq > 3.5 * bandwidth / (
+        rec.weight_bytes + 1280 * 131_072
+    )
+    assert any("MoE" in n and "46.70B" in n and "12.88B" in n for n in rec.notes)
+
+
+# --- completeness: no GPU silently dropped, every rejection explained --------------------------
+
+
+@pytest.mark.parametrize("model", ["llama-3.1-70b", "llama-3.1-405b"])
+def test_one_option_per_catalog_gpu_and_every_rejection_has_a_reason(model: str) -> None:
+    rec = _rec(model=model, users=64, ttft_s=0.5)
+    catalog_ids = set(get_catalog().gpus)
+    assert sorted(o.gpu for o in rec.options) == sorted(catalog_ids)
+    for o in [*rec.options, *rec.rejected]:
+        if not (o.fits and o.meets_targets):
+            assert o.reasons, f"{o.gpu} TP={o.tp} PP={o.pp} rejected without a reason"
+    # Ranked: options meeting the targets come first.
+    flags = [o.meets_targets for o in rec.options]
+    assert flags == sorted(flags, reverse=True)
+
+
+# --- bad input and impossible targets ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"model": "llama-3.1-70b", "weights": "int3"}, "weights"),
+        ({"model": "llama-9"}, "model"),
+        ({"model": "llama-3.1-70b", "users": 0}, "users"),
+        ({"model": "llama-3.1-70b", "constraints": {"only_gpus": ["h900"]}}, "gpu"),
+        ({"model": "llama-3.1-70b", "params": "70B"}, "workload"),
+    ],
+)
+def test_bad_input_names_the_field(fields: dict[str, object], field: str) -> None:
+    with pytest.raises(ToolInputError) as err:
+        _rec(**fields)
+    assert err.value.field == field
+
+
+def test_impossible_ttft_explains_the_nearest_configuration() -> None:
+    rec = _rec(model="llama-3.1-70b", ttft_s=0.001)
+    assert len(rec.options) == len(get_catalog().gpus)
+    assert not any(o.meets_targets for o in rec.options)
+    # Prefill of 1,024 tokens needs ≥ 2 × 70.55e9 × 1,024 = 1.44e14 FLOPs; even at a full
+    # 8 × 2,250e12 FLOP/s (B200/B300 node, dense bf16) that is 8 ms > 1 ms.
+    assert 2 * LLAMA_70B_PARAMS * 1024 / (8 * 2250e12) > 0.001
+    text = rec.nearest_feasible or ""
+    assert "TTFT target 1 ms" in text and "fastest prefill" in text and "Nearest:" in text
+    assert all(o.reasons for o in rec.options)
+
+
+def test_impossible_user_count_explains_what_max_gpus_can_serve() -> None:
+    rec = _rec(model="llama-3.1-70b", users=10**9)
+    assert len(rec.options) == len(get_catalog().gpus)
+    assert not any(o.meets_targets for o in rec.options)
+    text = rec.nearest_feasible or ""
+    assert "1,000,000,000 users need at least" in text and "within max_gpus 128" in text
+    served = int(text.split("the most served is ")[1].split(" ")[0].replace(",", ""))
+    assert 0 < served < 10**9
+
+
+# --- training: hours and GPU-hours from 6·N·D / (peak × MFU) ----------------------------------
+
+
+def test_full_finetune_hours_match_6nd_by_hand() -> None:
+    rec = _rec(
+        model="llama-3.1-8b",
+        task="full",
+        train_tokens=1e9,
+        sequence_length=4096,
+        global_batch_sequences=256,
+        checkpointing=False,
+        constraints={"only_gpus": ["h100-sxm"]},
+    )
+    o = _option(rec, "h100-sxm")
+    assert o.fits and o.training_hours is not None and o.gpu_hours is not None
+    # Llama-3.1-8B: N = 8,030,261,248; 32 layers, 32 heads of 128 (params.json / config).
+    n = 8_030_261_248
+    # Attention forward per token at s = 4,096 (causal, half the pairs): 2 FLOPs × 32 heads ×
+    # (128 + 128) × 32 layers × (s + 1)/2 = 1.0742e9; forward + backward = 3×.
+    attention = 2 * 32 * 256 * 32 * (4096 + 1) / 2
+    flops_per_token = 6 * n + 3 * attention
+    tokens_per_step = 4096 * 256
+    steps = math.ceil(1e9 / tokens_per_step)  # 954 optimizer steps
+    h100_bf16 = 989.5e12  # dense BF16 FLOP/s, NVIDIA H100 SXM datasheet
+    step_s = tokens_per_step * flops_per_token / (o.count * h100_bf16 * 0.40)
+    hours = steps * step_s / 3600
+    assert o.training_hours == pytest.approx(hours, rel=1e-6)
+    assert o.gpu_hours == pytest.approx(hours * o.count, rel=1e-6)
+    # The bare Kaplan rule 6·N·D / (peak × MFU) is within 7% (attention adds the rest).
+    kaplan_gpu_hours = 6 * n * 1e9 / (h100_bf16 * 0.40) / 3600
+    assert o.gpu_hours == pytest.approx(kaplan_gpu_hours, rel=0.07)
+    assert o.gpu_hours > kaplan_gpu_hours
+
+
+def test_training_deadline_too_short_is_explained() -> None:
+    rec = _rec(
+        model="llama-3.1-8b",
+        task="lora",
+        train_tokens=1e12,
+        deadline_hours=1,
+        constraints={"only_gpus": ["h100-sxm"], "max_gpus": 8},
+    )
+    o = _option(rec, "h100-sxm")
+    assert o.fits and not o.meets_targets
+    assert any("deadline" in r for r in o.reasons)
+    assert rec.nearest_feasible and "Deadline 1.0 h" in rec.nearest_feasible
