@@ -1,10 +1,14 @@
 """LLM token cost and round trips (issue 6): prompt + tool schemas tokens (target ≤ 2,500,
-o200k_base), tokens per tool result, and model round trips per scenario against a scripted
-respx model (no network): the model calls a tool only when the turn has no tool result yet."""
+o200k_base), tokens per tool result — full (kept in the conversation) and as sent to the model
+(the per-tool summary, targets: typical ≤ ~600, max ≤ ~1,500) — and model round trips per
+scenario against a scripted respx model (no network): the model calls a tool only when the turn
+has no tool result yet. The cost tool, which the engine does not pre-compute, is measured on the
+call the offline planner makes from each scenario's recommendation."""
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 from typing import Any
 
@@ -19,7 +23,8 @@ from assistant.config import Settings  # noqa: E402
 from assistant.conversation import Conversation  # noqa: E402
 from assistant.llm import LlmEngine  # noqa: E402
 from assistant.prompts import load_prompt  # noqa: E402
-from assistant.registry import compact_json, default_registry  # noqa: E402
+from assistant.registry import Registry, compact_json, default_registry  # noqa: E402
+from assistant.summaries import model_view, summarize_content  # noqa: E402
 from assistant.tokens import count_text, count_tools  # noqa: E402
 from bench.harness import write_result  # noqa: E402
 
@@ -72,6 +77,7 @@ def _script(request: httpx.Request) -> httpx.Response:
 async def _round_trips(precompute: bool) -> dict[str, Any]:
     per: list[int] = []
     result_tokens: list[int] = []
+    sent_tokens: list[int] = []
     engine = LlmEngine(Settings(base_url=BASE, model="m"), env={}, precompute=precompute)
     for question in SCENARIOS:
         with respx.mock:
@@ -81,12 +87,42 @@ async def _round_trips(precompute: bool) -> dict[str, Any]:
                 pass
             per.append(route.call_count)
         result_tokens += [count_text(m["content"]) for m in conv.tool_results()]
+        sent = [m for m in model_view(conv.messages) if m.get("role") == "tool"]
+        sent_tokens += [count_text(m["content"]) for m in sent]
     return {
         "round_trips": per,
         "mean_round_trips": sum(per) / len(per),
         "max_round_trips": max(per),
         "tool_result_tokens_mean": sum(result_tokens) / max(1, len(result_tokens)),
         "tool_result_tokens_max": max(result_tokens, default=0),
+        "sent_result_tokens_mean": sum(sent_tokens) / max(1, len(sent_tokens)),
+        "sent_result_tokens_max": max(sent_tokens, default=0),
+    }
+
+
+def _cost_results(registry: Registry) -> dict[str, Any]:
+    """Full and sent tokens of the compare_costs call planned from each recommendation."""
+    offline = importlib.import_module("assistant.offline")
+    full: list[int] = []
+    sent: list[int] = []
+    for question in SCENARIOS:
+        parsed = offline.parse_workload(question)
+        for call in offline.plan_tool_calls(parsed):
+            if call.name != "recommend":
+                continue
+            rec = registry.call(call.name, call.arguments)
+            cost = None if rec.is_error else offline.plan_cost_call(parsed, rec.result)
+            if cost is None:
+                continue
+            out = registry.call(cost.name, cost.arguments)
+            full.append(count_text(out.content))
+            sent.append(count_text(summarize_content(cost.name, out.content)))
+    return {
+        "calls": len(full),
+        "full_tokens_mean": sum(full) / max(1, len(full)),
+        "full_tokens_max": max(full, default=0),
+        "sent_tokens_mean": sum(sent) / max(1, len(sent)),
+        "sent_tokens_max": max(sent, default=0),
     }
 
 
@@ -105,6 +141,7 @@ def run() -> dict[str, Any]:
         "scenarios": len(SCENARIOS),
         "with_precompute": asyncio.run(_round_trips(True)),
         "without_precompute": asyncio.run(_round_trips(False)),
+        "compare_costs_results": _cost_results(registry),
         "schema_json_chars": len(compact_json(registry.schemas())),
     }
     return out

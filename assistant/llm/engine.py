@@ -43,6 +43,7 @@ from assistant.llm.errors import (
 from assistant.llm.planner import Planner, offline_planner
 from assistant.prompts import load_prompt
 from assistant.registry import Registry, default_registry
+from assistant.summaries import model_view
 from assistant.tokens import count_messages, count_text, trim_messages
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
@@ -240,6 +241,9 @@ class LlmEngine:
     ) -> list[dict[str, Any]]:
         system = [{"role": "system", "content": self.system_prompt}]
         history = [{k: m[k] for k in REQUEST_KEYS if k in m} for m in conversation.messages]
+        # The model gets summaries of the calculators' large results; the conversation keeps
+        # the full results (tool cards, proposals and the grounding check read those).
+        history = model_view(history)
         if not self.capabilities.tools:
             history = flatten_tool_messages(history)
         budget = self.settings.context_window_tokens - self.settings.max_output_tokens

@@ -1,0 +1,259 @@
+"""Token budget (issue 6 §5-6): compact schemas that agree with validation, the prompt+schema
+budget, model-facing summaries copied from the full results, and the cost tool's registration."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from pydantic import BaseModel, Field
+
+from assistant.config import Settings
+from assistant.conversation import Conversation
+from assistant.cost_tool import CostRequest, run_cost_request
+from assistant.llm import LlmEngine
+from assistant.prompts import load_prompt
+from assistant.registry import default_registry
+from assistant.schemas import compact_schema, first_sentence
+from assistant.summaries import model_view, summarize_content
+from assistant.tokens import count_text, count_tools
+from tools.errors import ToolInputError
+
+REGISTRY = default_registry()
+BUDGET_TOKENS = 2_500  # issue 6, scope 5: prompt + tool schemas <= 2,500 tokens (o200k_base)
+
+
+def test_prompt_plus_schemas_within_budget() -> None:
+    total = count_text(load_prompt()) + count_tools(REGISTRY.schemas())
+    assert total <= BUDGET_TOKENS, total
+
+
+def test_every_tool_is_registered() -> None:
+    expected = {
+        "estimate_memory",
+        "recommend",
+        "compare_costs",
+        "find_model",
+        "find_gpu",
+        "list_models",
+        "list_gpus",
+    }
+    assert expected <= set(REGISTRY.names), REGISTRY.unavailable
+    assert REGISTRY.unavailable == {}
+
+
+def _leaf_enums(schema: dict[str, Any]) -> list[Any] | None:
+    if "enum" in schema:
+        return list(schema["enum"])
+    items = schema.get("items")
+    return _leaf_enums(items) if isinstance(items, dict) else None
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY.names))
+def test_schema_agrees_with_validation(name: str) -> None:
+    spec = REGISTRY.specs[name]
+    params = spec.schema()["function"]["parameters"]
+    fields = spec.input_model.model_fields
+    full = spec.input_model.model_json_schema()
+    # Every offered field exists, required fields are all offered and still required.
+    assert set(params["properties"]) <= set(fields)
+    assert params.get("required", []) == full.get("required", [])
+    for field, prop in params["properties"].items():
+        enum = _leaf_enums(prop)
+        if enum is not None:  # the same values validation accepts
+            raw = full["properties"][field]
+            options = raw.get("anyOf", [raw])
+            raw_enum = next(e for e in (_leaf_enums(o) for o in options) if e is not None)
+            assert enum == raw_enum
+        assert "title" not in prop and "$ref" not in json.dumps(prop)
+
+
+def test_compact_schema_by_hand() -> None:
+    class Example(BaseModel):
+        """Docstring the model never needs."""
+
+        name: str = Field(description="A name. Second sentence is dropped.")
+        size: int | None = Field(default=None, ge=1, le=10_000, description="Size, count.")
+        ratio: float = Field(default=0.5, gt=0, le=1, description="A fraction.")
+
+    assert compact_schema(Example) == {
+        "properties": {
+            "name": {"description": "A name.", "type": "string"},
+            # anyOf [integer, null] -> integer; the 1..10,000 sanity bounds are dropped.
+            "size": {"type": "integer", "description": "Size, count."},
+            # A fraction's upper bound is meaningful and kept.
+            "ratio": {"default": 0.5, "description": "A fraction.", "maximum": 1, "type": "number"},
+        },
+        "required": ["name"],
+        "type": "object",
+    }
+    assert "size" not in compact_schema(Example, hidden=("size",))["properties"]
+    with pytest.raises(ValueError, match="required"):
+        compact_schema(Example, hidden=("name",))
+    with pytest.raises(ValueError, match="not a field"):
+        compact_schema(Example, hidden=("nope",))
+
+
+def test_first_sentence_cuts_asides_then_words() -> None:
+    assert first_sentence("Short one. Then more.") == "Short one."
+    assert first_sentence("e.g. 'x' stays together.") == "e.g. 'x' stays together."
+    text = "Tokens per sequence (a long aside about what it means here) for the KV cache."
+    assert first_sentence(text, 50) == "Tokens per sequence for the KV cache."
+    # 19 characters kept, then the last (possibly partial) word dropped, then "…".
+    assert first_sentence("word " * 30, 20) == "word word word…"
+
+
+def test_hidden_fields_are_still_accepted() -> None:
+    # cuda_graph_bytes is hidden from the model but validation still accepts it.
+    schema = REGISTRY.specs["estimate_memory"].schema()["function"]["parameters"]
+    assert "cuda_graph_bytes" not in schema["properties"]
+    out = REGISTRY.call("estimate_memory", {"model": "llama-3.1-8b", "cuda_graph_bytes": 0})
+    assert not out.is_error
+
+
+def _numbers(value: Any) -> list[float]:
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int | float):
+        return [float(value)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _numbers(v)]
+    if isinstance(value, list):
+        return [n for v in value for n in _numbers(v)]
+    return []
+
+
+MEMORY_70B = {"model": "llama-3.1-70b", "gpus": 4, "gpu": "h100-sxm", "batch": 32, "context": 8192}
+RECOMMEND_70B = {"model": "llama-3.1-70b", "users": 32, "context": 8192}
+
+
+@pytest.fixture(scope="module")
+def results() -> dict[str, Any]:
+    memory = REGISTRY.call("estimate_memory", MEMORY_70B)
+    recommend = REGISTRY.call("recommend", RECOMMEND_70B)
+    fitting = [o for o in recommend.result["options"] if o["fits"]][:3]
+    cost_args = {
+        "options": [
+            {
+                "gpu": o["gpu"],
+                "count": o["count"],
+                "aggregate_tokens_per_s": o["aggregate_tokens_per_s"],
+            }
+            for o in fitting
+        ],
+        "model_id": "llama-3.1-70b",
+    }
+    cost = REGISTRY.call("compare_costs", cost_args)
+    return {"estimate_memory": memory, "recommend": recommend, "compare_costs": cost}
+
+
+@pytest.mark.parametrize("name", ["estimate_memory", "recommend", "compare_costs"])
+def test_summary_figures_are_copied_from_the_full_result(name: str, results: Any) -> None:
+    outcome = results[name]
+    assert not outcome.is_error, outcome.result
+    sent = summarize_content(name, outcome.content)
+    full = set(_numbers(outcome.result))
+    # No figure is recomputed or converted: each number sent is a number of the full result.
+    missing = [n for n in _numbers(json.loads(sent)) if n not in full]
+    assert missing == []
+    # Issue 6 token targets for what the model reads: max about 1,500 tokens per result.
+    assert count_text(sent) <= 1_500
+    assert count_text(sent) < count_text(outcome.content)
+
+
+def test_memory_summary_keeps_the_verdict(results: Any) -> None:
+    summary = json.loads(summarize_content("estimate_memory", results["estimate_memory"].content))
+    # Llama 3.1 70B config.json: 80 layers, 8 KV heads, head_dim 128; bf16 K and V:
+    # 80 × 8 × 128 × 2 (K, V) × 2 bytes = 327,680 bytes per token; / tp 4 = 81,920.
+    assert summary["kv_cache_bytes_per_token"] == 80 * 8 * 128 * 2 * 2
+    assert summary["kv_cache_bytes_per_token_per_gpu"] == 80 * 8 * 128 * 2 * 2 // 4
+    assert {"fits", "headroom_GB", "per_gpu_GB", "budget_bytes_per_gpu"} <= set(summary)
+    assert {"weights", "kv_cache"} <= set(summary["breakdown_bytes_per_gpu"])
+    assert summary["assumptions"]
+
+
+def test_recommend_summary_has_best_options_and_reasons(results: Any) -> None:
+    full = results["recommend"].result
+    summary = json.loads(summarize_content("recommend", results["recommend"].content))
+    feasible = [o for o in full["options"] if o["fits"] and o["meets_targets"]]
+    assert [o["gpu"] for o in summary["best_options"]] == [o["gpu"] for o in feasible[:3]]
+    # Llama 3.1 70B in bf16 is 141 GB of weights: a single 24 GB A10G cannot hold it, so the
+    # A10G is among the GPUs with a stated reason (or listed beyond the reason cap).
+    listed = set(summary["not_feasible"]) | set(summary.get("more_not_feasible_gpus", []))
+    assert "a10g" in listed or "a10g" in summary.get("more_feasible_gpus", [])
+
+
+def test_cost_summary_keeps_cheapest_per_tier_and_break_even(results: Any) -> None:
+    full = results["compare_costs"].result
+    summary = json.loads(summarize_content("compare_costs", results["compare_costs"].content))
+    assert set(summary["cheapest_by_tier"]) == set(full["cheapest_by_tier"])
+    by_id = {r["price_id"]: r for r in full["rows"]}
+    for tier, row in summary["cheapest_by_tier"].items():
+        assert row["usd_per_hour"] == by_id[full["cheapest_by_tier"][tier]]["usd_per_hour"]
+    assert len(summary["break_even"]) == len(full["break_even"])
+
+
+def test_errors_and_lookups_pass_through() -> None:
+    error = json.dumps({"error": "invalid arguments"})
+    assert summarize_content("recommend", error) == error
+    assert summarize_content("find_gpu", '{"id":"h100-sxm"}') == '{"id":"h100-sxm"}'
+    assert summarize_content("recommend", "not json") == "not json"
+
+
+def test_cost_tool_training_by_hand() -> None:
+    result = run_cost_request(
+        CostRequest.model_validate({"options": [{"gpu": "H100 SXM", "count": 8, "hours": 10}]})
+    )
+    assert "rows" not in result  # only a training job was given
+    rows = result["training"]["rows"]
+    on_demand = next(r for r in rows if r["tier"] == "on_demand")
+    # Training cost = price per hour of the configuration × wall-clock hours (no spot overhead
+    # on demand): 10 h × per_hour.
+    assert on_demand["cost"] == pytest.approx(on_demand["per_hour"] * 10)
+    assert on_demand["wall_hours"] == 10
+
+
+def test_cost_tool_unknown_gpu_names_the_field() -> None:
+    with pytest.raises(ToolInputError) as err:
+        run_cost_request(CostRequest.model_validate({"options": [{"gpu": "h1000", "count": 1}]}))
+    assert err.value.field == "gpu"
+
+
+BASE = "http://127.0.0.1:8080/v1"
+
+
+@respx.mock
+async def test_engine_sends_summary_and_keeps_full_result() -> None:
+    answer = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}],
+    }
+    route = respx.post(f"{BASE}/chat/completions").mock(
+        return_value=httpx.Response(
+            200,
+            text=f"data: {json.dumps(answer)}\n\ndata: [DONE]\n\n",
+            headers={"content-type": "text/event-stream"},
+        )
+    )
+
+    def planner(text: str, conv: Conversation) -> list[tuple[str, dict[str, Any]]]:
+        return [("estimate_memory", MEMORY_70B)]
+
+    engine = LlmEngine(
+        Settings(base_url=BASE, model="m"), planner=planner, env={}, system_prompt="SYS"
+    )
+    conv = Conversation()
+    _ = [e async for e in engine.run_turn(conv, "70B on 4x H100?")]
+    full = conv.tool_results()[0]["content"]
+    sent = json.loads(route.calls[0].request.content)["messages"]
+    tool_msg = next(m for m in sent if m["role"] == "tool")
+    assert tool_msg["content"] == summarize_content("estimate_memory", full)
+    assert tool_msg["content"] != full
+    assert json.loads(full)["components"]  # the conversation keeps the full result
+    assert model_view(conv.messages)[-2]["content"] == tool_msg["content"]
