@@ -113,6 +113,33 @@ def _numbers(value: Any, key: str = "") -> Iterable[tuple[str, float]]:
             yield key, float(num)
 
 
+# (family, name suffixes, name prefixes or whole names) for result fields.
+_FAMILY_HINTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("$", ("_usd", "_eur", "_price"), ("usd_", "price_", "cost_", "usd", "price", "cost")),
+    ("tok/s", ("tokens_per_s", "tokens_per_s_per_seq", "tok_s"), ()),
+    ("GB", ("_gb", "_gib", "_bytes", "_mb", "_mib"), ("bytes_", "bytes")),
+    ("s", ("_ms", "_s", "_seconds"), ("ttft",)),
+    ("gpus", ("count", "_gpus"), ("gpus", "tp", "pp", "dp", "count")),
+)
+_UNIT_KEYS = {"$", "tok/s", "GB", "s", "gpus"}
+
+
+def _family(key: str) -> str | None:
+    """The unit family a result field holds, from its name (`usd_per_hour` → "$"), or None
+    when the name carries no unit (then the number may support a figure of any unit)."""
+    if key in _UNIT_KEYS:  # a figure parsed out of a string already knows its unit
+        return key
+    k = key.lower()
+    for family, suffixes, prefixes in _FAMILY_HINTS:
+        if (
+            k.endswith(suffixes)
+            or k in prefixes
+            or k.startswith(tuple(p for p in prefixes if p.endswith("_")))
+        ):
+            return family
+    return None
+
+
 def _candidates(key: str, value: float) -> list[float]:
     """The values a source number may be displayed as, in the figure's base units."""
     k = key.lower()
@@ -156,13 +183,16 @@ def unverified_figures(text: str, sources: Sequence[Any]) -> list[str]:
     missing: list[str] = []
     for fig in extract_figures(text):
         tol = _tolerance(fig)
+        # A number supports a figure only when its field holds the same kind of quantity
+        # ("$3.99" is not verified by 3.99 GB), or when the field name says nothing of units.
+        usable = [(k, v) for k, v in numbers if _family(k) in (None, fig.unit)]
         ok = any(
             abs(candidate - fig.value) <= tol
-            for key, value in numbers
+            for key, value in usable
             for candidate in _candidates(key, value)
         )
         if fig.unit == "gpus":
-            ok = any(value == fig.value for _, value in numbers)
+            ok = any(value == fig.value for _, value in usable)
         if not ok and fig.text not in missing:
             missing.append(fig.text)
     return missing

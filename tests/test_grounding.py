@@ -53,3 +53,19 @@ def test_turn_sources_only_last_turn_and_user_words() -> None:
     sources = turn_sources(msgs)
     assert unverified_figures("4 GPUs with 80 GB", sources) == []
     assert unverified_figures("999 GB", sources) == ["999 GB"]
+
+
+def test_a_dollar_figure_is_not_verified_by_a_memory_number_of_the_same_value() -> None:
+    # Found while rendering proposals: "$3.99/h" counted as verified by an unrelated 3.99.
+    memory_only = ['{"per_gpu_GB":3.99,"kv_cache_GB":12.5}']
+    assert unverified_figures("It costs $3.99 per hour.", memory_only) == ["$3.99"]
+    priced = ['{"usd_per_hour":3.99}']
+    assert unverified_figures("It costs $3.99 per hour.", priced) == []
+
+
+def test_throughput_and_memory_figures_need_fields_of_their_own_kind() -> None:
+    result = ['{"aggregate_tokens_per_s":1450,"per_gpu_GB":72.7,"count":2}']
+    assert unverified_figures("About 1,450 tokens/s on 2 GPUs using 72.7 GB.", result) == []
+    assert unverified_figures("About 72.7 tokens/s.", result) == ["72.7 tokens/s"]
+    # A field without a unit in its name (a breakdown entry) may support any figure.
+    assert unverified_figures("Weights take 16 GB.", ['{"weights":16000000000}']) == []
