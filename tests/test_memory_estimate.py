@@ -257,3 +257,11 @@ def test_qlora_with_16bit_base_warns() -> None:
     assert any("plain LoRA" in w for w in est.warnings)
     default = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="qlora"))
     assert default.weights_format == "nf4-dq" and not default.warnings
+
+
+def test_a_format_error_names_the_field_once_and_lists_allowed_values_once() -> None:
+    with pytest.raises(ToolInputError) as info:
+        validate_request({"model": "llama-3.1-8b", "weights": "int3"})
+    message = info.value.message
+    assert message.startswith("weights: unknown weight format 'int3'.")
+    assert message.count("weights:") == 1 and message.count("Allowed:") == 1

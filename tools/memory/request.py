@@ -212,6 +212,10 @@ def validate_request(data: Mapping[str, Any]) -> MemoryRequest:
 def request_error(exc: ValidationError) -> ToolInputError:
     """The first pydantic error as a ToolInputError naming the field and what is allowed."""
     err = exc.errors()[0]
+    original = (err.get("ctx") or {}).get("error")
+    if isinstance(original, ToolInputError):
+        # A validator already raised a complete message (field, problem, allowed, suggestions).
+        return original
     field = ".".join(str(part) for part in err["loc"] if not isinstance(part, int)) or "request"
     allowed: str | None = None
     if field in MemoryRequest.model_fields:
