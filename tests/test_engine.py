@@ -1,5 +1,5 @@
 """LLM engine against a scripted respx endpoint (no network). Each test asserts what the engine
-sends next. SSE framing follows the llama.cpp captures in /work/shared/fixtures/llama-cpp/."""
+sends next. SSE framing follows the llama.cpp captures in tests/data/llama-cpp/."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from assistant.llm.planner import no_planner
 
 BASE = "http://127.0.0.1:8080/v1"
 URL = f"{BASE}/chat/completions"
-FIXTURES = Path("/work/shared/fixtures/llama-cpp")
+# Copied verbatim from shared/fixtures/llama-cpp so the suite runs from any checkout.
+FIXTURES = Path(__file__).resolve().parent / "data" / "llama-cpp"
 
 
 def sse(*chunks: dict[str, Any], done: bool = True) -> httpx.Response:

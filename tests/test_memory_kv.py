@@ -11,7 +11,8 @@ from tools.architecture import Architecture
 from tools.catalog import get_catalog
 from tools.memory import kv_cache_bytes, kv_cache_bytes_per_token
 
-PARAMS_JSON = Path(__file__).resolve().parents[2] / "shared" / "research" / "params.json"
+# shared/research/params.json (meta-device counts), copied into tests/data.
+PARAMS_JSON = Path(__file__).resolve().parent / "data" / "research" / "params.json"
 
 # params.json key → catalog id (the research file uses Hugging Face names).
 RESEARCH_TO_ID = {

@@ -14,7 +14,8 @@ from tools.memory import normalize_format, weight_bytes
 from tools.memory.formats import ggml_type_bytes, linear_bytes, use_more_bits
 from tools.memory.tensors import inventory_params
 
-PARAMS_JSON = Path(__file__).resolve().parents[2] / "shared" / "research" / "params.json"
+# shared/research/params.json (meta-device counts), copied into tests/data.
+PARAMS_JSON = Path(__file__).resolve().parent / "data" / "research" / "params.json"
 RESEARCH = json.loads(PARAMS_JSON.read_text())["models"]
 
 
