@@ -90,3 +90,26 @@ def test_plan_maps_training_fields_to_the_workload_schema() -> None:
 
 def test_nothing_is_planned_while_a_question_is_open() -> None:
     assert plan_tool_calls(parse_workload("serve acme/Thing-7B")) == []
+
+
+async def test_verdict_leads_with_the_gpu_count_when_one_gpu_is_not_enough() -> None:
+    # "on H100s" names a GPU but no count: the verdict must say how many, not only that one
+    # is too few. Hand check of the need: 40 users × 16,384 tokens = 655,360 KV tokens.
+    conversation = Conversation()
+    events = await _turn(
+        OfflineEngine(),
+        conversation,
+        "serve Llama 3.1 70B in 4-bit to 40 users with 16k context on H100s",
+    )
+    done = next(e for e in events if isinstance(e, Done))
+    first, second = done.text.splitlines()[:2]
+    assert first.startswith("**Needs ") and "H100 SXM5" in first
+    assert second.startswith("**Does not fit on 1× H100 SXM5**")
+    recommend = next(
+        json.loads(m["content"])
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == "recommend"
+    )
+    best = next(o for o in recommend["options"] if o["gpu"] == "h100-sxm" and o["fits"])
+    assert f"**Needs {best['count']}× H100 SXM5**" in first
+    assert best["dp"] * best["kv_cache_capacity_tokens"] >= 40 * 16_384

@@ -72,8 +72,30 @@ def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -
     return None
 
 
+def _larger_fitting_option(
+    recommend: CallResult | None, gpu_id: str | None, count: int
+) -> dict[str, Any] | None:
+    """The recommender's fitting option on `gpu_id` with more GPUs than `count`, if any."""
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in recommend.result.get("options", []):
+        if option.get("gpu") == gpu_id and option.get("fits") and option.get("count", 0) > count:
+            return dict(option)
+    return None
+
+
+def _needs_line(option: dict[str, Any]) -> str:
+    label = f"{option['count']}× {_gpu_name(option.get('gpu'))}"
+    layout = f"TP {option.get('tp')} × PP {option.get('pp')} × {option.get('dp')} replica(s)"
+    tokens = option.get("kv_cache_capacity_tokens")
+    kv = "" if tokens is None else f", {int(tokens):,} KV-cache tokens per replica"
+    return f"**Needs {label}** ({layout}) — {_gib(bytes_from(option, 'per_gpu'))} per GPU{kv}."
+
+
 def verdict_lines(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
-    """One line per configuration sized: fits or not, needed vs budget per GPU."""
+    """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
+    configuration does not fit but the recommender found a larger one on the same GPU, that
+    answer comes first: it is the verdict the user asked for ("on H100s" → how many)."""
     lines: list[str] = []
     for call in memory:
         if call.is_error:
@@ -95,6 +117,9 @@ def verdict_lines(memory: list[CallResult], recommend: CallResult | None) -> lis
                 f"**Fits on {label}**{extra} — needs {_gib(needed)} of {_gib(budget)} per GPU."
             )
         else:
+            larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
+            if larger is not None:
+                lines.append(_needs_line(larger))
             over = None if headroom is None else -headroom
             lines.append(
                 f"**Does not fit on {label}** — needs {_gib(needed)} per GPU, budget "
