@@ -144,6 +144,20 @@ def run() -> dict[str, Any]:
         "compare_costs_results": _cost_results(registry),
         "schema_json_chars": len(compact_json(registry.schemas())),
     }
+    with_pre, without_pre = out["with_precompute"], out["without_precompute"]
+    out["llm"] = {
+        "system prompt + tool schemas, tokens (o200k_base; target 2,500)": (
+            prompt_tokens + schema_tokens
+        ),
+        "tool result tokens sent to the model, mean": with_pre["sent_result_tokens_mean"],
+        "tool result tokens sent to the model, max": with_pre["sent_result_tokens_max"],
+        "full tool result tokens (kept in the session), mean": with_pre["tool_result_tokens_mean"],
+        "cost result tokens sent, mean": out["compare_costs_results"]["sent_tokens_mean"],
+        f"model round trips per question, tools pre-computed ({len(SCENARIOS)} scenarios)": (
+            with_pre["mean_round_trips"]
+        ),
+        "model round trips per question, without pre-computing": without_pre["mean_round_trips"],
+    }
     return out
 
 

@@ -4,7 +4,9 @@ Each module exposes `run() -> dict`. Conventional keys the summary understands:
 - "speed": {name: {"median_ms", "p10_ms", "p90_ms", "runs", "target_ms"?}}
 - "accuracy": [{"quantity", "predicted", "reference", "unit", "error_pct", "source"}]
 - "peers": [{"workload", "tool", "value", "reference", "unit", "error_pct", "source"}]
+- "claims": [{"claim", "ours", "holds", "source"}] for published bounds
 - "llm": {name: value} for token and round-trip counts
+- "measurements": {name: value} for anything else worth a line in the summary
 Anything else is kept in the JSON file only.
 """
 
@@ -28,9 +30,11 @@ def discover() -> list[str]:
 
 
 def _fmt(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:,.3g}" if abs(value) < 1000 else f"{value:,.0f}"
-    return str(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, float) and abs(value) < 1000:
+        return f"{value:,.3g}"
+    return f"{value:,.0f}"
 
 
 def summarize(results: dict[str, dict[str, Any]]) -> str:
@@ -54,6 +58,19 @@ def summarize(results: dict[str, dict[str, Any]]) -> str:
                 f"| {area} | {r['quantity']} | {_fmt(r['predicted'])} | {_fmt(r['reference'])} "
                 f"| {r.get('unit', '')} | {r['error_pct']:+.1f} | {r['source']} |"
             )
+        lines.append("")
+    claims = [(a, r) for a, res in results.items() for r in res.get("claims", [])]
+    if claims:
+        lines += [
+            "## Published claims (bounds, checked)",
+            "",
+            "| claim | ours | holds | source |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {r['claim']} | {r['ours']} | {'yes' if r['holds'] else 'NO'} | {r['source']} |"
+            for _, r in claims
+        ]
         lines.append("")
     peers = [(a, r) for a, res in results.items() for r in res.get("peers", [])]
     if peers:
@@ -79,16 +96,18 @@ def summarize(results: dict[str, dict[str, Any]]) -> str:
             "|---|---|---|---|---|---|---|",
         ]
         for area, name, s in speed:
+            spread = [f"{s[k]:.3f}" if k in s else "" for k in ("p10_ms", "p90_ms")]
             lines.append(
-                f"| {area} | {name} | {s['median_ms']:.3f} | {s['p10_ms']:.3f} "
-                f"| {s['p90_ms']:.3f} | {s['runs']} | {s.get('target_ms', '')} |"
+                f"| {area} | {name} | {s['median_ms']:.3f} | {spread[0]} | {spread[1]} "
+                f"| {s.get('runs', '')} | {_fmt(s.get('target_ms', ''))} |"
             )
         lines.append("")
-    llm = [(a, n, v) for a, res in results.items() for n, v in res.get("llm", {}).items()]
-    if llm:
-        lines += ["## LLM cost", "", "| area | measurement | value |", "|---|---|---|"]
-        lines += [f"| {a} | {n} | {_fmt(v)} |" for a, n, v in llm]
-        lines.append("")
+    for key, title in (("llm", "LLM cost"), ("measurements", "Other measurements")):
+        rows = [(a, n, v) for a, res in results.items() for n, v in res.get(key, {}).items()]
+        if rows:
+            lines += [f"## {title}", "", "| area | measurement | value |", "|---|---|---|"]
+            lines += [f"| {a} | {n} | {_fmt(v)} |" for a, n, v in rows]
+            lines.append("")
     failed = [a for a, res in results.items() if "error" in res]
     if failed:
         lines += ["## Failed benchmarks", ""]
