@@ -18,3 +18,20 @@ def test_nothing_configured_gives_offline_engine() -> None:
     if not hasattr(offline, "OfflineEngine"):
         pytest.skip("assistant.offline.OfflineEngine not written yet")
     assert make_engine(Settings(), env={}).mode == "offline"
+
+
+def test_llm_precompute_planner_refines_the_previous_workload_on_follow_ups() -> None:
+    from assistant.conversation import Conversation
+    from assistant.llm.planner import offline_planner
+
+    conversation = Conversation()
+    conversation.add({"role": "user", "content": "serve Llama 3.1 70B on an H100 for 40 users"})
+    first = dict(offline_planner(conversation.messages[-1]["content"], conversation))
+    assert first["estimate_memory"]["model"] == "llama-3.1-70b"
+    conversation.add({"role": "assistant", "content": "..."})
+    conversation.add({"role": "user", "content": "what about 8-bit?"})
+    second = dict(offline_planner("what about 8-bit?", conversation))
+    # The follow-up names neither model nor GPU: both come from the previous turn.
+    assert second["estimate_memory"]["model"] == "llama-3.1-70b"
+    assert second["estimate_memory"]["gpu"] == "h100-sxm"
+    assert second["estimate_memory"]["weights"] == "int8"

@@ -110,7 +110,7 @@ class Workload(BaseModel):
         description="Weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, int4-awq, nf4, "
         "gguf q8_0 / q5_k_m / q4_k_m, mxfp4 (names as in gpu-sizer memory). Default: the "
         "checkpoint's native format for inference (bf16 unless the catalog says otherwise), "
-        "bf16 for full/lora, nf4 for qlora.",
+        "bf16 for full/lora, nf4-dq for qlora.",
     )
     kv_dtype: str | None = Field(
         default=None,

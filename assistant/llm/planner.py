@@ -26,15 +26,22 @@ def no_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
 def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
     """Parse `user_text` with the offline parser and return its planned tool calls.
 
+    Follow-ups ("what about 8-bit?") refine the previous turn's workload, as in the offline
+    engine: the parsed workload is recorded on this turn's user message under the offline
+    engine's key (never sent: requests carry only the API's message keys).
     Any failure of the parser (missing module, unparseable text) means "nothing planned": the
     model is still offered the tools, so a parser gap never blocks an answer.
     """
     try:
         offline = importlib.import_module("assistant.offline")
-        parsed = offline.parse_workload(user_text)
+        engine = importlib.import_module("assistant.offline.engine")
+        parsed = offline.parse_workload(user_text, offline.previous_workload(conversation))
         planned = offline.plan_tool_calls(parsed)
     except Exception:
         return []
+    last = conversation.messages[-1] if conversation.messages else {}
+    if planned and last.get("role") == "user":
+        last[engine.WORKLOAD_KEY] = parsed.model_dump(mode="json", exclude_defaults=True)
     out: list[tuple[str, dict[str, Any]]] = []
     for call in planned or []:
         name = getattr(call, "name", None)
