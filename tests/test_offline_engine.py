@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
@@ -113,3 +115,24 @@ async def test_verdict_leads_with_the_gpu_count_when_one_gpu_is_not_enough() -> 
     best = next(o for o in recommend["options"] if o["gpu"] == "h100-sxm" and o["fits"])
     assert f"**Needs {best['count']}× H100 SXM5**" in first
     assert best["dp"] * best["kv_cache_capacity_tokens"] >= 40 * 16_384
+
+
+async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None:
+    conversation = Conversation()
+    events = await _turn(
+        OfflineEngine(), conversation, "full fine-tune of Llama 3.1 8B on 2B tokens on H100s"
+    )
+    done = next(e for e in events if isinstance(e, Done))
+    assert "KV-cache tokens" not in done.text.splitlines()[0]
+    cost = next(
+        json.loads(m["content"])
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == "compare_costs"
+    )
+    on_demand = [r for r in cost["training"]["rows"] if r["tier"] == "on_demand"]
+    priced = [r for r in on_demand if r["gpu"] == "h100-sxm" and r.get("usd_cost") is not None]
+    cheapest = min(priced, key=lambda r: r["usd_cost"])
+    # A job's cost is its wall-clock hours times the hourly price of the GPUs it rents.
+    expected = cheapest["wall_hours"] * cheapest["per_hour"]
+    assert cheapest["usd_cost"] == pytest.approx(expected, rel=1e-4)
+    assert f"{cheapest['usd_cost']:,.2f} at {cheapest['per_hour']}/h" in done.text

@@ -88,7 +88,7 @@ def _needs_line(option: dict[str, Any]) -> str:
     label = f"{option['count']}× {_gpu_name(option.get('gpu'))}"
     layout = f"TP {option.get('tp')} × PP {option.get('pp')} × {option.get('dp')} replica(s)"
     tokens = option.get("kv_cache_capacity_tokens")
-    kv = "" if tokens is None else f", {int(tokens):,} KV-cache tokens per replica"
+    kv = "" if not tokens else f", {int(tokens):,} KV-cache tokens per replica"
     return f"**Needs {label}** ({layout}) — {_gib(bytes_from(option, 'per_gpu'))} per GPU{kv}."
 
 
@@ -172,16 +172,22 @@ def breakdown_table(call: CallResult) -> list[str]:
 
 
 def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, Any]]:
+    """Cheapest on-demand USD row per (GPU, count): serving rows by `usd_per_hour`, training
+    rows (under `training`) by their total `usd_cost`."""
     best: dict[tuple[str, int], dict[str, Any]] = {}
     if cost is None or cost.is_error:
         return best
-    for row in cost.result.get("rows", []):
-        usd = row.get("usd_per_hour")
+    training = cost.result.get("training") or {}
+    candidates = [
+        *((row, row.get("usd_per_hour")) for row in cost.result.get("rows", [])),
+        *((row, row.get("usd_cost")) for row in training.get("rows", [])),
+    ]
+    for row, usd in candidates:
         if usd is None or row.get("tier") not in (None, "on_demand"):
             continue
         key = (row.get("gpu", ""), int(row.get("count", 0)))
-        if key not in best or usd < best[key]["usd_per_hour"]:
-            best[key] = row
+        if key not in best or usd < best[key]["_usd"]:
+            best[key] = {**row, "_usd": usd}
     return best
 
 
@@ -194,14 +200,19 @@ def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5
     training = any(o.get("training_hours") is not None for o in options)
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
     head += "training hours |" if training else "KV tokens | tok/s per user | TTFT (s) |"
-    head += " on-demand USD/h |"
+    head += " on-demand USD total |" if training else " on-demand USD/h |"
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     for o in options:
         per_gpu = bytes_from(o, "per_gpu")
         price = prices.get((o.get("gpu", ""), int(o.get("count", 0))))
         usd = "not priced"
-        if price is not None:
-            usd = f"{price['usd_per_hour']:,.2f} ({price.get('provider')}, {price.get('as_of')})"
+        if price is not None and training:
+            usd = (
+                f"{price['_usd']:,.2f} at {price.get('per_hour')}/h "
+                f"({price.get('provider')}, {price.get('as_of')})"
+            )
+        elif price is not None:
+            usd = f"{price['_usd']:,.2f} ({price.get('provider')}, {price.get('as_of')})"
         cells = [
             _gpu_name(o.get("gpu")),
             str(o.get("count")),
