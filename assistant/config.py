@@ -16,7 +16,6 @@ import argparse
 import ipaddress
 import json
 import os
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from urllib.parse import urlsplit
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assistant.atomic_write import write_text_atomic
 from tools.errors import ToolInputError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -257,19 +257,7 @@ def to_toml(settings: Settings) -> str:
 def save_config(settings: Settings, path: Path | None = None) -> Path:
     """Write settings to config.toml atomically (temp file + rename); returns the path."""
     target = path if path is not None else config_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    text = to_toml(settings)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".config-", suffix=".toml.tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(target, to_toml(settings))
 
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import platformdirs
 from pydantic import ValidationError
 
+from assistant.atomic_write import write_text_atomic
 from assistant.conversation import Conversation
 from tools.errors import ToolInputError
 
@@ -72,19 +72,7 @@ def session_path(session_id: str, directory: Path | None = None) -> Path:
 def save_session(conversation: Conversation, directory: Path | None = None) -> Path:
     """Write `conversation` atomically (temp file + fsync + os.replace); returns the path."""
     target = session_path(conversation.id, directory)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    payload = conversation.model_dump_json(indent=1)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{conversation.id}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(target, conversation.model_dump_json(indent=1))
 
 
 def load_session(session_id: str, directory: Path | None = None) -> Conversation:

@@ -12,21 +12,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tools.architecture import MLA, Architecture, MoE
+from tools.architecture import FAMILIES, MLA, Architecture, MoE
 from tools.errors import ToolInputError
 
-SUPPORTED_MODEL_TYPES = (
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen3",
-    "qwen3_moe",
-    "gemma2",
-    "phi3",
-    "deepseek_v3",
-    "gpt_oss",
-)
+# Every architecture family except the generic one we synthesise from a bare parameter count.
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(f for f in FAMILIES if f != "generic")
 
 
 def _require(cfg: dict[str, Any], key: str) -> Any:

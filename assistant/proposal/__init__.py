@@ -14,10 +14,10 @@ message of the session; figures it cannot trace are listed under it.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
+from assistant.atomic_write import write_text_atomic
 from assistant.conversation import Conversation
 from assistant.grounding import unverified_figures
 from assistant.proposal.document import Block, Document, Heading, Paragraph
@@ -155,23 +155,10 @@ def write_proposal(
     text = render_proposal(conversation, fmt or format_for_path(target), summary)
     if target.exists() and not force:
         raise _exists(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        if force:
-            os.replace(tmp, target)
-        else:
-            # A hard link fails if the name exists, so a file created since the check above
-            # is not replaced either.
-            try:
-                os.link(tmp, target)
-            except FileExistsError:
-                raise _exists(target) from None
-    finally:
-        Path(tmp).unlink(missing_ok=True)
-    return target
+        return write_text_atomic(target, text, overwrite=force)
+    except FileExistsError:  # created since the check above
+        raise _exists(target) from None
 
 
 __all__ = [
