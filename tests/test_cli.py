@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -54,3 +55,31 @@ def test_help_lists_every_command_without_importing_textual_or_openai() -> None:
     for name in cli.COMMANDS:
         assert name in out
     assert out.strip().splitlines()[-1] == "False False"
+
+
+@pytest.mark.parametrize(
+    ("typed", "tokens"),
+    [
+        ("16384", 16_384),
+        ("16k", 16 * 1024),  # power-of-two k is binary, as model cards name windows
+        ("128K", 128 * 1024),  # Llama 3.1's "128K" = max_position_embeddings 131,072
+        ("100k", 100_000),  # not a power of two: decimal
+    ],
+)
+def test_token_flags_accept_what_engineers_type(
+    typed: str, tokens: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert cli.main(["memory", "--model", "llama-3.1-8b", "--context", typed, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # Llama-3.1-8B: 2 × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B per token; vLLM's
+    # 16-token blocks round each sequence up.
+    blocks = -(-tokens // 16)
+    assert result["breakdown"]["kv_cache"] == blocks * 16 * 131_072
+
+
+def test_a_bad_token_count_exits_2_naming_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["recommend", "--model", "llama-3.1-8b", "--context", "lots"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--context" in err and "not a token count" in err

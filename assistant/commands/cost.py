@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from assistant.commands._args import token_count
 from assistant.commands._table import render_table
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
@@ -48,12 +49,12 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     w.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
     w.add_argument("--weights", default="bf16", help="weight format (default bf16)")
     w.add_argument("--users", type=int, default=1, help="concurrent sequences")
-    w.add_argument("--prompt-tokens", type=int, help="input tokens per request")
-    w.add_argument("--output-tokens", type=int, help="generated tokens per request")
-    w.add_argument("--context", type=int, help="KV-cache length per sequence, tokens")
+    w.add_argument("--prompt-tokens", type=token_count, help="input tokens per request")
+    w.add_argument("--output-tokens", type=token_count, help="generated tokens per request")
+    w.add_argument("--context", type=token_count, help="KV-cache length per sequence, tokens")
     w.add_argument("--ttft", type=float, help="time-to-first-token target, seconds")
     w.add_argument("--task", choices=("inference", "full", "lora", "qlora"), default="inference")
-    w.add_argument("--train-tokens", type=float, help="training tokens (training tasks)")
+    w.add_argument("--train-tokens", type=token_count, help="training tokens (training tasks)")
     w.add_argument("--max-gpus", type=int, help="most GPUs in one configuration")
     w.add_argument("--single-node", action="store_true", help="one server only")
     d = p.add_argument_group("one configuration given directly (no --model)")

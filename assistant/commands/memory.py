@@ -11,6 +11,7 @@ import argparse
 import json
 from typing import Any
 
+from assistant.commands._args import token_count
 from tools.memory import MemoryEstimate, estimate_memory, validate_request
 from tools.units import ByteUnit, format_count, to_unit
 
@@ -44,7 +45,7 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         help="comma list of tensors kept 16-bit: embedding,lm_head ('' for none)",
     )
     p.add_argument("--kv-dtype", help="KV-cache dtype: bf16, fp16, fp8, int8, fp32")
-    p.add_argument("--context", type=int, help="tokens per sequence (default 4096)")
+    p.add_argument("--context", type=token_count, help="tokens per sequence (default 4096)")
     p.add_argument(
         "--batch", type=int, help="concurrent sequences (inference) or micro-batch (training)"
     )
@@ -85,7 +86,7 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         default=None,
         help="optimizer state in host RAM (ZeRO-Offload)",
     )
-    p.add_argument("--prefill-chunk", type=int, help="tokens per prefill pass (vLLM 8192)")
+    p.add_argument("--prefill-chunk", type=token_count, help="tokens per prefill pass (vLLM 8192)")
     p.add_argument(
         "--unit",
         choices=["GB", "GiB"],

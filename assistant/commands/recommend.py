@@ -10,6 +10,7 @@ import argparse
 import json
 from typing import Any
 
+from assistant.commands._args import token_count
 from tools.units import format_bytes
 
 
@@ -24,10 +25,10 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kv-dtype", dest="kv_dtype")
     parser.add_argument("--engine", choices=["vllm", "transformers", "generic"])
     parser.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization", type=float)
-    parser.add_argument("--context", type=int, help="KV length per sequence, tokens")
+    parser.add_argument("--context", type=token_count, help="KV length per sequence, tokens")
     parser.add_argument("--users", type=int, help="concurrent sequences")
-    parser.add_argument("--prompt-tokens", dest="prompt_tokens", type=int)
-    parser.add_argument("--output-tokens", dest="output_tokens", type=int)
+    parser.add_argument("--prompt-tokens", dest="prompt_tokens", type=token_count)
+    parser.add_argument("--output-tokens", dest="output_tokens", type=token_count)
     parser.add_argument("--ttft", dest="ttft_s", type=float, help="TTFT target, seconds")
     parser.add_argument(
         "--tokens-per-s", dest="tokens_per_s", type=float, help="aggregate output tok/s target"
@@ -36,8 +37,8 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
         "--tokens-per-s-per-user", dest="tokens_per_s_per_user", type=float, help="tok/s per user"
     )
     parser.add_argument("--batching", choices=["continuous", "static"])
-    parser.add_argument("--train-tokens", dest="train_tokens", type=float)
-    parser.add_argument("--seq-len", dest="sequence_length", type=int)
+    parser.add_argument("--train-tokens", dest="train_tokens", type=token_count)
+    parser.add_argument("--seq-len", dest="sequence_length", type=token_count)
     parser.add_argument("--global-batch", dest="global_batch_sequences", type=int)
     parser.add_argument("--deadline-hours", dest="deadline_hours", type=float)
     parser.add_argument("--lora-rank", dest="lora_rank", type=int)
@@ -139,7 +140,10 @@ def run(args: argparse.Namespace) -> int:
         f"KV cache {result.kv_cache_bytes_per_token:,} bytes per token, "
         f"context {result.context_tokens:,} tokens"
     )
-    header = "GPU | count | TP×PP×DP | per GPU (GiB) | KV left (GiB) | KV tokens | max seqs"
+    header = (
+        "GPU | count | TP×PP×DP | per GPU (GiB) | KV left (GiB) | KV tokens per replica"
+        " | max seqs per replica"
+    )
     header += " | train h" if training else " | tok/s/seq | aggregate tok/s | TTFT s"
     print(header)
     shown = result.options + (result.rejected if args.all_layouts else [])
