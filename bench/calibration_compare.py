@@ -108,7 +108,10 @@ def request_fields(point: dict[str, Any], config_path: Path) -> dict[str, Any]:
             fields["precision"] = "mixed-hf"
     if inputs["kind"] == "lora":
         targets = [t.removesuffix("_proj") for t in inputs.get("lora_targets") or []]
-        fields.update(lora_rank=inputs["lora_rank"], lora_targets=targets or None)
+        # calibrate_gpu.py wraps with get_peft_model's defaults, which upcast adapters to fp32.
+        fields.update(
+            lora_rank=inputs["lora_rank"], lora_targets=targets or None, adapter_dtype="fp32"
+        )
     return fields
 
 

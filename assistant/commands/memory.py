@@ -71,6 +71,11 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--lora-rank", type=int, help="LoRA rank (default 8; 64 for qlora)")
     p.add_argument(
+        "--adapter-dtype",
+        choices=("bf16", "fp32"),
+        help="LoRA adapter dtype: bf16 (QLoRA paper, default) or fp32 (PEFT's default autocast)",
+    )
+    p.add_argument(
         "--lora-targets",
         type=lambda s: [x for x in s.split(",") if x],
         help="comma list among q,k,v,o,gate,up,down (default all)",

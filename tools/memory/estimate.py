@@ -237,7 +237,7 @@ def _adapter_state(
     trainable = lora_params(arch, rank, targets)
     parts.trainable = trainable
     share = trainable * stage_layers / arch.num_layers / layout.tp
-    state = adapter_state_bytes(req.optimizer)
+    state = adapter_state_bytes(req.optimizer, req.adapter_dtype)
     zero = req.zero or 0
     dp = layout.dp
     adapter_weights = share * state.weights / (dp if zero >= 3 else 1)
@@ -254,8 +254,20 @@ def _adapter_state(
         *base.assumptions,
         f"LoRA rank {rank} on {', '.join(targets)}: r·(in + out) per matrix = "
         f"{trainable:,} trainable parameters ({state.source}).",
+        *(
+            ()
+            if req.adapter_dtype == "fp32"
+            else (
+                "Adapters in bf16 as in the QLoRA paper; PEFT upcasts them to fp32 by default "
+                "(adapter_dtype='fp32': +2 B weights and +2 B gradients per adapter parameter).",
+            )
+        ),
     )
-    parts.add("gradients", round(grads), f"adapter parameters × {state.gradients:g} B (bf16)")
+    parts.add(
+        "gradients",
+        round(grads),
+        f"adapter parameters × {state.gradients:g} B ({req.adapter_dtype})",
+    )
     parts.add(
         "optimizer",
         round(opt),

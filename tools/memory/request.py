@@ -126,6 +126,11 @@ class MemoryRequest(BaseModel):
         description="LoRA/QLoRA adapter rank r (default 8 for lora, the PEFT default; 64 "
         "for qlora, as in the QLoRA paper).",
     )
+    adapter_dtype: Literal["bf16", "fp32"] = Field(
+        default="bf16",
+        description="LoRA adapter weights/gradients dtype: bf16 (QLoRA paper) or fp32 (PEFT's "
+        "default autocast_adapter_dtype).",
+    )
     lora_targets: list[LoraTarget] | None = Field(
         default=None,
         description="LoRA target modules among q, k, v, o, gate, up, down (default all seven: "

@@ -97,8 +97,18 @@ optimizer part like full training). PEFT's default autocast keeps adapters in fp
 +2 B weights and +2 B gradients per adapter parameter."""
 
 
-def adapter_state_bytes(optimizer: str) -> StateBytes:
-    """Bytes per adapter parameter for `optimizer` (bf16 adapters, fp32 optimizer states)."""
+ADAPTER_STATE_FP32_SOURCE = (
+    "PEFT get_peft_model(autocast_adapter_dtype=True, the default): bf16/fp16 adapter weights "
+    "are upcast to fp32 for stable training"
+)
+
+
+def adapter_state_bytes(optimizer: str, adapter_dtype: str = "bf16") -> StateBytes:
+    """Bytes per adapter parameter for `optimizer`: adapter weights and gradients in
+    `adapter_dtype` (bf16: 2 B each, as the QLoRA paper; fp32: 4 B each, PEFT's default),
+    optimizer states in fp32."""
+    if adapter_dtype == "fp32":
+        return StateBytes(4, 4, _STATE_FP32[optimizer], ADAPTER_STATE_FP32_SOURCE)
     return StateBytes(
         ADAPTER_STATE.weights, ADAPTER_STATE.gradients, _STATE_FP32[optimizer], ADAPTER_STATE.source
     )
