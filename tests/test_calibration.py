@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from bench.calibrate_gpu import (
+    Measured,
     Point,
+    PointResult,
     architecture_to_config,
     catalog_models,
     extrapolate,
@@ -31,7 +33,7 @@ from bench.calibration_compare import (
     measured_components,
     worst_by_component,
 )
-from tools.architecture import Architecture
+from tools.architecture import count_parameters
 from tools.hf_config import architecture_from_config
 
 MODELS = catalog_models()
@@ -198,16 +200,41 @@ def test_every_family_feature_builds_and_caches(model_id: str) -> None:
     pytest.importorskip("transformers")
     from bench.calibrate_gpu import run_point
 
+    from bench.calibrate_gpu import build_model
+
     result = run_point(Point(model_id, "inference", "bf16", 1, 8), "cpu", tiny=True)
-    assert result.measured.counted_weights_bytes > 0
     assert (result.measured.counted_kv_cache_bytes or 0) > 0
-    # The model built has exactly the parameters our Architecture counts.
-    built = architecture_from_config(result.config)
-    assert result.inputs["params_built"] > 0 and isinstance(built, Architecture)
+    # The model transformers builds from our config has exactly the parameters our Architecture
+    # counts (two independent counts: torch's numel vs tools.architecture.count_parameters).
+    model = build_model(result.config, "bf16", "cpu")
+    torch_params = sum(p.numel() for p in model.parameters())
+    ours = count_parameters(architecture_from_config(result.config)).total
+    assert torch_params == ours == result.inputs["params_built"]
+    # Weights measured = parameter bytes + buffers (rotary tables, routing biases). Most
+    # parameters are bf16 (2 bytes); transformers keeps a few in fp32 (DeepSeek-V3's router).
+    param_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
+    buffer_bytes = sum(b.numel() * b.element_size() for b in model.buffers())
+    assert 2 * torch_params <= param_bytes < 2.1 * torch_params
+    assert result.measured.counted_weights_bytes == param_bytes + buffer_bytes
 
 
-def test_extrapolate_ignores_full_depth_points() -> None:
-    assert extrapolate([]) == []
+def _result(point: Point, layers_built: int, layers_full: int, weights: int) -> PointResult:
+    inputs = {"layers": point.layers, "layers_built": layers_built, "layers_full": layers_full}
+    return PointResult(point.id, inputs, {}, Measured(counted_weights_bytes=weights), 0.0)
+
+
+def test_extrapolate_is_linear_per_layer_and_ignores_full_depth_points() -> None:
+    # Two reduced depths of one workload: 1 layer → 1,000 B, 3 layers → 1,400 B, so 200 B per
+    # layer; at the full 32 layers: 1,000 + (32 − 1) × 200 = 7,200 B.
+    one = _result(Point("llama-3.1-8b", "inference", layers=1), 1, 32, 1_000)
+    three = _result(Point("llama-3.1-8b", "inference", layers=3), 3, 32, 1_400)
+    # A full-depth point (layers=None) of the same workload is measured, not extrapolated.
+    full = _result(Point("llama-3.1-8b", "inference"), 32, 32, 9_999)
+    (row,) = extrapolate([three, full, one])
+    assert row["layers"] == [1, 3] and row["layers_full"] == 32
+    weights = row["components"]["counted_weights_bytes"]
+    assert weights == {"per_layer": 200.0, "full_model": 7_200.0}
+    assert extrapolate([full]) == [] and extrapolate([one]) == []  # nothing to fit a line to
 
 
 # ------------------------------------------------------------------------ (3) the comparison
