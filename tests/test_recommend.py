@@ -212,7 +212,7 @@ def test_one_option_per_catalog_gpu_and_every_rejection_has_a_reason(model: str)
         ({"model": "llama-9"}, "model"),
         ({"model": "llama-3.1-70b", "users": 0}, "users"),
         ({"model": "llama-3.1-70b", "constraints": {"only_gpus": ["h900"]}}, "gpu"),
-        ({"model": "llama-3.1-70b", "params": "70B"}, "workload"),
+        ({"model": "llama-3.1-70b", "params": "70B"}, "model"),
     ],
 )
 def test_bad_input_names_the_field(fields: dict[str, object], field: str) -> None:

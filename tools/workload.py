@@ -18,11 +18,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tools.errors import ToolInputError
+from tools.errors import ToolInputError, from_validation_error
+from tools.memory.request import ModelChoice
 
-Task = Literal["inference", "full", "lora", "qlora"]
 Objective = Literal["cheapest", "fastest", "fewest_gpus"]
-Engine = Literal["vllm", "transformers", "generic"]
 Batching = Literal["continuous", "static"]
 
 # Defaults when the user gives no sizes: a chat-style request. They are stated back to the user
@@ -77,7 +76,7 @@ class Constraints(BaseModel):
     )
 
 
-class Workload(BaseModel):
+class Workload(ModelChoice):
     """An inference or training workload to size, with targets and constraints.
 
     Inference: `prompt_tokens` + `output_tokens` per request (or `context` to set the KV length
@@ -88,45 +87,8 @@ class Workload(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    # --- the model (same meaning as tools.memory.MemoryRequest) ---
-    model: str | None = Field(
-        default=None,
-        description="Catalog model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
-    )
-    params: str | float | None = Field(
-        default=None,
-        description="Bare parameter count when the model is not in the catalog, e.g. '13B' "
-        "or 7.5e9 (a Llama-shaped dense model is assumed).",
-    )
-    config_path: str | None = Field(
-        default=None, description="Path of a local Hugging Face config.json."
-    )
-    task: Task = Field(
-        default="inference",
-        description="inference (serving), full (full fine-tune / pre-training), lora, qlora.",
-    )
-    weights: str | None = Field(
-        default=None,
-        description="Weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, int4-awq, nf4, "
-        "gguf q8_0 / q5_k_m / q4_k_m, mxfp4 (names as in gpu-sizer memory). Default: the "
-        "checkpoint's native format for inference (bf16 unless the catalog says otherwise), "
-        "bf16 for full/lora, nf4-dq for qlora.",
-    )
-    kv_dtype: str | None = Field(
-        default=None,
-        description="KV-cache dtype (bf16, fp16, fp8); default: the engine's default (16-bit).",
-    )
-    engine: Engine | None = Field(
-        default=None,
-        description="Serving engine: vllm (reserves gpu_memory_utilization of memory), "
-        "transformers, generic. Default: vllm for inference, transformers for training.",
-    )
-    gpu_memory_utilization: float | None = Field(
-        default=None,
-        gt=0,
-        le=1,
-        description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
-    )
+    # model, params, config_path, task, weights, kv_dtype, engine, gpu_memory_utilization:
+    # inherited from tools.memory.ModelChoice (one definition shared with MemoryRequest).
 
     # --- inference sizes and targets ---
     prompt_tokens: int = Field(
@@ -221,13 +183,6 @@ class Workload(BaseModel):
     )
     constraints: Constraints = Field(default_factory=Constraints)
 
-    @field_validator("params")
-    @classmethod
-    def _finite_params(cls, value: str | float | None) -> str | float | None:
-        if isinstance(value, float) and (not math.isfinite(value) or value <= 0):
-            raise ValueError("must be a positive, finite parameter count such as 7e9 or '13B'")
-        return value
-
     @field_validator("tokens_per_s", "tokens_per_s_per_user", "ttft_s", "train_tokens")
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
@@ -237,21 +192,11 @@ class Workload(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
-        given = [name for name in ("model", "params", "config_path") if getattr(self, name)]
-        if len(given) != 1:
-            raise ValueError(
-                "give exactly one of model, params or config_path"
-                + (f" (got {', '.join(given)})" if given else "")
-            )
         if self.is_training and self.train_tokens is None and self.deadline_hours is not None:
             raise ValueError("deadline_hours needs train_tokens (how much data to train on)")
         if self.micro_batch_sequences > self.global_batch_sequences:
             raise ValueError("micro_batch_sequences exceeds global_batch_sequences")
         return self
-
-    @property
-    def is_training(self) -> bool:
-        return self.task != "inference"
 
     @property
     def context_tokens(self) -> int:
@@ -274,17 +219,4 @@ def validate_workload(data: Mapping[str, Any]) -> Workload:
 
 def workload_error(exc: ValidationError) -> ToolInputError:
     """The first pydantic error as a ToolInputError naming the field and what is allowed."""
-    err = exc.errors()[0]
-    field = ".".join(str(part) for part in err["loc"]) or "workload"
-    allowed: str | None = None
-    if field in Workload.model_fields:
-        allowed = Workload.model_fields[field].description
-    elif field.startswith("constraints.") and field[12:] in Constraints.model_fields:
-        allowed = Constraints.model_fields[field[12:]].description
-    if allowed:
-        allowed = allowed.rstrip(".")  # ToolInputError ends the sentence itself
-    problem = str(err["msg"]).removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        problem = "unknown field"
-        allowed = "fields: " + ", ".join(Workload.model_fields)
-    return ToolInputError(field, problem, allowed)
+    return from_validation_error(exc, Workload)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tools.errors import ToolInputError
+from tools.errors import ToolInputError, from_validation_error
 from tools.memory.formats import WEIGHT_FORMATS, normalize_format
 from tools.memory.kv_cache import KV_DTYPES
 from tools.memory.tensors import LORA_TARGETS
@@ -37,10 +37,9 @@ assert set(PrecisionName.__args__) == set(PRECISIONS)  # type: ignore[attr-defin
 assert set(LoraTarget.__args__) == set(LORA_TARGETS)  # type: ignore[attr-defined]
 
 
-class MemoryRequest(BaseModel):
-    """A model and workload whose GPU memory to estimate, per GPU, with a breakdown."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class ModelChoice(BaseModel):
+    """Which model, for which task, stored how: the fields the memory request and the
+    recommender's workload share. Defined once so their meaning and validation cannot drift."""
 
     model: str | None = Field(
         default=None,
@@ -64,6 +63,70 @@ class MemoryRequest(BaseModel):
         "accepted). Default: the checkpoint's native format for inference (bf16 unless the "
         "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
     )
+    kv_dtype: str | None = Field(
+        default=None,
+        description="KV-cache dtype: bf16, fp16, fp8, int8, fp32 (default bf16).",
+    )
+    engine: Engine | None = Field(
+        default=None,
+        description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
+        "generic. Default vllm for inference, transformers for training.",
+    )
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
+    )
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, value: str | None) -> str | None:
+        return None if value is None else normalize_format(value)
+
+    @field_validator("kv_dtype")
+    @classmethod
+    def _kv_dtype(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        key = value.strip().lower().replace("float16", "fp16").replace("bfloat16", "bf16")
+        key = {"auto": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "half": "fp16"}.get(key, key)
+        if key not in KV_DTYPES:
+            raise ToolInputError(
+                "kv_dtype", f"unknown KV-cache dtype {value!r}", ", ".join(KV_DTYPES)
+            )
+        return key
+
+    @field_validator("params")
+    @classmethod
+    def _finite_params(cls, value: str | float | None) -> str | float | None:
+        if isinstance(value, float) and (not math.isfinite(value) or value <= 0):
+            raise ValueError("must be a positive, finite parameter count such as 7e9 or '13B'")
+        return value
+
+    @model_validator(mode="after")
+    def _one_model(self) -> Self:
+        given = [n for n in ("model", "params", "config_path") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of model, params or config_path"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        return self
+
+    @property
+    def is_training(self) -> bool:
+        return self.task != "inference"
+
+
+class MemoryRequest(ModelChoice):
+    """A model and workload whose GPU memory to estimate, per GPU, with a breakdown."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: str | None = Field(
+        default=None, description="Catalog GPU id or name to check the fit against."
+    )
     group_size: int = Field(
         default=128,
         ge=16,
@@ -74,10 +137,6 @@ class MemoryRequest(BaseModel):
         default=None,
         description="Tensors kept 16-bit in a quantized format: 'embedding', 'lm_head'. "
         "Default: both for GPTQ/AWQ/NF4/fp8/int8/mxfp4, none for GGUF.",
-    )
-    kv_dtype: str | None = Field(
-        default=None,
-        description="KV-cache dtype: bf16, fp16, fp8, int8, fp32 (default bf16).",
     )
     context: int | None = Field(
         default=None,
@@ -136,20 +195,6 @@ class MemoryRequest(BaseModel):
         description="LoRA target modules among q, k, v, o, gate, up, down (default all seven: "
         "the QLoRA paper's all-linear setting).",
     )
-    engine: Engine | None = Field(
-        default=None,
-        description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
-        "generic. Default vllm for inference, transformers for training.",
-    )
-    gpu: str | None = Field(
-        default=None, description="Catalog GPU id or name to check the fit against."
-    )
-    gpu_memory_utilization: float | None = Field(
-        default=None,
-        gt=0,
-        le=1,
-        description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
-    )
     offload_optimizer: bool = Field(
         default=False,
         description="Optimizer states (and fp32 master weights) in host RAM (ZeRO-Offload).",
@@ -168,43 +213,6 @@ class MemoryRequest(BaseModel):
         default=None, ge=0, le=64 * 2**30, description="Override: vLLM CUDA graphs per GPU, bytes."
     )
 
-    @field_validator("weights")
-    @classmethod
-    def _weights(cls, value: str | None) -> str | None:
-        return None if value is None else normalize_format(value)
-
-    @field_validator("kv_dtype")
-    @classmethod
-    def _kv_dtype(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        key = value.strip().lower().replace("float16", "fp16").replace("bfloat16", "bf16")
-        key = {"auto": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "half": "fp16"}.get(key, key)
-        if key not in KV_DTYPES:
-            raise ValueError(f"unknown KV-cache dtype {value!r} (allowed: {', '.join(KV_DTYPES)})")
-        return key
-
-    @field_validator("params")
-    @classmethod
-    def _finite_params(cls, value: str | float | None) -> str | float | None:
-        if isinstance(value, float) and (not math.isfinite(value) or value <= 0):
-            raise ValueError("must be a positive, finite parameter count such as 7e9 or '13B'")
-        return value
-
-    @model_validator(mode="after")
-    def _consistent(self) -> MemoryRequest:
-        given = [n for n in ("model", "params", "config_path") if getattr(self, n) is not None]
-        if len(given) != 1:
-            raise ValueError(
-                "give exactly one of model, params or config_path"
-                + (f" (got {', '.join(given)})" if given else "")
-            )
-        return self
-
-    @property
-    def is_training(self) -> bool:
-        return self.task != "inference"
-
 
 def validate_request(data: Mapping[str, Any]) -> MemoryRequest:
     """Build a MemoryRequest from tool-call or CLI arguments; bad input → ToolInputError."""
@@ -216,22 +224,7 @@ def validate_request(data: Mapping[str, Any]) -> MemoryRequest:
 
 def request_error(exc: ValidationError) -> ToolInputError:
     """The first pydantic error as a ToolInputError naming the field and what is allowed."""
-    err = exc.errors()[0]
-    original = (err.get("ctx") or {}).get("error")
-    if isinstance(original, ToolInputError):
-        # A validator already raised a complete message (field, problem, allowed, suggestions).
-        return original
-    field = ".".join(str(part) for part in err["loc"] if not isinstance(part, int)) or "request"
-    allowed: str | None = None
-    if field in MemoryRequest.model_fields:
-        allowed = (MemoryRequest.model_fields[field].description or "").rstrip(".") or None
-    problem = str(err["msg"]).removeprefix("Value error, ")
-    if err["type"] == "extra_forbidden":
-        problem = "unknown field"
-        allowed = "fields: " + ", ".join(MemoryRequest.model_fields)
-    if field == "request" and "exactly one of" in problem:
-        field = "model"
-    return ToolInputError(field, problem, allowed)
+    return from_validation_error(exc, MemoryRequest)
 
 
 class Component(BaseModel):
