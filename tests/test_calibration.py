@@ -198,9 +198,7 @@ def test_reduced_depth_points_extrapolate_per_layer(tiny_results: dict[str, Any]
 def test_every_family_feature_builds_and_caches(model_id: str) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("transformers")
-    from bench.calibrate_gpu import run_point
-
-    from bench.calibrate_gpu import build_model
+    from bench.calibrate_gpu import build_model, run_point
 
     result = run_point(Point(model_id, "inference", "bf16", 1, 8), "cpu", tiny=True)
     assert (result.measured.counted_kv_cache_bytes or 0) > 0
