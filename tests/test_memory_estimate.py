@@ -207,7 +207,10 @@ def test_eager_attention_materialises_scores() -> None:
 
 def test_training_only_options_warn_for_inference() -> None:
     est = estimate_memory(MemoryRequest(model="llama-3.1-8b", zero=3, offload_optimizer=True))
+    # One warning per ignored training-only option, naming it.
     assert len(est.warnings) == 2
+    assert "zero" in est.warnings[0] and "offload_optimizer" in est.warnings[1]
+    assert all("training only" in w for w in est.warnings)
     assert est.breakdown["gradients"] == est.breakdown["optimizer"] == 0
 
 

@@ -4,6 +4,7 @@ budget, model-facing summaries copied from the full results, and the cost tool's
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from assistant.schemas import compact_schema, first_sentence
 from assistant.summaries import model_view, summarize_content
 from assistant.tokens import count_text, count_tools
 from tools.errors import ToolInputError
+from tools.pricing import builtin_price_book
 
 REGISTRY = default_registry()
 BUDGET_TOKENS = 2_500  # issue 6, scope 5: prompt + tool schemas <= 2,500 tokens (o200k_base)
@@ -210,10 +212,14 @@ def test_cost_tool_training_by_hand() -> None:
     assert "rows" not in result  # only a training job was given
     rows = result["training"]["rows"]
     on_demand = next(r for r in rows if r["tier"] == "on_demand")
-    # Training cost = price per hour of the configuration × wall-clock hours (no spot overhead
-    # on demand): 10 h × per_hour.
-    assert on_demand["cost"] == pytest.approx(on_demand["per_hour"] * 10)
-    assert on_demand["wall_hours"] == 10
+    # Training cost = the catalog's instance price × instances rented × wall-clock hours (no
+    # spot overhead on demand). The price comes from the cited catalog entry, not the row.
+    entry = next(p for p in builtin_price_book().prices if p.id == on_demand["price_id"])
+    instances = math.ceil(8 / entry.gpus_per_instance)
+    assert on_demand["instances"] == instances
+    assert on_demand["per_hour"] == pytest.approx(entry.price_per_instance_hour * instances)
+    assert on_demand["cost"] == pytest.approx(entry.price_per_instance_hour * instances * 10)
+    assert on_demand["wall_hours"] == 10 and on_demand["as_of"] == entry.as_of
 
 
 def test_cost_tool_unknown_gpu_names_the_field() -> None:
