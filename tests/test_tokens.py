@@ -89,7 +89,11 @@ def test_trim_shortens_large_old_tool_results_before_dropping_turns() -> None:
     shortened = out[2]["content"]
     assert len(shortened) < len(big[2]["content"])
     data = json.loads(shortened)  # still valid JSON
-    assert data["options"][-1] == {"omitted_items": 395}
+    # The first items are kept verbatim (figures untouched), the rest counted: 400 options,
+    # cut to the first 5 (the largest cut tried) → 400 − 5 = 395 omitted.
+    original = json.loads(big[2]["content"])["options"]
+    assert data["options"][:-1] == original[:5]
+    assert data["options"][-1] == {"omitted_items": 400 - 5}
 
 
 def test_latest_turn_is_kept_even_over_budget() -> None:
