@@ -129,7 +129,12 @@ def test_training_6nd_hand_calculation() -> None:
     t = training_time(m, "full", 8, seq, batch, tokens, recompute=False)
     assert t is not None
     per_token = training_flops_per_token(m.params, m.arch, "full", False, seq)
-    assert per_token > 6 * n  # attention adds to 6N
+    # By hand: 6N (Kaplan §2.1) + causal attention scores and values, forward 2 FLOPs × 32
+    # layers × 32 heads × (128 + 128) × (s + 1)/2 per token, times 3 for forward + backward.
+    a = m.arch
+    attention_by_hand = 2 * a.num_layers * a.num_attention_heads * 2 * a.head_dim * (seq + 1) / 2
+    assert (a.num_layers, a.num_attention_heads, a.head_dim) == (32, 32, 128)  # config.json
+    assert per_token == pytest.approx(6 * n + 3 * attention_by_hand)
     step = seq * batch * per_token / (8 * 989.5e12 * TRAINING_MFU)
     assert t.step_s == pytest.approx(step)
     assert t.steps == math.ceil(tokens / (seq * batch))
