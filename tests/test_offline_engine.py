@@ -7,6 +7,7 @@ assistant `tool_calls` entry plus a `tool` message with the same id, exactly one
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -74,11 +75,16 @@ async def test_follow_up_refines_the_workload_stored_in_the_conversation() -> No
 def test_plan_for_a_named_configuration() -> None:
     # "a 70B on 2×H100 vs 1×H200": one memory estimate per configuration, TP across the two
     # H100s (one replica), then the recommender restricted to those GPUs.
+    # No context was said: the memory calls take the recommender's, prompt + output tokens
+    # (tools/workload.py defaults, 1,024 + 256), so one answer never holds two contexts.
     planned = plan_tool_calls(parse_workload("a 70B on 2×H100 vs 1×H200"))
     assert planned[0] == PlannedCall(
-        "estimate_memory", {"params": 70e9, "gpu": "h100-sxm", "gpus": 2, "tp": 2}
+        "estimate_memory",
+        {"params": 70e9, "context": 1024 + 256, "gpu": "h100-sxm", "gpus": 2, "tp": 2},
     )
-    assert planned[1] == PlannedCall("estimate_memory", {"params": 70e9, "gpu": "h200-sxm"})
+    assert planned[1] == PlannedCall(
+        "estimate_memory", {"params": 70e9, "context": 1024 + 256, "gpu": "h200-sxm"}
+    )
     assert planned[2].name == "recommend"
     assert planned[2].arguments["constraints"] == {"only_gpus": ["h100-sxm", "h200-sxm"]}
 
@@ -136,3 +142,70 @@ async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None
     expected = cheapest["wall_hours"] * cheapest["per_hour"]
     assert cheapest["usd_cost"] == pytest.approx(expected, rel=1e-4)
     assert f"{cheapest['usd_cost']:,.2f} at {cheapest['per_hour']}/h" in done.text
+
+
+async def _answer(text: str) -> tuple[str, Conversation]:
+    conversation = Conversation()
+    events = await _turn(OfflineEngine(), conversation, text)
+    done = next(e for e in events if isinstance(e, Done))
+    return done.text, conversation
+
+
+def _tool_result(conversation: Conversation, name: str) -> dict[str, Any]:
+    return next(
+        json.loads(m["content"])
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == name
+    )
+
+
+async def test_memory_and_recommender_agree_on_the_verdict() -> None:
+    # "a 70B in INT8 on a single 80 GB GPU" said "does not fit" (memory at 4,096 tokens) above
+    # a table saying "fits" (recommender at 1,280): both now size the same sequence.
+    text, conversation = await _answer("Will a 70B in INT8 fit on a single 80 GB GPU?")
+    recommend = _tool_result(conversation, "recommend")
+    h100 = next(o for o in recommend["options"] if o["gpu"] == "h100-sxm")
+    verdict = next(line for line in text.splitlines() if "H100 SXM5" in line)
+    assert verdict.startswith("**Fits on" if h100["fits"] else "**Does not fit on")
+
+
+async def test_training_answer_has_training_columns_and_no_kv_figures() -> None:
+    text, _ = await _answer("Fine-tune Llama 3.1 8B with LoRA rank 16 on an L4")
+    assert "KV" not in text.split("**Assumptions**")[0]
+    assert "| training hours |" in text and "tok/s per user" not in text
+    assert "n/a (no data size)" in text  # no tokens to train on were given
+    assert "How long are the training sequences" in text
+
+
+async def test_gpus_with_the_same_verdict_share_one_line() -> None:
+    # Llama 2 13B: 13.02B parameters × 2 bytes (fp16) = 26.0 GB of weights alone, more than
+    # any 24 GB card holds, so every 24 GB GPU gets the same "does not fit".
+    text, _ = await _answer("Llama 2 13B fp16 on a 24GB GPU")
+    verdicts = [line for line in text.splitlines() if line.startswith("**Does not fit on")]
+    assert len(verdicts) == 1 and verdicts[0].count("1× ") >= 2
+
+
+async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
+    text, conversation = await _answer("Can I run Llama 3.1 8B in bf16 for 20 users?")
+    first = text.splitlines()[0]
+    assert first.startswith(("**Cheapest priced option", "**Recommended:"))
+    assert "no GPU named" not in text and "one GPU" not in first
+    if first.startswith("**Cheapest"):
+        cost = _tool_result(conversation, "compare_costs")
+        # Only fitting options are priced and none has a target to miss: the lead is the
+        # lowest on-demand USD rate among the cost tool's rows (EUR rows carry no USD rate).
+        usd = [r.get("usd_per_hour") for r in cost["rows"] if r["tier"] == "on_demand"]
+        cheapest = min(u for u in usd if u is not None)
+        assert f"{cheapest:,.2f} USD per hour" in first
+
+
+async def test_budget_is_checked_against_the_priced_options() -> None:
+    text, _ = await _answer("Serve Llama 3.1 8B to 20 users for $0.01 per hour")
+    # No GPU rents for a cent an hour: every priced row is over this budget.
+    assert "**Budget 0.01 USD per hour: over**" in text
+
+
+async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
+    text, _ = await _answer("Llama 3.1 70B for 10^9 users")
+    assert text.startswith("**No option meets every target.**")
+    assert "batch:" in text  # the memory tool's refusal names its field

@@ -285,3 +285,49 @@ def test_random_text_never_crashes(text: str) -> None:
 )
 def test_domain_word_soup_never_crashes(words: list[str]) -> None:
     parse_workload(" ".join(words))
+
+
+# --- review fixes: spellings that were misread or silently dropped ---------------------------
+
+
+def test_count_glued_to_gpu_name_is_read() -> None:
+    # "one 8xH100 node" was left unplaced and the answer sized one unnamed GPU.
+    parsed = parse_workload("Serve Llama 3.1 405B in BF16 on one 8xH100 node")
+    assert [(m.gpu, m.count) for m in parsed.gpus] == [("h100-sxm", 8)]
+    assert parsed.unplaced == []
+
+
+@pytest.mark.parametrize(
+    ("text", "users"),
+    [("Llama 3.1 70B for 10^9 users", 10**9), ("Llama 3.1 70B for 2x10^6 users", 2 * 10**6)],
+)
+def test_powers_of_ten_are_numbers(text: str, users: int) -> None:
+    # "10^9 users" used to read as 9 users (the "10^" was dropped as unplaced).
+    parsed = parse_workload(text)
+    assert parsed.users == users and parsed.unplaced == []
+
+
+def test_mixtral_name_is_not_split_by_the_count_rule() -> None:
+    assert parse_workload("Mixtral 8x7B on 2x H100").model == "mixtral-8x7b"
+
+
+def test_gpu_missing_from_the_catalog_asks_instead_of_ignoring_it() -> None:
+    # The RTX 3090 is not in catalog/gpus.toml: sizing on "any GPU" would change the verdict.
+    parsed = parse_workload("serve a 13B model on an RTX 3090")
+    assert parsed.unplaced == ["RTX 3090"]
+    assert parsed.questions and "'RTX 3090' is not in the GPU catalog" in parsed.questions[0]
+    assert "rtx-4090" in parsed.questions[0]
+
+
+def test_qualifier_after_a_rate_is_understood() -> None:
+    parsed = parse_workload("Llama 3.1 8B, 1000 users, 500 tokens/s aggregate throughput")
+    assert parsed.tokens_per_s == 500 and parsed.tokens_per_s_per_user is None
+    assert parsed.unplaced == []
+
+
+def test_long_context_without_a_size_asks_for_it() -> None:
+    parsed = parse_workload("100 concurrent long-context chats on an H200 with Llama 3.1 8B")
+    assert parsed.long_context and parsed.questions
+    assert "How long is the context" in parsed.questions[0]
+    answered = parse_workload("32k context", parsed)
+    assert answered.context == 32 * 1024 and answered.questions == []

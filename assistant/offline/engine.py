@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Literal
 
 from assistant.conversation import Conversation
+from assistant.cost_tool import MAX_OPTIONS
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
@@ -30,6 +31,11 @@ from tools.catalog import get_catalog
 
 if TYPE_CHECKING:
     from assistant.registry import Registry
+
+# Fitting options priced per turn, as many as the cost tool takes: the recommender ranks
+# without prices, so the cheapest option is often far down its list (a 7B model: B300 first,
+# the L4 further down).
+_PRICED_OPTIONS = MAX_OPTIONS
 
 WORKLOAD_KEY = "offline_workload"
 """Key of the parsed workload on the assistant tool-call message (local: never sent to an API,
@@ -155,7 +161,7 @@ class OfflineEngine:
                 recommend = next((r for r in results if r.name == "recommend"), None)
                 cost_call = None
                 if question is None and recommend is not None and not recommend.is_error:
-                    cost_call = plan_cost_call(parsed, recommend.result)
+                    cost_call = plan_cost_call(parsed, recommend.result, limit=_PRICED_OPTIONS)
                 if cost_call is not None and cost_call.name in self.registry.specs:
                     events, more = self._run(conversation, [cost_call], parsed)
                     results += more

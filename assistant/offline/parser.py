@@ -23,6 +23,7 @@ from assistant.offline.quantities import (
     parse_quantity,
 )
 from tools.catalog import get_catalog
+from tools.errors import closest_names
 from tools.units import GB, GiB
 
 _Q = rf"({QUANTITY})"
@@ -124,10 +125,12 @@ def _extract_throughput_and_latency(t: _Text, p: ParsedWorkload) -> None:
     per_user = (
         r"(\s*(?:per|/|for\s+each|each|a)\s*(?:user|request|sequence|stream|session|person))?"
     )
+    # A qualifier may also follow the rate ("500 tokens/s aggregate throughput").
+    after = r"((?:\s+(?:in\s+)?(?:aggregate|total|overall|combined))?(?:\s+throughput)?)"
     rate = rf"{_Q}\s*(?:output\s+)?(?:tokens?|toks?)\s*(?:/|per|a)\s*(?:s|sec|second)\b{per_user}"
-    for m in t.each(rate):
+    for m in t.each(rate + after):
         value = _qty(m.group(1))
-        before = t.original[max(0, m.start() - 40) : m.start()].lower()
+        before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()
         if m.group(2) or "each" in before or "per user" in before:
             p.tokens_per_s_per_user = value
         elif re.search(r"aggregate|total|overall|throughput|combined", before) or (
@@ -401,6 +404,29 @@ def _family_questions(t: _Text, p: ParsedWorkload) -> None:
             return
 
 
+# GPU-looking names left after the catalog look-up: "RTX 3090", "V100", "T4", "MI250X".
+_GPU_LIKE = (
+    r"\b(?:(?:nvidia|amd|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct)[\s-]*)+"
+    r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?))?"
+    r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
+)
+
+
+def _unknown_gpus(t: _Text, p: ParsedWorkload) -> None:
+    """A GPU name the catalog lacks changes the verdict: ask which catalog GPU to size on."""
+    gpus = get_catalog().gpus
+    for m in t.each(_GPU_LIKE):
+        text = m.group(0).strip()
+        p.unplaced.append(text)
+        key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
+        near = closest_names(key, list(gpus))
+        hint = f" Closest in the catalog: {', '.join(near)}." if near else ""
+        p.questions.append(
+            f"'{text}' is not in the GPU catalog (gpu-sizer gpus lists it): which catalog GPU "
+            f"should I size on?{hint}"
+        )
+
+
 def _unplaced(t: _Text, p: ParsedWorkload) -> None:
     fragment: list[str] = []
     for token in re.findall(r"[^\s]+", t.work):
@@ -432,6 +458,7 @@ _EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
     _extract_rank_and_flags,
     _extract_bare_size,
     _family_questions,
+    _unknown_gpus,
     _unplaced,
 )
 
@@ -443,13 +470,35 @@ _INHERITED = tuple(
 )
 
 
+def _power_of_ten(m: re.Match[str]) -> str:
+    mantissa, exponent = m.group(1) or "1", int(m.group(2))
+    if exponent > 15:
+        return m.group(0)  # beyond any count the tools accept: left for `unplaced`
+    value = float(mantissa.replace(",", "")) * 10**exponent
+    return f"{value:.0f}" if value.is_integer() else m.group(0)
+
+
+def _normalise(text: str) -> str:
+    """Spellings the extractors would misread, rewritten before parsing: "8xH100" → "8x H100"
+    (the GPU name must start a word), "10^9" / "1e9" / "2×10^6" → plain digits (else "10^9
+    users" reads as 9 users)."""
+    text = re.sub(r"(?<![\w.])(\d+)\s*([x×])(?=[a-z])", r"\1\2 ", text, flags=_I)
+    text = re.sub(
+        r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b",
+        _power_of_ten,
+        text,
+        flags=_I,
+    )
+    return text
+
+
 def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedWorkload:
     """Parse a sizing request. With `previous`, the text refines it ("what about 8-bit?").
 
     Never raises on any input text; what cannot be placed is listed in `unplaced`, missing
     verdict-changing facts in `questions`.
     """
-    t = _Text(text[:4000])
+    t = _Text(_normalise(text[:4000]))
     parsed = ParsedWorkload(text=text)
     for extract in _EXTRACTORS:
         extract(t, parsed)
@@ -462,6 +511,13 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         parsed.questions.append(
             "Which model? Give a name (e.g. 'Llama 3.1 70B'), a Hugging Face id or a size "
             "such as '13B'."
+        )
+    if parsed.long_context and parsed.context is None and parsed.prompt_tokens is None:
+        # "Long-context" with no size would be sized at the tools' short default context,
+        # the opposite of what was said: the KV cache (and the verdict) scale with it.
+        parsed.questions.append(
+            "How long is the context per sequence, in tokens (e.g. '32k context' or '128k "
+            "context')? 'Long-context' sets the KV cache, and so the verdict."
         )
     parsed.notes = list(dict.fromkeys(parsed.notes))
     return parsed

@@ -13,6 +13,8 @@ from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
 from tools.catalog import get_catalog
+from tools.errors import ToolInputError
+from tools.workload import validate_workload
 
 # How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one.
 _MAX_CAPACITY_MATCHES = 3
@@ -54,10 +56,26 @@ def gpus_with_capacity(memory_bytes: int) -> list[str]:
     return [g.id for g in get_catalog().gpus.values() if g.memory_bytes == memory_bytes]
 
 
+def _recommender_context(parsed: ParsedWorkload) -> int | None:
+    """The sequence length the recommender will size with when the text gave none.
+
+    The memory tool and the recommender default differently (4,096 tokens vs prompt + output
+    tokens), so leaving both to their defaults put two contexts in one answer ("does not fit"
+    next to "fits"). The memory calls take the recommender's, read from its own schema.
+    """
+    try:
+        workload = validate_workload(workload_arguments(parsed))
+    except ToolInputError:
+        return None
+    if workload.is_training:
+        return workload.training_sequence_tokens
+    return workload.context_tokens
+
+
 def memory_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     """One `estimate_memory` call per GPU configuration the user named (or none named)."""
     base = _model_args(parsed)
-    context = _context(parsed)
+    context = _context(parsed) or _recommender_context(parsed)
     if context is not None:
         base["context"] = context
     batch = parsed.users or parsed.batch

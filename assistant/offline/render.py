@@ -67,7 +67,7 @@ def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -
             kv = bytes_from(option, "kv_cache_capacity")
             tokens = option.get("kv_cache_capacity_tokens")
             if kv is not None:
-                text = f"{_gib(kv)} left for KV cache"
+                text = _gib(kv)
                 return text + (f" ({int(tokens):,} tokens)" if tokens is not None else "")
     return None
 
@@ -84,22 +84,101 @@ def _larger_fitting_option(
     return None
 
 
-def _needs_line(option: dict[str, Any]) -> str:
+def _needs_line(option: dict[str, Any], verb: str = "Needs", why: str = "") -> str:
     label = f"{option['count']}× {_gpu_name(option.get('gpu'))}"
     layout = f"TP {option.get('tp')} × PP {option.get('pp')} × {option.get('dp')} replica(s)"
     tokens = option.get("kv_cache_capacity_tokens")
     kv = "" if not tokens else f", {int(tokens):,} KV-cache tokens per replica"
-    return f"**Needs {label}** ({layout}) — {_gib(bytes_from(option, 'per_gpu'))} per GPU{kv}."
+    per_gpu = _gib(bytes_from(option, "per_gpu"))
+    return f"**{verb} {label}**{why} ({layout}) — {per_gpu} per GPU{kv}."
 
 
-def verdict_lines(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
+def _is_training(calls: list[CallResult]) -> bool:
+    return any(c.arguments.get("task") in ("full", "lora", "qlora") for c in calls)
+
+
+def _recommended_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
+    """The verdict when no GPU was named: the recommender's first option (its ranking), the
+    cheapest priced fitting option when that differs, or why nothing qualifies."""
+    if recommend is None or recommend.is_error:
+        return []
+    options = recommend.result.get("options", [])
+    meeting = [o for o in options if o.get("fits") and o.get("meets_targets")]
+    if not meeting:
+        fitting = [o for o in options if o.get("fits")]
+        head = "No option meets every target" if fitting else "Nothing fits"
+        nearest = str(recommend.result.get("nearest_feasible") or "")
+        nearest = nearest.removeprefix("No configuration meets every target.").strip()
+        return [f"**{head}.**" + (f" {nearest}" if nearest else "")]
+    best = meeting[0]
+    prices = _cheapest_usd(cost)
+    priced = [
+        (prices[key], o)
+        for o in meeting
+        if (key := (str(o.get("gpu", "")), int(o.get("count", 0)))) in prices
+    ]
+    if not priced:
+        return [_needs_line(best, "Recommended:", " (the recommender's first option)")]
+    # The recommender ranks without prices (fewest GPUs, then fastest), so the priced rows
+    # decide "cheapest"; the recommender's first option follows when it is another one.
+    price, cheapest = min(priced, key=lambda pair: float(pair[0]["_usd"]))
+    unit = "total" if cheapest.get("training_hours") is not None else "per hour"
+    lines = [
+        _needs_line(cheapest, "Cheapest priced option that fits and meets the targets:")
+        + f" {price['_usd']:,.2f} USD {unit} on demand{_billed(price)} ({price.get('provider')}, "
+        f"{price.get('as_of')})."
+    ]
+    if cheapest is not best:
+        lines.append(_needs_line(best, "Fewest GPUs, then fastest:"))
+    return lines
+
+
+def budget_line(parsed: ParsedWorkload, cost: CallResult | None) -> str | None:
+    """Whether any priced on-demand option is within a USD budget per hour or per month."""
+    if parsed.budget_amount is None or parsed.budget_currency != "USD" or cost is None:
+        return None
+    field = {"hour": "usd_per_hour", "month": "usd_per_month"}.get(parsed.budget_period or "")
+    if field is None or cost.is_error:
+        return None
+    rows = [r for r in cost.result.get("rows", []) if r.get("tier") in (None, "on_demand")]
+    priced = [r for r in rows if isinstance(r.get(field), int | float)]
+    budget = f"Budget {parsed.budget_amount:,.2f} USD per {parsed.budget_period}"
+    if not priced:
+        return f"**{budget}:** no option is priced here, so it could not be checked."
+    cheapest = min(priced, key=lambda r: float(r[field]))
+    verdict = "within" if float(cheapest[field]) <= parsed.budget_amount else "over"
+    label = f"{cheapest.get('count')}× {_gpu_name(cheapest.get('gpu'))}{_billed(cheapest)}"
+    return (
+        f"**{budget}: {verdict}** — the cheapest priced option is {label} at "
+        f"{float(cheapest[field]):,.2f} USD per {parsed.budget_period} "
+        f"({cheapest.get('provider')}, {cheapest.get('as_of')})."
+    )
+
+
+def _billed(row: dict[str, Any]) -> str:
+    """' (billed as 8 GPUs)' when the provider rents more GPUs than the option uses."""
+    billed, count = row.get("billed_gpus"), row.get("count")
+    if isinstance(billed, int) and isinstance(count, int) and billed > count:
+        return f" (billed as {billed} GPUs: the smallest instance)"
+    return ""
+
+
+def verdict_lines(
+    memory: list[CallResult], recommend: CallResult | None, cost: CallResult | None = None
+) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
-    answer comes first: it is the verdict the user asked for ("on H100s" → how many)."""
-    lines: list[str] = []
+    answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
+    GPU named, the recommender's option leads and the one-GPU need follows. GPUs with the same
+    need and budget (a '24 GB GPU' matches several) share one line."""
+    # Each entry is a finished line, or the key of a "does not fit" line shared by GPUs.
+    entries: list[str | tuple[str, str, str]] = []
+    not_fitting: dict[tuple[str, str, str], list[str]] = {}
     for call in memory:
         if call.is_error:
-            lines.append(f"- Could not size {_config_label(call.arguments)}: {_error(call)}")
+            if call.arguments.get("gpu") is None:
+                entries += _recommended_lines(recommend, cost)
+            entries.append(f"- Could not size {_config_label(call.arguments)}: {_error(call)}")
             continue
         r = call.result
         needed = bytes_from(r, "per_gpu")
@@ -107,24 +186,38 @@ def verdict_lines(memory: list[CallResult], recommend: CallResult | None) -> lis
         headroom = bytes_from(r, "headroom")
         label = _config_label(call.arguments)
         if call.arguments.get("gpu") is None or r.get("fits") is None:
-            lines.append(f"**Needs {_gib(needed)} per GPU** ({label}; no GPU named).")
+            entries += _recommended_lines(recommend, cost)
+            entries.append(
+                f"Needs {_gib(needed)} of GPU memory for this load on a single GPU (weights, "
+                "KV cache and runtime; breakdown below)."
+            )
             continue
         count = int(call.arguments.get("gpus", 1))
         if r.get("fits"):
-            kv = _kv_capacity(recommend, call.arguments.get("gpu"), count)
-            extra = f" with {kv}" if kv else f" with {_gib(headroom)} headroom per GPU"
-            lines.append(
-                f"**Fits on {label}**{extra} — needs {_gib(needed)} of {_gib(budget)} per GPU."
+            training = _is_training([call])
+            kv = None if training else _kv_capacity(recommend, call.arguments.get("gpu"), count)
+            extra = f"; KV-cache capacity {kv}" if kv else f"; {_gib(headroom)} headroom per GPU"
+            entries.append(
+                f"**Fits on {label}** — needs {_gib(needed)} of {_gib(budget)} per GPU{extra}."
             )
-        else:
-            larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
-            if larger is not None:
-                lines.append(_needs_line(larger))
-            over = None if headroom is None else -headroom
-            lines.append(
-                f"**Does not fit on {label}** — needs {_gib(needed)} per GPU, budget "
-                f"{_gib(budget)} ({_gib(over)} over)."
-            )
+            continue
+        larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
+        if larger is not None:
+            entries.append(_needs_line(larger))
+        key = (_gib(needed), _gib(budget), _gib(None if headroom is None else -headroom))
+        if key not in not_fitting:
+            entries.append(key)
+        not_fitting.setdefault(key, []).append(label)
+    lines: list[str] = []
+    for entry in entries:
+        if isinstance(entry, str):
+            lines.append(entry)
+            continue
+        needed_text, budget_text, over_text = entry
+        lines.append(
+            f"**Does not fit on {', '.join(not_fitting[entry])}** — needs {needed_text} per GPU, "
+            f"budget {budget_text} ({over_text} over)."
+        )
     return lines
 
 
@@ -133,7 +226,12 @@ def _error(call: CallResult) -> str:
     text = str(r.get("error") or r.get("problem") or "rejected")
     if r.get("field"):
         text = f"{r['field']}: {text}"
-    return text
+    problems = [
+        f"{p.get('field')}: {p.get('problem')}"
+        for p in r.get("problems", [])
+        if isinstance(p, dict)
+    ]
+    return "; ".join(problems) if problems else text
 
 
 def key_figures(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
@@ -150,6 +248,8 @@ def key_figures(memory: list[CallResult], recommend: CallResult | None) -> list[
         if active and active != total:
             text += f" total, {format_count(active)} active per token"
         lines.append(text)
+    if _is_training([*memory, *([recommend] if recommend else [])]):
+        return lines  # training keeps no KV cache; its bytes per token would only confuse
     kv = source.get("kv_cache_bytes_per_token")
     if kv is None and source.get("kv_cache_per_token_GB") is not None:
         kv = source["kv_cache_per_token_GB"] * GB
@@ -192,15 +292,19 @@ def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, An
 
 
 def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5) -> list[str]:
-    """The recommender's best options per GPU (fitting first), with on-demand cost if priced."""
+    """The recommender's best options per GPU (fitting first), with on-demand cost if priced.
+
+    Training tables show hours (n/a without a data size), never serving columns."""
     options = recommend.result.get("options", [])[:limit]
     if not options:
         return []
     prices = _cheapest_usd(cost)
-    training = any(o.get("training_hours") is not None for o in options)
+    training = _is_training([recommend]) or any(
+        o.get("training_hours") is not None for o in options
+    )
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
     head += "training hours |" if training else "KV tokens | tok/s per user | TTFT (s) |"
-    head += " on-demand USD total |" if training else " on-demand USD/h |"
+    head += " on-demand USD total |" if training else " on-demand USD/h · USD/M output tokens |"
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     for o in options:
         per_gpu = bytes_from(o, "per_gpu")
@@ -212,7 +316,9 @@ def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5
                 f"({price.get('provider')}, {price.get('as_of')})"
             )
         elif price is not None:
-            usd = f"{price['_usd']:,.2f} ({price.get('provider')}, {price.get('as_of')})"
+            per_million = price.get("usd_per_million_tokens")
+            million = "" if per_million is None else f" · {per_million:,.3f}"
+            usd = f"{price['_usd']:,.2f}{million} ({price.get('provider')}, {price.get('as_of')})"
         cells = [
             _gpu_name(o.get("gpu")),
             str(o.get("count")),
@@ -223,7 +329,7 @@ def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5
         ]
         if training:
             hours = o.get("training_hours")
-            cells.append("n/a" if hours is None else f"{hours:,.1f}")
+            cells.append("n/a (no data size)" if hours is None else f"{hours:,.1f}")
         else:
             tokens = o.get("kv_cache_capacity_tokens")
             speed = o.get("decode_tokens_per_s_per_seq")
@@ -242,11 +348,13 @@ def follow_ups(parsed: ParsedWorkload) -> list[str]:
     """What to ask next: the facts that were defaulted and would move the answer."""
     asks: list[str] = []
     inference = parsed.task in (None, "inference")
-    if parsed.context is None and parsed.prompt_tokens is None:
+    if parsed.context is None and parsed.prompt_tokens is None and inference:
         asks.append("How long are prompts and answers (tokens)? The KV cache grows with both.")
+    if parsed.context is None and parsed.tokens_per_example is None and not inference:
+        asks.append("How long are the training sequences (tokens)? Activations grow with them.")
     if inference and parsed.users is None and parsed.batch is None:
         asks.append("How many users generate at the same time?")
-    if parsed.weights is None:
+    if parsed.weights is None and parsed.task != "full":
         asks.append("Which precision (bf16, fp8, int8, 4-bit AWQ/GPTQ, GGUF)?")
     if inference and parsed.ttft_s is None and parsed.tokens_per_s_per_user is None:
         asks.append("Any latency target (time to first token, tokens/s per user)?")
@@ -266,11 +374,12 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     memory = [c for c in calls if c.name == "estimate_memory"]
     recommend = next((c for c in calls if c.name == "recommend"), None)
     cost = next((c for c in calls if c.name == "compare_costs"), None)
-    out: list[str] = verdict_lines(memory, recommend)
-    if not memory and recommend is not None and not recommend.is_error:
-        best = next((o for o in recommend.result.get("options", []) if o.get("fits")), None)
-        if best is not None:
-            out.append(f"**Smallest fitting option: {best['count']}× {_gpu_name(best['gpu'])}.**")
+    out: list[str] = verdict_lines(memory, recommend, cost)
+    if not memory:
+        out += _recommended_lines(recommend, cost)
+    budget = budget_line(parsed, cost)
+    if budget is not None:
+        out.append(budget)
     out += _section("Key figures", key_figures(memory, recommend))
     first = next((c for c in memory if not c.is_error), None)
     if first is not None:
