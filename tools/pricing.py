@@ -228,3 +228,26 @@ def staleness_warning(
             f"limit {max_age_days} days); verify it"
         )
     return None
+
+
+def cheapest_usd_per_gpu_hour(book: PriceBook, eu_only: bool = False) -> dict[str, PriceEntry]:
+    """The cheapest current on-demand USD price per GPU-hour for each catalog GPU id.
+
+    What the recommender ranks "cheapest" by and checks a budget against. EUR rows (never
+    converted silently), historical (superseded) rows and rows without a catalog GPU are left
+    out; `eu_only` keeps EU regions only.
+    """
+    best: dict[str, PriceEntry] = {}
+    for price in book.prices:
+        if (
+            price.gpu is None
+            or price.tier != "on_demand"
+            or price.currency != "USD"
+            or price.superseded
+            or (eu_only and not price.eu)
+        ):
+            continue
+        current = best.get(price.gpu)
+        if current is None or price.price_per_gpu_hour < current.price_per_gpu_hour:
+            best[price.gpu] = price
+    return best

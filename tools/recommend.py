@@ -28,6 +28,7 @@ from tools.performance import (
     static_batching_factor,
     training_time,
 )
+from tools.pricing import builtin_price_book, cheapest_usd_per_gpu_hour
 from tools.units import format_bytes, format_count
 from tools.workload import Constraints, Workload
 
@@ -340,12 +341,8 @@ def _inference_option(
     if w.constraints.single_node and count > _node_size(gpu):
         meets = False
         reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
-    usd = prices.get(gpu.id)
-    usd_per_hour = None if usd is None else usd * count
-    budget = w.constraints.budget_usd_per_hour
-    if budget is not None and usd_per_hour is not None and usd_per_hour > budget:
-        meets = False
-        reasons.append(f"costs ${usd_per_hour:,.2f}/h > budget ${budget:,.2f}/h")
+    usd_per_hour, within_budget = _hourly_cost(w, gpu, count, prices, reasons)
+    meets = meets and within_budget
     return Option(
         count=count,
         dp=dp,
@@ -402,8 +399,8 @@ def _training_option(
                 reasons.append(
                     f"{hours:,.1f} h on {count} GPUs > deadline {w.deadline_hours:,.1f} h"
                 )
-    usd = prices.get(gpu.id)
-    usd_per_hour = None if usd is None else usd * count
+    usd_per_hour, within_budget = _hourly_cost(w, gpu, count, prices, reasons)
+    meets = meets and within_budget
     if count > w.constraints.max_gpus:
         meets = False
         reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}")
@@ -519,15 +516,46 @@ def _rank_key(objective: str, prices: dict[str, float]) -> Any:
     return key
 
 
+def _hourly_cost(
+    w: Workload, gpu: GpuSpec, count: int, prices: dict[str, float], reasons: list[str]
+) -> tuple[float | None, bool]:
+    """USD per hour for `count` GPUs (None when unpriced) and whether it is within the budget.
+    An unpriced GPU cannot be confirmed within a budget, so it does not meet one (said why)."""
+    usd = prices.get(gpu.id)
+    usd_per_hour = None if usd is None else usd * count
+    budget = w.constraints.budget_usd_per_hour
+    if budget is None:
+        return usd_per_hour, True
+    if usd_per_hour is None:
+        reasons.append(f"no on-demand USD price for {gpu.id} in the catalog: budget not checked")
+        return None, False
+    if usd_per_hour > budget:
+        reasons.append(f"costs ${usd_per_hour:,.2f}/h > budget ${budget:,.2f}/h")
+        return usd_per_hour, False
+    return usd_per_hour, True
+
+
 def recommend(
     workload: Workload, price_per_gpu_hour: dict[str, float] | None = None
 ) -> Recommendation:
     """Rank, for every allowed catalog GPU, its smallest layout that fits and meets the targets.
 
-    `price_per_gpu_hour` maps catalog GPU ids to USD per GPU-hour (the cost tool passes it);
-    without it, `cheapest` falls back to fewest GPUs then fastest.
+    `price_per_gpu_hour` maps catalog GPU ids to USD per GPU-hour (the cost tool passes the
+    user's price book); without it, the built-in catalog's cheapest current on-demand USD price
+    per GPU is used (EU regions only when the constraints ask for 'eu'), and said so.
     """
-    prices = dict(price_per_gpu_hour or {})
+    price_notes: list[str] = []
+    if price_per_gpu_hour is None:
+        eu_only = (workload.constraints.region or "").strip().lower() in ("eu", "europe")
+        cheapest = cheapest_usd_per_gpu_hour(builtin_price_book(), eu_only=eu_only)
+        prices = {gpu_id: p.price_per_gpu_hour for gpu_id, p in cheapest.items()}
+        price_notes.append(
+            "Prices for ranking and budgets: the cheapest current on-demand USD price per "
+            f"GPU-hour in the catalog for each GPU{' in EU regions' if eu_only else ''} "
+            f"({len(prices)} GPUs priced; dates per price in `gpu-sizer cost`)."
+        )
+    else:
+        prices = dict(price_per_gpu_hour)
     gpus = _allowed_gpus(workload)
     resolved = _resolved(workload)
     arch, params = _arch(workload), _params(workload)
@@ -552,6 +580,7 @@ def recommend(
     assumptions = [
         *base.assumptions,
         *performance_assumptions(workload),
+        *price_notes,
     ]
     return Recommendation(
         model_id=resolved.id,

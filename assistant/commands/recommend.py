@@ -145,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         " | max seqs per replica"
     )
     header += " | train h" if training else " | tok/s/seq | aggregate tok/s | TTFT s"
+    header += " | on-demand USD/h"
     print(header)
     shown = result.options + (result.rejected if args.all_layouts else [])
     for o in shown:
@@ -161,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
             row += f" | {'-' if speed is None else f'{speed:,.1f}'}"
             row += f" | {'-' if agg is None else f'{agg:,.0f}'}"
             row += f" | {'-' if o.ttft_s is None else f'{o.ttft_s:.3f}'}"
+        row += f" | {'-' if o.usd_per_hour is None else f'{o.usd_per_hour:,.2f}'}"
         status = "ok" if o.meets_targets else ("misses targets" if o.fits else "does not fit")
         print(f"{row} | {status}")
         for reason in o.reasons:
