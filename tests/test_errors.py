@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tools.errors import ToolInputError
-from tools.memory import validate_request
+from tools.memory import estimate_memory, validate_request
 from tools.workload import validate_workload
 
 
@@ -32,3 +32,18 @@ def test_nested_field_is_named_with_its_path_and_its_own_description() -> None:
         validate_workload({"model": "llama-3.1-8b", "constraints": {"bogus": 1}})
     assert info.value.problem == "unknown field"
     assert info.value.allowed is not None and "max_gpus" in info.value.allowed
+
+
+def test_tensor_parallel_must_split_the_kv_heads_evenly() -> None:
+    # Mixtral-8x22B: 48 attention heads, 8 KV heads (config.json). TP=3 divides 48 but not 8:
+    # vLLM refuses it, so must we.
+    with pytest.raises(ToolInputError) as info:
+        estimate_memory(validate_request({"model": "mixtral-8x22b", "gpus": 3, "tp": 3}))
+    assert (
+        info.value.field == "tp" and "does not divide the model's 8 KV heads" in info.value.problem
+    )
+    # TP=16 > 8 KV heads is allowed: 16 is a multiple of 8 (each head replicated twice), and
+    # 48 heads / 16 = 3.
+    assert (
+        estimate_memory(validate_request({"model": "mixtral-8x22b", "gpus": 16, "tp": 16})).tp == 16
+    )

@@ -21,6 +21,7 @@ from tools.advice import advise, engine_reserve_note, one_node_note, performance
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
+from tools.memory.sharding import tp_splits_heads
 from tools.performance import (
     ModelOnGpus,
     decode_step,
@@ -144,16 +145,10 @@ def _node_size(gpu: GpuSpec) -> int:
 
 
 def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
-    """TP sizes within one node that split the heads evenly: t divides the attention heads
-    and, with fewer KV heads than ranks, is a multiple of the KV heads (vLLM / Megatron-LM
-    rule, the one tools.memory.sharding enforces)."""
+    """TP sizes within one node that split the attention evenly (the rule
+    tools.memory.sharding.tp_splits_heads enforces, shared so the two cannot disagree)."""
     limit = min(_node_size(gpu), w.constraints.max_gpus)
-    heads, kv = arch.num_attention_heads, arch.num_kv_heads
-    return [
-        t
-        for t in range(1, limit + 1)
-        if heads % t == 0 and (arch.mla is not None or kv >= t or t % kv == 0)
-    ]
+    return [t for t in range(1, limit + 1) if tp_splits_heads(arch, t)]
 
 
 def _allowed_gpus(w: Workload) -> list[GpuSpec]:

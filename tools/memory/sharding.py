@@ -36,6 +36,17 @@ def _divisors(n: int, limit: int = 64) -> str:
     return ", ".join(str(d) for d in range(1, min(n, limit) + 1) if n % d == 0)
 
 
+def tp_splits_heads(arch: Architecture, tp: int) -> bool:
+    """Whether `tp` ranks can split the model's attention: tp divides the attention heads, and
+    (vLLM's rule, vllm/config: "Total number of KV heads must be divisible by tensor parallel
+    size") tp divides the KV heads, or is a multiple of them (each head then replicated). MLA
+    caches one latent per token, so only the attention heads matter."""
+    heads, kv = arch.num_attention_heads, arch.num_kv_heads
+    if heads % tp:
+        return False
+    return arch.mla is not None or (tp % kv == 0 if kv < tp else kv % tp == 0)
+
+
 def plan_layout(
     arch: Architecture, *, gpus: int, tp: int | None, pp: int, training: bool
 ) -> Layout:
@@ -57,10 +68,11 @@ def plan_layout(
             f"{tp} does not divide the model's {heads} attention heads",
             f"a divisor of {heads}: {_divisors(heads)}",
         )
-    if arch.mla is None and kv < tp and tp % kv:
+    if not tp_splits_heads(arch, tp):
+        relation = "is not a multiple of" if kv < tp else "does not divide"
         raise ToolInputError(
             "tp",
-            f"{tp} is not a multiple of the model's {kv} KV heads",
+            f"{tp} {relation} the model's {kv} KV heads",
             f"a divisor of {kv}, or a multiple of it that divides {heads}",
         )
     if gpus % (tp * pp):
