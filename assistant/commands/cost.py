@@ -281,10 +281,15 @@ def _text(
     return "\n".join(parts)
 
 
+def _billed(billed_gpus: int, instance: str | None) -> str:
+    """Billed GPUs, with the instance when it is sold whole (8× L4 billed for a 1× need)."""
+    return f"{billed_gpus} ({instance})" if instance else str(billed_gpus)
+
+
 def _serving_text(result: ServingCostResult, show_all: bool) -> str:
     headers = (
-        "provider", "gpu", "count", "region", "USD/hour", "USD/month", "USD/M out tok",
-        "USD/M blended", "per hour (published)", "as_of",
+        "provider", "gpu", "count", "billed GPUs", "region", "USD/hour", "USD/month",
+        "USD/M out tok", "USD/M blended", "per hour (published)", "as_of",
     )  # fmt: skip
     parts: list[str] = []
     for tier in TIERS:
@@ -294,7 +299,8 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
         shown = rows if show_all else rows[:ROWS_PER_TIER]
         cells = [
             [
-                r.provider, r.gpu, str(r.count), r.region or "-", _money(r.usd_per_hour),
+                r.provider, r.gpu, str(r.count), _billed(r.billed_gpus, r.instance),
+                r.region or "-", _money(r.usd_per_hour),
                 _money(r.usd_per_month, digits=0), _money(r.usd_per_million_tokens, digits=3),
                 _money(r.usd_per_million_blended_tokens, digits=3),
                 _money(r.per_hour, r.currency), r.as_of,
@@ -303,7 +309,7 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
         ]  # fmt: skip
         more = "" if len(shown) == len(rows) else f" (cheapest {len(shown)} of {len(rows)})"
         parts.append(f"\n{tier} prices{more}:")
-        parts.append(render_table(headers, cells, right_align=(2, 4, 5, 6, 7, 8)))
+        parts.append(render_table(headers, cells, right_align=(2, 5, 6, 7, 8, 9)))
     if not parts:
         parts.append("no price matches these filters")
     if result.api_comparison:
