@@ -17,7 +17,7 @@ from tools.memory.activations import (
     inference_activation_bytes,
     training_activation_bytes,
 )
-from tools.memory.formats import FORMAT_RULES, normalize_format
+from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, normalize_format
 from tools.memory.kv_cache import (
     VLLM_BLOCK_TOKENS,
     kv_cache_bytes,
@@ -365,6 +365,21 @@ def _overhead(req: MemoryRequest, engine: str, parts: _Parts) -> None:
     parts.add("overhead", total, " + ".join(name for name, _, _ in items), *notes)
 
 
+def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
+    """Transformers for training; llama.cpp-style (generic: no memory reserve, no paged KV) for
+    GGUF weights, which are what llama.cpp runs; vLLM for other serving."""
+    if req.is_training:
+        return "transformers"
+    if fmt in GGUF_FORMATS:
+        parts.assumptions.append(
+            f"Engine: {fmt} is a GGUF format, so the estimate is for llama.cpp-style serving "
+            "(engine generic: no gpu_memory_utilization reserve, contiguous KV cache); set "
+            "engine=vllm to size vLLM's GGUF loader instead."
+        )
+        return "generic"
+    return "vllm"
+
+
 def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     """Memory per GPU (bytes) for `req`, by component, with assumptions and the fit on
     `req.gpu`. Raises ToolInputError for inputs that cannot be sized (naming the field)."""
@@ -372,8 +387,8 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     arch = resolved.architecture
     parts = _Parts(assumptions=list(resolved.assumptions))
     layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
-    engine = req.engine or ("transformers" if req.is_training else "vllm")
     fmt = _weight_format(req, resolved)
+    engine = req.engine or _default_engine(req, fmt, parts)
     if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
         parts.warnings.append(
             f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4"
