@@ -47,7 +47,10 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
     p.add_argument("--kv-dtype", help="KV-cache dtype: bf16, fp16, fp8, int8, fp32")
     p.add_argument("--context", type=token_count, help="tokens per sequence (default 4096)")
     p.add_argument(
-        "--batch", type=int, help="concurrent sequences (inference) or micro-batch (training)"
+        "--batch",
+        "--users",
+        type=int,
+        help="concurrent sequences (inference; --users is the same) or micro-batch (training)",
     )
     p.add_argument("--gpus", type=int, help="GPUs in total (default 1)")
     p.add_argument("--tp", type=int, help="tensor-parallel degree")
