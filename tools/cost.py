@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -115,14 +115,14 @@ class ExcludedPrice(BaseModel):
     reason: str
 
 
-class ServingCostRow(BaseModel):
-    """The cost of one configuration at one price. Money in `currency` unless named usd_."""
+class PricedRow(BaseModel):
+    """What every cost row carries: the price it used (with provider, tier, region, as_of and
+    source) and what is billed. Money in `currency` unless a field is named usd_."""
 
     price_id: str
     provider: str
     instance: str | None
     gpu: str
-    gpu_label: str
     count: int
     instances: int | None = Field(description="Whole instances billed; None if sold per GPU.")
     billed_gpus: int
@@ -132,6 +132,33 @@ class ServingCostRow(BaseModel):
     eu: bool
     currency: str
     per_hour: float
+    as_of: str
+    source: str
+    notes: list[str]
+
+
+def _price_fields(price: PriceEntry) -> dict[str, Any]:
+    """The fields of a cost row that come straight from the price entry."""
+    assert price.gpu is not None  # only matched prices are ever priced
+    return {
+        "price_id": price.id,
+        "provider": price.provider,
+        "instance": price.instance,
+        "gpu": price.gpu,
+        "tier": price.tier,
+        "pricing_type": price.pricing_type,
+        "region": price.region,
+        "eu": price.eu,
+        "currency": price.currency,
+        "as_of": price.as_of,
+        "source": price.source,
+    }
+
+
+class ServingCostRow(PricedRow):
+    """The cost of one configuration at one price."""
+
+    gpu_label: str
     billed_hours_per_month: float
     per_month: float
     output_tokens_per_month: float | None
@@ -141,10 +168,7 @@ class ServingCostRow(BaseModel):
     usd_per_month: float | None
     usd_per_million_tokens: float | None = Field(description="Per million output tokens.")
     usd_per_million_blended_tokens: float | None
-    as_of: str
-    source: str
     confidence: str | None
-    notes: list[str]
 
 
 class ApiComparisonRow(BaseModel):
@@ -277,21 +301,12 @@ def serving_row(
     def usd(value: float | None) -> float | None:
         return None if value is None else to_usd(value, price.currency, eur_to_usd)
 
-    assert price.gpu is not None  # only matched prices reach here
     return ServingCostRow(
-        price_id=price.id,
-        provider=price.provider,
-        instance=price.instance,
-        gpu=price.gpu,
+        **_price_fields(price),
         gpu_label=price.gpu_label,
         count=option.count,
         instances=instances,
         billed_gpus=billed_gpus,
-        tier=price.tier,
-        pricing_type=price.pricing_type,
-        region=price.region,
-        eu=price.eu,
-        currency=price.currency,
         per_hour=per_hour,
         billed_hours_per_month=hours,
         per_month=per_month,
@@ -302,8 +317,6 @@ def serving_row(
         usd_per_month=usd(per_month),
         usd_per_million_tokens=usd(per_mtok),
         usd_per_million_blended_tokens=usd(per_mtok_blended),
-        as_of=price.as_of,
-        source=price.source,
         confidence=price.confidence,
         notes=notes,
     )
@@ -538,31 +551,15 @@ class TrainingCostInput(BaseModel):
     )
 
 
-class TrainingCostRow(BaseModel):
-    """Cost of one training job at one price. Money in `currency` unless named usd_."""
+class TrainingCostRow(PricedRow):
+    """Cost of one training job at one price."""
 
-    price_id: str
-    provider: str
-    instance: str | None
-    gpu: str
-    count: int
-    instances: int | None
-    billed_gpus: int
-    tier: Tier
-    pricing_type: str
-    region: str | None
-    eu: bool
-    currency: str
-    per_hour: float
     interruption_overhead: float = Field(description="Fraction of wall-clock added (spot only).")
     wall_hours: float
     gpu_hours: float = Field(description="Billed GPU-hours = billed GPUs × wall hours.")
     cost: float
     usd_cost: float | None
     meets_deadline: bool | None
-    as_of: str
-    source: str
-    notes: list[str]
 
 
 class TrainingCostResult(BaseModel):
@@ -597,20 +594,11 @@ def training_row(
         notes.append(f"billed for {billed_gpus} GPUs (whole instances)")
     if price.currency != "USD" and eur_to_usd is None:
         notes.append(f"price in {price.currency}; not converted (no exchange rate given)")
-    assert price.gpu is not None  # only matched prices reach here
     return TrainingCostRow(
-        price_id=price.id,
-        provider=price.provider,
-        instance=price.instance,
-        gpu=price.gpu,
+        **_price_fields(price),
         count=job.count,
         instances=instances,
         billed_gpus=billed_gpus,
-        tier=price.tier,
-        pricing_type=price.pricing_type,
-        region=price.region,
-        eu=price.eu,
-        currency=price.currency,
         per_hour=per_hour,
         interruption_overhead=overhead,
         wall_hours=wall,
@@ -618,8 +606,6 @@ def training_row(
         cost=cost,
         usd_cost=to_usd(cost, price.currency, eur_to_usd),
         meets_deadline=None if deadline_hours is None else wall <= deadline_hours,
-        as_of=price.as_of,
-        source=price.source,
         notes=notes,
     )
 
