@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bench import references
 from bench.harness import percent_error
 from tools.architecture import Architecture, count_parameters
 from tools.catalog import get_catalog
@@ -16,46 +17,11 @@ from tools.hf_config import architecture_from_config
 from tools.memory import MemoryRequest, estimate_memory, kv_cache_bytes_per_token
 from tools.performance import ModelOnGpus, decode_step, training_time
 
-PARAMS_JSON = Path(__file__).resolve().parents[1] / "tests" / "data" / "research" / "params.json"
-# params.json names (Hugging Face) → catalog ids.
-RESEARCH_IDS = {
-    "Llama-3.1-8B": "llama-3.1-8b",
-    "Llama-3.1-70B": "llama-3.1-70b",
-    "Llama-3.1-405B": "llama-3.1-405b",
-    "Llama-3.2-1B": "llama-3.2-1b",
-    "Llama-3.2-3B": "llama-3.2-3b",
-    "Llama-2-7B": "llama-2-7b",
-    "Llama-2-13B": "llama-2-13b",
-    "Llama-2-70B": "llama-2-70b",
-    "Mistral-7B-v0.3": "mistral-7b-v0.3",
-    "Mixtral-8x7B-v0.1": "mixtral-8x7b",
-    "Mixtral-8x22B-v0.1": "mixtral-8x22b",
-    "Qwen2.5-7B": "qwen2.5-7b",
-    "Qwen2.5-72B": "qwen2.5-72b",
-    "Qwen3-30B-A3B": "qwen3-30b-a3b",
-    "Gemma-2-9B": "gemma-2-9b",
-    "Gemma-2-27B": "gemma-2-27b",
-    "Phi-3-mini-4k-instruct": "phi-3-mini-4k",
-    "DeepSeek-V3": "deepseek-v3",
-    "gpt-oss-20b": "gpt-oss-20b",
-    "gpt-oss-120b": "gpt-oss-120b",
-}
+PARAMS_JSON = references.PARAMS_JSON
+RESEARCH_IDS = references.RESEARCH_TO_ID
 PARAMS_SOURCE = "params.json: published config instantiated on PyTorch's meta device"
 
-# LLaMA paper (arXiv 2302.13971) Table 2 + huggyllama/llama-65b config.json.
-LLAMA_65B = architecture_from_config(
-    {
-        "model_type": "llama",
-        "hidden_size": 8192,
-        "intermediate_size": 22016,
-        "num_hidden_layers": 80,
-        "num_attention_heads": 64,
-        "num_key_value_heads": 64,
-        "vocab_size": 32000,
-        "max_position_embeddings": 2048,
-        "tie_word_embeddings": False,
-    }
-)
+LLAMA_65B = architecture_from_config(references.LLAMA_65B_CONFIG)
 
 
 def _row(
@@ -101,7 +67,7 @@ def parameter_rows() -> list[dict[str, Any]]:
 
 def qlora_claims(config_path: Path) -> list[dict[str, Any]]:
     """The QLoRA paper's two memory claims are bounds, so they are checked, not scored."""
-    config_path.write_text(json.dumps(_llama_65b_config()), encoding="utf-8")
+    config_path.write_text(json.dumps(references.LLAMA_65B_CONFIG), encoding="utf-8")
     qlora = estimate_memory(
         MemoryRequest(
             config_path=str(config_path), task="qlora", batch=1, context=512, checkpointing=True
@@ -128,20 +94,6 @@ def qlora_claims(config_path: Path) -> list[dict[str, Any]]:
             "source": source + " §1",
         },
     ]
-
-
-def _llama_65b_config() -> dict[str, Any]:
-    return {
-        "model_type": "llama",
-        "hidden_size": LLAMA_65B.hidden_size,
-        "intermediate_size": LLAMA_65B.intermediate_size,
-        "num_hidden_layers": LLAMA_65B.num_layers,
-        "num_attention_heads": LLAMA_65B.num_attention_heads,
-        "num_key_value_heads": LLAMA_65B.num_kv_heads,
-        "vocab_size": LLAMA_65B.vocab_size,
-        "max_position_embeddings": LLAMA_65B.max_context,
-        "tie_word_embeddings": False,
-    }
 
 
 def _bf16(arch: Architecture, gpu_id: str, tp: int = 1) -> ModelOnGpus:

@@ -3,40 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from bench import references
 from tools.architecture import Architecture
 from tools.catalog import get_catalog
 from tools.memory import kv_cache_bytes, kv_cache_bytes_per_token
 
-# shared/research/params.json (meta-device counts), copied into tests/data.
-PARAMS_JSON = Path(__file__).resolve().parent / "data" / "research" / "params.json"
+PARAMS_JSON = references.PARAMS_JSON  # meta-device counts from shared/research, copied
 
 # params.json key → catalog id (the research file uses Hugging Face names).
-RESEARCH_TO_ID = {
-    "Llama-3.1-8B": "llama-3.1-8b",
-    "Llama-3.1-70B": "llama-3.1-70b",
-    "Llama-3.1-405B": "llama-3.1-405b",
-    "Llama-3.2-1B": "llama-3.2-1b",
-    "Llama-3.2-3B": "llama-3.2-3b",
-    "Mistral-7B-v0.3": "mistral-7b-v0.3",
-    "Mixtral-8x7B-v0.1": "mixtral-8x7b",
-    "Mixtral-8x22B-v0.1": "mixtral-8x22b",
-    "Qwen2.5-7B": "qwen2.5-7b",
-    "Qwen2.5-72B": "qwen2.5-72b",
-    "Qwen3-30B-A3B": "qwen3-30b-a3b",
-    "Gemma-2-9B": "gemma-2-9b",
-    "Gemma-2-27B": "gemma-2-27b",
-    "Phi-3-mini-4k-instruct": "phi-3-mini-4k",
-    "DeepSeek-V3": "deepseek-v3",
-    "gpt-oss-120b": "gpt-oss-120b",
-    "gpt-oss-20b": "gpt-oss-20b",
-    "Llama-2-7B": "llama-2-7b",
-    "Llama-2-13B": "llama-2-13b",
-    "Llama-2-70B": "llama-2-70b",
-}
+RESEARCH_TO_ID = references.RESEARCH_TO_ID
 
 
 def arch(model_id: str) -> Architecture:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bench import references
 from tools.catalog import get_catalog
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.activations import training_activation_bytes
@@ -122,21 +123,7 @@ def _llama_65b_config(tmp_path: Path) -> str:
     # LLaMA paper (arXiv 2302.13971) Table 2: 65.2B, dimension 8192, 64 heads, 80 layers;
     # Hugging Face config of huggyllama/llama-65b: intermediate_size 22016, vocab 32000.
     path = tmp_path / "config.json"
-    path.write_text(
-        json.dumps(
-            {
-                "model_type": "llama",
-                "hidden_size": 8192,
-                "intermediate_size": 22016,
-                "num_hidden_layers": 80,
-                "num_attention_heads": 64,
-                "num_key_value_heads": 64,
-                "vocab_size": 32000,
-                "max_position_embeddings": 2048,
-                "tie_word_embeddings": False,
-            }
-        )
-    )
+    path.write_text(json.dumps(references.LLAMA_65B_CONFIG))
     return str(path)
 
 
