@@ -30,6 +30,7 @@ from tools.performance import (
     training_time,
 )
 from tools.pricing import builtin_price_book, cheapest_usd_per_gpu_hour
+from tools.replicas import plan_replicas
 from tools.units import format_bytes, format_count
 from tools.workload import Constraints, Workload
 
@@ -52,7 +53,11 @@ class Option(BaseModel):
     nodes: int = Field(description="Servers needed (GPUs per node from the catalog).")
     fits: bool
     meets_targets: bool
-    per_gpu_bytes: int = Field(description="Memory needed per GPU, bytes (requested load).")
+    per_gpu_bytes: int = Field(
+        description="Memory needed per GPU at the requested load, bytes: weights, runtime, "
+        "activations and the KV cache of sequences_per_replica full-context sequences (for a "
+        "layout that does not fit: the minimum, one sequence)."
+    )
     budget_bytes_per_gpu: int = Field(description="Memory the engine may use per GPU, bytes.")
     headroom_bytes: int = Field(description="Budget − needed, bytes (negative: overflow).")
     kv_cache_capacity_bytes: int = Field(description="Bytes per GPU left for KV cache.")
@@ -190,20 +195,6 @@ def _decode_at(mg: ModelOnGpus, batch: int, context: int) -> float:
     return 1.0 / decode_step(mg, batch, context).seconds
 
 
-def _largest_batch_meeting(mg: ModelOnGpus, max_batch: int, context: int, target: float) -> int:
-    """Largest concurrency ≤ max_batch whose per-sequence speed is ≥ target (0 if none)."""
-    if _decode_at(mg, 1, context) < target:
-        return 0
-    lo, hi = 1, max_batch
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if _decode_at(mg, mid, context) >= target:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 @lru_cache(maxsize=256)
 def _whole_weight_bytes(arch: Architecture, fmt: str, stated_params: int | None) -> int:
     """Weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1, pp=1).
@@ -253,7 +244,6 @@ def _inference_option(
         gpu_name=gpu.name,
         tp=tp,
         pp=pp,
-        per_gpu_bytes=est.per_gpu_bytes,
         budget_bytes_per_gpu=int(est.budget_bytes_per_gpu),
         kv_cache_capacity_bytes=max(0, capacity),
         kv_cache_capacity_tokens=capacity_tokens,
@@ -279,33 +269,32 @@ def _inference_option(
             nodes=math.ceil(tp * pp / _node_size(gpu)),
             fits=False,
             meets_targets=False,
+            per_gpu_bytes=need,
             headroom_bytes=int(est.budget_bytes_per_gpu - need),
             reasons=reasons,
             **opt,
         )
     mg = _model_on_gpus(w, est, gpu, tp, pp)
-    meets = True
-    batch = min(max_seqs, w.users)
-    if w.tokens_per_s_per_user is not None:
-        ok_batch = _largest_batch_meeting(mg, batch, ctx, w.tokens_per_s_per_user)
-        if ok_batch == 0:
-            meets = False
-            reasons.append(
-                f"decode {_decode_at(mg, 1, ctx):.1f} tok/s per user even alone < target "
-                f"{w.tokens_per_s_per_user:g} tok/s"
-            )
-        batch = max(ok_batch, 1)
-    per_seq = _decode_at(mg, batch, ctx)
     factor = 1.0
     if w.batching == "static":
         longest = w.max_output_tokens or 2 * w.output_tokens
         factor = static_batching_factor(w.output_tokens, longest)
+    # Users are the concurrency when given (or when no throughput target replaces them).
+    users_given = "users" in w.model_fields_set or w.tokens_per_s is None
+    plan = plan_replicas(
+        lambda b: _decode_at(mg, b, ctx),
+        max_seqs,
+        users=w.users if users_given else None,
+        tokens_per_s=w.tokens_per_s,
+        tokens_per_s_per_user=w.tokens_per_s_per_user,
+        useful_share=factor,
+    )
+    meets = plan.meets
+    reasons.extend(plan.reasons)
+    batch, dp, per_seq = plan.sequences_per_replica, plan.replicas, plan.tokens_per_s_per_seq
     per_replica = batch * per_seq * factor
-    dp = math.ceil(w.users / batch)
-    if w.tokens_per_s is not None:
-        dp = max(dp, math.ceil(w.tokens_per_s / per_replica))
     count = tp * pp * dp
-    if dp > 1 and w.users > max_seqs:
+    if users_given and dp > 1 and w.users > max_seqs:
         reasons.append(
             f"KV capacity {_gib(capacity)} per GPU holds {format_count(capacity_tokens)} tokens "
             f"= {max_seqs:,} × {ctx:,}-token sequences < {w.users:,} users → {dp:,} replicas"
@@ -338,20 +327,23 @@ def _inference_option(
         reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
     usd_per_hour, within_budget = _hourly_cost(w, gpu, count, prices, reasons)
     meets = meets and within_budget
+    loaded = non_kv + kv_one_seq * batch  # what each GPU holds serving `batch` sequences
     return Option(
         count=count,
         dp=dp,
         nodes=nodes,
         fits=True,
         meets_targets=meets,
-        headroom_bytes=int(est.budget_bytes_per_gpu - non_kv - kv_one_seq * batch),
+        per_gpu_bytes=loaded,
+        headroom_bytes=int(est.budget_bytes_per_gpu - loaded),
         sequences_per_replica=batch,
         decode_tokens_per_s_per_seq=per_seq,
-        aggregate_tokens_per_s=per_replica * dp,
+        aggregate_tokens_per_s=plan.aggregate_tokens_per_s,
         prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
         ttft_s=ttft,
         usd_per_hour=usd_per_hour,
         reasons=reasons,
+        notes=plan.notes,
         **opt,
     )
 
