@@ -75,16 +75,13 @@ async def test_follow_up_refines_the_workload_stored_in_the_conversation() -> No
 def test_plan_for_a_named_configuration() -> None:
     # "a 70B on 2×H100 vs 1×H200": one memory estimate per configuration, TP across the two
     # H100s (one replica), then the recommender restricted to those GPUs.
-    # No context was said: the memory calls take the recommender's, prompt + output tokens
-    # (tools/workload.py defaults, 1,024 + 256), so one answer never holds two contexts.
+    # No length was said: the memory calls leave context out, so the memory tool applies (and
+    # states) the one default shape the recommender also uses (tools/defaults.py).
     planned = plan_tool_calls(parse_workload("a 70B on 2×H100 vs 1×H200"))
     assert planned[0] == PlannedCall(
-        "estimate_memory",
-        {"params": 70e9, "context": 1024 + 256, "gpu": "h100-sxm", "gpus": 2, "tp": 2},
+        "estimate_memory", {"params": 70e9, "gpu": "h100-sxm", "gpus": 2, "tp": 2}
     )
-    assert planned[1] == PlannedCall(
-        "estimate_memory", {"params": 70e9, "context": 1024 + 256, "gpu": "h200-sxm"}
-    )
+    assert planned[1] == PlannedCall("estimate_memory", {"params": 70e9, "gpu": "h200-sxm"})
     assert planned[2].name == "recommend"
     assert planned[2].arguments["constraints"] == {"only_gpus": ["h100-sxm", "h200-sxm"]}
 

@@ -113,10 +113,11 @@ def test_70b_bf16_on_one_h200_kv_tokens_by_hand_at_098() -> None:
     option = _option(rec, "h200-sxm")
     assert option.count == 1 and option.fits
     # Non-KV bytes = weights + activations + runtime overhead. Weights by hand from the
-    # parameter count; activations and overhead are the memory calculator's components.
+    # parameter count; activations and overhead are the memory calculator's components, at the
+    # default request of 3,072 prompt + 1,024 output = 4,096 tokens (tools/defaults.py).
     mem = estimate_memory(
         MemoryRequest(
-            model="llama-3.1-70b", gpu="h200-sxm", context=1280, gpu_memory_utilization=0.98
+            model="llama-3.1-70b", gpu="h200-sxm", context=4096, gpu_memory_utilization=0.98
         )
     )
     assert mem.breakdown["weights"] == 2 * LLAMA_70B_PARAMS
@@ -125,8 +126,9 @@ def test_70b_bf16_on_one_h200_kv_tokens_by_hand_at_098() -> None:
     expected_tokens = (budget - non_kv) // LLAMA_70B_KV_PER_TOKEN
     assert option.kv_cache_capacity_bytes == budget - non_kv
     assert option.kv_cache_capacity_tokens == expected_tokens
-    # Sequences of 1,280 tokens (a multiple of vLLM's 16-token blocks) at 327,680 B per token.
-    assert option.max_concurrent_sequences == (budget - non_kv) // (1280 * LLAMA_70B_KV_PER_TOKEN)
+    # Sequences of 3,072 + 1,024 = 4,096 tokens (a multiple of vLLM's 16-token blocks) at
+    # 327,680 B per token.
+    assert option.max_concurrent_sequences == (budget - non_kv) // (4096 * LLAMA_70B_KV_PER_TOKEN)
 
 
 def test_70b_kv_tokens_depend_on_engine_reserve_and_context() -> None:
@@ -173,15 +175,16 @@ def test_mixtral_memory_for_total_params_speed_from_active() -> None:
     option = _option(rec, "h200-sxm")
     assert option.tp == 1 and option.per_gpu_bytes > rec.weight_bytes
     # Decode at batch 1, by hand: bytes read = 2 B × (total − input embedding (a row gather)
-    # − routed experts × (1 − 2/8)) + KV of 1,280 tokens × 131,072 B; over the H200's
+    # − routed experts × (1 − 2/8)) + KV of the default 3,072 + 1,024 = 4,096 tokens ×
+    # 131,072 B (Mixtral's 32,768 maximum does not cap it); over the H200's
     # bandwidth × 0.727 (gpt-fast's achieved fraction, Llama-2-70B TP=2 row: 1,481.87/2,039).
     read = 2 * (46_702_792_704 - 131_072_000 - 45_097_156_608 * (1 - 2 / 8))
-    read += 1280 * 131_072
+    read += 4096 * 131_072
     bandwidth = get_catalog().gpu("h200-sxm").memory_bandwidth_bytes_per_s * 1481.87 / 2039
     assert option.decode_tokens_per_s_per_seq == pytest.approx(bandwidth / read, rel=0.01)
     # Reading all 46.7B parameters would be > 3.5× slower.
     assert option.decode_tokens_per_s_per_seq > 3.5 * bandwidth / (
-        rec.weight_bytes + 1280 * 131_072
+        rec.weight_bytes + 4096 * 131_072
     )
     assert any("MoE" in n and "46.70B" in n and "12.88B" in n for n in rec.notes)
 

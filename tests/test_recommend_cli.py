@@ -67,14 +67,15 @@ def test_human_output_shows_exact_kv_tokens_on_one_h200(
     # // 327,680, with activations and runtime from the memory calculator.
     mem = estimate_memory(
         MemoryRequest(
-            model="llama-3.1-70b", gpu="h200-sxm", context=1280, gpu_memory_utilization=0.98
+            model="llama-3.1-70b", gpu="h200-sxm", context=4096, gpu_memory_utilization=0.98
         )
     )
     non_kv = 2 * 70_553_706_496 + mem.breakdown["activations"] + mem.breakdown["overhead"]
     tokens = (int(150_754_820_096 * 0.98) - non_kv) // 327_680
     row = next(line for line in text.splitlines() if line.startswith("h200-sxm | 1 |"))
     assert f"| {tokens:,} |" in row
-    assert "context 1,280 tokens" in text and "327,680 bytes per token" in text
+    # No lengths given: the default request, 3,072 prompt + 1,024 output = 4,096 tokens.
+    assert "context 4,096 tokens" in text and "327,680 bytes per token" in text
 
 
 def test_405b_on_h100_node_says_it_does_not_fit_and_what_does(

@@ -16,18 +16,33 @@ import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
+from tools.defaults import (
+    DEFAULT_CONTEXT_TOKENS,
+    DEFAULT_OUTPUT_TOKENS,
+    DEFAULT_PROMPT_TOKENS,
+    default_request_shape,
+)
 from tools.errors import ToolInputError, from_validation_error
+from tools.memory.model import resolve_model
 from tools.memory.request import ModelChoice
 
 Objective = Literal["cheapest", "fastest", "fewest_gpus"]
 Batching = Literal["continuous", "static"]
 
-# Defaults when the user gives no sizes: a chat-style request. They are stated back to the user
-# in the recommendation's assumptions, never silently used.
-DEFAULT_PROMPT_TOKENS = 1024
-DEFAULT_OUTPUT_TOKENS = 256
+# Request lengths when the user gives none: the shape shared with the memory tool
+# (tools/defaults.py: 3,072 + 1,024 = 4,096 tokens, capped at the model's maximum context).
+# `Workload.default_notes` states them; they are never used silently.
+
 # Beyond this many GPUs the search stops (a 16-node H100 cluster); the user can raise it.
 DEFAULT_MAX_GPUS = 128
 
@@ -95,19 +110,21 @@ class Workload(ModelChoice):
         default=DEFAULT_PROMPT_TOKENS,
         ge=1,
         le=10_000_000,
-        description="Input tokens per request, tokens.",
+        description=f"Input tokens per request, tokens (default {DEFAULT_PROMPT_TOKENS}; with "
+        "no lengths given, the default shape is scaled to a shorter model maximum, keeping 3:1).",
     )
     output_tokens: int = Field(
         default=DEFAULT_OUTPUT_TOKENS,
         ge=1,
         le=10_000_000,
-        description="Generated tokens per request, tokens.",
+        description=f"Generated tokens per request, tokens (default {DEFAULT_OUTPUT_TOKENS}).",
     )
     context: int | None = Field(
         default=None,
         ge=1,
         le=10_000_000,
-        description="KV-cache length per sequence, tokens (default prompt + output).",
+        description="KV-cache length per sequence, tokens (default prompt + output = "
+        f"{DEFAULT_CONTEXT_TOKENS}, or the model's maximum when smaller).",
     )
     users: int = Field(
         default=1,
@@ -148,7 +165,8 @@ class Workload(ModelChoice):
         default=None,
         ge=1,
         le=10_000_000,
-        description="Training sequence length, tokens (default: context, else prompt + output).",
+        description="Training sequence length, tokens (default: context, else prompt + output "
+        f"= {DEFAULT_CONTEXT_TOKENS}, or the model's maximum when smaller).",
     )
     global_batch_sequences: int = Field(
         default=256,
@@ -183,6 +201,9 @@ class Workload(ModelChoice):
     )
     constraints: Constraints = Field(default_factory=Constraints)
 
+    # The default-shape statements for the assumptions, filled by `_default_shape`.
+    _default_notes: list[str] = PrivateAttr(default_factory=list)
+
     @field_validator("tokens_per_s", "tokens_per_s_per_user", "ttft_s", "train_tokens")
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
@@ -197,6 +218,57 @@ class Workload(ModelChoice):
         if self.micro_batch_sequences > self.global_batch_sequences:
             raise ValueError("micro_batch_sequences exceeds global_batch_sequences")
         return self
+
+    @model_validator(mode="after")
+    def _default_shape(self) -> Workload:
+        """With no lengths given, size the shared default shape, capped at the model's maximum
+        context like the memory tool's default, and say so. Lengths the user gave are used as
+        given (the memory calculator warns past the maximum)."""
+        given = self.model_fields_set
+        if given & {"context", "prompt_tokens", "output_tokens"}:
+            return self
+        if self.is_training and "sequence_length" in given:
+            return self
+        try:
+            resolved = resolve_model(self.model, self.params, self.config_path)
+        except ToolInputError:
+            # The sizing reports an unknown model with suggestions; the default shape needs
+            # only the maximum context, so it waits for a model that resolves.
+            return self
+        limit = resolved.architecture.max_context
+        shape = default_request_shape(limit)
+        # Assigned, not re-validated: the values come from the shared defaults, scaled down.
+        self.prompt_tokens = shape.prompt_tokens
+        self.output_tokens = shape.output_tokens
+        # Still defaults, not the user's lengths: keep them out of the fields the user set, so a
+        # re-validated dump (exclude_unset) derives the same shape and note again.
+        self.__pydantic_fields_set__ -= {"prompt_tokens", "output_tokens"}
+        if shape.context_tokens < DEFAULT_CONTEXT_TOKENS:
+            how = (
+                f"the default {DEFAULT_PROMPT_TOKENS:,} + {DEFAULT_OUTPUT_TOKENS:,} scaled down "
+                f"to the model's maximum context of {limit:,} tokens (max_position_embeddings), "
+                "keeping the 3:1 prompt:output split"
+            )
+        else:
+            how = "default"
+        if self.is_training:
+            self._default_notes = [
+                f"Training sequence length: {shape.context_tokens:,} tokens ({how}; set "
+                "sequence_length)."
+            ]
+        else:
+            self._default_notes = [
+                f"Request shape: {shape.prompt_tokens:,} prompt + {shape.output_tokens:,} "
+                f"output = {shape.context_tokens:,} tokens per sequence ({how}; set "
+                "prompt_tokens/output_tokens or context)."
+            ]
+        return self
+
+    @property
+    def default_notes(self) -> list[str]:
+        """Assumption lines for the request lengths this workload took from the defaults
+        (empty when the user gave them)."""
+        return list(self._default_notes)
 
     @property
     def context_tokens(self) -> int:

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from assistant.commands._args import token_count
+from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.memory import MemoryEstimate, estimate_memory, validate_request
 from tools.units import ByteUnit, format_count, to_unit
 
@@ -45,7 +46,12 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         help="comma list of tensors kept 16-bit: embedding,lm_head ('' for none)",
     )
     p.add_argument("--kv-dtype", help="KV-cache dtype: bf16, fp16, fp8, int8, fp32")
-    p.add_argument("--context", type=token_count, help="tokens per sequence (default 4096)")
+    p.add_argument(
+        "--context",
+        type=token_count,
+        help=f"tokens per sequence (default {DEFAULT_CONTEXT_TOKENS}, or the model's maximum "
+        "when smaller; the same default as recommend)",
+    )
     p.add_argument(
         "--batch",
         "--users",

@@ -11,7 +11,11 @@ import json
 from typing import Any
 
 from assistant.commands._args import token_count
+from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
 from tools.units import format_bytes
+
+# With no lengths given, the shared default shape, scaled down to a shorter model maximum.
+_CAPPED = "or the model's maximum when smaller"
 
 
 def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,10 +29,25 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kv-dtype", dest="kv_dtype")
     parser.add_argument("--engine", choices=["vllm", "transformers", "generic"])
     parser.add_argument("--gpu-memory-utilization", dest="gpu_memory_utilization", type=float)
-    parser.add_argument("--context", type=token_count, help="KV length per sequence, tokens")
+    parser.add_argument(
+        "--context",
+        type=token_count,
+        help=f"KV length per sequence, tokens (default prompt + output = "
+        f"{DEFAULT_CONTEXT_TOKENS}, {_CAPPED})",
+    )
     parser.add_argument("--users", type=int, help="concurrent sequences")
-    parser.add_argument("--prompt-tokens", dest="prompt_tokens", type=token_count)
-    parser.add_argument("--output-tokens", dest="output_tokens", type=token_count)
+    parser.add_argument(
+        "--prompt-tokens",
+        dest="prompt_tokens",
+        type=token_count,
+        help=f"input tokens per request (default {DEFAULT_PROMPT_TOKENS})",
+    )
+    parser.add_argument(
+        "--output-tokens",
+        dest="output_tokens",
+        type=token_count,
+        help=f"generated tokens per request (default {DEFAULT_OUTPUT_TOKENS})",
+    )
     parser.add_argument("--ttft", dest="ttft_s", type=float, help="TTFT target, seconds")
     parser.add_argument(
         "--tokens-per-s", dest="tokens_per_s", type=float, help="aggregate output tok/s target"
@@ -38,7 +57,12 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--batching", choices=["continuous", "static"])
     parser.add_argument("--train-tokens", dest="train_tokens", type=token_count)
-    parser.add_argument("--seq-len", dest="sequence_length", type=token_count)
+    parser.add_argument(
+        "--seq-len",
+        dest="sequence_length",
+        type=token_count,
+        help=f"training sequence length, tokens (default {DEFAULT_CONTEXT_TOKENS}, {_CAPPED})",
+    )
     parser.add_argument("--global-batch", dest="global_batch_sequences", type=int)
     parser.add_argument("--deadline-hours", dest="deadline_hours", type=float)
     parser.add_argument("--lora-rank", dest="lora_rank", type=int)
@@ -117,6 +141,9 @@ def run(args: argparse.Namespace) -> int:
     workload = validate_workload(workload_arguments(args))
     result = recommend(workload)
     training = workload.is_training
+    # The request lengths taken from the defaults lead the assumptions (the recommender's own
+    # list does not state them yet); dict.fromkeys drops them if it does.
+    assumptions = list(dict.fromkeys([*workload.default_notes, *result.assumptions]))
     if args.json:
         out: dict[str, Any] = {
             "model_id": result.model_id,
@@ -128,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
             "options": [option_record(o, training) for o in result.options],
             "notes": result.notes,
             "nearest_feasible": result.nearest_feasible,
-            "assumptions": result.assumptions,
+            "assumptions": assumptions,
         }
         if args.all_layouts:
             out["rejected"] = [option_record(o, training) for o in result.rejected]
@@ -172,6 +199,6 @@ def run(args: argparse.Namespace) -> int:
     if result.nearest_feasible:
         print(result.nearest_feasible)
     print("assumptions:")
-    for line in result.assumptions:
+    for line in assumptions:
         print(f"  - {line}")
     return 0

@@ -57,12 +57,15 @@ def gpus_with_capacity(memory_bytes: int) -> list[str]:
 
 
 def _recommender_context(parsed: ParsedWorkload) -> int | None:
-    """The sequence length the recommender will size with when the text gave none.
+    """The sequence length the recommender sizes when the text gave prompt/output lengths but
+    no context: prompt + output, read from its own schema, so one answer never holds two
+    contexts ("does not fit" next to "fits").
 
-    The memory tool and the recommender default differently (4,096 tokens vs prompt + output
-    tokens), so leaving both to their defaults put two contexts in one answer ("does not fit"
-    next to "fits"). The memory calls take the recommender's, read from its own schema.
+    With no length at all both tools take the one default shape (tools/defaults.py), so the
+    memory calls leave `context` out and the memory tool states its default.
     """
+    if parsed.prompt_tokens is None and parsed.output_tokens is None:
+        return None
     try:
         workload = validate_workload(workload_arguments(parsed))
     except ToolInputError:

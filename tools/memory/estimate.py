@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from tools.architecture import Architecture
 from tools.catalog import get_catalog
+from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
 from tools.memory.activations import (
     ActivationBytes,
@@ -43,8 +44,9 @@ from tools.memory.training import (
 from tools.memory.weights import weight_bytes
 from tools.units import format_bytes
 
-DEFAULT_CONTEXT = 4096
-"""Tokens per sequence when none is given (a common serving/fine-tuning length)."""
+DEFAULT_CONTEXT = DEFAULT_CONTEXT_TOKENS
+"""Tokens per sequence when none is given: the shared default shape (tools/defaults.py), so
+`memory` and `recommend` size the same sequence."""
 DEFAULT_LORA_RANK = 8
 """PEFT LoraConfig default r = 8."""
 DEFAULT_QLORA_RANK = 64
@@ -91,9 +93,15 @@ def _weight_format(req: MemoryRequest, resolved: ResolvedModel) -> str:
 def _context(req: MemoryRequest, arch: Architecture, parts: _Parts) -> int:
     if req.context is None:
         context = min(DEFAULT_CONTEXT, arch.max_context)
-        parts.assumptions.append(
-            f"Context: {context} tokens per sequence (default; set --context)."
-        )
+        if context < DEFAULT_CONTEXT:
+            parts.assumptions.append(
+                f"Context: {context:,} tokens per sequence: the default {DEFAULT_CONTEXT:,} "
+                "capped at the model's maximum (max_position_embeddings); set --context."
+            )
+        else:
+            parts.assumptions.append(
+                f"Context: {context:,} tokens per sequence (default; set --context)."
+            )
         return context
     if req.context > arch.max_context:
         parts.warnings.append(

@@ -13,6 +13,7 @@ from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError, from_validation_error
 from tools.memory.formats import WEIGHT_FORMATS, normalize_format
 from tools.memory.kv_cache import KV_DTYPES
@@ -143,7 +144,7 @@ class MemoryRequest(ModelChoice):
         ge=1,
         le=MAX_CONTEXT_TOKENS,
         description="Tokens per sequence (KV-cache length for inference, sequence length for "
-        "training); default 4096, or the model's maximum when smaller.",
+        f"training); default {DEFAULT_CONTEXT_TOKENS}, or the model's maximum when smaller.",
     )
     batch: int = Field(
         default=1,
