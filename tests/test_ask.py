@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,3 +53,64 @@ def test_ask_writes_a_proposal_and_never_overwrites_without_force(
     assert "already exists" in capsys.readouterr().err
     assert target.read_text(encoding="utf-8") == text
     assert main([*question, "--proposal", str(target), "--force"]) == 0
+
+
+SCENARIO = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context"
+FOLD_HEADING = "**{} more assumptions (model sources, formulas, constants)**"
+
+
+def _ask(capsys: pytest.CaptureFixture[str], *flags: str) -> str:
+    assert main(["ask", "--offline", *flags, SCENARIO]) == 0
+    return capsys.readouterr().out
+
+
+def _tool_assumptions(report: dict[str, Any]) -> list[str]:
+    stated: dict[str, None] = {}
+    for call in report["tool_calls"]:
+        for item in call["result"].get("assumptions", []):
+            stated.setdefault(" ".join(str(item).split()), None)
+    return list(stated)
+
+
+def test_ask_folds_the_tool_assumptions_into_one_line_and_details_prints_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    short = _ask(capsys).splitlines()
+    full = _ask(capsys, "--details").splitlines()
+    report = json.loads(_ask(capsys, "--json"))
+    # Count the folded lines in the --details output: the bullets under the fold's heading.
+    heading = next(
+        i for i, line in enumerate(full) if line.endswith("(model sources, formulas, constants)**")
+    )
+    folded = [line for line in full[heading + 1 :] if line.startswith("- ")]
+    count = len(folded)
+    assert full[heading] == FOLD_HEADING.format(count)
+    assert short[-1] == (
+        f"+ {count} more assumptions (model sources, formulas, constants): "
+        "add --details to see them."
+    )
+    # The default output is the --details output up to the fold, nothing else changed.
+    assert short[:-1] == full[:heading]
+    # The user's words as read stay visible; sources and constants are only behind --details.
+    assert any(line.startswith("- '16k' read as 16,384 tokens") for line in short)
+    assert not any("cuda_context_bytes" in line or "mlc-ai/mlc-llm" in line for line in short)
+    # --details has every assumption the tools stated (from the --json tool results).
+    stated = _tool_assumptions(report)
+    assert stated and all(f"- {a}" in full for a in stated)
+    assert count == len(stated)
+
+
+def _unescape_markdown(text: str) -> str:
+    return re.sub(r"\\([\\`*_{}\[\]()#+\-.!|<>])", r"\1", text)
+
+
+def test_ask_proposal_keeps_every_assumption_when_the_answer_folds_them(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    target = tmp_path / "proposal.md"
+    out = _ask(capsys, "--proposal", str(target))
+    assert "add --details to see them." in out
+    proposal = _unescape_markdown(target.read_text(encoding="utf-8"))
+    stated = _tool_assumptions(json.loads(_ask(capsys, "--json")))
+    missing = [a for a in stated if a not in " ".join(proposal.split())]
+    assert not missing

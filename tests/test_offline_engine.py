@@ -16,6 +16,7 @@ from assistant.engine_base import Engine
 from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline import OfflineEngine, PlannedCall, parse_workload, plan_tool_calls
 from assistant.offline.engine import previous_workload
+from assistant.offline.render import FoldedAnswer, details_title, split_details
 
 
 async def _turn(engine: OfflineEngine, conversation: Conversation, text: str) -> list[Event]:
@@ -206,3 +207,86 @@ async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
     text, _ = await _answer("Llama 3.1 70B for 10^9 users")
     assert text.startswith("**No option meets every target.**")
     assert "batch:" in text  # the memory tool's refusal names its field
+
+
+# --- folded assumptions: what the user must check first, the tools' sources on demand ---------
+
+SCENARIO = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context"
+
+
+def _stated_assumptions(conversation: Conversation) -> list[str]:
+    """Every assumption the turn's tools stated, in order, once (read from the stored tool
+    messages, not from the renderer)."""
+    stated: dict[str, None] = {}
+    for message in conversation.messages:
+        if message.get("role") == "tool":
+            for item in json.loads(message["content"]).get("assumptions", []):
+                stated.setdefault(" ".join(str(item).split()), None)
+    return list(stated)
+
+
+async def test_answer_shows_how_the_words_were_read_and_folds_the_tool_assumptions() -> None:
+    text, conversation = await _answer(SCENARIO)
+    folded = split_details(text)
+    assert folded.title is not None and text == folded.visible + f"**{folded.title}**\n\n" + (
+        folded.details
+    )
+    # The user's own words, as read, are in the part everyone sees.
+    visible_assumptions = folded.visible.split("**Assumptions**")[1]
+    assert "'4-bit' read as 4-bit AWQ" in visible_assumptions
+    assert "'16k' read as 16,384 tokens" in visible_assumptions  # 16 × 1,024
+    assert "Serving engine not stated" in visible_assumptions  # no engine was named
+    # The model's config source and the overhead constants are only in the folded part.
+    for needle in ("mlc-ai/mlc-llm", "cuda_context_bytes", "cublas_workspace_bytes", "MFU"):
+        assert needle not in folded.visible and needle in folded.details
+    # Nothing the tools stated is lost: the fold holds every one of them, each once.
+    bullets = [line.removeprefix("- ") for line in folded.details.splitlines()]
+    assert bullets == _stated_assumptions(conversation)
+    assert folded.count == len(bullets) and folded.title.startswith(f"{len(bullets)} more ")
+
+
+async def test_defaults_the_question_left_out_are_stated_with_the_values_used() -> None:
+    text, conversation = await _answer("serve Llama 3.1 8B")
+    visible = split_details(text).visible.split("**Assumptions**")[1]
+    memory = _tool_result(conversation, "estimate_memory")
+    # The context and concurrency the memory tool actually sized (its own result fields).
+    assert f"Context not stated: sized at {memory['context']:,} tokens per sequence" in visible
+    assert f"Concurrent users not stated: sized for {memory['batch']:,} at a time" in visible
+    # Llama 3.1 8B's published config.json has torch_dtype bfloat16: the default precision.
+    assert "Precision not stated: bf16 weights" in visible
+    assert "Serving engine not stated: sized for vllm" in visible
+
+
+async def test_said_facts_are_not_reported_as_defaults() -> None:
+    text, _ = await _answer("Llama 3.1 8B in FP16 on one L4 for 4 users with 8k context on vLLM")
+    visible = split_details(text).visible
+    assert "not stated" not in visible
+
+
+def test_only_the_exact_fold_heading_followed_by_bullets_is_split() -> None:
+    heading = f"**{details_title(2)}**"
+    assert heading == "**2 more assumptions (model sources, formulas, constants)**"
+    folded = split_details(f"Verdict.\n\n{heading}\n\n- a\n- b\n")
+    assert (folded.visible, folded.details, folded.count) == ("Verdict.\n\n", "- a\n- b\n", 2)
+    llm_like = [
+        # An LLM's own sections, a near-miss heading, prose after the heading, a mid-line one.
+        "Fits.\n\n**Assumptions**\n\n- bf16 weights\n- 4k context\n",
+        "Fits.\n\n**2 more assumptions (sources)**\n\n- a\n- b\n",
+        f"Fits.\n\n{heading}\n\nThese are the sources:\n\n- a\n",
+        f"Fits. {heading}\n\n- a\n",
+    ]
+    for text in llm_like:
+        assert split_details(text) == FoldedAnswer(visible=text)
+
+
+async def test_visible_part_grows_as_a_prefix_while_the_answer_streams() -> None:
+    conversation = Conversation()
+    events = await _turn(OfflineEngine(), conversation, SCENARIO)
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    text, shown = "", ""
+    for delta in deltas:
+        text += delta
+        visible = split_details(text).visible
+        assert visible.startswith(shown) and text.startswith(visible)
+        shown = visible
+    assert shown == split_details(text).visible and "cuda_context_bytes" not in shown

@@ -1,8 +1,11 @@
 """`gpu-sizer ask "QUESTION"`: one-shot answer on stdout.
 
 Uses the configured endpoint when there is one (`assistant.engines.make_engine`), the offline
-engine otherwise or with `--offline`. `--json` prints the parsed workload, the tool calls with
-their results, and the answer. The offline path never imports openai or textual.
+engine otherwise or with `--offline`. The offline answer's last part — the tools' assumptions
+on sources, formulas and constants (`assistant.offline.render.split_details`) — is replaced by
+one line saying how many there are; `--details` prints them. `--json` prints the parsed
+workload, the tool calls with their results, and the full answer. The offline path never
+imports openai or textual.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         "--json", action="store_true", help="print workload, tool calls, results and answer"
     )
     parser.add_argument(
+        "--details",
+        action="store_true",
+        help="print every assumption (model sources, formulas, constants), not only the count",
+    )
+    parser.add_argument(
         "--proposal",
         metavar="FILE",
         help="also write a hardware proposal from this answer (.html → HTML, else Markdown)",
@@ -51,15 +59,25 @@ def _engine(args: argparse.Namespace) -> Engine:
     return make_engine(load_config(overrides_from_args(args)))
 
 
-async def _run_turn(engine: Engine, question: str, stream: bool) -> tuple[Done | None, list[Any]]:
+async def _run_turn(
+    engine: Engine, question: str, stream: bool, details: bool = True
+) -> tuple[Done | None, list[Any]]:
+    """Run one turn, streaming the answer to stdout when `stream`; without `details` the folded
+    assumptions are held back (the visible part is a prefix of the text, so it streams)."""
+    from assistant.offline.render import split_details
+
     conversation = Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
+    text, shown = "", 0
     async for event in engine.run_turn(conversation, question):
         events.append(event)
         if isinstance(event, TextDelta) and stream:
-            sys.stdout.write(event.text)
+            text += event.text
+            visible = text if details else split_details(text).visible
+            sys.stdout.write(visible[shown:])
             sys.stdout.flush()
+            shown = len(visible)
         elif isinstance(event, Notice | ErrorEvent):
             print(event.message, file=sys.stderr)
         elif isinstance(event, Done):
@@ -90,6 +108,16 @@ def _json_report(question: str, engine: Engine, done: Done | None, events: list[
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
+def _after_answer(text: str, details: bool) -> str:
+    """What follows the streamed answer: the folded-assumptions line, or a final newline."""
+    from assistant.offline.render import split_details
+
+    folded = split_details(text)
+    if not details and folded.title is not None:
+        return f"+ {folded.title}: add --details to see them.\n"
+    return "" if text.endswith("\n") else "\n"
+
+
 def run(args: argparse.Namespace) -> int:
     """Answer one question; exit 0, or 1 when the turn ended in an error."""
     question = " ".join(args.question).strip()
@@ -101,11 +129,13 @@ def run(args: argparse.Namespace) -> int:
             "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
         )
     engine = _engine(args)
-    done, events = asyncio.run(_run_turn(engine, question, stream=not args.json))
+    done, events = asyncio.run(
+        _run_turn(engine, question, stream=not args.json, details=args.details)
+    )
     if args.json:
         print(_json_report(question, engine, done, events))
-    elif done is not None and not done.text.endswith("\n"):
-        print()
+    elif done is not None:
+        print(_after_answer(done.text, args.details), end="")
     if args.proposal and done is not None:
         from assistant.proposal import write_proposal
 

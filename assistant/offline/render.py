@@ -1,5 +1,11 @@
 """Markdown answers from tool results: verdict first, then figures, breakdown, options with cost,
-assumptions and what to ask next.
+how the question was read, what to ask next, and last the tools' other assumptions.
+
+The tools' assumptions (model config sources, format formulas, overhead constants, efficiency
+sources) trace every figure but are not what a reader checks first, so they come last under one
+exact heading (`details_title`) that the CLI and the app fold on (`split_details`). What the
+user must check — how their words were read, the defaults filled in for what they did not say,
+tool warnings — stays under "Assumptions" above it.
 
 Results arrive in the registry's compact form (`*_GB` = 10^9 bytes; `breakdown` values in bytes),
 so every figure shown is a tool figure converted for display. Memory is shown in GiB (2^30
@@ -8,6 +14,7 @@ bytes, as nvidia-smi reports), one unit family per table.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -397,18 +404,27 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
                 out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
     if cost is not None and cost.is_error:
         out += _section("Cost", [f"- Cost comparison unavailable: {_error(cost)}"])
-    assumptions = list(parsed.notes)
+    read_as = [*parsed.notes, *defaults_filled_in(parsed, memory, recommend)]
+    tool_assumptions: list[str] = []
     for call in calls:
         if not call.is_error:
-            assumptions += [str(a) for a in call.result.get("assumptions", [])]
-            assumptions += [f"warning: {w}" for w in call.result.get("warnings", [])]
-    assumptions = list(dict.fromkeys(assumptions))
-    out += _section("Assumptions", [f"- {a}" for a in assumptions[:14]])
+            tool_assumptions += [str(a) for a in call.result.get("assumptions", [])]
+            read_as += [f"warning: {w}" for w in call.result.get("warnings", [])]
+    read_as = list(dict.fromkeys(read_as))
+    folded = [a for a in dict.fromkeys(tool_assumptions) if a not in read_as]
+    out += _section("Assumptions", _bullets(read_as))
     asks = follow_ups(parsed)
     if parsed.unplaced:
         asks.insert(0, "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced))
     out += _section("What to ask next", [f"- {a}" for a in asks])
+    # Last, so that folding it leaves every other part of the answer in place.
+    out += _section(details_title(len(folded)), _bullets(folded))
     return "\n".join(out).strip() + "\n"
+
+
+def _bullets(items: list[str]) -> list[str]:
+    # One line per item: the fold below is recognised by its bullet lines.
+    return ["- " + " ".join(item.split()) for item in items]
 
 
 def render_question(parsed: ParsedWorkload, question: str | None = None) -> str:
@@ -427,3 +443,85 @@ def render_question(parsed: ParsedWorkload, question: str | None = None) -> str:
     if parsed.unplaced:
         lines += ["", "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
     return "\n".join(lines) + "\n"
+
+
+def defaults_filled_in(
+    parsed: ParsedWorkload, memory: list[CallResult], recommend: CallResult | None
+) -> list[str]:
+    """What the tools used for facts the question did not state, with the value each tool
+    result reports (context tokens, concurrent sequences, weight format, serving engine)."""
+    sized: dict[str, Any] = next((c.result for c in memory if not c.is_error), {})
+    ranked = recommend.result if recommend is not None and not recommend.is_error else {}
+    training = parsed.task not in (None, "inference")
+    lines: list[str] = []
+    context = sized.get("context", ranked.get("context_tokens"))
+    said_length = (parsed.context, parsed.prompt_tokens, parsed.output_tokens)
+    if context is not None and all(v is None for v in (*said_length, parsed.tokens_per_example)):
+        what = "Training sequence length" if training else "Context"
+        lines.append(
+            f"{what} not stated: sized at {int(context):,} tokens per sequence (tool default)"
+        )
+    batch = sized.get("batch")
+    if batch is not None and parsed.batch is None:
+        if training:
+            noun = "sequence" if int(batch) == 1 else "sequences"
+            lines.append(f"Micro-batch not stated: {int(batch):,} {noun} per GPU")
+        elif parsed.users is None and parsed.tokens_per_s is None:
+            lines.append(f"Concurrent users not stated: sized for {int(batch):,} at a time")
+    weights = sized.get("weights_format", ranked.get("weights_format"))
+    if weights is not None and parsed.weights is None:
+        lines.append(f"Precision not stated: {weights} weights")
+    engine = sized.get("engine")
+    if engine is not None and parsed.engine is None and not training:
+        lines.append(f"Serving engine not stated: sized for {engine}")
+    return lines
+
+
+DETAILS_TOPIC = "model sources, formulas, constants"
+"""What the folded assumptions are, as the fold's title says it."""
+
+_DETAILS_HEADING = re.compile(
+    rf"^\*\*(?P<title>(?P<count>\d+) more assumptions? \({re.escape(DETAILS_TOPIC)}\))\*\*$",
+    re.MULTILINE,
+)
+
+
+def details_title(count: int) -> str:
+    """The fold's heading text: '14 more assumptions (model sources, formulas, constants)'."""
+    noun = "assumption" if count == 1 else "assumptions"
+    return f"{count} more {noun} ({DETAILS_TOPIC})"
+
+
+@dataclass(frozen=True)
+class FoldedAnswer:
+    """An answer split for display. `visible` is always a prefix of the full text, so a
+    stream can show it as it grows; `details` is the folded Markdown ('' when none)."""
+
+    visible: str
+    title: str | None = None
+    details: str = ""
+    count: int = 0
+
+
+def split_details(text: str) -> FoldedAnswer:
+    """Split off the folded assumptions `render_answer` puts last.
+
+    Only the exact heading `details_title` produces, starting a paragraph and followed by
+    nothing but bullet lines to the end, is split on: any other text (an LLM's answer, which
+    may well have its own "Assumptions" section) comes back whole in `visible`. A partial
+    answer whose tail is that heading with some of its bullets is split too (streaming).
+    """
+    for match in _DETAILS_HEADING.finditer(text):
+        before, after = text[: match.start()], text[match.end() :]
+        if before and not before.endswith("\n\n"):
+            continue
+        lines = after.splitlines()
+        if all(not line.strip() or line.startswith("- ") for line in lines):
+            details = after.strip("\n")
+            return FoldedAnswer(
+                visible=before,
+                title=match.group("title"),
+                details=details + "\n" if details else "",
+                count=int(match.group("count")),
+            )
+    return FoldedAnswer(visible=text)
