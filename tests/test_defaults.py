@@ -123,6 +123,10 @@ def test_a_2048_token_model_gets_capped_defaults_in_both(llama_65b_config: str) 
     lora = validate_workload({"config_path": llama_65b_config, "task": "lora"})
     lora_mem = estimate_memory(validate_request({"config_path": llama_65b_config, "task": "lora"}))
     assert lora.training_sequence_tokens == lora_mem.context == 2048
+    assert lora.default_notes == [
+        "Training sequence length: 2,048 tokens (the default 4,096 capped at the model's "
+        "maximum context of 2,048 tokens (max_position_embeddings); set sequence_length)."
+    ]
 
 
 def test_capped_defaults_are_stated_by_the_recommend_cli(

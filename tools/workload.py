@@ -243,20 +243,25 @@ class Workload(ModelChoice):
         # Still defaults, not the user's lengths: keep them out of the fields the user set, so a
         # re-validated dump (exclude_unset) derives the same shape and note again.
         self.__pydantic_fields_set__ -= {"prompt_tokens", "output_tokens"}
-        if shape.context_tokens < DEFAULT_CONTEXT_TOKENS:
-            how = (
-                f"the default {DEFAULT_PROMPT_TOKENS:,} + {DEFAULT_OUTPUT_TOKENS:,} scaled down "
-                f"to the model's maximum context of {limit:,} tokens (max_position_embeddings), "
-                "keeping the 3:1 prompt:output split"
-            )
-        else:
-            how = "default"
+        capped = shape.context_tokens < DEFAULT_CONTEXT_TOKENS
+        maximum = f"the model's maximum context of {limit:,} tokens (max_position_embeddings)"
         if self.is_training:
+            how = (
+                f"the default {DEFAULT_CONTEXT_TOKENS:,} capped at {maximum}"
+                if capped
+                else "default"
+            )
             self._default_notes = [
                 f"Training sequence length: {shape.context_tokens:,} tokens ({how}; set "
                 "sequence_length)."
             ]
         else:
+            how = (
+                f"the default {DEFAULT_PROMPT_TOKENS:,} + {DEFAULT_OUTPUT_TOKENS:,} scaled down "
+                f"to {maximum}, keeping the 3:1 prompt:output split"
+                if capped
+                else "default"
+            )
             self._default_notes = [
                 f"Request shape: {shape.prompt_tokens:,} prompt + {shape.output_tokens:,} "
                 f"output = {shape.context_tokens:,} tokens per sequence ({how}; set "
