@@ -318,3 +318,23 @@ async def test_settings_screen_saves_config_without_the_key(
     saved = load_config(env={}, path=config_file)
     assert saved.model == "qwen3-32b" and saved.api_key_env == "MY_ENDPOINT_KEY"
     assert "api_key =" not in config_file.read_text(encoding="utf-8")
+
+
+async def test_llm_text_with_its_own_assumptions_section_is_shown_whole(
+    sessions_dir: Path,
+) -> None:
+    # Only the offline renderer's exact fold heading folds; an LLM's sections stay as written.
+    chunks = (
+        "Fits on **1× L4**.\n\n",
+        "**Assumptions**\n\n- bf16 weights\n\n",
+        "**2 more assumptions (sources)**\n\n- a\n- b\n",
+    )
+    app = GpuSizerApp(FakeEngine(chunks=chunks, mode="llm"), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, app, "q")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        answer = app.query_one(AssistantMessage)
+        assert answer.details is None
+        assert answer.markdown.source == answer.text == "".join(chunks)

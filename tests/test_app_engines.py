@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 import respx
+from textual.widgets import Collapsible
+from textual.widgets.collapsible import CollapsibleTitle
 
 from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.memory_bar import MemoryBar
@@ -22,6 +24,8 @@ from assistant.config import Settings
 from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
 from assistant.offline import OfflineEngine
+from assistant.offline.render import split_details
+from assistant.sessions import load_session
 
 BASE = "http://127.0.0.1:8080/v1"
 SIZE = (80, 24)
@@ -127,7 +131,50 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         assert any(c.tool_name == "estimate_memory" for c in cards)
         assert app.query(MemoryBar)
         answer = app.query(AssistantMessage).last()
-        assert answer.text and answer.markdown.source == answer.text
+        # The offline answer folds the tools' assumptions; the visible Markdown is the rest.
+        assert answer.text and answer.markdown.source == split_details(answer.text).visible
     saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
     assert saved["mode"] == "offline"
     assert any(m.get("tool_calls") for m in saved["messages"])
+
+
+async def test_offline_answer_folds_the_tool_assumptions_and_a_reopened_session_too(
+    tmp_path: Path,
+) -> None:
+    question = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context"
+    app = GpuSizerApp(OfflineEngine(), sessions_directory=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(app, pilot, question)
+        answer = app.query(AssistantMessage).last()
+        fold = answer.details
+        assert fold is not None and fold.collapsed
+        # The title counts the folded bullets (counted here from the answer text).
+        bullets = [line for line in answer.text.splitlines() if line.startswith("- ")]
+        visible = split_details(answer.text).visible
+        folded = [line for line in bullets if line not in visible.splitlines()]
+        assert fold.title == f"{len(folded)} more assumptions (model sources, formulas, constants)"
+        assert "cuda_context_bytes" in answer.text and "cuda_context_bytes" not in visible
+        assert "'16k' read as 16,384 tokens" in answer.markdown.source
+
+        title = fold.query_one(CollapsibleTitle)
+        title.scroll_visible(animate=False)
+        await pilot.pause()
+        await pilot.click(title)
+        await pilot.pause()
+        assert not fold.collapsed  # one click opens it
+        await pilot.press("enter")  # the focused title toggles with Enter
+        await pilot.pause()
+        assert fold.collapsed
+        full_text = answer.text
+
+    # The session keeps the full answer, and reopening it folds the same way.
+    saved = load_session(app.conversation.id, tmp_path)
+    assert saved.messages[-1] == {"role": "assistant", "content": full_text}
+    reopened = GpuSizerApp(OfflineEngine(), sessions_directory=tmp_path, conversation=saved)
+    async with reopened.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        answer = reopened.query(AssistantMessage).last()
+        assert answer.text == full_text
+        assert answer.details is not None and answer.details.collapsed
+        assert answer.details.title.startswith(f"{len(folded)} more assumptions")
+        assert len(answer.query(Collapsible)) == 1  # one fold per answer, none nested

@@ -12,6 +12,7 @@ from typing import Any
 from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.prompt import PromptInput
 from assistant.conversation import Conversation
+from assistant.offline.render import details_title
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
 
 SIZE = (80, 24)
@@ -36,6 +37,29 @@ def test_tool_card_with_table_and_memory_bar(snap_compare: Any, tmp_path: Path) 
     engine = FakeEngine(
         tool_calls=[("estimate_memory", {"model": "llama-3.1-8b", "gpu": "L4"}, MEMORY_RESULT)],
         unverified=("99 GB",),
+    )
+
+    async def converse(pilot: Any) -> None:
+        app = pilot.app
+        app.query_one(PromptInput).cursor_blink = False
+        app.query_one(PromptInput).insert("Llama 3.1 8B on one L4?")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+    assert snap_compare(_app(tmp_path, engine), terminal_size=SIZE, run_before=converse)
+
+
+def test_answer_with_folded_assumptions(snap_compare: Any, tmp_path: Path) -> None:
+    # The shape of an offline answer: verdict, the readings, then the fold (collapsed).
+    engine = FakeEngine(
+        chunks=(
+            "**Fits on 1× L4** — needs 19.6 GiB of 19.8 GiB per GPU.\n\n",
+            "**Assumptions**\n\n",
+            "- '8B' read as Llama 3.1 8B\n\n",
+            f"**{details_title(2)}**\n\n",
+            "- cuda_context_bytes = 1.31 GiB\n- KV cache bf16: 131,072 bytes per token\n",
+        )
     )
 
     async def converse(pilot: Any) -> None:

@@ -3,6 +3,11 @@
 The answer streams through `MarkdownStream` (which batches fragments so the UI keeps up) and,
 when the turn ends, gets one full `Markdown.update(text)` — the stream appends block by block,
 and the final update guarantees the document matches the complete answer exactly.
+
+An offline answer ends with the tools' assumptions under one exact heading
+(`assistant.offline.render.split_details`); they go into a `Collapsible`, collapsed, titled with
+that heading. `text` always keeps the full answer (copy, sessions), so a reopened session folds
+the same way. Any other text (an LLM's) is shown whole.
 """
 
 from __future__ import annotations
@@ -14,8 +19,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Markdown, Static
+from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
+
+from assistant.offline.render import split_details
 
 
 class UserMessage(Static, can_focus=True):
@@ -54,6 +61,8 @@ class AssistantMessage(Vertical, can_focus=True):
     }
     AssistantMessage:focus { background: $success 10%; }
     AssistantMessage > Markdown { margin: 0; padding: 0; }
+    AssistantMessage > Collapsible { margin: 0; padding-bottom: 0; }
+    AssistantMessage > Collapsible Markdown { margin: 0; padding: 0; }
     AssistantMessage > .flags { color: $warning; }
     AssistantMessage > .cancelled { color: $text-muted; text-style: italic; }
     """
@@ -64,21 +73,35 @@ class AssistantMessage(Vertical, can_focus=True):
         super().__init__()
         self.text = text
         self._stream: MarkdownStream | None = None
+        self._streamed = 0  # characters of `text` written to the stream (the visible part)
         self.finished = False
 
     def compose(self) -> ComposeResult:
-        yield Markdown(self.text)
+        yield Markdown(split_details(self.text).visible, classes="answer")
 
     @property
     def markdown(self) -> Markdown:
-        return self.query_one(Markdown)
+        """The answer's visible Markdown (the folded details have their own, inside `details`)."""
+        return self.query_one(".answer", Markdown)
+
+    @property
+    def details(self) -> Collapsible | None:
+        """The folded assumptions, once the answer is finished and has them."""
+        found = self.query_children(Collapsible)
+        return found.first() if found else None
 
     async def write(self, fragment: str) -> None:
-        """Append a fragment of the answer (batched by the stream, never re-rendered whole)."""
+        """Append a fragment of the answer (batched by the stream, never re-rendered whole).
+
+        What would be folded is held back: only the visible prefix streams."""
         self.text += fragment
+        visible = split_details(self.text).visible
+        if len(visible) <= self._streamed:
+            return
         if self._stream is None:
             self._stream = Markdown.get_stream(self.markdown)
-        await self._stream.write(fragment)
+        await self._stream.write(visible[self._streamed :])
+        self._streamed = len(visible)
 
     async def finish(
         self,
@@ -92,8 +115,12 @@ class AssistantMessage(Vertical, can_focus=True):
             self._stream = None
         if final_text is not None:
             self.text = final_text
-        await self.markdown.update(self.text)
+        folded = split_details(self.text)
+        await self.markdown.update(folded.visible)
         self.finished = True
+        if folded.title is not None:
+            body = Markdown(folded.details, classes="details")
+            await self.mount(Collapsible(body, title=folded.title, collapsed=True))
         if unverified_figures:
             await self.mount(Static(unverified_flag_text(unverified_figures), classes="flags"))
         if cancelled:
