@@ -17,7 +17,7 @@ import pytest
 
 from tools.memory import MemoryRequest, estimate_memory
 from tools.recommend import recommend
-from tools.replicas import plan_replicas
+from tools.replicas import full_load, plan_replicas
 from tools.workload import validate_workload
 
 A, C = 0.010, 0.0005
@@ -90,6 +90,15 @@ def test_static_batching_counts_only_useful_decode_slots() -> None:
     assert plan.aggregate_tokens_per_s == pytest.approx(1000.0)
 
 
+def test_full_load_fills_every_kv_slot_unless_a_per_user_speed_caps_it() -> None:
+    # 100 slots: 100 / (0.01 + 0.05) = 1,666.7 tok/s. At ≥ 80 tok/s each, b ≤ 5 (above):
+    # 5 × 1/(0.0125) = 400 tok/s. A per-user target out of reach still runs one sequence.
+    assert full_load(speed, 100) == (100, pytest.approx(100 / 0.06))
+    assert full_load(speed, 100, tokens_per_s_per_user=80) == (5, pytest.approx(400.0))
+    assert full_load(speed, 100, tokens_per_s_per_user=200) == (1, pytest.approx(1 / 0.0105))
+    assert full_load(speed, 26, useful_share=0.5) == (26, pytest.approx(0.5 * 26 / 0.023))
+
+
 def test_bad_plan_inputs_are_refused() -> None:
     with pytest.raises(ValueError):
         plan_replicas(speed, 0, users=1)
@@ -147,3 +156,17 @@ def test_throughput_target_alone_does_not_mean_one_user_per_replica() -> None:
     assert option.count == 1 and option.meets_targets
     assert option.sequences_per_replica >= math.ceil(1000 / roofline_batch1) == 5
     assert option.aggregate_tokens_per_s is not None and option.aggregate_tokens_per_s >= 1000
+
+
+def test_full_load_is_the_kv_capacity_of_every_replica() -> None:
+    rec = recommend(
+        validate_workload({"model": "llama-3.1-8b", "constraints": {"only_gpus": ["l40s"]}})
+    )
+    option = rec.options[0]
+    assert option.sequences_per_replica == 1  # one user by default
+    assert option.full_load_sequences_per_replica == option.max_concurrent_sequences > 1
+    assert option.full_load_tokens_per_s is not None and option.aggregate_tokens_per_s is not None
+    # Decode reads the weights once per step for the whole batch: full load is many times
+    # the one-user throughput, but each sequence is no faster than alone.
+    ratio = option.full_load_tokens_per_s / option.aggregate_tokens_per_s
+    assert 1 < ratio <= option.full_load_sequences_per_replica

@@ -30,7 +30,7 @@ from tools.performance import (
     training_time,
 )
 from tools.pricing import builtin_price_book, cheapest_usd_per_gpu_hour
-from tools.replicas import plan_replicas
+from tools.replicas import full_load, plan_replicas
 from tools.units import format_bytes, format_count
 from tools.workload import Constraints, Workload
 
@@ -65,6 +65,16 @@ class Option(BaseModel):
     max_concurrent_sequences: int = Field(description="Sequences of the requested context.")
     sequences_per_replica: int = Field(
         default=0, description="Concurrent sequences each replica runs (the speed's batch)."
+    )
+    full_load_sequences_per_replica: int = Field(
+        default=0,
+        description="Concurrent sequences per replica at full load: every KV slot in use (fewer "
+        "if a per-user speed target caps the batch).",
+    )
+    full_load_tokens_per_s: float | None = Field(
+        default=None,
+        description="Output tokens/s over all replicas at full load (what $/M-token "
+        "comparisons use when the load is lighter).",
     )
     decode_tokens_per_s_per_seq: float | None = Field(
         default=None, description="Decode speed each user sees at the chosen concurrency, tok/s."
@@ -293,6 +303,12 @@ def _inference_option(
     reasons.extend(plan.reasons)
     batch, dp, per_seq = plan.sequences_per_replica, plan.replicas, plan.tokens_per_s_per_seq
     per_replica = batch * per_seq * factor
+    full_batch, full_per_replica = full_load(
+        lambda b: _decode_at(mg, b, ctx),
+        max_seqs,
+        tokens_per_s_per_user=w.tokens_per_s_per_user,
+        useful_share=factor,
+    )
     count = tp * pp * dp
     if users_given and dp > 1 and w.users > max_seqs:
         reasons.append(
@@ -339,6 +355,8 @@ def _inference_option(
         sequences_per_replica=batch,
         decode_tokens_per_s_per_seq=per_seq,
         aggregate_tokens_per_s=plan.aggregate_tokens_per_s,
+        full_load_sequences_per_replica=full_batch,
+        full_load_tokens_per_s=full_per_replica * dp,
         prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
         ttft_s=ttft,
         usd_per_hour=usd_per_hour,

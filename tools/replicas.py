@@ -64,6 +64,23 @@ def _smallest_batch_for_throughput(speed: Speed, max_batch: int, target: float) 
     return lo
 
 
+def full_load(
+    speed: Speed,
+    capacity: int,
+    *,
+    tokens_per_s_per_user: float | None = None,
+    useful_share: float = 1.0,
+) -> tuple[int, float]:
+    """(sequences, output tokens/s) of ONE replica run as full as it can: every KV slot in use,
+    or fewer when each sequence must decode at `tokens_per_s_per_user`. The figure $/M-token
+    comparisons use; at least one sequence."""
+    batch = capacity
+    if tokens_per_s_per_user is not None:
+        batch = largest_batch_at_speed(speed, capacity, tokens_per_s_per_user)
+    batch = max(batch, 1)
+    return batch, batch * speed(batch) * useful_share
+
+
 def plan_replicas(
     speed: Speed,
     capacity: int,

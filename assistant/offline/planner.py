@@ -163,6 +163,13 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     return [*memory_calls(parsed), PlannedCall("recommend", workload_arguments(parsed))]
 
 
+def prices_full_load(parsed: ParsedWorkload) -> bool:
+    """Serving with no user count and no throughput target: $/M tokens are priced at full load."""
+    return (
+        parsed.task in (None, "inference") and parsed.users is None and parsed.tokens_per_s is None
+    )
+
+
 def plan_cost_call(
     parsed: ParsedWorkload, recommend_result: dict[str, Any], limit: int = 3
 ) -> PlannedCall | None:
@@ -175,13 +182,16 @@ def plan_cost_call(
     if not options:
         return None
     training = parsed.task not in (None, "inference")
+    # No load stated: a $/M-token figure at one user is the worst case, not what "per million
+    # tokens" asks; price the configuration run full (every KV slot in use), as the answer says.
+    rate_key = "full_load_tokens_per_s" if prices_full_load(parsed) else "aggregate_tokens_per_s"
     rows: list[dict[str, Any]] = []
     for option in options:
         row: dict[str, Any] = {"gpu": option["gpu"], "count": option["count"]}
         if training and option.get("training_hours") is not None:
             row["hours"] = option["training_hours"]
-        elif option.get("aggregate_tokens_per_s") is not None:
-            row["aggregate_tokens_per_s"] = option["aggregate_tokens_per_s"]
+        elif option.get(rate_key) is not None:
+            row["aggregate_tokens_per_s"] = option[rate_key]
         if option.get("tp"):
             row["tp"] = option["tp"]
         rows.append(row)
