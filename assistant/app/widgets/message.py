@@ -22,7 +22,7 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from assistant.offline.render import split_details
+from assistant.offline.render import DETAILS_TOPIC, split_details
 
 
 class UserMessage(Static, can_focus=True):
@@ -95,7 +95,9 @@ class AssistantMessage(Vertical, can_focus=True):
 
         What would be folded is held back: only the visible prefix streams."""
         self.text += fragment
-        visible = split_details(self.text).visible
+        # Only text not yet shown can start a fold; checking just that keeps each token O(1).
+        unshown = self.text[self._streamed :]
+        visible = split_details(self.text).visible if DETAILS_TOPIC in unshown else self.text
         if len(visible) <= self._streamed:
             return
         if self._stream is None:
