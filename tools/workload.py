@@ -54,8 +54,7 @@ class Constraints(BaseModel):
 
     only_gpus: list[str] = Field(
         default_factory=list,
-        description="Allow-list of catalog GPU ids or names (e.g. ['h100-sxm', 'h200']); "
-        "empty = all catalog GPUs.",
+        description="GPU ids or names to allow; empty = all.",
     )
     exclude_gpus: list[str] = Field(
         default_factory=list, description="Deny-list of catalog GPU ids or names."
@@ -64,7 +63,7 @@ class Constraints(BaseModel):
         default=DEFAULT_MAX_GPUS,
         ge=1,
         le=100_000,
-        description="Most GPUs in one configuration (all replicas together), count.",
+        description="Most GPUs, all replicas together.",
     )
     single_node: bool = Field(
         default=False,
@@ -83,11 +82,11 @@ class Constraints(BaseModel):
     budget_usd_per_hour: float | None = Field(
         default=None,
         gt=0,
-        description="Maximum cost of the configuration, US dollars per hour (needs prices).",
+        description="Most USD per hour for the whole configuration (needs prices).",
     )
     region: str | None = Field(
         default=None,
-        description="Cloud region or area (e.g. 'eu'); used by the cost tool to pick prices.",
+        description="'eu': rank by EU-region prices only.",
     )
 
 
@@ -110,14 +109,14 @@ class Workload(ModelChoice):
         default=DEFAULT_PROMPT_TOKENS,
         ge=1,
         le=10_000_000,
-        description=f"Input tokens per request, tokens (default {DEFAULT_PROMPT_TOKENS}; with "
+        description=f"Input tokens per request (default {DEFAULT_PROMPT_TOKENS}; with "
         "no lengths given, the default shape is scaled to a shorter model maximum, keeping 3:1).",
     )
     output_tokens: int = Field(
         default=DEFAULT_OUTPUT_TOKENS,
         ge=1,
         le=10_000_000,
-        description=f"Generated tokens per request, tokens (default {DEFAULT_OUTPUT_TOKENS}).",
+        description=f"Output tokens per request (default {DEFAULT_OUTPUT_TOKENS}).",
     )
     context: int | None = Field(
         default=None,
@@ -130,17 +129,17 @@ class Workload(ModelChoice):
         default=1,
         ge=1,
         le=10**12,
-        description="Concurrent sequences (users generating at the same time), count.",
+        description="Concurrent users (sequences); leave unset when only tokens_per_s is known.",
     )
     tokens_per_s: float | None = Field(
         default=None,
         gt=0,
-        description="Target aggregate output throughput over all users, tokens per second.",
+        description="Target output tokens/s over all users.",
     )
     tokens_per_s_per_user: float | None = Field(
         default=None,
         gt=0,
-        description="Target decode speed seen by each user, tokens per second per sequence.",
+        description="Target decode tokens/s each user sees.",
     )
     ttft_s: float | None = Field(
         default=None,
@@ -179,7 +178,7 @@ class Workload(ModelChoice):
     train_tokens: float | None = Field(
         default=None,
         gt=0,
-        description="Tokens to train on (dataset tokens × epochs), tokens.",
+        description="Tokens to train on (dataset tokens × epochs).",
     )
     deadline_hours: float | None = Field(
         default=None, gt=0, description="Training must finish within this wall-clock, hours."
@@ -196,8 +195,7 @@ class Workload(ModelChoice):
     # --- ranking and constraints ---
     objective: Objective = Field(
         default="cheapest",
-        description="Ranking: cheapest (needs prices; else fewest GPUs then fastest), "
-        "fastest, fewest_gpus.",
+        description="Ranking; cheapest without prices falls back to fewest_gpus.",
     )
     constraints: Constraints = Field(default_factory=Constraints)
 

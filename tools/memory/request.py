@@ -48,8 +48,8 @@ class ModelChoice(BaseModel):
     )
     params: str | float | None = Field(
         default=None,
-        description="Bare parameter count when the model is not in the catalog, e.g. '13B' or "
-        "7.5e9 (10M-20T); a Llama-shaped dense model is assumed for the shape.",
+        description="Parameter count of a model not in the catalog, e.g. '13B' or 7.5e9 "
+        "(10M-20T); a Llama-shaped dense model is assumed.",
     )
     config_path: str | None = Field(
         default=None, description="Path of a local Hugging Face config.json (or its folder)."
