@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from tools.architecture import Architecture, ParamCounts
+from tools.memory.formats import BYTE_DTYPES
 from tools.performance import (
     DECODE_BANDWIDTH_EFF,
     NCCL_RING_BASE_LATENCY_S,
@@ -26,6 +27,19 @@ if TYPE_CHECKING:
 
 def _gib(n: float) -> str:
     return format_bytes(n, "GiB", 1)
+
+
+DEFAULT_KV_DTYPE = "bf16"
+"""The memory calculator's KV-cache dtype when none is given (tools/memory/estimate.py)."""
+
+
+def fp8_kv_saving(kv_dtype: str | None) -> str | None:
+    """What switching the KV cache from `kv_dtype` (None: the default) to fp8 does to its
+    size, in words ("halves it"), or None when fp8 saves nothing (already 1 byte/element)."""
+    factor = BYTE_DTYPES[kv_dtype or DEFAULT_KV_DTYPE] // BYTE_DTYPES["fp8"]
+    if factor <= 1:
+        return None
+    return "halves it" if factor == 2 else f"cuts it {factor}×"
 
 
 def advise(
@@ -93,10 +107,18 @@ def advise(
     if not w.is_training:
         kv_total = base.kv_cache_bytes_per_token * w.context_tokens * w.users
         if weight_bytes and kv_total > weight_bytes:
+            kv_dtype = str(base.kv_dtype)
+            saving = fp8_kv_saving(kv_dtype)
+            remedy = (
+                f"an fp8 KV cache {saving}"
+                if saving
+                else f"the KV cache is already {kv_dtype}: a shorter context or more replicas "
+                "(fewer users each) lower it per GPU"
+            )
             notes.append(
                 f"KV-dominated: {w.users:,} × {w.context_tokens:,} tokens need "
-                f"{_gib(kv_total)} of KV cache vs {_gib(weight_bytes)} of weights — memory "
-                "scales with users × context; an fp8 KV cache halves it."
+                f"{_gib(kv_total)} of KV cache ({kv_dtype}) vs {_gib(weight_bytes)} of weights — "
+                f"memory scales with users × context; {remedy}."
             )
     return notes, nearest_feasible(w, best, evaluated or best)
 
@@ -105,8 +127,12 @@ def engine_reserve_note(
     w: Workload, singles: list[Option], usable_bytes: int, kv_bytes_per_token: int
 ) -> str | None:
     """When one GPU misses only because of the serving engine's reserve: the smallest
-    gpu_memory_utilization that fits one sequence and the KV tokens each further 0.01 adds.
-    `singles`: the failed 1-GPU layouts of GPU types with the same usable memory."""
+    gpu_memory_utilization at which one GPU holds the requested load (`w.users` sequences of
+    `w.context_tokens`), or, when only fewer sequences fit in the usable memory, how many
+    users one GPU holds at the utilisation that fits one; and the KV tokens each further 0.01
+    adds. `singles`: the failed 1-GPU layouts of GPU types with the same usable memory (their
+    per_gpu_bytes is the one-sequence minimum); `kv_bytes_per_token`: KV bytes per token on
+    one GPU."""
     first = singles[0]
     need = first.per_gpu_bytes  # weights + activations + runtime + one sequence's KV
     if first.fits or first.count != 1 or need > usable_bytes:
@@ -114,16 +140,50 @@ def engine_reserve_note(
     if first.budget_bytes_per_gpu >= usable_bytes:
         return None  # no engine reserve to trade
     util = first.budget_bytes_per_gpu / usable_bytes
-    min_util = math.ceil(need / usable_bytes * 100) / 100
     per_percent = int(usable_bytes * 0.01 // kv_bytes_per_token)
     names = " / ".join(o.gpu_name for o in singles)
-    return (
+    users, context = w.users, w.context_tokens
+    # Each further user adds one full-context sequence of KV cache (vLLM's 16-token block
+    # rounding adds < 16 tokens per sequence; ignored here).
+    sequence_kv = context * kv_bytes_per_token
+    load_need = need + (users - 1) * sequence_kv
+    head = (
         f"Engine reserve decides the fit on 1× {names}: weights, runtime and one "
-        f"{w.context_tokens:,}-token sequence need {_gib(need)} > the "
+        f"{context:,}-token sequence need {_gib(need)} > the "
         f"{_gib(first.budget_bytes_per_gpu)} budget at gpu_memory_utilization {util:.2f} "
-        f"({_gib(usable_bytes)} usable). At {min_util:.2f} it fits one GPU, and each further "
-        f"0.01 adds {_gib(usable_bytes * 0.01)} = {format_count(per_percent)} KV tokens; "
-        "a shorter context or an fp8 KV cache also helps."
+        f"({_gib(usable_bytes)} usable)."
+    )
+    step = (
+        f"each further 0.01 adds {_gib(usable_bytes * 0.01)} = "
+        f"{format_count(per_percent)} KV tokens"
+    )
+    saving = fp8_kv_saving(w.kv_dtype)
+    helps = (
+        "a shorter context or an fp8 KV cache also helps"
+        if saving
+        else "a shorter context also helps"
+    )
+    if load_need <= usable_bytes:
+        load_util = math.ceil(load_need / usable_bytes * 100) / 100
+        what = (
+            "it fits one GPU"
+            if users == 1
+            else f"one GPU holds all {users:,} users' {context:,}-token sequences "
+            f"({_gib(load_need)})"
+        )
+        return f"{head} At {load_util:.2f} {what}, and {step}; {helps}."
+    min_util = math.ceil(need / usable_bytes * 100) / 100
+    non_kv = need - sequence_kv
+
+    def held(utilisation: float) -> int:
+        return int((usable_bytes * utilisation - non_kv) // sequence_kv)
+
+    at_min, at_full = max(1, held(min_util)), held(1.0)  # min_util fits one by construction
+    more = f" ({at_full:,} at 1.00)" if at_full > at_min else ""
+    return (
+        f"{head} At {min_util:.2f} one GPU holds {at_min:,} of the {users:,} users' "
+        f"{context:,}-token sequences{more}: all {users:,} need {_gib(load_need)} > the "
+        f"{_gib(usable_bytes)} usable, so more GPUs serve them; {step}; {helps}."
     )
 
 

@@ -1,0 +1,139 @@
+"""Advice notes: the fp8-KV remedy only when it saves something, and the engine-reserve note
+about the requested load (users × context), not one sequence (QA review finding 10)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.advice import engine_reserve_note, fp8_kv_saving
+from tools.recommend import Option, recommend
+from tools.workload import Workload
+
+GIB = 2**30
+MIB = 2**20
+
+
+@pytest.mark.parametrize(
+    ("kv_dtype", "saving"),
+    [
+        # Bytes per element: bf16/fp16 2, fp32 4, fp8/int8 1 (vLLM --kv-cache-dtype fp8).
+        (None, "halves it"),  # the memory calculator's default is bf16
+        ("bf16", "halves it"),
+        ("fp16", "halves it"),
+        ("fp32", "cuts it 4×"),
+        ("fp8", None),
+        ("int8", None),
+    ],
+)
+def test_fp8_kv_saving(kv_dtype: str | None, saving: str | None) -> None:
+    assert fp8_kv_saving(kv_dtype) == saving
+
+
+def _kv_note(kv_dtype: str | None) -> str:
+    workload = Workload(
+        model="llama-3.1-70b", weights="int4-awq", users=40, context=16_384, kv_dtype=kv_dtype
+    )
+    return next(n for n in recommend(workload).notes if n.startswith("KV-dominated"))
+
+
+def test_kv_dominated_note_offers_fp8_only_when_the_cache_is_16_bit() -> None:
+    # Llama-3.1-70B (models.json: 80 layers, 8 KV heads, head_dim 128): bf16 KV per token
+    # = 2 × 80 × 8 × 128 × 2 = 327,680 B; 40 users × 16,384 tokens × 327,680 B
+    # = 214,748,364,800 B = 200.0 GiB; fp8 (1 byte) = 100.0 GiB.
+    bf16 = _kv_note(None)
+    assert "200.0 GiB of KV cache (bf16)" in bf16
+    assert "an fp8 KV cache halves it" in bf16
+    fp8 = _kv_note("fp8")
+    assert "100.0 GiB of KV cache (fp8)" in fp8
+    assert "halves" not in fp8 and "already fp8" in fp8
+
+
+def _single(per_gpu_bytes: int, budget_bytes: int) -> Option:
+    """A failed 1-GPU layout as the recommender reports it: per_gpu_bytes is the one-sequence
+    minimum."""
+    return Option(
+        gpu="test-gpu",
+        gpu_name="Test GPU",
+        count=1,
+        tp=1,
+        pp=1,
+        dp=1,
+        nodes=1,
+        fits=False,
+        meets_targets=False,
+        per_gpu_bytes=per_gpu_bytes,
+        budget_bytes_per_gpu=budget_bytes,
+        headroom_bytes=budget_bytes - per_gpu_bytes,
+        kv_cache_capacity_bytes=0,
+        kv_cache_capacity_tokens=0,
+        max_concurrent_sequences=0,
+    )
+
+
+# Hand example: 100 GiB usable, budget 0.90 × 100 = 90 GiB; 1 MiB of KV per token and
+# 1,024-token sequences, so each sequence holds 1 GiB; weights + runtime 94 GiB, so one
+# sequence needs 95 GiB. 0.01 of 100 GiB = 1 GiB = 1,024 KV tokens ("1.02k").
+USABLE = 100 * GIB
+ONE_SEQUENCE = _single(95 * GIB, 90 * GIB)
+
+
+def _note(users: int, kv_dtype: str | None = None) -> str:
+    workload = Workload(model="llama-3.1-8b", users=users, context=1024, kv_dtype=kv_dtype)
+    note = engine_reserve_note(workload, [ONE_SEQUENCE], USABLE, MIB)
+    assert note is not None
+    return note
+
+
+def test_engine_reserve_note_one_user() -> None:
+    # 95 / 100 → gpu_memory_utilization 0.95 fits the one sequence.
+    note = _note(1)
+    assert "95.0 GiB > the 90.0 GiB budget at gpu_memory_utilization 0.90" in note
+    assert "At 0.95 it fits one GPU" in note
+    assert "1.02k KV tokens" in note
+    assert "fp8 KV cache also helps" in note
+
+
+def test_engine_reserve_note_all_users_fit_at_a_higher_utilisation() -> None:
+    # 3 users: 94 + 3 × 1 = 97 GiB → 0.97.
+    note = _note(3)
+    assert "At 0.97 one GPU holds all 3 users' 1,024-token sequences (97.0 GiB)" in note
+    assert "it fits one GPU" not in note
+
+
+def test_engine_reserve_note_says_how_many_users_fit_when_not_all_do() -> None:
+    # 10 users: 94 + 10 × 1 = 104 GiB > 100 GiB usable. At 0.95 (what one sequence needs):
+    # (95 − 94) / 1 = 1 sequence; at 1.00: (100 − 94) / 1 = 6.
+    note = _note(10)
+    assert "At 0.95 one GPU holds 1 of the 10 users' 1,024-token sequences (6 at 1.00)" in note
+    assert "all 10 need 104.0 GiB > the 100.0 GiB usable" in note
+    assert "it fits one GPU" not in note
+
+
+def test_engine_reserve_note_with_fp8_kv_does_not_offer_fp8() -> None:
+    note = _note(1, kv_dtype="fp8")
+    assert "fp8" not in note and "a shorter context also helps" in note
+
+
+def test_engine_reserve_note_none_when_one_sequence_exceeds_usable_memory() -> None:
+    workload = Workload(model="llama-3.1-8b", users=1, context=1024)
+    too_big = _single(101 * GIB, 90 * GIB)
+    assert engine_reserve_note(workload, [too_big], USABLE, MIB) is None
+
+
+def test_qa_40_users_16k_fp8_kv_on_l40s_is_not_called_a_fit() -> None:
+    # QA finding 10: "At 0.98 it fits one GPU" was true for one 16k sequence only; 40 users
+    # need 100 GiB of fp8 KV cache (40 × 16,384 × 163,840 B), more than an L40S's memory.
+    workload = Workload(
+        model="llama-3.1-70b",
+        weights="int4-awq",
+        users=40,
+        context=16_384,
+        kv_dtype="fp8",
+        constraints={"only_gpus": ["l40s"]},
+    )
+    notes = [n for n in recommend(workload).notes if n.startswith("Engine reserve")]
+    assert notes
+    note = notes[0]
+    assert "it fits one GPU" not in note
+    assert "of the 40 users' 16,384-token sequences" in note
+    assert "fp8 KV cache" not in note
