@@ -12,6 +12,7 @@ directory, as `gpu-sizer cost` does (tools/ never looks for that file itself).
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from tools.cost import (
     training_costs,
 )
 from tools.errors import ToolInputError
-from tools.pricing import PriceBook, Tier, load_price_book
+from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, PriceBook, Tier, load_price_book
 
 MAX_OPTIONS = 16
 """Configurations priced in one call (the recommender proposes a handful)."""
@@ -138,7 +139,9 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     book = _book()
     out: dict[str, Any] = {}
     if serving:
-        result = compare_costs(serving, book, flt, profile, req.model_id)
+        # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
+        freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)
+        result = compare_costs(serving, book, flt, profile, req.model_id, freshness)
         out.update(result.model_dump(mode="json"))
     if jobs:
         train = training_costs(jobs, book, flt, deadline_hours=req.deadline_hours)

@@ -10,14 +10,28 @@ per tier.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
+from datetime import date
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.errors import ToolInputError
-from tools.pricing import TIERS, ApiPriceEntry, PriceBook, PriceEntry, Tier
+from tools.pricing import (
+    DEFAULT_MAX_PRICE_AGE_DAYS,
+    TIERS,
+    ApiPriceEntry,
+    PriceBook,
+    PriceEntry,
+    RankingPrices,
+    Tier,
+    configuration_price_per_hour,
+    hosts_group,
+    on_demand_rows,
+    per_gpu_quote_note,
+    staleness_warning,
+    to_usd,
+)
 
 # Billing month used by cloud providers' monthly estimates (AWS, GCP, Azure calculators):
 # 730 hours = 8,760 hours a year / 12.
@@ -31,6 +45,9 @@ SPOT_INTERRUPTION_OVERHEAD = 0.10
 DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN = 3.0
 
 MatchKind = Literal["same", "comparable"]
+# (the caller's date, the most days a price may be old): what marks a price stale. Passed in,
+# so a result is reproducible for a given date; the CLI and the chat pass today's.
+Freshness = tuple[date, int]
 
 
 class ServingCostInput(BaseModel):
@@ -134,6 +151,11 @@ class PricedRow(BaseModel):
     per_hour: float
     as_of: str
     source: str
+    stale: bool | None = Field(
+        default=None,
+        description="Undated or older than the staleness limit on the caller's date (None: "
+        "no date given). Stale rows sort after fresh ones of the same tier.",
+    )
     notes: list[str]
 
 
@@ -235,15 +257,6 @@ def _matches(price: PriceEntry, gpu: str, flt: PriceFilter) -> str | None:
     return None
 
 
-def to_usd(amount: float, currency: str, eur_to_usd: float | None) -> float | None:
-    """`amount` in US dollars, or None when it is in EUR and no rate was given."""
-    if currency == "USD":
-        return amount
-    if currency == "EUR" and eur_to_usd is not None:
-        return amount * eur_to_usd
-    return None
-
-
 def billed_hours(profile: UsageProfile, tier: Tier) -> float:
     """Hours billed a month: active hours when scaled to zero or serverless, else 730."""
     if profile.scale_to_zero or tier == "serverless":
@@ -256,34 +269,43 @@ def output_tokens_per_month(tokens_per_s: float, profile: UsageProfile) -> float
     return tokens_per_s * profile.utilization * 3600.0 * profile.active_hours_per_month
 
 
-def configuration_price_per_hour(price: PriceEntry, count: int) -> tuple[float, int | None, int]:
-    """(price per hour in the price's currency, instances billed, GPUs billed) for `count` GPUs.
-
-    GPUs sold in instances are billed by whole instance: ceil(count / gpus_per_instance).
-    """
-    instance_price = price.instance_price_per_hour
-    if price.gpus_per_instance is None or instance_price is None:
-        return price.price_per_gpu_hour * count, None, count
-    instances = math.ceil(count / price.gpus_per_instance)
-    return instance_price * instances, instances, instances * price.gpus_per_instance
+def staleness(price: PriceEntry, freshness: Freshness | None) -> tuple[bool | None, list[str]]:
+    """(stale?, the warning as a note) on the caller's date; (None, []) without one."""
+    if freshness is None:
+        return None, []
+    warning = staleness_warning(price, *freshness)
+    return warning is not None, [] if warning is None else [f"stale: {warning}"]
 
 
 def serving_row(
-    price: PriceEntry, option: ServingCostInput, profile: UsageProfile, eur_to_usd: float | None
+    price: PriceEntry,
+    option: ServingCostInput,
+    profile: UsageProfile,
+    eur_to_usd: float | None,
+    freshness: Freshness | None = None,
 ) -> ServingCostRow:
-    """Price one configuration at one price (formulas in the field descriptions above)."""
-    per_hour, instances, billed_gpus = configuration_price_per_hour(price, option.count)
+    """Price one configuration at one price (formulas in the field descriptions above).
+
+    The tensor-parallel group (`option.tp`) sits in one instance; replicas may use others.
+    """
+    per_hour, instances, billed_gpus = configuration_price_per_hour(
+        price, option.count, option.tp or 1
+    )
     hours = billed_hours(profile, price.tier)
     per_month = per_hour * hours
-    notes: list[str] = []
+    stale, notes = staleness(price, freshness)
     if billed_gpus > option.count:
         notes.append(
             f"billed for {billed_gpus} GPUs: sold as {price.gpus_per_instance}-GPU instances"
         )
-    if price.gpus_per_instance == 1 and option.count > 1:
-        # Many providers quote per GPU (gpus_per_instance = 1) but rent multi-GPU machines.
-        group = option.tp or option.count
-        notes.append(f"priced per GPU: check the provider rents {group} GPUs in one machine")
+    if price.gpus_per_instance is None and (option.tp or option.count) > 1:
+        notes.append(per_gpu_quote_note(option.tp or option.count))
+    if price.gpus_per_instance == 1 and option.count > 1 and option.tp is None:
+        # No layout given: say what separate 1-GPU machines can and cannot run.
+        notes.append(
+            f"{option.count} separate 1-GPU instances: fine for data-parallel replicas, not "
+            "for tensor parallelism across them"
+        )
     if price.tier == "serverless":
         notes.append("serverless: billed for active hours only")
     tokens = per_mtok = per_mtok_blended = None
@@ -318,14 +340,17 @@ def serving_row(
         usd_per_million_tokens=usd(per_mtok),
         usd_per_million_blended_tokens=usd(per_mtok_blended),
         confidence=price.confidence,
+        stale=stale,
         notes=notes,
     )
 
 
-def _sort_key(row: ServingCostRow) -> tuple[int, int, float]:
-    # Within a tier: USD-comparable rows first by price, then unconverted ones by price.
+def _sort_key(row: ServingCostRow) -> tuple[int, int, bool, float]:
+    # Within a tier: USD-comparable rows first, fresh before stale (a stale price must not be
+    # "cheapest" while a fresh one exists), each by price; then unconverted ones.
     comparable = row.usd_per_hour is not None
-    return (TIERS.index(row.tier), 0 if comparable else 1, row.usd_per_hour or row.per_hour)
+    price = row.usd_per_hour or row.per_hour
+    return (TIERS.index(row.tier), 0 if comparable else 1, bool(row.stale), price)
 
 
 def price_options(
@@ -333,18 +358,20 @@ def price_options(
     book: PriceBook,
     flt: PriceFilter,
     profile: UsageProfile,
+    freshness: Freshness | None = None,
 ) -> tuple[list[ServingCostRow], list[ExcludedPrice]]:
-    """Serving cost rows for each option at every matching price, sorted by tier then USD."""
+    """Serving cost rows for each option at every matching price that can host its
+    tensor-parallel group, sorted by tier, then fresh before stale, then USD."""
     rows: list[ServingCostRow] = []
     excluded: list[ExcludedPrice] = []
     for option in options:
         for price in book.prices:
             if _matches(price, option.gpu, flt) is not None:
                 continue
-            gpi = price.gpus_per_instance
-            if option.tp is not None and gpi is not None and 1 < gpi < option.tp:
+            if not hosts_group(price, option.tp or 1):
                 reason = (
-                    f"{gpi}-GPU instance is smaller than the tensor-parallel group of {option.tp}"
+                    f"{price.gpus_per_instance}-GPU instance cannot hold the tensor-parallel "
+                    f"group of {option.tp} GPUs (a group sits in one machine)"
                 )
                 excluded.append(ExcludedPrice(id=price.id, provider=price.provider, reason=reason))
                 continue
@@ -353,7 +380,7 @@ def price_options(
                     ExcludedPrice(id=price.id, provider=price.provider, reason=price.superseded)
                 )
                 continue
-            row = serving_row(price, option, profile, flt.eur_to_usd)
+            row = serving_row(price, option, profile, flt.eur_to_usd, freshness)
             if flt.max_usd_per_hour is not None:
                 if row.usd_per_hour is None:
                     excluded.append(
@@ -373,7 +400,8 @@ def price_options(
 
 
 def cheapest_by_tier(rows: list[ServingCostRow]) -> dict[str, str]:
-    """tier -> price_id of the cheapest USD-comparable row (rows must be sorted)."""
+    """tier -> price_id of the cheapest USD-comparable row (rows sorted by `_sort_key`, so a
+    fresh row wins over a cheaper stale one)."""
     best: dict[str, str] = {}
     for row in rows:
         if row.usd_per_hour is not None and row.tier not in best:
@@ -487,9 +515,18 @@ def break_even(
     )
 
 
-def serving_assumptions(profile: UsageProfile) -> list[str]:
+def serving_assumptions(profile: UsageProfile, freshness: Freshness | None = None) -> list[str]:
     """The assumptions every serving result states."""
+    stale = (
+        []
+        if freshness is None
+        else [
+            f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} are "
+            "marked stale and listed after fresh ones of the same tier"
+        ]
+    )
     return [
+        *stale,
         f"month = {HOURS_PER_MONTH:g} billed hours when always on (8,760 h / 12)",
         f"load: {profile.utilization:.0%} of the estimated aggregate throughput during "
         f"{profile.active_hours_per_month:g} active hours a month",
@@ -497,7 +534,8 @@ def serving_assumptions(profile: UsageProfile) -> list[str]:
         + ("on (only active hours billed)" if profile.scale_to_zero else "off")
         + "; serverless prices always bill active hours only",
         f"blended tokens: {profile.input_tokens_per_output_token:g} input tokens per output token",
-        "GPUs sold in instances are billed by whole instance",
+        "GPUs sold in instances are billed by whole instance; a tensor-parallel group sits in "
+        "one instance, so a row whose instance holds fewer GPUs than the group is left out",
         "EUR prices are not converted unless an exchange rate is given",
     ]
 
@@ -508,15 +546,19 @@ def compare_costs(
     flt: PriceFilter | None = None,
     profile: UsageProfile | None = None,
     model_id: str | None = None,
+    freshness: Freshness | None = None,
 ) -> ServingCostResult:
     """Serving cost of each option at every matching price, the API comparison for
     `model_id`, and break-even volumes of each tier's cheapest row against the cheapest API.
+
+    `freshness` = (today, max age in days): rows past it are marked stale and a tier's
+    cheapest is a fresh row whenever one exists.
     """
     flt = flt or PriceFilter()
     profile = profile or UsageProfile()
     if not options:
         raise ToolInputError("options", "no configuration to price", "at least one GPU + count")
-    rows, excluded = price_options(options, book, flt, profile)
+    rows, excluded = price_options(options, book, flt, profile, freshness)
     best = cheapest_by_tier(rows)
     apis = [] if model_id is None else api_comparison(model_id, book, profile, flt.eur_to_usd)
     by_id = {r.price_id: r for r in rows}
@@ -535,7 +577,7 @@ def compare_costs(
         api_comparison=apis,
         break_even=evens,
         excluded=excluded,
-        assumptions=serving_assumptions(profile),
+        assumptions=serving_assumptions(profile, freshness),
     )
 
 
@@ -691,13 +733,15 @@ class RecommendedOption(Protocol):
 
 
 def serving_inputs(options: Iterable[RecommendedOption]) -> list[ServingCostInput]:
-    """Serving inputs from recommender options that fit (those that do not are not priced)."""
+    """Serving inputs from recommender options that fit AND meet the targets: a setup that
+    misses the throughput, latency or budget asked for is not an offer to price (the caller
+    says so when none is left, with the recommender's nearest option)."""
     return [
         ServingCostInput(
             gpu=o.gpu, count=o.count, aggregate_tokens_per_s=o.aggregate_tokens_per_s, tp=o.tp
         )
         for o in options
-        if o.fits
+        if o.fits and o.meets_targets
     ]
 
 
@@ -710,17 +754,24 @@ def training_inputs(options: Iterable[RecommendedOption]) -> list[TrainingCostIn
     ]
 
 
-def cheapest_gpu_hour_prices(book: PriceBook, flt: PriceFilter | None = None) -> dict[str, float]:
-    """GPU id -> lowest on-demand USD per GPU-hour under `flt` (for the recommender's
-    `cheapest` objective; spot and commitments are left out so the ranking is not skewed)."""
+def ranking_prices(
+    book: PriceBook,
+    flt: PriceFilter | None = None,
+    today: date | None = None,
+    max_age_days: int = DEFAULT_MAX_PRICE_AGE_DAYS,
+) -> RankingPrices:
+    """The on-demand rows under `flt` the recommender ranks "cheapest" and checks budgets by
+    (spot and commitments are left out so the ranking is not skewed; EUR rows count only with
+    the user's rate). Each configuration is then priced by `RankingPrices.configuration`."""
     flt = flt or PriceFilter()
-    best: dict[str, float] = {}
-    for price in book.prices:
-        if price.gpu is None or price.tier != "on_demand" or price.superseded:
-            continue
-        if _matches(price, price.gpu, flt) is not None:
-            continue
-        usd = to_usd(price.price_per_gpu_hour, price.currency, flt.eur_to_usd)
-        if usd is not None and usd < best.get(price.gpu, math.inf):
-            best[price.gpu] = usd
-    return best
+    rows = tuple(
+        p for p in on_demand_rows(book) if p.gpu is not None and _matches(p, p.gpu, flt) is None
+    )
+    scope = "under the price filters" + (" (user price file included)" if book.user_file else "")
+    return RankingPrices(
+        rows=rows,
+        today=today or date.today(),
+        eur_to_usd=flt.eur_to_usd,
+        max_age_days=max_age_days,
+        scope=scope,
+    )

@@ -12,7 +12,9 @@ built-in catalog, loaded and cached separately, keeps working.
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -230,24 +232,151 @@ def staleness_warning(
     return None
 
 
-def cheapest_usd_per_gpu_hour(book: PriceBook, eu_only: bool = False) -> dict[str, PriceEntry]:
-    """The cheapest current on-demand USD price per GPU-hour for each catalog GPU id.
+def to_usd(amount: float, currency: str, eur_to_usd: float | None) -> float | None:
+    """`amount` in US dollars, or None when it is in EUR and no rate was given."""
+    if currency == "USD":
+        return amount
+    if currency == "EUR" and eur_to_usd is not None:
+        return amount * eur_to_usd
+    return None
 
-    What the recommender ranks "cheapest" by and checks a budget against. EUR rows (never
-    converted silently), historical (superseded) rows and rows without a catalog GPU are left
-    out; `eu_only` keeps EU regions only.
+
+def hosts_group(price: PriceEntry, group_gpus: int) -> bool:
+    """Whether one rented unit of `price` can hold a group of `group_gpus` GPUs that must sit
+    in one machine (a tensor-parallel group: its all-reduce runs every layer over NVLink/PCIe).
+
+    A row with `gpus_per_instance` is a machine of that size: a 1-GPU VM SKU (AWS g6.xlarge,
+    GCP g2-standard-4) cannot host TP 4. A row without one is a per-GPU quote (the provider
+    rents several GPUs per machine at that rate), kept with `per_gpu_quote_note`. The catalog
+    gives most per-GPU neocloud quotes `gpus_per_instance = 1` too, so they read as 1-GPU
+    machines: the conservative reading, which never prices a machine that may not exist.
     """
-    best: dict[str, PriceEntry] = {}
-    for price in book.prices:
-        if (
-            price.gpu is None
-            or price.tier != "on_demand"
-            or price.currency != "USD"
-            or price.superseded
-            or (eu_only and not price.eu)
-        ):
-            continue
-        current = best.get(price.gpu)
-        if current is None or price.price_per_gpu_hour < current.price_per_gpu_hour:
-            best[price.gpu] = price
-    return best
+    return price.gpus_per_instance is None or price.gpus_per_instance >= group_gpus
+
+
+def per_gpu_quote_note(group_gpus: int) -> str:
+    """What a buyer must check when a per-GPU quote prices a group that needs one machine."""
+    return f"priced per GPU: check the provider rents {group_gpus} GPUs in one machine"
+
+
+def configuration_price_per_hour(
+    price: PriceEntry, count: int, group_gpus: int = 1
+) -> tuple[float, int | None, int]:
+    """(price per hour in the price's currency, instances billed, GPUs billed) for `count`
+    GPUs made of groups of `group_gpus` that must each sit in one instance.
+
+    GPUs sold in instances are billed by whole instance, and a group never straddles two:
+    instances = ⌈(count / group) / ⌊gpus_per_instance / group⌋⌉ (= ⌈count / gpus_per_instance⌉
+    for a group of 1). Per-GPU quotes bill `count` GPUs. Raises ValueError when one instance
+    is smaller than the group (check `hosts_group` first).
+    """
+    instance_price = price.instance_price_per_hour
+    if price.gpus_per_instance is None or instance_price is None:
+        return price.price_per_gpu_hour * count, None, count
+    groups_per_instance = price.gpus_per_instance // group_gpus
+    if groups_per_instance < 1:
+        raise ValueError(
+            f"{price.id}: a {price.gpus_per_instance}-GPU instance cannot hold a group of "
+            f"{group_gpus} GPUs"
+        )
+    instances = math.ceil(math.ceil(count / group_gpus) / groups_per_instance)
+    return instance_price * instances, instances, instances * price.gpus_per_instance
+
+
+def is_fresh(
+    price: PriceEntry, today: date, max_age_days: int = DEFAULT_MAX_PRICE_AGE_DAYS
+) -> bool:
+    """True when the price is dated and at most `max_age_days` old (`staleness_warning`'s rule)."""
+    return staleness_warning(price, today, max_age_days) is None
+
+
+def on_demand_rows(book: PriceBook, eu_only: bool = False) -> tuple[PriceEntry, ...]:
+    """Current on-demand rows of catalog GPUs (the ones a ranking may compare): spot and
+    commitments would skew it, superseded rows are history, unmatched labels price nothing."""
+    return tuple(
+        p
+        for p in book.prices
+        if p.gpu is not None
+        and p.tier == "on_demand"
+        and not p.superseded
+        and (p.eu or not eu_only)
+    )
+
+
+@dataclass(frozen=True)
+class ConfigurationPrice:
+    """The cheapest rentable price of one configuration, and what the buyer must know."""
+
+    price: PriceEntry
+    usd_per_hour: float
+    instances: int | None = None
+    billed_gpus: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RankingPrices:
+    """Price rows the recommender ranks "cheapest" and checks budgets with.
+
+    `rows` are candidate on-demand rows (see `on_demand_rows`); EUR rows count only with the
+    user's `eur_to_usd` rate. Rows past `max_age_days` on `today` (or undated) are used only
+    when no fresh row can host the configuration.
+    """
+
+    rows: tuple[PriceEntry, ...]
+    today: date
+    eur_to_usd: float | None = None
+    max_age_days: int = DEFAULT_MAX_PRICE_AGE_DAYS
+    scope: str = "in the catalog"
+
+    def priced_gpus(self) -> set[str]:
+        """GPU ids with at least one USD-comparable row."""
+        return {
+            p.gpu
+            for p in self.rows
+            if p.gpu is not None and to_usd(1.0, p.currency, self.eur_to_usd) is not None
+        }
+
+    def configuration(self, gpu: str, count: int, group_gpus: int) -> ConfigurationPrice | None:
+        """Cheapest USD price per hour of `count` GPUs of `gpu` in groups of `group_gpus`
+        that must each sit in one machine; None when no row can host a group."""
+        quoted: list[tuple[float, PriceEntry, int | None, int]] = []
+        for price in self.rows:
+            if price.gpu != gpu or not hosts_group(price, group_gpus):
+                continue
+            per_hour, instances, billed = configuration_price_per_hour(price, count, group_gpus)
+            usd = to_usd(per_hour, price.currency, self.eur_to_usd)
+            if usd is not None:
+                quoted.append((usd, price, instances, billed))
+        if not quoted:
+            return None
+        fresh = [q for q in quoted if is_fresh(q[1], self.today, self.max_age_days)]
+        usd, price, instances, billed = min(fresh or quoted, key=lambda q: (q[0], q[1].id))
+        notes: list[str] = []
+        if billed > count:
+            notes.append(
+                f"billed for {billed} GPUs, {count} used: {price.provider} sells "
+                f"{price.instance or price.id} only as a whole {price.gpus_per_instance}-GPU "
+                "instance"
+            )
+        if price.gpus_per_instance is None and group_gpus > 1:
+            notes.append(f"{price.provider}: {per_gpu_quote_note(group_gpus)}")
+        if not fresh:
+            warning = staleness_warning(price, self.today, self.max_age_days)
+            notes.append(f"no fresh price hosts this layout, so a stale one is used: {warning}")
+        return ConfigurationPrice(
+            price=price,
+            usd_per_hour=usd,
+            instances=instances,
+            billed_gpus=billed,
+            notes=tuple(notes),
+        )
+
+
+def catalog_ranking_prices(eu_only: bool = False, today: date | None = None) -> RankingPrices:
+    """The built-in catalog's current on-demand rows (EU regions only when asked), USD only."""
+    return RankingPrices(
+        rows=on_demand_rows(builtin_price_book(), eu_only=eu_only),
+        today=today or date.today(),
+        scope="in the catalog's EU regions" if eu_only else "in the catalog",
+    )

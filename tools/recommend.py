@@ -29,7 +29,7 @@ from tools.performance import (
     static_batching_factor,
     training_time,
 )
-from tools.pricing import builtin_price_book, cheapest_usd_per_gpu_hour
+from tools.pricing import ConfigurationPrice, RankingPrices, catalog_ranking_prices
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_bytes, format_count
 from tools.workload import Constraints, Workload
@@ -87,7 +87,15 @@ class Option(BaseModel):
     training_step_s: float | None = None
     training_hours: float | None = None
     gpu_hours: float | None = None
-    usd_per_hour: float | None = Field(default=None, description="count × price, USD/hour.")
+    usd_per_hour: float | None = Field(
+        default=None,
+        description="On-demand USD/hour of the whole configuration at its cheapest rentable "
+        "price: whole instances billed, each tensor-parallel group in one machine.",
+    )
+    price_id: str | None = Field(default=None, description="Catalog price row used, if any.")
+    billed_gpus: int | None = Field(
+        default=None, description="GPUs billed at that price (whole instances), count."
+    )
     reasons: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     gpu_as_of: str = ""
@@ -110,6 +118,11 @@ class Recommendation(BaseModel):
     assumptions: list[str]
     nearest_feasible: str | None = Field(
         default=None, description="When nothing meets the targets: what comes closest and why."
+    )
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="The memory calculator's warnings about the request (e.g. a context above "
+        "the model's maximum).",
     )
 
 
@@ -235,9 +248,7 @@ def _replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
     return min(dp, w.constraints.max_gpus // (tp * pp))
 
 
-def _inference_option(
-    w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: dict[str, float]
-) -> Option:
+def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: RankingPrices) -> Option:
     est = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 1))
     ctx = w.context_tokens
     kv_one_seq = int(est.breakdown.get("kv_cache", 0))
@@ -341,7 +352,7 @@ def _inference_option(
     if w.constraints.single_node and count > _node_size(gpu):
         meets = False
         reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
-    usd_per_hour, within_budget = _hourly_cost(w, gpu, count, prices, reasons)
+    quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
     meets = meets and within_budget
     loaded = non_kv + kv_one_seq * batch  # what each GPU holds serving `batch` sequences
     return Option(
@@ -359,15 +370,17 @@ def _inference_option(
         full_load_tokens_per_s=full_per_replica * dp,
         prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
         ttft_s=ttft,
-        usd_per_hour=usd_per_hour,
+        usd_per_hour=None if quote is None else quote.usd_per_hour,
+        price_id=None if quote is None else quote.price.id,
+        billed_gpus=None if quote is None else quote.billed_gpus,
         reasons=reasons,
-        notes=plan.notes,
+        notes=[*plan.notes, *price_notes],
         **opt,
     )
 
 
 def _training_option(
-    w: Workload, gpu: GpuSpec, tp: int, pp: int, dp: int, prices: dict[str, float]
+    w: Workload, gpu: GpuSpec, tp: int, pp: int, dp: int, prices: RankingPrices
 ) -> Option:
     est = estimate_memory(_memory_request(w, gpu, tp, pp, dp, w.micro_batch_sequences))
     count = tp * pp * dp
@@ -404,7 +417,7 @@ def _training_option(
                 reasons.append(
                     f"{hours:,.1f} h on {count} GPUs > deadline {w.deadline_hours:,.1f} h"
                 )
-    usd_per_hour, within_budget = _hourly_cost(w, gpu, count, prices, reasons)
+    quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
     meets = meets and within_budget
     if count > w.constraints.max_gpus:
         meets = False
@@ -428,8 +441,11 @@ def _training_option(
         training_step_s=step,
         training_hours=hours,
         gpu_hours=gpu_hours,
-        usd_per_hour=usd_per_hour,
+        usd_per_hour=None if quote is None else quote.usd_per_hour,
+        price_id=None if quote is None else quote.price.id,
+        billed_gpus=None if quote is None else quote.billed_gpus,
         reasons=reasons,
+        notes=price_notes,
         gpu_as_of=gpu.as_of,
     )
 
@@ -458,9 +474,20 @@ def _param_counts(arch: Architecture) -> ParamCounts:
 
 
 def _best(w: Workload, options: list[Option]) -> Option:
-    """The smallest option meeting targets; else a fitting one that misses the fewest targets
-    (within max_gpus first, then fewest GPUs); else the largest tried (short by the least)."""
+    """The smallest option meeting targets (the cheapest one when ranking by price and one is
+    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs); else a
+    fitting one that misses the fewest targets (within max_gpus first, then fewest GPUs); else
+    the largest tried (short by the least)."""
     meeting = [o for o in options if o.meets_targets]
+    if meeting and w.objective == "cheapest" and any(o.usd_per_hour for o in meeting):
+        return min(
+            meeting,
+            key=lambda o: (
+                math.inf if o.usd_per_hour is None else o.usd_per_hour,
+                o.count,
+                -(o.decode_tokens_per_s_per_seq or 0),
+            ),
+        )
     if meeting:
         return min(meeting, key=lambda o: (o.count, -(o.decode_tokens_per_s_per_seq or 0)))
     fitting = [o for o in options if o.fits]
@@ -476,7 +503,7 @@ def _gpu_limit(w: Workload, gpu: GpuSpec) -> int:
     return min(limit, _node_size(gpu)) if w.constraints.single_node else limit
 
 
-def _gpu_options(w: Workload, gpu: GpuSpec, prices: dict[str, float]) -> list[Option]:
+def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Option]:
     """Every layout evaluated on `gpu`, smallest first, until no larger one can do better."""
     options: list[Option] = []
     fewest_meeting: int | None = None
@@ -503,7 +530,7 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: dict[str, float]) -> list[Op
     return options
 
 
-def _rank_key(objective: str, prices: dict[str, float]) -> Any:
+def _rank_key(objective: str, prices: RankingPrices) -> Any:
     def speed(o: Option) -> float:
         if o.training_hours is not None:
             return -o.training_hours
@@ -513,7 +540,7 @@ def _rank_key(objective: str, prices: dict[str, float]) -> Any:
         head = (not o.meets_targets, not o.fits)
         if objective == "fastest":
             return (*head, -speed(o), o.count)
-        if objective == "cheapest" and prices:
+        if objective == "cheapest" and prices.rows:
             cost = o.usd_per_hour if o.usd_per_hour is not None else math.inf
             return (*head, cost, o.count, -speed(o))
         return (*head, o.count, -speed(o))
@@ -521,46 +548,70 @@ def _rank_key(objective: str, prices: dict[str, float]) -> Any:
     return key
 
 
+def _price_line(quote: ConfigurationPrice, count: int) -> str:
+    """Which catalog row prices the configuration, how, and how old it is."""
+    p = quote.price
+    if quote.instances is None:
+        how = f"{count} GPUs × {p.provider} at {p.price_per_gpu_hour:,.4g} {p.currency}/GPU-h"
+    else:
+        each = p.instance_price_per_hour or p.price_per_gpu_hour
+        size = f"{p.gpus_per_instance} GPU{'s' if p.gpus_per_instance != 1 else ''}"
+        many = f"{quote.instances} × " if quote.instances > 1 else ""
+        how = f"{many}{p.provider} {p.instance or p.id} ({size}, {each:,.4g} {p.currency}/h)"
+    where = f"{p.region}, " if p.region else ""
+    return f"on-demand price: {how} = {quote.usd_per_hour:,.2f} USD/h ({where}as_of {p.as_of})"
+
+
 def _hourly_cost(
-    w: Workload, gpu: GpuSpec, count: int, prices: dict[str, float], reasons: list[str]
-) -> tuple[float | None, bool]:
-    """USD per hour for `count` GPUs (None when unpriced) and whether it is within the budget.
-    An unpriced GPU cannot be confirmed within a budget, so it does not meet one (said why)."""
-    usd = prices.get(gpu.id)
-    usd_per_hour = None if usd is None else usd * count
+    w: Workload, gpu: GpuSpec, count: int, tp: int, prices: RankingPrices, reasons: list[str]
+) -> tuple[ConfigurationPrice | None, bool, list[str]]:
+    """The cheapest rentable price of `count` GPUs whose tensor-parallel groups of `tp` each
+    sit in one machine (pipeline stages and replicas may use separate machines), whether it is
+    within the budget, and notes naming the price. An unpriced configuration cannot be
+    confirmed within a budget, so it does not meet one (said why)."""
+    quote = prices.configuration(gpu.id, count, tp)
+    notes: list[str] = []
+    missing = f"no on-demand USD price for {gpu.id} {prices.scope}"
+    if quote is not None:
+        notes = [_price_line(quote, count), *quote.notes]
+    elif tp > 1 and gpu.id in prices.priced_gpus():
+        missing = (
+            f"no on-demand {gpu.id} price {prices.scope} is for one machine with {tp} or more "
+            f"GPUs (tensor parallel {tp} needs one)"
+        )
+        notes = [f"unpriced: {missing}"]
     budget = w.constraints.budget_usd_per_hour
     if budget is None:
-        return usd_per_hour, True
-    if usd_per_hour is None:
-        reasons.append(f"no on-demand USD price for {gpu.id} in the catalog: budget not checked")
-        return None, False
-    if usd_per_hour > budget:
-        reasons.append(f"costs ${usd_per_hour:,.2f}/h > budget ${budget:,.2f}/h")
-        return usd_per_hour, False
-    return usd_per_hour, True
+        return quote, True, notes
+    if quote is None:
+        reasons.append(f"{missing}: budget not checked")
+        return None, False, notes
+    if quote.usd_per_hour > budget:
+        reasons.append(f"costs ${quote.usd_per_hour:,.2f}/h > budget ${budget:,.2f}/h")
+        return quote, False, notes
+    return quote, True, notes
 
 
-def recommend(
-    workload: Workload, price_per_gpu_hour: dict[str, float] | None = None
-) -> Recommendation:
+def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recommendation:
     """Rank, for every allowed catalog GPU, its smallest layout that fits and meets the targets.
 
-    `price_per_gpu_hour` maps catalog GPU ids to USD per GPU-hour (the cost tool passes the
-    user's price book); without it, the built-in catalog's cheapest current on-demand USD price
-    per GPU is used (EU regions only when the constraints ask for 'eu'), and said so.
+    `prices`: the rows "cheapest" ranks and budgets are checked by (the cost tool passes the
+    user's price book under its filters); without them, the built-in catalog's current
+    on-demand rows (EU regions only when the constraints ask for 'eu') on today's date. Each
+    configuration is priced at its cheapest rentable price (`RankingPrices.configuration`).
     """
-    price_notes: list[str] = []
-    if price_per_gpu_hour is None:
+    if prices is None:
         eu_only = (workload.constraints.region or "").strip().lower() in ("eu", "europe")
-        cheapest = cheapest_usd_per_gpu_hour(builtin_price_book(), eu_only=eu_only)
-        prices = {gpu_id: p.price_per_gpu_hour for gpu_id, p in cheapest.items()}
-        price_notes.append(
-            "Prices for ranking and budgets: the cheapest current on-demand USD price per "
-            f"GPU-hour in the catalog for each GPU{' in EU regions' if eu_only else ''} "
-            f"({len(prices)} GPUs priced; dates per price in `gpu-sizer cost`)."
-        )
-    else:
-        prices = dict(price_per_gpu_hour)
+        prices = catalog_ranking_prices(eu_only=eu_only)
+    price_notes = [
+        "Prices for ranking and budgets: each configuration at its cheapest current on-demand "
+        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, EUR only at a "
+        "rate you give): whole instances billed, each tensor-parallel group in one machine "
+        "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
+        f"undated or older than {prices.max_age_days} days on {prices.today.isoformat()} only "
+        "when no fresher price can host the layout (dates in the option notes and "
+        "`gpu-sizer cost`)."
+    ]
     gpus = _allowed_gpus(workload)
     resolved = _resolved(workload)
     arch, params = _arch(workload), _params(workload)
@@ -583,6 +634,7 @@ def recommend(
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
     assumptions = [
+        *workload.default_notes,
         *base.assumptions,
         *performance_assumptions(workload),
         *price_notes,
@@ -603,6 +655,7 @@ def recommend(
         notes=notes,
         assumptions=list(dict.fromkeys(assumptions)),
         nearest_feasible=nearest,
+        warnings=list(base.warnings),
     )
 
 
@@ -616,7 +669,7 @@ def _fit_notes(
     fmt: str,
     best: list[Option],
     per_gpu: dict[str, list[Option]],
-    prices: dict[str, float],
+    prices: RankingPrices,
     base: Any,
 ) -> list[str]:
     """Data-triggered fit notes: the engine reserve deciding a one-GPU fit, and a model that

@@ -21,11 +21,12 @@ from tools.cost import (
     PriceFilter,
     ServingCostInput,
     ServingCostResult,
+    ServingCostRow,
     TrainingCostInput,
     TrainingCostResult,
     UsageProfile,
-    cheapest_gpu_hour_prices,
     compare_costs,
+    ranking_prices,
     serving_inputs,
     training_costs,
     training_inputs,
@@ -48,7 +49,12 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     w = p.add_argument_group("workload (priced through gpu-sizer recommend)")
     w.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
     w.add_argument("--weights", default="bf16", help="weight format (default bf16)")
-    w.add_argument("--users", type=int, default=1, help="concurrent sequences")
+    w.add_argument(
+        "--users",
+        type=int,
+        help="concurrent sequences (default: 1, or planned by the recommender to reach "
+        "--tokens-per-s when only that is given)",
+    )
     w.add_argument("--prompt-tokens", type=token_count, help="input tokens per request")
     w.add_argument("--output-tokens", type=token_count, help="generated tokens per request")
     w.add_argument("--context", type=token_count, help="KV-cache length per sequence, tokens")
@@ -142,13 +148,16 @@ def _profile(args: argparse.Namespace) -> UsageProfile:
 
 
 def _from_recommender(
-    args: argparse.Namespace, book: PriceBook, flt: PriceFilter
+    args: argparse.Namespace, book: PriceBook, flt: PriceFilter, today: date
 ) -> tuple[list[ServingCostInput], list[TrainingCostInput], str, list[str]]:
     from tools.recommend import recommend
     from tools.workload import validate_workload
 
-    data: dict[str, Any] = {"model": args.model, "weights": args.weights, "users": args.users}
+    data: dict[str, Any] = {"model": args.model, "weights": args.weights}
     for key, value in (
+        # Users left unset when not given: with only --tokens-per-s the recommender plans the
+        # concurrency that reaches it (one user could never produce 1,000 tok/s).
+        ("users", args.users),
         ("prompt_tokens", args.prompt_tokens),
         ("output_tokens", args.output_tokens),
         ("context", args.context),
@@ -167,11 +176,21 @@ def _from_recommender(
         constraints["max_gpus"] = args.max_gpus
     data["constraints"] = constraints
     data["objective"] = "cheapest"
-    rec = recommend(validate_workload(data), cheapest_gpu_hour_prices(book, flt))
+    prices = ranking_prices(book, flt, today, args.max_age_days)
+    rec = recommend(validate_workload(data), prices)
     notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
-    if not any(o.fits for o in rec.options):
-        notes.append(rec.nearest_feasible or "no configuration fits")
-    return serving_inputs(rec.options), training_inputs(rec.options), rec.model_id, notes
+    notes += [f"warning: {w}" for w in rec.warnings]
+    serving = serving_inputs(rec.options)
+    if args.task == "inference" and not serving:
+        # A setup that misses the targets is not an offer: price none, say what comes closest.
+        if any(o.fits for o in rec.options):
+            notes.append(
+                "no configuration meets the targets, so none is priced: "
+                + (rec.nearest_feasible or "see `gpu-sizer recommend` for what each misses")
+            )
+        else:
+            notes.append(rec.nearest_feasible or "no configuration fits")
+    return serving, training_inputs(rec.options), rec.model_id, notes
 
 
 def _direct(
@@ -201,14 +220,16 @@ def run(args: argparse.Namespace) -> int:
     profile = _profile(args)
     model_id: str | None = None
     notes: list[str] = []
+    today = date.today()
     if args.model:
-        serving, training, model_id, notes = _from_recommender(args, book, flt)
+        serving, training, model_id, notes = _from_recommender(args, book, flt, today)
     else:
         serving, training = _direct(args, flt)
         if args.tokens_per_s is None:
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
     training_only = args.task != "inference" and bool(training)
-    result = compare_costs(serving, book, flt, profile, model_id) if serving else None
+    freshness = (today, args.max_age_days)
+    result = compare_costs(serving, book, flt, profile, model_id, freshness) if serving else None
     train = None
     if training:
         kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours}
@@ -217,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         train = training_costs(training, book, flt, **kwargs)
     if training_only:
         result = None
-    warnings = _staleness(result, train, book, args.max_age_days)
+    warnings = _staleness(result, train, book, today, args.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
     if args.json:
@@ -231,11 +252,11 @@ def _staleness(
     result: ServingCostResult | None,
     train: TrainingCostResult | None,
     book: PriceBook,
+    today: date,
     max_age_days: int,
 ) -> list[str]:
     ids = {r.price_id for r in (result.rows if result else [])}
     ids |= {r.price_id for r in (train.rows if train else [])}
-    today = date.today()
     out = [staleness_warning(p, today, max_age_days) for p in book.prices if p.id in ids]
     api_ids = {a.api_id for a in (result.api_comparison if result else [])}
     out += [staleness_warning(a, today, max_age_days) for a in book.api_prices if a.id in api_ids]
@@ -303,13 +324,14 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
                 r.region or "-", _money(r.usd_per_hour),
                 _money(r.usd_per_month, digits=0), _money(r.usd_per_million_tokens, digits=3),
                 _money(r.usd_per_million_blended_tokens, digits=3),
-                _money(r.per_hour, r.currency), r.as_of,
+                _money(r.per_hour, r.currency), r.as_of + (" (stale)" if r.stale else ""),
             ]
             for r in shown
         ]  # fmt: skip
         more = "" if len(shown) == len(rows) else f" (cheapest {len(shown)} of {len(rows)})"
         parts.append(f"\n{tier} prices{more}:")
         parts.append(render_table(headers, cells, right_align=(2, 5, 6, 7, 8, 9)))
+        parts += _row_notes(shown)
     if not parts:
         parts.append("no price matches these filters")
     if result.api_comparison:
@@ -336,6 +358,17 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
     if result.excluded:
         parts.append(f"{len(result.excluded)} matching price(s) left out (see --json 'excluded')")
     return "\n".join(parts)
+
+
+def _row_notes(rows: list[ServingCostRow]) -> list[str]:
+    """What a buyer must check about the rows shown (a per-GPU quote for a group that needs one
+    machine, a stale price, an unconverted currency); billed GPUs are in the table already."""
+    return [
+        f"  {r.provider} {r.gpu} ×{r.count}: {note}"
+        for r in rows
+        for note in r.notes
+        if not note.startswith("billed for")
+    ]
 
 
 def _training_text(train: TrainingCostResult, show_all: bool) -> str:

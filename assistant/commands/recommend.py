@@ -117,6 +117,8 @@ _JSON_FIELDS = (
     "prefill_tokens_per_s",
     "ttft_s",
     "usd_per_hour",
+    "price_id",
+    "billed_gpus",
     "reasons",
     "notes",
 )
@@ -141,9 +143,7 @@ def run(args: argparse.Namespace) -> int:
     workload = validate_workload(workload_arguments(args))
     result = recommend(workload)
     training = workload.is_training
-    # The request lengths taken from the defaults lead the assumptions (the recommender's own
-    # list does not state them yet); dict.fromkeys drops them if it does.
-    assumptions = list(dict.fromkeys([*workload.default_notes, *result.assumptions]))
+    assumptions = result.assumptions  # the defaulted request lengths lead them
     if args.json:
         out: dict[str, Any] = {
             "model_id": result.model_id,
@@ -155,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
             "options": [option_record(o, training) for o in result.options],
             "notes": result.notes,
             "nearest_feasible": result.nearest_feasible,
+            "warnings": result.warnings,
             "assumptions": assumptions,
         }
         if args.all_layouts:
@@ -194,6 +195,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{row} | {status}")
         for reason in o.reasons:
             print(f"    - {reason}")
+        for note in o.notes:
+            print(f"    · {note}")
+    for warning in result.warnings:
+        print(f"warning: {warning}")
     for note in result.notes:
         print(f"note: {note}")
     if result.nearest_feasible:
