@@ -33,8 +33,9 @@ CASES: list[tuple[str, dict[str, Any]]] = [
         {"params": 70e9, "weights": "int8", "gpu_count": 1, "gpu_memory_bytes": 80 * 10**9},
     ),
     (
+        # QLoRA paper (arXiv 2305.14314) §3: the 65B base is NF4 *with double quantization*.
         "QLoRA of a 65B on one 48 GB GPU",
-        {"params": 65e9, "task": "qlora", "weights": "nf4", "gpu_memory_bytes": 48 * 10**9},
+        {"params": 65e9, "task": "qlora", "weights": "nf4-dq", "gpu_memory_bytes": 48 * 10**9},
     ),
     ("full fine-tune of a 7B with Adam", {"params": 7e9, "task": "full", "optimizer": "adamw"}),
     ("How much memory does Mixtral 8x7B need?", {"model": "mixtral-8x7b", "params": None}),

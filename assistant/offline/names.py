@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
-from tools.catalog import Catalog, get_catalog
+from tools.catalog import Catalog, GpuSpec, get_catalog
 from tools.errors import ToolInputError
 
 _SEP = r"[\s\-_:./]*"
@@ -138,3 +138,25 @@ def model_families() -> dict[str, tuple[str, ...]]:
         word = _chunks(entry.name)[0]
         families.setdefault(word, []).append(entry.id)
     return {word: tuple(ids) for word, ids in families.items()}
+
+
+# Consumer (gaming / desktop) cards are sold under these brands: NVIDIA's GeForce line (its
+# workstation and data-center parts are RTX / RTX PRO / Tesla-class names) and AMD's Radeon RX.
+# The catalog has no market-segment field, so the catalog name is the evidence.
+CONSUMER_BRANDS: tuple[str, ...] = ("GeForce", "Radeon RX")
+
+
+def is_consumer_gpu(gpu: GpuSpec) -> bool:
+    """True for a consumer (gaming / desktop) card: its catalog name carries a consumer brand."""
+    return any(brand.lower() in gpu.name.lower() for brand in CONSUMER_BRANDS)
+
+
+def gpus_with_capacity(memory_bytes: int | None, consumer: bool = False) -> list[str]:
+    """Catalog GPU ids marketed with exactly `memory_bytes` (a '48 GB GPU'; bytes, GB = 1e9),
+    only consumer cards when `consumer`; None leaves the capacity open. Catalog order."""
+    return [
+        gpu.id
+        for gpu in get_catalog().gpus.values()
+        if (memory_bytes is None or gpu.memory_bytes == memory_bytes)
+        and (not consumer or is_consumer_gpu(gpu))
+    ]

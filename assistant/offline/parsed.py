@@ -67,6 +67,10 @@ class ParsedWorkload(BaseModel):
     gpu_memory_bytes: int | None = Field(
         default=None, description="Memory of an unnamed GPU ('a 48 GB GPU'), bytes (GB = 1e9)."
     )
+    consumer_gpu: bool = Field(
+        default=False,
+        description="'consumer', 'gaming' or 'desktop' card said: consumer GPUs only.",
+    )
     multi_gpu: bool = Field(default=False, description="'multi-GPU' said without a count.")
     interconnects: list[Interconnect] = Field(default_factory=list)
     budget_amount: float | None = Field(default=None, description="Budget in `budget_currency`.")

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import cast
 
 from assistant.offline import vocab
-from assistant.offline.names import gpu_index, model_families, model_index
+from assistant.offline.names import gpu_index, gpus_with_capacity, model_families, model_index
 from assistant.offline.parsed import BudgetPeriod, GpuMention, ParsedWorkload, Task, Use
 from assistant.offline.quantities import (
     NUMBER,
@@ -24,6 +24,7 @@ from assistant.offline.quantities import (
 )
 from tools.catalog import get_catalog
 from tools.errors import closest_names
+from tools.memory import normalize_format
 from tools.units import GB, GiB
 
 _Q = rf"({QUANTITY})"
@@ -93,9 +94,10 @@ def _extract_optimizer(t: _Text, p: ParsedWorkload) -> None:
 
 def _extract_training_data(t: _Text, p: ParsedWorkload) -> None:
     examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
+    # "100k sequences of 2k tokens" is a dataset too (examples × tokens each).
     for m in t.each(
-        rf"{_Q}\s+{examples}\s*(?:of|with|averaging|at|each of|,)?\s*(?:about|around|~|roughly)?"
-        rf"\s*{_Q}[\s-]*tokens?(?:\s+each)?"
+        rf"{_Q}\s+(?:{examples}|sequences)\s*(?:of|with|averaging|at|each of|,)?"
+        rf"\s*(?:about|around|~|roughly)?\s*{_Q}[\s-]*tokens?(?:\s+each)?"
     ):
         p.train_examples = _int(m.group(1))
         p.tokens_per_example, note = context_tokens_from(m.group(2).replace(" ", ""))
@@ -221,26 +223,64 @@ def _extract_gpus(t: _Text, p: ParsedWorkload) -> None:
 
 
 def _extract_gpu_generic(t: _Text, p: ParsedWorkload) -> None:
-    mem = r"(?:({NUMBER})\s*(gb|gib|g)\s+(?:of\s+)?(?:vram\s+|memory\s+|hbm\s+)?)?"
+    consumer = r"(?:(?P<{}>consumer|gaming|desktop|geforce)[\s-]+)?"
+    mem = (
+        r"(?:(?P<mem>{NUMBER})\s*(?P<unit>gb|gib|g)[\s-]+(?:of\s+)?(?:vram\s+|memory\s+|hbm\s+)?)?"
+    )
     mem = mem.replace("{NUMBER}", NUMBER)
     gpu_word = r"(?:gpus?|cards?|accelerators?|devices?)"
     if t.each(r"\bmulti[\s-]?(?:gpu|node|card)s?\b"):
         p.multi_gpu = True
-    for m in t.each(rf"{_QW}?\s*(?:x\s*)?{mem}{gpu_word}\b"):
+    described: list[str] = []
+    for m in t.each(
+        rf"{_QW}?\s*(?:x\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}{gpu_word}\b"
+    ):
         if m.group(1):
             p.gpu_count = _int(m.group(1))
-        if m.group(2):
-            unit = GiB if m.group(3).lower() == "gib" else GB
-            p.gpu_memory_bytes = round(float(m.group(2)) * unit)
-    for m in t.each(rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)"):
-        unit = GiB if m.group(2).lower() == "gib" else GB
-        p.gpu_memory_bytes = round(float(m.group(1)) * unit)
+        if m.group("mem"):
+            p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
+        if m.group("pre") or m.group("post"):
+            p.consumer_gpu = True
+        if m.group("mem") or m.group("pre") or m.group("post"):
+            described.append(m.group(0).strip())
+    for m in t.each(
+        rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)\b|\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?vram\b"
+    ):
+        p.gpu_memory_bytes = _memory_bytes(m.group(1) or m.group(3), m.group(2) or m.group(4))
+        described.append(m.group(0).strip())
+    if described and not p.gpus:
+        _note_described_gpus(p, described[-1])
     if t.each(r"\b(?:nvlink|sxm|nvswitch)\b"):
         p.interconnects.append("nvlink")
     if t.each(r"\bpcie\b|\bpci[\s-]express\b"):
         p.interconnects.append("pcie")
     if "pcie" in p.interconnects and "nvlink" in p.interconnects:
         p.compare = True
+
+
+def _memory_bytes(number: str, unit: str) -> int:
+    return round(float(number.replace(",", "")) * (GiB if unit.lower() == "gib" else GB))
+
+
+def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
+    """Say which catalog GPUs 'a 24 GB consumer card' stands for (the planner sizes those)."""
+    size = "" if p.gpu_memory_bytes is None else f" with {p.gpu_memory_bytes / GB:g} GB (marketed)"
+    matches = gpus_with_capacity(p.gpu_memory_bytes, consumer=p.consumer_gpu)
+    if not matches and p.consumer_gpu and p.gpu_memory_bytes is not None:
+        p.consumer_gpu = False
+        matches = gpus_with_capacity(p.gpu_memory_bytes)
+        if matches:
+            p.notes.append(f"no consumer GPU in the catalog has{size}")
+    if not matches:
+        p.notes.append(
+            f"'{text}': no catalog GPU has{size} (gpu-sizer gpus lists them); sized "
+            "without a GPU constraint"
+        )
+        return
+    kind = " consumer (GeForce-class)" if p.consumer_gpu else ""
+    gpus = get_catalog().gpus
+    names = ", ".join(gpus[gpu_id].name for gpu_id in matches)
+    p.notes.append(f"'{text}' read as the catalog's{kind} GPUs{size}: {names}")
 
 
 def _extract_precision(t: _Text, p: ParsedWorkload) -> None:
@@ -269,14 +309,36 @@ def _extract_task(t: _Text, p: ParsedWorkload) -> None:
                     f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
                     "(LoRA and QLoRA need far less memory)"
                 )
-    if p.task == "qlora" and p.weights in (None, "int4-awq") and not _said_awq(t):
-        if p.weights == "int4-awq":
-            p.notes = [n for n in p.notes if "AWQ" not in n]
-        p.weights = "nf4"
+    if p.task == "qlora":
+        _qlora_base(t, p)
 
 
-def _said_awq(t: _Text) -> bool:
-    return "awq" in t.original.lower()
+# QLoRA (Dettmers et al. 2023, arXiv 2305.14314, §3) quantizes the base to NF4 *with double
+# quantization*; the memory tool names that format for "qlora" (tools/memory/formats.py aliases),
+# so the parser asks it rather than repeating the name.
+QLORA_WEIGHTS = normalize_format("qlora")
+
+
+def _qlora_base(t: _Text, p: ParsedWorkload) -> None:
+    """A QLoRA base: a generic '4-bit' or 'NF4' is the paper's NF4 + double quantization;
+    AWQ/GPTQ named, or 'without double quant', stay as written."""
+    if "awq" in t.original.lower() or _NO_DOUBLE_QUANT.search(t.original):
+        return
+    if p.weights == "nf4":
+        p.notes.append(
+            "'NF4' in a QLoRA request read as NF4 with double quantization, as in the QLoRA "
+            "paper (say 'without double quant' for plain NF4)"
+        )
+    elif p.weights == "int4-awq":
+        p.notes = [n for n in p.notes if "AWQ" not in n]
+    elif p.weights is not None:
+        return
+    p.weights = QLORA_WEIGHTS
+
+
+_NO_DOUBLE_QUANT = re.compile(
+    r"\b(?:without|no|w/o|disable[ds]?)\s+(?:the\s+)?double[\s-]?quant", _I
+)
 
 
 def _extract_context(t: _Text, p: ParsedWorkload) -> None:
@@ -290,24 +352,69 @@ def _extract_context(t: _Text, p: ParsedWorkload) -> None:
         rf"{ctx}\s*(?:length\s*)?(?:of|=|:|is|up\s+to|around|about)?\s*{_Q}\b(?:\s*tokens?)?"
     ):
         _set_context(p, m.group(1))
+    prompt_context: int | None = None
     for m in t.each(rf"{_Q}[\s-]*tokens?[\s-]+(?:long\s+)?{doc}"):
         _set_context(p, m.group(1))
         if re.search(r"prompt|input|quer", m.group(0), _I):
-            p.prompt_tokens = p.context
+            p.prompt_tokens = prompt_context = p.context
     for m in t.each(rf"(?:prompts?|inputs?)\s+(?:of|with|around|about|up\s+to)?\s*{_Q}\s*tokens?"):
-        p.prompt_tokens, _ = context_tokens_from(m.group(1).replace(" ", ""))
+        p.prompt_tokens = _length(p, m.group(1))
     for m in t.each(rf"{_Q}\s*(?:input|prompt)\s+tokens?"):
-        p.prompt_tokens, _ = context_tokens_from(m.group(1).replace(" ", ""))
+        p.prompt_tokens = _length(p, m.group(1))
     out = r"(?:output|generated|completion|new|response)"
+    answers = r"(?:answers?|responses?|completions?|repl(?:y|ies)|generations?|outputs?)"
     for m in t.each(
-        rf"{_Q}\s*{out}\s+tokens?|(?:generat\w*|outputs?|responses?|answers?)\s+(?:of\s+|up\s+to\s+)?"
+        rf"{_Q}\s*{out}\s+tokens?"
+        rf"|{_Q}[\s-]*tokens?[\s-]+(?:long\s+)?{answers}\b"
+        rf"|(?:generat\w*|{answers})\s+(?:of\s+|up\s+to\s+)?(?:about\s+|around\s+|~\s*)?"
         rf"{_Q}\s*tokens?"
     ):
-        p.output_tokens, _ = context_tokens_from((m.group(1) or m.group(2)).replace(" ", ""))
+        p.output_tokens = _length(p, m.group(1) or m.group(2) or m.group(3))
+    if prompt_context is not None and p.output_tokens is not None and p.context == prompt_context:
+        # "2,000-token prompts and 500-token answers": the sequence is prompt + output, which
+        # the tools add up themselves; a context equal to the prompt alone would undersize it.
+        p.context = None
+    _extract_bare_context(t, p)
     for m in t.each(rf"{_Q}[\s-]*tokens?\b"):
         _set_context(p, m.group(1))
     if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
         p.long_context = True
+
+
+# What may follow a bare length ("at 8k, on an L40S"): punctuation, the end, or a joining word;
+# "at 8k steps" is not a context.
+_AFTER_BARE_LENGTH = (
+    r"(?=\s*(?:[,.;:!?)\]]|$|(?:and|on|for|with|in|using|via|across|over|to|at|of|or|but|"
+    r"please|what|which|how|is|would|could|can|will)\b))"
+)
+
+
+def _extract_bare_context(t: _Text, p: ParsedWorkload) -> None:
+    """'batch 64 of Qwen2.5 7B at 8k', 'Llama 3.1 8B with 32k': a bare token length after 'at'
+    / 'with' is the context. Only 'Nk' or a plain power of two ≥ 512 (how windows are written:
+    4096, 8192) is read so; other bare numbers stay unplaced rather than guessed."""
+    for m in re.finditer(
+        rf"\b(?:at|with|@)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}", t.work, _I
+    ):
+        text = m.group(1).replace(" ", "")
+        tokens, note = context_tokens_from(text)
+        plain = not text.lower().endswith("k")
+        if plain and (tokens < 512 or tokens & (tokens - 1)):
+            continue
+        t.consume(m.start(), m.end())
+        p.context = tokens
+        how = " (binary k, as model cards)" if note else ""
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as the context: {tokens:,} tokens per sequence{how}"
+        )
+
+
+def _length(p: ParsedWorkload, text: str) -> int:
+    """Tokens of a prompt/answer length, the same 'Nk' rule as a context, the reading noted."""
+    tokens, note = context_tokens_from(text.replace(" ", ""))
+    if note:
+        p.notes.append(note)
+    return tokens
 
 
 def _set_context(p: ParsedWorkload, text: str) -> None:
@@ -320,6 +427,37 @@ def _set_context(p: ParsedWorkload, text: str) -> None:
     p.context = tokens
     if note:
         p.notes.append(note)
+
+
+def _task_said(text: str) -> Task | None:
+    """The task the words say, read ahead of the task extractor (nothing consumed)."""
+    preview = ParsedWorkload()
+    _extract_task(_Text(text), preview)
+    return preview.task
+
+
+def _extract_training_sequence_length(t: _Text, p: ParsedWorkload) -> None:
+    """'4k sequences' in a training request is the sequence length, not 4,000 users.
+
+    Training data is counted in examples or tokens and the batch in sequences per GPU, never
+    in thousands, so a binary 'Nk' (4k, 8k: model-card window sizes) before 'sequences' can
+    only be their length. '10k sequences' (not a power-of-two kilo) is left to be a count.
+    """
+    if _task_said(t.work) in (None, "inference"):
+        return
+    for m in re.finditer(rf"{_Q}[\s-]+seq(?:uence)?s?\b", t.work, _I):
+        try:
+            tokens, binary = context_tokens_from(m.group(1).replace(" ", ""))
+        except ValueError:
+            continue
+        if binary is None:
+            continue
+        t.consume(m.start(), m.end())
+        p.context = tokens
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as the training sequence length: {tokens:,} tokens "
+            "(binary k, as model cards), not a count of sequences"
+        )
 
 
 def _extract_concurrency(t: _Text, p: ParsedWorkload) -> None:
@@ -452,6 +590,7 @@ _EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
     _extract_gpus,
     _extract_gpu_generic,
     _extract_precision,
+    _extract_training_sequence_length,
     _extract_concurrency,
     _extract_task,
     _extract_context,

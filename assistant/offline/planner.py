@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parsed import ParsedWorkload
-from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.workload import validate_workload
 
-# How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one.
-_MAX_CAPACITY_MATCHES = 3
+# How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one: the catalog's
+# largest same-capacity group (24 GB: A10G, A10, L4, RTX 4090; 80 GB: A100 ×2, H100 ×2), so a
+# card is never left out of the memory verdict for coming late in catalog order.
+_MAX_CAPACITY_MATCHES = 4
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,12 @@ def _context(parsed: ParsedWorkload) -> int | None:
     return None
 
 
-def gpus_with_capacity(memory_bytes: int) -> list[str]:
-    """Catalog GPUs marketed with exactly `memory_bytes` (a '48 GB GPU'), catalog order."""
-    return [g.id for g in get_catalog().gpus.values() if g.memory_bytes == memory_bytes]
+def described_gpus(parsed: ParsedWorkload) -> list[str]:
+    """Catalog ids of an unnamed GPU described by its memory and/or as a consumer card ('a 24 GB
+    consumer card'); empty when neither was said or nothing in the catalog matches."""
+    if parsed.gpu_memory_bytes is None and not parsed.consumer_gpu:
+        return []
+    return gpus_with_capacity(parsed.gpu_memory_bytes, consumer=parsed.consumer_gpu)
 
 
 def _recommender_context(parsed: ParsedWorkload) -> int | None:
@@ -87,8 +92,8 @@ def memory_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     if parsed.optimizer is not None and parsed.task not in (None, "inference"):
         base["optimizer"] = parsed.optimizer
     configs: list[tuple[str | None, int | None]] = [(m.gpu, m.count) for m in parsed.gpus]
-    if not configs and parsed.gpu_memory_bytes is not None:
-        matches = gpus_with_capacity(parsed.gpu_memory_bytes)[:_MAX_CAPACITY_MATCHES]
+    if not configs:
+        matches = described_gpus(parsed)[:_MAX_CAPACITY_MATCHES]
         configs = [(gpu_id, parsed.gpu_count) for gpu_id in matches]
     if not configs:
         configs = [(None, parsed.gpu_count)]
@@ -131,8 +136,8 @@ def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["objective"] = parsed.objective
     constraints: dict[str, Any] = {}
     named = parsed.named_gpu_ids
-    if not named and parsed.gpu_memory_bytes is not None:
-        named = gpus_with_capacity(parsed.gpu_memory_bytes)
+    if not named:
+        named = described_gpus(parsed)
     if named:
         constraints["only_gpus"] = named
     if parsed.gpu_count is not None and not parsed.gpus:

@@ -25,6 +25,13 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bq5[_\-]?k[_\-]?m\b", "q5_k_m", None),
     (r"\bq8[_\-]?0\b", "q8_0", None),
     (r"\bmxfp4\b", "mxfp4", None),
+    # Double quantization (QLoRA paper §3) is said or denied next to NF4, or alone.
+    (r"(?:\bnf4\s+)?\b(?:without|no|w/o)\s+(?:the\s+)?double[\s-]?quant\w*", "nf4", None),
+    (
+        r"\bnf4[\s-]?dq\b|(?:\bnf4\s*(?:\+|with|and)\s*)?\bdouble[\s-]?quant\w*",
+        "nf4-dq",
+        None,
+    ),
     (r"\bnf4\b|\bnormal[\s-]?float[\s-]?4\b|\bbitsandbytes\s+4[\s-]?bit\b", "nf4", None),
     (r"\bawq\b", "int4-awq", None),
     (r"\bgptq\b", "int4-gptq", None),
@@ -147,6 +154,6 @@ _FILLER_WORDS = """
     compare comparison comparing versus vs between against which better? worth cheaper
     requirement requirements need? will it handle handling support supports serve? workload
     workloads task tasks job jobs team company our us users use-case case cases scenario
-    quantized precision weights weight format formats data dataset datasets
+    quantized precision weights weight format formats data dataset datasets have has had
 """
 FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())
