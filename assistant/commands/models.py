@@ -1,9 +1,16 @@
-"""`gpu-sizer models`: list the model catalog, parameter counts computed from each architecture."""
+"""`gpu-sizer models`: list the model catalog, parameter counts computed from each architecture.
+
+MoE active counts are shown in two conventions because publishers differ: ours counts every
+parameter a token touches, the input embedding included; some publishers leave the embedding
+out (a row lookup, no matmul; gpt-oss's "5.1B active" is our count minus its input embedding).
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 from typing import Any
 
 from assistant.commands._table import render_table
@@ -29,6 +36,7 @@ def model_record(entry: ModelEntry) -> dict[str, Any]:
         "aliases": list(entry.aliases),
         "total_params": counts.total,
         "active_params": counts.active_per_token,
+        "active_params_without_input_embedding": counts.active_per_token - counts.embedding,
         "embedding_params": counts.embedding,
         "lm_head_params": counts.lm_head,
         "official_params": entry.official_params,
@@ -69,13 +77,51 @@ HEADERS = (
 )
 
 
+_PUBLISHED_ACTIVE = re.compile(r"([0-9]+(?:\.[0-9]+)?)B (?:active|activated)")
+
+
+def _states(published: str, count: int) -> bool:
+    """Whether `published` ("5.1", in billions) is `count` rounded or truncated to the
+    published precision (Qwen3-30B-A3B's "3.3B activated" truncates 3.35B)."""
+    decimals = len(published.partition(".")[2])
+    value, scale = count / 1e9, 10**decimals
+    shown = {round(value, decimals), math.floor(value * scale) / scale}
+    return float(published) in shown
+
+
+def _publisher_active_convention(entry: ModelEntry) -> str:
+    """Which of the two active counts the publisher's active figure agrees with."""
+    match = _PUBLISHED_ACTIVE.search(entry.official_params or "")
+    if match is None:
+        return "(the publisher's size states no active count to compare)"
+    published = match.group(1)
+    counts = entry.params
+    with_embedding = _states(published, counts.active_per_token)
+    without = _states(published, counts.active_per_token - counts.embedding)
+    if with_embedding and without:
+        return f"(the publisher's {published}B active agrees with both counts at its rounding)"
+    if without:
+        return f"(the publisher's {published}B active is the count without the input embedding)"
+    if with_embedding:
+        return f"(the publisher's {published}B active is the count with the input embedding)"
+    return f"(the publisher's {published}B active matches neither count at its rounding)"
+
+
 def _detail(entry: ModelEntry) -> str:
     record = model_record(entry)
     lines = [f"{entry.name} ({entry.id})"]
     lines.append(f"  parameters (computed): {record['total_params']:,}")
     if entry.architecture.moe:
-        lines.append(f"  active per token (computed): {record['active_params']:,}")
+        lines.append(
+            f"  active per token (computed, input embedding counted): {record['active_params']:,}"
+        )
+        lines.append(
+            "  active per token without the input embedding (a row lookup, no matmul): "
+            f"{record['active_params_without_input_embedding']:,}"
+        )
     lines.append(f"  publisher's size: {entry.official_params or 'not stated'}")
+    if entry.architecture.moe:
+        lines.append(f"  {_publisher_active_convention(entry)}")
     lines.append(f"  attention: {record['attention']}")
     lines.append(f"  max context: {entry.architecture.max_context:,} tokens")
     if entry.aliases:
@@ -97,5 +143,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         rows = [_row(e) for e in entries]
         print(render_table(HEADERS, rows, right_align=(2, 3, 4, 6)))
-        print("\nParameter counts are computed from each architecture (tools/architecture.py).")
+        print(
+            "\nParameter counts are computed from each architecture (tools/architecture.py); "
+            "active/token counts the input embedding (`gpu-sizer models NAME` also shows it "
+            "without, the convention some publishers use)."
+        )
     return 0
