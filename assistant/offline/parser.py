@@ -270,10 +270,10 @@ def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
         p.consumer_gpu = False
         matches = gpus_with_capacity(p.gpu_memory_bytes)
         if matches:
-            p.notes.append(f"no consumer GPU in the catalog has{size}")
+            p.notes.append(f"no consumer GPU in the catalog is sold{size}")
     if not matches:
         p.notes.append(
-            f"'{text}': no catalog GPU has{size} (gpu-sizer gpus lists them); sized "
+            f"'{text}': no catalog GPU is sold{size} (gpu-sizer gpus lists them); sized "
             "without a GPU constraint"
         )
         return

@@ -154,6 +154,6 @@ _FILLER_WORDS = """
     compare comparison comparing versus vs between against which better? worth cheaper
     requirement requirements need? will it handle handling support supports serve? workload
     workloads task tasks job jobs team company our us users use-case case cases scenario
-    quantized precision weights weight format formats data dataset datasets have has had
+    quantized precision weights weight format formats data dataset datasets have has had base
 """
 FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())
