@@ -255,3 +255,100 @@ def test_empty_and_bad_inputs(book: PriceBook) -> None:
             spot_interruption_overhead=-1,
         )
     assert err.value.field == "spot_interruption_overhead"
+
+
+# --- which rows can host a layout, and fresh before stale (catalog rows quoted) -------------
+# catalog/prices.toml, on-demand USD:
+#   google-cloud-g2-standard-4-l4-on-demand: g2-standard-4, 1× L4, 0.8199/h, 2026-09-26
+#   google-cloud-g2-standard-48-l4-on-demand: g2-standard-48, 4× L4, 4.001665/h, 2026-09-19
+#   aws-g6-48xlarge-l4-on-demand: g6.48xlarge, 8× L4, 16.9468/h, eu-west-3, 2026-09-26
+#   oracle-oci-rtx-pro-6000-...: RTX PRO 6000 per GPU (no instance size), 4.50/GPU-h
+#   runpod-l40s-pod-on-demand: L40S pod 0.86/h, as_of 2025-08-12 (modal.com blog)
+#   runpod-secure-cloud-pod-l40s-on-demand: Secure Cloud pod 1.09/h, as_of 2026-09-13
+
+
+def _catalog(*ids: str) -> PriceBook:
+    rows = {p.id: p for p in load_price_book().prices}
+    return PriceBook(prices=tuple(rows[i] for i in ids), api_prices=())
+
+
+def test_tp_group_needs_one_instance_that_holds_it() -> None:
+    book = _catalog(
+        "google-cloud-g2-standard-4-l4-on-demand",
+        "google-cloud-g2-standard-48-l4-on-demand",
+        "aws-g6-48xlarge-l4-on-demand",
+    )
+    result = compare_costs([ServingCostInput(gpu="l4", count=4, tp=4)], book)
+    # The 1-GPU g2-standard-4 cannot hold a TP-4 group: left out with the reason.
+    excluded = {e.id: e.reason for e in result.excluded}
+    assert (
+        "cannot hold the tensor-parallel group of 4"
+        in excluded["google-cloud-g2-standard-4-l4-on-demand"]
+    )
+    prices = {r.price_id: (r.usd_per_hour, r.billed_gpus) for r in result.rows}
+    assert prices == {
+        "google-cloud-g2-standard-48-l4-on-demand": (pytest.approx(4.001665), 4),
+        "aws-g6-48xlarge-l4-on-demand": (pytest.approx(16.9468), 8),  # whole 8-GPU instance
+    }
+    # Four TP-1 replicas need no shared machine: four g2-standard-4 = 4 × 0.8199 = 3.2796.
+    replicas = compare_costs([ServingCostInput(gpu="l4", count=4, tp=1)], book)
+    row = next(r for r in replicas.rows if r.instance == "g2-standard-4")
+    assert (row.instances, row.usd_per_hour) == (4, pytest.approx(3.2796))
+
+
+def test_groups_never_straddle_instances() -> None:
+    # Three TP-4 groups on 8-GPU g6.48xlarge: two groups per instance → ⌈3 / 2⌉ = 2 instances,
+    # 2 × 16.9468 = 33.8936 USD/h. Five TP-3 groups (15 GPUs): ⌊8 / 3⌋ = 2 groups per instance
+    # → ⌈5 / 2⌉ = 3 instances (24 GPUs billed), not ⌈15 / 8⌉ = 2, which would split a group.
+    book = _catalog("aws-g6-48xlarge-l4-on-demand")
+    three_groups = compare_costs([ServingCostInput(gpu="l4", count=12, tp=4)], book).rows[0]
+    assert (three_groups.instances, three_groups.usd_per_hour) == (2, pytest.approx(33.8936))
+    five_tp3 = compare_costs([ServingCostInput(gpu="l4", count=15, tp=3)], book).rows[0]
+    assert (five_tp3.instances, five_tp3.billed_gpus) == (3, 24)
+
+
+def test_per_gpu_quote_kept_for_a_group_with_the_check_note() -> None:
+    book = _catalog("oracle-oci-rtx-pro-6000-rtx-pro-6000-blackwell-on-demand")
+    row = compare_costs([ServingCostInput(gpu="rtx-pro-6000-blackwell", count=4, tp=4)], book).rows[
+        0
+    ]
+    assert row.usd_per_hour == pytest.approx(4 * 4.5)  # 18.00 USD/h, no instance size
+    assert "priced per GPU: check the provider rents 4 GPUs in one machine" in row.notes
+
+
+def test_fresh_price_is_cheapest_before_a_cheaper_stale_one() -> None:
+    # On 2026-11-29 the 0.86 row is 474 days old (> 180): listed after the fresh 1.09 row,
+    # which is the tier's cheapest; without a date nothing is marked and 0.86 sorts first.
+    from datetime import date
+
+    book = _catalog("runpod-l40s-pod-on-demand", "runpod-secure-cloud-pod-l40s-on-demand")
+    option = [ServingCostInput(gpu="l40s", count=1)]
+    dated = compare_costs(option, book, freshness=(date(2026, 11, 29), 180))
+    assert [(r.price_id, r.stale) for r in dated.rows] == [
+        ("runpod-secure-cloud-pod-l40s-on-demand", False),
+        ("runpod-l40s-pod-on-demand", True),
+    ]
+    assert dated.cheapest_by_tier["on_demand"] == "runpod-secure-cloud-pod-l40s-on-demand"
+    assert any("474 days old" in n for n in dated.rows[1].notes)
+    undated = compare_costs(option, book)
+    assert undated.rows[0].usd_per_hour == 0.86 and undated.rows[0].stale is None
+
+
+class _Option:
+    """The fields of a recommender option that serving_inputs reads."""
+
+    def __init__(self, gpu: str, count: int, fits: bool, meets: bool) -> None:
+        self.gpu, self.count, self.tp, self.fits, self.meets_targets = gpu, count, 1, fits, meets
+        self.aggregate_tokens_per_s: float | None = 100.0
+        self.training_hours: float | None = None
+
+
+def test_serving_inputs_price_only_options_that_meet_the_targets() -> None:
+    from tools.cost import serving_inputs
+
+    options = [
+        _Option("l4", 1, fits=True, meets=False),  # fits but misses the throughput target
+        _Option("l40s", 2, fits=True, meets=True),
+        _Option("a10", 1, fits=False, meets=False),
+    ]
+    assert [(i.gpu, i.count) for i in serving_inputs(options)] == [("l40s", 2)]

@@ -74,3 +74,26 @@ def test_text_output_labels_tiers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--gpu", "h100-sxm", "--count", "8", "--tokens-per-s", "5000"]) == 0
     text = capsys.readouterr().out
     assert "on_demand prices" in text and "spot prices" in text and "USD/hour" in text
+
+
+def test_model_with_only_a_throughput_target_prices_only_options_meeting_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """QA finding 3: `cost --model llama-3.1-8b --tokens-per-s 1000 --eu-only` priced 1× L4 at
+    ~14 tok/s (users defaulted to 1). Every priced row must now deliver ≥ 1,000 tok/s:
+    tokens/s = output tokens a month / (3,600 s × 730 h) at 100% utilization."""
+    out = _json(capsys, "--model", "llama-3.1-8b", "--tokens-per-s", "1000", "--eu-only")
+    assert out["rows"]
+    for row in out["rows"]:
+        assert row["output_tokens_per_month"] / (3600 * 730) >= 1000
+    assert not any(r["gpu"] == "l4" and r["count"] == 1 for r in out["rows"])
+
+
+def test_no_option_meeting_the_target_prices_none_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # One L4 (max 1 GPU) cannot reach 10,000 tok/s of an 8B model: nothing is priced.
+    argv = ["--model", "llama-3.1-8b", "--tokens-per-s", "10000", "--gpu", "l4", "--max-gpus"]
+    out = _json(capsys, *argv, "1")
+    assert "rows" not in out
+    assert any("no configuration meets the targets, so none is priced" in n for n in out["notes"])

@@ -169,3 +169,20 @@ def test_as_of_parsing_and_staleness() -> None:
     assert staleness_warning(p5, date(2027, 6, 1), max_age_days=300) is None
     undated = next(p for p in builtin_price_book().prices if p.as_of == "undated copy")
     assert "undated" in (staleness_warning(undated, date(2026, 10, 1)) or "")
+
+
+def test_freshness_uses_the_staleness_limit_and_reads_undated_as_stale() -> None:
+    from tools.pricing import hosts_group, is_fresh
+
+    rows = {p.id: p for p in builtin_price_book().prices}
+    # RunPod Secure Cloud L40S, as_of 2026-09-13: 180 days later is 2027-03-12 (fresh), 181
+    # days later 2027-03-13 is past the 180-day limit.
+    runpod = rows["runpod-secure-cloud-pod-l40s-on-demand"]
+    assert runpod.as_of == "2026-09-13"
+    assert is_fresh(runpod, date(2027, 3, 12)) and not is_fresh(runpod, date(2027, 3, 13))
+    # AWS g5.12xlarge is 'undated' in the catalog: never fresh.
+    g5 = rows["aws-g5-12xlarge-a10g-on-demand"]
+    assert g5.as_of == "undated" and not is_fresh(g5, date(2026, 10, 1))
+    # g5.12xlarge holds 4 A10G: a TP-4 group fits, a TP-8 group does not.
+    assert g5.gpus_per_instance == 4
+    assert hosts_group(g5, 4) and not hosts_group(g5, 8)
