@@ -60,6 +60,23 @@ def test_training_k_follows_the_same_rule_as_a_context() -> None:
     assert parsed.context == 16 * 1024 and parsed.users is None
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "full fine-tune of Llama 3.1 8B with a batch of 8 sequences of 4k",
+        "full fine-tune of Llama 3.1 8B, batch of 8 sequences of 4k tokens",
+        "full fine-tune of Llama 3.1 8B, micro-batch 8, 4k sequences",
+    ],
+)
+def test_training_batch_of_sequences_is_batch_and_length(text: str) -> None:
+    parsed = parse_workload(text)
+    assert (parsed.batch, parsed.context) == (8, 4 * 1024)
+    assert parsed.users is None and parsed.train_examples is None
+    assert parsed.unplaced == []
+    memory, _ = _calls(text)
+    assert (memory[0]["batch"], memory[0]["context"]) == (8, 4096)
+
+
 def test_sequences_with_a_length_are_a_dataset() -> None:
     # "100k sequences of 2k tokens": 100,000 examples × 2,048 tokens = 204,800,000 tokens.
     parsed = parse_workload("LoRA of Llama 3.1 8B on 100k sequences of 2k tokens")

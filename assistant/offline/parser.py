@@ -94,11 +94,17 @@ def _extract_optimizer(t: _Text, p: ParsedWorkload) -> None:
 
 def _extract_training_data(t: _Text, p: ParsedWorkload) -> None:
     examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
-    # "100k sequences of 2k tokens" is a dataset too (examples × tokens each).
-    for m in t.each(
+    # "100k sequences of 2k tokens" is a dataset too (examples × tokens each), unless it is a
+    # batch ("a batch of 8 sequences of 4k tokens", read with the sequence length).
+    for m in re.finditer(
         rf"{_Q}\s+(?:{examples}|sequences)\s*(?:of|with|averaging|at|each of|,)?"
-        rf"\s*(?:about|around|~|roughly)?\s*{_Q}[\s-]*tokens?(?:\s+each)?"
+        rf"\s*(?:about|around|~|roughly)?\s*{_Q}[\s-]*tokens?(?:\s+each)?",
+        t.work,
+        _I,
     ):
+        if "batch" in t.work[max(0, m.start() - 24) : m.start()].lower():
+            continue
+        t.consume(m.start(), m.end())
         p.train_examples = _int(m.group(1))
         p.tokens_per_example, note = context_tokens_from(m.group(2).replace(" ", ""))
         if note:
@@ -429,6 +435,9 @@ def _set_context(p: ParsedWorkload, text: str) -> None:
         p.notes.append(note)
 
 
+_BATCH = r"\b(?:micro[\s-]?|global[\s-]|per[\s-]gpu[\s-])?batch(?:[\s-]?size)?"
+
+
 def _task_said(text: str) -> Task | None:
     """The task the words say, read ahead of the task extractor (nothing consumed)."""
     preview = ParsedWorkload()
@@ -445,7 +454,14 @@ def _extract_training_sequence_length(t: _Text, p: ParsedWorkload) -> None:
     """
     if _task_said(t.work) in (None, "inference"):
         return
-    for m in re.finditer(rf"{_Q}[\s-]+seq(?:uence)?s?\b", t.work, _I):
+    seqs = r"seq(?:uence)?s?"
+    for m in t.each(
+        rf"{_BATCH}\s*(?:of|=|:)?\s*{_Q}\s+{seqs}\s+(?:of|at|with)\s+{_Q}\b(?:[\s-]*tokens?)?"
+    ):
+        # "a batch of 8 sequences of 4k": the count is the batch, the size their length.
+        p.batch = _int(m.group(1))
+        _set_context(p, m.group(2))
+    for m in re.finditer(rf"{_Q}[\s-]+{seqs}\b", t.work, _I):
         try:
             tokens, binary = context_tokens_from(m.group(1).replace(" ", ""))
         except ValueError:
@@ -483,7 +499,7 @@ def _extract_concurrency(t: _Text, p: ParsedWorkload) -> None:
         p.users = _int(m.group(1))
     for m in t.each(rf"concurrency\s*(?:of|=|:)?\s*{_Q}"):
         p.users = _int(m.group(1))
-    for m in t.each(rf"batch(?:[\s-]?size)?\s*(?:of|=|:)?\s*{_Q}"):
+    for m in t.each(rf"{_BATCH}\s*(?:of|=|:)?\s*{_Q}"):
         p.batch = _int(m.group(1))
 
 
