@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.planner import prices_full_load
 from tools.catalog import get_catalog
 from tools.units import GB, GiB, format_bytes, format_count
 
@@ -298,10 +299,13 @@ def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, An
     return best
 
 
-def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5) -> list[str]:
+def options_table(
+    recommend: CallResult, cost: CallResult | None, limit: int = 5, full_load: bool = False
+) -> list[str]:
     """The recommender's best options per GPU (fitting first), with on-demand cost if priced.
 
-    Training tables show hours (n/a without a data size), never serving columns."""
+    Training tables show hours (n/a without a data size), never serving columns. `full_load`:
+    the $/M figures were priced at full-load throughput (the header says so)."""
     options = recommend.result.get("options", [])[:limit]
     if not options:
         return []
@@ -311,13 +315,22 @@ def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5
     )
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
     head += "training hours |" if training else "KV tokens | tok/s per user | TTFT (s) |"
-    head += " on-demand USD total |" if training else " on-demand USD/h · USD/M output tokens |"
+    load = " at full load" if full_load else ""
+    head += (
+        " on-demand USD total |" if training else f" on-demand USD/h · USD/M output tokens{load} |"
+    )
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     for o in options:
         per_gpu = bytes_from(o, "per_gpu")
         price = prices.get((o.get("gpu", ""), int(o.get("count", 0))))
         usd = "not priced"
-        if price is not None and training:
+        if price is not None and training and price.get("usd_cost") is None:
+            # Priced by the hour only: without a data size there is no job total.
+            usd = (
+                f"n/a (no data size) · {price['_usd']:,.2f}/h "
+                f"({price.get('provider')}, {price.get('as_of')})"
+            )
+        elif price is not None and training:
             usd = (
                 f"{price['_usd']:,.2f} at {price.get('per_hour')}/h "
                 f"({price.get('provider')}, {price.get('as_of')})"
@@ -351,6 +364,59 @@ def options_table(recommend: CallResult, cost: CallResult | None, limit: int = 5
     return rows
 
 
+def cheaper_per_token_line(
+    memory: list[CallResult], cost: CallResult | None, full_load: bool
+) -> list[str]:
+    """When two or more named configurations were sized and priced per token: which one is
+    cheaper per million output tokens, with both figures (the cheapest on-demand row of each)."""
+    prices = _cheapest_usd(cost)
+    priced: list[tuple[float, str]] = []
+    for call in memory:
+        if call.is_error or call.arguments.get("gpu") is None:
+            continue
+        key = (str(call.arguments["gpu"]), int(call.arguments.get("gpus", 1)))
+        per_million = (prices.get(key) or {}).get("usd_per_million_tokens")
+        if per_million is not None:
+            priced.append((float(per_million), _config_label(call.arguments)))
+    if len(priced) < 2:
+        return []
+    priced.sort()
+    (best, label), others = priced[0], priced[1:]
+    versus = "; ".join(f"{value:,.3f} on {name}" for value, name in others)
+    load = " at full load" if full_load else ""
+    return [
+        f"**Cheaper per million output tokens{load}: {label}** — {best:,.3f} USD/M vs {versus} "
+        "(cheapest on-demand price of each; table below)."
+    ]
+
+
+def full_load_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
+    """How the $/M-token figures were priced when no load was stated: each priced option run
+    full (its KV cache's worth of sequences), with the speed each sequence then sees."""
+    if recommend is None or recommend.is_error or cost is None or cost.is_error:
+        return []
+    priced = {(r.get("gpu"), int(r.get("count", 0))) for r in cost.result.get("rows", [])}
+    parts: list[str] = []
+    for o in recommend.result.get("options", []):
+        sequences = int(o.get("full_load_sequences_per_replica") or 0)
+        tokens_per_s = o.get("full_load_tokens_per_s")
+        if (o.get("gpu"), int(o.get("count", 0))) not in priced or not sequences:
+            continue
+        if tokens_per_s is None:
+            continue
+        each = tokens_per_s / (sequences * max(int(o.get("dp") or 1), 1))
+        parts.append(
+            f"{o.get('count')}× {_gpu_name(o.get('gpu'))} {sequences:,} concurrent sequences "
+            f"per replica at {each:,.1f} tok/s each ({tokens_per_s:,.0f} tok/s in all)"
+        )
+    if not parts:
+        return []
+    return [
+        "No load stated: $/M output tokens are priced at full load (every KV slot in use), "
+        "not at one user: " + "; ".join(parts)
+    ]
+
+
 def follow_ups(parsed: ParsedWorkload) -> list[str]:
     """What to ask next: the facts that were defaulted and would move the answer."""
     asks: list[str] = []
@@ -382,6 +448,7 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     recommend = next((c for c in calls if c.name == "recommend"), None)
     cost = next((c for c in calls if c.name == "compare_costs"), None)
     out: list[str] = verdict_lines(memory, recommend, cost)
+    out += cheaper_per_token_line(memory, cost, prices_full_load(parsed))
     if not memory:
         out += _recommended_lines(recommend, cost)
     budget = budget_line(parsed, cost)
@@ -397,7 +464,9 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
         if recommend.is_error:
             out += _section("Options", [f"- The recommender could not run: {_error(recommend)}"])
         else:
-            out += _section("Best option per GPU", options_table(recommend, cost))
+            full_load = prices_full_load(parsed) and cost is not None and not cost.is_error
+            table = options_table(recommend, cost, full_load=full_load)
+            out += _section("Best option per GPU", table)
             notes = [f"- {n}" for n in recommend.result.get("notes", [])[:4]]
             out += ["", *notes] if notes else []
             if recommend.result.get("nearest_feasible"):
@@ -405,6 +474,8 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     if cost is not None and cost.is_error:
         out += _section("Cost", [f"- Cost comparison unavailable: {_error(cost)}"])
     read_as = [*parsed.notes, *defaults_filled_in(parsed, memory, recommend)]
+    if prices_full_load(parsed):
+        read_as += full_load_lines(recommend, cost)
     tool_assumptions: list[str] = []
     for call in calls:
         if not call.is_error:

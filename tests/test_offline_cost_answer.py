@@ -1,0 +1,97 @@
+"""Offline answers about cost: which configuration is cheaper per token, at what load, and no
+job total without a data size.
+
+Expected $/M figures are recomputed here from first principles out of the tool results the
+answer was built from: USD per hour ÷ (output tokens/s × 3,600 s) × 10^6.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from assistant.conversation import Conversation
+from assistant.events import Done
+from assistant.offline import OfflineEngine
+
+
+async def _answer(text: str) -> tuple[str, Conversation]:
+    conversation = Conversation()
+    events = [e async for e in OfflineEngine().run_turn(conversation, text)]
+    done = events[-1]
+    assert isinstance(done, Done)
+    return done.text, conversation
+
+
+def _result(conversation: Conversation, name: str) -> dict[str, Any]:
+    return next(
+        json.loads(m["content"])
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == name
+    )
+
+
+def _per_million(usd_per_hour: float, tokens_per_s: float) -> float:
+    return usd_per_hour / (tokens_per_s * 3600) * 1e6
+
+
+async def test_per_token_question_without_a_load_compares_at_full_load() -> None:
+    text, conversation = await _answer(
+        "is an L40S cheaper than an H100 per million tokens for Llama 3.1 8B?"
+    )
+    recommend = _result(conversation, "recommend")
+    cost = _result(conversation, "compare_costs")
+    full = {o["gpu"]: o for o in recommend["options"]}
+    per_million: dict[str, float] = {}
+    for gpu in ("l40s", "h100-sxm"):
+        rows = [
+            r
+            for r in cost["rows"]
+            if r["gpu"] == gpu
+            and r["count"] == 1
+            and r.get("tier") == "on_demand"
+            and r.get("usd_per_hour") is not None  # EUR rows stay EUR without a rate
+        ]
+        cheapest = min(rows, key=lambda r: r["usd_per_hour"])
+        option = full[gpu]
+        # Priced at full load: the KV cache's worth of sequences, not one user.
+        assert option["full_load_sequences_per_replica"] > 1
+        per_million[gpu] = _per_million(cheapest["usd_per_hour"], option["full_load_tokens_per_s"])
+        assert cheapest["usd_per_million_tokens"] == _approx(per_million[gpu])
+    winner, loser = sorted(per_million, key=per_million.__getitem__)
+    names = {"l40s": "1× L40S", "h100-sxm": "1× H100 SXM5"}
+    headline = re.search(r"\*\*Cheaper per million output tokens at full load: (.+?)\*\*", text)
+    assert headline is not None and headline.group(1) == names[winner]
+    assert (
+        f"{per_million[winner]:,.3f} USD/M vs {per_million[loser]:,.3f} on {names[loser]}" in text
+    )
+    assert "USD/M output tokens at full load |" in text
+    assert "No load stated: $/M output tokens are priced at full load" in text
+
+
+async def test_with_users_the_cost_is_at_their_load_and_not_called_full() -> None:
+    text, conversation = await _answer("serve Llama 3.1 8B to 40 users on an L40S")
+    assert "at full load" not in text
+    option = next(o for o in _result(conversation, "recommend")["options"] if o["gpu"] == "l40s")
+    row = next(
+        r
+        for r in _result(conversation, "compare_costs")["rows"]
+        if r["gpu"] == "l40s" and r["count"] == option["count"]
+    )
+    expected = _per_million(row["usd_per_hour"], option["aggregate_tokens_per_s"])
+    assert row["usd_per_million_tokens"] == _approx(expected)
+
+
+async def test_training_without_a_data_size_shows_no_job_total() -> None:
+    text, _ = await _answer("full fine-tune of Llama 3.1 8B on H100s")
+    row = next(line for line in text.splitlines() if line.startswith("| H100 SXM5 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[-2] == "n/a (no data size)"  # training hours
+    assert cells[-1].startswith("n/a (no data size) · ") and "/h (" in cells[-1]
+
+
+def _approx(value: float) -> Any:
+    return pytest.approx(value, rel=1e-3)
