@@ -166,6 +166,13 @@ CASES: list[tuple[str, dict[str, Any]]] = [
             "deadline_hours": 336.0,
         },
     ),
+    # A cost-per-token question ranks by price and leaves nothing unplaced.
+    (
+        "is an L40S cheaper than an H100 per million tokens for Llama 3.1 8B?",
+        {"objective": "cheapest", "unplaced": [], "users": None},
+    ),
+    ("cost per 1M output tokens of Llama 3.1 8B on an H100", {"objective": "cheapest"}),
+    ("what is the $/Mtok of Llama 3.1 8B on an L40S", {"objective": "cheapest", "unplaced": []}),
 ]
 
 

@@ -595,8 +595,14 @@ def _unplaced(t: _Text, p: ParsedWorkload) -> None:
         p.unplaced.append(" ".join(fragment))
 
 
+def _extract_cost_per_token(t: _Text, p: ParsedWorkload) -> None:
+    if t.each(vocab.COST_PER_TOKEN):
+        p.objective = "cheapest"
+
+
 _EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
     _extract_hf_and_catalog_models,
+    _extract_cost_per_token,
     _extract_budget,
     _extract_kv_dtype,
     _extract_optimizer,

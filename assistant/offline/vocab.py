@@ -106,6 +106,13 @@ OBJECTIVES: tuple[tuple[str, str], ...] = (
     (r"\bfewest\s+gpus\b|\bas\s+few\s+gpus\b", "fewest_gpus"),
 )
 
+# A cost-per-token question ("per million tokens", "per 1M output tokens", "$/Mtok"): ranked by
+# price. Read before any length or size rule, which would take "1M tokens" for a length.
+COST_PER_TOKEN = (
+    r"\bper\s+(?:million|1\s?m|m)\s+(?:output\s+|generated\s+|input\s+)?tokens?\b"
+    r"|\$\s?/\s?(?:1\s?)?m\s?(?:tok(?:en)?s?)?\b"
+)
+
 REGIONS: tuple[tuple[str, str], ...] = (
     (r"\beu(?:[\s-]only)?\b|\beurope(?:an)?\b|\bgdpr\b|\bin\s+the\s+eu\b", "eu"),
     (r"\bus[\s-]only\b|\bin\s+the\s+us\b|\bunited\s+states\b|\bus\s+regions?\b", "us"),
