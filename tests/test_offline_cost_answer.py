@@ -1,5 +1,6 @@
 """Offline answers about cost: which configuration is cheaper per token, at what load, and no
-job total without a data size.
+job total without a data size; plus two labels the QA review found wrong ("1× one GPU", asking
+for a GPU the user already described).
 
 Expected $/M figures are recomputed here from first principles out of the tool results the
 answer was built from: USD per hour ÷ (output tokens/s × 3,600 s) × 10^6.
@@ -95,3 +96,13 @@ async def test_training_without_a_data_size_shows_no_job_total() -> None:
 
 def _approx(value: float) -> Any:
     return pytest.approx(value, rel=1e-3)
+
+
+async def test_memory_table_without_a_named_gpu_is_not_labelled_one_times_one_gpu() -> None:
+    text, _ = await _answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
+    assert "**Memory per GPU (one GPU)**" in text and "1× one GPU" not in text
+
+
+async def test_a_consumer_gpu_is_not_asked_for_again() -> None:
+    text, _ = await _answer("a 7B in Q4_K_M on a consumer GPU")
+    assert "Any GPU already available" not in text

@@ -64,6 +64,8 @@ def _gpu_name(gpu_id: str | None) -> str:
 
 def _config_label(arguments: dict[str, Any]) -> str:
     count = int(arguments.get("gpus", 1))
+    if arguments.get("gpu") is None:  # sized without a GPU named: no "1× one GPU"
+        return "one GPU" if count == 1 else f"{count} GPUs"
     return f"{count}× {_gpu_name(arguments.get('gpu'))}"
 
 
@@ -433,7 +435,7 @@ def follow_ups(parsed: ParsedWorkload) -> list[str]:
         asks.append("Any latency target (time to first token, tokens/s per user)?")
     if not inference and parsed.train_tokens is None:
         asks.append("How much training data (tokens, or examples × tokens each)?")
-    if not parsed.gpus and parsed.gpu_memory_bytes is None:
+    if not parsed.gpus and parsed.gpu_memory_bytes is None and not parsed.consumer_gpu:
         asks.append("Any GPU already available, or a budget per month?")
     return asks[:3]
 
