@@ -1,7 +1,8 @@
 """`ParsedWorkload`: what the offline parser understood from plain language.
 
 Every field is optional: None (or empty) means the text did not say. The planner turns this into
-tool arguments and states each default it fills in; nothing here is a default. `notes` record how
+tool arguments, and the renderer states each default the tools filled in (`render.
+defaults_filled_in`); nothing here is a default. `notes` record how
 an ambiguous phrase was read, `questions` are facts the verdict depends on that are missing, and
 `unplaced` keeps the fragments the parser could not place, so nothing the user wrote is dropped
 silently.
