@@ -13,6 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+WORKLOAD_KEY = "offline_workload"
+"""Key of the parsed workload (assistant.offline.ParsedWorkload, JSON) on the assistant message
+that made the tool calls, when the offline planner chose them. Local: never sent to an API (the
+LLM engine sends only role/content/tool_calls/tool_call_id/name); proposals read its `notes`
+(how the user's words were read)."""
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")

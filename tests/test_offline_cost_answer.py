@@ -1,6 +1,6 @@
 """Offline answers about cost: which configuration is cheaper per token, at what load, and no
-job total without a data size; plus two labels the QA review found wrong ("1× one GPU", asking
-for a GPU the user already described).
+job total without a data size; the proposal keeps how the words were read; two labels the QA
+review found wrong ("1× one GPU", asking for a GPU the user already described).
 
 Expected $/M figures are recomputed here from first principles out of the tool results the
 answer was built from: USD per hour ÷ (output tokens/s × 3,600 s) × 10^6.
@@ -17,6 +17,7 @@ import pytest
 from assistant.conversation import Conversation
 from assistant.events import Done
 from assistant.offline import OfflineEngine
+from assistant.proposal import build_document, render_markdown
 
 
 async def _answer(text: str) -> tuple[str, Conversation]:
@@ -106,3 +107,12 @@ async def test_memory_table_without_a_named_gpu_is_not_labelled_one_times_one_gp
 async def test_a_consumer_gpu_is_not_asked_for_again() -> None:
     text, _ = await _answer("a 7B in Q4_K_M on a consumer GPU")
     assert "Any GPU already available" not in text
+
+
+async def test_proposal_keeps_how_the_words_were_read() -> None:
+    # The readings the answer shows under "Assumptions" must reach the manager's document too.
+    text, conversation = await _answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
+    readings = ["'16k' read as 16,384 tokens", "'4-bit' read as 4-bit AWQ weights"]
+    proposal = render_markdown(build_document(conversation))
+    for reading in readings:
+        assert reading in text and reading in proposal

@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Literal
 
-from assistant.conversation import Conversation
+from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.cost_tool import MAX_OPTIONS
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
@@ -36,10 +36,6 @@ if TYPE_CHECKING:
 # without prices, so the cheapest option is often far down its list (a 7B model: B300 first,
 # the L4 further down).
 _PRICED_OPTIONS = MAX_OPTIONS
-
-WORKLOAD_KEY = "offline_workload"
-"""Key of the parsed workload on the assistant tool-call message (local: never sent to an API,
-the LLM engine sends only role/content/tool_calls/tool_call_id/name)."""
 
 
 def previous_workload(conversation: Conversation) -> ParsedWorkload | None:

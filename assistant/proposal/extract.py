@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.conversation import Conversation
+from assistant.conversation import WORKLOAD_KEY, Conversation
 
 MEMORY_TOOL = "estimate_memory"
 RECOMMEND_TOOL = "recommend"
@@ -40,6 +40,8 @@ class ProposalInputs:
     recommend: ToolRecord | None
     cost: ToolRecord | None
     requests: tuple[str, ...]
+    readings: tuple[str, ...] = ()
+    """How the user's words were read (the offline parser's notes), when it chose the calls."""
 
     @property
     def empty(self) -> bool:
@@ -100,4 +102,11 @@ def collect(conversation: Conversation) -> ProposalInputs:
     requests = tuple(
         str(m.get("content") or "") for m in conversation.messages if m.get("role") == "user"
     )
-    return ProposalInputs(memory, latest(RECOMMEND_TOOL), latest(COST_TOOL), requests)
+    readings: dict[str, None] = {}
+    for message in conversation.messages:
+        workload = message.get(WORKLOAD_KEY)
+        if isinstance(workload, dict):
+            readings.update(dict.fromkeys(str(n) for n in workload.get("notes", [])))
+    return ProposalInputs(
+        memory, latest(RECOMMEND_TOOL), latest(COST_TOOL), requests, tuple(readings)
+    )

@@ -147,6 +147,9 @@ def workload_blocks(inputs: ProposalInputs) -> list[Block]:
     if inputs.requests:
         blocks.append(Paragraph("What was asked, in the user's words:"))
         blocks.append(BulletList(tuple(inputs.requests)))
+    if inputs.readings:
+        blocks.append(Paragraph("How those words were read (check these first):"))
+        blocks.append(BulletList(inputs.readings))
     records: list[ToolRecord] = [*inputs.memory]
     records += [r for r in (inputs.recommend, inputs.cost) if r is not None]
     for record in records:
