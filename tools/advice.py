@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from tools.architecture import Architecture, ParamCounts
+from tools.defaults import DEFAULT_KV_DTYPE
 from tools.memory.formats import BYTE_DTYPES
 from tools.performance import (
     DECODE_BANDWIDTH_EFF,
@@ -27,10 +28,6 @@ if TYPE_CHECKING:
 
 def _gib(n: float) -> str:
     return format_bytes(n, "GiB", 1)
-
-
-DEFAULT_KV_DTYPE = "bf16"
-"""The memory calculator's KV-cache dtype when none is given (tools/memory/estimate.py)."""
 
 
 def fp8_kv_saving(kv_dtype: str | None) -> str | None:

@@ -19,6 +19,9 @@ DEFAULT_OUTPUT_TOKENS = 1024
 """Generated tokens per request when none are given, tokens."""
 DEFAULT_CONTEXT_TOKENS = DEFAULT_PROMPT_TOKENS + DEFAULT_OUTPUT_TOKENS
 """KV-cache length per sequence (serving) and sequence length (training) by default, tokens."""
+DEFAULT_KV_DTYPE = "bf16"
+"""KV-cache element type when none is given: the serving engines' default for bf16 models (vLLM
+kv_cache_dtype='auto' follows the model dtype)."""
 
 
 @dataclass(frozen=True)

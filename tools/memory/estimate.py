@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from tools.architecture import Architecture
 from tools.catalog import get_catalog
-from tools.defaults import DEFAULT_CONTEXT_TOKENS
+from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_KV_DTYPE
 from tools.errors import ToolInputError
 from tools.memory.activations import (
     ActivationBytes,
@@ -401,7 +401,7 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         parts.warnings.append(
             f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4"
         )
-    kv_dtype = req.kv_dtype or "bf16"
+    kv_dtype = req.kv_dtype or DEFAULT_KV_DTYPE
     context = _context(req, arch, parts)
     if not req.is_training and req.zero:
         parts.warnings.append("zero applies to training only; ignored for inference")
