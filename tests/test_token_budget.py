@@ -212,13 +212,19 @@ def test_cost_tool_training_by_hand() -> None:
     assert "rows" not in result  # only a training job was given
     rows = result["training"]["rows"]
     on_demand = next(r for r in rows if r["tier"] == "on_demand")
-    # Training cost = the catalog's instance price × instances rented × wall-clock hours (no
-    # spot overhead on demand). The price comes from the cited catalog entry, not the row.
+    # Training cost = the catalog's hourly price for 8 GPUs × wall-clock hours (no spot
+    # overhead on demand): whole instances rented × instance price, or 8 × a per-GPU rate.
+    # The price comes from the cited catalog entry, not the row.
     entry = next(p for p in builtin_price_book().prices if p.id == on_demand["price_id"])
-    instances = math.ceil(8 / entry.gpus_per_instance)
-    assert on_demand["instances"] == instances
-    assert on_demand["per_hour"] == pytest.approx(entry.price_per_instance_hour * instances)
-    assert on_demand["cost"] == pytest.approx(entry.price_per_instance_hour * instances * 10)
+    if entry.gpus_per_instance is None:
+        instances, per_hour = None, entry.price_per_gpu_hour * 8
+    else:
+        instances = math.ceil(8 / entry.gpus_per_instance)
+        assert entry.price_per_instance_hour is not None
+        per_hour = entry.price_per_instance_hour * instances
+    assert on_demand.get("instances") == instances
+    assert on_demand["per_hour"] == pytest.approx(per_hour)
+    assert on_demand["cost"] == pytest.approx(per_hour * 10)
     assert on_demand["wall_hours"] == 10 and on_demand["as_of"] == entry.as_of
 
 

@@ -248,8 +248,8 @@ def hosts_group(price: PriceEntry, group_gpus: int) -> bool:
     A row with `gpus_per_instance` is a machine of that size: a 1-GPU VM SKU (AWS g6.xlarge,
     GCP g2-standard-4) cannot host TP 4. A row without one is a per-GPU quote (the provider
     rents several GPUs per machine at that rate), kept with `per_gpu_quote_note`. The catalog
-    gives most per-GPU neocloud quotes `gpus_per_instance = 1` too, so they read as 1-GPU
-    machines: the conservative reading, which never prices a machine that may not exist.
+    sets `gpus_per_instance` only where the instance name fixes the machine size (its header
+    says which rows are per-GPU rates of products sold in several sizes).
     """
     return price.gpus_per_instance is None or price.gpus_per_instance >= group_gpus
 
