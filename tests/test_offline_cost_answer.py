@@ -57,7 +57,8 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
             and r.get("tier") == "on_demand"
             and r.get("usd_per_hour") is not None  # EUR rows stay EUR without a rate
         ]
-        cheapest = min(rows, key=lambda r: r["usd_per_hour"])
+        # The cost tool's rule: a fresh price before any stale one, then the lowest.
+        cheapest = min(rows, key=lambda r: (bool(r.get("stale")), r["usd_per_hour"]))
         option = full[gpu]
         # Priced at full load: the KV cache's worth of sequences, not one user.
         assert option["full_load_sequences_per_replica"] > 1
@@ -116,3 +117,22 @@ async def test_proposal_keeps_how_the_words_were_read() -> None:
     proposal = render_markdown(build_document(conversation))
     for reading in readings:
         assert reading in text and reading in proposal
+
+
+def test_a_fresh_price_is_shown_before_a_cheaper_stale_one() -> None:
+    # Two on-demand rows for 1× L40S, written here: 0.86/h dated 2025-08-12 (stale on the cost
+    # tool's 180-day rule) and 1.09/h dated 2026-09-13. The table must quote the fresh one.
+    from assistant.offline.render import CallResult, options_table
+
+    option = {"gpu": "l40s", "count": 1, "tp": 1, "pp": 1, "dp": 1, "fits": True}
+    rows = [
+        {"gpu": "l40s", "count": 1, "tier": "on_demand", "usd_per_hour": 0.86, "stale": True,
+         "provider": "Old", "as_of": "2025-08-12"},
+        {"gpu": "l40s", "count": 1, "tier": "on_demand", "usd_per_hour": 1.09, "stale": False,
+         "provider": "New", "as_of": "2026-09-13"},
+    ]  # fmt: skip
+    table = options_table(
+        CallResult("recommend", {}, {"options": [option]}),
+        CallResult("compare_costs", {}, {"rows": rows}),
+    )
+    assert "1.09 (New, 2026-09-13)" in table[-1] and "0.86" not in table[-1]

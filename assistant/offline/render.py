@@ -282,8 +282,8 @@ def breakdown_table(call: CallResult) -> list[str]:
 
 
 def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, Any]]:
-    """Cheapest on-demand USD row per (GPU, count): serving rows by `usd_per_hour`, training
-    rows (under `training`) by their total `usd_cost`."""
+    """Cheapest on-demand USD row per (GPU, count), fresh rows before stale ones: serving rows
+    by `usd_per_hour`, training rows (under `training`) by their total `usd_cost`."""
     best: dict[tuple[str, int], dict[str, Any]] = {}
     if cost is None or cost.is_error:
         return best
@@ -296,7 +296,9 @@ def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, An
         if usd is None or row.get("tier") not in (None, "on_demand"):
             continue
         key = (row.get("gpu", ""), int(row.get("count", 0)))
-        if key not in best or usd < best[key]["_usd"]:
+        # A fresh price beats any stale one (the cost tool's freshness rule), then the lower.
+        rank = (bool(row.get("stale")), usd)
+        if key not in best or rank < (bool(best[key].get("stale")), best[key]["_usd"]):
             best[key] = {**row, "_usd": usd}
     return best
 
