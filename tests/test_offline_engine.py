@@ -195,9 +195,14 @@ async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
     if first.startswith("**Cheapest"):
         cost = _tool_result(conversation, "compare_costs")
         # Only fitting options are priced and none has a target to miss: the lead is the
-        # lowest on-demand USD rate among the cost tool's rows (EUR rows carry no USD rate).
-        usd = [r.get("usd_per_hour") for r in cost["rows"] if r["tier"] == "on_demand"]
-        cheapest = min(u for u in usd if u is not None)
+        # lowest on-demand USD rate among the cost tool's rows (EUR rows carry no USD rate),
+        # fresh prices before stale ones (a stale price must not decide "cheapest").
+        usd = [
+            (bool(r.get("stale")), r["usd_per_hour"])
+            for r in cost["rows"]
+            if r["tier"] == "on_demand" and r.get("usd_per_hour") is not None
+        ]
+        cheapest = min(usd)[1]
         assert f"{cheapest:,.2f} USD per hour" in first
 
 
