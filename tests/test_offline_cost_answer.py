@@ -8,32 +8,13 @@ answer was built from: USD per hour ÷ (output tokens/s × 3,600 s) × 10^6.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 import pytest
 
-from assistant.conversation import Conversation
-from assistant.events import Done
-from assistant.offline import OfflineEngine
 from assistant.proposal import build_document, render_markdown
-
-
-async def _answer(text: str) -> tuple[str, Conversation]:
-    conversation = Conversation()
-    events = [e async for e in OfflineEngine().run_turn(conversation, text)]
-    done = events[-1]
-    assert isinstance(done, Done)
-    return done.text, conversation
-
-
-def _result(conversation: Conversation, name: str) -> dict[str, Any]:
-    return next(
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    )
+from tests.offline_turns import answer, tool_result
 
 
 def _per_million(usd_per_hour: float, tokens_per_s: float) -> float:
@@ -41,11 +22,11 @@ def _per_million(usd_per_hour: float, tokens_per_s: float) -> float:
 
 
 async def test_per_token_question_without_a_load_compares_at_full_load() -> None:
-    text, conversation = await _answer(
+    text, conversation = await answer(
         "is an L40S cheaper than an H100 per million tokens for Llama 3.1 8B?"
     )
-    recommend = _result(conversation, "recommend")
-    cost = _result(conversation, "compare_costs")
+    recommend = tool_result(conversation, "recommend")
+    cost = tool_result(conversation, "compare_costs")
     full = {o["gpu"]: o for o in recommend["options"]}
     per_million: dict[str, float] = {}
     for gpu in ("l40s", "h100-sxm"):
@@ -76,12 +57,14 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
 
 
 async def test_with_users_the_cost_is_at_their_load_and_not_called_full() -> None:
-    text, conversation = await _answer("serve Llama 3.1 8B to 40 users on an L40S")
+    text, conversation = await answer("serve Llama 3.1 8B to 40 users on an L40S")
     assert "at full load" not in text
-    option = next(o for o in _result(conversation, "recommend")["options"] if o["gpu"] == "l40s")
+    option = next(
+        o for o in tool_result(conversation, "recommend")["options"] if o["gpu"] == "l40s"
+    )
     row = next(
         r
-        for r in _result(conversation, "compare_costs")["rows"]
+        for r in tool_result(conversation, "compare_costs")["rows"]
         if r["gpu"] == "l40s" and r["count"] == option["count"]
     )
     expected = _per_million(row["usd_per_hour"], option["aggregate_tokens_per_s"])
@@ -89,7 +72,7 @@ async def test_with_users_the_cost_is_at_their_load_and_not_called_full() -> Non
 
 
 async def test_training_without_a_data_size_shows_no_job_total() -> None:
-    text, _ = await _answer("full fine-tune of Llama 3.1 8B on H100s")
+    text, _ = await answer("full fine-tune of Llama 3.1 8B on H100s")
     row = next(line for line in text.splitlines() if line.startswith("| H100 SXM5 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[-2] == "n/a (no data size)"  # training hours
@@ -101,18 +84,18 @@ def _approx(value: float) -> Any:
 
 
 async def test_memory_table_without_a_named_gpu_is_not_labelled_one_times_one_gpu() -> None:
-    text, _ = await _answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
+    text, _ = await answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
     assert "**Memory per GPU (one GPU)**" in text and "1× one GPU" not in text
 
 
 async def test_a_consumer_gpu_is_not_asked_for_again() -> None:
-    text, _ = await _answer("a 7B in Q4_K_M on a consumer GPU")
+    text, _ = await answer("a 7B in Q4_K_M on a consumer GPU")
     assert "Any GPU already available" not in text
 
 
 async def test_proposal_keeps_how_the_words_were_read() -> None:
     # The readings the answer shows under "Assumptions" must reach the manager's document too.
-    text, conversation = await _answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
+    text, conversation = await answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
     readings = ["'16k' read as 16,384 tokens", "'4-bit' read as 4-bit AWQ weights"]
     proposal = render_markdown(build_document(conversation))
     for reading in readings:

@@ -7,7 +7,6 @@ assistant `tool_calls` entry plus a `tool` message with the same id, exactly one
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
@@ -17,6 +16,7 @@ from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline import OfflineEngine, PlannedCall, parse_workload, plan_tool_calls
 from assistant.offline.engine import previous_workload
 from assistant.offline.render import FoldedAnswer, details_title, split_details
+from tests.offline_turns import answer, tool_result
 
 
 async def _turn(engine: OfflineEngine, conversation: Conversation, text: str) -> list[Event]:
@@ -142,33 +142,18 @@ async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None
     assert f"{cheapest['usd_cost']:,.2f} at {cheapest['per_hour']}/h" in done.text
 
 
-async def _answer(text: str) -> tuple[str, Conversation]:
-    conversation = Conversation()
-    events = await _turn(OfflineEngine(), conversation, text)
-    done = next(e for e in events if isinstance(e, Done))
-    return done.text, conversation
-
-
-def _tool_result(conversation: Conversation, name: str) -> dict[str, Any]:
-    return next(
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    )
-
-
 async def test_memory_and_recommender_agree_on_the_verdict() -> None:
     # "a 70B in INT8 on a single 80 GB GPU" said "does not fit" (memory at 4,096 tokens) above
     # a table saying "fits" (recommender at 1,280): both now size the same sequence.
-    text, conversation = await _answer("Will a 70B in INT8 fit on a single 80 GB GPU?")
-    recommend = _tool_result(conversation, "recommend")
+    text, conversation = await answer("Will a 70B in INT8 fit on a single 80 GB GPU?")
+    recommend = tool_result(conversation, "recommend")
     h100 = next(o for o in recommend["options"] if o["gpu"] == "h100-sxm")
     verdict = next(line for line in text.splitlines() if "H100 SXM5" in line)
     assert verdict.startswith("**Fits on" if h100["fits"] else "**Does not fit on")
 
 
 async def test_training_answer_has_training_columns_and_no_kv_figures() -> None:
-    text, _ = await _answer("Fine-tune Llama 3.1 8B with LoRA rank 16 on an L4")
+    text, _ = await answer("Fine-tune Llama 3.1 8B with LoRA rank 16 on an L4")
     assert "KV" not in text.split("**Assumptions**")[0]
     assert "| training hours |" in text and "tok/s per user" not in text
     assert "n/a (no data size)" in text  # no tokens to train on were given
@@ -179,7 +164,7 @@ async def test_gpus_with_the_same_verdict_share_one_line() -> None:
     # Llama 2 13B: 13.02B parameters × 2 bytes (fp16) = 26.0 GB of weights alone, more than
     # any 24 GB card holds, so every 24 GB GPU gets a "does not fit"; the three with the same
     # budget (A10G, A10, L4: 19.8 GiB) share one line, the RTX 4090 (21.3 GiB) has its own.
-    text, _ = await _answer("Llama 2 13B fp16 on a 24GB GPU")
+    text, _ = await answer("Llama 2 13B fp16 on a 24GB GPU")
     lines = text.splitlines()
     verdicts = [line for line in lines if line.startswith("**Does not fit on")]
     assert not any(line.startswith("**Fits on") for line in lines)
@@ -188,12 +173,12 @@ async def test_gpus_with_the_same_verdict_share_one_line() -> None:
 
 
 async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
-    text, conversation = await _answer("Can I run Llama 3.1 8B in bf16 for 20 users?")
+    text, conversation = await answer("Can I run Llama 3.1 8B in bf16 for 20 users?")
     first = text.splitlines()[0]
     assert first.startswith(("**Cheapest priced option", "**Recommended:"))
     assert "no GPU named" not in text and "one GPU" not in first
     if first.startswith("**Cheapest"):
-        cost = _tool_result(conversation, "compare_costs")
+        cost = tool_result(conversation, "compare_costs")
         # Only fitting options are priced and none has a target to miss: the lead is the
         # lowest on-demand USD rate among the cost tool's rows (EUR rows carry no USD rate),
         # fresh prices before stale ones (a stale price must not decide "cheapest").
@@ -207,13 +192,13 @@ async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
 
 
 async def test_budget_is_checked_against_the_priced_options() -> None:
-    text, _ = await _answer("Serve Llama 3.1 8B to 20 users for $0.01 per hour")
+    text, _ = await answer("Serve Llama 3.1 8B to 20 users for $0.01 per hour")
     # No GPU rents for a cent an hour: every priced row is over this budget.
     assert "**Budget 0.01 USD per hour: over**" in text
 
 
 async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
-    text, _ = await _answer("Llama 3.1 70B for 10^9 users")
+    text, _ = await answer("Llama 3.1 70B for 10^9 users")
     assert text.startswith("**No option meets every target.**")
     assert "batch:" in text  # the memory tool's refusal names its field
 
@@ -235,7 +220,7 @@ def _stated_assumptions(conversation: Conversation) -> list[str]:
 
 
 async def test_answer_shows_how_the_words_were_read_and_folds_the_tool_assumptions() -> None:
-    text, conversation = await _answer(SCENARIO)
+    text, conversation = await answer(SCENARIO)
     folded = split_details(text)
     assert folded.title is not None and text == folded.visible + f"**{folded.title}**\n\n" + (
         folded.details
@@ -255,9 +240,9 @@ async def test_answer_shows_how_the_words_were_read_and_folds_the_tool_assumptio
 
 
 async def test_defaults_the_question_left_out_are_stated_with_the_values_used() -> None:
-    text, conversation = await _answer("serve Llama 3.1 8B")
+    text, conversation = await answer("serve Llama 3.1 8B")
     visible = split_details(text).visible.split("**Assumptions**")[1]
-    memory = _tool_result(conversation, "estimate_memory")
+    memory = tool_result(conversation, "estimate_memory")
     # The context and concurrency the memory tool actually sized (its own result fields).
     assert f"Context not stated: sized at {memory['context']:,} tokens per sequence" in visible
     assert f"Concurrent users not stated: sized for {memory['batch']:,} at a time" in visible
@@ -267,7 +252,7 @@ async def test_defaults_the_question_left_out_are_stated_with_the_values_used() 
 
 
 async def test_said_facts_are_not_reported_as_defaults() -> None:
-    text, _ = await _answer("Llama 3.1 8B in FP16 on one L4 for 4 users with 8k context on vLLM")
+    text, _ = await answer("Llama 3.1 8B in FP16 on one L4 for 4 users with 8k context on vLLM")
     visible = split_details(text).visible
     assert "not stated" not in visible
 
