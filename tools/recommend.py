@@ -552,7 +552,8 @@ def _price_line(quote: ConfigurationPrice, count: int) -> str:
     """Which catalog row prices the configuration, how, and how old it is."""
     p = quote.price
     if quote.instances is None:
-        how = f"{count} GPUs × {p.provider} at {p.price_per_gpu_hour:,.4g} {p.currency}/GPU-h"
+        gpus = f"{count} GPU{'s' if count != 1 else ''}"
+        how = f"{gpus} × {p.provider} at {p.price_per_gpu_hour:,.4g} {p.currency}/GPU-h"
     else:
         each = p.instance_price_per_hour or p.price_per_gpu_hour
         size = f"{p.gpus_per_instance} GPU{'s' if p.gpus_per_instance != 1 else ''}"
