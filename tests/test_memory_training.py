@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench import references
+from tools.architecture import count_parameters
 from tools.catalog import get_catalog
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.activations import training_activation_bytes
@@ -142,6 +143,49 @@ def test_qlora_65b_fits_48gb_and_full_16bit_needs_over_780gb(tmp_path: Path) -> 
     # leanest mixed accounting (ZeRO's 16 B/param) exceeds it.
     zero = estimate_memory(MemoryRequest(config_path=config, task="full", precision="mixed-zero"))
     assert model_state(zero) == 16 * qlora.total_params
+
+
+def test_catalog_llama_65b_is_the_published_config() -> None:
+    # The catalog entry must be the published shape (huggyllama/llama-65b config.json, LLaMA
+    # paper Table 2: 65.2B), not a lookalike: the QLoRA claim above is about this model.
+    from tools.hf_config import architecture_from_config
+
+    entry = get_catalog().model("LLaMA 65B")
+    assert entry.id == "llama-65b"
+    assert entry.architecture == architecture_from_config(references.LLAMA_65B_CONFIG)
+    assert count_parameters(entry.architecture).total == pytest.approx(65.2e9, rel=0.005)
+
+
+def test_qlora_65b_on_one_48gb_card_says_which_sequences_fit() -> None:
+    # QLoRA (arXiv 2305.14314) fine-tuned LLaMA-65B on one 48 GB GPU with short sequences; at
+    # the model's full 2,048 tokens the activations no longer fit an L40S (48 GB, 44.99 GiB
+    # usable). The recommender must say how long a sequence does fit, and that length must be
+    # the longest the memory calculator accepts (to its 256-token step).
+    from tools.recommend import SEQUENCE_STEP, recommend
+    from tools.workload import validate_workload
+
+    rec = recommend(
+        validate_workload(
+            {
+                "model": "llama-65b",
+                "task": "qlora",
+                "constraints": {"only_gpus": ["l40s"], "max_gpus": 1},
+            }
+        )
+    )
+    assert not rec.options[0].fits
+    note = next(n for n in rec.notes if n.startswith("Shorter sequences fit"))
+    longest = int(note.split("up to ")[1].split(" tokens")[0].replace(",", ""))
+    assert longest >= 512  # the QLoRA paper's setting fits
+
+    def fits(tokens: int) -> bool:
+        return bool(
+            estimate_memory(
+                MemoryRequest(model="llama-65b", task="qlora", gpu="l40s", context=tokens)
+            ).fits
+        )
+
+    assert fits(longest) and not fits(longest + SEQUENCE_STEP)
 
 
 def test_lora_keeps_frozen_base_without_state() -> None:

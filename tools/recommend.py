@@ -388,8 +388,8 @@ def _training_option(
     reasons: list[str] = []
     if not fits:
         reasons.append(
-            f"{count} GPUs (TP={tp}, PP={pp}, DP={dp}): {_gib(est.per_gpu_bytes)} per GPU > "
-            f"{_gib(est.budget_bytes_per_gpu)} budget"
+            f"needs {_gib(est.per_gpu_bytes)} per GPU > {_gib(est.budget_bytes_per_gpu)} "
+            f"budget on {count} GPU{'s' if count != 1 else ''} (DP={dp})"
         )
     step = hours = gpu_hours = None
     meets = fits
@@ -634,6 +634,8 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
+    elif best and not any(o.fits for o in best):
+        notes.extend(_shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
     assumptions = [
         *workload.default_notes,
         *base.assumptions,
@@ -662,6 +664,38 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
 
 _SIXTEEN_BIT = ("bf16", "fp16", "fp32")
 MAX_LISTED_GPUS = 8  # GPU types named in one note before "+N more"
+
+
+SEQUENCE_STEP = 256
+"""Granularity of the longest-fitting training sequence search, tokens."""
+
+
+def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
+    """Training that fits nowhere: the longest sequence (a multiple of SEQUENCE_STEP tokens)
+    with which the closest layout fits, found by asking the memory calculator (activations
+    grow with the sequence; weights and optimizer state do not). Empty when none fits."""
+    gpu = get_catalog().gpu(closest.gpu)
+    batch = w.micro_batch_sequences
+
+    def fits(tokens: int) -> bool:
+        request = _memory_request(w, gpu, closest.tp, closest.pp, closest.dp, batch, context=tokens)
+        return bool(estimate_memory(request).fits)
+
+    lo, hi = 0, (w.training_sequence_tokens - 1) // SEQUENCE_STEP  # in steps; the asked fails
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid * SEQUENCE_STEP):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == 0:
+        return []
+    return [
+        f"Shorter sequences fit: {closest.count}× {closest.gpu_name} (TP={closest.tp}, "
+        f"PP={closest.pp}) holds training sequences of up to {lo * SEQUENCE_STEP:,} tokens at "
+        f"micro-batch {batch:,}; {w.training_sequence_tokens:,} tokens need "
+        f"{_gib(closest.per_gpu_bytes)} per GPU > {_gib(closest.budget_bytes_per_gpu)} budget."
+    ]
 
 
 def _fit_notes(
