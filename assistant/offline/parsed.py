@@ -84,6 +84,9 @@ class ParsedWorkload(BaseModel):
     epochs: float | None = None
     deadline_hours: float | None = Field(default=None, description="Wall-clock limit, hours.")
     optimizer: str | None = Field(default=None, description="adamw, adamw-8bit, sgd, adafactor.")
+    zero: Literal[0, 1, 2, 3] | None = Field(
+        default=None, description="ZeRO stage said ('ZeRO-3'; 'FSDP' full shard is stage 3)."
+    )
     lora_rank: int | None = None
     checkpointing: bool | None = None
     engine: str | None = Field(default=None, description="vllm, transformers or generic.")

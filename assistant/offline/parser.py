@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import cast
+from difflib import SequenceMatcher
+from typing import Literal, cast
 
 from assistant.offline import vocab
 from assistant.offline.names import gpu_index, gpus_with_capacity, model_families, model_index
@@ -22,7 +23,7 @@ from assistant.offline.quantities import (
     context_tokens_from,
     parse_quantity,
 )
-from tools.catalog import get_catalog
+from tools.catalog import get_catalog, normalize_name
 from tools.errors import closest_names
 from tools.memory import normalize_format
 from tools.units import GB, GiB
@@ -38,6 +39,10 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.original = text
         self.work = text
+        # "4 nodes of 8 H100s": nodes said, and whether the GPU count that follows is per node.
+        self.nodes: int | None = None
+        self.per_node = False
+        self.nodes_text = ""
 
     def consume(self, start: int, end: int) -> None:
         self.work = self.work[:start] + " " * (end - start) + self.work[end:]
@@ -77,6 +82,62 @@ def _extract_hf_and_catalog_models(t: _Text, p: ParsedWorkload) -> None:
                 "(e.g. '13B'), or where is its config.json?"
             )
             p.unplaced.append(m.group(0))
+
+
+def _negative_numbers(t: _Text, p: ParsedWorkload) -> None:
+    """'-5 users', '-7B': a count or size cannot be negative. Reading the digits alone would
+    size 5 users silently, so the fragment is not read and the user is asked instead."""
+    for m in t.each(rf"(?<![\w.\-])[-−]\s?({QUANTITY})(?:[\s-]*([a-z]+))?"):
+        said = m.group(0).strip()
+        p.unplaced.append(said)
+        p.questions.append(
+            f"'{said}' is negative: counts, sizes and lengths must be positive. Did you mean "
+            f"'{said.lstrip('-−').strip()}'?"
+        )
+
+
+# A catalog name this close (difflib ratio, 0–1) to a fragment is what the user meant to write:
+# 'lama 3.1 70b' → 0.96 to llama-3.1-70b, 'llama3.1-70' → 0.96; unrelated names ('falcon 40b')
+# score under 0.5 against every catalog entry.
+_NEAR_MISS_RATIO = 0.8
+
+
+def _near_miss_models(t: _Text, p: ParsedWorkload) -> None:
+    """A misspelled catalog model ('lama 3.1 70b', 'llama3.1-70') becomes a question with the
+    closest catalog names, not a silent generic model of the size it happens to contain."""
+    if p.model is not None or any("catalog" in q for q in p.questions):
+        return
+    catalog = get_catalog()
+    keys = {
+        normalize_name(form): entry.id
+        for entry in catalog.models.values()
+        for form in (entry.id, entry.name, *entry.aliases)
+    }
+    tokens = [w.strip(".,;:!?()[]{}\"'`") for w in t.original.split()]
+    best: tuple[float, str] | None = None
+    for i, first in enumerate(tokens):
+        if not re.match(r"[a-z]", first, _I) or first.lower() in vocab.FILLER:
+            continue
+        for size in (1, 2, 3):
+            window = tokens[i : i + size]
+            if len(window) < size or any(w.lower() in vocab.FILLER for w in window):
+                break
+            text = " ".join(window)
+            key = normalize_name(text)
+            if not re.search(r"\d", key) or not re.search(r"[a-z]{3}", key):
+                continue
+            ratio = max(SequenceMatcher(None, key, known).ratio() for known in keys)
+            if ratio >= _NEAR_MISS_RATIO and (best is None or ratio > best[0]):
+                best = (ratio, text)
+    if best is None:
+        return
+    near = [catalog.models[i].name for i in closest_names(normalize_name(best[1]), catalog.models)]
+    p.questions.insert(
+        0,
+        f"'{best[1]}' is not a catalog model name. Did you mean {' or '.join(near)}? Give the "
+        "catalog name (gpu-sizer models lists them), or a bare size such as '70B' for a "
+        "generic model.",
+    )
 
 
 def _extract_kv_dtype(t: _Text, p: ParsedWorkload) -> None:
@@ -190,13 +251,61 @@ def _extract_budget(t: _Text, p: ParsedWorkload) -> None:
 
 
 def _extract_deadline(t: _Text, p: ParsedWorkload) -> None:
-    lead = r"(?:in|within|under|by|over|in\s+under|less\s+than|no\s+more\s+than|at\s+most)"
+    lead = r"(?:in|within|under|by|over|in\s+under|less\s+than|no\s+more\s+than|at\s+most|"
+    lead += r"deadline(?:\s+(?:of|is|in|within|under))?\s*[:=]?)"
     hours = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.0}
     hours |= {"days": 24.0, "week": 168.0, "weeks": 168.0, "month": 730.0, "months": 730.0}
-    for m in t.each(rf"\b{lead}\s+{_QW}\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
+    for m in t.each(rf"\b{lead}\s*{_QW}\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
         value = _qty(m.group(1))
         if value is not None:
             p.deadline_hours = value * hours[m.group(2).lower()]
+
+
+def _extract_zero(t: _Text, p: ParsedWorkload) -> None:
+    """'with ZeRO-3', 'ZeRO stage 2', 'DeepSpeed ZeRO-2', 'FSDP' (full shard = stage 3)."""
+    for pattern, stage, note in vocab.ZERO_STAGES:
+        for m in t.each(pattern):
+            said = stage if stage is not None else int(m.group(1))
+            p.zero = cast(Literal[0, 1, 2, 3], said)
+            if note:
+                p.notes.append(note.format(text=m.group(0).strip()))
+
+
+_NODE = r"(?:nodes?|servers?|machines?|hosts?|boxes)"
+
+
+def _extract_nodes(t: _Text, p: ParsedWorkload) -> None:
+    """Node counts, read before the GPUs so the GPU count can be scaled: '4 nodes of 8 H100s'
+    and '2 nodes × 8 GPUs' are per-node counts (32 and 16 GPUs); '32 H100s across 4 servers'
+    is already the total; '8 H100s per node' with '4 nodes' elsewhere is 32."""
+    for m in t.each(rf"(?<![\w.]){_QW}\s+{_NODE}\s*(?:of|with|x|×|\*|,\s*each\s+with)\s*"):
+        t.nodes, t.per_node, t.nodes_text = _int(m.group(1)), True, m.group(0).strip()
+    for m in t.each(rf"\b(?:across|over|on|in|spread\s+over)\s+{_QW}\s+{_NODE}\b"):
+        t.nodes, t.nodes_text = _int(m.group(1)), m.group(0).strip()
+    if t.each(r"\b(?:per|each|a|in\s+each|on\s+each)\s+(?:node|server|machine|host|box)\b"):
+        t.per_node = True
+    for m in t.each(rf"(?<![\w.]){_QW}\s+{_NODE}\b"):
+        t.nodes, t.nodes_text = _int(m.group(1)), m.group(0).strip()
+
+
+def _apply_nodes(t: _Text, p: ParsedWorkload) -> None:
+    """Scale a per-node GPU count by the nodes said, and say how the count was read."""
+    if t.nodes is None or (t.nodes == 1 and t.per_node):
+        return  # one node of N GPUs is N GPUs: nothing to scale
+    mention = next((m for m in p.gpus if m.count is not None), None)
+    per_node = mention.count if mention is not None else p.gpu_count
+    if per_node is None:
+        p.notes.append(f"'{t.nodes_text}' said without GPUs per node: sized without a count")
+        return
+    if not t.per_node:
+        p.notes.append(f"'{t.nodes_text}': {per_node:,} GPUs read as the total over all nodes")
+        return
+    total = per_node * t.nodes
+    if mention is not None:
+        mention.count = total
+    else:
+        p.gpu_count = total
+    p.notes.append(f"{t.nodes:,} nodes × {per_node:,} GPUs per node read as {total:,} GPUs in all")
 
 
 def _extract_gpus(t: _Text, p: ParsedWorkload) -> None:
@@ -602,6 +711,7 @@ def _extract_cost_per_token(t: _Text, p: ParsedWorkload) -> None:
 
 _EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
     _extract_hf_and_catalog_models,
+    _negative_numbers,
     _extract_cost_per_token,
     _extract_budget,
     _extract_kv_dtype,
@@ -609,8 +719,11 @@ _EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
     _extract_training_data,
     _extract_throughput_and_latency,
     _extract_deadline,
+    _extract_zero,
+    _extract_nodes,
     _extract_gpus,
     _extract_gpu_generic,
+    _apply_nodes,
     _extract_precision,
     _extract_training_sequence_length,
     _extract_concurrency,
@@ -618,6 +731,7 @@ _EXTRACTORS: tuple[Callable[[_Text, ParsedWorkload], None], ...] = (
     _extract_context,
     _extract_rank_and_flags,
     _extract_bare_size,
+    _near_miss_models,
     _family_questions,
     _unknown_gpus,
     _unplaced,

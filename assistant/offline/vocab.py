@@ -100,6 +100,25 @@ ENGINES: tuple[tuple[str, str, str | None], ...] = (
     ),
 )
 
+# (pattern, ZeRO stage, note or None). FSDP's sharding strategies map onto ZeRO stages (PyTorch
+# FSDP docs, ShardingStrategy: FULL_SHARD shards parameters, gradients and optimizer states like
+# ZeRO-3; SHARD_GRAD_OP shards gradients and optimizer states like ZeRO-2).
+ZERO_STAGES: tuple[tuple[str, int | None, str | None], ...] = (
+    (r"\b(?:deepspeed\s+)?zero[\s-]*(?:stage[\s-]*)?([0-3])\b", None, None),
+    (r"\b(?:deepspeed\s+)?stage[\s-]*([0-3])\s+zero\b", None, None),
+    (
+        r"\bfsdp[\s-]*(?:with\s+)?shard[\s_-]*grad[\s_-]*op\b",
+        2,
+        "'{text}' read as ZeRO-2 (FSDP SHARD_GRAD_OP shards gradients and optimizer state)",
+    ),
+    (
+        r"\bfsdp(?:[\s-]*(?:with\s+)?full[\s_-]*shard)?\b|\bfully[\s-]sharded[\s-]data[\s-]parallel\w*",
+        3,
+        "'{text}' read as ZeRO-3: FSDP full shard splits weights, gradients and optimizer state "
+        "over the data-parallel GPUs, as ZeRO stage 3 does",
+    ),
+)
+
 OBJECTIVES: tuple[tuple[str, str], ...] = (
     (r"\bcheap(?:est|er)?\b|\blowest[\s-]cost\b|\bleast\s+expensive\b", "cheapest"),
     (r"\bfast(?:est|er)\b|\blowest[\s-]latency\b", "fastest"),
