@@ -6,7 +6,9 @@ taken from a published measurement (constants at the top, each with its source).
 - Decode step (all sequences of a batch advance one token), per GPU of a tensor-parallel group:
   memory time = (weight bytes read + KV-cache bytes read) / (bandwidth × DECODE_BANDWIDTH_EFF);
   compute time = FLOPs / (peak × MFU); step = max(memory, compute) + TP all-reduce time
-  (the roofline of Williams et al., CACM 2009, applied per step). Weight bytes read for MoE use
+  (the roofline of Williams et al., CACM 2009, applied per step). Weight bytes read count each
+  tensor at its stored size (tools.memory.weight_bytes: 16-bit tensors a quantized checkpoint
+  keeps are read at 2 bytes, not at the model's average). Weight bytes read for MoE use
   the expected number of distinct experts touched by B tokens, E·(1 − (1 − k/E)^B) per layer
   (each token picks k of E experts; uniform routing assumed), so small batches read ~k experts
   and large batches read all E.
@@ -28,6 +30,7 @@ from typing import Literal
 
 from tools.architecture import Architecture, ParamCounts
 from tools.catalog import GpuSpec
+from tools.memory.weights import WeightBytes, weight_bytes
 
 # --- named efficiency factors -------------------------------------------------------------
 
@@ -148,27 +151,28 @@ def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: 
     return e * (1.0 - (1.0 - k / e) ** max(tokens, 1))
 
 
-def weight_bytes_read(
-    params: ParamCounts, arch: Architecture, weight_bytes_total: int, tokens: int
-) -> float:
-    """Weight bytes streamed from memory for one forward over `tokens` tokens (whole model).
+def weight_bytes_read(weights: WeightBytes, arch: Architecture, tokens: int) -> float:
+    """Weight bytes streamed from memory for one forward over `tokens` tokens, bytes (for the
+    tensor-parallel degree `weights` was sized at; the whole model when tp = 1).
 
-    Bytes per parameter is the model's average (weight_bytes_total / total params). The input
-    embedding is a row gather (only `tokens` rows are read), so it is excluded unless it is tied
-    to the output layer, which reads it whole. MoE: routed experts scale by the expected share
-    of experts touched (see `expected_distinct_experts`).
+    Every tensor counts at its own stored size (tools.memory.weight_bytes: a quantized format
+    keeps the embedding and output layer — and for mxfp4 attention and router — in 16-bit), so
+    a model whose active path is mostly 16-bit is not read at the quantized average. The input
+    embedding is a row gather (only `tokens` rows are read), so it is excluded unless it is
+    tied to the output layer, which reads it whole. MoE routed experts scale by the expected
+    share of experts touched (see `expected_distinct_experts`); their 1-D biases are counted
+    whole (at most ~2% of gpt-oss-120b's active bytes: an upper bound on the bytes read).
     """
-    bytes_per_param = weight_bytes_total / params.total
-    read_params = float(params.total - params.embedding)
-    if arch.tied_embeddings:
-        read_params += params.embedding
-    if arch.moe is not None and params.routed_experts:
+    read = float(weights.total)
+    if not arch.tied_embeddings:
+        read -= weights.embedding
+    if arch.moe is not None and weights.routed_experts:
         share = (
             expected_distinct_experts(arch.moe.num_experts, arch.moe.experts_per_token, tokens)
             / arch.moe.num_experts
         )
-        read_params -= params.routed_experts * (1.0 - share)
-    return read_params * bytes_per_param
+        read -= weights.routed_experts * (1.0 - share)
+    return read
 
 
 def attention_flops(arch: Architecture, query_tokens: int, context_tokens: int) -> float:
@@ -214,6 +218,9 @@ class ModelOnGpus:
     `weight_bytes_total` is the whole model's weight bytes in its format (from
     tools.memory.weight_bytes); `kv_bytes_per_token_per_gpu` the KV cache one token adds on one
     GPU (from tools.memory, which handles replication of KV heads when tp > kv heads).
+    `weights`: the whole model's per-tensor bytes (tools.memory.weight_bytes at tp = 1) that
+    decode and prefill read; when omitted they are sized from `arch` and `weight_format`, and
+    either way their total must equal `weight_bytes_total`.
     """
 
     arch: Architecture
@@ -224,6 +231,25 @@ class ModelOnGpus:
     gpu: GpuSpec
     tp: int = 1
     pp: int = 1
+    weights: WeightBytes | None = None
+
+    def __post_init__(self) -> None:
+        if self.weights is None:
+            # The frozen dataclass is completed once here, so every step reads per-tensor bytes.
+            object.__setattr__(self, "weights", weight_bytes(self.arch, self.weight_format))
+        assert self.weights is not None
+        if self.weights.total != self.weight_bytes_total:
+            raise ValueError(
+                f"weight_bytes_total {self.weight_bytes_total:,} B differs from the per-tensor "
+                f"total {self.weights.total:,} B of {self.weights.fmt}: pass `weights` sized for "
+                "the same model and format"
+            )
+
+    @property
+    def tensor_bytes(self) -> WeightBytes:
+        """The whole model's per-tensor weight bytes (set in __post_init__)."""
+        assert self.weights is not None
+        return self.weights
 
 
 def _per_gpu_share(m: ModelOnGpus) -> float:
@@ -239,7 +265,7 @@ def decode_step(m: ModelOnGpus, batch: int, context_tokens: int) -> StepTime:
     token; no micro-batch overlap is assumed, which is conservative for throughput).
     """
     bandwidth = m.gpu.memory_bandwidth_bytes_per_s * DECODE_BANDWIDTH_EFF
-    weights = weight_bytes_read(m.params, m.arch, m.weight_bytes_total, batch) * _per_gpu_share(m)
+    weights = weight_bytes_read(m.tensor_bytes, m.arch, batch) * _per_gpu_share(m)
     kv = batch * context_tokens * m.kv_bytes_per_token_per_gpu * m.pp  # all stages, in turn
     memory_s = (weights + kv) / bandwidth
     flops = (2 * m.params.active_per_token * batch) + batch * attention_flops(
@@ -274,9 +300,7 @@ def prefill_time(m: ModelOnGpus, prompt_tokens: int) -> StepTime | None:
     compute_s = flops * _per_gpu_share(m) / (rate.flops_per_s * PREFILL_MFU)
     bandwidth = m.gpu.memory_bandwidth_bytes_per_s * DECODE_BANDWIDTH_EFF
     memory_s = (
-        weight_bytes_read(m.params, m.arch, m.weight_bytes_total, prompt_tokens)
-        * _per_gpu_share(m)
-        / bandwidth
+        weight_bytes_read(m.tensor_bytes, m.arch, prompt_tokens) * _per_gpu_share(m) / bandwidth
     )
     comm_s = _tp_comm_s(m, prompt_tokens)
     core = max(memory_s, compute_s)

@@ -219,23 +219,31 @@ def _decode_at(mg: ModelOnGpus, batch: int, context: int) -> float:
 
 
 @lru_cache(maxsize=256)
+def _whole_weights(arch: Architecture, fmt: str, stated_params: int | None) -> Any:
+    """Per-tensor weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1,
+    pp=1): what the performance model reads, each tensor at its own stored size."""
+    return _memory().weight_bytes(arch, fmt, total_params=stated_params)
+
+
 def _whole_weight_bytes(arch: Architecture, fmt: str, stated_params: int | None) -> int:
-    """Weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1, pp=1).
+    """Weight bytes of the whole model in `fmt`.
 
     The per-GPU `breakdown["weights"]` × tp × pp would overcount: KV projections are
     replicated under TP and the worst pipeline stage is heavier than the mean."""
-    total: int = _memory().weight_bytes(arch, fmt, total_params=stated_params).total
+    total: int = _whole_weights(arch, fmt, stated_params).total
     return total
 
 
 def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
     # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
     fmt = "bf16" if w.task == "full" else str(est.weights_format)
+    weights = _whole_weights(_arch(w), fmt, _resolved(w).stated_params)
     return ModelOnGpus(
         arch=_arch(w),
         params=_params(w),
-        weight_bytes_total=_whole_weight_bytes(_arch(w), fmt, _resolved(w).stated_params),
+        weight_bytes_total=weights.total,
         weight_format=fmt,
+        weights=weights,
         kv_bytes_per_token_per_gpu=float(est.kv_cache_bytes_per_token_per_gpu),
         gpu=gpu,
         tp=tp,

@@ -39,6 +39,9 @@ class WeightBytes:
     fmt: str
     keep_16bit: tuple[str, ...]
     tp: int
+    routed_experts: int = 0
+    """Bytes of the MoE routed-expert matrices (all experts, all layers), already included in
+    `layers`: the part a decode step reads only for the experts its tokens are routed to."""
 
     @property
     def total(self) -> int:
@@ -109,19 +112,27 @@ def _layer_bytes(
     tp: int,
     group_size: int,
     counters: dict[str, int],
-) -> list[int]:
+) -> list[tuple[int, int]]:
+    """(bytes, of which routed-expert matrices) for each layer of `shape`."""
     vector_bytes = shape.vector_params * _vector_bits(fmt) // 8
     moe = a.moe is not None
     if fmt not in GGUF_FORMATS:
-        per_layer = vector_bytes + sum(
-            _tp_share(_plain_linear_bytes(fmt, lin, group_size, moe), lin, tp, a.num_kv_heads)
+        sizes = [
+            (
+                _tp_share(_plain_linear_bytes(fmt, lin, group_size, moe), lin, tp, a.num_kv_heads),
+                lin.expert,
+            )
             for lin in shape.linears
-        )
-        return [per_layer] * shape.count
+        ]
+        per_layer = vector_bytes + sum(n for n, _ in sizes)
+        experts = sum(n for n, expert in sizes if expert)
+        return [(per_layer, experts)] * shape.count
     # Only attn_v-like and ffn_down tensors change type from layer to layer (use_more_bits), so
     # each is sized once per variant and the layers just pick one: O(layers), not O(tensors).
     fixed = vector_bytes
-    varying: list[tuple[str, int, int]] = []  # (category, bytes if plain, bytes if more bits)
+    fixed_experts = 0
+    # (category, routed expert?, bytes if plain, bytes if more bits)
+    varying: list[tuple[str, bool, int, int]] = []
     first_more = next((i for i in range(a.num_layers) if use_more_bits(i, counters["n_attn_v"])), 0)
     first_plain = next(
         (i for i in range(a.num_layers) if not use_more_bits(i, counters["n_attn_v"])), 0
@@ -138,28 +149,33 @@ def _layer_bytes(
         elif lin.category == "ffn_down":
             plain, more = down_plain, down_more
         else:
-            fixed += _tp_share(
+            nbytes = _tp_share(
                 _gguf_linear_bytes(fmt, lin, 0, counters, a), lin, tp, a.num_kv_heads
             )
+            fixed += nbytes
+            fixed_experts += nbytes if lin.expert else 0
             continue
         varying.append(
             (
                 lin.category,
+                lin.expert,
                 _tp_share(
                     _gguf_linear_bytes(fmt, lin, plain, counters, a), lin, tp, a.num_kv_heads
                 ),
                 _tp_share(_gguf_linear_bytes(fmt, lin, more, counters, a), lin, tp, a.num_kv_heads),
             )
         )
-    out: list[int] = []
+    out: list[tuple[int, int]] = []
     for i in range(shape.first, shape.first + shape.count):
         more_v = use_more_bits(i, counters["n_attn_v"])
         more_down = use_more_bits(i, counters["n_ffn_down"])
-        total = fixed
-        for category, plain_bytes, more_bytes in varying:
+        total, experts = fixed, fixed_experts
+        for category, expert, plain_bytes, more_bytes in varying:
             more = more_v if category == "attn_v" else more_down
-            total += more_bytes if more else plain_bytes
-        out.append(total)
+            nbytes = more_bytes if more else plain_bytes
+            total += nbytes
+            experts += nbytes if expert else 0
+        out.append((total, experts))
     return out
 
 
@@ -208,9 +224,11 @@ def weight_bytes(
     rule = FORMAT_RULES[fmt]
     keep = tuple(rule.default_16bit if keep_16bit is None else keep_16bit)
     counters = _gguf_counters(arch) if fmt in GGUF_FORMATS else {}
-    layers: list[int] = []
+    sized: list[tuple[int, int]] = []
     for shape in layer_shapes(arch):
-        layers.extend(_layer_bytes(arch, shape, fmt, tp, group_size, counters))
+        sized.extend(_layer_bytes(arch, shape, fmt, tp, group_size, counters))
+    layers = [total for total, _ in sized]
+    routed_experts = sum(experts for _, experts in sized)
     embedding = -(-_embedding_bytes(arch, fmt, "embedding", keep, group_size) // tp)
     lm_head = 0
     if not arch.tied_embeddings:
@@ -231,4 +249,5 @@ def weight_bytes(
             scaled.append(target - done)
             done = target
         layers = scaled
-    return WeightBytes(embedding, lm_head, tuple(layers), final_norm, fmt, keep, tp)
+        routed_experts = routed_experts * numerator // denominator
+    return WeightBytes(embedding, lm_head, tuple(layers), final_norm, fmt, keep, tp, routed_experts)
