@@ -1,6 +1,7 @@
 """Settings for the assistant: which endpoint and model, timeouts, endpoint quirks, keybindings.
 
-Sources, later ones win (issue 6): the environment (`OPENAI_BASE_URL`, `GPU_SIZER_MODEL`), then
+Sources, later ones win (issue 6): the environment (`OPENAI_BASE_URL`, `GPU_SIZER_MODEL`,
+`GPU_SIZER_EUR_TO_USD`), then
 the TOML file `config.toml` in `platformdirs.user_config_dir("gpu-sizer")` (or in
 `$GPU_SIZER_CONFIG_DIR`, used by tests), then CLI flags. The generic `OPENAI_*` variables are often
 set for other tools, so the gpu-sizer-specific file overrides them.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import json
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -107,6 +109,10 @@ class Settings(BaseModel):
     """`max_tokens` per model call (also reserved out of the context window)."""
     offline: bool = False
     """Use the offline engine even when an endpoint is configured."""
+    eur_to_usd: float | None = Field(default=None, gt=0)
+    """US dollars per euro, to compare EUR-priced offers in USD. None: EUR offers are listed in
+    EUR and left out of USD rankings (answers say so). There is no built-in rate: rates move
+    daily and every price figure must come from a source the user can check."""
     endpoints: dict[str, Capabilities] = Field(default_factory=dict)
     """Per-endpoint capability switches, keyed by base URL (normalised, no trailing slash)."""
     keybindings: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_KEYBINDINGS))
@@ -171,7 +177,22 @@ def _from_env(environ: Mapping[str, str]) -> dict[str, Any]:
         values["base_url"] = environ["OPENAI_BASE_URL"]
     if environ.get("GPU_SIZER_MODEL"):
         values["model"] = environ["GPU_SIZER_MODEL"]
+    if raw := environ.get("GPU_SIZER_EUR_TO_USD", "").strip():
+        values["eur_to_usd"] = _rate(raw, "GPU_SIZER_EUR_TO_USD")
     return values
+
+
+def _rate(text: str, name: str) -> float:
+    """An exchange rate (US dollars per euro) from text; ToolInputError naming `name`."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ToolInputError(
+            name, f"{text!r} is not an exchange rate", "US dollars per euro, a number > 0"
+        )
+    return value
 
 
 def _read_file(path: Path) -> dict[str, Any]:
@@ -290,6 +311,12 @@ def overrides_from_args(args: argparse.Namespace) -> dict[str, Any]:
     if getattr(args, "offline", False):
         out["offline"] = True
     return out
+
+
+def configured_eur_to_usd(env: Mapping[str, str] | None = None) -> float | None:
+    """The EUR→USD rate from the environment and config.toml (CLI flags are the caller's to
+    apply on top); None when neither sets one."""
+    return load_config(env=env).eur_to_usd
 
 
 @dataclass(frozen=True)

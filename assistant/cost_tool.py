@@ -8,10 +8,18 @@ through the `tools.cost` models, which stay the source of truth for bounds and m
 
 Prices: the built-in catalog overlaid with the user's `prices.toml` in the platformdirs config
 directory, as `gpu-sizer cost` does (tools/ never looks for that file itself).
+
+EUR→USD rate: the request's `eur_to_usd`, else the one `gpu-sizer ask --eur-usd` set for this
+run (`use_eur_to_usd`), else the settings' (`GPU_SIZER_EUR_TO_USD`, config.toml `eur_to_usd`).
+Without any, EUR offers stay in EUR and the result lists them under `unconverted` with a
+one-line `unconverted_note` that answers must show next to a "cheapest" claim.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -33,6 +41,37 @@ from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, PriceBook, Tier, load_pric
 
 MAX_OPTIONS = 16
 """Configurations priced in one call (the recommender proposes a handful)."""
+
+HOW_TO_SET_RATE = "set a rate with --eur-usd, GPU_SIZER_EUR_TO_USD or eur_to_usd in config.toml"
+"""Appended to `unconverted_note`: the three ways a user gives the EUR→USD rate."""
+
+# The rate `gpu-sizer ask --eur-usd` gives for one run; a ContextVar so that it reaches the tool
+# calls of that run (asyncio.run copies the context into the turn's task) and nothing else.
+_RUN_EUR_TO_USD: ContextVar[float | None] = ContextVar("run_eur_to_usd", default=None)
+
+
+@contextmanager
+def use_eur_to_usd(rate: float | None) -> Iterator[None]:
+    """Price EUR offers at `rate` (US dollars per euro) in cost calls made inside the block."""
+    token = _RUN_EUR_TO_USD.set(rate)
+    try:
+        yield
+    finally:
+        _RUN_EUR_TO_USD.reset(token)
+
+
+def eur_to_usd_rate(requested: float | None) -> tuple[float | None, str | None]:
+    """(rate, where it came from): the request's, this run's `--eur-usd`, else the settings'."""
+    if requested is not None:
+        return requested, "given in the request"
+    if (run_rate := _RUN_EUR_TO_USD.get()) is not None:
+        return run_rate, "--eur-usd"
+    from assistant.config import configured_eur_to_usd
+
+    setting = configured_eur_to_usd()
+    if setting is not None:
+        return setting, "settings (GPU_SIZER_EUR_TO_USD / config.toml eur_to_usd)"
+    return None, None
 
 
 class CostOption(BaseModel):
@@ -110,12 +149,13 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     """
     catalog = get_catalog()
     gpus = [catalog.gpu(o.gpu).id for o in req.options]
+    rate, rate_origin = eur_to_usd_rate(req.eur_to_usd)
     flt = PriceFilter(
         providers=req.providers,
         eu_only=req.eu_only,
         tiers=req.tiers,
         max_usd_per_hour=req.max_usd_per_hour,
-        eur_to_usd=req.eur_to_usd,
+        eur_to_usd=rate,
     )
     profile_fields: dict[str, Any] = {
         "utilization": req.utilization,
@@ -138,12 +178,23 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     ]
     book = _book()
     out: dict[str, Any] = {}
+    # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
+    freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)
     if serving:
-        # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
-        freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)
         result = compare_costs(serving, book, flt, profile, req.model_id, freshness)
-        out.update(result.model_dump(mode="json"))
+        out.update(_with_rate(result.model_dump(mode="json"), rate_origin))
     if jobs:
-        train = training_costs(jobs, book, flt, deadline_hours=req.deadline_hours)
-        out["training"] = train.model_dump(mode="json")
+        train = training_costs(
+            jobs, book, flt, deadline_hours=req.deadline_hours, freshness=freshness
+        )
+        out["training"] = _with_rate(train.model_dump(mode="json"), rate_origin)
     return out
+
+
+def _with_rate(result: dict[str, Any], rate_origin: str | None) -> dict[str, Any]:
+    """Say where the EUR→USD rate came from, or how to give one when offers were left out."""
+    if rate_origin is not None:
+        result["assumptions"].append(f"EUR→USD rate from {rate_origin}")
+    if result.get("unconverted_note"):
+        result["unconverted_note"] += f"; {HOW_TO_SET_RATE}"
+    return result

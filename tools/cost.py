@@ -10,12 +10,15 @@ per tier.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable
 from datetime import date
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
@@ -132,6 +135,22 @@ class ExcludedPrice(BaseModel):
     reason: str
 
 
+class UnconvertedPrice(BaseModel):
+    """An offer priced in a currency that could not be compared in USD (no rate given): kept
+    in the rows, listed here so an answer can say it was not compared instead of dropping it."""
+
+    price_id: str
+    provider: str
+    instance: str | None
+    gpu: str
+    tier: Tier
+    eu: bool
+    price: float = Field(description="Price of the whole configuration, in `currency`.")
+    per: Literal["hour", "job"] = Field(description="'hour' for serving, 'job' for training.")
+    currency: str
+    as_of: str
+
+
 class PricedRow(BaseModel):
     """What every cost row carries: the price it used (with provider, tier, region, as_of and
     source) and what is billed. Money in `currency` unless a field is named usd_."""
@@ -239,6 +258,16 @@ class ServingCostResult(BaseModel):
     api_comparison: list[ApiComparisonRow]
     break_even: list[BreakEven]
     excluded: list[ExcludedPrice]
+    unconverted: list[UnconvertedPrice] = Field(
+        default_factory=list,
+        description="Offers in another currency left out of every USD comparison (no exchange "
+        "rate given), cheapest first in their own currency.",
+    )
+    unconverted_note: str | None = Field(
+        default=None,
+        description="One line to show next to any 'cheapest' claim when `unconverted` is not "
+        "empty (how many, the cheapest native price, how to set a rate).",
+    )
     assumptions: list[str]
 
 
@@ -399,6 +428,56 @@ def price_options(
     return rows, excluded
 
 
+def unconverted_offers(rows: Iterable[ServingCostRow | TrainingCostRow]) -> list[UnconvertedPrice]:
+    """The rows no USD figure could be given for (a EUR price and no rate), one per offer and
+    configuration, cheapest first in their own currency."""
+    out: dict[tuple[str, int], UnconvertedPrice] = {}
+    for row in rows:
+        training = isinstance(row, TrainingCostRow)
+        usd = row.usd_cost if isinstance(row, TrainingCostRow) else row.usd_per_hour
+        if usd is not None:
+            continue
+        out.setdefault(
+            (row.price_id, row.count),
+            UnconvertedPrice(
+                price_id=row.price_id,
+                provider=row.provider,
+                instance=row.instance,
+                gpu=row.gpu,
+                tier=row.tier,
+                eu=row.eu,
+                price=row.cost if isinstance(row, TrainingCostRow) else row.per_hour,
+                per="job" if training else "hour",
+                currency=row.currency,
+                as_of=row.as_of,
+            ),
+        )
+    return sorted(out.values(), key=lambda u: (u.currency, u.price, u.price_id))
+
+
+def unconverted_note(offers: list[UnconvertedPrice]) -> str | None:
+    """One line saying how many offers were not compared in USD and the cheapest of them in
+    its own currency ('1 offer in EUR not compared (no EUR→USD rate set): OVHcloud h100-380
+    2.80 EUR/hour'); None when every row has a USD figure."""
+    if not offers:
+        return None
+    parts: list[str] = []
+    for currency in sorted({o.currency for o in offers}):
+        mine = [o for o in offers if o.currency == currency]
+        offer_ids = {o.price_id for o in mine}
+        eu = sum(1 for i in offer_ids if any(o.eu for o in mine if o.price_id == i))
+        where = f" ({eu} in the EU)" if eu else ""
+        best = mine[0]
+        unit = "/hour" if best.per == "hour" else " for the job"
+        plural = "offer" if len(offer_ids) == 1 else "offers"
+        parts.append(
+            f"{len(offer_ids)} {plural} in {currency}{where} not compared (no {currency}→USD "
+            f"rate set); cheapest {best.provider} {best.instance or best.price_id} "
+            f"({best.tier}, {best.gpu}) {best.price:,.2f} {currency}{unit}, as_of {best.as_of}"
+        )
+    return "; ".join(parts)
+
+
 def cheapest_by_tier(rows: list[ServingCostRow]) -> dict[str, str]:
     """tier -> price_id of the cheapest USD-comparable row (rows sorted by `_sort_key`, so a
     fresh row wins over a cheaper stale one)."""
@@ -515,7 +594,16 @@ def break_even(
     )
 
 
-def serving_assumptions(profile: UsageProfile, freshness: Freshness | None = None) -> list[str]:
+def currency_assumption(eur_to_usd: float | None) -> str:
+    """How EUR prices were compared: at the user's rate, or not at all."""
+    if eur_to_usd is None:
+        return "EUR prices are not converted unless an exchange rate is given"
+    return f"EUR prices converted at the user's rate of {eur_to_usd:g} USD per EUR"
+
+
+def serving_assumptions(
+    profile: UsageProfile, freshness: Freshness | None = None, eur_to_usd: float | None = None
+) -> list[str]:
     """The assumptions every serving result states."""
     stale = (
         []
@@ -536,7 +624,7 @@ def serving_assumptions(profile: UsageProfile, freshness: Freshness | None = Non
         f"blended tokens: {profile.input_tokens_per_output_token:g} input tokens per output token",
         "GPUs sold in instances are billed by whole instance; a tensor-parallel group sits in "
         "one instance, so a row whose instance holds fewer GPUs than the group is left out",
-        "EUR prices are not converted unless an exchange rate is given",
+        currency_assumption(eur_to_usd),
     ]
 
 
@@ -571,13 +659,16 @@ def compare_costs(
             even = break_even(row, cheapest_api, tps.get((row.gpu, row.count)), profile)
             if even is not None:
                 evens.append(even)
+    unconverted = unconverted_offers(rows)
     return ServingCostResult(
         rows=rows,
         cheapest_by_tier=best,
         api_comparison=apis,
         break_even=evens,
         excluded=excluded,
-        assumptions=serving_assumptions(profile, freshness),
+        unconverted=unconverted,
+        unconverted_note=unconverted_note(unconverted),
+        assumptions=serving_assumptions(profile, freshness, flt.eur_to_usd),
     )
 
 
@@ -596,6 +687,15 @@ class TrainingCostInput(BaseModel):
 class TrainingCostRow(PricedRow):
     """Cost of one training job at one price."""
 
+    machines: int | None = Field(
+        description="Machines the job spans: whole instances billed, or for a per-GPU quote "
+        "⌈count / the GPU's catalog gpus_per_node⌉ (None when neither is known)."
+    )
+    interconnect: str | None = Field(
+        description="Network between machines as the offer names it ('Ethernet', 'InfiniBand', "
+        "...); None: not stated in the price entry."
+    )
+
     interruption_overhead: float = Field(description="Fraction of wall-clock added (spot only).")
     wall_hours: float
     gpu_hours: float = Field(description="Billed GPU-hours = billed GPUs × wall hours.")
@@ -611,7 +711,70 @@ class TrainingCostResult(BaseModel):
     cheapest_by_tier: dict[str, str]
     cheapest_meeting_deadline: TrainingCostRow | None
     excluded: list[ExcludedPrice]
+    unconverted: list[UnconvertedPrice] = Field(
+        default_factory=list,
+        description="Offers in another currency left out of every USD comparison.",
+    )
+    unconverted_note: str | None = None
     assumptions: list[str]
+
+
+# What a price entry's instance name or notes say about the network between machines, checked
+# in this order (the first match names it). The catalog has no network field; offers that name
+# their fabric do so in the instance name ('H100 Ethernet') or notes.
+_FABRICS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # Azure's ND96is_H100_v5 is labelled 'H100 SXM (no IB)': its machines share no InfiniBand.
+    ("no InfiniBand", re.compile(r"\bno[\s-]+(?:ib|infiniband)\b", re.IGNORECASE)),
+    ("InfiniBand", re.compile(r"infiniband|\bib\b", re.IGNORECASE)),
+    ("RoCE (Ethernet)", re.compile(r"\broce", re.IGNORECASE)),
+    ("EFA", re.compile(r"\befa\b", re.IGNORECASE)),
+    ("Ethernet", re.compile(r"ethernet", re.IGNORECASE)),
+)
+
+
+_FABRIC_PHRASES = {
+    "Ethernet": "an Ethernet network",
+    "no InfiniBand": "machines without InfiniBand",
+}
+
+
+def stated_interconnect(price: PriceEntry) -> str | None:
+    """The inter-machine network the offer names (instance, pricing term, notes), else None."""
+    text = " ".join(
+        t for t in (price.instance, price.gpu_label, price.pricing_type, price.notes) if t
+    )
+    return next((name for name, pattern in _FABRICS if pattern.search(text)), None)
+
+
+def machines_spanned(price: PriceEntry, count: int, instances: int | None) -> int | None:
+    """Machines a `count`-GPU job runs on: the whole instances billed, or for a per-GPU quote
+    ⌈count / catalog gpus_per_node⌉ (the typical node of that GPU); None when unknown."""
+    if instances is not None:
+        return instances
+    assert price.gpu is not None
+    per_node = get_catalog().gpus[price.gpu].gpus_per_node
+    return None if per_node is None else math.ceil(count / per_node)
+
+
+def fabric_note(interconnect: str | None, machines: int | None, count: int) -> str | None:
+    """A caveat for a job that spans machines: its gradient / ZeRO-3 traffic crosses the
+    inter-machine network every step, which the price entry names or does not."""
+    if machines is None or machines <= 1:
+        return None
+    span = f"{count} GPUs over {machines} machines"
+    if interconnect is None:
+        return (
+            f"multi-node ({span}): interconnect not stated in the price entry; data-parallel "
+            "and ZeRO/FSDP traffic crosses it every step, so ask the provider for its "
+            "bandwidth per GPU before trusting the hours"
+        )
+    if interconnect in _FABRIC_PHRASES:
+        return (
+            f"multi-node ({span}) on {_FABRIC_PHRASES[interconnect]} (as the offer states): "
+            "data-parallel and ZeRO/FSDP traffic crosses it every step; check its bandwidth "
+            "per GPU, the hours assume the network keeps up"
+        )
+    return f"multi-node ({span}) over {interconnect} (as the offer names it)"
 
 
 def training_row(
@@ -620,6 +783,7 @@ def training_row(
     deadline_hours: float | None,
     spot_overhead: float,
     eur_to_usd: float | None,
+    freshness: Freshness | None = None,
 ) -> TrainingCostRow:
     """Cost = price per hour (whole instances) × wall hours; spot adds `spot_overhead`.
 
@@ -629,7 +793,11 @@ def training_row(
     overhead = spot_overhead if price.tier == "spot" else 0.0
     wall = job.training_hours * (1.0 + overhead)
     cost = per_hour * wall
-    notes: list[str] = []
+    stale, notes = staleness(price, freshness)
+    machines = machines_spanned(price, job.count, instances)
+    interconnect = stated_interconnect(price)
+    if (fabric := fabric_note(interconnect, machines, job.count)) is not None:
+        notes.append(fabric)
     if overhead:
         notes.append(f"spot: +{overhead:.0%} wall-clock assumed lost to interruptions")
     if billed_gpus > job.count:
@@ -648,6 +816,9 @@ def training_row(
         cost=cost,
         usd_cost=to_usd(cost, price.currency, eur_to_usd),
         meets_deadline=None if deadline_hours is None else wall <= deadline_hours,
+        machines=machines,
+        interconnect=interconnect,
+        stale=stale,
         notes=notes,
     )
 
@@ -658,9 +829,13 @@ def training_costs(
     flt: PriceFilter | None = None,
     deadline_hours: float | None = None,
     spot_interruption_overhead: float = SPOT_INTERRUPTION_OVERHEAD,
+    freshness: Freshness | None = None,
 ) -> TrainingCostResult:
     """Training cost of each job at every matching price; the cheapest row per tier and the
     cheapest (in USD, any tier, labelled) that finishes within `deadline_hours`.
+
+    `freshness` = (today, max age in days) marks stale rows as serving rows are marked: they
+    sort after fresh ones of their tier, and a fresh row is "cheapest" whenever one exists.
     """
     flt = flt or PriceFilter()
     if not jobs:
@@ -683,7 +858,7 @@ def training_costs(
                 )
                 continue
             row = training_row(
-                price, job, deadline_hours, spot_interruption_overhead, flt.eur_to_usd
+                price, job, deadline_hours, spot_interruption_overhead, flt.eur_to_usd, freshness
             )
             per_hour_usd = to_usd(row.per_hour, row.currency, flt.eur_to_usd)
             if flt.max_usd_per_hour is not None and (
@@ -691,23 +866,41 @@ def training_costs(
             ):
                 continue
             rows.append(row)
-    rows.sort(key=lambda r: (TIERS.index(r.tier), r.usd_cost is None, r.usd_cost or r.cost))
+    # Within a tier: USD-comparable rows first, fresh before stale, each by total cost (the
+    # serving rows' rule, so a 257-day-old price is never ranked among fresh ones).
+    rows.sort(
+        key=lambda r: (TIERS.index(r.tier), r.usd_cost is None, bool(r.stale), r.usd_cost or r.cost)
+    )
     best: dict[str, str] = {}
     for row in rows:
         if row.usd_cost is not None and row.tier not in best:
             best[row.tier] = row.price_id
     meeting = [r for r in rows if r.usd_cost is not None and r.meets_deadline is not False]
-    cheapest = min(meeting, key=lambda r: r.usd_cost or 0.0) if meeting else None
+    cheapest = min(meeting, key=lambda r: (bool(r.stale), r.usd_cost or 0.0)) if meeting else None
+    unconverted = unconverted_offers(rows)
+    stale_rule = (
+        []
+        if freshness is None
+        else [
+            f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} "
+            "are marked stale and listed after fresh ones of the same tier"
+        ]
+    )
     return TrainingCostResult(
         rows=rows,
         cheapest_by_tier=best,
         cheapest_meeting_deadline=cheapest,
         excluded=excluded,
+        unconverted=unconverted,
+        unconverted_note=unconverted_note(unconverted),
         assumptions=[
+            *stale_rule,
             f"spot interruption overhead: +{spot_interruption_overhead:.0%} wall-clock "
             "(assumption: work lost since the last checkpoint plus restarts)",
             "GPUs sold in instances are billed by whole instance",
-            "EUR prices are not converted unless an exchange rate is given",
+            "a job on several machines runs over the network the offer names (instance name or "
+            "notes); where none is named the row says 'interconnect not stated'",
+            currency_assumption(flt.eur_to_usd),
         ],
     )
 

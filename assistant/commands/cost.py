@@ -14,7 +14,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from assistant.commands._args import token_count
+from assistant.commands._args import (
+    flag_error,
+    non_negative_int,
+    positive_int,
+    positive_number,
+    token_count,
+    validated,
+)
 from assistant.commands._table import render_table
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
@@ -24,6 +31,7 @@ from tools.cost import (
     ServingCostRow,
     TrainingCostInput,
     TrainingCostResult,
+    TrainingCostRow,
     UsageProfile,
     compare_costs,
     ranking_prices,
@@ -51,33 +59,42 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     w.add_argument("--weights", default="bf16", help="weight format (default bf16)")
     w.add_argument(
         "--users",
-        type=int,
+        type=positive_int,
         help="concurrent sequences (default: 1, or planned by the recommender to reach "
         "--tokens-per-s when only that is given)",
     )
     w.add_argument("--prompt-tokens", type=token_count, help="input tokens per request")
     w.add_argument("--output-tokens", type=token_count, help="generated tokens per request")
     w.add_argument("--context", type=token_count, help="KV-cache length per sequence, tokens")
-    w.add_argument("--ttft", type=float, help="time-to-first-token target, seconds")
+    w.add_argument("--ttft", type=positive_number, help="time-to-first-token target, seconds")
     w.add_argument("--task", choices=("inference", "full", "lora", "qlora"), default="inference")
     w.add_argument("--train-tokens", type=token_count, help="training tokens (training tasks)")
-    w.add_argument("--max-gpus", type=int, help="most GPUs in one configuration")
+    w.add_argument("--max-gpus", type=positive_int, help="most GPUs in one configuration")
     w.add_argument("--single-node", action="store_true", help="one server only")
     d = p.add_argument_group("one configuration given directly (no --model)")
-    d.add_argument("--count", type=int, default=1, help="GPUs in the configuration")
+    d.add_argument("--count", type=positive_int, default=1, help="GPUs in the configuration")
     d.add_argument(
         "--tokens-per-s",
-        type=float,
+        type=positive_number,
         help="aggregate output tokens/s (with --model: the target given to the recommender)",
     )
-    d.add_argument("--training-hours", type=float, help="training wall-clock hours on --count")
+    d.add_argument(
+        "--training-hours", type=positive_number, help="training wall-clock hours on --count"
+    )
     f = p.add_argument_group("price filters")
     f.add_argument("--gpu", action="append", default=[], help="GPU id or alias (repeatable)")
     f.add_argument("--provider", action="append", default=[], help="provider (repeatable)")
     f.add_argument("--eu-only", action="store_true", help="only prices in EU regions")
     f.add_argument("--tier", action="append", default=[], choices=TIERS, help="repeatable")
-    f.add_argument("--max-usd-per-hour", type=float, help="most USD/hour for a configuration")
-    f.add_argument("--eur-usd", type=float, help="USD per EUR to compare EUR prices (yours)")
+    f.add_argument(
+        "--max-usd-per-hour", type=positive_number, help="most USD/hour for a configuration"
+    )
+    f.add_argument(
+        "--eur-usd",
+        type=positive_number,
+        help="US dollars per euro to compare EUR prices (default: GPU_SIZER_EUR_TO_USD or "
+        "eur_to_usd in config.toml; none: EUR offers are listed but not compared)",
+    )
     f.add_argument("--include-superseded", action="store_true", help="also historical prices")
     f.add_argument("--prices", type=Path, help="user price file (TOML, [[price]] entries)")
     u = p.add_argument_group("usage")
@@ -85,10 +102,15 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     u.add_argument("--active-hours", type=float, default=730.0, help="hours with traffic a month")
     u.add_argument("--scale-to-zero", action="store_true", help="bill active hours only")
     u.add_argument("--input-per-output", type=float, help="input tokens per output token")
-    u.add_argument("--deadline-hours", type=float, help="training deadline, wall-clock hours")
+    u.add_argument(
+        "--deadline-hours", type=positive_number, help="training deadline, wall-clock hours"
+    )
     u.add_argument("--spot-overhead", type=float, help="spot interruption overhead, fraction")
     u.add_argument(
-        "--max-age-days", type=int, default=DEFAULT_MAX_PRICE_AGE_DAYS, help="staleness limit"
+        "--max-age-days",
+        type=non_negative_int,
+        default=DEFAULT_MAX_PRICE_AGE_DAYS,
+        help="staleness limit",
     )
     p.add_argument("--all", action="store_true", help=f"all rows, not {ROWS_PER_TIER} per tier")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -114,17 +136,52 @@ def _book(args: argparse.Namespace) -> PriceBook:
         ) from None
 
 
+# Model field -> the flag that sets it, so a rejected value is reported under the flag typed.
+_FLAGS = {
+    "count": "--count",
+    "aggregate_tokens_per_s": "--tokens-per-s",
+    "training_hours": "--training-hours",
+    "max_usd_per_hour": "--max-usd-per-hour",
+    "eur_to_usd": "--eur-usd",
+    "utilization": "--utilization",
+    "active_hours_per_month": "--active-hours",
+    "input_tokens_per_output_token": "--input-per-output",
+    "spot_interruption_overhead": "--spot-overhead",
+    "users": "--users",
+    "prompt_tokens": "--prompt-tokens",
+    "output_tokens": "--output-tokens",
+    "context": "--context",
+    "ttft_s": "--ttft",
+    "tokens_per_s": "--tokens-per-s",
+    "train_tokens": "--train-tokens",
+    "deadline_hours": "--deadline-hours",
+    "weights": "--weights",
+    "model": "--model",
+    "constraints.max_gpus": "--max-gpus",
+}
+
+
+def _eur_to_usd(args: argparse.Namespace) -> float | None:
+    """--eur-usd, else the settings' rate (GPU_SIZER_EUR_TO_USD, config.toml eur_to_usd)."""
+    if args.eur_usd is not None:
+        return float(args.eur_usd)
+    from assistant.config import configured_eur_to_usd
+
+    return configured_eur_to_usd()
+
+
 def _filter(args: argparse.Namespace) -> PriceFilter:
     catalog = get_catalog()
-    return PriceFilter(
-        providers=args.provider,
-        gpus=[catalog.gpu(g).id for g in args.gpu],
-        eu_only=args.eu_only,
-        tiers=args.tier,
-        max_usd_per_hour=args.max_usd_per_hour,
-        eur_to_usd=args.eur_usd,
-        include_superseded=args.include_superseded,
-    )
+    fields: dict[str, Any] = {
+        "providers": args.provider,
+        "gpus": [catalog.gpu(g).id for g in args.gpu],
+        "eu_only": args.eu_only,
+        "tiers": args.tier,
+        "max_usd_per_hour": args.max_usd_per_hour,
+        "eur_to_usd": _eur_to_usd(args),
+        "include_superseded": args.include_superseded,
+    }
+    return validated(PriceFilter, fields, _FLAGS)
 
 
 def _profile(args: argparse.Namespace) -> UsageProfile:
@@ -137,14 +194,7 @@ def _profile(args: argparse.Namespace) -> UsageProfile:
         fields["input_tokens_per_output_token"] = args.input_per_output
     elif args.prompt_tokens and args.output_tokens:
         fields["input_tokens_per_output_token"] = args.prompt_tokens / args.output_tokens
-    try:
-        return UsageProfile(**fields)
-    except ValueError as exc:
-        raise ToolInputError(
-            "utilization/active-hours",
-            str(exc).splitlines()[-1].strip(),
-            "utilization in (0, 1], active hours in (0, 730], ratio >= 0",
-        ) from None
+    return validated(UsageProfile, fields, _FLAGS)
 
 
 def _from_recommender(
@@ -177,7 +227,12 @@ def _from_recommender(
     data["constraints"] = constraints
     data["objective"] = "cheapest"
     prices = ranking_prices(book, flt, today, args.max_age_days)
-    rec = recommend(validate_workload(data), prices)
+    try:
+        workload = validate_workload(data)
+    except ToolInputError as exc:
+        given = {**data, **{f"constraints.{k}": v for k, v in constraints.items()}}
+        raise flag_error(exc, _FLAGS, given) from None
+    rec = recommend(workload, prices)
     notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
     notes += [f"warning: {w}" for w in rec.warnings]
     serving = serving_inputs(rec.options)
@@ -201,13 +256,21 @@ def _direct(
             "gpu", "no configuration to price", "--model (and workload flags), or --gpu + --count"
         )
     serving = [
-        ServingCostInput(gpu=g, count=args.count, aggregate_tokens_per_s=args.tokens_per_s)
+        validated(
+            ServingCostInput,
+            {"gpu": g, "count": args.count, "aggregate_tokens_per_s": args.tokens_per_s},
+            _FLAGS,
+        )
         for g in flt.gpus
     ]
     training = []
     if args.training_hours is not None:
         training = [
-            TrainingCostInput(gpu=g, count=args.count, training_hours=args.training_hours)
+            validated(
+                TrainingCostInput,
+                {"gpu": g, "count": args.count, "training_hours": args.training_hours},
+                _FLAGS,
+            )
             for g in flt.gpus
         ]
     return serving, training
@@ -232,10 +295,13 @@ def run(args: argparse.Namespace) -> int:
     result = compare_costs(serving, book, flt, profile, model_id, freshness) if serving else None
     train = None
     if training:
-        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours}
+        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours, "freshness": freshness}
         if args.spot_overhead is not None:
             kwargs["spot_interruption_overhead"] = args.spot_overhead
-        train = training_costs(training, book, flt, **kwargs)
+        try:
+            train = training_costs(training, book, flt, **kwargs)
+        except ToolInputError as exc:
+            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
     if training_only:
         result = None
     warnings = _staleness(result, train, book, today, args.max_age_days)
@@ -334,6 +400,7 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
         parts += _row_notes(shown)
     if not parts:
         parts.append("no price matches these filters")
+    parts += _unconverted_line(result.unconverted_note)
     if result.api_comparison:
         parts.append("\nhosted APIs (USD per million tokens):")
         api_cells = [
@@ -360,7 +427,14 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
     return "\n".join(parts)
 
 
-def _row_notes(rows: list[ServingCostRow]) -> list[str]:
+def _unconverted_line(note: str | None) -> list[str]:
+    """The offers no USD figure could be given for, shown under the table they would rank in."""
+    from assistant.cost_tool import HOW_TO_SET_RATE
+
+    return [] if note is None else [f"not compared in USD: {note}; {HOW_TO_SET_RATE}"]
+
+
+def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
     """What a buyer must check about the rows shown (a per-GPU quote for a group that needs one
     machine, a stale price, an unconverted currency); billed GPUs are in the table already."""
     return [
@@ -386,11 +460,13 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
                 f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
                 _money(r.cost, r.currency, 0),
                 "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
-                r.as_of,
+                r.as_of + (" (stale)" if r.stale else ""),
             ]
             for r in shown
         ]  # fmt: skip
         parts.append(render_table(headers, cells, right_align=(2, 4, 5, 6, 7)))
+        parts += _row_notes(shown)
+    parts += _unconverted_line(train.unconverted_note)
     best = train.cheapest_meeting_deadline
     if best is not None:
         parts.append(

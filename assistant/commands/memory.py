@@ -9,16 +9,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from typing import Any
 
-from assistant.commands._args import token_count
+from assistant.commands._args import flag_error, token_count
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
+from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, estimate_memory, validate_request
 from tools.units import ByteUnit, format_count, to_unit
 
 # CLI flag → MemoryRequest field, for flags whose names differ.
 _FIELD_FOR_DEST = {"config": "config_path", "prefill_chunk": "prefill_chunk_tokens"}
 _NOT_FIELDS = {"command", "json", "unit"}
+# Any '-' followed by a digit is a value, never a flag (no flag here starts with a digit), so
+# `--params -7B` reaches the parameter-count check instead of argparse's "expected one
+# argument". argparse's default pattern takes only plain negative numbers (-7, -0.5) as values;
+# Python 3.14's argparse widened it to this same prefix rule.
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
 
 
 def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
@@ -108,6 +115,7 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         help="display unit of the table (default GB = 10^9 bytes)",
     )
     p.add_argument("--json", action="store_true", help="print the JSON contract")
+    p._negative_number_matcher = _NEGATIVE_VALUE
     return p
 
 
@@ -167,8 +175,15 @@ def render_table(est: MemoryEstimate, unit: ByteUnit = "GB") -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Validate, estimate, print. Bad input raises ToolInputError (the dispatcher exits 2)."""
-    request = validate_request(request_fields(args))
-    estimate = estimate_memory(request)
+    fields = request_fields(args)
+    try:
+        estimate = estimate_memory(validate_request(fields))
+    except ToolInputError as exc:
+        # Name the flag typed (`--gpus`, `--prefill-chunk`), not the request field.
+        flags = {
+            _FIELD_FOR_DEST.get(dest, dest): "--" + dest.replace("_", "-") for dest in vars(args)
+        }
+        raise flag_error(exc, flags, fields) from None
     if args.json:
         print(json.dumps(json_contract(estimate), indent=2))
     else:
