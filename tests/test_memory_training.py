@@ -12,7 +12,10 @@ from tools.architecture import count_parameters
 from tools.catalog import get_catalog
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.activations import training_activation_bytes
+from tools.memory.model import resolve_model
+from tools.memory.sharding import zero3_gathered_bytes
 from tools.memory.training import lora_params
+from tools.memory.weights import weight_bytes
 
 GB = 1e9
 
@@ -30,7 +33,58 @@ def test_zero_paper_worked_example(zero: int, expected_gb: float) -> None:
         MemoryRequest(params="7.5e9", task="full", precision="mixed-zero", gpus=64, zero=zero)
     )
     assert est.dp == 64
-    assert round(model_state(est) / GB, 1) == expected_gb
+    state = model_state(est)
+    if zero == 3:
+        # The paper's figure is the sharded model state alone; ZeRO-3 also gathers a working
+        # set (checked by hand in test_zero3_gathered_working_set_llama_70b_on_16_gpus).
+        resolved = resolve_model(None, "7.5e9", None)
+        wb = weight_bytes(resolved.architecture, "bf16", total_params=resolved.stated_params)
+        gathered = zero3_gathered_bytes(wb)
+        assert gathered.params > 0 and gathered.gradients > 0
+        state -= gathered.params + gathered.gradients
+    assert round(state / GB, 1) == expected_gb
+
+
+def test_zero3_gathered_working_set_llama_70b_on_16_gpus() -> None:
+    # QA round 2, finding 4. Llama 3.1 70B config.json: hidden 8192, 80 layers, 64 heads
+    # of 128 with 8 KV heads, FFN 28,672, vocab 128,256, untied embeddings.
+    layer = 8192 * (8192 + 1024 + 1024 + 8192) + 3 * 8192 * 28672 + 2 * 8192  # 855,654,400
+    embedding = 128_256 * 8192  # 1,050,673,152; the output layer is the same shape
+    psi = embedding * 2 + 80 * layer + 8192
+    assert psi == 70_553_706_496  # Meta's 70.6B
+    # FSDP BACKWARD_PRE peak: the unit being computed (params + full gradients) and the
+    # prefetched next one, all bf16. Candidates (bytes): a middle layer 3 × 1.711 GB = 5.13;
+    # layer 0 with the embedding prefetched 2 × 1.711 + 2.101 = 5.52; the output layer
+    # (with the final norm) and the last layer prefetched 2 × 2.101 + 1.711 = 5.91 → peak.
+    head = (embedding + 8192) * 2
+    gathered_params, gathered_grads = head + layer * 2, head
+    assert gathered_params + gathered_grads == 5_914_034_176
+    est = estimate_memory(MemoryRequest(model="llama-3.1-70b", task="full", zero=3, gpus=16))
+    assert est.dp == 16
+    # HF mixed-precision accounting (weights 6, gradients 4, AdamW 8 bytes/param) over 16.
+    assert est.breakdown["weights"] == round(psi * 6 / 16) + gathered_params
+    assert est.breakdown["gradients"] == round(psi * 4 / 16) + gathered_grads
+    assert est.breakdown["optimizer"] == round(psi * 8 / 16)
+    assert any("prefetched next one" in a for a in est.assumptions)
+    # One data-parallel rank shards nothing, so nothing is gathered.
+    one = estimate_memory(MemoryRequest(model="llama-3.1-70b", task="full", zero=3, gpus=1))
+    assert one.breakdown["weights"] == psi * 6
+
+
+def test_zero3_lora_gathers_the_frozen_base_without_gradients() -> None:
+    # Llama 3.1 8B bf16 base (config.json: hidden 4096, 32 layers, 32/8 heads of 128, FFN
+    # 14,336, vocab 128,256): the output layer (+ final norm) and the last layer prefetched,
+    # 16-bit, no base gradients.
+    layer = 4096 * (4096 + 1024 + 1024 + 4096) + 3 * 4096 * 14336 + 2 * 4096
+    head = 128_256 * 4096 + 4096
+    plain = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="lora", gpus=8))
+    sharded = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="lora", zero=3, gpus=8))
+    base = plain.components[0]
+    assert base.name == "weights"
+    adapters = base.bytes_per_gpu - 16_060_522_496  # Llama 3.1 8B: 8,030,261,248 × 2 B
+    assert sharded.breakdown["weights"] == (
+        -(-16_060_522_496 // 8) + (head + layer) * 2 + round(adapters / 8)
+    )
 
 
 def test_hf_training_anatomy_18_bytes_per_param() -> None:

@@ -33,7 +33,13 @@ from tools.memory.overhead import (
     VLLM_MAX_NUM_BATCHED_TOKENS,
 )
 from tools.memory.request import Component, MemoryEstimate, MemoryRequest
-from tools.memory.sharding import Layout, plan_layout, worst_stage
+from tools.memory.sharding import (
+    ZERO3_GATHER_SOURCE,
+    Layout,
+    plan_layout,
+    worst_stage,
+    zero3_gathered_bytes,
+)
 from tools.memory.tensors import LORA_TARGETS, layer_shapes
 from tools.memory.training import (
     adafactor_state_entries,
@@ -169,7 +175,18 @@ def _inference_weights(
     nbytes = stage.bytes
     if req.is_training and req.zero == 3 and layout.dp > 1:
         nbytes = -(-nbytes // layout.dp)
-        formula += f"; frozen base sharded over dp={layout.dp} (ZeRO-3/FSDP)"
+        # The frozen base is gathered unit by unit in its stored format; it has no gradients.
+        gathered = zero3_gathered_bytes(wb, gradient_scale=None)
+        nbytes += gathered.params
+        formula += (
+            f"; frozen base sharded over dp={layout.dp} (ZeRO-3/FSDP) + the gathered unit and "
+            "the prefetched next one"
+        )
+        notes.append(
+            f"ZeRO-3/FSDP gathers the frozen base one unit (a layer; the embedding or output "
+            f"layer) at a time and prefetches the next: {format_bytes(gathered.params, 'GB')} "
+            f"per GPU at the largest pair ({ZERO3_GATHER_SOURCE})."
+        )
     parts.add("weights", nbytes, formula, *notes)
     return nbytes, stage.layers
 
@@ -213,13 +230,29 @@ def _full_training_state(
         )
     total_per_param = state.weights + state.gradients + state.optimizer
     sharding = f" (ZeRO-{zero} over dp={dp})" if zero and dp > 1 else ""
-    parts.add(
-        "weights",
-        round(weights),
-        f"Ψ·{state.weights:g}{' / Nd' if div_w > 1 else ''}{sharding}",
-        f"Ψ = {psi:,.0f} parameters on this GPU (tp={layout.tp}, pp={layout.pp}).",
-    )
-    parts.add("gradients", round(grads), f"Ψ·{state.gradients:g}{' / Nd' if div_g > 1 else ''}")
+    weight_formula = f"Ψ·{state.weights:g}{' / Nd' if div_w > 1 else ''}{sharding}"
+    grad_formula = f"Ψ·{state.gradients:g}{' / Nd' if div_g > 1 else ''}"
+    weight_notes = [f"Ψ = {psi:,.0f} parameters on this GPU (tp={layout.tp}, pp={layout.pp})."]
+    if div_w > 1:
+        # Sharded parameters must be all-gathered to compute: the working set comes on top.
+        compute_bytes = 4 if req.precision == "fp32" else 2
+        scale = compute_bytes / 2  # `wb` holds 16-bit bytes
+        gathered = zero3_gathered_bytes(wb, param_scale=scale, gradient_scale=scale)
+        weights += gathered.params
+        grads += gathered.gradients
+        weight_formula += " + gathered unit and prefetched next unit (16-bit)"
+        grad_formula += " + the gathered unit's gradients before reduce-scatter"
+        weight_notes.append(
+            "ZeRO-3/FSDP all-gathers the parameters one unit (a layer; the embedding or output "
+            f"layer) at a time in {compute_bytes * 8}-bit: at the peak a GPU holds the unit "
+            "being computed, the prefetched next one and the unit's full gradients before "
+            f"they are reduce-scattered: {format_bytes(gathered.params, 'GB')} of parameters "
+            f"+ {format_bytes(gathered.gradients, 'GB')} of gradients at the largest pair "
+            f"({ZERO3_GATHER_SOURCE}). Gradients are taken in the compute dtype "
+            "(FSDP MixedPrecision reduce_dtype = param_dtype)."
+        )
+    parts.add("weights", round(weights), weight_formula, *weight_notes)
+    parts.add("gradients", round(grads), grad_formula)
     parts.add(
         "optimizer",
         round(opt),

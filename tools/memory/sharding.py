@@ -113,3 +113,46 @@ def worst_stage(weights: WeightBytes, pp: int) -> StageBytes:
         if total > best.bytes:
             best = StageBytes(total, len(run), stage)
     return best
+
+
+ZERO3_GATHER_SOURCE = (
+    "PyTorch FSDP BackwardPrefetch.BACKWARD_PRE (the default): 'at the peak, it holds the "
+    "current set of parameters, next set of parameters, and current set of gradients'; "
+    "DeepSpeed ZeRO-3 likewise keeps gathered parameters live (stage3_max_live_parameters, "
+    "default 1e9) and prefetches the next ones (stage3_prefetch_bucket_size, default 5e8)"
+)
+
+
+@dataclass(frozen=True)
+class GatheredBytes:
+    """The ZeRO-3 / FSDP working set one GPU all-gathers on top of its shards, bytes."""
+
+    params: int  # the unit being computed and the prefetched next one, unsharded
+    gradients: int  # the unit's full gradients before they are reduce-scattered
+
+
+def zero3_gathered_bytes(
+    weights: WeightBytes, *, param_scale: float = 1.0, gradient_scale: float | None = 1.0
+) -> GatheredBytes:
+    """Peak all-gathered working set of ZeRO-3 / FSDP FULL_SHARD on one GPU.
+
+    The model is gathered one wrapping unit at a time (FSDP auto-wrap per transformer layer;
+    DeepSpeed per module): units in forward order are the embedding, each layer, then the
+    output layer with the final norm (a tied embedding is gathered again there). Backward
+    holds unit i's parameters and gradients and unit i−1's prefetched parameters
+    (`ZERO3_GATHER_SOURCE`); the peak is the largest such sum, taken over the whole model
+    (an upper bound for a pipeline stage that holds fewer units). `weights` gives each unit's
+    bytes as stored on this GPU's tensor-parallel shard; `param_scale` / `gradient_scale`
+    convert them to the gathered dtypes (1.0 when the bytes already are; None: no gradients,
+    a frozen base).
+    """
+    head = (weights.lm_head or weights.embedding) + weights.final_norm
+    units = [weights.embedding, *weights.layers, head]
+    best = GatheredBytes(0, 0)
+    for i, unit in enumerate(units):
+        prefetched = units[i - 1] if i else 0
+        params = round((unit + prefetched) * param_scale)
+        grads = 0 if gradient_scale is None else round(unit * gradient_scale)
+        if params + grads > best.params + best.gradients:
+            best = GatheredBytes(params, grads)
+    return best
