@@ -85,7 +85,8 @@ def _approx(value: float) -> Any:
 
 async def test_memory_table_without_a_named_gpu_is_not_labelled_one_times_one_gpu() -> None:
     text, _ = await answer("serve Llama 3.1 70B in 4-bit to 40 users with 16k context")
-    assert "**Memory per GPU (one GPU)**" in text and "1× one GPU" not in text
+    # The headline is a 2-GPU option, so the table is its layout (QA2 finding 12), labelled so.
+    assert "— the recommended layout)**" in text and "1× one GPU" not in text
 
 
 async def test_a_consumer_gpu_is_not_asked_for_again() -> None:

@@ -19,10 +19,17 @@ from assistant.cost_tool import MAX_OPTIONS
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import PlannedCall, plan_cost_call, plan_tool_calls
+from assistant.offline.planner import (
+    PlannedCall,
+    layout_memory_call,
+    plan_cost_call,
+    plan_tool_calls,
+    zero3_alternative,
+)
 from assistant.offline.render import (
     CallResult,
     bytes_from,
+    headline_option,
     per_gpu_figure,
     render_answer,
     render_question,
@@ -163,6 +170,17 @@ class OfflineEngine:
                     results += more
                     for event in events:
                         yield event
+                cost = next((r for r in results if r.name == "compare_costs"), None)
+                follow = (
+                    follow_up_memory_calls(parsed, memory, recommend, cost)
+                    if question is None
+                    else []
+                )
+                if follow:
+                    events, more = self._run(conversation, follow, parsed)
+                    results += more
+                    for event in events:
+                        yield event
                 text = (
                     render_question(parsed, question)
                     if question
@@ -185,6 +203,32 @@ class OfflineEngine:
             yield ErrorEvent(message, kind="internal")
             conversation.add({"role": "assistant", "content": message, "error": True})
             yield Done(text=message, conversation=conversation)
+
+
+def follow_up_memory_calls(
+    parsed: ParsedWorkload,
+    memory: list[CallResult],
+    recommend: CallResult | None,
+    cost: CallResult | None,
+) -> list[PlannedCall]:
+    """Memory calls that depend on the first round's results: a named multi-GPU full-training
+    configuration that does not fit as plain data parallelism, sized again with ZeRO-3 / FSDP;
+    and, with no GPU named, the layout the answer's headline recommends (its breakdown is the
+    table shown). The renderer tells them from the named configurations by their place after
+    the recommend call."""
+    calls: list[PlannedCall] = []
+    for call in memory:
+        fits = None if call.is_error else call.result.get("fits")
+        alternative = zero3_alternative(
+            parsed, PlannedCall(call.name, call.arguments), fits if isinstance(fits, bool) else None
+        )
+        if alternative is not None and alternative not in calls:
+            calls.append(alternative)
+    option = headline_option(recommend, cost)
+    layout = None if option is None else layout_memory_call(parsed, option)
+    if layout is not None:
+        calls.append(layout)
+    return calls
 
 
 def _paragraphs(text: str) -> list[str]:

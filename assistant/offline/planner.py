@@ -91,6 +91,8 @@ def memory_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
         base["batch"] = batch
     if parsed.optimizer is not None and parsed.task not in (None, "inference"):
         base["optimizer"] = parsed.optimizer
+    if parsed.zero is not None and parsed.task not in (None, "inference"):
+        base["zero"] = parsed.zero
     configs: list[tuple[str | None, int | None]] = [(m.gpu, m.count) for m in parsed.gpus]
     if not configs:
         matches = described_gpus(parsed)[:_MAX_CAPACITY_MATCHES]
@@ -132,6 +134,8 @@ def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
             args[name] = value
     if parsed.train_tokens is not None:
         args["train_tokens"] = parsed.train_tokens
+    if parsed.zero is not None and training:
+        args["zero"] = parsed.zero
     if parsed.objective is not None:
         args["objective"] = parsed.objective
     constraints: dict[str, Any] = {}
@@ -169,10 +173,50 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
 
 
 def prices_full_load(parsed: ParsedWorkload) -> bool:
-    """Serving with no user count and no throughput target: $/M tokens are priced at full load."""
+    """Serving with no load stated (no user count, batch or throughput target): $/M tokens are
+    priced at full load. A stated batch ('batch 64') is the load, sized as that many users."""
     return (
-        parsed.task in (None, "inference") and parsed.users is None and parsed.tokens_per_s is None
+        parsed.task in (None, "inference")
+        and parsed.users is None
+        and parsed.batch is None
+        and parsed.tokens_per_s is None
     )
+
+
+def zero3_alternative(
+    parsed: ParsedWorkload, memory: PlannedCall, fits: bool | None
+) -> PlannedCall | None:
+    """The same named multi-GPU full-training configuration sharded with ZeRO-3 / FSDP, when
+    the user said no ZeRO stage and plain data parallelism (the tools' default: every GPU holds
+    the whole weights, gradients and optimizer state) does not fit. None otherwise."""
+    args = memory.arguments
+    if fits is not False or parsed.task != "full" or parsed.zero is not None:
+        return None
+    if args.get("gpu") is None or int(args.get("gpus", 1)) < 2 or "zero" in args:
+        return None
+    return PlannedCall("estimate_memory", {**args, "zero": 3})
+
+
+def layout_memory_call(parsed: ParsedWorkload, option: dict[str, Any]) -> PlannedCall | None:
+    """`estimate_memory` for the recommender's headline option (a compact option dict) when no
+    GPU was named and it spans several GPUs, so the per-GPU breakdown shown is the layout the
+    answer recommends, not one unsharded GPU. Serving sizes one replica (TP × PP GPUs) at its
+    share of the sequences; training the whole data-parallel group."""
+    named = parsed.gpus or described_gpus(parsed)
+    if named or not option.get("gpu") or int(option.get("count", 1)) < 2:
+        return None
+    base = memory_calls(parsed)[0].arguments
+    args: dict[str, Any] = {k: v for k, v in base.items() if k not in ("gpus", "tp")}
+    tp, pp = int(option.get("tp") or 1), int(option.get("pp") or 1)
+    args |= {"gpu": option["gpu"], "tp": tp, "pp": pp}
+    if parsed.task in (None, "inference"):
+        args["gpus"] = tp * pp
+        per_replica = option.get("sequences_per_replica")
+        if isinstance(per_replica, int) and per_replica >= 1 and "batch" in args:
+            args["batch"] = per_replica
+    else:
+        args["gpus"] = int(option["count"])
+    return PlannedCall("estimate_memory", args)
 
 
 def plan_cost_call(

@@ -21,7 +21,9 @@ from typing import Any
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.planner import prices_full_load
 from tools.catalog import get_catalog
+from tools.errors import ToolInputError
 from tools.units import GB, GiB, format_bytes, format_count
+from tools.workload import validate_workload
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,34 @@ def _config_label(arguments: dict[str, Any]) -> str:
     count = int(arguments.get("gpus", 1))
     if arguments.get("gpu") is None:  # sized without a GPU named: no "1× one GPU"
         return "one GPU" if count == 1 else f"{count} GPUs"
-    return f"{count}× {_gpu_name(arguments.get('gpu'))}"
+    zero = arguments.get("zero")
+    sharded = f" with ZeRO-{zero}" if zero and count > 1 else ""
+    return f"{count}× {_gpu_name(arguments.get('gpu'))}{sharded}"
+
+
+def _plain_data_parallel(call: CallResult) -> bool:
+    """A multi-GPU full-training estimate without ZeRO or TP/PP: every GPU holds the whole
+    weights, gradients and optimizer state (the tools' default for training)."""
+    args = call.arguments
+    return (
+        args.get("task") == "full"
+        and int(args.get("gpus", 1)) > 1
+        and not args.get("zero")
+        and "tp" not in args
+        and "pp" not in args
+    )
+
+
+def _fitting_layout_within(
+    recommend: CallResult | None, gpu_id: str | None, count: int
+) -> dict[str, Any] | None:
+    """The recommender's first fitting option on `gpu_id` with at most `count` GPUs."""
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in recommend.result.get("options", []):
+        if option.get("gpu") == gpu_id and option.get("fits") and option.get("count", 0) <= count:
+            return dict(option)
+    return None
 
 
 def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -> str | None:
@@ -107,26 +136,46 @@ def _is_training(calls: list[CallResult]) -> bool:
     return any(c.arguments.get("task") in ("full", "lora", "qlora") for c in calls)
 
 
-def _recommended_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
-    """The verdict when no GPU was named: the recommender's first option (its ranking), the
-    cheapest priced fitting option when that differs, or why nothing qualifies."""
+def _priced_meeting(
+    recommend: CallResult | None, cost: CallResult | None
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """The recommender's options that fit and meet the targets, and those of them priced
+    (cheapest on-demand row, option) pairs."""
     if recommend is None or recommend.is_error:
-        return []
+        return [], []
     options = recommend.result.get("options", [])
     meeting = [o for o in options if o.get("fits") and o.get("meets_targets")]
-    if not meeting:
-        fitting = [o for o in options if o.get("fits")]
-        head = "No option meets every target" if fitting else "Nothing fits"
-        nearest = str(recommend.result.get("nearest_feasible") or "")
-        nearest = nearest.removeprefix("No configuration meets every target.").strip()
-        return [f"**{head}.**" + (f" {nearest}" if nearest else "")]
-    best = meeting[0]
     prices = _cheapest_usd(cost)
     priced = [
         (prices[key], o)
         for o in meeting
         if (key := (str(o.get("gpu", "")), int(o.get("count", 0)))) in prices
     ]
+    return meeting, priced
+
+
+def headline_option(recommend: CallResult | None, cost: CallResult | None) -> dict[str, Any] | None:
+    """The option the answer leads with when no GPU was named: the cheapest priced option that
+    fits and meets the targets, else the recommender's first such option; None when none."""
+    meeting, priced = _priced_meeting(recommend, cost)
+    if priced:
+        return min(priced, key=lambda pair: float(pair[0]["_usd"]))[1]
+    return meeting[0] if meeting else None
+
+
+def _recommended_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
+    """The verdict when no GPU was named: the recommender's first option (its ranking), the
+    cheapest priced fitting option when that differs, or why nothing qualifies."""
+    if recommend is None or recommend.is_error:
+        return []
+    meeting, priced = _priced_meeting(recommend, cost)
+    if not meeting:
+        fitting = [o for o in recommend.result.get("options", []) if o.get("fits")]
+        head = "No option meets every target" if fitting else "Nothing fits"
+        nearest = str(recommend.result.get("nearest_feasible") or "")
+        nearest = nearest.removeprefix("No configuration meets every target.").strip()
+        return [f"**{head}.**" + (f" {nearest}" if nearest else "")]
+    best = meeting[0]
     if not priced:
         return [_needs_line(best, "Recommended:", " (the recommender's first option)")]
     # The recommender ranks without prices (fewest GPUs, then fastest), so the priced rows
@@ -174,7 +223,10 @@ def _billed(row: dict[str, Any]) -> str:
 
 
 def verdict_lines(
-    memory: list[CallResult], recommend: CallResult | None, cost: CallResult | None = None
+    memory: list[CallResult],
+    recommend: CallResult | None,
+    cost: CallResult | None = None,
+    breakdown_below: bool = True,
 ) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
@@ -197,9 +249,10 @@ def verdict_lines(
         label = _config_label(call.arguments)
         if call.arguments.get("gpu") is None or r.get("fits") is None:
             entries += _recommended_lines(recommend, cost)
+            below = "; breakdown below" if breakdown_below else ""
             entries.append(
                 f"Needs {_gib(needed)} of GPU memory for this load on a single GPU (weights, "
-                "KV cache and runtime; breakdown below)."
+                f"KV cache and runtime{below})."
             )
             continue
         count = int(call.arguments.get("gpus", 1))
@@ -212,7 +265,19 @@ def verdict_lines(
             )
             continue
         larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
-        if larger is not None:
+        within = None
+        if _plain_data_parallel(call):
+            # The recommender shards with TP/PP where plain replicas cannot: its layout on the
+            # GPUs named is the answer, the replicated estimate says why it is not plain DP.
+            within = _fitting_layout_within(recommend, call.arguments.get("gpu"), count)
+            label += " as plain data parallelism (whole training state on every GPU)"
+        if within is not None:
+            entries.append(
+                _needs_line(
+                    within, "Fits as", f", the recommender's layout within the {count} named"
+                )
+            )
+        elif larger is not None:
             entries.append(_needs_line(larger))
         key = (_gib(needed), _gib(budget), _gib(None if headroom is None else -headroom))
         if key not in not_fitting:
@@ -448,10 +513,16 @@ def _section(title: str, lines: list[str]) -> list[str]:
 
 def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     """The full answer for one turn (Markdown)."""
-    memory = [c for c in calls if c.name == "estimate_memory"]
     recommend = next((c for c in calls if c.name == "recommend"), None)
     cost = next((c for c in calls if c.name == "compare_costs"), None)
-    out: list[str] = verdict_lines(memory, recommend, cost)
+    # Memory calls after the recommender's are follow-ups (assistant/offline/engine.py): the
+    # recommended layout's breakdown (it has 'pp') or a ZeRO-3 re-sizing of a named one.
+    after = calls.index(recommend) if recommend is not None else len(calls)
+    memory = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i < after]
+    follow = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i > after]
+    layout = next((c for c in follow if "pp" in c.arguments and not c.is_error), None)
+    memory += [c for c in follow if "pp" not in c.arguments]
+    out: list[str] = verdict_lines(memory, recommend, cost, breakdown_below=layout is None)
     out += cheaper_per_token_line(memory, cost, prices_full_load(parsed))
     if not memory:
         out += _recommended_lines(recommend, cost)
@@ -460,10 +531,13 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
         out.append(budget)
     out += _section("Key figures", key_figures(memory, recommend))
     first = next((c for c in memory if not c.is_error), None)
-    if first is not None:
-        out += _section(
-            f"Memory per GPU ({_config_label(first.arguments)})", breakdown_table(first)
-        )
+    if layout is not None:
+        out += _section(f"Memory per GPU ({_layout_label(layout)})", breakdown_table(layout))
+    elif first is not None:
+        label = _config_label(first.arguments)
+        if _plain_data_parallel(first):
+            label += ", plain data parallelism"
+        out += _section(f"Memory per GPU ({label})", breakdown_table(first))
     if recommend is not None:
         if recommend.is_error:
             out += _section("Options", [f"- The recommender could not run: {_error(recommend)}"])
@@ -495,6 +569,18 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     # Last, so that folding it leaves every other part of the answer in place.
     out += _section(details_title(len(folded)), _bullets(folded))
     return "\n".join(out).strip() + "\n"
+
+
+def _layout_label(call: CallResult) -> str:
+    """'8× MI300X, TP 8 × PP 1 — the recommended layout' for a follow-up layout estimate."""
+    args = call.arguments
+    split = f"TP {args.get('tp', 1)} × PP {args.get('pp', 1)}"
+    if args.get("zero") and int(args.get("gpus", 1)) > int(args.get("tp", 1)) * int(
+        args.get("pp", 1)
+    ):
+        split += f", ZeRO-{args['zero']}"
+    replica = "" if _is_training([call]) else ", one replica"
+    return f"{_config_label({**args, 'zero': None})}, {split}{replica} — the recommended layout"
 
 
 def _bullets(items: list[str]) -> list[str]:
@@ -536,6 +622,20 @@ def defaults_filled_in(
         lines.append(
             f"{what} not stated: sized at {int(context):,} tokens per sequence (tool default)"
         )
+    if not training and parsed.prompt_tokens is None and parsed.context is not None:
+        prompt = _prompt_tokens_sized(recommend)
+        if prompt is not None:
+            lines.append(f"Prompt length not stated: TTFT for a {prompt:,}-token prompt")
+    if training and parsed.zero is None:
+        for call in memory:
+            if not call.is_error and _plain_data_parallel(call):
+                gpus = int(call.arguments.get("gpus", 1))
+                lines.append(
+                    f"ZeRO / FSDP not stated: {_config_label(call.arguments)} sized as plain "
+                    "data parallelism, every GPU holding the whole weights, gradients and "
+                    f"optimizer state; say 'ZeRO-3' or 'FSDP' to shard them over the {gpus} GPUs"
+                )
+                break
     batch = sized.get("batch")
     if batch is not None and parsed.batch is None:
         if training:
@@ -550,6 +650,17 @@ def defaults_filled_in(
     if engine is not None and parsed.engine is None and not training:
         lines.append(f"Serving engine not stated: sized for {engine}")
     return lines
+
+
+def _prompt_tokens_sized(recommend: CallResult | None) -> int | None:
+    """The prompt length the recommender timed TTFT for: its own schema's reading of the
+    arguments it was called with (the default shape, tools/defaults.py, when none was said)."""
+    if recommend is None or recommend.is_error:
+        return None
+    try:
+        return validate_workload(recommend.arguments).prompt_tokens
+    except ToolInputError:
+        return None
 
 
 DETAILS_TOPIC = "model sources, formulas, constants"
