@@ -1,0 +1,144 @@
+"""Offline plans and answers for QA round 2 (findings 1, 6, 7, 12). Expected figures are hand
+arithmetic written in each test over published counts: Llama 3.1 70B has 70,553,706,496
+parameters (its config.json: 80 layers, hidden 8192, FFN 28672, vocab 128256, GQA 8 KV heads);
+mixed-precision AdamW training keeps 18 bytes per parameter (Hugging Face 'Model training
+anatomy': 4+2 weights, 4 gradients, 8 optimizer); bf16 serving weights are 2 bytes each."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from assistant.conversation import Conversation
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls, prices_full_load
+from assistant.offline.render import split_details
+from tests.offline_turns import answer, tool_result
+from tools.units import GiB
+
+LLAMA_70B_PARAMS = 70_553_706_496
+
+
+def _results(conversation: Conversation, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(arguments, result) of every call of tool `name`, in order."""
+    arguments = {
+        call["id"]: json.loads(call["function"]["arguments"])
+        for m in conversation.messages
+        for call in m.get("tool_calls") or []
+    }
+    return [
+        (arguments[m["tool_call_id"]], json.loads(m["content"]))
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == name
+    ]
+
+
+def _optimizer_bytes(result: dict[str, Any]) -> float:
+    # AdamW's two fp32 moments: 8 B/param (HF 'Model training anatomy'); ZeRO-1+ shards them.
+    # (Weights and gradients also carry ZeRO-3's all-gathered working set, so the optimizer
+    # is the component whose sharding a hand calculation states exactly.)
+    return float(result["breakdown"]["optimizer"])
+
+
+def test_qa2_zero3_sentence_plans_zero_and_deadline() -> None:
+    parsed = parse_workload(
+        "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
+        "deadline 24 hours"
+    )
+    memory, recommend = plan_tool_calls(parsed)
+    assert memory.arguments | {"zero": 3, "gpus": 32} == memory.arguments
+    assert recommend.arguments["zero"] == 3 and recommend.arguments["deadline_hours"] == 24.0
+
+
+async def test_qa2_zero3_answer_fits_on_the_32_named() -> None:
+    text, conversation = await answer(
+        "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
+        "deadline 24 hours"
+    )
+    assert text.startswith("**Fits on 32× H100 SXM5 with ZeRO-3**")
+    # ZeRO-3 shards the optimizer over 32 GPUs: 8 × 70,553,706,496 / 32 B = 16.43 GiB.
+    result = tool_result(conversation, "estimate_memory")
+    assert _optimizer_bytes(result) == pytest.approx(8 * LLAMA_70B_PARAMS / 32, rel=1e-3)
+
+
+async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
+    text, conversation = await answer(
+        "full fine-tune of Llama 3.1 70B on 4 nodes of 8 H100s, 2B tokens, 4k sequences"
+    )
+    visible = split_details(text).visible
+    assert "ZeRO / FSDP not stated: 32× H100 SXM5 sized as plain data parallelism" in visible
+    (plain_args, plain), (zero_args, zero3) = _results(conversation, "estimate_memory")
+    # Plain DP: every GPU holds the whole state; its optimizer alone is 8 B × 70.55e9 = 525.7
+    # GiB, more than any 80 GB H100.
+    assert "zero" not in plain_args and plain["fits"] is False
+    assert _optimizer_bytes(plain) == pytest.approx(8 * LLAMA_70B_PARAMS, rel=1e-3)
+    # The same 32 GPUs with ZeRO-3: a 32nd of it, and the whole fits.
+    assert zero_args == {**plain_args, "zero": 3} and zero3["fits"] is True
+    assert _optimizer_bytes(zero3) == pytest.approx(8 * LLAMA_70B_PARAMS / 32, rel=1e-3)
+    assert "**Fits on 32× H100 SXM5 with ZeRO-3**" in visible
+    # The headline agrees with the recommender: its first fitting H100 layout leads.
+    option = next(o for o in tool_result(conversation, "recommend")["options"] if o["fits"])
+    assert text.startswith(f"**Fits as {option['count']}× H100 SXM5**")
+    assert "Memory per GPU (32× H100 SXM5, plain data parallelism)" in text
+
+
+def test_a_stated_batch_is_the_load() -> None:
+    parsed = parse_workload("batch 64 of Qwen2.5 7B at 8k")
+    assert parsed.batch == 64 and not prices_full_load(parsed)
+    assert plan_tool_calls(parsed)[-1].arguments["users"] == 64
+
+
+async def test_batch_answer_prices_the_stated_load() -> None:
+    text, conversation = await answer("batch 64 of Qwen2.5 7B at 8k")
+    assert "No load stated" not in text and "at full load" not in text
+    options = tool_result(conversation, "recommend")["options"]
+    priced = tool_result(conversation, "compare_costs")
+    rates = {(o["gpu"], o["count"]): o["aggregate_tokens_per_s"] for o in options}
+    rows = [
+        r
+        for r in priced["rows"]
+        if (r["gpu"], r["count"]) in rates and r.get("usd_per_million_tokens") is not None
+    ]
+    assert rows
+    for row in rows:
+        # $/M = USD/h ÷ (tok/s × 3,600) × 10⁶ at the option's load of 64 sequences.
+        tokens_per_hour = rates[(row["gpu"], row["count"])] * 3600
+        expected = row["usd_per_hour"] / tokens_per_hour * 1e6
+        assert row["usd_per_million_tokens"] == pytest.approx(expected, rel=1e-2)
+
+
+async def test_ttft_names_the_default_prompt_when_only_the_context_is_said() -> None:
+    text, _ = await answer("can I serve Llama 3.1 8B with 128k context on one GPU?")
+    # tools/defaults.py: the default request is a 3,072-token prompt + 1,024 output tokens.
+    assert "Prompt length not stated: TTFT for a 3,072-token prompt" in split_details(text).visible
+
+
+async def test_no_prompt_line_when_the_prompt_is_said() -> None:
+    text, _ = await answer("serve Llama 3.1 8B with 32k context and 20k-token prompts")
+    assert "Prompt length not stated" not in text
+
+
+async def test_table_shows_the_recommended_layout_when_no_gpu_is_named() -> None:
+    text, conversation = await answer("full fine-tune of Llama 3.1 70B")
+    (_, single), (layout_args, layout) = _results(conversation, "estimate_memory")
+    assert "— the recommended layout)**" in text
+    assert layout_args["gpus"] == layout_args["tp"] * layout_args["pp"] > 1
+    # TP × PP shards the 6 B/param of weights (bf16 copy + fp32 master) over the group.
+    shards = layout_args["tp"] * layout_args["pp"]
+    weights = layout["breakdown"]["weights"]
+    assert weights == pytest.approx(6 * LLAMA_70B_PARAMS / shards, rel=1e-3)
+    assert single["breakdown"]["weights"] == pytest.approx(6 * LLAMA_70B_PARAMS, rel=1e-3)
+    row = f"| weights | {weights / GiB:,.2f} |"
+    table = text.split("the recommended layout)**", 1)[1]
+    assert row in table.split("**Best option", 1)[0]
+
+
+async def test_named_multi_gpu_serving_is_tensor_parallel() -> None:
+    text, conversation = await answer("serve Llama 3.1 70B on 8 H100s")
+    args, result = _results(conversation, "estimate_memory")[0]
+    assert (args["gpus"], args["tp"]) == (8, 8)
+    # bf16: 2 B × 70,553,706,496 / 8 = 17.64 GB = 16.43 GiB per GPU, not the whole 131.4 GiB.
+    assert result["breakdown"]["weights"] == pytest.approx(2 * LLAMA_70B_PARAMS / 8, rel=1e-3)
+    assert "| weights | 16.43 |" in text
