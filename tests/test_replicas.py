@@ -130,8 +130,15 @@ def test_per_gpu_memory_is_at_the_users_load_not_one_sequence() -> None:
     one_sequence = estimate_memory(
         MemoryRequest(model="llama-3.1-70b", weights="awq", context=16384, gpu="mi300x")
     ).per_gpu_bytes
-    # Each GPU holds 19 more 16,384-token sequences than the one-sequence estimate.
-    assert option.per_gpu_bytes == one_sequence + 19 * 16384 * LLAMA_70B_KV_PER_TOKEN
+    # Each GPU holds 19 more 16,384-token sequences than the one-sequence estimate, each
+    # with its KV cache and its sampled logits (16-bit + fp32 copy: 6 B × vocab 128,256).
+    per_sequence = 16384 * LLAMA_70B_KV_PER_TOKEN + 128_256 * 6
+    assert option.per_gpu_bytes == one_sequence + 19 * per_sequence
+    # QA round 2, finding 11: the same load through the memory tool gives the same bytes.
+    at_load = estimate_memory(
+        MemoryRequest(model="llama-3.1-70b", weights="awq", context=16384, gpu="mi300x", batch=20)
+    ).per_gpu_bytes
+    assert option.per_gpu_bytes == at_load
     assert option.per_gpu_bytes <= option.budget_bytes_per_gpu
     assert option.headroom_bytes == option.budget_bytes_per_gpu - option.per_gpu_bytes
 

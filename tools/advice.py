@@ -81,7 +81,7 @@ def advise(
     if multi and not single:
         o = multi[0]
         why = (
-            "training all-reduces gradients every step"
+            training_traffic(w, arch, o)
             if w.is_training
             else (
                 f"TP={o.tp} runs {2 * arch.num_layers} all-reduces per generated token "
@@ -118,6 +118,34 @@ def advise(
                 f"memory scales with users × context; {remedy}."
             )
     return notes, nearest_feasible(w, best, evaluated or best)
+
+
+def training_traffic(w: Workload, arch: Architecture, o: Option) -> str:
+    """What a training layout sends between GPUs every step, in words: gradients only cross
+    data-parallel ranks (none with DP = 1); TP all-reduces activations, PP passes them on."""
+    parts: list[str] = []
+    if o.dp > 1:
+        if (w.zero or 0) >= 3:
+            parts.append(
+                f"DP={o.dp} all-gathers parameters and reduce-scatters gradients every step "
+                "(ZeRO-3/FSDP)"
+            )
+        elif (w.zero or 0) == 2:
+            parts.append(f"DP={o.dp} reduce-scatters gradients every step (ZeRO-2)")
+        else:
+            parts.append(f"DP={o.dp} all-reduces gradients every step")
+    if o.tp > 1:
+        # Megatron-LM (Shoeybi et al. 2019, §3): 2 all-reduces per layer forward, 2 backward.
+        parts.append(
+            f"TP={o.tp} all-reduces activations {4 * arch.num_layers} times per micro-batch "
+            "(2 per layer forward, 2 backward)"
+        )
+    if o.pp > 1:
+        parts.append(
+            f"PP={o.pp} passes activations (and their gradients back) between stages per "
+            "micro-batch"
+        )
+    return "; ".join(parts)
 
 
 def engine_reserve_note(
@@ -278,7 +306,16 @@ def nearest_feasible(w: Workload, best: list[Option], evaluated: list[Option]) -
             f"{o.sequences_per_replica:,} sequences each)."
         )
     if w.is_training and w.deadline_hours is not None:
-        timed = [o for o in fitting if o.training_hours is not None]
+        # Every layout tried that meets the other training targets (fits, within max_gpus
+        # and the budget), not only the one kept per GPU type.
+        budget = w.constraints.budget_usd_per_hour
+        timed = [
+            o
+            for o in tried
+            if o.training_hours is not None
+            and o.count <= limit
+            and (budget is None or (o.usd_per_hour is not None and o.usd_per_hour <= budget))
+        ]
         if timed:
             o = min(timed, key=lambda x: x.training_hours or math.inf)
             lines.append(

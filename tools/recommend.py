@@ -21,7 +21,7 @@ from tools.advice import advise, engine_reserve_note, one_node_note, performance
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
-from tools.memory.sharding import tp_splits_heads
+from tools.memory.sharding import tp_splits_heads, zero_single_rank_warning
 from tools.performance import (
     ModelOnGpus,
     decode_step,
@@ -266,7 +266,17 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     capacity = int(est.budget_bytes_per_gpu - non_kv)
     per_token = est.kv_cache_bytes_per_token_per_gpu or 1
     capacity_tokens = max(0, int(capacity // per_token))
-    max_seqs = max(0, capacity // kv_one_seq) if kv_one_seq else 0
+    # Each further sequence adds its KV cache and whatever else the memory calculator scales
+    # with the batch (the sampled logits, 6·V bytes each): est(2) − est(1), so the concurrency
+    # planned here is one the memory tool also finds within the budget.
+    est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
+    per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
+    without_sequences = est.per_gpu_bytes - per_sequence
+    max_seqs = (
+        max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
+        if kv_one_seq and per_sequence > 0
+        else 0
+    )
     reasons: list[str] = []
     opt = dict(
         gpu=gpu.id,
@@ -362,15 +372,19 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
     quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
     meets = meets and within_budget
-    loaded = non_kv + kv_one_seq * batch  # what each GPU holds serving `batch` sequences
+    # What each GPU holds serving `batch` sequences: the memory calculator's own figure.
+    loaded = {1: est, 2: est_two}.get(batch) or estimate_memory(
+        _memory_request(w, gpu, tp, pp, 1, batch)
+    )
+    loaded_bytes = int(loaded.per_gpu_bytes)
     return Option(
         count=count,
         dp=dp,
         nodes=nodes,
         fits=True,
         meets_targets=meets,
-        per_gpu_bytes=loaded,
-        headroom_bytes=int(est.budget_bytes_per_gpu - loaded),
+        per_gpu_bytes=loaded_bytes,
+        headroom_bytes=int(est.budget_bytes_per_gpu - loaded_bytes),
         sequences_per_replica=batch,
         decode_tokens_per_s_per_seq=per_seq,
         aggregate_tokens_per_s=plan.aggregate_tokens_per_s,
@@ -481,12 +495,22 @@ def _param_counts(arch: Architecture) -> ParamCounts:
     return count_parameters(arch)
 
 
+def _speed_key(o: Option) -> float:
+    """Larger is faster: per-user decode tok/s when serving, −hours when training."""
+    if o.training_hours is not None:
+        return -o.training_hours
+    return o.decode_tokens_per_s_per_seq or 0.0
+
+
 def _best(w: Workload, options: list[Option]) -> Option:
     """The smallest option meeting targets (the cheapest one when ranking by price and one is
-    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs); else a
-    fitting one that misses the fewest targets (within max_gpus first, then fewest GPUs); else
-    the largest tried (short by the least)."""
+    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; the
+    fastest one — per-user decode speed, or training hours — for objective "fastest"); else a
+    fitting one that misses the fewest targets (within max_gpus first; a training deadline
+    missed by the least; then fewest GPUs); else the largest tried (short by the least)."""
     meeting = [o for o in options if o.meets_targets]
+    if meeting and w.objective == "fastest":
+        return max(meeting, key=lambda o: (_speed_key(o), -o.count))
     if meeting and w.objective == "cheapest" and any(o.usd_per_hour for o in meeting):
         return min(
             meeting,
@@ -501,7 +525,14 @@ def _best(w: Workload, options: list[Option]) -> Option:
     fitting = [o for o in options if o.fits]
     if fitting:
         limit = w.constraints.max_gpus
-        return min(fitting, key=lambda o: (o.count > limit, len(o.reasons), o.count))
+
+        def hours(o: Option) -> float:
+            # A missed deadline: the layout that misses it by the least comes nearest.
+            if w.deadline_hours is None or o.training_hours is None:
+                return 0.0
+            return o.training_hours
+
+        return min(fitting, key=lambda o: (o.count > limit, len(o.reasons), hours(o), o.count))
     return max(options, key=lambda o: o.headroom_bytes)
 
 
@@ -515,9 +546,12 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
     """Every layout evaluated on `gpu`, smallest first, until no larger one can do better."""
     options: list[Option] = []
     fewest_meeting: int | None = None
+    # "fastest" tries every layout: a larger tensor-parallel group decodes each token faster
+    # (and more GPUs train sooner), so the smallest layout that meets the targets is not it.
+    every_layout = w.objective == "fastest"
     if not w.is_training:
         for tp, pp in _layouts(w, gpu, _arch(w)):
-            if fewest_meeting is not None and tp * pp >= fewest_meeting:
+            if not every_layout and fewest_meeting is not None and tp * pp >= fewest_meeting:
                 break  # a larger group cannot meet the targets with fewer GPUs
             opt = _inference_option(w, gpu, tp, pp, prices)
             options.append(opt)
@@ -530,7 +564,7 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
         while tp * pp * dp <= limit:
             opt = _training_option(w, gpu, tp, pp, dp, prices)
             options.append(opt)
-            if opt.meets_targets or (opt.fits and w.train_tokens is None):
+            if not every_layout and (opt.meets_targets or (opt.fits and w.train_tokens is None)):
                 return options
             if not opt.fits and w.zero in (None, 0) and w.task == "full":
                 break  # without ZeRO, replicas do not reduce memory per GPU: next layout
@@ -539,10 +573,7 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
 
 
 def _rank_key(objective: str, prices: RankingPrices) -> Any:
-    def speed(o: Option) -> float:
-        if o.training_hours is not None:
-            return -o.training_hours
-        return o.decode_tokens_per_s_per_seq or 0.0
+    speed = _speed_key
 
     def key(o: Option) -> tuple[Any, ...]:
         head = (not o.meets_targets, not o.fits)
@@ -666,8 +697,25 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         notes=notes,
         assumptions=list(dict.fromkeys(assumptions)),
         nearest_feasible=nearest,
-        warnings=list(base.warnings),
+        warnings=_warnings(workload, base, best),
     )
+
+
+def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[str]:
+    """The memory calculator's warnings about the request. Its one-GPU `base` estimate has a
+    single data-parallel rank, so its "zero has no effect" warning is about that probe, not
+    the recommendation: it is kept only when the recommended layout itself has DP = 1."""
+    if not w.zero:
+        return list(base.warnings)
+    single_rank = zero_single_rank_warning(w.zero)
+    out = [x for x in base.warnings if x != single_rank]
+    if w.is_training and ranked and ranked[0].dp == 1:
+        o = ranked[0]
+        out.append(
+            f"{single_rank}: the recommended {o.count}× {o.gpu_name} (TP={o.tp}, PP={o.pp}, "
+            "DP=1) keeps full model state on every GPU"
+        )
+    return out
 
 
 _SIXTEEN_BIT = ("bf16", "fp16", "fp32")

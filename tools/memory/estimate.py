@@ -39,6 +39,7 @@ from tools.memory.sharding import (
     plan_layout,
     worst_stage,
     zero3_gathered_bytes,
+    zero_single_rank_warning,
 )
 from tools.memory.tensors import LORA_TARGETS, layer_shapes
 from tools.memory.training import (
@@ -266,7 +267,7 @@ def _full_training_state(
         "HF docs (7B ≈ 126 GB) and 16 B/param in the ZeRO paper (precision=mixed-zero)."
     )
     if zero and dp == 1:
-        parts.warnings.append(f"zero={zero} has no effect with one data-parallel rank")
+        parts.warnings.append(zero_single_rank_warning(zero))
     return stage.layers
 
 

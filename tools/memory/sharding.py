@@ -84,6 +84,12 @@ def plan_layout(
     return Layout(tp, pp, gpus // (tp * pp))
 
 
+def zero_single_rank_warning(zero: int) -> str:
+    """The warning for ZeRO asked of a layout with one data-parallel rank (nothing to shard
+    across); shared so the recommender can tell it apart from other memory warnings."""
+    return f"zero={zero} has no effect with one data-parallel rank"
+
+
 @dataclass(frozen=True)
 class StageBytes:
     """Weight bytes of the most loaded pipeline stage, and how many layers it holds."""
