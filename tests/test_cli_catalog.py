@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -72,7 +73,7 @@ def test_gpus_table_labels_units_and_never_mixes_gb_with_gib(
     code, out, _ = _run(capsys, "gpus")
     assert code == 0
     header = out.splitlines()[0]
-    assert "memory GB (vendor)" in header and "usable GB" in header and "GiB" not in header
+    assert "marketed as" in header and "usable GB" in header and "GiB" not in header
     assert "bandwidth GB/s" in header and "BF16 TFLOPS (dense)" in header and "as_of" in header
     row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
     cells = row.split()
@@ -85,11 +86,31 @@ def test_gpus_table_in_gib(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "gpus", "--unit", "GiB")
     assert code == 0
     header = out.splitlines()[0]
-    assert "memory GiB (vendor)" in header and "usable GiB" in header
-    assert "memory GB" not in header and "usable GB" not in header
+    assert "usable GiB" in header and "usable GB" not in header
     row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
-    # 81,559 MiB / 1,024 = 79.647 GiB usable; 80e9 B / 2^30 = 74.51 GiB marketed.
-    assert "79.65" in row.split() and "74.51" in row.split()
+    # 81,559 MiB / 1,024 = 79.647 GiB usable; the label stays the vendor's "80 GB" (no 74.51
+    # GiB: that would convert a product label as if it were a byte count).
+    assert "79.65" in row.split() and "80 GB" in row and "74.51" not in row
+
+
+def test_gpus_marketed_label_is_not_read_as_fewer_bytes_than_usable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # QA round 2, finding 13. NVIDIA A100 datasheet: "40GB HBM2"; the catalog's rule: built as
+    # 40 GiB = 40 x 2^30 B = 42,949,672,960 B, less 361 MiB the driver keeps
+    # = 42,949,672,960 - 378,535,936 = 42,571,137,024 B = 42.57 GB = 39.65 GiB usable.
+    assert 40 * 2**30 - 361 * 2**20 == 42_571_137_024
+    code, out, _ = _run(capsys, "gpus")
+    assert code == 0
+    row = next(line for line in out.splitlines() if line.startswith("a100-40gb-sxm4 "))
+    assert "40 GB" in row and "42.57" in row.split()
+    assert "label, not a byte count" in out
+    # Every row: the marketed column holds a label ("N GB"), never a bare number.
+    table = out.split("\n\n")[0].splitlines()[2:]
+    assert table and all(re.search(r"\s\d[\d,]* GB\s", line) for line in table)
+    _, detail, _ = _run(capsys, "gpus", "a100-40gb-sxm4")
+    assert "marketed as: 40 GB HBM2 (the vendor's label" in detail
+    assert "= 42.57 GB = 39.65 GiB" in detail
 
 
 def test_gpus_detail_shows_basis_and_sources(capsys: pytest.CaptureFixture[str]) -> None:

@@ -170,3 +170,37 @@ def test_plain_http_to_loopback_is_fine(host: str) -> None:
 def test_no_key_gives_placeholder_not_none() -> None:
     # api_key=None would make the openai client read OPENAI_API_KEY itself (FIELD-NOTES).
     assert resolve_api_key(Settings(), {}).value == KEYLESS_PLACEHOLDER
+
+
+# --- EUR→USD rate (QA round 2, finding 5) ---------------------------------------------------
+
+
+def test_eur_to_usd_from_env_then_file_then_cli(tmp_path: Path) -> None:
+    from assistant.config import configured_eur_to_usd
+
+    assert load_config(env=_env(tmp_path)).eur_to_usd is None
+    env = _env(tmp_path, GPU_SIZER_EUR_TO_USD=" 1.08 ")
+    assert configured_eur_to_usd(env) == pytest.approx(1.08)
+    (tmp_path / "config.toml").write_text("eur_to_usd = 1.1\n", encoding="utf-8")
+    assert configured_eur_to_usd(env) == pytest.approx(1.1)  # the file wins over the env
+    assert load_config({"eur_to_usd": 1.2}, env=env).eur_to_usd == pytest.approx(1.2)
+
+
+@pytest.mark.parametrize("raw", ["abc", "0", "-1.1", "nan"])
+def test_bad_eur_to_usd_env_names_the_variable(tmp_path: Path, raw: str) -> None:
+    with pytest.raises(ToolInputError) as err:
+        load_config(env=_env(tmp_path, GPU_SIZER_EUR_TO_USD=raw))
+    assert err.value.field == "GPU_SIZER_EUR_TO_USD"
+    assert repr(raw) in err.value.message and "US dollars per euro" in err.value.message
+
+
+def test_bad_eur_to_usd_in_file_names_the_field(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("eur_to_usd = 0\n", encoding="utf-8")
+    with pytest.raises(ToolInputError) as err:
+        load_config(env=_env(tmp_path))
+    assert "eur_to_usd" in err.value.field and "greater than 0" in err.value.message
+
+
+def test_eur_to_usd_round_trips_through_the_file(tmp_path: Path) -> None:
+    path = save_config(Settings(eur_to_usd=1.08), tmp_path / "config.toml")
+    assert tomllib.loads(path.read_text(encoding="utf-8"))["eur_to_usd"] == 1.08

@@ -143,6 +143,7 @@ class UnconvertedPrice(BaseModel):
     provider: str
     instance: str | None
     gpu: str
+    count: int = Field(description="GPUs in the configuration priced.")
     tier: Tier
     eu: bool
     price: float = Field(description="Price of the whole configuration, in `currency`.")
@@ -430,7 +431,8 @@ def price_options(
 
 def unconverted_offers(rows: Iterable[ServingCostRow | TrainingCostRow]) -> list[UnconvertedPrice]:
     """The rows no USD figure could be given for (a EUR price and no rate), one per offer and
-    configuration, cheapest first in their own currency."""
+    configuration, by currency, then tier (on-demand first, as rankings read them), then price
+    in their own currency."""
     out: dict[tuple[str, int], UnconvertedPrice] = {}
     for row in rows:
         training = isinstance(row, TrainingCostRow)
@@ -444,6 +446,7 @@ def unconverted_offers(rows: Iterable[ServingCostRow | TrainingCostRow]) -> list
                 provider=row.provider,
                 instance=row.instance,
                 gpu=row.gpu,
+                count=row.count,
                 tier=row.tier,
                 eu=row.eu,
                 price=row.cost if isinstance(row, TrainingCostRow) else row.per_hour,
@@ -452,13 +455,15 @@ def unconverted_offers(rows: Iterable[ServingCostRow | TrainingCostRow]) -> list
                 as_of=row.as_of,
             ),
         )
-    return sorted(out.values(), key=lambda u: (u.currency, u.price, u.price_id))
+    return sorted(
+        out.values(), key=lambda u: (u.currency, TIERS.index(u.tier), u.price, u.price_id)
+    )
 
 
 def unconverted_note(offers: list[UnconvertedPrice]) -> str | None:
-    """One line saying how many offers were not compared in USD and the cheapest of them in
-    its own currency ('1 offer in EUR not compared (no EUR→USD rate set): OVHcloud h100-380
-    2.80 EUR/hour'); None when every row has a USD figure."""
+    """One line saying how many offers were not compared in USD and the cheapest of the first
+    tier in its own currency ('1 offer in EUR not compared (no EUR→USD rate set); cheapest
+    on_demand OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour'); None when all have USD."""
     if not offers:
         return None
     parts: list[str] = []
@@ -472,8 +477,8 @@ def unconverted_note(offers: list[UnconvertedPrice]) -> str | None:
         plural = "offer" if len(offer_ids) == 1 else "offers"
         parts.append(
             f"{len(offer_ids)} {plural} in {currency}{where} not compared (no {currency}→USD "
-            f"rate set); cheapest {best.provider} {best.instance or best.price_id} "
-            f"({best.tier}, {best.gpu}) {best.price:,.2f} {currency}{unit}, as_of {best.as_of}"
+            f"rate set); cheapest {best.tier} {best.provider} {best.instance or best.price_id} "
+            f"({best.count}× {best.gpu}) {best.price:,.2f} {currency}{unit}, as_of {best.as_of}"
         )
     return "; ".join(parts)
 

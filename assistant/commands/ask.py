@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assistant.commands._args import positive_number
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
@@ -44,6 +45,12 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     )
     parser.add_argument(
         "--force", action="store_true", help="overwrite the --proposal file if it exists"
+    )
+    parser.add_argument(
+        "--eur-usd",
+        type=positive_number,
+        help="US dollars per euro, to compare EUR-priced offers (default: GPU_SIZER_EUR_TO_USD "
+        "or eur_to_usd in config.toml; none: EUR offers are named but not compared)",
     )
     add_config_arguments(parser)
 
@@ -128,10 +135,13 @@ def run(args: argparse.Namespace) -> int:
         raise ToolInputError(
             "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
         )
+    from assistant.cost_tool import use_eur_to_usd
+
     engine = _engine(args)
-    done, events = asyncio.run(
-        _run_turn(engine, question, stream=not args.json, details=args.details)
-    )
+    with use_eur_to_usd(args.eur_usd):
+        done, events = asyncio.run(
+            _run_turn(engine, question, stream=not args.json, details=args.details)
+        )
     if args.json:
         print(_json_report(question, engine, done, events))
     elif done is not None:

@@ -19,8 +19,8 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         "--unit",
         choices=("GB", "GiB"),
         default=None,
-        help="unit of both memory columns (default GB, like the vendor figure and the GB/s "
-        "bandwidth column; GiB is what nvidia-smi and PyTorch report)",
+        help="unit of the usable-memory column (default GB, like the GB/s bandwidth column; "
+        "GiB is what nvidia-smi and PyTorch report)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON (bytes as integers)")
 
@@ -40,11 +40,21 @@ def _link(gpu: GpuSpec) -> str:
     return f"{gpu.interconnect} {gpu.interconnect_bytes_per_s / GB:,.0f}"
 
 
-def _headers(vendor_unit: ByteUnit, usable_unit: ByteUnit) -> tuple[str, ...]:
+def marketed_label(gpu: GpuSpec) -> str:
+    """The capacity as the vendor labels it ('40 GB'): a product name, not a byte count.
+
+    The catalog stores the label's number × 10^9 (`memory_bytes`); the part itself is built in
+    binary units (an 'A100 40GB' holds 40 GiB), so converting the label to GiB (37.25) or
+    setting it next to usable GB (42.57) reads as a contradiction. Shown as text instead.
+    """
+    return f"{gpu.memory_bytes / GB:,.0f} GB"
+
+
+def _headers(usable_unit: ByteUnit) -> tuple[str, ...]:
     return (
         "id",
         "name",
-        f"memory {vendor_unit} (vendor)",
+        "marketed as",
         f"usable {usable_unit}",
         "bandwidth GB/s",
         "BF16 TFLOPS (dense)",
@@ -55,13 +65,13 @@ def _headers(vendor_unit: ByteUnit, usable_unit: ByteUnit) -> tuple[str, ...]:
     )
 
 
-def _row(gpu: GpuSpec, vendor_unit: ByteUnit, usable_unit: ByteUnit) -> list[str]:
-    # One unit per table (GB and GiB are never mixed): GB by default, which shows the marketed
-    # figure exactly (80 GB) and matches the GB/s bandwidth column; --unit GiB for nvidia-smi users.
+def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
+    # One unit per table (GB and GiB are never mixed): GB by default, matching the GB/s
+    # bandwidth column; --unit GiB for nvidia-smi users. The marketed label is text, no unit.
     return [
         gpu.id,
         gpu.name,
-        _number(to_unit(gpu.memory_bytes, vendor_unit), 0 if vendor_unit == "GB" else 2),
+        marketed_label(gpu),
         _number(to_unit(gpu.usable_memory_bytes, usable_unit), 2),
         _number(gpu.memory_bandwidth_bytes_per_s / GB),
         _number(gpu.bf16_tflops, 1),
@@ -76,7 +86,8 @@ def _detail(gpu: GpuSpec) -> str:
     none = "not published"
     lines = [
         f"{gpu.name} ({gpu.id}), {gpu.vendor} {gpu.architecture}, form factor {gpu.form_factor}",
-        f"  memory: {gpu.memory_bytes / GB:,.0f} GB {gpu.memory_type} (vendor, as marketed)",
+        f"  marketed as: {marketed_label(gpu)} {gpu.memory_type} (the vendor's label; memory "
+        "is built in binary units, so usable GB can exceed it)",
         f"  usable: {gpu.usable_memory_bytes:,} bytes"
         f" = {to_unit(gpu.usable_memory_bytes, 'GB'):,.2f} GB"
         f" = {to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB ({gpu.usable_memory_basis})",
@@ -123,12 +134,14 @@ def run(args: argparse.Namespace) -> int:
     if args.name:
         print(_detail(gpus[0]))
         return 0
-    vendor_unit: ByteUnit = args.unit or "GB"
-    usable_unit: ByteUnit = vendor_unit
-    rows = [_row(g, vendor_unit, usable_unit) for g in gpus]
-    print(render_table(_headers(vendor_unit, usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8)))
+    usable_unit: ByteUnit = args.unit or "GB"
+    rows = [_row(g, usable_unit) for g in gpus]
+    print(render_table(_headers(usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8)))
     print(
-        "\nGB = 10^9 bytes, GiB = 2^30 bytes. Throughputs are dense (no sparsity); blank = not "
-        "published. `gpu-sizer gpus NAME` shows sources, notes and the usable-memory basis."
+        "\nGB = 10^9 bytes, GiB = 2^30 bytes. 'marketed as' is the vendor's label, not a byte "
+        "count: memory is built in binary units, so a part labelled 'N GB' holds about N GiB "
+        f"and its usable {usable_unit} can exceed N GB. Usable = what one process can "
+        "allocate. Throughputs are dense (no sparsity); blank = not published. "
+        "`gpu-sizer gpus NAME` shows sources, notes and the usable-memory basis."
     )
     return 0

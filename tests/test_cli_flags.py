@@ -1,0 +1,93 @@
+"""QA round 2, finding 10: a bad flag value is one clean message naming the flag, the value
+and what is allowed; exit 2; no traceback, no pydantic URL. One test per flag."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assistant.cli import main
+
+
+def _fails(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as stop:
+        code = main(list(argv))
+        raise SystemExit(code)
+    assert stop.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    err = captured.err
+    assert "Traceback" not in err and "pydantic.dev" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (("cost", "--gpu", "h100", "--count", "-2"), "--count: '-2': allowed a whole number >= 1"),
+        (("cost", "--gpu", "h100", "--eur-usd", "0"), "--eur-usd: '0': allowed a number > 0"),
+        (
+            ("cost", "--gpu", "h100", "--max-usd-per-hour", "-1"),
+            "--max-usd-per-hour: '-1': allowed a number > 0",
+        ),
+        (("cost", "--gpu", "h100", "--max-age-days", "-3"), "--max-age-days: '-3'"),
+        (("cost", "--gpu", "h100", "--training-hours", "0"), "--training-hours: '0'"),
+        (("ask", "--offline", "--eur-usd", "-1", "hello"), "--eur-usd: '-1'"),
+    ],
+)
+def test_argparse_types_name_flag_value_and_range(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], expected: str
+) -> None:
+    assert expected in _fails(capsys, *argv)
+
+
+def test_utilization_above_one_names_the_flag_and_the_bound(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # UsageProfile.utilization: 0 < u <= 1 (a fraction of the estimated throughput).
+    line = _fails(capsys, "cost", "--gpu", "h100", "--utilization", "2")
+    assert line.startswith("gpu-sizer cost: error: --utilization: 2.0 rejected")
+    assert "less than or equal to 1" in line and "Allowed:" in line
+
+
+def test_active_hours_above_a_month_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    # 730 h = 8,760 h a year / 12, the billing month (tools/cost.HOURS_PER_MONTH).
+    line = _fails(capsys, "cost", "--gpu", "h100", "--active-hours", "800")
+    assert "--active-hours: 800.0 rejected" in line and "730" in line
+
+
+def test_spot_overhead_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _fails(capsys, "cost", "--gpu", "h100", "--training-hours", "3", "--spot-overhead", "20")
+    assert "--spot-overhead: 20.0 is out of range" in line
+
+
+def test_workload_flag_errors_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _fails(capsys, "cost", "--model", "llama-3.1-8b", "--ttft", "0")
+    assert "--ttft: '0': allowed a number > 0" in line
+
+
+def test_memory_negative_params_reaches_the_parameter_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Was argparse's bare "expected one argument": '-7B' read as a flag.
+    line = _fails(capsys, "memory", "--params", "-7B")
+    assert "--params: '-7B' is not a parameter count" in line and "Allowed:" in line
+
+
+def test_memory_params_with_equals_is_the_same_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = _fails(capsys, "memory", "--params=-7B")
+    assert "--params: '-7B' is not a parameter count" in line
+
+
+def test_memory_field_errors_name_the_flag_and_value(capsys: pytest.CaptureFixture[str]) -> None:
+    line = _fails(capsys, "memory", "--model", "llama-3.1-8b", "--gpus", "-2")
+    assert "--gpus: -2 rejected: Input should be greater than or equal to 1" in line
+
+
+def test_memory_still_takes_a_plain_parameter_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["memory", "--params", "7B", "--json"]) == 0
+    # generic_model fits a dense shape to the bare count "7B" = 7e9 parameters.
+    assert json.loads(capsys.readouterr().out)["total_params"] == pytest.approx(7e9, rel=0.05)
