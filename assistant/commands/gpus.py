@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from assistant.commands._table import render_table
@@ -50,7 +51,10 @@ def marketed_label(gpu: GpuSpec) -> str:
     return f"{gpu.memory_bytes / GB:,.0f} GB"
 
 
-def _headers(usable_unit: ByteUnit) -> tuple[str, ...]:
+# `_headers` and `_row` take the unit twice: assistant/app/catalog_view.py calls them with the
+# former (vendor unit, usable unit) signature; only the usable unit is used now. New callers:
+# `table` and `UNITS_NOTE`.
+def _headers(usable_unit: ByteUnit, _former_usable_unit: ByteUnit | None = None) -> tuple[str, ...]:
     return (
         "id",
         "name",
@@ -65,7 +69,9 @@ def _headers(usable_unit: ByteUnit) -> tuple[str, ...]:
     )
 
 
-def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
+def _row(
+    gpu: GpuSpec, usable_unit: ByteUnit, _former_usable_unit: ByteUnit | None = None
+) -> list[str]:
     # One unit per table (GB and GiB are never mixed): GB by default, matching the GB/s
     # bandwidth column; --unit GiB for nvidia-smi users. The marketed label is text, no unit.
     return [
@@ -80,6 +86,21 @@ def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
         _number(gpu.tdp_w),
         gpu.as_of,
     ]
+
+
+UNITS_NOTE = (
+    "GB = 10^9 bytes, GiB = 2^30 bytes. 'marketed as' is the vendor's label, not a byte count: "
+    "memory is built in binary units, so a part labelled 'N GB' holds about N GiB and its "
+    "usable GB can exceed N. Usable = what one process can allocate. Throughputs are dense (no "
+    "sparsity); blank = not published."
+)
+"""What the columns mean, printed under the table (the chat's /gpus can show the same)."""
+
+
+def table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GB") -> str:
+    """The GPU listing: the vendor's label as text, usable memory in `usable_unit` only."""
+    rows = [_row(g, usable_unit) for g in gpus]
+    return render_table(_headers(usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8))
 
 
 def _detail(gpu: GpuSpec) -> str:
@@ -134,14 +155,6 @@ def run(args: argparse.Namespace) -> int:
     if args.name:
         print(_detail(gpus[0]))
         return 0
-    usable_unit: ByteUnit = args.unit or "GB"
-    rows = [_row(g, usable_unit) for g in gpus]
-    print(render_table(_headers(usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8)))
-    print(
-        "\nGB = 10^9 bytes, GiB = 2^30 bytes. 'marketed as' is the vendor's label, not a byte "
-        "count: memory is built in binary units, so a part labelled 'N GB' holds about N GiB "
-        f"and its usable {usable_unit} can exceed N GB. Usable = what one process can "
-        "allocate. Throughputs are dense (no sparsity); blank = not published. "
-        "`gpu-sizer gpus NAME` shows sources, notes and the usable-memory basis."
-    )
+    print(table(gpus, args.unit or "GB"))
+    print("\n" + UNITS_NOTE + " `gpu-sizer gpus NAME` shows sources, notes and the basis.")
     return 0
