@@ -22,8 +22,10 @@ import math
 
 import pytest
 
+from tools.advice import training_traffic
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
+from tools.memory import MemoryRequest, estimate_memory
 from tools.recommend import Option, Recommendation, recommend
 from tools.workload import validate_workload
 
@@ -292,3 +294,116 @@ def test_training_deadline_too_short_is_explained() -> None:
     assert o.fits and not o.meets_targets
     assert any("deadline" in r for r in o.reasons)
     assert rec.nearest_feasible and "Deadline 1.0 h" in rec.nearest_feasible
+
+
+# --- QA round 2 ---------------------------------------------------------------------------
+
+
+def _zero3_70b(**extra: object) -> Recommendation:
+    # QA round 2, finding 2: full fine-tune of Llama 3.1 70B with ZeRO-3, 2B tokens of 4k
+    # sequences, on at most 32 H100s.
+    return _rec(
+        model="llama-3.1-70b",
+        task="full",
+        train_tokens=2e9,
+        zero=3,
+        constraints={"only_gpus": ["h100-sxm"], "max_gpus": 32},
+        **extra,
+    )
+
+
+def _hours_70b_on(gpus: int, global_batch: int) -> float:
+    # Full recompute (checkpointing on by default): 8·N + 4 × causal attention FLOPs per token.
+    # Attention at s = 4,096: 2 × 64 heads × (128 + 128) × 80 layers × (4,096 + 1)/2.
+    attention = 2 * 64 * 256 * 80 * (4096 + 1) / 2
+    flops_per_token = 8 * LLAMA_70B_PARAMS + 4 * attention  # 5.859e11; × 2e9 = 1.172e21
+    tokens_per_step = 4096 * global_batch
+    steps = math.ceil(2e9 / tokens_per_step)
+    h100_bf16 = 989.5e12  # dense BF16 FLOP/s, NVIDIA H100 SXM datasheet
+    return steps * tokens_per_step * flops_per_token / (gpus * h100_bf16 * 0.40) / 3600
+
+
+def test_missed_deadline_names_the_fastest_layout_within_max_gpus() -> None:
+    rec = _zero3_70b(deadline_hours=24)
+    o = _option(rec, "h100-sxm")
+    assert not o.meets_targets and o.fits
+    # 32 GPUs train in ~25.7 h (QA hand figure: 1.172e21 / (32 × 989e12 × 0.4)); 24 GPUs
+    # (TP 8 × PP 3) take 32/24 as long, 34.3 h: the 32-GPU layout comes nearest the deadline.
+    default_batch = validate_workload({"model": "llama-3.1-70b", "task": "full"})
+    hours = _hours_70b_on(32, default_batch.global_batch_sequences)
+    assert hours == pytest.approx(25.7, abs=0.05)
+    assert o.count == 32 and o.training_hours == pytest.approx(hours, rel=1e-6)
+    assert rec.nearest_feasible is not None
+    assert "fastest within max_gpus is 25.7 h on 32×" in rec.nearest_feasible
+    # The chosen layout has 32 data-parallel ranks (or DP 16 × TP 2 ...): never DP = 1, so the
+    # one-GPU probe's "zero has no effect" warning is not repeated.
+    assert o.dp > 1
+    assert not any("no effect" in x for x in rec.warnings)
+
+
+def test_zero_warning_is_kept_when_the_recommended_layout_has_one_data_parallel_rank() -> None:
+    rec = _rec(model="llama-3.1-8b", task="lora", zero=3, constraints={"only_gpus": ["h100-sxm"]})
+    o = rec.options[0]
+    assert o.count == 1 and o.dp == 1  # LoRA of an 8B model fits one H100
+    assert any("zero=3 has no effect" in x and "DP=1" in x for x in rec.warnings)
+
+
+def test_training_note_names_what_each_layout_communicates() -> None:
+    # QA round 2, finding 12: one data-parallel rank has no gradient all-reduce.
+    rec = _zero3_70b()
+    chosen = rec.options[0]
+    assert chosen.dp == 32
+    note = next(n for n in rec.notes if n.startswith("Multi-GPU"))
+    assert "DP=32 all-gathers parameters and reduce-scatters gradients" in note
+    w = validate_workload({"model": "llama-3.1-70b", "task": "full", "train_tokens": 2e9})
+    arch = get_catalog().model("llama-3.1-70b").architecture
+    tp8_pp3 = chosen.model_copy(update={"tp": 8, "pp": 3, "dp": 1, "count": 24})
+    said = training_traffic(w, arch, tp8_pp3)
+    assert "all-reduces gradients" not in said and "DP=" not in said
+    # Megatron-LM: 2 all-reduces per layer forward and 2 backward → 4 × 80 layers.
+    assert "TP=8 all-reduces activations 320 times" in said and "PP=3 passes activations" in said
+
+
+def test_fastest_objective_adds_tensor_parallel_gpus() -> None:
+    # QA round 2, finding 8: 70B fp8 for 32 users. Per GPU a decode step reads 1/tp of the
+    # 70.6 GB of fp8 weights: ~7.2 ms at TP 4 on 2,435 GB/s (H100 × 0.727) vs ~3.6 ms at TP 8,
+    # while TP 8 adds only 160 all-reduces × 8 more NVLink hops × 0.6 µs ≈ 0.8 ms of latency.
+    fields: dict[str, object] = {
+        "model": "llama-3.1-70b",
+        "weights": "fp8",
+        "users": 32,
+        "constraints": {"only_gpus": ["h100-sxm"]},
+    }
+    fastest = _rec(**fields, objective="fastest")
+    o = _option(fastest, "h100-sxm")
+    assert o.meets_targets and o.tp == 8
+    tried = [x for x in _layouts(fastest, "h100-sxm") if x.meets_targets]
+    assert {x.tp for x in tried} >= {2, 4, 8}
+    assert o.decode_tokens_per_s_per_seq == max(x.decode_tokens_per_s_per_seq or 0 for x in tried)
+    # The default objective still stops at the fewest GPUs that meet the targets.
+    default = _option(_rec(**fields), "h100-sxm")
+    assert default.count < o.count
+    assert (default.decode_tokens_per_s_per_seq or 0) < (o.decode_tokens_per_s_per_seq or 0)
+
+
+def test_replica_capacity_is_what_the_memory_tool_fits() -> None:
+    # QA round 2, finding 11: the recommender's sequences per replica and the memory tool's
+    # fit must agree, logits per sequence (6 B × vocab) included.
+    rec = _rec(
+        model="llama-3.1-70b",
+        weights="awq",
+        context=16384,
+        users=1,
+        constraints={"only_gpus": ["mi300x"]},
+    )
+    o = _option(rec, "mi300x")
+    n = o.max_concurrent_sequences
+    assert n > 1
+
+    def fits(batch: int) -> bool:
+        request = MemoryRequest(
+            model="llama-3.1-70b", weights="awq", context=16384, gpu="mi300x", batch=batch
+        )
+        return bool(estimate_memory(request).fits)
+
+    assert fits(n) and not fits(n + 1)
