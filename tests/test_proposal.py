@@ -26,7 +26,7 @@ from assistant.proposal import (
     write_proposal,
 )
 from assistant.proposal.extract import collect
-from assistant.proposal.figures import bytes_as_gb, format_number
+from assistant.proposal.figures import bytes_as_gib, format_number, gb_as_gib
 from tools.errors import ToolInputError
 
 DATA = Path(__file__).parent / "data" / "proposal"
@@ -42,27 +42,42 @@ def _numbers_in(text: str) -> list[Decimal]:
     return [Decimal(m.group(0).replace(",", "")) for m in _NUMBER.finditer(text)]
 
 
+def _readings(number: Decimal) -> set[Decimal]:
+    """A stored number and what the proposal may print for it: the number rounded for reading,
+    and its GiB reading as bytes (÷ 2^30) or as GB (× 10^9 ÷ 2^30), rounded the same way."""
+    value = float(number)
+    shown = {number}
+    for converted in (value, value / 2**30, value * 1e9 / 2**30):
+        shown.add(Decimal(format_number(converted).replace(",", "")))
+    return shown
+
+
 def _source_numbers(value: Any) -> set[Decimal]:
-    """Every number in a tool result / arguments / user text, as stored (numbers inside strings
-    included), plus each integer's exact GB reading (the decimal point moved nine places)."""
+    """Every number in a tool result / arguments / user text (numbers inside strings included),
+    with each one's readings (`_readings`)."""
+    return {r for number in _stored_numbers(value) for r in _readings(number)}
+
+
+def _stored_numbers(value: Any) -> set[Decimal]:
+    """Every number in a tool result / arguments / user text, as stored."""
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
         except ValueError:
             return set(_numbers_in(value))
         return (
-            _source_numbers(parsed) if isinstance(parsed, dict | list) else set(_numbers_in(value))
+            _stored_numbers(parsed) if isinstance(parsed, dict | list) else set(_numbers_in(value))
         )
     if isinstance(value, bool) or value is None:
         return set()
     if isinstance(value, int):
-        return {Decimal(value), Decimal(value).scaleb(-9)}
+        return {Decimal(value)}
     if isinstance(value, float):
         return {Decimal(repr(value))}
     items = value.values() if isinstance(value, dict) else value
     found: set[Decimal] = set()
     for item in items:
-        found |= _source_numbers(item)
+        found |= _stored_numbers(item)
     return found
 
 
@@ -135,20 +150,35 @@ def test_quoted_figures_match_hand_calculations(session: Conversation) -> None:
     # 80 × 8 × 128 × 2 (K, V) × 2 bytes = 327,680 bytes per token.
     assert f"{80 * 8 * 128 * 2 * 2:,} bytes" in text
     # KV cache of the memory call: 327,680 B × 2,500 tokens (rounded up to 16-token vLLM blocks:
-    # 2,512) × 32 sequences / TP 2 = 13,170,114,560 B = 13.17011456 GB.
+    # 2,512) × 32 sequences / TP 2 = 13,170,114,560 B = 12.2656... GiB (÷ 2^30), shown 12.27.
     assert 327_680 * 2_512 * 32 // 2 == 13_170_114_560
-    assert "| kv\\_cache | 13.17011456 |" in text
+    assert "| kv\\_cache | 12.27 |" in text
     # Parameters of Llama 3.1 70B, exact count from its architecture (shared/research/params.json).
     assert "70,553,706,496 total" in text
 
 
-def test_number_formats_keep_every_stored_digit() -> None:
-    assert format_number(1274.12) == "1,274.12"
-    assert format_number(0.58598) == "0.58598"
-    assert format_number(123404) == "123,404"
+def test_numbers_are_rounded_for_reading() -> None:
+    # QA round 2, finding 11: "76.968728985 GB" was printed as stored.
+    assert format_number(76.968728985) == "76.97"
+    assert format_number(1274.126) == "1,274.13"
+    assert format_number(7.3616) == "7.36"
+    assert format_number(0.03232) == "0.0323"  # three significant digits below 1
+    assert format_number(0.58598) == "0.586"
+    assert format_number(123404) == "123,404"  # whole numbers keep every digit
     assert format_number(1.23457e12) == "1,234,570,000,000"
-    assert bytes_as_gb(70_555_025_408) == "70.555025408"  # 70,555,025,408 B / 10^9
-    assert bytes_as_gb(2_000_000_000) == "2"
+    # 85,520,809,984 B (H100: 81,559 MiB usable, nvidia-smi) / 2^30 = 79.647 GiB.
+    assert bytes_as_gib(85_520_809_984) == "79.65"
+    # 73.7812 GB = 73.7812e9 B / 2^30 = 68.7138 GiB.
+    assert gb_as_gib(73.7812) == "68.71"
+
+
+def test_memory_tables_and_notes_share_one_unit(session: Conversation) -> None:
+    text = render_proposal(session, "md")
+    memory = text.split("\n## 3. ")[1].split("\n## 4. ")[0]
+    assert "(GiB)" in memory and "(GB)" not in memory
+    # The tools' notes quoted in the document speak GiB; no memory table is in GB.
+    assert not re.search(r"\|[^|\n]*\(GB\)[^|\n]*\|", text)
+    assert not re.search(r"\d\.\d{5,}", text)  # nothing printed with raw stored digits
 
 
 # --- HTML ---------------------------------------------------------------------------------------
@@ -296,3 +326,23 @@ def test_write_never_overwrites_without_force(session: Conversation, tmp_path: P
 def test_write_picks_html_from_the_extension(session: Conversation, tmp_path: Path) -> None:
     path = write_proposal(session, tmp_path / "p.html")
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_summary_names_eur_offers_it_could_not_compare(session: Conversation) -> None:
+    # QA round 2, finding 5: the summary called a USD row "cheapest" while the table listed a
+    # cheaper-looking EUR row. The cost tool's own line (tools/cost.unconverted_note) is quoted.
+    note = (
+        "1 offer in EUR (1 in the EU) not compared (no EUR→USD rate set); cheapest on_demand "
+        "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour, as_of 2026-09-26"
+    )
+    copy = session.model_copy(deep=True)
+    for message in copy.messages:
+        if message.get("role") == "tool" and '"cheapest_by_tier"' in str(message["content"]):
+            result = json.loads(message["content"])
+            result["unconverted_note"] = note
+            message["content"] = json.dumps(result)
+    text = render_proposal(copy, "md")
+    summary = text.split("\n## 1. Summary\n")[1].split("\n## 2. ")[0]
+    assert "cheapest on\\_demand price compared in USD" in summary
+    assert "Not compared: 1 offer in EUR" in summary and "2.80 EUR/hour" in summary
+    assert "Not compared in USD: 1 offer in EUR" in text.split("\n## 6. ")[1]

@@ -97,8 +97,9 @@ def build_document(conversation: Conversation, summary: str | None = None) -> Do
     title = f"Hardware proposal: {model}" if model else "Hardware proposal"
     header = Paragraph(
         f"Session {conversation.id} ({conversation.mode}), last updated {conversation.updated}. "
-        "Every figure below is quoted from the tool results stored in this session: numbers as "
-        "stored; byte counts are shown in GB by moving the decimal point nine places."
+        "Every figure below is quoted from the tool results stored in this session, rounded for "
+        "reading (two decimals, three significant digits below one); memory is in GiB "
+        "(binary gigabytes), the unit of the tools' notes."
     )
     sections: list[list[Block]] = [
         [Paragraph(summary_paragraph(inputs))],

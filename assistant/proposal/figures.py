@@ -1,49 +1,63 @@
-"""How the proposal writes numbers: exactly as stored in the tool results, never recomputed.
+"""How the proposal writes numbers: the stored value, rounded for reading, never recomputed.
 
-Numbers from results are printed with their stored digits (`format_number`; thousands
-separators added, nothing rounded). Byte counts that the registry leaves in bytes (the memory
-breakdown) are shown in GB by moving the decimal point nine places (`bytes_as_gb`): exact, no
-rounding, so 16060522496 bytes reads 16.060522496 GB. These are the only two transformations;
-tests/test_proposal.py checks every number of a rendered document against them.
+Numbers from results are rounded only for display (`format_number`): whole numbers keep every
+digit, other values keep two decimals from 1 up and three significant digits below 1
+(76.968728985 → 76.97, 0.03232 → 0.0323). Memory figures are shown in GiB (`bytes_as_gib`,
+`gb_as_gib`), the unit the tools' own notes and warnings use (tools/units.py `format_bytes`,
+'GiB'), so a table and the notes under it never mix GB and GiB. Unit conversion and rounding
+are the only transformations; tests/test_proposal.py traces every number of a rendered document
+back to a stored value through them.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
+import math
 from typing import Any
 
-GB_EXPONENT = 9
-"""GB = 10^9 bytes (tools/units.py): bytes → GB is a shift of nine decimal places."""
+from tools.units import GB, GiB
+
+DECIMALS = 2
+"""Decimals kept for values of 1 and above (76.97 GB, 7.36 USD)."""
+SIGNIFICANT_BELOW_ONE = 3
+"""Significant digits kept below 1 (0.0323 s, 0.719 USD per million tokens)."""
+
+
+def round_for_reading(value: float) -> float:
+    """`value` at the precision the proposal prints (see the module docstring)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    if abs(value) >= 1:
+        return round(value, DECIMALS)
+    digits = SIGNIFICANT_BELOW_ONE - 1 - math.floor(math.log10(abs(value)))
+    return round(value, digits)
 
 
 def format_number(value: Any) -> str:
-    """A stored number as text: ints and floats keep every stored digit, with `,` separators."""
+    """A stored number as text, rounded for reading, with `,` thousands separators."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     if isinstance(value, int):
         return f"{value:,}"
     if value.is_integer() and abs(value) < 1e16:
         return f"{int(value):,}"
-    # Decimal(repr) keeps the shortest round-trip digits; "f" avoids exponent notation.
-    text = format(Decimal(repr(value)), "f")
-    whole, _, frac = text.partition(".")
-    sign = "-" if whole.startswith("-") else ""
-    whole = f"{int(whole.lstrip('-')):,}"
-    return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
+    shown = round_for_reading(value)
+    if abs(value) >= 1:
+        return f"{shown:,.{DECIMALS}f}".rstrip("0").rstrip(".")
+    return f"{shown:.12f}".rstrip("0").rstrip(".")
 
 
-def bytes_as_gb(value: Any) -> str:
-    """An integer byte count in GB, exact (decimal point moved 9 places, trailing zeros cut)."""
+def bytes_as_gib(value: Any) -> str:
+    """A byte count in GiB (2^30 bytes), rounded for reading."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    shifted = Decimal(int(value)).scaleb(-GB_EXPONENT)
-    text = format(shifted, "f")
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    whole, _, frac = text.partition(".")
-    sign = "-" if whole.startswith("-") else ""
-    whole = f"{int(whole.lstrip('-')):,}"
-    return f"{sign}{whole}.{frac}" if frac else f"{sign}{whole}"
+        return text_value(value)
+    return format_number(value / GiB)
+
+
+def gb_as_gib(value: Any) -> str:
+    """A registry `*_GB` figure (10^9 bytes) in GiB, rounded for reading."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return text_value(value)
+    return format_number(value * GB / GiB)
 
 
 def text_value(value: Any) -> str:

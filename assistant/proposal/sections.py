@@ -2,7 +2,8 @@
 
 Every figure placed in a block is a value read from a memory / recommend / cost result or from
 the arguments the tools were called with; strings the tools wrote (reasons, notes, assumptions,
-formulas, break-even explanations) are quoted verbatim. Nothing here computes a figure.
+formulas, break-even explanations) are quoted verbatim. Nothing here computes a figure; memory
+is shown in GiB, the unit of the tools' own notes (figures.py converts and rounds for reading).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from assistant.proposal.document import Block, BulletList, Heading, Paragraph, Table
 from assistant.proposal.extract import ProposalInputs, ToolRecord
-from assistant.proposal.figures import bytes_as_gb, format_number, text_value
+from assistant.proposal.figures import bytes_as_gib, format_number, gb_as_gib, text_value
 
 PERFORMANCE_WORDS = ("mfu", "ttft", "all-reduce", "memory bandwidth", "static batching")
 """An assumption mentioning one of these belongs to the performance model (section 5)."""
@@ -70,12 +71,23 @@ def _cheapest_rows(inputs: ProposalInputs) -> list[tuple[str, dict[str, Any]]]:
     return [(tier, by_id[pid]) for tier, pid in cheapest.items() if pid in by_id]
 
 
-def _money(row: dict[str, Any], key: str) -> str:
-    """A price in its own currency; the USD field when the tool converted it."""
+def _money(row: dict[str, Any], key: str, currency: str | None = None) -> str:
+    """A price in its own currency (`currency` for a `usd_*` field), rounded for reading."""
     value = row.get(key)
     if value is None:
         return "—"
-    return f"{format_number(value)} {row.get('currency', '')}".strip()
+    return f"{format_number(value)} {currency or row.get('currency', '')}".strip()
+
+
+def _unconverted_note(inputs: ProposalInputs) -> str | None:
+    """The cost tool's line about offers it could not compare in USD (no EUR→USD rate)."""
+    if inputs.cost is None:
+        return None
+    notes = [inputs.cost.result.get("unconverted_note")]
+    training = inputs.cost.result.get("training")
+    if isinstance(training, dict):
+        notes.append(training.get("unconverted_note"))
+    return "; ".join(str(n).rstrip(".") for n in dict.fromkeys(notes) if n) or None
 
 
 # --- 1. summary -------------------------------------------------------------------------------
@@ -91,8 +103,8 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
         if best is not None:
             parts.append(
                 f"For {model}, the recommended configuration is {_layout(best)}: it fits in "
-                f"{format_number(best.get('per_gpu_GB'))} GB per GPU of a "
-                f"{bytes_as_gb(best.get('budget_bytes_per_gpu'))} GB budget and meets the "
+                f"{gb_as_gib(best.get('per_gpu_GB'))} GiB per GPU of a "
+                f"{bytes_as_gib(best.get('budget_bytes_per_gpu'))} GiB budget and meets the "
                 "workload's targets."
             )
             perf = []
@@ -120,10 +132,13 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
     if cheapest:
         tier, row = cheapest[0]
         parts.append(
-            f"The cheapest {tier} price found is {row.get('provider')} "
+            f"The cheapest {tier} price compared in USD is {row.get('provider')} "
             f"{row.get('instance') or row.get('gpu_label') or ''}".rstrip()
-            + f" at {_money(row, 'per_hour')} per hour (as of {row.get('as_of')})."
+            + f" at {_money(row, 'usd_per_hour', 'USD')} per hour (as of {row.get('as_of')})."
         )
+    unconverted = _unconverted_note(inputs)
+    if unconverted:
+        parts.append(f"Not compared: {unconverted}.")
     if not parts:
         parts.append("The session holds no memory, recommendation or cost result to report.")
     return " ".join(parts)
@@ -186,10 +201,10 @@ def _is_performance(text: str) -> bool:
 
 MEMORY_OPTION_HEADERS = (
     "configuration",
-    "needed per GPU (GB)",
-    "budget per GPU (GB)",
-    "headroom per GPU (GB)",
-    "KV capacity per GPU (GB)",
+    "needed per GPU (GiB)",
+    "budget per GPU (GiB)",
+    "headroom per GPU (GiB)",
+    "KV capacity per GPU (GiB)",
     "KV capacity (tokens)",
     "max concurrent sequences",
     "fits",
@@ -204,17 +219,22 @@ def memory_blocks(inputs: ProposalInputs) -> list[Block]:
         rows = tuple(
             (
                 _layout(o),
-                text_value(o.get("per_gpu_GB")),
-                bytes_as_gb(o.get("budget_bytes_per_gpu")),
-                text_value(o.get("headroom_GB")),
-                text_value(o.get("kv_cache_capacity_GB")),
+                gb_as_gib(o.get("per_gpu_GB")),
+                bytes_as_gib(o.get("budget_bytes_per_gpu")),
+                gb_as_gib(o.get("headroom_GB")),
+                gb_as_gib(o.get("kv_cache_capacity_GB")),
                 text_value(o.get("kv_cache_capacity_tokens")),
                 text_value(o.get("max_concurrent_sequences")),
                 text_value(o.get("fits")),
             )
             for o in options
         )
-        blocks.append(Paragraph("Best layout per GPU type, as ranked by the recommender:"))
+        blocks.append(
+            Paragraph(
+                "Best layout per GPU type, as ranked by the recommender (memory in GiB, "
+                "the unit of the tools' notes):"
+            )
+        )
         blocks.append(Table(MEMORY_OPTION_HEADERS, rows, frozenset(range(1, 7))))
     for record in inputs.memory:
         blocks.extend(_breakdown_blocks(record))
@@ -234,15 +254,15 @@ def _breakdown_blocks(record: ToolRecord) -> list[Block]:
     blocks: list[Block] = [Heading(title, 3)]
     components = [c for c in r.get("components", []) if isinstance(c, dict)]
     rows = [
-        (str(c.get("name")), bytes_as_gb(c.get("bytes_per_gpu")), str(c.get("formula", "")))
+        (str(c.get("name")), bytes_as_gib(c.get("bytes_per_gpu")), str(c.get("formula", "")))
         for c in components
     ]
-    rows.append(("total on the most loaded GPU", text_value(r.get("per_gpu_GB")), ""))
+    rows.append(("total on the most loaded GPU", gb_as_gib(r.get("per_gpu_GB")), ""))
     if r.get("budget_bytes_per_gpu") is not None:
-        rows.append(("budget (usable × utilisation)", bytes_as_gb(r["budget_bytes_per_gpu"]), ""))
+        rows.append(("budget (usable × utilisation)", bytes_as_gib(r["budget_bytes_per_gpu"]), ""))
     if r.get("headroom_GB") is not None:
-        rows.append(("headroom", text_value(r["headroom_GB"]), ""))
-    blocks.append(Table(("component", "per GPU (GB)", "formula"), tuple(rows), frozenset({1})))
+        rows.append(("headroom", gb_as_gib(r["headroom_GB"]), ""))
+    blocks.append(Table(("component", "per GPU (GiB)", "formula"), tuple(rows), frozenset({1})))
     facts = [
         f"context {text_value(r.get('context'))} tokens, batch {text_value(r.get('batch'))}, "
         f"KV cache {r.get('kv_dtype')}, engine {r.get('engine')}",
@@ -356,9 +376,10 @@ PRICE_HEADERS = (
     "instance",
     "region",
     "GPUs",
-    "per hour",
-    "per month",
-    "per million output tokens",
+    "USD per hour",
+    "USD per month",
+    "USD per million output tokens",
+    "published per hour",
     "as_of",
 )
 
@@ -375,11 +396,19 @@ def _price_row(tier: str, row: dict[str, Any]) -> tuple[str, ...]:
             if row.get("billed_gpus") not in (None, row.get("count"))
             else ""
         ),
+        _usd(row, "usd_per_hour"),
+        _usd(row, "usd_per_month"),
+        _usd(row, "usd_per_million_tokens"),
         _money(row, "per_hour"),
-        _money(row, "per_month"),
-        _money(row, "per_million_output_tokens"),
         str(row.get("as_of", "")),
     )
+
+
+def _usd(row: dict[str, Any], key: str) -> str:
+    """A USD column: the converted figure, or why there is none (no rate for its currency)."""
+    if row.get(key) is None and row.get("currency") not in (None, "USD"):
+        return f"not compared (no {row.get('currency')}→USD rate)"
+    return _money(row, key, "USD")
 
 
 def cost_blocks(inputs: ProposalInputs) -> list[Block]:
@@ -429,6 +458,9 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
                 )
             )
         )
+    unconverted = _unconverted_note(inputs)
+    if unconverted:
+        blocks.append(Paragraph(f"Not compared in USD: {unconverted}.", note=True))
     rows_all = _cost_rows(inputs)
     if rows_all:
         blocks.append(Heading("Every matching cloud price", 3))
@@ -460,7 +492,7 @@ def risk_blocks(inputs: ProposalInputs) -> list[Block]:
     if best is not None:
         items.append(
             f"Context growth: one replica holds {text_value(best.get('kv_cache_capacity_tokens'))}"
-            f" KV tokens ({text_value(best.get('kv_cache_capacity_GB'))} GB per GPU), i.e. "
+            f" KV tokens ({gb_as_gib(best.get('kv_cache_capacity_GB'))} GiB per GPU), i.e. "
             f"{text_value(best.get('max_concurrent_sequences'))} sequences of "
             f"{text_value(rec.get('context_tokens'))} tokens; longer contexts leave room for "
             "fewer concurrent sequences."
@@ -471,8 +503,8 @@ def risk_blocks(inputs: ProposalInputs) -> list[Block]:
             "beyond that, add replicas or re-run the sizing."
         )
         items.append(
-            f"Headroom: {text_value(best.get('headroom_GB'))} GB per GPU is left under the "
-            f"{bytes_as_gb(best.get('budget_bytes_per_gpu'))} GB budget at the requested load."
+            f"Headroom: {gb_as_gib(best.get('headroom_GB'))} GiB per GPU is left under the "
+            f"{bytes_as_gib(best.get('budget_bytes_per_gpu'))} GiB budget at the requested load."
         )
     weights = [m.result.get("weights_format") for m in inputs.memory]
     weights_arg = inputs.recommend.arguments.get("weights") if inputs.recommend else None
@@ -481,14 +513,14 @@ def risk_blocks(inputs: ProposalInputs) -> list[Block]:
         items.append(
             "Quantization quality: the weights are sized as "
             f"{fmt or 'the default format'}"
-            + (f" ({text_value(rec.get('weight_GB'))} GB)" if rec.get("weight_GB") else "")
+            + (f" ({gb_as_gib(rec.get('weight_GB'))} GiB)" if rec.get("weight_GB") else "")
             + "; a lower-bit format shrinks them but its output quality must be checked on "
             "your own evaluation set before it changes this plan."
         )
     cheapest = _cheapest_rows(inputs)
     if cheapest:
         dated = "; ".join(
-            f"{tier}: {row.get('provider')} {_money(row, 'per_hour')} per hour as of "
+            f"{tier}: {row.get('provider')} {_money(row, 'usd_per_hour', 'USD')} per hour as of "
             f"{row.get('as_of')}"
             for tier, row in cheapest
         )
