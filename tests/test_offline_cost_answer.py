@@ -53,6 +53,8 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
         f"{per_million[winner]:,.3f} USD/M vs {per_million[loser]:,.3f} on {names[loser]}" in text
     )
     assert "USD/M output tokens at full load |" in text
+    # The speed column is still one user's: the header says so next to full-load prices.
+    assert "| tok/s per user (one user) |" in text
     assert "No load stated: $/M output tokens are priced at full load" in text
 
 
@@ -120,3 +122,13 @@ def test_a_fresh_price_is_shown_before_a_cheaper_stale_one() -> None:
         CallResult("compare_costs", {}, {"rows": rows}),
     )
     assert "1.09 (New, 2026-09-13)" in table[-1] and "0.86" not in table[-1]
+
+
+async def test_eur_offers_left_out_of_usd_ranking_are_said_in_the_visible_answer() -> None:
+    # EU prices in EUR cannot be ranked against USD without a rate (none is set in tests): the
+    # answer must say so where the options are, not only in the folded assumptions.
+    text, conversation = await answer("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
+    cost = tool_result(conversation, "compare_costs")
+    assert cost["unconverted"] and all(r["currency"] == "EUR" for r in cost["unconverted"])
+    visible = text.split("**Assumptions**")[0]
+    assert f"- Not compared in USD: {cost['unconverted_note']}." in visible

@@ -245,7 +245,8 @@ async def test_defaults_the_question_left_out_are_stated_with_the_values_used() 
     memory = tool_result(conversation, "estimate_memory")
     # The context and concurrency the memory tool actually sized (its own result fields).
     assert f"Context not stated: sized at {memory['context']:,} tokens per sequence" in visible
-    assert f"Concurrent users not stated: sized for {memory['batch']:,} at a time" in visible
+    users = f"Concurrent users not stated: memory and speed sized for {memory['batch']:,} at a time"
+    assert users in visible
     # Llama 3.1 8B's published config.json has torch_dtype bfloat16: the default precision.
     assert "Precision not stated: bf16 weights" in visible
     assert "Serving engine not stated: sized for vllm" in visible

@@ -383,7 +383,8 @@ def options_table(
         o.get("training_hours") is not None for o in options
     )
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
-    head += "training hours |" if training else "KV tokens | tok/s per user | TTFT (s) |"
+    speed = "tok/s per user (one user)" if full_load else "tok/s per user"
+    head += "training hours |" if training else f"KV tokens | {speed} | TTFT (s) |"
     load = " at full load" if full_load else ""
     head += (
         " on-demand USD total |" if training else f" on-demand USD/h · USD/M output tokens{load} |"
@@ -457,6 +458,16 @@ def cheaper_per_token_line(
         f"**Cheaper per million output tokens{load}: {label}** — {best:,.3f} USD/M vs {versus} "
         "(cheapest on-demand price of each; table below)."
     ]
+
+
+def unconverted_lines(cost: CallResult | None) -> list[str]:
+    """EUR offers the cost tool could not compare in USD (no exchange rate), said where the
+    cheapest option is, not only in the folded assumptions: the cost tool's own note."""
+    if cost is None or cost.is_error:
+        return []
+    notes = [cost.result.get("unconverted_note")]
+    notes.append((cost.result.get("training") or {}).get("unconverted_note"))
+    return [f"- Not compared in USD: {n}." for n in dict.fromkeys(notes) if n]
 
 
 def full_load_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
@@ -551,6 +562,7 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
                 out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
     if cost is not None and cost.is_error:
         out += _section("Cost", [f"- Cost comparison unavailable: {_error(cost)}"])
+    out += unconverted_lines(cost)
     read_as = [*parsed.notes, *defaults_filled_in(parsed, memory, recommend)]
     if prices_full_load(parsed):
         read_as += full_load_lines(recommend, cost)
@@ -642,7 +654,10 @@ def defaults_filled_in(
             noun = "sequence" if int(batch) == 1 else "sequences"
             lines.append(f"Micro-batch not stated: {int(batch):,} {noun} per GPU")
         elif parsed.users is None and parsed.tokens_per_s is None:
-            lines.append(f"Concurrent users not stated: sized for {int(batch):,} at a time")
+            lines.append(
+                f"Concurrent users not stated: memory and speed sized for {int(batch):,} at a "
+                "time" + ("; $/M tokens at full load (below)" if prices_full_load(parsed) else "")
+            )
     weights = sized.get("weights_format", ranked.get("weights_format"))
     if weights is not None and parsed.weights is None:
         lines.append(f"Precision not stated: {weights} weights")
