@@ -10,14 +10,11 @@ from assistant.commands import gpus, models
 from assistant.commands._table import render_table
 from tools.catalog import get_catalog
 
-UNITS_NOTE = "GB = 10^9 bytes, GiB = 2^30 bytes. Throughputs are dense; blank = not published."
-
 
 def gpus_markdown() -> str:
     """The GPU catalog (memory in GB, one unit per table, with each entry's as_of)."""
-    rows = [gpus._row(gpu, "GB", "GB") for gpu in get_catalog().gpus.values()]
-    table = render_table(gpus._headers("GB", "GB"), rows, right_align=(2, 3, 4, 5, 6, 8))
-    return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{UNITS_NOTE}"
+    table = gpus.table(get_catalog().gpus.values(), "GB")
+    return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{gpus.UNITS_NOTE}"
 
 
 def models_markdown() -> str:

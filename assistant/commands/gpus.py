@@ -51,10 +51,7 @@ def marketed_label(gpu: GpuSpec) -> str:
     return f"{gpu.memory_bytes / GB:,.0f} GB"
 
 
-# `_headers` and `_row` take the unit twice: assistant/app/catalog_view.py calls them with the
-# former (vendor unit, usable unit) signature; only the usable unit is used now. New callers:
-# `table` and `UNITS_NOTE`.
-def _headers(usable_unit: ByteUnit, _former_usable_unit: ByteUnit | None = None) -> tuple[str, ...]:
+def _headers(usable_unit: ByteUnit) -> tuple[str, ...]:
     return (
         "id",
         "name",
@@ -69,9 +66,7 @@ def _headers(usable_unit: ByteUnit, _former_usable_unit: ByteUnit | None = None)
     )
 
 
-def _row(
-    gpu: GpuSpec, usable_unit: ByteUnit, _former_usable_unit: ByteUnit | None = None
-) -> list[str]:
+def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
     # One unit per table (GB and GiB are never mixed): GB by default, matching the GB/s
     # bandwidth column; --unit GiB for nvidia-smi users. The marketed label is text, no unit.
     return [
