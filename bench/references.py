@@ -48,3 +48,18 @@ LLAMA_65B_CONFIG: dict[str, Any] = {
     "max_position_embeddings": 2048,
     "tie_word_embeddings": False,
 }
+
+
+def zero3_gathered_bytes_bf16(*, model: str | None = None, params: str | None = None) -> int:
+    """ZeRO-3's all-gathered working set (16-bit parameters + gradients of the largest unit and
+    the prefetched next one, tools.memory.sharding) of a catalog `model` or a bare `params`
+    count ("7.5e9"). The ZeRO paper's per-GPU model states (16Ψ/Nd) count the sharded state
+    alone: benchmarks subtract this to compare like with like."""
+    from tools.memory.model import resolve_model
+    from tools.memory.sharding import zero3_gathered_bytes
+    from tools.memory.weights import weight_bytes
+
+    resolved = resolve_model(model, params, None)
+    wb = weight_bytes(resolved.architecture, "bf16", total_params=resolved.stated_params)
+    gathered = zero3_gathered_bytes(wb)
+    return gathered.params + gathered.gradients

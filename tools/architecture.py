@@ -8,6 +8,7 @@ the totals equal `sum(p.numel() for p in model.parameters())` of the instantiate
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -185,8 +186,12 @@ def _gated_mlp_params(hidden: int, intermediate: int, bias: bool) -> int:
     return params
 
 
+@lru_cache(maxsize=256)
 def count_parameters(a: Architecture) -> ParamCounts:
-    """Exact parameter counts of `a`, term by term as in the Transformers implementation."""
+    """Exact parameter counts of `a`, term by term as in the Transformers implementation.
+
+    Cached: a recommendation asks for the same architecture's counts thousands of times
+    (Architecture and ParamCounts are frozen)."""
     h = a.hidden_size
     embedding = a.vocab_size * h
     lm_head = 0 if a.tied_embeddings else a.vocab_size * h

@@ -269,14 +269,15 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     # Each further sequence adds its KV cache and whatever else the memory calculator scales
     # with the batch (the sampled logits, 6·V bytes each): est(2) − est(1), so the concurrency
     # planned here is one the memory tool also finds within the budget.
-    est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
-    per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
-    without_sequences = est.per_gpu_bytes - per_sequence
-    max_seqs = (
-        max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
-        if kv_one_seq and per_sequence > 0
-        else 0
-    )
+    # When one sequence does not fit (est(1) over budget), none does: no second estimate.
+    est_two = None
+    max_seqs = 0
+    if kv_one_seq and est.per_gpu_bytes <= est.budget_bytes_per_gpu:
+        est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
+        per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
+        without_sequences = est.per_gpu_bytes - per_sequence
+        if per_sequence > 0:
+            max_seqs = max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
     reasons: list[str] = []
     opt = dict(
         gpu=gpu.id,
@@ -372,11 +373,13 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
     quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
     meets = meets and within_budget
-    # What each GPU holds serving `batch` sequences: the memory calculator's own figure.
-    loaded = {1: est, 2: est_two}.get(batch) or estimate_memory(
-        _memory_request(w, gpu, tp, pp, 1, batch)
-    )
-    loaded_bytes = int(loaded.per_gpu_bytes)
+    # What each GPU holds serving `batch` sequences: the memory calculator's figure at that
+    # batch. With flash attention (the recommender never turns it off) its inference estimate
+    # is affine in the batch — KV blocks and sampled logits per sequence, a prefill chunk that
+    # does not depend on it — so est(1) + (batch − 1)·(est(2) − est(1)) is that figure exactly,
+    # without a third estimate per layout (tests/test_recommend* compare the two).
+    step = 0 if est_two is None else int(est_two.per_gpu_bytes - est.per_gpu_bytes)
+    loaded_bytes = int(est.per_gpu_bytes) + (batch - 1) * step
     return Option(
         count=count,
         dp=dp,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from tools.architecture import Architecture
 from tools.memory.formats import (
@@ -220,7 +221,23 @@ def weight_bytes(
     `keep_16bit`: which of ("embedding", "lm_head") stay 16-bit; default per format (kept for
     GPTQ/AWQ/NF4/fp8/int8/mxfp4, quantized for GGUF). `total_params`: a stated parameter count
     (bare "13B" request) to which the transformer-layer bytes are scaled.
+
+    Pure, and asked for the same model hundreds of times by one recommendation (every layout
+    and concurrency): results are cached (WeightBytes is frozen).
     """
+    keep = None if keep_16bit is None else tuple(keep_16bit)
+    return _weight_bytes(arch, fmt, tp, group_size, keep, total_params)
+
+
+@lru_cache(maxsize=512)
+def _weight_bytes(
+    arch: Architecture,
+    fmt: str,
+    tp: int,
+    group_size: int,
+    keep_16bit: tuple[str, ...] | None,
+    total_params: int | None,
+) -> WeightBytes:
     rule = FORMAT_RULES[fmt]
     keep = tuple(rule.default_16bit if keep_16bit is None else keep_16bit)
     counters = _gguf_counters(arch) if fmt in GGUF_FORMATS else {}
