@@ -11,6 +11,7 @@ in `options`, the others in `rejected`, each with human reasons carrying numbers
 
 from __future__ import annotations
 
-from tools.recommend.recommender import SEQUENCE_STEP, Option, Recommendation, recommend
+from tools.recommend.models import Option, Recommendation
+from tools.recommend.recommender import SEQUENCE_STEP, recommend
 
 __all__ = ["SEQUENCE_STEP", "Option", "Recommendation", "recommend"]
