@@ -12,11 +12,10 @@ in `options`, the others in `rejected`, each with human reasons carrying numbers
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any, Literal
 
 from tools.advice import advise, engine_reserve_note, one_node_note, performance_assumptions
-from tools.architecture import Architecture, ParamCounts, count_parameters
+from tools.architecture import Architecture
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
 from tools.memory.sharding import tp_splits_heads, zero_single_rank_warning
@@ -28,6 +27,15 @@ from tools.performance import (
     training_time,
 )
 from tools.pricing import ConfigurationPrice, RankingPrices, catalog_ranking_prices
+from tools.recommend.memory_calls import (
+    _arch,
+    _memory_request,
+    _model_on_gpus,
+    _params,
+    _resolved,
+    _whole_weight_bytes,
+    estimate_memory,
+)
 from tools.recommend.models import Option, Recommendation, _gib
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
@@ -38,48 +46,6 @@ from tools.workload import Constraints, Workload
 DEFAULT_GPUS_PER_NODE = 8
 # Pipeline stages tried across nodes before giving up (e.g. 405B BF16 on H100 needs 2).
 MAX_PIPELINE_STAGES = 16
-
-
-def _memory() -> Any:
-    # Imported on first use: tools.memory is built in parallel and importing this module must
-    # not depend on it (tests/test_layers.py imports every tools module).
-    import tools.memory
-
-    return tools.memory
-
-
-def estimate_memory(request: Any) -> Any:
-    """tools.memory.estimate_memory, imported lazily."""
-    return _memory().estimate_memory(request)
-
-
-def _memory_request(
-    w: Workload, gpu: GpuSpec | None, tp: int, pp: int, dp: int, batch: int, **override: Any
-) -> Any:
-    """The MemoryRequest for one layout. Fields the user left unset stay unset, so the memory
-    calculator applies its own defaults (native checkpoint format, vLLM for serving and
-    Transformers for training). Bad values raise its ToolInputError naming the field."""
-    fields: dict[str, Any] = {
-        "model": w.model,
-        "params": w.params,
-        "config_path": w.config_path,
-        "task": w.task,
-        "weights": w.weights,
-        "kv_dtype": w.kv_dtype,
-        "engine": w.engine,
-        "gpu_memory_utilization": w.gpu_memory_utilization,
-        "context": w.training_sequence_tokens if w.is_training else w.context_tokens,
-        "batch": batch,
-        "gpus": tp * pp * dp,
-        "tp": tp,
-        "pp": pp,
-        "gpu": None if gpu is None else gpu.id,
-        "lora_rank": w.lora_rank,
-        "checkpointing": w.checkpointing,
-        "zero": w.zero,
-        **override,
-    }
-    return _memory().validate_request({k: v for k, v in fields.items() if v is not None})
 
 
 def _node_size(gpu: GpuSpec) -> int:
@@ -126,39 +92,6 @@ def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, i
 def _decode_at(mg: ModelOnGpus, batch: int, context: int) -> float:
     """Per-sequence decode tokens/s at `batch` concurrent sequences."""
     return 1.0 / decode_step(mg, batch, context).seconds
-
-
-@lru_cache(maxsize=256)
-def _whole_weights(arch: Architecture, fmt: str, stated_params: int | None) -> Any:
-    """Per-tensor weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1,
-    pp=1): what the performance model reads, each tensor at its own stored size."""
-    return _memory().weight_bytes(arch, fmt, total_params=stated_params)
-
-
-def _whole_weight_bytes(arch: Architecture, fmt: str, stated_params: int | None) -> int:
-    """Weight bytes of the whole model in `fmt`.
-
-    The per-GPU `breakdown["weights"]` × tp × pp would overcount: KV projections are
-    replicated under TP and the worst pipeline stage is heavier than the mean."""
-    total: int = _whole_weights(arch, fmt, stated_params).total
-    return total
-
-
-def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
-    # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
-    fmt = "bf16" if w.task == "full" else str(est.weights_format)
-    weights = _whole_weights(_arch(w), fmt, _resolved(w).stated_params)
-    return ModelOnGpus(
-        arch=_arch(w),
-        params=_params(w),
-        weight_bytes_total=weights.total,
-        weight_format=fmt,
-        weights=weights,
-        kv_bytes_per_token_per_gpu=float(est.kv_cache_bytes_per_token_per_gpu),
-        gpu=gpu,
-        tp=tp,
-        pp=pp,
-    )
 
 
 def _replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
@@ -383,29 +316,6 @@ def _training_option(
         notes=price_notes,
         gpu_as_of=gpu.as_of,
     )
-
-
-@lru_cache(maxsize=64)
-def _resolve(model: str | None, params: str | float | None, config_path: str | None) -> Any:
-    return _memory().resolve_model(model=model, params=params, config_path=config_path)
-
-
-def _resolved(w: Workload) -> Any:
-    return _resolve(w.model, w.params, w.config_path)
-
-
-def _arch(w: Workload) -> Architecture:
-    arch: Architecture = _resolved(w).architecture
-    return arch
-
-
-def _params(w: Workload) -> ParamCounts:
-    return _param_counts(_arch(w))
-
-
-@lru_cache(maxsize=64)
-def _param_counts(arch: Architecture) -> ParamCounts:
-    return count_parameters(arch)
 
 
 def _speed_key(o: Option) -> float:

@@ -1,0 +1,115 @@
+"""The recommender's calls into the memory calculator (`tools.memory`, imported on first use)
+and the model facts it caches: the MemoryRequest of one layout, the resolved model, its
+architecture and parameter counts, whole-model weight bytes per tensor, and the `ModelOnGpus`
+the performance model reads.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from tools.architecture import Architecture, ParamCounts, count_parameters
+from tools.catalog import GpuSpec
+from tools.performance import (
+    ModelOnGpus,
+)
+from tools.workload import Workload
+
+
+def _memory() -> Any:
+    # Imported on first use: tools.memory is built in parallel and importing this module must
+    # not depend on it (tests/test_layers.py imports every tools module).
+    import tools.memory
+
+    return tools.memory
+
+
+def estimate_memory(request: Any) -> Any:
+    """tools.memory.estimate_memory, imported lazily."""
+    return _memory().estimate_memory(request)
+
+
+def _memory_request(
+    w: Workload, gpu: GpuSpec | None, tp: int, pp: int, dp: int, batch: int, **override: Any
+) -> Any:
+    """The MemoryRequest for one layout. Fields the user left unset stay unset, so the memory
+    calculator applies its own defaults (native checkpoint format, vLLM for serving and
+    Transformers for training). Bad values raise its ToolInputError naming the field."""
+    fields: dict[str, Any] = {
+        "model": w.model,
+        "params": w.params,
+        "config_path": w.config_path,
+        "task": w.task,
+        "weights": w.weights,
+        "kv_dtype": w.kv_dtype,
+        "engine": w.engine,
+        "gpu_memory_utilization": w.gpu_memory_utilization,
+        "context": w.training_sequence_tokens if w.is_training else w.context_tokens,
+        "batch": batch,
+        "gpus": tp * pp * dp,
+        "tp": tp,
+        "pp": pp,
+        "gpu": None if gpu is None else gpu.id,
+        "lora_rank": w.lora_rank,
+        "checkpointing": w.checkpointing,
+        "zero": w.zero,
+        **override,
+    }
+    return _memory().validate_request({k: v for k, v in fields.items() if v is not None})
+
+
+@lru_cache(maxsize=256)
+def _whole_weights(arch: Architecture, fmt: str, stated_params: int | None) -> Any:
+    """Per-tensor weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1,
+    pp=1): what the performance model reads, each tensor at its own stored size."""
+    return _memory().weight_bytes(arch, fmt, total_params=stated_params)
+
+
+def _whole_weight_bytes(arch: Architecture, fmt: str, stated_params: int | None) -> int:
+    """Weight bytes of the whole model in `fmt`.
+
+    The per-GPU `breakdown["weights"]` × tp × pp would overcount: KV projections are
+    replicated under TP and the worst pipeline stage is heavier than the mean."""
+    total: int = _whole_weights(arch, fmt, stated_params).total
+    return total
+
+
+def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
+    # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
+    fmt = "bf16" if w.task == "full" else str(est.weights_format)
+    weights = _whole_weights(_arch(w), fmt, _resolved(w).stated_params)
+    return ModelOnGpus(
+        arch=_arch(w),
+        params=_params(w),
+        weight_bytes_total=weights.total,
+        weight_format=fmt,
+        weights=weights,
+        kv_bytes_per_token_per_gpu=float(est.kv_cache_bytes_per_token_per_gpu),
+        gpu=gpu,
+        tp=tp,
+        pp=pp,
+    )
+
+
+@lru_cache(maxsize=64)
+def _resolve(model: str | None, params: str | float | None, config_path: str | None) -> Any:
+    return _memory().resolve_model(model=model, params=params, config_path=config_path)
+
+
+def _resolved(w: Workload) -> Any:
+    return _resolve(w.model, w.params, w.config_path)
+
+
+def _arch(w: Workload) -> Architecture:
+    arch: Architecture = _resolved(w).architecture
+    return arch
+
+
+def _params(w: Workload) -> ParamCounts:
+    return _param_counts(_arch(w))
+
+
+@lru_cache(maxsize=64)
+def _param_counts(arch: Architecture) -> ParamCounts:
+    return count_parameters(arch)
