@@ -1,0 +1,193 @@
+"""What the cost tool returns: priced rows (serving, training), the hosted-API comparison, the
+break-even volumes, and the prices left out (excluded, or not comparable in USD).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.pricing import PriceEntry, Tier
+
+MatchKind = Literal["same", "comparable"]
+
+
+class ExcludedPrice(BaseModel):
+    """A price that matched the GPU but was left out, and why."""
+
+    id: str
+    provider: str
+    reason: str
+
+
+class UnconvertedPrice(BaseModel):
+    """An offer priced in a currency that could not be compared in USD (no rate given): kept
+    in the rows, listed here so an answer can say it was not compared instead of dropping it."""
+
+    price_id: str
+    provider: str
+    instance: str | None
+    gpu: str
+    count: int = Field(description="GPUs in the configuration priced.")
+    tier: Tier
+    eu: bool
+    price: float = Field(description="Price of the whole configuration, in `currency`.")
+    per: Literal["hour", "job"] = Field(description="'hour' for serving, 'job' for training.")
+    currency: str
+    as_of: str
+
+
+class PricedRow(BaseModel):
+    """What every cost row carries: the price it used (with provider, tier, region, as_of and
+    source) and what is billed. Money in `currency` unless a field is named usd_."""
+
+    price_id: str
+    provider: str
+    instance: str | None
+    gpu: str
+    count: int
+    instances: int | None = Field(description="Whole instances billed; None if sold per GPU.")
+    billed_gpus: int
+    tier: Tier
+    pricing_type: str
+    region: str | None
+    eu: bool
+    currency: str
+    per_hour: float
+    as_of: str
+    source: str
+    stale: bool | None = Field(
+        default=None,
+        description="Undated or older than the staleness limit on the caller's date (None: "
+        "no date given). Stale rows sort after fresh ones of the same tier.",
+    )
+    notes: list[str]
+
+
+def _price_fields(price: PriceEntry) -> dict[str, Any]:
+    """The fields of a cost row that come straight from the price entry."""
+    assert price.gpu is not None  # only matched prices are ever priced
+    return {
+        "price_id": price.id,
+        "provider": price.provider,
+        "instance": price.instance,
+        "gpu": price.gpu,
+        "tier": price.tier,
+        "pricing_type": price.pricing_type,
+        "region": price.region,
+        "eu": price.eu,
+        "currency": price.currency,
+        "as_of": price.as_of,
+        "source": price.source,
+    }
+
+
+class ServingCostRow(PricedRow):
+    """The cost of one configuration at one price."""
+
+    gpu_label: str
+    billed_hours_per_month: float
+    per_month: float
+    output_tokens_per_month: float | None
+    per_million_output_tokens: float | None
+    per_million_blended_tokens: float | None
+    usd_per_hour: float | None
+    usd_per_month: float | None
+    usd_per_million_tokens: float | None = Field(description="Per million output tokens.")
+    usd_per_million_blended_tokens: float | None
+    confidence: str | None
+
+
+class ApiComparisonRow(BaseModel):
+    """A hosted API's price for the same (or a comparable) model at the same volume."""
+
+    api_id: str
+    provider: str
+    model: str
+    match: MatchKind
+    basis: str | None
+    currency: str
+    input_per_mtok: float
+    output_per_mtok: float
+    blended_per_mtok: float = Field(description="(r·input + output) / (r + 1), r = in:out.")
+    usd_blended_per_mtok: float | None
+    as_of: str
+    source: str
+
+
+class BreakEven(BaseModel):
+    """Monthly volume above which an always-on configuration costs less than an API."""
+
+    price_id: str
+    provider: str
+    tier: Tier
+    api_id: str
+    api_provider: str
+    self_hosted_usd_per_month: float
+    api_usd_per_million_output_tokens: float = Field(
+        description="API cost per million output tokens incl. r input tokens each."
+    )
+    break_even_output_tokens_per_month: float | None
+    break_even_blended_tokens_per_month: float | None
+    capacity_output_tokens_per_month: float | None = Field(
+        description="Output tokens a month at 100% of the estimated throughput for 730 h."
+    )
+    reachable: bool | None
+    explanation: str
+
+
+class ServingCostResult(BaseModel):
+    """Cost rows (grouped by tier), the API comparison and the break-even volumes."""
+
+    rows: list[ServingCostRow]
+    cheapest_by_tier: dict[str, str] = Field(description="tier -> price_id of cheapest row.")
+    api_comparison: list[ApiComparisonRow]
+    break_even: list[BreakEven]
+    excluded: list[ExcludedPrice]
+    unconverted: list[UnconvertedPrice] = Field(
+        default_factory=list,
+        description="Offers in another currency left out of every USD comparison (no exchange "
+        "rate given), cheapest first in their own currency.",
+    )
+    unconverted_note: str | None = Field(
+        default=None,
+        description="One line to show next to any 'cheapest' claim when `unconverted` is not "
+        "empty (how many, the cheapest native price, how to set a rate).",
+    )
+    assumptions: list[str]
+
+
+class TrainingCostRow(PricedRow):
+    """Cost of one training job at one price."""
+
+    machines: int | None = Field(
+        description="Machines the job spans: whole instances billed, or for a per-GPU quote "
+        "⌈count / the GPU's catalog gpus_per_node⌉ (None when neither is known)."
+    )
+    interconnect: str | None = Field(
+        description="Network between machines as the offer names it ('Ethernet', 'InfiniBand', "
+        "...); None: not stated in the price entry."
+    )
+
+    interruption_overhead: float = Field(description="Fraction of wall-clock added (spot only).")
+    wall_hours: float
+    gpu_hours: float = Field(description="Billed GPU-hours = billed GPUs × wall hours.")
+    cost: float
+    usd_cost: float | None
+    meets_deadline: bool | None
+
+
+class TrainingCostResult(BaseModel):
+    """Training cost at every matching price, cheapest per tier and under the deadline."""
+
+    rows: list[TrainingCostRow]
+    cheapest_by_tier: dict[str, str]
+    cheapest_meeting_deadline: TrainingCostRow | None
+    excluded: list[ExcludedPrice]
+    unconverted: list[UnconvertedPrice] = Field(
+        default_factory=list,
+        description="Offers in another currency left out of every USD comparison.",
+    )
+    unconverted_note: str | None = None
+    assumptions: list[str]

@@ -1,0 +1,141 @@
+"""Training cost: each job at every matching price, a spot interruption overhead on spot rows,
+the cheapest row per tier and the cheapest that meets the deadline.
+"""
+
+from __future__ import annotations
+
+from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
+from tools.cost.fabric import fabric_note, machines_spanned, stated_interconnect
+from tools.cost.filters import _matches, staleness
+from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
+from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
+from tools.errors import ToolInputError
+from tools.pricing import TIERS, PriceBook, PriceEntry, configuration_price_per_hour, to_usd
+
+
+def training_row(
+    price: PriceEntry,
+    job: TrainingCostInput,
+    deadline_hours: float | None,
+    spot_overhead: float,
+    eur_to_usd: float | None,
+    freshness: Freshness | None = None,
+) -> TrainingCostRow:
+    """Cost = price per hour (whole instances) × wall hours; spot adds `spot_overhead`.
+
+    wall hours = training_hours × (1 + overhead), overhead = `spot_overhead` on spot, else 0.
+    """
+    per_hour, instances, billed_gpus = configuration_price_per_hour(price, job.count)
+    overhead = spot_overhead if price.tier == "spot" else 0.0
+    wall = job.training_hours * (1.0 + overhead)
+    cost = per_hour * wall
+    stale, notes = staleness(price, freshness)
+    machines = machines_spanned(price, job.count, instances)
+    interconnect = stated_interconnect(price)
+    if (fabric := fabric_note(interconnect, machines, job.count)) is not None:
+        notes.append(fabric)
+    if overhead:
+        notes.append(f"spot: +{overhead:.0%} wall-clock assumed lost to interruptions")
+    if billed_gpus > job.count:
+        notes.append(f"billed for {billed_gpus} GPUs (whole instances)")
+    if price.currency != "USD" and eur_to_usd is None:
+        notes.append(f"price in {price.currency}; not converted (no exchange rate given)")
+    return TrainingCostRow(
+        **_price_fields(price),
+        count=job.count,
+        instances=instances,
+        billed_gpus=billed_gpus,
+        per_hour=per_hour,
+        interruption_overhead=overhead,
+        wall_hours=wall,
+        gpu_hours=billed_gpus * wall,
+        cost=cost,
+        usd_cost=to_usd(cost, price.currency, eur_to_usd),
+        meets_deadline=None if deadline_hours is None else wall <= deadline_hours,
+        machines=machines,
+        interconnect=interconnect,
+        stale=stale,
+        notes=notes,
+    )
+
+
+def training_costs(
+    jobs: list[TrainingCostInput],
+    book: PriceBook,
+    flt: PriceFilter | None = None,
+    deadline_hours: float | None = None,
+    spot_interruption_overhead: float = SPOT_INTERRUPTION_OVERHEAD,
+    freshness: Freshness | None = None,
+) -> TrainingCostResult:
+    """Training cost of each job at every matching price; the cheapest row per tier and the
+    cheapest (in USD, any tier, labelled) that finishes within `deadline_hours`.
+
+    `freshness` = (today, max age in days) marks stale rows as serving rows are marked: they
+    sort after fresh ones of their tier, and a fresh row is "cheapest" whenever one exists.
+    """
+    flt = flt or PriceFilter()
+    if not jobs:
+        raise ToolInputError("jobs", "no training configuration to price", "GPU, count, hours")
+    if not 0 <= spot_interruption_overhead < 10:
+        raise ToolInputError(
+            "spot_interruption_overhead",
+            f"{spot_interruption_overhead} is out of range",
+            "a fraction of wall-clock, 0 <= overhead < 10 (0.10 = 10%)",
+        )
+    rows: list[TrainingCostRow] = []
+    excluded: list[ExcludedPrice] = []
+    for job in jobs:
+        for price in book.prices:
+            if _matches(price, job.gpu, flt) is not None:
+                continue
+            if price.superseded and not flt.include_superseded:
+                excluded.append(
+                    ExcludedPrice(id=price.id, provider=price.provider, reason=price.superseded)
+                )
+                continue
+            row = training_row(
+                price, job, deadline_hours, spot_interruption_overhead, flt.eur_to_usd, freshness
+            )
+            per_hour_usd = to_usd(row.per_hour, row.currency, flt.eur_to_usd)
+            if flt.max_usd_per_hour is not None and (
+                per_hour_usd is None or per_hour_usd > flt.max_usd_per_hour
+            ):
+                continue
+            rows.append(row)
+    # Within a tier: USD-comparable rows first, fresh before stale, each by total cost (the
+    # serving rows' rule, so a 257-day-old price is never ranked among fresh ones).
+    rows.sort(
+        key=lambda r: (TIERS.index(r.tier), r.usd_cost is None, bool(r.stale), r.usd_cost or r.cost)
+    )
+    best: dict[str, str] = {}
+    for row in rows:
+        if row.usd_cost is not None and row.tier not in best:
+            best[row.tier] = row.price_id
+    meeting = [r for r in rows if r.usd_cost is not None and r.meets_deadline is not False]
+    cheapest = min(meeting, key=lambda r: (bool(r.stale), r.usd_cost or 0.0)) if meeting else None
+    unconverted = unconverted_offers(rows)
+    stale_rule = (
+        []
+        if freshness is None
+        else [
+            f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} "
+            "are marked stale and listed after fresh ones of the same tier"
+        ]
+    )
+    return TrainingCostResult(
+        rows=rows,
+        cheapest_by_tier=best,
+        cheapest_meeting_deadline=cheapest,
+        excluded=excluded,
+        unconverted=unconverted,
+        unconverted_note=unconverted_note(unconverted),
+        assumptions=[
+            *stale_rule,
+            f"spot interruption overhead: +{spot_interruption_overhead:.0%} wall-clock "
+            "(assumption: work lost since the last checkpoint plus restarts)",
+            "GPUs sold in instances are billed by whole instance",
+            "a job on several machines runs over the network the offer names (instance name or "
+            "notes); where none is named the row says 'interconnect not stated'",
+            currency_assumption(flt.eur_to_usd),
+        ],
+    )
