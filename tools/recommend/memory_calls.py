@@ -11,9 +11,7 @@ from typing import Any
 
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.catalog import GpuSpec
-from tools.performance import (
-    ModelOnGpus,
-)
+from tools.performance import ModelOnGpus
 from tools.workload import Workload
 
 

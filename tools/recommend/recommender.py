@@ -15,10 +15,8 @@ import math
 from typing import Any, Literal
 
 from tools.advice import advise, engine_reserve_note, one_node_note, performance_assumptions
-from tools.architecture import Architecture
 from tools.catalog import GpuSpec, get_catalog
-from tools.errors import ToolInputError
-from tools.memory.sharding import tp_splits_heads, zero_single_rank_warning
+from tools.memory.sharding import zero_single_rank_warning
 from tools.performance import (
     ModelOnGpus,
     decode_step,
@@ -27,6 +25,14 @@ from tools.performance import (
     training_time,
 )
 from tools.pricing import ConfigurationPrice, RankingPrices, catalog_ranking_prices
+from tools.recommend.layouts import (
+    _allowed_gpus,
+    _gpu_limit,
+    _layouts,
+    _node_size,
+    _replicas_within_limit,
+    _tp_candidates,
+)
 from tools.recommend.memory_calls import (
     _arch,
     _memory_request,
@@ -41,62 +47,10 @@ from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
 from tools.workload import Constraints, Workload
 
-# A PCIe card has no node size in the catalog; common servers hold 8 (e.g. AWS g6e.48xlarge:
-# 8× L40S, g6.48xlarge: 8× L4 — catalog gpus_per_node of those cards).
-DEFAULT_GPUS_PER_NODE = 8
-# Pipeline stages tried across nodes before giving up (e.g. 405B BF16 on H100 needs 2).
-MAX_PIPELINE_STAGES = 16
-
-
-def _node_size(gpu: GpuSpec) -> int:
-    return gpu.gpus_per_node or DEFAULT_GPUS_PER_NODE
-
-
-def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
-    """TP sizes within one node that split the attention evenly (the rule
-    tools.memory.sharding.tp_splits_heads enforces, shared so the two cannot disagree)."""
-    limit = min(_node_size(gpu), w.constraints.max_gpus)
-    return [t for t in range(1, limit + 1) if tp_splits_heads(arch, t)]
-
-
-def _allowed_gpus(w: Workload) -> list[GpuSpec]:
-    catalog = get_catalog()
-    gpus = list(catalog.gpus.values())
-    c = w.constraints
-    if c.only_gpus:
-        gpus = [catalog.gpu(name) for name in c.only_gpus]
-    excluded = {catalog.gpu(name).id for name in c.exclude_gpus}
-    gpus = [g for g in gpus if g.id not in excluded]
-    if c.require_fast_interconnect:
-        gpus = [g for g in gpus if g.multi_gpu_fast_link]
-    if not gpus:
-        raise ToolInputError(
-            "constraints",
-            "no catalog GPU is left after only_gpus / exclude_gpus / require_fast_interconnect",
-            "loosen the GPU filters",
-        )
-    return gpus
-
-
-def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
-    tps = _tp_candidates(w, gpu, arch)
-    layouts = [(t, 1) for t in tps]
-    if not w.constraints.single_node and w.constraints.allow_pipeline_parallel:
-        node_tp = max(tps)
-        for pp in range(2, min(MAX_PIPELINE_STAGES, arch.num_layers) + 1):
-            if node_tp * pp <= w.constraints.max_gpus:
-                layouts.append((node_tp, pp))
-    return layouts
-
 
 def _decode_at(mg: ModelOnGpus, batch: int, context: int) -> float:
     """Per-sequence decode tokens/s at `batch` concurrent sequences."""
     return 1.0 / decode_step(mg, batch, context).seconds
-
-
-def _replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
-    """Replicas of a tp×pp group that max_gpus (and single_node) allow, at most `dp`."""
-    return min(dp, w.constraints.max_gpus // (tp * pp))
 
 
 def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: RankingPrices) -> Option:
@@ -357,12 +311,6 @@ def _best(w: Workload, options: list[Option]) -> Option:
 
         return min(fitting, key=lambda o: (o.count > limit, len(o.reasons), hours(o), o.count))
     return max(options, key=lambda o: o.headroom_bytes)
-
-
-def _gpu_limit(w: Workload, gpu: GpuSpec) -> int:
-    """Most GPUs one configuration may use: max_gpus, and one node under single_node."""
-    limit = w.constraints.max_gpus
-    return min(limit, _node_size(gpu)) if w.constraints.single_node else limit
 
 
 def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Option]:

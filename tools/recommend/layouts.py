@@ -1,0 +1,70 @@
+"""Which GPUs and layouts the recommender tries: the catalog GPUs the constraints allow, GPUs
+per node, tensor-parallel sizes that split the attention heads within one node, pipeline
+stages across nodes, and the GPU limits (max_gpus, single_node).
+"""
+
+from __future__ import annotations
+
+from tools.architecture import Architecture
+from tools.catalog import GpuSpec, get_catalog
+from tools.errors import ToolInputError
+from tools.memory.sharding import tp_splits_heads
+from tools.workload import Workload
+
+# A PCIe card has no node size in the catalog; common servers hold 8 (e.g. AWS g6e.48xlarge:
+# 8× L40S, g6.48xlarge: 8× L4 — catalog gpus_per_node of those cards).
+DEFAULT_GPUS_PER_NODE = 8
+# Pipeline stages tried across nodes before giving up (e.g. 405B BF16 on H100 needs 2).
+MAX_PIPELINE_STAGES = 16
+
+
+def _node_size(gpu: GpuSpec) -> int:
+    return gpu.gpus_per_node or DEFAULT_GPUS_PER_NODE
+
+
+def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
+    """TP sizes within one node that split the attention evenly (the rule
+    tools.memory.sharding.tp_splits_heads enforces, shared so the two cannot disagree)."""
+    limit = min(_node_size(gpu), w.constraints.max_gpus)
+    return [t for t in range(1, limit + 1) if tp_splits_heads(arch, t)]
+
+
+def _allowed_gpus(w: Workload) -> list[GpuSpec]:
+    catalog = get_catalog()
+    gpus = list(catalog.gpus.values())
+    c = w.constraints
+    if c.only_gpus:
+        gpus = [catalog.gpu(name) for name in c.only_gpus]
+    excluded = {catalog.gpu(name).id for name in c.exclude_gpus}
+    gpus = [g for g in gpus if g.id not in excluded]
+    if c.require_fast_interconnect:
+        gpus = [g for g in gpus if g.multi_gpu_fast_link]
+    if not gpus:
+        raise ToolInputError(
+            "constraints",
+            "no catalog GPU is left after only_gpus / exclude_gpus / require_fast_interconnect",
+            "loosen the GPU filters",
+        )
+    return gpus
+
+
+def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
+    tps = _tp_candidates(w, gpu, arch)
+    layouts = [(t, 1) for t in tps]
+    if not w.constraints.single_node and w.constraints.allow_pipeline_parallel:
+        node_tp = max(tps)
+        for pp in range(2, min(MAX_PIPELINE_STAGES, arch.num_layers) + 1):
+            if node_tp * pp <= w.constraints.max_gpus:
+                layouts.append((node_tp, pp))
+    return layouts
+
+
+def _replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
+    """Replicas of a tp×pp group that max_gpus (and single_node) allow, at most `dp`."""
+    return min(dp, w.constraints.max_gpus // (tp * pp))
+
+
+def _gpu_limit(w: Workload, gpu: GpuSpec) -> int:
+    """Most GPUs one configuration may use: max_gpus, and one node under single_node."""
+    limit = w.constraints.max_gpus
+    return min(limit, _node_size(gpu)) if w.constraints.single_node else limit
