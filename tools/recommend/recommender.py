@@ -24,7 +24,7 @@ from tools.performance import (
     static_batching_factor,
     training_time,
 )
-from tools.pricing import ConfigurationPrice, RankingPrices, catalog_ranking_prices
+from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.layouts import (
     _allowed_gpus,
     _gpu_limit,
@@ -43,6 +43,7 @@ from tools.recommend.memory_calls import (
     estimate_memory,
 )
 from tools.recommend.models import Option, Recommendation, _gib
+from tools.recommend.prices import _hourly_cost
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
 from tools.workload import Constraints, Workload
@@ -356,51 +357,6 @@ def _rank_key(objective: str, prices: RankingPrices) -> Any:
         return (*head, o.count, -speed(o))
 
     return key
-
-
-def _price_line(quote: ConfigurationPrice, count: int) -> str:
-    """Which catalog row prices the configuration, how, and how old it is."""
-    p = quote.price
-    if quote.instances is None:
-        gpus = f"{count} GPU{'s' if count != 1 else ''}"
-        how = f"{gpus} × {p.provider} at {p.price_per_gpu_hour:,.4g} {p.currency}/GPU-h"
-    else:
-        each = p.instance_price_per_hour or p.price_per_gpu_hour
-        size = f"{p.gpus_per_instance} GPU{'s' if p.gpus_per_instance != 1 else ''}"
-        many = f"{quote.instances} × " if quote.instances > 1 else ""
-        how = f"{many}{p.provider} {p.instance or p.id} ({size}, {each:,.4g} {p.currency}/h)"
-    where = f"{p.region}, " if p.region else ""
-    return f"on-demand price: {how} = {quote.usd_per_hour:,.2f} USD/h ({where}as_of {p.as_of})"
-
-
-def _hourly_cost(
-    w: Workload, gpu: GpuSpec, count: int, tp: int, prices: RankingPrices, reasons: list[str]
-) -> tuple[ConfigurationPrice | None, bool, list[str]]:
-    """The cheapest rentable price of `count` GPUs whose tensor-parallel groups of `tp` each
-    sit in one machine (pipeline stages and replicas may use separate machines), whether it is
-    within the budget, and notes naming the price. An unpriced configuration cannot be
-    confirmed within a budget, so it does not meet one (said why)."""
-    quote = prices.configuration(gpu.id, count, tp)
-    notes: list[str] = []
-    missing = f"no on-demand USD price for {gpu.id} {prices.scope}"
-    if quote is not None:
-        notes = [_price_line(quote, count), *quote.notes]
-    elif tp > 1 and gpu.id in prices.priced_gpus():
-        missing = (
-            f"no on-demand {gpu.id} price {prices.scope} is for one machine with {tp} or more "
-            f"GPUs (tensor parallel {tp} needs one)"
-        )
-        notes = [f"unpriced: {missing}"]
-    budget = w.constraints.budget_usd_per_hour
-    if budget is None:
-        return quote, True, notes
-    if quote is None:
-        reasons.append(f"{missing}: budget not checked")
-        return None, False, notes
-    if quote.usd_per_hour > budget:
-        reasons.append(f"costs ${quote.usd_per_hour:,.2f}/h > budget ${budget:,.2f}/h")
-        return quote, False, notes
-    return quote, True, notes
 
 
 def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recommendation:
