@@ -1,0 +1,168 @@
+"""Which GPUs and how many: node counts (× GPUs per node), catalog GPU names with their
+counts, GPUs described by memory or as consumer cards, interconnects, and GPU-like names
+the catalog lacks."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.names import gpu_index, gpus_with_capacity
+from assistant.offline.parsed import GpuMention, ParsedWorkload
+from assistant.offline.parser.text import QW, Text, positive_int
+from assistant.offline.quantities import NUMBER, WORD_NUMBER
+from tools.catalog import get_catalog
+from tools.errors import closest_names
+from tools.units import GB, GiB
+
+_NODE = r"(?:nodes?|servers?|machines?|hosts?|boxes)"
+
+
+def extract_nodes(t: Text, p: ParsedWorkload) -> None:
+    """Node counts, read before the GPUs so the GPU count can be scaled: '4 nodes of 8 H100s'
+    and '2 nodes × 8 GPUs' are per-node counts (32 and 16 GPUs); '32 H100s across 4 servers'
+    is already the total; '8 H100s per node' with '4 nodes' elsewhere is 32."""
+    for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\s*(?:of|with|x|×|\*|,\s*each\s+with)\s*"):
+        t.nodes, t.per_node, t.nodes_text = positive_int(m.group(1)), True, m.group(0).strip()
+    for m in t.each(rf"\b(?:across|over|on|in|spread\s+over)\s+{QW}\s+{_NODE}\b"):
+        t.nodes, t.nodes_text = positive_int(m.group(1)), m.group(0).strip()
+    if t.each(r"\b(?:per|each|a|in\s+each|on\s+each)\s+(?:node|server|machine|host|box)\b"):
+        t.per_node = True
+    for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\b"):
+        t.nodes, t.nodes_text = positive_int(m.group(1)), m.group(0).strip()
+
+
+def apply_nodes(t: Text, p: ParsedWorkload) -> None:
+    """Scale a per-node GPU count by the nodes said, and say how the count was read."""
+    if t.nodes is None or (t.nodes == 1 and t.per_node):
+        return  # one node of N GPUs is N GPUs: nothing to scale
+    mention = next((m for m in p.gpus if m.count is not None), None)
+    per_node = mention.count if mention is not None else p.gpu_count
+    if per_node is None:
+        p.notes.append(f"'{t.nodes_text}' said without GPUs per node: sized without a count")
+        return
+    if not t.per_node:
+        p.notes.append(f"'{t.nodes_text}': {per_node:,} GPUs read as the total over all nodes")
+        return
+    total = per_node * t.nodes
+    if mention is not None:
+        mention.count = total
+    else:
+        p.gpu_count = total
+    p.notes.append(f"{t.nodes:,} nodes × {per_node:,} GPUs per node read as {total:,} GPUs in all")
+
+
+def extract_gpus(t: Text, p: ParsedWorkload) -> None:
+    """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
+    'vs' / 'or' between two GPUs asks for a comparison."""
+    count_before = re.compile(
+        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:nvidia\s+|amd\s+)?$", re.I
+    )
+    count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
+    found = gpu_index().find(t.work)
+    for match in found:
+        count: int | None = None
+        start, end = match.start, match.end
+        before = count_before.search(t.work[max(0, start - 12) : start])
+        if before:
+            count = positive_int(before.group(1) or before.group(2))
+            start -= len(before.group(0))
+        after = count_after.match(t.work[end : end + 8])
+        if after:
+            count = positive_int(after.group(1))
+            end += len(after.group(0))
+        text = t.original[match.start : match.end].strip()
+        variants = list(match.variants)
+        p.gpus.append(GpuMention(gpu=match.id, text=text, count=count, variants=variants))
+        if match.id is not None and variants:
+            name = get_catalog().gpus[match.id].name
+            others = ", ".join(v for v in variants if v != match.id)
+            p.notes.append(f"'{text}' read as {name} (catalog default; also: {others})")
+        t.consume(start, end)
+    for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
+        p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
+
+
+def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
+    """GPUs not named: a count of 'GPUs', memory per GPU in bytes ('24 GB card', GB or
+    GiB as written), consumer cards, 'multi-GPU', and NVLink / PCIe interconnects."""
+    consumer = r"(?:(?P<{}>consumer|gaming|desktop|geforce)[\s-]+)?"
+    mem = (
+        r"(?:(?P<mem>{NUMBER})\s*(?P<unit>gb|gib|g)[\s-]+(?:of\s+)?(?:vram\s+|memory\s+|hbm\s+)?)?"
+    )
+    mem = mem.replace("{NUMBER}", NUMBER)
+    gpu_word = r"(?:gpus?|cards?|accelerators?|devices?)"
+    if t.each(r"\bmulti[\s-]?(?:gpu|node|card)s?\b"):
+        p.multi_gpu = True
+    described: list[str] = []
+    for m in t.each(
+        rf"{QW}?\s*(?:x\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}{gpu_word}\b"
+    ):
+        if m.group(1):
+            p.gpu_count = positive_int(m.group(1))
+        if m.group("mem"):
+            p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
+        if m.group("pre") or m.group("post"):
+            p.consumer_gpu = True
+        if m.group("mem") or m.group("pre") or m.group("post"):
+            described.append(m.group(0).strip())
+    for m in t.each(
+        rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)\b|\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?vram\b"
+    ):
+        p.gpu_memory_bytes = _memory_bytes(m.group(1) or m.group(3), m.group(2) or m.group(4))
+        described.append(m.group(0).strip())
+    if described and not p.gpus:
+        _note_described_gpus(p, described[-1])
+    if t.each(r"\b(?:nvlink|sxm|nvswitch)\b"):
+        p.interconnects.append("nvlink")
+    if t.each(r"\bpcie\b|\bpci[\s-]express\b"):
+        p.interconnects.append("pcie")
+    if "pcie" in p.interconnects and "nvlink" in p.interconnects:
+        p.compare = True
+
+
+def _memory_bytes(number: str, unit: str) -> int:
+    return round(float(number.replace(",", "")) * (GiB if unit.lower() == "gib" else GB))
+
+
+def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
+    """Say which catalog GPUs 'a 24 GB consumer card' stands for (the planner sizes those)."""
+    size = "" if p.gpu_memory_bytes is None else f" with {p.gpu_memory_bytes / GB:g} GB (marketed)"
+    matches = gpus_with_capacity(p.gpu_memory_bytes, consumer=p.consumer_gpu)
+    if not matches and p.consumer_gpu and p.gpu_memory_bytes is not None:
+        p.consumer_gpu = False
+        matches = gpus_with_capacity(p.gpu_memory_bytes)
+        if matches:
+            p.notes.append(f"no consumer GPU in the catalog is sold{size}")
+    if not matches:
+        p.notes.append(
+            f"'{text}': no catalog GPU is sold{size} (gpu-sizer gpus lists them); sized "
+            "without a GPU constraint"
+        )
+        return
+    kind = " consumer (GeForce-class)" if p.consumer_gpu else ""
+    gpus = get_catalog().gpus
+    names = ", ".join(gpus[gpu_id].name for gpu_id in matches)
+    p.notes.append(f"'{text}' read as the catalog's{kind} GPUs{size}: {names}")
+
+
+# GPU-looking names left after the catalog look-up: "RTX 3090", "V100", "T4", "MI250X".
+_GPU_LIKE = (
+    r"\b(?:(?:nvidia|amd|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct)[\s-]*)+"
+    r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?))?"
+    r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
+)
+
+
+def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
+    """A GPU name the catalog lacks changes the verdict: ask which catalog GPU to size on."""
+    gpus = get_catalog().gpus
+    for m in t.each(_GPU_LIKE):
+        text = m.group(0).strip()
+        p.unplaced.append(text)
+        key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
+        near = closest_names(key, list(gpus))
+        hint = f" Closest in the catalog: {', '.join(near)}." if near else ""
+        p.questions.append(
+            f"'{text}' is not in the GPU catalog (gpu-sizer gpus lists it): which catalog GPU "
+            f"should I size on?{hint}"
+        )

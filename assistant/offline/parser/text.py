@@ -1,0 +1,69 @@
+"""The text being parsed: spellings rewritten before parsing, the scanner that blanks out
+what each extractor consumed, and the quantity patterns and readers they all share."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.quantities import QUANTITY, WORD_NUMBER, parse_quantity
+
+# A quantity ('16k', '2B', '1,000') as group 1; QW also takes a number word ('eight').
+Q = rf"({QUANTITY})"
+QW = rf"({QUANTITY}|\b(?:{WORD_NUMBER})\b)"
+
+
+class Text:
+    """The text being parsed, with consumed spans blanked out (same length as the original)."""
+
+    def __init__(self, text: str) -> None:
+        self.original = text
+        self.work = text
+        # "4 nodes of 8 H100s": nodes said, and whether the GPU count that follows is per node.
+        self.nodes: int | None = None
+        self.per_node = False
+        self.nodes_text = ""
+
+    def consume(self, start: int, end: int) -> None:
+        self.work = self.work[:start] + " " * (end - start) + self.work[end:]
+
+    def each(self, pattern: str, flags: int = re.I) -> list[re.Match[str]]:
+        """Matches of `pattern` in the unconsumed text, consumed as they are returned."""
+        matches = list(re.finditer(pattern, self.work, flags))
+        for m in matches:
+            self.consume(m.start(), m.end())
+        return matches
+
+
+def qty(text: str) -> float | None:
+    """The number a quantity says ('16k' → 16000.0, 'two' → 2.0), spaces ignored; None
+    when it is not a number."""
+    return parse_quantity(text.replace(" ", ""))
+
+
+def positive_int(text: str) -> int | None:
+    """A count from a quantity, rounded; None when it is not a number, not positive or
+    over 1e15."""
+    value = qty(text)
+    return None if value is None or value <= 0 or value > 1e15 else round(value)
+
+
+def _power_of_ten(m: re.Match[str]) -> str:
+    mantissa, exponent = m.group(1) or "1", int(m.group(2))
+    if exponent > 15:
+        return m.group(0)  # beyond any count the tools accept: left for `unplaced`
+    value = float(mantissa.replace(",", "")) * 10**exponent
+    return f"{value:.0f}" if value.is_integer() else m.group(0)
+
+
+def normalise(text: str) -> str:
+    """Spellings the extractors would misread, rewritten before parsing: "8xH100" → "8x H100"
+    (the GPU name must start a word), "10^9" / "1e9" / "2×10^6" → plain digits (else "10^9
+    users" reads as 9 users)."""
+    text = re.sub(r"(?<![\w.])(\d+)\s*([x×])(?=[a-z])", r"\1\2 ", text, flags=re.I)
+    text = re.sub(
+        r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b",
+        _power_of_ten,
+        text,
+        flags=re.I,
+    )
+    return text
