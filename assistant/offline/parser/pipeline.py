@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Literal, cast
 
 from assistant.offline import vocab
-from assistant.offline.parsed import BudgetPeriod, ParsedWorkload, Task, Use
+from assistant.offline.parsed import BudgetPeriod, ParsedWorkload
 from assistant.offline.parser.gpus import (
     apply_nodes,
     extract_gpu_generic,
@@ -22,15 +21,24 @@ from assistant.offline.parser.gpus import (
     extract_nodes,
     unknown_gpus,
 )
+from assistant.offline.parser.lengths import extract_context
+from assistant.offline.parser.load import extract_concurrency, extract_throughput_and_latency
 from assistant.offline.parser.models import (
     extract_bare_size,
     extract_hf_and_catalog_models,
     family_questions,
     near_miss_models,
 )
-from assistant.offline.parser.text import QW, Q, Text, normalise, positive_int, qty
-from assistant.offline.quantities import NUMBER, QUANTITY, context_tokens_from
-from tools.memory import normalize_format
+from assistant.offline.parser.task import extract_kv_dtype, extract_precision, extract_task
+from assistant.offline.parser.text import Q, Text, normalise, qty
+from assistant.offline.parser.training import (
+    extract_deadline,
+    extract_optimizer,
+    extract_training_data,
+    extract_training_sequence_length,
+    extract_zero,
+)
+from assistant.offline.quantities import QUANTITY
 
 
 def negative_numbers(t: Text, p: ParsedWorkload) -> None:
@@ -43,95 +51,6 @@ def negative_numbers(t: Text, p: ParsedWorkload) -> None:
             f"'{said}' is negative: counts, sizes and lengths must be positive. Did you mean "
             f"'{said.lstrip('-−').strip()}'?"
         )
-
-
-def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
-    """The KV-cache dtype ('fp8 KV cache', 'KV cache in int8'; '8-bit' → fp8, '16-bit' → bf16)."""
-    dtype = r"(fp8|int8|fp16|bf16|8[\s-]?bit|16[\s-]?bit)"
-    for m in t.each(rf"{dtype}\s+kv(?:[\s-]?cache)?|kv[\s-]?cache\s+(?:in|at|as|of)?\s*{dtype}"):
-        word = (m.group(1) or m.group(2)).lower().replace(" ", "").replace("-", "")
-        p.kv_dtype = {"8bit": "fp8", "16bit": "bf16"}.get(word, word)
-
-
-def extract_optimizer(t: Text, p: ParsedWorkload) -> None:
-    """The optimizer (`vocab.OPTIMIZERS`; the first in that table's order is kept)."""
-    for pattern, name in vocab.OPTIMIZERS:
-        if t.each(pattern):
-            p.optimizer = p.optimizer or name
-
-
-def extract_training_data(t: Text, p: ParsedWorkload) -> None:
-    """Dataset size: examples × tokens each ('100k examples of 2k tokens'), example
-    counts, epochs, and token counts of 10M or more (training tokens)."""
-    examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
-    # "100k sequences of 2k tokens" is a dataset too (examples × tokens each), unless it is a
-    # batch ("a batch of 8 sequences of 4k tokens", read with the sequence length).
-    for m in re.finditer(
-        rf"{Q}\s+(?:{examples}|sequences)\s*(?:of|with|averaging|at|each of|,)?"
-        rf"\s*(?:about|around|~|roughly)?\s*{Q}[\s-]*tokens?(?:\s+each)?",
-        t.work,
-        re.I,
-    ):
-        if "batch" in t.work[max(0, m.start() - 24) : m.start()].lower():
-            continue
-        t.consume(m.start(), m.end())
-        p.train_examples = positive_int(m.group(1))
-        p.tokens_per_example, note = context_tokens_from(m.group(2).replace(" ", ""))
-        if note:
-            p.notes.append(note)
-    for m in t.each(rf"{Q}\s+(?:training\s+)?{examples}"):
-        p.train_examples = positive_int(m.group(1))
-    for m in t.each(rf"{QW}\s+epochs?"):
-        p.epochs = qty(m.group(1))
-    # Large token counts are datasets, not prompts; 10M tokens is far beyond any context window.
-    for m in re.finditer(rf"{Q}\s*(?:training\s+)?tokens?\b", t.work, re.I):
-        value = qty(m.group(1))
-        if value is not None and value >= 1e7:
-            p.train_tokens = value
-            t.consume(m.start(), m.end())
-
-
-def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
-    """Time to first token (seconds), token rates (tokens/s, aggregate or per user) and
-    per-token latency in ms (read as a per-user rate of 1000 / ms tokens/s)."""
-    ttft = r"(?:ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token(?:\s+latency)?)"
-    bound = r"(?:\s*(?:of|under|below|<=?|≤|within|in|less\s+than|at\s+most|max(?:imum)?|:|=|is|"
-    bound += r"around|about|~))*"
-    unit = r"(ms|msec|milliseconds?|s|secs?|seconds?)\b"
-    for m in t.each(rf"{ttft}{bound}\s*({NUMBER})\s*{unit}"):
-        p.ttft_s = _seconds(m.group(1), m.group(2))
-    for m in t.each(rf"({NUMBER})\s*{unit}\s*(?:of\s+)?{ttft}"):
-        p.ttft_s = _seconds(m.group(1), m.group(2))
-    per_user = (
-        r"(\s*(?:per|/|for\s+each|each|a)\s*(?:user|request|sequence|stream|session|person))?"
-    )
-    # A qualifier may also follow the rate ("500 tokens/s aggregate throughput").
-    after = r"((?:\s+(?:in\s+)?(?:aggregate|total|overall|combined))?(?:\s+throughput)?)"
-    rate = rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?)\s*(?:/|per|a)\s*(?:s|sec|second)\b{per_user}"
-    for m in t.each(rate + after):
-        value = qty(m.group(1))
-        before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()
-        if m.group(2) or "each" in before or "per user" in before:
-            p.tokens_per_s_per_user = value
-        elif re.search(r"aggregate|total|overall|throughput|combined", before) or (
-            value is not None and value >= 500
-        ):
-            p.tokens_per_s = value
-        else:
-            p.tokens_per_s_per_user = value
-            p.notes.append(f"{m.group(0).strip()!r} read as the speed each user sees")
-    for m in t.each(
-        rf"({NUMBER})\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token|(?:itl|tpot|inter[\s-]token"
-        rf"(?:\s+latency)?){bound}\s*({NUMBER})\s*ms"
-    ):
-        ms = float(m.group(1) or m.group(2))
-        if ms > 0:
-            p.tokens_per_s_per_user = 1000.0 / ms
-
-
-def _seconds(number: str, unit: str) -> float:
-    value = float(number.replace(",", ""))
-    return value / 1000.0 if unit.lower().startswith("m") else value
 
 
 def extract_budget(t: Text, p: ParsedWorkload) -> None:
@@ -161,251 +80,6 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
             "yr": "year",
         }
         p.budget_period = periods.get(word, "total")
-
-
-def extract_deadline(t: Text, p: ParsedWorkload) -> None:
-    """A deadline ('in 3 days', 'within 12 hours') in hours (a month is 730 hours)."""
-    lead = r"(?:in|within|under|by|over|in\s+under|less\s+than|no\s+more\s+than|at\s+most|"
-    lead += r"deadline(?:\s+(?:of|is|in|within|under))?\s*[:=]?)"
-    hours = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.0}
-    hours |= {"days": 24.0, "week": 168.0, "weeks": 168.0, "month": 730.0, "months": 730.0}
-    for m in t.each(rf"\b{lead}\s*{QW}\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
-        value = qty(m.group(1))
-        if value is not None:
-            p.deadline_hours = value * hours[m.group(2).lower()]
-
-
-def extract_zero(t: Text, p: ParsedWorkload) -> None:
-    """'with ZeRO-3', 'ZeRO stage 2', 'DeepSpeed ZeRO-2', 'FSDP' (full shard = stage 3)."""
-    for pattern, stage, note in vocab.ZERO_STAGES:
-        for m in t.each(pattern):
-            said = stage if stage is not None else int(m.group(1))
-            p.zero = cast(Literal[0, 1, 2, 3], said)
-            if note:
-                p.notes.append(note.format(text=m.group(0).strip()))
-
-
-def extract_precision(t: Text, p: ParsedWorkload) -> None:
-    """The weights' number format (`vocab.PRECISIONS`; the first read is kept, with its note)."""
-    for pattern, fmt, note in vocab.PRECISIONS:
-        for m in t.each(pattern):
-            if p.weights is None:
-                p.weights = fmt
-                if note:
-                    p.notes.append(note.format(text=m.group(0).strip()))
-
-
-def extract_task(t: Text, p: ParsedWorkload) -> None:
-    """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA
-    base is then read as the paper's NF4 with double quantization."""
-    for pattern, task, use in vocab.TASKS:
-        for m in t.each(pattern):
-            if task == "serving-finetuned":
-                p.task = p.task or "inference"
-                continue
-            assumed = task == "full?"
-            task = "full" if assumed else task
-            if p.task is None or (p.task == "full" and task in ("lora", "qlora")):
-                p.task = cast(Task, task)
-            if use is not None and (p.use is None or p.use in ("serve", "fine-tune")):
-                p.use = cast(Use, use)
-            if assumed and p.task == "full":
-                p.notes.append(
-                    f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
-                    "(LoRA and QLoRA need far less memory)"
-                )
-    if p.task == "qlora":
-        _qlora_base(t, p)
-
-
-# QLoRA (Dettmers et al. 2023, arXiv 2305.14314, §3) quantizes the base to NF4 *with double
-# quantization*; the memory tool names that format for "qlora" (tools/memory/formats.py aliases),
-# so the parser asks it rather than repeating the name.
-QLORA_WEIGHTS = normalize_format("qlora")
-
-
-def _qlora_base(t: Text, p: ParsedWorkload) -> None:
-    """A QLoRA base: a generic '4-bit' or 'NF4' is the paper's NF4 + double quantization;
-    AWQ/GPTQ named, or 'without double quant', stay as written."""
-    if "awq" in t.original.lower() or _NO_DOUBLE_QUANT.search(t.original):
-        return
-    if p.weights == "nf4":
-        p.notes.append(
-            "'NF4' in a QLoRA request read as NF4 with double quantization, as in the QLoRA "
-            "paper (say 'without double quant' for plain NF4)"
-        )
-    elif p.weights == "int4-awq":
-        p.notes = [n for n in p.notes if "AWQ" not in n]
-    elif p.weights is not None:
-        return
-    p.weights = QLORA_WEIGHTS
-
-
-_NO_DOUBLE_QUANT = re.compile(
-    r"\b(?:without|no|w/o|disable[ds]?)\s+(?:the\s+)?double[\s-]?quant", re.I
-)
-
-
-def extract_context(t: Text, p: ParsedWorkload) -> None:
-    """Context, prompt and output lengths in tokens ('32k context', '2,000-token prompts',
-    '500-token answers'), a bare length ('at 8k') and 'long-context' said without a size."""
-    ctx = r"(?:context(?:[\s-]window|[\s-]length)?|ctx|window|sequence(?:[\s-]length)?s?|"
-    ctx += r"seq(?:uence)?[\s-]?len(?:gth)?|max[\s-]len(?:gth)?)"
-    doc = r"(?:documents?|docs?|prompts?|inputs?|contexts?|conversations?|files?|pages?|"
-    doc += r"transcripts?|chats?|queries|sequences?)"
-    for m in t.each(rf"{Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"):
-        set_context(p, m.group(1))
-    for m in t.each(
-        rf"{ctx}\s*(?:length\s*)?(?:of|=|:|is|up\s+to|around|about)?\s*{Q}\b(?:\s*tokens?)?"
-    ):
-        set_context(p, m.group(1))
-    prompt_context: int | None = None
-    for m in t.each(rf"{Q}[\s-]*tokens?[\s-]+(?:long\s+)?{doc}"):
-        set_context(p, m.group(1))
-        if re.search(r"prompt|input|quer", m.group(0), re.I):
-            p.prompt_tokens = prompt_context = p.context
-    for m in t.each(rf"(?:prompts?|inputs?)\s+(?:of|with|around|about|up\s+to)?\s*{Q}\s*tokens?"):
-        p.prompt_tokens = _length(p, m.group(1))
-    for m in t.each(rf"{Q}\s*(?:input|prompt)\s+tokens?"):
-        p.prompt_tokens = _length(p, m.group(1))
-    out = r"(?:output|generated|completion|new|response)"
-    answers = r"(?:answers?|responses?|completions?|repl(?:y|ies)|generations?|outputs?)"
-    for m in t.each(
-        rf"{Q}\s*{out}\s+tokens?"
-        rf"|{Q}[\s-]*tokens?[\s-]+(?:long\s+)?{answers}\b"
-        rf"|(?:generat\w*|{answers})\s+(?:of\s+|up\s+to\s+)?(?:about\s+|around\s+|~\s*)?"
-        rf"{Q}\s*tokens?"
-    ):
-        p.output_tokens = _length(p, m.group(1) or m.group(2) or m.group(3))
-    if prompt_context is not None and p.output_tokens is not None and p.context == prompt_context:
-        # "2,000-token prompts and 500-token answers": the sequence is prompt + output, which
-        # the tools add up themselves; a context equal to the prompt alone would undersize it.
-        p.context = None
-    extract_bare_context(t, p)
-    for m in t.each(rf"{Q}[\s-]*tokens?\b"):
-        set_context(p, m.group(1))
-    if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
-        p.long_context = True
-
-
-# What may follow a bare length ("at 8k, on an L40S"): punctuation, the end, or a joining word;
-# "at 8k steps" is not a context.
-_AFTER_BARE_LENGTH = (
-    r"(?=\s*(?:[,.;:!?)\]]|$|(?:and|on|for|with|in|using|via|across|over|to|at|of|or|but|"
-    r"please|what|which|how|is|would|could|can|will)\b))"
-)
-
-
-def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
-    """'batch 64 of Qwen2.5 7B at 8k', 'Llama 3.1 8B with 32k': a bare token length after 'at'
-    / 'with' is the context. Only 'Nk' or a plain power of two ≥ 512 (how windows are written:
-    4096, 8192) is read so; other bare numbers stay unplaced rather than guessed."""
-    for m in re.finditer(
-        rf"\b(?:at|with|@)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}", t.work, re.I
-    ):
-        text = m.group(1).replace(" ", "")
-        tokens, note = context_tokens_from(text)
-        plain = not text.lower().endswith("k")
-        if plain and (tokens < 512 or tokens & (tokens - 1)):
-            continue
-        t.consume(m.start(), m.end())
-        p.context = tokens
-        how = " (binary k, as model cards)" if note else ""
-        p.notes.append(
-            f"'{m.group(0).strip()}' read as the context: {tokens:,} tokens per sequence{how}"
-        )
-
-
-def _length(p: ParsedWorkload, text: str) -> int:
-    """Tokens of a prompt/answer length, the same 'Nk' rule as a context, the reading noted."""
-    tokens, note = context_tokens_from(text.replace(" ", ""))
-    if note:
-        p.notes.append(note)
-    return tokens
-
-
-def set_context(p: ParsedWorkload, text: str) -> None:
-    """The context in tokens from a length such as '8k' (binary-k rule, noted); a text that
-    is not a positive token count leaves it unset."""
-    try:
-        tokens, note = context_tokens_from(text.replace(" ", ""))
-    except ValueError:
-        return
-    if tokens <= 0:
-        return
-    p.context = tokens
-    if note:
-        p.notes.append(note)
-
-
-BATCH = r"\b(?:micro[\s-]?|global[\s-]|per[\s-]gpu[\s-])?batch(?:[\s-]?size)?"
-
-
-def _task_said(text: str) -> Task | None:
-    """The task the words say, read ahead of the task extractor (nothing consumed)."""
-    preview = ParsedWorkload()
-    extract_task(Text(text), preview)
-    return preview.task
-
-
-def extract_training_sequence_length(t: Text, p: ParsedWorkload) -> None:
-    """'4k sequences' in a training request is the sequence length, not 4,000 users.
-
-    Training data is counted in examples or tokens and the batch in sequences per GPU, never
-    in thousands, so a binary 'Nk' (4k, 8k: model-card window sizes) before 'sequences' can
-    only be their length. '10k sequences' (not a power-of-two kilo) is left to be a count.
-    """
-    if _task_said(t.work) in (None, "inference"):
-        return
-    seqs = r"seq(?:uence)?s?"
-    for m in t.each(
-        rf"{BATCH}\s*(?:of|=|:)?\s*{Q}\s+{seqs}\s+(?:of|at|with)\s+{Q}\b(?:[\s-]*tokens?)?"
-    ):
-        # "a batch of 8 sequences of 4k": the count is the batch, the size their length.
-        p.batch = positive_int(m.group(1))
-        set_context(p, m.group(2))
-    for m in re.finditer(rf"{Q}[\s-]+{seqs}\b", t.work, re.I):
-        try:
-            tokens, binary = context_tokens_from(m.group(1).replace(" ", ""))
-        except ValueError:
-            continue
-        if binary is None:
-            continue
-        t.consume(m.start(), m.end())
-        p.context = tokens
-        p.notes.append(
-            f"'{m.group(0).strip()}' read as the training sequence length: {tokens:,} tokens "
-            "(binary k, as model cards), not a count of sequences"
-        )
-
-
-def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
-    """Concurrent users ('50 concurrent users', '20 at a time', 'concurrency 8') and the
-    batch size in sequences."""
-    adjectives = r"(?:(?:concurrent|simultaneous|parallel|active|daily|monthly|long[\s-]context|"
-    adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
-    nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
-    nouns += r"sequences?|agents?|employees?|people|queries)"
-    for m in t.each(rf"{QW}\s+{adjectives}{nouns}\b"):
-        value = positive_int(m.group(1))
-        if value is None:
-            continue
-        p.users = value
-        if re.search(r"long[\s-]context", m.group(0), re.I):
-            p.long_context = True
-        if re.search(r"chat|conversation", m.group(0), re.I):
-            p.task, p.use = p.task or "inference", p.use or "chat"
-        if re.search(r"daily|monthly|total", m.group(0), re.I):
-            p.notes.append(
-                f"'{m.group(0).strip()}' read as {value:,} at the same time; peak concurrency is "
-                "usually far lower, tell me if you know it"
-            )
-    for m in t.each(rf"{QW}\s+(?:at\s+a\s+time|concurrently|in\s+parallel|at\s+once)"):
-        p.users = positive_int(m.group(1))
-    for m in t.each(rf"concurrency\s*(?:of|=|:)?\s*{Q}"):
-        p.users = positive_int(m.group(1))
-    for m in t.each(rf"{BATCH}\s*(?:of|=|:)?\s*{Q}"):
-        p.batch = positive_int(m.group(1))
 
 
 def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:

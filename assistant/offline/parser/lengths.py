@@ -1,0 +1,102 @@
+"""Sequence lengths: the context window, prompt and output lengths, a bare length after
+'at' / 'with' ('at 8k'), and 'long-context' said without a size."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.text import Q, Text
+from assistant.offline.quantities import NUMBER, context_tokens_from
+
+
+def extract_context(t: Text, p: ParsedWorkload) -> None:
+    """Context, prompt and output lengths in tokens ('32k context', '2,000-token prompts',
+    '500-token answers'), a bare length ('at 8k') and 'long-context' said without a size."""
+    ctx = r"(?:context(?:[\s-]window|[\s-]length)?|ctx|window|sequence(?:[\s-]length)?s?|"
+    ctx += r"seq(?:uence)?[\s-]?len(?:gth)?|max[\s-]len(?:gth)?)"
+    doc = r"(?:documents?|docs?|prompts?|inputs?|contexts?|conversations?|files?|pages?|"
+    doc += r"transcripts?|chats?|queries|sequences?)"
+    for m in t.each(rf"{Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"):
+        set_context(p, m.group(1))
+    for m in t.each(
+        rf"{ctx}\s*(?:length\s*)?(?:of|=|:|is|up\s+to|around|about)?\s*{Q}\b(?:\s*tokens?)?"
+    ):
+        set_context(p, m.group(1))
+    prompt_context: int | None = None
+    for m in t.each(rf"{Q}[\s-]*tokens?[\s-]+(?:long\s+)?{doc}"):
+        set_context(p, m.group(1))
+        if re.search(r"prompt|input|quer", m.group(0), re.I):
+            p.prompt_tokens = prompt_context = p.context
+    for m in t.each(rf"(?:prompts?|inputs?)\s+(?:of|with|around|about|up\s+to)?\s*{Q}\s*tokens?"):
+        p.prompt_tokens = _length(p, m.group(1))
+    for m in t.each(rf"{Q}\s*(?:input|prompt)\s+tokens?"):
+        p.prompt_tokens = _length(p, m.group(1))
+    out = r"(?:output|generated|completion|new|response)"
+    answers = r"(?:answers?|responses?|completions?|repl(?:y|ies)|generations?|outputs?)"
+    for m in t.each(
+        rf"{Q}\s*{out}\s+tokens?"
+        rf"|{Q}[\s-]*tokens?[\s-]+(?:long\s+)?{answers}\b"
+        rf"|(?:generat\w*|{answers})\s+(?:of\s+|up\s+to\s+)?(?:about\s+|around\s+|~\s*)?"
+        rf"{Q}\s*tokens?"
+    ):
+        p.output_tokens = _length(p, m.group(1) or m.group(2) or m.group(3))
+    if prompt_context is not None and p.output_tokens is not None and p.context == prompt_context:
+        # "2,000-token prompts and 500-token answers": the sequence is prompt + output, which
+        # the tools add up themselves; a context equal to the prompt alone would undersize it.
+        p.context = None
+    extract_bare_context(t, p)
+    for m in t.each(rf"{Q}[\s-]*tokens?\b"):
+        set_context(p, m.group(1))
+    if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
+        p.long_context = True
+
+
+# What may follow a bare length ("at 8k, on an L40S"): punctuation, the end, or a joining word;
+# "at 8k steps" is not a context.
+_AFTER_BARE_LENGTH = (
+    r"(?=\s*(?:[,.;:!?)\]]|$|(?:and|on|for|with|in|using|via|across|over|to|at|of|or|but|"
+    r"please|what|which|how|is|would|could|can|will)\b))"
+)
+
+
+def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
+    """'batch 64 of Qwen2.5 7B at 8k', 'Llama 3.1 8B with 32k': a bare token length after 'at'
+    / 'with' is the context. Only 'Nk' or a plain power of two ≥ 512 (how windows are written:
+    4096, 8192) is read so; other bare numbers stay unplaced rather than guessed."""
+    for m in re.finditer(
+        rf"\b(?:at|with|@)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}", t.work, re.I
+    ):
+        text = m.group(1).replace(" ", "")
+        tokens, note = context_tokens_from(text)
+        plain = not text.lower().endswith("k")
+        if plain and (tokens < 512 or tokens & (tokens - 1)):
+            continue
+        t.consume(m.start(), m.end())
+        p.context = tokens
+        how = " (binary k, as model cards)" if note else ""
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as the context: {tokens:,} tokens per sequence{how}"
+        )
+
+
+def _length(p: ParsedWorkload, text: str) -> int:
+    """Tokens of a prompt/answer length, the same 'Nk' rule as a context, the reading noted."""
+    tokens, note = context_tokens_from(text.replace(" ", ""))
+    if note:
+        p.notes.append(note)
+    return tokens
+
+
+def set_context(p: ParsedWorkload, text: str) -> None:
+    """The context in tokens from a length such as '8k' (binary-k rule, noted); a text that
+    is not a positive token count leaves it unset."""
+    try:
+        tokens, note = context_tokens_from(text.replace(" ", ""))
+    except ValueError:
+        return
+    if tokens <= 0:
+        return
+    p.context = tokens
+    if note:
+        p.notes.append(note)

@@ -1,0 +1,85 @@
+"""The load: throughput (aggregate or per user), time to first token, inter-token
+latency, concurrent users and the batch size."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
+from assistant.offline.quantities import NUMBER
+
+
+def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
+    """Time to first token (seconds), token rates (tokens/s, aggregate or per user) and
+    per-token latency in ms (read as a per-user rate of 1000 / ms tokens/s)."""
+    ttft = r"(?:ttft|time[\s-]to[\s-]first[\s-]token|first[\s-]token(?:\s+latency)?)"
+    bound = r"(?:\s*(?:of|under|below|<=?|≤|within|in|less\s+than|at\s+most|max(?:imum)?|:|=|is|"
+    bound += r"around|about|~))*"
+    unit = r"(ms|msec|milliseconds?|s|secs?|seconds?)\b"
+    for m in t.each(rf"{ttft}{bound}\s*({NUMBER})\s*{unit}"):
+        p.ttft_s = _seconds(m.group(1), m.group(2))
+    for m in t.each(rf"({NUMBER})\s*{unit}\s*(?:of\s+)?{ttft}"):
+        p.ttft_s = _seconds(m.group(1), m.group(2))
+    per_user = (
+        r"(\s*(?:per|/|for\s+each|each|a)\s*(?:user|request|sequence|stream|session|person))?"
+    )
+    # A qualifier may also follow the rate ("500 tokens/s aggregate throughput").
+    after = r"((?:\s+(?:in\s+)?(?:aggregate|total|overall|combined))?(?:\s+throughput)?)"
+    rate = rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?)\s*(?:/|per|a)\s*(?:s|sec|second)\b{per_user}"
+    for m in t.each(rate + after):
+        value = qty(m.group(1))
+        before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()
+        if m.group(2) or "each" in before or "per user" in before:
+            p.tokens_per_s_per_user = value
+        elif re.search(r"aggregate|total|overall|throughput|combined", before) or (
+            value is not None and value >= 500
+        ):
+            p.tokens_per_s = value
+        else:
+            p.tokens_per_s_per_user = value
+            p.notes.append(f"{m.group(0).strip()!r} read as the speed each user sees")
+    for m in t.each(
+        rf"({NUMBER})\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token|(?:itl|tpot|inter[\s-]token"
+        rf"(?:\s+latency)?){bound}\s*({NUMBER})\s*ms"
+    ):
+        ms = float(m.group(1) or m.group(2))
+        if ms > 0:
+            p.tokens_per_s_per_user = 1000.0 / ms
+
+
+def _seconds(number: str, unit: str) -> float:
+    value = float(number.replace(",", ""))
+    return value / 1000.0 if unit.lower().startswith("m") else value
+
+
+BATCH = r"\b(?:micro[\s-]?|global[\s-]|per[\s-]gpu[\s-])?batch(?:[\s-]?size)?"
+
+
+def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
+    """Concurrent users ('50 concurrent users', '20 at a time', 'concurrency 8') and the
+    batch size in sequences."""
+    adjectives = r"(?:(?:concurrent|simultaneous|parallel|active|daily|monthly|long[\s-]context|"
+    adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
+    nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
+    nouns += r"sequences?|agents?|employees?|people|queries)"
+    for m in t.each(rf"{QW}\s+{adjectives}{nouns}\b"):
+        value = positive_int(m.group(1))
+        if value is None:
+            continue
+        p.users = value
+        if re.search(r"long[\s-]context", m.group(0), re.I):
+            p.long_context = True
+        if re.search(r"chat|conversation", m.group(0), re.I):
+            p.task, p.use = p.task or "inference", p.use or "chat"
+        if re.search(r"daily|monthly|total", m.group(0), re.I):
+            p.notes.append(
+                f"'{m.group(0).strip()}' read as {value:,} at the same time; peak concurrency is "
+                "usually far lower, tell me if you know it"
+            )
+    for m in t.each(rf"{QW}\s+(?:at\s+a\s+time|concurrently|in\s+parallel|at\s+once)"):
+        p.users = positive_int(m.group(1))
+    for m in t.each(rf"concurrency\s*(?:of|=|:)?\s*{Q}"):
+        p.users = positive_int(m.group(1))
+    for m in t.each(rf"{BATCH}\s*(?:of|=|:)?\s*{Q}"):
+        p.batch = positive_int(m.group(1))

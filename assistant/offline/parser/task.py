@@ -1,0 +1,81 @@
+"""The task (inference, LoRA, QLoRA, full fine-tune, serving a fine-tune) and the number
+formats it runs in: weights precision, KV-cache dtype, and QLoRA's NF4 base."""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+from assistant.offline import vocab
+from assistant.offline.parsed import ParsedWorkload, Task, Use
+from assistant.offline.parser.text import Text
+from tools.memory import normalize_format
+
+
+def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
+    """The KV-cache dtype ('fp8 KV cache', 'KV cache in int8'; '8-bit' → fp8, '16-bit' → bf16)."""
+    dtype = r"(fp8|int8|fp16|bf16|8[\s-]?bit|16[\s-]?bit)"
+    for m in t.each(rf"{dtype}\s+kv(?:[\s-]?cache)?|kv[\s-]?cache\s+(?:in|at|as|of)?\s*{dtype}"):
+        word = (m.group(1) or m.group(2)).lower().replace(" ", "").replace("-", "")
+        p.kv_dtype = {"8bit": "fp8", "16bit": "bf16"}.get(word, word)
+
+
+def extract_precision(t: Text, p: ParsedWorkload) -> None:
+    """The weights' number format (`vocab.PRECISIONS`; the first read is kept, with its note)."""
+    for pattern, fmt, note in vocab.PRECISIONS:
+        for m in t.each(pattern):
+            if p.weights is None:
+                p.weights = fmt
+                if note:
+                    p.notes.append(note.format(text=m.group(0).strip()))
+
+
+def extract_task(t: Text, p: ParsedWorkload) -> None:
+    """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA
+    base is then read as the paper's NF4 with double quantization."""
+    for pattern, task, use in vocab.TASKS:
+        for m in t.each(pattern):
+            if task == "serving-finetuned":
+                p.task = p.task or "inference"
+                continue
+            assumed = task == "full?"
+            task = "full" if assumed else task
+            if p.task is None or (p.task == "full" and task in ("lora", "qlora")):
+                p.task = cast(Task, task)
+            if use is not None and (p.use is None or p.use in ("serve", "fine-tune")):
+                p.use = cast(Use, use)
+            if assumed and p.task == "full":
+                p.notes.append(
+                    f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
+                    "(LoRA and QLoRA need far less memory)"
+                )
+    if p.task == "qlora":
+        _qlora_base(t, p)
+
+
+# QLoRA (Dettmers et al. 2023, arXiv 2305.14314, §3) quantizes the base to NF4 *with double
+# quantization*; the memory tool names that format for "qlora" (tools/memory/formats.py aliases),
+# so the parser asks it rather than repeating the name.
+QLORA_WEIGHTS = normalize_format("qlora")
+
+
+def _qlora_base(t: Text, p: ParsedWorkload) -> None:
+    """A QLoRA base: a generic '4-bit' or 'NF4' is the paper's NF4 + double quantization;
+    AWQ/GPTQ named, or 'without double quant', stay as written."""
+    if "awq" in t.original.lower() or _NO_DOUBLE_QUANT.search(t.original):
+        return
+    if p.weights == "nf4":
+        p.notes.append(
+            "'NF4' in a QLoRA request read as NF4 with double quantization, as in the QLoRA "
+            "paper (say 'without double quant' for plain NF4)"
+        )
+    elif p.weights == "int4-awq":
+        p.notes = [n for n in p.notes if "AWQ" not in n]
+    elif p.weights is not None:
+        return
+    p.weights = QLORA_WEIGHTS
+
+
+_NO_DOUBLE_QUANT = re.compile(
+    r"\b(?:without|no|w/o|disable[ds]?)\s+(?:the\s+)?double[\s-]?quant", re.I
+)

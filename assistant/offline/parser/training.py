@@ -1,0 +1,113 @@
+"""Training runs: optimizer, dataset size (examples, tokens, epochs), deadline, ZeRO / FSDP
+stage, and '4k sequences' read as the training sequence length."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, cast
+
+from assistant.offline import vocab
+from assistant.offline.parsed import ParsedWorkload, Task
+from assistant.offline.parser.lengths import set_context
+from assistant.offline.parser.load import BATCH
+from assistant.offline.parser.task import extract_task
+from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
+from assistant.offline.quantities import context_tokens_from
+
+
+def extract_optimizer(t: Text, p: ParsedWorkload) -> None:
+    """The optimizer (`vocab.OPTIMIZERS`; the first in that table's order is kept)."""
+    for pattern, name in vocab.OPTIMIZERS:
+        if t.each(pattern):
+            p.optimizer = p.optimizer or name
+
+
+def extract_training_data(t: Text, p: ParsedWorkload) -> None:
+    """Dataset size: examples × tokens each ('100k examples of 2k tokens'), example
+    counts, epochs, and token counts of 10M or more (training tokens)."""
+    examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
+    # "100k sequences of 2k tokens" is a dataset too (examples × tokens each), unless it is a
+    # batch ("a batch of 8 sequences of 4k tokens", read with the sequence length).
+    for m in re.finditer(
+        rf"{Q}\s+(?:{examples}|sequences)\s*(?:of|with|averaging|at|each of|,)?"
+        rf"\s*(?:about|around|~|roughly)?\s*{Q}[\s-]*tokens?(?:\s+each)?",
+        t.work,
+        re.I,
+    ):
+        if "batch" in t.work[max(0, m.start() - 24) : m.start()].lower():
+            continue
+        t.consume(m.start(), m.end())
+        p.train_examples = positive_int(m.group(1))
+        p.tokens_per_example, note = context_tokens_from(m.group(2).replace(" ", ""))
+        if note:
+            p.notes.append(note)
+    for m in t.each(rf"{Q}\s+(?:training\s+)?{examples}"):
+        p.train_examples = positive_int(m.group(1))
+    for m in t.each(rf"{QW}\s+epochs?"):
+        p.epochs = qty(m.group(1))
+    # Large token counts are datasets, not prompts; 10M tokens is far beyond any context window.
+    for m in re.finditer(rf"{Q}\s*(?:training\s+)?tokens?\b", t.work, re.I):
+        value = qty(m.group(1))
+        if value is not None and value >= 1e7:
+            p.train_tokens = value
+            t.consume(m.start(), m.end())
+
+
+def extract_deadline(t: Text, p: ParsedWorkload) -> None:
+    """A deadline ('in 3 days', 'within 12 hours') in hours (a month is 730 hours)."""
+    lead = r"(?:in|within|under|by|over|in\s+under|less\s+than|no\s+more\s+than|at\s+most|"
+    lead += r"deadline(?:\s+(?:of|is|in|within|under))?\s*[:=]?)"
+    hours = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.0}
+    hours |= {"days": 24.0, "week": 168.0, "weeks": 168.0, "month": 730.0, "months": 730.0}
+    for m in t.each(rf"\b{lead}\s*{QW}\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
+        value = qty(m.group(1))
+        if value is not None:
+            p.deadline_hours = value * hours[m.group(2).lower()]
+
+
+def extract_zero(t: Text, p: ParsedWorkload) -> None:
+    """'with ZeRO-3', 'ZeRO stage 2', 'DeepSpeed ZeRO-2', 'FSDP' (full shard = stage 3)."""
+    for pattern, stage, note in vocab.ZERO_STAGES:
+        for m in t.each(pattern):
+            said = stage if stage is not None else int(m.group(1))
+            p.zero = cast(Literal[0, 1, 2, 3], said)
+            if note:
+                p.notes.append(note.format(text=m.group(0).strip()))
+
+
+def _task_said(text: str) -> Task | None:
+    """The task the words say, read ahead of the task extractor (nothing consumed)."""
+    preview = ParsedWorkload()
+    extract_task(Text(text), preview)
+    return preview.task
+
+
+def extract_training_sequence_length(t: Text, p: ParsedWorkload) -> None:
+    """'4k sequences' in a training request is the sequence length, not 4,000 users.
+
+    Training data is counted in examples or tokens and the batch in sequences per GPU, never
+    in thousands, so a binary 'Nk' (4k, 8k: model-card window sizes) before 'sequences' can
+    only be their length. '10k sequences' (not a power-of-two kilo) is left to be a count.
+    """
+    if _task_said(t.work) in (None, "inference"):
+        return
+    seqs = r"seq(?:uence)?s?"
+    for m in t.each(
+        rf"{BATCH}\s*(?:of|=|:)?\s*{Q}\s+{seqs}\s+(?:of|at|with)\s+{Q}\b(?:[\s-]*tokens?)?"
+    ):
+        # "a batch of 8 sequences of 4k": the count is the batch, the size their length.
+        p.batch = positive_int(m.group(1))
+        set_context(p, m.group(2))
+    for m in re.finditer(rf"{Q}[\s-]+{seqs}\b", t.work, re.I):
+        try:
+            tokens, binary = context_tokens_from(m.group(1).replace(" ", ""))
+        except ValueError:
+            continue
+        if binary is None:
+            continue
+        t.consume(m.start(), m.end())
+        p.context = tokens
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as the training sequence length: {tokens:,} tokens "
+            "(binary k, as model cards), not a count of sequences"
+        )
