@@ -9,11 +9,9 @@ left that is not filler is reported in `unplaced`. No figures are computed here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
-from assistant.offline import vocab
-from assistant.offline.parsed import BudgetPeriod, ParsedWorkload
+from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.gpus import (
     apply_nodes,
     extract_gpu_generic,
@@ -21,6 +19,7 @@ from assistant.offline.parser.gpus import (
     extract_nodes,
     unknown_gpus,
 )
+from assistant.offline.parser.leftovers import negative_numbers, unplaced_fragments
 from assistant.offline.parser.lengths import extract_context
 from assistant.offline.parser.load import extract_concurrency, extract_throughput_and_latency
 from assistant.offline.parser.models import (
@@ -29,8 +28,13 @@ from assistant.offline.parser.models import (
     family_questions,
     near_miss_models,
 )
+from assistant.offline.parser.options import (
+    extract_budget,
+    extract_cost_per_token,
+    extract_rank_and_flags,
+)
 from assistant.offline.parser.task import extract_kv_dtype, extract_precision, extract_task
-from assistant.offline.parser.text import Q, Text, normalise, qty
+from assistant.offline.parser.text import Text, normalise
 from assistant.offline.parser.training import (
     extract_deadline,
     extract_optimizer,
@@ -38,91 +42,6 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
-from assistant.offline.quantities import QUANTITY
-
-
-def negative_numbers(t: Text, p: ParsedWorkload) -> None:
-    """'-5 users', '-7B': a count or size cannot be negative. Reading the digits alone would
-    size 5 users silently, so the fragment is not read and the user is asked instead."""
-    for m in t.each(rf"(?<![\w.\-])[-−]\s?({QUANTITY})(?:[\s-]*([a-z]+))?"):
-        said = m.group(0).strip()
-        p.unplaced.append(said)
-        p.questions.append(
-            f"'{said}' is negative: counts, sizes and lengths must be positive. Did you mean "
-            f"'{said.lstrip('-−').strip()}'?"
-        )
-
-
-def extract_budget(t: Text, p: ParsedWorkload) -> None:
-    """A budget: amount, currency (USD, EUR, GBP by symbol or word) and period (hour, day,
-    month, year; 'total' when none is said)."""
-    period = r"(?:\s*(?:/|per|a|an|each|every)\s*(month|mo|hour|hr|h|day|year|yr))?"
-    sym = {"$": "USD", "€": "EUR", "£": "GBP"}
-    words = {"usd": "USD", "dollars": "USD", "eur": "EUR", "euros": "EUR", "gbp": "GBP"}
-    matches = [(m, sym[m.group(1)]) for m in t.each(rf"([$€£])\s*{Q}{period}")]
-    matches += [
-        (m, words[m.group(2).lower()])
-        for m in t.each(rf"{Q}\s*(usd|dollars|eur|euros|gbp){period}")
-    ]
-    for m, currency in matches:
-        amount_text = m.group(2) if m.group(1) in sym else m.group(1)
-        p.budget_amount = qty(amount_text)
-        p.budget_currency = currency
-        word = (m.group(3) or "").lower()
-        periods: dict[str, BudgetPeriod] = {
-            "month": "month",
-            "mo": "month",
-            "hour": "hour",
-            "hr": "hour",
-            "h": "hour",
-            "day": "day",
-            "year": "year",
-            "yr": "year",
-        }
-        p.budget_period = periods.get(word, "total")
-
-
-def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
-    """LoRA rank, activation checkpointing on / off, serving engine, objective and region."""
-    for m in t.each(r"\b(?:lora\s+)?(?:rank|r)\s*(?:=|of|:)?\s*(\d+)\b(?!\s*(?:gb|b\b))"):
-        p.lora_rank = int(m.group(1))
-    if t.each(r"\b(?:without|no)\s+(?:gradient\s+|activation\s+)?checkpointing\b"):
-        p.checkpointing = False
-    if t.each(r"\b(?:gradient|activation)\s+checkpointing\b|\brecompute\b|\bcheckpointing\b"):
-        p.checkpointing = True
-    for pattern, engine, note in vocab.ENGINES:
-        for m in t.each(pattern):
-            p.engine = engine
-            if note:
-                p.notes.append(note.format(text=m.group(0).strip()))
-    for pattern, objective in vocab.OBJECTIVES:
-        if t.each(pattern):
-            p.objective = objective
-    for pattern, region in vocab.REGIONS:
-        if t.each(pattern):
-            p.region = region
-
-
-def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
-    """What no extractor read and is not filler, as runs of adjacent words, into `unplaced`."""
-    fragment: list[str] = []
-    for token in re.findall(r"[^\s]+", t.work):
-        word = token.strip(".,;:!?()[]{}\"'`").lower()
-        if not word or word in vocab.FILLER or not re.search(r"[a-z0-9]", word):
-            if fragment:
-                p.unplaced.append(" ".join(fragment))
-                fragment = []
-            continue
-        fragment.append(token.strip(".,;:!?()[]{}\"'`"))
-    if fragment:
-        p.unplaced.append(" ".join(fragment))
-
-
-def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:
-    """A cost-per-token question ('per million tokens', '$/M') sets the cheapest objective."""
-    if t.each(vocab.COST_PER_TOKEN):
-        p.objective = "cheapest"
-
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_hf_and_catalog_models,

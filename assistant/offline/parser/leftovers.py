@@ -1,0 +1,38 @@
+"""What is not read: negative numbers (asked back, never sized as positive) and the
+fragments no extractor consumed (`unplaced`)."""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline import vocab
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.text import Text
+from assistant.offline.quantities import QUANTITY
+
+
+def negative_numbers(t: Text, p: ParsedWorkload) -> None:
+    """'-5 users', '-7B': a count or size cannot be negative. Reading the digits alone would
+    size 5 users silently, so the fragment is not read and the user is asked instead."""
+    for m in t.each(rf"(?<![\w.\-])[-−]\s?({QUANTITY})(?:[\s-]*([a-z]+))?"):
+        said = m.group(0).strip()
+        p.unplaced.append(said)
+        p.questions.append(
+            f"'{said}' is negative: counts, sizes and lengths must be positive. Did you mean "
+            f"'{said.lstrip('-−').strip()}'?"
+        )
+
+
+def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
+    """What no extractor read and is not filler, as runs of adjacent words, into `unplaced`."""
+    fragment: list[str] = []
+    for token in re.findall(r"[^\s]+", t.work):
+        word = token.strip(".,;:!?()[]{}\"'`").lower()
+        if not word or word in vocab.FILLER or not re.search(r"[a-z0-9]", word):
+            if fragment:
+                p.unplaced.append(" ".join(fragment))
+                fragment = []
+            continue
+        fragment.append(token.strip(".,;:!?()[]{}\"'`"))
+    if fragment:
+        p.unplaced.append(" ".join(fragment))
