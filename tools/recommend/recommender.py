@@ -11,100 +11,26 @@ in `options`, the others in `rejected`, each with human reasons carrying numbers
 
 from __future__ import annotations
 
-import math
-from typing import Any, Literal
+from typing import Any
 
 from tools.advice import advise, engine_reserve_note, one_node_note, performance_assumptions
 from tools.catalog import GpuSpec, get_catalog
 from tools.memory.sharding import zero_single_rank_warning
-from tools.performance import training_time
 from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.inference import _inference_option
 from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts, _node_size, _tp_candidates
 from tools.recommend.memory_calls import (
     _arch,
     _memory_request,
-    _model_on_gpus,
     _params,
     _resolved,
     _whole_weight_bytes,
     estimate_memory,
 )
 from tools.recommend.models import Option, Recommendation, _gib
-from tools.recommend.prices import _hourly_cost
 from tools.recommend.ranking import _best, _rank_key
+from tools.recommend.training import _training_option
 from tools.workload import Constraints, Workload
-
-
-def _training_option(
-    w: Workload, gpu: GpuSpec, tp: int, pp: int, dp: int, prices: RankingPrices
-) -> Option:
-    est = estimate_memory(_memory_request(w, gpu, tp, pp, dp, w.micro_batch_sequences))
-    count = tp * pp * dp
-    fits = bool(est.fits)
-    reasons: list[str] = []
-    if not fits:
-        reasons.append(
-            f"needs {_gib(est.per_gpu_bytes)} per GPU > {_gib(est.budget_bytes_per_gpu)} "
-            f"budget on {count} GPU{'s' if count != 1 else ''} (DP={dp})"
-        )
-    step = hours = gpu_hours = None
-    meets = fits
-    if fits and w.train_tokens is not None:
-        mg = _model_on_gpus(w, est, gpu, tp, pp)
-        task: Literal["full", "lora", "qlora"] = w.task  # type: ignore[assignment]
-        recompute = w.checkpointing is not False
-        tt = training_time(
-            mg,
-            task,
-            count,
-            w.training_sequence_tokens,
-            w.global_batch_sequences,
-            w.train_tokens,
-            recompute,
-            w.micro_batch_sequences,
-        )
-        if tt is None:
-            reasons.append(f"{gpu.name} publishes no bf16 throughput: training time unknown")
-            meets = meets and w.deadline_hours is None
-        else:
-            step, hours, gpu_hours = tt.step_s, tt.hours, tt.gpu_hours
-            if w.deadline_hours is not None and hours > w.deadline_hours:
-                meets = False
-                reasons.append(
-                    f"{hours:,.1f} h on {count} GPUs > deadline {w.deadline_hours:,.1f} h"
-                )
-    quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
-    meets = meets and within_budget
-    if count > w.constraints.max_gpus:
-        meets = False
-        reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}")
-    return Option(
-        gpu=gpu.id,
-        gpu_name=gpu.name,
-        count=count,
-        tp=tp,
-        pp=pp,
-        dp=dp,
-        nodes=math.ceil(count / _node_size(gpu)),
-        fits=fits,
-        meets_targets=meets,
-        per_gpu_bytes=est.per_gpu_bytes,
-        budget_bytes_per_gpu=int(est.budget_bytes_per_gpu),
-        headroom_bytes=int(est.headroom_bytes),
-        kv_cache_capacity_bytes=0,
-        kv_cache_capacity_tokens=0,
-        max_concurrent_sequences=0,
-        training_step_s=step,
-        training_hours=hours,
-        gpu_hours=gpu_hours,
-        usd_per_hour=None if quote is None else quote.usd_per_hour,
-        price_id=None if quote is None else quote.price.id,
-        billed_gpus=None if quote is None else quote.billed_gpus,
-        reasons=reasons,
-        notes=price_notes,
-        gpu_as_of=gpu.as_of,
-    )
 
 
 def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Option]:
