@@ -71,7 +71,6 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     unplaced_fragments,
 )
 
-
 # Fields a follow-up turn inherits from the previous workload when it does not restate them.
 _INHERITED = tuple(
     name

@@ -31,8 +31,8 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
 
 
 def extract_task(t: Text, p: ParsedWorkload) -> None:
-    """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA
-    base is then read as the paper's NF4 with double quantization."""
+    """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA base
+    said generically ('4-bit', 'NF4', or none) is then the paper's NF4 + double quantization."""
     for pattern, task, use in vocab.TASKS:
         for m in t.each(pattern):
             if task == "serving-finetuned":
