@@ -1,24 +1,19 @@
-"""The recommender: for each catalog GPU, the smallest layout that fits and meets the targets.
-
-For every GPU allowed by the constraints it evaluates tensor-parallel sizes that divide the
-attention heads and fit in one node (then pipeline stages across nodes when allowed), asks the
-memory calculator (`tools.memory.estimate_memory`) what each layout needs per GPU, derives the
-KV-cache capacity as budget − (per-GPU bytes − KV bytes) (the identity tools.memory keeps), and
-asks the performance model (`tools.performance`) how fast it runs. Data-parallel replicas are
-added to reach the users / throughput targets. Every layout evaluated is kept: the best per GPU
-in `options`, the others in `rejected`, each with human reasons carrying numbers.
+"""`recommend()`: every allowed GPU's layouts evaluated (smallest first until no larger one can do
+better; every one for "fastest"), the best per GPU ranked by the objective, and the notes,
+assumptions and memory-calculator warnings assembled into a `Recommendation`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tools.advice import advise, engine_reserve_note, one_node_note, performance_assumptions
-from tools.catalog import GpuSpec, get_catalog
+from tools.advice import advise, performance_assumptions
+from tools.catalog import GpuSpec
 from tools.memory.sharding import zero_single_rank_warning
 from tools.pricing import RankingPrices, catalog_ranking_prices
+from tools.recommend.fit_notes import _fit_notes, _shorter_sequence_note
 from tools.recommend.inference import _inference_option
-from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts, _node_size, _tp_candidates
+from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts
 from tools.recommend.memory_calls import (
     _arch,
     _memory_request,
@@ -27,10 +22,10 @@ from tools.recommend.memory_calls import (
     _whole_weight_bytes,
     estimate_memory,
 )
-from tools.recommend.models import Option, Recommendation, _gib
+from tools.recommend.models import Option, Recommendation
 from tools.recommend.ranking import _best, _rank_key
 from tools.recommend.training import _training_option
-from tools.workload import Constraints, Workload
+from tools.workload import Workload
 
 
 def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Option]:
@@ -147,106 +142,3 @@ def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[str]:
             "DP=1) keeps full model state on every GPU"
         )
     return out
-
-
-_SIXTEEN_BIT = ("bf16", "fp16", "fp32")
-MAX_LISTED_GPUS = 8  # GPU types named in one note before "+N more"
-
-
-SEQUENCE_STEP = 256
-"""Granularity of the longest-fitting training sequence search, tokens."""
-
-
-def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
-    """Training that fits nowhere: the longest sequence (a multiple of SEQUENCE_STEP tokens)
-    with which the closest layout fits, found by asking the memory calculator (activations
-    grow with the sequence; weights and optimizer state do not). Empty when none fits."""
-    gpu = get_catalog().gpu(closest.gpu)
-    batch = w.micro_batch_sequences
-
-    def fits(tokens: int) -> bool:
-        request = _memory_request(w, gpu, closest.tp, closest.pp, closest.dp, batch, context=tokens)
-        return bool(estimate_memory(request).fits)
-
-    lo, hi = 0, (w.training_sequence_tokens - 1) // SEQUENCE_STEP  # in steps; the asked fails
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if fits(mid * SEQUENCE_STEP):
-            lo = mid
-        else:
-            hi = mid - 1
-    if lo == 0:
-        return []
-    return [
-        f"Shorter sequences fit: {closest.count}× {closest.gpu_name} (TP={closest.tp}, "
-        f"PP={closest.pp}) holds training sequences of up to {lo * SEQUENCE_STEP:,} tokens at "
-        f"micro-batch {batch:,}; {w.training_sequence_tokens:,} tokens need "
-        f"{_gib(closest.per_gpu_bytes)} per GPU > {_gib(closest.budget_bytes_per_gpu)} budget."
-    ]
-
-
-def _fit_notes(
-    w: Workload,
-    model_name: str,
-    fmt: str,
-    best: list[Option],
-    per_gpu: dict[str, list[Option]],
-    prices: RankingPrices,
-    base: Any,
-) -> list[str]:
-    """Data-triggered fit notes: the engine reserve deciding a one-GPU fit, and a model that
-    does not fit one node (with what does: more nodes, fp8 weights, larger GPUs)."""
-    catalog = get_catalog()
-    notes: list[str] = []
-    chosen = {o.gpu: o for o in best}
-    # Failed 1-GPU layouts, grouped by GPU types with the same memory (H200 SXM / NVL).
-    singles: dict[tuple[int, int], list[Option]] = {}
-    for opts in per_gpu.values():
-        single = next((o for o in opts if o.count == 1 and not o.fits), None)
-        if single is not None:
-            usable = catalog.gpu(single.gpu).usable_memory_bytes
-            singles.setdefault((usable, single.per_gpu_bytes), []).append(single)
-    for (usable, _), group in singles.items():
-        note = engine_reserve_note(w, group, usable, int(base.kv_cache_bytes_per_token_per_gpu))
-        if note:
-            notes.append(note)
-    # GPU types that host a model across a node (NVLink / Infinity Fabric) but whose largest
-    # one-node layout does not fit; PCIe cards already say why in their reasons.
-    short: list[Option] = []
-    for o in best:
-        gpu = catalog.gpu(o.gpu)
-        in_node = [x for x in per_gpu[o.gpu] if x.tp * x.pp <= _node_size(gpu)]
-        if gpu.multi_gpu_fast_link and in_node and not any(x.fits for x in in_node):
-            short.append(max(in_node, key=lambda x: x.tp * x.pp))
-    if not short:
-        return notes
-    short.sort(key=lambda x: -x.tp * x.pp)  # full 8-GPU servers first, then by rank
-    short_ids = {o.gpu for o in short}
-    multi_node = [
-        min((x for x in per_gpu[o.gpu] if x.fits), key=lambda x: x.tp * x.pp)
-        for o in short
-        if any(x.fits for x in per_gpu[o.gpu])
-    ]
-    lower: list[tuple[str, Option]] = []
-    first = short[0]
-    if fmt in _SIXTEEN_BIT:
-        probe = w.model_copy(update={"weights": "fp8"})
-        low = _inference_option(probe, catalog.gpu(first.gpu), first.tp, first.pp, prices)
-        if low.fits:
-            lower.append(("fp8", low))
-    one_node: list[Option] = []
-    for gpu in catalog.gpus.values():
-        if gpu.id in short_ids:
-            continue
-        if gpu.id in chosen:
-            c = chosen[gpu.id]
-            if c.fits and c.tp * c.pp <= _node_size(gpu):
-                one_node.append(chosen[gpu.id])
-            continue
-        # Outside the user's GPU filter: the largest one-node layout, to name what would fit.
-        tp = max(_tp_candidates(w.model_copy(update={"constraints": Constraints()}), gpu, _arch(w)))
-        o = _inference_option(w, gpu, tp, 1, prices)
-        if o.fits:
-            one_node.append(o)
-    one_node.sort(key=lambda o: (o.count, -o.kv_cache_capacity_tokens))
-    return [*notes, one_node_note(w, model_name, fmt, short, multi_node, lower, one_node)]

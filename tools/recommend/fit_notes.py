@@ -1,0 +1,119 @@
+"""Data-triggered notes about fit: the engine reserve deciding a one-GPU fit, a model that
+fits no single node (and what does: more nodes, fp8 weights, larger GPUs), and, for training
+that fits nowhere, the longest sequence that fits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.advice import engine_reserve_note, one_node_note
+from tools.catalog import get_catalog
+from tools.pricing import RankingPrices
+from tools.recommend.inference import _inference_option
+from tools.recommend.layouts import _node_size, _tp_candidates
+from tools.recommend.memory_calls import _arch, _memory_request, estimate_memory
+from tools.recommend.models import Option, _gib
+from tools.workload import Constraints, Workload
+
+_SIXTEEN_BIT = ("bf16", "fp16", "fp32")
+MAX_LISTED_GPUS = 8  # GPU types named in one note before "+N more"
+
+
+SEQUENCE_STEP = 256
+"""Granularity of the longest-fitting training sequence search, tokens."""
+
+
+def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
+    """Training that fits nowhere: the longest sequence (a multiple of SEQUENCE_STEP tokens)
+    with which the closest layout fits, found by asking the memory calculator (activations
+    grow with the sequence; weights and optimizer state do not). Empty when none fits."""
+    gpu = get_catalog().gpu(closest.gpu)
+    batch = w.micro_batch_sequences
+
+    def fits(tokens: int) -> bool:
+        request = _memory_request(w, gpu, closest.tp, closest.pp, closest.dp, batch, context=tokens)
+        return bool(estimate_memory(request).fits)
+
+    lo, hi = 0, (w.training_sequence_tokens - 1) // SEQUENCE_STEP  # in steps; the asked fails
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if fits(mid * SEQUENCE_STEP):
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo == 0:
+        return []
+    return [
+        f"Shorter sequences fit: {closest.count}× {closest.gpu_name} (TP={closest.tp}, "
+        f"PP={closest.pp}) holds training sequences of up to {lo * SEQUENCE_STEP:,} tokens at "
+        f"micro-batch {batch:,}; {w.training_sequence_tokens:,} tokens need "
+        f"{_gib(closest.per_gpu_bytes)} per GPU > {_gib(closest.budget_bytes_per_gpu)} budget."
+    ]
+
+
+def _fit_notes(
+    w: Workload,
+    model_name: str,
+    fmt: str,
+    best: list[Option],
+    per_gpu: dict[str, list[Option]],
+    prices: RankingPrices,
+    base: Any,
+) -> list[str]:
+    """Data-triggered fit notes: the engine reserve deciding a one-GPU fit, and a model that
+    does not fit one node (with what does: more nodes, fp8 weights, larger GPUs)."""
+    catalog = get_catalog()
+    notes: list[str] = []
+    chosen = {o.gpu: o for o in best}
+    # Failed 1-GPU layouts, grouped by GPU types with the same memory (H200 SXM / NVL).
+    singles: dict[tuple[int, int], list[Option]] = {}
+    for opts in per_gpu.values():
+        single = next((o for o in opts if o.count == 1 and not o.fits), None)
+        if single is not None:
+            usable = catalog.gpu(single.gpu).usable_memory_bytes
+            singles.setdefault((usable, single.per_gpu_bytes), []).append(single)
+    for (usable, _), group in singles.items():
+        note = engine_reserve_note(w, group, usable, int(base.kv_cache_bytes_per_token_per_gpu))
+        if note:
+            notes.append(note)
+    # GPU types that host a model across a node (NVLink / Infinity Fabric) but whose largest
+    # one-node layout does not fit; PCIe cards already say why in their reasons.
+    short: list[Option] = []
+    for o in best:
+        gpu = catalog.gpu(o.gpu)
+        in_node = [x for x in per_gpu[o.gpu] if x.tp * x.pp <= _node_size(gpu)]
+        if gpu.multi_gpu_fast_link and in_node and not any(x.fits for x in in_node):
+            short.append(max(in_node, key=lambda x: x.tp * x.pp))
+    if not short:
+        return notes
+    short.sort(key=lambda x: -x.tp * x.pp)  # full 8-GPU servers first, then by rank
+    short_ids = {o.gpu for o in short}
+    multi_node = [
+        min((x for x in per_gpu[o.gpu] if x.fits), key=lambda x: x.tp * x.pp)
+        for o in short
+        if any(x.fits for x in per_gpu[o.gpu])
+    ]
+    lower: list[tuple[str, Option]] = []
+    first = short[0]
+    if fmt in _SIXTEEN_BIT:
+        probe = w.model_copy(update={"weights": "fp8"})
+        low = _inference_option(probe, catalog.gpu(first.gpu), first.tp, first.pp, prices)
+        if low.fits:
+            lower.append(("fp8", low))
+    one_node: list[Option] = []
+    for gpu in catalog.gpus.values():
+        if gpu.id in short_ids:
+            continue
+        if gpu.id in chosen:
+            c = chosen[gpu.id]
+            if c.fits and c.tp * c.pp <= _node_size(gpu):
+                one_node.append(chosen[gpu.id])
+            continue
+        # Outside the user's GPU filter: the largest one-node layout, to name what would fit.
+        tp = max(_tp_candidates(w.model_copy(update={"constraints": Constraints()}), gpu, _arch(w)))
+        o = _inference_option(w, gpu, tp, 1, prices)
+        if o.fits:
+            one_node.append(o)
+    one_node.sort(key=lambda o: (o.count, -o.kv_cache_capacity_tokens))
+    return [*notes, one_node_note(w, model_name, fmt, short, multi_node, lower, one_node)]
