@@ -1,15 +1,5 @@
-"""Markdown answers from tool results: verdict first, then figures, breakdown, options with cost,
-how the question was read, what to ask next, and last the tools' other assumptions.
-
-The tools' assumptions (model config sources, format formulas, overhead constants, efficiency
-sources) trace every figure but are not what a reader checks first, so they come last under one
-exact heading (`details_title`) that the CLI and the app fold on (`split_details`). What the
-user must check — how their words were read, the defaults filled in for what they did not say,
-tool warnings — stays under "Assumptions" above it.
-
-Results arrive in the registry's compact form (`*_GB` = 10^9 bytes; `breakdown` values in bytes),
-so every figure shown is a tool figure converted for display. Memory is shown in GiB (2^30
-bytes, as nvidia-smi reports), one unit family per table.
+"""One turn's Markdown answer or question, and the parts of an answer not yet in their own module
+(see the package docstring for the split).
 """
 
 from __future__ import annotations
@@ -680,6 +670,7 @@ def _prompt_tokens_sized(recommend: CallResult | None) -> int | None:
 
 DETAILS_TOPIC = "model sources, formulas, constants"
 """What the folded assumptions are, as the fold's title says it."""
+
 
 _DETAILS_HEADING = re.compile(
     rf"^\*\*(?P<title>(?P<count>\d+) more assumptions? \({re.escape(DETAILS_TOPIC)}\))\*\*$",

@@ -1,0 +1,41 @@
+"""Markdown answers from tool results: verdict first, then figures, breakdown, options with cost,
+how the question was read, what to ask next, and last the tools' other assumptions.
+
+The tools' assumptions (model config sources, format formulas, overhead constants, efficiency
+sources) trace every figure but are not what a reader checks first, so they come last under one
+exact heading (`details_title`) that the CLI and the app fold on (`split_details`). What the
+user must check — how their words were read, the defaults filled in for what they did not say,
+tool warnings — stays under "Assumptions" above it.
+
+Results arrive in the registry's compact form (`*_GB` = 10^9 bytes; `breakdown` values in bytes),
+so every figure shown is a tool figure converted for display. Memory is shown in GiB (2^30
+bytes, as nvidia-smi reports), one unit family per table.
+"""
+
+from assistant.offline.render.answer import (
+    DETAILS_TOPIC,
+    CallResult,
+    FoldedAnswer,
+    bytes_from,
+    details_title,
+    headline_option,
+    options_table,
+    per_gpu_figure,
+    render_answer,
+    render_question,
+    split_details,
+)
+
+__all__ = [
+    "DETAILS_TOPIC",
+    "CallResult",
+    "FoldedAnswer",
+    "bytes_from",
+    "details_title",
+    "headline_option",
+    "options_table",
+    "per_gpu_figure",
+    "render_answer",
+    "render_question",
+    "split_details",
+]
