@@ -13,16 +13,18 @@ bytes, as nvidia-smi reports), one unit family per table.
 """
 
 from assistant.offline.render.answer import (
-    DETAILS_TOPIC,
     CallResult,
-    FoldedAnswer,
     bytes_from,
-    details_title,
     headline_option,
     options_table,
     per_gpu_figure,
     render_answer,
     render_question,
+)
+from assistant.offline.render.details import (
+    DETAILS_TOPIC,
+    FoldedAnswer,
+    details_title,
     split_details,
 )
 
