@@ -13,11 +13,8 @@ bytes, as nvidia-smi reports), one unit family per table.
 """
 
 from assistant.offline.render.answer import (
-    CallResult,
-    bytes_from,
     headline_option,
     options_table,
-    per_gpu_figure,
     render_answer,
     render_question,
 )
@@ -27,6 +24,7 @@ from assistant.offline.render.details import (
     details_title,
     split_details,
 )
+from assistant.offline.render.results import CallResult, bytes_from, per_gpu_figure
 
 __all__ = [
     "DETAILS_TOPIC",

@@ -4,76 +4,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.planner import prices_full_load
 from assistant.offline.render.details import details_title
-from tools.catalog import get_catalog
+from assistant.offline.render.results import (
+    CallResult,
+    bytes_from,
+    config_label,
+    error_text,
+    gib,
+    gpu_name,
+    is_training,
+    per_gpu_figure,
+    plain_data_parallel,
+)
 from tools.errors import ToolInputError
-from tools.units import GB, GiB, format_bytes, format_count
+from tools.units import GB, GiB, format_count
 from tools.workload import validate_workload
-
-
-@dataclass(frozen=True)
-class CallResult:
-    """One executed tool call, as the renderer needs it."""
-
-    name: str
-    arguments: dict[str, Any]
-    result: dict[str, Any]
-    is_error: bool = False
-
-
-def bytes_from(result: dict[str, Any], name: str) -> float | None:
-    """A byte figure from a compact result: `name_bytes`, or `name_GB` × 10^9."""
-    if isinstance(result.get(f"{name}_bytes"), int | float):
-        return float(result[f"{name}_bytes"])
-    if isinstance(result.get(f"{name}_GB"), int | float):
-        return float(result[f"{name}_GB"]) * GB
-    return None
-
-
-def per_gpu_figure(result: dict[str, Any], name: str) -> float | None:
-    """`<name>_bytes_per_gpu` of a memory result (the registry keeps these in bytes)."""
-    value = result.get(f"{name}_bytes_per_gpu")
-    if isinstance(value, int | float):
-        return float(value)
-    return bytes_from(result, f"{name}_per_gpu")
-
-
-def _gib(num_bytes: float | None) -> str:
-    return "n/a" if num_bytes is None else format_bytes(num_bytes, "GiB", 1)
-
-
-def _gpu_name(gpu_id: str | None) -> str:
-    if gpu_id is None:
-        return "one GPU"
-    gpu = get_catalog().gpus.get(gpu_id)
-    return gpu.name.removeprefix("NVIDIA ") if gpu else gpu_id
-
-
-def _config_label(arguments: dict[str, Any]) -> str:
-    count = int(arguments.get("gpus", 1))
-    if arguments.get("gpu") is None:  # sized without a GPU named: no "1× one GPU"
-        return "one GPU" if count == 1 else f"{count} GPUs"
-    zero = arguments.get("zero")
-    sharded = f" with ZeRO-{zero}" if zero and count > 1 else ""
-    return f"{count}× {_gpu_name(arguments.get('gpu'))}{sharded}"
-
-
-def _plain_data_parallel(call: CallResult) -> bool:
-    """A multi-GPU full-training estimate without ZeRO or TP/PP: every GPU holds the whole
-    weights, gradients and optimizer state (the tools' default for training)."""
-    args = call.arguments
-    return (
-        args.get("task") == "full"
-        and int(args.get("gpus", 1)) > 1
-        and not args.get("zero")
-        and "tp" not in args
-        and "pp" not in args
-    )
 
 
 def _fitting_layout_within(
@@ -96,7 +45,7 @@ def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -
             kv = bytes_from(option, "kv_cache_capacity")
             tokens = option.get("kv_cache_capacity_tokens")
             if kv is not None:
-                text = _gib(kv)
+                text = gib(kv)
                 return text + (f" ({int(tokens):,} tokens)" if tokens is not None else "")
     return None
 
@@ -114,16 +63,12 @@ def _larger_fitting_option(
 
 
 def _needs_line(option: dict[str, Any], verb: str = "Needs", why: str = "") -> str:
-    label = f"{option['count']}× {_gpu_name(option.get('gpu'))}"
+    label = f"{option['count']}× {gpu_name(option.get('gpu'))}"
     layout = f"TP {option.get('tp')} × PP {option.get('pp')} × {option.get('dp')} replica(s)"
     tokens = option.get("kv_cache_capacity_tokens")
     kv = "" if not tokens else f", {int(tokens):,} KV-cache tokens per replica"
-    per_gpu = _gib(bytes_from(option, "per_gpu"))
+    per_gpu = gib(bytes_from(option, "per_gpu"))
     return f"**{verb} {label}**{why} ({layout}) — {per_gpu} per GPU{kv}."
-
-
-def _is_training(calls: list[CallResult]) -> bool:
-    return any(c.arguments.get("task") in ("full", "lora", "qlora") for c in calls)
 
 
 def _priced_meeting(
@@ -196,7 +141,7 @@ def budget_line(parsed: ParsedWorkload, cost: CallResult | None) -> str | None:
         return f"**{budget}:** no option is priced here, so it could not be checked."
     cheapest = min(priced, key=lambda r: float(r[field]))
     verdict = "within" if float(cheapest[field]) <= parsed.budget_amount else "over"
-    label = f"{cheapest.get('count')}× {_gpu_name(cheapest.get('gpu'))}{_billed(cheapest)}"
+    label = f"{cheapest.get('count')}× {gpu_name(cheapest.get('gpu'))}{_billed(cheapest)}"
     return (
         f"**{budget}: {verdict}** — the cheapest priced option is {label} at "
         f"{float(cheapest[field]):,.2f} USD per {parsed.budget_period} "
@@ -230,33 +175,33 @@ def verdict_lines(
         if call.is_error:
             if call.arguments.get("gpu") is None:
                 entries += _recommended_lines(recommend, cost)
-            entries.append(f"- Could not size {_config_label(call.arguments)}: {_error(call)}")
+            entries.append(f"- Could not size {config_label(call.arguments)}: {error_text(call)}")
             continue
         r = call.result
         needed = bytes_from(r, "per_gpu")
         budget = per_gpu_figure(r, "budget")
         headroom = bytes_from(r, "headroom")
-        label = _config_label(call.arguments)
+        label = config_label(call.arguments)
         if call.arguments.get("gpu") is None or r.get("fits") is None:
             entries += _recommended_lines(recommend, cost)
             below = "; breakdown below" if breakdown_below else ""
             entries.append(
-                f"Needs {_gib(needed)} of GPU memory for this load on a single GPU (weights, "
+                f"Needs {gib(needed)} of GPU memory for this load on a single GPU (weights, "
                 f"KV cache and runtime{below})."
             )
             continue
         count = int(call.arguments.get("gpus", 1))
         if r.get("fits"):
-            training = _is_training([call])
+            training = is_training([call])
             kv = None if training else _kv_capacity(recommend, call.arguments.get("gpu"), count)
-            extra = f"; KV-cache capacity {kv}" if kv else f"; {_gib(headroom)} headroom per GPU"
+            extra = f"; KV-cache capacity {kv}" if kv else f"; {gib(headroom)} headroom per GPU"
             entries.append(
-                f"**Fits on {label}** — needs {_gib(needed)} of {_gib(budget)} per GPU{extra}."
+                f"**Fits on {label}** — needs {gib(needed)} of {gib(budget)} per GPU{extra}."
             )
             continue
         larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
         within = None
-        if _plain_data_parallel(call):
+        if plain_data_parallel(call):
             # The recommender shards with TP/PP where plain replicas cannot: its layout on the
             # GPUs named is the answer, the replicated estimate says why it is not plain DP.
             within = _fitting_layout_within(recommend, call.arguments.get("gpu"), count)
@@ -269,7 +214,7 @@ def verdict_lines(
             )
         elif larger is not None:
             entries.append(_needs_line(larger))
-        key = (_gib(needed), _gib(budget), _gib(None if headroom is None else -headroom))
+        key = (gib(needed), gib(budget), gib(None if headroom is None else -headroom))
         if key not in not_fitting:
             entries.append(key)
         not_fitting.setdefault(key, []).append(label)
@@ -286,19 +231,6 @@ def verdict_lines(
     return lines
 
 
-def _error(call: CallResult) -> str:
-    r = call.result
-    text = str(r.get("error") or r.get("problem") or "rejected")
-    if r.get("field"):
-        text = f"{r['field']}: {text}"
-    problems = [
-        f"{p.get('field')}: {p.get('problem')}"
-        for p in r.get("problems", [])
-        if isinstance(p, dict)
-    ]
-    return "; ".join(problems) if problems else text
-
-
 def key_figures(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
     """Parameter counts, weights and KV bytes per token."""
     source = next((c.result for c in memory if not c.is_error), None)
@@ -313,7 +245,7 @@ def key_figures(memory: list[CallResult], recommend: CallResult | None) -> list[
         if active and active != total:
             text += f" total, {format_count(active)} active per token"
         lines.append(text)
-    if _is_training([*memory, *([recommend] if recommend else [])]):
+    if is_training([*memory, *([recommend] if recommend else [])]):
         return lines  # training keeps no KV cache; its bytes per token would only confuse
     kv = source.get("kv_cache_bytes_per_token")
     if kv is None and source.get("kv_cache_per_token_GB") is not None:
@@ -369,9 +301,7 @@ def options_table(
     if not options:
         return []
     prices = _cheapest_usd(cost)
-    training = _is_training([recommend]) or any(
-        o.get("training_hours") is not None for o in options
-    )
+    training = is_training([recommend]) or any(o.get("training_hours") is not None for o in options)
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
     speed = "tok/s per user (one user)" if full_load else "tok/s per user"
     head += "training hours |" if training else f"KV tokens | {speed} | TTFT (s) |"
@@ -400,7 +330,7 @@ def options_table(
             million = "" if per_million is None else f" · {per_million:,.3f}"
             usd = f"{price['_usd']:,.2f}{million} ({price.get('provider')}, {price.get('as_of')})"
         cells = [
-            _gpu_name(o.get("gpu")),
+            gpu_name(o.get("gpu")),
             str(o.get("count")),
             f"{o.get('tp')}×{o.get('pp')}×{o.get('dp')}",
             "yes" if o.get("fits") else "no",
@@ -437,7 +367,7 @@ def cheaper_per_token_line(
         key = (str(call.arguments["gpu"]), int(call.arguments.get("gpus", 1)))
         per_million = (prices.get(key) or {}).get("usd_per_million_tokens")
         if per_million is not None:
-            priced.append((float(per_million), _config_label(call.arguments)))
+            priced.append((float(per_million), config_label(call.arguments)))
     if len(priced) < 2:
         return []
     priced.sort()
@@ -476,7 +406,7 @@ def full_load_lines(recommend: CallResult | None, cost: CallResult | None) -> li
             continue
         each = tokens_per_s / (sequences * max(int(o.get("dp") or 1), 1))
         parts.append(
-            f"{o.get('count')}× {_gpu_name(o.get('gpu'))} {sequences:,} concurrent sequences "
+            f"{o.get('count')}× {gpu_name(o.get('gpu'))} {sequences:,} concurrent sequences "
             f"per replica at {each:,.1f} tok/s each ({tokens_per_s:,.0f} tok/s in all)"
         )
     if not parts:
@@ -535,13 +465,15 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     if layout is not None:
         out += _section(f"Memory per GPU ({_layout_label(layout)})", breakdown_table(layout))
     elif first is not None:
-        label = _config_label(first.arguments)
-        if _plain_data_parallel(first):
+        label = config_label(first.arguments)
+        if plain_data_parallel(first):
             label += ", plain data parallelism"
         out += _section(f"Memory per GPU ({label})", breakdown_table(first))
     if recommend is not None:
         if recommend.is_error:
-            out += _section("Options", [f"- The recommender could not run: {_error(recommend)}"])
+            out += _section(
+                "Options", [f"- The recommender could not run: {error_text(recommend)}"]
+            )
         else:
             full_load = prices_full_load(parsed) and cost is not None and not cost.is_error
             table = options_table(recommend, cost, full_load=full_load)
@@ -551,7 +483,7 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
             if recommend.result.get("nearest_feasible"):
                 out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
     if cost is not None and cost.is_error:
-        out += _section("Cost", [f"- Cost comparison unavailable: {_error(cost)}"])
+        out += _section("Cost", [f"- Cost comparison unavailable: {error_text(cost)}"])
     out += unconverted_lines(cost)
     read_as = [*parsed.notes, *defaults_filled_in(parsed, memory, recommend)]
     if prices_full_load(parsed):
@@ -581,8 +513,8 @@ def _layout_label(call: CallResult) -> str:
         args.get("pp", 1)
     ):
         split += f", ZeRO-{args['zero']}"
-    replica = "" if _is_training([call]) else ", one replica"
-    return f"{_config_label({**args, 'zero': None})}, {split}{replica} — the recommended layout"
+    replica = "" if is_training([call]) else ", one replica"
+    return f"{config_label({**args, 'zero': None})}, {split}{replica} — the recommended layout"
 
 
 def _bullets(items: list[str]) -> list[str]:
@@ -630,10 +562,10 @@ def defaults_filled_in(
             lines.append(f"Prompt length not stated: TTFT for a {prompt:,}-token prompt")
     if training and parsed.zero is None:
         for call in memory:
-            if not call.is_error and _plain_data_parallel(call):
+            if not call.is_error and plain_data_parallel(call):
                 gpus = int(call.arguments.get("gpus", 1))
                 lines.append(
-                    f"ZeRO / FSDP not stated: {_config_label(call.arguments)} sized as plain "
+                    f"ZeRO / FSDP not stated: {config_label(call.arguments)} sized as plain "
                     "data parallelism, every GPU holding the whole weights, gradients and "
                     f"optimizer state; say 'ZeRO-3' or 'FSDP' to shard them over the {gpus} GPUs"
                 )
