@@ -8,6 +8,14 @@ from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.planner import prices_full_load
+from assistant.offline.render.costs import (
+    billed_as,
+    budget_line,
+    cheaper_per_token_line,
+    cheapest_usd,
+    full_load_lines,
+    unconverted_lines,
+)
 from assistant.offline.render.details import details_title
 from assistant.offline.render.results import (
     CallResult,
@@ -80,7 +88,7 @@ def _priced_meeting(
         return [], []
     options = recommend.result.get("options", [])
     meeting = [o for o in options if o.get("fits") and o.get("meets_targets")]
-    prices = _cheapest_usd(cost)
+    prices = cheapest_usd(cost)
     priced = [
         (prices[key], o)
         for o in meeting
@@ -119,42 +127,12 @@ def _recommended_lines(recommend: CallResult | None, cost: CallResult | None) ->
     unit = "total" if cheapest.get("training_hours") is not None else "per hour"
     lines = [
         _needs_line(cheapest, "Cheapest priced option that fits and meets the targets:")
-        + f" {price['_usd']:,.2f} USD {unit} on demand{_billed(price)} ({price.get('provider')}, "
+        + f" {price['_usd']:,.2f} USD {unit} on demand{billed_as(price)} ({price.get('provider')}, "
         f"{price.get('as_of')})."
     ]
     if cheapest is not best:
         lines.append(_needs_line(best, "Fewest GPUs, then fastest:"))
     return lines
-
-
-def budget_line(parsed: ParsedWorkload, cost: CallResult | None) -> str | None:
-    """Whether any priced on-demand option is within a USD budget per hour or per month."""
-    if parsed.budget_amount is None or parsed.budget_currency != "USD" or cost is None:
-        return None
-    field = {"hour": "usd_per_hour", "month": "usd_per_month"}.get(parsed.budget_period or "")
-    if field is None or cost.is_error:
-        return None
-    rows = [r for r in cost.result.get("rows", []) if r.get("tier") in (None, "on_demand")]
-    priced = [r for r in rows if isinstance(r.get(field), int | float)]
-    budget = f"Budget {parsed.budget_amount:,.2f} USD per {parsed.budget_period}"
-    if not priced:
-        return f"**{budget}:** no option is priced here, so it could not be checked."
-    cheapest = min(priced, key=lambda r: float(r[field]))
-    verdict = "within" if float(cheapest[field]) <= parsed.budget_amount else "over"
-    label = f"{cheapest.get('count')}× {gpu_name(cheapest.get('gpu'))}{_billed(cheapest)}"
-    return (
-        f"**{budget}: {verdict}** — the cheapest priced option is {label} at "
-        f"{float(cheapest[field]):,.2f} USD per {parsed.budget_period} "
-        f"({cheapest.get('provider')}, {cheapest.get('as_of')})."
-    )
-
-
-def _billed(row: dict[str, Any]) -> str:
-    """' (billed as 8 GPUs)' when the provider rents more GPUs than the option uses."""
-    billed, count = row.get("billed_gpus"), row.get("count")
-    if isinstance(billed, int) and isinstance(count, int) and billed > count:
-        return f" (billed as {billed} GPUs: the smallest instance)"
-    return ""
 
 
 def verdict_lines(
@@ -268,28 +246,6 @@ def breakdown_table(call: CallResult) -> list[str]:
     return rows if len(rows) > 2 else []
 
 
-def _cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, Any]]:
-    """Cheapest on-demand USD row per (GPU, count), fresh rows before stale ones: serving rows
-    by `usd_per_hour`, training rows (under `training`) by their total `usd_cost`."""
-    best: dict[tuple[str, int], dict[str, Any]] = {}
-    if cost is None or cost.is_error:
-        return best
-    training = cost.result.get("training") or {}
-    candidates = [
-        *((row, row.get("usd_per_hour")) for row in cost.result.get("rows", [])),
-        *((row, row.get("usd_cost")) for row in training.get("rows", [])),
-    ]
-    for row, usd in candidates:
-        if usd is None or row.get("tier") not in (None, "on_demand"):
-            continue
-        key = (row.get("gpu", ""), int(row.get("count", 0)))
-        # A fresh price beats any stale one (the cost tool's freshness rule), then the lower.
-        rank = (bool(row.get("stale")), usd)
-        if key not in best or rank < (bool(best[key].get("stale")), best[key]["_usd"]):
-            best[key] = {**row, "_usd": usd}
-    return best
-
-
 def options_table(
     recommend: CallResult, cost: CallResult | None, limit: int = 5, full_load: bool = False
 ) -> list[str]:
@@ -300,7 +256,7 @@ def options_table(
     options = recommend.result.get("options", [])[:limit]
     if not options:
         return []
-    prices = _cheapest_usd(cost)
+    prices = cheapest_usd(cost)
     training = is_training([recommend]) or any(o.get("training_hours") is not None for o in options)
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
     speed = "tok/s per user (one user)" if full_load else "tok/s per user"
@@ -352,69 +308,6 @@ def options_table(
         cells.append(usd)
         rows.append("| " + " | ".join(cells) + " |")
     return rows
-
-
-def cheaper_per_token_line(
-    memory: list[CallResult], cost: CallResult | None, full_load: bool
-) -> list[str]:
-    """When two or more named configurations were sized and priced per token: which one is
-    cheaper per million output tokens, with both figures (the cheapest on-demand row of each)."""
-    prices = _cheapest_usd(cost)
-    priced: list[tuple[float, str]] = []
-    for call in memory:
-        if call.is_error or call.arguments.get("gpu") is None:
-            continue
-        key = (str(call.arguments["gpu"]), int(call.arguments.get("gpus", 1)))
-        per_million = (prices.get(key) or {}).get("usd_per_million_tokens")
-        if per_million is not None:
-            priced.append((float(per_million), config_label(call.arguments)))
-    if len(priced) < 2:
-        return []
-    priced.sort()
-    (best, label), others = priced[0], priced[1:]
-    versus = "; ".join(f"{value:,.3f} on {name}" for value, name in others)
-    load = " at full load" if full_load else ""
-    return [
-        f"**Cheaper per million output tokens{load}: {label}** — {best:,.3f} USD/M vs {versus} "
-        "(cheapest on-demand price of each; table below)."
-    ]
-
-
-def unconverted_lines(cost: CallResult | None) -> list[str]:
-    """EUR offers the cost tool could not compare in USD (no exchange rate), said where the
-    cheapest option is, not only in the folded assumptions: the cost tool's own note."""
-    if cost is None or cost.is_error:
-        return []
-    notes = [cost.result.get("unconverted_note")]
-    notes.append((cost.result.get("training") or {}).get("unconverted_note"))
-    return [f"- Not compared in USD: {n}." for n in dict.fromkeys(notes) if n]
-
-
-def full_load_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
-    """How the $/M-token figures were priced when no load was stated: each priced option run
-    full (its KV cache's worth of sequences), with the speed each sequence then sees."""
-    if recommend is None or recommend.is_error or cost is None or cost.is_error:
-        return []
-    priced = {(r.get("gpu"), int(r.get("count", 0))) for r in cost.result.get("rows", [])}
-    parts: list[str] = []
-    for o in recommend.result.get("options", []):
-        sequences = int(o.get("full_load_sequences_per_replica") or 0)
-        tokens_per_s = o.get("full_load_tokens_per_s")
-        if (o.get("gpu"), int(o.get("count", 0))) not in priced or not sequences:
-            continue
-        if tokens_per_s is None:
-            continue
-        each = tokens_per_s / (sequences * max(int(o.get("dp") or 1), 1))
-        parts.append(
-            f"{o.get('count')}× {gpu_name(o.get('gpu'))} {sequences:,} concurrent sequences "
-            f"per replica at {each:,.1f} tok/s each ({tokens_per_s:,.0f} tok/s in all)"
-        )
-    if not parts:
-        return []
-    return [
-        "No load stated: $/M output tokens are priced at full load (every KV slot in use), "
-        "not at one user: " + "; ".join(parts)
-    ]
 
 
 def follow_ups(parsed: ParsedWorkload) -> list[str]:
