@@ -12,12 +12,7 @@ so every figure shown is a tool figure converted for display. Memory is shown in
 bytes, as nvidia-smi reports), one unit family per table.
 """
 
-from assistant.offline.render.answer import (
-    headline_option,
-    options_table,
-    render_answer,
-    render_question,
-)
+from assistant.offline.render.answer import headline_option, render_answer, render_question
 from assistant.offline.render.details import (
     DETAILS_TOPIC,
     FoldedAnswer,
@@ -25,6 +20,7 @@ from assistant.offline.render.details import (
     split_details,
 )
 from assistant.offline.render.results import CallResult, bytes_from, per_gpu_figure
+from assistant.offline.render.tables import options_table
 
 __all__ = [
     "DETAILS_TOPIC",
