@@ -10,9 +10,14 @@ tool warnings — stays under "Assumptions" above it.
 Results arrive in the registry's compact form (`*_GB` = 10^9 bytes; `breakdown` values in bytes),
 so every figure shown is a tool figure converted for display. Memory is shown in GiB (2^30
 bytes, as nvidia-smi reports), one unit family per table.
+
+One job per module: `results` (reading compact results, shared labels), `verdict` (the lines
+an answer leads with), `costs` (budget, $/M-token and unconverted-offer lines), `tables` (key
+figures, memory breakdown, options), `assumptions` (defaults filled in, what to ask next),
+`details` (the fold), `answer` (the whole turn's Markdown).
 """
 
-from assistant.offline.render.answer import headline_option, render_answer, render_question
+from assistant.offline.render.answer import render_answer, render_question
 from assistant.offline.render.details import (
     DETAILS_TOPIC,
     FoldedAnswer,
@@ -21,6 +26,7 @@ from assistant.offline.render.details import (
 )
 from assistant.offline.render.results import CallResult, bytes_from, per_gpu_figure
 from assistant.offline.render.tables import options_table
+from assistant.offline.render.verdict import headline_option
 
 __all__ = [
     "DETAILS_TOPIC",

@@ -1,0 +1,197 @@
+"""The verdict lines an answer leads with: fits or not per configuration sized, the
+recommender's layout when a named one does not fit, and the option to lead with when no GPU was
+named (cheapest priced option that fits and meets the targets).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from assistant.offline.render.costs import billed_as, cheapest_usd
+from assistant.offline.render.results import (
+    CallResult,
+    bytes_from,
+    config_label,
+    error_text,
+    gib,
+    gpu_name,
+    is_training,
+    per_gpu_figure,
+    plain_data_parallel,
+)
+
+
+def _fitting_layout_within(
+    recommend: CallResult | None, gpu_id: str | None, count: int
+) -> dict[str, Any] | None:
+    """The recommender's first fitting option on `gpu_id` with at most `count` GPUs."""
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in recommend.result.get("options", []):
+        if option.get("gpu") == gpu_id and option.get("fits") and option.get("count", 0) <= count:
+            return dict(option)
+    return None
+
+
+def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -> str | None:
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in [*recommend.result.get("options", []), *recommend.result.get("rejected", [])]:
+        if option.get("gpu") == gpu_id and option.get("count") == count and option.get("fits"):
+            kv = bytes_from(option, "kv_cache_capacity")
+            tokens = option.get("kv_cache_capacity_tokens")
+            if kv is not None:
+                text = gib(kv)
+                return text + (f" ({int(tokens):,} tokens)" if tokens is not None else "")
+    return None
+
+
+def _larger_fitting_option(
+    recommend: CallResult | None, gpu_id: str | None, count: int
+) -> dict[str, Any] | None:
+    """The recommender's fitting option on `gpu_id` with more GPUs than `count`, if any."""
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in recommend.result.get("options", []):
+        if option.get("gpu") == gpu_id and option.get("fits") and option.get("count", 0) > count:
+            return dict(option)
+    return None
+
+
+def _needs_line(option: dict[str, Any], verb: str = "Needs", why: str = "") -> str:
+    label = f"{option['count']}× {gpu_name(option.get('gpu'))}"
+    layout = f"TP {option.get('tp')} × PP {option.get('pp')} × {option.get('dp')} replica(s)"
+    tokens = option.get("kv_cache_capacity_tokens")
+    kv = "" if not tokens else f", {int(tokens):,} KV-cache tokens per replica"
+    per_gpu = gib(bytes_from(option, "per_gpu"))
+    return f"**{verb} {label}**{why} ({layout}) — {per_gpu} per GPU{kv}."
+
+
+def _priced_meeting(
+    recommend: CallResult | None, cost: CallResult | None
+) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    """The recommender's options that fit and meet the targets, and those of them priced
+    (cheapest on-demand row, option) pairs."""
+    if recommend is None or recommend.is_error:
+        return [], []
+    options = recommend.result.get("options", [])
+    meeting = [o for o in options if o.get("fits") and o.get("meets_targets")]
+    prices = cheapest_usd(cost)
+    priced = [
+        (prices[key], o)
+        for o in meeting
+        if (key := (str(o.get("gpu", "")), int(o.get("count", 0)))) in prices
+    ]
+    return meeting, priced
+
+
+def headline_option(recommend: CallResult | None, cost: CallResult | None) -> dict[str, Any] | None:
+    """The option the answer leads with when no GPU was named: the cheapest priced option that
+    fits and meets the targets, else the recommender's first such option; None when none."""
+    meeting, priced = _priced_meeting(recommend, cost)
+    if priced:
+        return min(priced, key=lambda pair: float(pair[0]["_usd"]))[1]
+    return meeting[0] if meeting else None
+
+
+def recommended_lines(recommend: CallResult | None, cost: CallResult | None) -> list[str]:
+    """The verdict when no GPU was named: the recommender's first option (its ranking), the
+    cheapest priced fitting option when that differs, or why nothing qualifies."""
+    if recommend is None or recommend.is_error:
+        return []
+    meeting, priced = _priced_meeting(recommend, cost)
+    if not meeting:
+        fitting = [o for o in recommend.result.get("options", []) if o.get("fits")]
+        head = "No option meets every target" if fitting else "Nothing fits"
+        nearest = str(recommend.result.get("nearest_feasible") or "")
+        nearest = nearest.removeprefix("No configuration meets every target.").strip()
+        return [f"**{head}.**" + (f" {nearest}" if nearest else "")]
+    best = meeting[0]
+    if not priced:
+        return [_needs_line(best, "Recommended:", " (the recommender's first option)")]
+    # The recommender ranks without prices (fewest GPUs, then fastest), so the priced rows
+    # decide "cheapest"; the recommender's first option follows when it is another one.
+    price, cheapest = min(priced, key=lambda pair: float(pair[0]["_usd"]))
+    unit = "total" if cheapest.get("training_hours") is not None else "per hour"
+    lines = [
+        _needs_line(cheapest, "Cheapest priced option that fits and meets the targets:")
+        + f" {price['_usd']:,.2f} USD {unit} on demand{billed_as(price)} ({price.get('provider')}, "
+        f"{price.get('as_of')})."
+    ]
+    if cheapest is not best:
+        lines.append(_needs_line(best, "Fewest GPUs, then fastest:"))
+    return lines
+
+
+def verdict_lines(
+    memory: list[CallResult],
+    recommend: CallResult | None,
+    cost: CallResult | None = None,
+    breakdown_below: bool = True,
+) -> list[str]:
+    """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
+    configuration does not fit but the recommender found a larger one on the same GPU, that
+    answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
+    GPU named, the recommender's option leads and the one-GPU need follows. GPUs with the same
+    need and budget (a '24 GB GPU' matches several) share one line."""
+    # Each entry is a finished line, or the key of a "does not fit" line shared by GPUs.
+    entries: list[str | tuple[str, str, str]] = []
+    not_fitting: dict[tuple[str, str, str], list[str]] = {}
+    for call in memory:
+        if call.is_error:
+            if call.arguments.get("gpu") is None:
+                entries += recommended_lines(recommend, cost)
+            entries.append(f"- Could not size {config_label(call.arguments)}: {error_text(call)}")
+            continue
+        r = call.result
+        needed = bytes_from(r, "per_gpu")
+        budget = per_gpu_figure(r, "budget")
+        headroom = bytes_from(r, "headroom")
+        label = config_label(call.arguments)
+        if call.arguments.get("gpu") is None or r.get("fits") is None:
+            entries += recommended_lines(recommend, cost)
+            below = "; breakdown below" if breakdown_below else ""
+            entries.append(
+                f"Needs {gib(needed)} of GPU memory for this load on a single GPU (weights, "
+                f"KV cache and runtime{below})."
+            )
+            continue
+        count = int(call.arguments.get("gpus", 1))
+        if r.get("fits"):
+            training = is_training([call])
+            kv = None if training else _kv_capacity(recommend, call.arguments.get("gpu"), count)
+            extra = f"; KV-cache capacity {kv}" if kv else f"; {gib(headroom)} headroom per GPU"
+            entries.append(
+                f"**Fits on {label}** — needs {gib(needed)} of {gib(budget)} per GPU{extra}."
+            )
+            continue
+        larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
+        within = None
+        if plain_data_parallel(call):
+            # The recommender shards with TP/PP where plain replicas cannot: its layout on the
+            # GPUs named is the answer, the replicated estimate says why it is not plain DP.
+            within = _fitting_layout_within(recommend, call.arguments.get("gpu"), count)
+            label += " as plain data parallelism (whole training state on every GPU)"
+        if within is not None:
+            entries.append(
+                _needs_line(
+                    within, "Fits as", f", the recommender's layout within the {count} named"
+                )
+            )
+        elif larger is not None:
+            entries.append(_needs_line(larger))
+        key = (gib(needed), gib(budget), gib(None if headroom is None else -headroom))
+        if key not in not_fitting:
+            entries.append(key)
+        not_fitting.setdefault(key, []).append(label)
+    lines: list[str] = []
+    for entry in entries:
+        if isinstance(entry, str):
+            lines.append(entry)
+            continue
+        needed_text, budget_text, over_text = entry
+        lines.append(
+            f"**Does not fit on {', '.join(not_fitting[entry])}** — needs {needed_text} per GPU, "
+            f"budget {budget_text} ({over_text} over)."
+        )
+    return lines
