@@ -40,10 +40,12 @@ def per_gpu_figure(result: dict[str, Any], name: str) -> float | None:
 
 
 def gib(num_bytes: float | None) -> str:
+    """Bytes as GiB text with one decimal (2^30 bytes, as nvidia-smi reports); 'n/a' for None."""
     return "n/a" if num_bytes is None else format_bytes(num_bytes, "GiB", 1)
 
 
 def gpu_name(gpu_id: str | None) -> str:
+    """A GPU's catalog name without 'NVIDIA ' (its id when not catalogued); 'one GPU' for None."""
     if gpu_id is None:
         return "one GPU"
     gpu = get_catalog().gpus.get(gpu_id)
@@ -51,6 +53,7 @@ def gpu_name(gpu_id: str | None) -> str:
 
 
 def config_label(arguments: dict[str, Any]) -> str:
+    """A sized configuration from its call's arguments: '2× H100 SXM5 with ZeRO-3', 'one GPU'."""
     count = int(arguments.get("gpus", 1))
     if arguments.get("gpu") is None:  # sized without a GPU named: no "1× one GPU"
         return "one GPU" if count == 1 else f"{count} GPUs"
@@ -73,10 +76,12 @@ def plain_data_parallel(call: CallResult) -> bool:
 
 
 def is_training(calls: list[CallResult]) -> bool:
+    """Whether any call sizes a training task (full, LoRA, QLoRA) rather than serving."""
     return any(c.arguments.get("task") in ("full", "lora", "qlora") for c in calls)
 
 
 def error_text(call: CallResult) -> str:
+    """A failed call's error on one line: 'field: problem' for each problem the tool listed."""
     r = call.result
     text = str(r.get("error") or r.get("problem") or "rejected")
     if r.get("field"):
