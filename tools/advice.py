@@ -19,15 +19,12 @@ from tools.performance import (
     PREFILL_MFU,
     TRAINING_MFU,
 )
-from tools.units import format_bytes, format_count
+from tools.units import format_count
+from tools.units import format_gib as _gib
 from tools.workload import Workload
 
 if TYPE_CHECKING:
     from tools.recommend import Option
-
-
-def _gib(n: float) -> str:
-    return format_bytes(n, "GiB", 1)
 
 
 def fp8_kv_saving(kv_dtype: str | None) -> str | None:

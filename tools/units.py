@@ -31,6 +31,12 @@ def format_bytes(num_bytes: float, unit: ByteUnit = "GiB", digits: int = 2) -> s
     return f"{to_unit(num_bytes, unit):,.{digits}f} {unit}"
 
 
+def format_gib(num_bytes: float) -> str:
+    """Bytes as GiB with one decimal ("45.4 GiB"): the unit of the recommender's and the
+    advice notes' prose, matching nvidia-smi."""
+    return format_bytes(num_bytes, "GiB", 1)
+
+
 def format_count(n: float, digits: int = 2) -> str:
     """Format a large count (parameters, tokens) with an SI suffix: 8.03B, 131k."""
     for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):

@@ -13,11 +13,11 @@ from tools.pricing import RankingPrices
 from tools.recommend.inference import _inference_option
 from tools.recommend.layouts import _node_size, _tp_candidates
 from tools.recommend.memory_calls import _arch, _memory_request, estimate_memory
-from tools.recommend.models import Option, _gib
+from tools.recommend.models import Option
+from tools.units import format_gib as _gib
 from tools.workload import Constraints, Workload
 
 _SIXTEEN_BIT = ("bf16", "fp16", "fp32")
-MAX_LISTED_GPUS = 8  # GPU types named in one note before "+N more"
 
 
 SEQUENCE_STEP = 256

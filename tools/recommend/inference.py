@@ -12,10 +12,11 @@ from tools.performance import ModelOnGpus, decode_step, prefill_time, static_bat
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
-from tools.recommend.models import Option, _gib
+from tools.recommend.models import Option
 from tools.recommend.prices import _hourly_cost
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
+from tools.units import format_gib as _gib
 from tools.workload import Workload
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from tools.units import format_bytes
-
 
 class Option(BaseModel):
     """One configuration of one GPU type: layout, memory, KV capacity, speed, cost, reasons."""
@@ -93,7 +91,3 @@ class Recommendation(BaseModel):
         description="The memory calculator's warnings about the request (e.g. a context above "
         "the model's maximum).",
     )
-
-
-def _gib(n: float) -> str:
-    return format_bytes(n, "GiB", 1)

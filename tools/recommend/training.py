@@ -12,8 +12,9 @@ from tools.performance import training_time
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
-from tools.recommend.models import Option, _gib
+from tools.recommend.models import Option
 from tools.recommend.prices import _hourly_cost
+from tools.units import format_gib as _gib
 from tools.workload import Workload
 
 
