@@ -52,7 +52,7 @@ def test_utilization_above_one_names_the_flag_and_the_bound(
 
 
 def test_active_hours_above_a_month_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
-    # 730 h = 8,760 h a year / 12, the billing month (tools/cost.HOURS_PER_MONTH).
+    # 730 h = 8,760 h a year / 12, the billing month (tools.cost.HOURS_PER_MONTH).
     line = _fails(capsys, "cost", "--gpu", "h100", "--active-hours", "800")
     assert "--active-hours: 800.0 rejected" in line and "730" in line
 

@@ -330,7 +330,7 @@ def test_write_picks_html_from_the_extension(session: Conversation, tmp_path: Pa
 
 def test_summary_names_eur_offers_it_could_not_compare(session: Conversation) -> None:
     # QA round 2, finding 5: the summary called a USD row "cheapest" while the table listed a
-    # cheaper-looking EUR row. The cost tool's own line (tools/cost.unconverted_note) is quoted.
+    # cheaper-looking EUR row. The cost tool's own line (tools/cost/currency.py) is quoted.
     note = (
         "1 offer in EUR (1 in the EU) not compared (no EUR→USD rate set); cheapest on_demand "
         "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour, as_of 2026-09-26"
