@@ -5,6 +5,7 @@ named (cheapest priced option that fits and meets the targets).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from assistant.offline.render.costs import billed_as, cheapest_usd
@@ -21,16 +22,23 @@ from assistant.offline.render.results import (
 )
 
 
+def _fitting_option(
+    recommend: CallResult | None, gpu_id: str | None, accept: Callable[[int], bool]
+) -> dict[str, Any] | None:
+    """The recommender's first fitting option on `gpu_id` whose GPU count `accept`s."""
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return None
+    for option in recommend.result.get("options", []):
+        if option.get("gpu") == gpu_id and option.get("fits") and accept(option.get("count", 0)):
+            return dict(option)
+    return None
+
+
 def _fitting_layout_within(
     recommend: CallResult | None, gpu_id: str | None, count: int
 ) -> dict[str, Any] | None:
     """The recommender's first fitting option on `gpu_id` with at most `count` GPUs."""
-    if recommend is None or recommend.is_error or gpu_id is None:
-        return None
-    for option in recommend.result.get("options", []):
-        if option.get("gpu") == gpu_id and option.get("fits") and option.get("count", 0) <= count:
-            return dict(option)
-    return None
+    return _fitting_option(recommend, gpu_id, lambda n: n <= count)
 
 
 def _kv_capacity(recommend: CallResult | None, gpu_id: str | None, count: int) -> str | None:
@@ -50,12 +58,7 @@ def _larger_fitting_option(
     recommend: CallResult | None, gpu_id: str | None, count: int
 ) -> dict[str, Any] | None:
     """The recommender's fitting option on `gpu_id` with more GPUs than `count`, if any."""
-    if recommend is None or recommend.is_error or gpu_id is None:
-        return None
-    for option in recommend.result.get("options", []):
-        if option.get("gpu") == gpu_id and option.get("fits") and option.get("count", 0) > count:
-            return dict(option)
-    return None
+    return _fitting_option(recommend, gpu_id, lambda n: n > count)
 
 
 def _needs_line(option: dict[str, Any], verb: str = "Needs", why: str = "") -> str:
