@@ -129,7 +129,9 @@ def user_price_file() -> Path | None:
     return path if path.is_file() else None
 
 
-def _book() -> PriceBook:
+def price_book() -> PriceBook:
+    """The built-in price catalog overlaid with the user's prices.toml (invalid file →
+    ToolInputError naming it)."""
     try:
         return load_price_book(user_price_file())
     except CatalogError as exc:
@@ -176,7 +178,7 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
         for gpu, o in zip(gpus, req.options, strict=True)
         if o.hours is not None
     ]
-    book = _book()
+    book = price_book()
     out: dict[str, Any] = {}
     # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
     freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)

@@ -409,8 +409,8 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "Smallest configuration per GPU type that fits and meets the targets, ranked.",
         "tools.workload",
         "Workload",
-        "tools.recommend",
-        "recommend",
+        "assistant.recommend_tool",
+        "run_recommend",
         _WORKLOAD_HIDDEN,
     ),
     _LazyTool(

@@ -89,6 +89,11 @@ class Constraints(BaseModel):
         description="'eu': rank by EU-region prices only.",
     )
 
+    @property
+    def eu_only(self) -> bool:
+        """True when the region asks for EU prices only ('eu' or 'europe')."""
+        return (self.region or "").strip().lower() in ("eu", "europe")
+
 
 class Workload(ModelChoice):
     """An inference or training workload to size, with targets and constraints.

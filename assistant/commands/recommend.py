@@ -137,11 +137,11 @@ def option_record(option: Any, training: bool) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tools.recommend import recommend
+    from assistant.recommend_tool import run_recommend
     from tools.workload import validate_workload
 
     workload = validate_workload(workload_arguments(args))
-    result = recommend(workload)
+    result = run_recommend(workload)
     training = workload.is_training
     assumptions = result.assumptions  # the defaulted request lengths lead them
     if args.json:

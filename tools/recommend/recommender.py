@@ -67,7 +67,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     configuration is priced at its cheapest rentable price (`RankingPrices.configuration`).
     """
     if prices is None:
-        eu_only = (workload.constraints.region or "").strip().lower() in ("eu", "europe")
+        eu_only = workload.constraints.eu_only
         prices = catalog_ranking_prices(eu_only=eu_only)
     price_notes = [
         "Prices for ranking and budgets: each configuration at its cheapest current on-demand "
