@@ -168,21 +168,38 @@ def test_cheapest_objective_ranks_by_configuration_price() -> None:
 
 
 def test_budget_rejects_dearer_and_unpriced_options_with_reasons() -> None:
-    # Only L4 rows are given (g2-standard-4: 0.8199 USD/h per 1-GPU VM): the H100 cannot be
-    # confirmed within the 1.00 USD/h budget, so it does not meet it.
+    # Only L4 rows are given (g2-standard-4: 1 GPU, 0.8199 USD/h; g2-standard-48: 4 GPUs,
+    # 4.001665 USD/h): the H100 cannot be confirmed within the 1.00 USD/h budget, so it does not
+    # meet it. One L4 cannot hold 10 users of Llama-3.1-8B bf16: weights 2 × 8,030,261,248 B =
+    # 14.96 GiB + KV 10 × 4,096 × 131,072 B = 5.00 GiB → 19.96 GiB > 0.9 × 22 GiB (AWS g6 usable
+    # per L4) = 19.8 GiB, before activations. Every L4 layout has ≥ 2 GPUs, so ≥ 2 × 0.8199 =
+    # 1.64 USD/h > 1.00: each priced one is dearer than the budget and says so.
     g2 = _row("google-cloud-g2-standard-4-l4-on-demand", **G2_STANDARD_4)
+    g2_48 = _row(
+        "google-cloud-g2-standard-48-l4-on-demand",
+        gpus_per_instance=4,
+        price_per_instance_hour=4.001665,
+        as_of="2026-09-19",
+    )
     workload = Workload(
         model="llama-3.1-8b",
         users=10,
         constraints={"only_gpus": ["l4", "h100-sxm"], "budget_usd_per_hour": 1.0},
     )
-    result = recommend(workload, RankingPrices(rows=(g2,), today=TODAY))
+    result = recommend(workload, RankingPrices(rows=(g2, g2_48), today=TODAY))
     h100 = next(o for o in result.options if o.gpu == "h100-sxm")
     assert not h100.meets_targets
     assert any("budget not checked" in r for r in h100.reasons)
     l4 = next(o for o in result.options if o.gpu == "l4")
-    if l4.usd_per_hour is not None and l4.usd_per_hour > 1.0:
-        assert any("> budget $1.00/h" in r for r in l4.reasons)
+    # TP 2 needs one machine with ≥ 2 L4: one g2-standard-48, billed whole at 4.001665 USD/h.
+    assert (l4.count, l4.tp, l4.price_id) == (2, 2, "google-cloud-g2-standard-48-l4-on-demand")
+    assert l4.usd_per_hour == pytest.approx(4.001665)
+    assert not l4.meets_targets and "costs $4.00/h > budget $1.00/h" in l4.reasons
+    priced = [o for o in [*result.options, *result.rejected] if o.gpu == "l4" and o.usd_per_hour]
+    assert priced and all(o.count >= 2 and o.usd_per_hour >= 2 * 0.8199 for o in priced)
+    for option in priced:
+        assert not option.meets_targets
+        assert any("> budget $1.00/h" in r for r in option.reasons), option
 
 
 def test_without_given_prices_the_catalog_is_used_and_said() -> None:
