@@ -81,7 +81,12 @@ def test_zero3_lora_gathers_the_frozen_base_without_gradients() -> None:
     sharded = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="lora", zero=3, gpus=8))
     base = plain.components[0]
     assert base.name == "weights"
-    adapters = base.bytes_per_gpu - 16_060_522_496  # Llama 3.1 8B: 8,030,261,248 × 2 B
+    # LoRA adapters, r·(in + out) per matrix (arXiv 2106.09685) at the default rank 8 (PEFT
+    # LoraConfig r=8) on q, k, v, o, gate, up, down: 4096+4096, 4096+1024, 4096+1024,
+    # 4096+4096, 2 × (4096+14336), 14336+4096 = 81,920 per rank per layer → 8 × 81,920 × 32
+    # layers = 20,971,520 parameters, bf16: 41,943,040 B.
+    adapters = 8 * 81_920 * 32 * 2
+    assert base.bytes_per_gpu == 16_060_522_496 + adapters  # Llama 3.1 8B: 8,030,261,248 × 2 B
     assert sharded.breakdown["weights"] == (
         -(-16_060_522_496 // 8) + (head + layer) * 2 + round(adapters / 8)
     )
