@@ -11,3 +11,26 @@ pinning openai<3: tests then exercise the exact client the product ships with.
 import httpx2
 
 httpx2.alias_httpx()
+
+
+import pytest  # noqa: E402  (after the alias above, which must run before httpx is imported)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tests never read the developer's own settings, prices.toml or sessions: platformdirs
+    resolves the config and data dirs under XDG_* on Linux, so point them at an empty temporary
+    folder, and drop the settings' environment variables. A test that needs them sets them."""
+    home = tmp_path_factory.mktemp("user-dirs")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    for name in (
+        "GPU_SIZER_CONFIG_DIR",
+        "GPU_SIZER_EUR_TO_USD",
+        "GPU_SIZER_MODEL",
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+    ):
+        monkeypatch.delenv(name, raising=False)
