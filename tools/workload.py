@@ -36,7 +36,7 @@ from tools.errors import ToolInputError, from_validation_error
 from tools.memory.model import resolve_model
 from tools.memory.request import ModelChoice
 
-Objective = Literal["cheapest", "fastest", "fewest_gpus"]
+Objective = Literal["cheapest", "cheapest_per_token", "fastest", "fewest_gpus"]
 Batching = Literal["continuous", "static"]
 
 # Request lengths when the user gives none: the shape shared with the memory tool
@@ -200,7 +200,8 @@ class Workload(ModelChoice):
     # --- ranking and constraints ---
     objective: Objective = Field(
         default="cheapest",
-        description="Ranking; cheapest without prices falls back to fewest_gpus.",
+        description="cheapest: $/h; cheapest_per_token: $/M output tokens at full load; "
+        "no prices: fewest_gpus.",
     )
     constraints: Constraints = Field(default_factory=Constraints)
 

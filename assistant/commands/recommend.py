@@ -68,7 +68,9 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lora-rank", dest="lora_rank", type=int)
     parser.add_argument("--zero", type=int, choices=[0, 1, 2, 3])
     parser.add_argument("--checkpointing", action=argparse.BooleanOptionalAction, default=None)
-    parser.add_argument("--objective", choices=["cheapest", "fastest", "fewest_gpus"])
+    parser.add_argument(
+        "--objective", choices=["cheapest", "cheapest_per_token", "fastest", "fewest_gpus"]
+    )
     parser.add_argument("--max-gpus", dest="max_gpus", type=int)
     parser.add_argument("--only", nargs="+", dest="only_gpus", metavar="GPU")
     parser.add_argument("--exclude", nargs="+", dest="exclude_gpus", metavar="GPU")

@@ -1,5 +1,6 @@
 """Choosing and ordering options: the best layout of one GPU type (`_best`) and the order of
-GPU types by the objective (`_rank_key`: smallest, cheapest or fastest).
+GPU types by the objective (`_rank_key`: smallest, cheapest per hour, cheapest per token or
+fastest).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from tools.pricing import RankingPrices
 from tools.recommend.models import Option
 from tools.workload import Workload
 
+SECONDS_PER_HOUR = 3_600
+
 
 def _speed_key(o: Option) -> float:
     """Larger is faster: per-user decode tok/s when serving, −hours when training."""
@@ -19,9 +22,31 @@ def _speed_key(o: Option) -> float:
     return o.decode_tokens_per_s_per_seq or 0.0
 
 
+def usd_per_million_output_tokens(o: Option) -> float | None:
+    """USD per million output tokens of a serving option at full load: usd_per_hour /
+    (full_load_tokens_per_s × 3,600 s) × 10⁶ (None when unpriced or without a throughput).
+    The figure `gpu-sizer cost` bills a fully used configuration at (tools/cost/serving.py)."""
+    if o.usd_per_hour is None or not o.full_load_tokens_per_s:
+        return None
+    return o.usd_per_hour / (o.full_load_tokens_per_s * SECONDS_PER_HOUR) * 1e6
+
+
+def _per_token_cost(o: Option) -> float:
+    """What "cheapest_per_token" minimises: USD per million output tokens at full load when
+    serving; when training (a fixed token count), the job's USD (usd_per_hour × hours), which
+    is the same order as USD per training token. Unpriced: infinity (ranks last)."""
+    if o.usd_per_hour is None:
+        return math.inf
+    if o.training_hours is not None:
+        return o.usd_per_hour * o.training_hours
+    per_m = usd_per_million_output_tokens(o)
+    return math.inf if per_m is None else per_m
+
+
 def _best(w: Workload, options: list[Option]) -> Option:
     """The smallest option meeting targets (the cheapest one when ranking by price and one is
-    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; the
+    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; the one
+    with the lowest USD per million output tokens at full load for "cheapest_per_token"; the
     fastest one — per-user decode speed, or training hours — for objective "fastest"); else a
     fitting one that misses the fewest targets (within max_gpus first; a training deadline
     missed by the least; then fewest GPUs); else the largest tried (short by the least)."""
@@ -36,6 +61,12 @@ def _best(w: Workload, options: list[Option]) -> Option:
                 o.count,
                 -(o.decode_tokens_per_s_per_seq or 0),
             ),
+        )
+    priced = [o for o in meeting if math.isfinite(_per_token_cost(o))]
+    if priced and w.objective == "cheapest_per_token":
+        return min(
+            priced,
+            key=lambda o: (_per_token_cost(o), o.count, -(o.decode_tokens_per_s_per_seq or 0)),
         )
     if meeting:
         return min(meeting, key=lambda o: (o.count, -(o.decode_tokens_per_s_per_seq or 0)))
@@ -63,6 +94,8 @@ def _rank_key(objective: str, prices: RankingPrices) -> Any:
         if objective == "cheapest" and prices.rows:
             cost = o.usd_per_hour if o.usd_per_hour is not None else math.inf
             return (*head, cost, o.count, -speed(o))
+        if objective == "cheapest_per_token" and prices.rows:
+            return (*head, _per_token_cost(o), o.count, -speed(o))
         return (*head, o.count, -speed(o))
 
     return key

@@ -1,6 +1,7 @@
 """`recommend()`: every allowed GPU's layouts evaluated (smallest first until no larger one can do
-better; every one for "fastest"), the best per GPU ranked by the objective, and the notes,
-assumptions and memory-calculator warnings assembled into a `Recommendation`.
+better; every one for "fastest" and "cheapest_per_token"), the best per GPU ranked by the
+objective, and the notes, assumptions and memory-calculator warnings assembled into a
+`Recommendation`.
 """
 
 from __future__ import annotations
@@ -33,8 +34,10 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
     options: list[Option] = []
     fewest_meeting: int | None = None
     # "fastest" tries every layout: a larger tensor-parallel group decodes each token faster
-    # (and more GPUs train sooner), so the smallest layout that meets the targets is not it.
-    every_layout = w.objective == "fastest"
+    # (and more GPUs train sooner), so the smallest layout that meets the targets is not it;
+    # "cheapest_per_token" likewise: a larger group frees more memory for KV cache, runs a
+    # larger batch and can cost less per token although more per hour (QA round 3, B).
+    every_layout = w.objective in ("fastest", "cheapest_per_token")
     if not w.is_training:
         for tp, pp in _layouts(w, gpu, _arch(w)):
             if not every_layout and fewest_meeting is not None and tp * pp >= fewest_meeting:
