@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 
 from tools.catalog import GpuSpec
+from tools.memory.request import MemoryEstimate
 from tools.performance import ModelOnGpus, decode_step, prefill_time, static_batching_factor
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit
@@ -25,6 +26,18 @@ def _decode_at(mg: ModelOnGpus, batch: int, context: int) -> float:
     return 1.0 / decode_step(mg, batch, context).seconds
 
 
+def _kv_bytes_per_token_at_context(est: MemoryEstimate, kv_one_seq: int, ctx: int) -> float:
+    """KV bytes per GPU one token costs in sequences of `ctx` tokens: one sequence's KV cache
+    over its tokens. Sliding-window layers (gpt-oss, Gemma 2, Mistral) hold at most the window,
+    so at a long context a token costs less than the full-attention per-token rate (gpt-oss-120b
+    at 32k: (18 × 32,768 + 18 × 128) × 2,048 B / 32,768 ≈ 37,008 B, not 73,728 B). The lower of
+    the two: vLLM's 16-token blocks round a sequence up, which must not raise the rate."""
+    full_rate = float(est.kv_cache_bytes_per_token_per_gpu or 1)
+    if kv_one_seq <= 0 or ctx <= 0:
+        return full_rate
+    return min(full_rate, kv_one_seq / ctx)
+
+
 def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: RankingPrices) -> Option:
     est = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 1))
     ctx = w.context_tokens
@@ -33,8 +46,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     # per_gpu − kv_cache, and the KV cache may grow into the rest of the engine's budget.
     non_kv = est.per_gpu_bytes - kv_one_seq
     capacity = int(est.budget_bytes_per_gpu - non_kv)
-    per_token = est.kv_cache_bytes_per_token_per_gpu or 1
-    capacity_tokens = max(0, int(capacity // per_token))
+    capacity_tokens = max(0, int(capacity // _kv_bytes_per_token_at_context(est, kv_one_seq, ctx)))
     # Each further sequence adds its KV cache and whatever else the memory calculator scales
     # with the batch (the sampled logits, 6·V bytes each): est(2) − est(1), so the concurrency
     # planned here is one the memory tool also finds within the budget.
