@@ -21,6 +21,7 @@ from tools.memory.activations import (
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, normalize_format
 from tools.memory.kv_cache import (
     VLLM_BLOCK_TOKENS,
+    engine_kv_dtype_warning,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
 )
@@ -437,6 +438,9 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         )
     kv_dtype = req.kv_dtype or DEFAULT_KV_DTYPE
     context = _context(req, arch, parts)
+    kv_warning = engine_kv_dtype_warning(engine, kv_dtype)
+    if not req.is_training and kv_warning:
+        parts.warnings.append(kv_warning)
     if not req.is_training and req.zero:
         parts.warnings.append("zero applies to training only; ignored for inference")
     if not req.is_training and req.offload_optimizer:

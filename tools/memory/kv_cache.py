@@ -22,6 +22,25 @@ VLLM_BLOCK_TOKENS = 16
 """vLLM PagedAttention block size, tokens (vLLM engine args: `--block-size`, default 16)."""
 
 
+# vLLM docs, "Quantized KV Cache" (docs.vllm.ai/en/latest/features/quantization/
+# quantized_kvcache/): the quantized KV cache vLLM offers is FP8 (`kv_cache_dtype="fp8"`,
+# E4M3 or E5M2); no int8 KV cache is documented.
+VLLM_QUANTIZED_KV_DTYPES: tuple[str, ...] = ("fp8",)
+
+
+def engine_kv_dtype_warning(engine: str, kv_dtype: str) -> str | None:
+    """A warning when `engine` does not offer `kv_dtype` as a quantized KV cache (None if it
+    does, or nothing is documented against it). The byte size is still computed: int8 and fp8
+    both take 1 byte per element."""
+    if engine == "vllm" and kv_dtype == "int8":
+        return (
+            "kv_dtype int8 with engine=vllm: vLLM's quantized KV cache is fp8 only (vLLM docs, "
+            "'Quantized KV Cache': kv_cache_dtype='fp8'); the 1-byte size is the same, so "
+            "these figures hold for --kv-dtype fp8 (set in vLLM as --kv-cache-dtype fp8)"
+        )
+    return None
+
+
 def kv_heads_per_gpu(arch: Architecture, tp: int = 1) -> int:
     """KV heads each tensor-parallel rank holds: ceil(kv_heads / tp), at least one."""
     return -(-arch.num_kv_heads // tp)
