@@ -84,7 +84,11 @@ def test_plan_for_a_named_configuration() -> None:
     )
     assert planned[1] == PlannedCall("estimate_memory", {"params": 70e9, "gpu": "h200-sxm"})
     assert planned[2].name == "recommend"
-    assert planned[2].arguments["constraints"] == {"only_gpus": ["h100-sxm", "h200-sxm"]}
+    # The counts named (2 and 1) bound the recommender: it answers within the hardware said.
+    assert planned[2].arguments["constraints"] == {
+        "only_gpus": ["h100-sxm", "h200-sxm"],
+        "max_gpus": 2,
+    }
 
 
 def test_plan_maps_training_fields_to_the_workload_schema() -> None:

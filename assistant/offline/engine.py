@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.cost_tool import MAX_OPTIONS
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
+from assistant.offline.max_context import longest_context_calls
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import (
@@ -106,6 +107,11 @@ class OfflineEngine:
             self._registry = default_registry()
         return self._registry
 
+    def _call(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """One tool call through the registry, not recorded (a search step)."""
+        outcome = self.registry.call(name, arguments)
+        return outcome.result, outcome.is_error
+
     def _run(
         self, conversation: Conversation, planned: list[PlannedCall], parsed: ParsedWorkload
     ) -> tuple[list[Event], list[CallResult]]:
@@ -150,7 +156,7 @@ class OfflineEngine:
         partial: list[str] = []
         try:
             parsed = parse_workload(user_text, previous_workload(conversation))
-            planned = plan_tool_calls(parsed)
+            planned = longest_context_calls(parsed, plan_tool_calls(parsed), self._call)
             results: list[CallResult] = []
             text: str
             if not planned:

@@ -91,6 +91,18 @@ class ParsedWorkload(BaseModel):
     checkpointing: bool | None = None
     engine: str | None = Field(default=None, description="vllm, transformers or generic.")
     objective: str | None = Field(default=None, description="cheapest, fastest, fewest_gpus.")
+    capacity: bool = Field(
+        default=False,
+        description="'How many (8k chats / users / sequences) fit' asked: the answer is a count.",
+    )
+    max_context: bool = Field(
+        default=False,
+        description="'Max context' / 'longest context' asked: the answer is a length.",
+    )
+    alternatives: bool = Field(
+        default=False,
+        description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[str] = Field(
         default_factory=list, description="Missing facts that change the verdict."

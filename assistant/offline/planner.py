@@ -146,6 +146,11 @@ def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         constraints["only_gpus"] = named
     if parsed.gpu_count is not None and not parsed.gpus:
         constraints["max_gpus"] = parsed.gpu_count
+    counts = [m.count for m in parsed.gpus if m.count is not None]
+    if counts and not parsed.alternatives:
+        # "on 32 H100s" is the hardware the user has: the recommender answers within it
+        # (how it does against the targets), unless other options were asked for.
+        constraints["max_gpus"] = max(counts)
     if parsed.interconnects == ["nvlink"]:
         constraints["require_fast_interconnect"] = True
     if parsed.region is not None:
@@ -199,20 +204,28 @@ def zero3_alternative(
 
 def layout_memory_call(parsed: ParsedWorkload, option: dict[str, Any]) -> PlannedCall | None:
     """`estimate_memory` for the recommender's headline option (a compact option dict) when no
-    GPU was named and it spans several GPUs, so the per-GPU breakdown shown is the layout the
-    answer recommends, not one unsharded GPU. Serving sizes one replica (TP × PP GPUs) at its
-    share of the sequences; training the whole data-parallel group."""
-    named = parsed.gpus or described_gpus(parsed)
-    if named or not option.get("gpu") or int(option.get("count", 1)) < 2:
-        return None
+    GPU count was named and it spans several GPUs (or serves another load than the first memory
+    call), so the per-GPU breakdown shown is the layout the answer recommends, not one unsharded
+    GPU at one sequence. Serving sizes one replica (TP × PP GPUs) at the sequences it serves;
+    training the whole data-parallel group."""
+    counted = any(m.count is not None for m in parsed.gpus) or parsed.gpu_count is not None
+    if counted or not option.get("gpu"):
+        return None  # a count the user named is the configuration shown
     base = memory_calls(parsed)[0].arguments
+    serving = parsed.task in (None, "inference")
+    per_replica = option.get("sequences_per_replica")
+    per_replica = per_replica if isinstance(per_replica, int) and per_replica >= 1 else None
+    # One GPU at the load the first memory call already sized adds nothing; one GPU serving
+    # more sequences per replica than that call (a tokens/s target) is the figure to show.
+    other_load = serving and per_replica is not None and per_replica != base.get("batch", 1)
+    if int(option.get("count", 1)) < 2 and not other_load:
+        return None
     args: dict[str, Any] = {k: v for k, v in base.items() if k not in ("gpus", "tp")}
     tp, pp = int(option.get("tp") or 1), int(option.get("pp") or 1)
     args |= {"gpu": option["gpu"], "tp": tp, "pp": pp}
-    if parsed.task in (None, "inference"):
+    if serving:
         args["gpus"] = tp * pp
-        per_replica = option.get("sequences_per_replica")
-        if isinstance(per_replica, int) and per_replica >= 1 and "batch" in args:
+        if per_replica is not None:
             args["batch"] = per_replica
     else:
         args["gpus"] = int(option["count"])

@@ -33,6 +33,7 @@ from assistant.offline.parser.options import (
     extract_cost_per_token,
     extract_rank_and_flags,
 )
+from assistant.offline.parser.questions import extract_question_kind
 from assistant.offline.parser.task import extract_kv_dtype, extract_precision, extract_task
 from assistant.offline.parser.text import Text, normalise
 from assistant.offline.parser.training import (
@@ -60,6 +61,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     apply_nodes,
     extract_precision,
     extract_training_sequence_length,
+    extract_question_kind,
     extract_concurrency,
     extract_task,
     extract_context,

@@ -57,9 +57,11 @@ def _power_of_ten(m: re.Match[str]) -> str:
 
 def normalise(text: str) -> str:
     """Spellings the extractors would misread, rewritten before parsing: "8xH100" → "8x H100"
-    (the GPU name must start a word), "10^9" / "1e9" / "2×10^6" → plain digits (else "10^9
-    users" reads as 9 users)."""
+    (the GPU name must start a word), "2x4090" → "2x 4090", "10^9" / "1e9" / "2×10^6" →
+    plain digits (else "10^9 users" reads as 9 users)."""
     text = re.sub(r"(?<![\w.])(\d+)\s*([x×])(?=[a-z])", r"\1\2 ", text, flags=re.I)
+    # "2x4090": a small count before a four-digit GPU number ("2x 4090" already parses).
+    text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", r"\1\2 ", text, flags=re.I)
     text = re.sub(
         r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b",
         _power_of_ten,

@@ -15,6 +15,7 @@ from assistant.offline.render.costs import (
     unconverted_lines,
 )
 from assistant.offline.render.details import details_title
+from assistant.offline.render.questions import capacity_lines, max_context_lines
 from assistant.offline.render.results import (
     CallResult,
     config_label,
@@ -23,7 +24,12 @@ from assistant.offline.render.results import (
     plain_data_parallel,
 )
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
-from assistant.offline.render.verdict import recommended_lines, verdict_lines
+from assistant.offline.render.verdict import (
+    about_headline,
+    headline_option,
+    recommended_lines,
+    verdict_lines,
+)
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
@@ -41,7 +47,9 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     follow = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i > after]
     layout = next((c for c in follow if "pp" in c.arguments and not c.is_error), None)
     memory += [c for c in follow if "pp" not in c.arguments]
-    out: list[str] = verdict_lines(memory, recommend, cost, breakdown_below=layout is None)
+    out: list[str] = capacity_lines(parsed, memory, recommend)
+    out += max_context_lines(parsed, memory)
+    out += verdict_lines(memory, recommend, cost, breakdown_below=layout is None, layout=layout)
     out += cheaper_per_token_line(memory, cost, prices_full_load(parsed))
     if not memory:
         out += recommended_lines(recommend, cost)
@@ -66,7 +74,11 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
             full_load = prices_full_load(parsed) and cost is not None and not cost.is_error
             table = options_table(recommend, cost, full_load=full_load)
             out += _section("Best option per GPU", table)
-            notes = [f"- {n}" for n in recommend.result.get("notes", [])[:4]]
+            headline = None if parsed.gpus else headline_option(recommend, cost)
+            notes = [
+                f"- {about_headline(str(n), headline)}"
+                for n in recommend.result.get("notes", [])[:4]
+            ]
             out += ["", *notes] if notes else []
             if recommend.result.get("nearest_feasible"):
                 out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")

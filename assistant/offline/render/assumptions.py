@@ -24,7 +24,8 @@ def defaults_filled_in(
     lines: list[str] = []
     context = sized.get("context", ranked.get("context_tokens"))
     said_length = (parsed.context, parsed.prompt_tokens, parsed.output_tokens)
-    if context is not None and all(v is None for v in (*said_length, parsed.tokens_per_example)):
+    unsaid = all(v is None for v in (*said_length, parsed.tokens_per_example))
+    if context is not None and unsaid and not parsed.max_context:
         what = "Training sequence length" if training else "Context"
         lines.append(
             f"{what} not stated: sized at {int(context):,} tokens per sequence (tool default)"
@@ -77,11 +78,12 @@ def follow_ups(parsed: ParsedWorkload) -> list[str]:
     """What to ask next: the facts that were defaulted and would move the answer."""
     asks: list[str] = []
     inference = parsed.task in (None, "inference")
-    if parsed.context is None and parsed.prompt_tokens is None and inference:
+    said_length = parsed.context is not None or parsed.prompt_tokens is not None
+    if not said_length and inference and not parsed.max_context:
         asks.append("How long are prompts and answers (tokens)? The KV cache grows with both.")
     if parsed.context is None and parsed.tokens_per_example is None and not inference:
         asks.append("How long are the training sequences (tokens)? Activations grow with them.")
-    if inference and parsed.users is None and parsed.batch is None:
+    if inference and parsed.users is None and parsed.batch is None and not parsed.capacity:
         asks.append("How many users generate at the same time?")
     if parsed.weights is None and parsed.task != "full":
         asks.append("Which precision (bf16, fp8, int8, 4-bit AWQ/GPTQ, GGUF)?")

@@ -39,10 +39,19 @@ def breakdown_table(call: CallResult) -> list[str]:
     if not isinstance(breakdown, dict) or call.is_error:
         return []
     rows = ["| component | per GPU (GiB) |", "|---|---:|"]
+    adapters = bool(call.result.get("trainable_params")) and call.arguments.get("task") in (
+        "lora",
+        "qlora",
+    )
     for name, value in breakdown.items():
         if isinstance(value, int | float) and value:
             num_bytes = value * GB if name.endswith("_GB") else value
-            rows.append(f"| {name.removesuffix('_GB')} | {num_bytes / GiB:,.2f} |")
+            label = name.removesuffix("_GB")
+            if label == "weights" and adapters:
+                # The tool adds the LoRA adapter weights to the frozen base's (its formula:
+                # "+ adapters 2 B × N LoRA parameters"), while its assumption quotes the base.
+                label = "weights (base + adapters)"
+            rows.append(f"| {label} | {num_bytes / GiB:,.2f} |")
     return rows if len(rows) > 2 else []
 
 

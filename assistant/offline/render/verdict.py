@@ -20,6 +20,7 @@ from assistant.offline.render.results import (
     per_gpu_figure,
     plain_data_parallel,
 )
+from tools.catalog import get_catalog
 
 
 def _fitting_option(
@@ -131,6 +132,7 @@ def verdict_lines(
     recommend: CallResult | None,
     cost: CallResult | None = None,
     breakdown_below: bool = True,
+    layout: CallResult | None = None,
 ) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
@@ -154,6 +156,17 @@ def verdict_lines(
         if call.arguments.get("gpu") is None or r.get("fits") is None:
             entries += recommended_lines(recommend, cost)
             below = "; breakdown below" if breakdown_below else ""
+            if layout is not None and not layout.is_error:
+                # The recommended layout sized at the sequences it serves per replica: the
+                # figure the options table shows, not one sequence on one GPU.
+                batch = layout.arguments.get("batch")
+                load = "" if batch is None else f", {int(batch):,} sequences per replica"
+                entries.append(
+                    f"Needs {gib(bytes_from(layout.result, 'per_gpu'))} per GPU for this load on "
+                    f"the recommended layout ({config_label(layout.arguments)}{load}; "
+                    "breakdown below)."
+                )
+                continue
             entries.append(
                 f"Needs {gib(needed)} of GPU memory for this load on a single GPU (weights, "
                 f"KV cache and runtime{below})."
@@ -167,6 +180,7 @@ def verdict_lines(
             entries.append(
                 f"**Fits on {label}** — needs {gib(needed)} of {gib(budget)} per GPU{extra}."
             )
+            entries += _named_targets(recommend, call.arguments.get("gpu"), count)
             continue
         larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
         within = None
@@ -198,3 +212,38 @@ def verdict_lines(
             f"budget {budget_text} ({over_text} over)."
         )
     return lines
+
+
+def _named_targets(recommend: CallResult | None, gpu_id: str | None, count: int) -> list[str]:
+    """How the named configuration does against the targets (a deadline), from the recommender's
+    fitting option with exactly the named count: '32× H100 SXM5 misses a target: 25.7 h on 32
+    GPUs > deadline 24.0 h'. Empty when it meets them or the recommender did not size it."""
+    if recommend is None or recommend.is_error or gpu_id is None:
+        return []
+    for option in [*recommend.result.get("options", []), *recommend.result.get("rejected", [])]:
+        same = option.get("gpu") == gpu_id and option.get("count") == count
+        if same and option.get("fits"):
+            label = f"{count}× {gpu_name(gpu_id)}"
+            hours = option.get("training_hours")
+            took = "" if hours is None else f" ({float(hours):,.1f} h)"
+            if option.get("meets_targets"):
+                return [f"- {label} meets the targets{took}."] if hours is not None else []
+            reasons = "; ".join(str(r) for r in option.get("reasons", []))
+            return [f"**{label} misses a target**: {reasons or 'see the options below'}."]
+    return []
+
+
+def about_headline(note: str, headline: dict[str, Any] | None) -> str:
+    """A recommender note as shown under the answer's headline option: a note about one GPU
+    ("Fits on 1× NVIDIA H100 SXM5 … stop there") under a headline on another GPU or count says
+    which GPU it is about (tools/advice.py writes them for its own first single-GPU option)."""
+    if headline is None:
+        return note
+    for gpu in get_catalog().gpus.values():
+        if f"1× {gpu.name}" not in note:
+            continue
+        if gpu.id == headline.get("gpu") and int(headline.get("count", 0)) == 1:
+            return note
+        shown = f"{headline.get('count')}× {gpu_name(headline.get('gpu'))}"
+        return f"About 1× {gpu_name(gpu.id)}, not the {shown} recommended above: {note}"
+    return note

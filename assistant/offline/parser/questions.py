@@ -1,0 +1,43 @@
+"""What kind of answer the question asks for: a count ('how many 8k chats fit on one H100?'),
+a length ('max context for 70B on 2x 4090?'), or alternatives to the GPUs named. Read before
+the load and the lengths, so '8k chats' in a capacity question is a context, not 8,000 users."""
+
+from __future__ import annotations
+
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.lengths import set_context
+from assistant.offline.parser.text import Q, Text
+
+_SEQUENCE_NOUNS = (
+    r"(?:chats?|users?|sequences?|conversations?|requests?|sessions?|streams?|contexts?|"
+    r"clients?|agents?)"
+)
+
+
+def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
+    """Capacity, longest-context and alternatives questions (flags on `p`); a length inside a
+    capacity question ('8k chats', '8k-token sequences') is the context per sequence."""
+    adjectives = r"(?:(?:more|concurrent|simultaneous|parallel|active)\s+)*"
+    length = rf"(?:{Q}[\s-]*(?:tokens?[\s-]+)?(?:(?:context|ctx)[\s-]+)?)?"
+    for m in t.each(rf"\bhow\s+many\s+{adjectives}{length}(?P<noun>{_SEQUENCE_NOUNS})\b"):
+        p.capacity = True
+        said = m.group(1)
+        if said is not None:
+            before = p.context
+            set_context(p, said)
+            if p.context is not None and p.context != before:
+                noun = m.group("noun")
+                p.notes.append(
+                    f"'{said.strip()} {noun}' read as {noun} of {p.context:,} tokens each (the "
+                    "context per sequence), not a count of users: the answer is how many fit"
+                )
+    for _ in t.each(r"\bhow\s+many\b(?=.*\b(?:fit|fits|serve|handle|hold|run|support)\b)"):
+        p.capacity = True
+    ctx = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"
+    if t.each(
+        rf"\b(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+|usable\s+)?{ctx}\b"
+        rf"|\bhow\s+(?:long|large|big)\s+(?:of\s+)?(?:an?\s+)?{ctx}\b"
+    ):
+        p.max_context = True
+    if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
+        p.alternatives = True
