@@ -174,7 +174,7 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
         if o.hours is None
     ]
     jobs = [
-        TrainingCostInput(gpu=gpu, count=o.count, training_hours=o.hours)
+        TrainingCostInput(gpu=gpu, count=o.count, training_hours=o.hours, tp=o.tp)
         for gpu, o in zip(gpus, req.options, strict=True)
         if o.hours is not None
     ]

@@ -69,10 +69,21 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     w.add_argument("--ttft", type=positive_number, help="time-to-first-token target, seconds")
     w.add_argument("--task", choices=("inference", "full", "lora", "qlora"), default="inference")
     w.add_argument("--train-tokens", type=token_count, help="training tokens (training tasks)")
+    w.add_argument(
+        "--zero",
+        type=int,
+        choices=[0, 1, 2, 3],
+        help="ZeRO / FSDP sharding stage for data-parallel training",
+    )
     w.add_argument("--max-gpus", type=positive_int, help="most GPUs in one configuration")
     w.add_argument("--single-node", action="store_true", help="one server only")
     d = p.add_argument_group("one configuration given directly (no --model)")
-    d.add_argument("--count", type=positive_int, default=1, help="GPUs in the configuration")
+    d.add_argument(
+        "--count",
+        type=positive_int,
+        help="GPUs in the configuration (default 1; with --model and a training --task: the "
+        "job's GPU count, priced at its fastest layout of exactly that many, or refused)",
+    )
     d.add_argument(
         "--tokens-per-s",
         type=positive_number,
@@ -215,6 +226,7 @@ def _from_recommender(
         ("tokens_per_s", args.tokens_per_s),
         ("train_tokens", args.train_tokens),
         ("deadline_hours", args.deadline_hours),
+        ("zero", args.zero),
     ):
         if value is not None:
             data[key] = value
@@ -224,8 +236,13 @@ def _from_recommender(
         constraints["only_gpus"] = flt.gpus
     if args.max_gpus is not None:
         constraints["max_gpus"] = args.max_gpus
+    fixed_count = _fixed_training_count(args)
+    if fixed_count is not None:
+        # Every layout up to the count is evaluated ("fastest" tries them all), so the ones of
+        # exactly that many GPUs are among the recommender's options or rejected layouts.
+        constraints["max_gpus"] = fixed_count
     data["constraints"] = constraints
-    data["objective"] = "cheapest"
+    data["objective"] = "cheapest" if fixed_count is None else "fastest"
     prices = ranking_prices(book, flt, today, args.max_age_days)
     try:
         workload = validate_workload(data)
@@ -233,6 +250,14 @@ def _from_recommender(
         given = {**data, **{f"constraints.{k}": v for k, v in constraints.items()}}
         raise flag_error(exc, _FLAGS, given) from None
     rec = recommend(workload, prices)
+    if fixed_count is not None:
+        jobs = _training_at_count(fixed_count, rec.options + rec.rejected, args.zero)
+        notes = [
+            f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
+            f"exactly {fixed_count} GPUs (--count) per GPU type",
+            *(f"warning: {w}" for w in rec.warnings),
+        ]
+        return [], jobs, rec.model_id, notes
     notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
     notes += [f"warning: {w}" for w in rec.warnings]
     serving = serving_inputs(rec.options)
@@ -248,6 +273,53 @@ def _from_recommender(
     return serving, training_inputs(rec.options), rec.model_id, notes
 
 
+def _fixed_training_count(args: argparse.Namespace) -> int | None:
+    """--count with --model: the training job's GPU count. Serving sizes its own count from
+    the load, so --count there is refused rather than ignored."""
+    if args.count is None:
+        return None
+    if args.task == "inference":
+        raise ToolInputError(
+            "--count",
+            f"{args.count} GPUs cannot be imposed on a serving workload: the recommender sizes "
+            "the count from --users / --tokens-per-s",
+            "--max-gpus N (at most N GPUs), or --gpu with --count without --model",
+        )
+    if args.max_gpus is not None and args.max_gpus < args.count:
+        raise ToolInputError(
+            "--count",
+            f"{args.count} GPUs is more than --max-gpus {args.max_gpus}",
+            f"--count at most {args.max_gpus}, or drop --max-gpus",
+        )
+    return int(args.count)
+
+
+def _training_at_count(count: int, options: list[Any], zero: int | None) -> list[TrainingCostInput]:
+    """Per GPU type, the fastest fitting layout (tp × pp × dp) of exactly `count` GPUs; a
+    ToolInputError naming --count when no GPU type has one, with what fits and why not."""
+    exact = [o for o in options if o.count == count and o.fits and o.training_hours]
+    fastest: dict[str, Any] = {}
+    for o in sorted(exact, key=lambda o: o.training_hours):
+        fastest.setdefault(o.gpu, o)
+    jobs = training_inputs(fastest.values())
+    if jobs:
+        return jobs
+    short = [o for o in options if o.count == count and not o.fits]
+    if short:
+        why = "; ".join(dict.fromkeys(r for o in short for r in o.reasons[:1])) or "does not fit"
+        problem = f"the job does not fit on {count} GPUs: {why}"
+    else:
+        tried = sorted({o.count for o in options if o.fits})
+        problem = (
+            f"no layout of exactly {count} GPUs (TP × PP × DP, DP doubling) was found; counts "
+            f"that fit: {', '.join(map(str, tried)) or 'none'}"
+        )
+    allowed = "a count the job fits on" + (
+        "" if zero == 3 else ", or --zero 3 to shard model state"
+    )
+    raise ToolInputError("--count", problem, allowed)
+
+
 def _direct(
     args: argparse.Namespace, flt: PriceFilter
 ) -> tuple[list[ServingCostInput], list[TrainingCostInput]]:
@@ -258,7 +330,7 @@ def _direct(
     serving = [
         validated(
             ServingCostInput,
-            {"gpu": g, "count": args.count, "aggregate_tokens_per_s": args.tokens_per_s},
+            {"gpu": g, "count": args.count or 1, "aggregate_tokens_per_s": args.tokens_per_s},
             _FLAGS,
         )
         for g in flt.gpus
@@ -268,7 +340,7 @@ def _direct(
         training = [
             validated(
                 TrainingCostInput,
-                {"gpu": g, "count": args.count, "training_hours": args.training_hours},
+                {"gpu": g, "count": args.count or 1, "training_hours": args.training_hours},
                 _FLAGS,
             )
             for g in flt.gpus
@@ -446,8 +518,8 @@ def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
 
 
 def _training_text(train: TrainingCostResult, show_all: bool) -> str:
-    headers = ("provider", "gpu", "count", "tier", "wall h", "GPU-h", "USD", "cost (published)",
-               "deadline", "as_of")  # fmt: skip
+    headers = ("provider", "gpu", "count", "TP", "tier", "wall h", "GPU-h", "USD",
+               "cost (published)", "deadline", "as_of")  # fmt: skip
     parts = ["\ntraining cost:"]
     for tier in TIERS:
         rows = [r for r in train.rows if r.tier == tier]
@@ -456,7 +528,8 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
             continue
         cells = [
             [
-                r.provider, r.gpu, str(r.count), r.tier, f"{r.wall_hours:,.1f}",
+                r.provider, r.gpu, str(r.count), "-" if r.tp is None else str(r.tp), r.tier,
+                f"{r.wall_hours:,.1f}",
                 f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
                 _money(r.cost, r.currency, 0),
                 "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
@@ -464,7 +537,7 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
             ]
             for r in shown
         ]  # fmt: skip
-        parts.append(render_table(headers, cells, right_align=(2, 4, 5, 6, 7)))
+        parts.append(render_table(headers, cells, right_align=(2, 3, 5, 6, 7, 8)))
         parts += _row_notes(shown)
     parts += _unconverted_line(train.unconverted_note)
     best = train.cheapest_meeting_deadline

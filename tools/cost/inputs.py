@@ -111,3 +111,8 @@ class TrainingCostInput(BaseModel):
     training_hours: float = Field(
         gt=0, description="Wall-clock hours of the job on `count` GPUs without interruptions."
     )
+    tp: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tensor-parallel group size: GPUs that must sit in one instance.",
+    )

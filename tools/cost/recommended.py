@@ -46,7 +46,7 @@ def serving_inputs(options: Iterable[RecommendedOption]) -> list[ServingCostInpu
 def training_inputs(options: Iterable[RecommendedOption]) -> list[TrainingCostInput]:
     """Training inputs from recommender options that fit and carry a training time."""
     return [
-        TrainingCostInput(gpu=o.gpu, count=o.count, training_hours=o.training_hours)
+        TrainingCostInput(gpu=o.gpu, count=o.count, training_hours=o.training_hours, tp=o.tp)
         for o in options
         if o.fits and o.training_hours is not None and o.training_hours > 0
     ]

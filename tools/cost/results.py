@@ -161,6 +161,17 @@ class ServingCostResult(BaseModel):
 class TrainingCostRow(PricedRow):
     """Cost of one training job at one price."""
 
+    tp: int | None = Field(
+        default=None,
+        description="Tensor-parallel group size the price had to host in one instance (None: "
+        "not given).",
+    )
+    low_confidence: bool = Field(
+        default=False,
+        description="The price entry's research confidence is 'low' (e.g. a rate stated only "
+        "in a provider article): ranked after the other rows of its tier, with a note.",
+    )
+
     machines: int | None = Field(
         description="Machines the job spans: whole instances billed, or for a per-GPU quote "
         "⌈count / the GPU's catalog gpus_per_node⌉ (None when neither is known)."

@@ -10,7 +10,19 @@ from tools.cost.filters import _matches, staleness
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
 from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
 from tools.errors import ToolInputError
-from tools.pricing import TIERS, PriceBook, PriceEntry, configuration_price_per_hour, to_usd
+from tools.pricing import (
+    TIERS,
+    PriceBook,
+    PriceEntry,
+    configuration_price_per_hour,
+    hosts_group,
+    per_gpu_quote_note,
+    to_usd,
+)
+
+LOW_CONFIDENCE = "low"
+"""catalog/prices.toml `confidence` of a rate the research could not confirm (e.g. Lyceum's,
+stated only in the provider's article): such rows rank after the others of their tier."""
 
 
 def training_row(
@@ -24,8 +36,10 @@ def training_row(
     """Cost = price per hour (whole instances) × wall hours; spot adds `spot_overhead`.
 
     wall hours = training_hours × (1 + overhead), overhead = `spot_overhead` on spot, else 0.
+    The tensor-parallel group (`job.tp`) sits in one instance (check `hosts_group` first).
     """
-    per_hour, instances, billed_gpus = configuration_price_per_hour(price, job.count)
+    group = job.tp or 1
+    per_hour, instances, billed_gpus = configuration_price_per_hour(price, job.count, group)
     overhead = spot_overhead if price.tier == "spot" else 0.0
     wall = job.training_hours * (1.0 + overhead)
     cost = per_hour * wall
@@ -38,11 +52,21 @@ def training_row(
         notes.append(f"spot: +{overhead:.0%} wall-clock assumed lost to interruptions")
     if billed_gpus > job.count:
         notes.append(f"billed for {billed_gpus} GPUs (whole instances)")
+    if price.gpus_per_instance is None and group > 1:
+        notes.append(per_gpu_quote_note(group))
+    low_confidence = price.confidence == LOW_CONFIDENCE
+    if low_confidence:
+        notes.append(
+            "unconfirmed price (research confidence low: "
+            f"{price.source_type or 'source'}); ranked after confirmed prices"
+        )
     if price.currency != "USD" and eur_to_usd is None:
         notes.append(f"price in {price.currency}; not converted (no exchange rate given)")
     return TrainingCostRow(
         **_price_fields(price),
         count=job.count,
+        tp=job.tp,
+        low_confidence=low_confidence,
         instances=instances,
         billed_gpus=billed_gpus,
         per_hour=per_hour,
@@ -88,6 +112,13 @@ def training_costs(
         for price in book.prices:
             if _matches(price, job.gpu, flt) is not None:
                 continue
+            if not hosts_group(price, job.tp or 1):
+                reason = (
+                    f"{price.gpus_per_instance}-GPU instance cannot hold the tensor-parallel "
+                    f"group of {job.tp} GPUs (a group sits in one machine)"
+                )
+                excluded.append(ExcludedPrice(id=price.id, provider=price.provider, reason=reason))
+                continue
             if price.superseded and not flt.include_superseded:
                 excluded.append(
                     ExcludedPrice(id=price.id, provider=price.provider, reason=price.superseded)
@@ -102,17 +133,28 @@ def training_costs(
             ):
                 continue
             rows.append(row)
-    # Within a tier: USD-comparable rows first, fresh before stale, each by total cost (the
-    # serving rows' rule, so a 257-day-old price is never ranked among fresh ones).
+    # Within a tier: USD-comparable rows first, fresh before stale, confirmed before
+    # low-confidence, each by total cost (the serving rows' rule, so a 257-day-old price is
+    # never ranked among fresh ones; an unconfirmed rate never heads a confirmed one).
     rows.sort(
-        key=lambda r: (TIERS.index(r.tier), r.usd_cost is None, bool(r.stale), r.usd_cost or r.cost)
+        key=lambda r: (
+            TIERS.index(r.tier),
+            r.usd_cost is None,
+            bool(r.stale),
+            r.low_confidence,
+            r.usd_cost or r.cost,
+        )
     )
     best: dict[str, str] = {}
     for row in rows:
         if row.usd_cost is not None and row.tier not in best:
             best[row.tier] = row.price_id
     meeting = [r for r in rows if r.usd_cost is not None and r.meets_deadline is not False]
-    cheapest = min(meeting, key=lambda r: (bool(r.stale), r.usd_cost or 0.0)) if meeting else None
+    cheapest = (
+        min(meeting, key=lambda r: (bool(r.stale), r.low_confidence, r.usd_cost or 0.0))
+        if meeting
+        else None
+    )
     unconverted = unconverted_offers(rows)
     stale_rule = (
         []
@@ -133,7 +175,10 @@ def training_costs(
             *stale_rule,
             f"spot interruption overhead: +{spot_interruption_overhead:.0%} wall-clock "
             "(assumption: work lost since the last checkpoint plus restarts)",
-            "GPUs sold in instances are billed by whole instance",
+            "GPUs sold in instances are billed by whole instance; a tensor-parallel group sits in "
+            "one instance, so a row whose instance holds fewer GPUs than the group is left out",
+            "prices the research marks low-confidence (unconfirmed) rank after the others of "
+            "their tier",
             "a job on several machines runs over the network the offer names (instance name or "
             "notes); where none is named the row says 'interconnect not stated'",
             currency_assumption(flt.eur_to_usd),
