@@ -1,0 +1,153 @@
+"""Offline answers for QA round 3 (findings A, C, D, E, F, J). Expected figures are hand
+arithmetic over published configs, written in each test: Llama 3.1 8B (config.json: 32 layers,
+8 KV heads × 128 dims) keeps 2 × 32 × 8 × 128 × 2 B = 131,072 B of bf16 KV per token; Llama 3.1
+70B, Qwen2.5 72B and the generic 70B shape (80 layers, 8 KV heads × 128) keep 2 × 80 × 8 × 128 × 2
+B = 327,680 B per token."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import re
+from typing import Any
+
+from assistant.conversation import Conversation
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls
+from assistant.registry import default_registry
+from tests.offline_turns import answer
+from tools.units import GiB
+
+LLAMA_8B_KV_PER_TOKEN = 2 * 32 * 8 * 128 * 2  # 131,072 B
+KV_PER_TOKEN_80_LAYERS = 2 * 80 * 8 * 128 * 2  # 327,680 B
+
+
+def _calls(conversation: Conversation, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    arguments = {
+        call["id"]: json.loads(call["function"]["arguments"])
+        for m in conversation.messages
+        for call in m.get("tool_calls") or []
+    }
+    return [
+        (arguments[m["tool_call_id"]], json.loads(m["content"]))
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == name
+    ]
+
+
+def _ask(text: str) -> tuple[str, Conversation]:
+    return asyncio.run(answer(text))
+
+
+def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> None:
+    text = "how many concurrent 8k chats fit on one H100 with Llama 3.1 8B fp8?"
+    parsed = parse_workload(text)
+    assert (parsed.context, parsed.users, parsed.capacity, parsed.weights) == (
+        8192,
+        None,
+        True,
+        "fp8",
+    )
+    assert parsed.kv_dtype is None and "concurrent" not in " ".join(parsed.unplaced)
+    reply, conversation = _ask(text)
+    # One 8,192-token chat holds 8,192 × 131,072 B = 1 GiB of bf16 KV (fp8 weights leave the
+    # KV cache in bf16), so the count is the whole GiB of KV room on the GPU: QA's hand room
+    # 71.7 − 8.46 − 0.78 − 1.84 = 60.6 GiB → 60 chats.
+    assert GiB == 8192 * LLAMA_8B_KV_PER_TOKEN
+    first = reply.splitlines()[0]
+    assert first.startswith("**60 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
+    ((_, recommended),) = _calls(conversation, "recommend")
+    option = recommended["options"][0]
+    assert option["max_concurrent_sequences"] == math.floor(
+        option["kv_cache_capacity_GB"] * 1e9 / GiB
+    )
+    assert "KV cache is sized in bf16" in reply
+    assert "How many users generate at the same time?" not in reply
+
+
+def test_a_users_at_8k_on_one_h100_is_a_capacity_question() -> None:
+    reply, _ = _ask("how many users can one H100 serve at 8k context with Llama 3.1 8B fp8?")
+    assert reply.startswith("**60 concurrent sequences of 8,192 tokens")
+    assert "How many users" not in reply
+
+
+def test_c_a_named_count_bounds_the_recommender_and_the_deadline_is_checked() -> None:
+    text = (
+        "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
+        "deadline 24 hours"
+    )
+    recommend = plan_tool_calls(parse_workload(text))[-1]
+    assert recommend.arguments["constraints"] == {"only_gpus": ["h100-sxm"], "max_gpus": 32}
+    reply, _ = _ask(text)
+    # QA hand: 1.172e21 FLOPs / (32 × 989e12 FLOP/s × 0.4 MFU) / 3600 = 25.7 h > 24 h.
+    assert round(1.172e21 / (32 * 989e12 * 0.4) / 3600, 1) == 25.7
+    verdict = reply.split("**Key figures**")[0]
+    assert "**32× H100 SXM5 misses a target**: 25.7 h on 32 GPUs > deadline 24.0 h" in verdict
+    assert "64" not in verdict
+
+
+def test_c_alternatives_lift_the_named_count() -> None:
+    parsed = parse_workload("Llama 3.1 70B on 2 H100s, or alternatives?")
+    assert parsed.alternatives
+    constraints = plan_tool_calls(parsed)[-1].arguments.get("constraints", {})
+    assert "max_gpus" not in constraints
+
+
+def test_d_max_context_on_2x4090_is_the_longest_fitting_context() -> None:
+    text = "what's the max context for 70B AWQ on 2x4090?"
+    parsed = parse_workload(text)
+    assert [(g.gpu, g.count) for g in parsed.gpus] == [("rtx-4090", 2)]
+    assert parsed.max_context and not parsed.unplaced
+    reply, conversation = _ask(text)
+    match = re.match(
+        r"\*\*Longest context that fits 2× GeForce RTX 4090: ([\d,]+) tokens\*\*", reply
+    )
+    assert match is not None
+    tokens = int(match.group(1).replace(",", ""))
+    assert "gpu_memory_utilization 0.90" in reply.splitlines()[0]
+    (args, result), *_ = _calls(conversation, "estimate_memory")
+    assert (args["context"], args["batch"], result["fits"]) == (tokens, 1, True)
+    # TP 2 splits the 8 KV heads: 327,680 / 2 = 163,840 B per token per GPU.
+    assert result["breakdown"]["kv_cache"] == tokens * KV_PER_TOKEN_80_LAYERS // 2
+    one_more = default_registry().call("estimate_memory", {**args, "context": tokens + 1})
+    assert one_more.result["fits"] is False  # the boundary: one more token does not fit
+    assert "Context not stated" not in reply
+
+
+def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
+    reply, conversation = _ask("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
+    memory = _calls(conversation, "estimate_memory")
+    layout_args, layout = memory[-1]
+    per_replica = layout_args["batch"]
+    assert per_replica > 1 and layout_args["gpu"] == "l40s"
+    # Each sequence of the default 4,096 tokens holds 4,096 × 131,072 B = 0.5 GiB of KV.
+    assert layout["breakdown"]["kv_cache"] == per_replica * 4096 * LLAMA_8B_KV_PER_TOKEN
+    per_gpu = f"{layout['per_gpu_GB'] * 1e9 / GiB:,.1f} GiB"
+    assert f"Needs {per_gpu} per GPU for this load on the recommended layout" in reply
+    assert f"| kv_cache | {per_replica * 0.5:,.2f} |" in reply
+    assert "About 1× H100 SXM5, not the 2× L40S recommended above: Fits on 1×" in reply
+    assert "\n- Fits on 1× NVIDIA H100" not in reply
+
+
+def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
+    reply, _conversation = _ask("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
+    assert reply.startswith("**Needs 4× H200 SXM** (TP 2 × PP 1 × 2 replica(s))")
+    assert (
+        "**Memory per GPU (2× H200 SXM, TP 2 × PP 1, one replica — the recommended layout)**"
+        in reply
+    )
+    # 32 users over 2 replicas = 16 sequences × 32,768 tokens × 327,680 B / TP 2 = 80 GiB.
+    assert 80 * GiB == 16 * 32768 * KV_PER_TOKEN_80_LAYERS / 2
+    assert "| kv_cache | 80.00 |" in reply
+    assert "| kv_cache | 320.00 |" not in reply
+
+
+def test_j_qlora_weights_row_says_it_includes_the_adapters() -> None:
+    reply, conversation = _ask("QLoRA fine-tune of Llama 3.1 70B on one H100")
+    ((_, result),) = _calls(conversation, "estimate_memory")
+    # LoRA r=64 on q,k,v,o,gate,up,down of a 8192-wide, 28672-FFN, 1024-KV layer:
+    # 64 × ((8192+8192)·2 + (8192+1024)·2 + (8192+28672)·3) × 80 layers.
+    assert result["trainable_params"] == 64 * ((16384 * 2) + (9216 * 2) + (36864 * 3)) * 80
+    assert "| weights (base + adapters) |" in reply
+    assert "| weights |" not in reply
