@@ -346,3 +346,23 @@ def test_summary_names_eur_offers_it_could_not_compare(session: Conversation) ->
     assert "cheapest on\\_demand price compared in USD" in summary
     assert "Not compared: 1 offer in EUR" in summary and "2.80 EUR/hour" in summary
     assert "Not compared in USD: 1 offer in EUR" in text.split("\n## 6. ")[1]
+
+
+def test_qa3_f_proposal_breakdown_is_the_recommended_layout_on_the_named_gpu() -> None:
+    # QA3 F: "on H200s" (no count) sized 1× H200 (320 GiB of KV, −267 GiB headroom) while the
+    # answer recommends 4× H200, TP 2 × 2 replicas. The proposal shows the layout's breakdown:
+    # 16 sequences per replica × 32,768 tokens × 327,680 B (Qwen2.5 72B: 2 × 80 layers × 8 KV
+    # heads × 128 × 2 B) / TP 2 = 80 GiB of KV per GPU.
+    import asyncio
+
+    from assistant.proposal.extract import collect
+    from assistant.proposal.sections import memory_blocks
+    from tests.offline_turns import answer
+
+    _, conversation = asyncio.run(
+        answer("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
+    )
+    text = repr(memory_blocks(collect(conversation)))
+    assert "2× h200-sxm (TP=2, PP=1)" in text
+    assert "1× h200-sxm (TP=1, PP=1)" not in text
+    assert 16 * 32768 * 327_680 // 2 == 80 * 2**30

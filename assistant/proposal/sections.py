@@ -236,11 +236,27 @@ def memory_blocks(inputs: ProposalInputs) -> list[Block]:
             )
         )
         blocks.append(Table(MEMORY_OPTION_HEADERS, rows, frozenset(range(1, 7))))
-    for record in inputs.memory:
+    for record in _shown_breakdowns(inputs.memory):
         blocks.extend(_breakdown_blocks(record))
     if not blocks:
         blocks.append(Paragraph("No memory result in this session."))
     return blocks
+
+
+def _shown_breakdowns(memory: tuple[ToolRecord, ...]) -> list[ToolRecord]:
+    """The breakdowns to show: a layout that does not fit (a GPU named without a count, sized
+    as one GPU) is left out when the same turn also sized the recommended layout on that GPU
+    (the offline engine's follow-up, which carries 'pp') and it fits."""
+    fitting_layouts = {
+        r.arguments.get("gpu")
+        for r in memory
+        if "pp" in r.arguments and r.result.get("fits") is True
+    }
+    return [
+        r
+        for r in memory
+        if not (r.result.get("fits") is False and r.arguments.get("gpu") in fitting_layouts)
+    ]
 
 
 def _breakdown_blocks(record: ToolRecord) -> list[Block]:
