@@ -132,3 +132,36 @@ async def test_eur_offers_left_out_of_usd_ranking_are_said_in_the_visible_answer
     assert cost["unconverted"] and all(r["currency"] == "EUR" for r in cost["unconverted"])
     visible = text.split("**Assumptions**")[0]
     assert f"- Not compared in USD: {cost['unconverted_note']}." in visible
+
+
+async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked() -> None:
+    # QA round 3, B: "cheapest per million tokens" ranks each GPU's layout by USD per million
+    # output tokens at full load and names the lowest; here recomputed from the tool results:
+    # cheapest fresh on-demand USD/h ÷ (full-load tokens/s × 3,600) × 10^6 per option.
+    text, conversation = await answer(
+        "H100 vs H200 vs MI300X for 70B serving, cheapest per million tokens"
+    )
+    recommend = tool_result(conversation, "recommend")
+    assert recommend["objective"] == "cheapest_per_token"
+    rows = tool_result(conversation, "compare_costs")["rows"]
+    figures: dict[str, float] = {}
+    for option in recommend["options"]:
+        if not option["fits"]:
+            continue
+        usd = [
+            (bool(r.get("stale")), r["usd_per_hour"])
+            for r in rows
+            if r["gpu"] == option["gpu"]
+            and r["count"] == option["count"]
+            and r.get("tier") == "on_demand"
+            and r.get("usd_per_hour") is not None
+        ]
+        if usd:
+            hourly = min(usd)[1]
+            figures[option["gpu"]] = _per_million(hourly, option["full_load_tokens_per_s"])
+    assert {"h100-sxm", "h200-sxm", "mi300x"} <= set(figures)
+    winner = min(figures, key=figures.__getitem__)
+    names = {"h100-sxm": "H100 SXM5", "h200-sxm": "H200 SXM", "mi300x": "AMD Instinct MI300X"}
+    headline = re.search(r"\*\*Cheaper per million output tokens at full load: (.+?)\*\*", text)
+    assert headline is not None and headline.group(1).endswith(names[winner])
+    assert f"{figures[winner]:,.3f} USD/M" in headline.string

@@ -169,10 +169,13 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     # A cost-per-token question ranks by price and leaves nothing unplaced.
     (
         "is an L40S cheaper than an H100 per million tokens for Llama 3.1 8B?",
-        {"objective": "cheapest", "unplaced": [], "users": None},
+        {"objective": "cheapest_per_token", "unplaced": [], "users": None},
     ),
-    ("cost per 1M output tokens of Llama 3.1 8B on an H100", {"objective": "cheapest"}),
-    ("what is the $/Mtok of Llama 3.1 8B on an L40S", {"objective": "cheapest", "unplaced": []}),
+    ("cost per 1M output tokens of Llama 3.1 8B on an H100", {"objective": "cheapest_per_token"}),
+    (
+        "what is the $/Mtok of Llama 3.1 8B on an L40S",
+        {"objective": "cheapest_per_token", "unplaced": []},
+    ),
 ]
 
 

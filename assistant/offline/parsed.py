@@ -90,7 +90,9 @@ class ParsedWorkload(BaseModel):
     lora_rank: int | None = None
     checkpointing: bool | None = None
     engine: str | None = Field(default=None, description="vllm, transformers or generic.")
-    objective: str | None = Field(default=None, description="cheapest, fastest, fewest_gpus.")
+    objective: str | None = Field(
+        default=None, description="cheapest, cheapest_per_token, fastest, fewest_gpus."
+    )
     capacity: bool = Field(
         default=False,
         description="'How many (8k chats / users / sequences) fit' asked: the answer is a count.",

@@ -9,9 +9,10 @@ from assistant.offline.parser.text import Q, Text, qty
 
 
 def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:
-    """A cost-per-token question ('per million tokens', '$/M') sets the cheapest objective."""
+    """A cost-per-token question ('per million tokens', '$/M') ranks by USD per million output
+    tokens at full load (the recommender's `cheapest_per_token`)."""
     if t.each(vocab.COST_PER_TOKEN):
-        p.objective = "cheapest"
+        p.objective = "cheapest_per_token"
 
 
 def extract_budget(t: Text, p: ParsedWorkload) -> None:
@@ -57,7 +58,8 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
             if note:
                 p.notes.append(note.format(text=m.group(0).strip()))
     for pattern, objective in vocab.OBJECTIVES:
-        if t.each(pattern):
+        # "cheaper per million tokens" stays a per-token question: "cheaper" must not undo it.
+        if t.each(pattern) and p.objective != "cheapest_per_token":
             p.objective = objective
     for pattern, region in vocab.REGIONS:
         if t.each(pattern):

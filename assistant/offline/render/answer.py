@@ -50,7 +50,10 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     out: list[str] = capacity_lines(parsed, memory, recommend)
     out += max_context_lines(parsed, memory)
     out += verdict_lines(memory, recommend, cost, breakdown_below=layout is None, layout=layout)
-    out += cheaper_per_token_line(memory, cost, prices_full_load(parsed))
+    per_token_question = parsed.objective == "cheapest_per_token"
+    out += cheaper_per_token_line(
+        memory, cost, prices_full_load(parsed), recommend if per_token_question else None
+    )
     if not memory:
         out += recommended_lines(recommend, cost)
     budget = budget_line(parsed, cost)

@@ -64,19 +64,35 @@ def budget_line(parsed: ParsedWorkload, cost: CallResult | None) -> str | None:
 
 
 def cheaper_per_token_line(
-    memory: list[CallResult], cost: CallResult | None, full_load: bool
+    memory: list[CallResult],
+    cost: CallResult | None,
+    full_load: bool,
+    recommend: CallResult | None = None,
 ) -> list[str]:
-    """When two or more named configurations were sized and priced per token: which one is
-    cheaper per million output tokens, with both figures (the cheapest on-demand row of each)."""
+    """When two or more configurations were priced per token: which one is cheaper per
+    million output tokens, with each figure (the cheapest on-demand row of each). The
+    configurations are the ones the user named when each was priced as sized; else the
+    recommender's best option per GPU (the named GPUs, when the named counts do not fit)."""
     prices = cheapest_usd(cost)
+
+    def per_million(gpu: str, count: int) -> float | None:
+        value = (prices.get((gpu, count)) or {}).get("usd_per_million_tokens")
+        return None if value is None else float(value)
+
     priced: list[tuple[float, str]] = []
     for call in memory:
         if call.is_error or call.arguments.get("gpu") is None:
             continue
-        key = (str(call.arguments["gpu"]), int(call.arguments.get("gpus", 1)))
-        per_million = (prices.get(key) or {}).get("usd_per_million_tokens")
-        if per_million is not None:
-            priced.append((float(per_million), config_label(call.arguments)))
+        value = per_million(str(call.arguments["gpu"]), int(call.arguments.get("gpus", 1)))
+        if value is not None:
+            priced.append((value, config_label(call.arguments)))
+    if len(priced) < 2 and recommend is not None and not recommend.is_error:
+        priced = []
+        for option in recommend.result.get("options", []):
+            value = per_million(str(option.get("gpu")), int(option.get("count", 0)))
+            if value is not None and option.get("fits"):
+                label = f"{option.get('count')}× {gpu_name(option.get('gpu'))}"
+                priced.append((value, label))
     if len(priced) < 2:
         return []
     priced.sort()

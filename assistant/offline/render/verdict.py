@@ -196,7 +196,12 @@ def verdict_lines(
                 )
             )
         elif larger is not None:
-            entries.append(_needs_line(larger))
+            # Under the per-token objective the recommender's layout is the cheapest per token,
+            # not the fewest GPUs that fit: say which.
+            per_token = (recommend.result.get("objective") if recommend else None) == (
+                "cheapest_per_token"
+            )
+            entries.append(_needs_line(larger, "Cheapest per token:" if per_token else "Needs"))
         key = (gib(needed), gib(budget), gib(None if headroom is None else -headroom))
         if key not in not_fitting:
             entries.append(key)
