@@ -149,7 +149,7 @@ class Workload(ModelChoice):
     ttft_s: float | None = Field(
         default=None,
         gt=0,
-        description="Target time to first token of one request (no queueing), seconds.",
+        description="Target time to first token (no queueing), seconds.",
     )
     max_output_tokens: int | None = Field(
         default=None,
@@ -175,7 +175,7 @@ class Workload(ModelChoice):
     global_batch_sequences: int = Field(
         default=256,
         ge=1,
-        description="Training global batch, sequences per optimizer step.",
+        description="Training global batch, sequences.",
     )
     micro_batch_sequences: int = Field(
         default=1, ge=1, description="Training micro-batch per GPU, sequences."
@@ -186,12 +186,12 @@ class Workload(ModelChoice):
         description="Tokens to train on (dataset tokens × epochs).",
     )
     deadline_hours: float | None = Field(
-        default=None, gt=0, description="Training must finish within this wall-clock, hours."
+        default=None, gt=0, description="Training wall-clock limit, hours."
     )
     lora_rank: int | None = Field(default=None, ge=1, description="LoRA/QLoRA adapter rank.")
     checkpointing: bool | None = Field(
         default=None,
-        description="Activation (gradient) checkpointing; default on for training.",
+        description="Activation checkpointing; default on for training.",
     )
     zero: Literal[0, 1, 2, 3] | None = Field(
         default=None, description="ZeRO / FSDP sharding stage for data-parallel training."

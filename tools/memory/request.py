@@ -44,19 +44,19 @@ class ModelChoice(BaseModel):
 
     model: str | None = Field(
         default=None,
-        description="Catalog model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
+        description="Catalog id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
     )
     params: str | float | None = Field(
         default=None,
-        description="Parameter count of a model not in the catalog, e.g. '13B' or 7.5e9 "
-        "(10M-20T); a Llama-shaped dense model is assumed.",
+        description="Size of a model not in the catalog, e.g. '13B' or 7.5e9 (10M-20T; "
+        "Llama-shaped dense).",
     )
     config_path: str | None = Field(
         default=None, description="Path of a local Hugging Face config.json (or its folder)."
     )
     task: Task = Field(
         default="inference",
-        description="inference (serving), full (full fine-tune / pre-training), lora, qlora.",
+        description="full = full fine-tune or pre-training; inference = serving.",
     )
     weights: str | None = Field(
         default=None,
@@ -174,7 +174,7 @@ class MemoryRequest(ModelChoice):
         "mixed-zero (16 B/param, ZeRO paper), bf16 (pure bf16), fp32.",
     )
     checkpointing: bool | None = Field(
-        default=None, description="Activation (gradient) checkpointing; default on for training."
+        default=None, description="Activation checkpointing; default on for training."
     )
     flash_attention: bool = Field(
         default=True, description="Fused/flash attention (no s² score matrix stored)."
