@@ -202,6 +202,23 @@ def test_budget_rejects_dearer_and_unpriced_options_with_reasons() -> None:
         assert any("> budget $1.00/h" in r for r in option.reasons), option
 
 
+def test_under_a_budget_a_priced_layout_is_shown_before_an_unpriced_one() -> None:
+    # Only the 1-GPU g2-standard-4 row (0.8199 USD/h) is given. 10 users of Llama-3.1-8B need
+    # ≥ 2 L4 (19.96 GiB > 19.8 GiB on one, as above): 2× TP 2 has no machine with 2 L4 (no
+    # price: "budget not checked"), 3 replicas of 1 L4 cost 3 × 0.8199 = 2.4597 USD/h. The L4
+    # row must show the priced layout, which says by how much it is over the 1.00 USD/h budget.
+    g2 = _row("google-cloud-g2-standard-4-l4-on-demand", **G2_STANDARD_4)
+    workload = Workload(
+        model="llama-3.1-8b",
+        users=10,
+        constraints={"only_gpus": ["l4"], "budget_usd_per_hour": 1.0},
+    )
+    l4 = recommend(workload, RankingPrices(rows=(g2,), today=TODAY)).options[0]
+    assert l4.usd_per_hour is not None and l4.tp == 1
+    assert l4.usd_per_hour == pytest.approx(l4.count * 0.8199)
+    assert any(f"costs ${l4.usd_per_hour:,.2f}/h > budget $1.00/h" in r for r in l4.reasons)
+
+
 def test_without_given_prices_the_catalog_is_used_and_said() -> None:
     result = recommend(Workload(model="llama-3.1-8b", users=4))
     assert any("cheapest current on-demand price" in a for a in result.assumptions)

@@ -48,8 +48,9 @@ def _best(w: Workload, options: list[Option]) -> Option:
     priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; the one
     with the lowest USD per million output tokens at full load for "cheapest_per_token"; the
     fastest one — per-user decode speed, or training hours — for objective "fastest"); else a
-    fitting one that misses the fewest targets (within max_gpus first; a training deadline
-    missed by the least; then fewest GPUs); else the largest tried (short by the least)."""
+    fitting one that misses the fewest targets (within max_gpus first; under a budget, a priced
+    one first; a training deadline missed by the least; then fewest GPUs); else the largest
+    tried (short by the least)."""
     meeting = [o for o in options if o.meets_targets]
     if meeting and w.objective == "fastest":
         return max(meeting, key=lambda o: (_speed_key(o), -o.count))
@@ -80,7 +81,17 @@ def _best(w: Workload, options: list[Option]) -> Option:
                 return 0.0
             return o.training_hours
 
-        return min(fitting, key=lambda o: (o.count > limit, len(o.reasons), hours(o), o.count))
+        budget = w.constraints.budget_usd_per_hour is not None
+
+        def unpriced(o: Option) -> bool:
+            # Under a budget, a priced layout says by how much it is over; an unpriced one
+            # cannot say anything about the budget, so it comes after.
+            return budget and o.usd_per_hour is None
+
+        return min(
+            fitting,
+            key=lambda o: (o.count > limit, unpriced(o), len(o.reasons), hours(o), o.count),
+        )
     return max(options, key=lambda o: o.headroom_bytes)
 
 
