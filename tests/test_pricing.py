@@ -186,3 +186,11 @@ def test_freshness_uses_the_staleness_limit_and_reads_undated_as_stale() -> None
     # g5.12xlarge holds 4 A10G: a TP-4 group fits, a TP-8 group does not.
     assert g5.gpus_per_instance == 4
     assert hosts_group(g5, 4) and not hosts_group(g5, 8)
+
+
+def test_every_price_source_is_readable() -> None:
+    # A source is what a reader follows to check a price: no empty "()" where an address was
+    # lost (the research pass lost some; the catalog says so in words instead).
+    book = builtin_price_book()
+    assert all(p.source and "()" not in p.source for p in book.prices)
+    assert all(a.source and "()" not in a.source for a in book.api_prices)
