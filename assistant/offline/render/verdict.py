@@ -5,6 +5,7 @@ named (cheapest priced option that fits and meets the targets).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -244,11 +245,22 @@ def about_headline(note: str, headline: dict[str, Any] | None) -> str:
     which GPU it is about (tools/advice.py writes them for its own first single-GPU option)."""
     if headline is None:
         return note
-    for gpu in get_catalog().gpus.values():
-        if f"1× {gpu.name}" not in note:
-            continue
-        if gpu.id == headline.get("gpu") and int(headline.get("count", 0)) == 1:
-            return note
-        shown = f"{headline.get('count')}× {gpu_name(headline.get('gpu'))}"
-        return f"About 1× {gpu_name(gpu.id)}, not the {shown} recommended above: {note}"
-    return note
+    gpu_id = _single_gpu_in(note)
+    if gpu_id is None:
+        return note
+    if gpu_id == headline.get("gpu") and int(headline.get("count", 0)) == 1:
+        return note
+    shown = f"{headline.get('count')}× {gpu_name(headline.get('gpu'))}"
+    return f"About 1× {gpu_name(gpu_id)}, not the {shown} recommended above: {note}"
+
+
+def _single_gpu_in(note: str) -> str | None:
+    """The catalog id of the GPU a note names as '1× <name>', matched as a whole name: 'NVIDIA
+    L4' must not match inside 'NVIDIA L40S', nor 'NVIDIA A10' inside 'NVIDIA A100 80GB PCIe'
+    (QA4 #4). The longest name wins, so a name that prefixes another cannot take its note."""
+    found = [
+        gpu
+        for gpu in get_catalog().gpus.values()
+        if re.search(rf"1× {re.escape(gpu.name)}(?![\w-])", note)
+    ]
+    return max(found, key=lambda gpu: len(gpu.name)).id if found else None
