@@ -1,11 +1,12 @@
 """Choosing and ordering options: the best layout of one GPU type (`_best`) and the order of
-GPU types by the objective (`_rank_key`: smallest, cheapest per hour, cheapest per token or
-fastest).
+GPU types by the objective (`_rank_key`: smallest, cheapest — per hour, or the training job's
+total when its token count is known —, cheapest per token or fastest).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from tools.pricing import RankingPrices
@@ -43,9 +44,43 @@ def _per_token_cost(o: Option) -> float:
     return math.inf if per_m is None else per_m
 
 
+def ranks_by_job_usd(w: Workload) -> bool:
+    """True when "cheapest" ranks a training job by its total USD (usd_per_hour × training
+    hours, the figure `gpu-sizer cost` sorts training rows by): the job's length is known only
+    with a token count; without one, "cheapest" stays USD/hour."""
+    return w.objective == "cheapest" and w.is_training and w.train_tokens is not None
+
+
+def _cheapest_cost(w: Workload, o: Option) -> float:
+    """What "cheapest" minimises: the training job's USD when its hours are known (a layout
+    without a training time — no published bf16 throughput — ranks after every one with a
+    total), else USD/hour. Unpriced: infinity (ranks last)."""
+    if ranks_by_job_usd(w):
+        # QA round 4, 5: 2× A100 PCIe at 2.70/h × 76.3 h = 206 USD costs more than 2× H100
+        # at 3.98/h × 24.1 h = 95.9 USD although it is cheaper per hour.
+        return _per_token_cost(o) if o.training_hours is not None else math.inf
+    return math.inf if o.usd_per_hour is None else o.usd_per_hour
+
+
+# Costs this close are the same cost: a training job's GPU-hours do not change with the GPU
+# count in the performance model (fixed MFU), so 2 and 24 GPUs cost the same USD up to float
+# rounding, and that rounding must not pick 24 (QA round 4, 5).
+SAME_COST_REL = 1e-9
+
+
+def _lowest(options: list[Option], cost: Callable[[Option], float]) -> Option:
+    """The option of lowest `cost`; among equal costs (within SAME_COST_REL) the first in the
+    search order (`_gpu_options`: smallest layout first, data-parallel replicas before larger
+    tensor- or pipeline-parallel groups, which keeps a ZeRO stage the user asked for
+    meaningful)."""
+    low = min(cost(o) for o in options)
+    return next(o for o in options if cost(o) <= low + abs(low) * SAME_COST_REL)
+
+
 def _best(w: Workload, options: list[Option]) -> Option:
     """The smallest option meeting targets (the cheapest one when ranking by price and one is
-    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; the one
+    priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; for a
+    training job of known token count, the lowest job total, usd_per_hour × hours; the one
     with the lowest USD per million output tokens at full load for "cheapest_per_token"; the
     fastest one — per-user decode speed, or training hours — for objective "fastest"); else a
     fitting one that misses the fewest targets (within max_gpus first; under a budget, a priced
@@ -55,20 +90,10 @@ def _best(w: Workload, options: list[Option]) -> Option:
     if meeting and w.objective == "fastest":
         return max(meeting, key=lambda o: (_speed_key(o), -o.count))
     if meeting and w.objective == "cheapest" and any(o.usd_per_hour for o in meeting):
-        return min(
-            meeting,
-            key=lambda o: (
-                math.inf if o.usd_per_hour is None else o.usd_per_hour,
-                o.count,
-                -(o.decode_tokens_per_s_per_seq or 0),
-            ),
-        )
+        return _lowest(meeting, lambda o: _cheapest_cost(w, o))
     priced = [o for o in meeting if math.isfinite(_per_token_cost(o))]
     if priced and w.objective == "cheapest_per_token":
-        return min(
-            priced,
-            key=lambda o: (_per_token_cost(o), o.count, -(o.decode_tokens_per_s_per_seq or 0)),
-        )
+        return _lowest(priced, _per_token_cost)
     if meeting:
         return min(meeting, key=lambda o: (o.count, -(o.decode_tokens_per_s_per_seq or 0)))
     fitting = [o for o in options if o.fits]
@@ -95,16 +120,18 @@ def _best(w: Workload, options: list[Option]) -> Option:
     return max(options, key=lambda o: o.headroom_bytes)
 
 
-def _rank_key(objective: str, prices: RankingPrices) -> Any:
+def _rank_key(w: Workload, prices: RankingPrices) -> Any:
+    """Sort key of the best options of each GPU type under `w.objective`: options meeting the
+    targets first, then fitting ones, each group in the objective's order."""
     speed = _speed_key
+    objective = w.objective
 
     def key(o: Option) -> tuple[Any, ...]:
         head = (not o.meets_targets, not o.fits)
         if objective == "fastest":
             return (*head, -speed(o), o.count)
         if objective == "cheapest" and prices.rows:
-            cost = o.usd_per_hour if o.usd_per_hour is not None else math.inf
-            return (*head, cost, o.count, -speed(o))
+            return (*head, _cheapest_cost(w, o), o.count, -speed(o))
         if objective == "cheapest_per_token" and prices.rows:
             return (*head, _per_token_cost(o), o.count, -speed(o))
         return (*head, o.count, -speed(o))

@@ -24,7 +24,7 @@ from tools.recommend.memory_calls import (
     estimate_memory,
 )
 from tools.recommend.models import Option, Recommendation
-from tools.recommend.ranking import _best, _rank_key
+from tools.recommend.ranking import _best, _rank_key, ranks_by_job_usd
 from tools.recommend.training import _training_option
 from tools.workload import Workload
 
@@ -37,7 +37,9 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
     # (and more GPUs train sooner), so the smallest layout that meets the targets is not it;
     # "cheapest_per_token" likewise: a larger group frees more memory for KV cache, runs a
     # larger batch and can cost less per token although more per hour (QA round 3, B).
-    every_layout = w.objective in ("fastest", "cheapest_per_token")
+    # A training job's total USD likewise: a GPU sold only in 8-GPU machines bills 8 for one
+    # GPU's job, and 8 in use finish it 8× sooner for the same price per hour.
+    every_layout = w.objective in ("fastest", "cheapest_per_token") or ranks_by_job_usd(w)
     if not w.is_training:
         for tp, pp in _layouts(w, gpu, _arch(w)):
             if not every_layout and fewest_meeting is not None and tp * pp >= fewest_meeting:
@@ -98,8 +100,9 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         chosen = _best(workload, opts)
         best.append(chosen)
         rejected.extend(o for o in opts if o is not chosen)
-    best.sort(key=_rank_key(workload.objective, prices))
+    best.sort(key=_rank_key(workload, prices))
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
+    notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
     elif best and not any(o.fits for o in best):
@@ -128,6 +131,24 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         nearest_feasible=nearest,
         warnings=_warnings(workload, base, best),
     )
+
+
+def _cheapest_training_notes(w: Workload) -> list[str]:
+    """What "cheapest" ranked a training job by: its total USD when the token count gives its
+    hours, else USD/hour (and what would change that)."""
+    if w.objective != "cheapest" or not w.is_training:
+        return []
+    if ranks_by_job_usd(w):
+        return [
+            "Cheapest training: ranked by the job's total USD (USD/hour × training hours, as "
+            "`gpu-sizer cost` sorts), not USD/hour: a dearer, faster configuration can finish "
+            "the job for less."
+        ]
+    return [
+        "Cheapest training: ranked by USD/hour, since without a token count (train_tokens) the "
+        "job's hours and so its total USD are unknown; give the dataset size to rank by the "
+        "job's total."
+    ]
 
 
 def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[str]:
