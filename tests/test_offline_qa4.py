@@ -38,3 +38,43 @@ def test_4_the_qa_question_has_no_wrong_about_label() -> None:
     reply, _ = _ask("serve Qwen2.5 7B to 20 users at 8k context in the EU, cheapest")
     assert "About 1× L4" not in reply
     assert "Fits on 1× NVIDIA L40S with" in reply
+
+
+# --- 1: a named GPU count for a serving question is the hardware the user has ---------------
+
+# Llama 3.1 405B (meta-llama/llama-models sku_list: 126 layers, 8 KV heads × 128 dims) keeps
+# 2 × 126 × 8 × 128 × 2 B = 516,096 B of bf16 KV per token; one 32k sequence holds
+# 32,768 × 516,096 B = 15.75 GiB.
+LLAMA_405B_KV_PER_TOKEN = 2 * 126 * 8 * 128 * 2
+
+
+def test_1_how_many_users_on_8_h200_answers_for_the_8() -> None:
+    reply, conversation = _ask("Llama 3.1 405B fp8 on 8×H200: how many users at 32k?")
+    # QA4 hand arithmetic per GPU at TP 8: 126.4 GiB budget − 47.74 weights − 0.81
+    # activations − 1.84 runtime = 76.0 GiB free × 8 GPUs = 608 GiB; 608 / 15.75 ≈ 38 users.
+    assert LLAMA_405B_KV_PER_TOKEN == 516_096
+    per_sequence_gib = 32_768 * LLAMA_405B_KV_PER_TOKEN / 2**30
+    assert round(per_sequence_gib, 2) == 15.75
+    assert int(76.0 * 8 / per_sequence_gib) == 38
+    first = reply.splitlines()[0]
+    assert first.startswith("**38 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
+    assert "on 4× H200" not in reply
+
+    from assistant.proposal.extract import collect
+    from assistant.proposal.sections import recommendation_blocks
+
+    text = repr(recommendation_blocks(collect(conversation)))
+    assert "Recommended: 8× " in text and "(TP=8, PP=1, DP=1)" in text
+
+
+def test_1_a_training_count_still_only_bounds_the_search() -> None:
+    # QA3 C: "on 32 H100s" for a training job is max_gpus, the objective stays the tools'.
+    from assistant.offline.parser import parse_workload
+    from assistant.offline.planner import workload_arguments
+
+    args = workload_arguments(
+        parse_workload("full fine-tune of Llama 3.1 8B on 32 H100s, 2B tokens, deadline 24 hours")
+    )
+    assert args["constraints"]["max_gpus"] == 32 and "objective" not in args
+    serving = workload_arguments(parse_workload("serve Llama 3.1 8B on 4× H100 to 20 users"))
+    assert serving["constraints"]["max_gpus"] == 4 and serving["objective"] == "fastest"

@@ -151,6 +151,11 @@ def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         # "on 32 H100s" is the hardware the user has: the recommender answers within it
         # (how it does against the targets), unless other options were asked for.
         constraints["max_gpus"] = max(counts)
+        if not training and parsed.objective is None:
+            # Serving on "8× H200" asks about those 8 GPUs, not the smallest layout within
+            # them (QA round 4, 1): "fastest" makes the recommender size every layout within
+            # the count, so the one at exactly the named count is in its result to answer for.
+            args["objective"] = "fastest"
     if parsed.interconnects == ["nvlink"]:
         constraints["require_fast_interconnect"] = True
     if parsed.region is not None:

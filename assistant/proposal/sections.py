@@ -42,10 +42,30 @@ def _options(inputs: ProposalInputs) -> list[dict[str, Any]]:
 
 
 def _recommended(inputs: ProposalInputs) -> dict[str, Any] | None:
-    # The recommender ranks options best first; the first that meets the targets is the answer.
-    options = _options(inputs)
-    meeting = [o for o in options if o.get("meets_targets")]
+    """The option the proposal recommends: the GPUs the user named ('on 8× H200', the last
+    turn's sized configuration) when the recommender's layout at exactly that count meets the
+    targets (QA round 4, 1: not a smaller layout within them), else the recommender's first
+    option that meets the targets (it ranks best first)."""
+    meeting = [o for o in _options(inputs) if o.get("meets_targets")]
+    named = _named_configurations(inputs)
+    for option in [*meeting, *_rejected(inputs)]:
+        key = (option.get("gpu"), option.get("count"))
+        if key in named and option.get("fits") and option.get("meets_targets"):
+            return option
     return meeting[0] if meeting else None
+
+
+def _named_configurations(inputs: ProposalInputs) -> set[tuple[Any, int]]:
+    """(GPU id, count) of the last turn's serving memory estimates that name a GPU and several
+    GPUs: the hardware the user asked about. A training count only bounds the search (the
+    recommender's smallest layout within it that meets the deadline is the answer)."""
+    return {
+        (record.arguments.get("gpu"), int(record.arguments.get("gpus", 1)))
+        for record in inputs.memory
+        if record.arguments.get("gpu")
+        and int(record.arguments.get("gpus", 1)) > 1
+        and record.arguments.get("task") in (None, "inference")
+    }
 
 
 def _layout(option: dict[str, Any]) -> str:
