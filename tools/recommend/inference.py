@@ -5,13 +5,11 @@ the users / throughput targets, price, and a reason with numbers for every targe
 
 from __future__ import annotations
 
-import math
-
 from tools.catalog import GpuSpec
 from tools.memory.request import MemoryEstimate
 from tools.performance import ModelOnGpus, decode_step, prefill_time, static_batching_factor
 from tools.pricing import RankingPrices
-from tools.recommend.layouts import _node_size, _replicas_within_limit
+from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
 from tools.recommend.models import Option
 from tools.recommend.prices import _hourly_cost
@@ -87,7 +85,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         return Option(
             count=tp * pp,
             dp=1,
-            nodes=math.ceil(tp * pp / _node_size(gpu)),
+            nodes=serving_nodes(tp, pp, 1, _node_size(gpu)),
             fits=False,
             meets_targets=False,
             per_gpu_bytes=need,
@@ -148,7 +146,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
             else ""
         )
         reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}{within}")
-    nodes = math.ceil(tp * pp / _node_size(gpu)) * dp
+    nodes = serving_nodes(tp, pp, dp, _node_size(gpu))
     if w.constraints.single_node and count > _node_size(gpu):
         meets = False
         reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")

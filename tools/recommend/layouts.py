@@ -5,6 +5,8 @@ stages across nodes, and the GPU limits (max_gpus, single_node).
 
 from __future__ import annotations
 
+import math
+
 from tools.architecture import Architecture
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
@@ -20,6 +22,18 @@ MAX_PIPELINE_STAGES = 16
 
 def _node_size(gpu: GpuSpec) -> int:
     return gpu.gpus_per_node or DEFAULT_GPUS_PER_NODE
+
+
+def serving_nodes(tp: int, pp: int, dp: int, node_size: int) -> int:
+    """Servers a serving layout needs: replicas whose TP×PP group fits one node pack into
+    nodes, node_size // (tp·pp) whole groups each (4× H100 as TP 2 × 2 replicas is one 8-GPU
+    node, QA round 4, 9; = ceil(GPUs / node_size) when the group size divides the node); a
+    group larger than a node spans ceil(tp·pp / node_size) nodes per replica, which replicas
+    do not share."""
+    group = tp * pp
+    if group <= node_size:
+        return math.ceil(dp / (node_size // group))
+    return math.ceil(group / node_size) * dp
 
 
 def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
