@@ -78,3 +78,33 @@ def test_1_a_training_count_still_only_bounds_the_search() -> None:
     assert args["constraints"]["max_gpus"] == 32 and "objective" not in args
     serving = workload_arguments(parse_workload("serve Llama 3.1 8B on 4× H100 to 20 users"))
     assert serving["constraints"]["max_gpus"] == 4 and serving["objective"] == "fastest"
+
+
+# --- 2: the named GPUs do not hold the users: what they hold, what does, lower precision -----
+
+# Llama 3.1 70B (config.json: 80 layers, 8 KV heads × 128 dims): 2 × 80 × 8 × 128 × 2 B =
+# 327,680 B of bf16 KV per token; one 4,096-token sequence (the tools' default shape) holds
+# 4,096 × 327,680 B = 1.25 GiB.
+LLAMA_70B_KV_PER_TOKEN = 2 * 80 * 8 * 128 * 2
+
+
+def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
+    reply, conversation = _ask("can we serve Llama 3.1 70B on 4 A100 40GB for 10 users?")
+    verdict = reply.split("\n\n")[0]
+    assert "40×" not in reply and "Needs 40" not in reply
+    assert "**Does not fit on 4× A100 40GB SXM4**" in verdict
+    # What the 4 GPUs hold: TP 4 leaves room for one 4,096-token sequence (QA: 5,310 tokens).
+    assert "**4× A100 40GB SXM4 hold 1 concurrent sequence of 4,096 tokens**" in verdict
+    assert "not the 10 users asked" in verdict
+    # QA4 hand arithmetic on 8× TP 8: 17.0 GiB free × 8 GPUs = 136 GiB / 1.25 GiB ≈ 108.
+    per_sequence_gib = 4096 * LLAMA_70B_KV_PER_TOKEN / 2**30
+    assert per_sequence_gib == 1.25 and int(136 / per_sequence_gib) == 108
+    assert "**What holds this load: 8× A100 40GB SXM4**" in verdict
+    assert "108 concurrent sequences per replica" in verdict
+    # Lower precision on the 4 GPUs: 70.55B weights at 1 B (int8; the A100 has no fp8 units)
+    # ≈ 70.6 GB / 4 = 16.4 GiB per GPU and at ~0.5 B (AWQ) ≈ 8.2 GiB: both well under the
+    # 35.7 GiB budget with 10 × 1.25 GiB / 4 = 3.1 GiB of KV per GPU.
+    assert "int8 fits" in verdict and "int4-awq fits" in verdict
+    assert "10 users need at least 40" not in reply
+    recommends = [m for m in conversation.messages if m.get("name") == "recommend"]
+    assert len(recommends) == 2

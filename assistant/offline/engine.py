@@ -25,6 +25,7 @@ from assistant.offline.planner import (
     layout_memory_call,
     plan_cost_call,
     plan_tool_calls,
+    scale_out_calls,
     zero3_alternative,
 )
 from assistant.offline.render import (
@@ -230,11 +231,38 @@ def follow_up_memory_calls(
         )
         if alternative is not None and alternative not in calls:
             calls.append(alternative)
+    calls += _scale_out(parsed, memory, recommend)
     option = headline_option(recommend, cost)
     layout = None if option is None else layout_memory_call(parsed, option)
     if layout is not None:
         calls.append(layout)
     return calls
+
+
+def _scale_out(
+    parsed: ParsedWorkload, memory: list[CallResult], recommend: CallResult | None
+) -> list[PlannedCall]:
+    """For the first named multi-GPU serving configuration whose GPUs hold no layout that meets
+    the targets (QA round 4, 2: '4 A100 40GB for 10 users'): the recommender without the GPU
+    limit and the named GPUs at lower weight formats (planner.scale_out_calls)."""
+    if recommend is None or recommend.is_error or (parsed.users or parsed.batch) is None:
+        return []
+    for call in memory:
+        gpu_id, count = call.arguments.get("gpu"), int(call.arguments.get("gpus", 1))
+        if gpu_id is None or count < 2:
+            continue
+        options = [*recommend.result.get("options", []), *recommend.result.get("rejected", [])]
+        held = any(
+            o.get("gpu") == gpu_id
+            and int(o.get("count", 0)) <= count
+            and o.get("fits")
+            and o.get("meets_targets")
+            for o in options
+        )
+        if not held:
+            result = None if call.is_error else call.result
+            return scale_out_calls(parsed, PlannedCall(call.name, call.arguments), result)
+    return []
 
 
 def _paragraphs(text: str) -> list[str]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parsed import ParsedWorkload
+from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.workload import validate_workload
 
@@ -270,3 +271,46 @@ def plan_cost_call(
     if parsed.deadline_hours is not None and training:
         args["deadline_hours"] = parsed.deadline_hours
     return PlannedCall("compare_costs", args)
+
+
+# Lower weight formats tried on the GPUs the user named when they do not hold the load: from
+# 16-bit, 8-bit (fp8 where the GPU computes in fp8, else int8: the same bytes per weight) and
+# 4-bit AWQ; from 8-bit, 4-bit AWQ. Already 4-bit or GGUF: nothing lower is tried.
+_SIXTEEN_BIT = ("bf16", "fp16", "fp32")
+_EIGHT_BIT = ("fp8", "int8")
+
+
+def _lower_formats(current: str | None, gpu_id: str) -> list[str]:
+    gpu = get_catalog().gpus.get(gpu_id)
+    eight = "fp8" if gpu is not None and gpu.fp8_tflops else "int8"
+    if current in _SIXTEEN_BIT:
+        return [eight, "int4-awq"]
+    if current in _EIGHT_BIT:
+        return ["int4-awq"]
+    return []
+
+
+def scale_out_calls(
+    parsed: ParsedWorkload, memory: PlannedCall, memory_result: dict[str, Any] | None
+) -> list[PlannedCall]:
+    """When the GPUs the user named ('4 A100 40GB for 10 users') do not hold the load (the
+    recommender has no layout within them that meets the targets): the recommender again
+    without the GPU limit (what count does hold it, its own smallest layout) and the named GPUs
+    at each lower weight format (does a smaller format fit them). Serving only: a training
+    count bounds the search and its verdict says so."""
+    args = memory.arguments
+    if parsed.task not in (None, "inference") or args.get("gpu") is None:
+        return []
+    if int(args.get("gpus", 1)) < 2:
+        return []  # one GPU: the recommender's larger layout is the answer ("Needs 2×")
+    workload = workload_arguments(parsed)
+    constraints = dict(workload.get("constraints", {}))
+    constraints.pop("max_gpus", None)
+    workload["constraints"] = constraints
+    if parsed.objective is None:
+        workload.pop("objective", None)  # the recommender's own order: fewest GPUs that fit
+    calls = [PlannedCall("recommend", workload)]
+    current = None if memory_result is None else memory_result.get("weights_format")
+    for fmt in _lower_formats(None if current is None else str(current), str(args["gpu"])):
+        calls.append(PlannedCall("estimate_memory", {**args, "weights": fmt}))
+    return calls

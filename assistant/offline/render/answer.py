@@ -28,6 +28,7 @@ from assistant.offline.render.verdict import (
     about_headline,
     headline_option,
     recommended_lines,
+    scale_out_lines,
     verdict_lines,
 )
 
@@ -38,18 +39,32 @@ def _section(title: str, lines: list[str]) -> list[str]:
 
 def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     """The full answer for one turn (Markdown)."""
-    recommend = next((c for c in calls if c.name == "recommend"), None)
+    recommends = [c for c in calls if c.name == "recommend"]
+    recommend = recommends[0] if recommends else None
+    # A second recommend call is the follow-up without the named GPU limit (engine._scale_out).
+    scale = recommends[1] if len(recommends) > 1 else None
     cost = next((c for c in calls if c.name == "compare_costs"), None)
     # Memory calls after the recommender's are follow-ups (assistant/offline/engine.py): the
-    # recommended layout's breakdown (it has 'pp') or a ZeRO-3 re-sizing of a named one.
+    # recommended layout's breakdown (it has 'pp'), a ZeRO-3 re-sizing of a named one, or the
+    # named GPUs at a lower weight format (another 'weights' than the first call's).
     after = calls.index(recommend) if recommend is not None else len(calls)
     memory = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i < after]
     follow = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i > after]
     layout = next((c for c in follow if "pp" in c.arguments and not c.is_error), None)
-    memory += [c for c in follow if "pp" not in c.arguments]
+    weights = memory[0].arguments.get("weights") if memory else None
+    lower = [c for c in follow if "pp" not in c.arguments and c.arguments.get("weights") != weights]
+    memory += [c for c in follow if "pp" not in c.arguments and c not in lower]
     out: list[str] = capacity_lines(parsed, memory, recommend)
     out += max_context_lines(parsed, memory)
-    out += verdict_lines(memory, recommend, cost, breakdown_below=layout is None, layout=layout)
+    out += verdict_lines(
+        memory,
+        recommend,
+        cost,
+        breakdown_below=layout is None,
+        layout=layout,
+        scaled=scale is not None,
+    )
+    out += scale_out_lines(memory, recommend, scale, lower)
     per_token_question = parsed.objective == "cheapest_per_token"
     out += cheaper_per_token_line(
         memory, cost, prices_full_load(parsed), recommend if per_token_question else None
@@ -83,7 +98,8 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
                 for n in recommend.result.get("notes", [])[:4]
             ]
             out += ["", *notes] if notes else []
-            if recommend.result.get("nearest_feasible"):
+            # The scale-out answer above supersedes the search within the named count.
+            if recommend.result.get("nearest_feasible") and scale is None:
                 out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
     if cost is not None and cost.is_error:
         out += _section("Cost", [f"- Cost comparison unavailable: {error_text(cost)}"])

@@ -134,12 +134,14 @@ def verdict_lines(
     cost: CallResult | None = None,
     breakdown_below: bool = True,
     layout: CallResult | None = None,
+    scaled: bool = False,
 ) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
     answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
     GPU named, the recommender's option leads and the one-GPU need follows. GPUs with the same
-    need and budget (a '24 GB GPU' matches several) share one line."""
+    need and budget (a '24 GB GPU' matches several) share one line. `scaled`: the answer says
+    what holds the load with `scale_out_lines`, so no larger option of the same search leads."""
     # Each entry is a finished line, or the key of a "does not fit" line shared by GPUs.
     entries: list[str | tuple[str, str, str]] = []
     not_fitting: dict[tuple[str, str, str], list[str]] = {}
@@ -183,7 +185,9 @@ def verdict_lines(
             )
             entries += _named_targets(recommend, call.arguments.get("gpu"), count)
             continue
-        larger = _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
+        larger = (
+            None if scaled else _larger_fitting_option(recommend, call.arguments.get("gpu"), count)
+        )
         within = None
         if plain_data_parallel(call):
             # The recommender shards with TP/PP where plain replicas cannot: its layout on the
@@ -264,3 +268,94 @@ def _single_gpu_in(note: str) -> str | None:
         if re.search(rf"1× {re.escape(gpu.name)}(?![\w-])", note)
     ]
     return max(found, key=lambda gpu: len(gpu.name)).id if found else None
+
+
+def scale_out_lines(
+    memory: list[CallResult],
+    recommend: CallResult | None,
+    scale: CallResult | None,
+    lower: list[CallResult],
+) -> list[str]:
+    """When the GPUs the user named do not hold the load (QA round 4, 2): what they hold (the
+    recommender's largest fitting layout within them), what count holds the load (the
+    recommender asked again without the GPU limit) and which lower weight formats fit the named
+    GPUs (memory calls at those formats). Empty without the follow-up calls."""
+    named = next((c for c in memory if c.arguments.get("gpu") and not c.is_error), None)
+    if named is None or scale is None:
+        return []
+    gpu_id, count = str(named.arguments["gpu"]), int(named.arguments.get("gpus", 1))
+    label = f"{count}× {gpu_name(gpu_id)}"
+    users = named.arguments.get("batch")
+    asked = "" if users is None else f", not the {int(users):,} users asked"
+    context = None if recommend is None else recommend.result.get("context_tokens")
+    length = "" if context is None else f" of {int(context):,} tokens"
+    lines: list[str] = []
+    within = _largest_within(recommend, gpu_id, count)
+    if within is None:
+        lines.append(
+            f"**{label} hold no sequence{length}** at {named.result.get('weights_format')} "
+            "weights: no layout within them fits."
+        )
+    else:
+        group = int(within.get("tp") or 1) * int(within.get("pp") or 1)
+        replicas = count // group
+        seqs = int(within.get("max_concurrent_sequences") or 0)
+        held = f"{seqs:,} concurrent sequence{'s' if seqs != 1 else ''}{length}"
+        if replicas > 1:
+            held += f" per replica × {replicas} replicas"
+        tokens = within.get("kv_cache_capacity_tokens")
+        kv = "" if tokens is None else f"; {int(tokens):,} KV-cache tokens per replica"
+        lines.append(
+            f"**{label} hold {held}**{asked} (TP {within.get('tp')} × PP {within.get('pp')}{kv})."
+        )
+    fitting = None
+    if not scale.is_error:
+        fitting = _fitting_option(scale, gpu_id, lambda n: True)
+    if fitting is not None:
+        seqs_text = ""
+        if fitting.get("max_concurrent_sequences") is not None:
+            seqs_text = (
+                f"; it holds {int(fitting['max_concurrent_sequences']):,} concurrent sequences"
+                " per replica"
+            )
+        lines.append(
+            _needs_line(
+                fitting, "What holds this load:", f", the recommender without the {count}-GPU limit"
+            ).removesuffix(".")
+            + f"{seqs_text}."
+        )
+    verdicts = []
+    for call in lower:
+        if call.is_error:
+            continue
+        fmt = call.arguments.get("weights")
+        needed, budget = bytes_from(call.result, "per_gpu"), per_gpu_figure(call.result, "budget")
+        verb = "fits" if call.result.get("fits") else "does not fit"
+        verdicts.append(f"{fmt} {verb} ({gib(needed)} of {gib(budget)} per GPU)")
+    if verdicts:
+        lines.append(
+            f"At lower weight precision on {label} at this load: " + "; ".join(verdicts) + "."
+        )
+    return lines
+
+
+def _largest_within(recommend: CallResult | None, gpu_id: str, count: int) -> dict[str, Any] | None:
+    """The recommender's fitting layout on `gpu_id` whose TP × PP group is the largest within
+    `count` GPUs (its replicas may exceed them: the load asked for more)."""
+    if recommend is None or recommend.is_error:
+        return None
+    options: list[dict[str, Any]] = [
+        *recommend.result.get("options", []),
+        *recommend.result.get("rejected", []),
+    ]
+    within = [
+        o
+        for o in options
+        if o.get("gpu") == gpu_id
+        and o.get("fits")
+        and int(o.get("tp") or 1) * int(o.get("pp") or 1) <= count
+    ]
+    if not within:
+        return None
+    best: dict[str, Any] = max(within, key=lambda o: int(o.get("tp") or 1) * int(o.get("pp") or 1))
+    return dict(best)
