@@ -137,3 +137,58 @@ def test_qa_40_users_16k_fp8_kv_on_l40s_is_not_called_a_fit() -> None:
     assert "it fits one GPU" not in note
     assert "of the 40 users' 16,384-token sequences" in note
     assert "fp8 KV cache" not in note
+
+
+# --- training answers get no serving text (QA round 4, 11) -----------------------------------
+
+
+def test_training_notes_have_no_multi_tenant_serving_text() -> None:
+    # QA: an 8B full fine-tune was told "room for a second model or many LoRA adapters
+    # (multi-tenant serving)". Serving the same model on one large GPU still gets that note.
+    training = recommend(Workload(model="llama-3.1-8b", task="full"))
+    assert not any("multi-tenant" in n or "second model" in n for n in training.notes)
+    serving = recommend(
+        Workload(model="llama-3.1-8b", users=1, constraints={"only_gpus": ["h200-sxm"]})
+    )
+    assert any("multi-tenant serving" in n for n in serving.notes)
+
+
+def test_moe_training_note_quotes_the_training_weights() -> None:
+    # Mixtral 8x7B: 46,702,792,704 parameters (HF model card / config.json count). A full
+    # fine-tune keeps 16-bit weights plus an fp32 master copy: 2 + 4 = 6 B per parameter (HF
+    # "Model training anatomy", the memory calculator's default mixed-hf accounting):
+    # 46,702,792,704 × 6 = 280,216,756,224 B = 261.0 GiB — not the 87.0 GiB of bf16 weights.
+    rec = recommend(
+        Workload(model="mixtral-8x7b", task="full", constraints={"only_gpus": ["h100-sxm"]})
+    )
+    note = next(n for n in rec.notes if n.startswith("MoE"))
+    assert "261.0 GiB of training weights, 6 B per parameter" in note
+    assert "87.0 GiB" not in note
+    assert "decode" not in note and "training FLOPs per token" in note
+    # Serving quotes the bf16 weights: 46,702,792,704 × 2 B = 87.0 GiB.
+    served = recommend(Workload(model="mixtral-8x7b", constraints={"only_gpus": ["h100-sxm"]}))
+    assert "(87.0 GiB of weights)" in next(n for n in served.notes if n.startswith("MoE"))
+
+
+# --- the training MFU was measured on H100 / A100 only (QA round 4, 13) ----------------------
+
+
+def test_training_mfu_caveat_on_gpus_it_was_not_measured_on() -> None:
+    # tools/performance.py TRAINING_MFU = 0.40: Llama 3 paper Table 4 (38–43% on H100) and
+    # Megatron-LM (41.5–56.3% on A100). MI300X (CDNA 3) and Gaudi 3 have no such measurement.
+    rec = recommend(
+        Workload(
+            model="llama-3.1-8b",
+            task="full",
+            train_tokens=1e9,
+            constraints={"only_gpus": ["mi300x", "gaudi3", "h100-sxm", "a100-80gb-sxm4"]},
+        )
+    )
+    by_gpu = {o.gpu: o for o in rec.options}
+    for gpu in ("mi300x", "gaudi3"):
+        o = by_gpu[gpu]
+        assert o.training_hours is not None
+        assert any("assumes 40% MFU, measured on other GPUs" in n for n in o.notes), o.notes
+    for gpu in ("h100-sxm", "a100-80gb-sxm4"):
+        assert not any("MFU" in n for n in by_gpu[gpu].notes)
+    assert any("H100, Llama 3 paper" in a for a in rec.assumptions)

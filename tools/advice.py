@@ -15,6 +15,7 @@ from tools.defaults import DEFAULT_KV_DTYPE
 from tools.memory.formats import BYTE_DTYPES
 from tools.performance import (
     DECODE_BANDWIDTH_EFF,
+    MFU_MEASURED_ARCHITECTURES,
     NCCL_RING_BASE_LATENCY_S,
     PREFILL_MFU,
     TRAINING_MFU,
@@ -68,7 +69,9 @@ def advise(
                 "well as SXM parts with the same memory and bandwidth."
             )
         spare = o.headroom_bytes
-        if weight_bytes and spare >= weight_bytes:
+        # Serving only: a training job's spare memory is not a place for a second model's
+        # users (QA round 4, 11).
+        if not w.is_training and weight_bytes and spare >= weight_bytes:
             notes.append(
                 f"1× {o.gpu_name} keeps {_gib(spare)} free after this load, ≥ the "
                 f"{_gib(weight_bytes)} of weights: room for a second model or many LoRA "
@@ -92,11 +95,17 @@ def advise(
     if arch.moe is not None:
         notes.append(
             f"MoE: memory holds all {format_count(params.total)} parameters "
-            f"({_gib(weight_bytes)} of weights) but each token runs "
+            f"({weights_figure(w, weight_bytes, base)}) but each token runs "
             f"{format_count(params.active_per_token)} ({arch.moe.experts_per_token} of "
-            f"{arch.moe.num_experts} experts): decode speed is near a "
-            f"{format_count(params.active_per_token)} dense model at small batch, approaching "
-            "all experts read per step as the batch grows."
+            f"{arch.moe.num_experts} experts): "
+            + (
+                # tools/performance.training_flops_per_token counts the active parameters.
+                f"training FLOPs per token are those of a {format_count(params.active_per_token)} "
+                "dense model, memory that of the whole one."
+                if w.is_training
+                else f"decode speed is near a {format_count(params.active_per_token)} dense "
+                "model at small batch, approaching all experts read per step as the batch grows."
+            )
         )
     if not w.is_training:
         kv_total = base.kv_cache_bytes_per_token * w.context_tokens * w.users
@@ -115,6 +124,21 @@ def advise(
                 f"memory scales with users × context; {remedy}."
             )
     return notes, nearest_feasible(w, best, evaluated or best)
+
+
+def weights_figure(w: Workload, weight_bytes: int, base: Any) -> str:
+    """The weights a note quotes, with their size: `weight_bytes` (the 16-bit or quantized
+    weights a server holds) when serving; when training, the memory calculator's weights
+    component of the whole model (`base`: its one-GPU estimate), which for a full fine-tune
+    counts the fp32 master copy beside the 16-bit weights (6 B per parameter in the HF
+    accounting) and for LoRA / QLoRA the frozen base plus the adapters (QA round 4, 11)."""
+    if not w.is_training:
+        return f"{_gib(weight_bytes)} of weights"
+    trained = int(base.breakdown["weights"])
+    if w.task == "full":
+        per_param = trained / int(base.total_params)
+        return f"{_gib(trained)} of training weights, {per_param:.0f} B per parameter"
+    return f"{_gib(trained)} of base weights and adapters"
 
 
 def training_traffic(w: Workload, arch: Architecture, o: Option) -> str:
@@ -339,7 +363,9 @@ def performance_assumptions(w: Workload) -> list[str]:
     ]
     if w.is_training:
         out.append(
-            f"Training at {TRAINING_MFU:.0%} MFU; 6·N FLOPs/token full, 4·N LoRA/QLoRA, "
+            f"Training at {TRAINING_MFU:.0%} MFU (measured: "
+            f"{'; '.join(MFU_MEASURED_ARCHITECTURES.values())}); 6·N FLOPs/token full, "
+            "4·N LoRA/QLoRA, "
             "+2·N with activation recompute (Kaplan et al. 2020)."
         )
     if w.batching == "static":

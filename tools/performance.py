@@ -45,9 +45,32 @@ PEAK_COPY_BANDWIDTH_EFF = 1700.0 / 2039.0  # gpt-fast README note; an upper boun
 
 # Model FLOPs utilisation of large GEMMs (prefill, batched decode, training). Source: Llama 3
 # paper (Dubey et al. 2024, Table 4): 38–43% BF16 MFU on H100 for 405B pre-training; Megatron-LM
-# (Narayanan et al. 2021) 41.5–56.3% on A100. 0.40 sits inside both ranges, at the low end.
+# (Narayanan et al. 2021) 41.5–56.3% on A100. 0.40 sits inside the first range and just below
+# the second.
 PREFILL_MFU = 0.40
 TRAINING_MFU = 0.40
+# The GPU architectures (catalog gpus.toml `architecture`) those MFU measurements come from:
+# H100 (Llama 3 paper) and A100 (Megatron-LM). On any other GPU the same share of its datasheet
+# peak is an extrapolation, and a training option on one says so (QA round 4, 13).
+MFU_MEASURED_ARCHITECTURES: dict[str, str] = {
+    "Hopper GH100": "H100, Llama 3 paper",
+    "Ampere GA100": "A100, Megatron-LM",
+}
+
+
+def training_mfu_caveat(gpu: GpuSpec) -> str | None:
+    """A caveat for training times on `gpu` when TRAINING_MFU was not measured on its
+    architecture (None when it was)."""
+    if gpu.architecture in MFU_MEASURED_ARCHITECTURES:
+        return None
+    measured = "; ".join(MFU_MEASURED_ARCHITECTURES.values())
+    return (
+        f"Training time on {gpu.name} ({gpu.architecture}) assumes {TRAINING_MFU:.0%} MFU, "
+        f"measured on other GPUs ({measured}): no measurement for this one is used, so its "
+        "hours and job cost extrapolate from its datasheet bf16 peak; its software stack may "
+        "reach a different share."
+    )
+
 
 # NCCL's latency model for a ring all-reduce with the low-latency (LL) protocol, used for the
 # small messages of decode: base 6.6 µs + per-hop 0.6 µs (NVLink) / 1.0 µs (PCIe) / 2.7 µs

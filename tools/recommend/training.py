@@ -8,7 +8,7 @@ import math
 from typing import Literal
 
 from tools.catalog import GpuSpec
-from tools.performance import training_time
+from tools.performance import training_mfu_caveat, training_time
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
@@ -25,6 +25,7 @@ def _training_option(
     count = tp * pp * dp
     fits = bool(est.fits)
     reasons: list[str] = []
+    notes: list[str] = []
     if not fits:
         reasons.append(
             f"needs {_gib(est.per_gpu_bytes)} per GPU > {_gib(est.budget_bytes_per_gpu)} "
@@ -51,6 +52,9 @@ def _training_option(
             meets = meets and w.deadline_hours is None
         else:
             step, hours, gpu_hours = tt.step_s, tt.hours, tt.gpu_hours
+            caveat = training_mfu_caveat(gpu)
+            if caveat:
+                notes.append(caveat)
             if w.deadline_hours is not None and hours > w.deadline_hours:
                 meets = False
                 reasons.append(
@@ -84,6 +88,6 @@ def _training_option(
         price_id=None if quote is None else quote.price.id,
         billed_gpus=None if quote is None else quote.billed_gpus,
         reasons=reasons,
-        notes=price_notes,
+        notes=[*notes, *price_notes],
         gpu_as_of=gpu.as_of,
     )
