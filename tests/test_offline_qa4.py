@@ -108,3 +108,35 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
     assert "10 users need at least 40" not in reply
     recommends = [m for m in conversation.messages if m.get("name") == "recommend"]
     assert len(recommends) == 2
+
+
+# --- 7: a follow-up that changes the KV dtype re-derives the notes about it -------------------
+
+
+async def _two_turns(first: str, second: str) -> str:
+    from assistant.events import Done
+    from assistant.offline import OfflineEngine
+
+    conversation = Conversation()
+    engine = OfflineEngine()
+    _ = [e async for e in engine.run_turn(conversation, first)]
+    events = [e async for e in engine.run_turn(conversation, second)]
+    return next(e for e in events if isinstance(e, Done)).text
+
+
+def test_7_fp8_kv_follow_up_drops_the_bf16_kv_note() -> None:
+    from assistant.offline.parser import parse_workload
+
+    first = parse_workload("Llama 3.1 405B fp8 on 8×H200: how many users at 32k?")
+    assert any("KV cache stays bf16" in n for n in first.notes)
+    second = parse_workload("and with fp8 KV cache?", first)
+    assert second.kv_dtype == "fp8" and second.weights == "fp8"
+    assert not any("KV cache stays bf16" in n for n in second.notes)
+    reply = asyncio.run(
+        _two_turns("Llama 3.1 405B fp8 on 8×H200: how many users at 32k?", "and with fp8 KV cache?")
+    )
+    assert "KV cache stays bf16" not in reply
+    # fp8 KV halves 516,096 B per token to 258,048 B: the 8 GPUs' 608 GiB of free memory hold
+    # 608 / (32,768 × 258,048 B = 7.875 GiB) ≈ 77 sequences (QA4 #1's hand figure).
+    assert int(608 / (32_768 * 258_048 / 2**30)) == 77
+    assert reply.startswith("**77 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")

@@ -34,7 +34,13 @@ from assistant.offline.parser.options import (
     extract_rank_and_flags,
 )
 from assistant.offline.parser.questions import extract_question_kind
-from assistant.offline.parser.task import extract_kv_dtype, extract_precision, extract_task
+from assistant.offline.parser.task import (
+    FP8_WEIGHTS_ONLY,
+    extract_kv_dtype,
+    extract_precision,
+    extract_task,
+    format_notes,
+)
 from assistant.offline.parser.text import Text, normalise
 from assistant.offline.parser.training import (
     extract_deadline,
@@ -96,6 +102,8 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs
     if previous is not None:
         parsed = _merge(previous, parsed)
+        # Notes that follow from the merged formats are derived again from the merge.
+        parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
     if not parsed.has_model and not any("model" in q for q in parsed.questions):
         parsed.questions.append(
             "Which model? Give a name (e.g. 'Llama 3.1 70B'), a Hugging Face id or a size "

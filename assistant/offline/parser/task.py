@@ -28,13 +28,23 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
                 p.weights = fmt
                 if note:
                     p.notes.append(note.format(text=m.group(0).strip()))
+    p.notes += format_notes(p)
+
+
+FP8_WEIGHTS_ONLY = (
+    "'fp8' read as fp8 weights; the KV cache stays bf16 (say 'fp8 KV cache' to size it in fp8)"
+)
+
+
+def format_notes(p: ParsedWorkload) -> list[str]:
+    """Notes that follow from the formats as finally parsed, so a follow-up that changes them
+    re-derives the note instead of inheriting a stale one (QA round 4, 7: 'and with fp8 KV
+    cache?' kept "the KV cache stays bf16")."""
     if p.weights == "fp8" and p.kv_dtype is None:
         # vLLM's --quantization fp8 quantizes weights only; the KV cache needs its own
         # --kv-cache-dtype fp8, so an fp8 model said alone keeps a 16-bit cache.
-        p.notes.append(
-            "'fp8' read as fp8 weights; the KV cache stays bf16 (say 'fp8 KV cache' to size it "
-            "in fp8)"
-        )
+        return [FP8_WEIGHTS_ONLY]
+    return []
 
 
 def extract_task(t: Text, p: ParsedWorkload) -> None:
