@@ -107,7 +107,11 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         default=None,
         help="optimizer state in host RAM (ZeRO-Offload)",
     )
-    p.add_argument("--prefill-chunk", type=token_count, help="tokens per prefill pass (vLLM 8192)")
+    p.add_argument(
+        "--prefill-chunk",
+        type=token_count,
+        help="tokens per prefill pass (vLLM 8192, llama.cpp 512)",
+    )
     p.add_argument(
         "--unit",
         choices=["GB", "GiB"],

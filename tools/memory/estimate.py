@@ -29,6 +29,7 @@ from tools.memory.model import ResolvedModel, resolve_model
 from tools.memory.overhead import (
     CUBLAS_WORKSPACE,
     CUDA_CONTEXT,
+    LLAMA_CPP_N_UBATCH,
     VLLM_CUDA_GRAPHS,
     VLLM_GPU_MEMORY_UTILIZATION,
     VLLM_MAX_NUM_BATCHED_TOKENS,
@@ -376,6 +377,15 @@ def _activations(
     elif engine == "vllm":
         chunk = int(VLLM_MAX_NUM_BATCHED_TOKENS.value)
         notes.append(f"Prefill chunk {chunk} tokens: {VLLM_MAX_NUM_BATCHED_TOKENS.source}.")
+    elif engine == "generic":
+        # llama.cpp's compute buffer: one ubatch of at most n_ubatch tokens per forward pass,
+        # whatever the number of sequences (QA round 4, 12).
+        ubatch = int(LLAMA_CPP_N_UBATCH.value)
+        chunk = min(context * req.batch, ubatch)
+        notes.append(
+            f"Compute buffer for min(context × batch, n_ubatch) = {chunk:,} tokens per forward "
+            f"pass: {LLAMA_CPP_N_UBATCH.source}."
+        )
     else:
         chunk = context * req.batch
         notes.append("Whole prompt batch in one forward pass (no chunked prefill).")

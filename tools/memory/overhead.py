@@ -64,3 +64,13 @@ VLLM_MAX_NUM_BATCHED_TOKENS = SourcedConstant(
     "server on data-centre GPUs (2048 for the offline LLM class); the activation peak is "
     "profiled at this many tokens",
 )
+
+LLAMA_CPP_N_UBATCH = SourcedConstant(
+    "prefill_chunk_tokens",
+    512,
+    "tokens per forward pass",
+    "llama.cpp common/common.h: n_ubatch = 512, the physical batch size for prompt processing "
+    "(-ub/--ubatch-size, common/arg.cpp; the logical -b/--batch-size defaults to 2048 and is "
+    "split into ubatches); llama.cpp reserves its compute buffer for a graph of "
+    "min(n_ctx, n_ubatch) tokens, so it does not grow with more sequences",
+)

@@ -205,7 +205,7 @@ class MemoryRequest(ModelChoice):
         ge=1,
         le=MAX_CONTEXT_TOKENS,
         description="Tokens per prefill forward pass (vLLM max_num_batched_tokens, default "
-        "8192); default for other engines: the whole prompt batch.",
+        "8192; generic/llama.cpp n_ubatch, 512); transformers: the whole prompt batch.",
     )
     cuda_context_bytes: int | None = Field(
         default=None, ge=0, le=64 * 2**30, description="Override: CUDA context per GPU, bytes."
