@@ -140,3 +140,29 @@ def test_7_fp8_kv_follow_up_drops_the_bf16_kv_note() -> None:
     # 608 / (32,768 × 258,048 B = 7.875 GiB) ≈ 77 sequences (QA4 #1's hand figure).
     assert int(608 / (32_768 * 258_048 / 2**30)) == 77
     assert reply.startswith("**77 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
+
+
+# --- 3: "X instead of Y" sizes X; two engines named say which one was sized -------------------
+
+
+def test_3_the_chosen_option_wins_over_the_rejected_one() -> None:
+    from assistant.offline.parser import parse_workload
+
+    # Each sentence names the chosen option second or first; the tools' names for them:
+    # GPTQ → int4-gptq, llama.cpp → the generic engine, vLLM → vllm.
+    assert parse_workload("switch from AWQ to GPTQ for Llama 3.1 70B").weights == "int4-gptq"
+    assert parse_workload("Llama 3.1 8B with vLLM instead of llama.cpp").engine == "vllm"
+    assert parse_workload("replace llama.cpp with vLLM for Llama 3.1 8B").engine == "vllm"
+    assert parse_workload("use vLLM rather than llama.cpp for Llama 3.1 8B").engine == "vllm"
+    gpus = parse_workload("Llama 3.1 70B on H200 instead of H100").named_gpu_ids
+    assert gpus == ["h200-sxm"]
+    previous = parse_workload("serve Llama 3.1 70B in AWQ to 20 users at 8k on L40S")
+    assert previous.weights == "int4-awq"
+    follow = parse_workload("what changes if I use GPTQ instead of AWQ?", previous)
+    assert follow.weights == "int4-gptq" and follow.unplaced == []
+    assert any("AWQ set aside" in n for n in follow.notes)
+
+
+def test_3_compare_two_engines_says_which_was_sized() -> None:
+    reply, _ = _ask("compare vLLM and llama.cpp memory for 8B")
+    assert "sized for 'llama.cpp' only" in reply and "'vLLM' alone" in reply

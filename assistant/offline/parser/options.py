@@ -52,11 +52,21 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
         p.checkpointing = False
     if t.each(r"\b(?:gradient|activation)\s+checkpointing\b|\brecompute\b|\bcheckpointing\b"):
         p.checkpointing = True
+    named: dict[str, str] = {}
     for pattern, engine, note in vocab.ENGINES:
         for m in t.each(pattern):
             p.engine = engine
+            named.setdefault(engine, m.group(0).strip())
             if note:
                 p.notes.append(note.format(text=m.group(0).strip()))
+    if len(named) > 1 and p.engine is not None:
+        # One answer sizes one engine ("compare vLLM and llama.cpp"): say which, and how to
+        # get the other, rather than dropping it silently (QA round 4, 3).
+        others = ", ".join(f"'{text}'" for engine, text in named.items() if engine != p.engine)
+        p.notes.append(
+            f"Several serving engines named: sized for '{named[p.engine]}' only (one engine per "
+            f"answer); ask again with {others} alone to size it"
+        )
     for pattern, objective in vocab.OBJECTIVES:
         # "cheaper per million tokens" stays a per-token question: "cheaper" must not undo it.
         if t.each(pattern) and p.objective != "cheapest_per_token":

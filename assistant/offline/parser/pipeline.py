@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.gpus import (
     apply_nodes,
     extract_gpu_generic,
@@ -51,6 +52,7 @@ from assistant.offline.parser.training import (
 )
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
+    set_aside_rejected,
     extract_hf_and_catalog_models,
     negative_numbers,
     extract_cost_per_token,

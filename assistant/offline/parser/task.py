@@ -22,12 +22,22 @@ def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
 
 def extract_precision(t: Text, p: ParsedWorkload) -> None:
     """The weights' number format (`vocab.PRECISIONS`; the first read is kept, with its note)."""
+    named: dict[str, str] = {}
     for pattern, fmt, note in vocab.PRECISIONS:
         for m in t.each(pattern):
+            if not re.fullmatch(r"\d+[\s-]?bits?", m.group(0).strip(), re.I):
+                named.setdefault(fmt, m.group(0).strip())  # '4-bit nf4' names one format
             if p.weights is None:
                 p.weights = fmt
                 if note:
                     p.notes.append(note.format(text=m.group(0).strip()))
+    if len(named) > 1 and p.weights is not None:
+        # "compare AWQ and GPTQ": one answer sizes one weight format; say which (QA round 4, 3).
+        others = ", ".join(f"'{text}'" for fmt, text in named.items() if fmt != p.weights)
+        p.notes.append(
+            f"Several weight formats named: sized in '{named[p.weights]}' only (one format per "
+            f"answer); ask again with {others} alone to size it"
+        )
     p.notes += format_notes(p)
 
 
