@@ -165,3 +165,19 @@ async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked
     headline = re.search(r"\*\*Cheaper per million output tokens at full load: (.+?)\*\*", text)
     assert headline is not None and headline.group(1).endswith(names[winner])
     assert f"{figures[winner]:,.3f} USD/M" in headline.string
+
+
+async def test_proposal_gives_the_full_load_rate_its_per_token_cost_assumes() -> None:
+    # QA round 4, #8: the summary quoted 30.97 tok/s "in total" (the stated load) while the cost
+    # table's USD/M implied ~345 tok/s (full load). Both rates must be in the summary, each
+    # labelled, and the full-load one must be the recommender's figure.
+    from assistant.proposal.figures import format_number
+
+    _, conversation = await answer("serve Llama 3.1 8B on an H100")
+    best = next(o for o in tool_result(conversation, "recommend")["options"] if o["fits"])
+    summary = render_markdown(build_document(conversation)).split("## 2.")[0]
+    assert f"{format_number(best['aggregate_tokens_per_s'])} output tokens/s in total" in summary
+    assert "at the stated load" in summary
+    assert (
+        f"{format_number(best['full_load_tokens_per_s'])} output tokens/s at full load" in summary
+    )

@@ -131,6 +131,16 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
             if best.get("aggregate_tokens_per_s") is not None:
                 perf.append(
                     f"{format_number(best['aggregate_tokens_per_s'])} output tokens/s in total"
+                    " at the stated load"
+                )
+            full = best.get("full_load_tokens_per_s")
+            if full is not None and full != best.get("aggregate_tokens_per_s"):
+                # The cost section's $/M tokens may be priced at full load: say that rate too.
+                sequences = best.get("full_load_sequences_per_replica")
+                each = "" if sequences is None else f", {format_number(sequences)} per replica"
+                perf.append(
+                    f"{format_number(full)} output tokens/s at full load (every KV slot in "
+                    f"use{each})"
                 )
             if best.get("decode_tokens_per_s_per_seq") is not None:
                 perf.append(
