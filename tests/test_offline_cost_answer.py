@@ -181,3 +181,10 @@ async def test_proposal_gives_the_full_load_rate_its_per_token_cost_assumes() ->
     assert (
         f"{format_number(best['full_load_tokens_per_s'])} output tokens/s at full load" in summary
     )
+
+
+async def test_training_needs_line_names_training_components() -> None:
+    # QA round 4, #11: a full fine-tune holds gradients and optimizer state, not a KV cache.
+    text, _ = await answer("full fine-tune of Llama 3.1 8B")
+    needs = next(line for line in text.splitlines() if line.startswith("Needs "))
+    assert "gradients, optimizer state" in needs and "KV cache" not in needs

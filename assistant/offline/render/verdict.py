@@ -170,9 +170,13 @@ def verdict_lines(
                     "breakdown below)."
                 )
                 continue
+            parts = (
+                "weights, gradients, optimizer state, activations and runtime"
+                if is_training([call])
+                else "weights, KV cache and runtime"
+            )
             entries.append(
-                f"Needs {gib(needed)} of GPU memory for this load on a single GPU (weights, "
-                f"KV cache and runtime{below})."
+                f"Needs {gib(needed)} of GPU memory for this load on a single GPU ({parts}{below})."
             )
             continue
         count = int(call.arguments.get("gpus", 1))
