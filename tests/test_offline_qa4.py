@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from assistant.conversation import Conversation
+from assistant.offline import OfflineEngine
 from assistant.offline.render.verdict import about_headline
 from tests.offline_turns import answer
 
@@ -166,3 +167,20 @@ def test_3_the_chosen_option_wins_over_the_rejected_one() -> None:
 def test_3_compare_two_engines_says_which_was_sized() -> None:
     reply, _ = _ask("compare vLLM and llama.cpp memory for 8B")
     assert "sized for 'llama.cpp' only" in reply and "'vLLM' alone" in reply
+
+
+async def test_a_variant_reply_answers_the_which_gpu_question_and_keeps_the_count() -> None:
+    # QA round 4, #6: after "Which 'H100' do you mean?", the reply "SXM" was read as the NVLink
+    # interconnect and the same question came back; "H100 SXM5" then dropped the 8-GPU node.
+    # DeepSeek-V3 fp8 on 8× H100 SXM5 (TP 8): 671.03B parameters ≈ 1 B each → ~79 GiB of
+    # weights per GPU alone, over the 0.9 × 79.65 GiB = 71.7 GiB budget: does not fit.
+    conversation = Conversation()
+    engine = OfflineEngine()
+    first = [
+        e async for e in engine.run_turn(conversation, "can I run DeepSeek-V3 on one 8×H100 node?")
+    ]
+    assert "Which 'H100' do you mean?" in first[-1].text
+    reply = [e async for e in engine.run_turn(conversation, "SXM")]
+    text = reply[-1].text
+    assert "Which 'H100'" not in text
+    assert text.startswith("**Does not fit on 8× H100 SXM5**")

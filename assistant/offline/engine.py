@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -91,6 +92,29 @@ def ambiguous_gpu_question(parsed: ParsedWorkload, memory: list[CallResult]) -> 
     return None
 
 
+_VARIANT_REPLY = re.compile(
+    r"^\s*(?:the\s+)?(?P<v>sxm\d?|nvl|pcie)(?:\s+(?:one|version|variant|card))?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def variant_reply(text: str, previous: ParsedWorkload | None) -> str:
+    """A bare variant answering "Which 'H100' do you mean?" ('SXM', 'the PCIe one') as the
+    catalog GPU it picks, keeping the count asked about: 'SXM' → '8× h100-sxm'. Any other text
+    is returned unchanged (so 'SXM' is not read as a wish for an NVLink interconnect)."""
+    match = _VARIANT_REPLY.match(text)
+    if match is None or previous is None:
+        return text
+    want = match.group("v").lower()
+    for mention in previous.gpus:
+        ids = {v for v in [mention.gpu, *mention.variants] if v}
+        picked = sorted(v for v in ids if want in v)
+        if len(ids) > 1 and len(picked) == 1:
+            count = f"{mention.count}× " if mention.count else ""
+            return f"{count}{picked[0]}"
+    return text
+
+
 class OfflineEngine:
     """Answers sizing questions with the parser, the tools and Markdown templates."""
 
@@ -156,7 +180,8 @@ class OfflineEngine:
         conversation.add({"role": "user", "content": user_text})
         partial: list[str] = []
         try:
-            parsed = parse_workload(user_text, previous_workload(conversation))
+            previous = previous_workload(conversation)
+            parsed = parse_workload(variant_reply(user_text, previous), previous)
             planned = longest_context_calls(parsed, plan_tool_calls(parsed), self._call)
             results: list[CallResult] = []
             text: str
