@@ -4,11 +4,12 @@ arithmetic over published configs, written in each test."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from assistant.conversation import Conversation
 from assistant.offline import OfflineEngine
 from assistant.offline.render.verdict import about_headline
-from tests.offline_turns import answer
+from tests.offline_turns import answer, tool_result
 
 
 def _ask(text: str) -> tuple[str, Conversation]:
@@ -184,3 +185,20 @@ async def test_a_variant_reply_answers_the_which_gpu_question_and_keeps_the_coun
     text = reply[-1].text
     assert "Which 'H100'" not in text
     assert text.startswith("**Does not fit on 8× H100 SXM5**")
+
+
+async def test_max_context_options_are_sized_at_the_context_found() -> None:
+    # QA round 4, #10: the answer led with "992 tokens fit 2× RTX 4090" while its options table
+    # was sized at the default 4,096 and said "fits: no". Both must be at the context found.
+    text, conversation = await answer("what's the max context for 70B AWQ on 2x4090?")
+    memory = [
+        json.loads(m["content"])
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == "estimate_memory"
+    ]
+    found = next(r["context"] for r in memory if r.get("fits"))
+    assert f"**Longest context that fits 2× GeForce RTX 4090: {found:,} tokens**" in text
+    recommend = tool_result(conversation, "recommend")
+    assert recommend["context_tokens"] == found
+    row = next(line for line in text.splitlines() if line.startswith("| GeForce RTX 4090 | 2 |"))
+    assert "| yes | yes |" in row

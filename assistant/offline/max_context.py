@@ -10,7 +10,7 @@ from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.planner import PlannedCall
-from tools.defaults import DEFAULT_CONTEXT_TOKENS
+from tools.defaults import DEFAULT_CONTEXT_TOKENS, default_request_shape
 from tools.errors import ToolInputError
 from tools.memory import resolve_model
 
@@ -83,10 +83,16 @@ def longest_context_calls(
         out.append(PlannedCall("estimate_memory", {**sized, "context": tokens, "batch": 1}))
         if tokens == 0:
             out[-1] = planned_call
-    if found is not None and found >= DEFAULT_CONTEXT_TOKENS:
-        # A shorter context than the default shape would not hold its default prompt+answer.
+    if found is not None:
+        # The options table must be at the context the answer leads with. A context shorter
+        # than the default request shape gets that shape scaled into it (3:1, tools.defaults),
+        # unless the user gave the prompt/answer lengths.
+        extra: dict[str, Any] = {"context": found}
+        if found < DEFAULT_CONTEXT_TOKENS and parsed.prompt_tokens is None:
+            shape = default_request_shape(found)
+            extra |= {"prompt_tokens": shape.prompt_tokens, "output_tokens": shape.output_tokens}
         out = [
-            PlannedCall(c.name, {**c.arguments, "context": found}) if c.name == "recommend" else c
+            PlannedCall(c.name, {**c.arguments, **extra}) if c.name == "recommend" else c
             for c in out
         ]
     return out
