@@ -192,3 +192,20 @@ def test_training_mfu_caveat_on_gpus_it_was_not_measured_on() -> None:
     for gpu in ("h100-sxm", "a100-80gb-sxm4"):
         assert not any("MFU" in n for n in by_gpu[gpu].notes)
     assert any("H100, Llama 3 paper" in a for a in rec.assumptions)
+
+
+def test_training_gets_no_stop_at_one_gpu_note() -> None:
+    # QA round 5: "Fits on 1× B200 … stop there — a second GPU adds cost" sat under a training
+    # recommendation ranked by job total (8× MI355X, 112 USD vs 254 on the B200). A training
+    # job on more GPUs finishes sooner for about the same GPU-hours: the note is serving-only.
+    from tools.recommend import recommend
+    from tools.workload import validate_workload
+
+    rec = recommend(
+        validate_workload(
+            {"model": "llama-3.1-8b", "task": "full", "train_tokens": 2e9, "objective": "cheapest"}
+        )
+    )
+    assert rec.options and not any("stop there" in note for note in rec.notes)
+    serving = recommend(validate_workload({"model": "llama-3.1-8b", "users": 4}))
+    assert any("stop there" in note for note in serving.notes)  # still said when serving

@@ -50,7 +50,9 @@ def advise(
     explanation of the nearest feasible configuration when nothing meets the targets."""
     notes: list[str] = []
     meeting = [o for o in best if o.meets_targets]
-    single = [o for o in meeting if o.count == 1]
+    # Serving only: a training job on more GPUs finishes sooner for about the same GPU-hours,
+    # so "a second GPU adds cost" is not true of it (and "cheapest" training ranks job totals).
+    single = [o for o in meeting if o.count == 1] if not w.is_training else []
     if single:
         o = single[0]
         what = (
