@@ -209,3 +209,35 @@ def test_training_gets_no_stop_at_one_gpu_note() -> None:
     assert rec.options and not any("stop there" in note for note in rec.notes)
     serving = recommend(validate_workload({"model": "llama-3.1-8b", "users": 4}))
     assert any("stop there" in note for note in serving.notes)  # still said when serving
+
+
+def test_training_headline_on_an_unmeasured_gpu_carries_the_mfu_caveat() -> None:
+    # QA round 5: the 40% training MFU comes from H100 (Llama 3 paper Table 4) and A100
+    # (Megatron-LM); a headline on another architecture must say its hours extrapolate.
+    from tools.catalog import get_catalog
+    from tools.recommend import recommend
+    from tools.workload import validate_workload
+
+    rec = recommend(
+        validate_workload(
+            {
+                "model": "llama-3.1-8b",
+                "task": "full",
+                "train_tokens": 2e9,
+                "constraints": {"only_gpus": ["mi300x"]},
+            }
+        )
+    )
+    name = get_catalog().gpu("mi300x").name
+    assert any(n.startswith(f"Training time on {name}") and "40% MFU" in n for n in rec.notes)
+    h100 = recommend(
+        validate_workload(
+            {
+                "model": "llama-3.1-8b",
+                "task": "full",
+                "train_tokens": 2e9,
+                "constraints": {"only_gpus": ["h100-sxm"]},
+            }
+        )
+    )
+    assert not any("MFU, measured on other GPUs" in n for n in h100.notes)

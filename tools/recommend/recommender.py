@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from tools.advice import advise, performance_assumptions
-from tools.catalog import GpuSpec
+from tools.catalog import GpuSpec, get_catalog
 from tools.memory.sharding import zero_single_rank_warning
+from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.fit_notes import _fit_notes, _shorter_sequence_note
 from tools.recommend.inference import _inference_option
@@ -102,6 +103,12 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         rejected.extend(o for o in opts if o is not chosen)
     best.sort(key=_rank_key(workload, prices))
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
+    if workload.is_training and best and best[0].training_hours is not None:
+        # The headline's hours (and job cost) rest on an MFU measured elsewhere: say so where
+        # the answer shows notes, not only in the option's own notes.
+        caveat = training_mfu_caveat(get_catalog().gpu(best[0].gpu))
+        if caveat:
+            notes.insert(0, caveat)
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
