@@ -237,3 +237,22 @@ def test_size_no_catalog_gpu_has_is_said() -> None:
     assert any("no catalog GPU is sold with 20 GB" in note for note in parsed.notes)
     _, recommend = _calls("Llama 3.1 8B on a 20 GB card")
     assert "only_gpus" not in recommend.get("constraints", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "context", "users"),
+    [
+        # QA round 5: a bare '8k' as a list item was left unplaced and sized at 4,096.
+        ("7B GGUF Q4_K_M with llama.cpp on a 4090, 8 users, 8k", 8 * 1024, 8),
+        ("serve Llama 3.1 8B, 32k, 20 users", 32 * 1024, 20),
+        # Not a power of two: could be users or tokens, so it stays unplaced.
+        ("Llama 3.1 8B on an H100, 10k", None, None),
+        # '8k users' is a count of users, not a context.
+        ("Llama 3.1 8B for 8k users", None, 8000),
+    ],
+)
+def test_a_listed_power_of_two_k_is_the_context(
+    text: str, context: int | None, users: int | None
+) -> None:
+    parsed = parse_workload(text)
+    assert (parsed.context, parsed.users) == (context, users)

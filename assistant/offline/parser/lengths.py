@@ -48,6 +48,7 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
     extract_bare_context(t, p)
     for m in t.each(rf"{Q}[\s-]*tokens?\b"):
         set_context(p, m.group(1))
+    extract_listed_context(t, p)
     if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
         p.long_context = True
 
@@ -78,6 +79,25 @@ def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
         p.notes.append(
             f"'{m.group(0).strip()}' read as the context: {tokens:,} tokens per sequence{how}"
         )
+
+
+def extract_listed_context(t: Text, p: ParsedWorkload) -> None:
+    """'…on a 4090, 8 users, 8k': a bare 'Nk' standing alone as a list item (between commas or
+    at the end) is the context when N is a power of two — how context windows are written
+    (4k, 8k, 32k, 128k); '10k' alone stays unplaced (it could be users or tokens)."""
+    if p.context is not None:
+        return
+    for m in re.finditer(r"(?:^|,|;)\s*(\d{1,3})\s?k\s*(?=,|;|\.|\?|!|$)", t.work, re.I):
+        n = int(m.group(1))
+        if n & (n - 1):
+            continue
+        text = f"{n}k"
+        tokens, note = context_tokens_from(text)
+        t.consume(m.start(1), m.end())
+        p.context = tokens
+        how = " (binary k, as model cards)" if note else ""
+        p.notes.append(f"'{text}' read as the context: {tokens:,} tokens per sequence{how}")
+        return
 
 
 def _length(p: ParsedWorkload, text: str) -> int:
