@@ -155,3 +155,20 @@ def test_cost_tool_run_rate_beats_settings_and_no_rate_says_how_to_set_one(
     assert (
         "--eur-usd, GPU_SIZER_EUR_TO_USD or eur_to_usd in config.toml" in (bare["unconverted_note"])
     )
+
+
+def test_an_offer_billed_for_a_whole_instance_says_so() -> None:
+    # QA round 5: "Scaleway L40S-8-48G (2× l40s) 11.76 EUR/hour" read as 2 GPUs for 11.76 EUR;
+    # catalog/prices.toml: scaleway-l40s-8-48g-on-demand, 8 GPUs per instance, 11.7593 EUR/h.
+    from tools.cost import PriceFilter
+
+    result = compare_costs(
+        [ServingCostInput(gpu="l40s", count=2)],
+        load_price_book(),
+        PriceFilter(eu_only=True, tiers=["on_demand"]),
+    )
+    scaleway = next(u for u in result.unconverted if u.price_id == "scaleway-l40s-8-48g-on-demand")
+    assert (scaleway.count, scaleway.billed_gpus) == (2, 8)
+    assert scaleway.price == pytest.approx(11.7593)  # one whole 8-GPU instance
+    one_gpu = next(u for u in result.unconverted if u.price_id == "scaleway-l40s-1-48g-on-demand")
+    assert one_gpu.billed_gpus is None  # two 1-GPU instances bill exactly the 2 GPUs

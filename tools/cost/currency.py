@@ -28,6 +28,7 @@ def unconverted_offers(rows: Iterable[ServingCostRow | TrainingCostRow]) -> list
                 instance=row.instance,
                 gpu=row.gpu,
                 count=row.count,
+                billed_gpus=row.billed_gpus if row.billed_gpus > row.count else None,
                 tier=row.tier,
                 eu=row.eu,
                 price=row.cost if isinstance(row, TrainingCostRow) else row.per_hour,
@@ -55,11 +56,13 @@ def unconverted_note(offers: list[UnconvertedPrice]) -> str | None:
         where = f" ({eu} in the EU)" if eu else ""
         best = mine[0]
         unit = "/hour" if best.per == "hour" else " for the job"
+        billed = f", billed as {best.billed_gpus} GPUs" if best.billed_gpus else ""
         plural = "offer" if len(offer_ids) == 1 else "offers"
         parts.append(
             f"{len(offer_ids)} {plural} in {currency}{where} not compared (no {currency}→USD "
             f"rate set); cheapest {best.tier} {best.provider} {best.instance or best.price_id} "
-            f"({best.count}× {best.gpu}) {best.price:,.2f} {currency}{unit}, as_of {best.as_of}"
+            f"({best.count}× {best.gpu}{billed}) {best.price:,.2f} {currency}{unit}, as_of "
+            f"{best.as_of}"
         )
     return "; ".join(parts)
 

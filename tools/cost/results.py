@@ -30,6 +30,9 @@ class UnconvertedPrice(BaseModel):
     instance: str | None
     gpu: str
     count: int = Field(description="GPUs in the configuration priced.")
+    billed_gpus: int | None = Field(
+        default=None, description="GPUs billed (whole instances), when more than `count`."
+    )
     tier: Tier
     eu: bool
     price: float = Field(description="Price of the whole configuration, in `currency`.")
