@@ -62,7 +62,12 @@ def options_table(
 
     Training tables show hours (n/a without a data size), never serving columns. `full_load`:
     the $/M figures were priced at full-load throughput (the header says so)."""
-    options = recommend.result.get("options", [])[:limit]
+    # Rows over the GPU count the user named break their limit (the recommender keeps them to
+    # say what the load would need; the answer says that in words): not offered as options.
+    most = (recommend.arguments.get("constraints") or {}).get("max_gpus")
+    options = [
+        o for o in recommend.result.get("options", []) if most is None or o.get("count", 0) <= most
+    ][:limit]
     if not options:
         return []
     prices = cheapest_usd(cost)
