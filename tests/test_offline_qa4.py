@@ -207,7 +207,8 @@ async def test_max_context_options_are_sized_at_the_context_found() -> None:
 async def test_options_over_the_named_gpu_count_are_not_offered() -> None:
     # QA round 5: under a correct headline ("4× A100 40GB hold 1 sequence … 8× holds 108"),
     # the table still offered "40 | 4×1×10 | meets targets: no" — ten times the 4 GPUs named.
-    text, conversation = await answer("can we serve Llama 3.1 70B on 4 A100 40GB for 10 users?")
+    text, _ = await answer("can we serve Llama 3.1 70B on 4 A100 40GB for 10 users?")
     rows = [line for line in text.splitlines() if line.startswith("| A100 40GB")]
     assert all(int(row.split("|")[2]) <= 4 for row in rows)
+    assert "4×1×10" not in text  # the over-limit layout the table used to offer
     assert "**What holds this load: 8× A100 40GB SXM4**" in text
