@@ -4,14 +4,17 @@ the on-demand rows the recommender ranks "cheapest" and checks budgets by.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
 
 from tools.cost.inputs import Freshness, PriceFilter
+from tools.cost.results import ExcludedPrice
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
     PriceBook,
     PriceEntry,
     RankingPrices,
+    hosts_group,
     on_demand_rows,
     staleness_warning,
 )
@@ -30,6 +33,40 @@ def _matches(price: PriceEntry, gpu: str, flt: PriceFilter) -> str | None:
     if flt.tiers and price.tier not in flt.tiers:
         return "tier filter"
     return None
+
+
+def eligible_prices(
+    book: PriceBook, gpu: str, tp: int, flt: PriceFilter, excluded: list[ExcludedPrice]
+) -> Iterator[PriceEntry]:
+    """The prices of `gpu` that pass `flt` and can host a tensor-parallel group of `tp` GPUs
+    (a group sits in one machine); superseded rows and rows too small for the group are
+    appended to `excluded` with the reason. Serving and training price the same rows."""
+    for price in book.prices:
+        if _matches(price, gpu, flt) is not None:
+            continue
+        if not hosts_group(price, tp):
+            reason = (
+                f"{price.gpus_per_instance}-GPU instance cannot hold the tensor-parallel "
+                f"group of {tp} GPUs (a group sits in one machine)"
+            )
+            excluded.append(ExcludedPrice(id=price.id, provider=price.provider, reason=reason))
+            continue
+        if price.superseded and not flt.include_superseded:
+            excluded.append(
+                ExcludedPrice(id=price.id, provider=price.provider, reason=price.superseded)
+            )
+            continue
+        yield price
+
+
+def stale_rule(freshness: Freshness | None) -> list[str]:
+    """The assumption saying how stale prices are treated (empty without a date)."""
+    if freshness is None:
+        return []
+    return [
+        f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} are "
+        "marked stale and listed after fresh ones of the same tier"
+    ]
 
 
 def staleness(price: PriceEntry, freshness: Freshness | None) -> tuple[bool | None, list[str]]:

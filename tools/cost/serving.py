@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tools.cost.breakeven import break_even
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
-from tools.cost.filters import _matches, staleness
+from tools.cost.filters import eligible_prices, stale_rule, staleness
 from tools.cost.hosted_api import api_comparison
 from tools.cost.inputs import (
     HOURS_PER_MONTH,
@@ -30,7 +30,6 @@ from tools.pricing import (
     PriceEntry,
     Tier,
     configuration_price_per_hour,
-    hosts_group,
     per_gpu_quote_note,
     to_usd,
 )
@@ -136,21 +135,7 @@ def price_options(
     rows: list[ServingCostRow] = []
     excluded: list[ExcludedPrice] = []
     for option in options:
-        for price in book.prices:
-            if _matches(price, option.gpu, flt) is not None:
-                continue
-            if not hosts_group(price, option.tp or 1):
-                reason = (
-                    f"{price.gpus_per_instance}-GPU instance cannot hold the tensor-parallel "
-                    f"group of {option.tp} GPUs (a group sits in one machine)"
-                )
-                excluded.append(ExcludedPrice(id=price.id, provider=price.provider, reason=reason))
-                continue
-            if price.superseded and not flt.include_superseded:
-                excluded.append(
-                    ExcludedPrice(id=price.id, provider=price.provider, reason=price.superseded)
-                )
-                continue
+        for price in eligible_prices(book, option.gpu, option.tp or 1, flt, excluded):
             row = serving_row(price, option, profile, flt.eur_to_usd, freshness)
             if flt.max_usd_per_hour is not None:
                 if row.usd_per_hour is None:
@@ -184,16 +169,8 @@ def serving_assumptions(
     profile: UsageProfile, freshness: Freshness | None = None, eur_to_usd: float | None = None
 ) -> list[str]:
     """The assumptions every serving result states."""
-    stale = (
-        []
-        if freshness is None
-        else [
-            f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} are "
-            "marked stale and listed after fresh ones of the same tier"
-        ]
-    )
     return [
-        *stale,
+        *stale_rule(freshness),
         f"month = {HOURS_PER_MONTH:g} billed hours when always on (8,760 h / 12)",
         f"load: {profile.utilization:.0%} of the estimated aggregate throughput during "
         f"{profile.active_hours_per_month:g} active hours a month",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
 from tools.cost.fabric import fabric_note, machines_spanned, stated_interconnect
-from tools.cost.filters import _matches, staleness
+from tools.cost.filters import eligible_prices, stale_rule, staleness
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
 from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
 from tools.errors import ToolInputError
@@ -15,7 +15,6 @@ from tools.pricing import (
     PriceBook,
     PriceEntry,
     configuration_price_per_hour,
-    hosts_group,
     per_gpu_quote_note,
     to_usd,
 )
@@ -109,21 +108,7 @@ def training_costs(
     rows: list[TrainingCostRow] = []
     excluded: list[ExcludedPrice] = []
     for job in jobs:
-        for price in book.prices:
-            if _matches(price, job.gpu, flt) is not None:
-                continue
-            if not hosts_group(price, job.tp or 1):
-                reason = (
-                    f"{price.gpus_per_instance}-GPU instance cannot hold the tensor-parallel "
-                    f"group of {job.tp} GPUs (a group sits in one machine)"
-                )
-                excluded.append(ExcludedPrice(id=price.id, provider=price.provider, reason=reason))
-                continue
-            if price.superseded and not flt.include_superseded:
-                excluded.append(
-                    ExcludedPrice(id=price.id, provider=price.provider, reason=price.superseded)
-                )
-                continue
+        for price in eligible_prices(book, job.gpu, job.tp or 1, flt, excluded):
             row = training_row(
                 price, job, deadline_hours, spot_interruption_overhead, flt.eur_to_usd, freshness
             )
@@ -156,14 +141,6 @@ def training_costs(
         else None
     )
     unconverted = unconverted_offers(rows)
-    stale_rule = (
-        []
-        if freshness is None
-        else [
-            f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} "
-            "are marked stale and listed after fresh ones of the same tier"
-        ]
-    )
     return TrainingCostResult(
         rows=rows,
         cheapest_by_tier=best,
@@ -172,7 +149,7 @@ def training_costs(
         unconverted=unconverted,
         unconverted_note=unconverted_note(unconverted),
         assumptions=[
-            *stale_rule,
+            *stale_rule(freshness),
             f"spot interruption overhead: +{spot_interruption_overhead:.0%} wall-clock "
             "(assumption: work lost since the last checkpoint plus restarts)",
             "GPUs sold in instances are billed by whole instance; a tensor-parallel group sits in "
