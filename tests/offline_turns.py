@@ -25,3 +25,19 @@ def tool_result(conversation: Conversation, name: str) -> dict[str, Any]:
         for m in conversation.messages
         if m.get("role") == "tool" and m.get("name") == name
     )
+
+
+def tool_calls(
+    conversation: Conversation, name: str
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(arguments as sent, result) of every call of tool `name`, in order."""
+    arguments = {
+        call["id"]: json.loads(call["function"]["arguments"])
+        for m in conversation.messages
+        for call in m.get("tool_calls") or []
+    }
+    return [
+        (arguments[m["tool_call_id"]], json.loads(m["content"]))
+        for m in conversation.messages
+        if m.get("role") == "tool" and m.get("name") == name
+    ]

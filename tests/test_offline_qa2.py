@@ -6,33 +6,17 @@ anatomy': 4+2 weights, 4 gradients, 8 optimizer); bf16 serving weights are 2 byt
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
-from assistant.conversation import Conversation
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls, prices_full_load
 from assistant.offline.render import split_details
-from tests.offline_turns import answer, tool_result
+from tests.offline_turns import answer, tool_calls, tool_result
 from tools.units import GiB
 
 LLAMA_70B_PARAMS = 70_553_706_496
-
-
-def _results(conversation: Conversation, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(arguments, result) of every call of tool `name`, in order."""
-    arguments = {
-        call["id"]: json.loads(call["function"]["arguments"])
-        for m in conversation.messages
-        for call in m.get("tool_calls") or []
-    }
-    return [
-        (arguments[m["tool_call_id"]], json.loads(m["content"]))
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    ]
 
 
 def _optimizer_bytes(result: dict[str, Any]) -> float:
@@ -69,7 +53,7 @@ async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
     )
     visible = split_details(text).visible
     assert "ZeRO / FSDP not stated: 32× H100 SXM5 sized as plain data parallelism" in visible
-    (plain_args, plain), (zero_args, zero3) = _results(conversation, "estimate_memory")
+    (plain_args, plain), (zero_args, zero3) = tool_calls(conversation, "estimate_memory")
     # Plain DP: every GPU holds the whole state; its optimizer alone is 8 B × 70.55e9 = 525.7
     # GiB, more than any 80 GB H100.
     assert "zero" not in plain_args and plain["fits"] is False
@@ -122,7 +106,7 @@ async def test_no_prompt_line_when_the_prompt_is_said() -> None:
 
 async def test_table_shows_the_recommended_layout_when_no_gpu_is_named() -> None:
     text, conversation = await answer("full fine-tune of Llama 3.1 70B")
-    (_, single), (layout_args, layout) = _results(conversation, "estimate_memory")
+    (_, single), (layout_args, layout) = tool_calls(conversation, "estimate_memory")
     assert "— the recommended layout)**" in text
     assert layout_args["gpus"] == layout_args["tp"] * layout_args["pp"] > 1
     # TP × PP shards the 6 B/param of weights (bf16 copy + fp32 master) over the group.
@@ -137,7 +121,7 @@ async def test_table_shows_the_recommended_layout_when_no_gpu_is_named() -> None
 
 async def test_named_multi_gpu_serving_is_tensor_parallel() -> None:
     text, conversation = await answer("serve Llama 3.1 70B on 8 H100s")
-    args, result = _results(conversation, "estimate_memory")[0]
+    args, result = tool_calls(conversation, "estimate_memory")[0]
     assert (args["gpus"], args["tp"]) == (8, 8)
     # bf16: 2 B × 70,553,706,496 / 8 = 17.64 GB = 16.43 GiB per GPU, not the whole 131.4 GiB.
     assert result["breakdown"]["weights"] == pytest.approx(2 * LLAMA_70B_PARAMS / 8, rel=1e-3)

@@ -7,33 +7,18 @@ B = 327,680 B per token."""
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import re
-from typing import Any
 
 from assistant.conversation import Conversation
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
 from assistant.registry import default_registry
-from tests.offline_turns import answer
+from tests.offline_turns import answer, tool_calls
 from tools.units import GiB
 
 LLAMA_8B_KV_PER_TOKEN = 2 * 32 * 8 * 128 * 2  # 131,072 B
 KV_PER_TOKEN_80_LAYERS = 2 * 80 * 8 * 128 * 2  # 327,680 B
-
-
-def _calls(conversation: Conversation, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    arguments = {
-        call["id"]: json.loads(call["function"]["arguments"])
-        for m in conversation.messages
-        for call in m.get("tool_calls") or []
-    }
-    return [
-        (arguments[m["tool_call_id"]], json.loads(m["content"]))
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    ]
 
 
 def _ask(text: str) -> tuple[str, Conversation]:
@@ -57,7 +42,7 @@ def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> N
     assert GiB == 8192 * LLAMA_8B_KV_PER_TOKEN
     first = reply.splitlines()[0]
     assert first.startswith("**60 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
-    ((_, recommended),) = _calls(conversation, "recommend")
+    ((_, recommended),) = tool_calls(conversation, "recommend")
     option = recommended["options"][0]
     assert option["max_concurrent_sequences"] == math.floor(
         option["kv_cache_capacity_GB"] * 1e9 / GiB
@@ -106,7 +91,7 @@ def test_d_max_context_on_2x4090_is_the_longest_fitting_context() -> None:
     assert match is not None
     tokens = int(match.group(1).replace(",", ""))
     assert "gpu_memory_utilization 0.90" in reply.splitlines()[0]
-    (args, result), *_ = _calls(conversation, "estimate_memory")
+    (args, result), *_ = tool_calls(conversation, "estimate_memory")
     assert (args["context"], args["batch"], result["fits"]) == (tokens, 1, True)
     # TP 2 splits the 8 KV heads: 327,680 / 2 = 163,840 B per token per GPU.
     assert result["breakdown"]["kv_cache"] == tokens * KV_PER_TOKEN_80_LAYERS // 2
@@ -117,7 +102,7 @@ def test_d_max_context_on_2x4090_is_the_longest_fitting_context() -> None:
 
 def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
     reply, conversation = _ask("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
-    memory = _calls(conversation, "estimate_memory")
+    memory = tool_calls(conversation, "estimate_memory")
     layout_args, layout = memory[-1]
     per_replica = layout_args["batch"]
     assert per_replica > 1 and layout_args["gpu"] == "l40s"
@@ -145,7 +130,7 @@ def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
 
 def test_j_qlora_weights_row_says_it_includes_the_adapters() -> None:
     reply, conversation = _ask("QLoRA fine-tune of Llama 3.1 70B on one H100")
-    ((_, result),) = _calls(conversation, "estimate_memory")
+    ((_, result),) = tool_calls(conversation, "estimate_memory")
     # LoRA r=64 on q,k,v,o,gate,up,down of a 8192-wide, 28672-FFN, 1024-KV layer:
     # 64 × ((8192+8192)·2 + (8192+1024)·2 + (8192+28672)·3) × 80 layers.
     assert result["trainable_params"] == 64 * ((16384 * 2) + (9216 * 2) + (36864 * 3)) * 80
