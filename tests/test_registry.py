@@ -88,7 +88,7 @@ def test_tool_bug_is_contained() -> None:
         pass
 
     def broken(_: Any) -> dict[str, Any]:
-        raise ZeroDivisionError
+        raise KeyError("gpu")
 
     from assistant.registry import ToolSpec
 
@@ -136,4 +136,4 @@ def test_no_tool_input_crashes_the_registry(name: str, args: dict[str, Any] | st
     out = REGISTRY.call(name, raw)
     # Every outcome serialises, and no input reaches a tool bug (an internal_error).
     json.loads(out.content)
-    assert out.result.get("kind") != "internal_error", out.result
+    assert out.result.get("kind") not in ("internal_error", "internal_limit"), out.result
