@@ -20,7 +20,11 @@ from assistant.offline.parser.gpus import (
     extract_nodes,
     unknown_gpus,
 )
-from assistant.offline.parser.leftovers import negative_numbers, unplaced_fragments
+from assistant.offline.parser.leftovers import (
+    huge_numbers,
+    negative_numbers,
+    unplaced_fragments,
+)
 from assistant.offline.parser.lengths import extract_context
 from assistant.offline.parser.load import extract_concurrency, extract_throughput_and_latency
 from assistant.offline.parser.models import (
@@ -55,6 +59,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_hf_and_catalog_models,
     negative_numbers,
+    huge_numbers,
     extract_cost_per_token,
     extract_budget,
     extract_kv_dtype,
