@@ -183,6 +183,18 @@ def price_book() -> PriceBook:
         ) from None
 
 
+def _gpu_ids(options: list[CostOption]) -> list[str]:
+    """Catalog ids of the options' GPUs; an unknown name is reported as `options.N.gpu`."""
+    catalog = get_catalog()
+    ids: list[str] = []
+    for index, option in enumerate(options):
+        try:
+            ids.append(catalog.gpu(option.gpu).id)
+        except ToolInputError as exc:
+            raise exc.renamed(f"options.{index}.gpu") from None
+    return ids
+
+
 def run_cost_request(req: CostRequest) -> dict[str, Any]:
     """Price every option: serving rows, API comparison and break-even at the top level (the
     `tools.cost.ServingCostResult` fields), training jobs under `training`.
@@ -190,8 +202,7 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     GPU names are resolved through the catalog (unknown names → ToolInputError with
     suggestions). Money is in the published currency, USD fields named `usd_*`.
     """
-    catalog = get_catalog()
-    gpus = [catalog.gpu(o.gpu).id for o in req.options]
+    gpus = _gpu_ids(req.options)
     rate, rate_origin = eur_to_usd_rate(req.eur_to_usd)
     flt = PriceFilter(
         providers=req.providers,

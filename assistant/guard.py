@@ -58,19 +58,21 @@ def non_finite_field(value: Any, path: str = "") -> str | None:
 
 def unserialisable_result(data: Any) -> dict[str, Any] | None:
     """None when `data` is strict JSON; otherwise the error result to send instead."""
-    field = non_finite_field(data)
-    if field is not None:
+    try:
+        json.dumps(data, allow_nan=False)  # the fast path: C, and what `content` will do
+        return None
+    except ValueError:
+        field = non_finite_field(data)
+        if field is None:  # pragma: no cover - json refuses only NaN/inf with ValueError
+            return internal_error_result(ValueError("unserialisable result"))
         return {
             "error": f"the result's {field} is not a finite number: these arguments exceed an "
             "internal limit of the calculation; try smaller values",
             "field": field,
             "kind": "internal_limit",
         }
-    try:
-        json.dumps(data, allow_nan=False)
-    except (TypeError, ValueError, RecursionError) as exc:
+    except (TypeError, RecursionError) as exc:
         return internal_error_result(exc)
-    return None
 
 
 def _keep_text(literal: str) -> str:

@@ -346,12 +346,18 @@ def _gpu_summary(gpu: GpuSpec) -> dict[str, Any]:
 
 def find_model(req: FindModelInput) -> dict[str, Any]:
     """Catalog facts for one model (parameter counts exact from its architecture)."""
-    return _model_summary(get_catalog().model(req.name))
+    try:
+        return _model_summary(get_catalog().model(req.name))
+    except ToolInputError as exc:
+        raise exc.renamed("name") from None
 
 
 def find_gpu(req: FindGpuInput) -> dict[str, Any]:
     """Catalog facts for one GPU (bytes and bytes/s; presented as GB and GB/s)."""
-    return _gpu_summary(get_catalog().gpu(req.name))
+    try:
+        return _gpu_summary(get_catalog().gpu(req.name))
+    except ToolInputError as exc:
+        raise exc.renamed("name") from None
 
 
 def list_models(req: ListModelsInput) -> dict[str, Any]:

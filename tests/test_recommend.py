@@ -216,7 +216,15 @@ def test_one_option_per_catalog_gpu_and_every_rejection_has_a_reason(model: str)
         ({"model": "llama-3.1-70b", "weights": "int3"}, "weights"),
         ({"model": "llama-9"}, "model"),
         ({"model": "llama-3.1-70b", "users": 0}, "users"),
-        ({"model": "llama-3.1-70b", "constraints": {"only_gpus": ["h900"]}}, "gpu"),
+        # The list the unknown name came from, not the catalog's own "gpu" (issue 21).
+        (
+            {"model": "llama-3.1-70b", "constraints": {"only_gpus": ["h900"]}},
+            "constraints.only_gpus",
+        ),
+        (
+            {"model": "llama-3.1-70b", "constraints": {"exclude_gpus": ["h9"]}},
+            "constraints.exclude_gpus",
+        ),
         ({"model": "llama-3.1-70b", "params": "70B"}, "model"),
     ],
 )

@@ -78,7 +78,8 @@ def test_validation_error_names_field() -> None:
 
 def test_tool_input_error_is_a_result() -> None:
     out = REGISTRY.call("find_gpu", '{"name": "h1000"}')
-    assert out.is_error and out.result["field"] == "gpu"
+    # Named by the look-up's own field, so the model knows which argument to fix.
+    assert out.is_error and out.result["field"] == "name"
 
 
 def test_tool_bug_is_contained() -> None:

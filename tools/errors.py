@@ -39,6 +39,11 @@ class ToolInputError(ValueError):
             text += f" Allowed: {self.allowed.rstrip('.')}."
         return text
 
+    def renamed(self, field: str) -> ToolInputError:
+        """The same error reported under `field`: the name the caller used for the value
+        (`options.1.gpu` in a request, `name` in a look-up), not the inner tool's own."""
+        return ToolInputError(field, self.problem, self.allowed, self.suggestions)
+
     def to_dict(self) -> dict[str, object]:
         """A compact, JSON-ready form for tool results and `--json` output."""
         out: dict[str, object] = {"field": self.field, "error": self.problem}
@@ -119,6 +124,13 @@ def field_problems(exc: ValidationError, model: type[BaseModel]) -> list[tuple[s
     for err in exc.errors(include_url=False):
         field = ".".join(str(p) for p in error_path(model, tuple(err["loc"])))
         problem = str(err["msg"]).removeprefix("Value error, ")
+        original = (err.get("ctx") or {}).get("error")
+        if isinstance(original, ToolInputError):  # a validator named the field itself
+            if not field:
+                field = original.field
+            elif original.field not in (field, field.rsplit(".", 1)[-1]):
+                field = f"{field}.{original.field}"  # a nested model's own check
+            problem = original.problem
         if err["type"] == "extra_forbidden":
             problem = "unknown field"
         by_field.setdefault(field, []).append((problem, str(err["type"])))

@@ -253,9 +253,18 @@ class Workload(ModelChoice):
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
         if self.is_training and self.train_tokens is None and self.deadline_hours is not None:
-            raise ValueError("deadline_hours needs train_tokens (how much data to train on)")
+            raise ToolInputError(
+                "deadline_hours",
+                "needs train_tokens (how much data to train on)",
+                "train_tokens with deadline_hours, or no deadline",
+            )
         if self.micro_batch_sequences > self.global_batch_sequences:
-            raise ValueError("micro_batch_sequences exceeds global_batch_sequences")
+            raise ToolInputError(
+                "micro_batch_sequences",
+                f"{self.micro_batch_sequences} exceeds global_batch_sequences "
+                f"({self.global_batch_sequences})",
+                "at most global_batch_sequences",
+            )
         return self
 
     @model_validator(mode="after")

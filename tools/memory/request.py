@@ -126,9 +126,10 @@ class ModelChoice(BaseModel):
     def _one_model(self) -> Self:
         given = [n for n in ("model", "params", "config_path") if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError(
+            raise ToolInputError(
+                "model",
                 "give exactly one of model, params or config_path"
-                + (f" (got {', '.join(given)})" if given else "")
+                + (f" (got {', '.join(given)})" if given else ""),
             )
         return self
 

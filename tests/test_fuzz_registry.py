@@ -1,0 +1,115 @@
+"""Nothing a model sends through the registry crashes, yields a non-finite figure or an error
+that names no field (issue 21, items 1 and 7): 10,000 generated inputs per tool
+(tests/fuzzing.py), then the guard's own cases — what a tool raising or returning garbage
+turns into."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+from assistant.config import Settings
+from assistant.llm.accumulate import PendingCall
+from assistant.llm.engine import LlmEngine
+from assistant.registry import Registry, ToolSpec, default_registry
+from tests.fuzzing import SECONDS_PER_TOOL, TARGET_INPUTS_PER_TOOL, Tally, fuzz_tool
+
+REGISTRY = default_registry()
+TALLY = Tally()
+
+
+@pytest.mark.parametrize("tool", REGISTRY.names)
+def test_ten_thousand_generated_inputs_per_tool_keep_the_contract(tool: str) -> None:
+    fuzz_tool(REGISTRY, tool, TALLY)
+    findings = [f for f in TALLY.findings if f.tool == tool]
+    assert TALLY.inputs[tool] >= TARGET_INPUTS_PER_TOOL
+    assert not findings, "\n".join(f"{f.kind}: {f.arguments} -> {f.detail}" for f in findings[:5])
+    # Most inputs are refused (that is what makes 10,000 affordable); some must get through.
+    assert 0 < TALLY.errors[tool] < TALLY.inputs[tool]
+    assert TALLY.seconds[tool] < SECONDS_PER_TOOL, (
+        f"fuzzing {tool} took {TALLY.seconds[tool]:.1f} s: give its valid requests cheap "
+        "values in tests/fuzzing.py OVERRIDES (e.g. one or two GPU types)"
+    )
+
+
+# --- the guard: what a tool itself raises or returns ------------------------------------------
+
+
+class _Empty(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _registry(func: Any) -> Registry:
+    return Registry([ToolSpec("tool", "d", _Empty, func)])
+
+
+@pytest.mark.parametrize(
+    "error", [ZeroDivisionError, OverflowError, MemoryError, RecursionError, FloatingPointError]
+)
+def test_a_calculation_past_its_limits_is_an_error_result_saying_so(
+    error: type[BaseException],
+) -> None:
+    def explode(_: Any) -> dict[str, Any]:
+        raise error("deep inside")
+
+    out = _registry(explode).call("tool", "{}")
+    assert out.is_error and out.result["kind"] == "internal_limit"
+    assert "internal limit" in out.result["error"] and error.__name__ in out.result["error"]
+    assert "Traceback" not in out.content and "deep inside" not in out.content
+
+
+def test_a_non_finite_result_is_an_error_naming_the_field() -> None:
+    out = _registry(lambda _: {"rows": [{"usd_per_hour": 2.0}, {"usd_per_hour": math.inf}]}).call(
+        "tool", "{}"
+    )
+    assert out.is_error and out.result["field"] == "rows.1.usd_per_hour"
+    assert "Infinity" not in out.content and json.loads(out.content)["kind"] == "internal_limit"
+    nan = _registry(lambda _: {"x": float("nan")}).call("tool", "{}")
+    assert nan.is_error and nan.result["field"] == "x"
+
+
+def test_a_result_json_cannot_hold_is_an_internal_error_not_an_exception() -> None:
+    out = _registry(lambda _: {"gpus": {"h100", "a100"}}).call("tool", "{}")
+    assert out.is_error and out.result["kind"] == "internal_error"
+    json.loads(out.content)
+
+
+def test_json_number_literals_beyond_floats_name_their_field() -> None:
+    for raw in ('{"users": NaN}', '{"users": 1e400}', '{"users": -Infinity}'):
+        out = REGISTRY.call("recommend", '{"model": "llama-3.1-8b", ' + raw[1:])
+        assert out.is_error and [p["field"] for p in out.result["problems"]] == ["users"], raw
+        json.dumps(out.arguments, allow_nan=False)  # the recorded arguments are strict JSON too
+
+
+def test_every_call_gets_its_tool_message_even_when_everything_is_wrong() -> None:
+    """A turn records one tool message per call (strict endpoints refuse a history with a
+    call that has none), whatever the call's name, arguments or tool does."""
+
+    def explode(_: Any) -> dict[str, Any]:
+        raise MemoryError
+
+    registry = Registry([ToolSpec("tool", "d", _Empty, explode)])
+    engine = LlmEngine(
+        Settings(base_url="http://127.0.0.1:9/v1", model="m"),
+        registry=registry,
+        env={},
+        system_prompt="S",
+    )
+    calls = [
+        PendingCall(0, "a", "tool", "{}"),
+        PendingCall(1, "b", "nope", "{"),
+        PendingCall(2, "c", "tool", "[" * 50_000),
+        PendingCall(3, "d", "", '{"x": NaN}'),
+    ]
+    from assistant.conversation import Conversation
+
+    conversation = Conversation()
+    engine._run_calls(conversation, list(calls), list(calls))
+    tool_messages = [m for m in conversation.messages if m.get("role") == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["a", "b", "c", "d"]
+    for message in tool_messages:
+        assert "error" in json.loads(message["content"])
