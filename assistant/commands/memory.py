@@ -44,7 +44,7 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
     p.add_argument(
         "--weights",
         help="weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, "
-        "int4-awq, nf4, nf4-dq, mxfp4, q8_0, q5_k_m, q4_k_m",
+        "int4-awq, nf4, nf4-dq, mxfp4, or a GGUF file type (q2_k … q8_0, iq1_s … iq4_xs)",
     )
     p.add_argument("--group-size", type=int, help="GPTQ/AWQ group size (default 128)")
     p.add_argument(
