@@ -40,6 +40,12 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
     which.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
     which.add_argument("--params", help="bare parameter count, e.g. 13B or 7.5e9")
     which.add_argument("--config", metavar="PATH", help="local Hugging Face config.json")
+    which.add_argument(
+        "--model-file",
+        metavar="PATH",
+        help="local model: a GGUF file (header and exact tensor sizes), a model folder, "
+        "config.json or model.safetensors(.index.json) (exact weight bytes)",
+    )
     p.add_argument("--task", choices=["inference", "full", "lora", "qlora"])
     p.add_argument(
         "--weights",
