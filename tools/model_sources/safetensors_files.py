@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.errors import ToolInputError
-from tools.model_sources.safe_files import open_regular, read_bounded, read_json_object
+from tools.model_sources.safe_files import open_regular, read_json_object
 
 MAX_HEADER_BYTES = 100_000_000
 """safetensors: 'the header size is limited to 100MB' (format spec, N: u64)."""
@@ -60,7 +60,9 @@ def header_size(path: str | Path, field: str = "model_file") -> CheckpointSize:
         (length,) = struct.unpack("<Q", head)
         if length > MAX_HEADER_BYTES:
             raise ToolInputError(field, f"{path}: safetensors header of {length:,} bytes")
-        raw = read_bounded(handle, length, "safetensors header", field)
+        raw = handle.read(length)  # bounded by MAX_HEADER_BYTES above
+        if len(raw) != length:
+            raise ToolInputError(field, f"{path}: the safetensors header is cut short")
     try:
         header: Any = json.loads(raw[:length].decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
