@@ -158,6 +158,6 @@ def from_validation_error(exc: ValidationError, model: type[BaseModel]) -> ToolI
     elif parent is not None and path and path[-1] in parent.model_fields:
         allowed = (parent.model_fields[path[-1]].description or "").rstrip(".") or None
     field = ".".join(path)
-    if not field:  # a whole-model check; the only one today is which model was given
-        field = "model" if "exactly one of" in problem else model.__name__
+    if not field:  # a whole-model check that names no field (validators name theirs)
+        field = model.__name__
     return ToolInputError(field, problem, allowed)
