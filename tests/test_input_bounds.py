@@ -2,12 +2,14 @@
 
 A property over all input models, so a field added later without bounds fails here: the input
 models are every pydantic model in `tools/` that forbids unknown fields (the project's mark of
-an input: requests, constraints, architectures, catalog and price-file entries) and every
-registered tool's input model with the models nested in it.
+an input: requests, constraints, architectures, catalog and price-file entries), every
+registered tool's input model and every model a command's flags come from, with the models
+nested in them.
 """
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import inspect
 import pkgutil
@@ -21,6 +23,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 import tools
+from assistant import cli
+from assistant.commands._flags import FLAGSET, FlagSet
 from assistant.registry import default_registry
 from tools import limits
 
@@ -39,6 +43,14 @@ def _nested_models(annotation: Any) -> list[type[BaseModel]]:
     return out
 
 
+def _flag_models(command: str) -> list[type[BaseModel]]:
+    """The models a command's flags are generated from (assistant/commands/_flags.py)."""
+    parser = cli.build_parser(only=command)
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    flags = sub.choices[command]._defaults.get(FLAGSET)
+    return flags.models() if isinstance(flags, FlagSet) else []
+
+
 def input_models() -> list[type[BaseModel]]:
     found: set[type[BaseModel]] = set()
     for info in pkgutil.walk_packages(tools.__path__, "tools."):
@@ -52,6 +64,7 @@ def input_models() -> list[type[BaseModel]]:
             ):
                 found.add(obj)
     pending = [spec.input_model for spec in default_registry().specs.values()]
+    pending += [m for command in cli.COMMANDS for m in _flag_models(command)]
     pending += list(found)
     while pending:
         model = pending.pop()
@@ -114,6 +127,7 @@ def test_the_walk_finds_the_tool_inputs_and_the_file_inputs() -> None:
         "GpuSpec",
         "FindModelInput",
         "ListGpusInput",
+        "CostCommandOptions",
     } <= names
     assert len(NUMERIC_FIELDS) > 80
 

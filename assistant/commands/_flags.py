@@ -133,7 +133,8 @@ class FlagSet:
                 for owner, field_path in flag.fields:
                     if (model is None or owner is model) and field_path == candidate:
                         return flag
-        return None
+        # A tool that names the option itself ("config" for --config's file).
+        return self.by_name.get("--" + bare.replace("_", "-")) if model is None else None
 
 
 # --- generation -------------------------------------------------------------------------------
@@ -312,7 +313,7 @@ def _read(flag: Flag, name: str, text: str, kind: Kind) -> Any:
             "int": "a whole number",
             "float": "a number",
         }.get(kind, "one of the allowed values")
-        error = ToolInputError(name, f"{text[:60]!r} is not {what}", allowed(flag))
+        error = ToolInputError(name, f"{_short(text)!r} is not {what}", allowed(flag))
         raise argparse.ArgumentError(None, error.message) from None
     return text
 
@@ -457,7 +458,7 @@ def named(
     name, raw = vars(args).get(TYPED, {}).get(flag.dest, (flag.display, None))
     problem = error.problem
     if raw is not None and flag.kind != "bool" and not _quotes(problem, raw):
-        problem = f"{raw!r} rejected: {problem}"
+        problem = f"{_short(raw)!r} rejected: {problem}"
     # A tool's own error says what is allowed for this case (the divisors of 32 heads); a bound
     # or type error from validation says nothing, so the flag's range is stated.
     return ToolInputError(name, problem, error.allowed or allowed(flag), error.suggestions)
@@ -465,7 +466,14 @@ def named(
 
 def _quotes(problem: str, raw: str) -> bool:
     """True when the problem already shows the value typed ('-7B' is not…, 3 does not divide…)."""
+    if len(raw) > 60:
+        return raw[:60] in problem
     return (
         repr(raw) in problem
         or re.search(rf"(?<![\w.]){re.escape(raw)}(?![\w.])", problem) is not None
     )
+
+
+def _short(raw: str) -> str:
+    """The value as typed, cut for a one-line message."""
+    return raw if len(raw) <= 60 else raw[:59] + "…"

@@ -41,7 +41,12 @@ def add_parser(subparsers: Any, help_text: str) -> None:
 
 
 def _load_json(path: Path) -> Conversation:
-    if not path.is_file():
+    try:
+        regular = path.is_file()
+    except OSError as exc:  # a name too long for the file system, a loop, no permission
+        reason = f"{str(path)[:200]} cannot be read ({exc.strerror})"
+        raise ToolInputError("from-json", reason) from None
+    if not regular:
         raise ToolInputError("from-json", f"{path} does not exist or is not a file")
     try:
         return Conversation.model_validate_json(path.read_text(encoding="utf-8"))
@@ -63,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_proposal(conversation, args.format or "md"))
         return 0
     fmt = args.format or format_for_path(args.output)
-    path = write_proposal(conversation, args.output, fmt, force=args.force)
+    try:
+        path = write_proposal(conversation, args.output, fmt, force=args.force)
+    except OSError as exc:  # the path typed cannot be written: bad input, one line, exit 2
+        raise ToolInputError(
+            "output", f"{str(args.output)[:200]} cannot be written ({exc.strerror})"
+        ) from None
     print(f"proposal written to {path}", file=sys.stderr)
     return 0

@@ -58,12 +58,15 @@ def _allowed_gpus(w: Workload) -> list[GpuSpec]:
     if c.only_gpus:
         gpus = [_named_gpu(name, "constraints.only_gpus") for name in c.only_gpus]
     excluded = {_named_gpu(name, "constraints.exclude_gpus").id for name in c.exclude_gpus}
+    # The filter that empties the list is the one named (so the CLI names its flag).
+    field = "constraints.exclude_gpus" if excluded else "constraints.only_gpus"
     gpus = [g for g in gpus if g.id not in excluded]
-    if c.require_fast_interconnect:
+    if c.require_fast_interconnect and gpus:
         gpus = [g for g in gpus if g.multi_gpu_fast_link]
+        field = "constraints.require_fast_interconnect"
     if not gpus:
         raise ToolInputError(
-            "constraints",
+            field,
             "no catalog GPU is left after only_gpus / exclude_gpus / require_fast_interconnect",
             "loosen the GPU filters",
         )
