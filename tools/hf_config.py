@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from tools.architecture import FAMILIES, MLA, Architecture, MoE
 from tools.errors import ToolInputError
+from tools.local_files import CONFIG_JSON_MAX_BYTES, read_text_file
 
 # Every architecture family except the generic one we synthesise from a bare parameter count.
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(f for f in FAMILIES if f != "generic")
@@ -132,12 +133,11 @@ def load_config_file(path: str | Path) -> Architecture:
     p = Path(path)
     if p.is_dir():
         p = p / "config.json"
+    # A regular file under a size cap, opened without blocking: a FIFO or /dev/zero named as
+    # the config is an error at once, not a frozen read (tools.local_files).
+    text = read_text_file(p, max_bytes=CONFIG_JSON_MAX_BYTES, field="config", what="config.json")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ToolInputError(
-            "config", f"file not found: {p}", "a path to a local config.json"
-        ) from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ToolInputError(
             "config", f"{p} is not valid JSON ({exc.msg} at line {exc.lineno})"
