@@ -25,7 +25,13 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import Table
 
 from assistant.atomic_write import write_text_atomic
-from assistant.config import Settings, config_path, read_config_text, validate_settings
+from assistant.config import (
+    Capabilities,
+    Settings,
+    config_path,
+    read_config_text,
+    validate_settings,
+)
 from assistant.redact import has_credentials
 from tools.errors import ToolInputError
 
@@ -87,12 +93,9 @@ def settings_changes(before: Settings, after: Settings) -> dict[str, Any]:
         changes[name] = value
     endpoints: dict[str, dict[str, bool]] = {}
     for url, caps in after.endpoints.items():
-        previous = before.endpoints.get(url)
-        switched = {
-            k: v
-            for k, v in caps.model_dump().items()
-            if previous is None or getattr(previous, k) != v
-        }
+        # An endpoint with no stored switches runs with the defaults: only departures count.
+        previous = before.endpoints.get(url, Capabilities())
+        switched = {k: v for k, v in caps.model_dump().items() if getattr(previous, k) != v}
         if switched:
             endpoints[url] = switched
     if endpoints:

@@ -166,6 +166,8 @@ not parse every large session again."""
 def _summary(path: Path) -> SessionSummary:
     try:
         info = path.stat()
+    except FileNotFoundError:
+        return _broken(path, "is a link to a file that is not found")
     except OSError as exc:
         return _broken(path, f"cannot be read ({exc.strerror})")
     key = (info.st_ino, info.st_mtime_ns, info.st_size)

@@ -20,7 +20,7 @@ from assistant.conversation import Conversation
 from assistant.message_shapes import clean_message
 from assistant.sanitize import clean_value
 
-RESTORED_TURNS = 40
+RESTORED_TURNS = 20
 """Turns (a user message and everything up to the next) drawn when a session is reopened."""
 RESTORED_TEXT_CHARS = 100_000
 """Longest text drawn for one reopened message (about 25 screens); the rest stays saved."""
@@ -116,6 +116,10 @@ class ChatLog(VerticalScroll, can_focus=False):
                 f"{hidden:,} earlier turn{'s' if hidden != 1 else ''} not shown (kept in the "
                 "session, its proposal and the model's history).",
             )
+        with self.app.batch_update():
+            await self._restore_messages(messages)
+
+    async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
         for raw in messages:
             message = clean_message(raw)  # a conversation built in code skipped add()
             role = message.get("role")
