@@ -79,9 +79,10 @@ class Conversation(BaseModel):
         return problems
 
     @classmethod
-    def from_saved(cls, data: Any) -> tuple[Conversation, list[str]]:
+    def from_saved(cls, data: Any, *, clean: bool = True) -> tuple[Conversation, list[str]]:
         """A conversation from a parsed session file, whatever it holds: malformed messages are
-        skipped, tool calls repaired, strings cleaned; the second item says what was done.
+        skipped, tool calls repaired, strings cleaned (`clean=False`: the caller checked the
+        file holds no control character); the second item says what was done.
         Raises ValueError only when `data` is not a JSON object at all."""
         if not isinstance(data, dict):
             raise ValueError(f"a session is a JSON object, not {type(data).__name__}")
@@ -100,6 +101,8 @@ class Conversation(BaseModel):
             del fields["id"]
         messages, notes = check_messages(data.get("messages", []))
         problems += notes
-        messages, notes = repair_tool_results([clean_message(m) for m in messages])
+        if clean:
+            messages = [clean_message(m) for m in messages]
+        messages, notes = repair_tool_results(messages)
         problems += notes
         return cls(**fields, messages=messages), problems

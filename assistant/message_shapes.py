@@ -92,6 +92,10 @@ def _check_message(message: Any, index: int) -> tuple[dict[str, Any] | None, lis
         return None, [f"{where} skipped: role {str(role)[:40]!r} is not one of {', '.join(ROLES)}"]
     out = dict(message)
     content = message.get("content")
+    notes: list[str] = []
+    if role != "assistant" and "tool_calls" in out:
+        del out["tool_calls"]  # only assistant messages make calls
+        notes.append(f"{where}: tool_calls on a {role} message dropped")
     if role == "tool":
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:
@@ -100,12 +104,11 @@ def _check_message(message: Any, index: int) -> tuple[dict[str, Any] | None, lis
             if content is None:
                 return None, [f"{where} skipped: the tool result for {call_id!r} has no content"]
             out["content"] = _as_json(content)
-        return out, []
+        return out, notes
     if role == "user":
         if not isinstance(content, str):
             return None, [f"{where} skipped: user content is {type(content).__name__}, not text"]
-        return out, []
-    notes: list[str] = []
+        return out, notes
     if content is not None and not isinstance(content, str):
         notes.append(f"{where}: assistant content ({type(content).__name__}) dropped, not text")
         out["content"] = None
@@ -195,8 +198,11 @@ def repair_tool_results(
             continue
         close_open()
         out.append(message)
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            open_calls[str(call.get("id"))] = str(function.get("name", "tool"))
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        for call in calls if isinstance(calls, list) else []:
+            if isinstance(call, dict):
+                function = call.get("function")
+                name = function.get("name", "tool") if isinstance(function, dict) else "tool"
+                open_calls[str(call.get("id"))] = str(name)
     close_open()
     return (messages if not problems else out), problems

@@ -62,9 +62,22 @@ _PARTIAL_STRING = re.compile(
 _PARTIAL_ESCAPE = re.compile(r"\x1b[\x20-\x2f]*")
 
 
+_ENCODED_CONTROL = re.compile(r"\\u00(?:[01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])")
+"""A control character written as a JSON escape (`\\u001b`)."""
+
+
 def has_control(text: str) -> bool:
     """True when `text` holds any character `clean_text` would remove (or change)."""
     return _CONTROL.search(text) is not None
+
+
+def json_has_control(document: str) -> bool:
+    """True when a JSON document holds a control character, raw or as a `\\u00XX` escape
+    (one pass over the text: a large clean session file is then not cleaned string by
+    string). May say True for a document that only looks so (an escaped backslash)."""
+    return has_control(document.replace("\n", "").replace("\t", "")) or (
+        _ENCODED_CONTROL.search(document) is not None
+    )
 
 
 def clean_text(text: str) -> str:

@@ -28,7 +28,7 @@ import platformdirs
 
 from assistant.atomic_write import write_text_atomic
 from assistant.conversation import ID_PATTERN, Conversation, new_id
-from assistant.sanitize import clean_text
+from assistant.sanitize import clean_text, json_has_control
 from tools.errors import ToolInputError
 from tools.local_files import read_text_file
 
@@ -104,13 +104,13 @@ def save_session(conversation: Conversation, directory: Path | None = None) -> P
     return write_text_atomic(target, session_json(conversation))
 
 
-def _read_json(path: Path) -> object:
-    """The parsed file; ToolInputError saying what is wrong with it (in plain words)."""
+def _read_json(path: Path) -> tuple[object, str]:
+    """The parsed file and its text; ToolInputError saying what is wrong with it."""
     text = read_text_file(path, max_bytes=SESSION_MAX_BYTES, field="session", what="session file")
     if not text.strip():
         raise ToolInputError("session", f"{path.name} is empty")
     try:
-        return json.loads(text)
+        return json.loads(text), text
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()):
             problem = f"{path.name} is truncated (it ends in the middle of the JSON document)"
@@ -125,8 +125,9 @@ def read_session_file(path: Path) -> LoadedSession:
     """Load the session saved in `path`. The file is the session: when its internal id differs
     from its name (a copy), the conversation takes the file's name, so saving it writes that
     file and never the original. ToolInputError when the file cannot be read or parsed."""
+    data, text = _read_json(path)
     try:
-        conversation, problems = Conversation.from_saved(_read_json(path))
+        conversation, problems = Conversation.from_saved(data, clean=json_has_control(text))
     except ValueError as exc:
         raise ToolInputError("session", f"{path.name} is not a session ({exc})") from None
     stem = path.stem
@@ -175,7 +176,7 @@ def _summary(path: Path) -> SessionSummary:
     if cached is not None and cached[0] == key:
         return cached[1]
     try:
-        raw = _read_json(path)
+        raw, _ = _read_json(path)
     except ToolInputError as exc:
         message = exc.problem.replace(str(path), path.name)
         summary = _broken(path, message.removeprefix(path.name).strip(" :") or message)

@@ -116,7 +116,7 @@ async def test_deleting_the_backup_in_the_list_deletes_that_file_only(tmp_path: 
 
 def test_malformed_tool_calls_are_skipped_with_a_reason_never_raised() -> None:
     raw = [
-        {"role": "user", "content": "q"},
+        {"role": "user", "content": "q", "tool_calls": 7},  # found by bench_hygiene
         {
             "role": "assistant",
             "content": "text",
@@ -143,7 +143,9 @@ def test_malformed_tool_calls_are_skipped_with_a_reason_never_raised() -> None:
     assert [c["id"] for c in kept[1]["tool_calls"]] == ["ok", "obj"]
     assert kept[1]["tool_calls"][1]["function"]["arguments"] == '{"name":"l4"}'
     assert kept[3]["content"] == '{"memory_GB":24}'
-    assert len(problems) == 6  # three bad calls, the system message, 42, the list content
+    assert "tool_calls" not in kept[0]
+    # The user's stray tool_calls, three bad calls, the system message, 42, the list content.
+    assert len(problems) == 7
     assert check_messages("nope")[0] == []
 
 
