@@ -121,15 +121,23 @@ def _read_json(path: Path) -> tuple[object, str]:
         raise ToolInputError("session", f"{path.name} is corrupt (nested too deeply)") from None
 
 
-def read_session_file(path: Path) -> LoadedSession:
-    """Load the session saved in `path`. The file is the session: when its internal id differs
-    from its name (a copy), the conversation takes the file's name, so saving it writes that
-    file and never the original. ToolInputError when the file cannot be read or parsed."""
+def read_conversation_file(path: Path) -> LoadedSession:
+    """A conversation JSON file anywhere (a regular file under the size cap), its messages
+    checked, repaired and cleaned. ToolInputError when it cannot be read or parsed."""
     data, text = _read_json(path)
     try:
         conversation, problems = Conversation.from_saved(data, clean=json_has_control(text))
     except ValueError as exc:
         raise ToolInputError("session", f"{path.name} is not a session ({exc})") from None
+    return LoadedSession(conversation, path, problems)
+
+
+def read_session_file(path: Path) -> LoadedSession:
+    """Load the session saved in `path` (a file of the sessions directory). The file is the
+    session: when its internal id differs from its name (a copy), the conversation takes the
+    file's name, so saving it writes that file and never the original."""
+    loaded = read_conversation_file(path)
+    conversation, problems = loaded.conversation, loaded.problems
     stem = path.stem
     if conversation.id != stem:
         if ID_PATTERN.match(stem):

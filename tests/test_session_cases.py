@@ -24,6 +24,7 @@ from assistant.app.screens.sessions import SessionsScreen
 from assistant.app.widgets.chat_log import RESTORED_TEXT_CHARS, RESTORED_TURNS
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
+from assistant.cli import main
 from assistant.conversation import Conversation
 from assistant.events import Done, Event, TextDelta, ToolCallStarted
 from assistant.message_shapes import MISSING_RESULT, check_messages
@@ -98,16 +99,23 @@ async def test_deleting_the_backup_in_the_list_deletes_that_file_only(tmp_path: 
     original = _write(tmp_path / "abc123.json", _session("abc123", title="original"))
     _write(tmp_path / "abc123-backup.json", {**_session("abc123", title="backup"),
            "updated": "2026-04-01T00:00:00+00:00"})  # fmt: skip
+    (tmp_path / "cut.json").write_text('{"id": "cut", "messages": [', encoding="utf-8")
     app = GpuSizerApp(FakeEngine(), sessions_directory=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("ctrl+o")
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        assert len(screen.summaries) == 2
+        assert len(screen.summaries) == 3
         await pilot.press("d")  # the newest, highlighted first: the backup
         await pilot.pause()
-        assert [s.path.name for s in screen.summaries.values()] == ["abc123.json"]
+        names = [s.path.name for s in screen.summaries.values()]
+        assert names == ["abc123.json", "cut.json"]  # the broken file is listed, last
+        await pilot.press("down", "enter")  # choosing it says why, and does not open it
+        await pilot.pause()
+        assert isinstance(app.screen, SessionsScreen)
+        assert any("cut.json cannot be opened: is truncated" in n.message
+                   for n in app._notifications)  # fmt: skip
     assert original.exists() and not (tmp_path / "abc123-backup.json").exists()
 
 
@@ -372,3 +380,18 @@ async def test_save_on_an_unwritable_data_dir_reports_the_error_not_saved(tmp_pa
         assert any(m.startswith("Session not saved") for m in messages)
         assert not any(m.startswith("Session saved") for m in messages)
         assert app.status.saved == "not saved"
+
+
+def test_a_cli_bug_exits_1_with_its_traceback_and_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import assistant.commands.gpus as gpus_command
+
+    def broken(args: object) -> int:
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(gpus_command, "run", broken)
+    assert main(["gpus"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err
+    assert err.strip().splitlines()[-1] == "gpu-sizer gpus: internal error (KeyError: 'a bug')"
