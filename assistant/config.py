@@ -38,7 +38,7 @@ from assistant.keybindings import check_keybindings
 from assistant.redact import UrlCredentials, redact_url, split_credentials
 from assistant.sanitize import has_control
 from tools.errors import ToolInputError
-from tools.local_files import read_text_file
+from tools.safe_files import read_text
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The endpoint `OPENAI_API_KEY` belongs to by default; other endpoints need explicit consent."""
@@ -223,7 +223,7 @@ def read_config_text(path: Path) -> str | None:
     bytes that are not UTF-8 are a ToolInputError naming the file, never a blocked read."""
     if not path.exists() and not path.is_symlink():
         return None
-    return read_text_file(path, max_bytes=CONFIG_MAX_BYTES, field=str(path), what="config.toml")
+    return read_text(path, str(path), CONFIG_MAX_BYTES, "config.toml")
 
 
 def _read_file(path: Path) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from assistant.atomic_write import write_text_atomic
 from assistant.conversation import ID_PATTERN, Conversation, new_id
 from assistant.sanitize import clean_text, json_has_control
 from tools.errors import ToolInputError
-from tools.local_files import read_text_file
+from tools.safe_files import read_text
 
 DATA_DIR_ENV = "GPU_SIZER_DATA_DIR"
 
@@ -106,7 +106,7 @@ def save_session(conversation: Conversation, directory: Path | None = None) -> P
 
 def _read_json(path: Path) -> tuple[object, str]:
     """The parsed file and its text; ToolInputError saying what is wrong with it."""
-    text = read_text_file(path, max_bytes=SESSION_MAX_BYTES, field="session", what="session file")
+    text = read_text(path, "session", SESSION_MAX_BYTES, "the session file")
     if not text.strip():
         raise ToolInputError("session", f"{path.name} is empty")
     try:

@@ -9,11 +9,12 @@ executor of `asyncio.to_thread` would). The result's strings are passed through
 `assistant.sanitize` so nothing a tool echoes back (a model name, a file's contents) can carry
 terminal escape sequences into a card, a session or stdout.
 
-Local files: the calculators accept `config_path` (a config.json on disk) for the CLI and for
-what the user typed, but a call the *model* makes may not name one. Otherwise a model (or a
+Local files: the calculators accept `config_path` and `model_file` (a config.json, a GGUF file, a
+model folder) for the CLI and for what the user typed, but a call the *model* makes may not name
+one. Otherwise a model (or a
 prompt injected into its context) could make gpu-sizer open any path the user can read — a FIFO
 that blocks, /dev/zero, a private file whose parse error quotes it. Such a call gets an error
-result naming the field; the schemas never offer it (`registry._MEMORY_HIDDEN`).
+result naming the field; the schemas never offer them (`registry._MEMORY_HIDDEN`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ TOOL_TIMEOUT_S = 30.0
 """Longest a tool call may run, seconds. The calculators take milliseconds (bench/): a call
 still running after this is stuck (a blocked read), not slow."""
 
-MODEL_REFUSED_FIELDS = frozenset({"config_path"})
+MODEL_REFUSED_FIELDS = frozenset({"config_path", "model_file"})
 """Argument names (at any depth) a model-made call may not send: they name local files."""
 
 R = TypeVar("R")

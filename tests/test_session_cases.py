@@ -198,7 +198,7 @@ def test_unreadable_corrupt_and_truncated_files_are_listed_with_the_reason(
     assert "empty" in (reasons.pop("empty.json") or "")
     assert "not a session" in (reasons.pop("list.json") or "")
     assert "not found" in (reasons.pop("dangling.json") or "")
-    assert "named pipe" in (reasons.pop("pipe.json") or "")
+    assert "not a regular file" in (reasons.pop("pipe.json") or "")
     assert reasons == {}
 
 

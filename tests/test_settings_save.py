@@ -135,5 +135,5 @@ async def test_a_remapped_send_key_sends(tmp_path: Path) -> None:
 
 def test_a_fifo_as_config_toml_is_an_error_at_once(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "config.toml")  # a plain read would wait for a writer forever
-    with pytest.raises(ToolInputError, match="named pipe"):
+    with pytest.raises(ToolInputError, match="not a regular file"):
         load_config(env=_env(tmp_path))

@@ -31,6 +31,7 @@ from assistant.registry import Registry, ToolSpec, default_registry
 from assistant.tool_calls import in_thread, run_tool_call
 from tools.errors import ToolInputError
 from tools.hf_config import load_config_file
+from tools.safe_files import MAX_JSON_BYTES
 
 BASE = "http://127.0.0.1:8080/v1"
 
@@ -94,6 +95,10 @@ async def test_a_model_cannot_name_a_local_file(tmp_path: Path) -> None:
     assert refused.is_error
     assert refused.result["problems"][0]["field"] == "config_path"
     assert "never on a model's request" in refused.result["problems"][0]["problem"]
+    gguf = await run_tool_call(
+        registry, "estimate_memory", {"model_file": "/dev/zero", "gpu": "l4"}, from_model=True
+    )
+    assert gguf.is_error and gguf.result["problems"][0]["field"] == "model_file"
     nested = await run_tool_call(
         registry,
         "recommend",
@@ -155,15 +160,16 @@ def test_config_files_are_regular_and_bounded(tmp_path: Path, kind: str) -> None
     if kind == "fifo":
         path: Path = tmp_path / "config.json"
         os.mkfifo(path)
-        expected = "named pipe"
+        expected = "not a regular file"
     elif kind == "dev-zero":
-        path, expected = Path("/dev/zero"), "character device"
+        path, expected = Path("/dev/zero"), "not a regular file"
     elif kind == "directory-without-config":
         path, expected = tmp_path, "file not found"
     else:
         path = tmp_path / "config.json"
-        path.write_bytes(b" " * (8 * 2**20 + 1))
-        expected = "too large"
+        with path.open("wb") as sparse:  # 64 MiB + 1 of zeros, without writing them
+            sparse.truncate(MAX_JSON_BYTES + 1)
+        expected = "larger than"
     started = time.monotonic()
     with pytest.raises(ToolInputError) as info:
         load_config_file(path)
@@ -178,4 +184,4 @@ def test_cli_memory_with_a_fifo_config_exits_2_at_once(
     os.mkfifo(fifo)
     assert main(["memory", "--config", str(fifo), "--gpu", "l4"]) == 2
     err = capsys.readouterr().err
-    assert "named pipe" in err and len(err.strip().splitlines()) == 1
+    assert "not a regular file" in err and len(err.strip().splitlines()) == 1
