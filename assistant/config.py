@@ -23,7 +23,7 @@ import ipaddress
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,6 +111,11 @@ class Settings(BaseModel):
     endpoints: dict[str, Capabilities] = Field(default_factory=dict)
     """Per-endpoint capability switches, keyed by base URL (normalised, no trailing slash)."""
     keybindings: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_KEYBINDINGS))
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        # A repr reaches logs and tracebacks: the base URL's credentials are masked there too.
+        for name, value in super().__repr_args__():
+            yield name, (redact_url(value) if name == "base_url" and value else value)
 
     @field_validator("base_url", "model", "api_key_env")
     @classmethod

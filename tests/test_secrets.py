@@ -91,6 +91,7 @@ def test_url_credentials_are_split_off_and_masked() -> None:
     assert settings.url_credentials is not None
     assert settings.url_credentials.password == PASSWORD
     assert PASSWORD not in repr(settings.url_credentials)
+    assert PASSWORD not in repr(settings) and PASSWORD not in str(settings)  # tracebacks, logs
     assert split_credentials("https://h/v1") == ("https://h/v1", None)
     assert redact_url("https://tok@h/v1") == "https://***@h/v1"
 

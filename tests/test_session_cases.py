@@ -336,11 +336,12 @@ class _CrashingApp(GpuSizerApp):
     CSS_PATH = str(Path(app_module.__file__).parent / "app.tcss")  # relative to the subclass
 
     async def action_help(self) -> None:  # type: ignore[override]
-        raise RuntimeError("a bug in a key handler")
+        api_key = "-".join(["sk", "local", "variable"])  # what a crashing frame may hold
+        raise RuntimeError(f"a bug in a key handler ({len(api_key)})")
 
 
 async def test_a_crash_exits_non_zero_keeps_the_message_and_saves_the_chat(
-    tmp_path: Path,
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     app = _CrashingApp(FakeEngine(), sessions_directory=tmp_path)
     with pytest.raises(RuntimeError, match="a bug in a key handler"):
@@ -350,6 +351,9 @@ async def test_a_crash_exits_non_zero_keeps_the_message_and_saves_the_chat(
             await app.workers.wait_for_complete()
             await pilot.press("f1")
             await pilot.pause()
+    printed = capfd.readouterr().err  # Textual prints the traceback as the app closes
+    assert "RuntimeError" in printed and "a bug in a key handler" in printed
+    assert "sk-local-variable" not in printed  # no local variables in the crash report
     stderr = io.StringIO()
     assert finish(app, stderr) == 1
     assert f"saved as session {app.conversation.id}" in stderr.getvalue()

@@ -105,6 +105,21 @@ class GpuSizerApp(App[None]):
         self._sent_text = ""
         self._turn: Worker[None] | None = None
 
+    def _fatal_error(self) -> None:
+        """An unhandled error's traceback, printed once the terminal is restored — without the
+        local variables Textual shows by default: they can hold the API key, URL credentials
+        or a whole conversation. (Overrides a private Textual hook; `main.finish` adds the
+        line saying what happened and where the session was saved.)"""
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        traceback = Traceback(show_locals=False, width=None)
+        self._exit_renderables.append(
+            Segments(self.console.render(traceback, self.console.options))
+        )
+        self._close_messages_no_wait()
+
     def _fresh_conversation(self) -> Conversation:
         model = self.settings.model if self.settings and self.engine.mode == "llm" else None
         return Conversation(mode=self.engine.mode, model=model)

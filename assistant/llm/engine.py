@@ -49,6 +49,7 @@ from assistant.llm.errors import (
 )
 from assistant.llm.planner import Planner, offline_planner
 from assistant.prompts import load_prompt
+from assistant.redact import UrlCredentials
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.summaries import model_view
 from assistant.tokens import count_messages, count_text, trim_messages
@@ -107,10 +108,9 @@ class LlmEngine:
         # an Authorization header only where the key's plain-http rule allows (config.py).
         credentials, withheld = resolve_url_credentials(settings)
         self._key_notice = " ".join(r for r in (key.withheld_reason, withheld) if r) or None
-        headers = {}
+        headers = _SecretHeaders()
         if credentials is not None:
-            token = f"{credentials.username}:{credentials.password}".encode()
-            headers["Authorization"] = "Basic " + base64.b64encode(token).decode("ascii")
+            headers["Authorization"] = basic_authorization(credentials)
         self._secrets = tuple(
             s
             for s in (
@@ -475,6 +475,19 @@ class LlmEngine:
             self.settings.api_key_env,
             self._secrets,
         )
+
+
+class _SecretHeaders(dict[str, str]):
+    """Request headers that hold a credential: never shown by repr (tracebacks, logs)."""
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(repr(k) for k in self)}: <redacted>}}"
+
+
+def basic_authorization(credentials: UrlCredentials) -> str:
+    """The `Authorization` value for HTTP Basic auth (RFC 7617) from a URL's credentials."""
+    token = f"{credentials.username}:{credentials.password}".encode()
+    return "Basic " + base64.b64encode(token).decode("ascii")
 
 
 def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
