@@ -25,6 +25,7 @@ from assistant.cli import main
 from assistant.config import Settings
 from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
+from tests.test_engine import chunk, sse
 
 BASE = "http://127.0.0.1:8080/v1"
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # writes "rm -rf ~" to the clipboard
@@ -44,23 +45,8 @@ _TEXTUAL_CSI = re.compile(r"\x1b\[[0-9;]*[mH]")
 _FORBIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-def _sse(*chunks: dict[str, Any]) -> httpx.Response:
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
-
-
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "id": "c",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "m",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-
-
 def _answer_stream() -> httpx.Response:
-    return _sse(*(_chunk({"content": c}) for c in ANSWER_CHUNKS), _chunk({}, "stop"))
+    return sse(*(chunk({"content": c}) for c in ANSWER_CHUNKS), chunk({}, "stop"))
 
 
 def _tool_call_stream(arguments: dict[str, Any]) -> httpx.Response:
@@ -70,7 +56,7 @@ def _tool_call_stream(arguments: dict[str, Any]) -> httpx.Response:
         "type": "function",
         "function": {"name": "find_gpu", "arguments": json.dumps(arguments)},
     }
-    return _sse(_chunk({"tool_calls": [call]}), _chunk({}, "tool_calls"))
+    return sse(chunk({"tool_calls": [call]}), chunk({}, "tool_calls"))
 
 
 def terminal_output(app: GpuSizerApp) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -36,18 +35,12 @@ from assistant.llm.errors import explain
 from assistant.llm.planner import no_planner
 from assistant.redact import redact_secrets, redact_url, split_credentials
 from tests.app_fakes import FakeEngine
+from tests.test_engine import text_reply
 from tools.errors import ToolInputError
 
 USER, PASSWORD = "alice", "s3cr3t-pw"
 KEY = "sk-test-never-shown-0123456789"
 BASIC = "Basic " + base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()
-
-
-def _answer() -> str:
-    choice = {"index": 0, "delta": {"content": "hi"}, "finish_reason": "stop"}
-    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m"}
-    chunk["choices"] = [choice]
-    return f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
 
 
 def _engine(base_url: str, **settings: Any) -> LlmEngine:
@@ -139,9 +132,7 @@ def test_credentials_are_sent_where_the_key_rules_allow(url: str, settings: Any)
     engine = _engine(url, **settings)
     with respx.mock() as mock:
         route = mock.post(url.replace(f"{USER}:{PASSWORD}@", "") + "/chat/completions").mock(
-            return_value=httpx.Response(
-                200, text=_answer(), headers={"content-type": "text/event-stream"}
-            )
+            return_value=text_reply("hi")
         )
         events, conversation = _turn(engine)
     assert route.calls[0].request.headers["authorization"] == BASIC
@@ -154,7 +145,7 @@ class _Recorder(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
         _Recorder.seen.append({k.lower(): v for k, v in self.headers.items()})
-        body = _answer().encode()
+        body = text_reply("hi").content
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
         self.send_header("content-length", str(len(body)))

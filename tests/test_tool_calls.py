@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import respx
 from pydantic import BaseModel
@@ -29,6 +28,7 @@ from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
 from assistant.registry import Registry, ToolSpec, default_registry
 from assistant.tool_calls import in_thread, run_tool_call
+from tests.test_engine import chunk, sse, text_reply
 from tools.errors import ToolInputError
 from tools.hf_config import load_config_file
 from tools.safe_files import MAX_JSON_BYTES
@@ -125,18 +125,6 @@ def test_llm_engine_refuses_config_path_sent_by_the_model(tmp_path: Path) -> Non
         },
     }
 
-    def sse(*deltas: dict[str, Any]) -> httpx.Response:
-        chunks = [
-            {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-             "choices": [{"index": 0, "delta": d, "finish_reason": f}]}
-            for d, f in ((d, None) for d in deltas)
-        ]  # fmt: skip
-        body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
-        end = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-               "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}  # fmt: skip
-        body += f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n"
-        return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
-
     settings = Settings(base_url=BASE, model="m", max_retries=0)
     engine = LlmEngine(settings, planner=no_planner, env={}, system_prompt="S")
     conversation = Conversation()
@@ -146,7 +134,10 @@ def test_llm_engine_refuses_config_path_sent_by_the_model(tmp_path: Path) -> Non
 
     with respx.mock(base_url=BASE) as mock:
         mock.post("/chat/completions").mock(
-            side_effect=[sse({"tool_calls": [call]}), sse({"content": "Sorry."})]
+            side_effect=[
+                sse(chunk({"tool_calls": [call]}), chunk({}, "tool_calls")),
+                text_reply("Sorry."),
+            ]
         )
         events = asyncio.run(asyncio.wait_for(turn(), 10))
     result = next(e for e in events if isinstance(e, ToolResult))
