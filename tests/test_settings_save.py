@@ -14,7 +14,7 @@ from textual.widgets import Input, Switch
 from assistant.app.app import PROMPT_ACTIONS, GpuSizerApp
 from assistant.app.screens.settings import SettingsScreen
 from assistant.cli import main
-from assistant.config import load_config
+from assistant.config import Settings, load_config
 from assistant.config_file import save_config_changes
 from assistant.keybindings import DEFAULT_KEYBINDINGS, NAMED_KEYS
 from tests.app_fakes import FakeEngine
@@ -137,3 +137,18 @@ def test_a_fifo_as_config_toml_is_an_error_at_once(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "config.toml")  # a plain read would wait for a writer forever
     with pytest.raises(ToolInputError, match="not a regular file"):
         load_config(env=_env(tmp_path))
+
+
+async def test_settings_the_engine_cannot_use_are_reported_not_a_crash(tmp_path: Path) -> None:
+    def factory(settings: Settings) -> FakeEngine:
+        raise ValueError("no client for that endpoint")
+
+    app = GpuSizerApp(FakeEngine(), Settings(model="m"), engine_factory=factory,
+                      sessions_directory=tmp_path)  # fmt: skip
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.sub_title
+        await app.cmd_model("other")
+        await pilot.pause()
+        assert app.sub_title == before and app.settings is not None
+        assert app.settings.model == "m"  # the settings in effect are the ones that work
+        assert any("Settings not applied" in n.message for n in app._notifications)

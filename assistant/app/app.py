@@ -28,7 +28,7 @@ from assistant.app.widgets.chat_log import ChatLog
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.status_bar import StatusBar
 from assistant.app.widgets.tool_card import ToolCard
-from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url
+from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url, validate_settings
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.keybindings import keys_of
@@ -206,6 +206,7 @@ class GpuSizerApp(App[None]):
 
     def send(self, text: str) -> None:
         """Persist the user's message, clear the prompt, and start the turn."""
+        text = clean_text(text)  # also when called directly, not from the prompt
         # The message is on disk before any request goes out: save a copy that already holds
         # it (the engine appends the same message to the live conversation itself).
         pending = self.conversation.model_copy(deep=True)
@@ -384,11 +385,16 @@ class GpuSizerApp(App[None]):
     def _apply_settings(self, settings: Settings | None) -> None:
         if settings is None:
             return
-        self.settings = settings
         if self.engine_factory is not None:
-            self.engine = self.engine_factory(settings)
+            try:
+                engine = self.engine_factory(settings)
+            except Exception as exc:  # a client the settings cannot build: keep the old one
+                self.say(f"Settings not applied: {exc}", severity="error", timeout=10)
+                return
+            self.engine = engine
             self.conversation.mode = self.engine.mode
             self.conversation.model = settings.model if self.engine.mode == "llm" else None
+        self.settings = settings
         self.sub_title = header_subtitle(self.engine, settings)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -432,7 +438,8 @@ class GpuSizerApp(App[None]):
     async def _change_settings(self, **update: Any) -> None:
         if self.settings is None:
             raise ToolInputError("settings", "this app was started without settings to change")
-        settings = Settings.model_validate({**self.settings.model_dump(), **update})
+        # ToolInputError naming the field (shown as a toast), never a pydantic traceback.
+        settings = validate_settings({**self.settings.model_dump(), **update}, "settings")
         self._apply_settings(settings)
         self.say(f"Now using: {self.sub_title}")
 
