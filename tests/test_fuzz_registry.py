@@ -85,7 +85,7 @@ def test_json_number_literals_beyond_floats_name_their_field() -> None:
         json.dumps(out.arguments, allow_nan=False)  # the recorded arguments are strict JSON too
 
 
-def test_every_call_gets_its_tool_message_even_when_everything_is_wrong() -> None:
+async def test_every_call_gets_its_tool_message_even_when_everything_is_wrong() -> None:
     """A turn records one tool message per call (strict endpoints refuse a history with a
     call that has none), whatever the call's name, arguments or tool does."""
 
@@ -108,7 +108,8 @@ def test_every_call_gets_its_tool_message_even_when_everything_is_wrong() -> Non
     from assistant.conversation import Conversation
 
     conversation = Conversation()
-    engine._run_calls(conversation, list(calls), list(calls))
+    events = [e async for e in engine._run_calls(conversation, list(calls), list(calls))]
+    assert len(events) == 2 * len(calls)  # a card and a result for each
     tool_messages = [m for m in conversation.messages if m.get("role") == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["a", "b", "c", "d"]
     for message in tool_messages:
