@@ -281,7 +281,9 @@ def with_value(arguments: dict[str, Any], path: tuple[str, ...], value: Any) -> 
     node: Any = out
     for part, following in itertools.pairwise(path):
         if part == "0":
-            node = node[0] = dict(node[0]) if node and isinstance(node[0], dict) else {}
+            item = dict(node[0]) if node and isinstance(node[0], dict) else {}
+            node[0] = item
+            node = item
             continue
         child = node.get(part)
         if following == "0":

@@ -114,3 +114,60 @@ async def test_every_call_gets_its_tool_message_even_when_everything_is_wrong() 
     assert [m["tool_call_id"] for m in tool_messages] == ["a", "b", "c", "d"]
     for message in tool_messages:
         assert "error" in json.loads(message["content"])
+
+
+_BASES: dict[str, dict[str, Any]] = {
+    "estimate_memory": {"model": "llama-3.1-8b"},
+    "recommend": {"model": "llama-3.1-8b", "constraints": {"only_gpus": ["l4"]}},
+    "plan_local_serving": {"model": "llama-3.1-8b", "gpu": "rtx-4090"},
+    "compare_costs": {"options": [{"gpu": "h100-sxm", "count": 1}]},
+    "find_model": {"name": "llama-3.1-8b"},
+    "find_gpu": {"name": "h100-sxm"},
+}
+"""A valid request per tool (a tool added later starts from {}: its own errors are listed too)."""
+
+
+def _string_fields() -> list[tuple[str, tuple[str, ...]]]:
+    """(tool, field path) for every field that takes only text (str or str | None)."""
+    import typing
+    from types import UnionType
+
+    from tests.fuzzing import field_paths
+
+    out = []
+    for name, spec in REGISTRY.specs.items():
+        for path in field_paths(spec.input_model):
+            model: Any = spec.input_model
+            for part in path[:-1]:
+                if part == "0":
+                    continue
+                annotation = model.model_fields[part].annotation
+                candidates = [annotation, *typing.get_args(annotation)]
+                candidates += [a for c in candidates for a in typing.get_args(c)]
+                model = next(
+                    c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)
+                )
+            annotation = model.model_fields[path[-1]].annotation
+            if typing.get_origin(annotation) in (typing.Union, UnionType):
+                members = set(typing.get_args(annotation)) - {type(None)}
+            else:
+                members = {annotation}
+            if members == {str}:
+                out.append((name, path))
+    return out
+
+
+@pytest.mark.parametrize(("tool", "path"), _string_fields(), ids=lambda v: str(v))
+def test_a_non_string_where_text_is_expected_is_refused_naming_that_field(
+    tool: str, path: tuple[str, ...]
+) -> None:
+    """Issue 21: numbers, lists and objects sent for a name raised AttributeError inside the
+    tools; validation now refuses each one under the field's own (dotted) name."""
+    from tests.fuzzing import with_value
+
+    base = _BASES.get(tool, {})
+    for value in (7, 2.5, True, ["x"], {"a": 1}):
+        out = REGISTRY.call(tool, with_value(base, path, value))
+        assert out.is_error, (tool, path, value)
+        named = [p["field"] for p in out.result.get("problems", [])] or [out.result.get("field")]
+        assert ".".join(path) in named, (tool, path, value, out.result)
