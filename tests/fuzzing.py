@@ -3,20 +3,23 @@ the registry, and the checks every outcome must pass. Shared by tests/test_fuzz_
 (which asserts) and bench/bench_reliability.py (which reports the figures).
 
 Inputs come from the tools' own pydantic input models, so a field added to a model is fuzzed
-without touching this file:
+without touching this file. Per tool (`fuzz_tool`):
 
-- *mutations* (the bulk, cheap): a generated valid request with one field — every field path,
-  nested ones included — replaced by each value of a hostile pool (wrong types, NaN/Infinity
-  as text, 1e400, 10^30, 5,000-character strings, control characters, nested containers).
-  Almost all fail validation, which is what makes 10,000 inputs per tool affordable;
-- *valid requests* (a smaller share): every field drawn from its type and bounds, edges
-  included (the largest context, users and GPU counts), so the bounds are shown to keep the
-  calculators finite, not only to refuse;
-- *raw arguments*: JSON text the model could send — truncated, nested 100,000 deep, a list,
-  NaN literals — and non-string tool names.
+- *valid requests* (~0.6%): every field drawn from its type and bounds, edges included (the
+  largest context, users and GPU counts), so the bounds are shown to keep the calculators
+  finite, not only to refuse; these are also the bases of the two kinds below;
+- *field mutations* (60%, the cheap bulk): a base with one field path — nested and list-item
+  paths included — replaced by each value of a hostile pool (wrong types, NaN/Infinity as
+  text, 1e400, 10^400, 300-item lists, control characters, nested containers); for a model
+  with few fields, pairs of fields. Almost all fail validation, which is what makes 10,000
+  inputs per tool affordable;
+- *text mutations* (the rest): a base's JSON text cut or broken (a quote, brace, NaN, 1e400,
+  backslash or NUL inserted), JSON no parser should accept quietly (nested 100,000 deep, a
+  list, 5,000-digit numbers, 200,000 characters) and tool names that are not strings.
 
-Every outcome must be strict JSON with finite numbers; every error must name a field of the
+Every outcome must be strict JSON (no NaN/Infinity); every error must name a field of the
 tool's input (or `arguments` / `name` for what is not an object); no internal error or limit.
+Hypothesis draws the valid requests derandomized (the same inputs on every run).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import typing
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Literal
 
 from hypothesis import HealthCheck, given, settings
@@ -43,6 +47,9 @@ from tools.pricing import TIERS
 
 TARGET_INPUTS_PER_TOOL = 10_000
 """Issue 21's acceptance: at least this many generated inputs per tool through the registry."""
+
+EXAMPLE_DEADLINE_S = 5.0
+"""Hypothesis deadline for one generated input (a valid recommendation takes ~0.3 s)."""
 
 SECONDS_PER_TOOL = 20.0
 """A tool whose fuzzing takes longer fails the suite with a message saying how to make its
@@ -373,7 +380,9 @@ def check(
 def _fuzz_settings(examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
     return settings(
         max_examples=examples,
-        deadline=None,  # some examples run a whole recommendation; SECONDS_PER_TOOL bounds all
+        # One example is one call (a whole recommendation at most, ~0.3 s); the deadline stops a
+        # call that hangs, SECONDS_PER_TOOL bounds a tool's whole run.
+        deadline=timedelta(seconds=EXAMPLE_DEADLINE_S),
         derandomize=True,  # the same inputs on every run: CI is deterministic
         database=None,
         suppress_health_check=list(HealthCheck),

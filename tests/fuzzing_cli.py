@@ -19,6 +19,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant import cli
-from tests.fuzzing import Finding, Tally
+from tests.fuzzing import EXAMPLE_DEADLINE_S, Finding, Tally
 
 VALUES: tuple[str, ...] = (
     "0",
@@ -186,7 +187,7 @@ def _options(command: str) -> list[tuple[str, bool]]:
 def _fuzz_settings(examples: int) -> Callable[[Callable[..., None]], Callable[..., None]]:
     return settings(
         max_examples=examples,
-        deadline=None,
+        deadline=timedelta(seconds=EXAMPLE_DEADLINE_S),  # one invocation (ask: one turn)
         derandomize=True,
         database=None,
         suppress_health_check=list(HealthCheck),
