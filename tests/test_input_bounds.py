@@ -179,3 +179,30 @@ def test_bounds_admit_every_real_model_and_gpu() -> None:
     catalog = get_catalog()
     assert catalog.models and catalog.gpus
     assert limits.MAX_CONTEXT_TOKENS >= 10_485_760
+
+
+# --- file inputs: a config.json can hold anything -----------------------------------------------
+
+_HOSTILE_CONFIG_VALUES = (0, -1, 10**12, 1e400, 4096.5, "32", "x", None, True, [], {"a": 1})
+
+
+def test_a_hostile_config_json_is_an_error_naming_its_key_never_a_crash() -> None:
+    """Every key of real configs (dense, MoE, MLA families) set to values a broken or hostile
+    file holds: a ToolInputError naming a config field, never TypeError, ZeroDivisionError, a
+    raw pydantic error or a 10^12-layer model that runs out of memory."""
+    from tests.test_catalog import HF_CONFIGS
+    from tools.errors import ToolInputError
+    from tools.hf_config import architecture_from_config
+
+    tried = 0
+    for config in HF_CONFIGS.values():
+        for key in config:
+            if key == "model_type":
+                continue
+            for value in _HOSTILE_CONFIG_VALUES:
+                tried += 1
+                try:
+                    architecture_from_config({**config, key: value})
+                except ToolInputError as exc:
+                    assert exc.field.startswith("config"), (key, value, exc.field)
+    assert tried > 300
