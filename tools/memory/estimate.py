@@ -595,6 +595,7 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         kv_dtype=kv_dtype,
         engine=engine,
         context=context,
+        max_context_tokens=arch.max_context,
         batch=req.batch,
         total_params=resolved.total_params,
         active_params=resolved.active_params,

@@ -261,6 +261,11 @@ class MemoryEstimate(BaseModel):
     kv_dtype: str
     engine: Engine
     context: int = Field(description="Tokens per sequence used, tokens.")
+    max_context_tokens: int | None = Field(
+        default=None,
+        description="The model's maximum context (max_position_embeddings), tokens; a context "
+        "past it is sized but its quality is not assured.",
+    )
     batch: int = Field(description="Sequences (inference) or micro-batch (training).")
     total_params: int = Field(description="All parameters (MoE: every expert), count.")
     active_params: int = Field(description="Parameters used per token (MoE: top-k), count.")

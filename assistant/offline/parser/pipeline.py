@@ -27,6 +27,7 @@ from assistant.offline.parser.load import extract_concurrency, extract_throughpu
 from assistant.offline.parser.models import (
     extract_bare_size,
     extract_hf_and_catalog_models,
+    extract_misspelt_models,
     extract_model_files_and_tags,
     family_questions,
     near_miss_models,
@@ -57,6 +58,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
+    extract_misspelt_models,
     negative_numbers,
     extract_cost_per_token,
     extract_budget,
