@@ -245,6 +245,8 @@ def family_questions(t: Text, p: ParsedWorkload) -> None:
         if family is not None:
             names = ", ".join(catalog.models[i].name for i in families[family])
             spelt = "" if family == word else f" ('{word}' read as {family.capitalize()})"
+            # Kept, so a reply that gives only the size ('8x7b') names the model with it.
+            p.model_text = p.model_text or family
             p.questions.append(
                 f"Which {family.capitalize()} model{spelt}? The catalog has: {names}."
             )

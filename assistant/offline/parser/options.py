@@ -4,6 +4,7 @@ LoRA rank, activation checkpointing, serving engine, objective and region."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from assistant.offline import vocab
 from assistant.offline.parsed import BudgetPeriod, ParsedWorkload
@@ -43,6 +44,60 @@ _CURRENCY_WORDS = {
 _PLAIN_AMOUNT_LIMIT = 1e6
 # "5 grand" is 5,000 of the currency, said or not.
 _GRAND = r"(?:\s*(grand))?"
+
+
+_API = (
+    r"\bself[\s-]?host(?:ing|ed)?\b|\bon[\s-]prem(?:ise)?s?\b(?=.*\bapis?\b)"
+    r"|\b(?:hosted|managed|an|the|openai|together|groq|fireworks|provider)\s+apis?\b"
+    r"|\bapis?\s+(?:pricing|prices|costs?|providers?|calls?|instead)\b|\bvs\.?\s+(?:an?\s+)?apis?\b"
+    r"|\bthan\s+(?:using\s+)?(?:an?\s+)?apis?\b"
+    r"|\bhost(?:ing)?\s+(?:it\s+|them\s+)?(?:ourselves|in[\s-]house)\b"
+)
+
+
+@cache
+def _api_providers() -> list[str]:
+    """Provider names of the built-in hosted API price catalog."""
+    from tools.pricing import load_price_book
+
+    return sorted({a.provider for a in load_price_book().api_prices})
+
+
+def extract_api_comparison(t: Text, p: ParsedWorkload) -> None:
+    """Self-hosting weighed against a hosted API ('is self-hosting cheaper than an API?', 'vs
+    the OpenAI API'): the answer compares both bills (the cost tool's API prices and
+    break-even). Serving, unless a training task is said."""
+    if not re.search(r"\bapis?\b|self[\s-]?host|ourselves|in[\s-]house", t.work, re.I):
+        return
+    providers = _api_providers()
+    for m in re.finditer(r"\b([a-z][\w.\-]*)(?:\s+ai)?(?:'s)?\s+apis?\b", t.work, re.I):
+        named = next((name for name in providers if m.group(1).lower() in name.lower()), None)
+        if named is not None and len(m.group(1)) >= 3:
+            p.api_providers.append(named)
+            t.consume(m.start(1), m.end(1))
+    if t.each(_API):
+        p.api_comparison = True
+        p.task, p.use = p.task or "inference", p.use or "serve"
+        t.each(r"\bapis?\b")
+
+
+def api_model_question(t: Text, p: ParsedWorkload) -> None:
+    """Self-hosting vs an API for a bare size ('a 70B'): hosted API prices are per model, so
+    ask which one, naming the catalog models of that size."""
+    if not p.api_comparison or p.params is None or p.model is not None or p.model_file:
+        return
+    from assistant.offline.names import model_name_parts
+    from tools.catalog import get_catalog
+    from tools.units import format_count
+
+    size = format_count(p.params, 0).lower()
+    catalog = get_catalog()
+    same = list(dict.fromkeys(n.id for n in model_name_parts() if n.size == size))
+    names = " or ".join(catalog.models[i].name for i in same) or "a model name"
+    p.questions.append(
+        f"Hosted API prices are per model, so a generic {size.upper()} has none to compare "
+        f"with: which {size.upper()} model is it — {names}?"
+    )
 
 
 def extract_budget(t: Text, p: ParsedWorkload) -> None:
