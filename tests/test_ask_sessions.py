@@ -122,3 +122,14 @@ def test_no_save_leaves_no_session(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ask", "--offline", "--no-save", "Llama 3.1 8B on an L4"]) == 0
     assert "session" not in capsys.readouterr().err
     assert list_sessions() == []
+
+
+def test_continue_skips_a_session_file_that_cannot_be_read(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first = _ask(capsys, "serve Llama 3.1 8B on an L4 to 10 users")
+    broken = list_sessions()[0].path.with_name("broken.json")
+    broken.write_text("{ not json", encoding="utf-8")
+    second = _ask(capsys, "-c", "what about 16 users?")
+    assert second["session"] == first["session"]
+    assert _memory(second)["batch"] == 16

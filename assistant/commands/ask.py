@@ -20,13 +20,18 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.commands._args import positive_number
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from assistant.sanitize import clean_text
+from assistant.turn_stream import clean_events
 from tools.errors import ToolInputError
+
+if TYPE_CHECKING:
+    from assistant.session_store import SessionStore
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
@@ -79,20 +84,22 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     add_config_arguments(parser)
 
 
-def _conversation(args: argparse.Namespace, engine: Engine) -> Conversation:
-    """The conversation this question joins: the session named, the latest one, or a new one.
-    Unknown ids and an empty session list are a ToolInputError naming the flag."""
-    from assistant.sessions import list_sessions, load_session
+def _conversation(args: argparse.Namespace, engine: Engine, store: SessionStore) -> Conversation:
+    """The conversation this question joins: the session named, the latest readable one, or a
+    new one, opened through `store` so saving it never overwrites what another gpu-sizer wrote
+    meanwhile. Unknown ids and nothing to continue are a ToolInputError naming the flag."""
+    from assistant.sessions import list_sessions, open_session
 
     if getattr(args, "session", None):
-        return load_session(args.session)
+        loaded = open_session(args.session)  # a friendly error for an unknown id
+        return store.open(loaded.path).conversation
     if getattr(args, "continue_session", False):
-        latest = list_sessions()
+        latest = [s for s in list_sessions() if s.problem is None]
         if not latest:
             raise ToolInputError(
                 "--continue", "there is no saved session to continue", "ask a question first"
             )
-        return load_session(latest[0].id)
+        return store.open(latest[0].path).conversation
     return Conversation(mode=engine.mode)
 
 
@@ -123,7 +130,7 @@ async def _run_turn(
     done: Done | None = None
     events: list[Any] = []
     text, shown = "", 0
-    async for event in engine.run_turn(conversation, question):
+    async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
         if isinstance(event, TextDelta) and stream:
             text += event.text
@@ -184,7 +191,8 @@ def _after_answer(text: str, details: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Answer one question; exit 0, or 1 when the turn ended in an error."""
-    question = " ".join(args.question).strip()
+    # A pasted question can hold escape sequences: never echoed, stored or sent.
+    question = clean_text(" ".join(args.question)).strip()
     if not question:
         raise ToolInputError("question", "is empty", "a sizing question in plain language")
     if args.proposal and Path(args.proposal).exists() and not args.force:
@@ -193,9 +201,11 @@ def run(args: argparse.Namespace) -> int:
             "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
         )
     from assistant.cost_tool import use_eur_to_usd
+    from assistant.session_store import SessionStore
 
     engine = _engine(args)
-    conversation = _conversation(args, engine)
+    store = SessionStore()
+    conversation = _conversation(args, engine, store)
     try:
         with use_eur_to_usd(args.eur_usd):
             done, events = asyncio.run(
@@ -210,9 +220,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         # Saved even when the turn is interrupted: the engine appended the question first.
         if not args.no_save:
-            from assistant.sessions import save_session
-
-            save_session(conversation)
+            saved = store.save(conversation)
+            if saved.forked_from is not None:
+                print(
+                    f"session {saved.forked_from} changed meanwhile (another gpu-sizer saved "
+                    f"it): this turn is saved as session {conversation.id}",
+                    file=sys.stderr,
+                )
     if args.json:
         print(_json_report(question, engine, done, events, conversation))
     elif done is not None:
