@@ -10,6 +10,7 @@ import pytest
 from assistant.app.commands import parse_slash
 from assistant.app.results import (
     MemoryBarData,
+    answer_unit,
     byte_field,
     memory_bars,
     result_table,
@@ -29,16 +30,22 @@ def test_byte_fields_in_any_unit_spelling() -> None:
     assert byte_field({"memory_bandwidth_GB_per_s": 3350}, "memory_bandwidth") is None
 
 
-def test_one_unit_per_table_matching_the_tool() -> None:
-    # The registry reports GB, so the whole card uses GB (never GB next to GiB).
+def test_one_unit_per_table_matching_the_answer() -> None:
+    # Drawn alone, a card takes the tool's unit: the registry reports GB (never GB next to GiB).
     assert table_unit(MEMORY_RESULT) == "GB"
     rows = dict(result_table(MEMORY_RESULT).rows)
     # 16,060,522,496 bytes = 16.06 GB; 2 GiB = 2,147,483,648 bytes = 2.15 GB; 24e9 = 24.00 GB.
-    assert rows["breakdown.weights"] == "16.06 GB"
-    assert rows["breakdown.kv_cache"] == "2.15 GB"
-    assert rows["usable_per_gpu"] == "24.00 GB"
+    assert rows["weights"] == "16.06 GB"
+    assert rows["KV cache"] == "2.15 GB"
+    assert rows["usable per GPU"] == "24.00 GB"
+    # Beside an offline answer (GiB) the same result is in GiB throughout: 16,060,522,496 /
+    # 2^30 = 14.96; 24e9 / 2^30 = 22.35; headroom 5,791,993,856 / 2^30 = 5.39.
+    assert answer_unit("offline") == "GiB" and answer_unit("llm") == "GB"
+    rows = dict(result_table(MEMORY_RESULT, "GiB").rows)
+    assert (rows["weights"], rows["KV cache"]) == ("14.96 GiB", "2.00 GiB")
+    assert (rows["usable per GPU"], rows["headroom per GPU"]) == ("22.35 GiB", "5.39 GiB")
     assert table_unit({"per_gpu_bytes": 2**30}) == "GiB"
-    assert dict(result_table({"per_gpu_bytes": 2**30}).rows) == {"per_gpu": "1.00 GiB"}
+    assert dict(result_table({"per_gpu_bytes": 2**30}).rows) == {"per GPU": "1.00 GiB"}
 
 
 def test_option_lists_become_columns_with_the_unit_in_the_header() -> None:
@@ -49,14 +56,16 @@ def test_option_lists_become_columns_with_the_unit_in_the_header() -> None:
         ]
     }
     table = result_table(result)
-    assert table.columns == ("gpu", "count", "per_gpu (GB)", "fits")
-    assert table.rows == (("h200-sxm", "1", "86.50", "yes"), ("l40s", "4", "30.25", "no"))
+    # Labelled, in the order a reader compares them: the GPU, how many, the fit, the figure.
+    assert table.columns == ("GPU", "GPUs", "fits", "per GPU (GB)")
+    assert table.rows == (("h200-sxm", "1", "yes", "86.50"), ("l40s", "4", "no", "30.25"))
     assert table.to_markdown().splitlines()[1] == "|---|---|---|---|"
 
 
-def test_long_prose_lists_are_counted_not_dumped() -> None:
+def test_long_prose_lists_stay_out_of_the_table() -> None:
+    # The answer and the session hold the assumptions; a card has no "assumptions: 2 items".
     rows = dict(result_table({"assumptions": ["x" * 50, "y" * 50], "gpus": ["a", "b"]}).rows)
-    assert rows == {"assumptions": "2 items", "gpus": "a, b"}
+    assert rows == {"GPUs": "a, b"}
 
 
 def test_memory_bar_reads_breakdown_and_reported_headroom() -> None:
@@ -91,7 +100,7 @@ def test_overflow_is_drawn_past_the_capacity_mark_in_red() -> None:
 def test_option_without_breakdown_is_drawn_as_one_segment_against_budget() -> None:
     option = {"gpu": "h100-sxm", "count": 2, "per_gpu_GB": 80.0, "budget_bytes_per_gpu": 76e9}
     (bar,) = memory_bars({"options": [option]})
-    assert bar.label == "2× h100-sxm"
+    assert bar.label == "2× H100 SXM5"  # the catalog's name for h100-sxm
     assert bar.components == (("needed", 80e9),)
     assert bar.capacity_label == "budget" and bar.headroom_bytes is None
 

@@ -1,49 +1,45 @@
-"""A collapsible card for one tool call: its inputs, then a compact results table and memory bars.
+"""A card for one tool call: one line saying what was computed, expandable to its inputs,
+a labelled results table, the tool's warnings and memory bars (a cost comparison's charts lead
+the turn instead: `TurnView.figures`).
 
 Created when the engine announces the call (`ToolCallStarted`), completed by its `ToolResult`,
-and rebuilt the same way from a saved session's `tool_calls` / `tool` messages.
+and rebuilt the same way from a saved session's `tool_calls` / `tool` messages. Cards start
+collapsed: the title line (`call_summary`) is the card's default view.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
+from assistant.app.call_summary import call_summary
+from assistant.app.labels import field_label
 from assistant.app.results import (
     ResultTable,
+    TableUnit,
+    format_value,
     memory_bars,
     result_table,
     result_warnings,
-    summarize_arguments,
 )
 from assistant.app.widgets.literal import LiteralCollapsible
 from assistant.app.widgets.memory_bar import MemoryBar
+from assistant.app.widgets.result_table import ResultTableView
 
 STATUS_ICONS = {"running": "⋯", "done": "✓", "error": "✗"}
 
 
-def inputs_text(arguments: dict[str, Any]) -> Text:
-    """The call's inputs, one `name: value` per line."""
+def inputs_text(arguments: dict[str, Any], unit: TableUnit = "GiB") -> Text:
+    """The call's inputs, one labelled `name: value` per line."""
     text = Text()
     for index, (key, value) in enumerate(arguments.items()):
-        text.append(f"{key}: ", style="bold")
-        text.append(str(value) + ("\n" if index < len(arguments) - 1 else ""))
+        text.append(f"{field_label(key)}: ", style="bold")
+        text.append(format_value(key, value, unit) + ("\n" if index < len(arguments) - 1 else ""))
     return text
-
-
-def rich_table(table: ResultTable) -> Table:
-    """The compact results table as a Rich table (no box lines: saves width at 80 columns)."""
-    rendered = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for column in table.columns:
-        rendered.add_column(column, overflow="fold")
-    for row in table.rows:
-        # Text, not str: a str cell is parsed as markup ('[/]' raises, '[@click]' acts).
-        rendered.add_row(*(Text(cell) for cell in row))
-    return rendered
 
 
 class ToolCard(LiteralCollapsible):
@@ -51,7 +47,7 @@ class ToolCard(LiteralCollapsible):
 
     DEFAULT_CSS = """
     ToolCard {
-        margin: 1 0 0 0;
+        margin: 0;
         padding: 0;
         border-top: none;
         border-left: thick $secondary;
@@ -59,6 +55,8 @@ class ToolCard(LiteralCollapsible):
     }
     ToolCard.error { border-left: thick $error; }
     ToolCard Contents { padding: 0 0 0 1; }
+    /* The summary line wraps in a narrow window instead of being cut. */
+    ToolCard > CollapsibleTitle { width: 1fr; height: auto; }
     ToolCard .inputs { color: $text-muted; }
     ToolCard .results { margin-top: 1; }
     ToolCard .warning { color: $warning; }
@@ -74,41 +72,48 @@ class ToolCard(LiteralCollapsible):
         name: str,
         arguments: dict[str, Any],
         *,
-        collapsed: bool = False,
+        collapsed: bool = True,
+        unit: TableUnit = "GiB",
     ) -> None:
         self.call_id = call_id
         self.tool_name = name
         self.arguments = arguments
+        self.unit = unit
         self.status = "running"
+        self.result: dict[str, Any] | None = None
+        self.error: str | None = None
         self.table: ResultTable | None = None
         super().__init__(
-            Static(inputs_text(arguments), classes="inputs"),
+            Static(inputs_text(arguments, unit), classes="inputs"),
             title=self._card_title(),
             collapsed=collapsed,
         )
 
     def _card_title(self) -> str:
-        summary = summarize_arguments(self.arguments)
-        return f"{STATUS_ICONS[self.status]} {self.tool_name}({summary})"
+        summary = call_summary(self.tool_name, self.arguments, self.result, self.unit, self.error)
+        return f"{STATUS_ICONS[self.status]} {summary}"
 
     async def set_result(self, result: dict[str, Any], is_error: bool = False) -> None:
-        """Show the tool's result: error text, or the compact table and any memory bars."""
+        """Show the tool's result: error text, or the labelled table, bars and charts."""
         self.status = "error" if is_error else "done"
-        self.title = self._card_title()
         contents = self.query_one(Collapsible.Contents)
         if is_error:
             self.add_class("error")
             message = result.get("error") or result.get("message") or result
+            self.error = str(message)
+            self.title = self._card_title()
             await contents.mount(Static(Text(f"error: {message}", style="red"), classes="results"))
             return
-        self.table = result_table(result)
-        widgets: list[Static | MemoryBar] = []
+        self.result = result
+        self.title = self._card_title()
+        self.table = result_table(result, self.unit)
+        widgets: list[Widget] = []
         if self.table.rows:
-            widgets.append(Static(rich_table(self.table), classes="results"))
+            widgets.append(ResultTableView(self.table, classes="results"))
         widgets.extend(
             Static(Text(f"⚠ {warning}"), classes="warning") for warning in result_warnings(result)
         )
-        widgets.extend(MemoryBar(bar) for bar in memory_bars(result))
+        widgets.extend(MemoryBar(bar, self.unit) for bar in memory_bars(result))
         if widgets:
             await contents.mount_all(widgets)
 
