@@ -228,10 +228,10 @@ def _fit_claims(clause: str, facts: SizingFacts) -> list[Contradiction]:
     out: list[Contradiction] = []
     if not mentions:
         if facts.primary is not None and (negative or positive):
-            gpu, count, fits = facts.primary
+            gpu, named_count, fits = facts.primary
             if fits != positive:
                 said = "fits" if fits else "does not fit"
-                out.append(Contradiction(clause, f"{_label(gpu, count)} {said}"))
+                out.append(Contradiction(clause, f"{_label(gpu, named_count)} {said}"))
         return out
     for mention in mentions:
         count = _count(mention, clause)
