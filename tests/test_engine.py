@@ -392,7 +392,12 @@ async def test_mid_stream_error_keeps_partial() -> None:
     conv = Conversation()
     events = await run(engine(), "hi", conv)
     assert [e.kind for e in events if isinstance(e, ErrorEvent)] == ["stream"]
-    assert conv.messages[-1] == {"role": "assistant", "content": "You need ", "error": True}
+    assert conv.messages[-1] == {
+        "role": "assistant",
+        "content": "You need ",
+        "error": True,
+        "checks": {"error": "stream"},
+    }
     assert done(events).text == "You need "
 
 
