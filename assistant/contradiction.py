@@ -80,22 +80,29 @@ def _turn(messages: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
 
 
 def turn_calls(messages: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Any]]:
-    """(tool name, arguments, result) of every tool call in the last turn, in order."""
-    turn = _turn(messages)
-    results = {
-        m.get("tool_call_id"): _json(m.get("content")) for m in turn if m.get("role") == "tool"
-    }
+    """(tool name, arguments, result) of every successful tool call in the last turn, in
+    order. A result belongs to the latest call with its id before it (servers may reuse ids
+    across rounds)."""
+    pending: dict[Any, tuple[str, dict[str, Any]]] = {}
     out: list[tuple[str, dict[str, Any], Any]] = []
-    for message in turn:
+    for message in _turn(messages):
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             args = _json(function.get("arguments"))
-            result = results.get(call.get("id"))
+            pending[call.get("id")] = (
+                str(function.get("name")),
+                args if isinstance(args, dict) else {},
+            )
+        if message.get("role") == "tool" and message.get("tool_call_id") in pending:
+            name, arguments = pending.pop(message.get("tool_call_id"))
+            result = _json(message.get("content"))
             if isinstance(result, dict) and "error" not in result:
-                out.append(
-                    (str(function.get("name")), args if isinstance(args, dict) else {}, result)
-                )
+                out.append((name, arguments, result))
     return out
+
+
+def _count_arg(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
 
 
 def _gpu_id(name: Any) -> str | None:
@@ -113,7 +120,7 @@ def facts_from_messages(messages: Sequence[dict[str, Any]]) -> SizingFacts:
     for name, args, result in turn_calls(messages):
         if name == "estimate_memory" and isinstance(result.get("fits"), bool):
             gpu = _gpu_id(args.get("gpu"))
-            count = int(args.get("gpus") or 1)
+            count = _count_arg(args.get("gpus"))
             if gpu is not None:
                 facts.fits.setdefault((gpu, count), result["fits"])
             if facts.primary is None:

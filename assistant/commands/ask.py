@@ -20,7 +20,15 @@ from typing import Any
 from assistant.commands._args import positive_number
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
-from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from assistant.events import (
+    Done,
+    ErrorEvent,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    Verdict,
+)
 from tools.errors import ToolInputError
 
 
@@ -79,7 +87,11 @@ async def _run_turn(
     text, shown = "", 0
     async for event in engine.run_turn(conversation, question):
         events.append(event)
-        if isinstance(event, TextDelta) and stream:
+        if isinstance(event, Verdict) and stream:
+            # The tools' verdict leads, whatever the model then writes (issue 17).
+            sys.stdout.write(event.text.rstrip("\n") + "\n\n")
+            sys.stdout.flush()
+        elif isinstance(event, TextDelta) and stream:
             text += event.text
             visible = text if details else split_details(text).visible
             sys.stdout.write(visible[shown:])
@@ -104,25 +116,50 @@ def _json_report(question: str, engine: Engine, done: Done | None, events: list[
         from assistant.offline import parse_workload
 
         workload = parse_workload(question).model_dump(mode="json", exclude_defaults=True)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
     report = {
         "question": question,
         "engine": engine.mode,
         "workload": workload,
         "tool_calls": list(calls.values()),
+        "verdict": done.verdict if done else "",
         "answer": done.text if done else None,
         "unverified_figures": list(done.unverified_figures) if done else [],
+        "contradictions": list(done.contradictions) if done else [],
+        "stopped": done.stopped if done else None,
+        "notices": [e.message for e in events if isinstance(e, Notice)],
+        "error": {"kind": errors[-1].kind, "message": errors[-1].message} if errors else None,
     }
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def _after_answer(text: str, details: bool) -> str:
-    """What follows the streamed answer: the folded-assumptions line, or a final newline."""
+def _after_answer(done: Done, details: bool) -> str:
+    """What follows the streamed answer: the folded-assumptions line or a final newline, then
+    the checks' flags and why the answer is incomplete, if it is."""
     from assistant.offline.render import split_details
 
+    text = done.text
     folded = split_details(text)
     if not details and folded.title is not None:
-        return f"+ {folded.title}: add --details to see them.\n"
-    return "" if text.endswith("\n") else "\n"
+        out = f"+ {folded.title}: add --details to see them.\n"
+    else:
+        out = "" if not text or text.endswith("\n") else "\n"
+    if done.unverified_figures:
+        out += (
+            f"⚠ Unverified: {', '.join(done.unverified_figures)} — not found in this turn's "
+            "tool results.\n"
+        )
+    for contradiction in done.contradictions:
+        out += f"⚠ Contradicts the tools: {contradiction}\n"
+    if done.error:
+        out += f"(partial answer: the turn ended with an error — {done.error})\n"
+    elif done.stopped:
+        out += {
+            "repetition": "(answer stopped: the model was repeating itself)\n",
+            "length": "(answer stopped at the token cap)\n",
+            "cut_off": "(answer cut off at the endpoint's token limit)\n",
+        }[done.stopped]
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(_json_report(question, engine, done, events))
     elif done is not None:
-        print(_after_answer(done.text, args.details), end="")
+        print(_after_answer(done, args.details), end="")
     if args.proposal and done is not None:
         from assistant.proposal import write_proposal
 
