@@ -220,7 +220,9 @@ class ScriptedServer:
     def start(self) -> ScriptedServer:
         self._server = ScriptedHttpServer(("127.0.0.1", 0), _Handler)
         self._server.owner = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
         self._thread.start()
         return self
 

@@ -152,7 +152,8 @@ def _after_answer(done: Done, details: bool) -> str:
     for contradiction in done.contradictions:
         out += f"⚠ Contradicts the tools: {contradiction}\n"
     if done.error:
-        out += f"(partial answer: the turn ended with an error — {done.error})\n"
+        what = "partial answer" if text else "no answer from the model"
+        out += f"({what}: the turn ended with an error — {done.error})\n"
     elif done.stopped:
         out += {
             "repetition": "(answer stopped: the model was repeating itself)\n",

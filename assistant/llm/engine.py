@@ -114,6 +114,8 @@ class _ModelReply:
     failed: bool = False
     error_kind: str | None = None
     stopped: StopReason | None = None
+    started: bool = False
+    """The endpoint answered 200 and the stream began (a failure now is mid-answer)."""
 
 
 @dataclass
@@ -582,10 +584,10 @@ class LlmEngine:
                 )
                 return
             except openai.APIError as exc:
-                if partial:
-                    # Text was shown already: never retry silently, keep it and explain.
-                    explained = self._explain(exc)
-                    yield self._fail(reply, explained.kind, explained.message)
+                if partial or reply.started:
+                    # The answer had begun: never retry silently, keep it and explain.
+                    kind, message = self._mid_answer(exc, partial)
+                    yield self._fail(reply, kind, message)
                     return
                 notice = self._fallback(exc, kwargs, stream)
                 if notice is not None:
@@ -625,14 +627,8 @@ class LlmEngine:
             except Exception as exc:
                 # What the SDK does not wrap: a chunk that is not JSON, a connection cut in the
                 # middle of the body, a chunk of the wrong shape. Nothing may crash the turn.
-                kind, what = _stream_fault(exc)
-                shown = f" after {len(''.join(partial)):,} characters" if partial else ""
-                yield self._fail(
-                    reply,
-                    kind,
-                    f"The endpoint's answer broke off{shown}: {what}. The partial answer is "
-                    "kept and marked; ask again to retry.",
-                )
+                kind, message = self._mid_answer(exc, partial)
+                yield self._fail(reply, kind, message)
                 return
         if stream and not reply.finished:
             yield self._fail(
@@ -644,6 +640,25 @@ class LlmEngine:
             return
         self.scale.learn(fitted.estimated_tokens, reply.prompt_tokens)
         yield self._usage(kwargs, reply)
+
+    def _mid_answer(self, exc: BaseException, partial: list[str]) -> tuple[str, str]:
+        """(kind, message) for a failure after the answer began."""
+        if isinstance(exc, openai.APIStatusError | openai.APIResponseValidationError) or (
+            isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError)
+        ):
+            explained = self._explain(exc)
+            return explained.kind, explained.message
+        if isinstance(exc, openai.APITimeoutError):
+            kind, what = "stall", "it sent nothing before the read timeout"
+        elif isinstance(exc, openai.APIConnectionError):
+            kind, what = "truncated", "the connection closed in the middle of the answer"
+        else:
+            kind, what = _stream_fault(exc)
+        shown = f" after {len(''.join(partial)):,} characters" if partial else ""
+        return kind, (
+            f"The endpoint's answer broke off{shown}: {what}. The partial answer is kept and "
+            "marked; ask again to retry."
+        )
 
     @staticmethod
     def _stop_notice(reason: StopReason, cap: int) -> Notice:
@@ -682,6 +697,7 @@ class LlmEngine:
         acc = ToolCallAccumulator()
         guard = OutputGuard(int(kwargs["max_tokens"]))
         stream = await self.client.chat.completions.create(**kwargs)
+        reply.started = True
         chunks = stream.__aiter__()
         try:
             while True:
