@@ -107,7 +107,7 @@ class Settings(BaseModel):
     """The endpoint's context window, tokens. None: learned from the endpoint (llama.cpp, vLLM,
     Ollama say it; else its context-exceeded error), 32,768 until then. Prompt + tool schemas +
     history + answer are fitted inside it; older whole turns are trimmed (assistant.llm.window)."""
-    max_output_tokens: int = Field(default=2_048, ge=64)
+    max_output_tokens: int = Field(default=2_048, ge=16)
     """Most `max_tokens` per model call; at most a quarter of a small window is used."""
     tool_profile: Literal["auto", "full", "lean"] = "auto"
     """Tools offered to the model: "lean" (two calculators, short prompt) for windows up to

@@ -188,6 +188,9 @@ class LlmEngine:
         )
         # o200k counts are exact for OpenAI's models; other servers' tokenizers give more.
         self.scale = TokenScale(1.0) if self._is_openai else TokenScale()
+        self._dropped: dict[str, int] = {}
+        """Conversation id → whole turns left out of its last request (kept out: a stable
+        prefix for the server's prompt cache)."""
 
     @property
     def _is_openai(self) -> bool:
@@ -455,14 +458,23 @@ class LlmEngine:
 
     def _fit(
         self,
+        conversation: Conversation,
         system: list[dict[str, Any]],
         history: list[dict[str, Any]],
         tools: list[dict[str, Any]],
     ) -> FittedRequest:
         window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
-        return fit_request(
-            system, history, tools, window, self.settings.max_output_tokens, self.scale
+        fitted = fit_request(
+            system,
+            history,
+            tools,
+            window,
+            self.settings.max_output_tokens,
+            self.scale,
+            already_dropped=self._dropped.get(conversation.id, 0),
         )
+        self._dropped[conversation.id] = fitted.dropped_turns
+        return fitted
 
     # --- one model call, with retries and capability fallbacks ---------------------------
 
@@ -496,11 +508,11 @@ class LlmEngine:
         system = [{"role": "system", "content": prompt}]
         tools = tool_schemas(self.registry, profile, caps.strict) if offer_tools else []
         history = self._history(conversation)
-        fitted = self._fit(system, history, tools)
+        fitted = self._fit(conversation, system, history, tools)
         if not fitted.fits and tools:
             # Without schemas the question and its results may still fit: the model explains.
             tools = []
-            fitted = self._fit(system, history, tools)
+            fitted = self._fit(conversation, system, history, tools)
         if not fitted.fits:
             raise _NoRoom
         stream = not (tools and not caps.streaming_tools)

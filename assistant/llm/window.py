@@ -44,6 +44,9 @@ OUTPUT_SHARE = 4
 """At most 1/OUTPUT_SHARE of the window goes to the answer (1,024 of 4,096), the rest to the
 prompt and history: small-window servers are small models, whose long answers ramble."""
 
+REFILL_SHARE = 0.6
+"""When turns must be dropped, drop down to this share of the room left for history."""
+
 SAFETY_TOKENS = 32
 """Kept free besides the estimate: chat-template tokens the framing estimate may miss."""
 
@@ -204,8 +207,9 @@ class FittedRequest:
 
 
 def output_budget(window: int, max_output_tokens: int) -> int:
-    """Tokens reserved for the answer: the setting, at most a quarter of the window."""
-    return max(MIN_OUTPUT_TOKENS, min(max_output_tokens, window // OUTPUT_SHARE))
+    """Tokens reserved for the answer: the setting, at most a quarter of the window (but not
+    below `MIN_OUTPUT_TOKENS` unless the setting itself is lower)."""
+    return min(max_output_tokens, max(MIN_OUTPUT_TOKENS, window // OUTPUT_SHARE))
 
 
 def _turns(messages: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
@@ -224,11 +228,17 @@ def fit_request(
     window: int,
     max_output_tokens: int,
     scale: TokenScale,
+    already_dropped: int = 0,
 ) -> FittedRequest:
     """Drop the oldest whole turns (a turn runs from a user message to the next, so a tool call
     is never split from its results) until prompt + history + answer fit `window`; then shorten
     the latest turn's tool results if it alone is too long. `max_tokens` is what is left, at
-    most `output_budget`."""
+    most `output_budget`.
+
+    The first `already_dropped` turns (left out of the previous request) stay out, and when more
+    must go, turns are dropped down to `REFILL_SHARE` of the room: the history sent then starts
+    at the same message for several requests, so a local server's prompt cache (llama.cpp
+    `cache_prompt`) reuses it instead of re-reading the whole history on every question."""
     reserve = output_budget(window, max_output_tokens)
     limit = window - reserve - SAFETY_TOKENS
 
@@ -236,12 +246,16 @@ def fit_request(
         return scale.tokens(count_messages([*system, *msgs], tools))
 
     turns = _turns(history)
-    dropped = 0
+    dropped = min(already_dropped, max(0, len(turns) - 1))
+    turns = turns[dropped:]
     flat = [m for t in turns for m in t]
-    while len(turns) > 1 and size(flat) > limit:
-        turns.pop(0)
-        dropped += 1
-        flat = [m for t in turns for m in t]
+    if size(flat) > limit:
+        base = size([])
+        target = base + int((limit - base) * REFILL_SHARE)
+        while len(turns) > 1 and (size(flat) > target):
+            turns.pop(0)
+            dropped += 1
+            flat = [m for t in turns for m in t]
     if size(flat) > limit and turns:
         # The latest turn alone is over: shorten its tool results, largest first.
         tool_messages = sorted(
@@ -258,11 +272,12 @@ def fit_request(
     estimated = count_messages([*system, *flat], tools)
     prompt = scale.tokens(estimated)
     max_tokens = min(reserve, window - prompt - SAFETY_TOKENS)
+    least = min(MIN_OUTPUT_TOKENS, max_output_tokens)
     return FittedRequest(
         messages=flat,
-        max_tokens=max(max_tokens, MIN_OUTPUT_TOKENS),
+        max_tokens=max(max_tokens, least),
         prompt_tokens=prompt,
         estimated_tokens=estimated,
         dropped_turns=dropped,
-        fits=max_tokens >= MIN_OUTPUT_TOKENS,
+        fits=max_tokens >= least,
     )
