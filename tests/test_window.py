@@ -3,6 +3,7 @@ tests/data/llama-cpp (copied from shared/fixtures) and hand-written Ollama / vLL
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,7 @@ def test_trimming_keeps_a_stable_prefix_between_requests() -> None:
         starts.append(fitted.messages[0]["content"])
         assert count_messages([*SYSTEM, *fitted.messages]) + fitted.max_tokens <= 1024
     # Turns go in batches, so most requests start where the previous one did.
-    same = sum(a == b for a, b in zip(starts, starts[1:], strict=False))
+    same = sum(a == b for a, b in itertools.pairwise(starts))
     assert same >= len(starts) // 2, starts
 
 
