@@ -21,6 +21,9 @@ MIN_REPEATS = 3
 MIN_LOOP_WORDS = 24
 """...and the repeats must cover at least this many words (so 'very, very, very' is prose)."""
 MAX_PERIOD_WORDS = 80
+LENGTH_SLACK = 1.25
+"""Tokens are counted per fragment with o200k_base, which may count a server's token as two:
+an answer is runaway only past the cap by this factor (plus 16 tokens)."""
 """Longest repeated run looked for, in words (a repeated paragraph of ~4 lines)."""
 _TAIL_CHARS = 4000
 _WORD_EDGES = re.compile(r"^\W+|\W+$")
@@ -62,7 +65,7 @@ class OutputGuard:
             return self.stopped
         self.text += fragment
         self.tokens += count_text(fragment)
-        if self.tokens > self.max_tokens:
+        if self.tokens > self.max_tokens * LENGTH_SLACK + 16:
             self.stopped = "length"
         elif any(c.isspace() for c in fragment) and repeated_tail(self.text) is not None:
             self.stopped = "repetition"

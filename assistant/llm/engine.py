@@ -464,7 +464,7 @@ class LlmEngine:
         tools: list[dict[str, Any]],
     ) -> FittedRequest:
         window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
-        fitted = fit_request(
+        return fit_request(
             system,
             history,
             tools,
@@ -473,8 +473,6 @@ class LlmEngine:
             self.scale,
             already_dropped=self._dropped.get(conversation.id, 0),
         )
-        self._dropped[conversation.id] = fitted.dropped_turns
-        return fitted
 
     # --- one model call, with retries and capability fallbacks ---------------------------
 
@@ -515,6 +513,7 @@ class LlmEngine:
             fitted = self._fit(conversation, system, history, tools)
         if not fitted.fits:
             raise _NoRoom
+        self._dropped[conversation.id] = fitted.dropped_turns
         stream = not (tools and not caps.streaming_tools)
         kwargs: dict[str, Any] = {
             "model": self.settings.model,
