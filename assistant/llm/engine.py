@@ -70,7 +70,6 @@ from assistant.llm.errors import (
 )
 from assistant.llm.planner import Planner, offline_planner
 from assistant.llm.profile import LEAN_WINDOW_TOKENS, choose_profile, system_prompt, tool_schemas
-from assistant.llm.secrets import redact
 from assistant.llm.verdict import turn_verdict
 from assistant.llm.window import (
     DEFAULT_WINDOW_TOKENS,
@@ -85,6 +84,7 @@ from assistant.llm.window import (
     window_from_ollama_show,
 )
 from assistant.prompts import load_prompt
+from assistant.redaction import redact
 from assistant.registry import Registry, compact_json, default_registry, parse_arguments
 from assistant.summaries import model_view
 from assistant.tokens import count_messages, count_text
