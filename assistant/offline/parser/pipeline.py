@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.choices import set_aside_rejected
+from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
     extract_gpu_generic,
