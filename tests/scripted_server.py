@@ -38,8 +38,8 @@ class Step:
     """Decide the answer from the request (e.g. repeat a call the engine already ran)."""
 
 
-def text(content: str, finish: str = "stop") -> Step:
-    return Step("text", text=content, finish=finish)
+def text(content: str, finish: str = "stop", first_chunk_after_s: float = 0.0) -> Step:
+    return Step("text", text=content, finish=finish, seconds=first_chunk_after_s)
 
 
 def tool_calls(*calls: tuple[str, str], content: str = "") -> Step:
@@ -159,6 +159,10 @@ class _Handler(BaseHTTPRequestHandler):
             # Declare more than will be sent, then close: a body cut in the middle.
             self.send_header("content-length", str(sum(map(len, lines)) + 4096))
         self.end_headers()
+        if step.kind in ("text", "calls") and step.seconds:
+            # A server still reading a long prompt: headers now, the first chunk later.
+            self.wfile.flush()
+            self.server.owner.closing.wait(step.seconds)
         for line in lines:
             self.wfile.write(line)
             self.wfile.flush()

@@ -159,3 +159,33 @@ async def test_the_window_is_learned_from_models_and_max_tokens_capped(
     # At most a quarter of the window for the answer; lean tools only.
     assert sent["max_tokens"] <= 1024
     assert {t["function"]["name"] for t in sent["tools"]} == {"estimate_memory", "recommend"}
+
+
+async def test_a_slow_first_chunk_is_prompt_reading_not_a_stall(server: ss.ScriptedServer) -> None:
+    # llama.cpp on a CPU sends its first chunk only after reading the whole prompt; the stall
+    # timeout counts gaps once the answer has begun (the request timeout covers the start).
+    server.reset(ss.text("Late but fine.", first_chunk_after_s=0.6))
+    engine = LlmEngine(
+        Settings(
+            base_url=server.base_url,
+            model="scripted",
+            max_retries=0,
+            stall_timeout_s=0.2,
+            request_timeout_s=5.0,
+        ),
+        env={},
+        system_prompt="SYS",
+        planner=no_planner,
+    )
+    events = await _turn(engine, "hi")
+    done = events[-1]
+    assert isinstance(done, Done) and done.error is None and done.text == "Late but fine."
+
+
+async def test_finish_reason_length_is_marked(server: ss.ScriptedServer) -> None:
+    server.reset(ss.text("It needs two H100 GPUs because the", finish="length"))
+    conv = Conversation()
+    events = await _turn(_engine(server), QUESTION, conv)
+    done = events[-1]
+    assert isinstance(done, Done) and done.stopped == "cut_off" and done.error is None
+    assert conv.messages[-1]["checks"]["stopped"] == "cut_off"

@@ -710,12 +710,15 @@ class LlmEngine:
         stream = await self.client.chat.completions.create(**kwargs)
         reply.started = True
         chunks = stream.__aiter__()
+        # Until the first chunk the server may still be reading a long prompt (llama.cpp on a
+        # CPU reads ~100-200 tokens/s): that wait is the request timeout's; a stall is a gap
+        # once the answer has begun.
+        wait_s = max(self.settings.request_timeout_s, self.settings.stall_timeout_s)
         try:
             while True:
                 try:
-                    chunk = await asyncio.wait_for(
-                        chunks.__anext__(), self.settings.stall_timeout_s
-                    )
+                    chunk = await asyncio.wait_for(chunks.__anext__(), wait_s)
+                    wait_s = self.settings.stall_timeout_s
                 except StopAsyncIteration:
                     break
                 except TimeoutError as exc:
