@@ -150,3 +150,19 @@ def test_the_answer_budget_respects_a_small_setting() -> None:
     assert output_budget(4096, 32) == 32
     assert output_budget(100_000, 2048) == 2048
     assert output_budget(512, 2048) == MIN_OUTPUT_TOKENS * 2  # 512 // 4
+
+
+def test_older_large_results_are_shortened_before_turns_are_dropped() -> None:
+    options = [{"gpu": f"g{i}", "count": i, "per_gpu_GB": i + 0.5} for i in range(400)]
+    big: list[dict[str, Any]] = [
+        {"role": "user", "content": "old"},
+        {"role": "tool", "tool_call_id": "x", "content": json.dumps({"options": options})},
+    ]
+    latest = _turn(1)
+    full = count_messages([*SYSTEM, *big, *latest])
+    fitted = fit_request(SYSTEM, big + latest, [], full, 64, TokenScale(1.0))
+    assert fitted.dropped_turns == 0 and len(fitted.messages) == len(big + latest)
+    data = json.loads(fitted.messages[1]["content"])  # still valid JSON
+    # The first items are kept verbatim (figures untouched), the rest counted: 400 options
+    # cut to the first 5 (the largest cut tried) → 395 omitted.
+    assert data["options"][:-1] == options[:5] and data["options"][-1] == {"omitted_items": 395}

@@ -44,6 +44,9 @@ OUTPUT_SHARE = 4
 """At most 1/OUTPUT_SHARE of the window goes to the answer (1,024 of 4,096), the rest to the
 prompt and history: small-window servers are small models, whose long answers ramble."""
 
+LARGE_TOOL_RESULT_TOKENS = 600
+"""Tool results of older turns above this size are shortened before any turn is dropped."""
+
 REFILL_SHARE = 0.6
 """When turns must be dropped, drop down to this share of the room left for history."""
 
@@ -235,10 +238,12 @@ def fit_request(
     the latest turn's tool results if it alone is too long. `max_tokens` is what is left, at
     most `output_budget`.
 
-    The first `already_dropped` turns (left out of the previous request) stay out, and when more
-    must go, turns are dropped down to `REFILL_SHARE` of the room: the history sent then starts
-    at the same message for several requests, so a local server's prompt cache (llama.cpp
-    `cache_prompt`) reuses it instead of re-reading the whole history on every question."""
+    Before any turn goes, older turns' results over `LARGE_TOOL_RESULT_TOKENS` are shortened
+    (lists cut to their first items, scalars kept). The first `already_dropped` turns (left out
+    of the previous request) stay out, and when more must go, turns are dropped down to
+    `REFILL_SHARE` of the room: the history sent then starts at the same message for several
+    requests, so a local server's prompt cache (llama.cpp `cache_prompt`) reuses it instead of
+    re-reading the whole history on every question."""
     reserve = output_budget(window, max_output_tokens)
     limit = window - reserve - SAFETY_TOKENS
 
@@ -249,6 +254,19 @@ def fit_request(
     dropped = min(already_dropped, max(0, len(turns) - 1))
     turns = turns[dropped:]
     flat = [m for t in turns for m in t]
+    if size(flat) > limit:
+        # Older turns' large results are shortened first (their figures kept), so fewer
+        # turns need to go.
+        for turn in turns[:-1]:
+            for message in turn:
+                content = message.get("content")
+                if (
+                    message.get("role") == "tool"
+                    and isinstance(content, str)
+                    and count_text(content) > LARGE_TOOL_RESULT_TOKENS
+                ):
+                    message["content"] = shorten_json_text(content, LARGE_TOOL_RESULT_TOKENS)
+        flat = [m for t in turns for m in t]
     if size(flat) > limit:
         base = size([])
         target = base + int((limit - base) * REFILL_SHARE)
