@@ -1,16 +1,15 @@
 """The app in LLM mode (issue 17): the tools' verdict leads, contradictions and invented
 figures are flagged (also after reopening), a broken stream leaves the partial answer marked
 and saved and the status on "error", and new answers are followed unless the user scrolled
-away. The endpoint is respx on a loopback URL (tests/conftest.py aliases httpx to httpx2)."""
+away. The endpoint is the scripted server of tests/scripted_server.py, over loopback sockets."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
-import respx
+import pytest
 from textual.widgets import Static
 
 from assistant.app.app import GpuSizerApp
@@ -19,31 +18,24 @@ from assistant.app.widgets.prompt import PromptInput
 from assistant.config import Settings
 from assistant.llm import LlmEngine
 from assistant.sessions import load_session
+from tests import scripted_server as ss
 from tests.app_fakes import FakeEngine
 
-BASE = "http://127.0.0.1:8080/v1"
 SIZE = (90, 30)
 QUESTION = "Does Llama 3.1 70B fit on one H100?"
 
 
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> str:
-    body = {
-        "id": "c",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "m",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-    }
-    return f"data: {json.dumps(body)}\n\n"
+@pytest.fixture(scope="module")
+def server() -> Iterator[ss.ScriptedServer]:
+    srv = ss.ScriptedServer().start()
+    yield srv
+    srv.stop()
 
 
-def _stream(body: str) -> httpx.Response:
-    return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
-
-
-def _engine() -> LlmEngine:
+def _engine(server: ss.ScriptedServer) -> LlmEngine:
     # The default planner: the offline parser plans the tools, run before the model is asked.
-    return LlmEngine(Settings(base_url=BASE, model="m", max_retries=0), env={}, system_prompt="S")
+    settings = Settings(base_url=server.base_url, model="scripted", max_retries=0)
+    return LlmEngine(settings, env={}, system_prompt="S")
 
 
 async def _ask(app: GpuSizerApp, pilot: Any, text: str) -> None:
@@ -57,27 +49,23 @@ def _flags(app: GpuSizerApp) -> str:
     return " ".join(str(w.render()) for w in app.query(".flags").results(Static))
 
 
-async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(tmp_path: Path) -> None:
+async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(
+    server: ss.ScriptedServer, tmp_path: Path
+) -> None:
     claim = "Yes, it fits comfortably on a single H100, for $16 per hour."
-    with respx.mock(base_url=BASE, assert_all_called=False) as mock:
-        mock.get("/models").mock(return_value=httpx.Response(404))
-        mock.post("/chat/completions").mock(
-            return_value=_stream(
-                _chunk({"content": claim}) + _chunk({}, "stop") + "data: [DONE]\n\n"
-            )
-        )
-        app = GpuSizerApp(_engine(), sessions_directory=tmp_path)
-        async with app.run_test(size=SIZE) as pilot:
-            await _ask(app, pilot, QUESTION)
-            answers = list(app.query(AssistantMessage))
-            assert answers[0].has_class("verdict") and "Does not fit on 1× H100" in answers[0].text
-            assert answers[-1].text == claim
-            flags = _flags(app)
-            assert "Contradicts the tools" in flags and "does not fit" in flags
-            assert "Unverified: $16" in flags
-            assert app.status.state == "ready"
+    server.reset(ss.text(claim))
+    app = GpuSizerApp(_engine(server), sessions_directory=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(app, pilot, QUESTION)
+        answers = list(app.query(AssistantMessage))
+        assert answers[0].has_class("verdict") and "Does not fit on 1× H100" in answers[0].text
+        assert answers[-1].text == claim
+        flags = _flags(app)
+        assert "Contradicts the tools" in flags and "does not fit" in flags
+        assert "Unverified: $16" in flags
+        assert app.status.state == "ready"
     saved = load_session(app.conversation.id, tmp_path)
-    reopened = GpuSizerApp(_engine(), sessions_directory=tmp_path, conversation=saved)
+    reopened = GpuSizerApp(_engine(server), sessions_directory=tmp_path, conversation=saved)
     async with reopened.run_test(size=SIZE) as pilot:
         await pilot.pause()
         answers = list(reopened.query(AssistantMessage))
@@ -86,24 +74,21 @@ async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(tmp_path:
 
 
 async def test_a_broken_stream_leaves_the_partial_answer_marked_saved_and_status_error(
-    tmp_path: Path,
+    server: ss.ScriptedServer, tmp_path: Path
 ) -> None:
-    body = _chunk({"content": "So far the weights "}) + 'data: {"choices": [{"delta": \n\n'
-    with respx.mock(base_url=BASE, assert_all_called=False) as mock:
-        mock.get("/models").mock(return_value=httpx.Response(404))
-        mock.post("/chat/completions").mock(return_value=_stream(body))
-        app = GpuSizerApp(_engine(), sessions_directory=tmp_path)
-        async with app.run_test(size=SIZE) as pilot:
-            await _ask(app, pilot, QUESTION)
-            assert app.status.state == "error"
-            answer = app.query(AssistantMessage).last()
-            assert answer.text == "So far the weights "
-            marks = [str(w.render()) for w in answer.query(".interrupted").results(Static)]
-            assert marks and "malformed" in marks[0] and "partial answer" in marks[0]
-            assert app.prompt.text == QUESTION  # given back to ask again
+    server.reset(ss.malformed("So far the weights"))
+    app = GpuSizerApp(_engine(server), sessions_directory=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(app, pilot, QUESTION)
+        assert app.status.state == "error"
+        answer = app.query(AssistantMessage).last()
+        assert answer.text == "So far the weights"
+        marks = [str(w.render()) for w in answer.query(".interrupted").results(Static)]
+        assert marks and "malformed" in marks[0] and "partial answer" in marks[0]
+        assert app.prompt.text == QUESTION  # given back to ask again
     saved = load_session(app.conversation.id, tmp_path)
     last = saved.messages[-1]
-    assert last["content"] == "So far the weights " and last["error"] is True
+    assert last["content"] == "So far the weights" and last["error"] is True
     assert last["checks"]["error"] == "malformed" and "Does not fit" in last["verdict"]
 
 

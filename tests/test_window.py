@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+import respx
 
 from assistant.llm.window import (
     MIN_OUTPUT_TOKENS,
@@ -166,3 +167,65 @@ def test_older_large_results_are_shortened_before_turns_are_dropped() -> None:
     # The first items are kept verbatim (figures untouched), the rest counted: 400 options
     # cut to the first 5 (the largest cut tried) → 395 omitted.
     assert data["options"][:-1] == options[:5] and data["options"][-1] == {"omitted_items": 395}
+
+
+# --- the engine learns the window once -------------------------------------------------------
+
+BASE = "http://127.0.0.1:11434/v1"
+
+
+def _engine(**settings: Any) -> Any:
+    from assistant.config import Settings
+    from assistant.llm import LlmEngine
+    from assistant.llm.planner import no_planner
+
+    return LlmEngine(
+        Settings(base_url=BASE, model="qwen2.5:7b", **settings),
+        env={},
+        system_prompt="S",
+        planner=no_planner,
+    )
+
+
+def _reply() -> httpx.Response:
+    chunk = {
+        "id": "c",
+        "object": "chat.completion.chunk",
+        "created": 0,
+        "model": "m",
+        "choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}],
+    }
+    body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+    return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+
+async def test_ollama_window_from_api_show_at_the_servers_root() -> None:
+    from assistant.conversation import Conversation
+
+    ollama_models = {"object": "list", "data": [{"id": "qwen2.5:7b", "owned_by": "library"}]}
+    show = {"model_info": {"qwen2.context_length": 32768}, "parameters": "num_ctx 8192"}
+    with respx.mock(assert_all_called=True) as mock:
+        mock.get(f"{BASE}/models").mock(return_value=httpx.Response(200, json=ollama_models))
+        api_show = mock.post("http://127.0.0.1:11434/api/show").mock(
+            return_value=httpx.Response(200, json=show)
+        )
+        chat = mock.post(f"{BASE}/chat/completions").mock(side_effect=[_reply(), _reply()])
+        engine = _engine()
+        conv = Conversation()
+        _ = [e async for e in engine.run_turn(conv, "hi")]
+        _ = [e async for e in engine.run_turn(conv, "again")]
+    assert json.loads(api_show.calls[0].request.content) == {"model": "qwen2.5:7b"}
+    assert api_show.call_count == 1  # learned once per engine
+    assert engine.window.tokens == 8192 and engine.profile == "lean"
+    assert json.loads(chat.calls[0].request.content)["max_tokens"] == 2048  # 8,192 / 4
+
+
+async def test_a_window_setting_wins_and_nothing_is_probed() -> None:
+    from assistant.conversation import Conversation
+
+    with respx.mock(assert_all_called=True) as mock:
+        chat = mock.post(f"{BASE}/chat/completions").mock(return_value=_reply())
+        engine = _engine(context_window_tokens=2048)
+        _ = [e async for e in engine.run_turn(Conversation(), "hi")]
+    assert engine.window.source == "setting" and chat.call_count == 1  # no GET /models
+    assert json.loads(chat.calls[0].request.content)["max_tokens"] == 512
