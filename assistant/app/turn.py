@@ -25,6 +25,7 @@ from assistant.events import (
     UsageReport,
     Verdict,
 )
+from assistant.turn_stream import clean_events
 
 
 @dataclass
@@ -80,7 +81,8 @@ class TurnPresenter:
         outcome = TurnOutcome(conversation)
         self.status.state = "thinking…"
         try:
-            async for event in engine.run_turn(conversation, text):
+            # Cleaned of control sequences before anything reaches a widget.
+            async for event in clean_events(engine.run_turn(conversation, text)):
                 await self._apply(event, outcome)
         except asyncio.CancelledError:
             await self._finish_segments(None, cancelled=True)

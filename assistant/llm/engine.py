@@ -25,6 +25,7 @@ Issue 17 hardening, in the order a turn meets it:
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -40,6 +41,7 @@ from assistant.config import (
     Capabilities,
     Settings,
     resolve_api_key,
+    resolve_url_credentials,
 )
 from assistant.contradiction import contradictions, facts_from_messages
 from assistant.conversation import Conversation
@@ -84,10 +86,11 @@ from assistant.llm.window import (
     window_from_ollama_show,
 )
 from assistant.prompts import load_prompt
-from assistant.redaction import redact
+from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, compact_json, default_registry, parse_arguments
 from assistant.summaries import model_view
 from assistant.tokens import count_messages, count_text
+from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 """Message keys sent to the endpoint; others (our `verdict`, `checks`, `cancelled`, `error`,
@@ -161,8 +164,10 @@ class LlmEngine:
         system_prompt: str | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         precompute: bool = True,
+        tool_timeout_s: float = TOOL_TIMEOUT_S,
     ) -> None:
         self.settings = settings
+        self.tool_timeout_s = tool_timeout_s
         self.registry = registry if registry is not None else default_registry()
         self.planner = planner if planner is not None else offline_planner
         self.capabilities: Capabilities = settings.capabilities.model_copy()
@@ -171,13 +176,29 @@ class LlmEngine:
         self._sleep = sleep
         self.precompute = precompute
         key = resolve_api_key(settings, env)
-        self._key_notice = key.withheld_reason
-        self._secrets = [] if key.value == KEYLESS_PLACEHOLDER else [key.value]
+        # Credentials in the base URL never reach httpx inside the URL (it would send them as
+        # Basic auth whatever the scheme): effective_base_url has none, and they are sent as
+        # an Authorization header only where the key's plain-http rule allows (config.py).
+        credentials, withheld = resolve_url_credentials(settings)
+        self._key_notice = " ".join(r for r in (key.withheld_reason, withheld) if r) or None
+        headers = _SecretHeaders()
+        if credentials is not None:
+            headers["Authorization"] = basic_authorization(credentials)
+        self._secrets = tuple(
+            s
+            for s in (
+                key.value if key.value != KEYLESS_PLACEHOLDER else "",
+                credentials.password if credentials else "",
+                headers.get("Authorization", "").removeprefix("Basic "),
+            )
+            if s
+        )
         self.client = client or openai.AsyncOpenAI(
             base_url=settings.effective_base_url,
             api_key=key.value,  # a placeholder when keyless: None would read OPENAI_API_KEY
             timeout=openai.Timeout(settings.request_timeout_s, connect=settings.connect_timeout_s),
             max_retries=0,
+            default_headers=headers or None,
         )
         host = urlsplit(settings.effective_base_url).netloc
         self.label = f"llm · {settings.model} @ {host}"
@@ -242,7 +263,9 @@ class LlmEngine:
                 if reply.calls and offer_tools:
                     conversation.add(assistant_message(reply.text, reply.calls))
                     turn.open_calls[:] = reply.calls
-                    async for ev in self._run_calls(conversation, reply.calls, turn):
+                    async for ev in self._run_calls(
+                        conversation, reply.calls, turn, from_model=True
+                    ):
                         yield ev
                     rounds += 1
                     continue
@@ -264,9 +287,11 @@ class LlmEngine:
                 break
             checks = self._save_answer(conversation, final_text, turn)
             yield self._done(conversation, final_text, turn, checks)
-        except (asyncio.CancelledError, GeneratorExit):
+        except BaseException as exc:
+            # Cancelled (Esc), closed, or a bug: the history must stay valid for the next request.
             self._close_open_calls(conversation, turn.open_calls)
-            self._save_answer(conversation, "".join(turn.partial), turn, mark="cancelled")
+            why = "error" if isinstance(exc, Exception) else "cancelled"
+            self._save_answer(conversation, "".join(turn.partial), turn, mark=why)
             raise
 
     # --- pieces of a turn ----------------------------------------------------------------
@@ -319,10 +344,17 @@ class LlmEngine:
         return call.name + ":" + json.dumps(canonical, sort_keys=True, default=str)
 
     async def _run_calls(
-        self, conversation: Conversation, calls: list[PendingCall], turn: _Turn
+        self,
+        conversation: Conversation,
+        calls: list[PendingCall],
+        turn: _Turn,
+        *,
+        from_model: bool = False,
     ) -> AsyncIterator[Event]:
-        """Run each call; one identical to a call already run this turn is answered by
-        reference (no second card, no second copy of the result in the next request)."""
+        """Run each call off the event loop (assistant.tool_calls); the card appears first.
+        `from_model`: the model chose these arguments (no local file paths accepted). A call
+        identical to one already run this turn is answered by reference (no second card, no
+        second copy of the result in the next request)."""
         repeated = 0
         for call in calls:
             key = self._call_key(call)
@@ -342,8 +374,15 @@ class LlmEngine:
                 turn.open_calls.remove(call)
                 repeated += 1
                 continue
-            outcome = self.registry.call(call.name, call.arguments)
-            yield ToolCallStarted(call.id, call.name, outcome.arguments)
+            parsed = parse_arguments(call.arguments)
+            yield ToolCallStarted(call.id, call.name, parsed if isinstance(parsed, dict) else {})
+            outcome = await run_tool_call(
+                self.registry,
+                call.name,
+                call.arguments,
+                from_model=from_model,
+                timeout_s=self.tool_timeout_s,
+            )
             conversation.add({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
             turn.open_calls.remove(call)
             if not outcome.is_error:
@@ -362,7 +401,7 @@ class LlmEngine:
         return not has_tool_result and bool(unverified_figures(text, sources))
 
     def _redact(self, text: str) -> str:
-        return redact(text, self._secrets)
+        return redact_secrets(text, self._secrets)
 
     def _checks(self, conversation: Conversation, text: str) -> _Checks:
         if not text:
@@ -417,7 +456,7 @@ class LlmEngine:
                 {
                     "role": "tool",
                     "tool_call_id": call.id,
-                    "content": json.dumps({"error": "cancelled before the tool ran"}),
+                    "content": json.dumps({"error": "the turn ended before this tool finished"}),
                 }
             )
         open_calls.clear()
@@ -793,10 +832,24 @@ class LlmEngine:
     def _explain(self, exc: BaseException) -> Explained:
         return explain(
             exc,
-            self.settings.effective_base_url,
+            self.settings.shown_base_url,
             self.settings.model or "",
             self.settings.api_key_env,
+            self._secrets,
         )
+
+
+class _SecretHeaders(dict[str, str]):
+    """Request headers that hold a credential: never shown by repr (tracebacks, logs)."""
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(repr(k) for k in self)}: <redacted>}}"
+
+
+def basic_authorization(credentials: UrlCredentials) -> str:
+    """The `Authorization` value for HTTP Basic auth (RFC 7617) from a URL's credentials."""
+    token = f"{credentials.username}:{credentials.password}".encode()
+    return "Basic " + base64.b64encode(token).decode("ascii")
 
 
 async def _close_quietly(stream: Any) -> None:
