@@ -189,3 +189,23 @@ async def test_finish_reason_length_is_marked(server: ss.ScriptedServer) -> None
     done = events[-1]
     assert isinstance(done, Done) and done.stopped == "cut_off" and done.error is None
     assert conv.messages[-1]["checks"]["stopped"] == "cut_off"
+
+
+async def test_a_verdict_also_leads_when_the_model_sized_it_itself(
+    server: ss.ScriptedServer,
+) -> None:
+    server.reset(
+        ss.tool_calls(("estimate_memory", '{"model": "llama-3.1-70b", "gpu": "h100-sxm"}')),
+        ss.text("It does not fit."),
+    )
+    engine = LlmEngine(
+        Settings(base_url=server.base_url, model="scripted", max_retries=0),
+        env={},
+        system_prompt="SYS",
+        planner=no_planner,
+    )
+    events = await _turn(engine, "70B on an H100?")
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("ToolResult") < kinds.index("Verdict") < kinds.index("TextDelta")
+    done = events[-1]
+    assert isinstance(done, Done) and "Does not fit on 1× H100" in done.verdict

@@ -267,6 +267,11 @@ class LlmEngine:
                         conversation, reply.calls, turn, from_model=True
                     ):
                         yield ev
+                    # Nothing was pre-computed but the model sized it: the verdict still leads
+                    # the answer it is about to write.
+                    verdict = self._verdict(conversation, turn)
+                    if verdict is not None:
+                        yield verdict
                     rounds += 1
                     continue
                 final_text = reply.text
