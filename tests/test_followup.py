@@ -33,6 +33,8 @@ def first():  # type: ignore[no-untyped-def]
         "Mixtral 8x7B on two A100 80GB",
         "How much memory does a 13B model need?",
         "Llama 3.1 405B in fp8 with 128k context for 8 users",
+        "So, does Llama 3.1 8B fit on a single RTX 4090?",
+        "Now: Mixtral 8x7B on one H100?",
     ],
 )
 def test_a_question_naming_its_own_model_starts_fresh(first: Any, text: str) -> None:
@@ -54,6 +56,8 @@ def test_a_question_naming_its_own_model_starts_fresh(first: Any, text: str) -> 
         ("on two H100s?", {}),
         ("What about Qwen2.5 72B?", {"model": "qwen2.5-72b"}),
         ("how about 8 users", {"users": 8}),
+        ("Same for Llama 3.1 8B?", {"model": "llama-3.1-8b"}),
+        ("with fp8 KV cache", {"kv_dtype": "fp8"}),
     ],
 )
 def test_a_follow_up_keeps_what_it_does_not_restate(

@@ -4,9 +4,9 @@ Both engines decide it here, through `parse_workload(text, previous)`: the offli
 the LLM engine's planner pass the previous turn's workload, and only a follow-up is merged
 with it. A follow-up is
 - an answer to the clarifying question the previous turn asked ("Which H100?" → "SXM");
-- a message that says it refines the last one: it starts with "and", "what about", "how
-  about", "what if", "with", "instead", "same ...", "now", "then", "also" ("and 64 users?",
-  "what about fp8?", "what about Qwen 72B?");
+- a message that says it refines the last one: it starts with "and", "also", "what about",
+  "how about", "what if", "instead", "same ..." ("and 64 users?", "what about fp8?", "what
+  about Qwen 72B?");
 - a message that names no model ("fp8?", "on two H100s?", "at 32k context"): it cannot stand
   alone, so it refines the last workload.
 A message that names its own model without such a cue ("Does Llama 3.1 8B fit on a single RTX
@@ -21,10 +21,11 @@ import re
 from assistant.offline.parsed import ParsedWorkload
 
 _CUE = re.compile(
-    r"^\W*(?:and|what\s+about|how\s+about|what\s+if|with|without|instead|same|now|then|also|"
-    r"ok(?:ay)?|so|but|or)\b",
-    re.IGNORECASE,
+    r"^\W*(?:and|also|what\s+about|how\s+about|what\s+if|instead|same)\b", re.IGNORECASE
 )
+"""Openings that say "the same workload, changed": only these carry the earlier workload into
+a message that names a model. Looser openings ("So, does Llama 3.1 8B fit...?", "Now, ...")
+start new questions as often as not, so they decide nothing."""
 
 
 def names_its_own_model(parsed: ParsedWorkload) -> bool:
