@@ -113,3 +113,6 @@ async def test_new_answers_are_followed_unless_the_user_scrolled_away(tmp_path: 
         await pilot.press("ctrl+end")  # and so does the follow key
         await pilot.pause()
         assert log.scroll_y == log.max_scroll_y
+        # The keys are documented where the others are (F1 lists the app's bindings).
+        described = {b.description for b in app.active_bindings_for_help()}
+        assert {"Scroll up", "Scroll down", "Follow new answers"} <= described
