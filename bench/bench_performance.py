@@ -112,7 +112,7 @@ def basis_of(s: Setup) -> str:
     return eff.decode_basis if s.group in DECODE_GROUPS else eff.prefill_basis
 
 
-def _held_out_value(s: Setup, fit: Any) -> float | None:
+def held_out_value(s: Setup, fit: Any) -> float | None:
     """The row's figure predicted by constants fitted without it (None: not fitted)."""
     if s.id not in fit.heldout_pred or s.id not in fit.measured:
         return None
@@ -135,7 +135,7 @@ def run() -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     for s in ok:
         ours = predict(s)
-        held = _held_out_value(s, fit)
+        held = held_out_value(s, fit)
         rows.append(
             {
                 "group": s.group,

@@ -724,6 +724,7 @@ def measured_entries() -> list[dict[str, object]]:
                 "model": s.row["model"],
                 "gpu": s.row["gpu"],
                 "weights": s.model.weight_format,
+                "engine": s.row["engine"],
                 "engine_family": engine_family(s.model.engine),
                 "tp": s.model.tp,
                 "pp": s.model.pp,

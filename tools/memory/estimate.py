@@ -442,6 +442,8 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
     parts = _Parts(assumptions=list(resolved.assumptions))
+    if req.weights_reading:
+        parts.assumptions.append(req.weights_reading)
     layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
     fmt = _weight_format(req, resolved)
     engine = req.engine or _default_engine(req, fmt, parts)

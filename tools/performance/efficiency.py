@@ -50,6 +50,14 @@ class Efficiencies:
     decode_basis: SpeedBasis
     prefill_basis: SpeedBasis
     constants: tuple[Constant, ...]
+    kv_bandwidth_eff: float | None = None
+    """Bandwidth share of the attention kernels reading the KV cache: the 16-bit efficiency
+    of the class (the KV cache is not in the weights' format); None: `bandwidth_eff`."""
+
+    @property
+    def kv_bandwidth(self) -> float:
+        """The KV read's bandwidth share."""
+        return self.kv_bandwidth_eff if self.kv_bandwidth_eff is not None else self.bandwidth_eff
 
     def allreduce_latency_s(self, tp: int) -> float:
         """Latency of one all-reduce over `tp` GPUs (no payload), seconds."""
@@ -86,8 +94,10 @@ def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[st
 
 
 def _own_class(c: Constant | None, family: str, memory: str) -> bool:
-    """True for a constant fitted (not pooled) on rows of this engine family and GPU class."""
-    return c is not None and c.fit_error_pct is not None and c.key.startswith(f"{family}/{memory}")
+    """True for a constant fitted on rows of this engine family and GPU memory class (or pooled
+    from constants of that class only: its key names both); the class is what a figure's
+    *calibrated* label promises, the architecture generation refines it where rows allow."""
+    return c is not None and c.key.startswith(f"{family}/{memory}")
 
 
 def accumulate_for(family: EngineFamily) -> Accumulate:
@@ -123,6 +133,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     cls = gpu_class(gpu)
     mem, gen = cls.memory, cls.generation
     bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, kernel))
+    kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
     link = gpu_link(gpu).kind
     ar_base = cal.lookup("allreduce_base", keys_from([[link, "any"]]))
@@ -150,4 +161,5 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         decode_basis=decode_basis,
         prefill_basis=prefill_basis,
         constants=used,
+        kv_bandwidth_eff=kv_bw.value if kv_bw else None,
     )

@@ -53,8 +53,8 @@ def kernel_family(weight_format: str) -> KernelFamily:
         return "fp8"
     if fmt == "int8":
         return "int8"
-    if fmt == "mxfp4":
-        return "mxfp4"
     if fmt in GGUF_FORMATS or fmt.startswith("q") or fmt.startswith("iq"):
         return "gguf"
+    if fmt == "mxfp4":
+        return "mxfp4"
     return "int4"

@@ -1,7 +1,7 @@
 """Published batch-1 decode measurements of exact setups (catalog/performance.toml `measured`).
 
 A figure is *measured* only when a published measurement matches the setup — model, GPU,
-weight format, engine family, tensor and pipeline parallelism, one sequence — and the context
+weight format, engine, tensor and pipeline parallelism, one sequence — and the context
 the user asked for changes the modelled speed by less than `CONTEXT_TOLERANCE` from the
 context the measurement ran at (so the measurement still describes the request).
 """
@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tools.performance.calibration import calibration_path
-from tools.performance.engines import engine_family
 
 CONTEXT_TOLERANCE = 0.05
 
@@ -26,6 +25,7 @@ class Measurement:
     model: str
     gpu: str
     weights: str
+    engine: str
     engine_family: str
     tp: int
     pp: int
@@ -47,6 +47,7 @@ def measurements() -> tuple[Measurement, ...]:
             model=str(item["model"]),
             gpu=str(item["gpu"]),
             weights=str(item["weights"]),
+            engine=str(item["engine"]),
             engine_family=str(item["engine_family"]),
             tp=int(item["tp"]),
             pp=int(item.get("pp", 1)),
@@ -58,19 +59,23 @@ def measurements() -> tuple[Measurement, ...]:
     )
 
 
+# The engine a measurement names, for each engine a request can select: the same server, not
+# just the same family (gpt-fast is a CUDA-graph engine like vLLM, not vLLM).
+MEASURED_ENGINES: dict[str, tuple[str, ...]] = {
+    "vllm": ("vllm",),
+    "generic": ("llama.cpp",),
+    "transformers": ("transformers",),
+}
+
+
 def find_measurement(
     model: str, gpu: str, weights: str, engine: str | None, tp: int, pp: int
 ) -> Measurement | None:
     """The published batch-1 decode measurement of this setup, if any (first listed)."""
-    family = engine_family(engine)
+    engines = MEASURED_ENGINES.get((engine or "vllm").lower(), ((engine or "").lower(),))
     for m in measurements():
-        if (m.model, m.gpu, m.weights, m.engine_family, m.tp, m.pp) == (
-            model,
-            gpu,
-            weights,
-            family,
-            tp,
-            pp,
+        if (m.model, m.gpu, m.weights, m.tp, m.pp) == (model, gpu, weights, tp, pp) and (
+            m.engine in engines
         ):
             return m
     return None

@@ -5,7 +5,8 @@
          + max(KV read / BW′, attention FLOPs / F′)  the GEMMs and of attention: two kernels)
          + 2 L × all-reduce(tp)                     (Megatron-LM: 2 per layer, Shoeybi 2019 §3)
 
-BW′ = bandwidth × η_bandwidth; F′ = tp × peak × GEMM MFU; linear FLOPs count routed-expert
+BW′ = bandwidth × η_bandwidth (the weights' kernel family for the GEMMs, the 16-bit one for
+the KV read); F′ = tp × peak × GEMM MFU; linear FLOPs count routed-expert
 FLOPs / η_moe (MoE expert GEMMs at full load, relative to dense ones).
 all-reduce(tp) = latency(tp) + 2(t−1)/t · tokens · hidden · 2 B / link bandwidth
 (nccl-tests doc/PERFORMANCE.md "bus bandwidth"), latency(tp) = base + per_gpu · (tp − 1).
@@ -88,7 +89,7 @@ def forward_step(
     # the GEMMs' compute).
     linear_memory_s = weights / bandwidth
     linear_compute_s = ((matmul - routed) + routed / moe_eff) * per_flop
-    attention_memory_s = kv / bandwidth
+    attention_memory_s = kv / (m.gpu.memory_bandwidth_bytes_per_s * eff.kv_bandwidth)
     attention_compute_s = attention * per_flop
     core = max(linear_memory_s, linear_compute_s) + max(attention_memory_s, attention_compute_s)
     memory_s = linear_memory_s + attention_memory_s

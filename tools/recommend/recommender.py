@@ -124,6 +124,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     elif best and not any(o.fits for o in best):
         notes.extend(_shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
     assumptions = [
+        *([workload.weights_reading] if workload.weights_reading else []),
         *workload.default_notes,
         *base.assumptions,
         *performance_assumptions(workload),
