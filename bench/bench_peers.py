@@ -249,9 +249,35 @@ def aiconfigurator_specs(config_dir: Path) -> list[dict[str, Any]]:
     return specs
 
 
+AIC_CACHE = PEERS_DIR / ".venv-aiconfigurator" / "estimates.json"
+"""AIConfigurator's answers by spec (it is deterministic for a spec and a version): a rerun of
+`make bench` asks it only about rows it has not answered. Lives in its venv (not in git)."""
+
+
+def _spec_key(spec: dict[str, Any]) -> str:
+    keyed = {k: v for k, v in spec.items() if k != "model_path"}
+    keyed["model"] = Path(str(spec["model_path"])).name
+    return json.dumps([AIC_REQUIREMENTS, keyed], sort_keys=True)
+
+
 def run_aiconfigurator(config_dir: Path) -> tuple[list[dict[str, Any]], str | None]:
     """AIConfigurator's rows (empty with the error when its venv cannot be built or run)."""
     specs = aiconfigurator_specs(config_dir)
+    cache: dict[str, dict[str, Any]] = {}
+    if AIC_CACHE.is_file():
+        cache = json.loads(AIC_CACHE.read_text(encoding="utf-8"))
+    todo = [s for s in specs if _spec_key(s) not in cache]
+    if todo:
+        fresh, error = _ask_aiconfigurator(todo)
+        if error is not None:
+            return [], error
+        for spec, row in zip(todo, fresh, strict=True):
+            cache[_spec_key(spec)] = row
+        AIC_CACHE.write_text(json.dumps(cache), encoding="utf-8")
+    return [cache[_spec_key(s)] for s in specs], None
+
+
+def _ask_aiconfigurator(specs: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str | None]:
     try:
         python = _venv_python(AIC, AIC_REQUIREMENTS)
         proc = subprocess.run(

@@ -353,6 +353,19 @@ class FitResult:
     heldout_pred: dict[str, float] = field(default_factory=dict)
     measured: dict[str, float] = field(default_factory=dict)
 
+    def fitted(self, table: str, key: str, value: float, ids: Sequence[str]) -> None:
+        """Record a fitted constant with the median fit and held-out errors of its rows."""
+        self.constants.append(
+            Constant(
+                table,
+                key,
+                value,
+                tuple(ids),
+                _median(_errors(self.fit_pred, self.measured, ids)),
+                _median(_errors(self.heldout_pred, self.measured, ids)),
+            )
+        )
+
 
 def _errors(pred: dict[str, float], meas: dict[str, float], ids: Iterable[str]) -> list[float]:
     return [abs(pred[i] / meas[i] - 1) * 100 for i in ids if i in pred]
@@ -368,17 +381,8 @@ def decode_result(rows: Sequence[Setup], out: FitResult) -> DecodeFit:
         rest = fit_decode([r for j, r in enumerate(rows) if j != i])
         out.heldout_pred[s.id] = heldout_decode(s, rest)
     for (table, key), value in sorted(fit.values.items()):
-        ids = fit.users[(table, key)]
-        out.constants.append(
-            Constant(
-                table=table,
-                key=key,
-                value=1.0 / value if table == "decode_bandwidth" else value,
-                rows=tuple(ids),
-                fit_error_pct=_median(_errors(out.fit_pred, out.measured, ids)),
-                heldout_error_pct=_median(_errors(out.heldout_pred, out.measured, ids)),
-            )
-        )
+        stored = 1.0 / value if table == "decode_bandwidth" else value
+        out.fitted(table, key, stored, fit.users[(table, key)])
     for (table, key), value in sorted(fit.pooled.items()):
         out.constants.append(
             Constant(
@@ -566,30 +570,11 @@ def compute_result(rows: Sequence[Setup], decode: DecodeFit, out: FitResult) -> 
         out.fit_pred[s.id] = predict(s, fit)
         out.heldout_pred[s.id] = predict(s, fit_gemm([r for r in rows if r.id != s.id], decode))
     for key, (value, ids) in sorted(fit.fitted.items()):
-        out.constants.append(
-            Constant(
-                "gemm_mfu",
-                key,
-                value,
-                tuple(ids),
-                _median(_errors(out.fit_pred, out.measured, ids)),
-                _median(_errors(out.heldout_pred, out.measured, ids)),
-            )
-        )
+        out.fitted("gemm_mfu", key, value, ids)
     for key, (value, ids) in sorted(fit.pooled.items()):
         out.constants.append(Constant("gemm_mfu", key, value, tuple(ids)))
     if fit.moe_gemm_eff is not None:
-        ids = fit.moe_rows
-        out.constants.append(
-            Constant(
-                "moe_gemm",
-                "any",
-                fit.moe_gemm_eff,
-                tuple(ids),
-                _median(_errors(out.fit_pred, out.measured, ids)),
-                _median(_errors(out.heldout_pred, out.measured, ids)),
-            )
-        )
+        out.fitted("moe_gemm", "any", fit.moe_gemm_eff, fit.moe_rows)
 
 
 def training_implied_mfu(s: Setup) -> float:
@@ -636,17 +621,7 @@ def training_result(rows: Sequence[Setup], out: FitResult) -> None:
         held = fit([r for r in rows if r.id != s.id])
         out.heldout_pred[s.id] = training_predicted(s, value_for(s, held))
     for key, value in sorted(table.items()):
-        ids = [rid for rid, k in gens.items() if k == key]
-        out.constants.append(
-            Constant(
-                "training_mfu",
-                key,
-                value,
-                tuple(ids),
-                _median(_errors(out.fit_pred, out.measured, ids)),
-                _median(_errors(out.heldout_pred, out.measured, ids)),
-            )
-        )
+        out.fitted("training_mfu", key, value, [rid for rid, k in gens.items() if k == key])
     if "any" not in table and rows:
         # The estimate for generations without a run: all runs pooled (labelled estimated).
         ids = [s.id for s in rows]

@@ -49,14 +49,19 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     capacity = int(est.budget_bytes_per_gpu - non_kv)
     capacity_tokens = max(0, int(capacity // _kv_bytes_per_token_at_context(est, kv_one_seq, ctx)))
     # Each further sequence adds its KV cache and whatever else the memory calculator scales
-    # with the batch (the sampled logits, 6·V bytes each): est(2) − est(1), so the concurrency
-    # planned here is one the memory tool also finds within the budget.
+    # with the batch (other engines' sampled logits, 6·V bytes each): est(2) − est(1), so the
+    # concurrency planned here is one the memory tool also finds within the budget. vLLM
+    # reserves its sampler for max_num_seqs requests whatever the batch, so there a sequence
+    # adds exactly its KV blocks (tests/test_recommend* compare with the memory calculator).
     # When one sequence does not fit (est(1) over budget), none does: no second estimate.
-    est_two = None
+    per_sequence = 0
     max_seqs = 0
     if kv_one_seq and est.per_gpu_bytes <= est.budget_bytes_per_gpu:
-        est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
-        per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
+        if est.engine == "vllm":
+            per_sequence = kv_one_seq
+        else:
+            est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
+            per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
         without_sequences = est.per_gpu_bytes - per_sequence
         if per_sequence > 0:
             max_seqs = max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
@@ -167,11 +172,11 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     meets = meets and within_budget
     # What each GPU holds serving `batch` sequences: the memory calculator's figure at that
     # batch. With flash attention (the recommender never turns it off) its inference estimate
-    # is affine in the batch — KV blocks and sampled logits per sequence, a prefill chunk that
-    # does not depend on it — so est(1) + (batch − 1)·(est(2) − est(1)) is that figure exactly,
+    # is affine in the batch — KV blocks (and other engines' sampled logits) per sequence, a
+    # prefill chunk that does not depend on it — so est(1) + (batch − 1)·(est(2) − est(1)),
+    # the per-sequence step above, is that figure exactly,
     # without a third estimate per layout (tests/test_recommend* compare the two).
-    step = 0 if est_two is None else int(est_two.per_gpu_bytes - est.per_gpu_bytes)
-    loaded_bytes = int(est.per_gpu_bytes) + (batch - 1) * step
+    loaded_bytes = int(est.per_gpu_bytes) + (batch - 1) * per_sequence
     option = Option(
         count=count,
         dp=dp,

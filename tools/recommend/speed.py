@@ -14,6 +14,7 @@ from typing import Any
 
 from tools.catalog import GpuSpec
 from tools.performance import (
+    Efficiencies,
     EngineLimits,
     ModelOnGpus,
     ServingPoint,
@@ -110,6 +111,26 @@ class ServingSpeed:
         ]
 
 
+_SOURCES: dict[tuple[object, ...], str] = {}
+
+
+def _calibrated_source(eff: Efficiencies) -> str:
+    """What the efficiencies of a setup rest on, in words (cached per set of constants)."""
+    key = (eff.decode_basis, *((c.table, c.key, len(c.rows)) for c in eff.constants))
+    found = _SOURCES.get(key)
+    if found is None:
+        fitted = sorted({r for c in eff.constants for r in c.rows})
+        keys = ", ".join(dict.fromkeys(f"{c.table} {c.key}" for c in eff.constants))
+        found = (
+            f"{eff.decode_basis}: {keys} ({len(fitted)} published rows, "
+            "catalog/performance.toml)"
+            if eff.constants
+            else "estimated: published default efficiencies (no calibrated constant applies)"
+        )
+        _SOURCES[key] = found
+    return found
+
+
 @dataclass(frozen=True)
 class SpeedLabels:
     """The basis of each serving figure and what it rests on."""
@@ -128,13 +149,7 @@ def speed_labels(w: Workload, est: Any, gpu: GpuSpec, m: ModelOnGpus, batch: int
     measurement's; the measurement is then the figure."""
     eff = resolve(gpu, m.weight_format, m.engine)
     throughput = weakest(eff.decode_basis, eff.prefill_basis)
-    fitted = sorted({r for c in eff.constants for r in c.rows})
-    keys = ", ".join(dict.fromkeys(f"{c.table} {c.key}" for c in eff.constants))
-    source = (
-        f"{eff.decode_basis}: {keys} ({len(fitted)} published rows, catalog/performance.toml)"
-        if eff.constants
-        else "estimated: published default efficiencies (no calibrated constant applies)"
-    )
+    source = _calibrated_source(eff)
     measured = None
     if batch == 1:
         found = find_measurement(est.model_id, gpu.id, m.weight_format, m.engine, m.tp, m.pp)
