@@ -416,6 +416,9 @@ _LOCAL_HIDDEN = (
     "params",
 )
 
+# The API providers to compare with: the offline planner's, from a named API ('the Groq API').
+_COST_HIDDEN = ("api_providers",)
+
 _CALCULATORS: tuple[_LazyTool, ...] = (
     _LazyTool(
         "estimate_memory",
@@ -454,6 +457,7 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "CostRequest",
         "assistant.cost_tool",
         "run_cost_request",
+        _COST_HIDDEN,
     ),
 )
 
