@@ -122,8 +122,7 @@ def _calibrated_source(eff: Efficiencies) -> str:
         fitted = sorted({r for c in eff.constants for r in c.rows})
         keys = ", ".join(dict.fromkeys(f"{c.table} {c.key}" for c in eff.constants))
         found = (
-            f"{eff.decode_basis}: {keys} ({len(fitted)} published rows, "
-            "catalog/performance.toml)"
+            f"{eff.decode_basis}: {keys} ({len(fitted)} published rows, catalog/performance.toml)"
             if eff.constants
             else "estimated: published default efficiencies (no calibrated constant applies)"
         )
