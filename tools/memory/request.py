@@ -240,16 +240,15 @@ class MemoryRequest(ModelChoice):
         default=None,
         ge=1,
         le=MAX_CONTEXT_TOKENS,
-        description="Tokens per prefill forward pass (vLLM max_num_batched_tokens: default "
-        "8192 on GPUs of 70 GiB or more other than A100, else 2048; generic/llama.cpp "
-        "n_ubatch, 512); transformers: the whole prompt batch.",
+        description="Tokens per prefill forward pass (vLLM max_num_batched_tokens, default "
+        "8192 or 2048 by GPU; generic/llama.cpp n_ubatch, 512); transformers: the whole prompt "
+        "batch.",
     )
     max_num_seqs: int | None = Field(
         default=None,
         ge=1,
         le=MAX_SEQUENCES,
-        description="vLLM max_num_seqs: requests the sampler is profiled for (default 1024 on "
-        "GPUs of 70 GiB or more other than A100, else 256; vLLM V1).",
+        description="vLLM max_num_seqs (default 1024, 256 on A100 and < 70 GiB GPUs).",
     )
     cuda_context_bytes: int | None = Field(
         default=None, ge=0, le=64 * 2**30, description="Override: CUDA context per GPU, bytes."
