@@ -10,11 +10,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from tools.architecture import Architecture, ParamCounts
 from tools.catalog import GpuSpec
 from tools.memory.weights import WeightBytes, weight_bytes
+
+T = TypeVar("T")
 
 
 def expected_distinct_experts(num_experts: int, experts_per_token: int, tokens: int) -> float:
@@ -132,6 +136,11 @@ class ModelOnGpus:
 
     def step_weight_bytes(self, tokens: int) -> float:
         """Weight bytes one GPU reads per step (summed over pipeline stages), bytes."""
+        if self.arch.moe is None:  # the same bytes at every batch: computed once
+            return self.cached(
+                "dense_weight_bytes",
+                lambda: weight_bytes_read(self.tensor_bytes, self.arch, 1) * self.per_gpu_share,
+            )
         return weight_bytes_read(self.tensor_bytes, self.arch, tokens) * self.per_gpu_share
 
     def kv_read_bytes(self, sequences: int, context_tokens: float) -> float:
@@ -147,6 +156,15 @@ class ModelOnGpus:
         value = cache.get(ctx)
         if value is None:
             value = cache[ctx] = attention_flops(self.arch, 1, ctx)
+        return value
+
+    def cached(self, key: str, make: Callable[[], T]) -> T:
+        """A value derived from this (frozen) placement, computed once: the step model asks for
+        the same link, tensor rate and shares at every step."""
+        store: dict[str, Any] = self.__dict__.setdefault("_derived", {})
+        if key not in store:
+            store[key] = make()
+        value: T = store[key]
         return value
 
     def matmul_flops(self, tokens: float) -> float:

@@ -52,7 +52,7 @@ def tp_comm_s(m: ModelOnGpus, eff: Efficiencies, tokens: float, passes: float = 
     latency and the ring transfer of tokens × hidden × 2 bytes (16-bit activations)."""
     if m.tp <= 1:
         return 0.0
-    link = gpu_link(m.gpu)
+    link = m.cached("link", lambda: gpu_link(m.gpu))
     transfer = 2 * (m.tp - 1) / m.tp * tokens * m.arch.hidden_size * 2 / link.bytes_per_s
     return 2 * m.arch.num_layers * (passes * eff.allreduce_latency_s(m.tp) + transfer)
 
@@ -77,12 +77,14 @@ def forward_step(
     weights = m.step_weight_bytes(max(1, round(tokens / passes))) * passes
     kv = m.kv_read_bytes(decode_sequences, decode_context)
     matmul = m.matmul_flops(tokens)
-    routed = matmul * routed_expert_share(m.params, m.arch)
+    routed = matmul * m.cached("routed_share", lambda: routed_expert_share(m.params, m.arch))
     attention = decode_sequences * m.attention_flops_per_token(decode_context)
     if prefill_tokens:
         attention += prefill_tokens * m.attention_flops_per_token(prefill_context)
     moe_eff = eff.moe_gemm_eff if routed else 1.0
-    rate = compute_rate(m.gpu, m.weight_format, eff.accumulate)
+    rate = m.cached(
+        f"rate/{eff.accumulate}", lambda: compute_rate(m.gpu, m.weight_format, eff.accumulate)
+    )
     per_flop = 0.0 if rate is None else m.per_gpu_share / (rate.flops_per_s * eff.gemm_mfu)
     # Linear layers and attention are separate kernels, each bound by its own roofline: the
     # weights stream through the GEMMs, the KV cache through attention (it cannot hide behind

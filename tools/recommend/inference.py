@@ -147,8 +147,10 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
             held += f", the engine runs at most {cap:,} (max_num_seqs)"
         reasons.append(f"{held} < {w.users:,} users → {dp:,} replicas")
     prefill = prefill_time(mg, w.prompt_tokens, limits.max_num_batched_tokens)
-    ttft = serving.ttft(batch) if serving.can_prefill else None
-    if w.ttft_s is not None and ttft is None:
+    # TTFT at the load: for every layout when a target depends on it, else filled in for the
+    # ranked options only (`with_load_latency`; a TTFT costs an engine step per layout).
+    ttft = serving.ttft(batch) if timed else None
+    if w.ttft_s is not None and not serving.can_prefill:
         meets = False  # an unknown TTFT cannot be promised to meet a target
         reasons.append(f"{gpu.name} publishes no tensor throughput: TTFT cannot be estimated")
     labels = speed_labels(w, est, gpu, mg, batch)
@@ -197,7 +199,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         engine_max_num_seqs=limits.max_num_seqs,
         speed_basis=labels.speed,
         throughput_basis=labels.throughput,
-        ttft_basis=labels.ttft if ttft is not None else None,
+        ttft_basis=labels.ttft if serving.can_prefill else None,
         speed_source=labels.source,
         usd_per_hour=None if quote is None else quote.usd_per_hour,
         price_id=None if quote is None else quote.price.id,
@@ -210,10 +212,16 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     return option
 
 
-def with_latency_curve(w: Workload, o: Option) -> Option:
-    """`o` with its latency curve: TTFT and decode speed from one user to past what one
-    replica runs (computed for the ranked options only: they are the ones answers show)."""
+def with_load_latency(w: Workload, o: Option, curve: bool) -> Option:
+    """`o` with its TTFT at the planned load (when no target needed it already) and, when
+    `curve`, its latency curve: TTFT and decode speed from one user to past what one replica
+    runs (for the ranked options answers show)."""
     serving = o._serving
     if not o.fits or o.batch_cap < 1 or serving is None or not serving.can_prefill:
         return o
-    return o.model_copy(update={"latency_curve": serving.curve(o.sequences_per_replica)})
+    update: dict[str, object] = {}
+    if o.ttft_s is None:
+        update["ttft_s"] = serving.ttft(o.sequences_per_replica)
+    if curve:
+        update["latency_curve"] = serving.curve(o.sequences_per_replica)
+    return o.model_copy(update=update) if update else o

@@ -73,7 +73,8 @@ class Option(BaseModel):
     ttft_s: float | None = Field(
         default=None,
         description="Time to first token at the planned load (sequences_per_replica users per "
-        "replica): queue + prefill, seconds.",
+        "replica): queue + prefill, seconds (ranked options, and every layout when a TTFT "
+        "target is set).",
     )
     batch_cap: int = Field(
         default=0,

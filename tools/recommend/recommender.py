@@ -14,7 +14,7 @@ from tools.memory.sharding import zero_single_rank_warning
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.fit_notes import _fit_notes, _shorter_sequence_note
-from tools.recommend.inference import _inference_option, with_latency_curve
+from tools.recommend.inference import _inference_option, with_load_latency
 from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts
 from tools.recommend.memory_calls import (
     _arch,
@@ -108,8 +108,8 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     if not workload.is_training:
         # The latency curve of the options an answer leads with (a curve costs ~30 engine
         # steps; every option would double the recommender's time).
-        best[:LATENCY_CURVE_OPTIONS] = [
-            with_latency_curve(workload, o) for o in best[:LATENCY_CURVE_OPTIONS]
+        best = [
+            with_load_latency(workload, o, i < LATENCY_CURVE_OPTIONS) for i, o in enumerate(best)
         ]
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
     if workload.is_training and best and best[0].training_hours is not None:
