@@ -33,6 +33,7 @@ DEFAULT_KEYBINDINGS: dict[str, str] = {
     "scroll_down": "pagedown",
     "scroll_home": "home",
     "scroll_end": "end",
+    "follow": "ctrl+end",
 }
 """Action → Textual key string; the app binds from this table so users can remap keys."""
 

@@ -34,6 +34,7 @@ from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url, valid
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.keybindings import keys_of
+from assistant.redact import redact_secrets
 from assistant.sanitize import clean_text
 from assistant.session_store import FileStamp, SessionStore
 from assistant.sessions import data_dir, list_sessions, session_path
@@ -83,14 +84,15 @@ class GpuSizerApp(App[None]):
         Binding("f1", "help", "Help", id="help", priority=True),
         Binding("f2", "settings", "Settings", id="settings", priority=True),
         # The prompt keeps the focus, so the log has scroll keys of its own (check_action
-        # leaves Home/End to the prompt while it holds text).
+        # leaves Home/End to the prompt while it holds text; Ctrl+End always follows).
         *(
             Binding(key, f"scroll_chat('{where}')", description, id=binding_id, priority=True)
             for key, where, description, binding_id in (
-                ("pageup", "page_up", "Scroll chat up", "scroll_up"),
-                ("pagedown", "page_down", "Scroll chat down", "scroll_down"),
-                ("home", "home", "Chat: first line", "scroll_home"),
-                ("end", "end", "Chat: end, follow new answers", "scroll_end"),
+                ("pageup", "page_up", "Scroll up", "scroll_up"),
+                ("pagedown", "page_down", "Scroll down", "scroll_down"),
+                ("home", "home", "Scroll to the first line", "scroll_home"),
+                ("end", "end", "Follow new answers", "scroll_end"),
+                ("ctrl+end", "follow", "Follow new answers", "follow"),
             )
         ),
     ]
@@ -278,8 +280,10 @@ class GpuSizerApp(App[None]):
             self._give_back_prompt()
             if not isinstance(exc, Exception):
                 raise
-            await self.chat_log.add_notice(clean_text(f"The turn failed: {exc!r}"), "error")
-            self.say(f"The turn failed: {exc}", severity="error")
+            # No raw repr (it may quote a request with its key): the type and a redacted text.
+            message = redact_secrets(clean_text(f"The turn failed ({type(exc).__name__}): {exc}"))
+            await self.chat_log.add_notice(message, "error")
+            self.say(message, severity="error")
             return
         self.conversation = outcome.conversation
         self.conversation.repair()
@@ -395,7 +399,7 @@ class GpuSizerApp(App[None]):
         self.say(f"Proposal written to {written}.")
 
     def action_scroll_chat(self, where: str) -> None:
-        self.chat_log.scroll_chat(where)
+        self.chat_log.scroll_chat("end" if where == "follow" else where)
 
     def action_copy_answer(self) -> None:
         answer = self.chat_log.last_answer()

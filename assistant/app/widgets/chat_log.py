@@ -187,9 +187,10 @@ class ChatLog(VerticalScroll, can_focus=False):
         turn = await self.start_turn(text)
         return turn.query_one(UserMessage)
 
-    async def new_answer(self, text: str = "") -> AssistantMessage:
-        """Append an (initially empty) answer segment to the current turn."""
-        return await (await self._turn()).new_answer(text)
+    async def new_answer(self, text: str = "", verdict: bool = False) -> AssistantMessage:
+        """Append an (initially empty) answer segment to the current turn; `verdict`: the
+        tools' verdict an LLM answer leads with."""
+        return await (await self._turn()).new_answer(text, verdict=verdict)
 
     async def add_tool_card(
         self, call_id: str, name: str, arguments: dict[str, Any], collapsed: bool = True
@@ -230,8 +231,9 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     async def restore(self, conversation: Conversation) -> None:
         """Rebuild the log from a saved conversation, tool cards (collapsed) included; only the
-        last `RESTORED_TURNS` turns of a long one. The view shows the last turn from its
-        question on."""
+        last `RESTORED_TURNS` turns of a long one. The verdict and the checks' flags stored on
+        each answer come back with it; a tool call answered by reference to an identical
+        earlier one gets no second card. The view shows the last turn from its question on."""
         await self.clear_log()
         self.unit = answer_unit(conversation.mode)
         messages, hidden = last_turns(conversation.messages, RESTORED_TURNS)
@@ -245,18 +247,31 @@ class ChatLog(VerticalScroll, can_focus=False):
         self.follow(pin=self.current_turn)
 
     async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
+        repeated = {m.get("tool_call_id") for m in messages if m.get("duplicate_of")}
         for raw in messages:
             message = clean_message(raw)  # a conversation built in code skipped add()
             role = message.get("role")
             if role == "user":
                 await self.start_turn(_shown(str(message.get("content") or "")))
             elif role == "assistant":
-                if message.get("content"):
+                if message.get("verdict"):
+                    verdict = await self.new_answer(verdict=True)
+                    await verdict.finish(str(message["verdict"]))
+                stored = message.get("checks")
+                checks: dict[str, Any] = stored if isinstance(stored, dict) else {}
+                if message.get("content") or checks.get("error") or checks.get("contradictions"):
                     answer = await self.new_answer()
                     await answer.finish(
-                        _shown(str(message["content"])), cancelled=bool(message.get("cancelled"))
+                        _shown(str(message.get("content") or "")),
+                        unverified_figures=[str(f) for f in checks.get("unverified", [])],
+                        cancelled=bool(message.get("cancelled")),
+                        contradictions=[str(c) for c in checks.get("contradictions", [])],
+                        interrupted=str(checks["error"]) if checks.get("error") else None,
+                        stopped=str(checks["stopped"]) if checks.get("stopped") else None,
                     )
                 for call in message.get("tool_calls") or []:
+                    if call.get("id") in repeated:
+                        continue
                     function = call.get("function", {})
                     await self.add_tool_card(
                         str(call.get("id", "")),
@@ -264,7 +279,7 @@ class ChatLog(VerticalScroll, can_focus=False):
                         _json_object(function.get("arguments")),
                         collapsed=True,
                     )
-            elif role == "tool":
+            elif role == "tool" and not message.get("duplicate_of"):
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
                     result = _json_object(message.get("content"))

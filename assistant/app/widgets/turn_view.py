@@ -77,9 +77,12 @@ class TurnView(Vertical):
     def computed(self) -> ComputedSection:
         return self.query_one(ComputedSection)
 
-    async def new_answer(self, text: str = "") -> AssistantMessage:
-        """An answer segment, after the earlier ones, above the charts and the tool calls."""
+    async def new_answer(self, text: str = "", verdict: bool = False) -> AssistantMessage:
+        """An answer segment, after the earlier ones, above the charts and the tool calls;
+        `verdict`: the tools' verdict an LLM answer leads with (marked as such)."""
         widget = AssistantMessage(text)
+        if verdict:
+            widget.add_class("verdict")
         await self.mount(widget, before=self.figures)
         return widget
 
