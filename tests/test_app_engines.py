@@ -129,6 +129,9 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         cards = list(app.query(ToolCard))
         assert cards and all(c.status in {"done", "error"} for c in cards)
         assert any(c.tool_name == "estimate_memory" for c in cards)
+        assert not app.query(MemoryBar)  # one line per card until it is opened
+        await pilot.press("ctrl+d")  # open them all
+        await pilot.pause()
         assert app.query(MemoryBar)
         answer = app.query(AssistantMessage).last()
         # The offline answer folds the tools' assumptions; the visible Markdown is the rest.

@@ -58,9 +58,15 @@ def header_subtitle(engine: Engine, settings: Settings | None) -> str:
     return clean_text(f"LLM · {settings.model or '?'} @ {settings.shown_base_url}")
 
 
+KEY_NAMES = {"pageup": "PageUp", "pagedown": "PageDown"}
+
+
 def key_label(key: str) -> str:
-    """ "ctrl+n" → "Ctrl+N", "f1" → "F1": how keys are written in the help screen."""
-    return "+".join(part.capitalize() if len(part) > 2 else part.upper() for part in key.split("+"))
+    """ "ctrl+n" → "Ctrl+N", "f1" → "F1", "pageup" → "PageUp": keys as the help writes them."""
+    return "+".join(
+        KEY_NAMES.get(part) or (part.capitalize() if len(part) > 2 else part.upper())
+        for part in key.split("+")
+    )
 
 
 class GpuSizerApp(App[None]):
@@ -425,7 +431,7 @@ class GpuSizerApp(App[None]):
             ("Enter", "send"),
             ("Shift+Enter / Ctrl+J", "new line"),
             ("↑ / ↓", "previous / next sent message"),
-            ("Home / End", "with text in the prompt: the prompt's line start / end"),
+            ("Home / End", "the chat's first line / its end; with text in the prompt: the line's"),
             ("Tab", "from an empty chat's prompt: the example questions and recent sessions"),
             ("Ctrl+P", "command palette"),
             ("Ctrl+Q", "quit"),

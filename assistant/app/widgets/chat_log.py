@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from textual import events
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
@@ -114,7 +115,7 @@ class ChatLog(VerticalScroll, can_focus=False):
         if round(self.scroll_y) != target:
             self._moving = True
             try:
-                self.scroll_to(y=target, animate=False, immediate=True, release_anchor=False)
+                self.scroll_to(y=target, animate=False, immediate=True)
             finally:
                 self._moving = False
 
@@ -123,15 +124,27 @@ class ChatLog(VerticalScroll, can_focus=False):
         if self.following:
             self.call_after_refresh(self._keep_in_view)
 
+    def release_anchor(self) -> None:
+        # Textual calls this for every scroll a person makes (keys, wheel up, scrollbar,
+        # PageUp/PageDown) — and for the log's own, which `_moving` marks.
+        super().release_anchor()
+        if not self._moving:
+            self._user_moved()
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        # The wheel's downward scroll is the one user scroll Textual does not report above.
+        self._user_moved()
+        super()._on_mouse_scroll_down(event)
+
+    def _user_moved(self) -> None:
+        self.following = False
+        self._pin = None
+
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
-        if self._moving or round(old) == round(new):
-            return
-        # The user moved the view: stop following, unless they came back to the end.
-        at_end = round(new) >= self.max_scroll_y
-        self.following = at_end
-        if at_end:
-            self._pin = None
+        # Back at the end after scrolling away: follow new content again.
+        if not self.following and not self._moving and round(new) >= self.max_scroll_y > 0:
+            self.following = True
 
     def scroll_chat(self, where: str) -> None:
         """PageUp/PageDown/Home/End for the log while the prompt keeps the focus."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
@@ -83,6 +84,7 @@ class ToolCard(LiteralCollapsible):
         self.result: dict[str, Any] | None = None
         self.error: str | None = None
         self.table: ResultTable | None = None
+        self._drawn = False
         super().__init__(
             Static(inputs_text(arguments, unit), classes="inputs"),
             title=self._card_title(),
@@ -107,15 +109,30 @@ class ToolCard(LiteralCollapsible):
         self.result = result
         self.title = self._card_title()
         self.table = result_table(result, self.unit)
+        if not self.collapsed:
+            await self._draw_result()
+
+    @on(Collapsible.Expanded)
+    async def _on_expanded(self, event: Collapsible.Expanded) -> None:
+        # A card's table and bars are drawn when it is first opened: a turn of collapsed
+        # cards (a reopened long session, a price list of 80 rows) mounts one line each.
+        if event.collapsible is self:
+            await self._draw_result()
+
+    async def _draw_result(self) -> None:
+        if self._drawn or self.result is None or self.table is None:
+            return
+        self._drawn = True
         widgets: list[Widget] = []
         if self.table.rows:
             widgets.append(ResultTableView(self.table, classes="results"))
         widgets.extend(
-            Static(Text(f"⚠ {warning}"), classes="warning") for warning in result_warnings(result)
+            Static(Text(f"⚠ {warning}"), classes="warning")
+            for warning in result_warnings(self.result)
         )
-        widgets.extend(MemoryBar(bar, self.unit) for bar in memory_bars(result))
+        widgets.extend(MemoryBar(bar, self.unit) for bar in memory_bars(self.result))
         if widgets:
-            await contents.mount_all(widgets)
+            await self.query_one(Collapsible.Contents).mount_all(widgets)
 
     def action_copy_table(self) -> None:
         if self.table is None or not self.table.rows:

@@ -1,0 +1,64 @@
+"""Record the offline engine's turns that the app's snapshot tests replay.
+
+The snapshots must not move when a catalog price or a formula changes elsewhere, so they replay
+recorded turns (tool calls, results, answer) through `tests.app_fakes.FakeEngine` instead of
+running the engine. Re-record after a change to what the tools return or how answers read:
+
+    .venv/bin/python -m tests.record_app_turns
+    .venv/bin/python -m pytest tests/test_app_snapshots.py --snapshot-update
+
+then look at every SVG in tests/__snapshots__/ before committing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from assistant.conversation import Conversation
+from assistant.events import Done, ToolCallStarted, ToolResult
+from assistant.offline.engine import OfflineEngine
+
+TURNS = Path(__file__).parent / "data" / "app_turns"
+
+QUESTIONS = {
+    "fits": "Can I serve Llama 3.1 8B to 10 users with 8k context on one L40S?",
+    "does_not_fit": "Can I serve Llama 3.1 70B in 4-bit to 20 users with 8k context on 2x L40S?",
+    "training": "Full fine-tune of Llama 3.1 8B on H100s: how many GPUs?",
+    "cost": "Is an L40S cheaper than an H100 per million tokens for Llama 3.1 8B?",
+}
+
+
+async def record(question: str) -> dict[str, Any]:
+    """One offline turn as data: the question, each call with its result, the answer."""
+    calls: list[dict[str, Any]] = []
+    answer = ""
+    async for event in OfflineEngine().run_turn(Conversation(), question):
+        if isinstance(event, ToolCallStarted):
+            calls.append({"name": event.name, "arguments": dict(event.arguments)})
+        elif isinstance(event, ToolResult):
+            calls[-1]["result"] = dict(event.result)
+        elif isinstance(event, Done):
+            answer = event.text
+    return {"question": question, "calls": calls, "answer": answer}
+
+
+def load_turn(name: str) -> dict[str, Any]:
+    """A recorded turn (see the module docstring)."""
+    data: dict[str, Any] = json.loads((TURNS / f"{name}.json").read_text(encoding="utf-8"))
+    return data
+
+
+def main() -> None:
+    TURNS.mkdir(parents=True, exist_ok=True)
+    for name, question in QUESTIONS.items():
+        turn = asyncio.run(record(question))
+        path = TURNS / f"{name}.json"
+        path.write_text(json.dumps(turn, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"{path}: {len(turn['calls'])} calls, {len(turn['answer'])} characters")
+
+
+if __name__ == "__main__":
+    main()
