@@ -7,13 +7,16 @@ running the engine. Re-record after a change to what the tools return or how ans
     .venv/bin/python -m tests.record_app_turns
     .venv/bin/python -m pytest tests/test_app_snapshots.py --snapshot-update
 
-then look at every SVG in tests/__snapshots__/ before committing.
+then look at every SVG in tests/__snapshots__/ before committing. `--screenshots` also
+redraws the README's screenshots (docs/screenshots/*.svg) with the app's own
+`save_screenshot`, from the same recorded turns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +54,42 @@ def load_turn(name: str) -> dict[str, Any]:
     return data
 
 
+SCREENSHOTS = Path(__file__).parent.parent / "docs" / "screenshots"
+
+
+async def screenshots(size: tuple[int, int] = (110, 36)) -> None:
+    """The welcome screen and an answer, as the app draws them (SVG)."""
+    import tempfile
+
+    from assistant.app.app import GpuSizerApp
+    from assistant.app.widgets.prompt import PromptInput
+    from tests.app_fakes import FakeEngine
+
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    turn = load_turn("does_not_fit")
+    calls = [(c["name"], c["arguments"], c["result"]) for c in turn["calls"]]
+    engine = FakeEngine(tool_calls=calls, chunks=(turn["answer"],), label="built-in parser + tools")
+    with tempfile.TemporaryDirectory() as folder:
+        # A fixed id: the status bar's "saved <id>" is the same at every redraw.
+        app = GpuSizerApp(
+            engine, sessions_directory=Path(folder), conversation=Conversation(id="readme")
+        )
+        async with app.run_test(size=size) as pilot:
+            app.query_one(PromptInput).cursor_blink = False
+            await pilot.pause()
+            app.save_screenshot("welcome.svg", str(SCREENSHOTS))
+            app.query_one(PromptInput).insert(turn["question"])
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            app.save_screenshot("answer.svg", str(SCREENSHOTS))
+
+
 def main() -> None:
+    if "--screenshots" in sys.argv:
+        asyncio.run(screenshots())
+        print(f"{SCREENSHOTS}: welcome.svg, answer.svg")
+        return
     TURNS.mkdir(parents=True, exist_ok=True)
     for name, question in QUESTIONS.items():
         turn = asyncio.run(record(question))
