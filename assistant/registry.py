@@ -1,11 +1,12 @@
-"""The tool registry the model calls: names, JSON schemas, validation, compact results.
+"""The tool registry the model calls: names, JSON schemas, validation, typed results.
 
 Each tool is a `ToolSpec(name, description, input_model, func)`; its function-calling schema is
 generated from the pydantic input model, so the schema and the validation can never disagree.
 Every failure a model can cause — invalid JSON, a field that does not validate, a `ToolInputError`,
-an unknown tool name — comes back as an error *result* that says what to fix, never as an
-exception. Results are compact JSON (no spaces, no nulls); byte fields are converted to GB
-(10^9 bytes) and renamed `*_GB`, so the unit is in every field name and numbers stay short.
+an unknown tool name — comes back as an error *result* (`assistant.results.ToolError`) that says
+what to fix, never as an exception. A call's `value` is the tool's typed result; what the model
+reads of it (`content`: lean JSON, bytes as `*_GB`, large results summarised) is derived in
+`assistant.wire`.
 
 The calculators are written by other modules and imported lazily: a tool whose module is not
 importable is left out and listed in `Registry.unavailable` (never a stub).
@@ -15,33 +16,52 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
+from assistant.lookups import (
+    FindGpuInput,
+    FindModelInput,
+    ListGpusInput,
+    ListModelsInput,
+    find_gpu,
+    find_model,
+    list_gpus,
+    list_models,
+)
+from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
-from tools.catalog import GpuSpec, ModelEntry, get_catalog
+from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
 from tools.errors import ToolInputError, closest_names
-from tools.units import GB
 
-SIGNIFICANT_DIGITS = 6
-"""Floats in results keep 6 significant digits: well below any display rounding, fewer tokens."""
+__all__ = [
+    "SIGNIFICANT_DIGITS",
+    "Registry",
+    "ToolOutcome",
+    "ToolSpec",
+    "compact_json",
+    "default_registry",
+    "lean",
+    "parse_arguments",
+]
 
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One callable tool. `func` takes the validated input model and returns a pydantic model
-    or a JSON-ready dict."""
+    """One callable tool. `func` takes the validated input model and returns a pydantic
+    model (its typed result)."""
 
     name: str
     description: str
     input_model: type[BaseModel]
-    func: Callable[[Any], Any]
+    func: Callable[[Any], BaseModel]
     hidden: tuple[str, ...] = ()
     """Optional expert fields validation accepts but the model is not offered (tokens)."""
+    offered: bool = True
+    """False: callable by name (stored sessions, the engines) but not in the schemas sent."""
 
     def schema(self, strict: bool = False) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool: the compact schema of `input_model`."""
@@ -58,63 +78,31 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """What a call produced: `result` (compact-JSON-ready), whether it is an error, and the
-    arguments as parsed (empty when they were not valid JSON)."""
+    """What a call produced: `value` (the typed result, or a `ToolError`), whether it is an
+    error, and the arguments as parsed (empty when they were not valid JSON)."""
 
     name: str
     arguments: dict[str, Any]
-    result: dict[str, Any]
+    value: BaseModel
     is_error: bool = False
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The lean JSON form of `value` (bytes as `*_GB`), as the wire carries it."""
+        return lean_result(self.value)
+
+    @property
     def content(self) -> str:
-        """The tool message content sent back to the model."""
-        return compact_json(self.result)
+        """The tool message content sent back to the model (`wire.model_content`)."""
+        return model_content(self.name, self.value)
 
 
-def _round(value: float) -> float | int:
-    if not math.isfinite(value) or value == 0:
-        return value
-    digits = SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(abs(value)))
-    rounded = round(value, digits)
-    return int(rounded) if float(rounded).is_integer() and abs(rounded) < 2**53 else rounded
-
-
-def lean(value: Any) -> Any:
-    """JSON-ready, token-lean form: nulls dropped, `*_bytes` → `*_GB`, floats rounded."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json", exclude_none=True)
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if item is None:
-                continue
-            name = str(key)
-            if isinstance(item, int | float) and not isinstance(item, bool):
-                if name.endswith("_bytes"):
-                    name, item = name.removesuffix("_bytes") + "_GB", item / GB
-                elif name.endswith("_bytes_per_s"):
-                    name, item = name.removesuffix("_bytes_per_s") + "_GB_per_s", item / GB
-            out[name] = lean(item)
-        return out
-    if isinstance(value, list | tuple):
-        return [lean(v) for v in value]
-    if isinstance(value, float):
-        return _round(value)
-    return value
-
-
-def compact_json(value: Any) -> str:
-    """Serialise without spaces (the model reads it; people see the rendered events)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def error_result(message: str, **details: Any) -> dict[str, Any]:
+def error_result(message: str, **details: Any) -> ToolError:
     """An error result the model can act on: what went wrong and what to send instead."""
-    return {"error": message, **details}
+    return ToolError(error=message, **details)
 
 
-def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> dict[str, Any]:
+def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> ToolError:
     """Turn pydantic errors into a short list naming each field and the problem."""
     problems = []
     for err in exc.errors()[:5]:
@@ -122,7 +110,7 @@ def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> dic
         problem = str(err["msg"]).removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             problem = "unknown field"
-        problems.append({"field": loc, "problem": problem})
+        problems.append(Problem(field=loc, problem=problem))
     return error_result(
         "invalid arguments; fix these fields and call again",
         problems=problems,
@@ -143,8 +131,8 @@ class Registry:
         return list(self.specs)
 
     def schemas(self, strict: bool = False) -> list[dict[str, Any]]:
-        """OpenAI `tools` list for every registered tool."""
-        return [s.schema(strict) for s in self.specs.values()]
+        """OpenAI `tools` list for every tool offered to the model."""
+        return [s.schema(strict) for s in self.specs.values() if s.offered]
 
     def call(self, name: str, arguments: str | Mapping[str, Any] | None) -> ToolOutcome:
         """Run tool `name` on raw `arguments` (a JSON string from the model, or a dict).
@@ -176,8 +164,11 @@ class Registry:
             )
         try:
             result = spec.func(validated)
+            if not isinstance(result, BaseModel):
+                raise TypeError(f"{name} returned {type(result).__name__}, not a result model")
+            lean_result(result)  # a result the wire cannot carry is a tool bug
         except ToolInputError as exc:
-            return ToolOutcome(name, parsed, dict(exc.to_dict()), is_error=True)
+            return ToolOutcome(name, parsed, ToolError.from_input_error(exc), is_error=True)
         except ValidationError as exc:  # a tool validating a nested model itself
             return ToolOutcome(
                 name, parsed, validation_error_result(exc, spec.input_model), is_error=True
@@ -193,10 +184,7 @@ class Registry:
                 ),
                 is_error=True,
             )
-        data = lean(result)
-        if not isinstance(data, dict):
-            data = {"result": data}
-        return ToolOutcome(name, parsed, data)
+        return ToolOutcome(name, parsed, result)
 
 
 def parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
@@ -224,113 +212,7 @@ def parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]
     return value
 
 
-# --- catalog look-ups -------------------------------------------------------------------------
-
-
-class FindModelInput(BaseModel):
-    """Look up one model in the catalog."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="Model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.")
-
-
-class FindGpuInput(BaseModel):
-    """Look up one GPU in the catalog."""
-
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="GPU id or alias, e.g. 'h100-sxm', 'A100 80GB'.")
-
-
-class ListModelsInput(BaseModel):
-    """List catalog models, optionally filtered."""
-
-    model_config = ConfigDict(extra="forbid")
-    contains: str | None = Field(default=None, description="Substring of id or name.")
-
-
-class ListGpusInput(BaseModel):
-    """List catalog GPUs, optionally filtered."""
-
-    model_config = ConfigDict(extra="forbid")
-    vendor: str | None = Field(default=None, description="NVIDIA, AMD or Intel.")
-    min_memory_gb: float | None = Field(
-        default=None, ge=0, description="Minimum vendor memory, GB (10^9 bytes)."
-    )
-
-
-def _short_source(source: str, limit: int = 100) -> str:
-    """The first cited source, cut to `limit` characters: the full list is in the catalog and
-    would cost hundreds of tokens per look-up."""
-    first = source.split(" | ")[0]
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
-def _model_summary(entry: ModelEntry) -> dict[str, Any]:
-    counts = entry.params
-    arch = entry.architecture
-    out: dict[str, Any] = {
-        "id": entry.id,
-        "name": entry.name,
-        "total_params": counts.total,
-        "active_params_per_token": counts.active_per_token,
-        "layers": arch.num_layers,
-        "hidden_size": arch.hidden_size,
-        "attention_heads": arch.num_attention_heads,
-        "kv_heads": arch.num_kv_heads,
-        "max_context_tokens": arch.max_context,
-        "source": _short_source(entry.source),
-    }
-    return out
-
-
-def _gpu_summary(gpu: GpuSpec) -> dict[str, Any]:
-    return {
-        "id": gpu.id,
-        "name": gpu.name,
-        "vendor": gpu.vendor,
-        "memory_bytes": gpu.memory_bytes,
-        "usable_memory_bytes": gpu.usable_memory_bytes,
-        "memory_bandwidth_bytes_per_s": gpu.memory_bandwidth_bytes_per_s,
-        "bf16_tflops": gpu.bf16_tflops,
-        "fp8_tflops": gpu.fp8_tflops,
-        "interconnect": gpu.interconnect,
-        "interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
-        "form_factor": gpu.form_factor,
-        "source": _short_source(gpu.source),
-    }
-
-
-def find_model(req: FindModelInput) -> dict[str, Any]:
-    """Catalog facts for one model (parameter counts exact from its architecture)."""
-    return _model_summary(get_catalog().model(req.name))
-
-
-def find_gpu(req: FindGpuInput) -> dict[str, Any]:
-    """Catalog facts for one GPU (bytes and bytes/s; presented as GB and GB/s)."""
-    return _gpu_summary(get_catalog().gpu(req.name))
-
-
-def list_models(req: ListModelsInput) -> dict[str, Any]:
-    """Ids, names and total parameters of catalog models matching `contains`."""
-    needle = (req.contains or "").lower()
-    rows = [
-        {"id": m.id, "name": m.name, "total_params": m.params.total}
-        for m in get_catalog().models.values()
-        if needle in m.id.lower() or needle in m.name.lower()
-    ]
-    return {"models": rows, "count": len(rows)}
-
-
-def list_gpus(req: ListGpusInput) -> dict[str, Any]:
-    """Ids, names and memory of catalog GPUs matching the filters."""
-    vendor = (req.vendor or "").lower()
-    min_bytes = (req.min_memory_gb or 0) * GB
-    rows = [
-        {"id": g.id, "name": g.name, "memory_bytes": g.memory_bytes}
-        for g in get_catalog().gpus.values()
-        if (not vendor or g.vendor.lower() == vendor) and g.memory_bytes >= min_bytes
-    ]
-    return {"gpus": rows, "count": len(rows)}
+# --- catalog look-ups (assistant/lookups.py) ---------------------------------------------
 
 
 LOOKUP_TOOLS: tuple[ToolSpec, ...] = (
@@ -368,6 +250,7 @@ class _LazyTool:
     func_module: str
     func_attr: str
     hidden: tuple[str, ...] = ()
+    offered: bool = True
 
 
 # Expert overrides not offered to the model: each costs ~20-30 tokens in every request, users
@@ -435,7 +318,9 @@ def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
         except (ImportError, AttributeError) as exc:
             missing[tool.name] = f"{tool.func_module}.{tool.func_attr} unavailable ({exc})"
             continue
-        specs.append(ToolSpec(tool.name, tool.description, input_model, func, tool.hidden))
+        specs.append(
+            ToolSpec(tool.name, tool.description, input_model, func, tool.hidden, tool.offered)
+        )
     return specs, missing
 
 

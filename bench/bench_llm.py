@@ -24,8 +24,9 @@ from assistant.conversation import Conversation  # noqa: E402
 from assistant.llm import LlmEngine  # noqa: E402
 from assistant.prompts import load_prompt  # noqa: E402
 from assistant.registry import Registry, compact_json, default_registry  # noqa: E402
-from assistant.summaries import model_view, summarize_content  # noqa: E402
+from assistant.results import load_result  # noqa: E402
 from assistant.tokens import count_text, count_tools  # noqa: E402
+from assistant.wire import lean_result, model_view  # noqa: E402
 from bench.harness import write_result  # noqa: E402
 
 BASE = "http://127.0.0.1:9/v1"
@@ -86,7 +87,9 @@ async def _round_trips(precompute: bool) -> dict[str, Any]:
             async for _ in engine.run_turn(conv, question):
                 pass
             per.append(route.call_count)
-        result_tokens += [count_text(m["content"]) for m in conv.tool_results()]
+        result_tokens += [
+            count_text(compact_json(lean_result(load_result(m)))) for m in conv.tool_results()
+        ]
         sent = [m for m in model_view(conv.messages) if m.get("role") == "tool"]
         sent_tokens += [count_text(m["content"]) for m in sent]
     return {
@@ -115,8 +118,8 @@ def _cost_results(registry: Registry) -> dict[str, Any]:
             if cost is None:
                 continue
             out = registry.call(cost.name, cost.arguments)
-            full.append(count_text(out.content))
-            sent.append(count_text(summarize_content(cost.name, out.content)))
+            full.append(count_text(compact_json(out.result)))
+            sent.append(count_text(out.content))
     return {
         "calls": len(full),
         "full_tokens_mean": sum(full) / max(1, len(full)),

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from assistant.conversation import Conversation
 from assistant.events import Done
 from assistant.offline import OfflineEngine
+from assistant.results import stored_calls
+from assistant.wire import lean_result
 
 
 async def answer(text: str) -> tuple[str, Conversation]:
@@ -19,25 +20,17 @@ async def answer(text: str) -> tuple[str, Conversation]:
 
 
 def tool_result(conversation: Conversation, name: str) -> dict[str, Any]:
-    """The first stored result of tool `name` (compact JSON, parsed)."""
-    return next(
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    )
+    """The first stored result of tool `name`, in its lean JSON form (what the model reads
+    before summarising: bytes as `*_GB`)."""
+    return next(lean_result(c.value) for c in stored_calls(conversation.messages) if c.name == name)
 
 
 def tool_calls(
     conversation: Conversation, name: str
 ) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(arguments as sent, result) of every call of tool `name`, in order."""
-    arguments = {
-        call["id"]: json.loads(call["function"]["arguments"])
-        for m in conversation.messages
-        for call in m.get("tool_calls") or []
-    }
     return [
-        (arguments[m["tool_call_id"]], json.loads(m["content"]))
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
+        (c.arguments, lean_result(c.value))
+        for c in stored_calls(conversation.messages)
+        if c.name == name
     ]

@@ -18,8 +18,10 @@ from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMess
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
+from assistant.results import load_result, tool_message
 from assistant.sessions import load_session, save_session
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
+from tools.memory import MemoryEstimate
 
 SIZE = (80, 24)  # the app must work in a classic 80×24 terminal
 
@@ -81,7 +83,8 @@ async def test_full_conversation_tool_card_streamed_answer_and_session_file(
     assert roles == ["user", "assistant", "tool", "assistant"]
     call = saved["messages"][1]["tool_calls"][0]
     assert call["function"]["name"] == "estimate_memory"
-    assert json.loads(saved["messages"][2]["content"])["headroom_GB"] == 5.791993856
+    stored = load_result(saved["messages"][2], "estimate_memory")
+    assert isinstance(stored, MemoryEstimate) and stored.headroom_bytes == 5_791_993_856
 
 
 async def test_escape_cancels_keeps_partial_answer_and_restores_prompt(
@@ -144,7 +147,7 @@ async def test_reopening_a_saved_session_restores_tool_cards(sessions_dir: Path)
             ],
         }
     )
-    conversation.add({"role": "tool", "tool_call_id": "c1", "content": json.dumps(MEMORY_RESULT)})
+    conversation.add(tool_message("c1", "estimate_memory", MEMORY_RESULT))
     conversation.add({"role": "assistant", "content": "It fits."})
     save_session(conversation, sessions_dir)
 

@@ -16,6 +16,8 @@ from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline import OfflineEngine, PlannedCall, parse_workload, plan_tool_calls
 from assistant.offline.engine import previous_workload
 from assistant.offline.render import FoldedAnswer, details_title, split_details
+from assistant.results import load_result
+from assistant.wire import lean_result
 from tests.offline_turns import answer, tool_result
 
 
@@ -116,7 +118,7 @@ async def test_verdict_leads_with_the_gpu_count_when_one_gpu_is_not_enough() -> 
     assert first.startswith("**Needs ") and "H100 SXM5" in first
     assert second.startswith("**Does not fit on 1× H100 SXM5**")
     recommend = next(
-        json.loads(m["content"])
+        lean_result(load_result(m))
         for m in conversation.messages
         if m.get("role") == "tool" and m.get("name") == "recommend"
     )
@@ -133,7 +135,7 @@ async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None
     done = next(e for e in events if isinstance(e, Done))
     assert "KV-cache tokens" not in done.text.splitlines()[0]
     cost = next(
-        json.loads(m["content"])
+        lean_result(load_result(m))
         for m in conversation.messages
         if m.get("role") == "tool" and m.get("name") == "compare_costs"
     )
@@ -218,7 +220,7 @@ def _stated_assumptions(conversation: Conversation) -> list[str]:
     stated: dict[str, None] = {}
     for message in conversation.messages:
         if message.get("role") == "tool":
-            for item in json.loads(message["content"]).get("assumptions", []):
+            for item in lean_result(load_result(message)).get("assumptions", []):
                 stated.setdefault(" ".join(str(item).split()), None)
     return list(stated)
 

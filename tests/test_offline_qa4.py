@@ -4,11 +4,12 @@ arithmetic over published configs, written in each test."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 from assistant.conversation import Conversation
 from assistant.offline import OfflineEngine
 from assistant.offline.render.verdict import about_headline
+from assistant.results import load_result
+from assistant.wire import lean_result
 from tests.offline_turns import answer, tool_result
 
 
@@ -192,7 +193,7 @@ async def test_max_context_options_are_sized_at_the_context_found() -> None:
     # was sized at the default 4,096 and said "fits: no". Both must be at the context found.
     text, conversation = await answer("what's the max context for 70B AWQ on 2x4090?")
     memory = [
-        json.loads(m["content"])
+        lean_result(load_result(m))
         for m in conversation.messages
         if m.get("role") == "tool" and m.get("name") == "estimate_memory"
     ]

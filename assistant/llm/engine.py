@@ -43,8 +43,9 @@ from assistant.llm.errors import (
 from assistant.llm.planner import Planner, offline_planner
 from assistant.prompts import load_prompt
 from assistant.registry import Registry, default_registry
-from assistant.summaries import model_view
+from assistant.results import tool_message
 from assistant.tokens import count_messages, count_text, trim_messages
+from assistant.wire import model_view
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 """Message keys sent to the endpoint; others (e.g. our `cancelled` mark) stay local."""
@@ -201,9 +202,9 @@ class LlmEngine:
         for call in calls:
             outcome = self.registry.call(call.name, call.arguments)
             events.append(ToolCallStarted(call.id, call.name, outcome.arguments))
-            conversation.add({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
+            conversation.add(tool_message(call.id, call.name, outcome.value, with_name=False))
             open_calls.remove(call)
-            events.append(ToolResult(call.id, call.name, outcome.result, outcome.is_error))
+            events.append(ToolResult(call.id, call.name, outcome.value, outcome.is_error))
         return events
 
     def _ignored_tools(self, conversation: Conversation, text: str) -> bool:
@@ -240,10 +241,11 @@ class LlmEngine:
         self, conversation: Conversation, tools: list[dict[str, Any]]
     ) -> list[dict[str, Any]]:
         system = [{"role": "system", "content": self.system_prompt}]
-        history = [{k: m[k] for k in REQUEST_KEYS if k in m} for m in conversation.messages]
         # The model gets summaries of the calculators' large results; the conversation keeps
-        # the full results (tool cards, proposals and the grounding check read those).
-        history = model_view(history)
+        # the full typed results (tool cards, proposals and the grounding check read those).
+        history = [
+            {k: m[k] for k in REQUEST_KEYS if k in m} for m in model_view(conversation.messages)
+        ]
         if not self.capabilities.tools:
             history = flatten_tool_messages(history)
         budget = self.settings.context_window_tokens - self.settings.max_output_tokens

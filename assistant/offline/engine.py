@@ -37,6 +37,7 @@ from assistant.offline.render import (
     render_answer,
     render_question,
 )
+from assistant.results import tool_message
 from tools.catalog import get_catalog
 
 if TYPE_CHECKING:
@@ -163,15 +164,8 @@ class OfflineEngine:
         for call_id, call in zip(ids, planned, strict=True):
             events.append(ToolCallStarted(call_id, call.name, call.arguments))
             outcome = self.registry.call(call.name, call.arguments)
-            events.append(ToolResult(call_id, call.name, outcome.result, outcome.is_error))
-            conversation.add(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "name": call.name,
-                    "content": outcome.content,
-                }
-            )
+            events.append(ToolResult(call_id, call.name, outcome.value, outcome.is_error))
+            conversation.add(tool_message(call_id, call.name, outcome.value))
             results.append(CallResult(call.name, call.arguments, outcome.result, outcome.is_error))
         return events, results
 

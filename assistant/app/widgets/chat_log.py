@@ -7,7 +7,6 @@ evidence as the live one.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -15,17 +14,7 @@ from textual.containers import VerticalScroll
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
-
-
-def _json_object(text: Any) -> dict[str, Any]:
-    """A stored tool-call argument or tool-result string as a dict (raw text kept if not JSON)."""
-    if isinstance(text, dict):
-        return text
-    try:
-        value = json.loads(text or "{}")
-    except (TypeError, ValueError):
-        return {"raw": str(text)}
-    return value if isinstance(value, dict) else {"value": value}
+from assistant.results import is_error, load_result, parse_arguments_text
 
 
 class ChatLog(VerticalScroll, can_focus=False):
@@ -99,11 +88,11 @@ class ChatLog(VerticalScroll, can_focus=False):
                     await self.add_tool_card(
                         str(call.get("id", "")),
                         str(function.get("name", "tool")),
-                        _json_object(function.get("arguments")),
+                        parse_arguments_text(function.get("arguments")),
                         collapsed=True,
                     )
             elif role == "tool":
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
-                    result = _json_object(message.get("content"))
-                    await card.set_result(result, is_error="error" in result)
+                    value = load_result(message, card.tool_name)
+                    await card.set_result(value, is_error=is_error(value))
