@@ -25,6 +25,7 @@ from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.wire import compact_json, lean, model_content
 from tools.cost import CostComparison
 from tools.errors import ToolInputError
+from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.recommend import Recommendation
 from tools.units import GB
@@ -94,6 +95,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         GpuFacts,
         ModelList,
         GpuList,
+        LocalServingPlan,
         ToolError,
     ]
     return {m.__name__: m for m in models}
@@ -113,6 +115,7 @@ TOOL_RESULTS: dict[str, str] = {
     "find_gpu": "GpuFacts",
     "list_models": "ModelList",
     "list_gpus": "GpuList",
+    "plan_local_serving": "LocalServingPlan",
 }
 """Tool name → the schema of its result (how a result stored untyped is read back)."""
 
