@@ -296,7 +296,25 @@ _LOCAL_HIDDEN = (
     "params",
 )
 
+# The `size` tool's input nests the workload: its expert fields are hidden there too.
+_SIZE_HIDDEN = (
+    *(f"workload.{name}" for name in _WORKLOAD_HIDDEN),
+    "workload.global_batch_sequences",
+    "workload.constraints.exclude_gpus",
+    "workload.constraints.allow_pipeline_parallel",
+)
+
 _CALCULATORS: tuple[_LazyTool, ...] = (
+    _LazyTool(
+        "size",
+        "Size a workload in one call: memory per named GPU setup, ranked options, costs, "
+        "the leading option (`headline`) and follow-ups.",
+        "tools.sizing",
+        "SizingRequest",
+        "assistant.sizing_tool",
+        "run_size",
+        (),
+    ),
     _LazyTool(
         "estimate_memory",
         "GPU memory per GPU for a model + workload: breakdown, assumptions, fit on `gpu`.",
@@ -314,6 +332,7 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "assistant.recommend_tool",
         "run_recommend",
         _WORKLOAD_HIDDEN,
+        offered=False,  # `size` answers it (and more) within the prompt budget
     ),
     _LazyTool(
         "plan_local_serving",
@@ -334,8 +353,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "CostRequest",
         "assistant.cost_tool",
         "run_cost_request",
+        offered=False,  # `size` prices its options at the load it states
     ),
 )
+
+
+def _hidden(tool: _LazyTool, input_model: type[BaseModel]) -> tuple[str, ...]:
+    if tool.name != "size":
+        return tool.hidden
+    from tools.sizing import SIZE_HIDDEN
+
+    return tuple(dict.fromkeys((*SIZE_HIDDEN, *_SIZE_HIDDEN)))
 
 
 def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
@@ -349,7 +377,14 @@ def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
             missing[tool.name] = f"{tool.func_module}.{tool.func_attr} unavailable ({exc})"
             continue
         specs.append(
-            ToolSpec(tool.name, tool.description, input_model, func, tool.hidden, tool.offered)
+            ToolSpec(
+                tool.name,
+                tool.description,
+                input_model,
+                func,
+                _hidden(tool, input_model),
+                tool.offered,
+            )
         )
     return specs, missing
 

@@ -28,6 +28,7 @@ from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.recommend import Recommendation
+from tools.sizing import SizingReport
 from tools.units import GB
 
 RESULT_KEY = "result"
@@ -96,6 +97,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         ModelList,
         GpuList,
         LocalServingPlan,
+        SizingReport,
         ToolError,
     ]
     return {m.__name__: m for m in models}

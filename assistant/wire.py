@@ -26,6 +26,7 @@ from assistant.schemas import first_sentence
 from tools.cost import CostComparison, ServingCostRow
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
+from tools.sizing import FormatFit, SizedConfiguration, SizingReport
 from tools.units import GB
 
 SIGNIFICANT_DIGITS = 6
@@ -38,6 +39,7 @@ MAX_FEASIBLE_OPTIONS = 3
 MAX_REJECTED_GPUS = 8
 MAX_API_ROWS = 3
 MAX_CONFIG_ROWS = 3
+MAX_REPORT_OPTIONS = 2
 
 SEEN_IN_FULL = "summary for the model; the user sees the full result"
 
@@ -317,8 +319,132 @@ def summarize_costs(cost: CostComparison) -> dict[str, Any]:
     return out
 
 
+_SIZED_KEYS = (
+    "gpu",
+    "num_gpus",
+    "tp",
+    "pp",
+    "weights_format",
+    "context",
+    "batch",
+    "fits",
+    "per_gpu_GB",
+    "budget_bytes_per_gpu",
+    "headroom_GB",
+)
+_BRIEF_OPTION_KEYS = (
+    "gpu",
+    "count",
+    "tp",
+    "pp",
+    "dp",
+    "per_gpu_GB",
+    "kv_cache_capacity_tokens",
+    "max_concurrent_sequences",
+)
+_BRIEF_SIZED_KEYS = ("fits", "per_gpu_GB", "budget_bytes_per_gpu")
+_BRIEF_ROW_KEYS = ("provider", "gpu", "count", "usd_per_hour", "usd_per_million_tokens", "as_of")
+_PRICE_KEYS = (
+    "provider",
+    "tier",
+    "usd_per_hour",
+    "usd_per_month",
+    "usd_per_million_tokens",
+    "usd_job",
+    "as_of",
+)
+
+
+def _sized(sized: SizedConfiguration | FormatFit) -> dict[str, Any]:
+    if sized.estimate is None:
+        return {"gpu": sized.gpu, "error": "" if sized.error is None else sized.error.text}
+    return _pick(lean(sized.estimate), _SIZED_KEYS)
+
+
+def _brief(option: Option) -> dict[str, Any]:
+    return _pick(lean(option), _BRIEF_OPTION_KEYS)
+
+
+def summarize_report(report: SizingReport) -> dict[str, Any]:
+    """The sizing report as the model reads it: the headline with its price and the load $/M
+    is priced at (with the reason), the memory verdict of each configuration named, the
+    best options, the cheapest prices, the follow-ups and the notes."""
+    out: dict[str, Any] = {"model_id": report.model_id, "weights_format": report.weights_format}
+    out["price_load"] = {"basis": report.price_load.basis, "reason": report.price_load.reason}
+    if report.question is not None:
+        out["question"] = report.question.question
+    headline = report.headline
+    if headline is not None:
+        figures = _option(headline.option)
+        for key in ("notes", "nodes", "fits", "meets_targets"):
+            figures.pop(key, None)
+        out["headline"] = {"rule": headline.rule, "reason": headline.reason, **figures}
+        if headline.price is not None:
+            out["headline"]["price"] = _pick(lean(headline.price), _PRICE_KEYS)
+    out["memory"] = [_sized(m) for m in report.memory]
+    errors = [e for e in (report.recommendation_error, report.costs_error) if e is not None]
+    if errors:
+        out["errors"] = [e.text for e in errors]
+    if report.recommendation is not None:
+        rec = summarize_recommend(report.recommendation)
+        keys = ["not_feasible", "more_feasible_gpus"]
+        if report.scale_out is None:  # else the scale-out says what holds and comes closest
+            keys += ["best_options", "nearest_feasible"]
+        out |= {key: rec[key] for key in keys if key in rec}
+        # The headline leads; two more options and the other GPUs' names are enough to say
+        # what else fits (the user sees the whole table).
+        if "best_options" in out:
+            best = [dict(o) for o in out["best_options"][:MAX_REPORT_OPTIONS]]
+            for option in best:
+                option.pop("notes", None)
+            out["best_options"] = best
+        if "more_feasible_gpus" in out:
+            out["more_feasible_gpus"] = out["more_feasible_gpus"][:MAX_REJECTED_GPUS]
+        out["notes"] = rec["notes"]
+    if report.costs is not None:
+        costs = summarize_costs(report.costs)
+        if "cheapest_by_tier" in costs:
+            out["cheapest_by_tier"] = {
+                tier: _pick(row, _BRIEF_ROW_KEYS) for tier, row in costs["cheapest_by_tier"].items()
+            }
+        serving = report.costs.serving
+        if serving is not None and serving.api_comparison:
+            out["api_comparison"] = [
+                _pick(lean(a), _API_KEYS) for a in serving.api_comparison[:MAX_REPORT_OPTIONS]
+            ]
+        for key in ("break_even_api", "training"):
+            if key in costs:
+                out[key] = costs[key]
+    if report.zero3_resize:
+        out["zero3_resize"] = [_sized(z) for z in report.zero3_resize]
+    if report.scale_out is not None:
+        scale = report.scale_out
+        out["scale_out"] = {
+            "named": {"gpu": scale.gpu, "count": scale.count},
+            "within": None if scale.within is None else _option(scale.within),
+            "holds": None if scale.holds is None else _option(scale.holds),
+        }
+    if report.lower_formats:
+        out["lower_formats"] = [{"weights": f.weights, **_sized(f)} for f in report.lower_formats]
+    if report.longest_context:
+        out["longest_context"] = [
+            _pick(lean(c), ("gpu", "count", "context_tokens", "gpu_memory_utilization"))
+            for c in report.longest_context
+        ]
+    if report.budget_check is not None:
+        check = report.budget_check
+        out["budget_check"] = {
+            "amount_usd": check.amount_usd,
+            "period": check.period,
+            "within": check.within,
+        }
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def summary(value: BaseModel) -> dict[str, Any] | None:
     """The summary the model reads of a large result; None for results sent whole."""
+    if isinstance(value, SizingReport):
+        return summarize_report(value)
     if isinstance(value, MemoryEstimate):
         return summarize_memory(value)
     if isinstance(value, Recommendation):

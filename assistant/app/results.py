@@ -19,6 +19,7 @@ from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
+from tools.sizing import SizingReport
 from tools.units import format_bytes
 
 MAX_COLUMNS = 8
@@ -71,6 +72,8 @@ class CardView:
     bars: tuple[MemoryBarData, ...] = ()
     error: str | None = None
     notice: str | None = None
+    lines: tuple[str, ...] = ()
+    """Lines shown above the table (a sizing report's headline and named configurations)."""
 
 
 def size_text(num_bytes: float | None, unit: TableUnit = CARD_UNIT) -> str:
@@ -230,6 +233,48 @@ def cost_view(cost: CostComparison) -> CardView:
     )
 
 
+def report_view(report: SizingReport) -> CardView:
+    """A sizing report: the headline (the rule that chose it, its weight format and quoted
+    price at the report's load) and each configuration named with its fit, as lines; the
+    recommender's options as the table; a bar per configuration named and per option."""
+    lines: list[str] = []
+    if report.question is not None:
+        lines.append(report.question.question)
+    headline = report.headline
+    if headline is not None:
+        o = headline.option
+        line = f"headline: {o.count}× {o.gpu} (TP {o.tp} × PP {o.pp} × {o.dp}), "
+        line += f"{headline.weights_format} weights ({headline.rule})"
+        price = headline.price
+        if price is not None and price.usd_per_million_tokens is not None:
+            line += f", {price.usd_per_million_tokens:,.3f} USD/M{report.price_load.label}"
+        elif price is not None:
+            line += f", {price.usd:,.2f} USD ({price.tier})"
+        lines.append(line)
+    for sized in report.memory:
+        est = sized.estimate
+        if est is None:
+            problem = "not sized" if sized.error is None else sized.error.text
+            lines.append(f"{sized.count}× {sized.gpu or 'GPU'}: {problem}")
+        elif est.fits is not None:
+            verdict = "fits" if est.fits else "does not fit"
+            lines.append(
+                f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes)} of "
+                f"{size_text(est.budget_bytes_per_gpu)} per GPU)"
+            )
+    bars = [bar for m in report.memory if m.estimate and (bar := estimate_bar(m.estimate))]
+    table = ResultTable((), ())
+    if report.recommendation is not None:
+        table = options_table(report.recommendation.options)
+        bars += [option_bar(o) for o in report.recommendation.options[:MAX_ROWS]]
+    return CardView(
+        table=table,
+        warnings=(*report.warnings, *(n.text for n in report.notes)),
+        bars=tuple(bars),
+        lines=tuple(lines),
+    )
+
+
 def _facts_view(value: BaseModel) -> CardView:
     rows = []
     for name, item in value:
@@ -264,6 +309,7 @@ _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any], CardView]], ...] = (
     (MemoryEstimate, memory_view),
     (Recommendation, recommendation_view),
     (CostComparison, cost_view),
+    (SizingReport, report_view),
     (ModelFacts, _facts_view),
     (GpuFacts, _facts_view),
     (ModelList, lambda v: _list_view(v.models)),

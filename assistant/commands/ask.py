@@ -3,9 +3,15 @@
 Uses the configured endpoint when there is one (`assistant.engines.make_engine`), the offline
 engine otherwise or with `--offline`. The offline answer's last part — the tools' assumptions
 on sources, formulas and constants (`assistant.offline.render.split_details`) — is replaced by
-one line saying how many there are; `--details` prints them. `--json` prints the parsed
-workload, the tool calls with their results, and the full answer. The offline path never
-imports openai or textual.
+one line saying how many there are; `--details` prints them.
+
+With a model endpoint, the answer printed leads with the deterministic verdict rendered from
+the turn's sizing report (`assistant.offline.render.verdict_text`: the lines the offline answer
+leads with), then the model's explanation, then the figures of it no tool result supports.
+
+`--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
+model reads them), the sizing report's headline, weight format and price load, the tools'
+assumptions, and the full answer. The offline path never imports openai or textual.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
 from tools.errors import ToolInputError
+from tools.sizing import SizingReport
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
@@ -70,16 +77,26 @@ async def _run_turn(
     engine: Engine, question: str, stream: bool, details: bool = True
 ) -> tuple[Done | None, list[Any]]:
     """Run one turn, streaming the answer to stdout when `stream`; without `details` the folded
-    assumptions are held back (the visible part is a prefix of the text, so it streams)."""
-    from assistant.offline.render import split_details
+    assumptions are held back (the visible part is a prefix of the text, so it streams). An
+    LLM answer is led by the verdict of the turn's sizing report, printed as soon as the
+    report is there (before the model's first word)."""
+    from assistant.offline.render import split_details, verdict_text
 
     conversation = Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
     text, shown = "", 0
+    verdict_due = engine.mode == "llm" and stream
     async for event in engine.run_turn(conversation, question):
         events.append(event)
-        if isinstance(event, TextDelta) and stream:
+        if verdict_due and isinstance(event, ToolResult) and isinstance(event.value, SizingReport):
+            verdict_due = False
+            if not text:
+                lead = verdict_text(event.value)
+                if lead:
+                    sys.stdout.write(lead + "\n")
+                    sys.stdout.flush()
+        elif isinstance(event, TextDelta) and stream:
             text += event.text
             visible = text if details else split_details(text).visible
             sys.stdout.write(visible[shown:])
@@ -92,6 +109,35 @@ async def _run_turn(
     return done, events
 
 
+def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The turn's sizing report as `--json` shows it (headline, weight format, price load)
+    and every assumption the tools stated (report first, then other results)."""
+    from assistant.commands.recommend import headline_record
+
+    report = next(
+        (
+            e.value
+            for e in events
+            if isinstance(e, ToolResult) and isinstance(e.value, SizingReport)
+        ),
+        None,
+    )
+    assumptions = [] if report is None else list(report.assumptions)
+    for event in events:
+        if isinstance(event, ToolResult) and not isinstance(event.value, SizingReport):
+            assumptions += [str(a) for a in getattr(event.value, "assumptions", [])]
+    if report is None:
+        return None, list(dict.fromkeys(assumptions))
+    record = {
+        "model_id": report.model_id,
+        "weights_format": report.weights_format,
+        "headline": headline_record(report),
+        "price_load": report.price_load.model_dump(mode="json"),
+        "question": None if report.question is None else report.question.question,
+    }
+    return record, list(dict.fromkeys(assumptions))
+
+
 def _json_report(question: str, engine: Engine, done: Done | None, events: list[Any]) -> str:
     calls: dict[str, dict[str, Any]] = {}
     for event in events:
@@ -99,6 +145,7 @@ def _json_report(question: str, engine: Engine, done: Done | None, events: list[
             calls[event.call_id] = {"name": event.name, "arguments": event.arguments}
         elif isinstance(event, ToolResult) and event.call_id in calls:
             calls[event.call_id] |= {"result": event.result, "is_error": event.is_error}
+    sizing, assumptions = _sizing_record(events)
     workload: dict[str, Any] | None = None
     if engine.mode == "offline":
         from assistant.offline import parse_workload
@@ -109,20 +156,31 @@ def _json_report(question: str, engine: Engine, done: Done | None, events: list[
         "engine": engine.mode,
         "workload": workload,
         "tool_calls": list(calls.values()),
+        "sizing": sizing,
+        "assumptions": assumptions,
         "answer": done.text if done else None,
         "unverified_figures": list(done.unverified_figures) if done else [],
     }
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def _after_answer(text: str, details: bool) -> str:
-    """What follows the streamed answer: the folded-assumptions line, or a final newline."""
+def _after_answer(text: str, details: bool, flagged: tuple[str, ...] = ()) -> str:
+    """What follows the streamed answer: the folded-assumptions line (or a final newline),
+    then the figures no tool result supports."""
     from assistant.offline.render import split_details
 
     folded = split_details(text)
     if not details and folded.title is not None:
-        return f"+ {folded.title}: add --details to see them.\n"
-    return "" if text.endswith("\n") else "\n"
+        out = f"+ {folded.title}: add --details to see them.\n"
+    else:
+        out = "" if text.endswith("\n") else "\n"
+    if flagged:
+        out += (
+            "! Figures not found in this turn's tool results (check before relying on them): "
+            + ", ".join(flagged)
+            + "\n"
+        )
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(_json_report(question, engine, done, events))
     elif done is not None:
-        print(_after_answer(done.text, args.details), end="")
+        print(_after_answer(done.text, args.details, done.unverified_figures), end="")
     if args.proposal and done is not None:
         from assistant.proposal import write_proposal
 

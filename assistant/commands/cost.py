@@ -1,9 +1,10 @@
 """`gpu-sizer cost`: cloud cost per hour, month and million tokens; hosted API comparison.
 
-Two ways in: `--model` (plus the workload flags) asks `tools.recommend` for the configurations
-that fit and their throughput, then prices each; without a model, `--gpu`, `--count` and
-`--tokens-per-s` describe one configuration directly. User prices come from `--prices PATH`,
-else from `<user config dir>/gpu-sizer/prices.toml` when that file exists.
+Two ways in: `--model` (plus the workload flags) asks `tools.sizing.size` — the same report
+`recommend`, `ask` and the proposal present — and prints its costs, led by its headline (the
+option, weight format and $/M tokens at the load the report states); without a model, `--gpu`,
+`--count` and `--tokens-per-s` describe one configuration directly. User prices come from
+`--prices PATH`, else from `<user config dir>/gpu-sizer/prices.toml` when that file exists.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from assistant.commands._args import (
     validated,
 )
 from assistant.commands._table import render_table
+from assistant.commands.recommend import headline_lines, headline_record
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
     PriceFilter,
@@ -34,12 +36,11 @@ from tools.cost import (
     TrainingCostRow,
     UsageProfile,
     compare_costs,
-    ranking_prices,
-    serving_inputs,
     training_costs,
     training_inputs,
 )
 from tools.errors import ToolInputError
+from tools.notes import texts
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
     TIERS,
@@ -47,6 +48,7 @@ from tools.pricing import (
     load_price_book,
     staleness_warning,
 )
+from tools.sizing import PricingScope, SizingReport, SizingRequest
 
 ROWS_PER_TIER = 5
 
@@ -62,7 +64,7 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         help="local model instead of --model: a GGUF file, model folder or safetensors index",
     )
     w.add_argument(
-        "--weights", help="weight format (default bf16 with --model; the file's own with a file)"
+        "--weights", help="weight format (default: the model's own, as `recommend` sizes it)"
     )
     w.add_argument(
         "--users",
@@ -83,6 +85,16 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         help="ZeRO / FSDP sharding stage for data-parallel training",
     )
     w.add_argument("--max-gpus", type=positive_int, help="most GPUs in one configuration")
+    w.add_argument(
+        "--objective",
+        choices=["cheapest", "cheapest_per_token", "fastest", "fewest_gpus"],
+        help="what the headline option is chosen by (as `recommend --objective`)",
+    )
+    w.add_argument(
+        "--budget-usd-per-hour",
+        type=positive_number,
+        help="most USD/hour for a configuration, as a target (as `recommend`)",
+    )
     w.add_argument("--single-node", action="store_true", help="one server only")
     d = p.add_argument_group("one configuration given directly (no --model)")
     d.add_argument(
@@ -177,6 +189,8 @@ _FLAGS = {
     "model": "--model",
     "model_file": "--model-file",
     "constraints.max_gpus": "--max-gpus",
+    "constraints.budget_usd_per_hour": "--budget-usd-per-hour",
+    "objective": "--objective",
 }
 
 
@@ -216,14 +230,15 @@ def _profile(args: argparse.Namespace) -> UsageProfile:
     return validated(UsageProfile, fields, _FLAGS)
 
 
-def _from_recommender(
-    args: argparse.Namespace, book: PriceBook, flt: PriceFilter, today: date
-) -> tuple[list[ServingCostInput], list[TrainingCostInput], str, list[str]]:
-    from tools.recommend import recommend
+def _sizing_request(
+    args: argparse.Namespace, flt: PriceFilter, profile: UsageProfile
+) -> SizingRequest:
+    """The sizing question the flags ask (`tools.sizing.SizingRequest`): the workload flags,
+    the price filters as its pricing scope; a training `--count` sizes every layout up to it."""
     from tools.workload import validate_workload
 
     data: dict[str, Any] = {"model": args.model, "model_file": args.model_file}
-    data["weights"] = args.weights or ("bf16" if args.model else None)
+    data["weights"] = args.weights  # unset: the model's own format, as every surface sizes it
     data = {key: value for key, value in data.items() if value is not None}
     for key, value in (
         # Users left unset when not given: with only --tokens-per-s the recommender plans the
@@ -246,32 +261,77 @@ def _from_recommender(
         constraints["only_gpus"] = flt.gpus
     if args.max_gpus is not None:
         constraints["max_gpus"] = args.max_gpus
+    if args.budget_usd_per_hour is not None:
+        constraints["budget_usd_per_hour"] = args.budget_usd_per_hour
+    if args.objective is not None:
+        data["objective"] = args.objective
     fixed_count = _fixed_training_count(args)
     if fixed_count is not None:
         # Every layout up to the count is evaluated ("fastest" tries them all), so the ones of
         # exactly that many GPUs are among the recommender's options or rejected layouts.
         constraints["max_gpus"] = fixed_count
+        data["objective"] = "fastest"
     data["constraints"] = constraints
-    data["objective"] = "cheapest" if fixed_count is None else "fastest"
-    prices = ranking_prices(book, flt, today, args.max_age_days)
     try:
         workload = validate_workload(data)
     except ToolInputError as exc:
         given = {**data, **{f"constraints.{k}": v for k, v in constraints.items()}}
         raise flag_error(exc, _FLAGS, given) from None
-    rec = recommend(workload, prices)
+    scope = {
+        "eu_only": flt.eu_only,
+        "eur_to_usd": flt.eur_to_usd,
+        "tiers": flt.tiers,
+        "providers": flt.providers,
+        "max_usd_per_hour": flt.max_usd_per_hour,
+        "include_superseded": flt.include_superseded,
+        "max_price_age_days": args.max_age_days,
+        "usage": profile,
+        "spot_interruption_overhead": args.spot_overhead,
+    }
+    return SizingRequest(workload=workload, pricing=PricingScope.model_validate(scope))
+
+
+def _from_report(
+    args: argparse.Namespace, report: SizingReport, book: PriceBook, flt: PriceFilter, today: date
+) -> tuple[ServingCostResult | None, TrainingCostResult | None, list[str]]:
+    """The report's costs and the notes that go with them. A training `--count` prices, per
+    GPU type, the fastest layout of exactly that many GPUs the report's recommender sized."""
+    rec = report.recommendation
+    if rec is None:
+        error = report.recommendation_error
+        problem = "could not be sized" if error is None else error.problem
+        raise ToolInputError("--model" if error is None else error.field, problem)
+    fixed_count = _fixed_training_count(args)
+    warnings = [f"warning: {w}" for w in texts(rec.warnings)]
     if fixed_count is not None:
         jobs = _training_at_count(fixed_count, rec.options + rec.rejected, args.zero)
         notes = [
             f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
             f"exactly {fixed_count} GPUs (--count) per GPU type",
-            *(f"warning: {w}" for w in rec.warnings),
+            *warnings,
         ]
-        return [], jobs, rec.model_id, notes
-    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
-    notes += [f"warning: {w}" for w in rec.warnings]
-    serving = serving_inputs(rec.options)
-    if args.task == "inference" and not serving:
+        kwargs: dict[str, Any] = {
+            "deadline_hours": args.deadline_hours,
+            "freshness": (today, args.max_age_days),
+        }
+        if args.spot_overhead is not None:
+            kwargs["spot_interruption_overhead"] = args.spot_overhead
+        try:
+            train = training_costs(jobs, book, flt, **kwargs)
+        except ToolInputError as exc:
+            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
+        return None, train, notes
+    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *texts(rec.notes)]
+    notes += warnings
+    if report.costs_error is not None:
+        raise flag_error(
+            ToolInputError(report.costs_error.field, report.costs_error.problem),
+            _FLAGS,
+            {report.costs_error.field: args.spot_overhead},
+        )
+    costs = report.costs
+    serving = None if costs is None or report.priced_nearest else costs.serving
+    if args.task == "inference" and serving is None:
         # A setup that misses the targets is not an offer: price none, say what comes closest.
         if any(o.fits for o in rec.options):
             notes.append(
@@ -280,7 +340,7 @@ def _from_recommender(
             )
         else:
             notes.append(rec.nearest_feasible or "no configuration fits")
-    return serving, training_inputs(rec.options), rec.model_id, notes
+    return serving, None if costs is None else costs.training, notes
 
 
 def _fixed_training_count(args: argparse.Namespace) -> int | None:
@@ -330,6 +390,25 @@ def _training_at_count(count: int, options: list[Any], zero: int | None) -> list
     raise ToolInputError("--count", problem, allowed)
 
 
+def _direct_costs(
+    args: argparse.Namespace, book: PriceBook, flt: PriceFilter, profile: UsageProfile, today: date
+) -> tuple[ServingCostResult | None, TrainingCostResult | None]:
+    """One configuration given directly (--gpu, --count, --tokens-per-s / --training-hours)."""
+    serving, training = _direct(args, flt)
+    freshness = (today, args.max_age_days)
+    result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
+    train = None
+    if training:
+        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours, "freshness": freshness}
+        if args.spot_overhead is not None:
+            kwargs["spot_interruption_overhead"] = args.spot_overhead
+        try:
+            train = training_costs(training, book, flt, **kwargs)
+        except ToolInputError as exc:
+            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
+    return result, train
+
+
 def _direct(
     args: argparse.Namespace, flt: PriceFilter
 ) -> tuple[list[ServingCostInput], list[TrainingCostInput]]:
@@ -363,36 +442,32 @@ def run(args: argparse.Namespace) -> int:
     book = _book(args)
     flt = _filter(args)
     profile = _profile(args)
-    model_id: str | None = None
     notes: list[str] = []
     today = date.today()
+    report: SizingReport | None = None
     if args.model or args.model_file:
-        serving, training, model_id, notes = _from_recommender(args, book, flt, today)
+        from assistant.sizing_tool import run_size
+
+        report = run_size(_sizing_request(args, flt, profile), book, today)
+        result, train, notes = _from_report(args, report, book, flt, today)
     else:
-        serving, training = _direct(args, flt)
+        result, train = _direct_costs(args, book, flt, profile, today)
         if args.tokens_per_s is None:
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
-    training_only = args.task != "inference" and bool(training)
-    freshness = (today, args.max_age_days)
-    result = compare_costs(serving, book, flt, profile, model_id, freshness) if serving else None
-    train = None
-    if training:
-        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours, "freshness": freshness}
-        if args.spot_overhead is not None:
-            kwargs["spot_interruption_overhead"] = args.spot_overhead
-        try:
-            train = training_costs(training, book, flt, **kwargs)
-        except ToolInputError as exc:
-            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
-    if training_only:
+    if args.task != "inference" and train is not None:
         result = None
     warnings = _staleness(result, train, book, today, args.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
     if args.json:
-        print(json.dumps(_json(result, train, notes, warnings), indent=2))
+        out = _json(result, train, notes, warnings)
+        if report is not None:
+            out["headline"] = headline_record(report)
+            out["price_load"] = report.price_load.model_dump(mode="json")
+        print(json.dumps(out, indent=2))
     else:
-        print(_text(result, train, notes, warnings, args.all))
+        lead = [] if report is None else headline_lines(report)
+        print("\n".join([*lead, _text(result, train, notes, warnings, args.all)]))
     return 0
 
 
@@ -518,13 +593,8 @@ def _unconverted_line(note: str | None) -> list[str]:
 
 def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
     """What a buyer must check about the rows shown (a per-GPU quote for a group that needs one
-    machine, a stale price, an unconverted currency); billed GPUs are in the table already."""
-    return [
-        f"  {r.provider} {r.gpu} ×{r.count}: {note}"
-        for r in rows
-        for note in r.notes
-        if not note.startswith("billed for")
-    ]
+    machine, whole instances billed, a stale price, an unconverted currency)."""
+    return [f"  {r.provider} {r.gpu} ×{r.count}: {note}" for r in rows for note in r.notes]
 
 
 def _training_text(train: TrainingCostResult, show_all: bool) -> str:

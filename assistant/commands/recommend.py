@@ -1,7 +1,10 @@
 """`gpu-sizer recommend`: the smallest configuration on each GPU that fits and meets the targets.
 
-The memory helper's argument builder did not exist when this was written, so the model and
-memory flags are declared here with the same names as `gpu-sizer memory`.
+It asks `tools.sizing.size` (through `assistant.sizing_tool.run_size`, the same call every
+surface makes) and prints the report's recommendation, led by the report's headline: the option,
+weight format and $/M tokens (at the load the report states) that `cost`, `ask` and the
+proposal quote for the same workload. The model and memory flags are declared here with the
+same names as `gpu-sizer memory`.
 """
 
 from __future__ import annotations
@@ -12,6 +15,9 @@ from typing import Any
 
 from assistant.commands._args import token_count
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
+from tools.errors import ToolInputError
+from tools.notes import texts
+from tools.sizing import SizingReport, SizingRequest
 from tools.units import format_bytes
 
 # With no lengths given, the shared default shape, scaled down to a shorter model maximum.
@@ -82,9 +88,23 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exclude", nargs="+", dest="exclude_gpus", metavar="GPU")
     parser.add_argument("--single-node", dest="single_node", action="store_true", default=None)
     parser.add_argument("--budget-usd-per-hour", dest="budget_usd_per_hour", type=float)
+    parser.add_argument(
+        "--eu-only",
+        dest="region",
+        action="store_const",
+        const="eu",
+        help="rank by EU-region prices only (as `cost --eu-only` prices)",
+    )
 
 
-_CONSTRAINTS = ("max_gpus", "only_gpus", "exclude_gpus", "single_node", "budget_usd_per_hour")
+_CONSTRAINTS = (
+    "max_gpus",
+    "only_gpus",
+    "exclude_gpus",
+    "single_node",
+    "budget_usd_per_hour",
+    "region",
+)
 
 
 def workload_arguments(args: argparse.Namespace) -> dict[str, Any]:
@@ -144,16 +164,69 @@ def option_record(option: Any, training: bool) -> dict[str, Any]:
     return record
 
 
+def headline_record(report: SizingReport) -> dict[str, Any] | None:
+    """The JSON form of the report's headline: option, rule, weight format, quoted price."""
+    headline = report.headline
+    if headline is None:
+        return None
+    o = headline.option
+    price = headline.price
+    return {
+        "gpu": o.gpu,
+        "count": o.count,
+        "tp": o.tp,
+        "pp": o.pp,
+        "dp": o.dp,
+        "rule": headline.rule,
+        "reason": headline.reason,
+        "weights_format": headline.weights_format,
+        "price": None if price is None else price.model_dump(mode="json"),
+    }
+
+
+def headline_lines(report: SizingReport) -> list[str]:
+    """The report's headline in plain text: what leads, why, its format and price, and the
+    load $/M tokens is priced at (the same on every surface)."""
+    headline = report.headline
+    if headline is None:
+        rec = report.recommendation
+        nearest = None if rec is None else rec.nearest_feasible
+        return [f"headline: none fits and meets the targets{'; ' + nearest if nearest else ''}"]
+    line = f"headline: {headline.label}, {headline.weights_format} weights ({headline.reason})"
+    price = headline.price
+    if price is not None:
+        tier = price.tier.replace("_", "-")
+        if price.usd_job is not None:
+            line += f"; {price.usd_job:,.2f} USD {tier} for the job"
+        else:
+            line += f"; {price.usd_per_hour or 0:,.2f} USD/h {tier}"
+            if price.usd_per_million_tokens is not None:
+                line += (
+                    f", {price.usd_per_million_tokens:,.3f} USD/M output tokens"
+                    f"{report.price_load.label}"
+                )
+        line += f" ({price.provider}, {price.as_of})"
+    return [line, f"priced: {report.price_load.reason}"]
+
+
 def run(args: argparse.Namespace) -> int:
-    from assistant.recommend_tool import run_recommend
+    from assistant.sizing_tool import run_size
     from tools.workload import validate_workload
 
     workload = validate_workload(workload_arguments(args))
-    result = run_recommend(workload)
+    report = run_size(SizingRequest(workload=workload))
+    if report.recommendation is None:
+        error = report.recommendation_error
+        raise ToolInputError(
+            error.field if error else "model", error.problem if error else "could not be sized"
+        )
+    result = report.recommendation
     training = workload.is_training
     assumptions = result.assumptions  # the defaulted request lengths lead them
     if args.json:
         out: dict[str, Any] = {
+            "headline": headline_record(report),
+            "price_load": report.price_load.model_dump(mode="json"),
             "model_id": result.model_id,
             "total_params": result.total_params,
             "active_params": result.active_params,
@@ -161,15 +234,17 @@ def run(args: argparse.Namespace) -> int:
             "weight_bytes": result.weight_bytes,
             "kv_cache_bytes_per_token": result.kv_cache_bytes_per_token,
             "options": [option_record(o, training) for o in result.options],
-            "notes": result.notes,
+            "notes": texts(result.notes),
             "nearest_feasible": result.nearest_feasible,
-            "warnings": result.warnings,
+            "warnings": texts(result.warnings),
             "assumptions": assumptions,
         }
         if args.all_layouts:
             out["rejected"] = [option_record(o, training) for o in result.rejected]
         print(json.dumps(out, indent=2))
         return 0
+    for line in headline_lines(report):
+        print(line)
     print(
         f"{result.model_id}: {result.total_params:,} parameters ({result.active_params:,} "
         f"active), {result.weights_format} weights {format_bytes(result.weight_bytes, 'GiB')}, "
@@ -207,8 +282,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"    · {note}")
     for warning in result.warnings:
         print(f"warning: {warning}")
-    for note in result.notes:
-        print(f"note: {note}")
+    for line in texts(result.notes):
+        print(f"note: {line}")
     if result.nearest_feasible:
         print(result.nearest_feasible)
     print("assumptions:")

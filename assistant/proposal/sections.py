@@ -44,6 +44,14 @@ def _options(inputs: ProposalInputs) -> list[Option]:
 
 
 def _recommended(inputs: ProposalInputs) -> Option | None:
+    """The option the proposal recommends: the sizing report's headline (`tools.sizing`, the
+    option every surface leads with); for a session without a report, `_legacy_recommended`."""
+    if inputs.report is not None:
+        return inputs.headline
+    return _legacy_recommended(inputs)
+
+
+def _legacy_recommended(inputs: ProposalInputs) -> Option | None:
     """The option the proposal recommends: the GPUs the user named ('on 8× H200', the last
     turn's sized configuration) when the recommender's layout at exactly that count meets the
     targets (QA round 4, 1: not a smaller layout within them), else the recommender's first
@@ -155,6 +163,9 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
                 f"For {model}, no evaluated configuration meets every target."
                 + (f" {nearest}" if nearest else "")
             )
+    priced = _headline_price(inputs)
+    if priced:
+        parts.append(priced)
     cheapest = _cheapest_rows(inputs)
     if cheapest:
         tier, row = cheapest[0]
@@ -169,6 +180,27 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
     if not parts:
         parts.append("The session holds no memory, recommendation or cost result to report.")
     return " ".join(parts)
+
+
+def _headline_price(inputs: ProposalInputs) -> str | None:
+    """The recommended configuration's quoted price and $/M tokens at the report's price load
+    (with its reason): the same figures every other surface quotes."""
+    report = inputs.report
+    if report is None or report.headline is None or report.headline.price is None:
+        return None
+    price = report.headline.price
+    tier = price.tier.replace("_", " ")
+    where = f"({tier}, {price.provider}, as of {price.as_of})"
+    if price.usd_job is not None:
+        job = f"Priced at {format_number(price.usd_job)} USD for the job {where}."
+        return f"{job} {report.price_load.reason}"
+    text = f"Priced at {_money(price.usd_per_hour, 'USD')} per hour {where}"
+    if price.usd_per_million_tokens is not None:
+        text += (
+            f": {format_number(price.usd_per_million_tokens)} USD per million output tokens"
+            f"{report.price_load.label}"
+        )
+    return f"{text}. {report.price_load.reason}"
 
 
 # --- 2. workload and assumptions ---------------------------------------------------------------
@@ -195,10 +227,7 @@ def workload_blocks(inputs: ProposalInputs) -> list[Block]:
     if inputs.notices:
         blocks.append(Paragraph("Left out of this proposal:", note=True))
         blocks.append(BulletList(inputs.notices))
-    calls: list[tuple[str, dict[str, Any]]] = [(r.name, r.arguments) for r in inputs.memory]
-    if inputs.recommend is not None:
-        calls.append((inputs.recommend.name, inputs.recommend.arguments))
-    for name, arguments in calls:
+    for name, arguments in inputs.arguments:
         rows = tuple((key, text_value(value)) for key, value in _flatten(arguments))
         blocks.append(Heading(f"Arguments of {name}", 3))
         if rows:
@@ -521,7 +550,10 @@ def risk_blocks(inputs: ProposalInputs) -> list[Block]:
             f"Headroom: {bytes_as_gib(best.headroom_bytes)} GiB per GPU is left under the "
             f"{bytes_as_gib(best.budget_bytes_per_gpu)} GiB budget at the requested load."
         )
-    fmt = next((m.result.weights_format for m in inputs.memory), None)
+    # The format every surface states: the report's (the recommender's sized format), else
+    # the first estimate's.
+    fmt = inputs.report.weights_format if inputs.report is not None else None
+    fmt = fmt or next((m.result.weights_format for m in inputs.memory), None)
     if fmt is None and rec is not None:
         fmt = rec.weights_format
     if rec is not None or fmt:

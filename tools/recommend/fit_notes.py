@@ -9,6 +9,7 @@ from typing import Any
 
 from tools.advice import engine_reserve_note, one_node_note
 from tools.catalog import get_catalog
+from tools.notes import Note
 from tools.pricing import RankingPrices
 from tools.recommend.inference import _inference_option
 from tools.recommend.layouts import _node_size, _tp_candidates
@@ -24,7 +25,7 @@ SEQUENCE_STEP = 256
 """Granularity of the longest-fitting training sequence search, tokens."""
 
 
-def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
+def _shorter_sequence_note(w: Workload, closest: Option) -> list[Note]:
     """Training that fits nowhere: the longest sequence (a multiple of SEQUENCE_STEP tokens)
     with which the closest layout fits, found by asking the memory calculator (activations
     grow with the sequence; weights and optimizer state do not). Empty when none fits."""
@@ -44,11 +45,19 @@ def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
             hi = mid - 1
     if lo == 0:
         return []
-    return [
+    text = (
         f"Shorter sequences fit: {closest.count}× {closest.gpu_name} (TP={closest.tp}, "
         f"PP={closest.pp}) holds training sequences of up to {lo * SEQUENCE_STEP:,} tokens at "
         f"micro-batch {batch:,}; {w.training_sequence_tokens:,} tokens need "
         f"{_gib(closest.per_gpu_bytes)} per GPU > {_gib(closest.budget_bytes_per_gpu)} budget."
+    )
+    return [
+        Note(
+            code="shorter_training_sequences",
+            text=text,
+            gpu=closest.gpu,
+            count=closest.count,
+        )
     ]
 
 
@@ -60,11 +69,11 @@ def _fit_notes(
     per_gpu: dict[str, list[Option]],
     prices: RankingPrices,
     base: Any,
-) -> list[str]:
+) -> list[Note]:
     """Data-triggered fit notes: the engine reserve deciding a one-GPU fit, and a model that
     does not fit one node (with what does: more nodes, fp8 weights, larger GPUs)."""
     catalog = get_catalog()
-    notes: list[str] = []
+    notes: list[Note] = []
     chosen = {o.gpu: o for o in best}
     # Failed 1-GPU layouts, grouped by GPU types with the same memory (H200 SXM / NVL).
     singles: dict[tuple[int, int], list[Option]] = {}

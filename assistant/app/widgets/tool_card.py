@@ -100,6 +100,7 @@ class ToolCard(Collapsible):
         widgets: list[Static | MemoryBar] = []
         if view.notice:
             widgets.append(Static(Text(view.notice), classes="warning"))
+        widgets.extend(Static(Text(line), classes="results") for line in view.lines)
         if self.table.rows:
             widgets.append(Static(rich_table(self.table), classes="results"))
         widgets.extend(Static(Text(f"⚠ {warning}"), classes="warning") for warning in view.warnings)
