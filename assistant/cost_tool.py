@@ -116,6 +116,15 @@ class CostRequest(BaseModel):
         default=None, gt=0, le=HOURS_PER_MONTH, description="Hours with traffic (730 = always)."
     )
     scale_to_zero: bool = Field(default=False, description="Bill active hours only.")
+    api_providers: list[str] = Field(
+        default_factory=list, description="Hosted API providers to compare with (substrings)."
+    )
+    output_tokens_per_month: float | None = Field(
+        default=UsageProfile.model_fields["output_tokens_per_month"].default,
+        gt=0,
+        le=1e15,
+        description="Output tokens a month: self-hosted vs API at it.",
+    )
     deadline_hours: float | None = Field(
         default=None, gt=0, description="Training deadline, wall-clock hours."
     )
@@ -158,6 +167,7 @@ def run_cost_request(req: CostRequest) -> CostComparison:
         tiers=req.tiers,
         max_usd_per_hour=req.max_usd_per_hour,
         eur_to_usd=rate,
+        api_providers=req.api_providers,
     )
     profile_fields: dict[str, Any] = {
         "utilization": req.utilization,
@@ -165,6 +175,8 @@ def run_cost_request(req: CostRequest) -> CostComparison:
     }
     if req.active_hours_per_month is not None:
         profile_fields["active_hours_per_month"] = req.active_hours_per_month
+    if req.output_tokens_per_month is not None:
+        profile_fields["output_tokens_per_month"] = req.output_tokens_per_month
     profile = UsageProfile(**profile_fields)
     serving = [
         ServingCostInput(

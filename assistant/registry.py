@@ -304,6 +304,9 @@ _SIZE_HIDDEN = (
     "workload.constraints.allow_pipeline_parallel",
 )
 
+# The API providers to compare with: the offline planner's, from a named API ('the Groq API').
+_COST_HIDDEN = ("api_providers",)
+
 _CALCULATORS: tuple[_LazyTool, ...] = (
     _LazyTool(
         "size",
@@ -353,6 +356,7 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "CostRequest",
         "assistant.cost_tool",
         "run_cost_request",
+        _COST_HIDDEN,
         offered=False,  # `size` prices its options at the load it states
     ),
 )

@@ -139,6 +139,19 @@ def tool_message(
     return message
 
 
+def cleaned(value: BaseModel) -> BaseModel:
+    """`value` with every string passed through `assistant.sanitize.clean_value` (no terminal
+    escape sequence a tool echoed back reaches a card, a session or stdout); the same object
+    when nothing needed cleaning."""
+    from assistant.sanitize import clean_value
+
+    data = value.model_dump(mode="json")
+    clean = clean_value(data)
+    if clean == data:
+        return value
+    return type(value).model_validate(clean)
+
+
 def is_error(value: BaseModel) -> bool:
     """Whether a loaded result is a failed call."""
     return isinstance(value, ToolError)

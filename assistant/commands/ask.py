@@ -12,6 +12,11 @@ leads with), then the model's explanation, then the figures of it no tool result
 `--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
 model reads them), the sizing report's headline, weight format and price load, the tools'
 assumptions, and the full answer. The offline path never imports openai or textual.
+
+Every answer is saved as a session (assistant/sessions.py; `--no-save` skips it), so
+`gpu-sizer proposal --session ID` renders it and a later `ask` continues it, as `llm -c` does:
+`--continue` (`-c`) adds the question to the most recent session, `--session ID` to that one.
+A follow-up ("and what if we use fp8 instead?") then refines the workload asked about before.
 """
 
 from __future__ import annotations
@@ -21,14 +26,19 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assistant.commands._args import positive_number
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from assistant.sanitize import clean_text
+from assistant.turn_stream import clean_events
 from tools.errors import ToolInputError
 from tools.sizing import SizingReport
+
+if TYPE_CHECKING:
+    from assistant.session_store import SessionStore
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
@@ -59,7 +69,45 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         help="US dollars per euro, to compare EUR-priced offers (default: GPU_SIZER_EUR_TO_USD "
         "or eur_to_usd in config.toml; none: EUR offers are named but not compared)",
     )
+    thread = parser.add_mutually_exclusive_group()
+    thread.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the most recent session: a follow-up refines what was asked before",
+    )
+    thread.add_argument(
+        "--session",
+        "--cid",
+        metavar="ID",
+        help="continue the saved session ID (the id `ask` prints after each answer)",
+    )
+    parser.add_argument(
+        "--no-save",
+        action="store_true",
+        help="do not save this turn as a session (nothing to continue or write a proposal from)",
+    )
     add_config_arguments(parser)
+
+
+def _conversation(args: argparse.Namespace, engine: Engine, store: SessionStore) -> Conversation:
+    """The conversation this question joins: the session named, the latest readable one, or a
+    new one, opened through `store` so saving it never overwrites what another gpu-sizer wrote
+    meanwhile. Unknown ids and nothing to continue are a ToolInputError naming the flag."""
+    from assistant.sessions import list_sessions, open_session
+
+    if getattr(args, "session", None):
+        loaded = open_session(args.session)  # a friendly error for an unknown id
+        return store.open(loaded.path).conversation
+    if getattr(args, "continue_session", False):
+        latest = [s for s in list_sessions() if s.problem is None]
+        if not latest:
+            raise ToolInputError(
+                "--continue", "there is no saved session to continue", "ask a question first"
+            )
+        return store.open(latest[0].path).conversation
+    return Conversation(mode=engine.mode)
 
 
 def _engine(args: argparse.Namespace) -> Engine:
@@ -74,20 +122,24 @@ def _engine(args: argparse.Namespace) -> Engine:
 
 
 async def _run_turn(
-    engine: Engine, question: str, stream: bool, details: bool = True
+    engine: Engine,
+    question: str,
+    stream: bool,
+    details: bool = True,
+    conversation: Conversation | None = None,
 ) -> tuple[Done | None, list[Any]]:
-    """Run one turn, streaming the answer to stdout when `stream`; without `details` the folded
-    assumptions are held back (the visible part is a prefix of the text, so it streams). An
-    LLM answer is led by the verdict of the turn's sizing report, printed as soon as the
-    report is there (before the model's first word)."""
+    """Run one turn on `conversation` (a new one when None), streaming the answer to stdout
+    when `stream`; without `details` the folded assumptions are held back (the visible part is
+    a prefix of the text, so it streams). An LLM answer is led by the verdict of the turn's
+    sizing report, printed as soon as the report is there (before the model's first word)."""
     from assistant.offline.render import split_details, verdict_text
 
-    conversation = Conversation(mode=engine.mode)
+    conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
     text, shown = "", 0
     verdict_due = engine.mode == "llm" and stream
-    async for event in engine.run_turn(conversation, question):
+    async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
         if verdict_due and isinstance(event, ToolResult) and isinstance(event.value, SizingReport):
             verdict_due = False
@@ -114,18 +166,12 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
     and every assumption the tools stated (report first, then other results)."""
     from assistant.commands.recommend import headline_record
 
-    report = next(
-        (
-            e.value
-            for e in events
-            if isinstance(e, ToolResult) and isinstance(e.value, SizingReport)
-        ),
-        None,
-    )
+    values = [e.value for e in events if isinstance(e, ToolResult)]
+    report = next((v for v in values if isinstance(v, SizingReport)), None)
     assumptions = [] if report is None else list(report.assumptions)
-    for event in events:
-        if isinstance(event, ToolResult) and not isinstance(event.value, SizingReport):
-            assumptions += [str(a) for a in getattr(event.value, "assumptions", [])]
+    for value in values:
+        if not isinstance(value, SizingReport):
+            assumptions += [str(a) for a in getattr(value, "assumptions", [])]
     if report is None:
         return None, list(dict.fromkeys(assumptions))
     record = {
@@ -138,7 +184,13 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
     return record, list(dict.fromkeys(assumptions))
 
 
-def _json_report(question: str, engine: Engine, done: Done | None, events: list[Any]) -> str:
+def _json_report(
+    question: str,
+    engine: Engine,
+    done: Done | None,
+    events: list[Any],
+    conversation: Conversation | None = None,
+) -> str:
     calls: dict[str, dict[str, Any]] = {}
     for event in events:
         if isinstance(event, ToolCallStarted):
@@ -149,10 +201,15 @@ def _json_report(question: str, engine: Engine, done: Done | None, events: list[
     workload: dict[str, Any] | None = None
     if engine.mode == "offline":
         from assistant.offline import parse_workload
+        from assistant.offline.engine import previous_workload
 
-        workload = parse_workload(question).model_dump(mode="json", exclude_defaults=True)
+        # The workload this turn sized: a follow-up's is the merge with the earlier turns'.
+        parsed = None if conversation is None else previous_workload(conversation)
+        parsed = parsed if parsed is not None else parse_workload(question)
+        workload = parsed.model_dump(mode="json", exclude_defaults=True)
     report = {
         "question": question,
+        "session": None if conversation is None else conversation.id,
         "engine": engine.mode,
         "workload": workload,
         "tool_calls": list(calls.values()),
@@ -185,7 +242,8 @@ def _after_answer(text: str, details: bool, flagged: tuple[str, ...] = ()) -> st
 
 def run(args: argparse.Namespace) -> int:
     """Answer one question; exit 0, or 1 when the turn ended in an error."""
-    question = " ".join(args.question).strip()
+    # A pasted question can hold escape sequences: never echoed, stored or sent.
+    question = clean_text(" ".join(args.question)).strip()
     if not question:
         raise ToolInputError("question", "is empty", "a sizing question in plain language")
     if args.proposal and Path(args.proposal).exists() and not args.force:
@@ -194,16 +252,42 @@ def run(args: argparse.Namespace) -> int:
             "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
         )
     from assistant.cost_tool import use_eur_to_usd
+    from assistant.session_store import SessionStore
 
     engine = _engine(args)
-    with use_eur_to_usd(args.eur_usd):
-        done, events = asyncio.run(
-            _run_turn(engine, question, stream=not args.json, details=args.details)
-        )
+    store = SessionStore()
+    conversation = _conversation(args, engine, store)
+    try:
+        with use_eur_to_usd(args.eur_usd):
+            done, events = asyncio.run(
+                _run_turn(
+                    engine,
+                    question,
+                    stream=not args.json,
+                    details=args.details,
+                    conversation=conversation,
+                )
+            )
+    finally:
+        # Saved even when the turn is interrupted: the engine appended the question first.
+        if not args.no_save:
+            saved = store.save(conversation)
+            if saved.forked_from is not None:
+                print(
+                    f"session {saved.forked_from} changed meanwhile (another gpu-sizer saved "
+                    f"it): this turn is saved as session {conversation.id}",
+                    file=sys.stderr,
+                )
     if args.json:
-        print(_json_report(question, engine, done, events))
+        print(_json_report(question, engine, done, events, conversation))
     elif done is not None:
         print(_after_answer(done.text, args.details, done.unverified_figures), end="")
+    if not args.no_save:
+        print(
+            f"session {conversation.id}: `gpu-sizer ask -c ...` continues it, "
+            f"`gpu-sizer proposal --session {conversation.id}` writes its proposal",
+            file=sys.stderr,
+        )
     if args.proposal and done is not None:
         from assistant.proposal import write_proposal
 

@@ -14,7 +14,7 @@ import asyncio
 import json
 import re
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
@@ -23,6 +23,7 @@ from assistant.offline.parser import parse_workload
 from assistant.offline.planner import PlannedCall, plan_tool_calls
 from assistant.offline.render import CallResult, render_answer, render_question
 from assistant.results import ToolError, tool_message
+from assistant.tool_calls import run_tool_call
 from tools.sizing import SizingReport
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ class OfflineEngine:
             self._registry = default_registry()
         return self._registry
 
-    def _run(
+    async def _run(
         self, conversation: Conversation, planned: list[PlannedCall], parsed: ParsedWorkload
     ) -> tuple[list[Event], list[CallResult]]:
         """Run one round of calls: events plus the OpenAI-format messages appended."""
@@ -106,7 +107,8 @@ class OfflineEngine:
         )
         for call_id, call in zip(ids, planned, strict=True):
             events.append(ToolCallStarted(call_id, call.name, call.arguments))
-            outcome = self.registry.call(call.name, call.arguments)
+            # Off the event loop, time-limited and cleaned (assistant.tool_calls).
+            outcome = await run_tool_call(self.registry, call.name, call.arguments)
             events.append(ToolResult(call_id, call.name, outcome.value, outcome.is_error))
             conversation.add(tool_message(call_id, call.name, outcome.value))
             results.append(CallResult(call.name, call.arguments, outcome.value, outcome.is_error))
@@ -121,18 +123,32 @@ class OfflineEngine:
             parsed = parse_workload(variant_reply(user_text, previous), previous)
             planned = plan_tool_calls(parsed)
             text: str
+            question: str | None = None
             if not planned:
                 text = render_question(parsed)
             else:
-                events, results = self._run(conversation, planned, parsed)
+                events, results = await self._run(conversation, planned, parsed)
                 for event in events:
                     yield event
-                text = answer_text(parsed, results)
+                question = _question(results)
+                text = (
+                    render_question(parsed, question) if question else answer_text(parsed, results)
+                )
             for paragraph in _paragraphs(text):
                 partial.append(paragraph)
                 yield TextDelta(paragraph)
                 await asyncio.sleep(0)
-            conversation.add({"role": "assistant", "content": text})
+            final: dict[str, Any] = {"role": "assistant", "content": text}
+            if not planned or question:
+                # A clarifying question keeps the workload read so far: the reply refines it
+                # rather than starting over (issue 18, class 3).
+                asked = (
+                    parsed
+                    if question is None
+                    else parsed.model_copy(update={"questions": [*parsed.questions, question]})
+                )
+                final[WORKLOAD_KEY] = asked.model_dump(mode="json", exclude_defaults=True)
+            conversation.add(final)
             yield Done(text=text, conversation=conversation)
         except (asyncio.CancelledError, GeneratorExit):
             if partial:
@@ -145,6 +161,12 @@ class OfflineEngine:
             yield ErrorEvent(message, kind="internal")
             conversation.add({"role": "assistant", "content": message, "error": True})
             yield Done(text=message, conversation=conversation)
+
+
+def _question(results: list[CallResult]) -> str | None:
+    """The question the sizing report asks first (a GPU name whose variants differ), if any."""
+    report = next((r.value for r in results if isinstance(r.value, SizingReport)), None)
+    return None if report is None or report.question is None else report.question.question
 
 
 def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parsed import ParsedWorkload
+from tools.cost.inputs import HOURS_PER_MONTH
 from tools.workload import Workload
 
 # How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one: the catalog's
@@ -153,8 +154,17 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["configurations"] = configs
     if parsed.alternatives:
         args["named_count_is_limit"] = False
+    pricing: dict[str, Any] = {}
     if parsed.region == "eu":
-        args["pricing"] = {"eu_only": True}
+        pricing["eu_only"] = True
+    if parsed.api_providers and not training:
+        pricing["api_providers"] = list(dict.fromkeys(parsed.api_providers))
+    if parsed.output_tokens_per_day is not None and not training:
+        # The volume said, per billing month (730 h = 730/24 days): both bills at it.
+        volume = parsed.output_tokens_per_day * HOURS_PER_MONTH / 24
+        pricing["usage"] = {"output_tokens_per_month": volume}
+    if pricing:
+        args["pricing"] = pricing
     period = parsed.budget_period
     usd = parsed.budget_currency == "USD" and parsed.budget_amount is not None
     if usd and period in ("hour", "month"):

@@ -75,6 +75,13 @@ class UsageProfile(BaseModel):
         ge=0,
         description="Input (prompt) tokens per generated token, for blended prices.",
     )
+    output_tokens_per_month: float | None = Field(
+        default=None,
+        gt=0,
+        le=1e15,
+        description="The volume the user expects to serve, output tokens a month: the "
+        "break-even then says which side is cheaper at it (None: volumes are not compared).",
+    )
 
 
 class PriceFilter(BaseModel):
@@ -98,6 +105,11 @@ class PriceFilter(BaseModel):
     )
     include_superseded: bool = Field(
         default=False, description="Also price historical rows (marked superseded)."
+    )
+    api_providers: list[str] = Field(
+        default_factory=list,
+        description="Hosted API providers to compare against (case-insensitive substring "
+        "match, e.g. 'groq'); empty: every provider with a price for the model.",
     )
 
 

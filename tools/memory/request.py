@@ -178,10 +178,11 @@ class MemoryRequest(ModelChoice):
     optimizer: OptimizerName = Field(
         default="adamw", description="Optimizer: adamw, adamw-8bit, sgd (momentum), adafactor."
     )
-    precision: PrecisionName = Field(
-        default="mixed-hf",
-        description="Training state accounting: mixed-hf (18 B/param with AdamW, HF docs), "
-        "mixed-zero (16 B/param, ZeRO paper), bf16 (pure bf16), fp32.",
+    precision: PrecisionName | None = Field(
+        default=None,
+        description="Training state accounting: mixed-hf (18 B/param with AdamW, HF docs; the "
+        "default without ZeRO), mixed-zero (16 B/param, ZeRO paper and DeepSpeed; the default "
+        "with a ZeRO stage), bf16 (pure bf16), fp32.",
     )
     checkpointing: bool | None = Field(
         default=None, description="Activation checkpointing; default on for training."
@@ -261,6 +262,11 @@ class MemoryEstimate(BaseModel):
     kv_dtype: str
     engine: Engine
     context: int = Field(description="Tokens per sequence used, tokens.")
+    max_context_tokens: int | None = Field(
+        default=None,
+        description="The model's maximum context (max_position_embeddings), tokens; a context "
+        "past it is sized but its quality is not assured.",
+    )
     batch: int = Field(description="Sequences (inference) or micro-batch (training).")
     total_params: int = Field(description="All parameters (MoE: every expert), count.")
     active_params: int = Field(description="Parameters used per token (MoE: top-k), count.")
@@ -293,6 +299,12 @@ class MemoryEstimate(BaseModel):
         default=None, description="budget − per_gpu_bytes; negative means it overflows."
     )
     host_ram_bytes: int = Field(default=0, description="Host RAM for CPU offload, all GPUs.")
+    model_state_bytes_per_gpu: int | None = Field(
+        default=None,
+        description="Training: weights + gradients + optimizer state resident on one GPU after "
+        "ZeRO partitioning, without ZeRO-3's all-gathered working set (the ZeRO paper's "
+        "per-device figure), bytes; None for inference.",
+    )
 
     def to_json_dict(self) -> dict[str, Any]:
         """The CLI's --json contract: bytes as integers; fit fields only when a GPU was given;

@@ -68,6 +68,9 @@ class PricingScope(BaseModel):
         default=None, gt=0, description="Most USD per hour for a whole configuration."
     )
     include_superseded: bool = Field(default=False, description="Also historical prices.")
+    api_providers: list[str] = Field(
+        default_factory=list, description="Hosted API providers to compare with (substrings)."
+    )
     max_price_age_days: int = Field(
         default=DEFAULT_MAX_PRICE_AGE_DAYS, ge=0, description="Older prices are stale, days."
     )
@@ -93,6 +96,7 @@ class PricingScope(BaseModel):
             max_usd_per_hour=self.max_usd_per_hour,
             eur_to_usd=self.eur_to_usd,
             include_superseded=self.include_superseded,
+            api_providers=self.api_providers,
         )
 
 
@@ -154,6 +158,7 @@ SIZE_HIDDEN = (
     "pricing.providers",
     "pricing.max_usd_per_hour",
     "pricing.include_superseded",
+    "pricing.api_providers",
     "pricing.max_price_age_days",
     "pricing.usage",
     "pricing.spot_interruption_overhead",

@@ -2,7 +2,9 @@
 
 `restore` rebuilds the log from a saved conversation — tool cards included, from the assistant
 messages' `tool_calls` and the matching `tool` messages — so a reopened session shows the same
-evidence as the live one.
+evidence as the live one. A very long session shows its last `RESTORED_TURNS` turns (with a
+line saying how many earlier ones are not shown) and at most `RESTORED_TEXT_CHARS` of any one
+message, so a 50 MB session opens at once; the conversation itself keeps everything.
 """
 
 from __future__ import annotations
@@ -14,7 +16,30 @@ from textual.containers import VerticalScroll
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
-from assistant.results import is_error, load_result, parse_arguments_text
+from assistant.message_shapes import clean_message
+from assistant.results import cleaned, is_error, load_result, parse_arguments_text
+from assistant.sanitize import clean_value
+
+RESTORED_TURNS = 20
+"""Turns (a user message and everything up to the next) drawn when a session is reopened."""
+RESTORED_TEXT_CHARS = 100_000
+"""Longest text drawn for one reopened message (about 25 screens); the rest stays saved."""
+
+
+def _shown(text: str) -> str:
+    if len(text) <= RESTORED_TEXT_CHARS:
+        return text
+    hidden = len(text) - RESTORED_TEXT_CHARS
+    note = f"*… {hidden:,} more characters not shown (kept in the session).*"
+    return f"{text[:RESTORED_TEXT_CHARS]}\n\n{note}"
+
+
+def last_turns(messages: list[dict[str, Any]], turns: int) -> tuple[list[dict[str, Any]], int]:
+    """The messages of the last `turns` turns, and how many earlier turns were left out."""
+    starts = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    if len(starts) <= turns:
+        return messages, 0
+    return messages[starts[-turns] :], len(starts) - turns
 
 
 class ChatLog(VerticalScroll, can_focus=False):
@@ -71,28 +96,40 @@ class ChatLog(VerticalScroll, can_focus=False):
         await self.remove_children()
 
     async def restore(self, conversation: Conversation) -> None:
-        """Rebuild the log from a saved conversation, tool cards (collapsed) included."""
+        """Rebuild the log from a saved conversation, tool cards (collapsed) included; only the
+        last `RESTORED_TURNS` turns of a long one."""
         await self.clear_log()
-        for message in conversation.messages:
+        messages, hidden = last_turns(conversation.messages, RESTORED_TURNS)
+        if hidden:
+            await self.add_notice(
+                f"{hidden:,} earlier turn{'s' if hidden != 1 else ''} not shown (kept in the "
+                "session, its proposal and the model's history).",
+            )
+        with self.app.batch_update():
+            await self._restore_messages(messages)
+
+    async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
+        for raw in messages:
+            message = clean_message(raw)  # a conversation built in code skipped add()
             role = message.get("role")
             if role == "user":
-                await self.add_user(str(message.get("content") or ""))
+                await self.add_user(_shown(str(message.get("content") or "")))
             elif role == "assistant":
                 if message.get("content"):
                     answer = await self.new_answer()
                     await answer.finish(
-                        str(message["content"]), cancelled=bool(message.get("cancelled"))
+                        _shown(str(message["content"])), cancelled=bool(message.get("cancelled"))
                     )
                 for call in message.get("tool_calls") or []:
                     function = call.get("function", {})
                     await self.add_tool_card(
                         str(call.get("id", "")),
                         str(function.get("name", "tool")),
-                        parse_arguments_text(function.get("arguments")),
+                        clean_value(parse_arguments_text(function.get("arguments"))),
                         collapsed=True,
                     )
             elif role == "tool":
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
-                    value = load_result(message, card.tool_name)
+                    value = cleaned(load_result(message, card.tool_name))
                     await card.set_result(value, is_error=is_error(value))

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Collapsible, Static
 
 from assistant.app.results import ResultTable, card_view, summarize_arguments
+from assistant.app.widgets.literal import LiteralCollapsible
 from assistant.app.widgets.memory_bar import MemoryBar
 
 STATUS_ICONS = {"running": "⋯", "done": "✓", "error": "✗"}
@@ -35,11 +36,12 @@ def rich_table(table: ResultTable) -> Table:
     for column in table.columns:
         rendered.add_column(column, overflow="fold")
     for row in table.rows:
-        rendered.add_row(*row)
+        # Text, not str: a str cell is parsed as markup ('[/]' raises, '[@click]' acts).
+        rendered.add_row(*(Text(cell) for cell in row))
     return rendered
 
 
-class ToolCard(Collapsible):
+class ToolCard(LiteralCollapsible):
     """One tool call. `c` copies its results table (Markdown) to the clipboard."""
 
     DEFAULT_CSS = """

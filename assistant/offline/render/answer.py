@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
-from assistant.offline.render.costs import price_load_lines, unconverted_lines
+from assistant.offline.render.costs import api_comparison_lines, price_load_lines, unconverted_lines
 from assistant.offline.render.details import details_title
 from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines
@@ -72,8 +72,12 @@ def _report_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     """Verdict, costs, key figures, breakdown, options and notes of the report."""
     layout = report.layout_breakdown
     has_layout = layout is not None and layout.estimate is not None
-    out = capacity_lines(parsed, report)
+    # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
+    api = api_comparison_lines(parsed, report)
+    out = api if parsed.api_comparison else []
+    out += capacity_lines(parsed, report)
     out += verdict_block(report)
+    out += [] if parsed.api_comparison else api
     out += _section("Key figures", key_figures(report))
     first = next((m for m in report.memory if m.estimate is not None), None)
     if layout is not None and has_layout:

@@ -5,9 +5,11 @@ load $/M tokens were priced at.
 
 from __future__ import annotations
 
+from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.results import config_label, gpu_name, option_label
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.headline import candidates
+from tools.units import format_count
 
 
 def billed_as(price: PricedConfiguration) -> str:
@@ -96,3 +98,62 @@ def price_load_lines(report: SizingReport) -> list[str]:
         "No load stated: $/M output tokens are priced at full load (every KV slot in use), "
         "not at one user: " + "; ".join(parts)
     ]
+
+
+def api_comparison_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
+    """Self-hosted vs hosted API, when asked or a volume was said: the cost tool's break-even
+    of the cheapest on-demand configuration against the cheapest API for the model, and at the
+    user's volume which bill is lower (both figures from the cost tool)."""
+    if not (parsed.api_comparison or parsed.output_tokens_per_day is not None):
+        return []
+    serving = None if report.costs is None else report.costs.serving
+    if serving is None:
+        return []
+    evens = [e for e in serving.break_even if e.tier == "on_demand"]
+    apis = {a.api_id: a for a in serving.api_comparison}
+    if not evens or not apis:
+        if not parsed.api_comparison:
+            return []
+        return [
+            "**Self-hosted vs hosted API:** the catalog has no hosted API price for this model, "
+            "so only the self-hosted cost is shown."
+        ]
+    even = evens[0]
+    api = apis.get(even.api_id)
+    row = next((r for r in serving.rows if r.price_id == even.price_id), None)
+    hosted = f"{row.count}× {gpu_name(row.gpu)}" if row is not None else "self-hosted"
+    provider = row.provider if row is not None else even.provider
+    self_month = even.self_hosted_usd_per_month
+    api_per_m = even.api_usd_per_million_output_tokens
+    api_label = (api.provider if api else even.api_provider) + (f" {api.model}" if api else "")
+    if api is not None and api.match == "comparable":
+        api_label += " (a comparable model, not the same one)"
+    threshold = even.break_even_output_tokens_per_month
+    crossing = (
+        ""
+        if threshold is None
+        else f" Self-hosting breaks even above {format_count(threshold)} output tokens a month."
+    )
+    volume = even.volume_output_tokens_per_month
+    if volume is None or even.api_usd_per_month_at_volume is None:
+        return [
+            f"**Self-hosted vs hosted API:** {hosted} on demand costs {self_month:,.0f} USD a "
+            f"month ({provider}); {api_label} costs {api_per_m:,.3f} USD per million output "
+            "tokens (with their input tokens)." + crossing
+        ]
+    api_month = even.api_usd_per_month_at_volume
+    cheaper = "the API is cheaper" if even.cheaper_at_volume == "api" else "self-hosting is cheaper"
+    as_of = api.as_of if api is not None else "n/a"
+    lines = [
+        f"**Self-hosted vs hosted API at {format_count(volume)} output tokens a month: "
+        f"{cheaper}** — {api_label} {api_month:,.0f} USD a month ({api_per_m:,.3f} USD per "
+        f"million output tokens with their input tokens; as_of {as_of}) vs "
+        f"{hosted} on demand {self_month:,.0f} USD a month ({provider})." + crossing
+    ]
+    capacity = even.capacity_output_tokens_per_month
+    if even.volume_within_capacity is False and capacity is not None:
+        lines.append(
+            f"{hosted} produces at most {format_count(capacity)} output tokens a month at "
+            "its estimated throughput: the volume needs more GPUs."
+        )
+    return lines

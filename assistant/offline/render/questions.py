@@ -45,6 +45,9 @@ def capacity_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     room += f", {option.kv_cache_capacity_tokens:,} tokens per replica"
     per = " per replica" if option.dp > 1 else ""
     lines = [f"**{seqs:,} concurrent sequences{length} fit on {option_label(option)}**{per}{room}."]
+    maximum = _model_max_context(report)
+    if maximum is not None and rec.context_tokens > maximum:
+        lines.append(_past_maximum(rec.context_tokens, maximum))
     kv_dtype = next((m.estimate.kv_dtype for m in report.memory if m.estimate), None)
     if parsed.kv_dtype is None and kv_dtype is not None:
         lines.append(
@@ -80,8 +83,33 @@ def max_context_lines(report: SizingReport) -> list[str]:
             else f" Engine budget {gib(budget)} of {gib(usable)} usable per GPU"
             + (f" (gpu_memory_utilization {share}, the default)." if share else ".")
         )
+        maximum = None if est is None else est.max_context_tokens
+        cap = (
+            " — the model's maximum context (max_position_embeddings); memory is not the limit"
+            if maximum is not None and fit.context_tokens >= maximum
+            else ""
+        )
         lines.append(
             f"**Longest context that fits {name}: {fit.context_tokens:,} tokens** for one "
-            f"sequence at a time (batch 1).{how}"
+            f"sequence at a time (batch 1){cap}.{how}"
         )
     return lines
+
+
+def _model_max_context(report: SizingReport) -> int | None:
+    """The model's maximum context from the first memory estimate that states it."""
+    return next(
+        (
+            m.estimate.max_context_tokens
+            for m in report.memory
+            if m.estimate is not None and m.estimate.max_context_tokens is not None
+        ),
+        None,
+    )
+
+
+def _past_maximum(context: int, maximum: int) -> str:
+    return (
+        f"{context:,} tokens is past the model's maximum context of {maximum:,} tokens "
+        "(max_position_embeddings): the memory is sized, but quality there is not assured."
+    )
