@@ -310,17 +310,7 @@ def _from_report(
             f"exactly {fixed_count} GPUs (--count) per GPU type",
             *warnings,
         ]
-        kwargs: dict[str, Any] = {
-            "deadline_hours": args.deadline_hours,
-            "freshness": (today, args.max_age_days),
-        }
-        if args.spot_overhead is not None:
-            kwargs["spot_interruption_overhead"] = args.spot_overhead
-        try:
-            train = training_costs(jobs, book, flt, **kwargs)
-        except ToolInputError as exc:
-            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
-        return None, train, notes
+        return None, _training_costs(args, jobs, book, flt, today), notes
     notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *texts(rec.notes)]
     notes += warnings
     if report.costs_error is not None:
@@ -397,16 +387,28 @@ def _direct_costs(
     serving, training = _direct(args, flt)
     freshness = (today, args.max_age_days)
     result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
-    train = None
-    if training:
-        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours, "freshness": freshness}
-        if args.spot_overhead is not None:
-            kwargs["spot_interruption_overhead"] = args.spot_overhead
-        try:
-            train = training_costs(training, book, flt, **kwargs)
-        except ToolInputError as exc:
-            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
+    train = _training_costs(args, training, book, flt, today) if training else None
     return result, train
+
+
+def _training_costs(
+    args: argparse.Namespace,
+    jobs: list[TrainingCostInput],
+    book: PriceBook,
+    flt: PriceFilter,
+    today: date,
+) -> TrainingCostResult:
+    """`training_costs` of `jobs` under the flags (deadline, spot overhead, staleness limit)."""
+    kwargs: dict[str, Any] = {
+        "deadline_hours": args.deadline_hours,
+        "freshness": (today, args.max_age_days),
+    }
+    if args.spot_overhead is not None:
+        kwargs["spot_interruption_overhead"] = args.spot_overhead
+    try:
+        return training_costs(jobs, book, flt, **kwargs)
+    except ToolInputError as exc:
+        raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
 
 
 def _direct(

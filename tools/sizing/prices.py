@@ -8,29 +8,37 @@ freshness rule) — for serving by USD per hour, for a training job by its total
 from __future__ import annotations
 
 from tools.cost import CostComparison
+from tools.cost.results import PricedRow
 from tools.recommend import Recommendation
 from tools.sizing.report import PricedConfiguration, PriceLoad
 
 
+def _quote(row: PricedRow, **figures: float | None) -> PricedConfiguration:
+    """A cost row as quoted: its price entry's fields and the USD figures given."""
+    return PricedConfiguration(
+        gpu=row.gpu,
+        count=row.count,
+        tier=row.tier,
+        price_id=row.price_id,
+        provider=row.provider,
+        as_of=row.as_of,
+        stale=bool(row.stale),
+        billed_gpus=row.billed_gpus,
+        per_hour=row.per_hour,
+        currency=row.currency,
+        **figures,
+    )
+
+
 def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfiguration]:
     """One `PricedConfiguration` per (GPU, count) priced in `tier`, in the cost tool's order."""
-    best: dict[tuple[str, int], tuple[tuple[bool, float], PricedConfiguration]] = {}
     if costs is None:
         return []
     candidates: list[PricedConfiguration] = []
     if costs.serving is not None:
         candidates += [
-            PricedConfiguration(
-                gpu=r.gpu,
-                count=r.count,
-                tier=r.tier,
-                price_id=r.price_id,
-                provider=r.provider,
-                as_of=r.as_of,
-                stale=bool(r.stale),
-                billed_gpus=r.billed_gpus,
-                per_hour=r.per_hour,
-                currency=r.currency,
+            _quote(
+                r,
                 usd_per_hour=r.usd_per_hour,
                 usd_per_month=r.usd_per_month,
                 usd_per_million_tokens=r.usd_per_million_tokens,
@@ -40,22 +48,11 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
         ]
     if costs.training is not None:
         candidates += [
-            PricedConfiguration(
-                gpu=r.gpu,
-                count=r.count,
-                tier=r.tier,
-                price_id=r.price_id,
-                provider=r.provider,
-                as_of=r.as_of,
-                stale=bool(r.stale),
-                billed_gpus=r.billed_gpus,
-                per_hour=r.per_hour,
-                currency=r.currency,
-                usd_job=r.usd_cost,
-            )
+            _quote(r, usd_job=r.usd_cost)
             for r in costs.training.rows
             if r.tier == tier and r.usd_cost is not None
         ]
+    best: dict[tuple[str, int], tuple[tuple[bool, float], PricedConfiguration]] = {}
     for priced in candidates:
         key = (priced.gpu, priced.count)
         rank = (priced.stale, priced.usd)
