@@ -20,6 +20,7 @@ from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
 from assistant.results import load_result, tool_message
 from assistant.sessions import load_session, save_session
+from assistant.wire import lean
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
 from tools.memory import MemoryEstimate
 
@@ -167,6 +168,36 @@ async def test_reopening_a_saved_session_restores_tool_cards(sessions_dir: Path)
         assert card.table is not None and ("headroom", "5.79 GB") in card.table.rows
         assert app.query_one(UserMessage).text == "8B on L4?"
         assert app.query_one(AssistantMessage).text == "It fits."
+
+
+async def test_reopening_a_session_saved_by_an_older_version_degrades_with_a_notice(
+    sessions_dir: Path,
+) -> None:
+    # Before typed storage a tool message held only its lean JSON: one that still reads as its
+    # tool's result shows its table; one whose shape changed shows a notice, never a crash.
+    conversation = Conversation(id="old1", title="old session")
+    conversation.add({"role": "user", "content": "8B on L4?"})
+    calls = [
+        {"id": c, "type": "function", "function": {"name": "estimate_memory", "arguments": "{}"}}
+        for c in ("c1", "c2")
+    ]
+    conversation.add({"role": "assistant", "content": None, "tool_calls": calls})
+    conversation.add(
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(lean(MEMORY_RESULT))}
+    )
+    conversation.add({"role": "tool", "tool_call_id": "c2", "content": '{"breakdown": 3}'})
+    save_session(conversation, sessions_dir)
+    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        first, second = app.query(ToolCard)
+        assert first.table is not None and ("headroom", "5.79 GB") in first.table.rows
+        assert second.status == "done" and second.table is not None and not second.table.rows
+        notices = [str(w.render()) for w in second.query(".warning")]
+        assert any("saved by another version" in n for n in notices)
 
 
 async def test_load_slash_command_and_unknown_command(sessions_dir: Path) -> None:
