@@ -10,6 +10,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.catalog import GpuSpec, ModelEntry, get_catalog
+from tools.errors import ToolInputError
+from tools.limits import FINITE, MAX_MEMORY_GB, MAX_NAME_CHARS
 from tools.units import GB
 
 SOURCE_CHARS = 100
@@ -18,31 +20,43 @@ SOURCE_CHARS = 100
 class FindModelInput(BaseModel):
     """Look up one model in the catalog."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="Model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    name: str = Field(
+        max_length=MAX_NAME_CHARS,
+        description="Model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
+    )
 
 
 class FindGpuInput(BaseModel):
     """Look up one GPU in the catalog."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="GPU id or alias, e.g. 'h100-sxm', 'A100 80GB'.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    name: str = Field(
+        max_length=MAX_NAME_CHARS, description="GPU id or alias, e.g. 'h100-sxm', 'A100 80GB'."
+    )
 
 
 class ListModelsInput(BaseModel):
     """List catalog models, optionally filtered."""
 
-    model_config = ConfigDict(extra="forbid")
-    contains: str | None = Field(default=None, description="Substring of id or name.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    contains: str | None = Field(
+        default=None, max_length=MAX_NAME_CHARS, description="Substring of id or name."
+    )
 
 
 class ListGpusInput(BaseModel):
     """List catalog GPUs, optionally filtered."""
 
-    model_config = ConfigDict(extra="forbid")
-    vendor: str | None = Field(default=None, description="NVIDIA, AMD or Intel.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    vendor: str | None = Field(
+        default=None, max_length=MAX_NAME_CHARS, description="NVIDIA, AMD or Intel."
+    )
     min_memory_gb: float | None = Field(
-        default=None, ge=0, description="Minimum vendor memory, GB (10^9 bytes)."
+        default=None,
+        ge=0,
+        le=MAX_MEMORY_GB,
+        description="Minimum vendor memory, GB (10^9 bytes).",
     )
 
 
@@ -150,13 +164,21 @@ def gpu_facts(gpu: GpuSpec) -> GpuFacts:
 
 
 def find_model(req: FindModelInput) -> ModelFacts:
-    """Catalog facts for one model (unknown name → ToolInputError with suggestions)."""
-    return model_facts(get_catalog().model(req.name))
+    """Catalog facts for one model (unknown name → ToolInputError naming `name`, with
+    suggestions)."""
+    try:
+        return model_facts(get_catalog().model(req.name))
+    except ToolInputError as exc:
+        raise exc.renamed("name") from None
 
 
 def find_gpu(req: FindGpuInput) -> GpuFacts:
-    """Catalog facts for one GPU (unknown name → ToolInputError with suggestions)."""
-    return gpu_facts(get_catalog().gpu(req.name))
+    """Catalog facts for one GPU (unknown name → ToolInputError naming `name`, with
+    suggestions)."""
+    try:
+        return gpu_facts(get_catalog().gpu(req.name))
+    except ToolInputError as exc:
+        raise exc.renamed("name") from None
 
 
 def list_models(req: ListModelsInput) -> ModelList:

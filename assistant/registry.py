@@ -22,6 +22,12 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from assistant.guard import (
+    MAX_ARGUMENT_CHARS,
+    internal_error_result,
+    loads_arguments,
+    unserialisable_result,
+)
 from assistant.lookups import (
     FindGpuInput,
     FindModelInput,
@@ -35,7 +41,7 @@ from assistant.lookups import (
 from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
-from tools.errors import ToolInputError, closest_names
+from tools.errors import ToolInputError, closest_names, field_problems
 
 __all__ = [
     "SIGNIFICANT_DIGITS",
@@ -105,13 +111,10 @@ def error_result(message: str, **details: Any) -> ToolError:
 
 def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> ToolError:
     """Turn pydantic errors into a short list naming each field and the problem."""
-    problems = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "arguments"
-        problem = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            problem = "unknown field"
-        problems.append(Problem(field=loc, problem=problem))
+    problems = [
+        Problem(field=field or "arguments", problem=problem)
+        for field, problem, _ in field_problems(exc, model)[:5]
+    ]
     return error_result(
         "invalid arguments; fix these fields and call again",
         problems=problems,
@@ -135,28 +138,60 @@ class Registry:
         """OpenAI `tools` list for every registered tool offered to the model."""
         return [s.schema(strict) for s in self.specs.values() if s.offered]
 
-    def call(self, name: str, arguments: str | Mapping[str, Any] | None) -> ToolOutcome:
+    def call(self, name: object, arguments: object) -> ToolOutcome:
         """Run tool `name` on raw `arguments` (a JSON string from the model, or a dict).
 
-        Never raises for anything the model can send: bad JSON, bad fields, unknown tools and
-        `ToolInputError` all become error results. A bug inside a tool becomes an error result
-        of kind "internal_error" so the turn continues.
+        Never raises, for any input: bad JSON, bad fields, unknown tools and `ToolInputError`
+        become error results; so do a bug inside a tool ("internal_error") and a calculation
+        that overflows, divides by zero or runs out of memory ("internal_limit"); a result with
+        NaN/inf becomes an error naming the field (`assistant.guard`), so `content` is always
+        strict JSON and the caller can always record a tool message.
         """
+        try:
+            outcome = self._call(name, arguments)
+            problem = unserialisable_result(outcome.result) or unserialisable_result(
+                outcome.arguments
+            )
+        except Exception as exc:  # the guard itself must not be the thing that raises
+            return ToolOutcome(str(name)[:100], {}, _guard_error(internal_error_result(exc)), True)
+        if problem is not None:
+            arguments_ok = unserialisable_result(outcome.arguments) is None
+            return ToolOutcome(
+                outcome.name,
+                outcome.arguments if arguments_ok else {},
+                _guard_error(problem),
+                is_error=True,
+            )
+        return outcome
+
+    def _call(self, name: object, arguments: object) -> ToolOutcome:
+        if not isinstance(name, str):
+            return ToolOutcome(
+                str(name)[:100],
+                {},
+                error_result(
+                    f"the tool name must be a string, got {type(name).__name__}",
+                    field="name",
+                    available_tools=self.names,
+                ),
+                is_error=True,
+            )
         spec = self.specs.get(name)
         if spec is None:
             return ToolOutcome(
                 name,
                 {},
                 error_result(
-                    f"unknown tool {name!r}",
+                    f"unknown tool {name[:100]!r}",
+                    field="name",
                     available_tools=self.names,
-                    did_you_mean=closest_names(name, self.names),
+                    did_you_mean=closest_names(name[:100], self.names),
                 ),
                 is_error=True,
             )
         parsed = parse_arguments(arguments)
         if isinstance(parsed, str):
-            return ToolOutcome(name, {}, error_result(parsed), is_error=True)
+            return ToolOutcome(name, {}, error_result(parsed, field="arguments"), is_error=True)
         try:
             validated = spec.input_model.model_validate(parsed)
         except ValidationError as exc:
@@ -167,43 +202,48 @@ class Registry:
             result = spec.func(validated)
             if not isinstance(result, BaseModel):
                 raise TypeError(f"{name} returned {type(result).__name__}, not a result model")
-            lean_result(result)  # a result the wire cannot carry is a tool bug
         except ToolInputError as exc:
             return ToolOutcome(name, parsed, ToolError.from_input_error(exc), is_error=True)
         except ValidationError as exc:  # a tool validating a nested model itself
             return ToolOutcome(
                 name, parsed, validation_error_result(exc, spec.input_model), is_error=True
             )
-        except Exception as exc:  # a tool bug must not end the conversation
-            return ToolOutcome(
-                name,
-                parsed,
-                error_result(
-                    f"the tool failed internally ({type(exc).__name__}); do not retry the "
-                    "same arguments, tell the user this calculation is unavailable",
-                    kind="internal_error",
-                ),
-                is_error=True,
-            )
+        except Exception as exc:  # a tool bug or limit must not end the conversation
+            return ToolOutcome(name, parsed, _guard_error(internal_error_result(exc)), True)
         return ToolOutcome(name, parsed, result)
 
 
-def parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
+def _guard_error(data: dict[str, Any]) -> ToolError:
+    """A guard's error result (`assistant.guard`) as a typed `ToolError`."""
+    return ToolError.model_validate(data)
+
+
+def parse_arguments(arguments: object) -> dict[str, Any] | str:
     """Parse model-sent arguments; returns the dict, or a message saying what to fix."""
     if arguments is None:
         return {}
     if isinstance(arguments, Mapping):
+        if not all(isinstance(key, str) for key in arguments):
+            return "argument names must be strings"
         return dict(arguments)
+    if isinstance(arguments, bytes | bytearray):
+        arguments = bytes(arguments).decode("utf-8", errors="replace")
+    if not isinstance(arguments, str):
+        return f"arguments must be a JSON object, got {type(arguments).__name__}"
     text = arguments.strip()
     if not text:
         return {}  # llama.cpp and Ollama send "" for a call without arguments
+    if len(text) > MAX_ARGUMENT_CHARS:
+        return f"arguments are {len(text):,} characters long; at most {MAX_ARGUMENT_CHARS:,}"
     try:
-        value = json.loads(text)
+        value = loads_arguments(text)
+    except RecursionError:
+        return "arguments nest too deeply; send one flat JSON object"
     except json.JSONDecodeError as exc:
         try:
             # Literal newlines/tabs inside strings are a common small-model mistake.
-            value = json.loads(text, strict=False)
-        except ValueError:
+            value = loads_arguments(text, strict=False)
+        except (ValueError, RecursionError):
             return (
                 f"arguments are not valid JSON ({exc.msg} at character {exc.pos}); send one "
                 'JSON object, e.g. {"model": "llama-3.1-8b"}'

@@ -46,7 +46,9 @@ class Case:
     gpus: tuple[str, ...] = ()
     """GPUs named: `recommend --only …`, `cost --gpu …`."""
     extra: tuple[str, ...] = field(default=())
-    """Flags both commands take the same way (--eu-only, --objective, --budget-usd-per-hour)."""
+    """Flags both commands take the same way (--objective, --budget-usd-per-hour)."""
+    eu: bool = False
+    """EU prices only: `recommend --region eu`, `cost --eu-only`."""
 
     @property
     def id(self) -> str:
@@ -112,17 +114,17 @@ CASES = [
     Case(
         "serve Llama 3.1 8B to 20 users in the EU",
         ("--model", "llama-3.1-8b", "--users", "20"),
-        extra=("--eu-only",),
+        eu=True,
     ),
     Case(
         "serve Qwen2.5 7B to 20 users at 8k context in the EU",
         ("--model", "qwen2.5-7b", "--users", "20", "--context", "8192"),
-        extra=("--eu-only",),
+        eu=True,
     ),
     Case(
         "cheapest EU option for 1,000 tok/s of Llama 3.1 8B output",
         ("--model", "llama-3.1-8b", "--tokens-per-s", "1000"),
-        extra=("--eu-only",),
+        eu=True,
     ),
     # budgets
     Case(
@@ -178,7 +180,7 @@ CASES = [
     Case(
         "full fine-tune of Llama 3.1 8B on 2B tokens in the EU",
         ("--model", "llama-3.1-8b", "--task", "full", "--train-tokens", "2B"),
-        extra=("--eu-only",),
+        eu=True,
     ),
 ]
 # Generated: catalog models by their catalog names, at a few loads (serving).
@@ -246,9 +248,11 @@ def test_every_surface_reports_the_same_headline(
     case: Case, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     only = ("--only", *case.gpus) if case.gpus else ()
-    recommend = _cli(capsys, "recommend", *case.flags, *only, *case.extra, "--json")
+    region = ("--region", "eu") if case.eu else ()
+    recommend = _cli(capsys, "recommend", *case.flags, *only, *region, *case.extra, "--json")
     gpu_flags = [flag for gpu in case.gpus for flag in ("--gpu", gpu)]
-    cost = _cli(capsys, "cost", *case.flags, *gpu_flags, *case.extra, "--json")
+    eu_only = ("--eu-only",) if case.eu else ()
+    cost = _cli(capsys, "cost", *case.flags, *gpu_flags, *eu_only, *case.extra, "--json")
     proposal = tmp_path / "proposal.md"
     asked = _cli(capsys, "ask", "--offline", "--json", "--proposal", str(proposal), case.question)
     capsys.readouterr()

@@ -75,7 +75,7 @@ def test_errors_load_as_tool_errors() -> None:
     outcome = REGISTRY.call("find_gpu", {"name": "h1000"})
     assert outcome.is_error and isinstance(outcome.value, ToolError)
     value = load_result(json.loads(json.dumps(tool_message("c", "find_gpu", outcome.value))))
-    assert isinstance(value, ToolError) and value.field == "gpu" and value.did_you_mean
+    assert isinstance(value, ToolError) and value.field == "name" and value.did_you_mean
     legacy = load_result({"content": '{"error":"cancelled before the tool ran"}'}, "recommend")
     assert isinstance(legacy, ToolError) and legacy.text == "cancelled before the tool ran"
 

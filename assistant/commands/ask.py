@@ -28,12 +28,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.commands._args import positive_number
+from assistant.commands._flags import CommandFlags, request
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
 from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
+from tools.cost import PriceFilter
 from tools.errors import ToolInputError
 from tools.sizing import SizingReport
 
@@ -63,12 +64,8 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     parser.add_argument(
         "--force", action="store_true", help="overwrite the --proposal file if it exists"
     )
-    parser.add_argument(
-        "--eur-usd",
-        type=positive_number,
-        help="US dollars per euro, to compare EUR-priced offers (default: GPU_SIZER_EUR_TO_USD "
-        "or eur_to_usd in config.toml; none: EUR offers are named but not compared)",
-    )
+    # The rate flag is the price filter's field, so `ask` and `cost` read and refuse it alike.
+    CommandFlags(parser).add(PriceFilter, only=("eur_to_usd",))
     thread = parser.add_mutually_exclusive_group()
     thread.add_argument(
         "-c",
@@ -254,11 +251,12 @@ def run(args: argparse.Namespace) -> int:
     from assistant.cost_tool import use_eur_to_usd
     from assistant.session_store import SessionStore
 
+    rate = request(PriceFilter, args).eur_to_usd
     engine = _engine(args)
     store = SessionStore()
     conversation = _conversation(args, engine, store)
     try:
-        with use_eur_to_usd(args.eur_usd):
+        with use_eur_to_usd(rate):
             done, events = asyncio.run(
                 _run_turn(
                     engine,

@@ -15,14 +15,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from assistant.commands._args import (
-    flag_error,
-    non_negative_int,
-    positive_int,
-    positive_number,
-    token_count,
-    validated,
-)
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.commands._flags import CommandFlags, flagset, given, named, request
 from assistant.commands._table import render_table
 from assistant.commands.recommend import headline_lines, headline_record
 from tools.catalog import CatalogError, get_catalog
@@ -39,7 +34,9 @@ from tools.cost import (
     training_costs,
     training_inputs,
 )
+from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD
 from tools.errors import ToolInputError
+from tools.limits import FINITE, MAX_GPUS, MAX_HOURS, MIN_RATE
 from tools.notes import texts
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
@@ -49,99 +46,69 @@ from tools.pricing import (
     staleness_warning,
 )
 from tools.sizing import PricingScope, SizingReport, SizingRequest
+from tools.workload import Workload
 
 ROWS_PER_TIER = 5
 
+# The fields that say which model (give one): with one, the recommender proposes what to price.
+_MODEL_CHOICE = ("model", "params", "config_path", "model_file")
+# Workload fields the command decides itself: GPUs come from --gpu, the region from --eu-only.
+# The objective and a budget per hour are the workload's, as `recommend` takes them, so the
+# headline is chosen by the same rule for the same question.
+_SET_BY_COST = (
+    "constraints.only_gpus",
+    "constraints.exclude_gpus",
+    "constraints.region",
+)
+
+
+class CostCommandOptions(BaseModel):
+    """What `gpu-sizer cost` takes beyond the workload, the price filter and the usage."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    count: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs in the configuration (default 1; with a model and a training task: "
+        "the job's GPU count, priced at its fastest layout of exactly that many, or refused).",
+    )
+    deadline_hours: float | None = Field(
+        default=None, ge=MIN_RATE, le=MAX_HOURS, description="Training deadline, wall-clock hours."
+    )
+    max_age_days: int = Field(
+        default=DEFAULT_MAX_PRICE_AGE_DAYS,
+        ge=0,
+        le=36_500,
+        description="Prices older than this many days are marked stale (at most 100 years).",
+    )
+    spot_interruption_overhead: float = Field(
+        default=SPOT_INTERRUPTION_OVERHEAD,
+        ge=0,
+        lt=10,
+        description="Wall-clock a spot job loses to interruptions, fraction (0.10 = 10%).",
+    )
+
 
 def add_parser(subparsers: Any, help_text: str) -> None:
-    """Register the `cost` sub-command."""
+    """Register the `cost` sub-command: flags from Workload, the direct configuration, the
+    price filter, the usage profile and CostCommandOptions (assistant/commands/_flags.py)."""
     p = subparsers.add_parser("cost", help=help_text, description=help_text)
-    w = p.add_argument_group("workload (priced through gpu-sizer recommend)")
-    w.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
-    w.add_argument(
-        "--model-file",
-        metavar="PATH",
-        help="local model instead of --model: a GGUF file, model folder or safetensors index",
-    )
-    w.add_argument(
-        "--weights", help="weight format (default: the model's own, as `recommend` sizes it)"
-    )
-    w.add_argument(
-        "--users",
-        type=positive_int,
-        help="concurrent sequences (default: 1, or planned by the recommender to reach "
-        "--tokens-per-s when only that is given)",
-    )
-    w.add_argument("--prompt-tokens", type=token_count, help="input tokens per request")
-    w.add_argument("--output-tokens", type=token_count, help="generated tokens per request")
-    w.add_argument("--context", type=token_count, help="KV-cache length per sequence, tokens")
-    w.add_argument("--ttft", type=positive_number, help="time-to-first-token target, seconds")
-    w.add_argument("--task", choices=("inference", "full", "lora", "qlora"), default="inference")
-    w.add_argument("--train-tokens", type=token_count, help="training tokens (training tasks)")
-    w.add_argument(
-        "--zero",
-        type=int,
-        choices=[0, 1, 2, 3],
-        help="ZeRO / FSDP sharding stage for data-parallel training",
-    )
-    w.add_argument("--max-gpus", type=positive_int, help="most GPUs in one configuration")
-    w.add_argument(
-        "--objective",
-        choices=["cheapest", "cheapest_per_token", "fastest", "fewest_gpus"],
-        help="what the headline option is chosen by (as `recommend --objective`)",
-    )
-    w.add_argument(
-        "--budget-usd-per-hour",
-        type=positive_number,
-        help="most USD/hour for a configuration, as a target (as `recommend`)",
-    )
-    w.add_argument("--single-node", action="store_true", help="one server only")
-    d = p.add_argument_group("one configuration given directly (no --model)")
-    d.add_argument(
-        "--count",
-        type=positive_int,
-        help="GPUs in the configuration (default 1; with --model and a training --task: the "
-        "job's GPU count, priced at its fastest layout of exactly that many, or refused)",
-    )
-    d.add_argument(
-        "--tokens-per-s",
-        type=positive_number,
-        help="aggregate output tokens/s (with --model: the target given to the recommender)",
-    )
-    d.add_argument(
-        "--training-hours", type=positive_number, help="training wall-clock hours on --count"
-    )
+    flags = CommandFlags(p)
+    w = p.add_argument_group("workload (priced through gpu-sizer recommend; give a model)")
+    flags.add(Workload, w, only=_MODEL_CHOICE)
+    flags.add(Workload, w, exclude=(*_MODEL_CHOICE, *_SET_BY_COST))
+    d = p.add_argument_group("one configuration given directly (no model)")
+    flags.add(CostCommandOptions, d, only=("count",))
+    flags.add(ServingCostInput, d, only=("count", "aggregate_tokens_per_s"))
+    flags.add(TrainingCostInput, d, only=("count", "training_hours"))
     f = p.add_argument_group("price filters")
-    f.add_argument("--gpu", action="append", default=[], help="GPU id or alias (repeatable)")
-    f.add_argument("--provider", action="append", default=[], help="provider (repeatable)")
-    f.add_argument("--eu-only", action="store_true", help="only prices in EU regions")
-    f.add_argument("--tier", action="append", default=[], choices=TIERS, help="repeatable")
-    f.add_argument(
-        "--max-usd-per-hour", type=positive_number, help="most USD/hour for a configuration"
-    )
-    f.add_argument(
-        "--eur-usd",
-        type=positive_number,
-        help="US dollars per euro to compare EUR prices (default: GPU_SIZER_EUR_TO_USD or "
-        "eur_to_usd in config.toml; none: EUR offers are listed but not compared)",
-    )
-    f.add_argument("--include-superseded", action="store_true", help="also historical prices")
+    flags.add(PriceFilter, f)
     f.add_argument("--prices", type=Path, help="user price file (TOML, [[price]] entries)")
     u = p.add_argument_group("usage")
-    u.add_argument("--utilization", type=float, default=1.0, help="average load, 0-1")
-    u.add_argument("--active-hours", type=float, default=730.0, help="hours with traffic a month")
-    u.add_argument("--scale-to-zero", action="store_true", help="bill active hours only")
-    u.add_argument("--input-per-output", type=float, help="input tokens per output token")
-    u.add_argument(
-        "--deadline-hours", type=positive_number, help="training deadline, wall-clock hours"
-    )
-    u.add_argument("--spot-overhead", type=float, help="spot interruption overhead, fraction")
-    u.add_argument(
-        "--max-age-days",
-        type=non_negative_int,
-        default=DEFAULT_MAX_PRICE_AGE_DAYS,
-        help="staleness limit",
-    )
+    flags.add(UsageProfile, u)
+    flags.add(CostCommandOptions, u, exclude=("count",))
     p.add_argument("--all", action="store_true", help=f"all rows, not {ROWS_PER_TIER} per tier")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -166,38 +133,11 @@ def _book(args: argparse.Namespace) -> PriceBook:
         ) from None
 
 
-# Model field -> the flag that sets it, so a rejected value is reported under the flag typed.
-_FLAGS = {
-    "count": "--count",
-    "aggregate_tokens_per_s": "--tokens-per-s",
-    "training_hours": "--training-hours",
-    "max_usd_per_hour": "--max-usd-per-hour",
-    "eur_to_usd": "--eur-usd",
-    "utilization": "--utilization",
-    "active_hours_per_month": "--active-hours",
-    "input_tokens_per_output_token": "--input-per-output",
-    "spot_interruption_overhead": "--spot-overhead",
-    "users": "--users",
-    "prompt_tokens": "--prompt-tokens",
-    "output_tokens": "--output-tokens",
-    "context": "--context",
-    "ttft_s": "--ttft",
-    "tokens_per_s": "--tokens-per-s",
-    "train_tokens": "--train-tokens",
-    "deadline_hours": "--deadline-hours",
-    "weights": "--weights",
-    "model": "--model",
-    "model_file": "--model-file",
-    "constraints.max_gpus": "--max-gpus",
-    "constraints.budget_usd_per_hour": "--budget-usd-per-hour",
-    "objective": "--objective",
-}
-
-
 def _eur_to_usd(args: argparse.Namespace) -> float | None:
-    """--eur-usd, else the settings' rate (GPU_SIZER_EUR_TO_USD, config.toml eur_to_usd)."""
-    if args.eur_usd is not None:
-        return float(args.eur_usd)
+    """--eur-usd (validated with the filter), else the settings' rate (GPU_SIZER_EUR_TO_USD,
+    config.toml eur_to_usd)."""
+    if given(args, PriceFilter, "eur_to_usd"):
+        return None
     from assistant.config import configured_eur_to_usd
 
     return configured_eur_to_usd()
@@ -205,94 +145,75 @@ def _eur_to_usd(args: argparse.Namespace) -> float | None:
 
 def _filter(args: argparse.Namespace) -> PriceFilter:
     catalog = get_catalog()
-    fields: dict[str, Any] = {
-        "providers": args.provider,
-        "gpus": [catalog.gpu(g).id for g in args.gpu],
-        "eu_only": args.eu_only,
-        "tiers": args.tier,
-        "max_usd_per_hour": args.max_usd_per_hour,
-        "eur_to_usd": _eur_to_usd(args),
-        "include_superseded": args.include_superseded,
-    }
-    return validated(PriceFilter, fields, _FLAGS)
+    extra: dict[str, Any] = {"gpus": [catalog.gpu(g).id for g in args.gpu or []]}
+    rate = _eur_to_usd(args)
+    if rate is not None:
+        extra["eur_to_usd"] = rate
+    return request(PriceFilter, args, extra)
 
 
-def _profile(args: argparse.Namespace) -> UsageProfile:
-    fields: dict[str, Any] = {
-        "utilization": args.utilization,
-        "active_hours_per_month": args.active_hours,
-        "scale_to_zero": args.scale_to_zero,
-    }
-    if args.input_per_output is not None:
-        fields["input_tokens_per_output_token"] = args.input_per_output
-    elif args.prompt_tokens and args.output_tokens:
-        fields["input_tokens_per_output_token"] = args.prompt_tokens / args.output_tokens
-    return validated(UsageProfile, fields, _FLAGS)
+def _profile(args: argparse.Namespace, workload: Workload | None) -> UsageProfile:
+    extra: dict[str, Any] = {}
+    typed = ("prompt_tokens", "output_tokens")
+    stated = workload is not None and all(given(args, Workload, name) for name in typed)
+    if stated and workload and not given(args, UsageProfile, "input_tokens_per_output_token"):
+        extra["input_tokens_per_output_token"] = workload.prompt_tokens / workload.output_tokens
+    return request(UsageProfile, args, extra)
+
+
+def _workload_only_flag(args: argparse.Namespace) -> str | None:
+    """The first typed flag that only a workload uses (none may be typed without a model)."""
+    typed = vars(args).get("_typed_flags", {})
+    for flag in flagset(args).flags.values():
+        if flag.dest in typed and all(model is Workload for model, _ in flag.fields):
+            name: str = typed[flag.dest][0]
+            return name
+    return None
 
 
 def _sizing_request(
-    args: argparse.Namespace, flt: PriceFilter, profile: UsageProfile
+    args: argparse.Namespace, flt: PriceFilter, profile: UsageProfile, options: CostCommandOptions
 ) -> SizingRequest:
     """The sizing question the flags ask (`tools.sizing.SizingRequest`): the workload flags,
-    the price filters as its pricing scope; a training `--count` sizes every layout up to it."""
-    from tools.workload import validate_workload
-
-    data: dict[str, Any] = {"model": args.model, "model_file": args.model_file}
-    data["weights"] = args.weights  # unset: the model's own format, as every surface sizes it
-    data = {key: value for key, value in data.items() if value is not None}
-    for key, value in (
-        # Users left unset when not given: with only --tokens-per-s the recommender plans the
-        # concurrency that reaches it (one user could never produce 1,000 tok/s).
-        ("users", args.users),
-        ("prompt_tokens", args.prompt_tokens),
-        ("output_tokens", args.output_tokens),
-        ("context", args.context),
-        ("ttft_s", args.ttft),
-        ("tokens_per_s", args.tokens_per_s),
-        ("train_tokens", args.train_tokens),
-        ("deadline_hours", args.deadline_hours),
-        ("zero", args.zero),
-    ):
-        if value is not None:
-            data[key] = value
-    data["task"] = args.task
-    constraints: dict[str, Any] = {"single_node": args.single_node}
+    the price filters and usage as its pricing scope; a training `--count` sizes every layout
+    up to it. Users are left unset when not given: with only --tokens-per-s the recommender
+    plans the concurrency that reaches it (one user could never produce 1,000 tok/s)."""
+    stated = request(Workload, args)
+    extra: dict[str, Any] = {}
     if flt.gpus:
-        constraints["only_gpus"] = flt.gpus
-    if args.max_gpus is not None:
-        constraints["max_gpus"] = args.max_gpus
-    if args.budget_usd_per_hour is not None:
-        constraints["budget_usd_per_hour"] = args.budget_usd_per_hour
-    if args.objective is not None:
-        data["objective"] = args.objective
-    fixed_count = _fixed_training_count(args)
+        extra["constraints.only_gpus"] = flt.gpus
+    max_gpus = (
+        stated.constraints.max_gpus if given(args, Workload, "constraints.max_gpus") else None
+    )
+    fixed_count = _fixed_training_count(options.count, stated.task, max_gpus)
     if fixed_count is not None:
         # Every layout up to the count is evaluated ("fastest" tries them all), so the ones of
         # exactly that many GPUs are among the recommender's options or rejected layouts.
-        constraints["max_gpus"] = fixed_count
-        data["objective"] = "fastest"
-    data["constraints"] = constraints
-    try:
-        workload = validate_workload(data)
-    except ToolInputError as exc:
-        given = {**data, **{f"constraints.{k}": v for k, v in constraints.items()}}
-        raise flag_error(exc, _FLAGS, given) from None
-    scope = {
-        "eu_only": flt.eu_only,
-        "eur_to_usd": flt.eur_to_usd,
-        "tiers": flt.tiers,
-        "providers": flt.providers,
-        "max_usd_per_hour": flt.max_usd_per_hour,
-        "include_superseded": flt.include_superseded,
-        "max_price_age_days": args.max_age_days,
-        "usage": profile,
-        "spot_interruption_overhead": args.spot_overhead,
-    }
-    return SizingRequest(workload=workload, pricing=PricingScope.model_validate(scope))
+        extra["constraints.max_gpus"] = fixed_count
+        extra["objective"] = "fastest"
+    workload = request(Workload, args, extra)
+    scope = PricingScope(
+        eu_only=flt.eu_only,
+        eur_to_usd=flt.eur_to_usd,
+        tiers=flt.tiers,
+        providers=flt.providers,
+        max_usd_per_hour=flt.max_usd_per_hour,
+        include_superseded=flt.include_superseded,
+        api_providers=flt.api_providers,
+        max_price_age_days=options.max_age_days,
+        usage=profile,
+        spot_interruption_overhead=options.spot_interruption_overhead,
+    )
+    return SizingRequest(workload=workload, pricing=scope)
 
 
 def _from_report(
-    args: argparse.Namespace, report: SizingReport, book: PriceBook, flt: PriceFilter, today: date
+    args: argparse.Namespace,
+    report: SizingReport,
+    book: PriceBook,
+    flt: PriceFilter,
+    today: date,
+    options: CostCommandOptions,
 ) -> tuple[ServingCostResult | None, TrainingCostResult | None, list[str]]:
     """The report's costs and the notes that go with them. A training `--count` prices, per
     GPU type, the fastest layout of exactly that many GPUs the report's recommender sized."""
@@ -300,28 +221,37 @@ def _from_report(
     if rec is None:
         error = report.recommendation_error
         problem = "could not be sized" if error is None else error.problem
-        raise ToolInputError("--model" if error is None else error.field, problem)
-    fixed_count = _fixed_training_count(args)
+        raise named(ToolInputError("model" if error is None else error.field, problem), args)
     warnings = [f"warning: {w}" for w in texts(rec.warnings)]
+    workload = report.request.workload
+    max_gpus = (
+        workload.constraints.max_gpus if given(args, Workload, "constraints.max_gpus") else None
+    )
+    fixed_count = _fixed_training_count(options.count, workload.task, max_gpus)
     if fixed_count is not None:
-        jobs = _training_at_count(fixed_count, rec.options + rec.rejected, args.zero)
+        jobs = _training_at_count(fixed_count, rec.options + rec.rejected, workload.zero)
         notes = [
             f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
             f"exactly {fixed_count} GPUs (--count) per GPU type",
             *warnings,
         ]
-        return None, _training_costs(args, jobs, book, flt, today), notes
+        train = training_costs(
+            jobs,
+            book,
+            flt,
+            deadline_hours=options.deadline_hours,
+            freshness=(today, options.max_age_days),
+            spot_interruption_overhead=options.spot_interruption_overhead,
+        )
+        return None, train, notes
     notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *texts(rec.notes)]
     notes += warnings
     if report.costs_error is not None:
-        raise flag_error(
-            ToolInputError(report.costs_error.field, report.costs_error.problem),
-            _FLAGS,
-            {report.costs_error.field: args.spot_overhead},
-        )
+        refusal = ToolInputError(report.costs_error.field, report.costs_error.problem)
+        raise named(refusal, args)
     costs = report.costs
     serving = None if costs is None or report.priced_nearest else costs.serving
-    if args.task == "inference" and serving is None:
+    if workload.task == "inference" and serving is None:
         # A setup that misses the targets is not an offer: price none, say what comes closest.
         if any(o.fits for o in rec.options):
             notes.append(
@@ -333,25 +263,25 @@ def _from_report(
     return serving, None if costs is None else costs.training, notes
 
 
-def _fixed_training_count(args: argparse.Namespace) -> int | None:
-    """--count with --model: the training job's GPU count. Serving sizes its own count from
+def _fixed_training_count(count: int | None, task: str, max_gpus: int | None) -> int | None:
+    """--count with a model: the training job's GPU count. Serving sizes its own count from
     the load, so --count there is refused rather than ignored."""
-    if args.count is None:
+    if count is None:
         return None
-    if args.task == "inference":
+    if task == "inference":
         raise ToolInputError(
             "--count",
-            f"{args.count} GPUs cannot be imposed on a serving workload: the recommender sizes "
+            f"{count} GPUs cannot be imposed on a serving workload: the recommender sizes "
             "the count from --users / --tokens-per-s",
             "--max-gpus N (at most N GPUs), or --gpu with --count without --model",
         )
-    if args.max_gpus is not None and args.max_gpus < args.count:
+    if max_gpus is not None and max_gpus < count:
         raise ToolInputError(
             "--count",
-            f"{args.count} GPUs is more than --max-gpus {args.max_gpus}",
-            f"--count at most {args.max_gpus}, or drop --max-gpus",
+            f"{count} GPUs is more than --max-gpus {max_gpus}",
+            f"--count at most {max_gpus}, or drop --max-gpus",
         )
-    return int(args.count)
+    return count
 
 
 def _training_at_count(count: int, options: list[Any], zero: int | None) -> list[TrainingCostInput]:
@@ -380,85 +310,65 @@ def _training_at_count(count: int, options: list[Any], zero: int | None) -> list
     raise ToolInputError("--count", problem, allowed)
 
 
-def _direct_costs(
-    args: argparse.Namespace, book: PriceBook, flt: PriceFilter, profile: UsageProfile, today: date
-) -> tuple[ServingCostResult | None, TrainingCostResult | None]:
-    """One configuration given directly (--gpu, --count, --tokens-per-s / --training-hours)."""
-    serving, training = _direct(args, flt)
-    freshness = (today, args.max_age_days)
-    result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
-    train = _training_costs(args, training, book, flt, today) if training else None
-    return result, train
-
-
-def _training_costs(
-    args: argparse.Namespace,
-    jobs: list[TrainingCostInput],
-    book: PriceBook,
-    flt: PriceFilter,
-    today: date,
-) -> TrainingCostResult:
-    """`training_costs` of `jobs` under the flags (deadline, spot overhead, staleness limit)."""
-    kwargs: dict[str, Any] = {
-        "deadline_hours": args.deadline_hours,
-        "freshness": (today, args.max_age_days),
-    }
-    if args.spot_overhead is not None:
-        kwargs["spot_interruption_overhead"] = args.spot_overhead
-    try:
-        return training_costs(jobs, book, flt, **kwargs)
-    except ToolInputError as exc:
-        raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
-
-
 def _direct(
-    args: argparse.Namespace, flt: PriceFilter
+    args: argparse.Namespace, flt: PriceFilter, options: CostCommandOptions
 ) -> tuple[list[ServingCostInput], list[TrainingCostInput]]:
+    workload_flag = _workload_only_flag(args)
+    if workload_flag is not None:
+        raise ToolInputError(
+            workload_flag,
+            "describes a workload, which needs a model to size",
+            "--model (or --params, --config, --model-file) with the workload flags; "
+            "--input-per-output for the blended price of a configuration given directly",
+        )
     if not flt.gpus:
         raise ToolInputError(
             "gpu", "no configuration to price", "--model (and workload flags), or --gpu + --count"
         )
-    serving = [
-        validated(
-            ServingCostInput,
-            {"gpu": g, "count": args.count or 1, "aggregate_tokens_per_s": args.tokens_per_s},
-            _FLAGS,
-        )
-        for g in flt.gpus
-    ]
+    count = {"count": options.count or 1}
+    serving = [request(ServingCostInput, args, {"gpu": g, **count}) for g in flt.gpus]
     training = []
-    if args.training_hours is not None:
-        training = [
-            validated(
-                TrainingCostInput,
-                {"gpu": g, "count": args.count or 1, "training_hours": args.training_hours},
-                _FLAGS,
-            )
-            for g in flt.gpus
-        ]
+    if given(args, TrainingCostInput, "training_hours"):
+        training = [request(TrainingCostInput, args, {"gpu": g, **count}) for g in flt.gpus]
     return serving, training
 
 
 def run(args: argparse.Namespace) -> int:
     """Price the configurations and print tables (or JSON). Exit 0, or 2 on bad input."""
+    options = request(CostCommandOptions, args)
     book = _book(args)
     flt = _filter(args)
-    profile = _profile(args)
     notes: list[str] = []
     today = date.today()
     report: SizingReport | None = None
-    if args.model or args.model_file:
+    result: ServingCostResult | None
+    train: TrainingCostResult | None
+    if given(args, Workload, *_MODEL_CHOICE):
         from assistant.sizing_tool import run_size
 
-        report = run_size(_sizing_request(args, flt, profile), book, today)
-        result, train, notes = _from_report(args, report, book, flt, today)
+        profile = _profile(args, request(Workload, args))
+        report = run_size(_sizing_request(args, flt, profile, options), book, today)
+        result, train, notes = _from_report(args, report, book, flt, today, options)
+        if report.request.workload.task != "inference" and train is not None:
+            result = None
     else:
-        result, train = _direct_costs(args, book, flt, profile, today)
-        if args.tokens_per_s is None:
+        profile = _profile(args, None)
+        serving, training = _direct(args, flt, options)
+        if not given(args, ServingCostInput, "aggregate_tokens_per_s"):
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
-    if args.task != "inference" and train is not None:
-        result = None
-    warnings = _staleness(result, train, book, today, args.max_age_days)
+        freshness = (today, options.max_age_days)
+        result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
+        train = None
+        if training:
+            train = training_costs(
+                training,
+                book,
+                flt,
+                deadline_hours=options.deadline_hours,
+                freshness=freshness,
+                spot_interruption_overhead=options.spot_interruption_overhead,
+            )
+    warnings = _staleness(result, train, book, today, options.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
     if args.json:
@@ -469,7 +379,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
     else:
         lead = [] if report is None else headline_lines(report)
-        print("\n".join([*lead, _text(result, train, notes, warnings, args.all)]))
+        # The report's cost notes already say how to set a EUR rate (assistant.sizing_tool).
+        text = _text(result, train, notes, warnings, args.all, rate_hint=report is None)
+        print("\n".join([*lead, text]))
     return 0
 
 
@@ -514,12 +426,13 @@ def _text(
     notes: list[str],
     warnings: list[str],
     show_all: bool,
+    rate_hint: bool = True,
 ) -> str:
     parts: list[str] = []
     if result is not None:
-        parts.append(_serving_text(result, show_all))
+        parts.append(_serving_text(result, show_all, rate_hint))
     if train is not None:
-        parts.append(_training_text(train, show_all))
+        parts.append(_training_text(train, show_all, rate_hint))
     parts += [f"note: {n}" for n in notes]
     if warnings:
         parts.append(f"{len(warnings)} price(s) past the staleness limit or undated:")
@@ -532,7 +445,7 @@ def _billed(billed_gpus: int, instance: str | None) -> str:
     return f"{billed_gpus} ({instance})" if instance else str(billed_gpus)
 
 
-def _serving_text(result: ServingCostResult, show_all: bool) -> str:
+def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = True) -> str:
     headers = (
         "provider", "gpu", "count", "billed GPUs", "region", "USD/hour", "USD/month",
         "USD/M out tok", "USD/M blended", "per hour (published)", "as_of",
@@ -559,7 +472,7 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
         parts += _row_notes(shown)
     if not parts:
         parts.append("no price matches these filters")
-    parts += _unconverted_line(result.unconverted_note)
+    parts += _unconverted_line(result.unconverted_note, rate_hint)
     if result.api_comparison:
         parts.append("\nhosted APIs (USD per million tokens):")
         api_cells = [
@@ -586,11 +499,13 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
     return "\n".join(parts)
 
 
-def _unconverted_line(note: str | None) -> list[str]:
+def _unconverted_line(note: str | None, rate_hint: bool = True) -> list[str]:
     """The offers no USD figure could be given for, shown under the table they would rank in."""
     from assistant.cost_tool import HOW_TO_SET_RATE
 
-    return [] if note is None else [f"not compared in USD: {note}; {HOW_TO_SET_RATE}"]
+    if note is None:
+        return []
+    return [f"not compared in USD: {note}" + (f"; {HOW_TO_SET_RATE}" if rate_hint else "")]
 
 
 def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
@@ -599,7 +514,7 @@ def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
     return [f"  {r.provider} {r.gpu} ×{r.count}: {note}" for r in rows for note in r.notes]
 
 
-def _training_text(train: TrainingCostResult, show_all: bool) -> str:
+def _training_text(train: TrainingCostResult, show_all: bool, rate_hint: bool = True) -> str:
     headers = ("provider", "gpu", "count", "TP", "tier", "wall h", "GPU-h", "USD",
                "cost (published)", "deadline", "as_of")  # fmt: skip
     parts = ["\ntraining cost:"]
@@ -621,7 +536,7 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
         ]  # fmt: skip
         parts.append(render_table(headers, cells, right_align=(2, 3, 5, 6, 7, 8)))
         parts += _row_notes(shown)
-    parts += _unconverted_line(train.unconverted_note)
+    parts += _unconverted_line(train.unconverted_note, rate_hint)
     best = train.cheapest_meeting_deadline
     if best is not None:
         parts.append(

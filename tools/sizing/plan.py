@@ -28,6 +28,7 @@ from tools.cost import PriceFilter, ServingCostInput, TrainingCostInput, price_c
 from tools.cost import ranking_prices as cost_ranking_prices
 from tools.defaults import default_request_shape
 from tools.errors import ToolInputError
+from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
 from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend
@@ -64,8 +65,8 @@ def _error(exc: ToolInputError) -> SizingError:
 
 
 def resolved_configurations(request: SizingRequest) -> list[GpuConfiguration]:
-    """The configurations to size: GPU names resolved to catalog ids (an unknown name →
-    ToolInputError naming the field), one GPU-free configuration when none was named."""
+    """The configurations to size: GPU names and variants resolved to catalog ids (an unknown
+    name → ToolInputError naming the field), one GPU-free configuration when none was named."""
     catalog = get_catalog()
     out: list[GpuConfiguration] = []
     for index, config in enumerate(request.configurations):
@@ -77,7 +78,18 @@ def resolved_configurations(request: SizingRequest) -> list[GpuConfiguration]:
                 raise ToolInputError(
                     f"configurations.{index}.gpu", exc.problem, exc.allowed, exc.suggestions
                 ) from None
-        resolved = config.model_copy(update={"gpu": gpu})
+        variants: list[str] = []
+        for number, variant in enumerate(config.variants):
+            try:
+                variants.append(catalog.gpu(variant).id)
+            except ToolInputError as exc:
+                raise ToolInputError(
+                    f"configurations.{index}.variants.{number}",
+                    exc.problem,
+                    exc.allowed,
+                    exc.suggestions,
+                ) from None
+        resolved = config.model_copy(update={"gpu": gpu, "variants": variants})
         if resolved not in out:
             out.append(resolved)
     return out or [GpuConfiguration()]
@@ -156,6 +168,8 @@ def cost_inputs(
     serving: list[ServingCostInput] = []
     jobs: list[TrainingCostInput] = []
     for o in chosen:
+        if not priceable(o):
+            continue
         if o.training_hours is not None and o.training_hours > 0:
             jobs.append(
                 TrainingCostInput(
@@ -168,6 +182,18 @@ def cost_inputs(
             ServingCostInput(gpu=o.gpu, count=o.count, aggregate_tokens_per_s=rate or None, tp=o.tp)
         )
     return serving, jobs, nearest and bool(chosen)
+
+
+def priceable(option: Option) -> bool:
+    """Within what the cost tool prices: at most `MAX_GPUS` GPUs, a job of `MIN_RATE` to
+    `MAX_HOURS` hours and a rate within its bounds. A layout of 150,000 GPUs, a job of a few
+    milliseconds or of a century is sized (the recommendation shows it) but not priced."""
+    if option.count > MAX_GPUS:
+        return False
+    if option.training_hours is not None and option.training_hours > 0:
+        return MIN_RATE <= option.training_hours <= MAX_HOURS
+    rates = (option.full_load_tokens_per_s, option.aggregate_tokens_per_s)
+    return all(r is None or r == 0 or MIN_RATE <= r <= MAX_TOKENS_PER_S for r in rates)
 
 
 def _scale_out(
@@ -311,6 +337,13 @@ def size(
             )
         except ToolInputError as exc:
             report.costs_error = _error(exc)
+    elif any(o.fits for o in rec.options):
+        report.costs_error = SizingError(
+            field="workload",
+            problem="every option is outside what is priced (more than "
+            f"{MAX_GPUS:,} GPUs, a job shorter than {MIN_RATE:g} or longer than "
+            f"{MAX_HOURS:,.0f} hours, or a rate out of bounds), so none is priced",
+        )
     report.priced_nearest = nearest
     report.priced = [
         with_load(p, rec, load) for p in quoted_prices(report.costs, request.pricing.quote_tier)

@@ -17,7 +17,17 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.cost import PriceFilter, UsageProfile
-from tools.memory.request import MAX_GPUS, OptimizerName
+from tools.cost.inputs import HOURS_PER_MONTH, Name
+from tools.limits import (
+    FINITE,
+    MAX_EXCHANGE_RATE,
+    MAX_GPUS,
+    MAX_LIST_ITEMS,
+    MAX_NAME_CHARS,
+    MAX_USD_PER_HOUR,
+    MIN_EXCHANGE_RATE,
+)
+from tools.memory.request import OptimizerName
 from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, Tier
 from tools.workload import Workload
 
@@ -31,10 +41,11 @@ MAX_CONFIGURATIONS = 8
 class GpuConfiguration(BaseModel):
     """A GPU configuration the user named: which GPU and how many ('2× H100', 'an L40S')."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
     gpu: str | None = Field(
         default=None,
+        max_length=MAX_NAME_CHARS,
         description="GPU id or name, e.g. 'h100-sxm'; omit for GPUs not named ('on 4 GPUs').",
     )
     count: int | None = Field(
@@ -43,36 +54,54 @@ class GpuConfiguration(BaseModel):
         le=MAX_GPUS,
         description="GPUs of it; omit when not said (one GPU is sized, the search finds more).",
     )
-    variants: list[str] = Field(
+    variants: list[Name] = Field(
         default_factory=list,
+        max_length=MAX_LIST_ITEMS,
         description="Other catalog GPU ids the same words could mean ('A100': 40 and 80 GB).",
     )
     words: str | None = Field(
-        default=None, description="The words the user named it with (quoted in a question)."
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="The words the user named it with (quoted in a question).",
     )
 
 
 class PricingScope(BaseModel):
     """Which prices count and how the configuration is used: the scope every cost figure of
-    the report shares (the recommender ranks by the same rows)."""
+    the report shares (the recommender ranks by the same rows). Bounds as `PriceFilter`'s."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
     eu_only: bool = Field(default=False, description="Only prices in EU regions.")
     eur_to_usd: float | None = Field(
-        default=None, gt=0, description="US dollars per euro, to compare EUR prices in USD."
+        default=None,
+        ge=MIN_EXCHANGE_RATE,
+        le=MAX_EXCHANGE_RATE,
+        description="US dollars per euro, to compare EUR prices in USD.",
     )
-    tiers: list[Tier] = Field(default_factory=list, description="Price tiers (default all).")
-    providers: list[str] = Field(default_factory=list, description="Provider name substrings.")
+    tiers: list[Tier] = Field(
+        default_factory=list, max_length=MAX_LIST_ITEMS, description="Price tiers (default all)."
+    )
+    providers: list[Name] = Field(
+        default_factory=list, max_length=MAX_LIST_ITEMS, description="Provider name substrings."
+    )
     max_usd_per_hour: float | None = Field(
-        default=None, gt=0, description="Most USD per hour for a whole configuration."
+        default=None,
+        gt=0,
+        le=MAX_USD_PER_HOUR,
+        description="Most USD per hour for a whole configuration.",
     )
     include_superseded: bool = Field(default=False, description="Also historical prices.")
-    api_providers: list[str] = Field(
-        default_factory=list, description="Hosted API providers to compare with (substrings)."
+    api_providers: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Hosted API providers to compare with (substrings).",
     )
     max_price_age_days: int = Field(
-        default=DEFAULT_MAX_PRICE_AGE_DAYS, ge=0, description="Older prices are stale, days."
+        default=DEFAULT_MAX_PRICE_AGE_DAYS,
+        ge=0,
+        le=36_500,
+        description="Older prices are stale, days (at most 100 years).",
     )
     usage: UsageProfile = Field(
         default_factory=UsageProfile, description="Utilisation and hours billed a month."
@@ -103,16 +132,18 @@ class PricingScope(BaseModel):
 class Budget(BaseModel):
     """A budget the user stated, in USD: checked against the cheapest priced option."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
-    amount_usd: float = Field(gt=0, description="Budget, US dollars.")
+    amount_usd: float = Field(
+        gt=0, le=MAX_USD_PER_HOUR * HOURS_PER_MONTH, description="Budget, US dollars."
+    )
     period: BudgetPeriod = Field(description="Per 'hour' or per 'month'.")
 
 
 class SizingRequest(BaseModel):
     """One sizing question: a workload, the GPUs named, the pricing scope, what to answer."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
     workload: Workload = Field(description="Model, load, targets and constraints.")
     configurations: list[GpuConfiguration] = Field(

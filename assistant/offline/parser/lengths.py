@@ -7,7 +7,8 @@ import re
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Q, Text
-from assistant.offline.quantities import NUMBER, context_tokens_from
+from assistant.offline.quantities import NUMBER, context_tokens_from, out_of_range_question
+from tools.limits import MAX_CONTEXT_TOKENS
 
 
 def extract_context(t: Text, p: ParsedWorkload) -> None:
@@ -154,6 +155,10 @@ def set_context(p: ParsedWorkload, text: str) -> None:
     except ValueError:
         return
     if tokens <= 0:
+        return
+    if tokens > MAX_CONTEXT_TOKENS:
+        p.unplaced.append(text.strip())
+        p.questions.append(out_of_range_question(f"{text.strip()} tokens", "tokens"))
         return
     p.context = tokens
     if note:

@@ -7,8 +7,9 @@ import re
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
-from assistant.offline.quantities import NUMBER
+from assistant.offline.quantities import NUMBER, out_of_range_question
 from tools.cost.inputs import DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN, HOURS_PER_MONTH
+from tools.limits import MAX_SEQUENCES
 
 # Days in the cost tool's billing month (730 h / 24 h) and in a week.
 _DAYS_PER = {"day": 1.0, "week": 7.0, "month": HOURS_PER_MONTH / 24.0}
@@ -110,6 +111,11 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"{QW}\s+{adjectives}{nouns}\b"):
         value = positive_int(m.group(1))
         if value is None:
+            continue
+        if value > MAX_SEQUENCES:
+            # Past the tools' bound: asked back, never sized at the bound or dropped.
+            p.unplaced.append(m.group(0).strip())
+            p.questions.append(out_of_range_question(m.group(0).strip(), "users"))
             continue
         p.users = value
         if re.search(r"long[\s-]context", m.group(0), re.I):

@@ -21,7 +21,11 @@ from assistant.offline.parser.gpus import (
     extract_system_ram,
     unknown_gpus,
 )
-from assistant.offline.parser.leftovers import negative_numbers, unplaced_fragments
+from assistant.offline.parser.leftovers import (
+    huge_numbers,
+    negative_numbers,
+    unplaced_fragments,
+)
 from assistant.offline.parser.lengths import extract_context
 from assistant.offline.parser.load import (
     extract_concurrency,
@@ -66,6 +70,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_hf_and_catalog_models,
     extract_misspelt_models,
     negative_numbers,
+    huge_numbers,
     extract_cost_per_token,
     extract_budget,
     extract_kv_dtype,
