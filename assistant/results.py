@@ -301,8 +301,15 @@ def parse_arguments_text(text: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"value": value}
 
 
+DUPLICATE_KEY = "duplicate_of"
+"""On a tool message that answers a repeated call by reference (the LLM engine runs an
+identical call once a turn): the id of the call whose result it repeats."""
+
+
 def stored_calls(messages: Sequence[Mapping[str, Any]]) -> list[StoredCall]:
-    """Every tool call with a result in `messages`, in order, results loaded typed."""
+    """Every tool call with a result in `messages`, in order, results loaded typed. A call
+    answered by reference to an identical earlier one (`DUPLICATE_KEY`) is not listed again:
+    its result is the earlier call's."""
     names: dict[str, tuple[str, dict[str, Any]]] = {}
     out: list[StoredCall] = []
     turn = 0
@@ -316,7 +323,7 @@ def stored_calls(messages: Sequence[Mapping[str, Any]]) -> list[StoredCall]:
                 str(function.get("name", "")),
                 parse_arguments_text(function.get("arguments")),
             )
-        if role != "tool":
+        if role != "tool" or DUPLICATE_KEY in message:
             continue
         call_id = str(message.get("tool_call_id", ""))
         name, arguments = names.get(call_id, ("", {}))

@@ -62,7 +62,7 @@ def test_llm_text_answer_leads_with_the_report_verdict_then_the_model_then_flags
     assert out.index(NONSENSE) > len(verdict) - 1
     # Then the figures of the model's text that no tool result supports, flagged last.
     flags = out.splitlines()[-1]
-    assert flags.startswith("! Figures not found in this turn's tool results")
+    assert flags.startswith("⚠ Unverified:") and "not found in this turn's tool results" in flags
     assert "999 GB" in flags
     # The pre-computation the model saw was one `size` call: its report, summarised.
     sent = json.loads(route.calls[0].request.content)["messages"]

@@ -6,8 +6,9 @@ on sources, formulas and constants (`assistant.offline.render.split_details`) �
 one line saying how many there are; `--details` prints them.
 
 With a model endpoint, the answer printed leads with the deterministic verdict rendered from
-the turn's sizing report (`assistant.offline.render.verdict_text`: the lines the offline answer
-leads with), then the model's explanation, then the figures of it no tool result supports.
+the turn's sizing report (the engine's `Verdict` event: `assistant.offline.render.verdict_text`,
+the lines the offline answer leads with), then the model's explanation, then the figures of it
+no tool result supports and its claims the tools contradict.
 
 `--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
 model reads them), the sizing report's headline, weight format and price load, the tools'
@@ -31,7 +32,15 @@ from typing import TYPE_CHECKING, Any
 from assistant.commands._flags import CommandFlags, request
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
-from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from assistant.events import (
+    Done,
+    ErrorEvent,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    Verdict,
+)
 from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
@@ -127,24 +136,20 @@ async def _run_turn(
 ) -> tuple[Done | None, list[Any]]:
     """Run one turn on `conversation` (a new one when None), streaming the answer to stdout
     when `stream`; without `details` the folded assumptions are held back (the visible part is
-    a prefix of the text, so it streams). An LLM answer is led by the verdict of the turn's
-    sizing report, printed as soon as the report is there (before the model's first word)."""
-    from assistant.offline.render import split_details, verdict_text
+    a prefix of the text, so it streams). An LLM answer is led by the engine's `Verdict` (the
+    turn's sizing report rendered), printed before the model's first word."""
+    from assistant.offline.render import split_details
 
     conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
     text, shown = "", 0
-    verdict_due = engine.mode == "llm" and stream
     async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
-        if verdict_due and isinstance(event, ToolResult) and isinstance(event.value, SizingReport):
-            verdict_due = False
-            if not text:
-                lead = verdict_text(event.value)
-                if lead:
-                    sys.stdout.write(lead + "\n")
-                    sys.stdout.flush()
+        if isinstance(event, Verdict) and stream:
+            # The tools' verdict leads, whatever the model then writes (issue 17).
+            sys.stdout.write(event.text.rstrip("\n") + "\n\n")
+            sys.stdout.flush()
         elif isinstance(event, TextDelta) and stream:
             text += event.text
             visible = text if details else split_details(text).visible
@@ -204,6 +209,7 @@ def _json_report(
         parsed = None if conversation is None else previous_workload(conversation)
         parsed = parsed if parsed is not None else parse_workload(question)
         workload = parsed.model_dump(mode="json", exclude_defaults=True)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
     report = {
         "question": question,
         "session": None if conversation is None else conversation.id,
@@ -212,28 +218,44 @@ def _json_report(
         "tool_calls": list(calls.values()),
         "sizing": sizing,
         "assumptions": assumptions,
+        "verdict": done.verdict if done else "",
         "answer": done.text if done else None,
         "unverified_figures": list(done.unverified_figures) if done else [],
+        "contradictions": list(done.contradictions) if done else [],
+        "stopped": done.stopped if done else None,
+        "notices": [e.message for e in events if isinstance(e, Notice)],
+        "error": {"kind": errors[-1].kind, "message": errors[-1].message} if errors else None,
     }
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def _after_answer(text: str, details: bool, flagged: tuple[str, ...] = ()) -> str:
-    """What follows the streamed answer: the folded-assumptions line (or a final newline),
-    then the figures no tool result supports."""
+def _after_answer(done: Done, details: bool) -> str:
+    """What follows the streamed answer: the folded-assumptions line or a final newline, then
+    the checks' flags and why the answer is incomplete, if it is."""
     from assistant.offline.render import split_details
 
+    text = done.text
     folded = split_details(text)
     if not details and folded.title is not None:
         out = f"+ {folded.title}: add --details to see them.\n"
     else:
-        out = "" if text.endswith("\n") else "\n"
-    if flagged:
+        out = "" if not text or text.endswith("\n") else "\n"
+    if done.unverified_figures:
         out += (
-            "! Figures not found in this turn's tool results (check before relying on them): "
-            + ", ".join(flagged)
-            + "\n"
+            f"⚠ Unverified: {', '.join(done.unverified_figures)} — not found in this turn's "
+            "tool results.\n"
         )
+    for contradiction in done.contradictions:
+        out += f"⚠ Contradicts the tools: {contradiction}\n"
+    if done.error:
+        what = "partial answer" if text else "no answer from the model"
+        out += f"({what}: the turn ended with an error — {done.error})\n"
+    elif done.stopped:
+        out += {
+            "repetition": "(answer stopped: the model was repeating itself)\n",
+            "length": "(answer stopped at the token cap)\n",
+            "cut_off": "(answer cut off at the endpoint's token limit)\n",
+        }[done.stopped]
     return out
 
 
@@ -279,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(_json_report(question, engine, done, events, conversation))
     elif done is not None:
-        print(_after_answer(done.text, args.details, done.unverified_figures), end="")
+        print(_after_answer(done, args.details), end="")
     if not args.no_save:
         print(
             f"session {conversation.id}: `gpu-sizer ask -c ...` continues it, "

@@ -152,7 +152,16 @@ def search_workload(
             data |= {"prompt_tokens": shape.prompt_tokens, "output_tokens": shape.output_tokens}
         if found.gpu_memory_utilization is not None:
             data["gpu_memory_utilization"] = found.gpu_memory_utilization
-    return validate_workload(data)
+    return revalidated(w, data)
+
+
+def revalidated(w: Workload, data: dict[str, Any]) -> Workload:
+    """`data` (`w`'s fields, some changed) validated as a Workload that keeps how `w`'s weights
+    spelling was read ('int4' as int4-awq: an assumption every surface states)."""
+    out = validate_workload(data)
+    if out.weights_reading is None and w.weights_reading and out.weights == w.weights:
+        out._weights_reading = w.weights_reading
+    return out
 
 
 def cost_inputs(
@@ -231,7 +240,7 @@ def _scale_out(
             data.pop("objective", None)  # the recommender's own order: fewest GPUs that fit
         unlimited: Recommendation | None
         try:
-            unlimited = recommend(validate_workload(data), prices)
+            unlimited = recommend(revalidated(w, data), prices)
         except ToolInputError:
             unlimited = None
         holds = None

@@ -29,13 +29,14 @@ from assistant.offline.render.details import (
 )
 from assistant.offline.render.results import CallResult
 from assistant.offline.render.tables import options_table
-from assistant.offline.render.verdict import verdict_text
+from assistant.offline.render.verdict import memory_verdict_text, verdict_text
 
 __all__ = [
     "DETAILS_TOPIC",
     "CallResult",
     "FoldedAnswer",
     "details_title",
+    "memory_verdict_text",
     "options_table",
     "render_answer",
     "render_question",

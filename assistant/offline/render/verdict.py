@@ -11,6 +11,7 @@ from __future__ import annotations
 from assistant.offline.render.costs import billed_as, budget_line, cheaper_per_token_line
 from assistant.offline.render.questions import max_context_lines
 from assistant.offline.render.results import config_label, gib, gpu_name, option_label
+from tools.memory.request import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
 from tools.sizing import Headline, SizedConfiguration, SizingReport
@@ -327,3 +328,25 @@ def verdict_text(report: SizingReport) -> str:
         return f"**One question before I size this:** {report.question.question}\n"
     lines = verdict_block(report)
     return "\n".join(lines).strip() + "\n" if lines else ""
+
+
+def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
+    """The verdict of memory estimates alone (Markdown), in `verdict_lines`' words: for a turn
+    in which the model sized the question itself with `estimate_memory` (no sizing report)."""
+    lines: list[str] = []
+    for est in estimates:
+        label = config_label(SizedConfiguration(gpu=est.gpu, count=est.num_gpus, estimate=est))
+        budget, headroom = est.budget_bytes_per_gpu, est.headroom_bytes
+        if est.fits is None or budget is None or headroom is None:
+            lines.append(f"Needs {gib(est.per_gpu_bytes)} of GPU memory per GPU on {label}.")
+        elif est.fits:
+            lines.append(
+                f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of {gib(budget)} per GPU; "
+                f"{gib(headroom)} headroom per GPU."
+            )
+        else:
+            lines.append(
+                f"**Does not fit on {label}** — needs {gib(est.per_gpu_bytes)} per GPU, budget "
+                f"{gib(budget)} ({gib(-headroom)} over)."
+            )
+    return "\n".join(dict.fromkeys(lines)) + "\n" if lines else ""
