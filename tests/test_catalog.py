@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.test_catalog_new_models import NEW_MODELS
 from tools.architecture import count_parameters
 from tools.catalog import CatalogError, GpuSpec, ModelEntry, get_catalog, load_entries
 from tools.errors import ToolInputError
@@ -88,8 +89,10 @@ RESEARCH_GPU_IDS = [
 
 def test_catalog_holds_the_twenty_models_and_llama_65b() -> None:
     # The twenty (all counted in params.json) plus LLaMA-65B, which params.json lacks:
-    # its count is checked against the LLaMA paper in tests/test_memory_training.py.
-    assert set(get_catalog().models) == set(PARAMS_JSON) | {"llama-65b"}
+    # its count is checked against the LLaMA paper in tests/test_memory_training.py; and the
+    # 48 of the 2026-12 research pass (tests/test_catalog_new_models.py).
+    expected = set(PARAMS_JSON) | {"llama-65b"} | set(NEW_MODELS.values())
+    assert set(get_catalog().models) == expected
 
 
 @pytest.mark.parametrize("model_id", sorted(PARAMS_JSON))

@@ -21,10 +21,15 @@ def test_models_json_lists_all_with_integer_counts(capsys: pytest.CaptureFixture
     code, out, _ = _run(capsys, "models", "--json")
     assert code == 0
     records = {r["id"]: r for r in json.loads(out)}
-    assert len(records) == 21  # the issue's twenty + LLaMA-65B
+    # The issue's twenty + LLaMA-65B, and the 48 of the 2026-12 research pass (issue 15).
+    assert len(records) >= 69
     # shared/research/params.json (meta-device instantiation, transformers 5.24).
     assert records["llama-3.1-8b"]["total_params"] == 8_030_261_248
     assert records["mixtral-8x7b"]["active_params"] == 12_879_925_248
+    # tests/data/research/params-new.json (count_params_new.py, meta device): Llama 4 Scout with
+    # its vision tower, and Kimi K2's active count (8 of 384 experts + 1 shared).
+    assert records["llama-4-scout"]["total_params"] == 108_641_793_536
+    assert records["kimi-k2"]["active_params"] == 32_861_477_888
     assert all(r["as_of"] and r["source"] for r in records.values())
 
 

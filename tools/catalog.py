@@ -34,8 +34,31 @@ class Sourced(BaseModel):
     as_of: str = Field(min_length=4, description="Date (or 'undated copy') of the source.")
 
 
+class Checkpoint(BaseModel):
+    """A published checkpoint of a catalog model in another weight format (an official AWQ or
+    FP8 release): naming it sizes the model in that format."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repo: str = Field(min_length=3, max_length=200, description="Hugging Face repo id.")
+    weights: str = Field(description="Weight format it ships in (a tools.memory format name).")
+    source: str = Field(min_length=3, description="Where the repo and its format were read.")
+
+    @model_validator(mode="after")
+    def _known_format(self) -> Checkpoint:
+        from tools.memory.formats import WEIGHT_FORMATS  # tools.memory imports this module
+
+        if self.weights not in WEIGHT_FORMATS:
+            raise ValueError(f"weights {self.weights!r} is not one of {', '.join(WEIGHT_FORMATS)}")
+        return self
+
+
 class ModelEntry(Sourced):
-    """A model in the catalog. Its parameter counts are computed from `architecture`."""
+    """A model in the catalog. Its parameter counts are computed from `architecture`.
+
+    An entry that shares another's architecture (Llama 3.3 70B is Llama 3.1 70B's shape) names it
+    in `same_architecture_as` and carries no architecture table of its own; the loader copies the
+    referenced one, so both are sized identically while each keeps its own sources."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -48,11 +71,33 @@ class ModelEntry(Sourced):
     checkpoint_format: str | None = Field(
         default=None, description="How the publisher ships the weights, e.g. 'mxfp4' (gpt-oss)."
     )
+    checkpoints: tuple[Checkpoint, ...] = Field(
+        default=(), description="Other published formats of this model (AWQ, FP8 repos)."
+    )
+    checkpoint_stores_tied_head: bool = Field(
+        default=False,
+        description="The checkpoint stores lm_head.weight although the embedding is tied: "
+        "the file holds one vocab × hidden matrix more than memory (Qwen3-0.6B).",
+    )
+    same_architecture_as: str | None = Field(
+        default=None, description="Id of the entry whose architecture this model shares."
+    )
+    notes: str | None = Field(default=None, description="Modelling notes from the research.")
+    conflicts: str | None = Field(default=None, description="Sources that disagree, and why.")
+    gaps: str | None = Field(default=None, description="What no source gave, and what was done.")
     architecture: Architecture
 
     @property
     def params(self) -> ParamCounts:
         return count_parameters(self.architecture)
+
+    @property
+    def checkpoint_params(self) -> int:
+        """Parameters stored in the checkpoint files: the in-memory total, plus a separately
+        stored copy of a tied output layer, plus MTP modules (counted from the architecture)."""
+        counts = self.params
+        head_copy = counts.embedding if self.checkpoint_stores_tied_head else 0
+        return counts.total + head_copy + counts.mtp
 
 
 Interconnect = Literal["nvlink", "nvlink-bridge", "infinity-fabric", "pcie", "ethernet"]
@@ -115,6 +160,33 @@ def catalog_dir() -> Path:
 E = TypeVar("E", bound=BaseModel)
 
 
+def _shared_architectures(path: Path, raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Entries with `same_architecture_as` get a copy of the named entry's architecture table
+    (the named entry must come earlier in the file; it may itself share another's)."""
+    tables: dict[str, Any] = {}
+    out: list[dict[str, Any]] = []
+    for index, item in enumerate(raw):
+        entry_name = str(item.get("id", f"#{index + 1}"))
+        shared = item.get("same_architecture_as")
+        if shared is not None:
+            if "architecture" in item:
+                raise CatalogError(
+                    path, entry_name, "architecture", "give same_architecture_as or an own table"
+                )
+            if shared not in tables:
+                raise CatalogError(
+                    path,
+                    entry_name,
+                    "same_architecture_as",
+                    f"{shared!r} is not an earlier entry",
+                )
+            item = {**item, "architecture": tables[shared]}
+        if "architecture" in item:
+            tables[entry_name] = item["architecture"]
+        out.append(item)
+    return out
+
+
 def load_entries(path: Path, table: str, model: type[E]) -> list[E]:
     """Load `[[table]]` entries of a TOML file into `model`, failing with file/entry/field."""
     try:
@@ -122,6 +194,8 @@ def load_entries(path: Path, table: str, model: type[E]) -> list[E]:
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(path, "-", "-", f"invalid TOML: {exc}") from None
     raw: list[dict[str, Any]] = data.get(table, [])
+    if table == "model":
+        raw = _shared_architectures(path, raw)
     entries: list[E] = []
     seen: set[str] = set()
     for index, item in enumerate(raw):
@@ -157,6 +231,13 @@ class Catalog:
         self.gpus: dict[str, GpuSpec] = {g.id: g for g in gpus}
         self._model_index = self._index(models)
         self._gpu_index = self._index(gpus)
+        self._checkpoints: dict[str, Checkpoint] = {}
+        for m in models:
+            for ckpt in m.checkpoints:
+                self._model_index[ckpt.repo.lower()] = m.id
+                self._model_index[normalize_name(ckpt.repo)] = m.id
+                self._checkpoints[ckpt.repo.lower()] = ckpt
+                self._checkpoints[normalize_name(ckpt.repo)] = ckpt
 
     @staticmethod
     def _index(entries: list[ModelEntry] | list[GpuSpec]) -> dict[str, str]:
@@ -166,6 +247,11 @@ class Catalog:
                 index[key.lower()] = e.id
                 index[normalize_name(key)] = e.id
         return index
+
+    def checkpoint(self, name: str) -> Checkpoint | None:
+        """The published checkpoint `name` refers to when it names one in another format
+        ('Qwen/Qwen3-32B-AWQ' → int4-awq); None for the model's own name or an unknown one."""
+        return self._checkpoints.get(name.lower()) or self._checkpoints.get(normalize_name(name))
 
     def model(self, name: str) -> ModelEntry:
         """Find a model by id, alias or loose spelling. Raises ToolInputError with suggestions."""

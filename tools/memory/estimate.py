@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tools.architecture import Architecture
+from tools.architecture import Architecture, count_parameters, vision_params
 from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_KV_DTYPE
 from tools.errors import ToolInputError
@@ -51,7 +51,7 @@ from tools.memory.training import (
     state_bytes_per_param,
 )
 from tools.memory.weights import weight_bytes
-from tools.units import format_bytes
+from tools.units import format_bytes, format_count
 
 DEFAULT_CONTEXT = DEFAULT_CONTEXT_TOKENS
 """Tokens per sequence when none is given: the shared default shape (tools/defaults.py), so
@@ -120,11 +120,34 @@ def _context(req: MemoryRequest, arch: Architecture, parts: _Parts) -> int:
     return req.context
 
 
+def _vision_note(arch: Architecture, engine: str, loaded: bool) -> str:
+    """Which engines load a checkpoint's vision tower, and what this estimate counts."""
+    size = format_count(vision_params(arch))
+    if loaded:
+        return (
+            f"Vision tower ({size} parameters, 16-bit) counted: {engine} loads it with the "
+            "checkpoint (vLLM skips it only when every modality is limited to 0, "
+            "--limit-mm-per-prompt '{\"image\": 0}', vLLM PR #22299); llama.cpp (engine "
+            "generic) loads it only from a separate --mmproj file."
+        )
+    return (
+        f"Vision tower ({size} parameters) left out: llama.cpp (engine generic) serves the "
+        "text GGUF and loads the encoder only from a separate --mmproj file (vLLM and "
+        "Transformers load it with the checkpoint)."
+    )
+
+
 def _inference_weights(
-    req: MemoryRequest, resolved: ResolvedModel, fmt: str, layout: Layout, parts: _Parts
+    req: MemoryRequest,
+    resolved: ResolvedModel,
+    fmt: str,
+    layout: Layout,
+    parts: _Parts,
+    engine: str,
 ) -> tuple[int, int]:
     """Adds the weights component; returns (bytes per GPU, layers on the worst stage)."""
     arch = resolved.architecture
+    vision = engine != "generic"
     wb = weight_bytes(
         arch,
         fmt,
@@ -132,6 +155,7 @@ def _inference_weights(
         group_size=req.group_size,
         keep_16bit=req.keep_16bit,
         total_params=resolved.stated_params,
+        vision=vision,
     )
     stage = worst_stage(wb, layout.pp)
     whole = weight_bytes(
@@ -140,6 +164,7 @@ def _inference_weights(
         group_size=req.group_size,
         keep_16bit=req.keep_16bit,
         total_params=resolved.stated_params,
+        vision=vision,
     )
     per_param = whole.total / resolved.total_params
     notes = [
@@ -170,6 +195,10 @@ def _inference_weights(
             f"MoE: all {arch.moe.num_experts} experts per layer are resident; "
             f"{resolved.active_params:,} parameters are active per token."
         )
+    if arch.vision is not None:
+        notes.append(_vision_note(arch, engine, vision))
+    if arch.mtp_layers:
+        notes.append(_mtp_note(arch))
     formula = "Σ tensors × bytes per weight of the format"
     if layout.tp > 1:
         formula += f", split over tp={layout.tp} (KV projections and routers replicated)"
@@ -192,6 +221,17 @@ def _inference_weights(
         )
     parts.add("weights", nbytes, formula, *notes)
     return nbytes, stage.layers
+
+
+def _mtp_note(arch: Architecture) -> str:
+    """MTP modules: in the checkpoint, not in this estimate."""
+    mtp = count_parameters(arch).mtp
+    return (
+        f"Not counted: {arch.mtp_layers} multi-token-prediction module(s) stored in the "
+        f"checkpoint (about {format_count(mtp)} parameters: a decoder layer + eh_proj + norms "
+        "each, DeepSeek-V3 report §2.2): on disk, but engines load them only for speculative "
+        "decoding (vLLM --speculative-config with method 'deepseek_mtp'/'mtp')."
+    )
 
 
 def _full_training_state(
@@ -459,7 +499,7 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     if req.task == "full":
         stage_layers = _full_training_state(req, resolved, layout, parts)
     else:
-        _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts)
+        _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts, engine)
         if req.task in ("lora", "qlora"):
             _adapter_state(req, arch, layout, stage_layers, parts)
         else:
@@ -490,7 +530,14 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         if arch.sliding_window_layers:
             notes.append(
                 f"{arch.sliding_window_layers} sliding-window layers hold at most "
-                f"{arch.sliding_window} tokens."
+                f"{arch.sliding_window:,} tokens; {arch.full_attention_layers} full-attention "
+                "layers hold the whole context."
+            )
+        if arch.chunked_attention_layers:
+            notes.append(
+                f"{arch.chunked_attention_layers} chunked-attention layers hold at most one "
+                f"{arch.attention_chunk_size:,}-token chunk; {arch.full_attention_layers} "
+                "global layers hold the whole context."
             )
         if block > 1:
             notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")

@@ -59,13 +59,20 @@ def resolve_model(
             "a catalog model (gpu-sizer models), --params like '13B', or --config PATH",
         )
     if model:
-        entry = get_catalog().model(model)
+        catalog = get_catalog()
+        entry = catalog.model(model)
+        assumptions = [
+            f"Model {entry.name}: architecture from {entry.source} (as of {entry.as_of})."
+        ]
+        checkpoint_format = entry.checkpoint_format
+        named = catalog.checkpoint(model)
+        if named is not None:  # 'Qwen/Qwen3-32B-AWQ': the model in the format that repo ships
+            checkpoint_format = named.weights
+            assumptions.append(
+                f"{named.repo} is {entry.name} published as {named.weights} ({named.source})."
+            )
         return ResolvedModel(
-            entry.id,
-            entry.name,
-            entry.architecture,
-            [f"Model {entry.name}: architecture from {entry.source} (as of {entry.as_of})."],
-            entry.checkpoint_format,
+            entry.id, entry.name, entry.architecture, assumptions, checkpoint_format
         )
     if config_path:
         arch = load_config_file(config_path)
