@@ -55,7 +55,9 @@ def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = _run(capsys, "gpus", "--json")
     assert code == 0
     records = {r["id"]: r for r in json.loads(out)}
-    assert len(records) == 24
+    # The 24 of the first research pass and the 55 of the 2026-12 pass (issue 15); the RAM
+    # configurations of unified-memory machines only with --all.
+    assert len(records) == 79
     h100 = records["h100-sxm"]
     # NVIDIA H100 datasheet: 80 GB, 3.35 TB/s; NVLink 4 900 GB/s bidirectional -> 450 GB/s.
     assert h100["memory_bytes"] == 80_000_000_000
@@ -64,6 +66,24 @@ def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> 
     # 81,559 MiB measured (shared research README) = 81,559 x 1,048,576 bytes.
     assert h100["usable_memory_bytes"] == 85_520_809_984
     assert all(r["source"] and r["as_of"] for r in records.values())
+
+
+def test_gpus_all_lists_ram_configurations(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "--all", "--json")
+    assert code == 0
+    records = {r["id"]: r for r in json.loads(out)}
+    # M3 Max (40-core) sold with 48, 64 and 128 GB: 3/4 of 48 GiB = 36 GiB for the GPU.
+    assert records["apple-m3-max-40c-48gb"]["usable_memory_bytes"] == 36 * 2**30
+    assert records["apple-m3-max-40c-48gb"]["configuration_of"] == "apple-m3-max-40c"
+
+
+def test_gpus_detail_of_a_mac_says_how_to_raise_the_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _run(capsys, "gpus", "M3 Max")
+    assert code == 0
+    # 128 GB: default 96 GiB (3/4); raised to 128 − 8 = 120 GiB = 122,880 MiB.
+    assert "96.00 GiB" in out and "sudo sysctl iogpu.wired_limit_mb=122880" in out
 
 
 def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> None:

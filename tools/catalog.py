@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.errors import ToolInputError, closest_names
+from tools.hardware import GpuLimitRule, gpu_limit
+from tools.units import GB
 
 
 class CatalogError(ValueError):
@@ -101,18 +103,59 @@ class ModelEntry(Sourced):
 
 
 Interconnect = Literal["nvlink", "nvlink-bridge", "infinity-fabric", "pcie", "ethernet"]
+Segment = Literal["datacenter", "workstation", "consumer", "unified-memory"]
+
+
+class UnifiedMemory(BaseModel):
+    """A machine whose GPU shares the system RAM (Apple silicon, DGX Spark, Strix Halo): the RAM
+    sizes it is sold with and the rule for how much of it the GPU may use
+    (tools/hardware.py `gpu_limit`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    ram_options_bytes: tuple[int, ...] = Field(
+        description="RAM configurations a source confirms, bytes as sold (N GB = N × 10^9)."
+    )
+    ram_options_unconfirmed_bytes: tuple[int, ...] = Field(
+        default=(), description="Configurations listed only by sources the research doubts."
+    )
+    gpu_limit: GpuLimitRule = Field(
+        description="macos-working-set (Metal's default working set, raisable with "
+        "iogpu.wired_limit_mb), coherent (no carve-out, DGX Spark), bios-carveout (Strix Halo)."
+    )
+    gpu_cores: int | None = Field(default=None, gt=0, le=10_000)
+    measured_stream_bandwidth_bytes_per_s: float | None = Field(
+        default=None, gt=0, le=1e14, description="GPU-side STREAM bandwidth measured, bytes/s."
+    )
+    sources: tuple[str, ...] = Field(default=(), description="Where the options were read.")
+
+    @model_validator(mode="after")
+    def _sane_options(self) -> UnifiedMemory:
+        for ram in (*self.ram_options_bytes, *self.ram_options_unconfirmed_bytes):
+            if not 1 * GB <= ram <= 4096 * GB:
+                raise ValueError(f"RAM option {ram} bytes is outside 1 GB to 4 TB")
+        return self
 
 
 class GpuSpec(Sourced):
-    """One accelerator. Throughputs are dense (no sparsity); `None` means not published."""
+    """One accelerator. Throughputs are dense (no sparsity); `None` means not published.
+
+    A unified-memory machine is one entry per chip at its largest confirmed RAM; the other RAM
+    configurations are generated beside it at load (`configuration_of` names the chip), each
+    sized against its own GPU limit."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     name: str
-    vendor: Literal["NVIDIA", "AMD", "Intel"]
+    vendor: Literal["NVIDIA", "AMD", "Intel", "Apple"]
     architecture: str
     aliases: tuple[str, ...] = ()
+    segment: Segment = Field(
+        default="datacenter",
+        description="datacenter, workstation (pro PCIe cards), consumer (GeForce, Radeon, "
+        "Arc), unified-memory (Apple silicon, DGX Spark, Strix Halo).",
+    )
     memory_bytes: int = Field(gt=0, description="Vendor capacity, as marketed, in bytes.")
     usable_memory_bytes: int = Field(gt=0, description="Capacity a process can allocate, bytes.")
     usable_memory_basis: str = Field(description="How usable_memory_bytes was obtained.")
@@ -123,14 +166,36 @@ class GpuSpec(Sourced):
     fp8_tflops: float | None = Field(default=None, gt=0)
     int8_tops: float | None = Field(default=None, gt=0)
     fp4_tflops: float | None = Field(default=None, gt=0)
+    supports_bf16: bool = Field(
+        default=True,
+        description="Native bf16 tensor math. False for T4/V100/P100 (Turing, Volta, Pascal): "
+        "engines run bf16 checkpoints as fp16 there.",
+    )
     tdp_w: float | None = Field(default=None, gt=0)
     interconnect: Interconnect
     interconnect_bytes_per_s: float | None = Field(
         default=None, gt=0, description="GPU-to-GPU bandwidth per GPU, one direction."
     )
     pcie_gen: int | None = None
-    form_factor: Literal["sxm", "pcie", "oam", "superchip"]
+    form_factor: Literal["sxm", "pcie", "oam", "superchip", "soc"]
     gpus_per_node: int | None = Field(default=None, gt=0)
+    devices_per_package: int = Field(
+        default=1,
+        ge=1,
+        le=8,
+        description="GPUs software sees per physical board (MI250X: 2 GCDs); memory, "
+        "bandwidth and throughput are per device.",
+    )
+    recommend_by_default: bool = Field(
+        default=True,
+        description="Among the recommender's candidates when the user names no GPU; owned "
+        "hardware without a cloud price (unified-memory machines, most GeForce cards) and "
+        "China-only parts are sized when named.",
+    )
+    unified_memory: UnifiedMemory | None = None
+    configuration_of: str | None = Field(
+        default=None, description="The chip entry this RAM configuration was generated from."
+    )
     unconfirmed: tuple[str, ...] = Field(default=(), description="Fields no source confirms.")
     notes: str | None = None
 
@@ -140,12 +205,78 @@ class GpuSpec(Sourced):
         # it may never exceed the GiB reading of it.
         if self.usable_memory_bytes > self.memory_bytes * 2**30 / 10**9:
             raise ValueError("usable_memory_bytes exceeds the vendor capacity")
+        if (self.segment == "unified-memory") != (self.unified_memory is not None):
+            raise ValueError("unified_memory is set exactly for the unified-memory segment")
         return self
 
     @property
     def multi_gpu_fast_link(self) -> bool:
         """True for NVLink / Infinity Fabric class links (tensor parallel friendly)."""
         return self.interconnect in ("nvlink", "infinity-fabric")
+
+    @property
+    def pcie_only(self) -> bool:
+        """A discrete card whose GPUs talk over PCIe only (or a 2-way bridge at most)."""
+        return self.form_factor == "pcie" and not self.multi_gpu_fast_link
+
+    @property
+    def ram_options_bytes(self) -> tuple[int, ...]:
+        """Every RAM size a unified-memory chip is sold with (confirmed first); () otherwise."""
+        if self.unified_memory is None:
+            return ()
+        um = self.unified_memory
+        return tuple(sorted({*um.ram_options_bytes, *um.ram_options_unconfirmed_bytes}))
+
+
+def ram_configuration(chip: GpuSpec, ram_bytes: int) -> GpuSpec:
+    """`chip` with `ram_bytes` of unified memory, its GPU limit by the chip's rule (the basis
+    says whether a source confirms that size). Raises ValueError for a discrete GPU."""
+    um = chip.unified_memory
+    if um is None:
+        raise ValueError(f"{chip.id} is not a unified-memory machine")
+    size = round(ram_bytes / GB)
+    limit = gpu_limit(um.gpu_limit, ram_bytes)
+    unconfirmed = [u for u in chip.unconfirmed if not u.startswith(("memory_bytes", "usable"))]
+    if ram_bytes not in um.ram_options_bytes:
+        unconfirmed.insert(
+            0, f"memory_bytes: {size} GB is not a configuration the sources confirm for this chip"
+        )
+    unconfirmed.insert(0, "usable_memory_bytes: derived by the GPU-limit rule, not measured")
+    base_id = chip.configuration_of or chip.id
+    base_name = chip.name.rsplit(" · ", 1)[0]
+    chip_aliases = [a for a in chip.aliases if not re.search(r"\d+\s*GB$", a, re.I)]
+    return chip.model_copy(
+        update={
+            "id": f"{base_id}-{size}gb",
+            "name": f"{base_name} · {size} GB",
+            "aliases": tuple(
+                alias for a in chip_aliases for alias in (f"{a} {size}GB", f"{a} {size} GB")
+            ),
+            "memory_bytes": ram_bytes,
+            "usable_memory_bytes": limit.bytes,
+            "usable_memory_basis": limit.basis,
+            "configuration_of": base_id,
+            "unconfirmed": tuple(unconfirmed),
+        }
+    )
+
+
+def with_ram_configurations(gpus: list[GpuSpec]) -> list[GpuSpec]:
+    """`gpus` with, after each unified-memory chip, one entry per other RAM size it is sold
+    with; the chip itself answers to its own size too ('M3 Max 128GB')."""
+    out: list[GpuSpec] = []
+    for gpu in gpus:
+        if gpu.unified_memory is None:
+            out.append(gpu)
+            continue
+        size = round(gpu.memory_bytes / GB)
+        own = [f"{gpu.id}-{size}gb"]
+        own += [alias for a in gpu.aliases for alias in (f"{a} {size}GB", f"{a} {size} GB")]
+        out.append(gpu.model_copy(update={"aliases": (*gpu.aliases, *own)}))
+        out.extend(
+            ram_configuration(gpu, ram) for ram in gpu.ram_options_bytes if ram != gpu.memory_bytes
+        )
+    return out
 
 
 def catalog_dir() -> Path:
@@ -228,7 +359,10 @@ class Catalog:
 
     def __init__(self, models: list[ModelEntry], gpus: list[GpuSpec]) -> None:
         self.models: dict[str, ModelEntry] = {m.id: m for m in models}
+        gpus = with_ram_configurations(gpus)
         self.gpus: dict[str, GpuSpec] = {g.id: g for g in gpus}
+        """Every GPU by id: the devices of gpus.toml and, after each unified-memory chip, its
+        other RAM configurations (`configuration_of` set)."""
         self._model_index = self._index(models)
         self._gpu_index = self._index(gpus)
         self._checkpoints: dict[str, Checkpoint] = {}
@@ -264,6 +398,22 @@ class Catalog:
                 closest_names(normalize_name(name), self.models),
             )
         return self.models[key]
+
+    def devices(self) -> list[GpuSpec]:
+        """The devices of gpus.toml, without the generated RAM configurations."""
+        return [g for g in self.gpus.values() if g.configuration_of is None]
+
+    def default_candidates(self) -> list[GpuSpec]:
+        """The devices the recommender weighs when the user names none: rentable and
+        datacenter parts (`recommend_by_default`); owned hardware is sized when named."""
+        return [g for g in self.devices() if g.recommend_by_default]
+
+    def ram_configurations(self, chip_id: str) -> list[GpuSpec]:
+        """A unified-memory chip and its generated RAM configurations, smallest RAM first."""
+        chip = self.gpus[chip_id]
+        base = chip.configuration_of or chip.id
+        family = [g for g in self.gpus.values() if base in (g.id, g.configuration_of)]
+        return sorted(family, key=lambda g: g.memory_bytes)
 
     def gpu(self, name: str) -> GpuSpec:
         """Find a GPU by id, alias or loose spelling. Raises ToolInputError with suggestions."""

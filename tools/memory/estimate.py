@@ -13,11 +13,13 @@ from tools.architecture import Architecture, count_parameters, vision_params
 from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_KV_DTYPE
 from tools.errors import ToolInputError
+from tools.memory import devices
 from tools.memory.activations import (
     ActivationBytes,
     inference_activation_bytes,
     training_activation_bytes,
 )
+from tools.memory.devices import DeviceNotes
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, normalize_format
 from tools.memory.kv_cache import (
     VLLM_BLOCK_TOKENS,
@@ -452,6 +454,21 @@ def _overhead(req: MemoryRequest, engine: str, parts: _Parts) -> None:
     parts.add("overhead", total, " + ".join(name for name, _, _ in items), *notes)
 
 
+def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) -> Layout:
+    """The parallel layout. llama.cpp (engine generic) splits a model over several GPUs by
+    layers (`--split-mode layer`, its default): each GPU holds a run of layers with their KV
+    cache, as a pipeline stage does, so with no tp/pp given it is sized as pp = gpus."""
+    layer_split = engine == "generic" and not req.is_training and req.gpus > 1
+    if layer_split and req.tp is None and req.pp == 1:
+        parts.assumptions.append(
+            f"Layout: llama.cpp splits the layers over the {req.gpus} GPUs (--split-mode "
+            "layer, the default): each holds its run of layers and their KV cache (sized as "
+            f"pp={req.gpus}); --split-mode row would split each tensor instead."
+        )
+        return plan_layout(arch, gpus=req.gpus, tp=1, pp=req.gpus, training=False)
+    return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
+
+
 def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
     """Transformers for training; llama.cpp-style (generic: no memory reserve, no paged KV) for
     GGUF weights, which are what llama.cpp runs; vLLM for other serving."""
@@ -473,14 +490,27 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
     parts = _Parts(assumptions=list(resolved.assumptions))
-    layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
+    spec = None if req.gpu is None else get_catalog().gpu(req.gpu)
+    device = DeviceNotes()
     fmt = _weight_format(req, resolved)
-    engine = req.engine or _default_engine(req, fmt, parts)
+    engine = (
+        req.engine
+        or (None if req.is_training else devices.default_engine(spec, device))
+        or _default_engine(req, fmt, parts)
+    )
+    layout = _layout(req, arch, engine, parts)
+    if req.task != "full":
+        fmt = devices.sixteen_bit(spec, fmt, req.weights is not None, "weights", device)
+    kv_dtype = devices.sixteen_bit(
+        spec, req.kv_dtype or DEFAULT_KV_DTYPE, req.kv_dtype is not None, "KV cache", device
+    )
+    for warning in (devices.engine_warning(spec, engine), devices.fp8_warning(spec, fmt)):
+        if warning and not req.is_training:
+            device.warnings.append(warning)
     if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
         parts.warnings.append(
             f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4"
         )
-    kv_dtype = req.kv_dtype or DEFAULT_KV_DTYPE
     context = _context(req, arch, parts)
     kv_warning = engine_kv_dtype_warning(engine, kv_dtype)
     if not req.is_training and kv_warning:
@@ -557,10 +587,10 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     gpu_id: str | None = None
     usable = budget = headroom = None
     fits: bool | None = None
-    if req.gpu is not None:
-        spec = get_catalog().gpu(req.gpu)
+    if spec is not None:
         gpu_id = spec.id
         usable = spec.usable_memory_bytes
+        util = 1.0
         if engine == "vllm":
             util = req.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
             budget = int(usable * util)
@@ -578,6 +608,9 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
             )
         headroom = budget - per_gpu
         fits = headroom >= 0
+        devices.budget_notes(spec, layout.gpus, per_gpu, util, device)
+    parts.assumptions.extend(device.assumptions)
+    parts.warnings.extend(device.warnings)
 
     return MemoryEstimate(
         model_id=resolved.id,

@@ -102,7 +102,11 @@ def _fit_notes(
         if low.fits:
             lower.append(("fp8", low))
     one_node: list[Option] = []
-    for gpu in catalog.gpus.values():
+    # The GPUs ranked, then the default candidates outside the user's filter (owned hardware
+    # such as Macs is named only when the user named it).
+    weighed = {gid: catalog.gpu(gid) for gid in chosen}
+    weighed |= {g.id: g for g in catalog.default_candidates() if g.id not in weighed}
+    for gpu in weighed.values():
         if gpu.id in short_ids:
             continue
         if gpu.id in chosen:

@@ -45,7 +45,9 @@ def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
 
 def _allowed_gpus(w: Workload) -> list[GpuSpec]:
     catalog = get_catalog()
-    gpus = list(catalog.gpus.values())
+    # Unnamed GPUs: the rentable and datacenter parts; owned hardware (Macs, most GeForce
+    # cards, China-only SKUs: catalog recommend_by_default false) only when named.
+    gpus = catalog.default_candidates()
     c = w.constraints
     if c.only_gpus:
         gpus = [catalog.gpu(name) for name in c.only_gpus]
