@@ -175,6 +175,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
         ttft_s=ttft,
         usd_per_hour=None if quote is None else quote.usd_per_hour,
+        price_stale=quote is not None and quote.stale,
         price_id=None if quote is None else quote.price.id,
         billed_gpus=None if quote is None else quote.billed_gpus,
         reasons=reasons,
