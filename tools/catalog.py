@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -344,6 +344,7 @@ def load_entries(path: Path, table: str, model: type[E]) -> list[E]:
     return entries
 
 
+@lru_cache(maxsize=4096)
 def normalize_name(name: str) -> str:
     """Lower-case, drop an 'org/' prefix and '-instruct'-like suffixes, unify separators."""
     s = name.strip().lower()
