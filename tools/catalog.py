@@ -417,8 +417,13 @@ class Catalog:
         return sorted(family, key=lambda g: g.memory_bytes)
 
     def gpu(self, name: str) -> GpuSpec:
-        """Find a GPU by id, alias or loose spelling. Raises ToolInputError with suggestions."""
+        """Find a GPU by id, alias or loose spelling. Raises ToolInputError with suggestions.
+
+        '<chip id>-<N>gb' names a unified-memory chip with N GB of RAM even when the sources
+        list no such configuration: it is generated (flagged unconfirmed) and kept."""
         key = self._gpu_index.get(name.lower()) or self._gpu_index.get(normalize_name(name))
+        if key is None:
+            key = self._ram_configuration_id(name)
         if key is None:
             raise ToolInputError(
                 "gpu",
@@ -427,6 +432,27 @@ class Catalog:
                 closest_names(normalize_name(name), self.gpus),
             )
         return self.gpus[key]
+
+    def with_ram(self, chip: GpuSpec, ram_bytes: int) -> GpuSpec:
+        """`chip` (a unified-memory machine) with `ram_bytes` of RAM as sold (N GB): the listed
+        configuration, or one generated and kept for that size (flagged unconfirmed)."""
+        size = round(ram_bytes / GB)
+        return self.gpu(f"{chip.configuration_of or chip.id}-{size}gb")
+
+    def _ram_configuration_id(self, name: str) -> str | None:
+        match = re.fullmatch(r"([a-z0-9][a-z0-9.\-]*?)-(\d{1,4})gb", name.strip().lower())
+        if match is None or match.group(1) not in self.gpus:
+            return None
+        chip = self.gpus[match.group(1)]
+        ram = int(match.group(2)) * GB
+        if chip.unified_memory is None or not 1 * GB <= ram <= 4096 * GB:
+            return None
+        config = ram_configuration(chip, ram)
+        self.gpus[config.id] = config
+        for key in (config.id, config.name, *config.aliases):
+            self._gpu_index.setdefault(key.lower(), config.id)
+            self._gpu_index.setdefault(normalize_name(key), config.id)
+        return config.id
 
 
 @cache

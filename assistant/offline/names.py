@@ -91,7 +91,9 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
         name = re.sub(r"\(.*?\)", "", _VENDOR_RE.sub("", entry.name))
         for form in (entry.id, name, *entry.aliases):
             key = _key(form)
-            if key and any(ch.isdigit() for ch in key):
+            # A digit marks a GPU name ("H100"); a name of two words or more without one
+            # ("DGX Spark", "Strix Halo") is specific enough too.
+            if key and (any(ch.isdigit() for ch in key) or len(_chunks(form)) > 1):
                 keyed.setdefault(key, (entry.id, (), _chunks(form)))
     # Leading parts of ids name a family: "a100" covers four A100 variants.
     families: dict[str, tuple[list[str], list[str]]] = {}
