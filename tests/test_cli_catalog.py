@@ -51,6 +51,20 @@ def test_models_detail_by_hf_repo_id(capsys: pytest.CaptureFixture[str]) -> None
     assert "as_of:" in out
 
 
+def test_models_detail_says_what_is_on_disk_and_in_memory(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # DeepSeek-R1: one MTP module in the checkpoint, not in the 671,026,404,352 total.
+    code, out, _ = _run(capsys, "models", "R1")
+    assert code == 0 and "671,026,404,352" in out
+    assert "MTP modules: 1" in out and "not in memory" in out
+    assert "the same as deepseek-v3" in out
+    # Gemma 3 27B: SigLIP + projector 423,060,336 (meta device), 52 of 62 layers capped at 1,024.
+    code, out, _ = _run(capsys, "models", "google/gemma-3-27b-it")
+    assert "vision tower: 423,060,336 parameters" in out and "--mmproj" in out
+    assert "52 of 62 layers keep at most 1,024 tokens" in out
+
+
 def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "gpus", "--json")
     assert code == 0
