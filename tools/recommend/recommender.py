@@ -98,6 +98,13 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         # the GPU-free one included, so no vLLM figure appears in the answer.
         workload = workload.model_copy(update={"engine": implied.pop()})
     resolved = _resolved(workload)
+    if not any(g.supports_bf16 for g in gpus) and workload.task != "full":
+        # Only GPUs without bf16 (T4, V100, P100): 16-bit means fp16 there, in every estimate.
+        updates = {"kv_dtype": workload.kv_dtype or "fp16"}
+        if workload.weights is None and resolved.checkpoint_format is None:
+            updates["weights"] = "fp16"
+        workload = workload.model_copy(update=updates)
+        resolved = _resolved(workload)
     arch, params = _arch(workload), _params(workload)
     # One GPU-free estimate first: it validates the memory fields (bad weights → the memory
     # calculator's ToolInputError) and gives the model-level figures.
