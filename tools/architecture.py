@@ -18,6 +18,17 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tools.limits import (
+    FINITE,
+    MAX_CONTEXT_TOKENS,
+    MAX_EXPERTS,
+    MAX_FFN_WIDTH,
+    MAX_HEADS,
+    MAX_HIDDEN_SIZE,
+    MAX_LAYERS,
+    MAX_NORMS_PER_LAYER,
+    MAX_VOCAB,
+)
 from tools.vision_tower import VisionTower, vision_tower_params
 
 Family = Literal[
@@ -50,23 +61,29 @@ class MoE(BaseModel):
     """Mixture-of-experts feed-forward layers. All experts are resident in memory; only
     `experts_per_token` routed experts (plus any shared experts) run for each token."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
-    num_experts: int = Field(gt=0, description="Routed experts per MoE layer.")
-    experts_per_token: int = Field(gt=0, description="Routed experts per token (top-k).")
-    expert_intermediate_size: int = Field(gt=0, description="FFN width of one expert.")
-    num_shared_experts: int = Field(default=0, ge=0, description="Always-active shared experts.")
+    num_experts: int = Field(gt=0, le=MAX_EXPERTS, description="Routed experts per MoE layer.")
+    experts_per_token: int = Field(
+        gt=0, le=MAX_EXPERTS, description="Routed experts per token (top-k)."
+    )
+    expert_intermediate_size: int = Field(
+        gt=0, le=MAX_FFN_WIDTH, description="FFN width of one expert."
+    )
+    num_shared_experts: int = Field(
+        default=0, ge=0, le=MAX_EXPERTS, description="Always-active shared experts."
+    )
     first_dense_layers: int = Field(
         default=0,
         ge=0,
-        le=4096,
+        le=MAX_LAYERS,
         description="Leading layers with a dense FFN instead of MoE (DeepSeek "
         "first_k_dense_replace, GLM-4.5).",
     )
     layer_step: int = Field(
         default=1,
         ge=1,
-        le=64,
+        le=MAX_LAYERS,
         description="MoE on every layer_step-th layer (layer i when (i + 1) % layer_step == 0), "
         "a dense FFN of the architecture's intermediate_size on the others: Llama 4 "
         "interleave_moe_layer_step (dense width intermediate_size_mlp), Qwen3 "
@@ -94,30 +111,34 @@ class MoE(BaseModel):
 class MLA(BaseModel):
     """Multi-head latent attention (DeepSeek-V2/V3, arXiv 2405.04434 §2.1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
-    q_lora_rank: int | None = Field(default=None, gt=0)
-    kv_lora_rank: int = Field(gt=0)
-    qk_nope_head_dim: int = Field(gt=0)
-    qk_rope_head_dim: int = Field(gt=0)
-    v_head_dim: int = Field(gt=0)
+    q_lora_rank: int | None = Field(default=None, gt=0, le=MAX_HIDDEN_SIZE)
+    kv_lora_rank: int = Field(gt=0, le=MAX_HIDDEN_SIZE)
+    qk_nope_head_dim: int = Field(gt=0, le=MAX_HEADS)
+    qk_rope_head_dim: int = Field(gt=0, le=MAX_HEADS)
+    v_head_dim: int = Field(gt=0, le=MAX_HEADS)
 
 
 class Architecture(BaseModel):
     """The shape of a decoder-only transformer, as in its Hugging Face config.json."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     family: Family
-    num_layers: int = Field(gt=0)
-    hidden_size: int = Field(gt=0)
-    intermediate_size: int = Field(gt=0, description="Dense FFN width.")
-    num_attention_heads: int = Field(gt=0)
-    num_kv_heads: int = Field(gt=0, description="Key/value heads (< attention heads: GQA; 1: MQA).")
-    head_dim: int = Field(gt=0)
-    vocab_size: int = Field(gt=0)
+    num_layers: int = Field(gt=0, le=MAX_LAYERS)
+    hidden_size: int = Field(gt=0, le=MAX_HIDDEN_SIZE)
+    intermediate_size: int = Field(gt=0, le=MAX_FFN_WIDTH, description="Dense FFN width.")
+    num_attention_heads: int = Field(gt=0, le=MAX_HEADS)
+    num_kv_heads: int = Field(
+        gt=0, le=MAX_HEADS, description="Key/value heads (< attention heads: GQA; 1: MQA)."
+    )
+    head_dim: int = Field(gt=0, le=MAX_HEADS)
+    vocab_size: int = Field(gt=0, le=MAX_VOCAB)
     tied_embeddings: bool = False
-    max_context: int = Field(gt=0, description="max_position_embeddings, in tokens.")
+    max_context: int = Field(
+        gt=0, le=MAX_CONTEXT_TOKENS, description="max_position_embeddings, in tokens."
+    )
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
@@ -129,32 +150,39 @@ class Architecture(BaseModel):
         "Llama 4's parameter-free L2 norm is qk_norm false.",
     )
     attention_sinks: bool = Field(default=False, description="Learned per-head sink (gpt-oss).")
-    norms_per_layer: int = Field(default=2, ge=0, le=16, description="Norm weights per layer.")
+    norms_per_layer: int = Field(
+        default=2, ge=0, le=MAX_NORMS_PER_LAYER, description="Norm weights per layer."
+    )
     norm_bias: bool = Field(
         default=False, description="Norms are LayerNorms with a bias (Phi-3.5-MoE), final included."
     )
     lm_head_bias: bool = Field(default=False, description="Output layer has a bias (Phi-3.5-MoE).")
-    sliding_window: int | None = Field(default=None, gt=0, description="Window, in tokens.")
+    sliding_window: int | None = Field(
+        default=None, gt=0, le=MAX_CONTEXT_TOKENS, description="Window, in tokens."
+    )
     sliding_window_layers: int = Field(
-        default=0, ge=0, description="Layers whose KV cache stops growing at the window."
+        default=0,
+        ge=0,
+        le=MAX_LAYERS,
+        description="Layers whose KV cache stops growing at the window.",
     )
     attention_chunk_size: int | None = Field(
         default=None,
         gt=0,
-        le=100_000_000,
+        le=MAX_CONTEXT_TOKENS,
         description="Chunked local attention (Llama 4 attention_chunk_size), tokens: a token "
         "attends within its chunk only.",
     )
     chunked_attention_layers: int = Field(
         default=0,
         ge=0,
-        le=4096,
+        le=MAX_LAYERS,
         description="Layers with chunked attention: their KV cache holds at most one chunk.",
     )
     mtp_layers: int = Field(
         default=0,
         ge=0,
-        le=64,
+        le=MAX_LAYERS,
         description="Multi-token-prediction modules in the checkpoint (num_nextn_predict_layers"
         "): on disk, not loaded for plain serving.",
     )

@@ -18,6 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.errors import ToolInputError, closest_names
 from tools.hardware import GpuLimitRule, gpu_limit
+from tools.limits import (
+    FINITE,
+    MAX_BANDWIDTH_BYTES_PER_S,
+    MAX_DEVICES_PER_PACKAGE,
+    MAX_GPU_CORES,
+    MAX_GPUS_PER_NODE,
+    MAX_MEMORY_BYTES,
+    MAX_PCIE_GEN,
+    MAX_TFLOPS,
+    MAX_WATTS,
+)
 from tools.units import GB
 
 
@@ -40,7 +51,7 @@ class Checkpoint(BaseModel):
     """A published checkpoint of a catalog model in another weight format (an official AWQ or
     FP8 release): naming it sizes the model in that format."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     repo: str = Field(min_length=3, max_length=200, description="Hugging Face repo id.")
     weights: str = Field(description="Weight format it ships in (a tools.memory format name).")
@@ -62,7 +73,7 @@ class ModelEntry(Sourced):
     in `same_architecture_as` and carries no architecture table of its own; the loader copies the
     referenced one, so both are sized identically while each keeps its own sources."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     name: str
@@ -111,7 +122,7 @@ class UnifiedMemory(BaseModel):
     sizes it is sold with and the rule for how much of it the GPU may use
     (tools/hardware.py `gpu_limit`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     ram_options_bytes: tuple[int, ...] = Field(
         description="RAM configurations a source confirms, bytes as sold (N GB = N × 10^9)."
@@ -123,9 +134,12 @@ class UnifiedMemory(BaseModel):
         description="macos-working-set (Metal's default working set, raisable with "
         "iogpu.wired_limit_mb), coherent (no carve-out, DGX Spark), bios-carveout (Strix Halo)."
     )
-    gpu_cores: int | None = Field(default=None, gt=0, le=10_000)
+    gpu_cores: int | None = Field(default=None, gt=0, le=MAX_GPU_CORES)
     measured_stream_bandwidth_bytes_per_s: float | None = Field(
-        default=None, gt=0, le=1e14, description="GPU-side STREAM bandwidth measured, bytes/s."
+        default=None,
+        gt=0,
+        le=MAX_BANDWIDTH_BYTES_PER_S,
+        description="GPU-side STREAM bandwidth measured, bytes/s.",
     )
     sources: tuple[str, ...] = Field(default=(), description="Where the options were read.")
 
@@ -144,7 +158,7 @@ class GpuSpec(Sourced):
     configurations are generated beside it at load (`configuration_of` names the chip), each
     sized against its own GPU limit."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     name: str
@@ -156,33 +170,40 @@ class GpuSpec(Sourced):
         description="datacenter, workstation (pro PCIe cards), consumer (GeForce, Radeon, "
         "Arc), unified-memory (Apple silicon, DGX Spark, Strix Halo).",
     )
-    memory_bytes: int = Field(gt=0, description="Vendor capacity, as marketed, in bytes.")
-    usable_memory_bytes: int = Field(gt=0, description="Capacity a process can allocate, bytes.")
+    memory_bytes: int = Field(
+        gt=0, le=MAX_MEMORY_BYTES, description="Vendor capacity, as marketed, in bytes."
+    )
+    usable_memory_bytes: int = Field(
+        gt=0, le=MAX_MEMORY_BYTES, description="Capacity a process can allocate, bytes."
+    )
     usable_memory_basis: str = Field(description="How usable_memory_bytes was obtained.")
     memory_type: str
-    memory_bandwidth_bytes_per_s: float = Field(gt=0)
-    bf16_tflops: float | None = Field(default=None, gt=0)
-    fp16_tflops: float | None = Field(default=None, gt=0)
-    fp8_tflops: float | None = Field(default=None, gt=0)
-    int8_tops: float | None = Field(default=None, gt=0)
-    fp4_tflops: float | None = Field(default=None, gt=0)
+    memory_bandwidth_bytes_per_s: float = Field(gt=0, le=MAX_BANDWIDTH_BYTES_PER_S)
+    bf16_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp16_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp8_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    int8_tops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp4_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
     supports_bf16: bool = Field(
         default=True,
         description="Native bf16 tensor math. False for T4/V100/P100 (Turing, Volta, Pascal): "
         "engines run bf16 checkpoints as fp16 there.",
     )
-    tdp_w: float | None = Field(default=None, gt=0)
+    tdp_w: float | None = Field(default=None, gt=0, le=MAX_WATTS)
     interconnect: Interconnect
     interconnect_bytes_per_s: float | None = Field(
-        default=None, gt=0, description="GPU-to-GPU bandwidth per GPU, one direction."
+        default=None,
+        gt=0,
+        le=MAX_BANDWIDTH_BYTES_PER_S,
+        description="GPU-to-GPU bandwidth per GPU, one direction.",
     )
-    pcie_gen: int | None = None
+    pcie_gen: int | None = Field(default=None, ge=1, le=MAX_PCIE_GEN)
     form_factor: Literal["sxm", "pcie", "oam", "superchip", "soc"]
-    gpus_per_node: int | None = Field(default=None, gt=0)
+    gpus_per_node: int | None = Field(default=None, gt=0, le=MAX_GPUS_PER_NODE)
     devices_per_package: int = Field(
         default=1,
         ge=1,
-        le=8,
+        le=MAX_DEVICES_PER_PACKAGE,
         description="GPUs software sees per physical board (MI250X: 2 GCDs); memory, "
         "bandwidth and throughput are per device.",
     )

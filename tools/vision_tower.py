@@ -30,31 +30,50 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tools.limits import (
+    FINITE,
+    MAX_FFN_WIDTH,
+    MAX_HEADS,
+    MAX_HIDDEN_SIZE,
+    MAX_IMAGE_SIDE,
+    MAX_LAYERS,
+    MAX_SPATIAL_MERGE,
+)
+
 VisionKind = Literal["siglip", "pixtral", "llama4"]
 
 
 class VisionTower(BaseModel):
     """A vision encoder and its projector into the text model (config.json `vision_config`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     kind: VisionKind = Field(description="Encoder family: siglip (Gemma 3), pixtral, llama4.")
-    num_layers: int = Field(gt=0, le=256, description="Encoder layers.")
-    hidden_size: int = Field(gt=0, le=65_536, description="Encoder width.")
-    intermediate_size: int = Field(gt=0, le=262_144, description="Encoder FFN width.")
-    num_attention_heads: int = Field(gt=0, le=1024)
-    image_size: int = Field(gt=0, le=16_384, description="Input image side, pixels.")
-    patch_size: int = Field(gt=0, le=1024, description="Patch side, pixels.")
-    num_channels: int = Field(default=3, gt=0, le=16)
+    num_layers: int = Field(gt=0, le=MAX_LAYERS, description="Encoder layers.")
+    hidden_size: int = Field(gt=0, le=MAX_HIDDEN_SIZE, description="Encoder width.")
+    intermediate_size: int = Field(gt=0, le=MAX_FFN_WIDTH, description="Encoder FFN width.")
+    num_attention_heads: int = Field(gt=0, le=MAX_HEADS)
+    image_size: int = Field(gt=0, le=MAX_IMAGE_SIDE, description="Input image side, pixels.")
+    patch_size: int = Field(gt=0, le=MAX_IMAGE_SIDE, description="Patch side, pixels.")
+    num_channels: int = Field(default=3, gt=0, le=MAX_SPATIAL_MERGE)
     spatial_merge_size: int = Field(
-        default=1, gt=0, le=16, description="Pixtral patch merger: merge² patches → one token."
+        default=1,
+        gt=0,
+        le=MAX_SPATIAL_MERGE,
+        description="Pixtral patch merger: merge² patches → one token.",
     )
     projector_bias: bool = Field(default=False, description="Projector linears have biases.")
     projector_input_dim: int | None = Field(
-        default=None, gt=0, le=262_144, description="Llama 4 pixel-shuffle adapter output width."
+        default=None,
+        gt=0,
+        le=MAX_FFN_WIDTH,
+        description="Llama 4 pixel-shuffle adapter output width.",
     )
     projector_output_dim: int | None = Field(
-        default=None, gt=0, le=262_144, description="Llama 4 adapter / vision_output_dim width."
+        default=None,
+        gt=0,
+        le=MAX_FFN_WIDTH,
+        description="Llama 4 adapter / vision_output_dim width.",
     )
 
     @model_validator(mode="after")
