@@ -21,6 +21,7 @@ NoteCode = Literal[
     "kv_dominated",
     "engine_reserve",
     "no_single_node",
+    "lower_format_fits",
     "shorter_training_sequences",
     "training_mfu_caveat",
     "cheapest_training_basis",
@@ -31,6 +32,7 @@ NoteCode = Literal[
     "offload_ignored_for_inference",
     "utilization_vllm_only",
     "kv_dtype",
+    "device",
     "memory_warning",
     # tools/sizing
     "nothing_priced",
