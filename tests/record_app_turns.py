@@ -20,9 +20,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from assistant.conversation import Conversation
 from assistant.events import Done, ToolCallStarted, ToolResult
 from assistant.offline.engine import OfflineEngine
+from assistant.results import load_stored, stored
 
 TURNS = Path(__file__).parent / "data" / "app_turns"
 
@@ -42,7 +45,7 @@ async def record(question: str) -> dict[str, Any]:
         if isinstance(event, ToolCallStarted):
             calls.append({"name": event.name, "arguments": dict(event.arguments)})
         elif isinstance(event, ToolResult):
-            calls[-1]["result"] = dict(event.result)
+            calls[-1]["result"] = stored(event.value)  # typed: schema + data, as sessions keep it
         elif isinstance(event, Done):
             answer = event.text
     return {"question": question, "calls": calls, "answer": answer}
@@ -67,8 +70,9 @@ async def screenshots(size: tuple[int, int] = (110, 36)) -> None:
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     turn = load_turn("does_not_fit")
-    calls = [(c["name"], c["arguments"], c["result"]) for c in turn["calls"]]
-    engine = FakeEngine(tool_calls=calls, chunks=(turn["answer"],), label="built-in parser + tools")
+    engine = FakeEngine(
+        tool_calls=replay_calls(turn), chunks=(turn["answer"],), label="built-in parser + tools"
+    )
     with tempfile.TemporaryDirectory() as folder:
         # A fixed id: the status bar's "saved <id>" is the same at every redraw.
         app = GpuSizerApp(
@@ -83,6 +87,11 @@ async def screenshots(size: tuple[int, int] = (110, 36)) -> None:
             await app.workers.wait_for_complete()
             await pilot.pause()
             app.save_screenshot("answer.svg", str(SCREENSHOTS))
+
+
+def replay_calls(turn: dict[str, Any]) -> list[tuple[str, dict[str, Any], BaseModel]]:
+    """A recorded turn's calls with their typed results, for `FakeEngine(tool_calls=...)`."""
+    return [(c["name"], c["arguments"], load_stored(c["result"], c["name"])) for c in turn["calls"]]
 
 
 def main() -> None:

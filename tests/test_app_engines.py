@@ -128,10 +128,13 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         await _ask(app, pilot, "Llama 3.1 8B in FP16 on one L4 for 4 users")
         cards = list(app.query(ToolCard))
         assert cards and all(c.status in {"done", "error"} for c in cards)
-        assert any(c.tool_name == "estimate_memory" for c in cards)
-        assert not app.query(MemoryBar)  # one line per card until it is opened
-        await pilot.press("ctrl+d")  # open them all
-        await pilot.pause()
+        # One sizing report behind the answer, and a line per part of it under its card.
+        assert cards[0].tool_name == "size"
+        assert {c.tool_name for c in cards[1:]} >= {"estimate_memory", "recommend"}
+        assert cards[0].table is not None and cards[0].table.rows
+        # The verdict card leads with the memory bar of the configuration named.
+        verdict = app.chat_log.current_turn.verdict
+        assert verdict is not None and verdict.query(MemoryBar)
         assert app.query(MemoryBar)
         answer = app.query(AssistantMessage).last()
         # The offline answer folds the tools' assumptions; the visible Markdown is the rest.

@@ -13,25 +13,27 @@ import pytest
 from rich.console import Console
 
 from assistant.app.app import GpuSizerApp
-from assistant.app.call_summary import call_summary
+from assistant.app.call_summary import call_summary, part_name
 from assistant.app.labels import field_label, has_raw_name
-from assistant.app.results import ResultTable, cost_charts, result_table
+from assistant.app.results import ResultTable, card_view, cost_charts
+from assistant.app.verdict import verdict_lines
 from assistant.app.widgets.bar_chart import render_chart
-from assistant.app.widgets.message import AssistantMessage
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.result_table import fitting_columns, rich_table
 from assistant.app.widgets.tool_card import ToolCard
+from assistant.app.widgets.turn_view import report_parts, serving_costs
 from assistant.app.widgets.welcome import EXAMPLES, Welcome
 from assistant.config import Settings
 from tests.app_fakes import FakeEngine
-from tests.record_app_turns import QUESTIONS, load_turn
+from tests.record_app_turns import QUESTIONS, load_turn, replay_calls
+from tools.sizing import SizingReport
 
 NARROW = (80, 24)
 
 
 def _replay(name: str, mode: str = "offline") -> tuple[str, FakeEngine]:
     turn = load_turn(name)
-    calls = [(c["name"], c["arguments"], c["result"]) for c in turn["calls"]]
+    calls = replay_calls(turn)
     engine = FakeEngine(tool_calls=calls, chunks=(turn["answer"],))
     engine.mode = "llm" if mode == "llm" else "offline"
     return turn["question"], engine
@@ -99,20 +101,6 @@ async def test_welcome_shows_the_endpoint_without_its_credentials(tmp_path: Path
 
 
 # ---- scrolling --------------------------------------------------------------------------
-async def test_after_an_answer_its_first_line_is_in_view(tmp_path: Path) -> None:
-    question, recorded = _replay("does_not_fit")
-    engine = FakeEngine()
-    app = GpuSizerApp(engine, sessions_directory=tmp_path)
-    async with app.run_test(size=NARROW) as pilot:
-        await _ask(app, pilot, "an earlier question")  # the log is not empty before
-        engine.tool_calls, engine.chunks = recorded.tool_calls, recorded.chunks
-        await _ask(app, pilot, question)
-        answer = app.chat_log.current_turn.query(AssistantMessage).first()
-        assert answer.text.startswith("**Does not fit on 2× L40S**")
-        assert app.chat_log.max_scroll_y > app.chat_log.scroll_y  # longer than the window
-        assert _visible(app, answer)
-
-
 async def test_scroll_keys_work_with_the_prompt_focused(tmp_path: Path) -> None:
     engine = FakeEngine(chunks=[f"Line {i} of a long answer.\n" for i in range(60)])
     app = GpuSizerApp(engine, sessions_directory=tmp_path)
@@ -169,26 +157,35 @@ async def test_streaming_stops_following_after_a_manual_scroll(tmp_path: Path) -
 
 
 # ---- cards: one line each, labelled, in the answer's unit ---------------------------------
-def _strings(value: Any, key: str = "") -> list[str]:
+def _report(name: str) -> SizingReport:
+    (call,) = replay_calls(load_turn(name))
+    assert isinstance(call[2], SizingReport)
+    return call[2]
+
+
+def _keys(value: Any) -> list[str]:
     if isinstance(value, dict):
-        return [s for k, v in value.items() for s in [k, *_strings(v, k)]]
+        return [s for k, v in value.items() for s in [str(k), *_keys(v)]]
     if isinstance(value, list):
-        return [s for v in value for s in _strings(v, key)]
+        return [s for v in value for s in _keys(v)]
     return []
 
 
 @pytest.mark.parametrize("name", QUESTIONS)
 def test_no_raw_field_names_on_a_card(name: str) -> None:
-    turn = load_turn(name)
-    for call in turn["calls"]:
-        summary = call_summary(call["name"], call["arguments"], call["result"], "GiB")
-        assert not has_raw_name(summary), summary
-        table = result_table(call["result"], "GiB")
-        for label in [*table.columns, *(row[0] for row in table.rows)]:
-            assert not has_raw_name(label), (call["name"], label)
-        # Every field name the tools emit has a label in words (none falls through as is).
-        for key in _strings(call["result"]) + _strings(call["arguments"]):
-            assert "_" not in field_label(key), key
+    report = _report(name)
+    shown = [call_summary("size", {}, report, "GiB")]
+    for line in verdict_lines(report, "GiB"):
+        shown += [line.head, line.detail]
+    for part in [report, *report_parts(report)]:
+        shown.append(call_summary(part_name(part), {}, part, "GiB"))
+        table = card_view(part, "GiB").table
+        shown += [*table.columns, *(row[0] for row in table.rows if table.columns[0] == "field")]
+    for text in shown:
+        assert not has_raw_name(text), text
+    # Every field name the tools emit has a label in words (none falls through as it is).
+    for key in _keys(report.model_dump()):
+        assert "_" not in field_label(key), key
 
 
 async def test_cards_are_one_line_under_how_this_was_computed(tmp_path: Path) -> None:
@@ -197,18 +194,59 @@ async def test_cards_are_one_line_under_how_this_was_computed(tmp_path: Path) ->
     async with app.run_test(size=(120, 40)) as pilot:
         await _ask(app, pilot, question)
         cards = list(app.query(ToolCard))
-        assert [c.tool_name for c in cards] == [
-            "estimate_memory", "recommend", "compare_costs", "recommend"
+        # The one `size` call, then a line per part of its report, in the order they ran.
+        assert [c.tool_name for c in cards][:4] == [
+            "size", "estimate_memory", "recommend", "compare_costs"
         ]  # fmt: skip
         assert all(card.collapsed for card in cards)
-        # 2× L40S at TP 2: the tool's 49.6959 GB per GPU = 49,695,900,000 B / 2^30 = 46.3 GiB,
-        # the figure the answer's verdict quotes ("needs 46.1 GiB" after the engine reserve
-        # is the recorded answer's own; the card shows the estimate's per-GPU total).
-        title = cards[0].title
-        assert title.startswith("✓ Memory · Llama 3.1 70B int4-awq · 2× L40S TP 2 · ")
-        assert title.endswith("GiB per GPU, does not fit")
+        report = _report("does_not_fit")
+        estimate = report.memory[0].estimate
+        assert estimate is not None and estimate.fits is False
+        # The estimate's own per-GPU figure in GiB (bytes / 2^30), one decimal.
+        need = f"{estimate.per_gpu_bytes / 2**30:.1f} GiB"
+        assert cards[1].title == (
+            f"✓ Memory · Llama 3.1 70B int4-awq · 2× L40S TP 2 · {need} per GPU, does not fit"
+        )
         section = app.chat_log.current_turn.computed
-        assert "How this was computed · 4 tool calls" in str(section.children[0].render())
+        assert f"How this was computed · {len(cards)} tool calls" in str(
+            section.children[0].render()
+        )
+
+
+async def test_the_verdict_card_leads_and_is_in_view_after_the_answer(tmp_path: Path) -> None:
+    question, recorded = _replay("does_not_fit")
+    engine = FakeEngine()
+    app = GpuSizerApp(engine, sessions_directory=tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        await _ask(app, pilot, "an earlier question")  # the log is not empty before
+        engine.tool_calls, engine.chunks = recorded.tool_calls, recorded.chunks
+        await _ask(app, pilot, question)
+        turn = app.chat_log.current_turn
+        verdict = turn.verdict
+        assert verdict is not None
+        # From the typed report: 2× L40S does not fit; what holds the load follows.
+        report = _report("does_not_fit")
+        assert [line.head for line in verdict.lines][:1] == ["Does not fit on 2× L40S"]
+        assert verdict.lines[0].detail.startswith(
+            f"needs {report.memory[0].estimate.per_gpu_bytes / 2**30:.1f} GiB per GPU, budget"
+        )
+        assert any(line.kind == "works" and "4× L40S" in line.head for line in verdict.lines)
+        # Above the explanation, and in view although the answer is longer than the window.
+        kinds = [type(w).__name__ for w in turn.children]
+        assert kinds.index("Vertical") < kinds.index("AssistantMessage")
+        assert app.chat_log.max_scroll_y > app.chat_log.scroll_y
+        assert _visible(app, verdict)
+
+
+def test_verdict_per_kind_of_answer() -> None:
+    fits = verdict_lines(_report("fits"))
+    assert fits[0].kind == "fits" and fits[0].head == "Fits on 1× L40S"
+    training = verdict_lines(_report("training"))
+    # 'on H100s' with no count: one GPU does not fit, the headline option is what works.
+    assert training[0].head == "Does not fit on 1× H100 SXM5"
+    assert training[-1].kind == "works" and training[-1].head.startswith("Needs 2× H100 SXM5")
+    cost = verdict_lines(_report("cost"))
+    assert [line.head for line in cost] == ["Fits on 1× L40S", "Fits on 1× H100 SXM5"]
 
 
 async def test_llm_turn_cards_use_gb_as_the_model_does(tmp_path: Path) -> None:
@@ -216,8 +254,11 @@ async def test_llm_turn_cards_use_gb_as_the_model_does(tmp_path: Path) -> None:
     app = GpuSizerApp(engine, sessions_directory=tmp_path)
     async with app.run_test(size=NARROW) as pilot:
         await _ask(app, pilot, question)
-        card = app.query(ToolCard).first()
+        memory = [card for card in app.query(ToolCard) if card.tool_name == "estimate_memory"]
+        card = memory[0]
         assert card.unit == "GB" and " GB per GPU" in card.title and "GiB" not in card.title
+        verdict = app.chat_log.current_turn.verdict
+        assert verdict is not None and " GB per GPU" in verdict.lines[0].detail
 
 
 # ---- narrow windows: tables drop columns, charts shrink ----------------------------------
@@ -237,18 +278,18 @@ def test_a_table_drops_the_columns_that_do_not_fit_and_says_which() -> None:
 
 
 def test_cost_comparison_chart_bars_to_scale_at_80_columns() -> None:
-    turn = load_turn("cost")
-    (cost,) = [c["result"] for c in turn["calls"] if c["name"] == "compare_costs"]
-    per_month, per_token = cost_charts(cost)
+    costs = serving_costs(_report("cost"))
+    assert costs is not None
+    per_month, per_token = cost_charts(costs)
     assert [bar.label for bar in per_month.bars] == ["1× L40S", "1× H100 SXM5"]
-    # The tool's first on-demand USD row of each configuration, as it printed them.
+    # The tool's first on-demand USD row of each configuration (it sorts cheapest first).
     first = {
-        (r["gpu"], r["count"]): r
-        for r in reversed(cost["rows"])
-        if r["tier"] == "on_demand" and r.get("usd_per_month") is not None
+        (r.gpu, r.count): r
+        for r in reversed(costs.rows)
+        if r.tier == "on_demand" and r.usd_per_month is not None
     }
-    assert per_month.bars[0].value == first[("l40s", 1)]["usd_per_month"]
-    assert per_token.bars[1].value == first[("h100-sxm", 1)]["usd_per_million_tokens"]
+    assert per_month.bars[0].value == first[("l40s", 1)].usd_per_month
+    assert per_token.bars[1].value == first[("h100-sxm", 1)].usd_per_million_tokens
     for width in (76, 40):
         lines = render_chart(per_month, width).plain.splitlines()[1:]  # the title may wrap
         assert all(len(line) <= width for line in lines), lines

@@ -21,7 +21,7 @@ from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.prompt import PromptInput
 from assistant.conversation import Conversation
 from tests.app_fakes import FakeEngine
-from tests.record_app_turns import load_turn
+from tests.record_app_turns import load_turn, replay_calls
 
 SIZES = {"wide": (120, 40), "narrow": (80, 24)}
 
@@ -46,7 +46,7 @@ def _write_sessions(directory: Path) -> None:
 
 def _replay(name: str) -> tuple[str, FakeEngine]:
     turn = load_turn(name)
-    calls = [(c["name"], c["arguments"], c["result"]) for c in turn["calls"]]
+    calls = replay_calls(turn)
     return turn["question"], FakeEngine(tool_calls=calls, chunks=(turn["answer"],))
 
 

@@ -321,6 +321,8 @@ class ConfigurationPrice:
     instances: int | None = None
     billed_gpus: int = 0
     notes: tuple[str, ...] = ()
+    stale: bool = False
+    """No fresh row hosts the configuration: the price is undated or past the age limit."""
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,7 @@ class RankingPrices:
             instances=instances,
             billed_gpus=billed,
             notes=tuple(notes),
+            stale=not fresh,
         )
 
 

@@ -1,134 +1,40 @@
-"""Tool results (compact JSON dicts) → what a tool card shows: a table and memory bars.
+"""Typed tool results → what a tool card shows: a compact table, warnings and memory bars.
 
 Pure functions, no Textual: the UI never computes a figure, so this module only selects,
-labels and converts units for display (bytes → GiB via `tools.units`). Field names follow the
-registry's convention of units in names: `*_bytes` (also `*_gib` / `*_gb`, converted to bytes
-for drawing), so a bar is drawn from whatever unit the tool chose.
+labels and converts units for display (bytes → GB via `tools.units`). One unit per table: GB
+(10^9 bytes), the unit the model reads the same results in, so a card matches the figures an
+LLM answer quotes. Each result type has its view (`card_view` dispatches on the type).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from assistant.app.labels import field_label, words
+from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.offline.render.results import gpu_name
-from tools.units import GB, GiB, format_bytes
+from assistant.results import LegacyResult, ToolError
+from tools.cost import CostComparison, ServingCostResult, ServingCostRow
+from tools.memory import MemoryEstimate
+from tools.recommend import Option, Recommendation
+from tools.sizing import SizingReport
+from tools.units import format_bytes
 
 MAX_COLUMNS = 8
 """A card's table stays readable at 80 columns; the full result is in the session file."""
 
+MAX_ROWS = 12
+"""Rows of an options or price table shown on a card (the answer and `--json` have them all)."""
+
 MEMORY_COMPONENTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 """Stacking order of a memory bar (the memory calculator's breakdown keys)."""
 
-MAX_LIST_CHARS = 60
-"""Longer lists of text (assumptions, notes, reasons) stay out of the table: the answer and
-the session hold them."""
-
-LEADING_COLUMNS = (
-    # recommender options
-    "gpu_name", "gpu", "count", "tp", "pp", "dp", "fits", "meets_targets", "per_gpu_GB",
-    "per_gpu_bytes", "kv_cache_capacity_tokens", "decode_tokens_per_s_per_seq", "ttft_s",
-    # price rows
-    "provider", "instance", "usd_per_hour", "usd_per_month", "usd_per_million_tokens", "tier",
-    "as_of",
-)  # fmt: skip
-"""Columns an option or price table leads with, in this order (the rest follow as the tool
-gives them, up to `MAX_COLUMNS`): the figures a reader compares before the identifiers."""
-
-WORDED_VALUES = frozenset({"tier", "task", "objective", "pricing_type", "match", "launcher"})
-"""Fields whose values are codes (`on_demand`) shown in words (`on demand`)."""
-
-HIDDEN_FIELDS = frozenset({"price_id", "source", "gpu_as_of", "formula", "pricing_type"})
-"""Identifiers and provenance kept in the session and the proposal, not on a card."""
-
-_UNIT_FACTORS: dict[str, float] = {
-    "_bytes": 1.0,
-    "_GB": float(GB),
-    "_gb": float(GB),
-    "_GiB": float(GiB),
-    "_gib": float(GiB),
-}
 TableUnit = Literal["GB", "GiB"]
-
-
-def _unit_suffix(key: str) -> tuple[str, float] | None:
-    """(`stem`, bytes per unit) for byte fields: `x_bytes`, `x_GB`, `x_GiB`, and the registry's
-    `x_bytes_per_gpu` form; None for anything else (rates such as `x_GB_per_s` included)."""
-    per_gpu = key.endswith("_per_gpu")
-    base = key.removesuffix("_per_gpu")
-    for suffix, factor in _UNIT_FACTORS.items():
-        if base.endswith(suffix):
-            stem = base[: -len(suffix)]
-            return (stem + "_per_gpu" if per_gpu else stem), factor
-    return None
-
-
-def byte_field(data: Mapping[str, Any], *stems: str) -> float | None:
-    """The first of `stems` present as a byte field in any unit spelling, in bytes; else None."""
-    fields = {}
-    for key, value in data.items():
-        unit = _unit_suffix(key)
-        if unit is not None and isinstance(value, int | float) and not isinstance(value, bool):
-            fields[unit[0]] = float(value) * unit[1]
-    for stem in stems:
-        if stem in fields:
-            return fields[stem]
-    return None
-
-
-def table_unit(result: Mapping[str, Any]) -> TableUnit:
-    """GB when the tool reported GB (the registry's compact form), else GiB: the unit of a
-    table drawn without an answer to match (a card normally takes its turn's `answer_unit`)."""
-    text = json.dumps(result)
-    return "GB" if re.search(r'_GB(_per_gpu)?"', text) else "GiB"
-
-
-def answer_unit(mode: str) -> TableUnit:
-    """The byte unit an answer of this engine mode quotes, so cards and bars match it: the
-    offline renderer writes GiB (as nvidia-smi); a model reads the compact results in GB
-    (prompts/system.md: "say GB") and so quotes GB."""
-    return "GB" if mode == "llm" else "GiB"
-
-
-def format_value(
-    key: str, value: Any, unit: TableUnit = "GiB", unit_in_header: bool = False
-) -> str:
-    """One cell: byte fields in `unit` (printed unless the column header names it), numbers
-    compact, lists joined."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    byte_unit = _unit_suffix(key)
-    if byte_unit is not None and isinstance(value, int | float) and not isinstance(value, bool):
-        shown = format_bytes(float(value) * byte_unit[1], unit)
-        return shown.removesuffix(f" {unit}") if unit_in_header else shown
-    if isinstance(value, str) and key in WORDED_VALUES:
-        return words(value)
-    if isinstance(value, float):
-        return f"{value:,.4g}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, list):
-        return ", ".join(format_value(key, v, unit) for v in value)
-    if isinstance(value, dict):
-        return "; ".join(f"{field_label(k)}: {format_value(k, v, unit)}" for k, v in value.items())
-    return "" if value is None else str(value)
-
-
-def _header(key: str, unit: TableUnit | None) -> str:
-    # A label in words (labels.field_label); byte fields are shown in the table's unit: the
-    # header names it (columns) or each value prints it (field/value rows).
-    label = field_label(key)
-    if _unit_suffix(key) is None or unit is None:
-        return label
-    return f"{label} ({unit})"
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
+CARD_UNIT: TableUnit = "GB"
 
 
 @dataclass(frozen=True)
@@ -146,60 +52,6 @@ class ResultTable:
         return "\n".join(lines)
 
 
-def _option_list(result: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
-    for key in ("options", "rows", "results", "items"):
-        value = result.get(key)
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            return value
-    return None
-
-
-def result_table(result: Mapping[str, Any], unit: TableUnit | None = None) -> ResultTable:
-    """Rows of a list-shaped result (e.g. recommender options), else field/value pairs; every
-    name labelled in words, byte figures in `unit` (default: the tool's own, `table_unit`)."""
-    unit = unit or table_unit(result)
-    options = _option_list(result)
-    if options is not None:
-        present: list[str] = []
-        for option in options:
-            for key, value in option.items():
-                if key not in present and key not in HIDDEN_FIELDS and _is_scalar(value):
-                    present.append(key)
-        if "gpu_name" in present and "gpu" in present:
-            present.remove("gpu")  # the id beside its name says the same thing twice
-        keys = [k for k in LEADING_COLUMNS if k in present]
-        keys += [k for k in present if k not in keys]
-        keys = keys[:MAX_COLUMNS]
-        return ResultTable(
-            columns=tuple(_header(k, unit) for k in keys),
-            rows=tuple(
-                tuple(format_value(k, o.get(k), unit, unit_in_header=True) for k in keys)
-                for o in options
-            ),
-        )
-    rows: list[tuple[str, str]] = []
-    for key, value in result.items():
-        if key in HIDDEN_FIELDS or (key == "model_id" and result.get("model_name")):
-            continue
-        if isinstance(value, dict) and all(_is_scalar(v) for v in value.values()):
-            # A breakdown keeps bare component names: its values are bytes.
-            bare_bytes = key.startswith("breakdown") and _unit_suffix(key) is None
-            for k, v in value.items():
-                if bare_bytes and v == 0:
-                    continue  # e.g. no optimizer state when serving: noise in a compact table
-                name = k + "_bytes" if bare_bytes and _unit_suffix(k) is None else k
-                label = field_label(f"{key}.{k}")
-                rows.append((label, format_value(name, v, unit)))
-        elif isinstance(value, list) and all(map(_is_scalar, value)):
-            cell = format_value(key, value, unit)
-            # Prose lists (assumptions, notes) stay in the answer and the session.
-            if cell and len(cell) <= MAX_LIST_CHARS:
-                rows.append((field_label(key), cell))
-        elif _is_scalar(value):
-            rows.append((_header(key, None), format_value(key, value, unit)))
-    return ResultTable(columns=("field", "value"), rows=tuple(rows))
-
-
 @dataclass(frozen=True)
 class MemoryBarData:
     """One GPU option's memory per GPU, stacked, against its capacity (bytes)."""
@@ -213,67 +65,285 @@ class MemoryBarData:
     """As reported by the tool (negative = overflow); None when the tool did not report it."""
 
 
-def _breakdown(data: Mapping[str, Any]) -> tuple[tuple[str, float], ...] | None:
-    raw = data.get("breakdown")
-    if not isinstance(raw, dict):
-        return None
-    parts: dict[str, float] = {}
-    for key, value in raw.items():
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            continue
-        # Bare component names ("weights") carry bytes; "weights_GB" carries its unit.
-        unit = _unit_suffix(key)
-        name, factor = unit if unit is not None else (key, 1.0)
-        parts[name] = float(value) * factor
-    ordered = [(n, parts.pop(n)) for n in MEMORY_COMPONENTS if n in parts]
-    ordered.extend(sorted(parts.items()))
+@dataclass(frozen=True)
+class CardView:
+    """What a card shows for one result: a table, warnings, memory bars, or an error/notice."""
+
+    table: ResultTable = field(default_factory=lambda: ResultTable((), ()))
+    warnings: tuple[str, ...] = ()
+    bars: tuple[MemoryBarData, ...] = ()
+    error: str | None = None
+    notice: str | None = None
+    lines: tuple[str, ...] = ()
+    """Lines shown above the table (a sizing report's headline and named configurations)."""
+
+
+def size_text(num_bytes: float | None, unit: TableUnit = CARD_UNIT) -> str:
+    """A byte figure in the card's unit ('16.06 GB'); 'n/a' when absent."""
+    return "n/a" if num_bytes is None else format_bytes(num_bytes, unit)
+
+
+def format_value(value: Any) -> str:
+    """A non-byte value as cell text: numbers compact, lists joined, bools yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list | tuple):
+        return ", ".join(format_value(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _fields(rows: Sequence[tuple[str, str]]) -> ResultTable:
+    return ResultTable(("field", "value"), tuple(rows))
+
+
+def _breakdown_parts(breakdown: Mapping[str, int]) -> tuple[tuple[str, float], ...]:
+    ordered = [(n, float(breakdown[n])) for n in MEMORY_COMPONENTS if n in breakdown]
+    ordered += sorted((n, float(v)) for n, v in breakdown.items() if n not in MEMORY_COMPONENTS)
     return tuple(ordered)
 
 
-def _bar_for(data: Mapping[str, Any], label: str) -> MemoryBarData | None:
-    components = _breakdown(data)
-    if components is None:
-        # Options without a breakdown still show what they need per GPU, as one segment.
-        needed = byte_field(data, "per_gpu")
-        components = (("needed", needed),) if needed is not None else None
-    budget = byte_field(data, "budget_per_gpu", "budget")
-    usable = byte_field(data, "usable_per_gpu", "usable")
-    capacity, capacity_label = (budget, "budget") if budget is not None else (usable, "usable")
-    if components is None or capacity is None:
+def estimate_bar(est: MemoryEstimate, label: str | None = None) -> MemoryBarData | None:
+    """The memory bar of one estimate: its breakdown against the budget (else usable memory)."""
+    capacity = est.budget_bytes_per_gpu
+    capacity_label = "budget"
+    if capacity is None:
+        capacity, capacity_label = est.usable_bytes_per_gpu, "usable"
+    if capacity is None:
         return None
     return MemoryBarData(
-        label=label,
-        components=components,
-        capacity_bytes=capacity,
+        label=label or (f"{est.num_gpus}× {gpu_name(est.gpu)}" if est.gpu else "per GPU"),
+        components=_breakdown_parts(est.breakdown),
+        capacity_bytes=float(capacity),
         capacity_label=capacity_label,
-        headroom_bytes=byte_field(data, "headroom"),
+        headroom_bytes=None if est.headroom_bytes is None else float(est.headroom_bytes),
     )
 
 
-def _option_label(option: Mapping[str, Any]) -> str:
-    gpu_id = option.get("gpu")
-    gpu = gpu_name(gpu_id) if isinstance(gpu_id, str) else option.get("gpu_name") or "GPU"
-    count = option.get("count") or option.get("gpu_count") or option.get("num_gpus")
-    return f"{count}× {gpu}" if count else str(gpu)
+def memory_view(est: MemoryEstimate, unit: TableUnit = CARD_UNIT) -> CardView:
+    """A memory estimate: what was sized, the per-GPU need and fit, the breakdown, one bar."""
+    rows: list[tuple[str, str]] = [
+        ("model", f"{est.model_name} · {est.weights_format} · KV {est.kv_dtype} · {est.engine}"),
+        (
+            "sized",
+            f"{est.context:,} tokens × {est.batch:,} · {est.num_gpus} GPU(s), TP {est.tp} × "
+            f"PP {est.pp}",
+        ),
+        (field_label("per_gpu"), size_text(est.per_gpu_bytes, unit)),
+    ]
+    if est.num_gpus > 1:
+        rows.append((field_label("total"), size_text(est.total_bytes, unit)))
+    rows += [
+        (field_label(f"breakdown.{name}"), size_text(value, unit))
+        for name, value in _breakdown_parts(est.breakdown)
+        if value
+    ]
+    if est.usable_bytes_per_gpu is not None:
+        rows.append((field_label("usable_per_gpu"), size_text(est.usable_bytes_per_gpu, unit)))
+    if est.budget_bytes_per_gpu is not None:
+        rows.append((field_label("budget_per_gpu"), size_text(est.budget_bytes_per_gpu, unit)))
+    if est.headroom_bytes is not None:
+        rows.append((field_label("headroom"), size_text(est.headroom_bytes, unit)))
+    if est.fits is not None:
+        rows.append(("fits", format_value(est.fits)))
+    bar = estimate_bar(est)
+    return CardView(
+        table=_fields(rows),
+        warnings=tuple(str(w) for w in est.warnings),
+        bars=() if bar is None else (bar,),
+    )
 
 
-def memory_bars(result: Mapping[str, Any]) -> list[MemoryBarData]:
-    """Memory bars for a result: one for a memory estimate, one per option that has a breakdown."""
-    bars: list[MemoryBarData] = []
-    top = _bar_for(result, _option_label(result) if result.get("gpu") else "per GPU")
-    if top is not None:
-        bars.append(top)
-    for option in _option_list(result) or []:
-        bar = _bar_for(option, _option_label(option))
-        if bar is not None:
-            bars.append(bar)
-    return bars
+def option_bar(option: Option) -> MemoryBarData:
+    """One recommender option as a bar: what it needs per GPU, as one segment, vs its budget."""
+    return MemoryBarData(
+        label=f"{option.count}× {gpu_name(option.gpu)}",
+        components=(("needed", float(option.per_gpu_bytes)),),
+        capacity_bytes=float(option.budget_bytes_per_gpu),
+        capacity_label="budget",
+        headroom_bytes=float(option.headroom_bytes),
+    )
 
 
-def result_warnings(result: Mapping[str, Any]) -> list[str]:
-    """The tool's warnings (shown under a card's table, never summarised away)."""
-    warnings = result.get("warnings")
-    return [str(w) for w in warnings] if isinstance(warnings, list) else []
+OPTION_COLUMNS = (
+    "GPU",
+    "GPUs",
+    "TP×PP×DP",
+    "fits",
+    "meets targets",
+    "per GPU ({unit})",
+    "KV tokens",
+    "tok/s per user",
+)
+
+
+def options_table(options: Sequence[Option], unit: TableUnit = CARD_UNIT) -> ResultTable:
+    """The recommender's options as rows (the unit named in the header)."""
+    rows = tuple(
+        (
+            o.gpu,
+            str(o.count),
+            f"{o.tp}×{o.pp}×{o.dp}",
+            format_value(o.fits),
+            format_value(o.meets_targets),
+            size_text(o.per_gpu_bytes, unit).removesuffix(f" {unit}"),
+            f"{o.kv_cache_capacity_tokens:,}",
+            "n/a"
+            if o.decode_tokens_per_s_per_seq is None
+            else f"{o.decode_tokens_per_s_per_seq:,.1f}",
+        )
+        for o in options[:MAX_ROWS]
+    )
+    return ResultTable(tuple(c.format(unit=unit) for c in OPTION_COLUMNS), rows)
+
+
+def recommendation_view(rec: Recommendation, unit: TableUnit = CARD_UNIT) -> CardView:
+    """The recommender's best option per GPU type, with a bar each."""
+    return CardView(
+        table=options_table(rec.options, unit),
+        warnings=tuple(str(w) for w in rec.warnings),
+        bars=tuple(option_bar(o) for o in rec.options[:MAX_ROWS]),
+    )
+
+
+COST_COLUMNS = ("provider", "GPU", "GPUs", "tier", "USD/h", "USD/M out tok", "as of")
+
+
+def _usd(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def cost_view(cost: CostComparison) -> CardView:
+    """Price rows (serving: USD/h and USD/M tokens; training: the job's USD), cheapest first."""
+    rows: list[tuple[str, ...]] = []
+    if cost.serving is not None:
+        rows += [
+            (r.provider, r.gpu_label, str(r.count), words(r.tier), _usd(r.usd_per_hour),
+             _usd(r.usd_per_million_tokens, 3), r.as_of)
+            for r in cost.serving.rows[:MAX_ROWS]
+        ]  # fmt: skip
+    if cost.training is not None:
+        rows += [
+            (
+                r.provider,
+                r.gpu,
+                str(r.count),
+                words(r.tier),
+                _usd(r.usd_cost, 0) + " total",
+                "",
+                r.as_of,
+            )
+            for r in cost.training.rows[:MAX_ROWS]
+        ]
+    return CardView(
+        table=ResultTable(COST_COLUMNS, tuple(rows)), warnings=tuple(cost.unconverted_notes)
+    )
+
+
+def report_view(report: SizingReport, unit: TableUnit = CARD_UNIT) -> CardView:
+    """A sizing report: the headline (the rule that chose it, its weight format and quoted
+    price at the report's load) and each configuration named with its fit, as lines; the
+    recommender's options as the table; a bar per configuration named and per option."""
+    lines: list[str] = []
+    if report.question is not None:
+        lines.append(report.question.question)
+    headline = report.headline
+    if headline is not None:
+        o = headline.option
+        line = f"headline: {o.count}× {gpu_name(o.gpu)} (TP {o.tp} × PP {o.pp} × {o.dp}), "
+        line += f"{headline.weights_format} weights ({headline.rule})"
+        price = headline.price
+        if price is not None and price.usd_per_million_tokens is not None:
+            line += f", {price.usd_per_million_tokens:,.3f} USD/M{report.price_load.label}"
+        elif price is not None:
+            line += f", {price.usd:,.2f} USD ({price.tier})"
+        lines.append(line)
+    for sized in report.memory:
+        est = sized.estimate
+        if est is None:
+            problem = "not sized" if sized.error is None else sized.error.text
+            lines.append(f"{sized.count}× {sized.gpu or 'GPU'}: {problem}")
+        elif est.fits is not None:
+            verdict = "fits" if est.fits else "does not fit"
+            lines.append(
+                f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes, unit)} of "
+                f"{size_text(est.budget_bytes_per_gpu, unit)} per GPU)"
+            )
+    bars = [bar for m in report.memory if m.estimate and (bar := estimate_bar(m.estimate))]
+    table = ResultTable((), ())
+    if report.recommendation is not None:
+        table = options_table(report.recommendation.options, unit)
+        bars += [option_bar(o) for o in report.recommendation.options[:MAX_ROWS]]
+    return CardView(
+        table=table,
+        warnings=(*report.warnings, *(n.text for n in report.notes)),
+        bars=tuple(bars),
+        lines=tuple(lines),
+    )
+
+
+def _facts_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
+    rows = []
+    for name, item in value:
+        if name.endswith("_bytes") and isinstance(item, int | float):
+            rows.append((field_label(name), size_text(item, unit)))
+        elif name.endswith("_bytes_per_s") and isinstance(item, int | float):
+            rows.append((field_label(name.removesuffix("_per_s")), size_text(item, unit) + "/s"))
+        elif isinstance(item, str | int | float | bool) or item is None:
+            rows.append((field_label(name), format_value(item)))
+    return CardView(table=_fields(rows))
+
+
+def _list_view(rows: Sequence[BaseModel], unit: TableUnit = CARD_UNIT) -> CardView:
+    if not rows:
+        return CardView()
+    columns = tuple(type(rows[0]).model_fields)
+    return CardView(
+        table=ResultTable(
+            tuple(field_label(c) for c in columns),
+            tuple(
+                tuple(
+                    size_text(v, unit) if c.endswith("_bytes") else format_value(v)
+                    for c, v in ((c, getattr(r, c)) for c in columns)
+                )
+                for r in rows
+            ),
+        )
+    )
+
+
+_VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...] = (
+    (MemoryEstimate, memory_view),
+    (Recommendation, recommendation_view),
+    (CostComparison, lambda v, unit: cost_view(v)),
+    (SizingReport, report_view),
+    (ModelFacts, _facts_view),
+    (GpuFacts, _facts_view),
+    (ModelList, lambda v, unit: _list_view(v.models, unit)),
+    (GpuList, lambda v, unit: _list_view(v.gpus, unit)),
+)
+
+
+def card_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
+    """The card of one typed result (see the module docstring)."""
+    if isinstance(value, ToolError):
+        return CardView(error=value.text)
+    if isinstance(value, LegacyResult):
+        return CardView(notice=value.notice)
+    for kind, view in _VIEWS:
+        if isinstance(value, kind):
+            return view(value, unit)
+    return _facts_view(value, unit)
+
+
+def answer_unit(mode: str) -> TableUnit:
+    """The byte unit an answer of this engine mode quotes, so its cards and bars match it: the
+    offline renderer writes GiB (as nvidia-smi); a model reads the results in GB
+    (prompts/system.md: "say GB") and so quotes GB."""
+    return "GB" if mode == "llm" else "GiB"
 
 
 @dataclass(frozen=True)
@@ -298,76 +368,58 @@ MAX_CHART_BARS = 6
 """Bars per chart: the options a person compares at a glance (the card's table has them all)."""
 
 
-def _usd_rows(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    # On-demand rows priced in USD, in the cost tool's order (fresh before stale, then
-    # cheapest first within a tier), so the first row of a configuration is its cheapest.
-    return [
-        row
-        for row in result.get("rows") or []
-        if isinstance(row, Mapping)
-        and row.get("tier") == "on_demand"
-        and isinstance(row.get("usd_per_month"), int | float)
-    ]
+def cost_charts(costs: ServingCostResult | None) -> list[BarChart]:
+    """A serving cost comparison as bar charts: USD per month and USD per million output
+    tokens, one bar per configuration (its cheapest on-demand offer) — or, when only one
+    configuration was priced, one bar per provider offering it (its cheapest offer).
 
+    Rows are taken in the cost tool's order (by tier, fresh before stale, then cheapest), so
+    the first on-demand USD row of a configuration is its cheapest: selection, no arithmetic."""
+    if costs is None:
+        return []
+    rows = [r for r in costs.rows if r.tier == "on_demand" and r.usd_per_month is not None]
+    by_configuration = len({(r.gpu, r.count) for r in rows}) > 1
 
-def _configuration(row: Mapping[str, Any]) -> tuple[str, int]:
-    return str(row.get("gpu")), int(row.get("count") or 0)
+    def key(row: ServingCostRow) -> str:
+        return f"{row.count}× {gpu_name(row.gpu)}" if by_configuration else row.provider
 
-
-def _configuration_label(row: Mapping[str, Any]) -> str:
-    return f"{row.get('count', '?')}× {gpu_name(str(row.get('gpu')))}"
-
-
-def cost_charts(result: Mapping[str, Any]) -> list[BarChart]:
-    """A cost comparison as bar charts: USD per month and USD per million output tokens, one
-    bar per configuration (its cheapest on-demand offer) — or, when only one configuration
-    was priced, one bar per provider offering it (its cheapest offer)."""
-    rows = _usd_rows(result)
-    by_configuration = len({_configuration(row) for row in rows}) > 1
-    chosen: dict[str, Mapping[str, Any]] = {}
+    chosen: dict[str, ServingCostRow] = {}
     for row in rows:
-        key = _configuration_label(row) if by_configuration else str(row.get("provider"))
-        chosen.setdefault(key, row)
+        chosen.setdefault(key(row), row)
     picked = list(chosen.items())[:MAX_CHART_BARS]
     if not picked:
         return []
     scope = (
         "cheapest on-demand offer of each"
         if by_configuration
-        else (f"{_configuration_label(rows[0])}, on demand, cheapest offer per provider")
+        else f"{rows[0].count}× {gpu_name(rows[0].gpu)}, on demand, cheapest offer per provider"
     )
-
-    def detail(row: Mapping[str, Any]) -> str:
-        return str(row.get("provider") if by_configuration else row.get("gpu_label") or "")
-
     charts = [
         BarChart(
             f"USD per month · {scope}",
             tuple(
                 ChartBar(
-                    key, float(row["usd_per_month"]), f"{row['usd_per_month']:,.0f}", detail(row)
+                    name,
+                    float(row.usd_per_month or 0.0),
+                    f"{row.usd_per_month or 0.0:,.0f}",
+                    row.provider if by_configuration else row.gpu_label,
                 )
-                for key, row in picked
+                for name, row in picked
             ),
         )
     ]
-    per_token = [
-        (key, row)
-        for key, row in picked
-        if isinstance(row.get("usd_per_million_tokens"), int | float)
-        and not isinstance(row.get("usd_per_million_tokens"), bool)
-    ]
+    per_token = [(n, r) for n, r in picked if r.usd_per_million_tokens is not None]
     if per_token:
         charts.append(
             BarChart(
                 "USD per million output tokens",
                 tuple(
                     ChartBar(
-                        key,
-                        float(row["usd_per_million_tokens"]),
-                        f"{row['usd_per_million_tokens']:,.3f}",
+                        name,
+                        float(row.usd_per_million_tokens or 0.0),
+                        f"{row.usd_per_million_tokens or 0.0:,.3f}",
                     )
-                    for key, row in per_token
+                    for name, row in per_token
                 ),
             )
         )

@@ -202,6 +202,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         ttft_basis=labels.ttft if serving.can_prefill else None,
         speed_source=labels.source,
         usd_per_hour=None if quote is None else quote.usd_per_hour,
+        price_stale=quote is not None and quote.stale,
         price_id=None if quote is None else quote.price.id,
         billed_gpus=None if quote is None else quote.billed_gpus,
         reasons=reasons,

@@ -10,10 +10,13 @@ from typing import Any
 
 from tools.advice import advise, performance_assumptions
 from tools.catalog import GpuSpec, get_catalog
+from tools.memory import devices
+from tools.memory.devices import DeviceNotes
 from tools.memory.sharding import zero_single_rank_warning
+from tools.notes import Note
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
-from tools.recommend.fit_notes import _fit_notes, _shorter_sequence_note
+from tools.recommend.fit_notes import _fit_notes, _lower_format_notes, _shorter_sequence_note
 from tools.recommend.inference import _inference_option, with_load_latency
 from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts
 from tools.recommend.memory_calls import (
@@ -88,7 +91,24 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         "`gpu-sizer cost`)."
     ]
     gpus = _allowed_gpus(workload)
+    implied = {devices.default_engine(g, DeviceNotes()) for g in gpus}
+    if (
+        workload.engine is None
+        and not workload.is_training
+        and len(implied) == 1
+        and None not in implied
+    ):
+        # Only GPUs without CUDA (Macs, Strix Halo): the engine they run, for every estimate,
+        # the GPU-free one included, so no vLLM figure appears in the answer.
+        workload = workload.model_copy(update={"engine": implied.pop()})
     resolved = _resolved(workload)
+    if not any(g.supports_bf16 for g in gpus) and workload.task != "full":
+        # Only GPUs without bf16 (T4, V100, P100): 16-bit means fp16 there, in every estimate.
+        updates = {"kv_dtype": workload.kv_dtype or "fp16"}
+        if workload.weights is None and resolved.checkpoint_format is None:
+            updates["weights"] = "fp16"
+        workload = workload.model_copy(update=updates)
+        resolved = _resolved(workload)
     arch, params = _arch(workload), _params(workload)
     # One GPU-free estimate first: it validates the memory fields (bad weights → the memory
     # calculator's ToolInputError) and gives the model-level figures.
@@ -117,10 +137,11 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         # the answer shows notes, not only in the option's own notes.
         caveat = training_mfu_caveat(get_catalog().gpu(best[0].gpu))
         if caveat:
-            notes.insert(0, caveat)
+            notes.insert(0, Note(code="training_mfu_caveat", text=caveat, gpu=best[0].gpu))
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
+        notes.extend(_lower_format_notes(workload, resolved.name, fmt, best, prices))
     elif best and not any(o.fits for o in best):
         notes.extend(_shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
     assumptions = [
@@ -150,36 +171,43 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     )
 
 
-def _cheapest_training_notes(w: Workload) -> list[str]:
+def _cheapest_training_notes(w: Workload) -> list[Note]:
     """What "cheapest" ranked a training job by: its total USD when the token count gives its
     hours, else USD/hour (and what would change that)."""
     if w.objective != "cheapest" or not w.is_training:
         return []
     if ranks_by_job_usd(w):
-        return [
+        text = (
             "Cheapest training: ranked by the job's total USD (USD/hour × training hours, as "
             "`gpu-sizer cost` sorts), not USD/hour: a dearer, faster configuration can finish "
             "the job for less."
-        ]
-    return [
-        "Cheapest training: ranked by USD/hour, since without a token count (train_tokens) the "
-        "job's hours and so its total USD are unknown; give the dataset size to rank by the "
-        "job's total."
-    ]
+        )
+    else:
+        text = (
+            "Cheapest training: ranked by USD/hour, since without a token count (train_tokens) "
+            "the job's hours and so its total USD are unknown; give the dataset size to rank by "
+            "the job's total."
+        )
+    return [Note(code="cheapest_training_basis", text=text)]
 
 
-def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[str]:
+def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[Note]:
     """The memory calculator's warnings about the request. Its one-GPU `base` estimate has a
     single data-parallel rank, so its "zero has no effect" warning is about that probe, not
     the recommendation: it is kept only when the recommended layout itself has DP = 1."""
     if not w.zero:
         return list(base.warnings)
-    single_rank = zero_single_rank_warning(w.zero)
-    out = [x for x in base.warnings if x != single_rank]
+    out = [x for x in base.warnings if x.code != "zero_single_rank"]
     if w.is_training and ranked and ranked[0].dp == 1:
         o = ranked[0]
         out.append(
-            f"{single_rank}: the recommended {o.count}× {o.gpu_name} (TP={o.tp}, PP={o.pp}, "
-            "DP=1) keeps full model state on every GPU"
+            Note(
+                code="zero_single_rank",
+                text=f"{zero_single_rank_warning(w.zero)}: the recommended {o.count}× "
+                f"{o.gpu_name} (TP={o.tp}, PP={o.pp}, DP=1) keeps full model state on every GPU",
+                gpu=o.gpu,
+                count=o.count,
+                severity="warning",
+            )
         )
     return out

@@ -95,6 +95,7 @@ def _training_option(
         speed_basis=basis,
         speed_source=source,
         usd_per_hour=None if quote is None else quote.usd_per_hour,
+        price_stale=quote is not None and quote.stale,
         price_id=None if quote is None else quote.price.id,
         billed_gpus=None if quote is None else quote.billed_gpus,
         reasons=reasons,

@@ -16,9 +16,9 @@ message, so a 50 MB session opens at once; the conversation itself keeps everyth
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from pydantic import BaseModel
 from textual import events
 from textual.containers import VerticalScroll
 from textual.geometry import Size
@@ -31,23 +31,13 @@ from assistant.app.widgets.turn_view import TurnView
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
 from assistant.conversation import Conversation
 from assistant.message_shapes import clean_message
+from assistant.results import cleaned, is_error, load_result, parse_arguments_text
 from assistant.sanitize import clean_value
 
 RESTORED_TURNS = 20
 """Turns (a user message and everything up to the next) drawn when a session is reopened."""
 RESTORED_TEXT_CHARS = 100_000
 """Longest text drawn for one reopened message (about 25 screens); the rest stays saved."""
-
-
-def _json_object(text: Any) -> dict[str, Any]:
-    """A stored tool-call argument or tool-result string as a dict (raw text kept if not JSON)."""
-    if isinstance(text, dict):
-        return clean_value(text)
-    try:
-        value = json.loads(text or "{}")
-    except (TypeError, ValueError, RecursionError):
-        return {"raw": str(text)}
-    return clean_value(value) if isinstance(value, dict) else {"value": clean_value(value)}
 
 
 def _shown(text: str) -> str:
@@ -211,14 +201,13 @@ class ChatLog(VerticalScroll, can_focus=False):
         """Append a card for a tool call that has started (to "How this was computed")."""
         return await (await self._turn()).add_tool_card(call_id, name, arguments, collapsed)
 
-    async def set_result(self, card: ToolCard, result: dict[str, Any], is_error: bool) -> None:
-        """Complete a card (and draw its turn's charts)."""
-        turn = card.ancestors_with_self
-        view = next((w for w in turn if isinstance(w, TurnView)), None)
+    async def set_result(self, card: ToolCard, value: BaseModel, is_error: bool) -> None:
+        """Complete a card (and draw what its result leads its turn with)."""
+        view = next((w for w in card.ancestors_with_self if isinstance(w, TurnView)), None)
         if view is None:
-            await card.set_result(result, is_error=is_error)
+            await card.set_result(value, is_error=is_error)
         else:
-            await view.set_result(card, result, is_error=is_error)
+            await view.set_result(card, value, is_error=is_error)
 
     def card(self, call_id: str) -> ToolCard | None:
         """The card for `call_id`, if there is one."""
@@ -289,11 +278,11 @@ class ChatLog(VerticalScroll, can_focus=False):
                     await self.add_tool_card(
                         str(call.get("id", "")),
                         str(function.get("name", "tool")),
-                        _json_object(function.get("arguments")),
+                        clean_value(parse_arguments_text(function.get("arguments"))),
                         collapsed=True,
                     )
             elif role == "tool" and not message.get("duplicate_of"):
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
-                    result = _json_object(message.get("content"))
-                    await self.set_result(card, result, is_error="error" in result)
+                    value = cleaned(load_result(message, card.tool_name))
+                    await self.set_result(card, value, is_error=is_error(value))

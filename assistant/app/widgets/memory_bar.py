@@ -34,7 +34,8 @@ NARROW = 40
 
 def render_bar(data: MemoryBarData, width: int, unit: TableUnit = "GiB") -> Text:
     """The label and stacked bar, then the legend with sizes and the verdict (wrapped)."""
-    narrow = width < NARROW
+    # A label longer than its column (or a narrow window) takes its own line above the bar.
+    narrow = width < NARROW or len(data.label) > LABEL_WIDTH
     label_width = 0 if narrow else LABEL_WIDTH
     bar_width = max(10, width - label_width - 1)
     used = sum(size for _, size in data.components)
