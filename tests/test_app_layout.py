@@ -15,8 +15,14 @@ from rich.console import Console
 from assistant.app.app import GpuSizerApp
 from assistant.app.call_summary import call_summary, part_name
 from assistant.app.labels import field_label, has_raw_name
-from assistant.app.results import ResultTable, card_view, cost_charts
-from assistant.app.verdict import verdict_lines
+from assistant.app.results import (
+    ResultTable,
+    answer_unit,
+    card_view,
+    cost_charts,
+    latency_charts,
+)
+from assistant.app.verdict import verdict_lines, working_option
 from assistant.app.widgets.bar_chart import render_chart
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.result_table import fitting_columns, rich_table
@@ -102,7 +108,7 @@ async def test_welcome_shows_the_endpoint_without_its_credentials(tmp_path: Path
 
 # ---- scrolling --------------------------------------------------------------------------
 async def test_scroll_keys_work_with_the_prompt_focused(tmp_path: Path) -> None:
-    engine = FakeEngine(chunks=[f"Line {i} of a long answer.\n" for i in range(60)])
+    engine = FakeEngine(chunks=[f"Line {i} of a long answer.\n" for i in range(40)])
     app = GpuSizerApp(engine, sessions_directory=tmp_path)
     async with app.run_test(size=NARROW) as pilot:
         await _ask(app, pilot, "a question with a long answer")
@@ -134,11 +140,11 @@ async def test_scroll_keys_work_with_the_prompt_focused(tmp_path: Path) -> None:
 
 
 async def test_streaming_stops_following_after_a_manual_scroll(tmp_path: Path) -> None:
-    engine = FakeEngine(chunks=[f"Line {i}.\n\n" for i in range(40)])
+    engine = FakeEngine(chunks=[f"Line {i}.\n\n" for i in range(30)])
     app = GpuSizerApp(engine, sessions_directory=tmp_path)
     async with app.run_test(size=NARROW) as pilot:
         await _ask(app, pilot, "first question")
-        engine.hang_after_chunks = 30  # the second answer stops mid-stream until cancelled
+        engine.hang_after_chunks = 20  # the second answer stops mid-stream until cancelled
         app.query_one(PromptInput).insert("second question")
         await pilot.press("enter")
         await engine.hanging.wait()
@@ -188,31 +194,6 @@ def test_no_raw_field_names_on_a_card(name: str) -> None:
         assert "_" not in field_label(key), key
 
 
-async def test_cards_are_one_line_under_how_this_was_computed(tmp_path: Path) -> None:
-    question, engine = _replay("does_not_fit")
-    app = GpuSizerApp(engine, sessions_directory=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await _ask(app, pilot, question)
-        cards = list(app.query(ToolCard))
-        # The one `size` call, then a line per part of its report, in the order they ran.
-        assert [c.tool_name for c in cards][:4] == [
-            "size", "estimate_memory", "recommend", "compare_costs"
-        ]  # fmt: skip
-        assert all(card.collapsed for card in cards)
-        report = _report("does_not_fit")
-        estimate = report.memory[0].estimate
-        assert estimate is not None and estimate.fits is False
-        # The estimate's own per-GPU figure in GiB (bytes / 2^30), one decimal.
-        need = f"{estimate.per_gpu_bytes / 2**30:.1f} GiB"
-        assert cards[1].title == (
-            f"✓ Memory · Llama 3.1 70B int4-awq · 2× L40S TP 2 · {need} per GPU, does not fit"
-        )
-        section = app.chat_log.current_turn.computed
-        assert f"How this was computed · {len(cards)} tool calls" in str(
-            section.children[0].render()
-        )
-
-
 async def test_the_verdict_card_leads_and_is_in_view_after_the_answer(tmp_path: Path) -> None:
     question, recorded = _replay("does_not_fit")
     engine = FakeEngine()
@@ -237,6 +218,22 @@ async def test_the_verdict_card_leads_and_is_in_view_after_the_answer(tmp_path: 
         assert app.chat_log.max_scroll_y > app.chat_log.scroll_y
         assert _visible(app, verdict)
 
+        # "How this was computed": the one `size` call, then a line per part of its report,
+        # in the order they ran, each collapsed to its summary.
+        cards = list(turn.computed.query(ToolCard))
+        assert [c.tool_name for c in cards][:4] == [
+            "size", "estimate_memory", "recommend", "compare_costs"
+        ]  # fmt: skip
+        assert all(card.collapsed for card in cards)
+        estimate = report.memory[0].estimate
+        assert estimate is not None and estimate.fits is False
+        need = f"{estimate.per_gpu_bytes / 2**30:.1f} GiB"  # bytes / 2^30, one decimal
+        assert cards[1].title == (
+            f"✓ Memory · Llama 3.1 70B int4-awq · 2× L40S TP 2 · {need} per GPU, does not fit"
+        )
+        title = str(turn.computed.children[0].render())
+        assert f"How this was computed · {len(cards)} tool calls" in title
+
 
 def test_verdict_per_kind_of_answer() -> None:
     fits = verdict_lines(_report("fits"))
@@ -249,16 +246,16 @@ def test_verdict_per_kind_of_answer() -> None:
     assert [line.head for line in cost] == ["Fits on 1× L40S", "Fits on 1× H100 SXM5"]
 
 
-async def test_llm_turn_cards_use_gb_as_the_model_does(tmp_path: Path) -> None:
-    question, engine = _replay("fits", mode="llm")
-    app = GpuSizerApp(engine, sessions_directory=tmp_path)
-    async with app.run_test(size=NARROW) as pilot:
-        await _ask(app, pilot, question)
-        memory = [card for card in app.query(ToolCard) if card.tool_name == "estimate_memory"]
-        card = memory[0]
-        assert card.unit == "GB" and " GB per GPU" in card.title and "GiB" not in card.title
-        verdict = app.chat_log.current_turn.verdict
-        assert verdict is not None and " GB per GPU" in verdict.lines[0].detail
+def test_llm_turn_cards_use_gb_as_the_model_does() -> None:
+    # A model reads the results in GB, so its turn's cards and verdict say GB, never GiB.
+    report = _report("fits")
+    estimate = report.memory[0].estimate
+    assert estimate is not None
+    summary = call_summary("estimate_memory", {}, estimate, answer_unit("llm"))
+    assert summary.endswith(f"{estimate.per_gpu_bytes / 1e9:.1f} GB per GPU, fits")
+    (line,) = verdict_lines(report, "GB")
+    assert f"needs {estimate.per_gpu_bytes / 1e9:.1f} GB per GPU" in line.detail
+    assert "GiB" not in line.detail and "GiB" not in summary
 
 
 # ---- narrow windows: tables drop columns, charts shrink ----------------------------------
@@ -304,3 +301,18 @@ def test_recorded_turns_are_the_questions_they_claim() -> None:
     for name, question in QUESTIONS.items():
         assert load_turn(name)["question"] == question
         assert json.dumps(load_turn(name))  # plain JSON, as a session stores it
+
+
+def test_latency_curve_of_the_configuration_that_works() -> None:
+    report = _report("fits")
+    option = working_option(report)
+    assert option is not None and option.latency_curve
+    ttft, speed = latency_charts(option)
+    # One bar per concurrency the performance model computed, its own figures.
+    assert [bar.label for bar in ttft.bars][:2] == ["1 user", "2 users"]
+    assert [bar.value for bar in ttft.bars] == [p.ttft_s for p in option.latency_curve]
+    assert [bar.value for bar in speed.bars] == [
+        p.tokens_per_s_per_user for p in option.latency_curve
+    ]
+    assert ttft.title.endswith("1× L40S, per replica")
+    assert latency_charts(working_option(_report("training"))) == []  # training: no curve

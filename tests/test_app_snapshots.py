@@ -78,6 +78,10 @@ def test_answer(snap_compare: Any, tmp_path: Path, turn: str, size: str) -> None
         app.query_one(PromptInput).insert(question)
         await pilot.press("enter")
         await app.workers.wait_for_complete()
+        # Bars and tables redraw for their width after the first layout, and the log follows
+        # after a refresh: let both settle so the picture is the same on a loaded machine.
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
         await pilot.pause()
         if turn == "cost":
             # The comparison's charts and "How this was computed" close the turn: show them.

@@ -424,3 +424,32 @@ def cost_charts(costs: ServingCostResult | None) -> list[BarChart]:
             )
         )
     return charts
+
+
+def latency_charts(option: Option | None) -> list[BarChart]:
+    """The performance model's latency-vs-users curve of one option, as two bar charts (one
+    bar per concurrency it computed, one replica): time to first token, and the decode speed
+    each user sees. Empty when the option carries no curve."""
+    if option is None or not option.latency_curve:
+        return []
+    where = f"{option.count}× {gpu_name(option.gpu)}, per replica"
+
+    def users(n: int) -> str:
+        return f"{n:,} user{'s' if n != 1 else ''}"
+
+    curve = option.latency_curve
+    return [
+        BarChart(
+            f"Time to first token (s) by concurrent users · {where}",
+            tuple(ChartBar(users(p.concurrency), p.ttft_s, f"{p.ttft_s:,.2f}") for p in curve),
+        ),
+        BarChart(
+            f"Tokens/s each user sees · {where}",
+            tuple(
+                ChartBar(
+                    users(p.concurrency), p.tokens_per_s_per_user, f"{p.tokens_per_s_per_user:,.1f}"
+                )
+                for p in curve
+            ),
+        ),
+    ]

@@ -90,6 +90,13 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
     return lines
 
 
+def working_option(report: SizingReport) -> Option | None:
+    """The configuration the card says works: what holds the load, else the headline."""
+    if report.scale_out is not None and report.scale_out.holds is not None:
+        return report.scale_out.holds
+    return None if report.headline is None else report.headline.option
+
+
 def verdict_bars(report: SizingReport) -> list[MemoryBarData]:
     """The stacked memory bar of each configuration sized, then of the configuration that
     works (its own estimate when the report sized its layout, else its need as one bar)."""

@@ -6,7 +6,8 @@ TurnView
 ├── UserMessage          the question, as sent
 ├── Vertical.lead        the VerdictCard of a sizing report: verdict lines, memory bars
 ├── AssistantMessage…    the answer segments (streamed: the explanation), notices in order
-├── Vertical.figures     charts drawn from the turn's results (cost comparisons)
+├── Vertical.figures     charts drawn from the turn's results: cost per configuration, the
+│                        latency-vs-users curve of the configuration that works
 └── ComputedSection      "How this was computed": one collapsed ToolCard per call, and one
                          per part of a sizing report (memory, GPU options, cost) under it
 ```
@@ -26,8 +27,8 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from assistant.app.call_summary import part_name
-from assistant.app.results import TableUnit, cost_charts
-from assistant.app.verdict import verdict_bars, verdict_lines
+from assistant.app.results import TableUnit, cost_charts, latency_charts
+from assistant.app.verdict import verdict_bars, verdict_lines, working_option
 from assistant.app.widgets.bar_chart import BarChartView
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
@@ -177,6 +178,8 @@ class TurnView(Vertical):
                     await part_card.set_result(part)
                 self.computed.update_title()
         charts = [BarChartView(chart) for chart in cost_charts(serving_costs(value))]
+        if isinstance(value, SizingReport):
+            charts += [BarChartView(chart) for chart in latency_charts(working_option(value))]
         if charts:
             await self.figures.remove_children()
             await self.figures.mount_all(charts)
