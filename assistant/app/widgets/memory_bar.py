@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.widget import Widget
 
 from assistant.app.results import MemoryBarData, TableUnit
@@ -86,8 +87,17 @@ class MemoryBar(Widget):
         self.data = data
         self.unit = unit
 
+    def _renderable(self, width: int) -> Text:
+        return render_bar(self.data, width, self.unit)
+
     def render(self) -> Text:
-        return render_bar(self.data, self.size.width or 80, self.unit)
+        return self._renderable(self.size.width or 80)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Measured at the width being laid out (not the last one drawn), so the first layout
+        # is already right and no later pass changes the log's height.
+        options = self.app.console.options.update_width(max(1, width))
+        return len(self.app.console.render_lines(self._renderable(width), options, pad=False))
 
     def on_resize(self, event: events.Resize) -> None:
         # Drawn for its width: a new width can change the height (a label on its own line).

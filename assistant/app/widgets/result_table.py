@@ -12,6 +12,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.widget import Widget
 
 from assistant.app.results import ResultTable
@@ -66,8 +67,17 @@ class ResultTableView(Widget):
         super().__init__(classes=classes)
         self.table = table
 
+    def _renderable(self, width: int) -> RenderableType:
+        return rich_table(self.table, width)
+
     def render(self) -> RenderableType:
-        return rich_table(self.table, self.size.width or None)
+        return self._renderable(self.size.width or 80)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Measured at the width being laid out (not the last one drawn), so the first layout
+        # is already right and no later pass changes the log's height.
+        options = self.app.console.options.update_width(max(1, width))
+        return len(self.app.console.render_lines(self._renderable(width), options, pad=False))
 
     def on_resize(self, event: events.Resize) -> None:
         # Drawn for its width: a new width can change the height (columns, wrapped lines).
