@@ -63,7 +63,7 @@ def _run_app(args_list: list[str]) -> int:
     add_config_arguments(parser)
     known, unknown = parser.parse_known_args(args_list)
     if unknown:
-        build_parser().error(f"unrecognized arguments: {' '.join(unknown)}")
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     return run_app(overrides_from_args(known))
 
 
