@@ -114,12 +114,21 @@ def memory_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
             args["gpu"] = gpu_id
         if count is not None and count > 1:
             args["gpus"] = count
-            if parsed.task in (None, "inference"):
+            if parsed.task in (None, "inference") and not _layer_split(parsed):
                 args["tp"] = count  # serving shards one replica across the GPUs named
         call = PlannedCall("estimate_memory", args)
         if call not in calls:
             calls.append(call)
     return calls
+
+
+def _layer_split(parsed: ParsedWorkload) -> bool:
+    """llama.cpp / Ollama (or a GGUF) on several GPUs: no tp, so the memory tool sizes
+    llama.cpp's default layer split (capacity, not speed) instead of tensor parallelism."""
+    from tools.memory.formats import GGUF_FORMATS
+
+    gguf = parsed.weights in GGUF_FORMATS or parsed.model_file is not None
+    return parsed.engine == "generic" or (parsed.engine is None and gguf)
 
 
 def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from assistant.offline.quantities import NUMBER
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names
 from tools.model_sources.hf_cache import snapshot_file
-from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
+from tools.model_sources.tags import ollama_default_weights, parse_tag
 
 # A local GGUF path ("~/models/qwen3-32b-q4_k_m.gguf", "./x.gguf", "/data/m.gguf").
 _GGUF_PATH = r"(?<![\w])(?:~|\.{1,2})?/?[\w.\-~/]*[\w\-]\.gguf\b"
@@ -59,7 +59,7 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
         if p.model is not None or p.model_file is not None:
             continue
         p.model, p.model_text = entry.id, tag.text
-        weights = tag.weights or entry.checkpoint_format or OLLAMA_DEFAULT_WEIGHTS
+        weights = tag.weights or ollama_default_weights(entry.checkpoint_format)
         p.weights = p.weights or weights
         p.launcher = "ollama"
         p.engine = "generic"
