@@ -376,6 +376,8 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
     out["price_load"] = {"basis": report.price_load.basis, "reason": report.price_load.reason}
     if report.question is not None:
         out["question"] = report.question.question
+    if report.shape_question is not None:
+        out["architecture_question"] = report.shape_question.question
     headline = report.headline
     if headline is not None:
         figures = _option(headline.option)

@@ -308,6 +308,8 @@ def verdict_block(report: SizingReport) -> list[str]:
     has_layout = layout is not None and layout.estimate is not None
     lines = max_context_lines(report)
     lines += verdict_lines(report, breakdown_below=not has_layout)
+    if report.shape_question is not None:
+        lines += ["", f"**One question:** {report.shape_question.question}"]
     lines += scale_out_lines(report)
     lines += cheaper_per_token_line(
         report, report.request.workload.objective == "cheapest_per_token"
