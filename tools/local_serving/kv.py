@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from tools.architecture import Architecture
 from tools.memory.gguf_mix import GGML_BLOCKS
+from tools.memory.kv_cache import LLAMA_CPP_SWA_PADDING, llama_cpp_window_cells
 from tools.memory.overhead import LLAMA_CPP_N_UBATCH
 
 CACHE_GGML = {"f32": "F32", "f16": "F16", "bf16": "BF16", "q8_0": "Q8_0", "q4_0": "Q4_0"}
 CACHE_GGML |= {"q4_1": "Q4_1", "iq4_nl": "IQ4_NL", "q5_0": "Q5_0", "q5_1": "Q5_1"}
-SWA_PADDING = 256
-"""llama.cpp pads the SWA cache to 256 cells (llama-kv-cache-iswa.cpp, issue 17037)."""
 
 
 def kv_bytes_per_token(arch: Architecture, cache_type: str) -> float:
@@ -33,17 +32,10 @@ def kv_bytes_per_token(arch: Architecture, cache_type: str) -> float:
     return arch.num_layers * elements * per_element
 
 
-def windowed_cells(per_slot: int, cap: int) -> int:
-    """Cells per slot a windowed layer keeps: min(context, window + n_ubatch), padded to 256
-    (never above the slot's own context, which llama.cpp also pads)."""
-    kept = cap + int(LLAMA_CPP_N_UBATCH.value)
-    return min(per_slot, -(-kept // SWA_PADDING) * SWA_PADDING)
-
-
 def layer_tokens(arch: Architecture, per_slot: int) -> int:
     """Σ over layers of the cells each layer keeps for one slot of `per_slot` tokens."""
     return sum(
-        layers * (per_slot if cap is None else windowed_cells(per_slot, cap))
+        layers * (per_slot if cap is None else llama_cpp_window_cells(per_slot, cap))
         for layers, cap in arch.kv_layer_groups()
     )
 
@@ -60,10 +52,10 @@ def windowed_note(arch: Architecture, per_slot: int) -> str | None:
     for layers, cap in arch.kv_layer_groups():
         if cap is not None and layers:
             kind = "sliding-window" if cap == arch.sliding_window else "chunked-attention"
-            cells = windowed_cells(per_slot, cap)
+            cells = llama_cpp_window_cells(per_slot, cap)
             parts.append(
                 f"{layers} {kind} layers keep {cells:,} tokens per slot (window {cap:,} + "
-                f"n_ubatch {int(LLAMA_CPP_N_UBATCH.value)}, padded to {SWA_PADDING})"
+                f"n_ubatch {int(LLAMA_CPP_N_UBATCH.value)}, padded to {LLAMA_CPP_SWA_PADDING})"
             )
     if not parts:
         return None

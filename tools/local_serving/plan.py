@@ -149,9 +149,11 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     ram = None if req.system_ram_gb is None else round(req.system_ram_gb * GB)
     fits_fully = best == n + 1
     ram_room = ram
+    ram_needed = host
     if unified:
         assert spec is not None
         ram, ram_room = _unified_ram(spec, notes, fits_fully)
+        ram_needed = host + gpu_bytes(best)  # one memory holds both parts
     if fixed > budget:
         warnings.append(
             f"the compute buffers and runtime alone ({format_bytes(fixed, 'GiB')}) exceed "
@@ -214,9 +216,9 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         n_gpu_layers=best,
         output_on_gpu=best >= 1,
         fits_fully=fits_fully,
-        fits_in_ram=None
-        if ram_room is None
-        else host + (gpu_bytes(best) if unified else 0) <= ram_room,
+        fits_in_ram=None if ram_room is None else ram_needed <= ram_room,
+        ram_needed_bytes=ram_needed,
+        ram_available_bytes=ram_room,
         gpu_bytes=gpu_bytes(best),
         host_bytes=host,
         weights_bytes=wb.total,

@@ -86,6 +86,15 @@ class LocalServingPlan(BaseModel):
     system_ram_bytes: int | None = Field(
         default=None, description="System RAM: as stated, or a unified-memory machine's own."
     )
+    ram_needed_bytes: int = Field(
+        default=0,
+        description="RAM the plan needs: the CPU part (unified memory: CPU and GPU parts).",
+    )
+    ram_available_bytes: int | None = Field(
+        default=None,
+        description="RAM it may use: as stated, or a unified-memory machine's RAM less the OS "
+        "reserve; None when unknown.",
+    )
     unified_memory: bool = Field(
         default=False, description="GPU and CPU share one memory (Apple silicon, DGX Spark)."
     )

@@ -81,9 +81,13 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
         t.consume(match.start, match.end)
     # An org/name id that is not in the catalog: the local Hugging Face cache, else the size
     # in its name (a generic model, said so), else a question rather than a guessed size.
-    for m in t.each(r"(?<![\w/-])[a-z][\w.\-]*/[\w.\-]*\d[\w.\-]*"):
+    # A repo name holds a letter and a digit or a dash: 'acme/foo-instruct', not 'tokens/s'
+    # or the '2k in/500 out' of a length pair; nothing is consumed once a model is known.
+    repo_id = r"(?<![\w/-])[a-z][\w.\-]*/(?=[\w.\-]*[a-z])(?=[\w.]*[\d\-])[\w.\-]+"
+    for m in list(re.finditer(repo_id, t.work, re.I)):
         if p.has_model:
-            continue
+            break
+        t.consume(m.start(), m.end())
         repo = t.original[m.start() : m.end()]
         if snapshot_file(repo, "config.json") is not None:
             p.model, p.model_text = repo, repo
