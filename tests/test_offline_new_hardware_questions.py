@@ -242,6 +242,8 @@ async def test_two_rtx_3090s_add_capacity_not_speed() -> None:
     # 936.2 GB/s over all the weights read per token, not two cards' bandwidth.
     assert (plan.decode_tokens_per_s or 0) <= 936.2e9 / plan.weights_gpu_bytes
     _, memory = _memory(conversation)
+    # llama.cpp's layer split, not tensor parallelism: half the layers on each card.
+    assert (memory.tp, memory.pp) == (1, 2)
     assert any("capacity, not speed" in a for a in memory.assumptions)
 
 
