@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "proposal": "render a hardware proposal from a saved session",
     "models": "list the models in the catalog",
     "gpus": "list the GPUs in the catalog",
+    "prices": "refresh cloud GPU prices from open catalogs (network), or show the file in use",
 }
 
 

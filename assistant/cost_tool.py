@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.clock import now
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
     HOURS_PER_MONTH,
@@ -129,17 +129,42 @@ def user_price_file() -> Path | None:
     return path if path.is_file() else None
 
 
-def price_book() -> PriceBook:
-    """The built-in price catalog overlaid with the user's prices.toml (invalid file →
-    ToolInputError naming it)."""
+def price_book(user_file: Path | None = None) -> PriceBook:
+    """The built-in price catalog, plus the newest refreshed price file (`gpu-sizer prices
+    refresh`), overlaid with the user's prices: `user_file`, else the user's prices.toml when
+    it exists. An invalid file → ToolInputError naming it and how to recover."""
+    from assistant.prices.store import latest_refreshed_file
+
+    refreshed = latest_refreshed_file()
     try:
-        return load_price_book(user_price_file())
+        return load_price_book(user_file or user_price_file(), refreshed_file=refreshed)
     except CatalogError as exc:
+        if refreshed is not None and exc.file == refreshed:
+            raise ToolInputError(
+                "prices",
+                f"the refreshed price file is invalid ({exc})",
+                "run `gpu-sizer prices refresh` again, or delete that file; built-in prices "
+                "work without it",
+            ) from None
         raise ToolInputError(
             "prices",
             f"the user price file is invalid ({exc})",
             "fix or remove the user prices.toml; built-in prices work without it",
         ) from None
+
+
+def refreshed_notes(book: PriceBook) -> list[str]:
+    """What a result must say when refreshed prices took part: the file, how many rows, and
+    how many older rows of the same offers they superseded."""
+    if book.refreshed_file is None:
+        return []
+    note = f"refreshed prices from {book.refreshed_file}: {len(book.refreshed_ids)} rows"
+    if book.superseded_ids:
+        note += (
+            f"; {len(book.superseded_ids)} older row(s) of the same offers superseded "
+            f"({', '.join(book.superseded_ids[:5])}{', …' if len(book.superseded_ids) > 5 else ''})"
+        )
+    return [note]
 
 
 def run_cost_request(req: CostRequest) -> dict[str, Any]:
@@ -180,16 +205,19 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     ]
     book = price_book()
     out: dict[str, Any] = {}
-    # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
-    freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)
+    # The clock marks stale prices (a tier's cheapest is a fresh row when one exists) and
+    # dates every row's age.
+    freshness = (now(), DEFAULT_MAX_PRICE_AGE_DAYS)
     if serving:
         result = compare_costs(serving, book, flt, profile, req.model_id, freshness)
         out.update(_with_rate(result.model_dump(mode="json"), rate_origin))
+        out["assumptions"] += refreshed_notes(book)
     if jobs:
         train = training_costs(
             jobs, book, flt, deadline_hours=req.deadline_hours, freshness=freshness
         )
         out["training"] = _with_rate(train.model_dump(mode="json"), rate_origin)
+        out["training"]["assumptions"] += refreshed_notes(book)
     return out
 
 

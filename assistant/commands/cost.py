@@ -14,6 +14,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from assistant.clock import now
 from assistant.commands._args import (
     flag_error,
     non_negative_int,
@@ -23,7 +24,8 @@ from assistant.commands._args import (
     validated,
 )
 from assistant.commands._table import render_table
-from tools.catalog import CatalogError, get_catalog
+from assistant.cost_tool import refreshed_notes
+from tools.catalog import get_catalog
 from tools.cost import (
     PriceFilter,
     ServingCostInput,
@@ -44,7 +46,6 @@ from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
     TIERS,
     PriceBook,
-    load_price_book,
     staleness_warning,
 )
 
@@ -127,24 +128,17 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _user_price_file(args: argparse.Namespace) -> Path | None:
-    if args.prices is not None:
-        return Path(args.prices)
-    import platformdirs
-
-    default = Path(platformdirs.user_config_dir("gpu-sizer")) / "prices.toml"
-    return default if default.is_file() else None
-
-
 def _book(args: argparse.Namespace) -> PriceBook:
-    try:
-        return load_price_book(_user_price_file(args))
-    except CatalogError as exc:
+    """The prices the chat uses (catalog, refreshed file, user prices.toml), or --prices."""
+    from assistant.cost_tool import price_book
+
+    if args.prices is not None and not Path(args.prices).is_file():
         raise ToolInputError(
-            "prices",
-            f"invalid user price file ({exc}); the built-in prices are unaffected",
+            "--prices",
+            f"{args.prices}: user price file not found",
             "a TOML file of [[price]] / [[api_price]] entries in the catalog's schema",
-        ) from None
+        )
+    return price_book(None if args.prices is None else Path(args.prices))
 
 
 # Model field -> the flag that sets it, so a rejected value is reported under the flag typed.
@@ -355,7 +349,7 @@ def run(args: argparse.Namespace) -> int:
     profile = _profile(args)
     model_id: str | None = None
     notes: list[str] = []
-    today = date.today()
+    today = now()
     if args.model:
         serving, training, model_id, notes = _from_recommender(args, book, flt, today)
     else:
@@ -379,6 +373,7 @@ def run(args: argparse.Namespace) -> int:
     warnings = _staleness(result, train, book, today, args.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
+    notes += refreshed_notes(book)
     if args.json:
         print(json.dumps(_json(result, train, notes, warnings), indent=2))
     else:
@@ -440,6 +435,12 @@ def _text(
     return "\n".join(parts)
 
 
+def _age(row: ServingCostRow | TrainingCostRow) -> str:
+    """The row's age, and 'stale' when it is past the limit (the rule is in the assumptions)."""
+    age = row.age or "-"
+    return f"{age}, stale" if row.stale else age
+
+
 def _billed(billed_gpus: int, instance: str | None) -> str:
     """Billed GPUs, with the instance when it is sold whole (8× L4 billed for a 1× need)."""
     return f"{billed_gpus} ({instance})" if instance else str(billed_gpus)
@@ -448,7 +449,7 @@ def _billed(billed_gpus: int, instance: str | None) -> str:
 def _serving_text(result: ServingCostResult, show_all: bool) -> str:
     headers = (
         "provider", "gpu", "count", "billed GPUs", "region", "USD/hour", "USD/month",
-        "USD/M out tok", "USD/M blended", "per hour (published)", "as_of",
+        "USD/M out tok", "USD/M blended", "per hour (published)", "as_of", "age",
     )  # fmt: skip
     parts: list[str] = []
     for tier in TIERS:
@@ -462,7 +463,7 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
                 r.region or "-", _money(r.usd_per_hour),
                 _money(r.usd_per_month, digits=0), _money(r.usd_per_million_tokens, digits=3),
                 _money(r.usd_per_million_blended_tokens, digits=3),
-                _money(r.per_hour, r.currency), r.as_of + (" (stale)" if r.stale else ""),
+                _money(r.per_hour, r.currency), r.as_of, _age(r),
             ]
             for r in shown
         ]  # fmt: skip
@@ -519,7 +520,7 @@ def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
 
 def _training_text(train: TrainingCostResult, show_all: bool) -> str:
     headers = ("provider", "gpu", "count", "TP", "tier", "wall h", "GPU-h", "USD",
-               "cost (published)", "deadline", "as_of")  # fmt: skip
+               "cost (published)", "deadline", "as_of", "age")  # fmt: skip
     parts = ["\ntraining cost:"]
     for tier in TIERS:
         rows = [r for r in train.rows if r.tier == tier]
@@ -533,7 +534,7 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
                 f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
                 _money(r.cost, r.currency, 0),
                 "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
-                r.as_of + (" (stale)" if r.stale else ""),
+                r.as_of, _age(r),
             ]
             for r in shown
         ]  # fmt: skip
@@ -544,7 +545,8 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
     if best is not None:
         parts.append(
             f"cheapest that meets the deadline: {best.provider} {best.gpu} ×{best.count} "
-            f"({best.tier}) {_money(best.usd_cost, digits=0)} USD, as_of {best.as_of}"
+            f"({best.tier}) {_money(best.usd_cost, digits=0)} USD, as_of {best.as_of} "
+            f"({_age(best)})"
         )
     parts += [f"assumption: {a}" for a in train.assumptions]
     return "\n".join(parts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tools.cost.breakeven import break_even
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
-from tools.cost.filters import eligible_prices, stale_rule, staleness
+from tools.cost.filters import age_fields, eligible_prices, stale_rule, staleness
 from tools.cost.hosted_api import api_comparison
 from tools.cost.inputs import (
     HOURS_PER_MONTH,
@@ -111,6 +111,7 @@ def serving_row(
         usd_per_million_blended_tokens=usd(per_mtok_blended),
         confidence=price.confidence,
         stale=stale,
+        **age_fields(price, freshness),
         notes=notes,
     )
 

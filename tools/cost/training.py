@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
 from tools.cost.fabric import fabric_note, machines_spanned, stated_interconnect
-from tools.cost.filters import eligible_prices, stale_rule, staleness
+from tools.cost.filters import age_fields, eligible_prices, stale_rule, staleness
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
 from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
 from tools.errors import ToolInputError
@@ -78,6 +78,7 @@ def training_row(
         machines=machines,
         interconnect=interconnect,
         stale=stale,
+        **age_fields(price, freshness),
         notes=notes,
     )
 
