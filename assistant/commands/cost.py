@@ -480,13 +480,13 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
             [
                 a.provider, a.model, a.match, _money(a.input_per_mtok, a.currency, 3),
                 _money(a.output_per_mtok, a.currency, 3), _money(a.usd_blended_per_mtok, digits=3),
-                a.as_of,
+                a.as_of, a.age or "-",
             ]
             for a in result.api_comparison
         ]  # fmt: skip
         parts.append(
             render_table(
-                ("provider", "model", "match", "input", "output", "USD blended", "as_of"),
+                ("provider", "model", "match", "input", "output", "USD blended", "as_of", "age"),
                 api_cells,
                 right_align=(3, 4, 5),
             )

@@ -133,6 +133,11 @@ class ApiComparisonRow(BaseModel):
     blended_per_mtok: float = Field(description="(r·input + output) / (r + 1), r = in:out.")
     usd_blended_per_mtok: float | None
     as_of: str
+    age: str | None = Field(
+        default=None,
+        description="How old the API price is on the caller's clock ('74 days old', "
+        "'undated'; None: no clock given).",
+    )
     source: str
 
 

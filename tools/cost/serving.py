@@ -30,7 +30,9 @@ from tools.pricing import (
     PriceEntry,
     Tier,
     configuration_price_per_hour,
+    format_age,
     per_gpu_quote_note,
+    price_age,
     to_usd,
 )
 
@@ -206,6 +208,9 @@ def compare_costs(
     rows, excluded = price_options(options, book, flt, profile, freshness)
     best = cheapest_by_tier(rows)
     apis = [] if model_id is None else api_comparison(model_id, book, profile, flt.eur_to_usd)
+    if freshness is not None:
+        clock = freshness[0]
+        apis = [a.model_copy(update={"age": format_age(price_age(a.as_of, clock))}) for a in apis]
     by_id = {r.price_id: r for r in rows}
     tps = {(o.gpu, o.count): o.aggregate_tokens_per_s for o in options}
     evens: list[BreakEven] = []
