@@ -162,3 +162,21 @@ def test_accelerator_names_map_only_by_the_table(
 def test_a_rule_whose_gpu_left_the_catalog_maps_nothing() -> None:
     gpus = {k: v for k, v in get_catalog().gpus.items() if k != "h100-sxm"}
     assert map_accelerator("aws", "H100", "p5.48xlarge", gpus).why == NOT_IN_CATALOG
+
+
+async def test_answers_and_proposals_show_each_prices_age(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from assistant.proposal import render_proposal
+    from tests.offline_turns import answer, tool_result
+
+    monkeypatch.setenv("GPU_SIZER_NOW", "2026-12-02T10:00:00Z")
+    text, conversation = await answer("serve Llama 3.1 8B to 20 users on H100, what does it cost?")
+    cost = tool_result(conversation, "compare_costs")
+    ages = {r["age"] for r in cost["rows"]}
+    # The catalog's 2026-09-19 rows are 74 days old on 2026-12-02 (hand count above).
+    assert "74 days old" in ages
+    assert "days old" in text
+    assert any("older than 180 days on 2026-12-02" in a for a in cost["assumptions"])
+    proposal = render_proposal(conversation, "md")
+    assert "days old when priced" in proposal

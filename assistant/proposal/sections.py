@@ -164,7 +164,7 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
         parts.append(
             f"The cheapest {tier} price compared in USD is {row.get('provider')} "
             f"{row.get('instance') or row.get('gpu_label') or ''}".rstrip()
-            + f" at {_money(row, 'usd_per_hour', 'USD')} per hour (as of {row.get('as_of')})."
+            + f" at {_money(row, 'usd_per_hour', 'USD')} per hour (as of {_dated(row)})."
         )
     unconverted = _unconverted_note(inputs)
     if unconverted:
@@ -446,8 +446,15 @@ def _price_row(tier: str, row: dict[str, Any]) -> tuple[str, ...]:
         _usd(row, "usd_per_month"),
         _usd(row, "usd_per_million_tokens"),
         _money(row, "per_hour"),
-        str(row.get("as_of", "")),
+        _dated(row),
     )
+
+
+def _dated(row: dict[str, Any]) -> str:
+    """A price's as_of and, when the stored result carries it, its age when it was priced
+    (a proposal is read later than the session ran, so the age is labelled with that time)."""
+    age = row.get("age")
+    return str(row.get("as_of", "")) + (f" ({age} when priced)" if age else "")
 
 
 def _usd(row: dict[str, Any], key: str) -> str:
@@ -478,7 +485,7 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
                 f"{format_number(a.get('input_per_mtok'))} {a.get('currency', '')}",
                 f"{format_number(a.get('output_per_mtok'))} {a.get('currency', '')}",
                 f"{format_number(a.get('blended_per_mtok'))} {a.get('currency', '')}",
-                str(a.get("as_of", "")),
+                _dated(a),
             )
             for a in apis
         )
@@ -567,7 +574,7 @@ def risk_blocks(inputs: ProposalInputs) -> list[Block]:
     if cheapest:
         dated = "; ".join(
             f"{tier}: {row.get('provider')} {_money(row, 'usd_per_hour', 'USD')} per hour as of "
-            f"{row.get('as_of')}"
+            f"{_dated(row)}"
             for tier, row in cheapest
         )
         items.append(f"Price changes: cloud prices move; the cheapest found were {dated}.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render.results import CallResult, config_label, gpu_name
+from assistant.offline.render.results import CallResult, config_label, gpu_name, priced_by
 
 
 def cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, Any]]:
@@ -59,7 +59,7 @@ def budget_line(parsed: ParsedWorkload, cost: CallResult | None) -> str | None:
     return (
         f"**{budget}: {verdict}** — the cheapest priced option is {label} at "
         f"{float(cheapest[field]):,.2f} USD per {parsed.budget_period} "
-        f"({cheapest.get('provider')}, {cheapest.get('as_of')})."
+        f"({priced_by(cheapest)})."
     )
 
 

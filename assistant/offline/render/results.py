@@ -44,6 +44,13 @@ def gib(num_bytes: float | None) -> str:
     return "n/a" if num_bytes is None else format_bytes(num_bytes, "GiB", 1)
 
 
+def priced_by(row: dict[str, Any]) -> str:
+    """'AWS, 2026-09-19, 74 days old': who prices a row, its as_of and (when the result
+    carries it) its age on the clock of the call."""
+    age = row.get("age")
+    return f"{row.get('provider')}, {row.get('as_of')}" + (f", {age}" if age else "")
+
+
 def gpu_name(gpu_id: str | None) -> str:
     """A GPU's catalog name without 'NVIDIA ' (its id when not catalogued); 'one GPU' for None."""
     if gpu_id is None:

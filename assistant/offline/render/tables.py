@@ -5,7 +5,13 @@ per-GPU memory breakdown (GiB) and the recommender's options with their on-deman
 from __future__ import annotations
 
 from assistant.offline.render.costs import cheapest_usd
-from assistant.offline.render.results import CallResult, bytes_from, gpu_name, is_training
+from assistant.offline.render.results import (
+    CallResult,
+    bytes_from,
+    gpu_name,
+    is_training,
+    priced_by,
+)
 from tools.units import GB, GiB, format_count
 
 
@@ -86,19 +92,13 @@ def options_table(
         usd = "not priced"
         if price is not None and training and price.get("usd_cost") is None:
             # Priced by the hour only: without a data size there is no job total.
-            usd = (
-                f"n/a (no data size) · {price['_usd']:,.2f}/h "
-                f"({price.get('provider')}, {price.get('as_of')})"
-            )
+            usd = f"n/a (no data size) · {price['_usd']:,.2f}/h ({priced_by(price)})"
         elif price is not None and training:
-            usd = (
-                f"{price['_usd']:,.2f} at {price.get('per_hour')}/h "
-                f"({price.get('provider')}, {price.get('as_of')})"
-            )
+            usd = f"{price['_usd']:,.2f} at {price.get('per_hour')}/h ({priced_by(price)})"
         elif price is not None:
             per_million = price.get("usd_per_million_tokens")
             million = "" if per_million is None else f" · {per_million:,.3f}"
-            usd = f"{price['_usd']:,.2f}{million} ({price.get('provider')}, {price.get('as_of')})"
+            usd = f"{price['_usd']:,.2f}{million} ({priced_by(price)})"
         cells = [
             gpu_name(o.get("gpu")),
             str(o.get("count")),

@@ -20,6 +20,7 @@ from assistant.offline.render.results import (
     is_training,
     per_gpu_figure,
     plain_data_parallel,
+    priced_by,
 )
 from tools.catalog import get_catalog
 
@@ -120,8 +121,7 @@ def recommended_lines(recommend: CallResult | None, cost: CallResult | None) -> 
     unit = "total" if cheapest.get("training_hours") is not None else "per hour"
     lines = [
         _needs_line(cheapest, "Cheapest priced option that fits and meets the targets:")
-        + f" {price['_usd']:,.2f} USD {unit} on demand{billed_as(price)} ({price.get('provider')}, "
-        f"{price.get('as_of')})."
+        + f" {price['_usd']:,.2f} USD {unit} on demand{billed_as(price)} ({priced_by(price)})."
     ]
     if cheapest is not best:
         lines.append(_needs_line(best, "Fewest GPUs, then fastest:"))
