@@ -97,8 +97,22 @@ def test_aws_rows_priced_from_the_recorded_catalog() -> None:
     p4d = _row(rows, "skypilot-aws-p4d.24xlarge-on-demand-us-east-1")
     assert (p4d.gpu, p4d.price_per_instance_hour) == ("a100-40gb-sxm4", 21.957642)
     assert _row(rows, "skypilot-aws-p4de.24xlarge-on-demand-us-east-1").gpu == "a100-80gb-sxm4"
+    # H200 and B200 at the price-sheet figures the catalog carries: p5en.48xlarge 63.296 and
+    # p6-b200.48xlarge 113.9328 USD/h in us-east-1; Spain (eu-south-2) is in the EU.
+    p5en = _row(rows, "skypilot-aws-p5en.48xlarge-on-demand-us-east-1")
+    assert (p5en.gpu, p5en.price_per_instance_hour) == ("h200-sxm", 63.296)
+    assert _row(rows, "skypilot-aws-p5en.48xlarge-on-demand-eu-south-2").eu is True
+    b200 = _row(rows, "skypilot-aws-p6-b200.48xlarge-on-demand-us-east-1")
+    assert (b200.gpu, b200.region, b200.price_per_gpu_hour) == (
+        "b200-hgx",
+        "us-east-1, us-east-2",
+        pytest.approx(113.9328 / 8),
+    )
+    # p5e lists spot but no on-demand price: a spot row only; its zone with neither is skipped.
+    assert {r.tier for r in rows if r.instance == "p5e.48xlarge"} == {"spot"}
+    assert parsed.skipped[skypilot.NO_PRICE] == 1
     # Skipped, never guessed: two CPU-only a1.large rows, two V100-32GB (p3dn) rows.
-    assert parsed.rows_read == 25
+    assert parsed.rows_read == 32
     assert parsed.skipped[skypilot.NO_ACCELERATOR] == 2
     assert parsed.unmapped == {"V100-32GB": 2}
 
@@ -131,9 +145,10 @@ def test_malformed_rows_are_skipped_and_counted() -> None:
     }
     assert all("\x1b" not in (r.instance or "") for r in parsed.rows)
     # count 'eight', an escape sequence in the name, a truncated row → unreadable (3);
-    # price 'N/A', 1e308, -3 → no usable price (3).
+    # price 'N/A', 1e308, -3 → no usable on-demand price: their (intact) spot prices are kept
+    # as spot rows of those regions.
     assert parsed.skipped[skypilot.UNREADABLE] == 3
-    assert parsed.skipped[skypilot.NO_PRICE] == 3
+    assert {r.region for r in parsed.rows if r.tier == "on_demand"} == {"us-east-1"}
 
 
 @pytest.mark.parametrize(

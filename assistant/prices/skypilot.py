@@ -3,7 +3,7 @@
 A row of the CSV is one instance type in one region (AWS: one availability zone) with its
 on-demand `Price` and, where the cloud has one, `SpotPrice`, both in USD per instance-hour.
 What becomes a price row:
-- on-demand: the region's price (the same in every zone of a region);
+- on-demand: the region's price (the same in every zone of a region), where one is listed;
 - spot: the lowest zone's spot price in the region (zones differ; which zone has capacity
   is not known), said in `pricing_type`;
 - regions with the same price (and the same EU status) are one row listing them all, so a
@@ -109,13 +109,15 @@ def parse_vms_csv(
             continue
         region = str(record["Region"])
         price = _price(record.get("Price"))
-        if price is None:
+        spot_price = _price(record.get("SpotPrice"))
+        if price is None and spot_price is None:
             result.skipped[NO_PRICE] += 1
             continue
-        # Zones of one region share the on-demand price; keep the lowest if a file differs.
-        on_demand[instance.name][region] = min(price, on_demand[instance.name].get(region, price))
-        spot_price = _price(record.get("SpotPrice"))
-        if spot_price is not None:
+        if price is not None:
+            # Zones of one region share the on-demand price; keep the lowest if a file differs.
+            known_price = on_demand[instance.name].get(region, price)
+            on_demand[instance.name][region] = min(price, known_price)
+        if spot_price is not None:  # spot can be listed where on-demand is not (AWS p5e)
             spot[instance.name][region].append(spot_price)
     for name, instance in sorted(instances.items()):
         result.rows += _rows(instance, "on_demand", on_demand[name], source, as_of, notes)
