@@ -67,6 +67,27 @@ def pinned_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GPU_SIZER_NOW", NOW)
 
 
+@pytest.fixture(scope="module")
+def refreshed_text(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """One refresh's file, made once for the module (the recorded responses, NOW)."""
+    with respx.mock:
+        _mock_sources()
+        with httpx2.Client() as client:
+            report = refresh_prices(
+                client, SOURCES, datetime(2026, 12, 14, 9, 0, tzinfo=UTC),
+                tmp_path_factory.mktemp("refreshed"),
+            )  # fmt: skip
+    return report.path.read_text(encoding="utf-8")
+
+
+def _install(text: str) -> Path:
+    """Put a refreshed file in this test's data directory, as a refresh at NOW would."""
+    target = refreshed_dir() / "refreshed-20261214T090000Z.toml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
 # --- parsing the recorded catalogs --------------------------------------------------------
 
 
@@ -263,12 +284,11 @@ def test_recommend_table_and_json_carry_the_price_age(
 def test_a_bad_answer_leaves_the_file_in_use_intact(
     capsys: pytest.CaptureFixture[str],
     pinned_clock: None,
-    answer: dict,
-    message: str,  # type: ignore[type-arg]
+    refreshed_text: str,
+    answer: dict,  # type: ignore[type-arg]
+    message: str,
 ) -> None:
-    with respx.mock:
-        _mock_sources()
-        assert _refresh(capsys)[0] == 0
+    _install(refreshed_text)
     before = {p.name: p.read_bytes() for p in refreshed_dir().iterdir()}
     assert AWS is not None
     with respx.mock:
@@ -287,11 +307,12 @@ def test_a_bad_answer_leaves_the_file_in_use_intact(
 
 
 def test_refreshing_one_source_keeps_the_others_rows(
-    capsys: pytest.CaptureFixture[str], pinned_clock: None, monkeypatch: pytest.MonkeyPatch
+    capsys: pytest.CaptureFixture[str],
+    pinned_clock: None,
+    monkeypatch: pytest.MonkeyPatch,
+    refreshed_text: str,
 ) -> None:
-    with respx.mock:
-        _mock_sources()
-        assert _refresh(capsys)[0] == 0
+    _install(refreshed_text)
     monkeypatch.setenv("GPU_SIZER_NOW", "2026-12-15T09:00:00Z")
     with respx.mock:
         _mock_sources()
@@ -306,7 +327,7 @@ def test_refreshing_one_source_keeps_the_others_rows(
 
 
 def test_bad_input_at_the_entry_points_is_refused_clearly(
-    capsys: pytest.CaptureFixture[str], pinned_clock: None
+    capsys: pytest.CaptureFixture[str], pinned_clock: None, refreshed_text: str
 ) -> None:
     assert main(["prices", "refresh", "--source", "azure"]) == 2
     assert "--source: unknown source 'azure'" in capsys.readouterr().err
@@ -314,11 +335,7 @@ def test_bad_input_at_the_entry_points_is_refused_clearly(
         main(["prices", "refresh", "--timeout", "-1"])
     assert "allowed a number > 0" in capsys.readouterr().err
     # A refreshed file broken on disk: cost and show name it and say how to recover.
-    with respx.mock:
-        _mock_sources()
-        assert _refresh(capsys)[0] == 0
-    latest = latest_refreshed_file()
-    assert latest is not None
+    latest = _install(refreshed_text)
     latest.write_text(latest.read_text(encoding="utf-8").replace("eu = false", "eu = 3", 1))
     for argv in (["cost", "--gpu", "h100-sxm"], ["prices", "show"]):
         assert main(argv) == 2
