@@ -42,6 +42,9 @@ class ToolSpec:
     func: Callable[[Any], Any]
     hidden: tuple[str, ...] = ()
     """Optional expert fields validation accepts but the model is not offered (tokens)."""
+    offered: bool = True
+    """False: callable (offline engine, the LLM engine's pre-computed calls) but left out of
+    the schemas sent to the model, whose prompt budget it would exceed."""
 
     def schema(self, strict: bool = False) -> dict[str, Any]:
         """The OpenAI `tools` entry for this tool: the compact schema of `input_model`."""
@@ -143,8 +146,8 @@ class Registry:
         return list(self.specs)
 
     def schemas(self, strict: bool = False) -> list[dict[str, Any]]:
-        """OpenAI `tools` list for every registered tool."""
-        return [s.schema(strict) for s in self.specs.values()]
+        """OpenAI `tools` list for every registered tool offered to the model."""
+        return [s.schema(strict) for s in self.specs.values() if s.offered]
 
     def call(self, name: str, arguments: str | Mapping[str, Any] | None) -> ToolOutcome:
         """Run tool `name` on raw `arguments` (a JSON string from the model, or a dict).
@@ -368,6 +371,7 @@ class _LazyTool:
     func_module: str
     func_attr: str
     hidden: tuple[str, ...] = ()
+    offered: bool = True
 
 
 # Expert overrides not offered to the model: each costs ~20-30 tokens in every request, users
@@ -375,6 +379,7 @@ class _LazyTool:
 # Validation still accepts them, so a model that sends one anyway is not refused.
 _MEMORY_HIDDEN = (
     "config_path",
+    "model_file",
     "group_size",
     "keep_16bit",
     "flash_attention",
@@ -386,12 +391,29 @@ _MEMORY_HIDDEN = (
 )
 _WORKLOAD_HIDDEN = (
     "config_path",
+    "model_file",
     "gpu_memory_utilization",
     "max_output_tokens",
     "batching",
     "micro_batch_sequences",
     "constraints.allow_pipeline_parallel",
     "constraints.require_fast_interconnect",
+)
+
+_LOCAL_HIDDEN = (
+    "config_path",
+    "model_file",
+    "task",
+    "engine",
+    "gpu_memory_utilization",
+    "kv_dtype",
+    "gpu_bandwidth_gb_s",
+    "ram_bandwidth_gb_s",
+    "flash_attention",
+    "gpus",
+    "gpu_name",
+    "weights",
+    "params",
 )
 
 _CALCULATORS: tuple[_LazyTool, ...] = (
@@ -412,6 +434,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "assistant.recommend_tool",
         "run_recommend",
         _WORKLOAD_HIDDEN,
+    ),
+    _LazyTool(
+        "plan_local_serving",
+        "llama.cpp/Ollama on own GPU(s): layers that fit (-ngl), rest in RAM, est. tok/s, "
+        "launch line.",
+        "tools.local_serving",
+        "LocalServingRequest",
+        "tools.local_serving",
+        "plan_local_serving",
+        _LOCAL_HIDDEN,
+        offered=False,  # ~250 prompt tokens; the engines pre-compute it from the question
     ),
     _LazyTool(
         "compare_costs",
@@ -435,7 +468,9 @@ def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
         except (ImportError, AttributeError) as exc:
             missing[tool.name] = f"{tool.func_module}.{tool.func_attr} unavailable ({exc})"
             continue
-        specs.append(ToolSpec(tool.name, tool.description, input_model, func, tool.hidden))
+        specs.append(
+            ToolSpec(tool.name, tool.description, input_model, func, tool.hidden, tool.offered)
+        )
     return specs, missing
 
 

@@ -33,6 +33,7 @@ SESSION_TIMEOUT_S = 60.0
 VALID: dict[str, dict[str, Any]] = {
     "estimate_memory": {"model": "llama-3.1-8b", "gpu": "h100-sxm", "context": 16384, "batch": 4},
     "recommend": {"model": "llama-3.1-70b", "users": 10},
+    "plan_local_serving": {"model": "llama-3.1-8b", "gpu": "rtx-4090"},
     "compare_costs": {"options": [{"gpu": "h100-sxm", "count": 8, "aggregate_tokens_per_s": 5000}]},
     "find_model": {"name": "Llama 3.1 8B"},
     "find_gpu": {"name": "H100"},
@@ -43,6 +44,7 @@ INVALID: dict[str, tuple[dict[str, Any], str]] = {
     # (arguments, the field the error must name)
     "estimate_memory": ({"model": "llama-3.1-8b", "batch": -1}, "batch"),
     "recommend": ({"model": "llama-3.1-70", "users": 10}, "model"),
+    "plan_local_serving": ({"model": "llama-3.1-8b", "parallel": 0}, "parallel"),
     "compare_costs": ({"options": []}, "options"),
     "find_model": ({}, "name"),
     "find_gpu": ({"name": "H1000"}, "H1000"),
@@ -161,6 +163,8 @@ def test_results_are_structured_json_with_a_short_text_verdict_first(
     assert memory.startswith("Fits on 1× h100-sxm:")
     recommend = transcript["calls"]["recommend"].content[0].text
     assert recommend.startswith("Best for llama-3.1-70b by cheapest:")
+    local = transcript["calls"]["plan_local_serving"].content[0].text
+    assert local.startswith("Fits fully on 1× NVIDIA GeForce RTX 4090:")
     cost = transcript["calls"]["compare_costs"].content[0].text
     assert cost.startswith("Cheapest on demand:") and "days old" in cost.splitlines()[0]
 

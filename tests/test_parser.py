@@ -208,10 +208,15 @@ def test_family_without_size_lists_the_catalog_choices() -> None:
     assert "Mixtral 8x7B" in parsed.questions[0] and "Mixtral 8x22B" in parsed.questions[0]
 
 
-def test_unknown_hf_id_asks_for_size_not_a_guess() -> None:
+def test_unknown_hf_id_with_a_size_sizes_a_generic_model_and_says_so() -> None:
+    # Issue 15: a name with a size in it is sized as a generic model of that size, stated;
+    # without a size it is still a question.
     parsed = parse_workload("serve acme/SuperModel-13B on 4 GPUs")
-    assert parsed.model is None and parsed.params is None
-    assert any("acme/SuperModel-13B" in q for q in parsed.questions)
+    assert parsed.model is None and parsed.params == 13e9 and not parsed.questions
+    assert any("acme/SuperModel-13B" in n and "generic 13B" in n for n in parsed.notes)
+    unsized = parse_workload("serve acme/SuperModel-v2 on 4 GPUs")
+    assert unsized.params is None
+    assert any("acme/SuperModel-v2" in q for q in unsized.questions)
 
 
 def test_ambiguous_gpu_family_keeps_its_variants() -> None:

@@ -232,11 +232,14 @@ def test_consumer_size_missing_falls_back_to_the_size_and_says_so() -> None:
     assert any("no consumer GPU" in note for note in parsed.notes)
 
 
-def test_size_no_catalog_gpu_has_is_said() -> None:
+def test_size_no_catalog_gpu_has_is_said_and_sized_against_that_memory() -> None:
+    # Issue 15: a card the catalog lacks is sized on the memory given, never dropped (no
+    # recommender over other GPUs in its place).
     parsed = parse_workload("Llama 3.1 8B on a 20 GB card")
     assert any("no catalog GPU is sold with 20 GB" in note for note in parsed.notes)
-    _, recommend = _calls("Llama 3.1 8B on a 20 GB card")
-    assert "only_gpus" not in recommend.get("constraints", {})
+    planned = plan_tool_calls(parsed)
+    assert [c.name for c in planned] == ["plan_local_serving"]
+    assert planned[0].arguments["gpu_memory_gb"] == 20
 
 
 @pytest.mark.parametrize(

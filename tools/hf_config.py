@@ -6,7 +6,6 @@ deepseek_v3, gpt_oss. Field names follow each family's Transformers configuratio
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -127,23 +126,20 @@ def architecture_from_config(cfg: dict[str, Any]) -> Architecture:
         raise ToolInputError(f"config.{loc}", err["msg"]) from None
 
 
+def text_config(data: dict[str, Any]) -> dict[str, Any]:
+    """The language model's part of a config.json: a multimodal config's `text_config`."""
+    inner = data.get("text_config")
+    if isinstance(inner, dict) and "hidden_size" not in data:
+        return {**inner, "model_type": inner.get("model_type")}
+    return data
+
+
 def load_config_file(path: str | Path) -> Architecture:
-    """Read a local config.json (never the network). Raises ToolInputError naming the problem."""
-    p = Path(path)
+    """Read a local config.json (never the network; a regular file of bounded size). Raises
+    ToolInputError naming the problem."""
+    from tools.model_sources.safe_files import read_json_object
+
+    p = Path(path).expanduser()
     if p.is_dir():
         p = p / "config.json"
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ToolInputError(
-            "config", f"file not found: {p}", "a path to a local config.json"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise ToolInputError(
-            "config", f"{p} is not valid JSON ({exc.msg} at line {exc.lineno})"
-        ) from None
-    if not isinstance(data, dict):
-        raise ToolInputError("config", f"{p} does not hold a JSON object")
-    if "text_config" in data and "hidden_size" not in data:
-        data = {**data["text_config"], "model_type": data["text_config"].get("model_type")}
-    return architecture_from_config(data)
+    return architecture_from_config(text_config(read_json_object(p, "config")))

@@ -234,7 +234,7 @@ class Workload(ModelChoice):
         if self.is_training and "sequence_length" in given:
             return self
         try:
-            resolved = resolve_model(self.model, self.params, self.config_path)
+            resolved = resolve_model(self.model, self.params, self.config_path, self.model_file)
         except ToolInputError:
             # The sizing reports an unknown model with suggestions; the default shape needs
             # only the maximum context, so it waits for a model that resolves.

@@ -57,7 +57,14 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     p = subparsers.add_parser("cost", help=help_text, description=help_text)
     w = p.add_argument_group("workload (priced through gpu-sizer recommend)")
     w.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
-    w.add_argument("--weights", default="bf16", help="weight format (default bf16)")
+    w.add_argument(
+        "--model-file",
+        metavar="PATH",
+        help="local model instead of --model: a GGUF file, model folder or safetensors index",
+    )
+    w.add_argument(
+        "--weights", help="weight format (default bf16 with --model; the file's own with a file)"
+    )
     w.add_argument(
         "--users",
         type=positive_int,
@@ -162,6 +169,7 @@ _FLAGS = {
     "deadline_hours": "--deadline-hours",
     "weights": "--weights",
     "model": "--model",
+    "model_file": "--model-file",
     "constraints.max_gpus": "--max-gpus",
 }
 
@@ -208,7 +216,9 @@ def _from_recommender(
     from tools.recommend import recommend
     from tools.workload import validate_workload
 
-    data: dict[str, Any] = {"model": args.model, "weights": args.weights}
+    data: dict[str, Any] = {"model": args.model, "model_file": args.model_file}
+    data["weights"] = args.weights or ("bf16" if args.model else None)
+    data = {key: value for key, value in data.items() if value is not None}
     for key, value in (
         # Users left unset when not given: with only --tokens-per-s the recommender plans the
         # concurrency that reaches it (one user could never produce 1,000 tok/s).
@@ -350,7 +360,7 @@ def run(args: argparse.Namespace) -> int:
     model_id: str | None = None
     notes: list[str] = []
     today = now()
-    if args.model:
+    if args.model or args.model_file:
         serving, training, model_id, notes = _from_recommender(args, book, flt, today)
     else:
         serving, training = _direct(args, flt)

@@ -40,11 +40,17 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
     which.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
     which.add_argument("--params", help="bare parameter count, e.g. 13B or 7.5e9")
     which.add_argument("--config", metavar="PATH", help="local Hugging Face config.json")
+    which.add_argument(
+        "--model-file",
+        metavar="PATH",
+        help="local model: a GGUF file (header and exact tensor sizes), a model folder, "
+        "config.json or model.safetensors(.index.json) (exact weight bytes)",
+    )
     p.add_argument("--task", choices=["inference", "full", "lora", "qlora"])
     p.add_argument(
         "--weights",
         help="weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, "
-        "int4-awq, nf4, nf4-dq, mxfp4, q8_0, q5_k_m, q4_k_m",
+        "int4-awq, nf4, nf4-dq, mxfp4, or a GGUF file type (q2_k … q8_0, iq1_s … iq4_xs)",
     )
     p.add_argument("--group-size", type=int, help="GPTQ/AWQ group size (default 128)")
     p.add_argument(

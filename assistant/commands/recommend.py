@@ -24,6 +24,12 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
     model.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
     model.add_argument("--params", help="bare parameter count, e.g. 13B or 7.5e9")
     model.add_argument("--config", dest="config_path", help="path of a config.json")
+    model.add_argument(
+        "--model-file",
+        dest="model_file",
+        metavar="PATH",
+        help="local model: a GGUF file, a model folder, config.json or safetensors index",
+    )
     parser.add_argument("--task", choices=["inference", "full", "lora", "qlora"])
     parser.add_argument("--weights", help="weight format (bf16, fp8, int8, int4-awq, nf4, ...)")
     parser.add_argument("--kv-dtype", dest="kv_dtype")

@@ -167,6 +167,30 @@ def _costs(result: Mapping[str, Any]) -> list[str]:
     return lines or ["No configuration was priced."]
 
 
+def _local(result: Mapping[str, Any]) -> list[str]:
+    gpu = result.get("gpu_label") or result.get("gpu", "the GPU")
+    layers = f"{result.get('gpu_layers')} of {result.get('n_layers')} layers on the GPU"
+    memory = f"{_number(result.get('gpu_GB'))} GB of {_number(result.get('budget_GB'))} GB"
+    if result.get("fits_fully"):
+        head = f"Fits fully on {result.get('gpus', 1)}× {gpu}: {layers} ({memory})"
+    else:
+        head = (
+            f"Partly offloaded on {result.get('gpus', 1)}× {gpu}: {layers} ({memory}), "
+            f"{_number(result.get('host_GB'))} GB in system RAM"
+        )
+    lines = [
+        f"{head}; {result.get('model_name', result.get('model_id'))}, "
+        f"{result.get('weights_format')}, context {_number(result.get('context_total'))}."
+    ]
+    if isinstance(result.get("decode_tokens_per_s"), int | float):
+        basis = str(result.get("decode_basis", "")).split(":")[0]
+        lines.append(f"Decode ~{_number(result['decode_tokens_per_s'])} tok/s ({basis}).")
+    if result.get("launch_command"):
+        lines.append(f"Launch: {result['launch_command']}")
+    lines += [f"Warning: {w}" for w in result.get("warnings", [])[:2]]
+    return lines
+
+
 def _find_model(result: Mapping[str, Any]) -> list[str]:
     return [
         f"{result.get('name')} ({result.get('id')}): {_number(result.get('total_params'))} "
@@ -198,6 +222,7 @@ def _listing(key: str) -> Callable[[Mapping[str, Any]], list[str]]:
 _RENDERERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     "estimate_memory": _memory,
     "recommend": _recommend,
+    "plan_local_serving": _local,
     "compare_costs": _costs,
     "find_model": _find_model,
     "find_gpu": _find_gpu,

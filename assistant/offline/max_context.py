@@ -25,7 +25,11 @@ ToolCall = Callable[[str, dict[str, Any]], tuple[dict[str, Any], bool]]
 def model_max_context(arguments: dict[str, Any]) -> int | None:
     """The model's maximum context (max_position_embeddings) in tokens; None when unresolved."""
     try:
-        resolved = resolve_model(model=arguments.get("model"), params=arguments.get("params"))
+        resolved = resolve_model(
+            model=arguments.get("model"),
+            params=arguments.get("params"),
+            model_file=arguments.get("model_file"),
+        )
     except ToolInputError:
         return None
     return int(resolved.architecture.max_context)

@@ -32,6 +32,11 @@ class GpuMention(BaseModel):
     variants: list[str] = Field(
         default_factory=list, description="Catalog ids the words could also mean."
     )
+    memory_bytes: int | None = Field(
+        default=None,
+        description="Memory the user gave for a GPU the catalog lacks ('M2 Ultra 192GB'), "
+        "bytes (GB = 1e9); such a GPU is sized against it, never replaced.",
+    )
 
 
 class ParsedWorkload(BaseModel):
@@ -43,6 +48,12 @@ class ParsedWorkload(BaseModel):
     model: str | None = Field(default=None, description="Catalog model id.")
     model_text: str | None = Field(default=None, description="The words naming the model.")
     params: float | None = Field(default=None, description="Bare parameter count ('a 13B').")
+    model_file: str | None = Field(
+        default=None, description="A local model path named in the text (a .gguf file)."
+    )
+    launcher: Literal["llama-server", "ollama"] | None = Field(
+        default=None, description="Local serving said: llama.cpp / llama-server or Ollama."
+    )
     weights: str | None = Field(
         default=None, description="Weight format, names as tools.workload.Workload.weights."
     )
@@ -67,6 +78,9 @@ class ParsedWorkload(BaseModel):
     gpu_count: int | None = Field(default=None, description="GPUs said without a name, count.")
     gpu_memory_bytes: int | None = Field(
         default=None, description="Memory of an unnamed GPU ('a 48 GB GPU'), bytes (GB = 1e9)."
+    )
+    system_ram_bytes: int | None = Field(
+        default=None, description="System RAM said ('64 GB RAM'), bytes (GB = 1e9)."
     )
     consumer_gpu: bool = Field(
         default=False,
@@ -113,8 +127,8 @@ class ParsedWorkload(BaseModel):
 
     @property
     def has_model(self) -> bool:
-        """True when a catalog model or a bare parameter count was given."""
-        return self.model is not None or self.params is not None
+        """True when a model (catalog or cached id, a bare count or a model file) was given."""
+        return self.model is not None or self.params is not None or self.model_file is not None
 
     @property
     def named_gpu_ids(self) -> list[str]:

@@ -33,7 +33,9 @@ class PlannedCall:
 
 def _model_args(parsed: ParsedWorkload) -> dict[str, Any]:
     args: dict[str, Any] = {}
-    if parsed.model is not None:
+    if parsed.model_file is not None:
+        args["model_file"] = parsed.model_file
+    elif parsed.model is not None:
         args["model"] = parsed.model
     elif parsed.params is not None:
         args["params"] = parsed.params
@@ -94,7 +96,11 @@ def memory_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
         base["optimizer"] = parsed.optimizer
     if parsed.zero is not None and parsed.task not in (None, "inference"):
         base["zero"] = parsed.zero
-    configs: list[tuple[str | None, int | None]] = [(m.gpu, m.count) for m in parsed.gpus]
+    configs: list[tuple[str | None, int | None]] = [
+        (m.gpu, m.count) for m in parsed.gpus if m.memory_bytes is None
+    ]
+    if not configs and any(m.memory_bytes is not None for m in parsed.gpus):
+        configs = [(None, None)]  # a GPU the catalog lacks: its fit is the local-serving call
     if not configs:
         matches = described_gpus(parsed)[:_MAX_CAPACITY_MATCHES]
         configs = [(gpu_id, parsed.gpu_count) for gpu_id in matches]
@@ -180,7 +186,62 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     """
     if parsed.questions or not parsed.has_model:
         return []
-    return [*memory_calls(parsed), PlannedCall("recommend", workload_arguments(parsed))]
+    local = local_serving_calls(parsed)
+    if any(m.memory_bytes is not None for m in parsed.gpus):
+        # A GPU the catalog lacks, sized on the memory the user gave: the answer is about that
+        # GPU; a recommender over catalog GPUs would put another in its place.
+        return local
+    return [*memory_calls(parsed), *local, PlannedCall("recommend", workload_arguments(parsed))]
+
+
+def _is_local(parsed: ParsedWorkload) -> bool:
+    from tools.memory.formats import GGUF_FORMATS
+
+    return (
+        parsed.launcher is not None
+        or parsed.model_file is not None
+        or parsed.weights in GGUF_FORMATS
+        or any(m.memory_bytes is not None for m in parsed.gpus)
+    )
+
+
+def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
+    """`plan_local_serving` per GPU named (catalog or given by its memory) when the question
+    is about llama.cpp / Ollama / a GGUF, or a GPU the catalog lacks: how many layers fit, the
+    system RAM for the rest, the estimated speed and the launch line."""
+    if not _is_local(parsed):
+        return []
+    base = {k: v for k, v in _model_args(parsed).items() if k not in ("task", "engine")}
+    base.pop("lora_rank", None)
+    base.pop("checkpointing", None)
+    if parsed.context is not None:
+        base["context"] = parsed.context
+    if (parsed.users or parsed.batch) is not None:
+        base["parallel"] = parsed.users or parsed.batch
+    if parsed.launcher is not None:
+        base["launcher"] = parsed.launcher
+    if parsed.launcher == "ollama" and parsed.model_text and ":" in parsed.model_text:
+        base["model"] = parsed.model_text  # the tag itself: the Modelfile's FROM line
+    if parsed.system_ram_bytes is not None:
+        base["system_ram_gb"] = parsed.system_ram_bytes / 1e9
+    calls: list[PlannedCall] = []
+    for mention in parsed.gpus:
+        args = dict(base)
+        if mention.memory_bytes is not None:
+            args |= {"gpu_memory_gb": mention.memory_bytes / 1e9, "gpu_name": mention.text}
+        elif mention.gpu is not None:
+            args["gpu"] = mention.gpu
+        else:
+            continue
+        if mention.count is not None and mention.count > 1:
+            args["gpus"] = mention.count
+        call = PlannedCall("plan_local_serving", args)
+        if call not in calls:
+            calls.append(call)
+    if not calls:
+        for gpu_id in described_gpus(parsed)[:_MAX_CAPACITY_MATCHES]:
+            calls.append(PlannedCall("plan_local_serving", {**base, "gpu": gpu_id}))
+    return calls
 
 
 def prices_full_load(parsed: ParsedWorkload) -> bool:

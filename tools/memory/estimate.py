@@ -25,7 +25,7 @@ from tools.memory.kv_cache import (
     kv_cache_bytes,
     kv_cache_bytes_per_token,
 )
-from tools.memory.model import ResolvedModel, resolve_model
+from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
 from tools.memory.overhead import (
     CUBLAS_WORKSPACE,
     CUDA_CONTEXT,
@@ -125,22 +125,11 @@ def _inference_weights(
 ) -> tuple[int, int]:
     """Adds the weights component; returns (bytes per GPU, layers on the worst stage)."""
     arch = resolved.architecture
-    wb = weight_bytes(
-        arch,
-        fmt,
-        tp=layout.tp,
-        group_size=req.group_size,
-        keep_16bit=req.keep_16bit,
-        total_params=resolved.stated_params,
+    wb = model_weight_bytes(
+        resolved, fmt, tp=layout.tp, group_size=req.group_size, keep_16bit=req.keep_16bit
     )
     stage = worst_stage(wb, layout.pp)
-    whole = weight_bytes(
-        arch,
-        fmt,
-        group_size=req.group_size,
-        keep_16bit=req.keep_16bit,
-        total_params=resolved.stated_params,
-    )
+    whole = model_weight_bytes(resolved, fmt, group_size=req.group_size, keep_16bit=req.keep_16bit)
     per_param = whole.total / resolved.total_params
     notes = [
         f"{FORMAT_RULES[fmt].description}; whole model {format_bytes(whole.total, 'GB')} "
@@ -436,7 +425,7 @@ def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
 def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     """Memory per GPU (bytes) for `req`, by component, with assumptions and the fit on
     `req.gpu`. Raises ToolInputError for inputs that cannot be sized (naming the field)."""
-    resolved = resolve_model(req.model, req.params, req.config_path)
+    resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
     parts = _Parts(assumptions=list(resolved.assumptions))
     layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)

@@ -18,19 +18,40 @@ Bits per weight are the real storage cost, quantization constants included:
 - mxfp4 (OCP Microscaling spec; gpt-oss model card): 4-bit E2M1 values + one 8-bit E8M0 scale
   per 32 weights = 4.25 bits. gpt-oss ships only its MoE expert weights in mxfp4; attention,
   router, embedding and output layer stay bf16.
-- GGUF (ggml-org/llama.cpp ggml-common.h block structs): Q8_0 34 B per 32 weights (8.5 bits);
-  Q4_K 144 B / 256 (4.5); Q5_K 176 B / 256 (5.5); Q6_K 210 B / 256 (6.5625); fallbacks Q5_0
-  22 B / 32 (5.5), Q5_1 24 B / 32 (6.0). The per-tensor mix of Q4_K_M / Q5_K_M follows
-  llama.cpp's `llama_tensor_get_type` (src/llama-quant.cpp), see `gguf_tensor_type`.
-  1-D tensors (norms, biases) and the MoE router stay F32 (convert_hf_to_gguf.py keeps them so).
+- GGUF (llama.cpp file types Q2_K … Q8_0, IQ1_S … IQ4_XS, TQ1_0/TQ2_0, MXFP4_MOE): a mix of
+  ggml block types per tensor, chosen as llama-quantize does (src/llama-quant.cpp); the block
+  sizes, the per-tensor rules and the fallbacks are in `tools/memory/gguf_mix.py`. 1-D tensors
+  (norms, biases) and the MoE router stay F32 (convert_hf_to_gguf.py keeps them so).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from tools.errors import ToolInputError
+from tools.memory.gguf_mix import (
+    GGML_BLOCKS,
+    GGUF_FTYPES,
+    bits_per_weight,
+    ggml_type_bytes,
+    use_more_bits,
+)
+
+__all__ = [
+    "BYTE_DTYPES",
+    "FORMAT_RULES",
+    "GGML_BLOCKS",
+    "GGUF_FORMATS",
+    "WEIGHT_FORMATS",
+    "FormatRule",
+    "ggml_type_bytes",
+    "linear_bytes",
+    "normalize_format",
+    "use_more_bits",
+]
+
+GGUF_FORMATS: tuple[str, ...] = tuple(GGUF_FTYPES)
+"""GGUF file types (llama.cpp quantization mixes), by lower-case llama-quantize name."""
 
 WEIGHT_FORMATS: tuple[str, ...] = (
     "fp32",
@@ -43,9 +64,7 @@ WEIGHT_FORMATS: tuple[str, ...] = (
     "nf4",
     "nf4-dq",
     "mxfp4",
-    "q8_0",
-    "q5_k_m",
-    "q4_k_m",
+    *GGUF_FORMATS,
 )
 """Canonical weight-format names accepted by the memory calculator."""
 
@@ -72,12 +91,17 @@ _ALIASES: dict[str, str] = {
     "qlora": "nf4-dq",
     "mx-fp4": "mxfp4",
     "q8": "q8_0",
-    "q4-k-m": "q4_k_m",
     "q4km": "q4_k_m",
-    "q5-k-m": "q5_k_m",
     "q5km": "q5_k_m",
-    "q8-0": "q8_0",
+    # llama-quantize's own aliases (tools/quantize/quantize.cpp QUANT_OPTIONS): "Q4_K" is Q4_K_M,
+    # "Q5_K" Q5_K_M, "Q3_K" Q3_K_M.
+    "q3_k": "q3_k_m",
+    "q4_k": "q4_k_m",
+    "q5_k": "q5_k_m",
+    "mxfp4-moe": "mxfp4_moe",
 }
+"""Add a spelling here (lower case, spaces as '-') to accept it everywhere a format is read;
+'-' and '_' are interchangeable for the canonical names."""
 
 BYTE_DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 """Bytes per element of plain dtypes (KV cache, activations)."""
@@ -103,6 +127,8 @@ def normalize_format(name: str, field: str = "weights") -> str:
     underscored = key.replace("-", "_")
     if underscored in WEIGHT_FORMATS:
         return underscored
+    if underscored in _ALIASES:
+        return _ALIASES[underscored]
     from tools.errors import closest_names
 
     raise ToolInputError(
@@ -110,46 +136,6 @@ def normalize_format(name: str, field: str = "weights") -> str:
         f"unknown weight format {name!r}",
         ", ".join(WEIGHT_FORMATS),
         closest_names(key, WEIGHT_FORMATS),
-    )
-
-
-# --- GGUF block types: (bytes per block, weights per block) from ggml-common.h ---
-GgmlType = Literal["F32", "F16", "Q8_0", "Q6_K", "Q5_K", "Q4_K", "Q5_1", "Q5_0"]
-GGML_BLOCKS: dict[str, tuple[int, int]] = {
-    "F32": (4, 1),
-    "F16": (2, 1),
-    "Q8_0": (34, 32),  # fp16 scale + 32 int8
-    "Q6_K": (210, 256),  # 128 ql + 64 qh + 16 int8 scales + fp16 d
-    "Q5_K": (176, 256),  # fp16 d, dmin + 12 scale bytes + 32 qh + 128 qs
-    "Q4_K": (144, 256),  # fp16 d, dmin + 12 scale bytes + 128 qs
-    "Q5_1": (24, 32),
-    "Q5_0": (22, 32),
-}
-# llama.cpp tensor_type_fallback: a tensor whose row length is not a multiple of the k-quant
-# block (256) falls back to a 32-block type.
-_GGML_FALLBACK: dict[str, str] = {"Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"}
-
-
-def ggml_type_bytes(ggml_type: str, rows: int, cols: int) -> int:
-    """Bytes of a `rows`×`cols` tensor (row length `cols` = ggml ne[0]) stored as `ggml_type`,
-    after llama.cpp's fallback for rows that are not a multiple of the block size."""
-    chosen = ggml_type
-    block_bytes, block_len = GGML_BLOCKS[chosen]
-    if cols % block_len:
-        chosen = _GGML_FALLBACK.get(chosen, "F16")
-        block_bytes, block_len = GGML_BLOCKS[chosen]
-        if cols % block_len:
-            block_bytes, block_len = GGML_BLOCKS["F16"]
-    return rows * (cols // block_len) * block_bytes
-
-
-def use_more_bits(i_layer: int, n_layers: int) -> bool:
-    """llama.cpp's rule for the layers that get a larger k-quant in _M mixes (first and last
-    eighth, and every third layer in between)."""
-    return (
-        i_layer < n_layers // 8
-        or i_layer >= 7 * n_layers // 8
-        or (i_layer - n_layers // 8) % 3 == 2
     )
 
 
@@ -195,18 +181,18 @@ FORMAT_RULES: dict[str, FormatRule] = {
         expert_only=True,
         description="mxfp4: 4-bit values + 8-bit scale per 32 = 4.25 bits (MoE experts only)",
     ),
-    "q8_0": FormatRule(
-        "q8_0", None, default_16bit=(), description="GGUF Q8_0: 34 bytes per 32 weights"
-    ),
-    "q5_k_m": FormatRule(
-        "q5_k_m", None, default_16bit=(), description="GGUF Q5_K_M: Q5_K with Q6_K mix"
-    ),
-    "q4_k_m": FormatRule(
-        "q4_k_m", None, default_16bit=(), description="GGUF Q4_K_M: Q4_K with Q6_K mix"
-    ),
+    **{
+        name: FormatRule(
+            name,
+            None,
+            default_16bit=(),
+            description=f"GGUF {name.upper()}: {ft.default_type} "
+            f"({bits_per_weight(ft.default_type):g} bits/weight) by default, other types for some "
+            "tensors as llama-quantize mixes them (llama.cpp src/llama-quant.cpp)",
+        )
+        for name, ft in GGUF_FTYPES.items()
+    },
 }
-
-GGUF_FORMATS = ("q8_0", "q5_k_m", "q4_k_m")
 
 
 def linear_bytes(fmt: str, rows: int, cols: int, copies: int, group_size: int) -> int:
@@ -224,40 +210,3 @@ def linear_bytes(fmt: str, rows: int, cols: int, copies: int, group_size: int) -
     rule = FORMAT_RULES[fmt]
     assert rule.block_linear_bits is not None
     return round(n * rule.block_linear_bits / 8)
-
-
-def gguf_tensor_type(
-    fmt: str,
-    category: str,
-    *,
-    i_layer: int = 0,
-    n_layers: int = 1,
-    tied: bool = False,
-    n_expert: int = 0,
-    llama_70b: bool = False,
-) -> str:
-    """ggml type of one tensor in a GGUF file of `fmt`, after llama.cpp's `llama_tensor_get_type`
-    (src/llama-quant.cpp): the output layer (and a tied token embedding) get Q6_K; attn_v-like
-    and ffn_down tensors get Q6_K in `use_more_bits` layers for Q4_K_M/Q5_K_M; Llama 70B attn_v
-    is raised to Q5_K; 8-expert models (Mixtral) keep attn_v/attn_k in Q8_0 and, in Q4_K_M,
-    attn_output in Q5_K. Categories: embedding, lm_head, attn_v, attn_k, attn_o, ffn_down, other.
-    """
-    if fmt == "q8_0":
-        return "Q8_0"
-    base = "Q4_K" if fmt == "q4_k_m" else "Q5_K"
-    if category == "lm_head" or (category == "embedding" and tied):
-        return "Q6_K"
-    if category == "attn_v":
-        chosen = "Q6_K" if use_more_bits(i_layer, n_layers) else base
-        if llama_70b and chosen == "Q4_K":
-            chosen = "Q5_K"
-        if n_expert == 8:
-            chosen = "Q8_0"
-        return chosen
-    if category == "attn_k" and n_expert == 8:
-        return "Q8_0"
-    if category == "ffn_down":
-        return "Q6_K" if use_more_bits(i_layer, n_layers) else base
-    if category == "attn_o" and n_expert == 8 and fmt == "q4_k_m":
-        return "Q5_K"
-    return base

@@ -1,14 +1,19 @@
-"""Resolve the model of a memory request: catalog entry, local config.json or a bare count."""
+"""Resolve the model of a request: a catalog entry (by id, alias, Hugging Face id or Ollama
+tag), a repo id in the local Hugging Face cache, a local model file or folder, or a bare count.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from tools.architecture import Architecture, ParamCounts, count_parameters
-from tools.catalog import get_catalog
+from tools.catalog import ModelEntry, get_catalog
 from tools.errors import ToolInputError
 from tools.generic_model import generic_architecture, parse_param_count
-from tools.hf_config import load_config_file
+from tools.memory.weights import WeightBytes, weight_bytes
+from tools.model_sources import LoadedModel, load_cached_repo, load_local_path
+from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
 
 
 @dataclass(frozen=True)
@@ -16,7 +21,9 @@ class ResolvedModel:
     """The model an estimate is about.
 
     `stated_params`: the user's bare parameter count when the model came from one; weight and
-    training-state bytes use it instead of the generic shape's own count.
+    training-state bytes use it instead of the generic shape's own count. `file_weights`: the
+    exact weight bytes of the files the model was read from (in `checkpoint_format`);
+    `file_params`: the parameter count those files give.
     """
 
     id: str
@@ -25,6 +32,8 @@ class ResolvedModel:
     assumptions: list[str] = field(default_factory=list)
     checkpoint_format: str | None = None
     stated_params: int | None = None
+    file_weights: WeightBytes | None = None
+    file_params: int | None = None
 
     @property
     def params(self) -> ParamCounts:
@@ -32,49 +41,142 @@ class ResolvedModel:
 
     @property
     def total_params(self) -> int:
-        return self.stated_params if self.stated_params is not None else self.params.total
+        if self.stated_params is not None:
+            return self.stated_params
+        return self.file_params if self.file_params is not None else self.params.total
 
     @property
     def active_params(self) -> int:
         if self.stated_params is not None:
             return self.stated_params  # generic models are dense
-        return self.params.active_per_token
+        computed = self.params
+        if self.file_params is not None and computed.total:
+            # The files' count, less the routed experts a token does not use.
+            return self.file_params - (computed.total - computed.active_per_token)
+        return computed.active_per_token
+
+
+def model_weight_bytes(
+    resolved: ResolvedModel,
+    fmt: str,
+    *,
+    tp: int = 1,
+    group_size: int = 128,
+    keep_16bit: Sequence[str] | None = None,
+) -> WeightBytes:
+    """Weight bytes per GPU of `resolved` stored as `fmt`: the files' own bytes when the model
+    was read from files in that format (split evenly over `tp`), else computed per tensor."""
+    own = resolved.file_weights
+    if own is not None and fmt == own.fmt and keep_16bit is None:
+        if tp == 1:
+            return own
+        return WeightBytes(
+            -(-own.embedding // tp),
+            -(-own.lm_head // tp),
+            tuple(-(-n // tp) for n in own.layers),
+            own.final_norm,
+            own.fmt,
+            own.keep_16bit,
+            tp,
+            -(-own.routed_experts // tp),
+        )
+    return weight_bytes(
+        resolved.architecture,
+        fmt,
+        tp=tp,
+        group_size=group_size,
+        keep_16bit=keep_16bit,
+        total_params=resolved.stated_params,
+    )
+
+
+def _from_loaded(loaded: LoadedModel, checkpoint_format: str | None = None) -> ResolvedModel:
+    return ResolvedModel(
+        loaded.id,
+        loaded.name,
+        loaded.architecture,
+        list(loaded.assumptions),
+        checkpoint_format or loaded.weights_format,
+        None,
+        loaded.weights,
+        loaded.total_params,
+    )
+
+
+def _from_entry(entry: ModelEntry, fmt: str | None = None, note: str = "") -> ResolvedModel:
+    notes = [f"Model {entry.name}: architecture from {entry.source} (as of {entry.as_of})."]
+    if note:
+        notes.append(note)
+    return ResolvedModel(
+        entry.id, entry.name, entry.architecture, notes, fmt or entry.checkpoint_format
+    )
+
+
+def _named_model(model: str) -> ResolvedModel:
+    """A catalog name, an Ollama tag naming a catalog model, or a cached Hugging Face repo."""
+    catalog = get_catalog()
+    try:
+        return _from_entry(catalog.model(model))
+    except ToolInputError as missing:
+        error = missing
+    tag = parse_tag(model)
+    if tag is not None:
+        for name in tag.names:
+            try:
+                entry = catalog.model(name)
+            except ToolInputError:
+                continue
+            fmt = tag.weights or entry.checkpoint_format or OLLAMA_DEFAULT_WEIGHTS
+            how = "named in the tag" if tag.weights else "Ollama's default build of a tag"
+            return _from_entry(entry, fmt, f"'{model}' read as {entry.name} in {fmt} ({how}).")
+    if "/" in model and not model.startswith(("/", ".", "~")):
+        try:
+            return _from_loaded(load_cached_repo(model))
+        except ToolInputError as cache_error:
+            raise ToolInputError(
+                "model",
+                cache_error.problem,
+                cache_error.allowed,
+                cache_error.suggestions or error.suggestions,
+            ) from None
+    raise error
 
 
 def resolve_model(
     model: str | None = None,
     params: str | float | None = None,
     config_path: str | None = None,
+    model_file: str | None = None,
 ) -> ResolvedModel:
-    """Exactly one of: a catalog model name/alias, a bare parameter count, a config.json path.
+    """Exactly one of: a catalog model name/alias/Ollama tag or a cached Hugging Face repo id,
+    a bare parameter count, a config.json path, or a local model file/folder.
 
-    Raises ToolInputError (with the closest catalog names for an unknown model).
+    Raises ToolInputError (with the closest names for an unknown model).
     """
-    given = [n for n, v in (("model", model), ("params", params), ("config", config_path)) if v]
+    given = [
+        n
+        for n, v in (
+            ("model", model),
+            ("params", params),
+            ("config", config_path),
+            ("model_file", model_file),
+        )
+        if v
+    ]
     if len(given) != 1:
         raise ToolInputError(
             "model",
-            "give exactly one of model, params or config"
+            "give exactly one of model, params, config or model_file"
             + (f" (got {', '.join(given)})" if given else ""),
-            "a catalog model (gpu-sizer models), --params like '13B', or --config PATH",
+            "a catalog model (gpu-sizer models), --params like '13B', --config PATH or "
+            "--model-file PATH",
         )
     if model:
-        entry = get_catalog().model(model)
-        return ResolvedModel(
-            entry.id,
-            entry.name,
-            entry.architecture,
-            [f"Model {entry.name}: architecture from {entry.source} (as of {entry.as_of})."],
-            entry.checkpoint_format,
-        )
+        return _named_model(model)
+    if model_file:
+        return _from_loaded(load_local_path(model_file, "model_file"))
     if config_path:
-        arch = load_config_file(config_path)
-        return ResolvedModel(
-            f"config:{config_path}",
-            f"{arch.family} model from {config_path}",
-            arch,
-            [f"Architecture read from the local config {config_path}."],
-        )
+        return _from_loaded(load_local_path(config_path, "config"))
     assert params is not None
     count = parse_param_count(params)
     arch, assumptions = generic_architecture(count)

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError, from_validation_error
-from tools.memory.formats import WEIGHT_FORMATS, normalize_format
+from tools.memory.formats import GGUF_FORMATS, WEIGHT_FORMATS, normalize_format
 from tools.memory.kv_cache import KV_DTYPES
 from tools.memory.tensors import LORA_TARGETS
 from tools.memory.training import OPTIMIZERS, PRECISIONS
@@ -44,7 +44,7 @@ class ModelChoice(BaseModel):
 
     model: str | None = Field(
         default=None,
-        description="Catalog id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
+        description="Catalog id or alias, Ollama tag or Hugging Face id, e.g. 'llama-3.1-70b'.",
     )
     params: str | float | None = Field(
         default=None,
@@ -54,14 +54,22 @@ class ModelChoice(BaseModel):
     config_path: str | None = Field(
         default=None, description="Path of a local Hugging Face config.json (or its folder)."
     )
+    model_file: str | None = Field(
+        default=None,
+        max_length=4096,
+        description="Path of a local model: a GGUF file (its header and exact tensor sizes), "
+        "a model folder, config.json or model.safetensors(.index.json) (exact weight bytes).",
+    )
     task: Task = Field(
         default="inference",
         description="full = full fine-tune or pre-training; inference = serving.",
     )
     weights: str | None = Field(
         default=None,
-        description="Weight format: " + ", ".join(WEIGHT_FORMATS) + " ('gguf-' prefix "
-        "accepted). Default: the checkpoint's native format for inference (bf16 unless the "
+        description="Weight format: "
+        + ", ".join(f for f in WEIGHT_FORMATS if f not in GGUF_FORMATS)
+        + ", or a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted). "
+        "Default: the checkpoint's native format for inference (bf16 unless the "
         "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
     )
     kv_dtype: str | None = Field(
@@ -107,10 +115,11 @@ class ModelChoice(BaseModel):
 
     @model_validator(mode="after")
     def _one_model(self) -> Self:
-        given = [n for n in ("model", "params", "config_path") if getattr(self, n) is not None]
+        fields = ("model", "params", "config_path", "model_file")
+        given = [n for n in fields if getattr(self, n) is not None]
         if len(given) != 1:
             raise ValueError(
-                "give exactly one of model, params or config_path"
+                "give exactly one of model, params, config_path or model_file"
                 + (f" (got {', '.join(given)})" if given else "")
             )
         return self

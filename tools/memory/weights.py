@@ -14,15 +14,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tools.architecture import Architecture
-from tools.memory.formats import (
-    DEFAULT_GROUP_SIZE,
-    FORMAT_RULES,
-    GGUF_FORMATS,
-    ggml_type_bytes,
-    gguf_tensor_type,
-    linear_bytes,
-    use_more_bits,
-)
+from tools.memory.formats import DEFAULT_GROUP_SIZE, FORMAT_RULES, GGUF_FORMATS, linear_bytes
+from tools.memory.gguf_mix import gguf_layer_bytes, gguf_table_bytes
 from tools.memory.tensors import LayerShape, Linear, layer_shapes
 
 SIXTEEN_BIT_TENSORS: tuple[str, ...] = ("embedding", "lm_head")
@@ -74,117 +67,26 @@ def _plain_linear_bytes(fmt: str, lin: Linear, group_size: int, moe: bool) -> in
     return linear_bytes(fmt, lin.rows, lin.cols, lin.copies, group_size)
 
 
-def _gguf_linear_bytes(
-    fmt: str,
-    lin: Linear,
-    i_layer: int,
-    counters: dict[str, int],
-    a: Architecture,
-) -> int:
-    if lin.category == "router":
-        return lin.params * 4  # ffn_gate_inp is kept F32
-    n_expert = a.moe.num_experts if a.moe else 0
-    category = lin.category
-    if category == "attn_v":
-        index, total = i_layer, counters["n_attn_v"]
-    elif category == "ffn_down":
-        # Dense: a running tensor counter; MoE: the layer index parsed from the tensor name
-        # (llama.cpp layer_info), against the count of all 'ffn_down*' tensors.
-        index, total = i_layer, counters["n_ffn_down"]
-    else:
-        index, total = 0, 1
-    ggml = gguf_tensor_type(
-        fmt,
-        category,
-        i_layer=index,
-        n_layers=total,
-        n_expert=n_expert,
-        llama_70b=a.family == "llama"
-        and a.num_layers == 80
-        and a.num_kv_heads != a.num_attention_heads,
-    )
-    return ggml_type_bytes(ggml, lin.rows * lin.copies, lin.cols)
-
-
 def _layer_bytes(
     a: Architecture,
     shape: LayerShape,
     fmt: str,
     tp: int,
     group_size: int,
-    counters: dict[str, int],
 ) -> list[tuple[int, int]]:
-    """(bytes, of which routed-expert matrices) for each layer of `shape`."""
+    """(bytes, of which routed-expert matrices) for each layer of `shape` (not GGUF)."""
     vector_bytes = shape.vector_params * _vector_bits(fmt) // 8
     moe = a.moe is not None
-    if fmt not in GGUF_FORMATS:
-        sizes = [
-            (
-                _tp_share(_plain_linear_bytes(fmt, lin, group_size, moe), lin, tp, a.num_kv_heads),
-                lin.expert,
-            )
-            for lin in shape.linears
-        ]
-        per_layer = vector_bytes + sum(n for n, _ in sizes)
-        experts = sum(n for n, expert in sizes if expert)
-        return [(per_layer, experts)] * shape.count
-    # Only attn_v-like and ffn_down tensors change type from layer to layer (use_more_bits), so
-    # each is sized once per variant and the layers just pick one: O(layers), not O(tensors).
-    fixed = vector_bytes
-    fixed_experts = 0
-    # (category, routed expert?, bytes if plain, bytes if more bits)
-    varying: list[tuple[str, bool, int, int]] = []
-    first_more = next((i for i in range(a.num_layers) if use_more_bits(i, counters["n_attn_v"])), 0)
-    first_plain = next(
-        (i for i in range(a.num_layers) if not use_more_bits(i, counters["n_attn_v"])), 0
-    )
-    down_more = next(
-        (i for i in range(a.num_layers) if use_more_bits(i, counters["n_ffn_down"])), 0
-    )
-    down_plain = next(
-        (i for i in range(a.num_layers) if not use_more_bits(i, counters["n_ffn_down"])), 0
-    )
-    for lin in shape.linears:
-        if lin.category == "attn_v":
-            plain, more = first_plain, first_more
-        elif lin.category == "ffn_down":
-            plain, more = down_plain, down_more
-        else:
-            nbytes = _tp_share(
-                _gguf_linear_bytes(fmt, lin, 0, counters, a), lin, tp, a.num_kv_heads
-            )
-            fixed += nbytes
-            fixed_experts += nbytes if lin.expert else 0
-            continue
-        varying.append(
-            (
-                lin.category,
-                lin.expert,
-                _tp_share(
-                    _gguf_linear_bytes(fmt, lin, plain, counters, a), lin, tp, a.num_kv_heads
-                ),
-                _tp_share(_gguf_linear_bytes(fmt, lin, more, counters, a), lin, tp, a.num_kv_heads),
-            )
+    sizes = [
+        (
+            _tp_share(_plain_linear_bytes(fmt, lin, group_size, moe), lin, tp, a.num_kv_heads),
+            lin.expert,
         )
-    out: list[tuple[int, int]] = []
-    for i in range(shape.first, shape.first + shape.count):
-        more_v = use_more_bits(i, counters["n_attn_v"])
-        more_down = use_more_bits(i, counters["n_ffn_down"])
-        total, experts = fixed, fixed_experts
-        for category, expert, plain_bytes, more_bytes in varying:
-            more = more_v if category == "attn_v" else more_down
-            nbytes = more_bytes if more else plain_bytes
-            total += nbytes
-            experts += nbytes if expert else 0
-        out.append((total, experts))
-    return out
-
-
-def _gguf_counters(a: Architecture) -> dict[str, int]:
-    n_ffn_down = 0
-    for shape in layer_shapes(a):
-        n_ffn_down += shape.count * sum(1 for lin in shape.linears if lin.category == "ffn_down")
-    return {"n_attn_v": a.num_layers, "n_ffn_down": n_ffn_down}
+        for lin in shape.linears
+    ]
+    per_layer = vector_bytes + sum(n for n, _ in sizes)
+    experts = sum(n for n, expert in sizes if expert)
+    return [(per_layer, experts)] * shape.count
 
 
 def _embedding_bytes(
@@ -194,10 +96,7 @@ def _embedding_bytes(
     if role in keep:
         return rows * cols * 2
     if fmt in GGUF_FORMATS:
-        ggml = gguf_tensor_type(fmt, role, tied=a.tied_embeddings)
-        if ggml == "Q6_K" and cols % 256:
-            ggml = "Q8_0"  # llama.cpp: output with nx % qk_k != 0 → Q8_0
-        return ggml_type_bytes(ggml, rows, cols)
+        return gguf_table_bytes(a, fmt, role)
     rule = FORMAT_RULES[fmt]
     if rule.block_linear_bits == 16 or rule.block_linear_bits == 32:
         return round(rows * cols * rule.block_linear_bits / 8)
@@ -240,10 +139,15 @@ def _weight_bytes(
 ) -> WeightBytes:
     rule = FORMAT_RULES[fmt]
     keep = tuple(rule.default_16bit if keep_16bit is None else keep_16bit)
-    counters = _gguf_counters(arch) if fmt in GGUF_FORMATS else {}
     sized: list[tuple[int, int]] = []
-    for shape in layer_shapes(arch):
-        sized.extend(_layer_bytes(arch, shape, fmt, tp, group_size, counters))
+    if fmt in GGUF_FORMATS:
+        # Per-layer types vary (llama-quantize's counters): walk all layers in order.
+        sized = gguf_layer_bytes(
+            arch, fmt, lambda nbytes, lin: _tp_share(nbytes, lin, tp, arch.num_kv_heads)
+        )
+    else:
+        for shape in layer_shapes(arch):
+            sized.extend(_layer_bytes(arch, shape, fmt, tp, group_size))
     layers = [total for total, _ in sized]
     routed_experts = sum(experts for _, experts in sized)
     embedding = -(-_embedding_bytes(arch, fmt, "embedding", keep, group_size) // tp)

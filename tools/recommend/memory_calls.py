@@ -38,6 +38,7 @@ def _memory_request(
         "model": w.model,
         "params": w.params,
         "config_path": w.config_path,
+        "model_file": w.model_file,
         "task": w.task,
         "weights": w.weights,
         "kv_dtype": w.kv_dtype,
@@ -57,26 +58,28 @@ def _memory_request(
     return _memory().validate_request({k: v for k, v in fields.items() if v is not None})
 
 
-@lru_cache(maxsize=256)
-def _whole_weights(arch: Architecture, fmt: str, stated_params: int | None) -> Any:
-    """Per-tensor weight bytes of the whole model in `fmt` (tools.memory.weight_bytes at tp=1,
-    pp=1): what the performance model reads, each tensor at its own stored size."""
-    return _memory().weight_bytes(arch, fmt, total_params=stated_params)
+def _whole_weights(w: Workload, fmt: str) -> Any:
+    """Per-tensor weight bytes of the whole model in `fmt` (tp=1, pp=1): what the performance
+    model reads, each tensor at its own stored size (a model file's own bytes when it was read
+    from one in that format; tools.memory.model_weight_bytes caches the computed ones)."""
+    from tools.memory.model import model_weight_bytes
+
+    return model_weight_bytes(_resolved(w), fmt)
 
 
-def _whole_weight_bytes(arch: Architecture, fmt: str, stated_params: int | None) -> int:
+def _whole_weight_bytes(w: Workload, fmt: str) -> int:
     """Weight bytes of the whole model in `fmt`.
 
     The per-GPU `breakdown["weights"]` × tp × pp would overcount: KV projections are
     replicated under TP and the worst pipeline stage is heavier than the mean."""
-    total: int = _whole_weights(arch, fmt, stated_params).total
+    total: int = _whole_weights(w, fmt).total
     return total
 
 
 def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
     # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
     fmt = "bf16" if w.task == "full" else str(est.weights_format)
-    weights = _whole_weights(_arch(w), fmt, _resolved(w).stated_params)
+    weights = _whole_weights(w, fmt)
     return ModelOnGpus(
         arch=_arch(w),
         params=_params(w),
@@ -91,12 +94,16 @@ def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> Mod
 
 
 @lru_cache(maxsize=64)
-def _resolve(model: str | None, params: str | float | None, config_path: str | None) -> Any:
-    return _memory().resolve_model(model=model, params=params, config_path=config_path)
+def _resolve(
+    model: str | None, params: str | float | None, config_path: str | None, model_file: str | None
+) -> Any:
+    return _memory().resolve_model(
+        model=model, params=params, config_path=config_path, model_file=model_file
+    )
 
 
 def _resolved(w: Workload) -> Any:
-    return _resolve(w.model, w.params, w.config_path)
+    return _resolve(w.model, w.params, w.config_path, w.model_file)
 
 
 def _arch(w: Workload) -> Architecture:

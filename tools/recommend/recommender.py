@@ -91,7 +91,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     # calculator's ToolInputError) and gives the model-level figures.
     base = estimate_memory(_memory_request(workload, None, 1, 1, 1, 1))
     fmt = "bf16" if workload.task == "full" else str(base.weights_format)
-    weight_bytes = _whole_weight_bytes(arch, fmt, resolved.stated_params)
+    weight_bytes = _whole_weight_bytes(workload, fmt)
     best: list[Option] = []
     rejected: list[Option] = []
     per_gpu: dict[str, list[Option]] = {}

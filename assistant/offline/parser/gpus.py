@@ -134,6 +134,13 @@ def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
         if matches:
             p.notes.append(f"no consumer GPU in the catalog is sold{size}")
     if not matches:
+        if p.gpu_memory_bytes is not None:
+            p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=p.gpu_memory_bytes))
+            p.notes.append(
+                f"'{text}': no catalog GPU is sold{size}; sized against that memory (gpu-sizer "
+                "gpus lists the catalog)"
+            )
+            return
         p.notes.append(
             f"'{text}': no catalog GPU is sold{size} (gpu-sizer gpus lists them); sized "
             "without a GPU constraint"
@@ -145,19 +152,60 @@ def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
     p.notes.append(f"'{text}' read as the catalog's{kind} GPUs{size}: {names}")
 
 
-# GPU-looking names left after the catalog look-up: "RTX 3090", "V100", "T4", "MI250X".
+# GPU-looking names left after the catalog look-up: "RTX 3090", "V100", "T4", "MI250X", and
+# Apple silicon ("M2 Ultra", "M3 Max": the GPU shares the machine's unified memory).
 _GPU_LIKE = (
     r"\b(?:(?:nvidia|amd|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct)[\s-]*)+"
     r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?))?"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
+    r"|\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b"
 )
+# A memory amount right after ('M2 Ultra 192GB', 'RTX 3090 with 24 GB') or before
+# ('192 GB M2 Ultra') a GPU name.
+_MEMORY_AFTER = re.compile(
+    rf"^\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib)\b(?:\s+(?:of\s+)?"
+    r"(?:unified\s+|vram|memory|ram))?",
+    re.I,
+)
+_MEMORY_BEFORE = re.compile(rf"({NUMBER})\s*(gb|gib)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
+
+
+def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
+    """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
+    for m in t.each(rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"):
+        p.system_ram_bytes = _memory_bytes(m.group(1), m.group(2))
+
+
+def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None:
+    """(bytes, span start, span end) of a memory amount beside the GPU name at start:end."""
+    after = _MEMORY_AFTER.match(t.work[end : end + 40])
+    if after:
+        return _memory_bytes(after.group(1), after.group(2)), start, end + after.end()
+    before = _MEMORY_BEFORE.search(t.work[max(0, start - 16) : start])
+    if before:
+        return _memory_bytes(before.group(1), before.group(2)), start - len(before.group(0)), end
+    return None
 
 
 def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
-    """A GPU name the catalog lacks changes the verdict: ask which catalog GPU to size on."""
+    """A GPU name the catalog lacks: with a memory amount beside it, sized against that memory
+    (flagged); without one, a question naming the closest catalog GPUs. Never replaced."""
     gpus = get_catalog().gpus
-    for m in t.each(_GPU_LIKE):
+    for m in list(re.finditer(_GPU_LIKE, t.work, re.I)):
         text = m.group(0).strip()
+        stated = _stated_memory(t, m.start(), m.end())
+        if stated is not None:
+            memory, span_start, span_end = stated
+            t.consume(span_start, span_end)
+            if p.gpu_memory_bytes == memory and not p.gpus:
+                p.notes = [n for n in p.notes if "read as the catalog's" not in n]
+            p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=memory))
+            p.notes.append(
+                f"'{text}' is not in the GPU catalog: sized against the {memory / GB:g} GB you "
+                "gave (its bandwidth is unknown, so no catalog speed)"
+            )
+            continue
+        t.consume(m.start(), m.end())
         p.unplaced.append(text)
         key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
         near = closest_names(key, list(gpus))

@@ -12,14 +12,60 @@ from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
 from assistant.offline.quantities import NUMBER
 from tools.catalog import get_catalog, normalize_name
-from tools.errors import closest_names
+from tools.errors import ToolInputError, closest_names
+from tools.model_sources.hf_cache import snapshot_file
+from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
+
+# A local GGUF path ("~/models/qwen3-32b-q4_k_m.gguf", "./x.gguf", "/data/m.gguf").
+_GGUF_PATH = r"(?<![\w])(?:~|\.{1,2})?/?[\w.\-~/]*[\w\-]\.gguf\b"
+# An Ollama reference: "qwen3:32b", "llama3.3:70b-instruct-q4_K_M", "hf.co/org/repo:Q4_K_M".
+_OLLAMA_TAG = r"(?<![\w/:.])(?:hf\.co/)?[a-z][\w.\-]*(?:/[\w.\-]+)?:[a-z0-9][\w.\-]*"
+# A size inside a model name: "Foo-32B", "org/Bar-7b-instruct", "baz-0.5B".
+_SIZE_IN_NAME = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z0-9])", re.I)
+
+
+def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
+    """A local .gguf path (sized from its header) and Ollama tags naming a catalog model
+    ('qwen3:32b' → the model in Ollama's default Q4_K_M; a quantization in the tag is kept)."""
+    if re.search(r"\bollama\b", t.original, re.I):
+        p.launcher = "ollama"
+    elif re.search(r"\bllama[.\-]?cpp\b|\bllama-server\b", t.original, re.I):
+        p.launcher = "llama-server"
+    for m in t.each(_GGUF_PATH):
+        if p.model_file is None and p.model is None:
+            p.model_file, p.model_text = m.group(0), m.group(0)
+            p.engine = p.engine or "generic"
+    catalog = get_catalog()
+    for m in re.finditer(_OLLAMA_TAG, t.work, re.I):
+        tag = parse_tag(t.original[m.start() : m.end()])
+        if tag is None:
+            continue
+        entry = None
+        for name in tag.names:
+            try:
+                entry = catalog.model(name)
+                break
+            except ToolInputError:
+                continue
+        if entry is None:
+            continue
+        t.consume(m.start(), m.end())
+        if p.model is not None or p.model_file is not None:
+            continue
+        p.model, p.model_text = entry.id, tag.text
+        weights = tag.weights or entry.checkpoint_format or OLLAMA_DEFAULT_WEIGHTS
+        p.weights = p.weights or weights
+        p.launcher = "ollama"
+        p.engine = "generic"
+        how = "the tag's quantization" if tag.weights else "Ollama's default build of the tag"
+        p.notes.append(f"'{tag.text}' read as {entry.name} in {weights} ({how})")
 
 
 def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
     """Catalog models by name, alias or Hugging Face id (the first named is sized, others
     noted); an org/name id the catalog lacks becomes a question instead of a guessed size."""
     for match in model_index().find(t.work):
-        if p.model is None:
+        if p.model is None and p.model_file is None:
             p.model, p.model_text = match.id, t.original[match.start : match.end]
         elif match.id != p.model:
             p.notes.append(
@@ -27,14 +73,31 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
                 f"{t.original[match.start : match.end]!r}"
             )
         t.consume(match.start, match.end)
-    # An org/name id that is not in the catalog: say so rather than guess a size.
+    # An org/name id that is not in the catalog: the local Hugging Face cache, else the size
+    # in its name (a generic model, said so), else a question rather than a guessed size.
     for m in t.each(r"(?<![\w/])[a-z][\w.\-]*/[\w.\-]*\d[\w.\-]*"):
-        if p.model is None:
-            p.questions.append(
-                f"{m.group(0)!r} is not in the catalog: how many parameters does it have "
-                "(e.g. '13B'), or where is its config.json?"
+        if p.has_model:
+            continue
+        repo = t.original[m.start() : m.end()]
+        if snapshot_file(repo, "config.json") is not None:
+            p.model, p.model_text = repo, repo
+            p.notes.append(f"'{repo}' read from the local Hugging Face cache (its config.json)")
+            continue
+        size = _SIZE_IN_NAME.search(repo.rsplit("/", 1)[-1])
+        if size is not None:
+            p.params = float(size.group(1)) * (1e9 if size.group(2).lower() == "b" else 1e6)
+            p.model_text = repo
+            p.notes.append(
+                f"'{repo}' is neither in the catalog nor in the local Hugging Face cache: sized "
+                f"as a generic {size.group(1)}{size.group(2).upper()} dense model (give its "
+                "config.json or a GGUF file for exact figures)"
             )
-            p.unplaced.append(m.group(0))
+            continue
+        p.questions.append(
+            f"{repo!r} is not in the catalog: how many parameters does it have "
+            "(e.g. '13B'), or where is its config.json?"
+        )
+        p.unplaced.append(repo)
 
 
 # A catalog name this close (difflib ratio, 0–1) to a fragment is what the user meant to write:
@@ -90,7 +153,7 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"{fam}\b({NUMBER})\s*-?\s*{unit}(?![a-z])(?:[\s-]*param(?:eter)?s?)?"):
         scale = 1e9 if m.group(3).lower().startswith("b") else 1e6
         value = float(m.group(2).replace(",", "")) * scale
-        if p.model is not None or value <= 0:
+        if p.model is not None or p.model_file is not None or value <= 0:
             continue
         if p.params is None:
             p.params = value

@@ -18,6 +18,7 @@ from assistant.offline.parser.gpus import (
     extract_gpu_generic,
     extract_gpus,
     extract_nodes,
+    extract_system_ram,
     unknown_gpus,
 )
 from assistant.offline.parser.leftovers import negative_numbers, unplaced_fragments
@@ -26,6 +27,7 @@ from assistant.offline.parser.load import extract_concurrency, extract_throughpu
 from assistant.offline.parser.models import (
     extract_bare_size,
     extract_hf_and_catalog_models,
+    extract_model_files_and_tags,
     family_questions,
     near_miss_models,
 )
@@ -53,6 +55,7 @@ from assistant.offline.parser.training import (
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
+    extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     negative_numbers,
     extract_cost_per_token,
@@ -64,6 +67,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_deadline,
     extract_zero,
     extract_nodes,
+    extract_system_ram,
     extract_gpus,
     extract_gpu_generic,
     apply_nodes,
@@ -85,7 +89,8 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
 _INHERITED = tuple(
     name
     for name in ParsedWorkload.model_fields
-    if name not in ("text", "notes", "questions", "unplaced", "model", "model_text", "params")
+    if name
+    not in ("text", "notes", "questions", "unplaced", "model", "model_text", "params", "model_file")
 )
 
 
@@ -125,10 +130,11 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
 def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
     data = new.model_dump()
     if not new.has_model and not any("catalog" in q for q in new.questions):
-        data["model"], data["model_text"], data["params"] = (
+        data["model"], data["model_text"], data["params"], data["model_file"] = (
             previous.model,
             previous.model_text,
             previous.params,
+            previous.model_file,
         )
         data["questions"] = [q for q in new.questions if not q.startswith("Which ")]
     blank = ParsedWorkload()

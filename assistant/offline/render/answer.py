@@ -15,6 +15,7 @@ from assistant.offline.render.costs import (
     unconverted_lines,
 )
 from assistant.offline.render.details import details_title
+from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines, max_context_lines
 from assistant.offline.render.results import (
     CallResult,
@@ -54,7 +55,8 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     weights = memory[0].arguments.get("weights") if memory else None
     lower = [c for c in follow if "pp" not in c.arguments and c.arguments.get("weights") != weights]
     memory += [c for c in follow if "pp" not in c.arguments and c not in lower]
-    out: list[str] = capacity_lines(parsed, memory, recommend)
+    out: list[str] = local_serving_lines(calls)
+    out += capacity_lines(parsed, memory, recommend)
     out += max_context_lines(parsed, memory)
     out += verdict_lines(
         memory,

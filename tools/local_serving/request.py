@@ -1,0 +1,95 @@
+"""`LocalServingRequest` / `LocalServingPlan`: the local-serving tool's schema and result."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tools.memory.request import MAX_CONTEXT_TOKENS, ModelChoice
+
+CacheType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"]
+"""llama.cpp --cache-type-k/-v values (common/arg.cpp kv_cache_types)."""
+Launcher = Literal["llama-server", "ollama"]
+
+
+class LocalServingRequest(ModelChoice):
+    """A model served by llama.cpp (llama-server) or Ollama on the user's own GPU(s)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: str | None = Field(default=None, description="Catalog GPU id or name.")
+    gpu_memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="Memory of a GPU not in the catalog, GB (10^9 bytes), e.g. 24.",
+    )
+    gpu_name: str | None = Field(
+        default=None, max_length=80, description="The name the user gave that GPU."
+    )
+    gpu_bandwidth_gb_s: float | None = Field(
+        default=None, gt=0, le=100_000, description="That GPU's memory bandwidth, GB/s."
+    )
+    gpus: int = Field(default=1, ge=1, le=64, description="GPUs, layers split across them.")
+    context: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_CONTEXT_TOKENS,
+        description="Tokens per request (slot); default 4,096 or the model maximum.",
+    )
+    parallel: int = Field(default=1, ge=1, le=256, description="Parallel slots (requests).")
+    cache_type: CacheType | None = Field(
+        default=None, description="KV-cache type for K and V (default f16)."
+    )
+    flash_attention: bool = Field(default=True, description="-fa on (needed for a quantized V).")
+    system_ram_gb: float | None = Field(
+        default=None, gt=0, le=100_000, description="System RAM, GB, for the offloaded layers."
+    )
+    ram_bandwidth_gb_s: float | None = Field(
+        default=None, gt=0, le=100_000, description="System-RAM bandwidth, GB/s (default 89.6)."
+    )
+    launcher: Launcher = Field(default="llama-server", description="llama-server or ollama.")
+
+
+class LocalServingPlan(BaseModel):
+    """Where each part of the model goes, whether it runs, how fast, and how to start it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    model_id: str
+    model_name: str
+    weights_format: str
+    launcher: Launcher
+    gpu: str | None = Field(description="Catalog GPU id, None for a GPU given by its memory.")
+    gpu_label: str = Field(description="The GPU as named (catalog name or the user's words).")
+    gpu_memory_stated: bool = Field(description="True: sized on the memory the user gave.")
+    gpus: int
+    budget_bytes: int = Field(description="GPU memory available to llama.cpp, all GPUs.")
+    n_layers: int
+    gpu_layers: int = Field(description="Transformer layers on the GPU(s).")
+    n_gpu_layers: int = Field(description="--n-gpu-layers / num_gpu: layers + the output layer.")
+    output_on_gpu: bool
+    fits_fully: bool = Field(description="Every layer and the output layer on the GPU(s).")
+    fits_in_ram: bool | None = Field(description="The rest fits the stated system RAM.")
+    gpu_bytes: int = Field(description="Memory used on the GPU(s), bytes.")
+    host_bytes: int = Field(description="System RAM for weights and KV on the CPU, bytes.")
+    weights_bytes: int
+    weights_gpu_bytes: int
+    kv_cache_bytes: int
+    kv_cache_gpu_bytes: int
+    compute_and_overhead_bytes: int = Field(description="Compute buffers + runtime, all GPUs.")
+    system_ram_bytes: int | None = None
+    context_total: int = Field(description="-c: tokens over all slots.")
+    context_per_slot: int
+    parallel: int
+    cache_type: CacheType
+    decode_tokens_per_s: float | None = Field(
+        default=None, description="Estimated single-stream decode speed, tokens/s."
+    )
+    decode_basis: str | None = None
+    launch_command: str
+    ollama_modelfile: str | None = None
+    ollama_env: dict[str, str] = Field(default_factory=dict)
+    assumptions: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
