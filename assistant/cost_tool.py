@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -136,8 +137,9 @@ def price_book(user_file: Path | None = None) -> PriceBook:
     from assistant.prices.store import latest_refreshed_file
 
     refreshed = latest_refreshed_file()
+    user = user_file or user_price_file()
     try:
-        return load_price_book(user_file or user_price_file(), refreshed_file=refreshed)
+        return _cached_book(user, _stamp(user), refreshed, _stamp(refreshed))
     except CatalogError as exc:
         if refreshed is not None and exc.file == refreshed:
             raise ToolInputError(
@@ -151,6 +153,29 @@ def price_book(user_file: Path | None = None) -> PriceBook:
             f"the user price file is invalid ({exc})",
             "fix or remove the user prices.toml; built-in prices work without it",
         ) from None
+
+
+def _stamp(path: Path | None) -> tuple[int, int] | None:
+    """(modification time in ns, size) of a price file: a changed file is loaded again."""
+    if path is None:
+        return None
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+@lru_cache(maxsize=8)
+def _cached_book(
+    user: Path | None,
+    user_stamp: tuple[int, int] | None,
+    refreshed: Path | None,
+    refreshed_stamp: tuple[int, int] | None,
+) -> PriceBook:
+    """The price book for these files as they are now (a long-running chat or MCP server
+    loads a refreshed file of ~1,500 rows once, not on every tool call)."""
+    return load_price_book(user, refreshed_file=refreshed)
 
 
 def refreshed_notes(book: PriceBook) -> list[str]:

@@ -239,9 +239,8 @@ def load_refreshed_rows(path: Path, existing_ids: set[str]) -> list[PriceEntry]:
     catalog already has, or a missing file, raises `CatalogError` naming it."""
     if not path.is_file():
         raise CatalogError(path, "-", "-", "refreshed price file not found")
-    rows, apis = _load_file(path)
-    if apis:
-        raise CatalogError(path, apis[0].id, "-", "a refreshed price file holds no API prices")
+    rows = load_entries(path, "price", PriceEntry)  # API prices are never refreshed
+    _check_references(path, rows, [])
     for row in rows:
         if row.id in existing_ids:
             raise CatalogError(path, row.id, "id", "id already used by the built-in catalog")
@@ -279,15 +278,23 @@ def supersede_older(newer_rows: list[PriceEntry], rows: list[PriceEntry]) -> lis
     """`rows` with each one that a strictly fresher row of `newer_rows` prices the same offer
     of (`same_offer`) marked superseded, naming that row; an undated row is older than any
     dated one. Rows already superseded are returned as they are."""
+    by_offer: dict[tuple[str, str, str, str], list[PriceEntry]] = {}
+    for new in newer_rows:
+        if new.gpu is not None and new.instance:
+            key = (new.provider.casefold(), new.instance.casefold(), new.tier, new.gpu)
+            by_offer.setdefault(key, []).append(new)
     out: list[PriceEntry] = []
     for row in rows:
-        if row.superseded or row.gpu is None:
+        if row.superseded or row.gpu is None or not row.instance:
             out.append(row)
             continue
         stated = as_of_instant(row.as_of)
+        candidates = by_offer.get(
+            (row.provider.casefold(), row.instance.casefold(), row.tier, row.gpu), []
+        )
         fresher = [
             new
-            for new in newer_rows
+            for new in candidates
             if same_offer(new, row)
             and (instant := as_of_instant(new.as_of)) is not None
             and (stated is None or instant > stated)
