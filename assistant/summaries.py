@@ -98,6 +98,7 @@ _SERVING_ROW_KEYS = (
     "usd_per_million_tokens",
     "usd_per_million_blended_tokens",
     "as_of",
+    "age",
 )
 _API_KEYS = (
     "provider",
@@ -107,6 +108,7 @@ _API_KEYS = (
     "output_per_mtok",
     "usd_blended_per_mtok",
     "as_of",
+    "age",
 )
 _BREAK_EVEN_KEYS = (
     "tier",
@@ -130,6 +132,7 @@ _TRAINING_ROW_KEYS = (
     "usd_cost",
     "meets_deadline",
     "as_of",
+    "age",
 )
 
 
