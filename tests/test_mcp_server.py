@@ -16,6 +16,7 @@ import json
 import math
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,9 +24,10 @@ import anyio
 import pytest
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import BaseModel
 
 from assistant.cli import main
-from assistant.registry import default_registry
+from assistant.registry import Registry, ToolSpec, default_registry
 
 NOW = "2026-12-14T09:00:00Z"
 SESSION_TIMEOUT_S = 60.0
@@ -262,3 +264,49 @@ def test_lookups_equal_the_cli(transcript: dict[str, Any], cli_json: Any) -> Non
     ]
     models = transcript["calls"]["list_models"].structured_content
     assert [m["id"] for m in models["models"]] == [m["id"] for m in cli_json("models")]
+
+
+# --- in process: what the subprocess cannot show cheaply ----------------------------------
+
+
+class _Slow(BaseModel):
+    seconds: float = 0.0
+
+
+def _slow(req: _Slow) -> dict[str, Any]:
+    time.sleep(req.seconds)
+    return {"verdict": f"Slept {req.seconds:g} s.", "seconds": req.seconds}
+
+
+def _broken(req: _Slow) -> dict[str, Any]:
+    raise RuntimeError("a bug")
+
+
+async def test_a_registry_tool_needs_no_server_code_and_slow_calls_are_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp import Client
+
+    from assistant.mcp import server as mcp_server
+
+    registry = Registry(
+        [
+            ToolSpec("size", "A new tool, like the sizing report.", _Slow, _slow),
+            ToolSpec("broken", "A tool with a bug.", _Slow, _broken),
+        ]
+    )
+    monkeypatch.setattr(mcp_server, "timeout_s", lambda: 0.3)
+    with anyio.fail_after(20):
+        async with Client(mcp_server.build_server(registry)) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names == ["size", "broken"]
+            fast = await client.call_tool("size", {"seconds": 0})
+            # A result that carries its own verdict leads with it.
+            assert fast.content[0].text.splitlines()[0] == "Slept 0 s."
+            assert fast.structured_content == {"verdict": "Slept 0 s.", "seconds": 0}
+            slow = await client.call_tool("size", {"seconds": 1})
+            assert slow.is_error and slow.structured_content["kind"] == "timeout"
+            bug = await client.call_tool("broken", {})
+            assert bug.is_error and bug.structured_content["kind"] == "internal_error"
+            # The server still answers after both.
+            assert not (await client.call_tool("size", {})).is_error

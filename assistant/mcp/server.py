@@ -40,6 +40,11 @@ INSTRUCTIONS = (
 )
 
 
+def timeout_s() -> float:
+    """The per-call limit (a function, so tests can shorten it)."""
+    return TOOL_TIMEOUT_S
+
+
 def _version() -> str:
     try:
         return importlib.metadata.version("gpu-sizer")
@@ -86,11 +91,13 @@ def build_server(registry: Registry | None = None) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments: dict[str, Any] = dict(params.arguments or {})
-        with anyio.move_on_after(TOOL_TIMEOUT_S):
-            outcome = await anyio.to_thread.run_sync(tools.call, params.name, arguments)
+        with anyio.move_on_after(timeout_s()):
+            outcome = await anyio.to_thread.run_sync(
+                tools.call, params.name, arguments, abandon_on_cancel=True
+            )
             return call_result(outcome)
         timed_out = error_result(
-            f"the calculation took longer than {TOOL_TIMEOUT_S:g} s and was abandoned; "
+            f"the calculation took longer than {timeout_s():g} s and was abandoned; "
             "narrow the request (fewer GPUs, one objective) and call again",
             kind="timeout",
         )
