@@ -152,9 +152,14 @@ def test_lambda_rows_name_their_form_factor_by_instance() -> None:
     assert by_instance["gpu_1x_a10"].region == "europe-central-1, us-east-1, us-west-1"
     assert not any(r.eu for r in parsed.rows)
     assert not any(r.tier == "spot" for r in parsed.rows)  # Lambda lists no spot price
-    # gpu_8x_a100 does not say SXM4 or PCIe: skipped as ambiguous, counted.
+    # 8× H100 SXM5 at 23.92 USD/h = 2.99 per GPU-hour; 8× B200 SXM6 at 39.92 = 4.99.
+    assert by_instance["gpu_8x_h100_sxm5"].price_per_gpu_hour == pytest.approx(2.99)
+    b200 = by_instance["gpu_8x_b200_sxm6"]
+    assert (b200.gpu, b200.price_per_gpu_hour) == ("b200-hgx", pytest.approx(4.99))
+    # gpu_8x_a100 does not say SXM4 or PCIe: skipped as ambiguous, counted; GH200 is not in
+    # the catalog: counted too.
     assert "gpu_8x_a100" not in by_instance
-    assert parsed.unmapped["A100"] == 2 and parsed.unmapped["V100"] == 2
+    assert parsed.unmapped == {"A100": 2, "V100": 2, "GH200": 1}
 
 
 def test_malformed_rows_are_skipped_and_counted() -> None:
@@ -317,13 +322,13 @@ def test_refreshing_one_source_keeps_the_others_rows(
     with respx.mock:
         _mock_sources()
         code, out, _ = _refresh(capsys, "--source", "skypilot-aws")
-    assert code == 0 and "skypilot-lambda: 4 rows kept from the previous file" in out
+    assert code == 0 and "skypilot-lambda: 6 rows kept from the previous file" in out
     assert len(refreshed_files()) == 2
     latest = latest_refreshed_file()
     assert latest is not None and latest.name == "refreshed-20261215T090000Z.toml"
     rows = load_refreshed_rows(latest, set())
     lambda_rows = [r for r in rows if r.provider == "Lambda"]
-    assert len(lambda_rows) == 4 and {r.as_of for r in lambda_rows} == {"2026-12-13T21:04:52Z"}
+    assert len(lambda_rows) == 6 and {r.as_of for r in lambda_rows} == {"2026-12-13T21:04:52Z"}
 
 
 def test_bad_input_at_the_entry_points_is_refused_clearly(

@@ -60,6 +60,7 @@ RULES: tuple[GpuNameRule, ...] = (
     GpuNameRule("aws", "H200", "h200-sxm", "AWS p5e / p5en instances carry the H200 (141 GB)"),
     GpuNameRule("aws", "B200", "b200-hgx", "AWS p6-b200 instances are HGX B200 boards"),
     GpuNameRule("lambda", "A10", "a10", "Lambda gpu_1x_a10: NVIDIA A10 (24 GB)"),
+    GpuNameRule("lambda", "B200", "b200-hgx", "Lambda gpu_Nx_b200_sxm6: B200 SXM6 (HGX B200)"),
     GpuNameRule(
         "lambda",
         "A100-80GB",
