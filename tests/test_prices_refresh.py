@@ -321,8 +321,11 @@ def test_refreshing_one_source_keeps_the_others_rows(
     monkeypatch.setenv("GPU_SIZER_NOW", "2026-12-15T09:00:00Z")
     with respx.mock:
         _mock_sources()
-        code, out, _ = _refresh(capsys, "--source", "skypilot-aws")
-    assert code == 0 and "skypilot-lambda: 6 rows kept from the previous file" in out
+        code, out, _ = _refresh(capsys, "--source", "skypilot-aws", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["carried_over"] == {"skypilot-lambda": 6}
+    assert [s["name"] for s in report["sources"]] == ["skypilot-aws"]
+    assert report["fetched_at"] == "2026-12-15T09:00:00Z"
     assert len(refreshed_files()) == 2
     latest = latest_refreshed_file()
     assert latest is not None and latest.name == "refreshed-20261215T090000Z.toml"
