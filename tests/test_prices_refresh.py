@@ -389,3 +389,19 @@ def test_a_refreshed_row_cannot_reuse_a_catalog_id(tmp_path: Path) -> None:
 
     with pytest.raises(CatalogError, match="already used by the built-in catalog"):
         load_price_book(refreshed_file=path)
+
+
+def test_an_unwritable_data_directory_is_one_line_and_exit_1(
+    capsys: pytest.CaptureFixture[str],
+    pinned_clock: None,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    blocker = tmp_path / "not-a-directory"
+    blocker.write_text("a file where the data directory should be", encoding="utf-8")
+    monkeypatch.setenv("GPU_SIZER_DATA_DIR", str(blocker))
+    with respx.mock:
+        _mock_sources()
+        code, out, err = _refresh(capsys)
+    assert (code, out) == (1, "")
+    assert "cannot write the price file" in err and len(err.strip().splitlines()) == 1

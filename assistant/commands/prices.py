@@ -68,6 +68,14 @@ def _sources(names: list[str]) -> list[PriceSource]:
     return chosen
 
 
+def _int(value: object) -> int:
+    """A count read from a file on disk (0 when it is not one)."""
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0
+
+
 def _printable(text: object) -> str:
     """`text` without control characters (a file on disk may have been edited)."""
     return "".join(c if c.isprintable() else "?" for c in str(text))
@@ -144,8 +152,10 @@ def _source_line(name: str, read: int, written: int, as_of: str, basis: str) -> 
 
 
 def _skipped(skipped: Any, unmapped: Any) -> str:
-    parts = [f"{int(n):,} {_printable(reason)}" for reason, n in dict(skipped).items()]
-    names = ", ".join(f"{_printable(k)} ×{int(v):,}" for k, v in list(dict(unmapped).items())[:8])
+    skipped = skipped if isinstance(skipped, dict) else {}
+    unmapped = unmapped if isinstance(unmapped, dict) else {}
+    parts = [f"{_int(n):,} {_printable(reason)}" for reason, n in skipped.items()]
+    names = ", ".join(f"{_printable(k)} ×{_int(v):,}" for k, v in list(unmapped.items())[:8])
     text = "; ".join(parts) or "none"
     return text + (f" (accelerators: {names})" if names else "")
 
@@ -184,8 +194,8 @@ def _show(args: argparse.Namespace) -> int:
     for s in sources:
         line = _source_line(
             str(s.get("name", "?")),
-            int(s.get("rows_read", 0)),
-            int(s.get("rows_written", 0)),
+            _int(s.get("rows_read", 0)),
+            _int(s.get("rows_written", 0)),
             str(s.get("as_of", "?")),
             str(s.get("as_of_basis", "?")),
         )

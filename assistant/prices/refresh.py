@@ -24,6 +24,7 @@ from assistant.prices.store import (
     SourceSummary,
     latest_refreshed_file,
     read_header,
+    refreshed_dir,
     render,
     write_refreshed,
 )
@@ -147,9 +148,11 @@ def refresh_prices(
     try:
         path = write_refreshed(text, now, directory)
     except CatalogError as exc:
-        raise RefreshError(
-            f"the refreshed prices do not validate ({exc}); nothing written"
-        ) from None
+        message = f"the refreshed prices do not validate ({exc}); nothing written"
+        raise RefreshError(message) from None
+    except OSError as exc:
+        message = f"cannot write the price file in {directory or refreshed_dir()} ({exc})"
+        raise RefreshError(message) from None
     carried: dict[str, int] = {}
     for row in kept:
         name = (row.source_type or "").removeprefix(SOURCE_TYPE_PREFIX)
