@@ -178,20 +178,6 @@ def _cached_book(
     return load_price_book(user, refreshed_file=refreshed)
 
 
-def refreshed_notes(book: PriceBook) -> list[str]:
-    """What a result must say when refreshed prices took part: the file, how many rows, and
-    how many older rows of the same offers they superseded."""
-    if book.refreshed_file is None:
-        return []
-    note = f"refreshed prices from {book.refreshed_file}: {len(book.refreshed_ids)} rows"
-    if book.superseded_ids:
-        note += (
-            f"; {len(book.superseded_ids)} older row(s) of the same offers superseded "
-            f"({', '.join(book.superseded_ids[:5])}{', …' if len(book.superseded_ids) > 5 else ''})"
-        )
-    return [note]
-
-
 def run_cost_request(req: CostRequest) -> dict[str, Any]:
     """Price every option: serving rows, API comparison and break-even at the top level (the
     `tools.cost.ServingCostResult` fields), training jobs under `training`.
@@ -236,13 +222,11 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     if serving:
         result = compare_costs(serving, book, flt, profile, req.model_id, freshness)
         out.update(_with_rate(result.model_dump(mode="json"), rate_origin))
-        out["assumptions"] += refreshed_notes(book)
     if jobs:
         train = training_costs(
             jobs, book, flt, deadline_hours=req.deadline_hours, freshness=freshness
         )
         out["training"] = _with_rate(train.model_dump(mode="json"), rate_origin)
-        out["training"]["assumptions"] += refreshed_notes(book)
     return out
 
 

@@ -254,7 +254,7 @@ def test_cli_refresh_then_cost_prefers_the_fresher_row_and_shows_its_age(
     assert fresh["age"] == "3 h old"
     assert fresh["age_hours"] == pytest.approx(3 + 28 / 60 + 53 / 3600)
     assert fresh["as_of_time"] == "2026-12-14T05:31:07Z"
-    assert any("refreshed prices from" in n for n in result["notes"])
+    assert any("refreshed prices from" in a for a in result["assumptions"])
     # The table shows every price's age; stale rows say so and the rule is stated.
     assert main(["cost", "--gpu", "h100-sxm", "--count", "8"]) == 0
     table = capsys.readouterr().out

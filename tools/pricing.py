@@ -158,6 +158,22 @@ class PriceBook(BaseModel):
     )
 
 
+def book_notes(book: PriceBook) -> list[str]:
+    """What a result priced from `book` must say when refreshed prices took part: the file,
+    how many rows, and which older rows of the same offers they superseded."""
+    if book.refreshed_file is None:
+        return []
+    note = f"refreshed prices from {book.refreshed_file}: {len(book.refreshed_ids)} rows"
+    if book.superseded_ids:
+        shown = ", ".join(book.superseded_ids[:5])
+        more = ", …" if len(book.superseded_ids) > 5 else ""
+        note += (
+            f"; {len(book.superseded_ids)} older row(s) of the same offers superseded "
+            f"({shown}{more})"
+        )
+    return [note]
+
+
 def _check_references(path: Path, prices: list[PriceEntry], apis: list[ApiPriceEntry]) -> None:
     """Every gpu / model id must exist in the catalog, or it would silently never match."""
     catalog = get_catalog()

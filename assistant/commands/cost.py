@@ -24,7 +24,6 @@ from assistant.commands._args import (
     validated,
 )
 from assistant.commands._table import render_table
-from assistant.cost_tool import refreshed_notes
 from tools.catalog import get_catalog
 from tools.cost import (
     PriceFilter,
@@ -383,7 +382,6 @@ def run(args: argparse.Namespace) -> int:
     warnings = _staleness(result, train, book, today, args.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
-    notes += refreshed_notes(book)
     if args.json:
         print(json.dumps(_json(result, train, notes, warnings), indent=2))
     else:

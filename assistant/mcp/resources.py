@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from tools.catalog import get_catalog
-from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, format_age, is_fresh, price_age
+from tools.pricing import (
+    DEFAULT_MAX_PRICE_AGE_DAYS,
+    book_notes,
+    format_age,
+    is_fresh,
+    price_age,
+)
 
 MIME_TYPE = "application/json"
 
@@ -46,7 +52,7 @@ def _gpus() -> dict[str, Any]:
 
 def _prices() -> dict[str, Any]:
     from assistant.clock import now
-    from assistant.cost_tool import price_book, refreshed_notes
+    from assistant.cost_tool import price_book
 
     book = price_book()
     clock = now()
@@ -62,7 +68,7 @@ def _prices() -> dict[str, Any]:
         "units": "price_per_gpu_hour and price_per_instance_hour in `currency` per hour",
         "stale_rule": f"undated or older than {DEFAULT_MAX_PRICE_AGE_DAYS} days on "
         f"{clock.date().isoformat()}; superseded rows are history, never compared",
-        "notes": refreshed_notes(book),
+        "notes": book_notes(book),
     }
 
 

@@ -29,6 +29,7 @@ from tools.pricing import (
     PriceBook,
     PriceEntry,
     Tier,
+    book_notes,
     configuration_price_per_hour,
     format_age,
     per_gpu_quote_note,
@@ -230,5 +231,8 @@ def compare_costs(
         excluded=excluded,
         unconverted=unconverted,
         unconverted_note=unconverted_note(unconverted),
-        assumptions=serving_assumptions(profile, freshness, flt.eur_to_usd),
+        assumptions=[
+            *serving_assumptions(profile, freshness, flt.eur_to_usd),
+            *book_notes(book),
+        ],
     )

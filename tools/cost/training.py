@@ -14,6 +14,7 @@ from tools.pricing import (
     TIERS,
     PriceBook,
     PriceEntry,
+    book_notes,
     configuration_price_per_hour,
     per_gpu_quote_note,
     to_usd,
@@ -160,5 +161,6 @@ def training_costs(
             "a job on several machines runs over the network the offer names (instance name or "
             "notes); where none is named the row says 'interconnect not stated'",
             currency_assumption(flt.eur_to_usd),
+            *book_notes(book),
         ],
     )
