@@ -2,7 +2,11 @@
 
 Each subcommand lives in `assistant/commands/<name>.py` with `add_parser(subparsers)` and
 `run(args) -> int`; modules are imported lazily so `gpu-sizer memory` never loads Textual or
-openai. Exit codes: 0 ok, 1 runtime failure, 2 bad input (with a message naming the field).
+openai. Exit codes: 0 ok, 1 runtime failure (an unexpected error prints its traceback and one
+line saying so), 2 bad input (with a message naming the field).
+
+Everything a subcommand prints goes through `assistant.sanitize.CleanStream`: no model answer,
+tool string or file content can write a terminal escape sequence to stdout or stderr.
 """
 
 from __future__ import annotations
@@ -11,8 +15,12 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from types import ModuleType
 
+from assistant.sanitize import CleanStream
 from tools.errors import ToolInputError
 
 # name -> one-line help; the module assistant.commands.<name> provides add_parser/run.
@@ -69,6 +77,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     module = importlib.import_module(f"assistant.commands.{args.command}")
+    with _clean_stdio():
+        return _run_command(module, args)
+
+
+@contextmanager
+def _clean_stdio() -> Iterator[None]:
+    """stdout and stderr cleaned of control sequences while a subcommand runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = CleanStream(sys.stdout), CleanStream(sys.stderr)
+    try:
+        yield
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            # OSError: the reader left; ValueError: the stream is closed. Nothing more to say.
+            with suppress(OSError, ValueError):
+                stream.flush()
+        sys.stdout, sys.stderr = saved
+
+
+def _run_command(module: ModuleType, args: argparse.Namespace) -> int:
     try:
         code: int = module.run(args)
     except ToolInputError as exc:
@@ -84,6 +112,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+    except Exception as exc:  # a bug: keep the traceback (for a report) and say it plainly
+        traceback.print_exc(file=sys.stderr)
+        print(
+            f"gpu-sizer {args.command}: internal error ({type(exc).__name__}: {exc})",
+            file=sys.stderr,
+        )
+        return 1
     return code
 
 

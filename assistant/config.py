@@ -9,27 +9,36 @@ set for other tools, so the gpu-sizer-specific file overrides them.
 The API key itself is never part of `Settings`: the file names the environment variable that holds
 it (`api_key_env`, default `OPENAI_API_KEY`) and `resolve_api_key` reads it at request time, so
 the key cannot be saved, logged or shown through this object. No endpoint configured → offline.
+
+Credentials in the base URL (`http://user:secret@host/v1`) are split off before the URL is used
+(`effective_base_url` never has them; `shown_base_url` masks them) and follow the key's rules:
+`resolve_url_credentials` withholds them over plain http to a non-loopback host unless
+`allow_insecure_key`. They are never written to config.toml (`assistant.config_file`).
 """
 
 from __future__ import annotations
 
 import argparse
 import ipaddress
-import json
 import math
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from assistant.atomic_write import write_text_atomic
+# DEFAULT_KEYBINDINGS is re-exported: callers read it from here.
+from assistant.keybindings import DEFAULT_KEYBINDINGS as DEFAULT_KEYBINDINGS
+from assistant.keybindings import check_keybindings
+from assistant.redact import UrlCredentials, redact_url, split_credentials
+from assistant.sanitize import has_control
 from tools.errors import ToolInputError
+from tools.safe_files import read_text
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """The endpoint `OPENAI_API_KEY` belongs to by default; other endpoints need explicit consent."""
@@ -39,22 +48,8 @@ KEYLESS_PLACEHOLDER = "no-key"
 """Sent when no key is configured: `api_key=None` would make openai read OPENAI_API_KEY itself."""
 
 CONFIG_FILE_NAME = "config.toml"
-
-DEFAULT_KEYBINDINGS: dict[str, str] = {
-    "send": "enter",
-    "newline": "shift+enter,ctrl+j",
-    "cancel": "escape",
-    "quit": "ctrl+q",
-    "new_session": "ctrl+n",
-    "open_session": "ctrl+o",
-    "save_session": "ctrl+s",
-    "save_proposal": "ctrl+e",
-    "toggle_details": "ctrl+d",
-    "copy_answer": "ctrl+y",
-    "help": "f1",
-    "settings": "f2",
-}
-"""Action → Textual key string; the app binds from this table so users can remap keys."""
+CONFIG_MAX_BYTES = 2**20
+"""Largest config.toml read (1 MiB; a real one is a few hundred bytes)."""
 
 
 class Capabilities(BaseModel):
@@ -117,10 +112,43 @@ class Settings(BaseModel):
     """Per-endpoint capability switches, keyed by base URL (normalised, no trailing slash)."""
     keybindings: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_KEYBINDINGS))
 
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        # A repr reaches logs and tracebacks: the base URL's credentials are masked there too.
+        for name, value in super().__repr_args__():
+            yield name, (redact_url(value) if name == "base_url" and value else value)
+
+    @field_validator("base_url", "model", "api_key_env")
+    @classmethod
+    def _no_control_characters(cls, value: str | None) -> str | None:
+        # These are shown in the header and notices: a control sequence would reach the
+        # terminal (assistant.sanitize), so it is refused where it comes in.
+        if value is not None and has_control(value):
+            raise ValueError("contains control characters (escape sequences are not allowed)")
+        return value
+
+    @field_validator("keybindings")
+    @classmethod
+    def _known_actions_and_keys(cls, value: dict[str, str]) -> dict[str, str]:
+        # A [keybindings] table lists what the user remapped; the rest keep their defaults.
+        check_keybindings(value)
+        return {**DEFAULT_KEYBINDINGS, **value}
+
     @property
     def effective_base_url(self) -> str:
-        """The endpoint requests go to: `base_url`, or OpenAI's when none is set."""
-        return normalize_url(self.base_url) if self.base_url else DEFAULT_BASE_URL
+        """The endpoint requests go to: `base_url` without any credentials, or OpenAI's."""
+        if not self.base_url:
+            return DEFAULT_BASE_URL
+        return normalize_url(split_credentials(normalize_url(self.base_url))[0])
+
+    @property
+    def shown_base_url(self) -> str:
+        """The endpoint as shown to people: credentials in it replaced by `***`."""
+        return redact_url(normalize_url(self.base_url)) if self.base_url else DEFAULT_BASE_URL
+
+    @property
+    def url_credentials(self) -> UrlCredentials | None:
+        """The `user:password` given in `base_url`, if any (see resolve_url_credentials)."""
+        return split_credentials(normalize_url(self.base_url))[1] if self.base_url else None
 
     @property
     def capabilities(self) -> Capabilities:
@@ -195,12 +223,21 @@ def _rate(text: str, name: str) -> float:
     return value
 
 
+def read_config_text(path: Path) -> str | None:
+    """The text of config.toml, or None when there is none. A FIFO, a device, a huge file or
+    bytes that are not UTF-8 are a ToolInputError naming the file, never a blocked read."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    return read_text(path, str(path), CONFIG_MAX_BYTES, "config.toml")
+
+
 def _read_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+    text = read_config_text(path)
+    if text is None:
         return {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ToolInputError(str(path), f"not valid TOML ({exc})") from exc
     for secret in ("api_key", "key", "openai_api_key"):
         if secret in data:
@@ -213,7 +250,8 @@ def _read_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def _validate(values: Mapping[str, Any], origin: str) -> Settings:
+def validate_settings(values: Mapping[str, Any], origin: str) -> Settings:
+    """`values` as Settings; ToolInputError naming `origin` and the field when they are not."""
     try:
         return Settings.model_validate(dict(values))
     except ValidationError as exc:
@@ -222,7 +260,8 @@ def _validate(values: Mapping[str, Any], origin: str) -> Settings:
         allowed = (
             ", ".join(sorted(Settings.model_fields)) if err["type"] == "extra_forbidden" else None
         )
-        raise ToolInputError(f"{origin}: {field}", err["msg"], allowed=allowed) from exc
+        problem = str(err["msg"]).removeprefix("Value error, ")
+        raise ToolInputError(f"{origin}: {field}", problem, allowed=allowed) from exc
 
 
 def load_config(
@@ -238,47 +277,12 @@ def load_config(
     file_path = path if path is not None else config_path(environ)
     merged: dict[str, Any] = _from_env(environ)
     merged.update(_read_file(file_path))
-    _validate(merged, str(file_path))
+    validate_settings(merged, str(file_path))
     merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
-    settings = _validate(merged, "command line")
+    settings = validate_settings(merged, "command line")
     if settings.base_url is not None:
         settings.base_url = normalize_url(settings.base_url)
     return settings
-
-
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, str):
-        # A JSON string with ASCII escapes is a valid TOML basic string.
-        return json.dumps(value)
-    raise TypeError(f"cannot write {type(value).__name__} to config.toml")
-
-
-def to_toml(settings: Settings) -> str:
-    """Serialise settings as TOML (scalars first, then one table per mapping)."""
-    data = settings.model_dump(exclude_none=True)
-    lines = ["# gpu-sizer settings. The API key is NOT stored here: see api_key_env.", ""]
-    tables: list[str] = []
-    for key, value in data.items():
-        if key == "endpoints":
-            for url, caps in value.items():
-                tables.append(f"\n[endpoints.{json.dumps(url)}]")
-                tables.extend(f"{k} = {_toml_value(v)}" for k, v in caps.items())
-        elif isinstance(value, dict):
-            tables.append(f"\n[{key}]")
-            tables.extend(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in value.items())
-        else:
-            lines.append(f"{key} = {_toml_value(value)}")
-    return "\n".join(lines + tables) + "\n"
-
-
-def save_config(settings: Settings, path: Path | None = None) -> Path:
-    """Write settings to config.toml atomically (temp file + rename); returns the path."""
-    target = path if path is not None else config_path()
-    return write_text_atomic(target, to_toml(settings))
 
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:
@@ -380,3 +384,27 @@ def resolve_api_key(settings: Settings, env: Mapping[str, str] | None = None) ->
             "allow_insecure_key = true",
         )
     return ResolvedKey(key)
+
+
+def resolve_url_credentials(
+    settings: Settings,
+) -> tuple[UrlCredentials | None, str | None]:
+    """The base URL's credentials if they may be sent, and why they were withheld if not.
+
+    Credentials written into the URL were given for that host, so the OpenAI-key consent rule
+    does not apply; the plain-http rule does: never over http to a non-loopback host unless
+    `allow_insecure_key` (the same switch the key obeys)."""
+    credentials = settings.url_credentials
+    if credentials is None:
+        return None, None
+    parts = urlsplit(settings.effective_base_url)
+    if (
+        parts.scheme == "http"
+        and not is_loopback(parts.hostname or "")
+        and not (settings.allow_insecure_key)
+    ):
+        return None, (
+            f"the credentials in the base URL are not sent over plain http to {parts.hostname}; "
+            "use https or set allow_insecure_key = true"
+        )
+    return credentials, None

@@ -7,12 +7,18 @@ Each module exposes `run() -> dict`. Conventional keys the summary understands:
 - "claims": [{"claim", "ours", "holds", "source"}] for published bounds
 - "llm": {name: value} for token and round-trip counts
 - "measurements": {name: value} for anything else worth a line in the summary
+- "reliability": [{"suite", "cases", "failures", "counts"}] for generated-input suites (cases
+  tried, and how many failed in the way `counts` names: crashes, data lost, secrets leaked...)
 Anything else is kept in the JSON file only.
+
+`python -m bench.run AREA...` runs only those areas; the summary still covers every area, the
+others read from their last results file.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import platform
 import sys
 import time
@@ -108,6 +114,19 @@ def summarize(results: dict[str, dict[str, Any]]) -> str:
             lines += [f"## {title}", "", "| area | measurement | value |", "|---|---|---|"]
             lines += [f"| {a} | {n} | {_fmt(v)} |" for a, n, v in rows]
             lines.append("")
+    reliability = [(a, r) for a, res in results.items() for r in res.get("reliability", [])]
+    if reliability:
+        lines += [
+            "## Reliability (generated inputs)",
+            "",
+            "| area | suite | cases | failures | a failure is |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {a} | {r['suite']} | {_fmt(r['cases'])} | {_fmt(r['failures'])} | {r['counts']} |"
+            for a, r in reliability
+        ]
+        lines.append("")
     failed = [a for a, res in results.items() if "error" in res]
     if failed:
         lines += ["## Failed benchmarks", ""]
@@ -128,10 +147,16 @@ def main(argv: list[str] | None = None) -> int:
         except Exception:
             data = {"error": traceback.format_exc()}
         data["elapsed_s"] = round(time.perf_counter() - start, 2)
-        results[area] = data
+        # Keys sorted as in the results file, so a summary is the same whether an area was
+        # run now or read back from its file.
+        results[area] = json.loads(json.dumps(data, sort_keys=True))
         write_result(area, data)
         print(f"bench: {area} done in {data['elapsed_s']} s", flush=True)
-    summary = summarize(results)
+    for area in discover():
+        stored = RESULTS_DIR / f"{area}.json"
+        if area not in results and stored.is_file():
+            results[area] = json.loads(stored.read_text(encoding="utf-8"))
+    summary = summarize(dict(sorted(results.items())))
     (RESULTS_DIR / "SUMMARY.md").write_text(summary + "\n", encoding="utf-8")
     print(summary)
     return 1 if any("error" in r for r in results.values()) else 0

@@ -18,8 +18,8 @@ from assistant.config import (
     load_config,
     overrides_from_args,
     resolve_api_key,
-    save_config,
 )
+from assistant.config_file import save_config_changes, settings_changes
 from tools.errors import ToolInputError
 
 SECRET = "sk-test-DO-NOT-LEAK-1234567890"
@@ -97,13 +97,12 @@ def test_api_key_in_file_is_refused(tmp_path: Path) -> None:
 
 def test_save_roundtrip_and_no_key_in_file(tmp_path: Path) -> None:
     env = _env(tmp_path, OPENAI_API_KEY=SECRET)
-    settings = load_config(
-        {"base_url": "http://localhost:8080/v1", "model": "qwen3:8b", "allow_insecure_key": True},
-        env=env,
-    )
-    settings = settings.with_capabilities(Capabilities(tools=False, stream_options=False))
-    settings.keybindings["quit"] = "ctrl+x"
-    path = save_config(settings, config_path(env))
+    before = load_config(env=env)
+    settings = before.model_copy(
+        update={"base_url": "http://localhost:8080/v1", "model": "qwen3:8b"}
+    ).with_capabilities(Capabilities(tools=False, stream_options=False))
+    settings.keybindings = {**settings.keybindings, "quit": "ctrl+x"}
+    path = save_config_changes(settings_changes(before, settings), config_path(env))
     text = path.read_text()
     assert SECRET not in text
     assert tomllib.loads(text)["endpoints"]["http://localhost:8080/v1"]["tools"] is False
@@ -202,5 +201,5 @@ def test_bad_eur_to_usd_in_file_names_the_field(tmp_path: Path) -> None:
 
 
 def test_eur_to_usd_round_trips_through_the_file(tmp_path: Path) -> None:
-    path = save_config(Settings(eur_to_usd=1.08), tmp_path / "config.toml")
+    path = save_config_changes({"eur_to_usd": 1.08}, tmp_path / "config.toml")
     assert tomllib.loads(path.read_text(encoding="utf-8"))["eur_to_usd"] == 1.08

@@ -480,9 +480,9 @@ def test_key_never_in_saved_or_logged_output(
 
         events = asyncio.run(_collect(eng, conv))
     assert route.calls[0].request.headers["authorization"] == f"Bearer {secret}"
-    from assistant.config import save_config
+    from assistant.config_file import save_config_changes, settings_changes
 
-    path = save_config(settings, tmp_path / "config.toml")
+    path = save_config_changes(settings_changes(Settings(), settings), tmp_path / "config.toml")
     dumped = (
         conv.model_dump_json() + repr(events) + path.read_text() + caplog.text + repr(eng.settings)
     )

@@ -75,15 +75,16 @@ def test_failed_write_keeps_previous_version(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["abc123.json"]
 
 
-def test_list_sorted_newest_first_and_skips_corrupt_files(tmp_path: Path) -> None:
+def test_list_sorted_newest_first_with_corrupt_files_last(tmp_path: Path) -> None:
     old = Conversation(id="old", updated="2026-01-01T00:00:00+00:00", title="old one")
     new = Conversation(id="new", updated="2026-02-01T00:00:00+00:00", title="new one")
     sessions.save_session(old, tmp_path)
     sessions.save_session(new, tmp_path)
     (tmp_path / "broken.json").write_text("{not json", encoding="utf-8")
     listed = sessions.list_sessions(tmp_path)
-    assert [s.id for s in listed] == ["new", "old"]
-    assert listed[0].title == "new one"
+    assert [s.path.name for s in listed] == ["new.json", "old.json", "broken.json"]
+    assert listed[0].title == "new one" and listed[0].problem is None
+    assert listed[2].problem is not None and "corrupt" in listed[2].problem
 
 
 def test_list_of_missing_directory_is_empty(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Header
 from textual.worker import Worker
@@ -27,25 +28,31 @@ from assistant.app.widgets.chat_log import ChatLog
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.status_bar import StatusBar
 from assistant.app.widgets.tool_card import ToolCard
-from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url
+from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url, validate_settings
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
-from assistant.sessions import data_dir, load_session, save_session
+from assistant.keybindings import keys_of
+from assistant.sanitize import clean_text
+from assistant.session_store import FileStamp, SessionStore
+from assistant.sessions import data_dir, session_path
 from tools.errors import ToolInputError
 
 EngineFactory = Callable[[Settings], Engine]
 
+PROMPT_ACTIONS = frozenset({"send", "newline"})
+"""Remappable actions the prompt widget binds itself (not app bindings)."""
+
 
 def header_subtitle(engine: Engine, settings: Settings | None) -> str:
-    """Mode, model and endpoint for the header."""
+    """Mode, model and endpoint for the header (the endpoint without any credentials)."""
     mode = "LLM" if engine.mode == "llm" else "offline"
     if engine.mode == "offline" or settings is None:
         # Engine labels may already start with their mode ("offline · built-in ...").
         label = engine.label
         for prefix in (f"{engine.mode} · ", f"{mode} · "):
             label = label.removeprefix(prefix)
-        return f"{mode} · {label}"
-    return f"LLM · {settings.model or '?'} @ {settings.effective_base_url}"
+        return clean_text(f"{mode} · {label}")
+    return clean_text(f"LLM · {settings.model or '?'} @ {settings.shown_base_url}")
 
 
 def key_label(key: str) -> str:
@@ -63,6 +70,8 @@ class GpuSizerApp(App[None]):
     # Priority: these must work while the prompt (a TextArea with its own Ctrl keys) has focus.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel_turn", "Cancel answer", id="cancel"),
+        # Textual's own ctrl+q binding has no id, so a remapped "quit" would be ignored.
+        Binding("ctrl+q", "quit", "Quit", id="quit", priority=True, show=False),
         Binding("ctrl+n", "new_chat", "New chat", id="new_session", priority=True),
         Binding("ctrl+s", "save_session", "Save session", id="save_session", priority=True),
         Binding("ctrl+o", "open_sessions", "Open session", id="open_session", priority=True),
@@ -87,10 +96,29 @@ class GpuSizerApp(App[None]):
         self.settings = settings
         self.engine_factory = engine_factory
         self.sessions_directory = sessions_directory
+        self.store = SessionStore(sessions_directory)
         self.config_file = config_file
         self.conversation = conversation or self._fresh_conversation()
+        if conversation is not None:
+            # Handed in just after being read: its file as it is now is the version we hold.
+            self.store.track(conversation.id, FileStamp.of(self._session_file(conversation.id)))
         self._sent_text = ""
         self._turn: Worker[None] | None = None
+
+    def _fatal_error(self) -> None:
+        """An unhandled error's traceback, printed once the terminal is restored — without the
+        local variables Textual shows by default: they can hold the API key, URL credentials
+        or a whole conversation. (Overrides a private Textual hook; `main.finish` adds the
+        line saying what happened and where the session was saved.)"""
+        from rich.segment import Segments
+        from rich.traceback import Traceback
+
+        self.bell()
+        traceback = Traceback(show_locals=False, width=None)
+        self._exit_renderables.append(
+            Segments(self.console.render(traceback, self.console.options))
+        )
+        self._close_messages_no_wait()
 
     def _fresh_conversation(self) -> Conversation:
         model = self.settings.model if self.settings and self.engine.mode == "llm" else None
@@ -110,6 +138,11 @@ class GpuSizerApp(App[None]):
             await self.chat_log.restore(self.conversation)
 
     def _apply_keymap(self) -> None:
+        # Every remappable action must have a binding with its id, or a remap would be
+        # ignored without a word (tests/test_keybindings.py checks the table against this).
+        unbound = set(DEFAULT_KEYBINDINGS) - PROMPT_ACTIONS - self.binding_ids()
+        if unbound:
+            self.say(f"Key bindings not applied for: {', '.join(sorted(unbound))}", "warning")
         if self.settings is None:
             return
         # Only entries the user changed from DEFAULT_KEYBINDINGS (the same keys the bindings
@@ -121,11 +154,15 @@ class GpuSizerApp(App[None]):
         }
         prompt = self.prompt
         if "send" in changed:
-            prompt.send_keys = frozenset(changed.pop("send").split(","))
+            prompt.send_keys = frozenset(keys_of(changed.pop("send")))
         if "newline" in changed:
-            prompt.newline_keys = frozenset(changed.pop("newline").split(","))
+            prompt.newline_keys = frozenset(keys_of(changed.pop("newline")))
         if changed:
             self.set_keymap(changed)
+
+    def binding_ids(self) -> set[str]:
+        """Ids of the app's own bindings (what `set_keymap` can remap)."""
+        return {b.id for b in self.BINDINGS if isinstance(b, Binding) and b.id}
 
     @property
     def chat_log(self) -> ChatLog:
@@ -143,17 +180,24 @@ class GpuSizerApp(App[None]):
     def turn_running(self) -> bool:
         return self._turn is not None and self._turn.is_running
 
+    def say(self, message: str, severity: SeverityLevel = "information", **kw: Any) -> None:
+        """A toast with text that may hold outside words (a title, a path, a server's error):
+        cleaned of control sequences and shown literally, never parsed as markup (a stray
+        '[/]' would raise, '[@click=...]' would add an action)."""
+        self.notify(clean_text(message), severity=severity, markup=False, **kw)
+
     # ---- sending ------------------------------------------------------------------------
     @on(PromptInput.Submitted)
     async def _on_submitted(self, event: PromptInput.Submitted) -> None:
-        text = event.text
+        # Pasted text can hold escape sequences: they are never echoed, stored or sent.
+        text = clean_text(event.text)
         if commands.is_slash_command(text):
             self.prompt.clear()
             try:
                 await commands.run_slash(self, text)
             except ToolInputError as exc:
                 self.prompt.restore(text)
-                self.notify(exc.message, severity="error")
+                self.say(exc.message, severity="error")
             return
         if self.turn_running:
             self.notify("An answer is still running: Esc cancels it.", severity="warning")
@@ -162,11 +206,13 @@ class GpuSizerApp(App[None]):
 
     def send(self, text: str) -> None:
         """Persist the user's message, clear the prompt, and start the turn."""
+        text = clean_text(text)  # also when called directly, not from the prompt
         # The message is on disk before any request goes out: save a copy that already holds
         # it (the engine appends the same message to the live conversation itself).
         pending = self.conversation.model_copy(deep=True)
         pending.add({"role": "user", "content": text})
         self._save(pending)
+        self.conversation.id = pending.id  # a new id when the save had to fork
         self._sent_text = text
         self.prompt.clear()
         self._turn = self._run_turn(text)
@@ -178,32 +224,50 @@ class GpuSizerApp(App[None]):
         try:
             outcome = await presenter.run(self.engine, self.conversation, text)
         except BaseException as exc:
-            # Cancelled (Esc) or crashed: keep what the engine appended, give the text back.
+            # Cancelled (Esc) or crashed: keep what the engine appended (every tool call
+            # answered, so the next request is valid), give the text back.
+            self.conversation.repair()
             self._save(self.conversation)
             self._give_back_prompt()
             if not isinstance(exc, Exception):
                 raise
-            await self.chat_log.add_notice(f"The turn failed: {exc!r}", "error")
-            self.notify(f"The turn failed: {exc}", severity="error")
+            await self.chat_log.add_notice(clean_text(f"The turn failed: {exc!r}"), "error")
+            self.say(f"The turn failed: {exc}", severity="error")
             return
         self.conversation = outcome.conversation
+        self.conversation.repair()
         self._save(self.conversation)
         if outcome.errors:
             self._give_back_prompt()
-            self.notify(outcome.errors[-1].message, severity="error", timeout=10)
+            self.say(outcome.errors[-1].message, severity="error", timeout=10)
 
     def _give_back_prompt(self) -> None:
         # Nothing typed is lost: restore the sent text unless the user already typed anew.
         if not self.prompt.text.strip():
             self.prompt.restore(self._sent_text)
 
-    def _save(self, conversation: Conversation) -> None:
+    def _session_file(self, session_id: str) -> Path:
+        return session_path(session_id, self.sessions_directory)
+
+    def _save(self, conversation: Conversation) -> bool:
+        """Save through the store; False (and an error toast) when it could not be written.
+        When another instance changed this session's file, the chat continues as a new
+        session and the user is told (nothing is overwritten)."""
         try:
-            path = save_session(conversation, self.sessions_directory)
-        except OSError as exc:
-            self.notify(f"Session not saved: {exc}", severity="error")
-            return
-        self.status.saved = f"saved {path.stem}"
+            saved = self.store.save(conversation)
+        except (OSError, ToolInputError) as exc:
+            self.say(f"Session not saved: {exc}", severity="error", timeout=10)
+            self.status.saved = "not saved"
+            return False
+        if saved.forked_from is not None:
+            self.say(
+                f"Another gpu-sizer window saved session {saved.forked_from} meanwhile: this chat "
+                f"now continues as session {conversation.id} (both are kept).",
+                severity="warning",
+                timeout=15,
+            )
+        self.status.saved = f"saved {saved.path.stem}"
+        return True
 
     # ---- actions (keys, palette, slash commands) ----------------------------------------
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -231,24 +295,29 @@ class GpuSizerApp(App[None]):
         self.prompt.focus()
 
     def action_save_session(self) -> None:
-        self._save(self.conversation)
-        self.notify(f"Session saved ({self.conversation.id}).")
+        if self._save(self.conversation):
+            self.say(f"Session saved ({self.conversation.id}).")
 
     def action_open_sessions(self) -> None:
         self.push_screen(SessionsScreen(self.sessions_directory), self._open_session)
 
-    async def _open_session(self, session_id: str | None) -> None:
-        if not session_id:
+    async def _open_session(self, path: Path | None) -> None:
+        if path is None:
+            return
+        if self.turn_running:
+            self.say("Cancel the running answer first (Esc).", severity="warning")
             return
         try:
-            conversation = load_session(session_id, self.sessions_directory)
+            loaded = self.store.open(path)
         except ToolInputError as exc:
-            self.notify(exc.message, severity="error")
+            self.say(exc.message, severity="error")
             return
-        self.conversation = conversation
+        self.conversation = loaded.conversation
         self.status.reset_usage()
-        await self.chat_log.restore(conversation)
-        self.notify(f"Reopened “{conversation.title or conversation.id}”.")
+        await self.chat_log.restore(loaded.conversation)
+        if loaded.problems:
+            await self.chat_log.add_notice(session_problems_text(loaded.problems), "warning")
+        self.say(f"Reopened “{loaded.conversation.title or loaded.conversation.id}”.")
 
     def action_export_proposal(self) -> None:
         self.export_proposal()
@@ -261,16 +330,16 @@ class GpuSizerApp(App[None]):
         from assistant.proposal import write_proposal  # lazy: keeps first paint fast
 
         if not any(m.get("role") == "tool" for m in self.conversation.messages):
-            self.notify("Nothing to export yet: ask a sizing question first.", severity="warning")
+            self.say("Nothing to export yet: ask a sizing question first.", severity="warning")
             return
         target = Path(path) if path else data_dir() / "proposals" / f"{self.conversation.id}.md"
         self._save(self.conversation)
         try:
             written = write_proposal(self.conversation, target, force=not path)
         except (ToolInputError, OSError) as exc:
-            self.notify(f"Proposal not written: {exc}", severity="error")
+            self.say(f"Proposal not written: {exc}", severity="error")
             return
-        self.notify(f"Proposal written to {written}.")
+        self.say(f"Proposal written to {written}.")
 
     def action_copy_answer(self) -> None:
         answer = self.chat_log.last_answer()
@@ -316,11 +385,16 @@ class GpuSizerApp(App[None]):
     def _apply_settings(self, settings: Settings | None) -> None:
         if settings is None:
             return
-        self.settings = settings
         if self.engine_factory is not None:
-            self.engine = self.engine_factory(settings)
+            try:
+                engine = self.engine_factory(settings)
+            except Exception as exc:  # a client the settings cannot build: keep the old one
+                self.say(f"Settings not applied: {exc}", severity="error", timeout=10)
+                return
+            self.engine = engine
             self.conversation.mode = self.engine.mode
             self.conversation.model = settings.model if self.engine.mode == "llm" else None
+        self.settings = settings
         self.sub_title = header_subtitle(self.engine, settings)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -341,10 +415,13 @@ class GpuSizerApp(App[None]):
         self.action_save_session()
 
     async def cmd_load(self, argument: str) -> None:
-        if argument:
-            await self._open_session(argument)
-        else:
+        if not argument:
             self.action_open_sessions()
+            return
+        path = self._session_file(argument)  # ToolInputError for an id that is no file name
+        if not path.exists():
+            raise ToolInputError("session", f"no saved session with id {argument!r}")
+        await self._open_session(path)
 
     async def cmd_export(self, argument: str) -> None:
         self.export_proposal(argument)
@@ -361,9 +438,10 @@ class GpuSizerApp(App[None]):
     async def _change_settings(self, **update: Any) -> None:
         if self.settings is None:
             raise ToolInputError("settings", "this app was started without settings to change")
-        settings = Settings.model_validate({**self.settings.model_dump(), **update})
+        # ToolInputError naming the field (shown as a toast), never a pydantic traceback.
+        settings = validate_settings({**self.settings.model_dump(), **update}, "settings")
         self._apply_settings(settings)
-        self.notify(f"Now using: {self.sub_title}")
+        self.say(f"Now using: {self.sub_title}")
 
     async def cmd_model(self, argument: str) -> None:
         if not argument:
@@ -399,3 +477,12 @@ class GpuSizerApp(App[None]):
 def commands_modal_types() -> tuple[type[Screen[Any]], ...]:
     """Screens under which the chat's keys are inactive."""
     return (HelpScreen, SessionsScreen, SettingsScreen)
+
+
+def session_problems_text(problems: list[str], shown: int = 5) -> str:
+    """The notice under a reopened session that had to be repaired: what, in a few lines."""
+    lines = [f"This session file needed repairs ({len(problems)}); nothing else was changed:"]
+    lines += [f"• {problem}" for problem in problems[:shown]]
+    if len(problems) > shown:
+        lines.append(f"• … and {len(problems) - shown} more")
+    return "\n".join(lines)

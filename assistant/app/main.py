@@ -1,15 +1,24 @@
-"""`gpu-sizer` with no arguments: load settings, pick the engine, run the chat app."""
+"""`gpu-sizer` with no arguments: load settings, pick the engine, run the chat app.
+
+Exit codes: 0 after a normal quit, 2 for an invalid config file or flag, 1 when the app stopped
+on an unhandled error. Textual prints that error's traceback once the terminal is restored;
+`finish` then saves the conversation (nothing typed is lost) and adds one line saying what
+happened and where the session is, so the message is still on screen after the app is gone.
+"""
 
 from __future__ import annotations
 
 import importlib
 import sys
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from assistant.config import Settings, load_config
 from assistant.engine_base import Engine
 from tools.errors import ToolInputError
+
+if TYPE_CHECKING:
+    from assistant.app.app import GpuSizerApp
 
 
 class EngineUnavailable(RuntimeError):
@@ -48,5 +57,24 @@ def run_app(overrides: Mapping[str, Any] | None = None) -> int:
         return 1
     from assistant.app.app import GpuSizerApp
 
-    GpuSizerApp(engine, settings, engine_factory=build_engine).run()
-    return 0
+    app = GpuSizerApp(engine, settings, engine_factory=build_engine)
+    app.run()
+    return finish(app, sys.stderr)
+
+
+def finish(app: GpuSizerApp, stderr: TextIO) -> int:
+    """The exit code of a finished app run (never 0 after an unhandled error); after an error
+    the conversation is saved and one line on `stderr` says so."""
+    code = app.return_code or 0
+    if code == 0:
+        return 0
+    where = "nothing to save"
+    if app.conversation.messages:
+        app.conversation.repair()
+        try:
+            saved = app.store.save(app.conversation)
+            where = f"the conversation is saved as session {saved.path.stem}"
+        except (OSError, ToolInputError) as exc:
+            where = f"the conversation could not be saved ({exc})"
+    print(f"gpu-sizer: the app stopped on an error (exit {code}); {where}.", file=stderr)
+    return code

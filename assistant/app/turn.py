@@ -24,6 +24,7 @@ from assistant.events import (
     ToolResult,
     UsageReport,
 )
+from assistant.turn_stream import clean_events
 
 
 @dataclass
@@ -73,7 +74,8 @@ class TurnPresenter:
         outcome = TurnOutcome(conversation)
         self.status.state = "thinking…"
         try:
-            async for event in engine.run_turn(conversation, text):
+            # Cleaned of control sequences before anything reaches a widget.
+            async for event in clean_events(engine.run_turn(conversation, text)):
                 await self._apply(event, outcome)
         except asyncio.CancelledError:
             await self._finish_segments(None, (), cancelled=True)

@@ -21,6 +21,8 @@ from assistant.commands._args import positive_number
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from assistant.sanitize import clean_text
+from assistant.turn_stream import clean_events
 from tools.errors import ToolInputError
 
 
@@ -77,7 +79,7 @@ async def _run_turn(
     done: Done | None = None
     events: list[Any] = []
     text, shown = "", 0
-    async for event in engine.run_turn(conversation, question):
+    async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
         if isinstance(event, TextDelta) and stream:
             text += event.text
@@ -127,7 +129,8 @@ def _after_answer(text: str, details: bool) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Answer one question; exit 0, or 1 when the turn ended in an error."""
-    question = " ".join(args.question).strip()
+    # A pasted question can hold escape sequences: never echoed, stored or sent.
+    question = clean_text(" ".join(args.question)).strip()
     if not question:
         raise ToolInputError("question", "is empty", "a sizing question in plain language")
     if args.proposal and Path(args.proposal).exists() and not args.force:

@@ -8,6 +8,7 @@ stdout carries the protocol only; diagnostics go to stderr.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -22,5 +23,10 @@ def run(args: argparse.Namespace) -> int:
 
     from assistant.mcp.server import serve_stdio
 
+    # stdout is the protocol channel: JSON-RPC lines (a control character in a string arrives
+    # escaped, never raw), read by the client, not a terminal. The dispatcher's cleaning
+    # wrapper has no binary buffer, so the SDK gets the process's own stdout; the dispatcher
+    # puts its wrapper back afterwards. stderr stays cleaned.
+    sys.stdout = sys.__stdout__
     anyio.run(serve_stdio)
     return 0

@@ -22,6 +22,7 @@ from typing import Any
 from assistant.commands._args import positive_number
 from assistant.prices.fetch import DEFAULT_TIMEOUT_S
 from assistant.prices.sources import SOURCES, PriceSource, source_named
+from assistant.sanitize import clean_text
 from tools.errors import ToolInputError
 
 
@@ -77,8 +78,8 @@ def _int(value: object) -> int:
 
 
 def _printable(text: object) -> str:
-    """`text` without control characters (a file on disk may have been edited)."""
-    return "".join(c if c.isprintable() else "?" for c in str(text))
+    """`text` as one clean line (a file on disk may have been edited)."""
+    return " ".join(clean_text(str(text)).split())
 
 
 def _in_use() -> str:

@@ -12,11 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from assistant.conversation import Conversation
 from assistant.proposal import FORMATS, format_for_path, render_proposal, write_proposal
-from assistant.sessions import load_session
+from assistant.sessions import load_session, read_conversation_file
 from tools.errors import ToolInputError
 
 
@@ -41,16 +39,19 @@ def add_parser(subparsers: Any, help_text: str) -> None:
 
 
 def _load_json(path: Path) -> Conversation:
-    if not path.is_file():
-        raise ToolInputError("from-json", f"{path} does not exist or is not a file")
+    """A conversation file read as a session (regular file, size cap, messages checked and
+    cleaned: assistant.sessions.read_conversation_file); what it skipped is said on stderr."""
     try:
-        return Conversation.model_validate_json(path.read_text(encoding="utf-8"))
-    except (ValidationError, OSError, UnicodeDecodeError) as exc:
+        loaded = read_conversation_file(path)
+    except ToolInputError as exc:
         raise ToolInputError(
             "from-json",
-            f"{path} is not a conversation JSON file ({type(exc).__name__})",
+            f"{exc.problem} — not a conversation JSON file",
             "a session file as saved by gpu-sizer (id, messages, ...)",
         ) from exc
+    for problem in loaded.problems:
+        print(f"gpu-sizer proposal: {path.name}: {problem}", file=sys.stderr)
+    return loaded.conversation
 
 
 def run(args: argparse.Namespace) -> int:

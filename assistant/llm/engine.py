@@ -10,6 +10,7 @@ accumulated by index; capability switches an endpoint rejects are turned off for
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -18,7 +19,13 @@ from urllib.parse import urlsplit
 
 import openai
 
-from assistant.config import Capabilities, Settings, resolve_api_key
+from assistant.config import (
+    KEYLESS_PLACEHOLDER,
+    Capabilities,
+    Settings,
+    resolve_api_key,
+    resolve_url_credentials,
+)
 from assistant.conversation import Conversation
 from assistant.events import (
     Done,
@@ -42,9 +49,11 @@ from assistant.llm.errors import (
 )
 from assistant.llm.planner import Planner, offline_planner
 from assistant.prompts import load_prompt
-from assistant.registry import Registry, default_registry
+from assistant.redact import UrlCredentials
+from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.summaries import model_view
 from assistant.tokens import count_messages, count_text, trim_messages
+from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 """Message keys sent to the endpoint; others (e.g. our `cancelled` mark) stay local."""
@@ -83,8 +92,10 @@ class LlmEngine:
         system_prompt: str | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         precompute: bool = True,
+        tool_timeout_s: float = TOOL_TIMEOUT_S,
     ) -> None:
         self.settings = settings
+        self.tool_timeout_s = tool_timeout_s
         self.registry = registry if registry is not None else default_registry()
         self.planner = planner if planner is not None else offline_planner
         self.capabilities: Capabilities = settings.capabilities.model_copy()
@@ -92,12 +103,29 @@ class LlmEngine:
         self._sleep = sleep
         self.precompute = precompute
         key = resolve_api_key(settings, env)
-        self._key_notice = key.withheld_reason
+        # Credentials in the base URL never reach httpx inside the URL (it would send them as
+        # Basic auth whatever the scheme): effective_base_url has none, and they are sent as
+        # an Authorization header only where the key's plain-http rule allows (config.py).
+        credentials, withheld = resolve_url_credentials(settings)
+        self._key_notice = " ".join(r for r in (key.withheld_reason, withheld) if r) or None
+        headers = _SecretHeaders()
+        if credentials is not None:
+            headers["Authorization"] = basic_authorization(credentials)
+        self._secrets = tuple(
+            s
+            for s in (
+                key.value if key.value != KEYLESS_PLACEHOLDER else "",
+                credentials.password if credentials else "",
+                headers.get("Authorization", "").removeprefix("Basic "),
+            )
+            if s
+        )
         self.client = client or openai.AsyncOpenAI(
             base_url=settings.effective_base_url,
             api_key=key.value,  # a placeholder when keyless: None would read OPENAI_API_KEY
             timeout=openai.Timeout(settings.request_timeout_s, connect=settings.connect_timeout_s),
             max_retries=0,
+            default_headers=headers or None,
         )
         host = urlsplit(settings.effective_base_url).netloc
         self.label = f"llm · {settings.model} @ {host}"
@@ -140,7 +168,9 @@ class LlmEngine:
                 if reply.calls and offer_tools:
                     conversation.add(assistant_message(reply.text, reply.calls))
                     open_calls[:] = reply.calls
-                    for ev in self._run_calls(conversation, reply.calls, open_calls):
+                    async for ev in self._run_calls(
+                        conversation, reply.calls, open_calls, from_model=True
+                    ):
                         yield ev
                     rounds += 1
                     continue
@@ -156,14 +186,16 @@ class LlmEngine:
                             "ran the calculators itself and asked the model to explain them.",
                             "warning",
                         )
-                        for ev in self._run_planned(conversation, planned, open_calls):
+                        async for ev in self._run_planned(conversation, planned, open_calls):
                             yield ev
                         continue
                 break
             yield self._done(conversation, final_text)
-        except (asyncio.CancelledError, GeneratorExit):
+        except BaseException as exc:
+            # Cancelled (Esc), closed, or a bug: the history must stay valid for the next request.
             self._close_open_calls(conversation, open_calls)
-            self._append_partial(conversation, "".join(partial), "cancelled")
+            why = "error" if isinstance(exc, Exception) else "cancelled"
+            self._append_partial(conversation, "".join(partial), why)
             raise
 
     # --- pieces of a turn ----------------------------------------------------------------
@@ -175,7 +207,7 @@ class LlmEngine:
         trip instead of two)."""
         planned = list(self.planner(user_text, conversation)) if self.precompute else []
         if planned:
-            for event in self._run_planned(conversation, planned, open_calls):
+            async for event in self._run_planned(conversation, planned, open_calls):
                 yield event
 
     def _run_planned(
@@ -183,7 +215,7 @@ class LlmEngine:
         conversation: Conversation,
         planned: list[tuple[str, dict[str, Any]]],
         open_calls: list[PendingCall],
-    ) -> list[Event]:
+    ) -> AsyncIterator[Event]:
         calls = [
             PendingCall(
                 i, f"gs_{i}_{conversation.id}_{len(conversation.messages)}", name, json.dumps(args)
@@ -194,17 +226,29 @@ class LlmEngine:
         open_calls[:] = calls
         return self._run_calls(conversation, calls, open_calls)
 
-    def _run_calls(
-        self, conversation: Conversation, calls: list[PendingCall], open_calls: list[PendingCall]
-    ) -> list[Event]:
-        events: list[Event] = []
+    async def _run_calls(
+        self,
+        conversation: Conversation,
+        calls: list[PendingCall],
+        open_calls: list[PendingCall],
+        *,
+        from_model: bool = False,
+    ) -> AsyncIterator[Event]:
+        """Run each call off the event loop (assistant.tool_calls); the card appears first.
+        `from_model`: the model chose these arguments (no local file paths accepted)."""
         for call in calls:
-            outcome = self.registry.call(call.name, call.arguments)
-            events.append(ToolCallStarted(call.id, call.name, outcome.arguments))
+            parsed = parse_arguments(call.arguments)
+            yield ToolCallStarted(call.id, call.name, parsed if isinstance(parsed, dict) else {})
+            outcome = await run_tool_call(
+                self.registry,
+                call.name,
+                call.arguments,
+                from_model=from_model,
+                timeout_s=self.tool_timeout_s,
+            )
             conversation.add({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
             open_calls.remove(call)
-            events.append(ToolResult(call.id, call.name, outcome.result, outcome.is_error))
-        return events
+            yield ToolResult(call.id, call.name, outcome.result, outcome.is_error)
 
     def _ignored_tools(self, conversation: Conversation, text: str) -> bool:
         """The model stated figures with units but the turn has no tool result to back them."""
@@ -229,7 +273,7 @@ class LlmEngine:
                 {
                     "role": "tool",
                     "tool_call_id": call.id,
-                    "content": json.dumps({"error": "cancelled before the tool ran"}),
+                    "content": json.dumps({"error": "the turn ended before this tool finished"}),
                 }
             )
         open_calls.clear()
@@ -361,8 +405,9 @@ class LlmEngine:
         user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
         planned = list(self.planner(user_text, conversation))
         open_calls: list[PendingCall] = []
-        for event in self._run_planned(conversation, planned, open_calls) if planned else []:
-            yield event
+        if planned:
+            async for event in self._run_planned(conversation, planned, open_calls):
+                yield event
 
     async def _stream(
         self, kwargs: dict[str, Any], reply: _ModelReply, partial: list[str]
@@ -425,10 +470,24 @@ class LlmEngine:
     def _explain(self, exc: BaseException) -> Explained:
         return explain(
             exc,
-            self.settings.effective_base_url,
+            self.settings.shown_base_url,
             self.settings.model or "",
             self.settings.api_key_env,
+            self._secrets,
         )
+
+
+class _SecretHeaders(dict[str, str]):
+    """Request headers that hold a credential: never shown by repr (tracebacks, logs)."""
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(repr(k) for k in self)}: <redacted>}}"
+
+
+def basic_authorization(credentials: UrlCredentials) -> str:
+    """The `Authorization` value for HTTP Basic auth (RFC 7617) from a URL's credentials."""
+    token = f"{credentials.username}:{credentials.password}".encode()
+    return "Basic " + base64.b64encode(token).decode("ascii")
 
 
 def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import email.utils
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import openai
+
+from assistant.redact import redact_secrets
 
 TOOLS_UNSUPPORTED_MARKERS = (
     "does not support tools",  # Ollama 400
@@ -103,8 +106,17 @@ class Explained:
     message: str
 
 
-def explain(exc: BaseException, base_url: str, model: str, key_env: str) -> Explained:
-    """What happened and what to check. Never includes the API key (we never have it here)."""
+def explain(
+    exc: BaseException, base_url: str, model: str, key_env: str, secrets: Iterable[str] = ()
+) -> Explained:
+    """What happened and what to check. Never includes a secret: a server's error body may echo
+    the key or the Authorization header, so `secrets` (the key, URL credentials), bearer/basic
+    tokens and URL credentials are masked in the message (assistant.redact)."""
+    explained = _explain(exc, base_url, model, key_env)
+    return Explained(explained.kind, redact_secrets(explained.message, secrets))
+
+
+def _explain(exc: BaseException, base_url: str, model: str, key_env: str) -> Explained:
     if isinstance(exc, openai.AuthenticationError):
         return Explained(
             "auth",

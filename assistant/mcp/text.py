@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from assistant.sanitize import clean_text
 from tools.units import format_bytes
 
 MAX_LINES = 8
@@ -271,10 +272,11 @@ def render_error(result: Mapping[str, Any]) -> str:
 def render_result(tool: str, result: Mapping[str, Any], is_error: bool = False) -> str:
     """The text content of a tool result: verdict first, then a few figures (see module)."""
     if is_error:
-        return render_error(result)
+        return clean_text(render_error(result))
     renderer = _RENDERERS.get(tool, _generic)
     try:
         lines = renderer(result)
     except (TypeError, ValueError, KeyError, AttributeError):
         lines = _generic(result)  # a result of an unexpected shape still gets a rendering
-    return "\n".join([*lines[: MAX_LINES + 1], _FULL])
+    # Names a user or a file gave can reach a result: no control sequence reaches a client.
+    return clean_text("\n".join([*lines[: MAX_LINES + 1], _FULL]))

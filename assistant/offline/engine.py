@@ -37,6 +37,7 @@ from assistant.offline.render import (
     render_answer,
     render_question,
 )
+from assistant.tool_calls import TOOL_TIMEOUT_S, in_thread, run_tool_call
 from tools.catalog import get_catalog
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ class OfflineEngine:
         outcome = self.registry.call(name, arguments)
         return outcome.result, outcome.is_error
 
-    def _run(
+    async def _run(
         self, conversation: Conversation, planned: list[PlannedCall], parsed: ParsedWorkload
     ) -> tuple[list[Event], list[CallResult]]:
         """Run one round of calls: events plus the OpenAI-format messages appended."""
@@ -162,7 +163,7 @@ class OfflineEngine:
         )
         for call_id, call in zip(ids, planned, strict=True):
             events.append(ToolCallStarted(call_id, call.name, call.arguments))
-            outcome = self.registry.call(call.name, call.arguments)
+            outcome = await run_tool_call(self.registry, call.name, call.arguments)
             events.append(ToolResult(call_id, call.name, outcome.result, outcome.is_error))
             conversation.add(
                 {
@@ -182,13 +183,16 @@ class OfflineEngine:
         try:
             previous = previous_workload(conversation)
             parsed = parse_workload(variant_reply(user_text, previous), previous)
-            planned = longest_context_calls(parsed, plan_tool_calls(parsed), self._call)
+            planned = await in_thread(
+                lambda: longest_context_calls(parsed, plan_tool_calls(parsed), self._call),
+                TOOL_TIMEOUT_S,
+            )
             results: list[CallResult] = []
             text: str
             if not planned:
                 text = render_question(parsed)
             else:
-                events, results = self._run(conversation, planned, parsed)
+                events, results = await self._run(conversation, planned, parsed)
                 for event in events:
                     yield event
                 memory = [r for r in results if r.name == "estimate_memory"]
@@ -198,7 +202,7 @@ class OfflineEngine:
                 if question is None and recommend is not None and not recommend.is_error:
                     cost_call = plan_cost_call(parsed, recommend.result, limit=_PRICED_OPTIONS)
                 if cost_call is not None and cost_call.name in self.registry.specs:
-                    events, more = self._run(conversation, [cost_call], parsed)
+                    events, more = await self._run(conversation, [cost_call], parsed)
                     results += more
                     for event in events:
                         yield event
@@ -209,7 +213,7 @@ class OfflineEngine:
                     else []
                 )
                 if follow:
-                    events, more = self._run(conversation, follow, parsed)
+                    events, more = await self._run(conversation, follow, parsed)
                     results += more
                     for event in events:
                         yield event

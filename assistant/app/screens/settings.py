@@ -1,7 +1,10 @@
 """Settings: endpoint, model, the NAME of the key's environment variable, capability switches.
 
-The key itself is never asked for, shown or stored: only the variable's name is. Saving writes
-config.toml through `assistant.config.save_config` (atomic) and returns the new settings.
+The key itself is never asked for, shown or stored: only the variable's name is. Credentials in
+the base URL are not shown either (the field holds the URL without them and keeps them while it
+is left unchanged) and are never saved. Saving writes only the fields the user changed into
+config.toml (`assistant.config_file.save_config_changes`: the file's other values and comments
+stay, one-run flags such as `--offline` are not made permanent) and returns the new settings.
 """
 
 from __future__ import annotations
@@ -13,10 +16,15 @@ from pydantic import ValidationError
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Switch
 
-from assistant.config import Capabilities, Settings, save_config
+from assistant.config import Capabilities, Settings
+from assistant.config_file import save_config_changes, settings_changes
+from assistant.redact import split_credentials
+from assistant.sanitize import clean_text
+from tools.errors import ToolInputError
 
 CAPABILITY_LABELS: dict[str, str] = {
     "tools": "offer tools (function calling)",
@@ -52,13 +60,16 @@ class SettingsScreen(ModalScreen[Settings | None]):
         super().__init__()
         self.settings = settings
         self.config_file = config_file
+        url = settings.base_url or ""
+        self._shown_url, credentials = split_credentials(url)
+        self._url_note = " — its credentials are kept, not shown" if credentials else ""
 
     def compose(self) -> ComposeResult:
         caps = self.settings.capabilities
         with VerticalScroll():
             yield Label("Settings — Ctrl+S save · Esc cancel", classes="title")
-            yield Label("Endpoint (OpenAI-compatible base URL; empty = OpenAI)")
-            yield Input(self.settings.base_url or "", id="base_url")
+            yield Label(f"Endpoint (OpenAI-compatible base URL; empty = OpenAI){self._url_note}")
+            yield Input(self._shown_url, id="base_url")
             yield Label("Model")
             yield Input(self.settings.model or "", id="model")
             yield Label("Environment variable holding the API key (its name, not the key)")
@@ -76,7 +87,9 @@ class SettingsScreen(ModalScreen[Settings | None]):
 
     def edited_settings(self) -> Settings:
         """Settings with the form's values (validated by the Settings model)."""
-        base_url = self.query_one("#base_url", Input).value.strip() or None
+        typed = self.query_one("#base_url", Input).value.strip()
+        # Unchanged: keep the URL as configured (with any credentials it had).
+        base_url = self.settings.base_url if typed == self._shown_url else (typed or None)
         updated = self.settings.model_copy(
             update={
                 "base_url": base_url,
@@ -106,11 +119,28 @@ class SettingsScreen(ModalScreen[Settings | None]):
         try:
             settings = self.edited_settings()
         except ValidationError as exc:
-            self.notify(f"Not saved: {exc.errors()[0]['msg']}", severity="error")
+            problem = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+            self._say(f"Not saved: {problem}", "error")
             return
-        path = save_config(settings, self.config_file)
-        self.notify(f"Settings saved to {path}.")
+        changes = settings_changes(self.settings, settings)
+        if not changes:
+            self._say("Nothing changed: config.toml left as it is.")
+            self.dismiss(settings)
+            return
+        try:
+            path = save_config_changes(changes, self.config_file)
+        except ToolInputError as exc:
+            self._say(f"Not saved: {exc.message}", "error")
+            return
+        except OSError as exc:
+            self._say(f"Not saved: {exc}", "error")
+            return
+        self._say(f"Saved {', '.join(sorted(changes))} to {path}.")
         self.dismiss(settings)
+
+    def _say(self, message: str, severity: SeverityLevel = "information") -> None:
+        # Paths and server-side names are outside text: literal, cleaned (never markup).
+        self.notify(clean_text(message), severity=severity, markup=False)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -2,7 +2,9 @@
 
 `restore` rebuilds the log from a saved conversation — tool cards included, from the assistant
 messages' `tool_calls` and the matching `tool` messages — so a reopened session shows the same
-evidence as the live one.
+evidence as the live one. A very long session shows its last `RESTORED_TURNS` turns (with a
+line saying how many earlier ones are not shown) and at most `RESTORED_TEXT_CHARS` of any one
+message, so a 50 MB session opens at once; the conversation itself keeps everything.
 """
 
 from __future__ import annotations
@@ -15,17 +17,40 @@ from textual.containers import VerticalScroll
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
+from assistant.message_shapes import clean_message
+from assistant.sanitize import clean_value
+
+RESTORED_TURNS = 20
+"""Turns (a user message and everything up to the next) drawn when a session is reopened."""
+RESTORED_TEXT_CHARS = 100_000
+"""Longest text drawn for one reopened message (about 25 screens); the rest stays saved."""
 
 
 def _json_object(text: Any) -> dict[str, Any]:
     """A stored tool-call argument or tool-result string as a dict (raw text kept if not JSON)."""
     if isinstance(text, dict):
-        return text
+        return clean_value(text)
     try:
         value = json.loads(text or "{}")
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return {"raw": str(text)}
-    return value if isinstance(value, dict) else {"value": value}
+    return clean_value(value) if isinstance(value, dict) else {"value": clean_value(value)}
+
+
+def _shown(text: str) -> str:
+    if len(text) <= RESTORED_TEXT_CHARS:
+        return text
+    hidden = len(text) - RESTORED_TEXT_CHARS
+    note = f"*… {hidden:,} more characters not shown (kept in the session).*"
+    return f"{text[:RESTORED_TEXT_CHARS]}\n\n{note}"
+
+
+def last_turns(messages: list[dict[str, Any]], turns: int) -> tuple[list[dict[str, Any]], int]:
+    """The messages of the last `turns` turns, and how many earlier turns were left out."""
+    starts = [i for i, m in enumerate(messages) if m.get("role") == "user"]
+    if len(starts) <= turns:
+        return messages, 0
+    return messages[starts[-turns] :], len(starts) - turns
 
 
 class ChatLog(VerticalScroll, can_focus=False):
@@ -82,17 +107,29 @@ class ChatLog(VerticalScroll, can_focus=False):
         await self.remove_children()
 
     async def restore(self, conversation: Conversation) -> None:
-        """Rebuild the log from a saved conversation, tool cards (collapsed) included."""
+        """Rebuild the log from a saved conversation, tool cards (collapsed) included; only the
+        last `RESTORED_TURNS` turns of a long one."""
         await self.clear_log()
-        for message in conversation.messages:
+        messages, hidden = last_turns(conversation.messages, RESTORED_TURNS)
+        if hidden:
+            await self.add_notice(
+                f"{hidden:,} earlier turn{'s' if hidden != 1 else ''} not shown (kept in the "
+                "session, its proposal and the model's history).",
+            )
+        with self.app.batch_update():
+            await self._restore_messages(messages)
+
+    async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
+        for raw in messages:
+            message = clean_message(raw)  # a conversation built in code skipped add()
             role = message.get("role")
             if role == "user":
-                await self.add_user(str(message.get("content") or ""))
+                await self.add_user(_shown(str(message.get("content") or "")))
             elif role == "assistant":
                 if message.get("content"):
                     answer = await self.new_answer()
                     await answer.finish(
-                        str(message["content"]), cancelled=bool(message.get("cancelled"))
+                        _shown(str(message["content"])), cancelled=bool(message.get("cancelled"))
                     )
                 for call in message.get("tool_calls") or []:
                     function = call.get("function", {})

@@ -22,6 +22,7 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from assistant.app.widgets.literal import LiteralCollapsible
 from assistant.offline.render import DETAILS_TOPIC, split_details
 
 
@@ -122,7 +123,8 @@ class AssistantMessage(Vertical, can_focus=True):
         self.finished = True
         if folded.title is not None:
             body = Markdown(folded.details, classes="details")
-            await self.mount(Collapsible(body, title=folded.title, collapsed=True))
+            # The title comes from the answer's text: shown literally, never parsed as markup.
+            await self.mount(LiteralCollapsible(body, title=folded.title, collapsed=True))
         if unverified_figures:
             await self.mount(Static(unverified_flag_text(unverified_figures), classes="flags"))
         if cancelled:

@@ -20,6 +20,7 @@ from assistant.app.results import (
     result_warnings,
     summarize_arguments,
 )
+from assistant.app.widgets.literal import LiteralCollapsible
 from assistant.app.widgets.memory_bar import MemoryBar
 
 STATUS_ICONS = {"running": "⋯", "done": "✓", "error": "✗"}
@@ -40,11 +41,12 @@ def rich_table(table: ResultTable) -> Table:
     for column in table.columns:
         rendered.add_column(column, overflow="fold")
     for row in table.rows:
-        rendered.add_row(*row)
+        # Text, not str: a str cell is parsed as markup ('[/]' raises, '[@click]' acts).
+        rendered.add_row(*(Text(cell) for cell in row))
     return rendered
 
 
-class ToolCard(Collapsible):
+class ToolCard(LiteralCollapsible):
     """One tool call. `c` copies its results table (Markdown) to the clipboard."""
 
     DEFAULT_CSS = """

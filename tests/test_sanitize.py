@@ -1,0 +1,112 @@
+"""Output hygiene (issue 21 item 2): what `assistant.sanitize` removes and what it keeps.
+
+The sequences are the ones the issue saw an endpoint send, written out byte by byte from
+ECMA-48 / xterm's ctlseqs: OSC 52 (clipboard) `ESC ] 52 ; c ; <base64> BEL`, OSC 0 (window
+title) `ESC ] 0 ; <title> ESC \\`, OSC 8 (hyperlink) `ESC ] 8 ; ; <uri> ESC \\ text ESC ] 8 ; ;
+ESC \\`, CSI 2J (erase display) `ESC [ 2 J`, and RIS (reset) `ESC c`.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from assistant.sanitize import (
+    MAX_CONTROL_STRING,
+    CleanStream,
+    StreamCleaner,
+    clean_json_text,
+    clean_text,
+    clean_value,
+    has_control,
+)
+
+OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # base64 of "rm -rf ~"
+OSC0 = "\x1b]0;pwned\x1b\\"
+OSC8_OPEN, OSC8_CLOSE = "\x1b]8;;http://evil.example/\x1b\\", "\x1b]8;;\x1b\\"
+CSI_2J = "\x1b[2J"
+RIS = "\x1bc"
+
+
+@pytest.mark.parametrize(
+    ("dirty", "clean"),
+    [
+        (f"Fits on {OSC52}1× L4.", "Fits on 1× L4."),
+        (f"{OSC0}Title gone", "Title gone"),
+        (f"see {OSC8_OPEN}the docs{OSC8_CLOSE}.", "see the docs."),
+        (f"{CSI_2J}{RIS}screen kept", "screen kept"),
+        ("\x1b[31mred\x1b[0m plain", "red plain"),
+        # 8-bit forms: CSI (0x9B) 2J, OSC (0x9D) 0;t ST (0x9C), and a lone C1 NEL (0x85).
+        ("\x9b2J\x9d0;t\x9cok\x85", "ok"),
+        # Newline and tab stay; CR LF becomes LF; a lone CR (overwrites the line) goes.
+        ("a\tb\r\nc\rd", "a\tb\ncd"),
+        ("nul\x00 bel\x07 bs\x08 del\x7f", "nul bel bs del"),
+        # Markdown, Textual markup and HTML are not this module's business.
+        ("**bold** [b]x[/b] <b>y</b> [/]", "**bold** [b]x[/b] <b>y</b> [/]"),
+    ],
+)
+def test_sequences_removed_text_kept(dirty: str, clean: str) -> None:
+    assert clean_text(dirty) == clean
+
+
+def test_an_unterminated_control_string_loses_only_its_introducer() -> None:
+    # A stray ESC ] must not swallow the rest of an answer (there is no terminator).
+    assert clean_text("before \x1b]0;rest of the answer") == "before 0;rest of the answer"
+    # A payload longer than the cap is not a control string either.
+    long_payload = "x" * (MAX_CONTROL_STRING + 1)
+    assert clean_text(f"\x1b]0;{long_payload}\x07") == f"0;{long_payload}"
+
+
+def test_clean_value_cleans_nested_strings_and_keys() -> None:
+    value = {"a\x1b[2J": [f"x{OSC52}", ("t\x07",)], "n": 1.5}
+    assert clean_value(value) == {"a": ["x", ("t",)], "n": 1.5}
+
+
+def test_json_documents_lose_escapes_written_as_unicode_escapes() -> None:
+    # json.dumps writes ESC as the six characters \u001b: plain cleaning cannot see it.
+    document = json.dumps({"model": f"llama{OSC0}", "n": 2})
+    assert "\x1b" not in document and "\\u001b" in document
+    cleaned = clean_json_text(document)
+    assert json.loads(cleaned) == {"model": "llama", "n": 2}
+    untouched = '{"model": "llama-3.1-8b", "note": "a\\nb"}'
+    assert clean_json_text(untouched) == untouched
+    assert clean_json_text("not json \x1b[2J") == "not json "
+
+
+_ALPHABET = st.sampled_from(
+    [
+        *("a", " ", "\n", "\t", "\r", "\x1b", "[", "]", "\\", "\x07", "0", ";", "2", "J"),
+        *("m", "P", "\x9b", "\x9c", "\x9d", "\x85", "\x00", "c", "(", "B", "é", "8"),
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ALPHABET, max_size=60).map("".join))
+def test_cleaned_text_holds_no_control_and_cleaning_is_idempotent(text: str) -> None:
+    cleaned = clean_text(text)
+    assert not has_control(cleaned)
+    assert clean_text(cleaned) == cleaned
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ALPHABET, max_size=60).map("".join), st.lists(st.integers(0, 60), max_size=8))
+def test_streamed_cleaning_equals_cleaning_the_whole(text: str, cuts: list[int]) -> None:
+    bounds = sorted({0, len(text), *(c for c in cuts if c <= len(text))})
+    cleaner = StreamCleaner()
+    out = "".join(cleaner.feed(text[a:b]) for a, b in itertools.pairwise(bounds))
+    assert out + cleaner.flush() == clean_text(text)
+
+
+def test_clean_stream_writes_nothing_dangerous() -> None:
+    target = io.StringIO()
+    stream = CleanStream(target)
+    for fragment in ("answer ", "\x1b]5", "2;c;eA==", "\x07 done", "\x1b[2", "J\n"):
+        stream.write(fragment)
+    stream.flush()
+    assert target.getvalue() == "answer  done\n"
