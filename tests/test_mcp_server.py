@@ -310,3 +310,13 @@ async def test_a_registry_tool_needs_no_server_code_and_slow_calls_are_bounded(
             assert bug.is_error and bug.structured_content["kind"] == "internal_error"
             # The server still answers after both.
             assert not (await client.call_tool("size", {})).is_error
+
+
+def test_the_text_rendering_never_carries_control_sequences() -> None:
+    from assistant.mcp.text import render_result
+
+    hostile = "\x1b]52;c;aGVsbG8=\x07Fits\x1b[2J on 1× \x9bH100"
+    for result, is_error in (({"verdict": hostile}, False), ({"error": hostile}, True)):
+        text = render_result("size", result, is_error)
+        assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
+        assert "Fits on 1×" in text
