@@ -38,7 +38,9 @@ COMMANDS: dict[str, str] = {
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from assistant.commands._flags import OneLineParser  # errors: one line, exit 2
+
+    parser = OneLineParser(
         prog="gpu-sizer",
         description="Size GPU hardware for LLM workloads. With no command, opens the chat app "
         "(app flags: --base-url URL, --model NAME, --api-key-env VAR, --timeout S, --offline).",
@@ -56,9 +58,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _run_app(args_list: list[str]) -> int:
     """`gpu-sizer [--base-url URL] [--model NAME] [--offline] ...`: open the chat app."""
     from assistant.app.main import run_app
+    from assistant.commands._flags import OneLineParser
     from assistant.config import add_config_arguments, overrides_from_args
 
-    parser = argparse.ArgumentParser(prog="gpu-sizer", add_help=False)
+    parser = OneLineParser(prog="gpu-sizer", add_help=False)
     add_config_arguments(parser)
     known, unknown = parser.parse_known_args(args_list)
     if unknown:
@@ -100,7 +103,9 @@ def _run_command(module: ModuleType, args: argparse.Namespace) -> int:
     try:
         code: int = module.run(args)
     except ToolInputError as exc:
-        print(f"gpu-sizer {args.command}: error: {exc.message}", file=sys.stderr)
+        from assistant.commands._flags import named  # a tool's field → the flag typed
+
+        print(f"gpu-sizer {args.command}: error: {named(exc, args).message}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,6 +38,19 @@ from tools.cost import (
     training_costs,
 )
 from tools.errors import ToolInputError
+from tools.limits import (
+    FINITE,
+    MAX_EXCHANGE_RATE,
+    MAX_GPUS,
+    MAX_HOURS,
+    MAX_LIST_ITEMS,
+    MAX_NAME_CHARS,
+    MAX_PARALLEL_DEGREE,
+    MAX_TOKENS_PER_S,
+    MAX_USD_PER_HOUR,
+    MIN_EXCHANGE_RATE,
+    MIN_RATE,
+)
 from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, PriceBook, Tier, load_price_book
 
 MAX_OPTIONS = 16
@@ -78,47 +91,84 @@ def eur_to_usd_rate(requested: float | None) -> tuple[float | None, str | None]:
 class CostOption(BaseModel):
     """One configuration: serving (with throughput) or a training job (with hours)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
-    gpu: str = Field(description="GPU id or name.")
-    count: int = Field(ge=1, description="GPUs, all replicas.")
+    gpu: str = Field(max_length=MAX_NAME_CHARS, description="GPU id or name.")
+    count: int = Field(ge=1, le=MAX_GPUS, description="GPUs, all replicas.")
     aggregate_tokens_per_s: float | None = Field(
-        default=None, gt=0, description="Serving: output tokens/s of the whole configuration."
+        default=None,
+        ge=MIN_RATE,
+        le=MAX_TOKENS_PER_S,
+        description="Serving: output tokens/s of the whole configuration.",
     )
-    tp: int | None = Field(default=None, ge=1, description="Tensor-parallel group, GPUs.")
+    tp: int | None = Field(
+        default=None, ge=1, le=MAX_PARALLEL_DEGREE, description="Tensor-parallel group, GPUs."
+    )
     hours: float | None = Field(
-        default=None, gt=0, description="Training: wall-clock hours on `count` GPUs."
+        default=None,
+        ge=MIN_RATE,
+        le=MAX_HOURS,
+        description="Training: wall-clock hours on `count` GPUs.",
     )
 
 
 class CostRequest(BaseModel):
     """Configurations to price, the model for the API comparison, filters and usage."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
     options: list[CostOption] = Field(min_length=1, max_length=MAX_OPTIONS)
-    model_id: str | None = Field(default=None, description="Model id for the API comparison.")
+    model_id: str | None = Field(
+        default=None, max_length=MAX_NAME_CHARS, description="Model id for the API comparison."
+    )
     eu_only: bool = Field(default=False, description="Only EU-region prices.")
-    tiers: list[Tier] = Field(default_factory=list, description="Tiers to include (default all).")
-    providers: list[str] = Field(default_factory=list, description="Provider name substrings.")
+    tiers: list[Tier] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Tiers to include (default all).",
+    )
+    providers: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(
+        default_factory=list, max_length=MAX_LIST_ITEMS, description="Provider name substrings."
+    )
     max_usd_per_hour: float | None = Field(
-        default=None, gt=0, description="Most $/hour for the whole configuration."
+        default=None,
+        gt=0,
+        le=MAX_USD_PER_HOUR,
+        description="Most $/hour for the whole configuration.",
     )
     eur_to_usd: float | None = Field(
-        default=None, gt=0, description="User's USD per EUR rate (EUR prices stay EUR without)."
+        default=None,
+        ge=MIN_EXCHANGE_RATE,
+        le=MAX_EXCHANGE_RATE,
+        description="User's USD per EUR rate (EUR prices stay EUR without).",
     )
     utilization: float = Field(
         default=UsageProfile.model_fields["utilization"].default,
-        gt=0,
+        ge=MIN_RATE,
         le=1,
         description="Fraction of the throughput used in active hours.",
     )
     active_hours_per_month: float | None = Field(
-        default=None, gt=0, le=HOURS_PER_MONTH, description="Hours with traffic (730 = always)."
+        default=None,
+        ge=MIN_RATE,
+        le=HOURS_PER_MONTH,
+        description="Hours with traffic (730 = always).",
     )
     scale_to_zero: bool = Field(default=False, description="Bill active hours only.")
+    api_providers: list[str] = Field(
+        default_factory=list, description="Hosted API providers to compare with (substrings)."
+    )
+    output_tokens_per_month: float | None = Field(
+        default=UsageProfile.model_fields["output_tokens_per_month"].default,
+        gt=0,
+        le=1e15,
+        description="Output tokens a month: self-hosted vs API at it.",
+    )
     deadline_hours: float | None = Field(
-        default=None, gt=0, description="Training deadline, wall-clock hours."
+        default=None,
+        ge=MIN_RATE,
+        le=MAX_HOURS,
+        description="Training deadline, wall-clock hours.",
     )
 
 
@@ -178,6 +228,18 @@ def _cached_book(
     return load_price_book(user, refreshed_file=refreshed)
 
 
+def _gpu_ids(options: list[CostOption]) -> list[str]:
+    """Catalog ids of the options' GPUs; an unknown name is reported as `options.N.gpu`."""
+    catalog = get_catalog()
+    ids: list[str] = []
+    for index, option in enumerate(options):
+        try:
+            ids.append(catalog.gpu(option.gpu).id)
+        except ToolInputError as exc:
+            raise exc.renamed(f"options.{index}.gpu") from None
+    return ids
+
+
 def run_cost_request(req: CostRequest) -> dict[str, Any]:
     """Price every option: serving rows, API comparison and break-even at the top level (the
     `tools.cost.ServingCostResult` fields), training jobs under `training`.
@@ -185,8 +247,7 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     GPU names are resolved through the catalog (unknown names → ToolInputError with
     suggestions). Money is in the published currency, USD fields named `usd_*`.
     """
-    catalog = get_catalog()
-    gpus = [catalog.gpu(o.gpu).id for o in req.options]
+    gpus = _gpu_ids(req.options)
     rate, rate_origin = eur_to_usd_rate(req.eur_to_usd)
     flt = PriceFilter(
         providers=req.providers,
@@ -194,6 +255,7 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
         tiers=req.tiers,
         max_usd_per_hour=req.max_usd_per_hour,
         eur_to_usd=rate,
+        api_providers=req.api_providers,
     )
     profile_fields: dict[str, Any] = {
         "utilization": req.utilization,
@@ -201,6 +263,8 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
     }
     if req.active_hours_per_month is not None:
         profile_fields["active_hours_per_month"] = req.active_hours_per_month
+    if req.output_tokens_per_month is not None:
+        profile_fields["output_tokens_per_month"] = req.output_tokens_per_month
     profile = UsageProfile(**profile_fields)
     serving = [
         ServingCostInput(

@@ -22,9 +22,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assistant.guard import (
+    MAX_ARGUMENT_CHARS,
+    internal_error_result,
+    loads_arguments,
+    unserialisable_result,
+)
 from assistant.schemas import compact_schema
 from tools.catalog import GpuSpec, ModelEntry, get_catalog
-from tools.errors import ToolInputError, closest_names
+from tools.errors import ToolInputError, closest_names, field_problems
+from tools.limits import FINITE, MAX_MEMORY_GB, MAX_NAME_CHARS
 from tools.units import GB
 
 SIGNIFICANT_DIGITS = 6
@@ -119,13 +126,10 @@ def error_result(message: str, **details: Any) -> dict[str, Any]:
 
 def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> dict[str, Any]:
     """Turn pydantic errors into a short list naming each field and the problem."""
-    problems = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "arguments"
-        problem = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            problem = "unknown field"
-        problems.append({"field": loc, "problem": problem})
+    problems = [
+        {"field": field or "arguments", "problem": problem}
+        for field, problem, _ in field_problems(exc, model)[:5]
+    ]
     return error_result(
         "invalid arguments; fix these fields and call again",
         problems=problems,
@@ -149,28 +153,55 @@ class Registry:
         """OpenAI `tools` list for every registered tool offered to the model."""
         return [s.schema(strict) for s in self.specs.values() if s.offered]
 
-    def call(self, name: str, arguments: str | Mapping[str, Any] | None) -> ToolOutcome:
+    def call(self, name: object, arguments: object) -> ToolOutcome:
         """Run tool `name` on raw `arguments` (a JSON string from the model, or a dict).
 
-        Never raises for anything the model can send: bad JSON, bad fields, unknown tools and
-        `ToolInputError` all become error results. A bug inside a tool becomes an error result
-        of kind "internal_error" so the turn continues.
+        Never raises, for any input: bad JSON, bad fields, unknown tools and `ToolInputError`
+        become error results; so do a bug inside a tool ("internal_error") and a calculation
+        that overflows, divides by zero or runs out of memory ("internal_limit"); a result with
+        NaN/inf becomes an error naming the field (`assistant.guard`), so `content` is always
+        strict JSON and the caller can always record a tool message.
         """
+        try:
+            outcome = self._call(name, arguments)
+        except Exception as exc:  # the guard itself must not be the thing that raises
+            return ToolOutcome(str(name)[:100], {}, internal_error_result(exc), is_error=True)
+        problem = unserialisable_result(outcome.result) or unserialisable_result(outcome.arguments)
+        if problem is not None:
+            arguments_ok = unserialisable_result(outcome.arguments) is None
+            return ToolOutcome(
+                outcome.name, outcome.arguments if arguments_ok else {}, problem, is_error=True
+            )
+        return outcome
+
+    def _call(self, name: object, arguments: object) -> ToolOutcome:
+        if not isinstance(name, str):
+            return ToolOutcome(
+                str(name)[:100],
+                {},
+                error_result(
+                    f"the tool name must be a string, got {type(name).__name__}",
+                    field="name",
+                    available_tools=self.names,
+                ),
+                is_error=True,
+            )
         spec = self.specs.get(name)
         if spec is None:
             return ToolOutcome(
                 name,
                 {},
                 error_result(
-                    f"unknown tool {name!r}",
+                    f"unknown tool {name[:100]!r}",
+                    field="name",
                     available_tools=self.names,
-                    did_you_mean=closest_names(name, self.names),
+                    did_you_mean=closest_names(name[:100], self.names),
                 ),
                 is_error=True,
             )
         parsed = parse_arguments(arguments)
         if isinstance(parsed, str):
-            return ToolOutcome(name, {}, error_result(parsed), is_error=True)
+            return ToolOutcome(name, {}, error_result(parsed, field="arguments"), is_error=True)
         try:
             validated = spec.input_model.model_validate(parsed)
         except ValidationError as exc:
@@ -185,39 +216,40 @@ class Registry:
             return ToolOutcome(
                 name, parsed, validation_error_result(exc, spec.input_model), is_error=True
             )
-        except Exception as exc:  # a tool bug must not end the conversation
-            return ToolOutcome(
-                name,
-                parsed,
-                error_result(
-                    f"the tool failed internally ({type(exc).__name__}); do not retry the "
-                    "same arguments, tell the user this calculation is unavailable",
-                    kind="internal_error",
-                ),
-                is_error=True,
-            )
+        except Exception as exc:  # a tool bug or limit must not end the conversation
+            return ToolOutcome(name, parsed, internal_error_result(exc), is_error=True)
         data = lean(result)
         if not isinstance(data, dict):
             data = {"result": data}
         return ToolOutcome(name, parsed, data)
 
 
-def parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any] | str:
+def parse_arguments(arguments: object) -> dict[str, Any] | str:
     """Parse model-sent arguments; returns the dict, or a message saying what to fix."""
     if arguments is None:
         return {}
     if isinstance(arguments, Mapping):
+        if not all(isinstance(key, str) for key in arguments):
+            return "argument names must be strings"
         return dict(arguments)
+    if isinstance(arguments, bytes | bytearray):
+        arguments = bytes(arguments).decode("utf-8", errors="replace")
+    if not isinstance(arguments, str):
+        return f"arguments must be a JSON object, got {type(arguments).__name__}"
     text = arguments.strip()
     if not text:
         return {}  # llama.cpp and Ollama send "" for a call without arguments
+    if len(text) > MAX_ARGUMENT_CHARS:
+        return f"arguments are {len(text):,} characters long; at most {MAX_ARGUMENT_CHARS:,}"
     try:
-        value = json.loads(text)
+        value = loads_arguments(text)
+    except RecursionError:
+        return "arguments nest too deeply; send one flat JSON object"
     except json.JSONDecodeError as exc:
         try:
             # Literal newlines/tabs inside strings are a common small-model mistake.
-            value = json.loads(text, strict=False)
-        except ValueError:
+            value = loads_arguments(text, strict=False)
+        except (ValueError, RecursionError):
             return (
                 f"arguments are not valid JSON ({exc.msg} at character {exc.pos}); send one "
                 'JSON object, e.g. {"model": "llama-3.1-8b"}'
@@ -233,31 +265,43 @@ def parse_arguments(arguments: str | Mapping[str, Any] | None) -> dict[str, Any]
 class FindModelInput(BaseModel):
     """Look up one model in the catalog."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="Model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    name: str = Field(
+        max_length=MAX_NAME_CHARS,
+        description="Model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
+    )
 
 
 class FindGpuInput(BaseModel):
     """Look up one GPU in the catalog."""
 
-    model_config = ConfigDict(extra="forbid")
-    name: str = Field(description="GPU id or alias, e.g. 'h100-sxm', 'A100 80GB'.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    name: str = Field(
+        max_length=MAX_NAME_CHARS, description="GPU id or alias, e.g. 'h100-sxm', 'A100 80GB'."
+    )
 
 
 class ListModelsInput(BaseModel):
     """List catalog models, optionally filtered."""
 
-    model_config = ConfigDict(extra="forbid")
-    contains: str | None = Field(default=None, description="Substring of id or name.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    contains: str | None = Field(
+        default=None, max_length=MAX_NAME_CHARS, description="Substring of id or name."
+    )
 
 
 class ListGpusInput(BaseModel):
     """List catalog GPUs, optionally filtered."""
 
-    model_config = ConfigDict(extra="forbid")
-    vendor: str | None = Field(default=None, description="NVIDIA, AMD or Intel.")
+    model_config = ConfigDict(extra="forbid", **FINITE)
+    vendor: str | None = Field(
+        default=None, max_length=MAX_NAME_CHARS, description="NVIDIA, AMD or Intel."
+    )
     min_memory_gb: float | None = Field(
-        default=None, ge=0, description="Minimum vendor memory, GB (10^9 bytes)."
+        default=None,
+        ge=0,
+        le=MAX_MEMORY_GB,
+        description="Minimum vendor memory, GB (10^9 bytes).",
     )
 
 
@@ -305,12 +349,18 @@ def _gpu_summary(gpu: GpuSpec) -> dict[str, Any]:
 
 def find_model(req: FindModelInput) -> dict[str, Any]:
     """Catalog facts for one model (parameter counts exact from its architecture)."""
-    return _model_summary(get_catalog().model(req.name))
+    try:
+        return _model_summary(get_catalog().model(req.name))
+    except ToolInputError as exc:
+        raise exc.renamed("name") from None
 
 
 def find_gpu(req: FindGpuInput) -> dict[str, Any]:
     """Catalog facts for one GPU (bytes and bytes/s; presented as GB and GB/s)."""
-    return _gpu_summary(get_catalog().gpu(req.name))
+    try:
+        return _gpu_summary(get_catalog().gpu(req.name))
+    except ToolInputError as exc:
+        raise exc.renamed("name") from None
 
 
 def list_models(req: ListModelsInput) -> dict[str, Any]:
@@ -416,6 +466,9 @@ _LOCAL_HIDDEN = (
     "params",
 )
 
+# The API providers to compare with: the offline planner's, from a named API ('the Groq API').
+_COST_HIDDEN = ("api_providers",)
+
 _CALCULATORS: tuple[_LazyTool, ...] = (
     _LazyTool(
         "estimate_memory",
@@ -454,6 +507,7 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "CostRequest",
         "assistant.cost_tool",
         "run_cost_request",
+        _COST_HIDDEN,
     ),
 )
 

@@ -9,8 +9,9 @@ module only removes what costs tokens without telling the model anything it acts
 - `type` beside an `enum` (the values carry it); defaults of null, false or empty (what an
   absent optional field means anyway);
 - sanity bounds that only guard against absurd input (an upper limit of
-  thousands or more, a lower limit of 0 or 1) — validation still enforces them and answers with
-  an error result naming the field;
+  thousands or more, a lower limit of 0, 1 or a tiny positive rate, a string or list length of
+  a hundred or more; `tools.limits`) — validation still enforces them and answers with an error
+  result naming the field;
 - field descriptions shortened to their first sentence, at most `MAX_DESCRIPTION_CHARS`;
 - `additionalProperties: false` unless strict mode needs it (unknown fields are still rejected
   by validation, with the allowed field names in the error result);
@@ -35,6 +36,10 @@ MAX_DESCRIPTION_CHARS = 90
 
 SANITY_MAXIMUM = 1000
 """Upper bounds at or above this only guard against absurd input; the model needs none."""
+SANITY_MINIMUM = 1e-3
+"""Positive lower bounds at or below this (tools.limits.MIN_RATE) only refuse zero in practice."""
+SANITY_MAX_LENGTH = 100
+"""String lengths and list sizes at or above this only guard against absurd input."""
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 _PARENTHETICAL = re.compile(r"\s*\([^()]*\)")
@@ -113,9 +118,11 @@ def _is_sanity_bound(key: str, value: Any) -> bool:
     if key == "maximum":
         return value >= SANITY_MAXIMUM
     if key == "minimum":
-        return value in (0, 1)
+        return value in (0, 1) or 0 < value <= SANITY_MINIMUM
     if key == "exclusiveMinimum":
         return value == 0
+    if key in ("maxLength", "maxItems"):
+        return value >= SANITY_MAX_LENGTH
     return False
 
 

@@ -22,21 +22,32 @@ def _fails(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     return err.strip().splitlines()[-1]
 
 
+# One wording for every flag (assistant/commands/_flags.py): the flag, the value as typed, the
+# field's own complaint, and the allowed range from the field's bounds (tools/limits.py).
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (("cost", "--gpu", "h100", "--count", "-2"), "--count: '-2': allowed a whole number >= 1"),
-        (("cost", "--gpu", "h100", "--eur-usd", "0"), "--eur-usd: '0': allowed a number > 0"),
+        (
+            ("cost", "--gpu", "h100", "--count", "-2"),
+            "--count: '-2' rejected: Input should be greater than or equal to 1. "
+            "Allowed: a whole number from 1 to 100,000.",
+        ),
+        (
+            ("cost", "--gpu", "h100", "--eur-usd", "0"),
+            "--eur-usd: '0' rejected: Input should be greater than or equal to 0.001. "
+            "Allowed: a number from 0.001 to 1,000.",
+        ),
         (
             ("cost", "--gpu", "h100", "--max-usd-per-hour", "-1"),
-            "--max-usd-per-hour: '-1': allowed a number > 0",
+            "--max-usd-per-hour: '-1' rejected: Input should be greater than 0. "
+            "Allowed: a number above 0 to 10,000,000.",
         ),
-        (("cost", "--gpu", "h100", "--max-age-days", "-3"), "--max-age-days: '-3'"),
-        (("cost", "--gpu", "h100", "--training-hours", "0"), "--training-hours: '0'"),
-        (("ask", "--offline", "--eur-usd", "-1", "hello"), "--eur-usd: '-1'"),
+        (("cost", "--gpu", "h100", "--max-age-days", "-3"), "--max-age-days: '-3' rejected"),
+        (("cost", "--gpu", "h100", "--training-hours", "0"), "--training-hours: '0' rejected"),
+        (("ask", "--offline", "--eur-usd", "-1", "hello"), "--eur-usd: '-1' rejected"),
     ],
 )
-def test_argparse_types_name_flag_value_and_range(
+def test_flags_name_flag_value_and_range(
     capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], expected: str
 ) -> None:
     assert expected in _fails(capsys, *argv)
@@ -47,24 +58,25 @@ def test_utilization_above_one_names_the_flag_and_the_bound(
 ) -> None:
     # UsageProfile.utilization: 0 < u <= 1 (a fraction of the estimated throughput).
     line = _fails(capsys, "cost", "--gpu", "h100", "--utilization", "2")
-    assert line.startswith("gpu-sizer cost: error: --utilization: 2.0 rejected")
+    assert line.startswith("gpu-sizer cost: error: --utilization: '2' rejected")
     assert "less than or equal to 1" in line and "Allowed:" in line
 
 
 def test_active_hours_above_a_month_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
     # 730 h = 8,760 h a year / 12, the billing month (tools.cost.HOURS_PER_MONTH).
     line = _fails(capsys, "cost", "--gpu", "h100", "--active-hours", "800")
-    assert "--active-hours: 800.0 rejected" in line and "730" in line
+    assert "--active-hours: '800' rejected" in line and "730" in line
 
 
 def test_spot_overhead_names_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    # tools.cost.training: 0 <= overhead < 10 (a fraction of wall-clock).
     line = _fails(capsys, "cost", "--gpu", "h100", "--training-hours", "3", "--spot-overhead", "20")
-    assert "--spot-overhead: 20.0 is out of range" in line
+    assert "--spot-overhead: '20' rejected: Input should be less than 10" in line
 
 
 def test_workload_flag_errors_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
     line = _fails(capsys, "cost", "--model", "llama-3.1-8b", "--ttft", "0")
-    assert "--ttft: '0': allowed a number > 0" in line
+    assert "--ttft: '0' rejected: Input should be greater than or equal to 0.001" in line
 
 
 def test_memory_negative_params_reaches_the_parameter_check(
@@ -84,7 +96,7 @@ def test_memory_params_with_equals_is_the_same_message(
 
 def test_memory_field_errors_name_the_flag_and_value(capsys: pytest.CaptureFixture[str]) -> None:
     line = _fails(capsys, "memory", "--model", "llama-3.1-8b", "--gpus", "-2")
-    assert "--gpus: -2 rejected: Input should be greater than or equal to 1" in line
+    assert "--gpus: '-2' rejected: Input should be greater than or equal to 1" in line
 
 
 def test_memory_still_takes_a_plain_parameter_count(capsys: pytest.CaptureFixture[str]) -> None:

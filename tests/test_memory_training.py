@@ -61,14 +61,22 @@ def test_zero3_gathered_working_set_llama_70b_on_16_gpus() -> None:
     assert gathered_params + gathered_grads == 5_914_034_176
     est = estimate_memory(MemoryRequest(model="llama-3.1-70b", task="full", zero=3, gpus=16))
     assert est.dp == 16
-    # HF mixed-precision accounting (weights 6, gradients 4, AdamW 8 bytes/param) over 16.
-    assert est.breakdown["weights"] == round(psi * 6 / 16) + gathered_params
-    assert est.breakdown["gradients"] == round(psi * 4 / 16) + gathered_grads
-    assert est.breakdown["optimizer"] == round(psi * 8 / 16)
+    # With a ZeRO stage the default is the paper's accounting (16-bit weights 2, 16-bit
+    # gradients 2, K = 12 with the fp32 master copy), every part over the 16 ranks.
+    assert est.breakdown["weights"] == round(psi * 2 / 16) + gathered_params
+    assert est.breakdown["gradients"] == round(psi * 2 / 16) + gathered_grads
+    assert est.breakdown["optimizer"] == round(psi * 12 / 16)
     assert any("prefetched next one" in a for a in est.assumptions)
+    # HF mixed-precision accounting, named (weights 6, gradients 4, AdamW 8 bytes/param) over 16.
+    hf = estimate_memory(
+        MemoryRequest(model="llama-3.1-70b", task="full", zero=3, gpus=16, precision="mixed-hf")
+    )
+    assert hf.breakdown["weights"] == round(psi * 2 / 16 + psi * 4 / 16) + gathered_params
+    assert hf.breakdown["gradients"] == round(psi * 4 / 16) + gathered_grads
+    assert hf.breakdown["optimizer"] == round(psi * 8 / 16)
     # One data-parallel rank shards nothing, so nothing is gathered.
     one = estimate_memory(MemoryRequest(model="llama-3.1-70b", task="full", zero=3, gpus=1))
-    assert one.breakdown["weights"] == psi * 6
+    assert one.breakdown["weights"] == psi * 2
 
 
 def test_zero3_lora_gathers_the_frozen_base_without_gradients() -> None:

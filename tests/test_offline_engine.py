@@ -204,9 +204,13 @@ async def test_budget_is_checked_against_the_priced_options() -> None:
 
 
 async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
+    # 10^7 concurrent users is the most any tool sizes (tools.limits.MAX_SEQUENCES): the users
+    # (not an internal field such as the memory tool's `batch`) are named with the bound.
     text, _ = await answer("Llama 3.1 70B for 10^9 users")
+    assert text.startswith("**One question before I size this:**")
+    assert "at most 10,000,000 concurrent users" in text and "batch" not in text
+    text, _ = await answer("Llama 3.1 70B for 10^7 users")
     assert text.startswith("**No option meets every target.**")
-    assert "batch:" in text  # the memory tool's refusal names its field
 
 
 # --- folded assumptions: what the user must check first, the tools' sources on demand ---------

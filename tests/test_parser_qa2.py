@@ -96,7 +96,8 @@ def test_negative_counts_are_asked_not_read_as_positive(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "meant"),
     [
-        ("serve lama 3.1 70b", "Llama 3.1 70B"),
+        # A misspelt name with its size unit ('lama 3.1 70b') is read as the model
+        # (tests/test_answer_readings.py); without the unit it stays a question.
         ("llama3.1-70 on an H100", "Llama 3.1 70B"),
         ("serve gpt-oss 120 on one H100", "gpt-oss-120b"),
     ],

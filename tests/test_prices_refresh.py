@@ -339,9 +339,8 @@ def test_bad_input_at_the_entry_points_is_refused_clearly(
 ) -> None:
     assert main(["prices", "refresh", "--source", "azure"]) == 2
     assert "--source: unknown source 'azure'" in capsys.readouterr().err
-    with pytest.raises(SystemExit):
-        main(["prices", "refresh", "--timeout", "-1"])
-    assert "allowed a number > 0" in capsys.readouterr().err
+    assert main(["prices", "refresh", "--timeout", "-1"]) == 2
+    assert "--timeout: '-1' rejected" in capsys.readouterr().err
     # A refreshed file broken on disk: cost and show name it and say how to recover.
     latest = _install(refreshed_text)
     latest.write_text(latest.read_text(encoding="utf-8").replace("eu = false", "eu = 3", 1))

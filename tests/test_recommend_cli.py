@@ -111,5 +111,5 @@ def test_bad_input_exits_2_naming_the_field(
 ) -> None:
     assert main(["recommend", *argv]) == 2
     captured = capsys.readouterr()
-    assert f"error: {field}:" in captured.err
+    assert f"error: --{field}:" in captured.err  # the flag typed, not the model field
     assert "Traceback" not in captured.err

@@ -78,7 +78,8 @@ def test_validation_error_names_field() -> None:
 
 def test_tool_input_error_is_a_result() -> None:
     out = REGISTRY.call("find_gpu", '{"name": "h1000"}')
-    assert out.is_error and out.result["field"] == "gpu"
+    # Named by the look-up's own field, so the model knows which argument to fix.
+    assert out.is_error and out.result["field"] == "name"
 
 
 def test_tool_bug_is_contained() -> None:
@@ -88,7 +89,7 @@ def test_tool_bug_is_contained() -> None:
         pass
 
     def broken(_: Any) -> dict[str, Any]:
-        raise ZeroDivisionError
+        raise KeyError("gpu")
 
     from assistant.registry import ToolSpec
 
@@ -136,4 +137,4 @@ def test_no_tool_input_crashes_the_registry(name: str, args: dict[str, Any] | st
     out = REGISTRY.call(name, raw)
     # Every outcome serialises, and no input reaches a tool bug (an internal_error).
     json.loads(out.content)
-    assert out.result.get("kind") != "internal_error", out.result
+    assert out.result.get("kind") not in ("internal_error", "internal_limit"), out.result

@@ -234,8 +234,12 @@ def test_cost_tool_training_by_hand() -> None:
 
 def test_cost_tool_unknown_gpu_names_the_field() -> None:
     with pytest.raises(ToolInputError) as err:
-        run_cost_request(CostRequest.model_validate({"options": [{"gpu": "h1000", "count": 1}]}))
-    assert err.value.field == "gpu"
+        run_cost_request(
+            CostRequest.model_validate(
+                {"options": [{"gpu": "h100-sxm", "count": 1}, {"gpu": "h1000", "count": 1}]}
+            )
+        )
+    assert err.value.field == "options.1.gpu"  # which option, in the request's own terms
 
 
 BASE = "http://127.0.0.1:8080/v1"

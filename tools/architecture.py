@@ -13,6 +13,18 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tools.limits import (
+    FINITE,
+    MAX_CONTEXT_TOKENS,
+    MAX_EXPERTS,
+    MAX_FFN_WIDTH,
+    MAX_HEADS,
+    MAX_HIDDEN_SIZE,
+    MAX_LAYERS,
+    MAX_NORMS_PER_LAYER,
+    MAX_VOCAB,
+)
+
 Family = Literal[
     "llama",
     "mistral",
@@ -33,14 +45,23 @@ class MoE(BaseModel):
     """Mixture-of-experts feed-forward layers. All experts are resident in memory; only
     `experts_per_token` routed experts (plus any shared experts) run for each token."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
-    num_experts: int = Field(gt=0, description="Routed experts per MoE layer.")
-    experts_per_token: int = Field(gt=0, description="Routed experts per token (top-k).")
-    expert_intermediate_size: int = Field(gt=0, description="FFN width of one expert.")
-    num_shared_experts: int = Field(default=0, ge=0, description="Always-active shared experts.")
+    num_experts: int = Field(gt=0, le=MAX_EXPERTS, description="Routed experts per MoE layer.")
+    experts_per_token: int = Field(
+        gt=0, le=MAX_EXPERTS, description="Routed experts per token (top-k)."
+    )
+    expert_intermediate_size: int = Field(
+        gt=0, le=MAX_FFN_WIDTH, description="FFN width of one expert."
+    )
+    num_shared_experts: int = Field(
+        default=0, ge=0, le=MAX_EXPERTS, description="Always-active shared experts."
+    )
     first_dense_layers: int = Field(
-        default=0, ge=0, description="Leading layers with a dense FFN instead of MoE (DeepSeek)."
+        default=0,
+        ge=0,
+        le=MAX_LAYERS,
+        description="Leading layers with a dense FFN instead of MoE (DeepSeek).",
     )
     router_bias: bool = Field(
         default=False, description="Router linear layer has a bias (gpt-oss)."
@@ -62,39 +83,50 @@ class MoE(BaseModel):
 class MLA(BaseModel):
     """Multi-head latent attention (DeepSeek-V2/V3, arXiv 2405.04434 §2.1)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
-    q_lora_rank: int | None = Field(default=None, gt=0)
-    kv_lora_rank: int = Field(gt=0)
-    qk_nope_head_dim: int = Field(gt=0)
-    qk_rope_head_dim: int = Field(gt=0)
-    v_head_dim: int = Field(gt=0)
+    q_lora_rank: int | None = Field(default=None, gt=0, le=MAX_HIDDEN_SIZE)
+    kv_lora_rank: int = Field(gt=0, le=MAX_HIDDEN_SIZE)
+    qk_nope_head_dim: int = Field(gt=0, le=MAX_HEADS)
+    qk_rope_head_dim: int = Field(gt=0, le=MAX_HEADS)
+    v_head_dim: int = Field(gt=0, le=MAX_HEADS)
 
 
 class Architecture(BaseModel):
     """The shape of a decoder-only transformer, as in its Hugging Face config.json."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     family: Family
-    num_layers: int = Field(gt=0)
-    hidden_size: int = Field(gt=0)
-    intermediate_size: int = Field(gt=0, description="Dense FFN width.")
-    num_attention_heads: int = Field(gt=0)
-    num_kv_heads: int = Field(gt=0, description="Key/value heads (< attention heads: GQA; 1: MQA).")
-    head_dim: int = Field(gt=0)
-    vocab_size: int = Field(gt=0)
+    num_layers: int = Field(gt=0, le=MAX_LAYERS)
+    hidden_size: int = Field(gt=0, le=MAX_HIDDEN_SIZE)
+    intermediate_size: int = Field(gt=0, le=MAX_FFN_WIDTH, description="Dense FFN width.")
+    num_attention_heads: int = Field(gt=0, le=MAX_HEADS)
+    num_kv_heads: int = Field(
+        gt=0, le=MAX_HEADS, description="Key/value heads (< attention heads: GQA; 1: MQA)."
+    )
+    head_dim: int = Field(gt=0, le=MAX_HEADS)
+    vocab_size: int = Field(gt=0, le=MAX_VOCAB)
     tied_embeddings: bool = False
-    max_context: int = Field(gt=0, description="max_position_embeddings, in tokens.")
+    max_context: int = Field(
+        gt=0, le=MAX_CONTEXT_TOKENS, description="max_position_embeddings, in tokens."
+    )
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
     qk_norm: bool = Field(default=False, description="Per-head RMSNorm on q and k (Qwen3).")
     attention_sinks: bool = Field(default=False, description="Learned per-head sink (gpt-oss).")
-    norms_per_layer: int = Field(default=2, ge=0, description="RMSNorm weights per layer.")
-    sliding_window: int | None = Field(default=None, gt=0, description="Window, in tokens.")
+    norms_per_layer: int = Field(
+        default=2, ge=0, le=MAX_NORMS_PER_LAYER, description="RMSNorm weights per layer."
+    )
+    sliding_window: int | None = Field(
+        default=None, gt=0, le=MAX_CONTEXT_TOKENS, description="Window, in tokens."
+    )
     sliding_window_layers: int = Field(
-        default=0, ge=0, description="Layers whose KV cache stops growing at the window."
+        default=0,
+        ge=0,
+        le=MAX_LAYERS,
+        description="Layers whose KV cache stops growing at the window.",
     )
     moe: MoE | None = None
     mla: MLA | None = None

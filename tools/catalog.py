@@ -17,6 +17,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.errors import ToolInputError, closest_names
+from tools.limits import (
+    FINITE,
+    MAX_BANDWIDTH_BYTES_PER_S,
+    MAX_GPUS_PER_NODE,
+    MAX_MEMORY_BYTES,
+    MAX_PCIE_GEN,
+    MAX_TFLOPS,
+    MAX_WATTS,
+)
 
 
 class CatalogError(ValueError):
@@ -37,7 +46,7 @@ class Sourced(BaseModel):
 class ModelEntry(Sourced):
     """A model in the catalog. Its parameter counts are computed from `architecture`."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     name: str
@@ -61,31 +70,38 @@ Interconnect = Literal["nvlink", "nvlink-bridge", "infinity-fabric", "pcie", "et
 class GpuSpec(Sourced):
     """One accelerator. Throughputs are dense (no sparsity); `None` means not published."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.\-]*$")
     name: str
     vendor: Literal["NVIDIA", "AMD", "Intel"]
     architecture: str
     aliases: tuple[str, ...] = ()
-    memory_bytes: int = Field(gt=0, description="Vendor capacity, as marketed, in bytes.")
-    usable_memory_bytes: int = Field(gt=0, description="Capacity a process can allocate, bytes.")
+    memory_bytes: int = Field(
+        gt=0, le=MAX_MEMORY_BYTES, description="Vendor capacity, as marketed, in bytes."
+    )
+    usable_memory_bytes: int = Field(
+        gt=0, le=MAX_MEMORY_BYTES, description="Capacity a process can allocate, bytes."
+    )
     usable_memory_basis: str = Field(description="How usable_memory_bytes was obtained.")
     memory_type: str
-    memory_bandwidth_bytes_per_s: float = Field(gt=0)
-    bf16_tflops: float | None = Field(default=None, gt=0)
-    fp16_tflops: float | None = Field(default=None, gt=0)
-    fp8_tflops: float | None = Field(default=None, gt=0)
-    int8_tops: float | None = Field(default=None, gt=0)
-    fp4_tflops: float | None = Field(default=None, gt=0)
-    tdp_w: float | None = Field(default=None, gt=0)
+    memory_bandwidth_bytes_per_s: float = Field(gt=0, le=MAX_BANDWIDTH_BYTES_PER_S)
+    bf16_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp16_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp8_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    int8_tops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp4_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    tdp_w: float | None = Field(default=None, gt=0, le=MAX_WATTS)
     interconnect: Interconnect
     interconnect_bytes_per_s: float | None = Field(
-        default=None, gt=0, description="GPU-to-GPU bandwidth per GPU, one direction."
+        default=None,
+        gt=0,
+        le=MAX_BANDWIDTH_BYTES_PER_S,
+        description="GPU-to-GPU bandwidth per GPU, one direction.",
     )
-    pcie_gen: int | None = None
+    pcie_gen: int | None = Field(default=None, ge=1, le=MAX_PCIE_GEN)
     form_factor: Literal["sxm", "pcie", "oam", "superchip"]
-    gpus_per_node: int | None = Field(default=None, gt=0)
+    gpus_per_node: int | None = Field(default=None, gt=0, le=MAX_GPUS_PER_NODE)
     unconfirmed: tuple[str, ...] = Field(default=(), description="Fields no source confirms.")
     notes: str | None = None
 

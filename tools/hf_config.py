@@ -19,9 +19,15 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(f for f in FAMILIES if f != "gene
 
 
 def _require(cfg: dict[str, Any], key: str) -> Any:
+    """A required size or count of the config: present and a positive whole number."""
     if key not in cfg or cfg[key] is None:
         raise ToolInputError(f"config.{key}", "is missing", "a value from the model's config.json")
-    return cfg[key]
+    value = cfg[key]
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ToolInputError(f"config.{key}", f"{str(value)[:40]!r} is not a positive whole number")
+    return value
 
 
 def _sliding_layers(
@@ -47,7 +53,25 @@ def _sliding_layers(
 
 
 def architecture_from_config(cfg: dict[str, Any]) -> Architecture:
-    """Map a parsed config.json to an `Architecture`. Raises ToolInputError on bad input."""
+    """Map a parsed config.json to an `Architecture`. Raises ToolInputError on bad input: a
+    file can hold anything (a string for a count, 0 heads, a 10^12-layer model), and none of
+    it may surface as a TypeError, a ZeroDivisionError or a raw pydantic error."""
+    try:
+        return _architecture_from_config(cfg)
+    except ValidationError as exc:  # MoE / MLA / Architecture bounds and types
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"]) or "config"
+        prefix = {"MoE": "moe.", "MLA": "mla."}.get(exc.title, "")
+        raise ToolInputError(f"config.{prefix}{loc}", err["msg"]) from None
+    except (TypeError, ArithmeticError) as exc:
+        raise ToolInputError(
+            "config",
+            f"its sizes cannot be combined ({type(exc).__name__})",
+            "positive whole numbers for the sizes, heads and layers",
+        ) from None
+
+
+def _architecture_from_config(cfg: dict[str, Any]) -> Architecture:
     model_type = cfg.get("model_type")
     if model_type not in SUPPORTED_MODEL_TYPES:
         raise ToolInputError(

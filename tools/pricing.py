@@ -34,6 +34,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.catalog import CatalogError, Sourced, catalog_dir, get_catalog, load_entries
+from tools.limits import FINITE, MAX_GPUS, MAX_PRICE_PER_GPU_HOUR, MAX_PRICE_PER_MTOK
 
 Tier = Literal["on_demand", "spot", "reserved", "commitment", "serverless", "marketplace"]
 # Display and grouping order: tiers are never merged into one ranking (spot can vanish
@@ -59,7 +60,7 @@ _ID_PATTERN = r"^[a-z0-9][a-z0-9.\-]*$"
 class PriceEntry(Sourced):
     """One cloud GPU price: an instance type at one tier, in the currency published."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     id: str = Field(pattern=_ID_PATTERN)
     provider: str = Field(min_length=1)
@@ -71,11 +72,15 @@ class PriceEntry(Sourced):
     gpu_mapping: str | None = Field(
         default=None, description="Why an ambiguous label maps to `gpu`, or why there is none."
     )
-    gpus_per_instance: int | None = Field(default=None, gt=0)
+    gpus_per_instance: int | None = Field(default=None, gt=0, le=MAX_GPUS)
     tier: Tier
     pricing_type: str = Field(min_length=1, description="The provider's own pricing term.")
-    price_per_instance_hour: float | None = Field(default=None, gt=0)
-    price_per_gpu_hour: float = Field(gt=0, description="In `currency` per GPU-hour.")
+    price_per_instance_hour: float | None = Field(
+        default=None, gt=0, le=MAX_PRICE_PER_GPU_HOUR * MAX_GPUS
+    )
+    price_per_gpu_hour: float = Field(
+        gt=0, le=MAX_PRICE_PER_GPU_HOUR, description="In `currency` per GPU-hour."
+    )
     currency: Currency
     region: str | None = None
     eu: bool = Field(description="True only when the stated region is inside the EU.")
@@ -112,7 +117,7 @@ class PriceEntry(Sourced):
 class ApiPriceEntry(Sourced):
     """One hosted LLM API price per million tokens, in the currency published."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     id: str = Field(pattern=_ID_PATTERN)
     provider: str = Field(min_length=1)
@@ -123,9 +128,13 @@ class ApiPriceEntry(Sourced):
         default=None, description="Our catalog model of the same architecture or size class."
     )
     comparable_basis: str | None = None
-    input_per_mtok: float = Field(ge=0, description="Price per 1,000,000 input tokens.")
-    output_per_mtok: float = Field(ge=0, description="Price per 1,000,000 output tokens.")
-    cached_input_per_mtok: float | None = Field(default=None, ge=0)
+    input_per_mtok: float = Field(
+        ge=0, le=MAX_PRICE_PER_MTOK, description="Price per 1,000,000 input tokens."
+    )
+    output_per_mtok: float = Field(
+        ge=0, le=MAX_PRICE_PER_MTOK, description="Price per 1,000,000 output tokens."
+    )
+    cached_input_per_mtok: float | None = Field(default=None, ge=0, le=MAX_PRICE_PER_MTOK)
     currency: Currency
     as_of_basis: str | None = None
     confidence: str | None = None

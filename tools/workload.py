@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -33,6 +33,23 @@ from tools.defaults import (
     default_request_shape,
 )
 from tools.errors import ToolInputError, from_validation_error
+from tools.limits import (
+    FINITE,
+    MAX_BATCH_SEQUENCES,
+    MAX_CONTEXT_TOKENS,
+    MAX_GPUS,
+    MAX_HOURS,
+    MAX_LIST_ITEMS,
+    MAX_LORA_RANK,
+    MAX_NAME_CHARS,
+    MAX_SECONDS,
+    MAX_SEQUENCES,
+    MAX_TOKENS_PER_S,
+    MAX_TOKENS_PER_S_PER_USER,
+    MAX_TRAIN_TOKENS,
+    MAX_USD_PER_HOUR,
+    MIN_RATE,
+)
 from tools.memory.model import resolve_model
 from tools.memory.request import ModelChoice
 
@@ -50,19 +67,22 @@ DEFAULT_MAX_GPUS = 128
 class Constraints(BaseModel):
     """Hardware constraints: which GPUs may be used and how many."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
-    only_gpus: list[str] = Field(
+    only_gpus: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(
         default_factory=list,
+        max_length=MAX_LIST_ITEMS,
         description="GPU ids or names to allow; empty = all.",
     )
-    exclude_gpus: list[str] = Field(
-        default_factory=list, description="Deny-list of catalog GPU ids or names."
+    exclude_gpus: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Deny-list of catalog GPU ids or names.",
     )
     max_gpus: int = Field(
         default=DEFAULT_MAX_GPUS,
         ge=1,
-        le=100_000,
+        le=MAX_GPUS,
         description="Most GPUs, all replicas together.",
     )
     single_node: bool = Field(
@@ -82,10 +102,12 @@ class Constraints(BaseModel):
     budget_usd_per_hour: float | None = Field(
         default=None,
         gt=0,
+        le=MAX_USD_PER_HOUR,
         description="Most USD per hour for the whole configuration (needs prices).",
     )
     region: str | None = Field(
         default=None,
+        max_length=MAX_NAME_CHARS,
         description="'eu': rank by EU-region prices only.",
     )
 
@@ -104,7 +126,7 @@ class Workload(ModelChoice):
     `sequence_length`, `global_batch_sequences`, `train_tokens`, optional `deadline_hours`.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", **FINITE)
 
     # model, params, config_path, task, weights, kv_dtype, engine, gpu_memory_utilization:
     # inherited from tools.memory.ModelChoice (one definition shared with MemoryRequest).
@@ -113,48 +135,51 @@ class Workload(ModelChoice):
     prompt_tokens: int = Field(
         default=DEFAULT_PROMPT_TOKENS,
         ge=1,
-        le=10_000_000,
+        le=MAX_CONTEXT_TOKENS,
         description=f"Input tokens per request (default {DEFAULT_PROMPT_TOKENS}; with "
         "no lengths given, the default shape is scaled to a shorter model maximum, keeping 3:1).",
     )
     output_tokens: int = Field(
         default=DEFAULT_OUTPUT_TOKENS,
         ge=1,
-        le=10_000_000,
+        le=MAX_CONTEXT_TOKENS,
         description=f"Output tokens per request (default {DEFAULT_OUTPUT_TOKENS}).",
     )
     context: int | None = Field(
         default=None,
         ge=1,
-        le=10_000_000,
+        le=MAX_CONTEXT_TOKENS,
         description="KV-cache length per sequence, tokens (default prompt + output = "
         f"{DEFAULT_CONTEXT_TOKENS}, or the model's maximum when smaller).",
     )
     users: int = Field(
         default=1,
         ge=1,
-        le=10**12,
+        le=MAX_SEQUENCES,
         description="Concurrent users (sequences); leave unset when only tokens_per_s is known.",
     )
     tokens_per_s: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_RATE,
+        le=MAX_TOKENS_PER_S,
         description="Target output tokens/s over all users.",
     )
     tokens_per_s_per_user: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_RATE,
+        le=MAX_TOKENS_PER_S_PER_USER,
         description="Target decode tokens/s each user sees.",
     )
     ttft_s: float | None = Field(
         default=None,
-        gt=0,
+        ge=MIN_RATE,
+        le=MAX_SECONDS,
         description="Target time to first token (no queueing), seconds.",
     )
     max_output_tokens: int | None = Field(
         default=None,
         ge=1,
-        le=10_000_000,
+        le=MAX_CONTEXT_TOKENS,
         description="Longest output in a batch, tokens (static batching waits for it; default "
         "2 × output_tokens, i.e. lengths spread evenly up to twice the mean).",
     )
@@ -168,27 +193,37 @@ class Workload(ModelChoice):
     sequence_length: int | None = Field(
         default=None,
         ge=1,
-        le=10_000_000,
+        le=MAX_CONTEXT_TOKENS,
         description="Training sequence length, tokens (default: context, else prompt + output "
         f"= {DEFAULT_CONTEXT_TOKENS}, or the model's maximum when smaller).",
     )
     global_batch_sequences: int = Field(
         default=256,
         ge=1,
+        le=MAX_BATCH_SEQUENCES,
         description="Training global batch, sequences.",
     )
     micro_batch_sequences: int = Field(
-        default=1, ge=1, description="Training micro-batch per GPU, sequences."
+        default=1,
+        ge=1,
+        le=MAX_SEQUENCES,
+        description="Training micro-batch per GPU, sequences.",
     )
     train_tokens: float | None = Field(
         default=None,
-        gt=0,
+        ge=1,
+        le=MAX_TRAIN_TOKENS,
         description="Tokens to train on (dataset tokens × epochs).",
     )
     deadline_hours: float | None = Field(
-        default=None, gt=0, description="Training wall-clock limit, hours."
+        default=None,
+        ge=MIN_RATE,
+        le=MAX_HOURS,
+        description="Training wall-clock limit, hours.",
     )
-    lora_rank: int | None = Field(default=None, ge=1, description="LoRA/QLoRA adapter rank.")
+    lora_rank: int | None = Field(
+        default=None, ge=1, le=MAX_LORA_RANK, description="LoRA/QLoRA adapter rank."
+    )
     checkpointing: bool | None = Field(
         default=None,
         description="Activation checkpointing; default on for training.",
@@ -218,9 +253,18 @@ class Workload(ModelChoice):
     @model_validator(mode="after")
     def _consistent(self) -> Workload:
         if self.is_training and self.train_tokens is None and self.deadline_hours is not None:
-            raise ValueError("deadline_hours needs train_tokens (how much data to train on)")
+            raise ToolInputError(
+                "deadline_hours",
+                "needs train_tokens (how much data to train on)",
+                "train_tokens with deadline_hours, or no deadline",
+            )
         if self.micro_batch_sequences > self.global_batch_sequences:
-            raise ValueError("micro_batch_sequences exceeds global_batch_sequences")
+            raise ToolInputError(
+                "micro_batch_sequences",
+                f"{self.micro_batch_sequences} exceeds global_batch_sequences "
+                f"({self.global_batch_sequences})",
+                "at most global_batch_sequences",
+            )
         return self
 
     @model_validator(mode="after")

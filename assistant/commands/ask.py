@@ -6,6 +6,11 @@ on sources, formulas and constants (`assistant.offline.render.split_details`) â€
 one line saying how many there are; `--details` prints them. `--json` prints the parsed
 workload, the tool calls with their results, and the full answer. The offline path never
 imports openai or textual.
+
+Every answer is saved as a session (assistant/sessions.py; `--no-save` skips it), so
+`gpu-sizer proposal --session ID` renders it and a later `ask` continues it, as `llm -c` does:
+`--continue` (`-c`) adds the question to the most recent session, `--session ID` to that one.
+A follow-up ("and what if we use fp8 instead?") then refines the workload asked about before.
 """
 
 from __future__ import annotations
@@ -15,15 +20,19 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from assistant.commands._args import positive_number
+from assistant.commands._flags import CommandFlags, request
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
 from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
+from tools.cost import PriceFilter
 from tools.errors import ToolInputError
+
+if TYPE_CHECKING:
+    from assistant.session_store import SessionStore
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
@@ -48,13 +57,47 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     parser.add_argument(
         "--force", action="store_true", help="overwrite the --proposal file if it exists"
     )
+    # The rate flag is the price filter's field, so `ask` and `cost` read and refuse it alike.
+    CommandFlags(parser).add(PriceFilter, only=("eur_to_usd",))
+    thread = parser.add_mutually_exclusive_group()
+    thread.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_session",
+        action="store_true",
+        help="continue the most recent session: a follow-up refines what was asked before",
+    )
+    thread.add_argument(
+        "--session",
+        "--cid",
+        metavar="ID",
+        help="continue the saved session ID (the id `ask` prints after each answer)",
+    )
     parser.add_argument(
-        "--eur-usd",
-        type=positive_number,
-        help="US dollars per euro, to compare EUR-priced offers (default: GPU_SIZER_EUR_TO_USD "
-        "or eur_to_usd in config.toml; none: EUR offers are named but not compared)",
+        "--no-save",
+        action="store_true",
+        help="do not save this turn as a session (nothing to continue or write a proposal from)",
     )
     add_config_arguments(parser)
+
+
+def _conversation(args: argparse.Namespace, engine: Engine, store: SessionStore) -> Conversation:
+    """The conversation this question joins: the session named, the latest readable one, or a
+    new one, opened through `store` so saving it never overwrites what another gpu-sizer wrote
+    meanwhile. Unknown ids and nothing to continue are a ToolInputError naming the flag."""
+    from assistant.sessions import list_sessions, open_session
+
+    if getattr(args, "session", None):
+        loaded = open_session(args.session)  # a friendly error for an unknown id
+        return store.open(loaded.path).conversation
+    if getattr(args, "continue_session", False):
+        latest = [s for s in list_sessions() if s.problem is None]
+        if not latest:
+            raise ToolInputError(
+                "--continue", "there is no saved session to continue", "ask a question first"
+            )
+        return store.open(latest[0].path).conversation
+    return Conversation(mode=engine.mode)
 
 
 def _engine(args: argparse.Namespace) -> Engine:
@@ -69,13 +112,18 @@ def _engine(args: argparse.Namespace) -> Engine:
 
 
 async def _run_turn(
-    engine: Engine, question: str, stream: bool, details: bool = True
+    engine: Engine,
+    question: str,
+    stream: bool,
+    details: bool = True,
+    conversation: Conversation | None = None,
 ) -> tuple[Done | None, list[Any]]:
-    """Run one turn, streaming the answer to stdout when `stream`; without `details` the folded
-    assumptions are held back (the visible part is a prefix of the text, so it streams)."""
+    """Run one turn on `conversation` (a new one when None), streaming the answer to stdout
+    when `stream`; without `details` the folded assumptions are held back (the visible part is
+    a prefix of the text, so it streams)."""
     from assistant.offline.render import split_details
 
-    conversation = Conversation(mode=engine.mode)
+    conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
     text, shown = "", 0
@@ -94,7 +142,13 @@ async def _run_turn(
     return done, events
 
 
-def _json_report(question: str, engine: Engine, done: Done | None, events: list[Any]) -> str:
+def _json_report(
+    question: str,
+    engine: Engine,
+    done: Done | None,
+    events: list[Any],
+    conversation: Conversation | None = None,
+) -> str:
     calls: dict[str, dict[str, Any]] = {}
     for event in events:
         if isinstance(event, ToolCallStarted):
@@ -104,10 +158,15 @@ def _json_report(question: str, engine: Engine, done: Done | None, events: list[
     workload: dict[str, Any] | None = None
     if engine.mode == "offline":
         from assistant.offline import parse_workload
+        from assistant.offline.engine import previous_workload
 
-        workload = parse_workload(question).model_dump(mode="json", exclude_defaults=True)
+        # The workload this turn sized: a follow-up's is the merge with the earlier turns'.
+        parsed = None if conversation is None else previous_workload(conversation)
+        parsed = parsed if parsed is not None else parse_workload(question)
+        workload = parsed.model_dump(mode="json", exclude_defaults=True)
     report = {
         "question": question,
+        "session": None if conversation is None else conversation.id,
         "engine": engine.mode,
         "workload": workload,
         "tool_calls": list(calls.values()),
@@ -139,16 +198,43 @@ def run(args: argparse.Namespace) -> int:
             "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
         )
     from assistant.cost_tool import use_eur_to_usd
+    from assistant.session_store import SessionStore
 
+    rate = request(PriceFilter, args).eur_to_usd
     engine = _engine(args)
-    with use_eur_to_usd(args.eur_usd):
-        done, events = asyncio.run(
-            _run_turn(engine, question, stream=not args.json, details=args.details)
-        )
+    store = SessionStore()
+    conversation = _conversation(args, engine, store)
+    try:
+        with use_eur_to_usd(rate):
+            done, events = asyncio.run(
+                _run_turn(
+                    engine,
+                    question,
+                    stream=not args.json,
+                    details=args.details,
+                    conversation=conversation,
+                )
+            )
+    finally:
+        # Saved even when the turn is interrupted: the engine appended the question first.
+        if not args.no_save:
+            saved = store.save(conversation)
+            if saved.forked_from is not None:
+                print(
+                    f"session {saved.forked_from} changed meanwhile (another gpu-sizer saved "
+                    f"it): this turn is saved as session {conversation.id}",
+                    file=sys.stderr,
+                )
     if args.json:
-        print(_json_report(question, engine, done, events))
+        print(_json_report(question, engine, done, events, conversation))
     elif done is not None:
         print(_after_answer(done.text, args.details), end="")
+    if not args.no_save:
+        print(
+            f"session {conversation.id}: `gpu-sizer ask -c ...` continues it, "
+            f"`gpu-sizer proposal --session {conversation.id}` writes its proposal",
+            file=sys.stderr,
+        )
     if args.proposal and done is not None:
         from assistant.proposal import write_proposal
 

@@ -14,15 +14,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from assistant.clock import now
-from assistant.commands._args import (
-    flag_error,
-    non_negative_int,
-    positive_int,
-    positive_number,
-    token_count,
-    validated,
-)
+from assistant.commands._flags import CommandFlags, flagset, given, request
 from assistant.commands._table import render_table
 from tools.catalog import get_catalog
 from tools.cost import (
@@ -40,96 +35,79 @@ from tools.cost import (
     training_costs,
     training_inputs,
 )
+from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD
 from tools.errors import ToolInputError
+from tools.limits import FINITE, MAX_GPUS, MAX_HOURS, MIN_RATE
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
     TIERS,
     PriceBook,
     staleness_warning,
 )
+from tools.workload import Workload
 
 ROWS_PER_TIER = 5
 
+# The fields that say which model (give one): with one, the recommender proposes what to price.
+_MODEL_CHOICE = ("model", "params", "config_path", "model_file")
+# Workload fields the command decides itself: GPUs come from --gpu, the budget from
+# --max-usd-per-hour, the region from --eu-only, the ranking from the cheapest price.
+_SET_BY_COST = (
+    "objective",
+    "constraints.only_gpus",
+    "constraints.exclude_gpus",
+    "constraints.budget_usd_per_hour",
+    "constraints.region",
+)
+
+
+class CostCommandOptions(BaseModel):
+    """What `gpu-sizer cost` takes beyond the workload, the price filter and the usage."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    count: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs in the configuration (default 1; with a model and a training task: "
+        "the job's GPU count, priced at its fastest layout of exactly that many, or refused).",
+    )
+    deadline_hours: float | None = Field(
+        default=None, ge=MIN_RATE, le=MAX_HOURS, description="Training deadline, wall-clock hours."
+    )
+    max_age_days: int = Field(
+        default=DEFAULT_MAX_PRICE_AGE_DAYS,
+        ge=0,
+        le=36_500,
+        description="Prices older than this many days are marked stale (at most 100 years).",
+    )
+    spot_interruption_overhead: float = Field(
+        default=SPOT_INTERRUPTION_OVERHEAD,
+        ge=0,
+        lt=10,
+        description="Wall-clock a spot job loses to interruptions, fraction (0.10 = 10%).",
+    )
+
 
 def add_parser(subparsers: Any, help_text: str) -> None:
-    """Register the `cost` sub-command."""
+    """Register the `cost` sub-command: flags from Workload, the direct configuration, the
+    price filter, the usage profile and CostCommandOptions (assistant/commands/_flags.py)."""
     p = subparsers.add_parser("cost", help=help_text, description=help_text)
-    w = p.add_argument_group("workload (priced through gpu-sizer recommend)")
-    w.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
-    w.add_argument(
-        "--model-file",
-        metavar="PATH",
-        help="local model instead of --model: a GGUF file, model folder or safetensors index",
-    )
-    w.add_argument(
-        "--weights", help="weight format (default bf16 with --model; the file's own with a file)"
-    )
-    w.add_argument(
-        "--users",
-        type=positive_int,
-        help="concurrent sequences (default: 1, or planned by the recommender to reach "
-        "--tokens-per-s when only that is given)",
-    )
-    w.add_argument("--prompt-tokens", type=token_count, help="input tokens per request")
-    w.add_argument("--output-tokens", type=token_count, help="generated tokens per request")
-    w.add_argument("--context", type=token_count, help="KV-cache length per sequence, tokens")
-    w.add_argument("--ttft", type=positive_number, help="time-to-first-token target, seconds")
-    w.add_argument("--task", choices=("inference", "full", "lora", "qlora"), default="inference")
-    w.add_argument("--train-tokens", type=token_count, help="training tokens (training tasks)")
-    w.add_argument(
-        "--zero",
-        type=int,
-        choices=[0, 1, 2, 3],
-        help="ZeRO / FSDP sharding stage for data-parallel training",
-    )
-    w.add_argument("--max-gpus", type=positive_int, help="most GPUs in one configuration")
-    w.add_argument("--single-node", action="store_true", help="one server only")
-    d = p.add_argument_group("one configuration given directly (no --model)")
-    d.add_argument(
-        "--count",
-        type=positive_int,
-        help="GPUs in the configuration (default 1; with --model and a training --task: the "
-        "job's GPU count, priced at its fastest layout of exactly that many, or refused)",
-    )
-    d.add_argument(
-        "--tokens-per-s",
-        type=positive_number,
-        help="aggregate output tokens/s (with --model: the target given to the recommender)",
-    )
-    d.add_argument(
-        "--training-hours", type=positive_number, help="training wall-clock hours on --count"
-    )
+    flags = CommandFlags(p)
+    w = p.add_argument_group("workload (priced through gpu-sizer recommend; give a model)")
+    flags.add(Workload, w, only=_MODEL_CHOICE)
+    flags.add(Workload, w, exclude=(*_MODEL_CHOICE, *_SET_BY_COST))
+    d = p.add_argument_group("one configuration given directly (no model)")
+    flags.add(CostCommandOptions, d, only=("count",))
+    flags.add(ServingCostInput, d, only=("count", "aggregate_tokens_per_s"))
+    flags.add(TrainingCostInput, d, only=("count", "training_hours"))
     f = p.add_argument_group("price filters")
-    f.add_argument("--gpu", action="append", default=[], help="GPU id or alias (repeatable)")
-    f.add_argument("--provider", action="append", default=[], help="provider (repeatable)")
-    f.add_argument("--eu-only", action="store_true", help="only prices in EU regions")
-    f.add_argument("--tier", action="append", default=[], choices=TIERS, help="repeatable")
-    f.add_argument(
-        "--max-usd-per-hour", type=positive_number, help="most USD/hour for a configuration"
-    )
-    f.add_argument(
-        "--eur-usd",
-        type=positive_number,
-        help="US dollars per euro to compare EUR prices (default: GPU_SIZER_EUR_TO_USD or "
-        "eur_to_usd in config.toml; none: EUR offers are listed but not compared)",
-    )
-    f.add_argument("--include-superseded", action="store_true", help="also historical prices")
+    flags.add(PriceFilter, f)
     f.add_argument("--prices", type=Path, help="user price file (TOML, [[price]] entries)")
     u = p.add_argument_group("usage")
-    u.add_argument("--utilization", type=float, default=1.0, help="average load, 0-1")
-    u.add_argument("--active-hours", type=float, default=730.0, help="hours with traffic a month")
-    u.add_argument("--scale-to-zero", action="store_true", help="bill active hours only")
-    u.add_argument("--input-per-output", type=float, help="input tokens per output token")
-    u.add_argument(
-        "--deadline-hours", type=positive_number, help="training deadline, wall-clock hours"
-    )
-    u.add_argument("--spot-overhead", type=float, help="spot interruption overhead, fraction")
-    u.add_argument(
-        "--max-age-days",
-        type=non_negative_int,
-        default=DEFAULT_MAX_PRICE_AGE_DAYS,
-        help="staleness limit",
-    )
+    flags.add(UsageProfile, u)
+    flags.add(CostCommandOptions, u, exclude=("count",))
     p.add_argument("--all", action="store_true", help=f"all rows, not {ROWS_PER_TIER} per tier")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -147,36 +125,11 @@ def _book(args: argparse.Namespace) -> PriceBook:
     return price_book(None if args.prices is None else Path(args.prices))
 
 
-# Model field -> the flag that sets it, so a rejected value is reported under the flag typed.
-_FLAGS = {
-    "count": "--count",
-    "aggregate_tokens_per_s": "--tokens-per-s",
-    "training_hours": "--training-hours",
-    "max_usd_per_hour": "--max-usd-per-hour",
-    "eur_to_usd": "--eur-usd",
-    "utilization": "--utilization",
-    "active_hours_per_month": "--active-hours",
-    "input_tokens_per_output_token": "--input-per-output",
-    "spot_interruption_overhead": "--spot-overhead",
-    "users": "--users",
-    "prompt_tokens": "--prompt-tokens",
-    "output_tokens": "--output-tokens",
-    "context": "--context",
-    "ttft_s": "--ttft",
-    "tokens_per_s": "--tokens-per-s",
-    "train_tokens": "--train-tokens",
-    "deadline_hours": "--deadline-hours",
-    "weights": "--weights",
-    "model": "--model",
-    "model_file": "--model-file",
-    "constraints.max_gpus": "--max-gpus",
-}
-
-
 def _eur_to_usd(args: argparse.Namespace) -> float | None:
-    """--eur-usd, else the settings' rate (GPU_SIZER_EUR_TO_USD, config.toml eur_to_usd)."""
-    if args.eur_usd is not None:
-        return float(args.eur_usd)
+    """--eur-usd (validated with the filter), else the settings' rate (GPU_SIZER_EUR_TO_USD,
+    config.toml eur_to_usd)."""
+    if given(args, PriceFilter, "eur_to_usd"):
+        return None
     from assistant.config import configured_eur_to_usd
 
     return configured_eur_to_usd()
@@ -184,77 +137,61 @@ def _eur_to_usd(args: argparse.Namespace) -> float | None:
 
 def _filter(args: argparse.Namespace) -> PriceFilter:
     catalog = get_catalog()
-    fields: dict[str, Any] = {
-        "providers": args.provider,
-        "gpus": [catalog.gpu(g).id for g in args.gpu],
-        "eu_only": args.eu_only,
-        "tiers": args.tier,
-        "max_usd_per_hour": args.max_usd_per_hour,
-        "eur_to_usd": _eur_to_usd(args),
-        "include_superseded": args.include_superseded,
-    }
-    return validated(PriceFilter, fields, _FLAGS)
+    extra: dict[str, Any] = {"gpus": [catalog.gpu(g).id for g in args.gpu or []]}
+    rate = _eur_to_usd(args)
+    if rate is not None:
+        extra["eur_to_usd"] = rate
+    return request(PriceFilter, args, extra)
 
 
-def _profile(args: argparse.Namespace) -> UsageProfile:
-    fields: dict[str, Any] = {
-        "utilization": args.utilization,
-        "active_hours_per_month": args.active_hours,
-        "scale_to_zero": args.scale_to_zero,
-    }
-    if args.input_per_output is not None:
-        fields["input_tokens_per_output_token"] = args.input_per_output
-    elif args.prompt_tokens and args.output_tokens:
-        fields["input_tokens_per_output_token"] = args.prompt_tokens / args.output_tokens
-    return validated(UsageProfile, fields, _FLAGS)
+def _profile(args: argparse.Namespace, workload: Workload | None) -> UsageProfile:
+    extra: dict[str, Any] = {}
+    typed = ("prompt_tokens", "output_tokens")
+    stated = workload is not None and all(given(args, Workload, name) for name in typed)
+    if stated and workload and not given(args, UsageProfile, "input_tokens_per_output_token"):
+        extra["input_tokens_per_output_token"] = workload.prompt_tokens / workload.output_tokens
+    return request(UsageProfile, args, extra)
+
+
+def _workload_only_flag(args: argparse.Namespace) -> str | None:
+    """The first typed flag that only a workload uses (none may be typed without a model)."""
+    typed = vars(args).get("_typed_flags", {})
+    for flag in flagset(args).flags.values():
+        if flag.dest in typed and all(model is Workload for model, _ in flag.fields):
+            name: str = typed[flag.dest][0]
+            return name
+    return None
 
 
 def _from_recommender(
-    args: argparse.Namespace, book: PriceBook, flt: PriceFilter, today: date
+    args: argparse.Namespace,
+    book: PriceBook,
+    flt: PriceFilter,
+    today: date,
+    options: CostCommandOptions,
 ) -> tuple[list[ServingCostInput], list[TrainingCostInput], str, list[str]]:
     from tools.recommend import recommend
-    from tools.workload import validate_workload
 
-    data: dict[str, Any] = {"model": args.model, "model_file": args.model_file}
-    data["weights"] = args.weights or ("bf16" if args.model else None)
-    data = {key: value for key, value in data.items() if value is not None}
-    for key, value in (
-        # Users left unset when not given: with only --tokens-per-s the recommender plans the
-        # concurrency that reaches it (one user could never produce 1,000 tok/s).
-        ("users", args.users),
-        ("prompt_tokens", args.prompt_tokens),
-        ("output_tokens", args.output_tokens),
-        ("context", args.context),
-        ("ttft_s", args.ttft),
-        ("tokens_per_s", args.tokens_per_s),
-        ("train_tokens", args.train_tokens),
-        ("deadline_hours", args.deadline_hours),
-        ("zero", args.zero),
-    ):
-        if value is not None:
-            data[key] = value
-    data["task"] = args.task
-    constraints: dict[str, Any] = {"single_node": args.single_node}
+    # Users left unset when not given: with only --tokens-per-s the recommender plans the
+    # concurrency that reaches it (one user could never produce 1,000 tok/s).
+    stated = request(Workload, args)
+    extra: dict[str, Any] = {}
     if flt.gpus:
-        constraints["only_gpus"] = flt.gpus
-    if args.max_gpus is not None:
-        constraints["max_gpus"] = args.max_gpus
-    fixed_count = _fixed_training_count(args)
+        extra["constraints.only_gpus"] = flt.gpus
+    max_gpus = (
+        stated.constraints.max_gpus if given(args, Workload, "constraints.max_gpus") else None
+    )
+    fixed_count = _fixed_training_count(options.count, stated.task, max_gpus)
     if fixed_count is not None:
         # Every layout up to the count is evaluated ("fastest" tries them all), so the ones of
         # exactly that many GPUs are among the recommender's options or rejected layouts.
-        constraints["max_gpus"] = fixed_count
-    data["constraints"] = constraints
-    data["objective"] = "cheapest" if fixed_count is None else "fastest"
-    prices = ranking_prices(book, flt, today, args.max_age_days)
-    try:
-        workload = validate_workload(data)
-    except ToolInputError as exc:
-        given = {**data, **{f"constraints.{k}": v for k, v in constraints.items()}}
-        raise flag_error(exc, _FLAGS, given) from None
+        extra["constraints.max_gpus"] = fixed_count
+    extra["objective"] = "cheapest" if fixed_count is None else "fastest"
+    prices = ranking_prices(book, flt, today, options.max_age_days)
+    workload = request(Workload, args, extra)
     rec = recommend(workload, prices)
     if fixed_count is not None:
-        jobs = _training_at_count(fixed_count, rec.options + rec.rejected, args.zero)
+        jobs = _training_at_count(fixed_count, rec.options + rec.rejected, workload.zero)
         notes = [
             f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
             f"exactly {fixed_count} GPUs (--count) per GPU type",
@@ -264,7 +201,7 @@ def _from_recommender(
     notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
     notes += [f"warning: {w}" for w in rec.warnings]
     serving = serving_inputs(rec.options)
-    if args.task == "inference" and not serving:
+    if workload.task == "inference" and not serving:
         # A setup that misses the targets is not an offer: price none, say what comes closest.
         if any(o.fits for o in rec.options):
             notes.append(
@@ -276,25 +213,25 @@ def _from_recommender(
     return serving, training_inputs(rec.options), rec.model_id, notes
 
 
-def _fixed_training_count(args: argparse.Namespace) -> int | None:
-    """--count with --model: the training job's GPU count. Serving sizes its own count from
+def _fixed_training_count(count: int | None, task: str, max_gpus: int | None) -> int | None:
+    """--count with a model: the training job's GPU count. Serving sizes its own count from
     the load, so --count there is refused rather than ignored."""
-    if args.count is None:
+    if count is None:
         return None
-    if args.task == "inference":
+    if task == "inference":
         raise ToolInputError(
             "--count",
-            f"{args.count} GPUs cannot be imposed on a serving workload: the recommender sizes "
+            f"{count} GPUs cannot be imposed on a serving workload: the recommender sizes "
             "the count from --users / --tokens-per-s",
             "--max-gpus N (at most N GPUs), or --gpu with --count without --model",
         )
-    if args.max_gpus is not None and args.max_gpus < args.count:
+    if max_gpus is not None and max_gpus < count:
         raise ToolInputError(
             "--count",
-            f"{args.count} GPUs is more than --max-gpus {args.max_gpus}",
-            f"--count at most {args.max_gpus}, or drop --max-gpus",
+            f"{count} GPUs is more than --max-gpus {max_gpus}",
+            f"--count at most {max_gpus}, or drop --max-gpus",
         )
-    return int(args.count)
+    return count
 
 
 def _training_at_count(count: int, options: list[Any], zero: int | None) -> list[TrainingCostInput]:
@@ -324,62 +261,63 @@ def _training_at_count(count: int, options: list[Any], zero: int | None) -> list
 
 
 def _direct(
-    args: argparse.Namespace, flt: PriceFilter
+    args: argparse.Namespace, flt: PriceFilter, options: CostCommandOptions
 ) -> tuple[list[ServingCostInput], list[TrainingCostInput]]:
+    workload_flag = _workload_only_flag(args)
+    if workload_flag is not None:
+        raise ToolInputError(
+            workload_flag,
+            "describes a workload, which needs a model to size",
+            "--model (or --params, --config, --model-file) with the workload flags; "
+            "--input-per-output for the blended price of a configuration given directly",
+        )
     if not flt.gpus:
         raise ToolInputError(
             "gpu", "no configuration to price", "--model (and workload flags), or --gpu + --count"
         )
-    serving = [
-        validated(
-            ServingCostInput,
-            {"gpu": g, "count": args.count or 1, "aggregate_tokens_per_s": args.tokens_per_s},
-            _FLAGS,
-        )
-        for g in flt.gpus
-    ]
+    count = {"count": options.count or 1}
+    serving = [request(ServingCostInput, args, {"gpu": g, **count}) for g in flt.gpus]
     training = []
-    if args.training_hours is not None:
-        training = [
-            validated(
-                TrainingCostInput,
-                {"gpu": g, "count": args.count or 1, "training_hours": args.training_hours},
-                _FLAGS,
-            )
-            for g in flt.gpus
-        ]
+    if given(args, TrainingCostInput, "training_hours"):
+        training = [request(TrainingCostInput, args, {"gpu": g, **count}) for g in flt.gpus]
     return serving, training
 
 
 def run(args: argparse.Namespace) -> int:
     """Price the configurations and print tables (or JSON). Exit 0, or 2 on bad input."""
+    options = request(CostCommandOptions, args)
     book = _book(args)
     flt = _filter(args)
-    profile = _profile(args)
     model_id: str | None = None
     notes: list[str] = []
     today = now()
-    if args.model or args.model_file:
-        serving, training, model_id, notes = _from_recommender(args, book, flt, today)
+    workload: Workload | None = None
+    if given(args, Workload, *_MODEL_CHOICE):
+        workload = request(Workload, args)
+        profile = _profile(args, workload)
+        serving, training, model_id, notes = _from_recommender(args, book, flt, today, options)
     else:
-        serving, training = _direct(args, flt)
-        if args.tokens_per_s is None:
+        profile = _profile(args, None)
+        serving, training = _direct(args, flt, options)
+        if not given(args, ServingCostInput, "aggregate_tokens_per_s"):
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
-    training_only = args.task != "inference" and bool(training)
-    freshness = (today, args.max_age_days)
+    task = workload.task if workload is not None else "inference"
+    training_only = task != "inference" and bool(training)
+    freshness = (today, options.max_age_days)
     result = compare_costs(serving, book, flt, profile, model_id, freshness) if serving else None
     train = None
     if training:
-        kwargs: dict[str, Any] = {"deadline_hours": args.deadline_hours, "freshness": freshness}
-        if args.spot_overhead is not None:
-            kwargs["spot_interruption_overhead"] = args.spot_overhead
-        try:
-            train = training_costs(training, book, flt, **kwargs)
-        except ToolInputError as exc:
-            raise flag_error(exc, _FLAGS, {exc.field: args.spot_overhead}) from None
+        train = training_costs(
+            training,
+            book,
+            flt,
+            deadline_hours=options.deadline_hours,
+            freshness=freshness,
+            spot_interruption_overhead=options.spot_interruption_overhead,
+        )
     if training_only:
         result = None
-    warnings = _staleness(result, train, book, today, args.max_age_days)
+    warnings = _staleness(result, train, book, today, options.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
     if args.json:

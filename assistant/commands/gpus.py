@@ -15,7 +15,12 @@ from tools.units import GB, ByteUnit, to_unit
 def add_parser(subparsers: Any, help_text: str) -> None:
     """Register the `gpus` sub-command."""
     parser = subparsers.add_parser("gpus", help=help_text, description=help_text)
-    parser.add_argument("name", nargs="?", help="show one GPU in detail (id or alias, e.g. H100)")
+    parser.add_argument(
+        "name",
+        nargs="?",
+        metavar="GPU",  # errors about it say "gpu: …"
+        help="show one GPU in detail (id or alias, e.g. H100)",
+    )
     parser.add_argument(
         "--unit",
         choices=("GB", "GiB"),

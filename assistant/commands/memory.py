@@ -9,115 +9,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from typing import Any
 
-from assistant.commands._args import flag_error, token_count
-from tools.defaults import DEFAULT_CONTEXT_TOKENS
-from tools.errors import ToolInputError
-from tools.memory import MemoryEstimate, estimate_memory, validate_request
+from assistant.commands._flags import CommandFlags, request
+from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.units import ByteUnit, format_count, to_unit
 
-# CLI flag → MemoryRequest field, for flags whose names differ.
-_FIELD_FOR_DEST = {"config": "config_path", "prefill_chunk": "prefill_chunk_tokens"}
-_NOT_FIELDS = {"command", "json", "unit"}
-# Any '-' followed by a digit is a value, never a flag (no flag here starts with a digit), so
-# `--params -7B` reaches the parameter-count check instead of argparse's "expected one
-# argument". argparse's default pattern takes only plain negative numbers (-7, -0.5) as values;
-# Python 3.14's argparse widened it to this same prefix rule.
-_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
+# The fields that say which model (give one), shown as their own group in --help.
+_MODEL_CHOICE = ("model", "params", "config_path", "model_file")
 
 
 def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
-    """Register `memory` on the dispatcher's sub-parsers."""
+    """Register `memory`: one flag per MemoryRequest field (assistant/commands/_flags.py)."""
     p: argparse.ArgumentParser = subparsers.add_parser(
         "memory",
         help=help_text,
         description="Memory needed per GPU: weights, KV cache, activations, gradients, "
         "optimizer state and runtime overhead, with the assumptions behind each.",
     )
-    which = p.add_argument_group("model (give one)")
-    which.add_argument("--model", help="catalog model id or alias, e.g. llama-3.1-70b")
-    which.add_argument("--params", help="bare parameter count, e.g. 13B or 7.5e9")
-    which.add_argument("--config", metavar="PATH", help="local Hugging Face config.json")
-    which.add_argument(
-        "--model-file",
-        metavar="PATH",
-        help="local model: a GGUF file (header and exact tensor sizes), a model folder, "
-        "config.json or model.safetensors(.index.json) (exact weight bytes)",
-    )
-    p.add_argument("--task", choices=["inference", "full", "lora", "qlora"])
-    p.add_argument(
-        "--weights",
-        help="weight format: bf16, fp16, fp32, fp8, int8, int4-gptq, "
-        "int4-awq, nf4, nf4-dq, mxfp4, or a GGUF file type (q2_k … q8_0, iq1_s … iq4_xs)",
-    )
-    p.add_argument("--group-size", type=int, help="GPTQ/AWQ group size (default 128)")
-    p.add_argument(
-        "--keep-16bit",
-        type=lambda s: [x for x in s.split(",") if x],
-        help="comma list of tensors kept 16-bit: embedding,lm_head ('' for none)",
-    )
-    p.add_argument("--kv-dtype", help="KV-cache dtype: bf16, fp16, fp8, int8, fp32")
-    p.add_argument(
-        "--context",
-        type=token_count,
-        help=f"tokens per sequence (default {DEFAULT_CONTEXT_TOKENS}, or the model's maximum "
-        "when smaller; the same default as recommend)",
-    )
-    p.add_argument(
-        "--batch",
-        "--users",
-        type=int,
-        help="concurrent sequences (inference; --users is the same) or micro-batch (training)",
-    )
-    p.add_argument("--gpus", type=int, help="GPUs in total (default 1)")
-    p.add_argument("--tp", type=int, help="tensor-parallel degree")
-    p.add_argument("--pp", type=int, help="pipeline-parallel stages")
-    p.add_argument("--zero", type=int, choices=[0, 1, 2, 3], help="ZeRO stage (3 = FSDP)")
-    p.add_argument("--optimizer", choices=["adamw", "adamw-8bit", "sgd", "adafactor"])
-    p.add_argument(
-        "--precision",
-        choices=["mixed-hf", "mixed-zero", "bf16", "fp32"],
-        help="training-state accounting (default mixed-hf, 18 B/param with AdamW)",
-    )
-    p.add_argument(
-        "--checkpointing",
-        action=argparse.BooleanOptionalAction,
-        help="activation checkpointing (default on for training)",
-    )
-    p.add_argument(
-        "--flash-attention",
-        action=argparse.BooleanOptionalAction,
-        help="fused/flash attention (default on)",
-    )
-    p.add_argument("--lora-rank", type=int, help="LoRA rank (default 8; 64 for qlora)")
-    p.add_argument(
-        "--adapter-dtype",
-        choices=("bf16", "fp32"),
-        help="LoRA adapter dtype: bf16 (QLoRA paper, default) or fp32 (PEFT's default autocast)",
-    )
-    p.add_argument(
-        "--lora-targets",
-        type=lambda s: [x for x in s.split(",") if x],
-        help="comma list among q,k,v,o,gate,up,down (default all)",
-    )
-    p.add_argument("--engine", choices=["vllm", "transformers", "generic"])
-    p.add_argument("--gpu", help="catalog GPU to check the fit against, e.g. h100-sxm")
-    p.add_argument(
-        "--gpu-memory-utilization", type=float, help="vLLM fraction of GPU memory (default 0.9)"
-    )
-    p.add_argument(
-        "--offload-optimizer",
-        action="store_true",
-        default=None,
-        help="optimizer state in host RAM (ZeRO-Offload)",
-    )
-    p.add_argument(
-        "--prefill-chunk",
-        type=token_count,
-        help="tokens per prefill pass (vLLM 8192, llama.cpp 512)",
-    )
+    flags = CommandFlags(p)
+    flags.add(MemoryRequest, p.add_argument_group("model (give one)"), only=_MODEL_CHOICE)
+    flags.add(MemoryRequest, exclude=_MODEL_CHOICE)
     p.add_argument(
         "--unit",
         choices=["GB", "GiB"],
@@ -125,18 +37,7 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         help="display unit of the table (default GB = 10^9 bytes)",
     )
     p.add_argument("--json", action="store_true", help="print the JSON contract")
-    p._negative_number_matcher = _NEGATIVE_VALUE
     return p
-
-
-def request_fields(args: argparse.Namespace) -> dict[str, Any]:
-    """The MemoryRequest fields given on the command line (unset flags left to defaults)."""
-    fields: dict[str, Any] = {}
-    for dest, value in vars(args).items():
-        if dest in _NOT_FIELDS or value is None:
-            continue
-        fields[_FIELD_FOR_DEST.get(dest, dest)] = value
-    return fields
 
 
 def json_contract(est: MemoryEstimate) -> dict[str, Any]:
@@ -184,16 +85,9 @@ def render_table(est: MemoryEstimate, unit: ByteUnit = "GB") -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Validate, estimate, print. Bad input raises ToolInputError (the dispatcher exits 2)."""
-    fields = request_fields(args)
-    try:
-        estimate = estimate_memory(validate_request(fields))
-    except ToolInputError as exc:
-        # Name the flag typed (`--gpus`, `--prefill-chunk`), not the request field.
-        flags = {
-            _FIELD_FOR_DEST.get(dest, dest): "--" + dest.replace("_", "-") for dest in vars(args)
-        }
-        raise flag_error(exc, flags, fields) from None
+    """Validate, estimate, print. Bad input raises ToolInputError naming the flag (the
+    dispatcher restates a tool's own errors under the flag typed and exits 2)."""
+    estimate = estimate_memory(request(MemoryRequest, args))
     if args.json:
         print(json.dumps(json_contract(estimate), indent=2))
     else:

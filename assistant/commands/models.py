@@ -22,7 +22,10 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     """Register the `models` sub-command."""
     parser = subparsers.add_parser("models", help=help_text, description=help_text)
     parser.add_argument(
-        "name", nargs="?", help="show one model in detail (id, alias or Hugging Face repo id)"
+        "name",
+        nargs="?",
+        metavar="MODEL",  # errors about it say "model: …"
+        help="show one model in detail (id, alias or Hugging Face repo id)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON (counts as integers)")
 

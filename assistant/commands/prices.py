@@ -19,11 +19,33 @@ import json
 import sys
 from typing import Any
 
-from assistant.commands._args import positive_number
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.commands._flags import CommandFlags, request
 from assistant.prices.fetch import DEFAULT_TIMEOUT_S
 from assistant.prices.sources import SOURCES, PriceSource, source_named
 from assistant.sanitize import clean_text
 from tools.errors import ToolInputError
+from tools.limits import FINITE
+
+
+class PricesOptions(BaseModel):
+    """The options of `gpu-sizer prices` (flags generated from these fields)."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    source: list[str] = Field(
+        default_factory=list,
+        description="Refresh only these sources ("
+        + ", ".join(s.name for s in SOURCES)
+        + "); the other sources' rows are kept from the file in use.",
+    )
+    timeout: float = Field(
+        default=DEFAULT_TIMEOUT_S,
+        gt=0,
+        le=600,
+        description="Seconds to wait for each download.",
+    )
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
@@ -36,20 +58,7 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         choices=("refresh", "show"),
         help="refresh: download current prices (network); show: the file in use (default)",
     )
-    p.add_argument(
-        "--source",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help=f"refresh only this source (repeatable; {', '.join(s.name for s in SOURCES)}); "
-        "the other sources' rows are kept from the file in use",
-    )
-    p.add_argument(
-        "--timeout",
-        type=positive_number,
-        default=DEFAULT_TIMEOUT_S,
-        help=f"seconds to wait for each download (default {DEFAULT_TIMEOUT_S:g})",
-    )
+    CommandFlags(p).add(PricesOptions)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -93,24 +102,25 @@ def _in_use() -> str:
     return f"the prices refreshed at {_printable(fetched)} stay in use ({path})"
 
 
-def _refresh(args: argparse.Namespace) -> int:
+def _refresh(options: PricesOptions, args: argparse.Namespace) -> int:
     import httpx2
 
     from assistant.clock import now
     from assistant.prices.refresh import RefreshError, refresh_prices
     from tools.catalog import CatalogError
 
-    sources = _sources(args.source)
+    sources = _sources(options.source)
     headers = {"User-Agent": "gpu-sizer prices refresh"}
+    timeout = options.timeout
     try:
-        with httpx2.Client(timeout=args.timeout, follow_redirects=True, headers=headers) as client:
+        with httpx2.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
             report = refresh_prices(client, sources, now().replace(microsecond=0))
     except RefreshError as exc:
         try:
             still = _in_use()
         except CatalogError:
             still = "the price file in use is unchanged"
-        print(f"gpu-sizer prices refresh: {exc}; nothing written, {still}", file=sys.stderr)
+        print(f"gpu-sizer prices: error: {exc}; nothing written, {still}", file=sys.stderr)
         return 1
     if args.json:
         print(json.dumps(_report_json(report), indent=2))
@@ -207,8 +217,9 @@ def _show(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Refresh or show the refreshed prices (see module docstring)."""
+    options = request(PricesOptions, args)
     if args.action == "refresh":
-        return _refresh(args)
-    if args.source:
+        return _refresh(options, args)
+    if options.source:
         raise ToolInputError("--source", "only refresh takes --source", "gpu-sizer prices refresh")
     return _show(args)

@@ -64,6 +64,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(render_proposal(conversation, args.format or "md"))
         return 0
     fmt = args.format or format_for_path(args.output)
-    path = write_proposal(conversation, args.output, fmt, force=args.force)
+    try:
+        path = write_proposal(conversation, args.output, fmt, force=args.force)
+    except OSError as exc:  # the path typed cannot be written: bad input, one line, exit 2
+        raise ToolInputError(
+            "output", f"{str(args.output)[:200]} cannot be written ({exc.strerror})"
+        ) from None
     print(f"proposal written to {path}", file=sys.stderr)
     return 0

@@ -189,6 +189,7 @@ class OfflineEngine:
             )
             results: list[CallResult] = []
             text: str
+            question: str | None = None
             if not planned:
                 text = render_question(parsed)
             else:
@@ -226,7 +227,17 @@ class OfflineEngine:
                 partial.append(paragraph)
                 yield TextDelta(paragraph)
                 await asyncio.sleep(0)
-            conversation.add({"role": "assistant", "content": text})
+            final: dict[str, Any] = {"role": "assistant", "content": text}
+            if not planned or question:
+                # A clarifying question keeps the workload read so far: the reply refines it
+                # rather than starting over (issue 18, class 3).
+                asked = (
+                    parsed
+                    if question is None
+                    else parsed.model_copy(update={"questions": [*parsed.questions, question]})
+                )
+                final[WORKLOAD_KEY] = asked.model_dump(mode="json", exclude_defaults=True)
+            conversation.add(final)
             yield Done(text=text, conversation=conversation)
         except (asyncio.CancelledError, GeneratorExit):
             if partial:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import cache
 
 from tools.catalog import Catalog, GpuSpec, get_catalog
@@ -138,6 +139,63 @@ def model_families() -> dict[str, tuple[str, ...]]:
         word = _chunks(entry.name)[0]
         families.setdefault(word, []).append(entry.id)
     return {word: tuple(ids) for word, ids in families.items()}
+
+
+# A word this close (difflib ratio, 0–1) to a catalog family word, with the same first letter
+# and at least four letters, is that family misspelt: 'lamma' 0.80 and 'lama' 0.89 to 'llama',
+# 'mixtrall' 0.93 to 'mixtral', 'qween' 0.89 to 'qwen'; 'lambda' scores 0.73.
+_FAMILY_TYPO_RATIO = 0.75
+_SIZE_CHUNK = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[bm]$")
+
+
+def corrected_family(word: str) -> str | None:
+    """The catalog family a misspelt word names ('lamma' → 'llama', 'mixtrall' → 'mixtral');
+    None for a family word spelt right, a short word, or one close to no family."""
+    word = word.lower()
+    families = model_families()
+    if word in families or len(word) < 4:
+        return None
+    scored = [
+        (SequenceMatcher(None, word, family).ratio(), family)
+        for family in families
+        if family[0] == word[0]
+    ]
+    best = max(scored, default=(0.0, ""))
+    return best[1] if best[0] >= _FAMILY_TYPO_RATIO else None
+
+
+@dataclass(frozen=True)
+class NameParts:
+    """A catalog model name cut into family word, version and size ('Llama 3.1 70B' →
+    llama, 3.1, 70b; 'Mixtral 8x7B' → mixtral, None, 8x7b)."""
+
+    id: str
+    family: str
+    version: str | None
+    size: str
+
+
+@cache
+def model_name_parts() -> tuple[NameParts, ...]:
+    """Family, version and size of every catalog model name and plain alias (Hugging Face ids
+    left out), in catalog order; names without a size ('DeepSeek-V3') are left out."""
+    parts: list[NameParts] = []
+    for entry in get_catalog().models.values():
+        for name in (entry.name, *entry.aliases):
+            if "/" in name or ":" in name:
+                continue
+            chunks = _chunks(name)
+            sizes = [i for i, c in enumerate(chunks) if _SIZE_CHUNK.match(c)]
+            if not chunks or not chunks[0].isalpha() or not sizes:
+                continue
+            between = chunks[1 : sizes[0]]
+            version = between[0] if len(between) == 1 and between[0][0].isdigit() else None
+            if between and version is None:
+                continue  # a qualifier before the size ('Phi-3 mini 4k'): not this shape
+            found = NameParts(entry.id, chunks[0], version, chunks[sizes[0]])
+            if found not in parts:
+                parts.append(found)
+    return tuple(parts)
 
 
 # Consumer (gaming / desktop) cards are sold under these brands: NVIDIA's GeForce line (its

@@ -73,6 +73,18 @@ class ParsedWorkload(BaseModel):
     tokens_per_s: float | None = Field(
         default=None, description="Aggregate output throughput target, tokens per second."
     )
+    output_tokens_per_day: float | None = Field(
+        default=None,
+        description="Output tokens a day from a volume said ('50M tokens a day': input and "
+        "output together unless 'output' is said), tokens; the load, and the volume at which "
+        "self-hosting is compared with a hosted API.",
+    )
+    api_comparison: bool = Field(
+        default=False, description="Self-hosting compared with a hosted API ('vs an API')."
+    )
+    api_providers: list[str] = Field(
+        default_factory=list, description="Hosted API providers named ('the Groq API')."
+    )
     gpus: list[GpuMention] = Field(default_factory=list, description="GPUs named, in order.")
     compare: bool = Field(default=False, description="The text compares options ('vs').")
     gpu_count: int | None = Field(default=None, description="GPUs said without a name, count.")

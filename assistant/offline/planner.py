@@ -14,6 +14,7 @@ from typing import Any
 from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parsed import ParsedWorkload
 from tools.catalog import get_catalog
+from tools.cost.inputs import HOURS_PER_MONTH
 from tools.errors import ToolInputError
 from tools.workload import validate_workload
 
@@ -331,6 +332,11 @@ def plan_cost_call(
         args["eu_only"] = True
     if parsed.deadline_hours is not None and training:
         args["deadline_hours"] = parsed.deadline_hours
+    if parsed.api_providers and not training:
+        args["api_providers"] = list(dict.fromkeys(parsed.api_providers))
+    if parsed.output_tokens_per_day is not None and not training:
+        # The volume said, per billing month (730 h = 730/24 days): both bills at it.
+        args["output_tokens_per_month"] = parsed.output_tokens_per_day * HOURS_PER_MONTH / 24
     return PlannedCall("compare_costs", args)
 
 

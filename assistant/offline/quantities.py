@@ -8,7 +8,10 @@ it lands on a power of two, the way model cards name their windows, and says whi
 
 from __future__ import annotations
 
+import math
 import re
+
+from tools.limits import MAX_CONTEXT_TOKENS, MAX_SEQUENCES
 
 NUMBER_WORDS: dict[str, int] = {
     "a": 1,
@@ -54,6 +57,53 @@ QUANTITY = rf"{NUMBER}\s?{SUFFIX}"
 WORD_NUMBER = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 
 _QUANTITY_RE = re.compile(rf"^\s*({NUMBER})\s?({SUFFIX})\s*$", re.IGNORECASE)
+
+MAX_READ_QUANTITY = 1e15
+"""Numbers above this are never read as a figure: they are beyond every bound the tools accept
+(tools.limits: 10^7 users, 2^24 tokens of context, 10^15 training tokens), so "1e400 users" or a
+26-digit count is answered as out of range, never sized as 400 users or dropped for 1."""
+
+# A number the text states that may be past MAX_READ_QUANTITY: scientific forms ("1e400",
+# "5×10^30", "10^20") with any exponent, or digits with an optional suffix ("9999…9", "5000T").
+HUGE_NUMBER = (
+    rf"(?<![\w.])(?:({NUMBER})\s*(?:[x×*]\s*10\s*\^|e)\s*\+?(\d+)|10\s*\^\s*\+?(\d+)"
+    rf"|({NUMBER})\s?({SUFFIX}))(?![\w.])"
+)
+
+
+def huge_value(match: re.Match[str]) -> float:
+    """The value a HUGE_NUMBER match states (inf when past float range; never raises). Its
+    first five groups are read, so a pattern may append groups of its own."""
+    mantissa, exponent, power, digits, suffix = match.groups()[:5]
+    if exponent is not None:
+        return float(f"{mantissa.replace(',', '')}e{exponent}")
+    if power is not None:
+        return float(f"1e{power}")
+    value = float(digits.replace(",", "")) if digits.replace(",", "") else 0.0
+    return value * SUFFIX_MULTIPLIER[(suffix or "").lower()]
+
+
+def too_large(value: float) -> bool:
+    """True for a number the parser must not read as a figure (see MAX_READ_QUANTITY)."""
+    return not math.isfinite(value) or value > MAX_READ_QUANTITY
+
+
+def out_of_range_question(said: str, noun: str = "") -> str:
+    """The question for a figure past what the tools size: what was said, the bound that
+    applies (by the word after the number) and a request for the real figure. Such a figure is
+    never sized at the bound, nor dropped."""
+    word = noun.lower()
+    if re.fullmatch(
+        r"(?:[a-z]+\s+)?(?:users?|requests?|sequences?|sessions?|clients?|"
+        r"people|streams?|chats?|conversations?|customers?|queries)",
+        word,
+    ):
+        bound = f"at most {MAX_SEQUENCES:,} concurrent users"
+    elif re.fullmatch(r"(?:tokens?|toks?|context|ctx)", word):
+        bound = f"at most {MAX_CONTEXT_TOKENS:,} tokens per sequence"
+    else:
+        bound = "every count, length and rate it sizes is far below 10^15"
+    return f"'{said}' is more than gpu-sizer can size ({bound}). What is the real figure?"
 
 
 def parse_quantity(text: str) -> float | None:

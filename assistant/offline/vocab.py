@@ -49,7 +49,15 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bbf16\b|\bbfloat[\s-]?16\b", "bf16", None),
     (r"\bfp16\b|\bfloat[\s-]?16\b|\bhalf[\s-]precision\b", "fp16", None),
     (r"\b16[\s-]?bits?\b", "bf16", "'{text}' read as BF16 (FP16 is the same size)"),
-    (r"\bfp32\b|\bfloat[\s-]?32\b|\bfull[\s-]precision\b|\b32[\s-]?bits?\b", "fp32", None),
+    # "Full precision" means unquantized to most people who serve LLMs (checkpoints ship in
+    # BF16) and FP32 to some: the reading halves or doubles the weights, so it is stated.
+    (
+        r"\bfull[\s-]precision\b",
+        "bf16",
+        "'{text}' read as BF16, the unquantized 16-bit weights models ship in (2 bytes per "
+        "weight); FP32 (4 bytes per weight) doubles the weights: say 'fp32' to size that",
+    ),
+    (r"\bfp32\b|\bfloat[\s-]?32\b|\b32[\s-]?bits?\b", "fp32", None),
 )
 
 # (pattern, task, use). "serving-finetuned" marks "a fine-tuned model", which is served, not

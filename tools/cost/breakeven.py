@@ -40,6 +40,7 @@ def break_even(
         # Billed by the active hour: both bills grow with volume, so there is no crossover.
         return BreakEven(
             **common,
+            **at_volume(fixed, api_per_m_output, capacity, profile),
             break_even_output_tokens_per_month=None,
             break_even_blended_tokens_per_month=None,
             reachable=None,
@@ -61,8 +62,30 @@ def break_even(
         )
     return BreakEven(
         **common,
+        **at_volume(fixed, api_per_m_output, capacity, profile),
         break_even_output_tokens_per_month=volume,
         break_even_blended_tokens_per_month=volume * (ratio + 1.0),
         reachable=reachable,
         explanation=explanation,
     )
+
+
+def at_volume(
+    self_hosted_usd_per_month: float,
+    api_usd_per_million_output: float,
+    capacity: float | None,
+    profile: UsageProfile,
+) -> dict[str, object]:
+    """Both bills at the user's monthly volume V (UsageProfile.output_tokens_per_month):
+    API = V × its price per million output tokens (r input tokens each) / 10⁶; self-hosted =
+    the configuration's monthly bill, which serves V only when V ≤ its capacity."""
+    volume = profile.output_tokens_per_month
+    if volume is None:
+        return {}
+    api_bill = volume * api_usd_per_million_output / 1e6
+    return {
+        "volume_output_tokens_per_month": volume,
+        "api_usd_per_month_at_volume": api_bill,
+        "cheaper_at_volume": "self-hosted" if self_hosted_usd_per_month < api_bill else "api",
+        "volume_within_capacity": None if capacity is None else volume <= capacity,
+    }

@@ -159,6 +159,20 @@ class BreakEven(BaseModel):
         description="Output tokens a month at 100% of the estimated throughput for 730 h."
     )
     reachable: bool | None
+    volume_output_tokens_per_month: float | None = Field(
+        default=None, description="The user's volume (UsageProfile), output tokens a month."
+    )
+    api_usd_per_month_at_volume: float | None = Field(
+        default=None, description="The API's bill at that volume, USD a month."
+    )
+    cheaper_at_volume: Literal["self-hosted", "api"] | None = Field(
+        default=None, description="Which side costs less at that volume (None: no volume)."
+    )
+    volume_within_capacity: bool | None = Field(
+        default=None,
+        description="Whether the configuration can produce that volume (None: throughput "
+        "or volume unknown).",
+    )
     explanation: str
 
 

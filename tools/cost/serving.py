@@ -182,6 +182,14 @@ def serving_assumptions(
         + ("on (only active hours billed)" if profile.scale_to_zero else "off")
         + "; serverless prices always bill active hours only",
         f"blended tokens: {profile.input_tokens_per_output_token:g} input tokens per output token",
+        *(
+            []
+            if profile.output_tokens_per_month is None
+            else [
+                f"volume: {profile.output_tokens_per_month:,.0f} output tokens a month, "
+                "billed at the API's price and against each configuration's monthly bill"
+            ]
+        ),
         "GPUs sold in instances are billed by whole instance; a tensor-parallel group sits in "
         "one instance, so a row whose instance holds fewer GPUs than the group is left out",
         currency_assumption(eur_to_usd),
@@ -209,6 +217,10 @@ def compare_costs(
     rows, excluded = price_options(options, book, flt, profile, freshness)
     best = cheapest_by_tier(rows)
     apis = [] if model_id is None else api_comparison(model_id, book, profile, flt.eur_to_usd)
+    if flt.api_providers:
+        # The API the caller named is the one compared, never a cheaper other one.
+        named = [p.lower() for p in flt.api_providers]
+        apis = [a for a in apis if any(n in a.provider.lower() for n in named)]
     if freshness is not None:
         clock = freshness[0]
         apis = [a.model_copy(update={"age": format_age(price_age(a.as_of, clock))}) for a in apis]

@@ -6,7 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tools.memory.request import MAX_CONTEXT_TOKENS, ModelChoice
+from tools.limits import MAX_CONTEXT_TOKENS
+from tools.memory.request import ModelChoice
 
 CacheType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"]
 """llama.cpp --cache-type-k/-v values (common/arg.cpp kv_cache_types)."""

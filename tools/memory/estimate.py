@@ -45,10 +45,13 @@ from tools.memory.sharding import (
 )
 from tools.memory.tensors import LORA_TARGETS, layer_shapes
 from tools.memory.training import (
+    ZERO_ACCOUNTING_SOURCE,
+    StateBytes,
     adafactor_state_entries,
     adapter_state_bytes,
     lora_params,
     state_bytes_per_param,
+    training_precision,
 )
 from tools.memory.weights import weight_bytes
 from tools.units import format_bytes
@@ -72,6 +75,7 @@ class _Parts:
     warnings: list[str] = field(default_factory=list)
     host_ram: int = 0
     trainable: int = 0
+    gathered: int = 0  # ZeRO-3's all-gathered working set inside weights + gradients
 
     def add(self, name: str, nbytes: int, formula: str, *assumptions: str) -> None:
         self.components[name] = Component(
@@ -170,6 +174,7 @@ def _inference_weights(
         # The frozen base is gathered unit by unit in its stored format; it has no gradients.
         gathered = zero3_gathered_bytes(wb, gradient_scale=None)
         nbytes += gathered.params
+        parts.gathered = gathered.params
         formula += (
             f"; frozen base sharded over dp={layout.dp} (ZeRO-3/FSDP) + the gathered unit and "
             "the prefetched next one"
@@ -192,7 +197,8 @@ def _full_training_state(
     stage = worst_stage(wb, layout.pp)
     psi = stage.bytes / 2  # parameters on this GPU before ZeRO
     parts.trainable = resolved.total_params
-    state = state_bytes_per_param(req.precision, req.optimizer)
+    precision = training_precision(req.precision, req.zero)
+    state = state_bytes_per_param(precision, req.optimizer)
     zero = req.zero or 0
     dp = layout.dp
     div_w = dp if zero >= 3 else 1
@@ -201,19 +207,21 @@ def _full_training_state(
     opt = psi * state.optimizer
     opt_formula = f"Ψ·{state.optimizer:g}"
     if req.optimizer == "adafactor":
-        factor_bytes = 2 if req.precision == "bf16" else 4
+        factor_bytes = 2 if precision == "bf16" else 4
         share = psi / resolved.total_params
         opt += adafactor_state_entries(arch) * share * factor_bytes
         opt_formula += f" + (rows + cols per matrix)·{factor_bytes} (Adafactor factored)"
-    weights = psi * state.weights / div_w
+    # ZeRO stage 1 partitions the optimizer state, and the fp32 master copy is optimizer
+    # state (the paper's K; DeepSpeed keeps it in the optimizer's partition) even where an
+    # accounting lists it with the weights.
+    working_per_param = state.weights - state.master_in_weights
+    master = psi * state.master_in_weights / div_o
+    weights = psi * working_per_param / div_w + master
     grads = psi * state.gradients / div_g
     opt /= div_o
     if req.offload_optimizer:
-        moved = opt
-        if req.precision == "mixed-hf":  # the fp32 master copy lives with the optimizer
-            master = psi * 4 / div_w
-            weights -= master
-            moved += master
+        moved = opt + master  # the fp32 master copy goes with the optimizer
+        weights -= master
         parts.host_ram = round(moved * layout.gpus)
         opt = 0
         parts.assumptions.append(
@@ -222,16 +230,26 @@ def _full_training_state(
         )
     total_per_param = state.weights + state.gradients + state.optimizer
     sharding = f" (ZeRO-{zero} over dp={dp})" if zero and dp > 1 else ""
-    weight_formula = f"Ψ·{state.weights:g}{' / Nd' if div_w > 1 else ''}{sharding}"
+    if state.master_in_weights and div_o > 1 and not req.offload_optimizer:
+        weight_formula = (
+            f"Ψ·{working_per_param:g}{' / Nd' if div_w > 1 else ''} + "
+            f"Ψ·{state.master_in_weights:g} / Nd (fp32 master copy, partitioned with the "
+            f"optimizer state){sharding}"
+        )
+    elif state.master_in_weights and req.offload_optimizer:
+        weight_formula = f"Ψ·{working_per_param:g}{' / Nd' if div_w > 1 else ''}{sharding}"
+    else:
+        weight_formula = f"Ψ·{state.weights:g}{' / Nd' if div_w > 1 else ''}{sharding}"
     grad_formula = f"Ψ·{state.gradients:g}{' / Nd' if div_g > 1 else ''}"
     weight_notes = [f"Ψ = {psi:,.0f} parameters on this GPU (tp={layout.tp}, pp={layout.pp})."]
     if div_w > 1:
         # Sharded parameters must be all-gathered to compute: the working set comes on top.
-        compute_bytes = 4 if req.precision == "fp32" else 2
+        compute_bytes = 4 if precision == "fp32" else 2
         scale = compute_bytes / 2  # `wb` holds 16-bit bytes
         gathered = zero3_gathered_bytes(wb, param_scale=scale, gradient_scale=scale)
         weights += gathered.params
         grads += gathered.gradients
+        parts.gathered = gathered.params + gathered.gradients
         weight_formula += " + gathered unit and prefetched next unit (16-bit)"
         grad_formula += " + the gathered unit's gradients before reduce-scatter"
         weight_notes.append(
@@ -249,17 +267,50 @@ def _full_training_state(
         "optimizer",
         round(opt),
         opt_formula + (" / Nd" if div_o > 1 else ""),
-        f"{req.optimizer} with {req.precision} accounting: {total_per_param:g} bytes/param of "
+        f"{req.optimizer} with {precision} accounting: {total_per_param:g} bytes/param of "
         f"model state before sharding ({state.source}).",
     )
-    parts.assumptions.append(
-        f"Training state: {req.precision} accounting, {total_per_param:g} bytes per parameter "
-        f"with {req.optimizer} ({state.source}). Mixed-precision AdamW is 18 B/param in the "
-        "HF docs (7B ≈ 126 GB) and 16 B/param in the ZeRO paper (precision=mixed-zero)."
-    )
+    parts.assumptions.append(_training_state_statement(req, precision, total_per_param, state))
     if zero and dp == 1:
         parts.warnings.append(zero_single_rank_warning(zero))
     return stage.layers
+
+
+def _training_state_statement(
+    req: MemoryRequest, precision: str, total_per_param: float, state: StateBytes
+) -> str:
+    """Which accounting sized the training state, and why (the ZeRO default stated)."""
+    per_param = f"{total_per_param:g} bytes per parameter with {req.optimizer}"
+    if req.zero and req.precision is None:
+        return (
+            f"Training state: ZeRO-{req.zero} sized as DeepSpeed and the paper define it "
+            f"({precision} accounting, {per_param}): {ZERO_ACCOUNTING_SOURCE}. "
+            "precision=mixed-hf sizes Hugging Face Trainer's 18 B/param instead."
+        )
+    head = f"Training state: {precision} accounting, {per_param} ({state.source})."
+    if req.zero:
+        return (
+            f"{head} ZeRO-{req.zero}: stage 1 partitions the optimizer state with the fp32 "
+            "master copy, stage 2 also the gradients, stage 3 also the parameters "
+            "(arXiv 1910.02054 §5.1)."
+        )
+    return (
+        f"{head} Mixed-precision AdamW is 18 B/param in the HF docs (7B ≈ 126 GB) and "
+        "16 B/param in the ZeRO paper (precision=mixed-zero; the default with a ZeRO stage)."
+    )
+
+
+_ZERO_STAGE_NAMES = {1: "P_os", 2: "P_os+g", 3: "P_os+g+p"}
+
+
+def _zero_state_statement(zero: int, dp: int, model_state: int) -> str:
+    """The partitioned model states per GPU, as the ZeRO paper's per-device figure."""
+    gathered = " (the all-gathered working set comes on top)" if zero == 3 else ""
+    return (
+        f"ZeRO-{zero} ({_ZERO_STAGE_NAMES[zero]}) over Nd = {dp} data-parallel ranks: model "
+        f"states {format_bytes(model_state, 'GB')} per GPU{gathered}, the paper's per-device "
+        "figure (arXiv 1910.02054 Table 1)."
+    )
 
 
 def _adapter_state(
@@ -499,6 +550,13 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
 
     breakdown = {key: parts.components[key].bytes_per_gpu for key in BREAKDOWN_KEYS}
     per_gpu = sum(breakdown.values())
+    model_state: int | None = None
+    if req.is_training:
+        model_state = (
+            breakdown["weights"] + breakdown["gradients"] + breakdown["optimizer"] - parts.gathered
+        )
+        if req.zero and layout.dp > 1:
+            parts.assumptions.append(_zero_state_statement(req.zero, layout.dp, model_state))
     for comp in parts.components.values():
         parts.assumptions.extend(comp.assumptions)
 
@@ -531,10 +589,13 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         model_id=resolved.id,
         model_name=resolved.name,
         task=req.task,
-        weights_format=fmt if req.task != "full" else f"{req.precision} training",
+        weights_format=(
+            fmt if req.task != "full" else f"{training_precision(req.precision, req.zero)} training"
+        ),
         kv_dtype=kv_dtype,
         engine=engine,
         context=context,
+        max_context_tokens=arch.max_context,
         batch=req.batch,
         total_params=resolved.total_params,
         active_params=resolved.active_params,
@@ -557,4 +618,5 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         fits=fits,
         headroom_bytes=headroom,
         host_ram_bytes=parts.host_ram,
+        model_state_bytes_per_gpu=model_state,
     )

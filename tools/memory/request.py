@@ -15,6 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError, from_validation_error
+from tools.limits import (
+    FINITE,
+    MAX_CONTEXT_TOKENS,
+    MAX_GPUS,
+    MAX_LORA_RANK,
+    MAX_NAME_CHARS,
+    MAX_OVERHEAD_BYTES,
+    MAX_PARALLEL_DEGREE,
+    MAX_PATH_CHARS,
+    MAX_SEQUENCES,
+)
 from tools.memory.formats import GGUF_FORMATS, WEIGHT_FORMATS, normalize_format
 from tools.memory.kv_cache import KV_DTYPES
 from tools.memory.tensors import LORA_TARGETS
@@ -28,10 +39,6 @@ PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
 LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
 SixteenBitTensor = Literal["embedding", "lm_head"]
 
-MAX_CONTEXT_TOKENS = 10_000_000
-MAX_SEQUENCES = 1_000_000
-MAX_GPUS = 100_000
-
 assert set(KvDtype.__args__) == set(KV_DTYPES)  # type: ignore[attr-defined]
 assert set(OptimizerName.__args__) == set(OPTIMIZERS)  # type: ignore[attr-defined]
 assert set(PrecisionName.__args__) == set(PRECISIONS)  # type: ignore[attr-defined]
@@ -42,8 +49,11 @@ class ModelChoice(BaseModel):
     """Which model, for which task, stored how: the fields the memory request and the
     recommender's workload share. Defined once so their meaning and validation cannot drift."""
 
+    model_config = FINITE
+
     model: str | None = Field(
         default=None,
+        max_length=MAX_NAME_CHARS,
         description="Catalog id or alias, Ollama tag or Hugging Face id, e.g. 'llama-3.1-70b'.",
     )
     params: str | float | None = Field(
@@ -52,11 +62,13 @@ class ModelChoice(BaseModel):
         "Llama-shaped dense).",
     )
     config_path: str | None = Field(
-        default=None, description="Path of a local Hugging Face config.json (or its folder)."
+        default=None,
+        max_length=MAX_PATH_CHARS,
+        description="Path of a local Hugging Face config.json (or its folder).",
     )
     model_file: str | None = Field(
         default=None,
-        max_length=4096,
+        max_length=MAX_PATH_CHARS,
         description="Path of a local model: a GGUF file (its header and exact tensor sizes), "
         "a model folder, config.json or model.safetensors(.index.json) (exact weight bytes).",
     )
@@ -66,6 +78,7 @@ class ModelChoice(BaseModel):
     )
     weights: str | None = Field(
         default=None,
+        max_length=MAX_NAME_CHARS,
         description="Weight format: "
         + ", ".join(f for f in WEIGHT_FORMATS if f not in GGUF_FORMATS)
         + ", or a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted). "
@@ -74,6 +87,7 @@ class ModelChoice(BaseModel):
     )
     kv_dtype: str | None = Field(
         default=None,
+        max_length=MAX_NAME_CHARS,
         description="KV-cache dtype: bf16, fp16, fp8, int8, fp32 (default bf16).",
     )
     engine: Engine | None = Field(
@@ -109,8 +123,11 @@ class ModelChoice(BaseModel):
     @field_validator("params")
     @classmethod
     def _finite_params(cls, value: str | float | None) -> str | float | None:
+        # The range itself (10M-20T) is checked by tools.generic_model.parse_param_count.
         if isinstance(value, float) and (not math.isfinite(value) or value <= 0):
             raise ValueError("must be a positive, finite parameter count such as 7e9 or '13B'")
+        if isinstance(value, str) and len(value) > MAX_NAME_CHARS:
+            raise ValueError(f"is not a parameter count (over {MAX_NAME_CHARS} characters)")
         return value
 
     @model_validator(mode="after")
@@ -118,9 +135,10 @@ class ModelChoice(BaseModel):
         fields = ("model", "params", "config_path", "model_file")
         given = [n for n in fields if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError(
+            raise ToolInputError(
+                "model",
                 "give exactly one of model, params, config_path or model_file"
-                + (f" (got {', '.join(given)})" if given else "")
+                + (f" (got {', '.join(given)})" if given else ""),
             )
         return self
 
@@ -132,10 +150,12 @@ class ModelChoice(BaseModel):
 class MemoryRequest(ModelChoice):
     """A model and workload whose GPU memory to estimate, per GPU, with a breakdown."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     gpu: str | None = Field(
-        default=None, description="Catalog GPU id or name to check the fit against."
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="Catalog GPU id or name to check the fit against.",
     )
     group_size: int = Field(
         default=128,
@@ -145,6 +165,7 @@ class MemoryRequest(ModelChoice):
     )
     keep_16bit: list[SixteenBitTensor] | None = Field(
         default=None,
+        max_length=len(SixteenBitTensor.__args__),  # type: ignore[attr-defined]
         description="Tensors kept 16-bit in a quantized format: 'embedding', 'lm_head'. "
         "Default: both for GPTQ/AWQ/NF4/fp8/int8/mxfp4, none for GGUF.",
     )
@@ -165,11 +186,13 @@ class MemoryRequest(ModelChoice):
     tp: int | None = Field(
         default=None,
         ge=1,
-        le=1024,
+        le=MAX_PARALLEL_DEGREE,
         description="Tensor-parallel degree; must divide the attention heads. Default: "
         "gpus/pp for inference, 1 for training.",
     )
-    pp: int = Field(default=1, ge=1, le=1024, description="Pipeline-parallel stages.")
+    pp: int = Field(
+        default=1, ge=1, le=MAX_PARALLEL_DEGREE, description="Pipeline-parallel stages."
+    )
     zero: Literal[0, 1, 2, 3] | None = Field(
         default=None,
         description="ZeRO stage for data-parallel training (3 = FSDP full shard); default 0.",
@@ -177,10 +200,11 @@ class MemoryRequest(ModelChoice):
     optimizer: OptimizerName = Field(
         default="adamw", description="Optimizer: adamw, adamw-8bit, sgd (momentum), adafactor."
     )
-    precision: PrecisionName = Field(
-        default="mixed-hf",
-        description="Training state accounting: mixed-hf (18 B/param with AdamW, HF docs), "
-        "mixed-zero (16 B/param, ZeRO paper), bf16 (pure bf16), fp32.",
+    precision: PrecisionName | None = Field(
+        default=None,
+        description="Training state accounting: mixed-hf (18 B/param with AdamW, HF docs; the "
+        "default without ZeRO), mixed-zero (16 B/param, ZeRO paper and DeepSpeed; the default "
+        "with a ZeRO stage), bf16 (pure bf16), fp32.",
     )
     checkpointing: bool | None = Field(
         default=None, description="Activation checkpointing; default on for training."
@@ -191,7 +215,7 @@ class MemoryRequest(ModelChoice):
     lora_rank: int | None = Field(
         default=None,
         ge=1,
-        le=65536,
+        le=MAX_LORA_RANK,
         description="LoRA/QLoRA adapter rank r (default 8 for lora, the PEFT default; 64 "
         "for qlora, as in the QLoRA paper).",
     )
@@ -202,6 +226,7 @@ class MemoryRequest(ModelChoice):
     )
     lora_targets: list[LoraTarget] | None = Field(
         default=None,
+        max_length=len(LoraTarget.__args__),  # type: ignore[attr-defined]
         description="LoRA target modules among q, k, v, o, gate, up, down (default all seven: "
         "the QLoRA paper's all-linear setting).",
     )
@@ -217,10 +242,16 @@ class MemoryRequest(ModelChoice):
         "8192; generic/llama.cpp n_ubatch, 512); transformers: the whole prompt batch.",
     )
     cuda_context_bytes: int | None = Field(
-        default=None, ge=0, le=64 * 2**30, description="Override: CUDA context per GPU, bytes."
+        default=None,
+        ge=0,
+        le=MAX_OVERHEAD_BYTES,
+        description="Override: CUDA context per GPU, bytes.",
     )
     cuda_graph_bytes: int | None = Field(
-        default=None, ge=0, le=64 * 2**30, description="Override: vLLM CUDA graphs per GPU, bytes."
+        default=None,
+        ge=0,
+        le=MAX_OVERHEAD_BYTES,
+        description="Override: vLLM CUDA graphs per GPU, bytes.",
     )
 
 
@@ -260,6 +291,11 @@ class MemoryEstimate(BaseModel):
     kv_dtype: str
     engine: Engine
     context: int = Field(description="Tokens per sequence used, tokens.")
+    max_context_tokens: int | None = Field(
+        default=None,
+        description="The model's maximum context (max_position_embeddings), tokens; a context "
+        "past it is sized but its quality is not assured.",
+    )
     batch: int = Field(description="Sequences (inference) or micro-batch (training).")
     total_params: int = Field(description="All parameters (MoE: every expert), count.")
     active_params: int = Field(description="Parameters used per token (MoE: top-k), count.")
@@ -290,6 +326,12 @@ class MemoryEstimate(BaseModel):
         default=None, description="budget − per_gpu_bytes; negative means it overflows."
     )
     host_ram_bytes: int = Field(default=0, description="Host RAM for CPU offload, all GPUs.")
+    model_state_bytes_per_gpu: int | None = Field(
+        default=None,
+        description="Training: weights + gradients + optimizer state resident on one GPU after "
+        "ZeRO partitioning, without ZeRO-3's all-gathered working set (the ZeRO paper's "
+        "per-device figure), bytes; None for inference.",
+    )
 
     def to_json_dict(self) -> dict[str, Any]:
         """The CLI's --json contract: bytes as integers; fit fields only when a GPU was given."""

@@ -4,8 +4,11 @@ Two published accountings of mixed-precision AdamW, both offered by name:
 - "mixed-zero" (ZeRO paper, arXiv 1910.02054 §3.1): fp16 parameters 2 + fp16 gradients 2 +
   optimizer K = 12 (fp32 master copy 4, momentum 4, variance 4) = 16 bytes/param.
 - "mixed-hf" (Hugging Face Transformers docs, "Model training anatomy"): weights 6 (fp32 4 +
-  fp16 2), gradients 4 (fp32), AdamW 8 = 18 bytes/param. The default: it is what
+  fp16 2), gradients 4 (fp32), AdamW 8 = 18 bytes/param. The default without ZeRO: it is what
   Trainer(bf16=True) holds (fp32 parameters, a 16-bit working copy under autocast, fp32 grads).
+  With a ZeRO stage the default is "mixed-zero": DeepSpeed's engine holds the model and its
+  gradients in 16-bit and the fp32 master copy inside the optimizer, which is what stage 1
+  partitions (the paper's K = 12; `training_precision`).
 - "bf16": pure bf16 training, states in the parameter dtype (torch.optim.AdamW creates
   exp_avg/exp_avg_sq like the parameter): 2 + 2 + 4.
 - "fp32": 4 + 4 + 8.
@@ -32,12 +35,32 @@ OPTIMIZERS: tuple[str, ...] = ("adamw", "adamw-8bit", "sgd", "adafactor")
 @dataclass(frozen=True)
 class StateBytes:
     """Bytes per parameter of each model-state component; optimizer excludes Adafactor's
-    factored part (see `adafactor_state_entries`)."""
+    factored part (see `adafactor_state_entries`). `master_in_weights` is the part of
+    `weights` that is the fp32 master copy (mixed-hf counts it there; mixed-zero in the
+    optimizer's K): ZeRO stage 1 partitions it with the optimizer state either way."""
 
     weights: float
     gradients: float
     optimizer: float
     source: str
+    master_in_weights: float = 0
+
+
+ZERO_ACCOUNTING_SOURCE = (
+    "ZeRO paper (arXiv 1910.02054) §3.1 and §5.1, as DeepSpeed runs it: 16-bit parameters 2Ψ, "
+    "16-bit gradients 2Ψ, optimizer state KΨ with K = 12 (fp32 master copy 4, momentum 4, "
+    "variance 4); stage 1 (P_os) partitions the KΨ over the Nd data-parallel ranks, stage 2 "
+    "(P_os+g) also the gradients, stage 3 (P_os+g+p) also the parameters"
+)
+
+
+def training_precision(precision: str | None, zero: int | None) -> str:
+    """The training-state accounting a request is sized with: the one named; else the ZeRO
+    paper's ("mixed-zero", what DeepSpeed holds) when a ZeRO stage is set, so a stage means
+    what DeepSpeed and the paper mean; else Hugging Face Trainer's "mixed-hf"."""
+    if precision is not None:
+        return precision
+    return "mixed-zero" if zero else "mixed-hf"
 
 
 # Bytes of optimizer *moment* state per parameter, by the dtype the states are kept in.
@@ -52,7 +75,11 @@ def state_bytes_per_param(precision: str, optimizer: str) -> StateBytes:
         return StateBytes(2, 2, 4 + _STATE_FP32[optimizer], "ZeRO paper §3.1: 2Ψ + 2Ψ + KΨ")
     if precision == "mixed-hf":
         return StateBytes(
-            6, 4, _STATE_FP32[optimizer], "HF 'Model training anatomy': weights 6, grads 4"
+            6,
+            4,
+            _STATE_FP32[optimizer],
+            "HF 'Model training anatomy': weights 6, grads 4",
+            master_in_weights=4,
         )
     if precision == "bf16":
         return StateBytes(2, 2, _STATE_BF16[optimizer], "pure bf16: states in parameter dtype")

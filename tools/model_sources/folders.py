@@ -113,7 +113,19 @@ def load_folder(
 
 def load_local_path(path: str | Path, field: str = "model_file") -> LoadedModel:
     """A GGUF file, a model folder, a config.json, a safetensors index or a .safetensors file
-    (the config.json beside it gives the architecture)."""
+    (the config.json beside it gives the architecture). A path the system cannot read (too
+    long, no permission, a loop) is a ToolInputError naming `field`, not an OSError."""
+    try:
+        return _load_local_path(path, field)
+    except OSError as exc:
+        raise ToolInputError(
+            field,
+            f"{str(path)[:200]} cannot be read ({exc.strerror or type(exc).__name__})",
+            "a readable local file or folder",
+        ) from None
+
+
+def _load_local_path(path: str | Path, field: str) -> LoadedModel:
     from tools.model_sources.gguf_files import load_gguf
 
     p = Path(path).expanduser()

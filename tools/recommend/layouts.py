@@ -43,19 +43,30 @@ def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
     return [t for t in range(1, limit + 1) if tp_splits_heads(arch, t)]
 
 
+def _named_gpu(name: str, field: str) -> GpuSpec:
+    """The catalog GPU `name` means; an unknown name is reported under the list it came from."""
+    try:
+        return get_catalog().gpu(name)
+    except ToolInputError as exc:
+        raise exc.renamed(field) from None
+
+
 def _allowed_gpus(w: Workload) -> list[GpuSpec]:
     catalog = get_catalog()
     gpus = list(catalog.gpus.values())
     c = w.constraints
     if c.only_gpus:
-        gpus = [catalog.gpu(name) for name in c.only_gpus]
-    excluded = {catalog.gpu(name).id for name in c.exclude_gpus}
+        gpus = [_named_gpu(name, "constraints.only_gpus") for name in c.only_gpus]
+    excluded = {_named_gpu(name, "constraints.exclude_gpus").id for name in c.exclude_gpus}
+    # The filter that empties the list is the one named (so the CLI names its flag).
+    field = "constraints.exclude_gpus" if excluded else "constraints.only_gpus"
     gpus = [g for g in gpus if g.id not in excluded]
-    if c.require_fast_interconnect:
+    if c.require_fast_interconnect and gpus:
         gpus = [g for g in gpus if g.multi_gpu_fast_link]
+        field = "constraints.require_fast_interconnect"
     if not gpus:
         raise ToolInputError(
-            "constraints",
+            field,
             "no catalog GPU is left after only_gpus / exclude_gpus / require_fast_interconnect",
             "loosen the GPU filters",
         )

@@ -8,7 +8,13 @@ import re
 from assistant.offline import vocab
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
-from assistant.offline.quantities import QUANTITY
+from assistant.offline.quantities import (
+    HUGE_NUMBER,
+    QUANTITY,
+    huge_value,
+    out_of_range_question,
+    too_large,
+)
 
 
 def negative_numbers(t: Text, p: ParsedWorkload) -> None:
@@ -21,6 +27,21 @@ def negative_numbers(t: Text, p: ParsedWorkload) -> None:
             f"'{said}' is negative: counts, sizes and lengths must be positive. Did you mean "
             f"'{said.lstrip('-−').strip()}'?"
         )
+
+
+def huge_numbers(t: Text, p: ParsedWorkload) -> None:
+    """'1e400 users', a 26-digit count, '10^20 tokens': past every bound the tools accept.
+    Reading part of it ('400 users') or dropping it (sizing 1 user) would answer another
+    question, so the fragment is not read and the user is asked for the real figure."""
+    adjective = r"(?:(?:concurrent|simultaneous|parallel|active|daily|total|peak)\s+)?"
+    noun = rf"(?:[\s-]*({adjective}[a-z]+(?:\s*(?:/|per)\s*(?:s|sec|second)\b)?))?"
+    for m in re.finditer(HUGE_NUMBER + noun, t.work, re.I):
+        if not too_large(huge_value(m)):
+            continue
+        t.consume(m.start(), m.end())
+        said = m.group(0).strip()
+        p.unplaced.append(said)
+        p.questions.append(out_of_range_question(said, m.group(6) or ""))
 
 
 def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:

@@ -7,7 +7,8 @@ import re
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Q, Text
-from assistant.offline.quantities import NUMBER, context_tokens_from
+from assistant.offline.quantities import NUMBER, context_tokens_from, out_of_range_question
+from tools.limits import MAX_CONTEXT_TOKENS
 
 
 def extract_context(t: Text, p: ParsedWorkload) -> None:
@@ -17,6 +18,7 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
     ctx += r"seq(?:uence)?[\s-]?len(?:gth)?|max[\s-]len(?:gth)?)"
     doc = r"(?:documents?|docs?|prompts?|inputs?|contexts?|conversations?|files?|pages?|"
     doc += r"transcripts?|chats?|queries|sequences?)"
+    extract_in_out(t, p)
     for m in t.each(rf"{Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"):
         set_context(p, m.group(1))
     for m in t.each(
@@ -45,12 +47,49 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
         # "2,000-token prompts and 500-token answers": the sequence is prompt + output, which
         # the tools add up themselves; a context equal to the prompt alone would undersize it.
         p.context = None
+    extract_lone_output(t, p)
     extract_bare_context(t, p)
     for m in t.each(rf"{Q}[\s-]*tokens?\b"):
         set_context(p, m.group(1))
     extract_listed_context(t, p)
     if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
         p.long_context = True
+
+
+_IN = r"(?:in|input|prompt)"
+_OUT = r"(?:out|output|completion|generated)"
+_JOIN = r"\s*(?:,|;|/|\+|&|and|with|plus)?\s*"
+# A length: a quantity not running into a word ('500 tokens' is 500, never '500 t' + 'okens').
+_L = rf"{Q}(?![a-z])"
+_TOKENS = r"(?:[\s-]*tokens?)?"
+
+
+def extract_in_out(t: Text, p: ParsedWorkload) -> None:
+    """Prompt and output lengths said as a pair: '2k tokens in and 500 out', '2k in / 500 out',
+    '2k-in/500-out', 'in: 2k, out: 500', 'input 2k output 500'; one side alone only with
+    'tokens' ('500 tokens out'). The sequence is their sum, which the tools add up."""
+    sep = r"[\s-]*"
+    for m in t.each(
+        rf"{_L}{_TOKENS}{sep}{_IN}\b{_TOKENS}{_JOIN}{_L}{_TOKENS}{sep}{_OUT}\b{_TOKENS}"
+    ):
+        p.prompt_tokens, p.output_tokens = _length(p, m.group(1)), _length(p, m.group(2))
+    for m in t.each(
+        rf"\b{_IN}{_TOKENS}\s*[:=]?\s*{_L}{_TOKENS}{_JOIN}{_OUT}{_TOKENS}\s*[:=]?\s*{_L}{_TOKENS}"
+    ):
+        p.prompt_tokens, p.output_tokens = _length(p, m.group(1)), _length(p, m.group(2))
+    for m in t.each(rf"{_L}[\s-]*tokens?\s+{_OUT}\b"):
+        p.output_tokens = _length(p, m.group(1))
+    for m in t.each(rf"{_L}[\s-]*tokens?\s+in\b(?!\s+(?:total|all|a\s+row|parallel))"):
+        p.prompt_tokens = _length(p, m.group(1))
+
+
+def extract_lone_output(t: Text, p: ParsedWorkload) -> None:
+    """'…prompts of 2k tokens and 500 out': with the prompt length said, a bare 'N out' is the
+    output length ('3 out of 4' is not)."""
+    if p.prompt_tokens is None or p.output_tokens is not None:
+        return
+    for m in t.each(rf"{_L}\s*(?:out|output)\b(?!\s+of\b)"):
+        p.output_tokens = _length(p, m.group(1))
 
 
 # What may follow a bare length ("at 8k, on an L40S"): punctuation, the end, or a joining word;
@@ -116,6 +155,10 @@ def set_context(p: ParsedWorkload, text: str) -> None:
     except ValueError:
         return
     if tokens <= 0:
+        return
+    if tokens > MAX_CONTEXT_TOKENS:
+        p.unplaced.append(text.strip())
+        p.questions.append(out_of_range_question(f"{text.strip()} tokens", "tokens"))
         return
     p.context = tokens
     if note:

@@ -7,7 +7,52 @@ import re
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
-from assistant.offline.quantities import NUMBER
+from assistant.offline.quantities import NUMBER, out_of_range_question
+from tools.cost.inputs import DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN, HOURS_PER_MONTH
+from tools.limits import MAX_SEQUENCES
+
+# Days in the cost tool's billing month (730 h / 24 h) and in a week.
+_DAYS_PER = {"day": 1.0, "week": 7.0, "month": HOURS_PER_MONTH / 24.0}
+_PERIOD_WORDS = {"day": "day", "daily": "day", "week": "week", "weekly": "week", "wk": "week"}
+_PERIOD_WORDS |= {"month": "month", "monthly": "month", "mo": "month"}
+
+
+def extract_token_volume(t: Text, p: ParsedWorkload) -> None:
+    """A token volume over time ('50M tokens a day', '1.5B tokens/month', '10M output tokens
+    daily') is the serving load, not training data: output tokens a day (input and output
+    together unless 'output' is said, split at the cost tool's input:output ratio) and their
+    average rate as the aggregate throughput target when none is said."""
+    kind = r"((?:input\s+and\s+output|output|generated|total)\s+)?"
+    per = r"(?:\s*(?:/|per|a|an|each|every)\s*(day|week|wk|month|mo)\b|\s+(daily|weekly|monthly)\b)"
+    for m in t.each(
+        rf"{Q}\s*{kind}tokens?{per}|\b(daily|weekly|monthly)\s+(?:volume\s+(?:of\s+)?)?{Q}"
+        rf"\s*{kind}tokens?\b"
+    ):
+        if m.group(1) is not None:
+            amount, which, period = m.group(1), m.group(2), m.group(3) or m.group(4)
+        else:
+            period, amount, which = m.group(5), m.group(6), m.group(7)
+        value = qty(amount)
+        if value is None or value <= 0:
+            continue
+        per_day = value / _DAYS_PER[_PERIOD_WORDS[period.lower()]]
+        output_only = which is not None and re.match(r"output|generated", which, re.I)
+        ratio = DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN
+        p.output_tokens_per_day = per_day if output_only else per_day / (ratio + 1.0)
+        said = m.group(0).strip()
+        split = (
+            ""
+            if output_only
+            else f", input and output together: {p.output_tokens_per_day:,.0f} output tokens a "
+            f"day at {ratio:g} input tokens per output token (say 'output tokens' otherwise)"
+        )
+        rate = p.output_tokens_per_day / 86_400
+        note = f"'{said}' read as the serving load{split}"
+        if p.tokens_per_s is None:
+            p.tokens_per_s = rate
+            note += f"; {rate:,.0f} output tokens/s averaged over the day (peaks need more)"
+        p.notes.append(note)
+        p.task, p.use = p.task or "inference", p.use or "serve"
 
 
 def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
@@ -66,6 +111,11 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"{QW}\s+{adjectives}{nouns}\b"):
         value = positive_int(m.group(1))
         if value is None:
+            continue
+        if value > MAX_SEQUENCES:
+            # Past the tools' bound: asked back, never sized at the bound or dropped.
+            p.unplaced.append(m.group(0).strip())
+            p.questions.append(out_of_range_question(m.group(0).strip(), "users"))
             continue
         p.users = value
         if re.search(r"long[\s-]context", m.group(0), re.I):

@@ -7,7 +7,13 @@ import re
 from difflib import SequenceMatcher
 
 from assistant.offline import vocab
-from assistant.offline.names import model_families, model_index
+from assistant.offline.names import (
+    NameParts,
+    corrected_family,
+    model_families,
+    model_index,
+    model_name_parts,
+)
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
 from assistant.offline.quantities import NUMBER
@@ -75,7 +81,7 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
         t.consume(match.start, match.end)
     # An org/name id that is not in the catalog: the local Hugging Face cache, else the size
     # in its name (a generic model, said so), else a question rather than a guessed size.
-    for m in t.each(r"(?<![\w/])[a-z][\w.\-]*/[\w.\-]*\d[\w.\-]*"):
+    for m in t.each(r"(?<![\w/-])[a-z][\w.\-]*/[\w.\-]*\d[\w.\-]*"):
         if p.has_model:
             continue
         repo = t.original[m.start() : m.end()]
@@ -98,6 +104,67 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
             "(e.g. '13B'), or where is its config.json?"
         )
         p.unplaced.append(repo)
+
+
+# A model said as family word, version and size: "lamma 3.1 70b", "llama3 70b", "mixtrall 8x7b".
+_FAMILY_VERSION_SIZE = re.compile(
+    r"(?<![\w.])([a-z]+)[\s\-_]*(?:v(?=\d))?(\d+(?:\.\d+)?)?[\s\-_]*"
+    r"((?:\d+x)?\d+(?:\.\d+)?)\s?([bm])(?![\w.])",
+    re.I,
+)
+
+
+def _version_matches(said: str | None, version: str | None) -> bool:
+    """'3.1' matches 3.1; a major version alone ('3') matches every 3.x; no version said
+    matches only a name without one ('mixtrall 8x7b' → Mixtral 8x7B)."""
+    if said is None or version is None:
+        return said == version
+    return version == said or ("." not in said and version.startswith(said + "."))
+
+
+def extract_misspelt_models(t: Text, p: ParsedWorkload) -> None:
+    """A catalog model written with a misspelt family word or a shorter version, its size
+    explicit ('lamma 3.1 70b', 'llama3 70b', 'mixtrall 8x7b'): read as the catalog model whose
+    family, version and size those are, the reading noted. Catalog models of one architecture
+    (the same figures) count as one; several architectures become a question naming them."""
+    if p.has_model:
+        return
+    catalog = get_catalog()
+    for m in _FAMILY_VERSION_SIZE.finditer(t.work):
+        word, said_version = m.group(1).lower(), m.group(2)
+        size = f"{m.group(3)}{m.group(4)}".lower()
+        family = word if word in model_families() else corrected_family(word)
+        if family is None or (family == word and said_version is None):
+            continue  # spelt right without a version: a bare size or a family question
+        candidates: list[NameParts] = []
+        for parts in model_name_parts():
+            if (parts.family, parts.size) != (family, size):
+                continue
+            if _version_matches(said_version, parts.version) and parts.id not in {
+                c.id for c in candidates
+            }:
+                candidates.append(parts)
+        if not candidates:
+            continue
+        said = t.original[m.start() : m.end()]
+        entries = [catalog.models[c.id] for c in candidates]
+        first = entries[0]
+        if any(e.architecture != first.architecture for e in entries[1:]):
+            names = " or ".join(e.name for e in entries)
+            p.questions.insert(0, f"Which model is '{said}': {names}? They differ in size.")
+            return
+        t.consume(m.start(), m.end())
+        p.model, p.model_text = first.id, said
+        how = (
+            f"the closest catalog name to '{word}'"
+            if family != word
+            else f"the catalog has no {family.capitalize()} {said_version} {size.upper()}; its "
+            f"{family.capitalize()} {said_version}.x {size.upper()}"
+        )
+        same = [e.name for e in entries[1:]]
+        also = f"; {', '.join(same)} has the same architecture, so the same figures" if same else ""
+        p.notes.append(f"'{said}' read as {first.name} ({how}{also}); say so if you meant another")
+        return
 
 
 # A catalog name this close (difflib ratio, 0–1) to a fragment is what the user meant to write:
@@ -174,8 +241,14 @@ def family_questions(t: Text, p: ParsedWorkload) -> None:
     families = model_families()
     catalog = get_catalog()
     for word in re.findall(r"[a-z]+", t.work.lower()):
-        if word in families:
-            names = ", ".join(catalog.models[i].name for i in families[word])
-            p.questions.append(f"Which {word.capitalize()} model? The catalog has: {names}.")
+        family = word if word in families else corrected_family(word)
+        if family is not None:
+            names = ", ".join(catalog.models[i].name for i in families[family])
+            spelt = "" if family == word else f" ('{word}' read as {family.capitalize()})"
+            # Kept, so a reply that gives only the size ('8x7b') names the model with it.
+            p.model_text = p.model_text or family
+            p.questions.append(
+                f"Which {family.capitalize()} model{spelt}? The catalog has: {names}."
+            )
             t.work = re.sub(rf"\b{word}\b[\s\-]*(?:\d(?:\.\d)?)?", " ", t.work, flags=re.I)
             return

@@ -3,6 +3,9 @@ LoRA rank, activation checkpointing, serving engine, objective and region."""
 
 from __future__ import annotations
 
+import re
+from functools import cache
+
 from assistant.offline import vocab
 from assistant.offline.parsed import BudgetPeriod, ParsedWorkload
 from assistant.offline.parser.text import Q, Text, qty
@@ -15,33 +18,136 @@ def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:
         p.objective = "cheapest_per_token"
 
 
+_PERIODS: dict[str, BudgetPeriod] = {
+    "month": "month",
+    "mo": "month",
+    "mth": "month",
+    "hour": "hour",
+    "hr": "hour",
+    "h": "hour",
+    "day": "day",
+    "year": "year",
+    "yr": "year",
+}
+_PERIOD = r"(?:\s*(?:/|per|a|an|each|every)\s*(month|mo|mth|hour|hr|h|day|year|yr)\b)"
+_SYMBOLS = {"$": "USD", "€": "EUR", "£": "GBP"}
+_CURRENCY_WORDS = {
+    "usd": "USD",
+    "dollars": "USD",
+    "bucks": "USD",
+    "eur": "EUR",
+    "euros": "EUR",
+    "gbp": "GBP",
+    "pounds": "GBP",
+}
+# An amount with no currency at or past this is not read as money ('50M a day' is tokens).
+_PLAIN_AMOUNT_LIMIT = 1e6
+# "5 grand" is 5,000 of the currency, said or not.
+_GRAND = r"(?:\s*(grand))?"
+
+
+_API = (
+    r"\bself[\s-]?host(?:ing|ed)?\b|\bon[\s-]prem(?:ise)?s?\b(?=.*\bapis?\b)"
+    r"|\b(?:hosted|managed|an|the|openai|together|groq|fireworks|provider)\s+apis?\b"
+    r"|\bapis?\s+(?:pricing|prices|costs?|providers?|calls?|instead)\b|\bvs\.?\s+(?:an?\s+)?apis?\b"
+    r"|\bthan\s+(?:using\s+)?(?:an?\s+)?apis?\b"
+    r"|\bhost(?:ing)?\s+(?:it\s+|them\s+)?(?:ourselves|in[\s-]house)\b"
+)
+
+
+@cache
+def _api_providers() -> list[str]:
+    """Provider names of the built-in hosted API price catalog."""
+    from tools.pricing import load_price_book
+
+    return sorted({a.provider for a in load_price_book().api_prices})
+
+
+def extract_api_comparison(t: Text, p: ParsedWorkload) -> None:
+    """Self-hosting weighed against a hosted API ('is self-hosting cheaper than an API?', 'vs
+    the OpenAI API'): the answer compares both bills (the cost tool's API prices and
+    break-even). Serving, unless a training task is said."""
+    if not re.search(r"\bapis?\b|self[\s-]?host|ourselves|in[\s-]house", t.work, re.I):
+        return
+    providers = _api_providers()
+    for m in re.finditer(r"\b([a-z][\w.\-]*)(?:\s+ai)?(?:'s)?\s+apis?\b", t.work, re.I):
+        named = next((name for name in providers if m.group(1).lower() in name.lower()), None)
+        if named is not None and len(m.group(1)) >= 3:
+            p.api_providers.append(named)
+            t.consume(m.start(1), m.end(1))
+    if t.each(_API):
+        p.api_comparison = True
+        p.task, p.use = p.task or "inference", p.use or "serve"
+        t.each(r"\bapis?\b")
+
+
+def api_model_question(t: Text, p: ParsedWorkload) -> None:
+    """Self-hosting vs an API for a bare size ('a 70B'): hosted API prices are per model, so
+    ask which one, naming the catalog models of that size."""
+    if not p.api_comparison or p.params is None or p.model is not None or p.model_file:
+        return
+    from assistant.offline.names import model_name_parts
+    from tools.catalog import get_catalog
+    from tools.units import format_count
+
+    size = format_count(p.params, 0).lower()
+    catalog = get_catalog()
+    same = list(dict.fromkeys(n.id for n in model_name_parts() if n.size == size))
+    names = " or ".join(catalog.models[i].name for i in same) or "a model name"
+    p.questions.append(
+        f"Hosted API prices are per model, so a generic {size.upper()} has none to compare "
+        f"with: which {size.upper()} model is it — {names}?"
+    )
+
+
 def extract_budget(t: Text, p: ParsedWorkload) -> None:
     """A budget: amount, currency (USD, EUR, GBP by symbol or word) and period (hour, day,
-    month, year; 'total' when none is said)."""
-    period = r"(?:\s*(?:/|per|a|an|each|every)\s*(month|mo|hour|hr|h|day|year|yr))?"
-    sym = {"$": "USD", "€": "EUR", "£": "GBP"}
-    words = {"usd": "USD", "dollars": "USD", "eur": "EUR", "euros": "EUR", "gbp": "GBP"}
-    matches = [(m, sym[m.group(1)]) for m in t.each(rf"([$€£])\s*{Q}{period}")]
-    matches += [
-        (m, words[m.group(2).lower()])
-        for m in t.each(rf"{Q}\s*(usd|dollars|eur|euros|gbp){period}")
-    ]
-    for m, currency in matches:
-        amount_text = m.group(2) if m.group(1) in sym else m.group(1)
-        p.budget_amount = qty(amount_text)
+    month, year; 'total' when none is said). An amount said with a period or 'grand' but no
+    currency ('5k/month', '5 grand a month', 'budget of 5000') is read as US dollars, noted."""
+    found: list[tuple[str, str, str | None, str]] = []  # amount, currency, period, said
+    for m in t.each(rf"([$€£])\s*{Q}{_GRAND}{_PERIOD}?"):
+        found.append((_amount(m.group(2), m.group(3)), _SYMBOLS[m.group(1)], m.group(4), ""))
+    words = "|".join(_CURRENCY_WORDS)
+    for m in t.each(rf"{Q}{_GRAND}\s*({words})\b{_PERIOD}?", re.I):
+        found.append(
+            (_amount(m.group(1), m.group(2)), _CURRENCY_WORDS[m.group(3).lower()], m.group(4), "")
+        )
+    # No currency: a plain amount per period, 'N grand', or an amount after 'budget'. Millions
+    # without a currency are left to the token volumes ('50M a day').
+    for m in re.finditer(
+        rf"(?<![\w.,]){Q}(?![\w])(?:\s*(grand)\b{_PERIOD}?|{_PERIOD})"
+        rf"|\bbudget\s+(?:of\s+|is\s+|about\s+|around\s+|up\s+to\s+|:\s*)?{Q}{_GRAND}(?![\w])"
+        rf"{_PERIOD}?",
+        t.work,
+        re.I,
+    ):
+        if m.group(1) is not None:
+            amount, period = _amount(m.group(1), m.group(2)), m.group(3) or m.group(4)
+        else:
+            amount, period = _amount(m.group(5), m.group(6)), m.group(7)
+        value = qty(amount)
+        if value is None or value >= _PLAIN_AMOUNT_LIMIT:
+            continue
+        t.consume(m.start(), m.end())
+        found.append((amount, "USD", period, m.group(0).strip()))
+    for amount, currency, period, said in found:
+        value = qty(amount)
+        if value is None:
+            continue
+        p.budget_amount = value
         p.budget_currency = currency
-        word = (m.group(3) or "").lower()
-        periods: dict[str, BudgetPeriod] = {
-            "month": "month",
-            "mo": "month",
-            "hour": "hour",
-            "hr": "hour",
-            "h": "hour",
-            "day": "day",
-            "year": "year",
-            "yr": "year",
-        }
-        p.budget_period = periods.get(word, "total")
+        p.budget_period = _PERIODS.get((period or "").lower(), "total")
+        if said:
+            per = "" if p.budget_period == "total" else f" per {p.budget_period}"
+            p.notes.append(
+                f"'{said}' read as a budget of {value:,.0f} USD{per} (no currency said; write "
+                "'€' or 'EUR' for euros)"
+            )
+
+
+def _amount(number: str, grand: str | None) -> str:
+    """The amount as a quantity text: '5' with 'grand' is 5k."""
+    return f"{number.strip()}k" if grand else number
 
 
 def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:

@@ -21,17 +21,28 @@ from assistant.offline.parser.gpus import (
     extract_system_ram,
     unknown_gpus,
 )
-from assistant.offline.parser.leftovers import negative_numbers, unplaced_fragments
+from assistant.offline.parser.leftovers import (
+    huge_numbers,
+    negative_numbers,
+    unplaced_fragments,
+)
 from assistant.offline.parser.lengths import extract_context
-from assistant.offline.parser.load import extract_concurrency, extract_throughput_and_latency
+from assistant.offline.parser.load import (
+    extract_concurrency,
+    extract_throughput_and_latency,
+    extract_token_volume,
+)
 from assistant.offline.parser.models import (
     extract_bare_size,
     extract_hf_and_catalog_models,
+    extract_misspelt_models,
     extract_model_files_and_tags,
     family_questions,
     near_miss_models,
 )
 from assistant.offline.parser.options import (
+    api_model_question,
+    extract_api_comparison,
     extract_budget,
     extract_cost_per_token,
     extract_rank_and_flags,
@@ -57,13 +68,17 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
+    extract_misspelt_models,
     negative_numbers,
+    huge_numbers,
     extract_cost_per_token,
     extract_budget,
     extract_kv_dtype,
     extract_optimizer,
-    extract_training_data,
     extract_throughput_and_latency,
+    extract_token_volume,
+    extract_api_comparison,
+    extract_training_data,
     extract_deadline,
     extract_zero,
     extract_nodes,
@@ -79,6 +94,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_context,
     extract_rank_and_flags,
     extract_bare_size,
+    api_model_question,
     near_miss_models,
     family_questions,
     unknown_gpus,
@@ -108,6 +124,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         epochs = parsed.epochs or 1.0
         parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs
     if previous is not None:
+        parsed = _with_model_from_reply(text, parsed, previous)
         parsed = _merge(previous, parsed)
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
@@ -125,6 +142,29 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         )
     parsed.notes = list(dict.fromkeys(parsed.notes))
     return parsed
+
+
+def _with_model_from_reply(
+    text: str, parsed: ParsedWorkload, previous: ParsedWorkload
+) -> ParsedWorkload:
+    """A reply to "Which Mixtral model?" that gives only the rest of the name ('8x7b'): read
+    with the words the question was about ('mixtral 8x7b'), so it names the catalog model."""
+    asked = any(q.startswith("Which ") and " model" in q for q in previous.questions)
+    if parsed.has_model or not asked or not previous.model_text:
+        return parsed
+    named = parse_workload(f"{previous.model_text} {text}")
+    if named.model is None:
+        return parsed
+    fields = ("model", "model_text")
+    update = {name: getattr(named, name) for name in fields}
+    return parsed.model_copy(
+        update={
+            **update,
+            "questions": [q for q in parsed.questions if not q.startswith(("Which ", "'"))],
+            "unplaced": [u for u in parsed.unplaced if u.lower() not in text.lower()],
+            "notes": [*parsed.notes, *named.notes],
+        }
+    )
 
 
 def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:

@@ -17,6 +17,7 @@ _SEQUENCE_NOUNS = (
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
     """Capacity, longest-context and alternatives questions (flags on `p`); a length inside a
     capacity question ('8k chats', '8k-token sequences') is the context per sequence."""
+    extract_max_context_question(t, p)
     adjectives = r"(?:(?:more|concurrent|simultaneous|parallel|active)\s+)*"
     length = rf"(?:{Q}[\s-]*(?:tokens?[\s-]+)?(?:(?:context|ctx)[\s-]+)?)?"
     for m in t.each(rf"\bhow\s+many\s+{adjectives}{length}(?P<noun>{_SEQUENCE_NOUNS})\b"):
@@ -33,11 +34,24 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
                 )
     for _ in t.each(r"\bhow\s+many\b(?=.*\b(?:fit|fits|serve|handle|hold|run|support)\b)"):
         p.capacity = True
-    ctx = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"
-    if t.each(
-        rf"\b(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+|usable\s+)?{ctx}\b"
-        rf"|\bhow\s+(?:long|large|big)\s+(?:of\s+)?(?:an?\s+)?{ctx}\b"
-    ):
-        p.max_context = True
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
+
+
+_CTX = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"
+_FIT = r"(?:fit|fits|get|run|use|support|handle|hold|serve)"
+
+
+def extract_max_context_question(t: Text, p: ParsedWorkload) -> None:
+    """A question whose answer is a length: 'max context', 'longest context', 'how long a
+    context', 'how much context can I fit', 'what context fits', 'how many tokens of context'.
+    Read before the capacity patterns, whose 'how many … fit' would take the last one."""
+    if t.each(
+        rf"\b(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+|usable\s+)?{_CTX}\b"
+        rf"|\bhow\s+(?:long|large|big)\s+(?:of\s+)?(?:an?\s+)?{_CTX}\b"
+        rf"|\bhow\s+much\s+{_CTX}\b"
+        rf"|\bhow\s+many\s+tokens\s+(?:of\s+)?{_CTX}\b"
+        rf"|\bwhat(?:'s|\s+is)?\s+(?:the\s+)?{_CTX}\s+(?:(?:can|could|will|would|do|does)\s+)?"
+        rf"(?:(?:i|we|you|it)\s+)?{_FIT}\b"
+    ):
+        p.max_context = True

@@ -9,6 +9,7 @@ from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.planner import prices_full_load
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
 from assistant.offline.render.costs import (
+    api_comparison_lines,
     budget_line,
     cheaper_per_token_line,
     full_load_lines,
@@ -56,6 +57,9 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     lower = [c for c in follow if "pp" not in c.arguments and c.arguments.get("weights") != weights]
     memory += [c for c in follow if "pp" not in c.arguments and c not in lower]
     out: list[str] = local_serving_lines(calls)
+    # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
+    api = api_comparison_lines(parsed, cost)
+    out += api if parsed.api_comparison else []
     out += capacity_lines(parsed, memory, recommend)
     out += max_context_lines(parsed, memory)
     out += verdict_lines(
@@ -76,6 +80,7 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     budget = budget_line(parsed, cost)
     if budget is not None:
         out.append(budget)
+    out += [] if parsed.api_comparison else api
     out += _section("Key figures", key_figures(memory, recommend))
     first = next((c for c in memory if not c.is_error), None)
     if layout is not None:

@@ -9,6 +9,7 @@ from typing import Any
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.results import CallResult, config_label, gpu_name, priced_by
+from tools.units import format_count
 
 
 def cheapest_usd(cost: CallResult | None) -> dict[tuple[str, int], dict[str, Any]]:
@@ -140,3 +141,68 @@ def full_load_lines(recommend: CallResult | None, cost: CallResult | None) -> li
         "No load stated: $/M output tokens are priced at full load (every KV slot in use), "
         "not at one user: " + "; ".join(parts)
     ]
+
+
+def api_comparison_lines(parsed: ParsedWorkload, cost: CallResult | None) -> list[str]:
+    """Self-hosted vs hosted API, when asked or a volume was said: the cost tool's break-even
+    of the cheapest on-demand configuration against the cheapest API for the model, and at the
+    user's volume which bill is lower (both figures from the cost tool)."""
+    if not (parsed.api_comparison or parsed.output_tokens_per_day is not None):
+        return []
+    if cost is None or cost.is_error:
+        return []
+    evens = [e for e in cost.result.get("break_even", []) if e.get("tier") == "on_demand"]
+    apis = {a.get("api_id"): a for a in cost.result.get("api_comparison", [])}
+    if not evens or not apis:
+        if not parsed.api_comparison:
+            return []
+        return [
+            "**Self-hosted vs hosted API:** the catalog has no hosted API price for this model, "
+            "so only the self-hosted cost is shown."
+        ]
+    even = evens[0]
+    api = apis.get(even.get("api_id")) or {}
+    row: dict[str, Any] = next(
+        (r for r in cost.result.get("rows", []) if r.get("price_id") == even.get("price_id")),
+        {},
+    )
+    hosted = f"{row.get('count')}× {gpu_name(row.get('gpu'))}" if row else "self-hosted"
+    self_month = float(even["self_hosted_usd_per_month"])
+    api_per_m = float(even["api_usd_per_million_output_tokens"])
+    api_label = f"{api.get('provider', even.get('api_provider'))} {api.get('model', '')}".strip()
+    if api.get("match") == "comparable":
+        api_label += " (a comparable model, not the same one)"
+    threshold = even.get("break_even_output_tokens_per_month")
+    crossing = (
+        ""
+        if threshold is None
+        else f" Self-hosting breaks even above {format_count(float(threshold))} output tokens "
+        "a month."
+    )
+    volume = even.get("volume_output_tokens_per_month")
+    if volume is None:
+        return [
+            f"**Self-hosted vs hosted API:** {hosted} on demand costs {self_month:,.0f} USD a "
+            f"month ({row.get('provider', even.get('provider'))}); {api_label} costs "
+            f"{api_per_m:,.3f} USD per million output tokens (with their input tokens)." + crossing
+        ]
+    api_month = float(even["api_usd_per_month_at_volume"])
+    provider = row.get("provider", even.get("provider"))
+    cheaper = (
+        "the API is cheaper"
+        if even.get("cheaper_at_volume") == "api"
+        else ("self-hosting is cheaper")
+    )
+    lines = [
+        f"**Self-hosted vs hosted API at {format_count(float(volume))} output tokens a month: "
+        f"{cheaper}** — {api_label} {api_month:,.0f} USD a month ({api_per_m:,.3f} USD per "
+        f"million output tokens with their input tokens; as_of {api.get('as_of', 'n/a')}) vs "
+        f"{hosted} on demand {self_month:,.0f} USD a month ({provider})." + crossing
+    ]
+    capacity = even.get("capacity_output_tokens_per_month")
+    if even.get("volume_within_capacity") is False and capacity is not None:
+        lines.append(
+            f"{hosted} produces at most {format_count(float(capacity))} output tokens a month at "
+            "its estimated throughput: the volume needs more GPUs."
+        )
+    return lines

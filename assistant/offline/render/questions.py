@@ -56,6 +56,9 @@ def capacity_lines(
     replicas = int(option.get("dp", 1))
     per = " per replica" if replicas > 1 else ""
     lines = [f"**{seqs:,} concurrent sequences{length} fit on {label}**{per}{room}."]
+    maximum = _model_max_context(memory)
+    if context is not None and maximum is not None and int(context) > maximum:
+        lines.append(_past_maximum(int(context), maximum))
     kv_dtype = next((c.result.get("kv_dtype") for c in memory if not c.is_error), None)
     if parsed.kv_dtype is None and kv_dtype is not None:
         lines.append(
@@ -93,8 +96,31 @@ def max_context_lines(parsed: ParsedWorkload, memory: list[CallResult]) -> list[
             else f" Engine budget {gib(budget)} of {gib(usable)} usable per GPU"
             + (f" (gpu_memory_utilization {share}, the default)." if share else ".")
         )
+        context = int(r.get("context", args["context"]))
+        maximum = r.get("max_context_tokens")
+        cap = (
+            " — the model's maximum context (max_position_embeddings); memory is not the limit"
+            if maximum is not None and context >= int(maximum)
+            else ""
+        )
         lines.append(
-            f"**Longest context that fits {label}: {int(r.get('context', args['context'])):,} "
-            f"tokens** for one sequence at a time (batch 1).{how}"
+            f"**Longest context that fits {label}: {context:,} tokens** for one sequence at a "
+            f"time (batch 1){cap}.{how}"
         )
     return lines
+
+
+def _model_max_context(memory: list[CallResult]) -> int | None:
+    """The model's maximum context from the first memory estimate that states it."""
+    for call in memory:
+        maximum = None if call.is_error else call.result.get("max_context_tokens")
+        if maximum is not None:
+            return int(maximum)
+    return None
+
+
+def _past_maximum(context: int, maximum: int) -> str:
+    return (
+        f"{context:,} tokens is past the model's maximum context of {maximum:,} tokens "
+        "(max_position_embeddings): the memory is sized, but quality there is not assured."
+    )
