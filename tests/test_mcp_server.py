@@ -320,3 +320,25 @@ def test_the_text_rendering_never_carries_control_sequences() -> None:
         text = render_result("size", result, is_error)
         assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
         assert "Fits on 1×" in text
+
+
+def test_a_report_with_a_headline_option_leads_with_it() -> None:
+    from assistant.mcp.text import render_result
+
+    # The shape of a sizing report's lean JSON: the leading option nested under `headline`.
+    report = {
+        "model_id": "llama-3.1-70b",
+        "headline": {
+            "option": {"gpu": "h100-sxm", "count": 2, "tp": 2, "pp": 1, "dp": 1, "fits": True},
+            "reason": "cheapest that meets the targets",
+            "price": {"provider": "AWS", "usd_per_hour": 13.76, "as_of": "2026-09-19",
+                      "age": "86 days old"},
+        },
+    }  # fmt: skip
+    first = render_result("size", report).splitlines()[0]
+    assert first == (
+        "Leading option: 2× h100-sxm (TP 2 × PP 1 × DP 1); $13.76/h on demand (AWS, as_of "
+        "2026-09-19, 86 days old) — cheapest that meets the targets."
+    )
+    question = {"question": {"text": "Which H100 do you mean: SXM or PCIe?"}}
+    assert render_result("size", question).startswith("Which H100 do you mean")

@@ -245,10 +245,36 @@ def _generic(result: Mapping[str, Any]) -> list[str]:
     headline = result.get("headline")
     if isinstance(headline, str) and headline.strip():
         return [headline.strip()]
-    if isinstance(headline, Mapping) and "gpu" in headline and "count" in headline:
-        return [f"Leading option: {option_line(headline)}."]
+    if isinstance(headline, Mapping):
+        line = _headline(headline)
+        if line is not None:
+            return [line]
+    question = result.get("question")
+    if isinstance(question, Mapping):
+        text = question.get("text") or question.get("question")
+        if isinstance(text, str) and text.strip():
+            return [text.strip()]
     scalars = [f"{k}: {_number(v)}" for k, v in result.items() if isinstance(v, str | int | float)]
     return ["; ".join(scalars[:MAX_LINES]) or "Done."]
+
+
+def _headline(headline: Mapping[str, Any]) -> str | None:
+    """'Leading option: …' from a headline that is an option, or holds one under `option`
+    (with its `price` and `reason`, when it has them); None when it is neither."""
+    option = headline.get("option", headline)
+    if not isinstance(option, Mapping) or "gpu" not in option or "count" not in option:
+        return None
+    line = f"Leading option: {option_line(option)}"
+    price = headline.get("price")
+    if isinstance(price, Mapping) and isinstance(price.get("usd_per_hour"), int | float):
+        when = _price_date(price)
+        line += (
+            f"; {_usd(price['usd_per_hour'])}/h on demand ({price.get('provider')}"
+            + (f", {when}" if when else "")
+            + ")"
+        )
+    reason = headline.get("reason")
+    return line + (f" — {reason}" if isinstance(reason, str) and reason else "") + "."
 
 
 def render_error(result: Mapping[str, Any]) -> str:
