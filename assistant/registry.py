@@ -438,6 +438,7 @@ _MEMORY_HIDDEN = (
     "prefill_chunk_tokens",
     "cuda_context_bytes",
     "cuda_graph_bytes",
+    "max_num_seqs",
 )
 _WORKLOAD_HIDDEN = (
     "config_path",

@@ -71,6 +71,9 @@ _OPTION_KEYS = (
     "full_load_sequences_per_replica",
     "full_load_tokens_per_s",
     "ttft_s",
+    "speed_basis",
+    "throughput_basis",
+    "ttft_basis",
     "training_hours",
     "gpu_hours",
 )

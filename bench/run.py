@@ -7,6 +7,10 @@ Each module exposes `run() -> dict`. Conventional keys the summary understands:
 - "claims": [{"claim", "ours", "holds", "source"}] for published bounds
 - "llm": {name: value} for token and round-trip counts
 - "measurements": {name: value} for anything else worth a line in the summary
+- "perf_groups", "perf_rows", "perf_uncovered", "perf_constants": the performance model
+  against published measurements (bench_performance.py), per group, per row, rows it cannot
+  run, and the calibrated constants with their fit and held-out errors
+- "aiconfigurator_summary": AIConfigurator against gpu-sizer held-out on the rows both answer
 - "reliability": [{"suite", "cases", "failures", "counts"}] for generated-input suites (cases
   tried, and how many failed in the way `counts` names: crashes, data lost, secrets leaked...)
 Anything else is kept in the JSON file only.
@@ -65,6 +69,7 @@ def summarize(results: dict[str, dict[str, Any]]) -> str:
                 f"| {r.get('unit', '')} | {r['error_pct']:+.1f} | {r['source']} |"
             )
         lines.append("")
+    lines += _performance_sections(results)
     claims = [(a, r) for a, res in results.items() for r in res.get("claims", [])]
     if claims:
         lines += [
@@ -133,6 +138,90 @@ def summarize(results: dict[str, dict[str, Any]]) -> str:
         lines += [f"- {a}: {results[a]['error'].splitlines()[-1]}" for a in failed]
         lines.append("")
     return "\n".join(lines)
+
+
+def _pct(value: Any) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def _performance_sections(results: dict[str, dict[str, Any]]) -> list[str]:
+    """The performance model's accuracy: per group, per row, rows not covered, constants."""
+    lines: list[str] = []
+    for res in results.values():
+        groups = res.get("perf_groups")
+        if not groups:
+            continue
+        lines += [
+            "## Performance model against published measurements",
+            "",
+            "Targets: median |error| ≤ 10% and worst ≤ 25% in every group with at least 3 rows. "
+            "Fit: the calibrated constants of catalog/performance.toml; held-out: each row "
+            "predicted by constants refitted without it (bench/fit_performance.py).",
+            "",
+            "| group | rows | median % | worst % | held-out median % | held-out worst % "
+            "| meets target | not covered |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for g in groups:
+            meets = g["meets_target"]
+            verdict = "n/a (< 3 rows)" if meets is None else ("yes" if meets else "NO")
+            lines.append(
+                f"| {g['title']} | {g['rows']} | {_pct(g['median_pct'])} | "
+                f"{_pct(g['worst_pct'])} | {_pct(g['heldout_median_pct'])} | "
+                f"{_pct(g['heldout_worst_pct'])} | {verdict} | {g['not_covered']} |"
+            )
+        lines += [
+            "",
+            "### Rows",
+            "",
+            "| group | row | setup | ours | measured | unit | error % | held-out % | basis |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in res.get("perf_rows", []):
+            held = r["heldout_error_pct"]
+            lines.append(
+                f"| {r['group']} | {r['id']} | {r['setup']} | {_fmt(r['predicted'])} | "
+                f"{_fmt(r['reference'])} | {r['unit']} | {r['error_pct']:+.1f} | "
+                f"{'' if held is None else f'{held:+.1f}'} "
+                f"| {r['basis']} |"
+            )
+        uncovered = res.get("perf_uncovered", [])
+        if uncovered:
+            lines += ["", "### Rows the model does not cover", ""]
+            lines += ["| group | row | why |", "|---|---|---|"]
+            lines += [f"| {u['group']} | {u['id']} | {u['reason']} |" for u in uncovered]
+        constants = res.get("perf_constants", [])
+        if constants:
+            lines += [
+                "",
+                "### Calibrated constants (catalog/performance.toml)",
+                "",
+                "| table | key | value | rows | fit median % | held-out median % |",
+                "|---|---|---|---|---|---|",
+            ]
+            lines += [
+                f"| {c['table']} | {c['key']} | {c['value']:.4g} | {c['rows']} | "
+                f"{_pct(c['fit_error_pct'])} | {_pct(c['heldout_error_pct'])} |"
+                for c in constants
+            ]
+        lines.append("")
+    for res in results.values():
+        aic = res.get("aiconfigurator_summary")
+        if aic and aic.get("rows_both_answered"):
+            lines += [
+                "## AIConfigurator beside gpu-sizer (rows both answer)",
+                "",
+                "| tool | rows | median |error| % | worst |error| % |",
+                "|---|---|---|---|",
+            ]
+            for tool in ("gpu-sizer held-out", "aiconfigurator"):
+                if tool in aic:
+                    lines.append(
+                        f"| {tool} | {aic['rows_both_answered']} | "
+                        f"{aic[tool]['median_pct']:.1f} | {aic[tool]['worst_pct']:.1f} |"
+                    )
+            lines.append("")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -35,7 +35,9 @@ def test_two_tp2_replicas_of_70b_on_h100_need_one_node() -> None:
     # Llama 3.1 70B bf16 (config.json: 70,553,706,496 params → 141.1 GB of weights) needs TP 2
     # on 80 GB H100s. KV per token: 80 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 327,680 B,
     # 1.25 GiB per 4,096-token sequence; what 2 × 79.65 GiB usable × 0.9 leaves after the
-    # weights holds only a handful, so 8 users need 2 replicas: 4 GPUs, one node.
+    # weights and vLLM's sampler reserve (max_num_seqs 1,024 × 128,256 × 16 B = 2.1 GB per
+    # GPU) holds 2 sequences per TP-2 pair, so 8 users would need 4 pairs (8 > max_gpus 4);
+    # one TP-4 group holds all 8: 4 GPUs, one node.
     rec = recommend(
         Workload(
             model="llama-3.1-70b",
@@ -44,6 +46,8 @@ def test_two_tp2_replicas_of_70b_on_h100_need_one_node() -> None:
         )
     )
     best = rec.options[0]
-    assert (best.count, best.tp, best.pp, best.dp) == (4, 2, 1, 2)
-    assert best.max_concurrent_sequences < 8
+    assert (best.count, best.tp, best.pp, best.dp) == (4, 4, 1, 1)
+    assert best.max_concurrent_sequences >= 8
+    pair = next(o for o in rec.rejected if o.tp == 2)
+    assert pair.max_concurrent_sequences == 2
     assert best.nodes == 1

@@ -5,9 +5,11 @@ and a note that says so.
 QA's case: Llama 3.1 8B full fine-tune on 1B tokens. 2× A100 80GB PCIe at 2.70 USD/h took
 76.3 h (206 USD) and was ranked above 2× H100 SXM at 3.98 USD/h for 24.1 h (95.9 USD).
 
-The order is checked by hand, independently of the speed model's absolute hours: at a fixed MFU
-a job's GPU-hours are FLOPs / (peak × MFU), so its USD is proportional to
-price per GPU-hour / bf16 peak of the GPU.
+The order is checked by hand: a job's GPU-hours are FLOPs / (peak × MFU of the GPU's
+generation) / the effective-training-time share, so its USD is proportional to
+price per GPU-hour / (bf16 peak × MFU). The MFUs are the catalog calibration's (fitted on
+published runs: A100 llm-foundry MPT and LLaMA, H100 llm-foundry MPT and Llama 3.1; B200 has no
+run and takes the pooled estimate).
 """
 
 from __future__ import annotations
@@ -60,21 +62,27 @@ def _workload(train_tokens: float | None) -> Workload:
 def test_cheapest_training_ranks_by_the_jobs_total_usd() -> None:
     rec = recommend(_workload(1e9), _prices())
     by_gpu = {o.gpu: o for o in rec.options}
-    # By hand: USD per unit of work = price per GPU-hour / bf16 peak.
-    # A100 PCIe 1.35 / 312 = 0.00433; H100 1.99 / 989.5 = 0.00201; B200 6.00 / 2,250 = 0.00267.
-    hand = {gpu: rate / BF16_TFLOPS[gpu] for _, gpu, rate in (A100_PCIE, H100_SXM, B200)}
+    # By hand: USD per unit of work = price per GPU-hour / (bf16 peak × MFU).
+    from tools.catalog import get_catalog
+    from tools.performance import training_mfu
+
+    mfu = {g: training_mfu(get_catalog().gpu(g)).value for g in GPUS}
+    # The fitted MFUs sit in the published ranges: A100 MPT-7B 64.23% and MPT-70B 53.33%
+    # (llm-foundry), H100 MPT-7B 46.44% and Llama 3 38–43%.
+    assert 0.45 <= mfu["a100-80gb-pcie"] <= 0.65 and 0.38 <= mfu["h100-sxm"] <= 0.4644
+    hand = {g: rate / (BF16_TFLOPS[g] * mfu[g]) for _, g, rate in (A100_PCIE, H100_SXM, B200)}
     assert sorted(hand, key=hand.__getitem__) == ["h100-sxm", "b200-hgx", "a100-80gb-pcie"]
     assert [o.gpu for o in rec.options] == ["h100-sxm", "b200-hgx", "a100-80gb-pcie"]
     totals = {}
     for gpu, o in by_gpu.items():
         assert o.meets_targets and o.usd_per_hour is not None and o.training_hours is not None
         totals[gpu] = o.usd_per_hour * o.training_hours
-    # The job totals keep the hand ratio (A100 / H100 = 0.00433 / 0.00201 = 2.15; QA: 206 /
-    # 95.9), although the A100 pair is cheaper per hour (2.70 < 3.98 USD/h).
+    # The job totals keep the hand ratio, although the A100 pair is cheaper per hour (2.70 <
+    # 3.98 USD/h). (QA's 206 / 95.9 = 2.15 came from one MFU for both generations.)
     assert by_gpu["a100-80gb-pcie"].usd_per_hour < by_gpu["h100-sxm"].usd_per_hour
     ratio = totals["a100-80gb-pcie"] / totals["h100-sxm"]
     assert ratio == pytest.approx(hand["a100-80gb-pcie"] / hand["h100-sxm"], rel=1e-6)
-    assert ratio == pytest.approx(206 / 95.9, rel=0.01)
+    assert ratio > 1
     assert any("job's total USD" in n for n in rec.notes)
 
 

@@ -11,15 +11,11 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from tools.architecture import Architecture, ParamCounts
+from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_KV_DTYPE
 from tools.memory.formats import BYTE_DTYPES
-from tools.performance import (
-    DECODE_BANDWIDTH_EFF,
-    MFU_MEASURED_ARCHITECTURES,
-    NCCL_RING_BASE_LATENCY_S,
-    PREFILL_MFU,
-    TRAINING_MFU,
-)
+from tools.performance import resolve
+from tools.performance.assumptions import model_assumptions
 from tools.units import format_count
 from tools.units import format_gib as _gib
 from tools.workload import Workload
@@ -87,7 +83,7 @@ def advise(
             if w.is_training
             else (
                 f"TP={o.tp} runs {2 * arch.num_layers} all-reduces per generated token "
-                f"(≥ {NCCL_RING_BASE_LATENCY_S * 1e6:.1f} µs each, NCCL)"
+                f"(≈ {_allreduce_us(o, w):.1f} µs each, calibrated)"
             )
         )
         notes.append(
@@ -353,23 +349,15 @@ def nearest_feasible(w: Workload, best: list[Option], evaluated: list[Option]) -
     return " ".join(lines)
 
 
+def _allreduce_us(o: Option, w: Workload) -> float:
+    """Latency of one all-reduce over the option's TP group, microseconds (performance model)."""
+    eff = resolve(get_catalog().gpu(o.gpu), w.weights or "bf16", w.engine)
+    return eff.allreduce_latency_s(o.tp) * 1e6
+
+
 def performance_assumptions(w: Workload) -> list[str]:
     """The performance model's assumptions, with their sources, for display."""
-    out = [
-        f"Decode reaches {DECODE_BANDWIDTH_EFF:.1%} of datasheet memory bandwidth (gpt-fast, "
-        "Llama-2-70B bf16 TP=2 on A100-80GB: 1,481.87 of 2,039 GB/s).",
-        f"Prefill and batched matmuls at {PREFILL_MFU:.0%} MFU (Llama 3 paper Table 4: "
-        "38–43% BF16 on H100).",
-        "TP all-reduce: 2 per layer per step, ring 2(t−1)/t · bytes / link + NCCL latency.",
-        "TTFT = prefill of one prompt + one decode step, no queueing.",
-    ]
-    if w.is_training:
-        out.append(
-            f"Training at {TRAINING_MFU:.0%} MFU (measured: "
-            f"{'; '.join(MFU_MEASURED_ARCHITECTURES.values())}); 6·N FLOPs/token full, "
-            "4·N LoRA/QLoRA, "
-            "+2·N with activation recompute (Kaplan et al. 2020)."
-        )
+    out = model_assumptions(w.is_training)
     if w.batching == "static":
         longest = w.max_output_tokens or 2 * w.output_tokens
         out.append(

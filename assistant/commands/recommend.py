@@ -45,7 +45,14 @@ _JSON_FIELDS = (
     "decode_tokens_per_s_per_seq",
     "aggregate_tokens_per_s",
     "prefill_tokens_per_s",
+    "prefill_s",
     "ttft_s",
+    "full_load_tokens_per_s",
+    "batch_cap",
+    "speed_basis",
+    "throughput_basis",
+    "ttft_basis",
+    "speed_source",
     "usd_per_hour",
     "price_id",
     "billed_gpus",
@@ -65,6 +72,8 @@ def option_record(option: Any, training: bool) -> dict[str, Any]:
             training_hours=option.training_hours,
             gpu_hours=option.gpu_hours,
         )
+    else:
+        record["latency_curve"] = [p.model_dump() for p in option.latency_curve]
     return record
 
 
@@ -104,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         " | max seqs per replica"
     )
     header += " | train h" if training else " | tok/s/seq | aggregate tok/s | TTFT s"
-    header += " | on-demand USD/h | price age"
+    header += " | speed basis | on-demand USD/h | price age"
     print(header)
     shown = result.options + (result.rejected if args.all_layouts else [])
     for o in shown:
@@ -121,6 +130,7 @@ def run(args: argparse.Namespace) -> int:
             row += f" | {'-' if speed is None else f'{speed:,.1f}'}"
             row += f" | {'-' if agg is None else f'{agg:,.0f}'}"
             row += f" | {'-' if o.ttft_s is None else f'{o.ttft_s:.3f}'}"
+        row += f" | {o.speed_basis or '-'}"
         row += f" | {'-' if o.usd_per_hour is None else f'{o.usd_per_hour:,.2f}'}"
         row += f" | {o.price_age or '-'}"
         status = "ok" if o.meets_targets else ("misses targets" if o.fits else "does not fit")

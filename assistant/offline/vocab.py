@@ -22,6 +22,11 @@ OPTIMIZERS: tuple[tuple[str, str], ...] = (
 # (pattern, weight format, note or None). The note records a reading a user may not expect.
 PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bq4[_\-]?k[_\-]?m\b", "q4_k_m", None),
+    (
+        r"\bq4\b(?![_\-]?[0-9k])",
+        "q4_k_m",
+        "'{text}' read as GGUF Q4_K_M (llama.cpp's usual 4-bit mix; say q4_0 for another)",
+    ),
     (r"\bq5[_\-]?k[_\-]?m\b", "q5_k_m", None),
     (r"\bq8[_\-]?0\b", "q8_0", None),
     (r"\bmxfp4\b", "mxfp4", None),

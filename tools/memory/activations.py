@@ -27,6 +27,15 @@ class ActivationBytes:
         return self.layers + self.logits
 
 
+# vLLM profiles its sampler at start-up with max_num_seqs dummy requests (V1
+# gpu_model_runner._dummy_sampler_run; V0 profile_run) and keeps that peak out of the KV cache:
+# fp32 logits (4 B), fp32 probabilities (4 B) and the int64 indices of the top-k/top-p sort
+# (8 B) per vocabulary entry. Check: vLLM PR #10511's log for Llama-3-8B (H100, 8,192 batched
+# tokens, 256 dummy requests) shows a 1.26 GiB activation peak = 0.78 GiB of layer
+# activations (formula above) + 256 × 128,256 × 16 B (0.49 GiB).
+VLLM_SAMPLER_BYTES_PER_LOGIT = 4 + 4 + 8
+
+
 def _mlp_width(arch: Architecture) -> int:
     """FFN width a token passes through: dense width, or top-k routed + shared experts."""
     if arch.moe is None:
@@ -46,6 +55,7 @@ def inference_activation_bytes(
     tp: int = 1,
     flash_attention: bool = True,
     act_bytes: int = 2,
+    sampler_sequences: int | None = None,
 ) -> ActivationBytes:
     """Peak activation bytes on one GPU while prefilling `chunk_tokens` tokens.
 
@@ -68,6 +78,13 @@ def inference_activation_bytes(
         seqs_in_chunk = max(1, min(sequences, t // max(sequence_tokens, 1)))
         per_layer += scores * seqs_in_chunk
         formula += f" + eager attention 2·(heads/tp)·s²·{act_bytes} B per sequence"
+    if sampler_sequences is not None:
+        logits = sampler_sequences * arch.vocab_size * VLLM_SAMPLER_BYTES_PER_LOGIT
+        formula += (
+            f"; sampler: max_num_seqs·V·{VLLM_SAMPLER_BYTES_PER_LOGIT} B, "
+            f"max_num_seqs={sampler_sequences}, V={arch.vocab_size}"
+        )
+        return ActivationBytes(per_layer, logits, formula)
     logits = sequences * arch.vocab_size * (2 + 4)
     formula += f"; logits: sequences·V·(2 + 4) B, V={arch.vocab_size}"
     return ActivationBytes(per_layer, logits, formula)

@@ -14,6 +14,7 @@ from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_KV_DTYPE
 from tools.errors import ToolInputError
 from tools.memory.activations import (
+    VLLM_SAMPLER_BYTES_PER_LOGIT,
     ActivationBytes,
     inference_activation_bytes,
     training_activation_bytes,
@@ -32,7 +33,7 @@ from tools.memory.overhead import (
     LLAMA_CPP_N_UBATCH,
     VLLM_CUDA_GRAPHS,
     VLLM_GPU_MEMORY_UTILIZATION,
-    VLLM_MAX_NUM_BATCHED_TOKENS,
+    vllm_batch_defaults,
 )
 from tools.memory.request import Component, MemoryEstimate, MemoryRequest
 from tools.memory.sharding import (
@@ -412,11 +413,23 @@ def _activations(
             )
         parts.add("activations", act.total + extra, act.formula, *notes)
         return
+    sampler: int | None = None
+    if engine == "vllm":
+        spec = get_catalog().gpu(req.gpu) if req.gpu is not None else None
+        default_seqs, default_tokens, source = vllm_batch_defaults(spec)
+        sampler = max(req.batch, req.max_num_seqs or default_seqs)
+        notes.append(
+            f"Sampler reserve for max_num_seqs = {req.max_num_seqs or default_seqs} requests "
+            f"(× V × {VLLM_SAMPLER_BYTES_PER_LOGIT} B: fp32 logits, probabilities and sort "
+            f"indices): vLLM profiles it at start-up and keeps it out of the KV cache; {source}."
+        )
     if req.prefill_chunk_tokens is not None:
         chunk = req.prefill_chunk_tokens
     elif engine == "vllm":
-        chunk = int(VLLM_MAX_NUM_BATCHED_TOKENS.value)
-        notes.append(f"Prefill chunk {chunk} tokens: {VLLM_MAX_NUM_BATCHED_TOKENS.source}.")
+        chunk = default_tokens
+        notes.append(
+            f"Activation peak profiled at max_num_batched_tokens = {chunk:,} tokens ({source})."
+        )
     elif engine == "generic":
         # llama.cpp's compute buffer: one ubatch of at most n_ubatch tokens per forward pass,
         # whatever the number of sequences (QA round 4, 12).
@@ -436,6 +449,7 @@ def _activations(
         sequence_tokens=context,
         tp=layout.tp,
         flash_attention=req.flash_attention,
+        sampler_sequences=sampler,
     )
     parts.add("activations", act.total, act.formula, *notes)
 
@@ -479,6 +493,8 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
     parts = _Parts(assumptions=list(resolved.assumptions))
+    if req.weights_reading:
+        parts.assumptions.append(req.weights_reading)
     layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
     fmt = _weight_format(req, resolved)
     engine = req.engine or _default_engine(req, fmt, parts)

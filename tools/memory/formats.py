@@ -44,6 +44,7 @@ __all__ = [
     "GGUF_FORMATS",
     "WEIGHT_FORMATS",
     "FormatRule",
+    "format_reading",
     "ggml_type_bytes",
     "linear_bytes",
     "normalize_format",
@@ -99,9 +100,33 @@ _ALIASES: dict[str, str] = {
     "q4_k": "q4_k_m",
     "q5_k": "q5_k_m",
     "mxfp4-moe": "mxfp4_moe",
+    # Generic 4-bit spellings (issue 16): read as the format a server of that kind runs, and
+    # said so (`format_reading`).
+    "int4": "int4-awq",
+    "4bit": "int4-awq",
+    "4-bit": "int4-awq",
+    "q4": "q4_k_m",
 }
 """Add a spelling here (lower case, spaces as '-') to accept it everywhere a format is read;
 '-' and '_' are interchangeable for the canonical names."""
+
+_READINGS: dict[str, str] = {
+    "int4-awq": "4-bit AWQ (vLLM's usual int4 checkpoint, Marlin kernels; GPTQ is about the same "
+    "size: say int4-gptq, nf4 or a GGUF mix such as q4_k_m for another)",
+    "q4_k_m": "GGUF Q4_K_M (llama.cpp's usual 4-bit mix; say q4_0 or q4_k_s for another)",
+}
+_GENERIC_SPELLINGS = ("int4", "4bit", "4-bit", "q4")
+
+
+def format_reading(name: str) -> str | None:
+    """How a generic spelling (int4, 4bit, q4) was read, in words, or None for a format named
+    exactly."""
+    key = name.strip().lower().replace(" ", "-")
+    if key not in _GENERIC_SPELLINGS:
+        return None
+    fmt = _ALIASES[key]
+    return f"Weights '{name.strip()}' read as {fmt}: {_READINGS[fmt]}."
+
 
 BYTE_DTYPES: dict[str, int] = {"fp32": 4, "bf16": 2, "fp16": 2, "fp8": 1, "int8": 1}
 """Bytes per element of plain dtypes (KV cache, activations)."""

@@ -7,6 +7,7 @@ They are reported in every estimate's assumptions.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from tools.units import GiB, MiB
 
@@ -56,15 +57,6 @@ VLLM_GPU_MEMORY_UTILIZATION = SourcedConstant(
     "releases); vLLM uses at most this fraction of the GPU's memory",
 )
 
-VLLM_MAX_NUM_BATCHED_TOKENS = SourcedConstant(
-    "prefill_chunk_tokens",
-    8192,
-    "tokens per forward pass",
-    "vLLM V1 chunked prefill: max_num_batched_tokens defaults to 8192 for the OpenAI-compatible "
-    "server on data-centre GPUs (2048 for the offline LLM class); the activation peak is "
-    "profiled at this many tokens",
-)
-
 LLAMA_CPP_N_UBATCH = SourcedConstant(
     "prefill_chunk_tokens",
     512,
@@ -74,3 +66,34 @@ LLAMA_CPP_N_UBATCH = SourcedConstant(
     "split into ubatches); llama.cpp reserves its compute buffer for a graph of "
     "min(n_ctx, n_ubatch) tokens, so it does not grow with more sequences",
 )
+
+# vLLM V1 default batch limits for the OpenAI-compatible server (vllm/engine/arg_utils.py
+# EngineArgs.get_batch_defaults): GPUs with at least 70 GiB that are not A100s get
+# max_num_batched_tokens 8192 and max_num_seqs 1024 ("NOTE(Kuntai): Setting large
+# max_num_batched_tokens for A100 reduces throughput, see PR #17885"); every other GPU
+# 2048 and 256. (The offline LLM class doubles the token budget: 16384 / 8192.)
+VLLM_LARGE_GPU_BYTES = 70 * GiB
+VLLM_SERVER_DEFAULTS_LARGE = (1024, 8192)
+VLLM_SERVER_DEFAULTS = (256, 2048)
+VLLM_BATCH_DEFAULTS_SOURCE = (
+    "vLLM V1 EngineArgs.get_batch_defaults (OpenAI server): max_num_seqs 1024 and "
+    "max_num_batched_tokens 8192 on GPUs of at least 70 GiB other than A100, else 256 and 2048"
+)
+
+
+class _GpuMemory(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def usable_memory_bytes(self) -> int: ...
+
+
+def vllm_batch_defaults(gpu: _GpuMemory | None) -> tuple[int, int, str]:
+    """(max_num_seqs, max_num_batched_tokens, source) vLLM's server picks on `gpu` (the large-GPU
+    defaults when no GPU is named: the memory calculator then sizes the larger profile)."""
+    if gpu is None:
+        seqs, tokens = VLLM_SERVER_DEFAULTS_LARGE
+        return seqs, tokens, VLLM_BATCH_DEFAULTS_SOURCE
+    large = gpu.usable_memory_bytes >= VLLM_LARGE_GPU_BYTES and "a100" not in gpu.name.lower()
+    seqs, tokens = VLLM_SERVER_DEFAULTS_LARGE if large else VLLM_SERVER_DEFAULTS
+    return seqs, tokens, VLLM_BATCH_DEFAULTS_SOURCE

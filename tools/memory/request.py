@@ -11,7 +11,16 @@ import math
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_validator,
+    model_validator,
+)
 
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError, from_validation_error
@@ -26,7 +35,7 @@ from tools.limits import (
     MAX_PATH_CHARS,
     MAX_SEQUENCES,
 )
-from tools.memory.formats import GGUF_FORMATS, WEIGHT_FORMATS, normalize_format
+from tools.memory.formats import GGUF_FORMATS, WEIGHT_FORMATS, format_reading, normalize_format
 from tools.memory.kv_cache import KV_DTYPES
 from tools.memory.tensors import LORA_TARGETS
 from tools.memory.training import OPTIMIZERS, PRECISIONS
@@ -101,6 +110,23 @@ class ModelChoice(BaseModel):
         le=1,
         description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
     )
+
+    # How a generic weights spelling (int4, 4bit, q4) was read, for the assumptions.
+    _weights_reading: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _remember_weights_spelling(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        raw = data.get("weights") if isinstance(data, Mapping) else None
+        model = handler(data)
+        if isinstance(raw, str) and isinstance(model, ModelChoice):
+            model._weights_reading = format_reading(raw)
+        return model
+
+    @property
+    def weights_reading(self) -> str | None:
+        """How a generic weights spelling was read ('int4' as int4-awq), or None."""
+        return self._weights_reading
 
     @field_validator("weights")
     @classmethod
@@ -239,7 +265,14 @@ class MemoryRequest(ModelChoice):
         ge=1,
         le=MAX_CONTEXT_TOKENS,
         description="Tokens per prefill forward pass (vLLM max_num_batched_tokens, default "
-        "8192; generic/llama.cpp n_ubatch, 512); transformers: the whole prompt batch.",
+        "8192 or 2048 by GPU; generic/llama.cpp n_ubatch, 512); transformers: the whole prompt "
+        "batch.",
+    )
+    max_num_seqs: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEQUENCES,
+        description="vLLM max_num_seqs (default 1024, 256 on A100 and < 70 GiB GPUs).",
     )
     cuda_context_bytes: int | None = Field(
         default=None,

@@ -1,27 +1,30 @@
 """One serving layout (tp × pp, data-parallel replicas added): memory per GPU at the users'
-load, KV-cache capacity, concurrent sequences, decode and prefill speed, TTFT, replicas for
-the users / throughput targets, price, and a reason with numbers for every target missed.
+load, KV-cache capacity, concurrent sequences, steady-state decode speed and throughput, TTFT
+at the load, replicas for the users / throughput / latency targets, price, and a reason with
+numbers for every target missed.
 """
 
 from __future__ import annotations
 
 from tools.catalog import GpuSpec
 from tools.memory.request import MemoryEstimate
-from tools.performance import ModelOnGpus, decode_step, prefill_time, static_batching_factor
+from tools.performance import (
+    EngineLimits,
+    batch_cap,
+    engine_limits,
+    prefill_time,
+    static_batching_factor,
+)
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
 from tools.recommend.models import Option
 from tools.recommend.prices import _hourly_cost, quote_fields
+from tools.recommend.speed import ServingSpeed, speed_labels
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
 from tools.units import format_gib as _gib
 from tools.workload import Workload
-
-
-def _decode_at(mg: ModelOnGpus, batch: int, context: int) -> float:
-    """Per-sequence decode tokens/s at `batch` concurrent sequences."""
-    return 1.0 / decode_step(mg, batch, context).seconds
 
 
 def _kv_bytes_per_token_at_context(est: MemoryEstimate, kv_one_seq: int, ctx: int) -> float:
@@ -46,14 +49,19 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     capacity = int(est.budget_bytes_per_gpu - non_kv)
     capacity_tokens = max(0, int(capacity // _kv_bytes_per_token_at_context(est, kv_one_seq, ctx)))
     # Each further sequence adds its KV cache and whatever else the memory calculator scales
-    # with the batch (the sampled logits, 6·V bytes each): est(2) − est(1), so the concurrency
-    # planned here is one the memory tool also finds within the budget.
+    # with the batch (other engines' sampled logits, 6·V bytes each): est(2) − est(1), so the
+    # concurrency planned here is one the memory tool also finds within the budget. vLLM
+    # reserves its sampler for max_num_seqs requests whatever the batch, so there a sequence
+    # adds exactly its KV blocks (tests/test_recommend* compare with the memory calculator).
     # When one sequence does not fit (est(1) over budget), none does: no second estimate.
-    est_two = None
+    per_sequence = 0
     max_seqs = 0
     if kv_one_seq and est.per_gpu_bytes <= est.budget_bytes_per_gpu:
-        est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
-        per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
+        if est.engine == "vllm":
+            per_sequence = kv_one_seq
+        else:
+            est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
+            per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
         without_sequences = est.per_gpu_bytes - per_sequence
         if per_sequence > 0:
             max_seqs = max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
@@ -94,48 +102,60 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
             **opt,
         )
     mg = _model_on_gpus(w, est, gpu, tp, pp)
+    limits: EngineLimits = engine_limits(str(est.engine), gpu)
+    cap = batch_cap(max_seqs, limits)
     factor = 1.0
     if w.batching == "static":
         longest = w.max_output_tokens or 2 * w.output_tokens
         factor = static_batching_factor(w.output_tokens, longest)
+    serving = ServingSpeed(mg, w.prompt_tokens, w.output_tokens, cap, limits)
+    ttft_target = w.ttft_s
+    timed = ttft_target is not None and serving.can_prefill
     # Users are the concurrency when given (or when no throughput target replaces them).
     users_given = "users" in w.model_fields_set or w.tokens_per_s is None
     plan = plan_replicas(
-        lambda b: _decode_at(mg, b, ctx),
-        max_seqs,
+        serving.speed,
+        cap,
         users=w.users if users_given else None,
         tokens_per_s=w.tokens_per_s,
         tokens_per_s_per_user=w.tokens_per_s_per_user,
         useful_share=factor,
+        throughput=serving.throughput,
+        ttft=serving.ttft if timed else None,
+        ttft_s=ttft_target if timed else None,
     )
     meets = plan.meets
     reasons.extend(plan.reasons)
     batch, dp, per_seq = plan.sequences_per_replica, plan.replicas, plan.tokens_per_s_per_seq
-    per_replica = batch * per_seq * factor
+    per_replica = serving.throughput(batch) * factor
     full_batch, full_per_replica = full_load(
-        lambda b: _decode_at(mg, b, ctx),
-        max_seqs,
+        serving.speed,
+        cap,
         tokens_per_s_per_user=w.tokens_per_s_per_user,
         useful_share=factor,
+        throughput=serving.throughput,
+        ttft=serving.ttft if timed else None,
+        ttft_s=ttft_target if timed else None,
     )
     count = tp * pp * dp
-    if users_given and dp > 1 and w.users > max_seqs:
-        reasons.append(
+    if users_given and dp > 1 and w.users > cap:
+        held = (
             f"KV capacity {_gib(capacity)} per GPU holds {format_count(capacity_tokens)} tokens "
-            f"= {max_seqs:,} × {ctx:,}-token sequences < {w.users:,} users → {dp:,} replicas"
+            f"= {max_seqs:,} × {ctx:,}-token sequences"
         )
-    prefill = prefill_time(mg, w.prompt_tokens)
-    ttft = None if prefill is None else prefill.seconds + decode_step(mg, 1, ctx).seconds
-    if w.ttft_s is not None and ttft is not None and ttft > w.ttft_s:
-        meets = False
-        reasons.append(
-            f"TTFT {ttft * 1000:,.0f} ms for a {w.prompt_tokens:,}-token prompt > target "
-            f"{w.ttft_s * 1000:,.0f} ms"
-            + ("" if tp > 1 else " (more tensor parallelism splits the prefill)")
-        )
-    if w.ttft_s is not None and ttft is None:
+        if cap < max_seqs:
+            held += f", the engine runs at most {cap:,} (max_num_seqs)"
+        reasons.append(f"{held} < {w.users:,} users → {dp:,} replicas")
+    prefill = prefill_time(mg, w.prompt_tokens, limits.max_num_batched_tokens)
+    # TTFT at the load: for every layout when a target depends on it, else filled in for the
+    # ranked options only (`with_load_latency`; a TTFT costs an engine step per layout).
+    ttft = serving.ttft(batch) if timed else None
+    if w.ttft_s is not None and not serving.can_prefill:
         meets = False  # an unknown TTFT cannot be promised to meet a target
         reasons.append(f"{gpu.name} publishes no tensor throughput: TTFT cannot be estimated")
+    labels = speed_labels(w, est, gpu, mg, batch)
+    if labels.measured_tokens_per_s is not None:
+        per_seq = labels.measured_tokens_per_s
     if count > w.constraints.max_gpus:
         meets = False
         fit_dp = _replicas_within_limit(w, tp, pp, dp)
@@ -154,12 +174,12 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     meets = meets and within_budget
     # What each GPU holds serving `batch` sequences: the memory calculator's figure at that
     # batch. With flash attention (the recommender never turns it off) its inference estimate
-    # is affine in the batch — KV blocks and sampled logits per sequence, a prefill chunk that
-    # does not depend on it — so est(1) + (batch − 1)·(est(2) − est(1)) is that figure exactly,
+    # is affine in the batch — KV blocks (and other engines' sampled logits) per sequence, a
+    # prefill chunk that does not depend on it — so est(1) + (batch − 1)·(est(2) − est(1)),
+    # the per-sequence step above, is that figure exactly,
     # without a third estimate per layout (tests/test_recommend* compare the two).
-    step = 0 if est_two is None else int(est_two.per_gpu_bytes - est.per_gpu_bytes)
-    loaded_bytes = int(est.per_gpu_bytes) + (batch - 1) * step
-    return Option(
+    loaded_bytes = int(est.per_gpu_bytes) + (batch - 1) * per_sequence
+    option = Option(
         count=count,
         dp=dp,
         nodes=nodes,
@@ -173,9 +193,33 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         full_load_sequences_per_replica=full_batch,
         full_load_tokens_per_s=full_per_replica * dp,
         prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
+        prefill_s=None if prefill is None else prefill.seconds,
         ttft_s=ttft,
+        batch_cap=cap,
+        engine_max_num_seqs=limits.max_num_seqs,
+        speed_basis=labels.speed,
+        throughput_basis=labels.throughput,
+        ttft_basis=labels.ttft if serving.can_prefill else None,
+        speed_source=labels.source,
         **quote_fields(quote, prices),
         reasons=reasons,
         notes=[*plan.notes, *price_notes],
         **opt,
     )
+    option._serving = serving
+    return option
+
+
+def with_load_latency(w: Workload, o: Option, curve: bool) -> Option:
+    """`o` with its TTFT at the planned load (when no target needed it already) and, when
+    `curve`, its latency curve: TTFT and decode speed from one user to past what one replica
+    runs (for the ranked options answers show)."""
+    serving = o._serving
+    if not o.fits or o.batch_cap < 1 or serving is None or not serving.can_prefill:
+        return o
+    update: dict[str, object] = {}
+    if o.ttft_s is None:
+        update["ttft_s"] = serving.ttft(o.sequences_per_replica)
+    if curve:
+        update["latency_curve"] = serving.curve(o.sequences_per_replica)
+    return o.model_copy(update=update) if update else o

@@ -90,6 +90,7 @@ def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> Mod
         gpu=gpu,
         tp=tp,
         pp=pp,
+        engine=str(est.engine),
     )
 
 

@@ -5,7 +5,22 @@ notes, assumptions, warnings); `_gib`, the unit the option reasons write bytes i
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Any
+
+from pydantic import BaseModel, Field, PrivateAttr
+
+from tools.performance.basis import SpeedBasis
+
+
+class LatencyPoint(BaseModel):
+    """TTFT and decode speed at one concurrency on one replica (a point of a latency curve)."""
+
+    concurrency: int = Field(description="Concurrent users on one replica.")
+    ttft_s: float = Field(description="Time to first token: queue + prefill, seconds.")
+    queue_s: float = Field(description="Of which waiting (other prefills, a free slot), s.")
+    inter_token_s: float = Field(description="Time between two tokens of one user, seconds.")
+    tokens_per_s_per_user: float = Field(description="Decode speed each user sees, tok/s.")
+    output_tokens_per_s: float = Field(description="Replica output tokens/s at this load.")
 
 
 class Option(BaseModel):
@@ -49,8 +64,47 @@ class Option(BaseModel):
     aggregate_tokens_per_s: float | None = Field(
         default=None, description="Output tokens/s over all replicas at that concurrency."
     )
-    prefill_tokens_per_s: float | None = Field(default=None, description="Prompt tokens/s.")
-    ttft_s: float | None = Field(default=None, description="Time to first token, seconds.")
+    prefill_tokens_per_s: float | None = Field(
+        default=None, description="Prompt tokens/s of one prompt prefilled alone."
+    )
+    prefill_s: float | None = Field(
+        default=None, description="Prefill of one prompt with nothing else running, seconds."
+    )
+    ttft_s: float | None = Field(
+        default=None,
+        description="Time to first token at the planned load (sequences_per_replica users per "
+        "replica): queue + prefill, seconds (ranked options, and every layout when a TTFT "
+        "target is set).",
+    )
+    batch_cap: int = Field(
+        default=0,
+        description="Sequences one replica runs at most: its KV capacity, capped by the "
+        "engine's max_num_seqs.",
+    )
+    engine_max_num_seqs: int | None = Field(
+        default=None, description="The engine's default max_num_seqs (None: no engine cap)."
+    )
+    speed_basis: SpeedBasis | None = Field(
+        default=None,
+        description="How the decode speed (serving) or training time was obtained: measured "
+        "(a published measurement of this setup), calibrated (model fitted to measurements "
+        "of this engine and GPU class) or estimated (default efficiencies).",
+    )
+    throughput_basis: SpeedBasis | None = Field(
+        default=None,
+        description="The same for the aggregate and full-load throughput (and $/M tokens).",
+    )
+    ttft_basis: SpeedBasis | None = Field(default=None, description="The same for TTFT.")
+    speed_source: str | None = Field(
+        default=None,
+        description="What the speed rests on: the measurement's source, or the calibrated "
+        "constants (and how many published rows they were fitted on).",
+    )
+    latency_curve: list[LatencyPoint] = Field(
+        default_factory=list,
+        description="TTFT and decode speed as concurrency grows on one replica (ranked "
+        "options only).",
+    )
     training_step_s: float | None = None
     training_hours: float | None = None
     gpu_hours: float | None = None
@@ -70,6 +124,9 @@ class Option(BaseModel):
     reasons: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     gpu_as_of: str = ""
+    # The steady-state model of a serving layout (tools.recommend.speed.ServingSpeed), kept so
+    # the ranked options' latency curves need no second memory estimate; never serialised.
+    _serving: Any = PrivateAttr(default=None)
 
 
 class Recommendation(BaseModel):

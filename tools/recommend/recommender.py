@@ -14,7 +14,7 @@ from tools.memory.sharding import zero_single_rank_warning
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.fit_notes import _fit_notes, _shorter_sequence_note
-from tools.recommend.inference import _inference_option
+from tools.recommend.inference import _inference_option, with_load_latency
 from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts
 from tools.recommend.memory_calls import (
     _arch,
@@ -28,6 +28,9 @@ from tools.recommend.models import Option, Recommendation
 from tools.recommend.ranking import _best, _rank_key, ranks_by_job_usd
 from tools.recommend.training import _training_option
 from tools.workload import Workload
+
+LATENCY_CURVE_OPTIONS = 3
+"""Ranked serving options that carry a latency curve (`Option.latency_curve`)."""
 
 
 def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Option]:
@@ -102,6 +105,12 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         best.append(chosen)
         rejected.extend(o for o in opts if o is not chosen)
     best.sort(key=_rank_key(workload, prices))
+    if not workload.is_training:
+        # The latency curve of the options an answer leads with (a curve costs ~30 engine
+        # steps; every option would double the recommender's time).
+        best = [
+            with_load_latency(workload, o, i < LATENCY_CURVE_OPTIONS) for i, o in enumerate(best)
+        ]
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
     if workload.is_training and best and best[0].training_hours is not None:
         # The headline's hours (and job cost) rest on an MFU measured elsewhere: say so where
@@ -115,6 +124,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     elif best and not any(o.fits for o in best):
         notes.extend(_shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
     assumptions = [
+        *([workload.weights_reading] if workload.weights_reading else []),
         *workload.default_notes,
         *base.assumptions,
         *performance_assumptions(workload),

@@ -32,6 +32,8 @@ def _training_option(
             f"budget on {count} GPU{'s' if count != 1 else ''} (DP={dp})"
         )
     step = hours = gpu_hours = None
+    basis = None
+    source = None
     meets = fits
     if fits and w.train_tokens is not None:
         mg = _model_on_gpus(w, est, gpu, tp, pp)
@@ -52,6 +54,12 @@ def _training_option(
             meets = meets and w.deadline_hours is None
         else:
             step, hours, gpu_hours = tt.step_s, tt.hours, tt.gpu_hours
+            basis = tt.basis
+            source = (
+                f"{tt.basis}: {tt.mfu:.1%} MFU (6N + attention basis) for {gpu.name}'s "
+                f"generation, {tt.wallclock_efficiency:.0%} effective training time "
+                "(catalog/performance.toml training_mfu)"
+            )
             caveat = training_mfu_caveat(gpu)
             if caveat:
                 notes.append(caveat)
@@ -84,6 +92,8 @@ def _training_option(
         training_step_s=step,
         training_hours=hours,
         gpu_hours=gpu_hours,
+        speed_basis=basis,
+        speed_source=source,
         **quote_fields(quote, prices),
         reasons=reasons,
         notes=[*notes, *price_notes],

@@ -1,0 +1,208 @@
+"""The performance model against the published measurements of bench/data/perf_references.json.
+
+Every covered row is predicted through the same public functions the recommender uses
+(tools.performance decode_step / prefill_time / steady_state / training_time, and the memory
+calculator's KV pool), with the calibrated constants of catalog/performance.toml. The summary
+gives, per group, the median and worst |error| at those constants (fit) and with each row
+predicted by constants refitted without it (held-out, bench/fit_performance.py), against the
+targets: median ≤ 10% and worst ≤ 25% in every group with at least 3 rows. Rows the model
+cannot run are listed with the reason.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from bench.fit_performance import chunk_tokens, compare, fit_all
+from bench.harness import percent_error
+from bench.perf_rows import DECODE_GROUPS, GROUP_TITLES, GROUPS, Setup, setups
+from tools.memory import MemoryRequest, estimate_memory
+from tools.performance import (
+    decode_step,
+    prefill_time,
+    resolve,
+    steady_state,
+    training_time,
+)
+from tools.performance.calibration import calibration, calibration_path, parse_calibration
+from tools.units import GiB
+
+MEDIAN_TARGET_PCT = 10.0
+WORST_TARGET_PCT = 25.0
+MIN_SCORED_ROWS = 3
+
+
+def _kv_request(s: Setup) -> MemoryRequest:
+    row = s.row
+    fields: dict[str, Any] = {
+        "model": row["model"],
+        "gpu": row["gpu"],
+        "gpus": int(row["tp"]),
+        "tp": int(row["tp"]),
+        "engine": "vllm",
+        "weights": s.model.weight_format,
+        "kv_dtype": row.get("kv_dtype") or "bf16",
+        "context": int(row.get("max_model_len") or s.input_tokens + s.output_tokens),
+        "gpu_memory_utilization": row.get("gpu_memory_utilization"),
+        "prefill_chunk_tokens": row.get("max_num_batched_tokens"),
+        "max_num_seqs": row.get("max_num_seqs"),
+        "cuda_graph_bytes": row.get("cuda_graph_bytes"),
+    }
+    return MemoryRequest.model_validate({k: v for k, v in fields.items() if v is not None})
+
+
+def kv_prediction(s: Setup) -> float:
+    """The KV pool the memory calculator leaves on one GPU, in the row's unit."""
+    est = estimate_memory(_kv_request(s))
+    pool = est.budget_bytes_per_gpu - (est.per_gpu_bytes - est.breakdown["kv_cache"])
+    per_token = est.kv_cache_bytes_per_token_per_gpu
+    if s.row["metric"] == "kv_tokens":
+        return float(pool // per_token // 16 * 16)
+    if s.row["unit"] == "GiB":
+        return float(pool / GiB)
+    context = int(s.row.get("max_model_len") or 1)
+    return float(pool / per_token / context)
+
+
+def training_prediction(s: Setup) -> float:
+    row = s.row
+    seq = int(row["seq_len"])
+    batch = int(row["global_batch"])
+    tokens = float(row.get("train_tokens") or seq * batch * 100)
+    tt = training_time(
+        s.model, "full", int(row["gpus"]), seq, batch, tokens, bool(row.get("checkpointing"))
+    )
+    assert tt is not None
+    if row["unit"] == "GPU-h":
+        return tt.gpu_hours
+    return tt.tokens_per_s_per_gpu
+
+
+def predict(s: Setup) -> float:
+    """The model's figure for the row, in the row's unit."""
+    m = s.model
+    if s.group in DECODE_GROUPS:
+        return 1.0 / decode_step(m, int(s.row["batch"]), s.decode_context).seconds
+    if s.group == "ttft":
+        step = prefill_time(m, s.input_tokens, chunk_tokens(s))
+        assert step is not None
+        return s.input_tokens / step.seconds if s.is_prefill_rate else step.seconds * 1000
+    if s.group == "throughput":
+        replicas = int(s.row["gpus"]) // (m.tp * m.pp)
+        point = steady_state(
+            m, int(s.row["batch"]), s.input_tokens, s.output_tokens, chunk_tokens(s)
+        )
+        return point.output_tokens_per_s * replicas
+    if s.group == "kv":
+        return kv_prediction(s)
+    if s.group == "training":
+        return training_prediction(s)
+    raise ValueError(s.group)
+
+
+def basis_of(s: Setup) -> str:
+    if s.group in ("kv",):
+        return "formula"
+    if s.group == "training":
+        from tools.performance import training_mfu
+
+        return training_mfu(s.gpu).basis
+    eff = resolve(s.gpu, s.model.weight_format, s.model.engine)
+    return eff.decode_basis if s.group in DECODE_GROUPS else eff.prefill_basis
+
+
+def held_out_value(s: Setup, fit: Any) -> float | None:
+    """The row's figure predicted by constants fitted without it (None: not fitted)."""
+    if s.id not in fit.heldout_pred or s.id not in fit.measured:
+        return None
+    ratio = fit.heldout_pred[s.id] / fit.measured[s.id]
+    if s.group in DECODE_GROUPS or s.group == "throughput" or s.is_prefill_rate:
+        return s.value / ratio  # the row's unit is a rate: inverse of time
+    return s.value * ratio
+
+
+def _summary(errors: list[float]) -> dict[str, float | None]:
+    if not errors:
+        return {"median": None, "worst": None}
+    return {"median": statistics.median(errors), "worst": max(errors)}
+
+
+def run() -> dict[str, Any]:
+    ok, skipped = setups()
+    fit = fit_all()
+    drift = compare(fit, parse_calibration(calibration_path().read_text(encoding="utf-8")))
+    rows: list[dict[str, Any]] = []
+    for s in ok:
+        ours = predict(s)
+        held = held_out_value(s, fit)
+        rows.append(
+            {
+                "group": s.group,
+                "id": s.id,
+                "quantity": s.row["metric"],
+                "setup": f"{s.row.get('model') or s.row.get('params')} {s.model.weight_format} "
+                f"on {s.row['gpus']}x {s.gpu.id} (TP={s.model.tp}) {s.row['engine']}",
+                "predicted": ours,
+                "reference": s.value,
+                "unit": s.row["unit"],
+                "error_pct": percent_error(ours, s.value),
+                "heldout_error_pct": None if held is None else percent_error(held, s.value),
+                "basis": basis_of(s),
+                "source": s.row["source_url"],
+            }
+        )
+    groups = []
+    for g in GROUPS:
+        mine = [r for r in rows if r["group"] == g]
+        fit_err = [abs(r["error_pct"]) for r in mine]
+        held_err = [abs(r["heldout_error_pct"]) for r in mine if r["heldout_error_pct"] is not None]
+        f, h = _summary(fit_err), _summary(held_err)
+        scored = len(mine) >= MIN_SCORED_ROWS
+        meets = (
+            scored
+            and f["median"] is not None
+            and f["median"] <= MEDIAN_TARGET_PCT
+            and f["worst"] is not None
+            and f["worst"] <= WORST_TARGET_PCT
+        )
+        groups.append(
+            {
+                "group": g,
+                "title": GROUP_TITLES[g],
+                "rows": len(mine),
+                "not_covered": sum(1 for u in skipped if u.group == g),
+                "median_pct": f["median"],
+                "worst_pct": f["worst"],
+                "heldout_median_pct": h["median"],
+                "heldout_worst_pct": h["worst"],
+                "meets_target": meets if scored else None,
+            }
+        )
+    uncovered = [
+        {"group": u.group, "id": u.id, "reason": u.reason, "source": u.row["source_url"]}
+        for u in skipped
+    ]
+    constants = [
+        {
+            "table": c.table,
+            "key": c.key,
+            "value": c.value,
+            "rows": len(c.rows),
+            "fit_error_pct": c.fit_error_pct,
+            "heldout_error_pct": c.heldout_error_pct,
+        }
+        for c in calibration().all()
+        if c.fit_error_pct is not None
+    ]
+    return {
+        "perf_rows": rows,
+        "perf_groups": groups,
+        "perf_uncovered": uncovered,
+        "perf_constants": constants,
+        "perf_calibration_drift": drift,
+        "measurements": {
+            "performance reference rows covered / listed": f"{len(ok)} / {len(ok) + len(skipped)}",
+            "calibration in sync with a fresh fit": "yes" if not drift else f"NO ({len(drift)})",
+        },
+    }

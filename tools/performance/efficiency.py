@@ -1,0 +1,165 @@
+"""The efficiencies one setup runs at: calibrated constants looked up for its engine family,
+GPU class and kernel family, with the published defaults where no constant exists.
+
+Defaults (figures labelled *estimated*):
+- bandwidth efficiency 0.727: gpt-fast (pytorch-labs/gpt-fast README, "Tensor Parallelism"):
+  Llama-2-70B bf16 on 2× A100-80GB reached 1,481.87 of the 2,039 GB/s datasheet;
+- GEMM MFU 0.40: Llama 3 paper (Dubey et al. 2024, Table 4): 38–43% BF16 MFU on H100;
+- all-reduce latency: NCCL's ring/LL latency model, base 6.6 µs + 0.6 µs (NVLink) / 1.0 µs
+  (PCIe) / 2.7 µs (network) per hop (NVIDIA/nccl src/graph/tuning.cc baseLat, hwLat);
+- no per-layer launch overhead, and MoE expert GEMMs at the dense efficiency.
+
+MoE expert GEMMs at full load: each expert multiplies only the T·k/E tokens routed to it
+(grouped GEMMs with few rows, plus the routing permutations), so they reach a smaller share of
+peak than dense GEMMs; `moe_gemm_eff` is that ratio, calibrated on full-load MoE rows. (A
+saturating T_e / (T_e + T_half) in tokens per expert fitted the two MLPerf Mixtral rows worse:
+−18% / +14% against ±6%.)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.catalog import GpuSpec
+from tools.performance.basis import SpeedBasis
+from tools.performance.calibration import Calibration, Constant, calibration, keys_from
+from tools.performance.engines import EngineFamily, KernelFamily, engine_family, kernel_family
+from tools.performance.hardware import Accumulate, LinkKind, gpu_class, gpu_link
+
+DECODE_BANDWIDTH_EFF = 1481.87 / 2039.0
+PEAK_COPY_BANDWIDTH_EFF = 1700.0 / 2039.0  # gpt-fast README note; an upper bound, for checks
+DEFAULT_GEMM_MFU = 0.40
+NCCL_RING_BASE_LATENCY_S = 6.6e-6
+NCCL_HOP_LATENCY_S: dict[LinkKind, float] = {"nvlink": 0.6e-6, "pcie": 1.0e-6, "network": 2.7e-6}
+
+
+@dataclass(frozen=True)
+class Efficiencies:
+    """The constants one (engine, GPU, weight format) setup runs at, and how they were found."""
+
+    engine_family: EngineFamily
+    kernel: KernelFamily
+    gpu_class: str
+    bandwidth_eff: float
+    layer_overhead_s: float
+    allreduce_base_s: float
+    allreduce_per_gpu_s: float
+    gemm_mfu: float
+    moe_gemm_eff: float
+    accumulate: Accumulate
+    decode_basis: SpeedBasis
+    prefill_basis: SpeedBasis
+    constants: tuple[Constant, ...]
+    kv_bandwidth_eff: float | None = None
+    """Bandwidth share of the attention kernels reading the KV cache: the 16-bit efficiency
+    of the class (the KV cache is not in the weights' format); None: `bandwidth_eff`."""
+
+    @property
+    def kv_bandwidth(self) -> float:
+        """The KV read's bandwidth share."""
+        return self.kv_bandwidth_eff if self.kv_bandwidth_eff is not None else self.bandwidth_eff
+
+    def allreduce_latency_s(self, tp: int) -> float:
+        """Latency of one all-reduce over `tp` GPUs (no payload), seconds."""
+        if tp <= 1:
+            return 0.0
+        return self.allreduce_base_s + self.allreduce_per_gpu_s * (tp - 1)
+
+
+def decode_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
+    """Lookup keys of the bandwidth efficiency, most specific first."""
+    return [
+        f"{family}/{memory}/{generation}/{kernel}",
+        f"{family}/{memory}/{kernel}",
+        f"{family}/{kernel}",
+        kernel,
+    ]
+
+
+def overhead_keys(family: str, memory: str, generation: str) -> list[str]:
+    """Lookup keys of the per-layer step overhead and the GEMM MFU, most specific first."""
+    return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
+
+
+def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
+    """Lookup keys of the GEMM MFU (prefill, batched steps), most specific first."""
+    return [
+        f"{family}/{memory}/{generation}/{kernel}",
+        f"{family}/{memory}/{generation}",
+        f"{family}/{memory}/{kernel}",
+        f"{family}/{memory}",
+        family,
+        "any",
+    ]
+
+
+def _own_class(c: Constant | None, family: str, memory: str) -> bool:
+    """True for a constant fitted on rows of this engine family and GPU memory class (or pooled
+    from constants of that class only: its key names both); the class is what a figure's
+    *calibrated* label promises, the architecture generation refines it where rows allow."""
+    return c is not None and c.key.startswith(f"{family}/{memory}")
+
+
+def accumulate_for(family: EngineFamily) -> Accumulate:
+    """llama.cpp's cuBLAS path accumulates 16-bit matmuls in FP16 (CUBLAS_COMPUTE_16F, ggml-cuda
+    ggml_cuda_op_mul_mat_cublas); vLLM/TensorRT-LLM and PyTorch accumulate in FP32."""
+    return "fp16" if family == "llama.cpp" else "fp32"
+
+
+def resolve(
+    gpu: GpuSpec, weight_format: str, engine: str | None, cal: Calibration | None = None
+) -> Efficiencies:
+    """The efficiencies of `engine` running `weight_format` on `gpu` (cached per setup when the
+    catalog calibration is used)."""
+    fmt, name = weight_format.lower(), (engine or "vllm").lower()
+    if cal is not None:
+        return _resolve(gpu, fmt, name, cal)
+    key = (gpu.id, gpu.memory_bandwidth_bytes_per_s, fmt, name)
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = _resolve(gpu, fmt, name, calibration())
+    return found
+
+
+# Resolved setups for the catalog calibration, keyed by GPU id (and bandwidth, so a user GPU
+# spec reusing an id is not confused with the catalog's), format and engine: hashing a whole
+# GpuSpec per step costs more than the step.
+_RESOLVED: dict[tuple[str, float, str, str], Efficiencies] = {}
+
+
+def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) -> Efficiencies:
+    family = engine_family(engine)
+    kernel = kernel_family(weight_format)
+    cls = gpu_class(gpu)
+    mem, gen = cls.memory, cls.generation
+    bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, kernel))
+    kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
+    overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
+    link = gpu_link(gpu).kind
+    ar_base = cal.lookup("allreduce_base", keys_from([[link, "any"]]))
+    ar_gpu = cal.lookup("allreduce_per_gpu", keys_from([[link, "any"]]))
+    gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel))
+    moe = cal.lookup("moe_gemm", ["any"])
+    used = tuple(c for c in (bw, overhead, ar_base, ar_gpu, gemm, moe) if c is not None)
+    decode_basis: SpeedBasis = (
+        "calibrated"
+        if _own_class(bw, family, mem) and _own_class(overhead, family, mem)
+        else "estimated"
+    )
+    prefill_basis: SpeedBasis = "calibrated" if _own_class(gemm, family, mem) else "estimated"
+    return Efficiencies(
+        engine_family=family,
+        kernel=kernel,
+        gpu_class=f"{mem}/{gen}",
+        bandwidth_eff=bw.value if bw else DECODE_BANDWIDTH_EFF,
+        layer_overhead_s=overhead.value if overhead else 0.0,
+        allreduce_base_s=ar_base.value if ar_base else NCCL_RING_BASE_LATENCY_S,
+        allreduce_per_gpu_s=ar_gpu.value if ar_gpu else 2 * NCCL_HOP_LATENCY_S[link],
+        gemm_mfu=gemm.value if gemm else DEFAULT_GEMM_MFU,
+        moe_gemm_eff=moe.value if moe else 1.0,
+        accumulate=accumulate_for(family),
+        decode_basis=decode_basis,
+        prefill_basis=prefill_basis,
+        constants=used,
+        kv_bandwidth_eff=kv_bw.value if kv_bw else None,
+    )

@@ -1,0 +1,60 @@
+"""Engine families and kernel families: the two software axes calibrated constants depend on.
+
+Engine family — how the serving stack issues work to the GPU:
+- `graph`: CUDA-graph serving engines with fused kernels (vLLM, SGLang, TensorRT-LLM/NIM,
+  gpt-fast's torch.compile): small per-layer overhead, paged KV, continuous batching.
+- `llama.cpp`: ggml kernels (CUDA, Metal, Vulkan, ROCm), one ubatch at a time.
+- `eager`: PyTorch eager / Hugging Face Transformers (AutoAWQ, bitsandbytes): a Python launch per
+  op, the largest per-layer overhead.
+
+Kernel family — the weight format's matmul kernel: 16-bit GEMM/GEMV, fp8 W8A8, weight-only int8,
+weight-only int4 (GPTQ/AWQ/Marlin/tinygemm, NF4), GGUF block quants (llama.cpp), mxfp4.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from tools.memory.formats import GGUF_FORMATS
+
+EngineFamily = Literal["graph", "llama.cpp", "eager"]
+KernelFamily = Literal["16bit", "fp8", "int8", "int4", "gguf", "mxfp4"]
+
+# Engine names (the memory/recommend `engine` field, and the engines the reference
+# measurements name) → family.
+_ENGINE_FAMILY: dict[str, EngineFamily] = {
+    "vllm": "graph",
+    "sglang": "graph",
+    "tensorrt-llm": "graph",
+    "gpt-fast": "graph",
+    "generic": "llama.cpp",
+    "llama.cpp": "llama.cpp",
+    "transformers": "eager",
+}
+
+ENGINE_LABELS: dict[EngineFamily, str] = {
+    "graph": "CUDA-graph serving engines (vLLM, SGLang, TensorRT-LLM, gpt-fast)",
+    "llama.cpp": "llama.cpp",
+    "eager": "PyTorch eager / Transformers",
+}
+
+
+def engine_family(engine: str | None) -> EngineFamily:
+    """The family of an engine name (None: vLLM, the serving default)."""
+    return _ENGINE_FAMILY.get((engine or "vllm").lower(), "graph")
+
+
+def kernel_family(weight_format: str) -> KernelFamily:
+    """The matmul kernel family a weight format runs on."""
+    fmt = weight_format.lower()
+    if fmt in ("bf16", "fp16", "fp32"):
+        return "16bit"
+    if fmt == "fp8":
+        return "fp8"
+    if fmt == "int8":
+        return "int8"
+    if fmt in GGUF_FORMATS or fmt.startswith("q") or fmt.startswith("iq"):
+        return "gguf"
+    if fmt == "mxfp4":
+        return "mxfp4"
+    return "int4"

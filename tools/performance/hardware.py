@@ -1,0 +1,155 @@
+"""What the performance model reads about a GPU: its class (for calibrated efficiencies), the
+tensor throughput a weight format computes at, and the link a tensor-parallel group talks over.
+
+GPU classes group accelerators whose kernels reach similar shares of their datasheet figures:
+memory technology (HBM, GDDR, unified LPDDR) × vendor, refined by architecture generation
+(Ampere, Hopper, Ada, ...). Calibrated constants are looked up from the most specific class that
+has measurements (tools/performance/calibration.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tools.catalog import GpuSpec
+
+ComputeDtype = Literal["bf16", "fp16", "fp8", "int8", "fp4"]
+LinkKind = Literal["nvlink", "pcie", "network"]
+Accumulate = Literal["fp32", "fp16"]
+
+# PCIe x16 bandwidth per direction, bytes/s, from the PCI-SIG signalling rates: Gen3 8 GT/s,
+# Gen4 16 GT/s, Gen5 32 GT/s with 128b/130b encoding → 16 lanes × rate × 128/130 / 8 bits.
+PCIE_X16_BYTES_PER_S: dict[int, float] = {
+    gen: 16 * rate * 1e9 * 128 / 130 / 8 for gen, rate in ((3, 8), (4, 16), (5, 32), (6, 64))
+}
+DEFAULT_PCIE_GEN = 4  # when the catalog has no PCIe generation (stated in assumptions)
+
+# Weight formats whose matmuls run on low-precision tensor cores when the GPU has them:
+# fp8 (W8A8 with dynamic activation scales, vLLM/TensorRT-LLM FP8) and mxfp4 (Blackwell FP4
+# tensor cores). Weight-only formats dequantise to 16-bit and compute in bf16: int8 here is
+# W8A16 (tools/memory/formats.py), likewise GPTQ/AWQ int4, NF4 and GGUF.
+_LOW_PRECISION_COMPUTE: dict[str, ComputeDtype] = {"fp8": "fp8", "mxfp4": "fp4"}
+
+# GeForce Ampere/Ada/Blackwell cards run 16-bit tensor math with FP32 accumulation at half the
+# FP16-accumulate rate; the catalog stores the FP32-accumulate figure (rtx-4090: 165.2 of the
+# 330.3 TFLOPS NVIDIA prints). Engines that accumulate in FP16 (llama.cpp's cuBLAS path,
+# CUBLAS_COMPUTE_16F) get the full rate. Source: shared/research/2026-12/gpus-new.json schema
+# notes ("For GeForce Ampere/Ada, bf16/fp16/fp8 dense = FP32-accumulate rate (half the
+# FP16-accumulate rate)"), NVIDIA Ada GPU architecture whitepaper appendix A.
+FP16_ACCUMULATE_SPEEDUP = 2.0
+
+
+def is_geforce(gpu: GpuSpec) -> bool:
+    """True for consumer GeForce cards (halved FP32-accumulate tensor rate)."""
+    return "geforce" in gpu.name.lower()
+
+
+@dataclass(frozen=True)
+class GpuClass:
+    """The calibration class of a GPU: memory class and architecture generation."""
+
+    memory: str  # nvidia-hbm, nvidia-gddr, amd-hbm, amd-gddr, apple, intel-gddr, other
+    generation: str  # ampere, hopper, ada, blackwell, cdna3, rdna3, apple, ...
+
+
+_GENERATIONS = (
+    "ampere",
+    "hopper",
+    "ada",
+    "blackwell",
+    "volta",
+    "turing",
+    "pascal",
+    "cdna",
+    "rdna",
+    "gaudi",
+    "xe",
+    "apple",
+)
+
+
+def gpu_class(gpu: GpuSpec) -> GpuClass:
+    """Calibration class of `gpu` from its catalog vendor, memory type and architecture."""
+    vendor = str(gpu.vendor).lower()
+    memory_type = gpu.memory_type.lower()
+    arch = gpu.architecture.lower()
+    generation = next((g for g in _GENERATIONS if g in arch), arch.split()[0] if arch else "")
+    if vendor == "apple" or "apple" in arch or "apple" in gpu.name.lower():
+        return GpuClass("apple", "apple")
+    if "hbm" in memory_type:
+        memory = "hbm"
+    elif "gddr" in memory_type:
+        memory = "gddr"
+    else:
+        return GpuClass("other", generation)
+    if vendor in ("nvidia", "amd") or (vendor == "intel" and memory == "gddr"):
+        return GpuClass(f"{vendor}-{memory}", generation)
+    return GpuClass("other", generation)
+
+
+@dataclass(frozen=True)
+class ComputeRate:
+    """Peak dense tensor throughput the model's matmuls run at, FLOP/s, and the dtype chosen."""
+
+    flops_per_s: float
+    dtype: ComputeDtype
+    reason: str
+
+
+def compute_rate(
+    gpu: GpuSpec, weight_format: str, accumulate: Accumulate = "fp32"
+) -> ComputeRate | None:
+    """Peak dense FLOP/s for `weight_format` on `gpu` (low-precision tensor cores when both the
+    format and the GPU support them, else bf16, else fp16); None when the GPU publishes none.
+    `accumulate="fp16"`: the engine accumulates 16-bit matmuls in FP16, which GeForce cards run
+    at twice their FP32-accumulate rate (`FP16_ACCUMULATE_SPEEDUP`)."""
+    fmt = weight_format.lower()
+    low = _LOW_PRECISION_COMPUTE.get(fmt)
+    table: dict[ComputeDtype, float | None] = {
+        "fp8": gpu.fp8_tflops,
+        "int8": gpu.int8_tops,
+        "fp4": gpu.fp4_tflops,
+        "bf16": gpu.bf16_tflops,
+        "fp16": gpu.fp16_tflops,
+    }
+    if low is not None:
+        low_value = table[low]
+        if low_value is not None:
+            return ComputeRate(low_value * 1e12, low, f"{fmt} weights on {low} tensor cores")
+    dtype: ComputeDtype
+    for dtype in ("bf16", "fp16"):
+        value = table[dtype]
+        if value is not None:
+            why = f"{fmt} weights computed in {dtype}"
+            if low is not None:
+                why += f" ({gpu.name} publishes no {low} tensor throughput)"
+            rate = value * 1e12
+            if accumulate == "fp16" and is_geforce(gpu):
+                rate *= FP16_ACCUMULATE_SPEEDUP
+                why += " with FP16 accumulation (GeForce full rate)"
+            return ComputeRate(rate, dtype, why)
+    return None
+
+
+@dataclass(frozen=True)
+class Link:
+    """GPU-to-GPU link used by tensor-parallel all-reduces: bytes/s one direction, and kind."""
+
+    bytes_per_s: float
+    kind: LinkKind
+    assumed: bool  # True when the catalog has no figure and PCIe was assumed
+
+
+def gpu_link(gpu: GpuSpec) -> Link:
+    """The link a TP group on `gpu` talks over. NVLink/Infinity Fabric use the catalog's
+    per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation."""
+    kind: LinkKind = "nvlink" if gpu.interconnect in ("nvlink", "nvlink-bridge") else "pcie"
+    if gpu.interconnect == "infinity-fabric":
+        kind = "nvlink"  # same latency class: a direct GPU-to-GPU fabric
+    if gpu.interconnect == "ethernet":
+        kind = "network"
+    if gpu.interconnect_bytes_per_s is not None:
+        return Link(gpu.interconnect_bytes_per_s, kind, assumed=False)
+    gen = gpu.pcie_gen or DEFAULT_PCIE_GEN
+    return Link(PCIE_X16_BYTES_PER_S[gen], "pcie", assumed=True)

@@ -1,0 +1,133 @@
+"""One engine step: decode tokens for a batch of sequences, optionally with a chunk of prefill.
+
+    step = L × layer_overhead                       (launches, syncs: fixed per step)
+         + max(weights / BW′, linear FLOPs / F′)    (roofline, Williams et al., CACM 2009, of
+         + max(KV read / BW′, attention FLOPs / F′)  the GEMMs and of attention: two kernels)
+         + 2 L × all-reduce(tp)                     (Megatron-LM: 2 per layer, Shoeybi 2019 §3)
+
+BW′ = bandwidth × η_bandwidth (the weights' kernel family for the GEMMs, the 16-bit one for
+the KV read); F′ = tp × peak × GEMM MFU; linear FLOPs count routed-expert
+FLOPs / η_moe (MoE expert GEMMs at full load, relative to dense ones).
+all-reduce(tp) = latency(tp) + 2(t−1)/t · tokens · hidden · 2 B / link bandwidth
+(nccl-tests doc/PERFORMANCE.md "bus bandwidth"), latency(tp) = base + per_gpu · (tp − 1).
+
+η_bandwidth, layer_overhead, GEMM MFU, η_moe and the all-reduce latency are calibrated per
+engine family × GPU class × kernel family (tools/performance/efficiency.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from tools.performance.efficiency import Efficiencies, resolve
+from tools.performance.hardware import compute_rate, gpu_link
+from tools.performance.roofline import ModelOnGpus, routed_expert_share
+
+
+@dataclass(frozen=True)
+class StepTime:
+    """Time of one engine step (or a prefill), seconds, with its terms."""
+
+    seconds: float
+    memory_s: float
+    compute_s: float
+    communication_s: float
+    overhead_s: float
+    bound: Literal["memory", "compute"]
+
+
+def efficiencies(m: ModelOnGpus) -> Efficiencies:
+    """The calibrated efficiencies of `m`'s engine, GPU and weight format (resolved once per
+    ModelOnGpus)."""
+    cached: Efficiencies | None = m.__dict__.get("_efficiencies")
+    if cached is None:
+        cached = resolve(m.gpu, m.weight_format, m.engine)
+        object.__setattr__(m, "_efficiencies", cached)
+    return cached
+
+
+def tp_comm_s(m: ModelOnGpus, eff: Efficiencies, tokens: float, passes: float = 1.0) -> float:
+    """All-reduce time of one step over `tokens` tokens: 2 per layer, each with the calibrated
+    latency and the ring transfer of tokens × hidden × 2 bytes (16-bit activations)."""
+    if m.tp <= 1:
+        return 0.0
+    link = m.cached("link", lambda: gpu_link(m.gpu))
+    transfer = 2 * (m.tp - 1) / m.tp * tokens * m.arch.hidden_size * 2 / link.bytes_per_s
+    return 2 * m.arch.num_layers * (passes * eff.allreduce_latency_s(m.tp) + transfer)
+
+
+def forward_step(
+    m: ModelOnGpus,
+    decode_sequences: int,
+    decode_context: float,
+    prefill_tokens: float = 0.0,
+    prefill_context: float = 0.0,
+    passes: float = 1.0,
+    eff: Efficiencies | None = None,
+) -> StepTime:
+    """One engine step carrying `decode_sequences` decode tokens (each attending to
+    `decode_context` cached tokens) and `prefill_tokens` prompt tokens (attending on average to
+    `prefill_context` earlier tokens). `passes` > 1 when the step's tokens exceed the engine's
+    per-forward token budget: the weights are read and the launches paid once per pass. `eff`:
+    efficiencies to use instead of the calibrated ones (the fit tries candidates)."""
+    eff = eff or efficiencies(m)
+    tokens = decode_sequences + prefill_tokens
+    bandwidth = m.gpu.memory_bandwidth_bytes_per_s * eff.bandwidth_eff
+    weights = m.step_weight_bytes(max(1, round(tokens / passes))) * passes
+    kv = m.kv_read_bytes(decode_sequences, decode_context)
+    matmul = m.matmul_flops(tokens)
+    routed = matmul * m.cached("routed_share", lambda: routed_expert_share(m.params, m.arch))
+    attention = decode_sequences * m.attention_flops_per_token(decode_context)
+    if prefill_tokens:
+        attention += prefill_tokens * m.attention_flops_per_token(prefill_context)
+    moe_eff = eff.moe_gemm_eff if routed else 1.0
+    rate = m.cached(
+        f"rate/{eff.accumulate}", lambda: compute_rate(m.gpu, m.weight_format, eff.accumulate)
+    )
+    per_flop = 0.0 if rate is None else m.per_gpu_share / (rate.flops_per_s * eff.gemm_mfu)
+    # Linear layers and attention are separate kernels, each bound by its own roofline: the
+    # weights stream through the GEMMs, the KV cache through attention (it cannot hide behind
+    # the GEMMs' compute).
+    linear_memory_s = weights / bandwidth
+    linear_compute_s = ((matmul - routed) + routed / moe_eff) * per_flop
+    attention_memory_s = kv / (m.gpu.memory_bandwidth_bytes_per_s * eff.kv_bandwidth)
+    attention_compute_s = attention * per_flop
+    core = max(linear_memory_s, linear_compute_s) + max(attention_memory_s, attention_compute_s)
+    memory_s = linear_memory_s + attention_memory_s
+    compute_s = linear_compute_s + attention_compute_s
+    overhead_s = passes * m.arch.num_layers * eff.layer_overhead_s
+    comm_s = tp_comm_s(m, eff, tokens, passes)
+    return StepTime(
+        overhead_s + core + comm_s,
+        memory_s,
+        compute_s,
+        comm_s,
+        overhead_s,
+        "memory" if linear_memory_s >= linear_compute_s else "compute",
+    )
+
+
+def decode_step(
+    m: ModelOnGpus, batch: int, context_tokens: float, eff: Efficiencies | None = None
+) -> StepTime:
+    """One decode step for `batch` sequences each holding `context_tokens` tokens of KV cache
+    (no prefill in the step): the per-token latency every sequence sees."""
+    return forward_step(m, batch, context_tokens, eff=eff)
+
+
+def prefill_time(
+    m: ModelOnGpus,
+    prompt_tokens: int,
+    chunk_tokens: int | None = None,
+    eff: Efficiencies | None = None,
+) -> StepTime | None:
+    """Prefill of one prompt of `prompt_tokens` tokens with nothing else running, seconds: one
+    forward per chunk of at most `chunk_tokens` tokens (the engine's token budget: vLLM
+    max_num_batched_tokens, llama.cpp n_ubatch), each reading the weights. None when the GPU
+    publishes no tensor throughput."""
+    if compute_rate(m.gpu, m.weight_format) is None:
+        return None
+    chunk = max(1, min(chunk_tokens or prompt_tokens, prompt_tokens))
+    passes = prompt_tokens / chunk
+    return forward_step(m, 0, 0.0, float(prompt_tokens), prompt_tokens / 2, passes, eff)
