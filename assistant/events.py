@@ -21,6 +21,14 @@ class TextDelta:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """The tools' deterministic verdict (Markdown), sent before the model's first token: it
+    leads the answer whatever the model then writes."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class ToolCallStarted:
     """The engine is about to run tool `name` with validated or raw `arguments`."""
 
@@ -64,15 +72,29 @@ class ErrorEvent:
     kind: str = "error"
 
 
+StopReason = Literal["repetition", "length", "cut_off"]
+"""Why an answer ended early: it looped, it ran past the token cap (both stopped by
+gpu-sizer while streaming), or the endpoint cut it at `max_tokens` (`finish_reason: length`)."""
+
+
 @dataclass(frozen=True)
 class Done:
-    """End of the turn. `text` is the full final answer; `unverified_figures` are figures in it
-    that the grounding check could not find in the turn's tool results."""
+    """End of the turn. `text` is the full final answer (the model's, after `verdict`);
+    `unverified_figures` are figures in it that the grounding check could not find in the
+    turn's tool results; `contradictions` are its claims the tools' results contradict;
+    `stopped` says why it ended early; `error` is the kind of the failure that ended the turn
+    (the partial answer is kept and marked)."""
 
     text: str
     conversation: Conversation
     unverified_figures: tuple[str, ...] = field(default=())
     cancelled: bool = False
+    verdict: str = ""
+    contradictions: tuple[str, ...] = field(default=())
+    stopped: StopReason | None = None
+    error: str | None = None
 
 
-Event = TextDelta | ToolCallStarted | ToolResult | UsageReport | Notice | ErrorEvent | Done
+Event = (
+    TextDelta | Verdict | ToolCallStarted | ToolResult | UsageReport | Notice | ErrorEvent | Done
+)

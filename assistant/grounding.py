@@ -1,10 +1,24 @@
 """Check that every figure with a unit in an answer comes from the turn's tool results.
 
 Figures recognised: memory (GB, GiB, TB, TiB, MB, MiB), throughput (tokens/s), latency (ms, s),
-money ($), and GPU counts ("8 GPUs", "8x H100"). A figure is verified when some number in the
-tool results (or in the tool arguments / the user's own words) equals it within the rounding the
-figure shows (e.g. "140 GB" covers 139.5-140.5, "150 GB" 145-155), or within 1 % of it, after
-unit conversion (GB↔GiB↔bytes, s↔ms). What is left is returned for `Done.unverified_figures`.
+money ($), and GPU counts ("8 GPUs", "8x H100"). A figure is verified when some *evidence*
+equals it within the rounding the figure shows, after unit conversion (GB↔GiB↔bytes, s↔ms).
+
+Evidence is a number that carries its unit (issue 17):
+- a numeric field of a tool result or tool-call argument whose name — or the name of the field
+  it sits in (`breakdown_bytes_per_gpu: {weights: ...}`) — says its unit (`per_gpu_GB`,
+  `usd_per_hour`, `ttft_s`, `count`);
+- a figure written with its unit inside a tool's text ("budget 19.8 GiB") or the user's words
+  ("I have 4 GPUs").
+Digits inside names, ids and prose (`h100-sxm`, `bf16`, `llama-3.1-70b`) and numbers in fields
+without a unit (`context: 8192`, `layers: 80`) are never evidence, so they cannot make "100 GB",
+"$16 per hour" or "70 GPUs" pass. A figure of one kind is never verified by a number of another
+("$3.99" is not verified by 3.99 GB). GPU counts must match exactly.
+
+Rounding: "140 GB" covers 139.5-140.5, "35.2" covers 35.15-35.25, or 1 % of the value when that
+is wider. A round number is read as rounded to two significant figures at most ("150 GB" covers
+145-155, "100 GB" 95-105, "1,000 GB" 950-1,050), never to one: otherwise "100 GB" would be
+"verified" by anything from 50 to 150.
 """
 
 from __future__ import annotations
@@ -23,7 +37,7 @@ RELATIVE_TOLERANCE = 0.01
 
 _NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _FIGURE = re.compile(
-    r"(?P<dollar>\$\s?)?" + _NUMBER + r"\s?(?P<suffix>[kKMB](?![A-Za-z]))?\s?"
+    r"(?<![\w.])(?P<dollar>\$\s?)?" + _NUMBER + r"\s?(?P<suffix>[kKMB](?![A-Za-z]))?\s?"
     r"(?P<unit>GiB|GB|TiB|TB|MiB|MB|tokens?\s?/\s?s(?:ec)?|tok/s|tokens per second|ms|"
     r"seconds?|s(?![A-Za-z])|(?:x|×)\s?(?=[A-Z])|GPUs?|cards?)?",
 )
@@ -40,6 +54,15 @@ class Figure:
     decimals: int
     factor: float = 1.0
     """Base units per written unit (GiB → GB: 1.0737...), to scale the rounding step."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A number that may support a figure: its unit family and its value in the family's base
+    unit (GB for memory, s, tokens/s, $, GPUs)."""
+
+    family: str
+    value: float
 
 
 def _unit_of(raw: str) -> tuple[str, float] | None:
@@ -71,7 +94,8 @@ def _unit_of(raw: str) -> tuple[str, float] | None:
 
 
 def extract_figures(text: str) -> list[Figure]:
-    """Figures with a unit (or a $ sign) in `text`, in order."""
+    """Figures with a unit (or a $ sign) in `text`, in order. Digits glued to letters or
+    hyphens (`h100`, `bf16`, `3.1-70b`) are part of a name, not a figure."""
     figures: list[Figure] = []
     for match in _FIGURE.finditer(text):
         unit_raw = match.group("unit")
@@ -95,63 +119,87 @@ def extract_figures(text: str) -> list[Figure]:
     return figures
 
 
-def _numbers(value: Any, key: str = "") -> Iterable[tuple[str, float]]:
-    if isinstance(value, bool):
-        return
-    if isinstance(value, int | float):
-        yield key, float(value)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _numbers(v, str(k))
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _numbers(v, key)
-    elif isinstance(value, str):
-        for fig in extract_figures(value):
-            yield fig.unit, fig.value
-        for num in re.findall(r"\d+(?:\.\d+)?", value):
-            yield key, float(num)
+_MEMORY_WORDS = {"bytes", "gb", "gib", "mb", "mib", "tb", "tib", "breakdown"}
+_MONEY_WORDS = {"usd", "eur", "price", "cost", "dollars"}
+_GPU_WORDS = {"count", "gpus", "tp", "pp", "dp"}
+_TIME_WORDS = {"s", "ms", "seconds", "ttft"}
 
 
-# (family, name suffixes, name prefixes or whole names) for result fields.
-_FAMILY_HINTS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
-    ("$", ("_usd", "_eur", "_price"), ("usd_", "price_", "cost_", "usd", "price", "cost")),
-    ("tok/s", ("tokens_per_s", "tokens_per_s_per_seq", "tok_s"), ()),
-    ("GB", ("_gb", "_gib", "_bytes", "_mb", "_mib"), ("bytes_", "bytes")),
-    ("s", ("_ms", "_s", "_seconds"), ("ttft",)),
-    ("gpus", ("count", "_gpus"), ("gpus", "tp", "pp", "dp", "count")),
-)
-_UNIT_KEYS = {"$", "tok/s", "GB", "s", "gpus"}
-
-
-def _family(key: str) -> str | None:
-    """The unit family a result field holds, from its name (`usd_per_hour` → "$"), or None
-    when the name carries no unit (then the number may support a figure of any unit)."""
-    if key in _UNIT_KEYS:  # a figure parsed out of a string already knows its unit
-        return key
-    k = key.lower()
-    for family, suffixes, prefixes in _FAMILY_HINTS:
-        if (
-            k.endswith(suffixes)
-            or k in prefixes
-            or k.startswith(tuple(p for p in prefixes if p.endswith("_")))
-        ):
-            return family
+def field_family(key: str) -> str | None:
+    """The unit family a result field holds, from its name (`usd_per_hour` → "$",
+    `per_gpu_GB` → "GB", `decode_tokens_per_s_per_seq` → "tok/s"); None when the name carries
+    no unit (`context`, `layers`, `weights`)."""
+    words = key.lower().split("_")
+    joined = "_".join(words)
+    if "tokens_per_s" in joined or "tok_s" in joined:
+        return "tok/s"
+    if _MONEY_WORDS & set(words):
+        return "$"
+    if _MEMORY_WORDS & set(words):
+        return "GB"
+    if words[-1] in _TIME_WORDS or "ttft" in words:
+        return "s"
+    if _GPU_WORDS & set(words):
+        return "gpus"
     return None
 
 
-def _candidates(key: str, value: float) -> list[float]:
-    """The values a source number may be displayed as, in the figure's base units."""
+def _field_values(key: str, family: str, value: float) -> list[float]:
+    """The values, in the family's base unit, a field's number may be shown as."""
     k = key.lower()
-    out = [value]
-    if k.endswith("_bytes") or k == "bytes":
-        out += [value / GB]
-    if k.endswith("_gib"):
-        out += [value * GiB / GB]
-    if k.endswith("_ms"):
-        out += [value / 1000]
-    # The model may convert GB<->GiB itself; both readings of a memory number are allowed.
-    out += [value * GiB / GB, value * GB / GiB, value / GB]
+    if family == "GB":
+        if k.endswith(("_gb", "_gb_per_s")):
+            return [value]
+        if k.endswith(("_gib",)):
+            return [value * GiB / GB]
+        if k.endswith(("_mb",)):
+            return [value / 1e3]
+        return [value / GB]  # bytes (also `breakdown` entries, which the registry keeps in bytes)
+    if family == "s" and k.endswith("_ms"):
+        return [value / 1000]
+    return [value]
+
+
+def _evidence(value: Any, key: str = "", family: str | None = None) -> Iterable[Evidence]:
+    """Numbers with units in a JSON value; a field without a unit in its name inherits the
+    unit of the field it sits in (`breakdown_bytes_per_gpu: {"weights": ...}`)."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        own = field_family(key)
+        if own is not None:
+            values = _field_values(key, own, value)
+        elif family is not None:
+            # Inherited: the registry keeps such nested memory figures in bytes.
+            values = _field_values("bytes" if family == "GB" else key, family, value)
+        else:
+            return
+        for v in values:
+            yield Evidence(own or str(family), v)
+    elif isinstance(value, dict):
+        here = field_family(key) or family
+        for k, v in value.items():
+            yield from _evidence(v, str(k), here)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _evidence(v, key, family)
+    elif isinstance(value, str):
+        yield from text_evidence(value)
+
+
+def text_evidence(text: str) -> list[Evidence]:
+    """Figures written with their unit in prose (a tool's note, the user's words)."""
+    return [Evidence(f.unit, f.value) for f in extract_figures(text)]
+
+
+def source_evidence(sources: Sequence[Any]) -> list[Evidence]:
+    """Evidence in tool results, tool arguments (JSON strings are parsed) and user text."""
+    out: list[Evidence] = []
+    for src in sources:
+        if isinstance(src, str):
+            with contextlib.suppress(ValueError):
+                src = json.loads(src)
+        out.extend(_evidence(src))
     return out
 
 
@@ -159,41 +207,31 @@ def _tolerance(fig: Figure) -> float:
     step = 10.0 ** (-fig.decimals)
     written = fig.value / fig.factor
     if fig.decimals == 0 and written >= 1:
-        # "150" may be 150 rounded to the tens: trailing zeros widen the rounding step.
+        # "150" may be 148 rounded to the tens; a round number is read as rounded to two
+        # significant figures at most ("100" → 95-105), never to one (50-150).
         digits = str(round(written))
         zeros = len(digits) - len(digits.rstrip("0"))
-        step = 10.0**zeros
+        step = 10.0 ** min(zeros, max(0, len(digits) - 2))
     return max(step / 2 * fig.factor, RELATIVE_TOLERANCE * abs(fig.value))
 
 
-def source_numbers(sources: Sequence[Any]) -> list[tuple[str, float]]:
-    """All numbers in tool results, tool arguments and user text (JSON strings are parsed)."""
-    out: list[tuple[str, float]] = []
-    for src in sources:
-        if isinstance(src, str):
-            with contextlib.suppress(ValueError):
-                src = json.loads(src)
-        out.extend(_numbers(src))
-    return out
+def supported(fig: Figure, evidence: Sequence[Evidence]) -> bool:
+    """Whether some evidence of the figure's kind equals it within its rounding."""
+    same = [e.value for e in evidence if e.family == fig.unit]
+    if fig.unit == "gpus":
+        return fig.value in same
+    # The figure's own unit converts it (130.4 GiB = 140.0 GB); a GiB number labelled "GB"
+    # is a wrong figure, not a rounding.
+    tol = _tolerance(fig)
+    return any(abs(v - fig.value) <= tol for v in same)
 
 
 def unverified_figures(text: str, sources: Sequence[Any]) -> list[str]:
-    """Figures in `text` that no number in `sources` supports (as written, in order)."""
-    numbers = source_numbers(sources)
+    """Figures in `text` that no evidence in `sources` supports (as written, in order)."""
+    evidence = source_evidence(sources)
     missing: list[str] = []
     for fig in extract_figures(text):
-        tol = _tolerance(fig)
-        # A number supports a figure only when its field holds the same kind of quantity
-        # ("$3.99" is not verified by 3.99 GB), or when the field name says nothing of units.
-        usable = [(k, v) for k, v in numbers if _family(k) in (None, fig.unit)]
-        ok = any(
-            abs(candidate - fig.value) <= tol
-            for key, value in usable
-            for candidate in _candidates(key, value)
-        )
-        if fig.unit == "gpus":
-            ok = any(value == fig.value for _, value in usable)
-        if not ok and fig.text not in missing:
+        if not supported(fig, evidence) and fig.text not in missing:
             missing.append(fig.text)
     return missing
 
@@ -208,6 +246,7 @@ def turn_sources(messages: Sequence[dict[str, Any]]) -> list[Any]:
     for message in messages[start:]:
         role = message.get("role")
         if role == "tool" or role == "user":
+            # Plain text (the user's words) is prose: only figures written with units count.
             sources.append(message.get("content") or "")
         for call in message.get("tool_calls") or []:
             sources.append(call.get("function", {}).get("arguments") or "")

@@ -29,6 +29,9 @@ DEFAULT_KEYBINDINGS: dict[str, str] = {
     "copy_answer": "ctrl+y",
     "help": "f1",
     "settings": "f2",
+    "scroll_up": "pageup",
+    "scroll_down": "pagedown",
+    "follow": "ctrl+end",
 }
 """Action → Textual key string; the app binds from this table so users can remap keys."""
 

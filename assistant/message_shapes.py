@@ -128,7 +128,11 @@ def _check_message(message: Any, index: int) -> tuple[dict[str, Any] | None, lis
             out["tool_calls"] = valid
         else:
             out.pop("tool_calls", None)
-    if not out.get("content") and not out.get("tool_calls"):
+    if "verdict" in out and not isinstance(out["verdict"], str):
+        notes.append(f"{where}: verdict ({type(out['verdict']).__name__}) dropped, not text")
+        del out["verdict"]
+    # An LLM answer that failed before the model wrote anything still holds the tools' verdict.
+    if not out.get("content") and not out.get("tool_calls") and not out.get("verdict"):
         return None, [*notes, f"{where} skipped: an assistant message with no text or tool call"]
     return out, notes
 

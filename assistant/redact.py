@@ -19,6 +19,12 @@ MASK = "***"
 
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/?#\s]+)@")
 _AUTH_TOKEN = re.compile(r"\b(?P<scheme>Bearer|Basic|Token)(?P<space>\s+)[A-Za-z0-9._~+/=-]{4,}")
+# A key a server echoes under a header or field name (`'x-api-key': '...'`, `api_key=...`), and
+# strings shaped like OpenAI-style keys wherever they appear (issue 17).
+_KEY_FIELD = re.compile(
+    r"(?i)(?P<name>\b(?:x-)?api[_-]?key[\"']?\s*[:=]\s*[\"']?)(?P<value>[^\s\"',}]{6,})"
+)
+_KEY_SHAPE = re.compile(r"\bsk-[A-Za-z0-9_-]{8,}")
 _MIN_SECRET_CHARS = 4
 """Shorter configured 'secrets' (a placeholder, a typo) are not searched for: they would mask
 ordinary words."""
@@ -64,9 +70,12 @@ def redact_url(url: str) -> str:
 
 
 def redact_secrets(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` with URL credentials, Bearer/Basic tokens and each of `secrets` masked."""
+    """`text` with URL credentials, Bearer/Basic tokens, api-key fields, `sk-…` key shapes and
+    each of `secrets` masked."""
     text = _URL_USERINFO.sub(lambda m: f"{m['scheme']}{MASK}@", text)
     text = _AUTH_TOKEN.sub(lambda m: f"{m['scheme']}{m['space']}{MASK}", text)
+    text = _KEY_FIELD.sub(lambda m: f"{m['name']}{MASK}", text)
+    text = _KEY_SHAPE.sub(MASK, text)
     for secret in sorted(set(secrets), key=len, reverse=True):
         if len(secret) >= _MIN_SECRET_CHARS:
             text = text.replace(secret, MASK)

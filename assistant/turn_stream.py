@@ -20,6 +20,7 @@ from assistant.events import (
     TextDelta,
     ToolCallStarted,
     ToolResult,
+    Verdict,
 )
 from assistant.sanitize import StreamCleaner, clean_text, clean_value
 
@@ -34,11 +35,15 @@ def clean_event(event: Event) -> Event:
         return replace(event, name=clean_text(event.name), result=clean_value(event.result))
     if isinstance(event, Notice | ErrorEvent):
         return replace(event, message=clean_text(event.message))
+    if isinstance(event, Verdict):
+        return Verdict(clean_text(event.text))
     if isinstance(event, Done):
         return replace(
             event,
             text=clean_text(event.text),
             unverified_figures=tuple(clean_text(f) for f in event.unverified_figures),
+            verdict=clean_text(event.verdict),
+            contradictions=tuple(clean_text(c) for c in event.contradictions),
         )
     return event
 

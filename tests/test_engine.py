@@ -378,6 +378,21 @@ async def test_connection_refused_retries_then_explains() -> None:
     assert route.call_count == 2
     err = next(e for e in events if isinstance(e, ErrorEvent))
     assert err.kind == "connection" and BASE in err.message
+    # The retry says what it is for: not "the endpoint asked us to wait".
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert "Could not connect to the endpoint; retrying in 1 s (retry 1 of 1)." in notices
+
+
+@respx.mock
+async def test_a_500_is_retried_as_a_server_error_then_explained() -> None:
+    route = respx.post(URL).mock(
+        side_effect=[httpx.Response(500, json={"error": {"message": "boom"}})] * 2
+    )
+    events = await run(engine(max_retries=1), "hi")
+    assert route.call_count == 2
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert "The endpoint answered HTTP 500; retrying in 1 s (retry 1 of 1)." in notices
+    assert [e.kind for e in events if isinstance(e, ErrorEvent)] == ["server"]
 
 
 @respx.mock
@@ -392,7 +407,12 @@ async def test_mid_stream_error_keeps_partial() -> None:
     conv = Conversation()
     events = await run(engine(), "hi", conv)
     assert [e.kind for e in events if isinstance(e, ErrorEvent)] == ["stream"]
-    assert conv.messages[-1] == {"role": "assistant", "content": "You need ", "error": True}
+    assert conv.messages[-1] == {
+        "role": "assistant",
+        "content": "You need ",
+        "error": True,
+        "checks": {"error": "stream"},
+    }
     assert done(events).text == "You need "
 
 

@@ -163,7 +163,10 @@ def test_ask_stdout_and_stderr_carry_no_escape(capsys: pytest.CaptureFixture[str
         code = main(["ask", "--base-url", BASE, "--model", "m", f"hello{OSC52}"])
     captured = capsys.readouterr()
     assert code == 0
-    assert captured.out == CLEAN_ANSWER + "\n"  # byte for byte: every sequence gone
+    # Byte for byte: every sequence gone. The answer's "1×" is no tool's figure (the question
+    # sized nothing), so `ask` flags it under the answer (issue 17).
+    flag = "⚠ Unverified: 1× — not found in this turn's tool results.\n"
+    assert captured.out == CLEAN_ANSWER + "\n" + flag
     with respx.mock(base_url=BASE) as mock:
         mock.post("/chat/completions").mock(
             return_value=httpx.Response(400, json={"error": {"message": f"bad{CSI_2J}{OSC0}!"}})

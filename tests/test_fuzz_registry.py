@@ -108,7 +108,10 @@ async def test_every_call_gets_its_tool_message_even_when_everything_is_wrong() 
     from assistant.conversation import Conversation
 
     conversation = Conversation()
-    events = [e async for e in engine._run_calls(conversation, list(calls), list(calls))]
+    from assistant.llm.engine import _Turn
+
+    turn = _Turn(open_calls=list(calls))
+    events = [e async for e in engine._run_calls(conversation, list(calls), turn)]
     assert len(events) == 2 * len(calls)  # a card and a result for each
     tool_messages = [m for m in conversation.messages if m.get("role") == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["a", "b", "c", "d"]

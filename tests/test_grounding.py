@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
 from assistant.grounding import extract_figures, turn_sources, unverified_figures
 
 RESULT = '{"per_gpu_GB":140.02,"count":2,"ttft_s":0.25,"usd_per_hour":4.5,"tok_s":35.2}'
@@ -67,5 +71,70 @@ def test_throughput_and_memory_figures_need_fields_of_their_own_kind() -> None:
     result = ['{"aggregate_tokens_per_s":1450,"per_gpu_GB":72.7,"count":2}']
     assert unverified_figures("About 1,450 tokens/s on 2 GPUs using 72.7 GB.", result) == []
     assert unverified_figures("About 72.7 tokens/s.", result) == ["72.7 tokens/s"]
-    # A field without a unit in its name (a breakdown entry) may support any figure.
-    assert unverified_figures("Weights take 16 GB.", ['{"weights":16000000000}']) == []
+    # A field without a unit in its name supports nothing on its own; inside a field that
+    # names one (the registry's byte breakdown) it carries that unit: 16e9 bytes = 16 GB.
+    assert unverified_figures("Weights take 16 GB.", ['{"weights":16000000000}']) == ["16 GB"]
+    breakdown = ['{"breakdown_bytes_per_gpu":{"weights":16000000000}}']
+    assert unverified_figures("Weights take 16 GB.", breakdown) == []
+
+
+# Issue 17: what a real result looks like; digits in names, ids and prose are not evidence.
+NAMED = json.dumps(
+    {
+        "model_id": "llama-3.1-70b",
+        "model_name": "Llama 3.1 70B",
+        "gpu": "h100-sxm",
+        "weights_format": "bf16",
+        "context": 8192,
+        "layers": 80,
+        "per_gpu_GB": 147.449,
+        "assumptions": ["context 8192 tokens, bf16 weights, 16-token KV blocks on h100-sxm"],
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "100 GB",  # the 100 of 'h100-sxm'
+        "$16 per hour",  # the 16 of 'bf16' / '16-token'
+        "70 GPUs",  # the 70 of 'llama-3.1-70b'
+        "80 GPUs",  # a unit-less field (layers: 80)
+        "$8,192",  # a unit-less field (context: 8192) and the same digits in prose
+        "8192 GB",
+        "3.1 GB",  # the version in the model's name
+    ],
+)
+def test_digits_in_names_ids_and_prose_are_not_evidence(claim: str) -> None:
+    assert unverified_figures(f"You need {claim}.", [NAMED]) == [claim.split(" per")[0]]
+
+
+def test_the_numeric_field_with_its_unit_is_evidence() -> None:
+    # 147.449 GB = 137.32 GiB (147.449e9 / 2^30 = 137.322, hand calculation).
+    assert unverified_figures("It needs 147.4 GB (137.3 GiB) per GPU.", [NAMED]) == []
+
+
+@pytest.mark.parametrize(
+    "value,figure,ok",
+    [
+        (97.3, "100 GB", True),  # two significant figures: 95-105
+        (94.0, "100 GB", False),
+        (150.0, "100 GB", False),  # one significant figure would have accepted 50-150
+        (1040.0, "1,000 GB", True),  # 950-1,050
+        (1080.0, "1,000 GB", False),
+        (148.0, "150 GB", True),
+    ],
+)
+def test_round_numbers_are_read_at_two_significant_figures(
+    value: float, figure: str, ok: bool
+) -> None:
+    flagged = unverified_figures(f"About {figure}.", [json.dumps({"total_GB": value})])
+    assert flagged == ([] if ok else [figure])
+
+
+def test_unit_figures_written_in_tool_text_and_user_words_count() -> None:
+    reason = json.dumps({"reason": "needs 81.2 GiB per GPU, budget 19.8 GiB"})
+    assert unverified_figures("The budget is 19.8 GiB.", [reason]) == []
+    assert unverified_figures("I have 4 GPUs; use 4 GPUs.", ["I have 4 GPUs"]) == []
+    # A bare number the user typed is not a figure with a unit.
+    assert unverified_figures("Use 4 GPUs.", ["serve 4 users"]) == ["4 GPUs"]

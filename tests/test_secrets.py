@@ -144,6 +144,12 @@ class _Recorder(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", 0)))
+        if not self.path.endswith("/chat/completions"):
+            # The LLM engine's context-window probe (Ollama's /api/show): not a chat request.
+            self.send_response(404)
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return
         _Recorder.seen.append({k.lower(): v for k, v in self.headers.items()})
         body = text_reply("hi").content
         self.send_response(200)

@@ -16,6 +16,7 @@ from assistant.config import Settings
 from assistant.conversation import Conversation
 from assistant.cost_tool import CostRequest, run_cost_request
 from assistant.llm import LlmEngine
+from assistant.llm.profile import LEAN_BUDGET_TOKENS, choose_profile, system_prompt, tool_schemas
 from assistant.prompts import load_prompt
 from assistant.registry import default_registry
 from assistant.schemas import compact_schema, first_sentence
@@ -31,6 +32,32 @@ BUDGET_TOKENS = 2_500  # issue 6, scope 5: prompt + tool schemas <= 2,500 tokens
 def test_prompt_plus_schemas_within_budget() -> None:
     total = count_text(load_prompt()) + count_tools(REGISTRY.schemas())
     assert total <= BUDGET_TOKENS, total
+    assert tool_schemas(REGISTRY, "full") == REGISTRY.schemas()
+
+
+def test_lean_profile_within_its_budget_and_still_validated() -> None:
+    # Issue 17: prompt + schemas <= 1,200 tokens for small windows (o200k_base).
+    lean = tool_schemas(REGISTRY, "lean")
+    total = count_text(system_prompt("lean", load_prompt())) + count_tools(lean)
+    assert total <= LEAN_BUDGET_TOKENS, total
+    assert {t["function"]["name"] for t in lean} == {"estimate_memory", "recommend"}
+    # Every lean field is a field of the full schema, with the same required list...
+    for tool in lean:
+        name = tool["function"]["name"]
+        full = REGISTRY.specs[name].schema()["function"]["parameters"]
+        params = tool["function"]["parameters"]
+        assert set(params["properties"]) <= set(full["properties"])
+        assert params.get("required", []) == full.get("required", [])
+    # ...and a call with a field only the full profile offers is still accepted.
+    out = REGISTRY.call("recommend", {"model": "llama-3.1-8b", "ttft_s": 2.0})
+    assert not out.is_error, out.result
+
+
+def test_profile_follows_the_window() -> None:
+    assert choose_profile("auto", 4096) == "lean"
+    assert choose_profile("auto", 8192) == "lean"
+    assert choose_profile("auto", 32768) == "full"
+    assert choose_profile("full", 2048) == "full" and choose_profile("lean", 128_000) == "lean"
 
 
 def test_every_tool_is_registered() -> None:

@@ -12,7 +12,6 @@ from assistant.tokens import (
     count_text,
     get_encoding,
     shorten_json_text,
-    trim_messages,
 )
 
 
@@ -63,42 +62,6 @@ def _turn(i: int, result_size: int = 10) -> list[dict[str, Any]]:
         {"role": "tool", "tool_call_id": f"c{i}", "content": payload},
         {"role": "assistant", "content": f"answer {i}"},
     ]
-
-
-def test_trim_keeps_everything_under_budget() -> None:
-    msgs = _turn(1) + _turn(2)
-    assert trim_messages(msgs, 10_000) == msgs
-
-
-def test_trim_drops_oldest_whole_turns_never_splitting_tool_calls() -> None:
-    msgs = _turn(1) + _turn(2) + _turn(3)
-    budget = count_messages(_turn(3)) + 5
-    out = trim_messages(msgs, budget)
-    assert out == _turn(3)
-    # Every tool message still follows the assistant message that called it.
-    ids = {c["id"] for m in out for c in m.get("tool_calls") or []}
-    assert all(m["tool_call_id"] in ids for m in out if m["role"] == "tool")
-
-
-def test_trim_shortens_large_old_tool_results_before_dropping_turns() -> None:
-    big = _turn(1, result_size=400)
-    small = _turn(2)
-    full = count_messages(big + small)
-    out = trim_messages(big + small, full - 100)
-    assert len(out) == len(big + small)  # nothing dropped
-    shortened = out[2]["content"]
-    assert len(shortened) < len(big[2]["content"])
-    data = json.loads(shortened)  # still valid JSON
-    # The first items are kept verbatim (figures untouched), the rest counted: 400 options,
-    # cut to the first 5 (the largest cut tried) → 400 − 5 = 395 omitted.
-    original = json.loads(big[2]["content"])["options"]
-    assert data["options"][:-1] == original[:5]
-    assert data["options"][-1] == {"omitted_items": 400 - 5}
-
-
-def test_latest_turn_is_kept_even_over_budget() -> None:
-    msgs = _turn(1) + _turn(2)
-    assert trim_messages(msgs, 1) == _turn(2)
 
 
 def test_shorten_non_json_text() -> None:

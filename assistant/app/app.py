@@ -32,6 +32,7 @@ from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url, valid
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.keybindings import keys_of
+from assistant.redact import redact_secrets
 from assistant.sanitize import clean_text
 from assistant.session_store import FileStamp, SessionStore
 from assistant.sessions import data_dir, session_path
@@ -80,6 +81,10 @@ class GpuSizerApp(App[None]):
         Binding("ctrl+d", "toggle_details", "Fold tool cards", id="toggle_details", priority=True),
         Binding("f1", "help", "Help", id="help", priority=True),
         Binding("f2", "settings", "Settings", id="settings", priority=True),
+        # The prompt keeps the focus, so scrolling the log needs keys of its own.
+        Binding("pageup", "scroll_log(-1)", "Scroll up", id="scroll_up", priority=True),
+        Binding("pagedown", "scroll_log(1)", "Scroll down", id="scroll_down", priority=True),
+        Binding("ctrl+end", "follow_log", "Follow new answers", id="follow", priority=True),
     ]
 
     def __init__(
@@ -231,8 +236,10 @@ class GpuSizerApp(App[None]):
             self._give_back_prompt()
             if not isinstance(exc, Exception):
                 raise
-            await self.chat_log.add_notice(clean_text(f"The turn failed: {exc!r}"), "error")
-            self.say(f"The turn failed: {exc}", severity="error")
+            # No raw repr (it may quote a request with its key): the type and a redacted text.
+            message = redact_secrets(clean_text(f"The turn failed ({type(exc).__name__}): {exc}"))
+            await self.chat_log.add_notice(message, "error")
+            self.say(message, severity="error")
             return
         self.conversation = outcome.conversation
         self.conversation.repair()
@@ -340,6 +347,16 @@ class GpuSizerApp(App[None]):
             self.say(f"Proposal not written: {exc}", severity="error")
             return
         self.say(f"Proposal written to {written}.")
+
+    def action_scroll_log(self, direction: int) -> None:
+        """Page the chat log; scrolling up stops following new answers until the end."""
+        if direction < 0:
+            self.chat_log.scroll_page_up()
+        else:
+            self.chat_log.scroll_page_down()
+
+    def action_follow_log(self) -> None:
+        self.chat_log.follow()
 
     def action_copy_answer(self) -> None:
         answer = self.chat_log.last_answer()

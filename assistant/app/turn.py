@@ -23,6 +23,7 @@ from assistant.events import (
     ToolCallStarted,
     ToolResult,
     UsageReport,
+    Verdict,
 )
 from assistant.turn_stream import clean_events
 
@@ -52,10 +53,12 @@ class TurnPresenter:
         return self._open_segment
 
     async def _finish_segments(
-        self, final_text: str | None, unverified: tuple[str, ...], cancelled: bool
+        self, final_text: str | None, cancelled: bool, done: Done | None = None
     ) -> None:
-        if final_text and not self.segments:
-            # The engine did not stream: show the whole answer at once.
+        if (final_text or (done is not None and (done.error or done.contradictions))) and not (
+            self.segments
+        ):
+            # The engine did not stream: show the whole answer (or its flags) at once.
             await self._segment()
         for index, segment in enumerate(self.segments):
             last = index == len(self.segments) - 1
@@ -63,10 +66,14 @@ class TurnPresenter:
             # answer was a single segment (otherwise earlier segments hold part of it).
             text = final_text if last and len(self.segments) == 1 and final_text else None
             if not segment.finished:
+                flags = done if last and done is not None else None
                 await segment.finish(
                     text,
-                    unverified_figures=unverified if last else (),
+                    unverified_figures=flags.unverified_figures if flags else (),
                     cancelled=cancelled and last,
+                    contradictions=flags.contradictions if flags else (),
+                    interrupted=flags.error if flags else None,
+                    stopped=flags.stopped if flags else None,
                 )
 
     async def run(self, engine: Engine, conversation: Conversation, text: str) -> TurnOutcome:
@@ -78,16 +85,26 @@ class TurnPresenter:
             async for event in clean_events(engine.run_turn(conversation, text)):
                 await self._apply(event, outcome)
         except asyncio.CancelledError:
-            await self._finish_segments(None, (), cancelled=True)
+            await self._finish_segments(None, cancelled=True)
             if not self.segments:
                 await self.log.add_notice("Cancelled before the answer started.", "warning")
             self.status.state = "cancelled"
+            raise
+        except Exception:
+            # Never left on "thinking…": the app reports the failure and saves what there is.
+            await self._finish_segments(None, cancelled=False)
+            self.status.state = "error"
             raise
         self.status.state = "error" if outcome.errors else "ready"
         return outcome
 
     async def _apply(self, event: object, outcome: TurnOutcome) -> None:
-        if isinstance(event, TextDelta):
+        if isinstance(event, Verdict):
+            # The tools' verdict is its own segment, above the model's explanation.
+            verdict = await self.log.new_answer(verdict=True)
+            await verdict.finish(event.text)
+            self._open_segment = None
+        elif isinstance(event, TextDelta):
             await (await self._segment()).write(event.text)
         elif isinstance(event, ToolCallStarted):
             # Text after this card starts a new segment below it.
@@ -110,4 +127,4 @@ class TurnPresenter:
         elif isinstance(event, Done):
             outcome.done = event
             outcome.conversation = event.conversation
-            await self._finish_segments(event.text, event.unverified_figures, event.cancelled)
+            await self._finish_segments(event.text, event.cancelled, event)

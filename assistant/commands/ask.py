@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any
 from assistant.commands._flags import CommandFlags, request
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
-from assistant.events import Done, ErrorEvent, Notice, TextDelta, ToolCallStarted, ToolResult
+from assistant.events import (
+    Done,
+    ErrorEvent,
+    Notice,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+    Verdict,
+)
 from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
@@ -129,7 +137,11 @@ async def _run_turn(
     text, shown = "", 0
     async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
-        if isinstance(event, TextDelta) and stream:
+        if isinstance(event, Verdict) and stream:
+            # The tools' verdict leads, whatever the model then writes (issue 17).
+            sys.stdout.write(event.text.rstrip("\n") + "\n\n")
+            sys.stdout.flush()
+        elif isinstance(event, TextDelta) and stream:
             text += event.text
             visible = text if details else split_details(text).visible
             sys.stdout.write(visible[shown:])
@@ -164,26 +176,52 @@ def _json_report(
         parsed = None if conversation is None else previous_workload(conversation)
         parsed = parsed if parsed is not None else parse_workload(question)
         workload = parsed.model_dump(mode="json", exclude_defaults=True)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
     report = {
         "question": question,
         "session": None if conversation is None else conversation.id,
         "engine": engine.mode,
         "workload": workload,
         "tool_calls": list(calls.values()),
+        "verdict": done.verdict if done else "",
         "answer": done.text if done else None,
         "unverified_figures": list(done.unverified_figures) if done else [],
+        "contradictions": list(done.contradictions) if done else [],
+        "stopped": done.stopped if done else None,
+        "notices": [e.message for e in events if isinstance(e, Notice)],
+        "error": {"kind": errors[-1].kind, "message": errors[-1].message} if errors else None,
     }
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def _after_answer(text: str, details: bool) -> str:
-    """What follows the streamed answer: the folded-assumptions line, or a final newline."""
+def _after_answer(done: Done, details: bool) -> str:
+    """What follows the streamed answer: the folded-assumptions line or a final newline, then
+    the checks' flags and why the answer is incomplete, if it is."""
     from assistant.offline.render import split_details
 
+    text = done.text
     folded = split_details(text)
     if not details and folded.title is not None:
-        return f"+ {folded.title}: add --details to see them.\n"
-    return "" if text.endswith("\n") else "\n"
+        out = f"+ {folded.title}: add --details to see them.\n"
+    else:
+        out = "" if not text or text.endswith("\n") else "\n"
+    if done.unverified_figures:
+        out += (
+            f"⚠ Unverified: {', '.join(done.unverified_figures)} — not found in this turn's "
+            "tool results.\n"
+        )
+    for contradiction in done.contradictions:
+        out += f"⚠ Contradicts the tools: {contradiction}\n"
+    if done.error:
+        what = "partial answer" if text else "no answer from the model"
+        out += f"({what}: the turn ended with an error — {done.error})\n"
+    elif done.stopped:
+        out += {
+            "repetition": "(answer stopped: the model was repeating itself)\n",
+            "length": "(answer stopped at the token cap)\n",
+            "cut_off": "(answer cut off at the endpoint's token limit)\n",
+        }[done.stopped]
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -228,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(_json_report(question, engine, done, events, conversation))
     elif done is not None:
-        print(_after_answer(done.text, args.details), end="")
+        print(_after_answer(done, args.details), end="")
     if not args.no_save:
         print(
             f"session {conversation.id}: `gpu-sizer ask -c ...` continues it, "

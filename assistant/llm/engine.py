@@ -1,16 +1,32 @@
-"""The LLM engine: one turn = (pre-computed tools) → model ⇄ tools rounds → grounded answer.
+"""The LLM engine: one turn = pre-computed tools → verdict → model ⇄ tools rounds → checked answer.
 
-Built on `openai.AsyncOpenAI` with `max_retries=0`: retries are ours (bounded, honouring
-Retry-After) so that a retry never happens after text has been shown. Decisions follow the shared
-FIELD-NOTES: tool calls are detected by their presence, not `finish_reason`; deltas are
-accumulated by index; capability switches an endpoint rejects are turned off for the session
-(with a Notice); an endpoint without tools gets the tool results computed by us, as text.
+Built on `openai.AsyncOpenAI` with `max_retries=0`: retries are ours (bounded, honouring a short
+Retry-After, reporting a long one) so that a retry never happens after text has been shown.
+Decisions follow the shared FIELD-NOTES: tool calls are detected by their presence, not
+`finish_reason`; deltas are accumulated by index; capability switches an endpoint rejects are
+turned off for the session (with a Notice); an endpoint without tools gets the tool results
+computed by us, as text.
+
+Issue 17 hardening, in the order a turn meets it:
+- the verdict is rendered from the pre-computed results (`assistant.llm.verdict`) and sent as a
+  `Verdict` event before the model is asked: it never depends on the model;
+- the endpoint's context window is learned once (`assistant.llm.window`); every request is
+  fitted inside it (oldest whole turns dropped, `max_tokens` capped), with the lean tool profile
+  for small windows (`assistant.llm.profile`);
+- the stream is watched: a stall (`stall_timeout_s` without a chunk), a malformed chunk, a cut
+  connection or a server error ends the turn with a clear message, the partial answer kept and
+  marked; repetition loops and runaway length are stopped (`assistant.llm.degenerate`);
+  `finish_reason: length` is marked;
+- a tool call identical to one already run this turn is answered by reference, not re-run;
+- the answer is checked (grounding, contradictions) and the flags are stored on the message;
+- the configured key and any bearer token are redacted from every message shown or saved.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -20,46 +36,75 @@ from urllib.parse import urlsplit
 import openai
 
 from assistant.config import (
+    DEFAULT_BASE_URL,
     KEYLESS_PLACEHOLDER,
     Capabilities,
     Settings,
     resolve_api_key,
     resolve_url_credentials,
 )
+from assistant.contradiction import contradictions, facts_from_messages
 from assistant.conversation import Conversation
 from assistant.events import (
     Done,
     ErrorEvent,
     Event,
     Notice,
+    StopReason,
     TextDelta,
     ToolCallStarted,
     ToolResult,
     UsageReport,
+    Verdict,
 )
 from assistant.grounding import turn_sources, unverified_figures
 from assistant.llm.accumulate import PendingCall, ToolCallAccumulator, assistant_message
+from assistant.llm.degenerate import OutputGuard
 from assistant.llm.errors import (
     Explained,
     explain,
     rejected_capability,
     retry_after_s,
+    retry_notice,
     retryable,
     tools_unsupported,
+    wait_too_long,
 )
 from assistant.llm.planner import Planner, offline_planner
+from assistant.llm.profile import LEAN_WINDOW_TOKENS, choose_profile, system_prompt, tool_schemas
+from assistant.llm.verdict import turn_verdict
+from assistant.llm.window import (
+    DEFAULT_WINDOW_TOKENS,
+    PROBE_TIMEOUT_S,
+    FittedRequest,
+    TokenScale,
+    Window,
+    context_exceeded,
+    fit_request,
+    ollama_root,
+    window_from_models,
+    window_from_ollama_show,
+)
 from assistant.prompts import load_prompt
-from assistant.redact import UrlCredentials
-from assistant.registry import Registry, default_registry, parse_arguments
+from assistant.redact import UrlCredentials, redact_secrets
+from assistant.registry import Registry, compact_json, default_registry, parse_arguments
 from assistant.summaries import model_view
-from assistant.tokens import count_messages, count_text, trim_messages
+from assistant.tokens import count_messages, count_text
 from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
-"""Message keys sent to the endpoint; others (e.g. our `cancelled` mark) stay local."""
+"""Message keys sent to the endpoint; others (our `verdict`, `checks`, `cancelled`, `error`,
+`duplicate_of` marks) stay local."""
 
 BACKOFF_S = (1.0, 2.0, 4.0)
 """Waits between retries when the server gives no Retry-After."""
+
+STOP_NOTICES: dict[str, str] = {
+    "repetition": "The model started repeating itself; gpu-sizer stopped the answer there.",
+    "length": "The answer ran past the {cap:,}-token cap; gpu-sizer stopped it there.",
+    "cut_off": "The endpoint cut the answer off at the {cap:,}-token limit (finish_reason: "
+    "length); what follows the cut is missing.",
+}
 
 
 @dataclass
@@ -70,10 +115,37 @@ class _ModelReply:
     completion_tokens: int | None = None
     finished: bool = False
     failed: bool = False
+    error_kind: str | None = None
+    stopped: StopReason | None = None
+    started: bool = False
+    """The endpoint answered 200 and the stream began (a failure now is mid-answer)."""
 
 
-class _Retry(Exception):
-    """Internal: a capability was switched off; send the request again."""
+@dataclass
+class _Turn:
+    """What one turn has produced so far (for the answer message, `Done` and cancellation)."""
+
+    partial: list[str] = field(default_factory=list)
+    open_calls: list[PendingCall] = field(default_factory=list)
+    seen_calls: dict[str, str] = field(default_factory=dict)
+    """Canonical call (name + validated arguments) → id of the call that ran it."""
+    verdict: str = ""
+    stopped: StopReason | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Checks:
+    unverified: tuple[str, ...]
+    contradictions: tuple[str, ...]
+
+
+class _Stalled(Exception):
+    """Internal: the stream sent nothing for `stall_timeout_s`."""
+
+
+class _NoRoom(Exception):
+    """Internal: the latest turn alone does not fit the context window."""
 
 
 class LlmEngine:
@@ -99,6 +171,7 @@ class LlmEngine:
         self.registry = registry if registry is not None else default_registry()
         self.planner = planner if planner is not None else offline_planner
         self.capabilities: Capabilities = settings.capabilities.model_copy()
+        self._custom_prompt = system_prompt is not None
         self.system_prompt = system_prompt if system_prompt is not None else load_prompt()
         self._sleep = sleep
         self.precompute = precompute
@@ -129,6 +202,26 @@ class LlmEngine:
         )
         host = urlsplit(settings.effective_base_url).netloc
         self.label = f"llm · {settings.model} @ {host}"
+        self.window: Window | None = (
+            Window(settings.context_window_tokens, "setting")
+            if settings.context_window_tokens
+            else None
+        )
+        # o200k counts are exact for OpenAI's models; other servers' tokenizers give more.
+        self.scale = TokenScale(1.0) if self._is_openai else TokenScale()
+        self._dropped: dict[str, int] = {}
+        """Conversation id → whole turns left out of its last request (kept out: a stable
+        prefix for the server's prompt cache)."""
+
+    @property
+    def _is_openai(self) -> bool:
+        return self.settings.effective_base_url == DEFAULT_BASE_URL
+
+    @property
+    def profile(self) -> Literal["full", "lean"]:
+        """The tool profile for the endpoint's window (full until the window is known)."""
+        tokens = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
+        return choose_profile(self.settings.tool_profile, tokens)
 
     # --- the turn ------------------------------------------------------------------------
 
@@ -137,14 +230,15 @@ class LlmEngine:
         conversation.mode = "llm"
         conversation.model = self.settings.model
         conversation.add({"role": "user", "content": user_text})
-        partial: list[str] = []
-        open_calls: list[PendingCall] = []
+        turn = _Turn()
         final_text = ""
         try:
             if self._key_notice:
                 yield Notice(self._key_notice, "warning")
                 self._key_notice = None
-            async for event in self._precompute(conversation, user_text, open_calls):
+            async for event in self._precompute(conversation, user_text, turn):
+                yield event
+            async for event in self._learn_window():
                 yield event
             rounds = 0
             grounded_retry_done = False
@@ -157,64 +251,75 @@ class LlmEngine:
                         "warning",
                     )
                 reply = _ModelReply()
-                partial.clear()
-                async for event in self._call_model(conversation, offer_tools, reply, partial):
+                turn.partial.clear()
+                async for event in self._call_model(conversation, offer_tools, reply, turn):
                     yield event
                 if reply.failed:
-                    if partial:
-                        self._append_partial(conversation, "".join(partial), "error")
-                    yield self._done(conversation, "".join(partial))
+                    turn.error = reply.error_kind or "error"
+                    text = "".join(turn.partial)
+                    checks = self._save_answer(conversation, text, turn, mark="error")
+                    yield self._done(conversation, text, turn, checks)
                     return
                 if reply.calls and offer_tools:
                     conversation.add(assistant_message(reply.text, reply.calls))
-                    open_calls[:] = reply.calls
+                    turn.open_calls[:] = reply.calls
                     async for ev in self._run_calls(
-                        conversation, reply.calls, open_calls, from_model=True
+                        conversation, reply.calls, turn, from_model=True
                     ):
                         yield ev
+                    # Nothing was pre-computed but the model sized it: the verdict still leads
+                    # the answer it is about to write.
+                    verdict = self._verdict(conversation, turn)
+                    if verdict is not None:
+                        yield verdict
                     rounds += 1
                     continue
                 final_text = reply.text
-                conversation.add({"role": "assistant", "content": final_text})
-                partial.clear()
+                turn.stopped = reply.stopped
                 if not grounded_retry_done and self._ignored_tools(conversation, final_text):
                     grounded_retry_done = True
                     planned = list(self.planner(user_text, conversation))
                     if planned:
+                        conversation.add({"role": "assistant", "content": final_text})
                         yield Notice(
                             "The model answered with figures but used no calculator; gpu-sizer "
                             "ran the calculators itself and asked the model to explain them.",
                             "warning",
                         )
-                        async for ev in self._run_planned(conversation, planned, open_calls):
+                        async for ev in self._run_planned(conversation, planned, turn):
                             yield ev
                         continue
                 break
-            yield self._done(conversation, final_text)
+            checks = self._save_answer(conversation, final_text, turn)
+            yield self._done(conversation, final_text, turn, checks)
         except BaseException as exc:
             # Cancelled (Esc), closed, or a bug: the history must stay valid for the next request.
-            self._close_open_calls(conversation, open_calls)
+            self._close_open_calls(conversation, turn.open_calls)
             why = "error" if isinstance(exc, Exception) else "cancelled"
-            self._append_partial(conversation, "".join(partial), why)
+            self._save_answer(conversation, "".join(turn.partial), turn, mark=why)
             raise
 
     # --- pieces of a turn ----------------------------------------------------------------
 
     async def _precompute(
-        self, conversation: Conversation, user_text: str, open_calls: list[PendingCall]
+        self, conversation: Conversation, user_text: str, turn: _Turn
     ) -> AsyncIterator[Event]:
         """Run the tools the request clearly needs before the first model call (one round
-        trip instead of two)."""
+        trip instead of two), then send their verdict."""
         planned = list(self.planner(user_text, conversation)) if self.precompute else []
         if planned:
-            async for event in self._run_planned(conversation, planned, open_calls):
+            async for event in self._run_planned(conversation, planned, turn):
                 yield event
 
-    def _run_planned(
-        self,
-        conversation: Conversation,
-        planned: list[tuple[str, dict[str, Any]]],
-        open_calls: list[PendingCall],
+    def _verdict(self, conversation: Conversation, turn: _Turn) -> Verdict | None:
+        """The verdict of this turn's results, once: the first sizing results decide it."""
+        if turn.verdict:
+            return None
+        turn.verdict = turn_verdict(conversation.messages)
+        return Verdict(turn.verdict) if turn.verdict else None
+
+    async def _run_planned(
+        self, conversation: Conversation, planned: list[tuple[str, dict[str, Any]]], turn: _Turn
     ) -> AsyncIterator[Event]:
         calls = [
             PendingCall(
@@ -223,20 +328,57 @@ class LlmEngine:
             for i, (name, args) in enumerate(planned)
         ]
         conversation.add(assistant_message("", calls))
-        open_calls[:] = calls
-        return self._run_calls(conversation, calls, open_calls)
+        turn.open_calls[:] = calls
+        async for event in self._run_calls(conversation, calls, turn):
+            yield event
+        verdict = self._verdict(conversation, turn)
+        if verdict is not None:
+            yield verdict
+
+    def _call_key(self, call: PendingCall) -> str:
+        """The call as the tool sees it: name + validated arguments (defaults filled in), so
+        `{"model": "x"}` and `{"model": "x", "context": 4096}` are the same call."""
+        parsed = parse_arguments(call.arguments)
+        spec = self.registry.specs.get(call.name)
+        canonical: Any = parsed
+        if isinstance(parsed, dict) and spec is not None:
+            try:
+                canonical = spec.input_model.model_validate(parsed).model_dump(mode="json")
+            except Exception:
+                canonical = parsed
+        return call.name + ":" + json.dumps(canonical, sort_keys=True, default=str)
 
     async def _run_calls(
         self,
         conversation: Conversation,
         calls: list[PendingCall],
-        open_calls: list[PendingCall],
+        turn: _Turn,
         *,
         from_model: bool = False,
     ) -> AsyncIterator[Event]:
         """Run each call off the event loop (assistant.tool_calls); the card appears first.
-        `from_model`: the model chose these arguments (no local file paths accepted)."""
+        `from_model`: the model chose these arguments (no local file paths accepted). A call
+        identical to one already run this turn is answered by reference (no second card, no
+        second copy of the result in the next request)."""
+        repeated = 0
         for call in calls:
+            key = self._call_key(call)
+            earlier = turn.seen_calls.get(key)
+            if earlier is not None:
+                content = compact_json(
+                    {"same_as": earlier, "note": "identical to an earlier call; result above"}
+                )
+                conversation.add(
+                    {
+                        "role": "tool",
+                        "tool_call_id": call.id,
+                        "content": content,
+                        "duplicate_of": earlier,
+                    }
+                )
+                turn.open_calls.remove(call)
+                repeated += 1
+                continue
             parsed = parse_arguments(call.arguments)
             yield ToolCallStarted(call.id, call.name, parsed if isinstance(parsed, dict) else {})
             outcome = await run_tool_call(
@@ -247,8 +389,15 @@ class LlmEngine:
                 timeout_s=self.tool_timeout_s,
             )
             conversation.add({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
-            open_calls.remove(call)
+            turn.open_calls.remove(call)
+            if not outcome.is_error:
+                turn.seen_calls[key] = call.id
             yield ToolResult(call.id, call.name, outcome.result, outcome.is_error)
+        if repeated:
+            yield Notice(
+                f"The model repeated {repeated} tool call(s) already answered this turn; "
+                "the earlier results were reused, not run again."
+            )
 
     def _ignored_tools(self, conversation: Conversation, text: str) -> bool:
         """The model stated figures with units but the turn has no tool result to back them."""
@@ -256,14 +405,53 @@ class LlmEngine:
         has_tool_result = any(m.get("role") == "tool" for m in _last_turn(conversation.messages))
         return not has_tool_result and bool(unverified_figures(text, sources))
 
-    def _done(self, conversation: Conversation, text: str) -> Done:
-        flagged = unverified_figures(text, turn_sources(conversation.messages)) if text else []
-        return Done(text=text, conversation=conversation, unverified_figures=tuple(flagged))
+    def _redact(self, text: str) -> str:
+        return redact_secrets(text, self._secrets)
 
-    @staticmethod
-    def _append_partial(conversation: Conversation, text: str, why: str) -> None:
-        if text:
-            conversation.add({"role": "assistant", "content": text, why: True})
+    def _checks(self, conversation: Conversation, text: str) -> _Checks:
+        if not text:
+            return _Checks((), ())
+        messages = conversation.messages
+        flagged = unverified_figures(text, turn_sources(messages))
+        contra = contradictions(text, facts_from_messages(messages))
+        return _Checks(tuple(flagged), tuple(str(c) for c in contra))
+
+    def _save_answer(
+        self, conversation: Conversation, text: str, turn: _Turn, mark: str | None = None
+    ) -> _Checks:
+        """Append the answer with its verdict and flags (they survive saving and reopening);
+        nothing when there is neither text nor verdict."""
+        text = self._redact(text)
+        checks = self._checks(conversation, text)
+        if not text and not turn.verdict:
+            return checks
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if turn.verdict:
+            message["verdict"] = turn.verdict
+        flags: dict[str, Any] = {
+            "unverified": list(checks.unverified),
+            "contradictions": list(checks.contradictions),
+            "stopped": turn.stopped,
+            "error": turn.error,
+        }
+        flags = {k: v for k, v in flags.items() if v}
+        if flags:
+            message["checks"] = flags
+        if mark:
+            message[mark] = True
+        conversation.add(message)
+        return checks
+
+    def _done(self, conversation: Conversation, text: str, turn: _Turn, checks: _Checks) -> Done:
+        return Done(
+            text=self._redact(text),
+            conversation=conversation,
+            unverified_figures=checks.unverified,
+            verdict=turn.verdict,
+            contradictions=checks.contradictions,
+            stopped=turn.stopped,
+            error=turn.error,
+        )
 
     @staticmethod
     def _close_open_calls(conversation: Conversation, open_calls: list[PendingCall]) -> None:
@@ -278,31 +466,103 @@ class LlmEngine:
             )
         open_calls.clear()
 
+    # --- the context window --------------------------------------------------------------
+
+    async def _learn_window(self) -> AsyncIterator[Event]:
+        """Ask the endpoint for its context size once per engine (see assistant.llm.window)."""
+        if self.window is not None:
+            return
+        found = None if self._is_openai else await self._probe_window()
+        self.window = found or Window(DEFAULT_WINDOW_TOKENS, "default")
+        if found is not None and found.tokens <= LEAN_WINDOW_TOKENS:
+            yield Notice(
+                f"The endpoint's context window is {found.tokens:,} tokens ({found.source}): "
+                f"answers are fitted inside it ({self.profile} tool profile, older turns "
+                "trimmed when needed)."
+            )
+
+    async def _probe_window(self) -> Window | None:
+        model = self.settings.model or ""
+        options: Any = {"max_retries": 0, "timeout": PROBE_TIMEOUT_S}
+        try:
+            body = await self.client.get("/models", cast_to=object, options=options)
+            found = window_from_models(body, model)
+            if found is not None:
+                return found
+        except Exception:
+            pass  # not every server lists models; the next source may answer
+        try:
+            url = ollama_root(self.settings.effective_base_url) + "/api/show"
+            body = await self.client.post(
+                url, cast_to=object, body={"model": model}, options=options
+            )
+            return window_from_ollama_show(body)
+        except Exception:
+            return None
+
+    def _fit(
+        self,
+        conversation: Conversation,
+        system: list[dict[str, Any]],
+        history: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+    ) -> FittedRequest:
+        window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
+        return fit_request(
+            system,
+            history,
+            tools,
+            window,
+            self.settings.max_output_tokens,
+            self.scale,
+            already_dropped=self._dropped.get(conversation.id, 0),
+        )
+
     # --- one model call, with retries and capability fallbacks ---------------------------
 
-    def _request_messages(
-        self, conversation: Conversation, tools: list[dict[str, Any]]
-    ) -> list[dict[str, Any]]:
-        system = [{"role": "system", "content": self.system_prompt}]
-        history = [{k: m[k] for k in REQUEST_KEYS if k in m} for m in conversation.messages]
+    def _history(self, conversation: Conversation) -> list[dict[str, Any]]:
+        history: list[dict[str, Any]] = []
+        for message in conversation.messages:
+            sent = {k: message[k] for k in REQUEST_KEYS if k in message}
+            if sent.get("role") == "assistant" and not sent.get("tool_calls"):
+                # An answer that failed before the model wrote anything is its verdict.
+                sent["content"] = sent.get("content") or message.get("verdict") or ""
+                if not sent["content"]:
+                    continue
+            history.append(sent)
         # The model gets summaries of the calculators' large results; the conversation keeps
         # the full results (tool cards, proposals and the grounding check read those).
         history = model_view(history)
         if not self.capabilities.tools:
             history = flatten_tool_messages(history)
-        budget = self.settings.context_window_tokens - self.settings.max_output_tokens
-        return system + trim_messages(history, budget, tools, system)
+        return history
 
     def _request(
         self, conversation: Conversation, offer_tools: bool
-    ) -> tuple[dict[str, Any], bool]:
+    ) -> tuple[dict[str, Any], bool, FittedRequest]:
         caps = self.capabilities
-        tools = self.registry.schemas(strict=caps.strict) if offer_tools else []
+        profile = self.profile
+        prompt = (
+            self.system_prompt
+            if self._custom_prompt
+            else system_prompt(profile, self.system_prompt)
+        )
+        system = [{"role": "system", "content": prompt}]
+        tools = tool_schemas(self.registry, profile, caps.strict) if offer_tools else []
+        history = self._history(conversation)
+        fitted = self._fit(conversation, system, history, tools)
+        if not fitted.fits and tools:
+            # Without schemas the question and its results may still fit: the model explains.
+            tools = []
+            fitted = self._fit(conversation, system, history, tools)
+        if not fitted.fits:
+            raise _NoRoom
+        self._dropped[conversation.id] = fitted.dropped_turns
         stream = not (tools and not caps.streaming_tools)
         kwargs: dict[str, Any] = {
             "model": self.settings.model,
-            "messages": self._request_messages(conversation, tools),
-            "max_tokens": self.settings.max_output_tokens,
+            "messages": system + fitted.messages,
+            "max_tokens": fitted.max_tokens,
             "stream": stream,
         }
         if tools:
@@ -311,7 +571,7 @@ class LlmEngine:
                 kwargs["parallel_tool_calls"] = True
         if stream and caps.stream_options:
             kwargs["stream_options"] = {"include_usage": True}
-        return kwargs, stream
+        return kwargs, stream, fitted
 
     def _in_use(self, kwargs: dict[str, Any], stream: bool) -> list[str]:
         used = []
@@ -325,17 +585,37 @@ class LlmEngine:
             used.append("streaming_tools")
         return used
 
+    def _fail(self, reply: _ModelReply, kind: str, message: str) -> ErrorEvent:
+        reply.failed = True
+        reply.error_kind = kind
+        return ErrorEvent(self._redact(message), kind)
+
     async def _call_model(
         self,
         conversation: Conversation,
         offer_tools: bool,
         reply: _ModelReply,
-        partial: list[str],
+        turn: _Turn,
     ) -> AsyncIterator[Event]:
         """Yield the events of one model call; the last event is an ErrorEvent on failure."""
+        partial = turn.partial
         attempt = 0
+        context_retried = False
         while True:
-            kwargs, stream = self._request(conversation, offer_tools and self.capabilities.tools)
+            try:
+                kwargs, stream, fitted = self._request(
+                    conversation, offer_tools and self.capabilities.tools
+                )
+            except _NoRoom:
+                window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
+                yield self._fail(
+                    reply,
+                    "context",
+                    f"The question and its tool results do not fit in the endpoint's "
+                    f"{window:,}-token context window. Raise the server's context size "
+                    "(llama.cpp -c, Ollama num_ctx) or ask a shorter question.",
+                )
+                return
             try:
                 if stream:
                     async for event in self._stream(kwargs, reply, partial):
@@ -346,19 +626,42 @@ class LlmEngine:
                     if reply.text:
                         partial.append(reply.text)
                         yield TextDelta(reply.text)
+                    if reply.stopped:
+                        yield self._stop_notice(reply.stopped, kwargs["max_tokens"])
                 break
-            except (openai.APIError, _Retry) as exc:
-                if partial:
-                    # Text was shown already: never retry silently, keep it and explain.
-                    reply.failed = True
-                    yield ErrorEvent(self._explain(exc).message, self._explain(exc).kind)
+            except _Stalled:
+                yield self._fail(
+                    reply,
+                    "stall",
+                    f"The endpoint sent nothing for {self.settings.stall_timeout_s:g} s in the "
+                    "middle of the answer, so gpu-sizer stopped waiting. The partial answer is "
+                    "kept and marked; ask again to retry (stall_timeout_s in config.toml).",
+                )
+                return
+            except openai.APIError as exc:
+                if partial or reply.started:
+                    # The answer had begun: never retry silently, keep it and explain.
+                    kind, message = self._mid_answer(exc, partial)
+                    yield self._fail(reply, kind, message)
                     return
                 notice = self._fallback(exc, kwargs, stream)
                 if notice is not None:
                     yield notice
                     if "tools" in kwargs and not self.capabilities.tools:
-                        async for event in self._compute_without_tools(conversation):
+                        async for event in self._compute_without_tools(conversation, turn):
                             yield event
+                    continue
+                exceeded = context_exceeded(exc)
+                if exceeded is not None and not context_retried:
+                    context_retried = True
+                    if exceeded.window:
+                        self.window = Window(exceeded.window, "the endpoint's error")
+                    self.scale.learn(fitted.estimated_tokens, exceeded.prompt_tokens)
+                    size = f"{self.window.tokens:,}-token " if self.window else ""
+                    yield Notice(
+                        f"The request was over the endpoint's {size}context window; "
+                        "retrying with older turns left out."
+                    )
                     continue
                 if retryable(exc) and attempt < self.settings.max_retries:
                     wait = retry_after_s(exc)
@@ -366,22 +669,55 @@ class LlmEngine:
                         wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
                     if wait <= self.settings.max_retry_wait_s:
                         attempt += 1
-                        yield Notice(f"The endpoint asked us to wait; retrying in {wait:g} s.")
+                        yield Notice(retry_notice(exc, wait, attempt, self.settings.max_retries))
                         await self._sleep(wait)
                         continue
+                    if getattr(exc, "status_code", None) == 429:
+                        long_wait = wait_too_long(wait, self.settings.max_retry_wait_s)
+                        yield self._fail(reply, long_wait.kind, long_wait.message)
+                        return
                 explained = self._explain(exc)
-                reply.failed = True
-                yield ErrorEvent(explained.message, explained.kind)
+                yield self._fail(reply, explained.kind, explained.message)
+                return
+            except Exception as exc:
+                # What the SDK does not wrap: a chunk that is not JSON, a connection cut in the
+                # middle of the body, a chunk of the wrong shape. Nothing may crash the turn.
+                kind, message = self._mid_answer(exc, partial)
+                yield self._fail(reply, kind, message)
                 return
         if stream and not reply.finished:
-            reply.failed = True
-            yield ErrorEvent(
-                "The answer stopped before the endpoint said it was complete (truncated "
-                "stream). The partial answer is kept; ask again to retry.",
+            yield self._fail(
+                reply,
                 "truncated",
+                "The answer stopped before the endpoint said it was complete (truncated "
+                "stream). The partial answer is kept and marked; ask again to retry.",
             )
             return
+        self.scale.learn(fitted.estimated_tokens, reply.prompt_tokens)
         yield self._usage(kwargs, reply)
+
+    def _mid_answer(self, exc: BaseException, partial: list[str]) -> tuple[str, str]:
+        """(kind, message) for a failure after the answer began."""
+        if isinstance(exc, openai.APIStatusError | openai.APIResponseValidationError) or (
+            isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError)
+        ):
+            explained = self._explain(exc)
+            return explained.kind, explained.message
+        if isinstance(exc, openai.APITimeoutError):
+            kind, what = "stall", "it sent nothing before the read timeout"
+        elif isinstance(exc, openai.APIConnectionError):
+            kind, what = "truncated", "the connection closed in the middle of the answer"
+        else:
+            kind, what = _stream_fault(exc)
+        shown = f" after {len(''.join(partial)):,} characters" if partial else ""
+        return kind, (
+            f"The endpoint's answer broke off{shown}: {what}. The partial answer is kept and "
+            "marked; ask again to retry."
+        )
+
+    @staticmethod
+    def _stop_notice(reason: StopReason, cap: int) -> Notice:
+        return Notice(STOP_NOTICES[reason].format(cap=cap), "warning")
 
     def _fallback(self, exc: BaseException, kwargs: dict[str, Any], stream: bool) -> Notice | None:
         """Switch off what the endpoint rejected; a Notice when a retry is worth it."""
@@ -398,39 +734,67 @@ class LlmEngine:
             return Notice(f"The endpoint rejected {rejected}; retrying without it.")
         return None
 
-    async def _compute_without_tools(self, conversation: Conversation) -> AsyncIterator[Event]:
+    async def _compute_without_tools(
+        self, conversation: Conversation, turn: _Turn
+    ) -> AsyncIterator[Event]:
         """Tools are off: run the planned calculators ourselves unless this turn already did."""
         if any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
             return
         user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
         planned = list(self.planner(user_text, conversation))
-        open_calls: list[PendingCall] = []
         if planned:
-            async for event in self._run_planned(conversation, planned, open_calls):
+            async for event in self._run_planned(conversation, planned, turn):
                 yield event
 
     async def _stream(
         self, kwargs: dict[str, Any], reply: _ModelReply, partial: list[str]
     ) -> AsyncIterator[Event]:
         acc = ToolCallAccumulator()
+        guard = OutputGuard(int(kwargs["max_tokens"]))
         stream = await self.client.chat.completions.create(**kwargs)
-        async for chunk in stream:
-            usage = getattr(chunk, "usage", None)
-            if usage is not None:
-                reply.prompt_tokens = usage.prompt_tokens
-                reply.completion_tokens = usage.completion_tokens
-                reply.finished = True  # the usage chunk comes after the last choice chunk
-            for choice in chunk.choices or []:
-                delta = choice.delta
-                if delta is not None and delta.content:
-                    partial.append(delta.content)
-                    yield TextDelta(delta.content)
-                for tool_delta in (delta.tool_calls if delta is not None else None) or []:
-                    acc.add(tool_delta)
-                if choice.finish_reason:
-                    reply.finished = True
-        reply.text = "".join(partial)
-        reply.calls = acc.finish() if acc else []
+        reply.started = True
+        chunks = stream.__aiter__()
+        # Until the first chunk the server may still be reading a long prompt (llama.cpp on a
+        # CPU reads ~100-200 tokens/s): that wait is the request timeout's; a stall is a gap
+        # once the answer has begun.
+        wait_s = max(self.settings.request_timeout_s, self.settings.stall_timeout_s)
+        try:
+            while True:
+                try:
+                    chunk = await asyncio.wait_for(chunks.__anext__(), wait_s)
+                    wait_s = self.settings.stall_timeout_s
+                except StopAsyncIteration:
+                    break
+                except TimeoutError as exc:
+                    raise _Stalled from exc
+                usage = getattr(chunk, "usage", None)
+                if usage is not None:
+                    reply.prompt_tokens = usage.prompt_tokens
+                    reply.completion_tokens = usage.completion_tokens
+                    reply.finished = True  # the usage chunk comes after the last choice chunk
+                for choice in chunk.choices or []:
+                    delta = choice.delta
+                    if delta is not None and delta.content:
+                        partial.append(delta.content)
+                        yield TextDelta(delta.content)
+                        stop = guard.feed(delta.content)
+                        if stop is not None:
+                            reply.stopped = stop
+                            reply.finished = True
+                            yield self._stop_notice(stop, guard.max_tokens)
+                            return
+                    for tool_delta in (delta.tool_calls if delta is not None else None) or []:
+                        acc.add(tool_delta)
+                    if choice.finish_reason:
+                        reply.finished = True
+                        if choice.finish_reason == "length" and not acc:
+                            reply.stopped = "cut_off"
+            if reply.stopped == "cut_off":
+                yield self._stop_notice("cut_off", guard.max_tokens)
+        finally:
+            reply.text = "".join(partial)
+            reply.calls = acc.finish() if acc else []
+            await _close_quietly(stream)
 
     @staticmethod
     def _read_response(response: Any, reply: _ModelReply) -> None:
@@ -440,7 +804,8 @@ class LlmEngine:
             reply.completion_tokens = response.usage.completion_tokens
         if not response.choices:
             return
-        message = response.choices[0].message
+        choice = response.choices[0]
+        message = choice.message
         reply.text = message.content or ""
         acc = ToolCallAccumulator()
         for index, call in enumerate(message.tool_calls or []):
@@ -456,6 +821,8 @@ class LlmEngine:
                 }
             )
         reply.calls = acc.finish() if acc else []
+        if getattr(choice, "finish_reason", None) == "length" and not reply.calls:
+            reply.stopped = "cut_off"
 
     def _usage(self, kwargs: dict[str, Any], reply: _ModelReply) -> UsageReport:
         if reply.prompt_tokens is not None:
@@ -488,6 +855,25 @@ def basic_authorization(credentials: UrlCredentials) -> str:
     """The `Authorization` value for HTTP Basic auth (RFC 7617) from a URL's credentials."""
     token = f"{credentials.username}:{credentials.password}".encode()
     return "Basic " + base64.b64encode(token).decode("ascii")
+
+
+async def _close_quietly(stream: Any) -> None:
+    close = getattr(stream, "close", None)
+    if close is None:
+        return
+    # The connection may be gone already; there is nothing left to release then.
+    with contextlib.suppress(Exception):
+        await close()
+
+
+def _stream_fault(exc: BaseException) -> tuple[str, str]:
+    """(kind, plain words) for a failure the SDK raised unwrapped while streaming."""
+    name = type(exc).__name__
+    if isinstance(exc, ValueError) and not isinstance(exc, UnicodeError):
+        return "malformed", "it sent a chunk that is not valid JSON"
+    if "Protocol" in name or "ReadError" in name or "Incomplete" in name or "Closed" in name:
+        return "truncated", "the connection closed in the middle of the answer"
+    return "stream", f"unexpected {name} while reading the stream"
 
 
 def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

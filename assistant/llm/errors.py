@@ -142,10 +142,12 @@ def _explain(exc: BaseException, base_url: str, model: str, key_env: str) -> Exp
             "OpenAI-compatible servers usually expect it to end in /v1.",
         )
     if isinstance(exc, openai.RateLimitError):
+        wait = retry_after_s(exc)
+        asked = f" and asked to wait {wait:g} s" if wait is not None else ""
         return Explained(
             "rate_limit",
-            "The endpoint is rate-limiting requests (429) and retries did not get through. "
-            "Wait a moment and ask again, or check your plan's limits.",
+            f"The endpoint is rate-limiting requests (429){asked}. Wait a moment and ask "
+            "again, or check your plan's limits.",
         )
     if isinstance(exc, openai.APITimeoutError):
         return Explained(
@@ -162,8 +164,9 @@ def _explain(exc: BaseException, base_url: str, model: str, key_env: str) -> Exp
     if isinstance(exc, openai.BadRequestError) and "context" in error_text(exc):
         return Explained(
             "context",
-            "The conversation is longer than the model's context window. Start a new session, "
-            "or lower context_window_tokens in config.toml to match the server.",
+            "The question and its tool results do not fit in the model's context window, even "
+            "with older turns left out. Start a new session, raise the server's context size "
+            "(llama.cpp -c, Ollama num_ctx), or set context_window_tokens in config.toml.",
         )
     if isinstance(exc, openai.APIStatusError):
         return Explained(
@@ -182,3 +185,29 @@ def _explain(exc: BaseException, base_url: str, model: str, key_env: str) -> Exp
 
 def _short(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def retry_notice(exc: BaseException, wait_s: float, attempt: int, attempts: int) -> str:
+    """What a retry is for, in plain language: refused, server error or rate limit."""
+    when = f"retrying in {wait_s:g} s (retry {attempt} of {attempts})"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"Could not connect to the endpoint; {when}."
+    status = getattr(exc, "status_code", None)
+    if status == 429:
+        asked = retry_after_s(exc) is not None
+        return (
+            f"The endpoint is rate-limiting (429) and asked to wait {wait_s:g} s; retrying then "
+            f"(retry {attempt} of {attempts})."
+            if asked
+            else f"The endpoint is rate-limiting (429); {when}."
+        )
+    return f"The endpoint answered HTTP {status}; {when}."
+
+
+def wait_too_long(wait_s: float, limit_s: float) -> Explained:
+    """A Retry-After longer than we wait: say so, and when to ask again."""
+    return Explained(
+        "rate_limit",
+        f"The endpoint is rate-limiting requests (429) and asked to wait {wait_s:g} s, longer "
+        f"than gpu-sizer waits (max_retry_wait_s = {limit_s:g} s). Ask again after that.",
+    )

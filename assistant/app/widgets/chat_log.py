@@ -65,14 +65,23 @@ class ChatLog(VerticalScroll, can_focus=False):
         self.anchor()
 
     async def add_user(self, text: str) -> UserMessage:
-        """Append the user's message."""
+        """Append the user's message. Sending is the user's own act: the log follows again
+        (back to the end, anchored) even if they had scrolled away."""
         widget = UserMessage(text)
         await self.mount(widget)
+        self.follow()
         return widget
 
-    async def new_answer(self, text: str = "") -> AssistantMessage:
-        """Append an (initially empty) answer segment to stream into."""
+    def follow(self) -> None:
+        """Scroll to the end and keep following new content until the user scrolls away."""
+        self.anchor()
+
+    async def new_answer(self, text: str = "", verdict: bool = False) -> AssistantMessage:
+        """Append an (initially empty) answer segment to stream into; `verdict`: the tools'
+        verdict an LLM answer leads with."""
         widget = AssistantMessage(text)
+        if verdict:
+            widget.add_class("verdict")
         await self.mount(widget)
         return widget
 
@@ -108,7 +117,9 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     async def restore(self, conversation: Conversation) -> None:
         """Rebuild the log from a saved conversation, tool cards (collapsed) included; only the
-        last `RESTORED_TURNS` turns of a long one."""
+        last `RESTORED_TURNS` turns of a long one. The verdict and the checks' flags stored on
+        each answer come back with it; a tool call answered by reference to an identical
+        earlier one gets no second card."""
         await self.clear_log()
         messages, hidden = last_turns(conversation.messages, RESTORED_TURNS)
         if hidden:
@@ -118,20 +129,34 @@ class ChatLog(VerticalScroll, can_focus=False):
             )
         with self.app.batch_update():
             await self._restore_messages(messages)
+        self.follow()
 
     async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
+        repeated = {m.get("tool_call_id") for m in messages if m.get("duplicate_of")}
         for raw in messages:
             message = clean_message(raw)  # a conversation built in code skipped add()
             role = message.get("role")
             if role == "user":
                 await self.add_user(_shown(str(message.get("content") or "")))
             elif role == "assistant":
-                if message.get("content"):
+                if message.get("verdict"):
+                    verdict = await self.new_answer(verdict=True)
+                    await verdict.finish(str(message["verdict"]))
+                stored = message.get("checks")
+                checks: dict[str, Any] = stored if isinstance(stored, dict) else {}
+                if message.get("content") or checks.get("error") or checks.get("contradictions"):
                     answer = await self.new_answer()
                     await answer.finish(
-                        _shown(str(message["content"])), cancelled=bool(message.get("cancelled"))
+                        _shown(str(message.get("content") or "")),
+                        unverified_figures=[str(f) for f in checks.get("unverified", [])],
+                        cancelled=bool(message.get("cancelled")),
+                        contradictions=[str(c) for c in checks.get("contradictions", [])],
+                        interrupted=str(checks["error"]) if checks.get("error") else None,
+                        stopped=str(checks["stopped"]) if checks.get("stopped") else None,
                     )
                 for call in message.get("tool_calls") or []:
+                    if call.get("id") in repeated:
+                        continue
                     function = call.get("function", {})
                     await self.add_tool_card(
                         str(call.get("id", "")),
@@ -139,7 +164,7 @@ class ChatLog(VerticalScroll, can_focus=False):
                         _json_object(function.get("arguments")),
                         collapsed=True,
                     )
-            elif role == "tool":
+            elif role == "tool" and not message.get("duplicate_of"):
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
                     result = _json_object(message.get("content"))

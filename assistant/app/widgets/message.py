@@ -66,6 +66,7 @@ class AssistantMessage(Vertical, can_focus=True):
     AssistantMessage > Collapsible Markdown { margin: 0; padding: 0; }
     AssistantMessage > .flags { color: $warning; }
     AssistantMessage > .cancelled { color: $text-muted; text-style: italic; }
+    AssistantMessage.verdict { border-left: thick $accent; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "copy", "Copy answer", id="message.copy")]
@@ -111,8 +112,13 @@ class AssistantMessage(Vertical, can_focus=True):
         final_text: str | None = None,
         unverified_figures: Sequence[str] = (),
         cancelled: bool = False,
+        contradictions: Sequence[str] = (),
+        interrupted: str | None = None,
+        stopped: str | None = None,
     ) -> None:
-        """Stop streaming and show the complete answer with one full update, plus any flags."""
+        """Stop streaming and show the complete answer with one full update, plus any flags:
+        figures not found in the tool results, claims the tools contradict, an answer cut
+        short by an error (`interrupted`: its kind) or stopped early (`stopped`)."""
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
@@ -125,14 +131,39 @@ class AssistantMessage(Vertical, can_focus=True):
             body = Markdown(folded.details, classes="details")
             # The title comes from the answer's text: shown literally, never parsed as markup.
             await self.mount(LiteralCollapsible(body, title=folded.title, collapsed=True))
+        if contradictions:
+            await self.mount(Static(contradiction_flag_text(contradictions), classes="flags"))
         if unverified_figures:
             await self.mount(Static(unverified_flag_text(unverified_figures), classes="flags"))
         if cancelled:
             await self.mount(Static("(cancelled: partial answer)", classes="cancelled"))
+        elif interrupted:
+            what = "partial answer" if self.text else "no answer from the model"
+            await self.mount(
+                Static(f"(interrupted — {interrupted}: {what})", classes="cancelled interrupted")
+            )
+        elif stopped:
+            await self.mount(
+                Static(f"({STOPPED_LABELS.get(stopped, stopped)})", classes="cancelled")
+            )
 
     def action_copy(self) -> None:
         self.app.copy_to_clipboard(self.text)
         self.notify("Answer copied to the clipboard.")
+
+
+STOPPED_LABELS = {
+    "repetition": "stopped: the model was repeating itself",
+    "length": "stopped at the token cap",
+    "cut_off": "cut off at the endpoint's token limit",
+}
+
+
+def contradiction_flag_text(claims: Sequence[str]) -> Text:
+    """The warning under an answer whose claims the turn's tool results contradict."""
+    flag = Text("⚠ Contradicts the tools: ", style="bold")
+    flag.append("; ".join(claims))
+    return flag
 
 
 def unverified_flag_text(figures: Sequence[str]) -> Text:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.choices import set_aside_rejected
+from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
     extract_gpu_generic,
@@ -111,7 +112,8 @@ _INHERITED = tuple(
 
 
 def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedWorkload:
-    """Parse a sizing request. With `previous`, the text refines it ("what about 8-bit?").
+    """Parse a sizing request. With `previous`, a follow-up refines it ("what about 8-bit?");
+    a new question that names its own model starts fresh (`followup.is_follow_up`).
 
     Never raises on any input text; what cannot be placed is listed in `unplaced`, missing
     verdict-changing facts in `questions`.
@@ -123,7 +125,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     if parsed.train_tokens is None and parsed.train_examples and parsed.tokens_per_example:
         epochs = parsed.epochs or 1.0
         parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs
-    if previous is not None:
+    if previous is not None and is_follow_up(text, parsed, previous):
         parsed = _with_model_from_reply(text, parsed, previous)
         parsed = _merge(previous, parsed)
         # Notes that follow from the merged formats are derived again from the merge.

@@ -1,0 +1,318 @@
+"""Does the model's text contradict the tools? Fit / no fit, GPU counts, cheaper / dearer.
+
+The LLM engine leads every answer with the deterministic verdict, but the model's explanation
+follows it, and a small model happily writes "Yes, it fits comfortably on a single H100" under a
+result with `fits: false`. This module reads the answer clause by clause and compares each
+claim it can pin down with the facts the turn's tools computed:
+
+- a fit claim ("fits on 2× H100", "does not fit on one L40S", "it fits") against the exact
+  configuration sized, or the recommender's smallest fitting count on that GPU (fewer GPUs than
+  that do not fit; more do), or — when no GPU is named in the clause — the configuration the
+  user asked about;
+- a count claim ("you need 4 H100s") against the recommender's smallest fitting count;
+- a price comparison ("the L40S is cheaper than the H100", "X is the cheapest") against the
+  on-demand hourly price of each configuration.
+
+Only claims that can be pinned to facts are judged: questions, conditionals ("if you quantise
+to 4-bit it fits") and clauses naming a GPU the tools did not size are left alone, so a flag
+means a real disagreement. GPU names are read with the offline parser's catalog matcher (the
+same reading as the user's words). Facts come from the turn's tool results today; the typed
+sizing report (issue 14) is the natural source once it lands: `SizingFacts` is the seam.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant.offline.parsed import GpuMention, ParsedWorkload
+from assistant.offline.parser.gpus import extract_gpus
+from assistant.offline.parser.text import Text, normalise
+from tools.catalog import get_catalog
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """One claim of the answer the tools disagree with: the words, and what the tools say."""
+
+    claim: str
+    tools_say: str
+
+    def __str__(self) -> str:
+        return f"“{self.claim}” — the tools: {self.tools_say}"
+
+
+@dataclass
+class SizingFacts:
+    """What the turn's tools decided, keyed by catalog GPU id."""
+
+    fits: dict[tuple[str, int], bool] = field(default_factory=dict)
+    """(GPU, count) → fits, for every configuration a tool sized."""
+    min_fitting: dict[str, int] = field(default_factory=dict)
+    """The recommender's smallest fitting count per GPU (fewer GPUs do not fit)."""
+    primary: tuple[str | None, int, bool] | None = None
+    """The configuration the user asked about (first one sized): GPU, count, fits."""
+    usd_per_hour: dict[str, float] = field(default_factory=dict)
+    """Cheapest on-demand hourly price of the configuration sized on each GPU."""
+
+    def __bool__(self) -> bool:
+        return bool(self.fits or self.min_fitting or self.primary or self.usd_per_hour)
+
+
+def _json(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _turn(messages: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
+    start = 0
+    for i, message in enumerate(messages):
+        if message.get("role") == "user":
+            start = i
+    return messages[start:]
+
+
+def turn_calls(messages: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Any]]:
+    """(tool name, arguments, result) of every successful tool call in the last turn, in
+    order. A result belongs to the latest call with its id before it (servers may reuse ids
+    across rounds)."""
+    pending: dict[Any, tuple[str, dict[str, Any]]] = {}
+    out: list[tuple[str, dict[str, Any], Any]] = []
+    for message in _turn(messages):
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            args = _json(function.get("arguments"))
+            pending[call.get("id")] = (
+                str(function.get("name")),
+                args if isinstance(args, dict) else {},
+            )
+        if message.get("role") == "tool" and message.get("tool_call_id") in pending:
+            name, arguments = pending.pop(message.get("tool_call_id"))
+            result = _json(message.get("content"))
+            if isinstance(result, dict) and "error" not in result:
+                out.append((name, arguments, result))
+    return out
+
+
+def _count_arg(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+
+
+def _gpu_id(name: Any) -> str | None:
+    if not isinstance(name, str):
+        return None
+    try:
+        return get_catalog().gpu(name).id
+    except Exception:
+        return None
+
+
+def facts_from_messages(messages: Sequence[dict[str, Any]]) -> SizingFacts:
+    """The facts of the last turn's tool results (memory fits, recommender options, prices)."""
+    facts = SizingFacts()
+    for name, args, result in turn_calls(messages):
+        if name == "estimate_memory" and isinstance(result.get("fits"), bool):
+            gpu = _gpu_id(args.get("gpu"))
+            count = _count_arg(args.get("gpus"))
+            if gpu is not None:
+                facts.fits.setdefault((gpu, count), result["fits"])
+            if facts.primary is None:
+                facts.primary = (gpu, count, result["fits"])
+        elif name == "recommend":
+            for option in [*result.get("options", []), *result.get("rejected", [])]:
+                gpu, count = option.get("gpu"), option.get("count")
+                if not isinstance(gpu, str) or not isinstance(count, int):
+                    continue
+                if isinstance(option.get("fits"), bool):
+                    facts.fits.setdefault((gpu, count), option["fits"])
+                if option.get("fits"):
+                    facts.min_fitting[gpu] = min(facts.min_fitting.get(gpu, count), count)
+                price = option.get("usd_per_hour")
+                if option.get("fits") and isinstance(price, int | float):
+                    facts.usd_per_hour[gpu] = min(facts.usd_per_hour.get(gpu, price), price)
+        elif name == "compare_costs":
+            for row in result.get("rows", []):
+                price, gpu = row.get("usd_per_hour"), row.get("gpu")
+                if row.get("tier") == "on_demand" and isinstance(price, int | float) and gpu:
+                    facts.usd_per_hour[gpu] = min(facts.usd_per_hour.get(gpu, price), price)
+    return facts
+
+
+# --- reading the answer --------------------------------------------------------------------
+
+_CLAUSE_SPLIT = re.compile(
+    r"(?<=[.!?])\s+|\n+|;\s*|,\s*(?:but|while|whereas|although)\s+|\s+but\s+"
+)
+_NEGATIVE = re.compile(
+    r"\b(?:does\s*n[o']t|doesn't|do\s*n[o']t|don't|won't|will\s+not|cannot|can't|can\s+not|"
+    r"is\s+not\s+enough|isn't\s+enough|not\s+enough|too\s+(?:big|large|much)|exceeds?|"
+    r"out\s+of\s+memory|insufficient|won't\s+fit|no\s+single)\b"
+    r"|\bnot\b[^.]{0,20}\bfit",
+    re.I,
+)
+_POSITIVE = re.compile(
+    r"\b(?:fits?|fitting|can\s+(?:run|serve|hold)|will\s+run|runs\s+(?:on|fine|comfortably)|"
+    r"is\s+enough|are\s+enough|enough\s+(?:memory|vram))\b",
+    re.I,
+)
+_NEED = re.compile(r"\b(?:need|needs|require|requires|required|takes|minimum\s+of)\b", re.I)
+_CONDITIONAL = re.compile(r"\b(?:if|would|could|unless|once|when\s+you|after)\b", re.I)
+_CHEAPER = re.compile(r"\b(?:cheaper|less\s+expensive|lower[- ]cost|more\s+affordable)\b", re.I)
+_DEARER = re.compile(r"\b(?:more\s+expensive|pricier|costlier|dearer)\b", re.I)
+_CHEAPEST = re.compile(r"\b(?:cheapest|least\s+expensive|most\s+affordable)\b", re.I)
+_PLURAL_AFTER = re.compile(r"^\s*(?:s\b|gpus\b|cards\b)", re.I)
+
+
+def _clauses(text: str) -> Iterable[str]:
+    for clause in _CLAUSE_SPLIT.split(text):
+        clause = clause.strip(" -*#>\t")
+        if len(clause) >= 4 and not clause.endswith("?"):
+            yield clause
+
+
+def _mentions(clause: str) -> list[GpuMention]:
+    parsed = ParsedWorkload()
+    extract_gpus(Text(normalise(clause)), parsed)
+    return [m for m in parsed.gpus if m.gpu is not None]
+
+
+def _count(mention: GpuMention, clause: str) -> int | None:
+    """The count said with a GPU name; 1 for a singular name ('an H100'), None for a plural
+    without a number ('H100s')."""
+    if mention.count is not None:
+        return mention.count
+    written = mention.text.lower()
+    tails = [g.rsplit("-", 1)[-1] for g in (mention.gpu or "", *mention.variants)]
+    if written.endswith("s") and not any(written.endswith(t) for t in tails if t):
+        return None  # 'H100s'
+    index = clause.lower().find(mention.text.lower())
+    after = clause[index + len(mention.text) :] if index >= 0 else ""
+    return None if _PLURAL_AFTER.match(after) else 1
+
+
+def _label(gpu: str | None, count: int) -> str:
+    if gpu is None:
+        return "one GPU" if count == 1 else f"{count} GPUs"
+    spec = get_catalog().gpus.get(gpu)
+    name = spec.name.removeprefix("NVIDIA ").removeprefix("AMD ") if spec else gpu
+    return f"{count}× {name}"
+
+
+def _candidates(mention: GpuMention, facts: SizingFacts) -> list[str]:
+    """Catalog ids the mention may mean that the tools sized ('H100' → the sized variant)."""
+    ids = [mention.gpu, *mention.variants]
+    sized = {g for g, _ in facts.fits} | set(facts.min_fitting) | set(facts.usd_per_hour)
+    return [g for g in dict.fromkeys(ids) if g in sized]
+
+
+def _fit_fact(gpu: str, count: int, facts: SizingFacts) -> tuple[bool, str] | None:
+    """Whether `count`× `gpu` fits by the tools, and how they know; None when they did not say."""
+    if (gpu, count) in facts.fits:
+        fits = facts.fits[(gpu, count)]
+        return fits, f"{_label(gpu, count)} {'fits' if fits else 'does not fit'}"
+    smallest = facts.min_fitting.get(gpu)
+    if smallest is None:
+        return None
+    if count < smallest:
+        return False, f"{_label(gpu, count)} does not fit (the smallest fitting is {smallest}×)"
+    return True, f"{_label(gpu, count)} fits (the smallest fitting is {smallest}×)"
+
+
+def _fit_claims(clause: str, facts: SizingFacts) -> list[Contradiction]:
+    negative = bool(_NEGATIVE.search(clause))
+    positive = not negative and bool(_POSITIVE.search(clause))
+    need = bool(_NEED.search(clause))
+    if not (negative or positive or need) or _CONDITIONAL.search(clause):
+        return []
+    mentions = _mentions(clause)
+    out: list[Contradiction] = []
+    if not mentions:
+        if facts.primary is not None and (negative or positive):
+            gpu, named_count, fits = facts.primary
+            if fits != positive:
+                said = "fits" if fits else "does not fit"
+                out.append(Contradiction(clause, f"{_label(gpu, named_count)} {said}"))
+        return out
+    for mention in mentions:
+        count = _count(mention, clause)
+        if count is None:
+            continue
+        verdicts = [
+            v for v in (_fit_fact(g, count, facts) for g in _candidates(mention, facts)) if v
+        ]
+        if not verdicts:
+            continue
+        if negative or positive:
+            wrong = [why for fits, why in verdicts if fits != positive]
+            if len(wrong) == len(verdicts):
+                out.append(Contradiction(clause, wrong[0]))
+        elif need:
+            smallest = [
+                (g, facts.min_fitting[g])
+                for g in _candidates(mention, facts)
+                if g in facts.min_fitting
+            ]
+            if smallest and all(n != count for _, n in smallest):
+                gpu, n = smallest[0]
+                out.append(
+                    Contradiction(clause, f"the smallest fitting configuration is {_label(gpu, n)}")
+                )
+    return out
+
+
+def _price(mention: GpuMention, facts: SizingFacts) -> tuple[str, float] | None:
+    for gpu in _candidates(mention, facts):
+        if gpu in facts.usd_per_hour:
+            return gpu, facts.usd_per_hour[gpu]
+    return None
+
+
+def _price_claims(clause: str, facts: SizingFacts) -> list[Contradiction]:
+    cheaper, dearer = bool(_CHEAPER.search(clause)), bool(_DEARER.search(clause))
+    cheapest = bool(_CHEAPEST.search(clause))
+    if not (cheaper or dearer or cheapest) or _CONDITIONAL.search(clause) or not facts.usd_per_hour:
+        return []
+    prices = [p for p in (_price(m, facts) for m in _mentions(clause)) if p is not None]
+    if cheapest and len(prices) == 1 and len(facts.usd_per_hour) > 1:
+        _, price = prices[0]
+        best = min(facts.usd_per_hour, key=lambda g: facts.usd_per_hour[g])
+        if facts.usd_per_hour[best] < price:
+            return [
+                Contradiction(
+                    clause,
+                    f"{_label(best, 1).removeprefix('1× ')} is cheaper on demand "
+                    f"(${facts.usd_per_hour[best]:,.2f}/h vs ${price:,.2f}/h)",
+                )
+            ]
+        return []
+    if len(prices) < 2 or not (cheaper or dearer):
+        return []
+    (first, p1), (second, p2) = prices[0], prices[1]
+    if first == second or p1 == p2:
+        return []
+    if (cheaper and p1 > p2) or (dearer and p1 < p2):
+        name1 = _label(first, 1).removeprefix("1× ")
+        name2 = _label(second, 1).removeprefix("1× ")
+        return [
+            Contradiction(clause, f"on demand {name1} costs ${p1:,.2f}/h and {name2} ${p2:,.2f}/h")
+        ]
+    return []
+
+
+def contradictions(text: str, facts: SizingFacts) -> list[Contradiction]:
+    """Claims in `text` that the tools' facts contradict, in order (empty without facts)."""
+    if not facts or not text:
+        return []
+    out: list[Contradiction] = []
+    for clause in _clauses(text):
+        for found in (*_fit_claims(clause, facts), *_price_claims(clause, facts)):
+            if found not in out:
+                out.append(found)
+    return out
