@@ -38,6 +38,7 @@ from typing import Any, Literal, cast
 
 from tools.architecture import MLA, Architecture, MoE, count_parameters
 from tools.catalog import ModelEntry, catalog_dir, load_entries
+from tools.hf_config import SUPPORTED_MODEL_TYPES
 
 SCHEMA_VERSION = 1
 CALIBRATION_DIR = Path(__file__).resolve().parent / "calibration"
@@ -90,13 +91,26 @@ def architecture_to_config(arch: Architecture) -> dict[str, Any]:
     if arch.moe is not None:
         cfg.update(_moe_config(arch, arch.moe))
     if arch.mla is not None:
-        cfg.update(_mla_config(arch.mla))
+        cfg.update(_mla_config(arch.mla, arch.mtp_layers))
         del cfg["head_dim"]  # DeepSeek-V3 derives it: qk_nope_head_dim + qk_rope_head_dim
     return cfg
 
 
 def _check_implied_features(arch: Architecture) -> None:
     f = arch.family
+    if f not in SUPPORTED_MODEL_TYPES:
+        raise ValueError(f"{f}: tools/hf_config.py does not map this family's config")
+    unmapped = {
+        "vision": arch.vision is not None,
+        "chunked_attention_layers": arch.chunked_attention_layers > 0,
+        "norm_bias": arch.norm_bias,
+        "lm_head_bias": arch.lm_head_bias,
+        "qk_norm_scope": arch.qk_norm and arch.qk_norm_scope != "head",
+        "moe.layer_step": arch.moe is not None and arch.moe.layer_step != 1,
+    }
+    for name, present in unmapped.items():
+        if present:
+            raise ValueError(f"{f}: {name} is not mapped to a config field here")
     checks = {
         "qk_norm": (arch.qk_norm, f in _QK_NORM),
         "attention_sinks": (arch.attention_sinks, f in _SINKS),
@@ -181,8 +195,9 @@ def _moe_config(arch: Architecture, moe: MoE) -> dict[str, Any]:
     }
 
 
-def _mla_config(mla: MLA) -> dict[str, Any]:
+def _mla_config(mla: MLA, mtp_layers: int = 0) -> dict[str, Any]:
     return {
+        "num_nextn_predict_layers": mtp_layers,
         "q_lora_rank": mla.q_lora_rank,
         "kv_lora_rank": mla.kv_lora_rank,
         "qk_nope_head_dim": mla.qk_nope_head_dim,
@@ -246,8 +261,17 @@ def with_layers(arch: Architecture, layers: int) -> Architecture:
 
 
 def catalog_models() -> dict[str, ModelEntry]:
-    """The model catalog (only models.toml: the GPU table is not needed to build models)."""
-    return {m.id: m for m in load_entries(catalog_dir() / "models.toml", "model", ModelEntry)}
+    """The catalog models this mapping can write a config.json for (only models.toml: the GPU
+    table is not needed to build models); families or features tools/hf_config.py does not map
+    (Llama 4, Gemma 3, vision towers, ...) are left out."""
+    models: dict[str, ModelEntry] = {}
+    for m in load_entries(catalog_dir() / "models.toml", "model", ModelEntry):
+        try:
+            architecture_to_config(m.architecture)
+        except ValueError:
+            continue
+        models[m.id] = m
+    return models
 
 
 # ----------------------------------------------------------------------------------------------

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from tests.test_catalog_new_gpus import NEW_GPU_IDS
+from tests.test_catalog_new_models import NEW_MODELS
 from tools.architecture import count_parameters
 from tools.catalog import CatalogError, GpuSpec, ModelEntry, get_catalog, load_entries
 from tools.errors import ToolInputError
@@ -88,8 +90,10 @@ RESEARCH_GPU_IDS = [
 
 def test_catalog_holds_the_twenty_models_and_llama_65b() -> None:
     # The twenty (all counted in params.json) plus LLaMA-65B, which params.json lacks:
-    # its count is checked against the LLaMA paper in tests/test_memory_training.py.
-    assert set(get_catalog().models) == set(PARAMS_JSON) | {"llama-65b"}
+    # its count is checked against the LLaMA paper in tests/test_memory_training.py; and the
+    # 48 of the 2026-12 research pass (tests/test_catalog_new_models.py).
+    expected = set(PARAMS_JSON) | {"llama-65b"} | set(NEW_MODELS.values())
+    assert set(get_catalog().models) == expected
 
 
 @pytest.mark.parametrize("model_id", sorted(PARAMS_JSON))
@@ -204,7 +208,11 @@ def test_unknown_gpu_suggests_close_names() -> None:
 
 
 def test_gpu_ids_match_research() -> None:
-    assert sorted(get_catalog().gpus) == sorted(RESEARCH_GPU_IDS)
+    # The 24 of shared/research/gpus.json and the 55 of 2026-12/gpus-new.json are the devices;
+    # the rest are RAM configurations generated from the unified-memory chips.
+    catalog = get_catalog()
+    assert sorted(g.id for g in catalog.devices()) == sorted(RESEARCH_GPU_IDS + NEW_GPU_IDS)
+    assert all(g.configuration_of for g in catalog.gpus.values() if g not in catalog.devices())
 
 
 @pytest.mark.parametrize("gpu_id", RESEARCH_GPU_IDS)

@@ -21,10 +21,15 @@ def test_models_json_lists_all_with_integer_counts(capsys: pytest.CaptureFixture
     code, out, _ = _run(capsys, "models", "--json")
     assert code == 0
     records = {r["id"]: r for r in json.loads(out)}
-    assert len(records) == 21  # the issue's twenty + LLaMA-65B
+    # The issue's twenty + LLaMA-65B, and the 48 of the 2026-12 research pass (issue 15).
+    assert len(records) >= 69
     # shared/research/params.json (meta-device instantiation, transformers 5.24).
     assert records["llama-3.1-8b"]["total_params"] == 8_030_261_248
     assert records["mixtral-8x7b"]["active_params"] == 12_879_925_248
+    # tests/data/research/params-new.json (count_params_new.py, meta device): Llama 4 Scout with
+    # its vision tower, and Kimi K2's active count (8 of 384 experts + 1 shared).
+    assert records["llama-4-scout"]["total_params"] == 108_641_793_536
+    assert records["kimi-k2"]["active_params"] == 32_861_477_888
     assert all(r["as_of"] and r["source"] for r in records.values())
 
 
@@ -46,11 +51,27 @@ def test_models_detail_by_hf_repo_id(capsys: pytest.CaptureFixture[str]) -> None
     assert "as_of:" in out
 
 
+def test_models_detail_says_what_is_on_disk_and_in_memory(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # DeepSeek-R1: one MTP module in the checkpoint, not in the 671,026,404,352 total.
+    code, out, _ = _run(capsys, "models", "R1")
+    assert code == 0 and "671,026,404,352" in out
+    assert "MTP modules: 1" in out and "not in memory" in out
+    assert "the same as deepseek-v3" in out
+    # Gemma 3 27B: SigLIP + projector 423,060,336 (meta device), 52 of 62 layers capped at 1,024.
+    code, out, _ = _run(capsys, "models", "google/gemma-3-27b-it")
+    assert "vision tower: 423,060,336 parameters" in out and "--mmproj" in out
+    assert "52 of 62 layers keep at most 1,024 tokens" in out
+
+
 def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, "gpus", "--json")
     assert code == 0
     records = {r["id"]: r for r in json.loads(out)}
-    assert len(records) == 24
+    # The 24 of the first research pass and the 55 of the 2026-12 pass (issue 15); the RAM
+    # configurations of unified-memory machines only with --all.
+    assert len(records) == 79
     h100 = records["h100-sxm"]
     # NVIDIA H100 datasheet: 80 GB, 3.35 TB/s; NVLink 4 900 GB/s bidirectional -> 450 GB/s.
     assert h100["memory_bytes"] == 80_000_000_000
@@ -59,6 +80,24 @@ def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> 
     # 81,559 MiB measured (shared research README) = 81,559 x 1,048,576 bytes.
     assert h100["usable_memory_bytes"] == 85_520_809_984
     assert all(r["source"] and r["as_of"] for r in records.values())
+
+
+def test_gpus_all_lists_ram_configurations(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "--all", "--json")
+    assert code == 0
+    records = {r["id"]: r for r in json.loads(out)}
+    # M3 Max (40-core) sold with 48, 64 and 128 GB: 3/4 of 48 GiB = 36 GiB for the GPU.
+    assert records["apple-m3-max-40c-48gb"]["usable_memory_bytes"] == 36 * 2**30
+    assert records["apple-m3-max-40c-48gb"]["configuration_of"] == "apple-m3-max-40c"
+
+
+def test_gpus_detail_of_a_mac_says_how_to_raise_the_limit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = _run(capsys, "gpus", "M3 Max")
+    assert code == 0
+    # 128 GB: default 96 GiB (3/4); raised to 128 − 8 = 120 GiB = 122,880 MiB.
+    assert "96.00 GiB" in out and "sudo sysctl iogpu.wired_limit_mb=122880" in out
 
 
 def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> None:

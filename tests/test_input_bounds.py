@@ -31,6 +31,8 @@ from tools import limits
 # Numeric fields bounded by a validator instead of Field metadata, with where the bound lives.
 BOUNDED_ELSEWHERE = {
     "params": "tools.generic_model.parse_param_count: 10M to 20T parameters",
+    "ram_options_bytes": "tools.catalog.UnifiedMemory._sane_options: 1 GB to 4 TB each",
+    "ram_options_unconfirmed_bytes": "tools.catalog.UnifiedMemory._sane_options: 1 GB to 4 TB",
 }
 
 

@@ -260,7 +260,7 @@ def test_lookups_equal_the_cli(transcript: dict[str, Any], cli_json: Any) -> Non
     assert gpu["usable_memory_GB"] == _gb(record["usable_memory_bytes"])
     amd = transcript["calls"]["list_gpus"].structured_content
     assert [g["id"] for g in amd["gpus"]] == [
-        g["id"] for g in cli_json("gpus") if g["vendor"] == "AMD"
+        g["id"] for g in cli_json("gpus", "--all") if g["vendor"] == "AMD"
     ]
     models = transcript["calls"]["list_models"].structured_content
     assert [m["id"] for m in models["models"]] == [m["id"] for m in cli_json("models")]

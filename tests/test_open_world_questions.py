@@ -85,27 +85,30 @@ async def test_q5_70b_on_a_4090_offloads_and_ram_bounds_the_speed() -> None:
 
 
 async def test_q6_m2_ultra_with_its_memory_is_sized_not_replaced() -> None:
+    # The catalog has the M2 Ultra 192GB (issue 15): sized against its GPU limit, 3/4 of
+    # 192 GiB = 144 GiB (macOS default working set), with llama.cpp-style serving (no CUDA).
     text, conversation = await answer("Can I run Llama 3.1 70B on an M2 Ultra 192GB?")
-    (plan,) = _plans(conversation)
-    assert plan["gpu_memory_stated"] is True and plan["budget_GB"] == pytest.approx(192)
-    assert plan["gpu_label"] == "M2 Ultra"
-    assert not tool_calls(conversation, "recommend")  # no MI300X in its place
-    # 70B Q4_K_M ≈ 42.5 GB of weights < 192 GB: fits, all 80 layers + output.
-    assert plan["fits_fully"] is True and plan["n_gpu_layers"] == 81
+    (args, result), *_ = tool_calls(conversation, "estimate_memory")
+    assert args["gpu"] == "apple-m2-ultra" and result["engine"] == "generic"
+    assert result["usable_bytes_per_gpu"] == 144 * 2**30
+    # 70.55B bf16 = 141.1 GB of weights + KV and runtime ≤ 154.6 GB (144 GiB): fits.
+    assert result["fits"] is True
     assert "MI300X" not in text and "M2 Ultra" in text
 
 
 async def test_q7_a_card_size_no_catalog_gpu_has_is_used() -> None:
-    _, conversation = await answer("a 7B in Q4_K_M on a 20 GB card")
+    # (20 GB was the example until the catalog gained the RTX 4000 Ada 20GB.)
+    _, conversation = await answer("a 7B in Q4_K_M on a 22 GB card")
     (plan,) = _plans(conversation)
-    assert plan["budget_GB"] == pytest.approx(20) and plan["fits_fully"] is True
+    assert plan["budget_GB"] == pytest.approx(22) and plan["fits_fully"] is True
     assert not tool_calls(conversation, "recommend")
 
 
 async def test_q8_unknown_gpu_without_a_size_is_a_question_naming_catalog_cards() -> None:
-    text, conversation = await answer("can I run Llama 3.1 8B on an RTX 3090?")
+    # (The RTX 3090 was the example until the catalog gained it, issue 15.)
+    text, conversation = await answer("can I run Llama 3.1 8B on an RTX 3060?")
     assert not tool_calls(conversation, "estimate_memory")
-    assert "RTX 3090" in text and "rtx-4090" in text
+    assert "RTX 3060" in text and "rtx-3090" in text
 
 
 async def test_q9_unknown_name_with_a_size_is_a_generic_model_stated() -> None:

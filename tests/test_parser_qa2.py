@@ -111,6 +111,7 @@ def test_near_miss_model_name_is_a_question_with_the_catalog_name(text: str, mea
 
 
 def test_a_family_not_in_the_catalog_stays_a_generic_size() -> None:
-    # Falcon is not in the catalog and no catalog name is close: sized as a generic 40B.
-    parsed = parse_workload("Falcon 40B on an A100")
-    assert parsed.params == 40e9 and parsed.questions == []
+    # InternLM is not in the catalog and no catalog name is close: sized as a generic 20B.
+    # (Falcon was the example until the catalog gained Falcon3 7B/10B, issue 15.)
+    parsed = parse_workload("InternLM 20B on an A100")
+    assert parsed.params == 20e9 and parsed.questions == []

@@ -138,7 +138,8 @@ def test_every_rule_maps_to_a_catalog_gpu_and_no_two_rules_overlap() -> None:
         ("lambda", "H100", "gpu_8x_h100_sxm5", 81920, "h100-sxm", None),
         ("lambda", "A100", "gpu_8x_a100", 40960, None, AMBIGUOUS),
         ("lambda", "H100", "gpu_1x_h100_nvl", 95830, None, AMBIGUOUS),
-        ("aws", "T4", "g4dn.xlarge", 15360, None, UNKNOWN),
+        ("aws", "T4", "g4dn.xlarge", 15360, "t4", None),
+        ("aws", "T4g", "g5g.xlarge", 15360, None, UNKNOWN),
         ("azure", "H100", "Standard_ND96isr_H100_v5", 81920, None, UNKNOWN),
         # AWS's "A100" with 80 GB stated would be a wrong rule: refused, not guessed.
         ("aws", "A100", "p4de.24xlarge", 81920, None, MEMORY_MISMATCH),

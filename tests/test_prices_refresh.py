@@ -132,10 +132,13 @@ def test_aws_rows_priced_from_the_recorded_catalog() -> None:
     # p5e lists spot but no on-demand price: a spot row only; its zone with neither is skipped.
     assert {r.tier for r in rows if r.instance == "p5e.48xlarge"} == {"spot"}
     assert parsed.skipped[skypilot.NO_PRICE] == 1
-    # Skipped, never guessed: two CPU-only a1.large rows, two V100-32GB (p3dn) rows.
+    # p3dn.24xlarge: 8× V100 SXM2 32 GB (32,768 MiB stated), 31.212 USD/h in us-east-1.
+    p3dn = _row(rows, "skypilot-aws-p3dn.24xlarge-on-demand-us-east-1")
+    assert (p3dn.gpu, p3dn.price_per_instance_hour) == ("v100-sxm2-32gb", 31.212)
+    # Skipped, never guessed: two CPU-only a1.large rows; every accelerator here is mapped.
     assert parsed.rows_read == 32
     assert parsed.skipped[skypilot.NO_ACCELERATOR] == 2
-    assert parsed.unmapped == {"V100-32GB": 2}
+    assert parsed.unmapped == {}
 
 
 def test_lambda_rows_name_their_form_factor_by_instance() -> None:
@@ -156,10 +159,11 @@ def test_lambda_rows_name_their_form_factor_by_instance() -> None:
     assert by_instance["gpu_8x_h100_sxm5"].price_per_gpu_hour == pytest.approx(2.99)
     b200 = by_instance["gpu_8x_b200_sxm6"]
     assert (b200.gpu, b200.price_per_gpu_hour) == ("b200-hgx", pytest.approx(4.99))
-    # gpu_8x_a100 does not say SXM4 or PCIe: skipped as ambiguous, counted; GH200 is not in
-    # the catalog: counted too.
-    assert "gpu_8x_a100" not in by_instance
-    assert parsed.unmapped == {"A100": 2, "V100": 2, "GH200": 1}
+    assert by_instance["gpu_1x_gh200"].gpu == "gh200-96gb"
+    # gpu_8x_a100 and gpu_8x_v100 do not say SXM or PCIe: skipped (ambiguous / not mapped),
+    # counted, never guessed.
+    assert "gpu_8x_a100" not in by_instance and "gpu_8x_v100" not in by_instance
+    assert parsed.unmapped == {"A100": 2, "V100": 2}
 
 
 def test_malformed_rows_are_skipped_and_counted() -> None:
@@ -213,7 +217,7 @@ def test_refresh_writes_a_dated_file_that_validates_and_round_trips(tmp_path: Pa
     header = tomllib.loads(report.path.read_text(encoding="utf-8"))["refresh"]
     assert header["fetched_at"] == NOW
     assert [s["as_of"] for s in header["source"]] == [AWS_AS_OF, "2026-12-13T21:04:52Z"]
-    assert header["source"][0]["unmapped"] == {"V100-32GB": 2}
+    assert header["source"][1]["unmapped"] == {"A100": 2, "V100": 2}
     # The shipped catalog is untouched; only the data directory holds the new file.
     assert [p.name for p in tmp_path.iterdir()] == [report.path.name]
 
@@ -239,7 +243,7 @@ def test_cli_refresh_then_cost_prefers_the_fresher_row_and_shows_its_age(
     with respx.mock:
         _mock_sources()
         code, out, _ = _refresh(capsys)
-    assert code == 0 and "price rows" in out and "V100-32GB ×2" in out
+    assert code == 0 and "price rows" in out and "V100 ×2" in out
     assert latest_refreshed_file() is not None
     assert main(["cost", "--gpu", "h100-sxm", "--count", "8", "--tier", "on_demand", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
@@ -323,7 +327,7 @@ def test_refreshing_one_source_keeps_the_others_rows(
         _mock_sources()
         code, out, _ = _refresh(capsys, "--source", "skypilot-aws", "--json")
     report = json.loads(out)
-    assert code == 0 and report["carried_over"] == {"skypilot-lambda": 6}
+    assert code == 0 and report["carried_over"] == {"skypilot-lambda": 7}
     assert [s["name"] for s in report["sources"]] == ["skypilot-aws"]
     assert report["fetched_at"] == "2026-12-15T09:00:00Z"
     assert len(refreshed_files()) == 2
@@ -331,7 +335,7 @@ def test_refreshing_one_source_keeps_the_others_rows(
     assert latest is not None and latest.name == "refreshed-20261215T090000Z.toml"
     rows = load_refreshed_rows(latest, set())
     lambda_rows = [r for r in rows if r.provider == "Lambda"]
-    assert len(lambda_rows) == 6 and {r.as_of for r in lambda_rows} == {"2026-12-13T21:04:52Z"}
+    assert len(lambda_rows) == 7 and {r.as_of for r in lambda_rows} == {"2026-12-13T21:04:52Z"}
 
 
 def test_bad_input_at_the_entry_points_is_refused_clearly(

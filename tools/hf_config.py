@@ -11,11 +11,24 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from tools.architecture import FAMILIES, MLA, Architecture, MoE
+from tools.architecture import MLA, Architecture, MoE
 from tools.errors import ToolInputError
 
-# Every architecture family except the generic one we synthesise from a bare parameter count.
-SUPPORTED_MODEL_TYPES: tuple[str, ...] = tuple(f for f in FAMILIES if f != "generic")
+# The model_types this mapping reads field by field. Listed, not derived from
+# tools.architecture.FAMILIES: a family the catalog knows (llama4, gemma3, ...) is not
+# supported here until its config fields are mapped.
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen3",
+    "qwen3_moe",
+    "gemma2",
+    "phi3",
+    "deepseek_v3",
+    "gpt_oss",
+)
 
 
 def _require(cfg: dict[str, Any], key: str) -> Any:
@@ -142,6 +155,8 @@ def _architecture_from_config(cfg: dict[str, Any]) -> Architecture:
             v_head_dim=_require(cfg, "v_head_dim"),
         )
         fields["head_dim"] = cfg["qk_nope_head_dim"] + cfg["qk_rope_head_dim"]
+        # Multi-token-prediction modules: in the checkpoint, not in memory (tools/architecture).
+        fields["mtp_layers"] = cfg.get("num_nextn_predict_layers") or 0
     try:
         return Architecture(**fields)
     except ValidationError as exc:

@@ -67,6 +67,10 @@ MAX_WATTS = 1e5
 """Board power, W: ~40× the largest superchip module."""
 MAX_GPUS_PER_NODE = 1024
 """GPUs in one node or NVLink domain: the largest published is 72 (GB200 NVL72)."""
+MAX_GPU_CORES = 10_000
+"""GPU cores of a unified-memory SoC (Apple M3 Ultra: 80; ~125× headroom)."""
+MAX_DEVICES_PER_PACKAGE = 8
+"""GPUs software sees per board (MI250X: 2 GCDs)."""
 MAX_PCIE_GEN = 16
 """PCIe generation (7 is the newest specification)."""
 MAX_OVERHEAD_BYTES = 64 * 2**30
@@ -104,6 +108,11 @@ MAX_EXPERTS = 2**16
 """Routed experts per MoE layer: 65,536, above Kimi K2's 384."""
 MAX_NORMS_PER_LAYER = 16
 """Norm weights per layer (Gemma 2 has 4)."""
+MAX_IMAGE_SIDE = 2**14
+"""A vision tower's input image side and patch size, pixels: 16,384, ~10× the largest published
+(Pixtral, 1,540)."""
+MAX_SPATIAL_MERGE = 16
+"""Patches merged per side into one token by a vision projector (Pixtral: 2)."""
 
 # --- names and lists --------------------------------------------------------------------------
 

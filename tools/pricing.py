@@ -514,6 +514,8 @@ class ConfigurationPrice:
     instances: int | None = None
     billed_gpus: int = 0
     notes: tuple[str, ...] = ()
+    stale: bool = False
+    """No fresh row hosts the configuration: the price is undated or past the age limit."""
 
 
 @dataclass(frozen=True)
@@ -581,6 +583,7 @@ class RankingPrices:
             instances=instances,
             billed_gpus=billed,
             notes=tuple(notes),
+            stale=not fresh,
         )
 
 

@@ -12,8 +12,9 @@ from tools.catalog import get_catalog
 
 
 def gpus_markdown() -> str:
-    """The GPU catalog (memory in GB, one unit per table, with each entry's as_of)."""
-    table = gpus.table(get_catalog().gpus.values(), "GB")
+    """The GPU catalog's devices (memory in GB, one unit per table, with each as_of); the RAM
+    configurations of unified-memory machines are in `gpu-sizer gpus --all`."""
+    table = gpus.table(get_catalog().devices(), "GB")
     return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{gpus.UNITS_NOTE}"
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from assistant.commands._table import render_table
 from tools.catalog import GpuSpec, get_catalog
+from tools.hardware import NO_BF16_NOTE, gpu_limit
 from tools.units import GB, ByteUnit, to_unit
 
 
@@ -27,6 +28,12 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         default=None,
         help="unit of the usable-memory column (default GB, like the GB/s bandwidth column; "
         "GiB is what nvidia-smi and PyTorch report)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="also list every RAM configuration of the unified-memory machines (Apple silicon, "
+        "DGX Spark, Strix Halo), each with its own GPU limit",
     )
     parser.add_argument("--json", action="store_true", help="print JSON (bytes as integers)")
 
@@ -60,6 +67,7 @@ def _headers(usable_unit: ByteUnit) -> tuple[str, ...]:
     return (
         "id",
         "name",
+        "segment",
         "marketed as",
         f"usable {usable_unit}",
         "bandwidth GB/s",
@@ -77,6 +85,7 @@ def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
     return [
         gpu.id,
         gpu.name,
+        gpu.segment,
         marketed_label(gpu),
         _number(to_unit(gpu.usable_memory_bytes, usable_unit), 2),
         _number(gpu.memory_bandwidth_bytes_per_s / GB),
@@ -91,8 +100,9 @@ def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
 UNITS_NOTE = (
     "GB = 10^9 bytes, GiB = 2^30 bytes. 'marketed as' is the vendor's label, not a byte count: "
     "memory is built in binary units, so a part labelled 'N GB' holds about N GiB and its "
-    "usable GB can exceed N. Usable = what one process can allocate. Throughputs are dense (no "
-    "sparsity); blank = not published."
+    "usable GB can exceed N. Usable = what one process can allocate; for unified-memory "
+    "machines, the GPU's default share of the RAM (macOS working-set limit). Throughputs are "
+    "dense (no sparsity); blank = not published."
 )
 """What the columns mean, printed under the table (the chat's /gpus can show the same)."""
 
@@ -100,13 +110,14 @@ UNITS_NOTE = (
 def table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GB") -> str:
     """The GPU listing: the vendor's label as text, usable memory in `usable_unit` only."""
     rows = [_row(g, usable_unit) for g in gpus]
-    return render_table(_headers(usable_unit), rows, right_align=(2, 3, 4, 5, 6, 8))
+    return render_table(_headers(usable_unit), rows, right_align=(3, 4, 5, 6, 7, 9))
 
 
 def _detail(gpu: GpuSpec) -> str:
     none = "not published"
     lines = [
-        f"{gpu.name} ({gpu.id}), {gpu.vendor} {gpu.architecture}, form factor {gpu.form_factor}",
+        f"{gpu.name} ({gpu.id}), {gpu.vendor} {gpu.architecture}, form factor {gpu.form_factor}, "
+        f"{gpu.segment}",
         f"  marketed as: {marketed_label(gpu)} {gpu.memory_type} (the vendor's label; memory "
         "is built in binary units, so usable GB can exceed it)",
         f"  usable: {gpu.usable_memory_bytes:,} bytes"
@@ -133,6 +144,16 @@ def _detail(gpu: GpuSpec) -> str:
         lines.append(f"  PCIe: Gen{gpu.pcie_gen}")
     if gpu.gpus_per_node is not None:
         lines.append(f"  GPUs per node: {gpu.gpus_per_node}")
+    if gpu.devices_per_package > 1:
+        lines.append(
+            f"  devices per board: {gpu.devices_per_package} (software sees each as a GPU; "
+            "the figures above are per device)"
+        )
+    if not gpu.supports_bf16:
+        lines.append("  " + NO_BF16_NOTE.format(gpu=gpu.name))
+    if not gpu.recommend_by_default:
+        lines.append("  recommender: sized when named, not a default candidate")
+    lines.extend(_ram_lines(gpu))
     if gpu.aliases:
         lines.append(f"  aliases: {', '.join(gpu.aliases)}")
     for item in gpu.unconfirmed:
@@ -144,10 +165,33 @@ def _detail(gpu: GpuSpec) -> str:
     return "\n".join(lines)
 
 
+def _ram_lines(gpu: GpuSpec) -> list[str]:
+    """A unified-memory chip's RAM configurations with their GPU limits and how to raise them."""
+    um = gpu.unified_memory
+    if um is None:
+        return []
+    lines = [f"  GPU memory limit rule: {um.gpu_limit}"]
+    for config in get_catalog().ram_configurations(gpu.id):
+        ram = config.memory_bytes
+        limit = gpu_limit(um.gpu_limit, ram)
+        confirmed = "" if ram in um.ram_options_bytes else " (size not confirmed)"
+        line = (
+            f"  {ram / GB:,.0f} GB{confirmed} ({config.id}): GPU limit "
+            f"{to_unit(limit.bytes, 'GiB'):,.2f} GiB"
+        )
+        if limit.raise_hint:
+            line += f"; {limit.raise_hint}"
+        lines.append(line)
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     """List the GPUs (or one GPU with `name`). Unknown names raise ToolInputError."""
     catalog = get_catalog()
-    gpus = [catalog.gpu(args.name)] if args.name else list(catalog.gpus.values())
+    if args.name:
+        gpus = [catalog.gpu(args.name)]
+    else:
+        gpus = list(catalog.gpus.values()) if args.all else catalog.devices()
     if args.json:
         records = [gpu_record(g) for g in gpus]
         print(json.dumps(records[0] if args.name else records, indent=2))

@@ -15,6 +15,7 @@ from typing import Any
 
 from assistant.commands._table import render_table
 from tools.catalog import ModelEntry, get_catalog
+from tools.memory.kv_cache import kv_cache_bytes_per_token
 from tools.units import format_count
 
 
@@ -42,11 +43,20 @@ def model_record(entry: ModelEntry) -> dict[str, Any]:
         "active_params_without_input_embedding": counts.active_per_token - counts.embedding,
         "embedding_params": counts.embedding,
         "lm_head_params": counts.lm_head,
+        "vision_params": counts.vision,
+        "text_only_params": counts.text_only,
+        "mtp_params_on_disk": counts.mtp,
+        "checkpoint_params": entry.checkpoint_params,
         "official_params": entry.official_params,
+        "same_architecture_as": entry.same_architecture_as,
+        "checkpoints": [c.model_dump(mode="json") for c in entry.checkpoints],
         "attention": entry.architecture.attention_kind,
         "max_context_tokens": entry.architecture.max_context,
         "checkpoint_format": entry.checkpoint_format,
         "architecture": entry.architecture.model_dump(mode="json"),
+        "notes": entry.notes,
+        "conflicts": entry.conflicts,
+        "gaps": entry.gaps,
         "source": entry.source,
         "as_of": entry.as_of,
     }
@@ -126,12 +136,45 @@ def _detail(entry: ModelEntry) -> str:
     if entry.architecture.moe:
         lines.append(f"  {_publisher_active_convention(entry)}")
     lines.append(f"  attention: {record['attention']}")
+    lines.extend(_shape_lines(entry))
     lines.append(f"  max context: {entry.architecture.max_context:,} tokens")
+    if entry.same_architecture_as:
+        lines.append(f"  architecture: the same as {entry.same_architecture_as} (its own sources)")
+    for ckpt in entry.checkpoints:
+        lines.append(f"  checkpoint {ckpt.repo}: {ckpt.weights} ({ckpt.source})")
     if entry.aliases:
         lines.append(f"  aliases: {', '.join(entry.aliases)}")
+    for label, text in (
+        ("notes", entry.notes),
+        ("conflicts", entry.conflicts),
+        ("gaps", entry.gaps),
+    ):
+        if text:
+            lines.append(f"  {label}: {text}")
     lines.append(f"  source: {entry.source}")
     lines.append(f"  as_of: {entry.as_of}")
     return "\n".join(lines)
+
+
+def _shape_lines(entry: ModelEntry) -> list[str]:
+    """KV cache per token and its capped layers, vision tower, MTP modules, disk vs memory."""
+    arch, counts = entry.architecture, entry.params
+    lines = [f"  KV cache (bf16): {kv_cache_bytes_per_token(arch):,} bytes per token, all layers"]
+    for layers, cap in arch.kv_layer_groups()[1:]:
+        lines.append(f"    {layers} of {arch.num_layers} layers keep at most {cap:,} tokens")
+    if counts.vision:
+        lines.append(
+            f"  vision tower: {counts.vision:,} parameters (in the total; text only "
+            f"{counts.text_only:,}): vLLM and Transformers load it, llama.cpp only with --mmproj"
+        )
+    if counts.mtp:
+        lines.append(
+            f"  MTP modules: {arch.mtp_layers} (about {counts.mtp:,} parameters) on disk, not "
+            "in memory for plain serving (speculative decoding loads them)"
+        )
+    if entry.checkpoint_params != counts.total:
+        lines.append(f"  parameters in the checkpoint files: {entry.checkpoint_params:,}")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:

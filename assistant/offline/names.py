@@ -92,7 +92,9 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
         name = re.sub(r"\(.*?\)", "", _VENDOR_RE.sub("", entry.name))
         for form in (entry.id, name, *entry.aliases):
             key = _key(form)
-            if key and any(ch.isdigit() for ch in key):
+            # A digit marks a GPU name ("H100"); a name of two words or more without one
+            # ("DGX Spark", "Strix Halo") is specific enough too.
+            if key and (any(ch.isdigit() for ch in key) or len(_chunks(form)) > 1):
                 keyed.setdefault(key, (entry.id, (), _chunks(form)))
     # Leading parts of ids name a family: "a100" covers four A100 variants.
     families: dict[str, tuple[list[str], list[str]]] = {}
@@ -211,10 +213,13 @@ def is_consumer_gpu(gpu: GpuSpec) -> bool:
 
 def gpus_with_capacity(memory_bytes: int | None, consumer: bool = False) -> list[str]:
     """Catalog GPU ids marketed with exactly `memory_bytes` (a '48 GB GPU'; bytes, GB = 1e9),
-    only consumer cards when `consumer`; None leaves the capacity open. Catalog order."""
+    only consumer cards when `consumer`; None leaves the capacity open. Catalog order. A card
+    described by its memory is a discrete one: unified-memory machines (a 24 GB Mac) are named
+    by their chip instead."""
     return [
         gpu.id
         for gpu in get_catalog().gpus.values()
         if (memory_bytes is None or gpu.memory_bytes == memory_bytes)
         and (not consumer or is_consumer_gpu(gpu))
+        and gpu.unified_memory is None
     ]

@@ -15,9 +15,11 @@ is 85.9 GB for an "80 GB" H100) stay well inside it.
 
 Sources of the rules: the providers' instance pages (AWS EC2 accelerated computing instance
 types: p4d = 8× A100 40 GB, p4de = 8× A100 80 GB, p5 = H100 SXM5 80 GB, p5e/p5en = H200
-141 GB, p6-b200 = B200, g5 = A10G, g6/gr6 = L4, g6e = L40S; Lambda's instance types page:
-the `_pcie` / `_sxm4` / `_sxm5` suffix names the form factor) and the rows themselves
-(tests/data/prices/, recorded from skypilot-org/skypilot-catalog).
+141 GB, p6-b200 = B200, g5 = A10G, g6/gr6 = L4, g6e = L40S, g4dn = T4, p3 = V100 SXM2 16 GB,
+p3dn = V100 SXM2 32 GB; Lambda's instance types page: the `_pcie` / `_sxm4` / `_sxm5` suffix
+names the form factor) and the rows themselves (tests/data/prices/, recorded from
+skypilot-org/skypilot-catalog). Left unmapped on purpose: Lambda's `gpu_8x_v100` (its name does
+not say SXM2 or PCIe) and `gpu_8x_a100` (40 GB, SXM4 or PCIe not stated), AWS `T4g` (g5g).
 """
 
 from __future__ import annotations
@@ -59,8 +61,15 @@ RULES: tuple[GpuNameRule, ...] = (
     GpuNameRule("aws", "H100", "h100-sxm", "AWS p5 instances carry the H100 SXM5 (80 GB)"),
     GpuNameRule("aws", "H200", "h200-sxm", "AWS p5e / p5en instances carry the H200 (141 GB)"),
     GpuNameRule("aws", "B200", "b200-hgx", "AWS p6-b200 instances are HGX B200 boards"),
+    GpuNameRule("aws", "T4", "t4", "AWS g4dn instances carry the NVIDIA T4 (16 GB)"),
+    GpuNameRule("aws", "V100", "v100-sxm2-16gb", "AWS p3 instances carry the V100 SXM2 (16 GB)"),
+    GpuNameRule("aws", "V100-32GB", "v100-sxm2-32gb", "AWS p3dn.24xlarge: 8× V100 SXM2 32 GB"),
     GpuNameRule("lambda", "A10", "a10", "Lambda gpu_1x_a10: NVIDIA A10 (24 GB)"),
     GpuNameRule("lambda", "B200", "b200-hgx", "Lambda gpu_Nx_b200_sxm6: B200 SXM6 (HGX B200)"),
+    GpuNameRule("lambda", "A6000", "rtx-a6000", "Lambda gpu_Nx_a6000: NVIDIA RTX A6000 (48 GB)"),
+    GpuNameRule(
+        "lambda", "GH200", "gh200-96gb", "Lambda gpu_1x_gh200: GH200 with 96 GB HBM3 (98,304 MiB)"
+    ),
     GpuNameRule(
         "lambda",
         "A100-80GB",

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tools.architecture import Architecture
+from tools.architecture import Architecture, count_parameters, vision_params
 from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_KV_DTYPE
 from tools.errors import ToolInputError
+from tools.memory import devices
 from tools.memory.activations import (
     VLLM_SAMPLER_BYTES_PER_LOGIT,
     ActivationBytes,
     inference_activation_bytes,
     training_activation_bytes,
 )
+from tools.memory.devices import DeviceNotes
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, normalize_format
 from tools.memory.kv_cache import (
     VLLM_BLOCK_TOKENS,
@@ -55,7 +57,7 @@ from tools.memory.training import (
     training_precision,
 )
 from tools.memory.weights import weight_bytes
-from tools.units import format_bytes
+from tools.units import format_bytes, format_count
 
 DEFAULT_CONTEXT = DEFAULT_CONTEXT_TOKENS
 """Tokens per sequence when none is given: the shared default shape (tools/defaults.py), so
@@ -125,16 +127,46 @@ def _context(req: MemoryRequest, arch: Architecture, parts: _Parts) -> int:
     return req.context
 
 
+def _vision_note(arch: Architecture, engine: str, loaded: bool) -> str:
+    """Which engines load a checkpoint's vision tower, and what this estimate counts."""
+    size = format_count(vision_params(arch))
+    if loaded:
+        return (
+            f"Vision tower ({size} parameters, 16-bit) counted: {engine} loads it with the "
+            "checkpoint (vLLM skips it only when every modality is limited to 0, "
+            "--limit-mm-per-prompt '{\"image\": 0}', vLLM PR #22299); llama.cpp (engine "
+            "generic) loads it only from a separate --mmproj file."
+        )
+    return (
+        f"Vision tower ({size} parameters) left out: llama.cpp (engine generic) serves the "
+        "text GGUF and loads the encoder only from a separate --mmproj file (vLLM and "
+        "Transformers load it with the checkpoint)."
+    )
+
+
 def _inference_weights(
-    req: MemoryRequest, resolved: ResolvedModel, fmt: str, layout: Layout, parts: _Parts
+    req: MemoryRequest,
+    resolved: ResolvedModel,
+    fmt: str,
+    layout: Layout,
+    parts: _Parts,
+    engine: str,
 ) -> tuple[int, int]:
     """Adds the weights component; returns (bytes per GPU, layers on the worst stage)."""
     arch = resolved.architecture
+    vision = engine != "generic"
     wb = model_weight_bytes(
-        resolved, fmt, tp=layout.tp, group_size=req.group_size, keep_16bit=req.keep_16bit
+        resolved,
+        fmt,
+        tp=layout.tp,
+        group_size=req.group_size,
+        keep_16bit=req.keep_16bit,
+        vision=vision,
     )
     stage = worst_stage(wb, layout.pp)
-    whole = model_weight_bytes(resolved, fmt, group_size=req.group_size, keep_16bit=req.keep_16bit)
+    whole = model_weight_bytes(
+        resolved, fmt, group_size=req.group_size, keep_16bit=req.keep_16bit, vision=vision
+    )
     per_param = whole.total / resolved.total_params
     notes = [
         f"{FORMAT_RULES[fmt].description}; whole model {format_bytes(whole.total, 'GB')} "
@@ -164,6 +196,10 @@ def _inference_weights(
             f"MoE: all {arch.moe.num_experts} experts per layer are resident; "
             f"{resolved.active_params:,} parameters are active per token."
         )
+    if arch.vision is not None:
+        notes.append(_vision_note(arch, engine, vision))
+    if arch.mtp_layers:
+        notes.append(_mtp_note(arch))
     formula = "Σ tensors × bytes per weight of the format"
     if layout.tp > 1:
         formula += f", split over tp={layout.tp} (KV projections and routers replicated)"
@@ -187,6 +223,17 @@ def _inference_weights(
         )
     parts.add("weights", nbytes, formula, *notes)
     return nbytes, stage.layers
+
+
+def _mtp_note(arch: Architecture) -> str:
+    """MTP modules: in the checkpoint, not in this estimate."""
+    mtp = count_parameters(arch).mtp
+    return (
+        f"Not counted: {arch.mtp_layers} multi-token-prediction module(s) stored in the "
+        f"checkpoint (about {format_count(mtp)} parameters: a decoder layer + eh_proj + norms "
+        "each, DeepSeek-V3 report §2.2): on disk, but engines load them only for speculative "
+        "decoding (vLLM --speculative-config with method 'deepseek_mtp'/'mtp')."
+    )
 
 
 def _full_training_state(
@@ -472,6 +519,21 @@ def _overhead(req: MemoryRequest, engine: str, parts: _Parts) -> None:
     parts.add("overhead", total, " + ".join(name for name, _, _ in items), *notes)
 
 
+def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) -> Layout:
+    """The parallel layout. llama.cpp (engine generic) splits a model over several GPUs by
+    layers (`--split-mode layer`, its default): each GPU holds a run of layers with their KV
+    cache, as a pipeline stage does, so with no tp/pp given it is sized as pp = gpus."""
+    layer_split = engine == "generic" and not req.is_training and req.gpus > 1
+    if layer_split and req.tp is None and req.pp == 1:
+        parts.assumptions.append(
+            f"Layout: llama.cpp splits the layers over the {req.gpus} GPUs (--split-mode "
+            "layer, the default): each holds its run of layers and their KV cache (sized as "
+            f"pp={req.gpus}); --split-mode row would split each tensor instead."
+        )
+        return plan_layout(arch, gpus=req.gpus, tp=1, pp=req.gpus, training=False)
+    return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
+
+
 def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
     """Transformers for training; llama.cpp-style (generic: no memory reserve, no paged KV) for
     GGUF weights, which are what llama.cpp runs; vLLM for other serving."""
@@ -495,14 +557,27 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     parts = _Parts(assumptions=list(resolved.assumptions))
     if req.weights_reading:
         parts.assumptions.append(req.weights_reading)
-    layout = plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
+    spec = None if req.gpu is None else get_catalog().gpu(req.gpu)
+    device = DeviceNotes()
     fmt = _weight_format(req, resolved)
-    engine = req.engine or _default_engine(req, fmt, parts)
+    engine = (
+        req.engine
+        or (None if req.is_training else devices.default_engine(spec, device))
+        or _default_engine(req, fmt, parts)
+    )
+    layout = _layout(req, arch, engine, parts)
+    if req.task != "full":
+        fmt = devices.sixteen_bit(spec, fmt, req.weights is not None, "weights", device)
+    kv_dtype = devices.sixteen_bit(
+        spec, req.kv_dtype or DEFAULT_KV_DTYPE, req.kv_dtype is not None, "KV cache", device
+    )
+    for warning in (devices.engine_warning(spec, engine), devices.fp8_warning(spec, fmt)):
+        if warning and not req.is_training:
+            device.warnings.append(warning)
     if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
         parts.warnings.append(
             f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4"
         )
-    kv_dtype = req.kv_dtype or DEFAULT_KV_DTYPE
     context = _context(req, arch, parts)
     kv_warning = engine_kv_dtype_warning(engine, kv_dtype)
     if not req.is_training and kv_warning:
@@ -515,7 +590,7 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     if req.task == "full":
         stage_layers = _full_training_state(req, resolved, layout, parts)
     else:
-        _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts)
+        _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts, engine)
         if req.task in ("lora", "qlora"):
             _adapter_state(req, arch, layout, stage_layers, parts)
         else:
@@ -546,7 +621,14 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         if arch.sliding_window_layers:
             notes.append(
                 f"{arch.sliding_window_layers} sliding-window layers hold at most "
-                f"{arch.sliding_window} tokens."
+                f"{arch.sliding_window:,} tokens; {arch.full_attention_layers} full-attention "
+                "layers hold the whole context."
+            )
+        if arch.chunked_attention_layers:
+            notes.append(
+                f"{arch.chunked_attention_layers} chunked-attention layers hold at most one "
+                f"{arch.attention_chunk_size:,}-token chunk; {arch.full_attention_layers} "
+                "global layers hold the whole context."
             )
         if block > 1:
             notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")
@@ -579,10 +661,10 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     gpu_id: str | None = None
     usable = budget = headroom = None
     fits: bool | None = None
-    if req.gpu is not None:
-        spec = get_catalog().gpu(req.gpu)
+    if spec is not None:
         gpu_id = spec.id
         usable = spec.usable_memory_bytes
+        util = 1.0
         if engine == "vllm":
             util = req.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
             budget = int(usable * util)
@@ -600,6 +682,9 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
             )
         headroom = budget - per_gpu
         fits = headroom >= 0
+        devices.budget_notes(spec, layout.gpus, per_gpu, util, device)
+    parts.assumptions.extend(device.assumptions)
+    parts.warnings.extend(device.warnings)
 
     return MemoryEstimate(
         model_id=resolved.id,

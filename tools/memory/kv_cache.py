@@ -7,7 +7,10 @@ Per token (all layers), for a KV dtype of b bytes:
 - MLA (DeepSeek-V2 paper arXiv 2405.04434 §2.1.2): only the compressed latent and the shared
   RoPE key are cached: layers · (kv_lora_rank + qk_rope_head_dim) · b. vLLM's MLA backend keeps
   the full latent on every TP rank (it is not split by heads).
-- Sliding-window layers (Mistral, Gemma 2 local layers, gpt-oss) keep at most `window` tokens.
+- Sliding-window layers (Mistral, Gemma 2 and Gemma 3 local layers, gpt-oss) keep at most
+  `window` tokens; chunked-attention layers (Llama 4: 3 of every 4 layers, chunk 8,192) attend
+  within their chunk only, so they keep at most one chunk (vLLM's chunked local attention
+  frees the blocks of finished chunks). Only the full-attention layers grow past the cap.
 - vLLM PagedAttention allocates blocks of 16 tokens (vLLM `--block-size` default 16), so each
   sequence's length is rounded up to a multiple of 16.
 """
@@ -65,6 +68,20 @@ def round_up(tokens: int, block: int) -> int:
     return -(-tokens // block) * block
 
 
+def capped_tokens(context: int, cap: int | None) -> int:
+    """Tokens a layer keeps of a `context`-token sequence: all of them, or at most `cap`."""
+    return context if cap is None else min(context, cap)
+
+
+def kv_layer_tokens(arch: Architecture, context: int, block_tokens: int) -> int:
+    """Σ over layers of the tokens each layer caches for one `context`-token sequence
+    (sliding/chunked layers capped, each rounded up to `block_tokens`): layer-tokens."""
+    return sum(
+        layers * round_up(capped_tokens(context, cap), block_tokens)
+        for layers, cap in arch.kv_layer_groups()
+    )
+
+
 def kv_cache_bytes(
     arch: Architecture,
     *,
@@ -77,18 +94,14 @@ def kv_cache_bytes(
 ) -> int:
     """KV-cache bytes on one GPU for `sequences` sequences of `context` tokens each.
 
-    Sliding-window layers hold min(context, window) tokens. With pipeline parallelism a GPU
-    holds the layers of one stage: ceil(layers / pp) of them (the largest stage).
+    Sliding-window layers hold min(context, window) tokens, chunked-attention layers
+    min(context, chunk). With pipeline parallelism a GPU holds the layers of one stage:
+    ceil(layers / pp) of them (the largest stage).
     `block_tokens`: allocation granularity per sequence (16 for vLLM, 1 otherwise).
     """
     per_layer = kv_cache_bytes_per_layer_token(arch, kv_dtype, tp)
-    sliding = arch.sliding_window_layers
-    full = arch.num_layers - sliding
-    tokens_full = round_up(context, block_tokens)
-    tokens_sliding = (
-        round_up(min(context, arch.sliding_window), block_tokens) if arch.sliding_window else 0
-    )
-    all_layers = per_layer * (full * tokens_full + sliding * tokens_sliding) * sequences
+    layer_tokens = kv_layer_tokens(arch, context, block_tokens)
+    all_layers = per_layer * layer_tokens * sequences
     if pp == 1:
         return all_layers
     stage_layers = -(-arch.num_layers // pp)

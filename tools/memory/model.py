@@ -63,9 +63,11 @@ def model_weight_bytes(
     tp: int = 1,
     group_size: int = 128,
     keep_16bit: Sequence[str] | None = None,
+    vision: bool = True,
 ) -> WeightBytes:
     """Weight bytes per GPU of `resolved` stored as `fmt`: the files' own bytes when the model
-    was read from files in that format (split evenly over `tp`), else computed per tensor."""
+    was read from files in that format (split evenly over `tp`), else computed per tensor
+    (`vision`: with the checkpoint's vision tower, tools.memory.weights)."""
     own = resolved.file_weights
     if own is not None and fmt == own.fmt and keep_16bit is None:
         if tp == 1:
@@ -87,6 +89,7 @@ def model_weight_bytes(
         group_size=group_size,
         keep_16bit=keep_16bit,
         total_params=resolved.stated_params,
+        vision=vision,
     )
 
 
@@ -116,9 +119,16 @@ def _named_model(model: str) -> ResolvedModel:
     """A catalog name, an Ollama tag naming a catalog model, or a cached Hugging Face repo."""
     catalog = get_catalog()
     try:
-        return _from_entry(catalog.model(model))
+        entry = catalog.model(model)
     except ToolInputError as missing:
         error = missing
+    else:
+        named = catalog.checkpoint(model)
+        if named is None:
+            return _from_entry(entry)
+        # 'Qwen/Qwen3-32B-AWQ': the catalog model in the format that repo ships.
+        note = f"{named.repo} is {entry.name} published as {named.weights} ({named.source})."
+        return _from_entry(entry, named.weights, note)
     tag = parse_tag(model)
     if tag is not None:
         for name in tag.names:

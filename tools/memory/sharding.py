@@ -101,8 +101,8 @@ class StageBytes:
 
 def worst_stage(weights: WeightBytes, pp: int) -> StageBytes:
     """The pipeline stage with the most weight bytes. Layers are split into pp contiguous runs
-    of ceil(L/pp) (the last may be shorter); stage 0 adds the embedding, the last stage the
-    output layer (or a copy of a tied embedding) and the final norm."""
+    of ceil(L/pp) (the last may be shorter); stage 0 adds the embedding (and a vision tower),
+    the last stage the output layer (or a copy of a tied embedding) and the final norm."""
     layers = weights.layers
     if pp == 1:
         return StageBytes(weights.total, len(layers), 0)
@@ -113,7 +113,7 @@ def worst_stage(weights: WeightBytes, pp: int) -> StageBytes:
         run = layers[stage * per_stage : (stage + 1) * per_stage]
         total = sum(run)
         if stage == 0:
-            total += weights.embedding
+            total += weights.embedding + weights.vision
         if stage == pp - 1:
             total += head + weights.final_norm
         if total > best.bytes:
@@ -153,7 +153,8 @@ def zero3_gathered_bytes(
     a frozen base).
     """
     head = (weights.lm_head or weights.embedding) + weights.final_norm
-    units = [weights.embedding, *weights.layers, head]
+    vision = [weights.vision] if weights.vision else []
+    units = [*vision, weights.embedding, *weights.layers, head]
     best = GatheredBytes(0, 0)
     for i, unit in enumerate(units):
         prefetched = units[i - 1] if i else 0

@@ -3,9 +3,10 @@
 Every linear weight is listed with its shape (rows = output features, cols = input features),
 how tensor parallelism places it (split across ranks, replicated, or a K/V projection whose
 heads are replicated when there are fewer KV heads than ranks — vLLM's QKVParallelLinear), its
-llama.cpp category (for GGUF mixes) and its LoRA target name. The sum of all tensors equals
-`count_parameters(arch).total` exactly (checked in tests), so sizes built on this inventory
-inherit the exactness of the parameter counts.
+llama.cpp category (for GGUF mixes) and its LoRA target name. With the embedding, the output
+layer, the final norm and a vision tower (one block, tools/vision_tower.py), the sum of all
+tensors equals `count_parameters(arch).total` exactly (checked in tests), so sizes built on
+this inventory inherit the exactness of the parameter counts.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Literal
 
-from tools.architecture import Architecture
+from tools.architecture import (
+    Architecture,
+    norm_params_per_layer,
+    output_vector_params,
+    qk_norm_params,
+    vision_params,
+)
 
 TpPlacement = Literal["split", "replicated", "kv"]
 LORA_TARGETS: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down")
@@ -137,8 +144,7 @@ def _attention(a: Architecture) -> tuple[list[Linear], int]:
         vectors += q_dim + 2 * kv_dim
     if a.o_bias:
         vectors += h
-    if a.qk_norm:
-        vectors += 2 * a.head_dim
+    vectors += qk_norm_params(a)
     if a.attention_sinks:
         vectors += a.num_attention_heads
     return lins, vectors
@@ -153,22 +159,9 @@ def _dense_mlp(h: int, width: int, bias: bool, prefix: str = "") -> tuple[list[L
     return lins, (2 * width + h if bias else 0)
 
 
-@cache
-def layer_shapes(a: Architecture) -> tuple[LayerShape, ...]:
-    """The transformer layers of `a` as runs of identical layers (dense first, then MoE)."""
-    h = a.hidden_size
-    attn, attn_vectors = _attention(a)
-    norms = a.norms_per_layer * h
-    if a.moe is None:
-        mlp, mlp_vectors = _dense_mlp(h, a.intermediate_size, a.mlp_bias)
-        return (LayerShape(0, a.num_layers, (*attn, *mlp), attn_vectors + mlp_vectors + norms),)
-    e = a.moe
-    shapes: list[LayerShape] = []
-    if e.first_dense_layers:
-        mlp, mlp_vectors = _dense_mlp(h, a.intermediate_size, a.mlp_bias)
-        shapes.append(
-            LayerShape(0, e.first_dense_layers, (*attn, *mlp), attn_vectors + mlp_vectors + norms)
-        )
+def _moe_layer(a: Architecture, attn: list[Linear], attn_vectors: int) -> tuple[Linear, ...]:
+    assert a.moe is not None
+    e, h = a.moe, a.hidden_size
     ei, n = e.expert_intermediate_size, e.num_experts
     moe_lins = [
         Linear("router", "router", n, h, 1, "replicated"),
@@ -176,18 +169,35 @@ def layer_shapes(a: Architecture) -> tuple[LayerShape, ...]:
         Linear("experts.up_proj", "ffn_up", ei, h, n, expert=True, lora_target="up"),
         Linear("experts.down_proj", "ffn_down", h, ei, n, expert=True, lora_target="down"),
     ]
-    moe_vectors = (n if e.router_bias else 0) + (n * (2 * ei + h) if e.expert_bias else 0)
     if e.num_shared_experts:
         shared, _ = _dense_mlp(h, ei * e.num_shared_experts, False, "shared_experts.")
         moe_lins.extend(shared)
-    shapes.append(
-        LayerShape(
-            e.first_dense_layers,
-            a.num_moe_layers,
-            (*attn, *moe_lins),
-            attn_vectors + moe_vectors + norms,
-        )
-    )
+    return (*attn, *moe_lins)
+
+
+@cache
+def layer_shapes(a: Architecture) -> tuple[LayerShape, ...]:
+    """The transformer layers of `a` in order, as runs of identical layers: dense FFN layers
+    and MoE layers (leading dense layers, DeepSeek; alternating, Llama 4 Maverick)."""
+    h = a.hidden_size
+    attn, attn_vectors = _attention(a)
+    norms = norm_params_per_layer(a)
+    dense_mlp, dense_vectors = _dense_mlp(h, a.intermediate_size, a.mlp_bias)
+    dense = ((*attn, *dense_mlp), attn_vectors + dense_vectors + norms)
+    moe: tuple[tuple[Linear, ...], int] | None = None
+    if a.moe is not None:
+        e = a.moe
+        ei, n = e.expert_intermediate_size, e.num_experts
+        moe_vectors = (n if e.router_bias else 0) + (n * (2 * ei + h) if e.expert_bias else 0)
+        moe = (_moe_layer(a, attn, attn_vectors), attn_vectors + moe_vectors + norms)
+    shapes: list[LayerShape] = []
+    for index in range(a.num_layers):
+        linears, vectors = moe if moe is not None and a.is_moe_layer(index) else dense
+        last = shapes[-1] if shapes else None
+        if last is not None and last.linears == linears and last.vector_params == vectors:
+            shapes[-1] = LayerShape(last.first, last.count + 1, linears, vectors)
+        else:
+            shapes.append(LayerShape(index, 1, linears, vectors))
     return tuple(shapes)
 
 
@@ -195,5 +205,5 @@ def inventory_params(a: Architecture) -> int:
     """Total parameters of the inventory: must equal `count_parameters(a).total`."""
     embedding = a.vocab_size * a.hidden_size
     lm_head = 0 if a.tied_embeddings else embedding
-    final_norm = a.hidden_size
-    return embedding + lm_head + final_norm + sum(s.params * s.count for s in layer_shapes(a))
+    layers = sum(s.params * s.count for s in layer_shapes(a))
+    return embedding + lm_head + output_vector_params(a) + layers + vision_params(a)

@@ -5,6 +5,11 @@ and row-parallel weights are split across the `tp` ranks; the embedding and outp
 split by vocabulary (VocabParallelEmbedding); K/V projections hold ceil(kv_heads / tp) heads per
 rank, so they are replicated when there are fewer KV heads than ranks; routers, MLA low-rank
 down-projections and 1-D tensors (norms, biases) are replicated on every rank.
+
+A vision tower (Gemma 3 4B+, Llama 4, Mistral Small 3.1) is sized in 16-bit whatever the text
+weights' format (quantizers and GGUF converters leave it unquantized: llama.cpp keeps it in a
+separate mmproj file) and split over the tensor-parallel ranks like the text layers (vLLM's
+default encoder TP mode); `vision=False` leaves it out, as text-only serving does.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from tools.architecture import Architecture
+from tools.architecture import Architecture, output_vector_params, vision_params
 from tools.memory.formats import DEFAULT_GROUP_SIZE, FORMAT_RULES, GGUF_FORMATS, linear_bytes
 from tools.memory.gguf_mix import gguf_layer_bytes, gguf_table_bytes
 from tools.memory.tensors import LayerShape, Linear, layer_shapes
@@ -36,11 +41,14 @@ class WeightBytes:
     routed_experts: int = 0
     """Bytes of the MoE routed-expert matrices (all experts, all layers), already included in
     `layers`: the part a decode step reads only for the experts its tokens are routed to."""
+    vision: int = 0
+    """Bytes of the vision encoder + projector (0 when absent or left out); not read by a text
+    decode step. Held by the first pipeline stage."""
 
     @property
     def total(self) -> int:
         """All weights on one GPU when the model is not pipelined (pp = 1), bytes."""
-        return self.embedding + self.lm_head + sum(self.layers) + self.final_norm
+        return self.embedding + self.lm_head + sum(self.layers) + self.final_norm + self.vision
 
 
 def _vector_bits(fmt: str) -> int:
@@ -113,9 +121,13 @@ def weight_bytes(
     group_size: int = DEFAULT_GROUP_SIZE,
     keep_16bit: Iterable[str] | None = None,
     total_params: int | None = None,
+    vision: bool = True,
 ) -> WeightBytes:
     """Weight bytes of `arch` stored as `fmt` (a canonical name from `formats`), per GPU with
     tensor-parallel degree `tp`.
+
+    `vision`: include the checkpoint's vision tower (the default: vLLM and Transformers load
+    it); False for text-only serving (llama.cpp without --mmproj).
 
     `keep_16bit`: which of ("embedding", "lm_head") stay 16-bit; default per format (kept for
     GPTQ/AWQ/NF4/fp8/int8/mxfp4, quantized for GGUF). `total_params`: a stated parameter count
@@ -125,7 +137,7 @@ def weight_bytes(
     and concurrency): results are cached (WeightBytes is frozen).
     """
     keep = None if keep_16bit is None else tuple(keep_16bit)
-    return _weight_bytes(arch, fmt, tp, group_size, keep, total_params)
+    return _weight_bytes(arch, fmt, tp, group_size, keep, total_params, vision)
 
 
 @lru_cache(maxsize=512)
@@ -136,6 +148,7 @@ def _weight_bytes(
     group_size: int,
     keep_16bit: tuple[str, ...] | None,
     total_params: int | None,
+    vision: bool = True,
 ) -> WeightBytes:
     rule = FORMAT_RULES[fmt]
     keep = tuple(rule.default_16bit if keep_16bit is None else keep_16bit)
@@ -154,7 +167,10 @@ def _weight_bytes(
     lm_head = 0
     if not arch.tied_embeddings:
         lm_head = -(-_embedding_bytes(arch, fmt, "lm_head", keep, group_size) // tp)
-    final_norm = arch.hidden_size * _vector_bits(fmt) // 8
+    final_norm = output_vector_params(arch) * _vector_bits(fmt) // 8
+    vision_bytes = 0
+    if vision and arch.vision is not None:
+        vision_bytes = -(-vision_params(arch) * (4 if fmt == "fp32" else 2) // tp)
     if total_params is not None:
         own_total = sum(s.params * s.count for s in layer_shapes(arch))
         fixed = arch.vocab_size * arch.hidden_size * (1 if arch.tied_embeddings else 2)
@@ -171,4 +187,6 @@ def _weight_bytes(
             done = target
         layers = scaled
         routed_experts = routed_experts * numerator // denominator
-    return WeightBytes(embedding, lm_head, tuple(layers), final_norm, fmt, keep, tp, routed_experts)
+    return WeightBytes(
+        embedding, lm_head, tuple(layers), final_norm, fmt, keep, tp, routed_experts, vision_bytes
+    )

@@ -52,6 +52,41 @@ def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
     ]
 
 
+# Lower weight formats tried on a named GPU that holds nothing at the asked one, best quality
+# first: what llama.cpp/Ollama users pick (GGUF) and what vLLM serves (fp8, AWQ int4).
+_LOWER_FORMATS = {"generic": ("q8_0", "q4_k_m"), "vllm": ("fp8", "int4-awq")}
+
+
+def _lower_format_notes(
+    w: Workload, model_name: str, fmt: str, best: list[Option], prices: RankingPrices
+) -> list[str]:
+    """A named GPU that holds nothing in 16-bit weights (a Mac, a GeForce card): the first lower
+    format that fits its largest layout tried, with the memory it needs, so the answer says
+    what the user can run on the hardware they have."""
+    if w.is_training or fmt not in _SIXTEEN_BIT or not w.constraints.only_gpus:
+        return []
+    notes: list[str] = []
+    for o in best:
+        if o.fits:
+            continue
+        gpu = get_catalog().gpu(o.gpu)
+        engine = estimate_memory(_memory_request(w, gpu, o.tp, o.pp, 1, 1)).engine
+        for lower in _LOWER_FORMATS.get(engine, ()):
+            if lower == "fp8" and not gpu.supports_bf16:
+                continue  # no FP8 on T4/V100/P100
+            probe = _inference_option(
+                w.model_copy(update={"weights": lower}), gpu, o.tp, o.pp, prices
+            )
+            if probe.fits:
+                notes.append(
+                    f"In {lower} weights {model_name} fits {probe.count}× {o.gpu_name}: "
+                    f"{_gib(probe.per_gpu_bytes)} of {_gib(probe.budget_bytes_per_gpu)} per GPU "
+                    f"(in {fmt}: {_gib(o.per_gpu_bytes)})."
+                )
+                break
+    return notes
+
+
 def _fit_notes(
     w: Workload,
     model_name: str,
@@ -102,7 +137,11 @@ def _fit_notes(
         if low.fits:
             lower.append(("fp8", low))
     one_node: list[Option] = []
-    for gpu in catalog.gpus.values():
+    # The GPUs ranked, then the default candidates outside the user's filter (owned hardware
+    # such as Macs is named only when the user named it).
+    weighed = {gid: catalog.gpu(gid) for gid in chosen}
+    weighed |= {g.id: g for g in catalog.default_candidates() if g.id not in weighed}
+    for gpu in weighed.values():
         if gpu.id in short_ids:
             continue
         if gpu.id in chosen:

@@ -53,7 +53,9 @@ def _named_gpu(name: str, field: str) -> GpuSpec:
 
 def _allowed_gpus(w: Workload) -> list[GpuSpec]:
     catalog = get_catalog()
-    gpus = list(catalog.gpus.values())
+    # Unnamed GPUs: the rentable and datacenter parts; owned hardware (Macs, most GeForce
+    # cards, China-only SKUs: catalog recommend_by_default false) only when named.
+    gpus = catalog.default_candidates()
     c = w.constraints
     if c.only_gpus:
         gpus = [_named_gpu(name, "constraints.only_gpus") for name in c.only_gpus]
@@ -76,6 +78,11 @@ def _allowed_gpus(w: Workload) -> list[GpuSpec]:
 def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
     tps = _tp_candidates(w, gpu, arch)
     layouts = [(t, 1) for t in tps]
+    if gpu.unified_memory is not None and "max_gpus" not in w.constraints.model_fields_set:
+        # A Mac, DGX Spark or Strix Halo box is one device per machine: several of them only
+        # split a model over Thunderbolt/Ethernet (llama.cpp RPC, exo), tried when the user
+        # gives a device count, never proposed as "buy another one".
+        return layouts
     if not w.constraints.single_node and w.constraints.allow_pipeline_parallel:
         node_tp = max(tps)
         for pp in range(2, min(MAX_PIPELINE_STAGES, arch.num_layers) + 1):

@@ -114,6 +114,11 @@ class Option(BaseModel):
         "price: whole instances billed, each tensor-parallel group in one machine.",
     )
     price_id: str | None = Field(default=None, description="Catalog price row used, if any.")
+    price_stale: bool = Field(
+        default=False,
+        description="Only a stale (undated or too old) price hosts this configuration; "
+        "ranked after freshly priced ones when ranking by price.",
+    )
     billed_gpus: int | None = Field(
         default=None, description="GPUs billed at that price (whole instances), count."
     )

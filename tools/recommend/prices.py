@@ -37,6 +37,7 @@ def quote_fields(quote: ConfigurationPrice | None, prices: RankingPrices) -> dic
         "usd_per_hour": quote.usd_per_hour,
         "price_id": quote.price.id,
         "billed_gpus": quote.billed_gpus,
+        "price_stale": quote.stale,
         "price_as_of": quote.price.as_of,
         "price_age": prices.age(quote.price),
     }

@@ -90,7 +90,9 @@ def _best(w: Workload, options: list[Option]) -> Option:
     if meeting and w.objective == "fastest":
         return max(meeting, key=lambda o: (_speed_key(o), -o.count))
     if meeting and w.objective == "cheapest" and any(o.usd_per_hour for o in meeting):
-        return _lowest(meeting, lambda o: _cheapest_cost(w, o))
+        # A fresh price before a stale one: an old quote must not decide "cheapest".
+        fresh = [o for o in meeting if o.usd_per_hour and not o.price_stale]
+        return _lowest(fresh or meeting, lambda o: _cheapest_cost(w, o))
     priced = [o for o in meeting if math.isfinite(_per_token_cost(o))]
     if priced and w.objective == "cheapest_per_token":
         return _lowest(priced, _per_token_cost)
@@ -130,10 +132,11 @@ def _rank_key(w: Workload, prices: RankingPrices) -> Any:
         head = (not o.meets_targets, not o.fits)
         if objective == "fastest":
             return (*head, -speed(o), o.count)
+        # Freshly priced options before those only a stale (undated or too old) price hosts.
         if objective == "cheapest" and prices.rows:
-            return (*head, _cheapest_cost(w, o), o.count, -speed(o))
+            return (*head, o.price_stale, _cheapest_cost(w, o), o.count, -speed(o))
         if objective == "cheapest_per_token" and prices.rows:
-            return (*head, _per_token_cost(o), o.count, -speed(o))
+            return (*head, o.price_stale, _per_token_cost(o), o.count, -speed(o))
         return (*head, o.count, -speed(o))
 
     return key

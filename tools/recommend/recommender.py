@@ -10,10 +10,12 @@ from typing import Any
 
 from tools.advice import advise, performance_assumptions
 from tools.catalog import GpuSpec, get_catalog
+from tools.memory import devices
+from tools.memory.devices import DeviceNotes
 from tools.memory.sharding import zero_single_rank_warning
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
-from tools.recommend.fit_notes import _fit_notes, _shorter_sequence_note
+from tools.recommend.fit_notes import _fit_notes, _lower_format_notes, _shorter_sequence_note
 from tools.recommend.inference import _inference_option, with_load_latency
 from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts
 from tools.recommend.memory_calls import (
@@ -88,7 +90,24 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         "`gpu-sizer cost`)."
     ]
     gpus = _allowed_gpus(workload)
+    implied = {devices.default_engine(g, DeviceNotes()) for g in gpus}
+    if (
+        workload.engine is None
+        and not workload.is_training
+        and len(implied) == 1
+        and None not in implied
+    ):
+        # Only GPUs without CUDA (Macs, Strix Halo): the engine they run, for every estimate,
+        # the GPU-free one included, so no vLLM figure appears in the answer.
+        workload = workload.model_copy(update={"engine": implied.pop()})
     resolved = _resolved(workload)
+    if not any(g.supports_bf16 for g in gpus) and workload.task != "full":
+        # Only GPUs without bf16 (T4, V100, P100): 16-bit means fp16 there, in every estimate.
+        updates = {"kv_dtype": workload.kv_dtype or "fp16"}
+        if workload.weights is None and resolved.checkpoint_format is None:
+            updates["weights"] = "fp16"
+        workload = workload.model_copy(update=updates)
+        resolved = _resolved(workload)
     arch, params = _arch(workload), _params(workload)
     # One GPU-free estimate first: it validates the memory fields (bad weights → the memory
     # calculator's ToolInputError) and gives the model-level figures.
@@ -121,6 +140,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
+        notes.extend(_lower_format_notes(workload, resolved.name, fmt, best, prices))
     elif best and not any(o.fits for o in best):
         notes.extend(_shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
     assumptions = [

@@ -72,7 +72,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             end += len(after.group(0))
         text = t.original[match.start : match.end].strip()
         variants = list(match.variants)
-        p.gpus.append(GpuMention(gpu=match.id, text=text, count=count, variants=variants))
+        gpu_id, end = _with_stated_ram(t, match.id, match.start, end)
+        if gpu_id != match.id:
+            text = t.original[match.start : end].strip()
+        p.gpus.append(GpuMention(gpu=gpu_id, text=text, count=count, variants=variants))
         if match.id is not None and variants:
             name = get_catalog().gpus[match.id].name
             others = ", ".join(v for v in variants if v != match.id)
@@ -80,6 +83,28 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         t.consume(start, end)
     for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
+
+
+_MAC_PRODUCT = r"\b(?:my\s+)?(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|mini|pro)|imac)\b"
+
+
+def _with_stated_ram(t: Text, gpu_id: str | None, start: int, end: int) -> tuple[str | None, int]:
+    """A unified-memory chip with its RAM said beside it ('M3 Max with 64 GB', 'M2 Ultra
+    192GB') is that RAM configuration (tools.catalog `with_ram`); its product name ('MacBook
+    Pro') is part of the GPU. Returns the catalog id and the end of the span used."""
+    catalog = get_catalog()
+    chip = catalog.gpus.get(gpu_id) if gpu_id else None
+    if chip is None or chip.unified_memory is None:
+        return gpu_id, end
+    for m in t.each(_MAC_PRODUCT):
+        del m  # the product name says no more than the chip: consumed
+    stated = _stated_memory(t, start, end)
+    if stated is None or stated[1] < start:
+        return gpu_id, end
+    ram, _, span_end = stated
+    # Unified memory is sold as 'N GB' of N GiB DRAM: 'N GiB' means the same machine.
+    size = ram // GiB if ram % GiB == 0 else round(ram / GB)
+    return catalog.with_ram(chip, size * GB).id, span_end
 
 
 def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
