@@ -33,6 +33,7 @@ NOW = "2026-12-14T09:00:00Z"
 SESSION_TIMEOUT_S = 60.0
 
 VALID: dict[str, dict[str, Any]] = {
+    "size": {"workload": {"model": "llama-3.1-70b", "users": 10}},
     "estimate_memory": {"model": "llama-3.1-8b", "gpu": "h100-sxm", "context": 16384, "batch": 4},
     "recommend": {"model": "llama-3.1-70b", "users": 10},
     "plan_local_serving": {"model": "llama-3.1-8b", "gpu": "rtx-4090"},
@@ -44,6 +45,7 @@ VALID: dict[str, dict[str, Any]] = {
 }
 INVALID: dict[str, tuple[dict[str, Any], str]] = {
     # (arguments, the field the error must name)
+    "size": ({"workload": {"model": "llama-3.1-70b", "users": 0}}, "users"),
     "estimate_memory": ({"model": "llama-3.1-8b", "batch": -1}, "batch"),
     "recommend": ({"model": "llama-3.1-70", "users": 10}, "model"),
     "plan_local_serving": ({"model": "llama-3.1-8b", "parallel": 0}, "parallel"),
@@ -157,10 +159,13 @@ def test_results_are_structured_json_with_a_short_text_verdict_first(
         assert result.is_error is False, name
         # Structured content is exactly what the registry returns for the same call.
         expected = registry.call(name, VALID[name]).result
-        if name not in ("recommend", "compare_costs"):  # those carry the clock's ages
+        if name not in ("size", "recommend", "compare_costs"):  # those carry the clock's ages
             assert result.structured_content == expected, name
         text = result.content[0].text
         assert len(text.splitlines()) <= 10 and "structuredContent" in text.splitlines()[-1]
+    # The sizing report leads with its headline option, its price and the price's age.
+    size = transcript["calls"]["size"].content[0].text.splitlines()[0]
+    assert size.startswith("Leading option: ") and "days old" in size
     memory = transcript["calls"]["estimate_memory"].content[0].text
     assert memory.startswith("Fits on 1× h100-sxm:")
     recommend = transcript["calls"]["recommend"].content[0].text
@@ -273,12 +278,17 @@ class _Slow(BaseModel):
     seconds: float = 0.0
 
 
-def _slow(req: _Slow) -> dict[str, Any]:
+class _Slept(BaseModel):
+    verdict: str
+    seconds: float
+
+
+def _slow(req: _Slow) -> _Slept:
     time.sleep(req.seconds)
-    return {"verdict": f"Slept {req.seconds:g} s.", "seconds": req.seconds}
+    return _Slept(verdict=f"Slept {req.seconds:g} s.", seconds=req.seconds)
 
 
-def _broken(req: _Slow) -> dict[str, Any]:
+def _broken(req: _Slow) -> _Slept:
     raise RuntimeError("a bug")
 
 

@@ -169,15 +169,16 @@ async def test_answers_and_proposals_show_each_prices_age(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from assistant.proposal import render_proposal
-    from tests.offline_turns import answer, tool_result
+    from tests.offline_turns import answer, costs, sizing
 
     monkeypatch.setenv("GPU_SIZER_NOW", "2026-12-02T10:00:00Z")
     text, conversation = await answer("serve Llama 3.1 8B to 20 users on H100, what does it cost?")
-    cost = tool_result(conversation, "compare_costs")
-    ages = {r["age"] for r in cost["rows"]}
+    cost = costs(conversation)
     # The catalog's 2026-09-19 rows are 74 days old on 2026-12-02 (hand count above).
-    assert "74 days old" in ages
+    assert "74 days old" in {r.age for r in cost.rows}
+    assert any("older than 180 days on 2026-12-02" in a for a in cost.assumptions)
+    # The sizing report's quoted prices carry the same ages, and the answer shows them.
+    assert all(p.age and p.age.endswith("old") for p in sizing(conversation).priced)
     assert "days old" in text
-    assert any("older than 180 days on 2026-12-02" in a for a in cost["assumptions"])
     proposal = render_proposal(conversation, "md")
     assert "days old when priced" in proposal

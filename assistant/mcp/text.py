@@ -48,7 +48,7 @@ def _price_date(row: Mapping[str, Any]) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def option_line(option: Mapping[str, Any]) -> str:
+def option_line(option: Mapping[str, Any], with_price: bool = True) -> str:
     """One configuration: '2× h100-sxm (TP 2 × PP 1 × DP 1), 57.6 GB per GPU, ...'."""
     layout = ""
     if all(k in option for k in ("tp", "pp", "dp")):
@@ -62,7 +62,7 @@ def option_line(option: Mapping[str, Any]) -> str:
         parts.append(f"{_number(option['aggregate_tokens_per_s'], 0)} tok/s in total")
     if isinstance(option.get("training_hours"), int | float):
         parts.append(f"{_number(option['training_hours'])} h of training")
-    if isinstance(option.get("usd_per_hour"), int | float):
+    if with_price and isinstance(option.get("usd_per_hour"), int | float):
         when = _price_date(option)
         parts.append(f"{_usd(option['usd_per_hour'])}/h on demand" + (f" ({when})" if when else ""))
     return ", ".join(parts)
@@ -264,9 +264,10 @@ def _headline(headline: Mapping[str, Any]) -> str | None:
     option = headline.get("option", headline)
     if not isinstance(option, Mapping) or "gpu" not in option or "count" not in option:
         return None
-    line = f"Leading option: {option_line(option)}"
     price = headline.get("price")
-    if isinstance(price, Mapping) and isinstance(price.get("usd_per_hour"), int | float):
+    priced = isinstance(price, Mapping) and isinstance(price.get("usd_per_hour"), int | float)
+    line = f"Leading option: {option_line(option, with_price=not priced)}"
+    if isinstance(price, Mapping) and priced:
         when = _price_date(price)
         line += (
             f"; {_usd(price['usd_per_hour'])}/h on demand ({price.get('provider')}"
