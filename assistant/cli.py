@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "proposal": "render a hardware proposal from a saved session",
     "models": "list the models in the catalog",
     "gpus": "list the GPUs in the catalog",
+    "prices": "refresh cloud GPU prices from open catalogs (network), or show the file in use",
+    "mcp": "serve the sizing tools to coding agents over MCP (stdio)",
 }
 
 

@@ -95,6 +95,9 @@ class PricedConfiguration(BaseModel):
     price_id: str
     provider: str
     as_of: str
+    age: str | None = Field(
+        default=None, description="How old the price is on the caller's clock ('74 days old')."
+    )
     stale: bool = False
     billed_gpus: int
     per_hour: float = Field(description="Hourly price as published, in `currency`.")
