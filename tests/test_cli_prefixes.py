@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 import pytest
 
@@ -20,15 +21,32 @@ def _command_parser(command: str) -> argparse.ArgumentParser:
     return chosen
 
 
-def _prefixes(command: str) -> list[str]:
-    """Each long option of `command` less its last letter, where that is no option itself."""
-    options = {o for o in _command_parser(command)._option_string_actions if o.startswith("--")}
+def _parsers(argv: list[str], parser: argparse.ArgumentParser) -> list[tuple[list[str], Any]]:
+    """(the words that reach it, parser) for a command and each of its own subcommands
+    (`prices refresh`, `prices show`)."""
+    out: list[tuple[list[str], Any]] = [(argv, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                out += _parsers([*argv, name], sub)
+    return out
+
+
+def _prefixes(parser: argparse.ArgumentParser) -> list[str]:
+    """Each long option of `parser` less its last letter, where that is no option itself."""
+    options = {o for o in parser._option_string_actions if o.startswith("--")}
     return sorted({o[:-1] for o in options if len(o) > 4 and o[:-1] not in options})
 
 
-# What a command needs before it looks at the rest (proposal: a session or a JSON file).
-REQUIRED = {"proposal": ["--session", "no-such-session"]}
-CASES = [(command, prefix) for command in cli.COMMANDS for prefix in _prefixes(command)]
+# What a command needs before it looks at the rest (proposal: a session or a JSON file;
+# prices: its action).
+REQUIRED = {"proposal": ["--session", "no-such-session"], "prices": ["show"]}
+CASES = [
+    (command, [*words, *REQUIRED.get(command, [])], prefix)
+    for command in cli.COMMANDS
+    for words, parser in _parsers([command], _command_parser(command))
+    for prefix in _prefixes(parser)
+]
 
 
 def _exit(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -41,7 +59,8 @@ def _exit(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str
 
 def test_every_command_refuses_abbreviations() -> None:
     for command in cli.COMMANDS:
-        assert _command_parser(command).allow_abbrev is False, command
+        for words, parser in _parsers([command], _command_parser(command)):
+            assert parser.allow_abbrev is False, words
     assert len(CASES) > 100  # every command's options are covered below
 
 
@@ -49,9 +68,9 @@ def test_every_command_refuses_abbreviations() -> None:
 def test_no_prefix_of_an_option_is_read_as_it(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    for prefix in (p for c, p in CASES if c == command):
-        code, err = _exit([command, *REQUIRED.get(command, []), prefix, "1"], capsys)
-        assert code == 2, (command, prefix)
+    for words, prefix in ((w, p) for c, w, p in CASES if c == command):
+        code, err = _exit([*words, prefix, "1"], capsys)
+        assert code == 2, (words, prefix)
         (line,) = err.strip().splitlines()
         assert f"unrecognized arguments: {prefix}" in line
         # The option it is a prefix of is named, not taken.
