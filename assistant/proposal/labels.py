@@ -6,7 +6,7 @@ a figure or chooses between results.
 
 from __future__ import annotations
 
-from tools.cost.results import PricedRow
+from tools.cost.results import ApiComparisonRow, PricedRow
 from tools.performance.basis import SpeedBasis
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration
@@ -72,10 +72,16 @@ def tier(name: str) -> str:
     return TIER_NAMES.get(name, name.replace("_", " "))
 
 
+def price_age(price: PricedRow | PricedConfiguration | ApiComparisonRow) -> str:
+    """'as of 2026-09-19 (12 days old when priced)': the age the tools counted to the session's
+    clock, labelled with that time (a proposal is read later than it was priced)."""
+    age = f" ({price.age} when priced)" if price.age else ""
+    return f"as of {price.as_of}{age}"
+
+
 def price_date(price: PricedRow | PricedConfiguration) -> str:
-    """'as of 2026-09-19' and, for a stale price, that it was stale when sized."""
-    stale = " — stale when sized" if price.stale else ""
-    return f"as of {price.as_of}{stale}"
+    """`price_age`, and for a stale price that it was stale when sized."""
+    return price_age(price) + (" — stale when sized" if price.stale else "")
 
 
 def basis(value: SpeedBasis | None) -> str:

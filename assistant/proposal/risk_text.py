@@ -7,7 +7,7 @@ alternative are decided in `tools.sizing`; here they are only put into words.
 from __future__ import annotations
 
 from assistant.proposal.figures import format_count, format_number, gib, usd
-from assistant.proposal.labels import basis, gpus, layout_words, price_date, tier
+from assistant.proposal.labels import basis, gpus, layout_words, price_age, price_date, tier
 from assistant.proposal.quotes import gpu_name
 from tools.cost.results import BreakEven
 from tools.recommend import Option
@@ -140,7 +140,7 @@ def risk_text(risk: Risk, report: SizingReport) -> str:
             else f"{usd(price.usd_per_hour)} per hour"
         )
         return (
-            f"The {amount} quoted ({price.provider}, {tier(price.tier)}, as of {price.as_of}) "
+            f"The {amount} quoted ({price.provider}, {tier(price.tier)}, {price_age(price)}) "
             f"was older than {report.request.pricing.max_price_age_days:,} days when sized: "
             "re-check it with the provider before ordering."
         )
@@ -195,13 +195,13 @@ def _option_alternative(alt: Alternative, report: SizingReport) -> tuple[str, st
     if p is not None and p.usd_job is not None:
         parts.append(f"{usd(p.usd_job)} for the job ({tier(p.tier)}, {price_date(p)})")
     elif p is not None:
-        cost = f"{usd(p.usd_per_hour)} per hour ({usd(p.usd_per_month)} per month"
+        cost = f"{usd(p.usd_per_hour)} per hour, {usd(p.usd_per_month)} per month"
         if p.usd_per_million_tokens is not None:
             cost += (
                 f", {usd(p.usd_per_million_tokens)} per million output tokens"
                 f"{report.price_load.label}"
             )
-        parts.append(cost + f"; {tier(p.tier)}, {p.provider}, {price_date(p)})")
+        parts.append(cost + f" — {tier(p.tier)}, {p.provider}, {price_date(p)}")
     else:
         parts.append("not priced in the scope asked")
     parts.append(f"{gib(o.per_gpu_bytes)} needed of {gib(o.budget_bytes_per_gpu)} per GPU")
@@ -249,7 +249,7 @@ def alternative_text(alt: Alternative | None, report: SizingReport) -> tuple[str
     return (
         f"A hosted API: {api.provider},",
         f"{api.model} ({match}), at {per_output}{usd(api.usd_blended_per_mtok)} per million "
-        f"tokens blended{close}; list price as of {api.as_of}. No hardware to run, billed per "
+        f"tokens blended{close}; list price {price_age(api)}. No hardware to run, billed per "
         "token; the prompts leave your infrastructure.",
     )
 

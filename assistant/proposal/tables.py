@@ -21,6 +21,7 @@ from assistant.proposal.labels import (
     component,
     gpus,
     layout_code,
+    price_age,
     price_date,
     tier,
 )
@@ -479,7 +480,7 @@ def cost_blocks(report: SizingReport) -> list[Block]:
                 money(a.input_per_mtok, a.currency),
                 money(a.output_per_mtok, a.currency),
                 money(a.blended_per_mtok, a.currency),
-                a.as_of,
+                price_age(a).removeprefix("as of "),
             )
             for a in apis[:MAX_APIS]
         )

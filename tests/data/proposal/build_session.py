@@ -5,8 +5,9 @@ Run from the repository root: `.venv/bin/python tests/data/proposal/build_sessio
 it on purpose (a tool's output changed, or the proposal's layout did): the tests compare
 against these files, and a changed golden file is reviewed line by line before it is
 committed. The sessions are built with no user prices and no settings (a temporary data and
-config folder), the EUR→USD rate given where a session needs one, then given a fixed id and
-fixed timestamps.
+config folder), the clock pinned to the sessions' fixed time (`GPU_SIZER_NOW`: price ages and
+staleness are counted to it), the EUR→USD rate given where a session needs one, then given a
+fixed id and fixed timestamps.
 
 - `session.json`: serving Llama 3.1 70B in bf16 to 32 users at ≥ 20 tokens/s each, "would
   2x H100 SXM do?", compared on H100, H200, MI300X and L40S (named GPUs that do not hold the
@@ -103,6 +104,8 @@ def main() -> None:
         os.environ["GPU_SIZER_DATA_DIR"] = str(Path(home) / "data")
         os.environ["XDG_CONFIG_HOME"] = str(Path(home) / "config")
         os.environ["XDG_DATA_HOME"] = str(Path(home) / "data-home")
+        # Ages and staleness counted to the sessions' own time, so a rebuild is reproducible.
+        os.environ["GPU_SIZER_NOW"] = FIXED_TIME
         for name in SESSIONS:
             build(name)
     if "--golden" in sys.argv:
