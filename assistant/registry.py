@@ -18,6 +18,7 @@ import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -93,12 +94,16 @@ class ToolOutcome:
     value: BaseModel
     is_error: bool = False
 
-    @property
+    # Both forms are computed once per outcome: the registry's guard reads `result` on every
+    # call and callers read it (and `content`) again; `value` is not changed after the call.
+    # Treat the returned dict as read-only.
+
+    @cached_property
     def result(self) -> dict[str, Any]:
         """The lean JSON form of `value` (bytes as `*_GB`), as the wire carries it."""
         return lean_result(self.value)
 
-    @property
+    @cached_property
     def content(self) -> str:
         """The tool message content sent back to the model (`wire.model_content`)."""
         return model_content(self.name, self.value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import typing
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -56,12 +57,24 @@ class ToolInputError(ValueError):
 
 def closest_names(name: str, candidates: Iterable[str], limit: int = 3) -> list[str]:
     """The catalog names closest to `name` (case-insensitive), best first."""
+    if len(name) > _CACHED_NAME_CHARS:  # a pasted essay is not kept in the cache
+        return list(_closest_names.__wrapped__(name, tuple(candidates), limit))
+    return list(_closest_names(name, tuple(candidates), limit))
+
+
+_CACHED_NAME_CHARS = 200
+
+
+@lru_cache(maxsize=1024)
+def _closest_names(name: str, candidates: tuple[str, ...], limit: int) -> tuple[str, ...]:
+    # Pure and costly (difflib compares `name` with every catalog name): the same misspelling
+    # is looked up again by each surface that reports it, and by the fuzzers thousands of times.
     pool = {c.lower(): c for c in candidates}
     matches = difflib.get_close_matches(name.lower(), list(pool), n=limit, cutoff=0.5)
     if not matches:
         # Substring hits catch "h100" -> "h100-sxm", "h100-pcie" where difflib's ratio is low.
         matches = [key for key in pool if name.lower() in key][:limit]
-    return [pool[m] for m in matches]
+    return tuple(pool[m] for m in matches)
 
 
 def _nested_model(annotation: Any) -> type[BaseModel] | None:
