@@ -7,16 +7,17 @@ STAMP_DEV := $(VENV)/.installed-dev
 
 .PHONY: run test lint typecheck pytest bench clean
 
-# pip without byte-compiling every installed file (~10 s of a fresh install): Python compiles
-# the modules it imports on first use, into the venv's own __pycache__.
-PIP := $(BIN)/python -m pip install -q --no-compile
+# pip byte-compiles what it installs (its default): keep it. Where PYTHONDONTWRITEBYTECODE is
+# set (this team's machines) nothing is cached at import, so without those .pyc files every
+# process, each pytest worker and subprocess, would compile textual, openai and pydantic again.
+PIP := $(BIN)/python -m pip install -q
 
 # The venv gets the newest pip from the interpreter's own pip when it has one (`pip --python`,
 # pip >= 22.3): ensurepip's bundled pip would be installed, byte-compiled and then replaced,
 # ~10 s on a fresh clone. Without a usable host pip, ensurepip does it as before.
 $(BIN)/python:
 	$(PYTHON) -m venv --without-pip $(VENV)
-	$(PYTHON) -m pip --python $(BIN)/python install -q --no-compile --upgrade pip \
+	$(PYTHON) -m pip --python $(BIN)/python install -q --upgrade pip \
 	  || { $(BIN)/python -m ensurepip -q && $(PIP) --upgrade pip; }
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
@@ -45,8 +46,11 @@ typecheck: $(STAMP_DEV)
 # One pytest-xdist worker per core (PYTEST_WORKERS=0: one process, as before). `worksteal`
 # balances the few long tests (fuzzers, parity, snapshots, the real llama.cpp server).
 PYTEST_WORKERS ?= auto
+# Bytecode of the project and its tests (gitignored __pycache__) is written even where
+# PYTHONDONTWRITEBYTECODE is set: the suite's subprocesses (the CLI, the MCP server, the layer
+# probes) then load what the workers compiled and pytest rewrote instead of compiling it again.
 pytest: $(STAMP_DEV)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 # Lint first (seconds, and the commonest failure); then mypy and pytest side by side: mypy is
 # one process for ~40 s on a fresh clone (no cache), which pytest's workers would otherwise wait
