@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from assistant.answer import Answer, AnswerSection
 from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.prompt import PromptInput
 from assistant.conversation import Conversation
-from assistant.offline.render import details_title
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
 
 SIZE = (80, 24)
@@ -52,14 +52,16 @@ def test_tool_card_with_table_and_memory_bar(snap_compare: Any, tmp_path: Path) 
 
 def test_answer_with_folded_assumptions(snap_compare: Any, tmp_path: Path) -> None:
     # The shape of an offline answer: verdict, the readings, then the fold (collapsed).
+    sections = [
+        AnswerSection(lines=("**Fits on 1× L4** — needs 19.6 GiB of 19.8 GiB per GPU.",)),
+        AnswerSection(lines=("**Assumptions**", "", "- '8B' read as Llama 3.1 8B")),
+        AnswerSection(
+            lines=("- cuda_context_bytes = 1.31 GiB", "- KV cache bf16: 131,072 bytes per token"),
+            folded=True,
+        ),
+    ]
     engine = FakeEngine(
-        chunks=(
-            "**Fits on 1× L4** — needs 19.6 GiB of 19.8 GiB per GPU.\n\n",
-            "**Assumptions**\n\n",
-            "- '8B' read as Llama 3.1 8B\n\n",
-            f"**{details_title(2)}**\n\n",
-            "- cuda_context_bytes = 1.31 GiB\n- KV cache bf16: 131,072 bytes per token\n",
-        )
+        answer=Answer.of(sections, "2 more assumptions (model sources, formulas, constants)")
     )
 
     async def converse(pilot: Any) -> None:

@@ -13,7 +13,7 @@ import re
 from assistant.conversation import Conversation
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
-from tests.offline_turns import answer, recommendation, sizing
+from tests.offline_turns import answer, last_answer, recommendation, sizing
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.sizing import SizedConfiguration, SizingRequest
 from tools.sizing.plan import search_workload
@@ -74,13 +74,13 @@ def test_c_a_named_count_bounds_the_recommender_and_the_deadline_is_checked() ->
         "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
         "deadline 24 hours"
     )
-    reply, conversation = _ask(text)
+    _reply, conversation = _ask(text)
     search = sizing(conversation).search
     assert search is not None and search.constraints.only_gpus == ["h100-sxm"]
     assert search.constraints.max_gpus == 32 and search.objective == "cheapest"
     # QA hand: 1.172e21 FLOPs / (32 × 989e12 FLOP/s × 0.4 MFU) / 3600 = 25.7 h > 24 h.
     assert round(1.172e21 / (32 * 989e12 * 0.4) / 3600, 1) == 25.7
-    verdict = reply.split("**Key figures**")[0]
+    verdict = last_answer(conversation).sections[0].markdown  # the lead
     assert "**32× H100 SXM5 misses a target**: 25.7 h on 32 GPUs > deadline 24.0 h" in verdict
     assert "64" not in verdict
 

@@ -14,10 +14,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.sizing.claims import Claim
+
 Task = Literal["inference", "full", "lora", "qlora"]
 Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
+Asked = Literal["memory", "cost"]
 
 
 class GpuMention(BaseModel):
@@ -127,9 +130,19 @@ class ParsedWorkload(BaseModel):
         default=False,
         description="'Max context' / 'longest context' asked: the answer is a length.",
     )
+    asked: Asked | None = Field(
+        default=None,
+        description="The number asked for: 'memory' ('how much VRAM…'), 'cost' ('how much "
+        "would it cost'); the answer opens with it.",
+    )
     alternatives: bool = Field(
         default=False,
         description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
+    )
+    claims: list[Claim] = Field(
+        default_factory=list,
+        description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "
+        "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[str] = Field(

@@ -13,6 +13,7 @@ tokens at the stated load are decided once:
 - `prices.py`: the price quoted per configuration (cheapest row of the quote tier).
 """
 
+from tools.sizing.claims import Claim, ClaimCheck
 from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load, states_load
 from tools.sizing.plan import MAX_PRICED, size
 from tools.sizing.report import (
@@ -28,6 +29,7 @@ from tools.sizing.report import (
     SizingError,
     SizingReport,
     VariantQuestion,
+    WayOut,
 )
 from tools.sizing.request import (
     SIZE_HIDDEN,
@@ -43,6 +45,8 @@ __all__ = [
     "SIZE_HIDDEN",
     "Budget",
     "BudgetCheck",
+    "Claim",
+    "ClaimCheck",
     "ContextFit",
     "FormatFit",
     "GpuConfiguration",
@@ -57,6 +61,7 @@ __all__ = [
     "SizingReport",
     "SizingRequest",
     "VariantQuestion",
+    "WayOut",
     "choose_headline",
     "price_load",
     "size",

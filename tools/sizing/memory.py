@@ -20,6 +20,7 @@ from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory, resolve_model
 from tools.memory.request import request_error
 from tools.recommend import Option
+from tools.sizing.claims import ClaimCheck, check_claim
 from tools.sizing.report import ContextFit, FormatFit, SizedConfiguration, SizingError
 from tools.sizing.request import SizingRequest
 
@@ -73,7 +74,8 @@ def memory_fields(request: SizingRequest) -> dict[str, Any]:
     return fields
 
 
-def _estimate(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, SizingError | None]:
+def estimate_fields(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, SizingError | None]:
+    """The memory estimate of a memory request's fields, or why it could not be made."""
     try:
         return estimate_memory(MemoryRequest.model_validate(fields)), None
     except ValidationError as exc:
@@ -103,7 +105,7 @@ def size_configuration(
 ) -> SizedConfiguration:
     """One configuration sized (`changes` override request fields, e.g. `zero=3`)."""
     fields = configuration_fields(request, gpu, count, **changes)
-    estimate, error = _estimate(fields)
+    estimate, error = estimate_fields(fields)
     zero = fields.get("zero")
     return SizedConfiguration(gpu=gpu, count=count, zero=zero, estimate=estimate, error=error)
 
@@ -137,13 +139,42 @@ def lower_format_fits(request: SizingRequest, sized: SizedConfiguration) -> list
         return []
     out: list[FormatFit] = []
     for fmt in lower_formats(sized.estimate.weights_format, sized.gpu):
-        estimate, error = _estimate(
+        estimate, error = estimate_fields(
             configuration_fields(request, sized.gpu, sized.count, weights=fmt)
         )
         out.append(
             FormatFit(weights=fmt, gpu=sized.gpu, count=sized.count, estimate=estimate, error=error)
         )
     return out
+
+
+def model_weight_bytes(request: SizingRequest, estimate: MemoryEstimate) -> int | None:
+    """The model's weights for inference in the format `estimate`'s task loads them (16-bit
+    for full fine-tuning, the base's format for LoRA and QLoRA), bytes: what "4× the model" and
+    "LoRA adds 10 %" are multiples of. None when the estimate cannot be made."""
+    fields = {
+        name: value
+        for name, value in memory_fields(request).items()
+        if name in ("model", "params", "config_path", "engine")
+    }
+    weights = "bf16" if estimate.task == "full" else estimate.weights_format
+    sized, _ = estimate_fields({**fields, "task": "inference", "weights": weights})
+    return None if sized is None else sized.breakdown.get("weights")
+
+
+def check_claims(request: SizingRequest) -> list[ClaimCheck]:
+    """The request's rules of thumb checked against one GPU's estimate of the workload (the
+    figures such rules are stated for: the whole model on one device)."""
+    if not request.claims:
+        return []
+    estimate, _ = estimate_fields(memory_fields(request))
+    if estimate is None:
+        return []
+    model_bytes = model_weight_bytes(request, estimate)
+    if not model_bytes:
+        return []
+    optimizer = request.optimizer or "adamw"
+    return [check_claim(c, estimate, model_bytes, optimizer) for c in request.claims]
 
 
 def layout_breakdown(
@@ -171,7 +202,7 @@ def layout_breakdown(
             fields["batch"] = per_replica
     else:
         fields["gpus"] = option.count
-    estimate, error = _estimate(fields)
+    estimate, error = estimate_fields(fields)
     return SizedConfiguration(
         gpu=option.gpu,
         count=int(fields["gpus"]),
@@ -198,7 +229,7 @@ def longest_fitting_context(fields: dict[str, Any], limit: int) -> int:
     base = {**fields, "batch": 1}
 
     def fits(tokens: int) -> bool:
-        estimate, _ = _estimate({**base, "context": tokens})
+        estimate, _ = estimate_fields({**base, "context": tokens})
         return estimate is not None and estimate.fits is True
 
     if fits(limit):
@@ -230,7 +261,7 @@ def longest_context(request: SizingRequest, sized: SizedConfiguration) -> Contex
         tokens = longest_fitting_context(fields, limit)
     estimate = sized.estimate
     if tokens > 0:
-        estimate, _ = _estimate({**fields, "context": tokens, "batch": 1})
+        estimate, _ = estimate_fields({**fields, "context": tokens, "batch": 1})
     return ContextFit(
         gpu=sized.gpu,
         count=sized.count,

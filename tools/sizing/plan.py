@@ -34,6 +34,7 @@ from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend
 from tools.sizing.headline import choose_headline, price_load
 from tools.sizing.memory import (
+    check_claims,
     layout_breakdown,
     longest_context,
     lower_format_fits,
@@ -53,6 +54,7 @@ from tools.sizing.report import (
     VariantQuestion,
 )
 from tools.sizing.request import GpuConfiguration, SizingRequest
+from tools.sizing.ways_out import ways_out
 from tools.workload import Workload, validate_workload
 
 MAX_PRICED = 16
@@ -290,6 +292,8 @@ def size(
         for c in configs
     ]
     report = SizingReport(request=request, memory=memory, price_load=load)
+    report.claim_checks = check_claims(request)
+    report.ways_out = ways_out(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)
     if first is not None:
         report.model_id, report.weights_format = first.model_id, first.weights_format

@@ -12,7 +12,7 @@ compute a figure or decide which option leads.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +20,7 @@ from tools.cost import CostComparison
 from tools.memory import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
+from tools.sizing.claims import ClaimCheck
 from tools.sizing.request import PriceLoadBasis, SizingRequest
 from tools.workload import Workload
 
@@ -219,6 +220,26 @@ class BudgetCheck(BaseModel):
         return self.cheapest.usd_per_month
 
 
+Lever = Literal[
+    "shorter_sequence", "lower_lora_rank", "8bit_optimizer", "checkpointing", "all_together"
+]
+
+
+class WayOut(BaseModel):
+    """One lever pulled on the closest named configuration, re-sized."""
+
+    lever: Lever
+    gpu: str
+    count: int
+    changes: dict[str, Any] = Field(description="Memory-request fields changed, and to what.")
+    estimate: MemoryEstimate | None = None
+
+    @property
+    def fits(self) -> bool:
+        """Whether the configuration fits with this lever pulled."""
+        return self.estimate is not None and bool(self.estimate.fits)
+
+
 class SizingReport(BaseModel):
     """Everything one sizing question's answer is made of (see the module docstring)."""
 
@@ -247,6 +268,13 @@ class SizingReport(BaseModel):
     layout_breakdown: SizedConfiguration | None = None
     longest_context: list[ContextFit] = Field(default_factory=list)
     budget_check: BudgetCheck | None = None
+    ways_out: list[WayOut] = Field(
+        default_factory=list,
+        description="Nothing named fits a training job: each lever pulled, and all together.",
+    )
+    claim_checks: list[ClaimCheck] = Field(
+        default_factory=list, description="The user's rules of thumb, checked."
+    )
     notes: list[Note] = Field(default_factory=list)
 
     @property

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from assistant.offline.render.costs import billed_as, budget_line, cheaper_per_token_line
 from assistant.offline.render.questions import max_context_lines
-from assistant.offline.render.results import config_label, gib, gpu_name, option_label
+from assistant.offline.render.results import config_label, gib, gib_as_gb, gpu_name, option_label
 from tools.memory.request import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
-from tools.sizing import Headline, SizedConfiguration, SizingReport
+from tools.sizing import Headline, SizedConfiguration, SizingReport, WayOut
 from tools.sizing.headline import candidates
 
 
@@ -113,14 +113,15 @@ def recommended_lines(report: SizingReport) -> list[str]:
     return lines
 
 
-def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[str]:
+def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
     answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
     GPU named, the headline option leads and the one-GPU need follows. GPUs with the same need
     and budget (a '24 GB GPU' matches several) share one line. When the named GPUs cannot hold
     the load (`report.scale_out`), `scale_out_lines` says what does, so no larger option of
-    the same search leads."""
+    the same search leads. `memory_first`: a memory question — with no GPU named, the memory
+    needed leads and the headline option follows."""
     rec = report.recommendation
     layout = report.layout_breakdown
     scaled = report.scale_out is not None
@@ -137,8 +138,8 @@ def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[st
             continue
         label = config_label(sized)
         if sized.gpu is None or est.fits is None:
-            entries += recommended_lines(report)
-            below = "; breakdown below" if breakdown_below else ""
+            headline = recommended_lines(report)
+            entries += [] if memory_first else headline
             if layout is not None and layout.estimate is not None:
                 # The recommended layout sized at the sequences it serves per replica: the
                 # figure the options table shows, not one sequence on one GPU.
@@ -146,19 +147,24 @@ def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[st
                 load = "" if report.is_training else f", {batch:,} sequences per replica"
                 entries.append(
                     f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on the "
-                    f"recommended layout ({config_label(layout, zero=False)}{load}; breakdown "
-                    "below)."
+                    f"recommended layout ({config_label(layout, zero=False)}{load})."
                 )
-                continue
-            parts = (
-                "weights, gradients, optimizer state, activations and runtime"
-                if report.is_training
-                else "weights, KV cache and runtime"
-            )
-            entries.append(
-                f"Needs {gib(est.per_gpu_bytes)} of GPU memory for this load on a single GPU "
-                f"({parts}{below})."
-            )
+            else:
+                parts = (
+                    "weights, gradients, optimizer state, activations and runtime"
+                    if report.is_training
+                    else "weights, KV cache and runtime"
+                )
+                need = (
+                    f"**Needs {gib(est.per_gpu_bytes)}**"
+                    if memory_first
+                    else "Needs " + (gib(est.per_gpu_bytes))
+                )
+                entries.append(
+                    f"{need} of GPU memory for this load on a single GPU ({parts}; "
+                    f"{gib_as_gb(est.per_gpu_bytes)})."
+                )
+            entries += headline if memory_first else []
             continue
         if est.fits:
             kv = None if report.is_training else _kv_capacity(rec, sized.gpu, sized.count)
@@ -299,15 +305,15 @@ def scale_out_lines(report: SizingReport) -> list[str]:
     return lines
 
 
-def verdict_block(report: SizingReport) -> list[str]:
+def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]:
     """The verdict of a report: the longest context found (a max-context question), fits or
     not per configuration, what holds the load, which option is cheaper per token, the
     recommended option when no GPU was named, and the budget check — the lines an offline
-    answer leads with (after a capacity question's count)."""
-    layout = report.layout_breakdown
-    has_layout = layout is not None and layout.estimate is not None
+    answer leads with (after a capacity question's count); `memory_first`: see
+    `verdict_lines`."""
     lines = max_context_lines(report)
-    lines += verdict_lines(report, breakdown_below=not has_layout)
+    lines += verdict_lines(report, memory_first=memory_first)
+    lines += ways_out_lines(report)
     lines += scale_out_lines(report)
     lines += cheaper_per_token_line(
         report, report.request.workload.objective == "cheapest_per_token"
@@ -350,3 +356,43 @@ def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
                 f"{gib(budget)} ({gib(-headroom)} over)."
             )
     return "\n".join(dict.fromkeys(lines)) + "\n" if lines else ""
+
+
+def _lever_label(way: WayOut, asked: int) -> str:
+    changes = way.changes
+    parts: list[str] = []
+    if "lora_rank" in changes:
+        parts.append(f"LoRA rank {changes['lora_rank']}")
+    if "optimizer" in changes:
+        parts.append("8-bit AdamW (bitsandbytes)")
+    if "checkpointing" in changes:
+        parts.append("gradient checkpointing")
+    if "context" in changes:
+        parts.append(f"{changes['context']:,}-token sequences (from {asked:,})")
+    return " + ".join(parts)
+
+
+def ways_out_lines(report: SizingReport) -> list[str]:
+    """When no named GPU holds a training job (issue 18, class 9): each lever the memory
+    calculator re-sized on the closest configuration, with its figure, all together last."""
+    ways = report.ways_out
+    if not ways:
+        return []
+    first = ways[0]
+    named = next((m for m in report.memory if m.gpu == first.gpu and m.count == first.count), None)
+    asked = None if named is None or named.estimate is None else named.estimate.context
+    label = f"{first.count}× {gpu_name(first.gpu)}"
+    lines = [f"**A way out on {label}** (each sized by the memory calculator):"]
+    for way in ways:
+        est = way.estimate
+        if est is None:
+            continue
+        need = f"{gib(est.per_gpu_bytes)} of {gib(est.budget_bytes_per_gpu)} per GPU"
+        what = _lever_label(way, asked or est.context)
+        if way.lever == "shorter_sequence" and not way.fits:
+            lines.append(f"- Shorter sequences alone: not even {what} fit ({need}).")
+            continue
+        verb = "**fits**" if way.fits else "does not fit"
+        prefix = "All together: " if way.lever == "all_together" else ""
+        lines.append(f"- {prefix}{what}: {verb} ({need}).")
+    return lines

@@ -1,0 +1,98 @@
+"""A way out when nothing fits (issue 18, class 9): a training job that fits none of the GPUs
+the user named, re-sized by the memory calculator with each lever people pull — shorter
+sequences, a lower LoRA rank, an 8-bit optimizer, gradient checkpointing — and with all of them
+together, so the answer says what does fit, with the figures.
+
+The subject is the named configuration with the most headroom (the one closest to fitting).
+Each lever changes one memory-request field; the shorter sequence is the longest that fits (a
+multiple of `SEQUENCE_STEP` tokens), found by a binary search (memory grows with the sequence).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tools.memory import MemoryEstimate
+from tools.memory.estimate import DEFAULT_LORA_RANK, DEFAULT_QLORA_RANK
+from tools.sizing.memory import configuration_fields, estimate_fields
+from tools.sizing.report import Lever, SizedConfiguration, WayOut
+from tools.sizing.request import SizingRequest
+
+SEQUENCE_STEP = 256
+"""Granularity of the longest fitting training sequence, tokens."""
+
+LOWER_RANK = 8
+"""The LoRA rank tried when a higher one does not fit: PEFT's default (LoraConfig r=8)."""
+
+
+def _fits(fields: dict[str, Any]) -> tuple[bool, MemoryEstimate | None]:
+    estimate, _ = estimate_fields(fields)
+    return estimate is not None and bool(estimate.fits), estimate
+
+
+def longest_fitting_sequence(fields: dict[str, Any], below: int) -> int:
+    """The longest training sequence under `below` tokens, a multiple of `SEQUENCE_STEP`, at
+    which `fields` fits; 0 when not even one step does."""
+    low, high = 0, (below - 1) // SEQUENCE_STEP
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _fits({**fields, "context": middle * SEQUENCE_STEP})[0]:
+            low = middle
+        else:
+            high = middle - 1
+    return low * SEQUENCE_STEP
+
+
+def _levers(request: SizingRequest, estimate: MemoryEstimate) -> list[tuple[Lever, dict[str, Any]]]:
+    """The single levers that apply to this job (each one field changed)."""
+    w = request.workload
+    out: list[tuple[Lever, dict[str, Any]]] = []
+    if estimate.task in ("lora", "qlora"):
+        default = DEFAULT_QLORA_RANK if estimate.task == "qlora" else DEFAULT_LORA_RANK
+        rank = w.lora_rank or default
+        if rank > LOWER_RANK:
+            out.append(("lower_lora_rank", {"lora_rank": LOWER_RANK}))
+    if (request.optimizer or "adamw") == "adamw":
+        out.append(("8bit_optimizer", {"optimizer": "adamw-8bit"}))
+    if w.checkpointing is False:
+        out.append(("checkpointing", {"checkpointing": True}))
+    return out
+
+
+def ways_out(request: SizingRequest, memory: list[SizedConfiguration]) -> list[WayOut]:
+    """Each lever, and all together, on the named training configuration closest to fitting,
+    when none of those named fits; empty otherwise."""
+    if not request.workload.is_training:
+        return []
+    named = [m for m in memory if m.gpu is not None and m.estimate is not None]
+    if not named or any(m.fits for m in named):
+        return []
+    closest = max(named, key=lambda m: m.estimate.headroom_bytes or 0 if m.estimate else 0)
+    assert closest.gpu is not None and closest.estimate is not None
+    fields = configuration_fields(request, closest.gpu, closest.count)
+    if closest.zero is not None:
+        fields["zero"] = closest.zero
+    asked = closest.estimate.context
+    out: list[WayOut] = []
+
+    def way(lever: Lever, changes: dict[str, Any]) -> WayOut:
+        _, estimate = _fits({**fields, **changes})
+        return WayOut(
+            lever=lever,
+            gpu=closest.gpu or "",
+            count=closest.count,
+            changes=changes,
+            estimate=estimate,
+        )
+
+    shorter = longest_fitting_sequence(fields, asked)
+    out.append(way("shorter_sequence", {"context": shorter or SEQUENCE_STEP}))
+    levers = _levers(request, closest.estimate)
+    out += [way(lever, changes) for lever, changes in levers]
+    if levers:
+        together: dict[str, Any] = {k: v for _, changes in levers for k, v in changes.items()}
+        if not _fits({**fields, **together})[0]:
+            tokens = longest_fitting_sequence({**fields, **together}, asked)
+            together["context"] = tokens or SEQUENCE_STEP
+        out.append(way("all_together", together))
+    return out
