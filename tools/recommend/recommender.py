@@ -171,6 +171,23 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     )
 
 
+def training_layouts_at(
+    workload: Workload, gpu_id: str, count: int, prices: RankingPrices | None = None
+) -> list[Option]:
+    """Every training layout of exactly `count` `gpu_id`s (TP × PP × DP = count, the TP / PP
+    sizes the search tries): what a named cluster ('on 256 H100s') does, evaluated even when
+    the search stopped at a smaller layout or its DP doublings step over the count."""
+    if not workload.is_training:
+        return []
+    gpu = get_catalog().gpu(gpu_id)
+    prices = prices if prices is not None else catalog_ranking_prices(workload.constraints.eu_only)
+    out: list[Option] = []
+    for tp, pp in _layouts(workload, gpu, _arch(workload)):
+        if count % (tp * pp) == 0:
+            out.append(_training_option(workload, gpu, tp, pp, count // (tp * pp), prices))
+    return out
+
+
 def _cheapest_training_notes(w: Workload) -> list[Note]:
     """What "cheapest" ranked a training job by: its total USD when the token count gives its
     hours, else USD/hour (and what would change that)."""

@@ -31,8 +31,8 @@ from tools.errors import ToolInputError
 from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
 from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
-from tools.recommend import Option, Recommendation, recommend
-from tools.sizing.headline import choose_headline, price_load
+from tools.recommend import Option, Recommendation, recommend, training_layouts_at
+from tools.sizing.headline import choose_headline, named_with_count, price_load
 from tools.sizing.memory import (
     check_claims,
     layout_breakdown,
@@ -259,6 +259,29 @@ def _scale_out(
     return None
 
 
+def named_training_layouts(
+    request: SizingRequest,
+    memory: list[SizedConfiguration],
+    search: Workload,
+    rec: Recommendation,
+    prices: Any,
+) -> None:
+    """A training cluster named with its count ('on 256 H100s') that the search did not size
+    at exactly that count (it stops at the smallest layout that fits, and doubles DP): every
+    layout of that count evaluated and kept with the recommender's others (`rejected`), so the
+    headline can be the cluster named (issue 18, class 7)."""
+    named = named_with_count(memory)
+    if not request.workload.is_training or named is None or named.gpu is None:
+        return
+    evaluated = [*rec.options, *rec.rejected]
+    exact = [o for o in evaluated if o.gpu == named.gpu and o.count == named.count]
+    if any(o.fits and o.meets_targets for o in exact):
+        return
+    for option in training_layouts_at(search, named.gpu, named.count, prices):
+        if not any((o.tp, o.pp, o.dp) == (option.tp, option.pp, option.dp) for o in exact):
+            rec.rejected.append(option)
+
+
 def _budget(request: SizingRequest, report: SizingReport) -> BudgetCheck | None:
     if request.budget is None:
         return None
@@ -293,7 +316,6 @@ def size(
     ]
     report = SizingReport(request=request, memory=memory, price_load=load)
     report.claim_checks = check_claims(request)
-    report.ways_out = ways_out(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)
     if first is not None:
         report.model_id, report.weights_format = first.model_id, first.weights_format
@@ -320,6 +342,7 @@ def size(
     except ToolInputError as exc:
         report.recommendation_error = _error(exc)
         return report
+    named_training_layouts(request, memory, search, rec, prices)
     report.recommendation = rec
     report.model_id, report.weights_format = rec.model_id, rec.weights_format
     report.scale_out = _scale_out(request, search, memory, rec, prices)
@@ -366,6 +389,7 @@ def size(
         headline.price = report.price_of(headline.option.gpu, headline.option.count)
     report.headline = headline
     report.zero3_resize = [z for m in memory if (z := zero3_resize(request, m)) is not None]
+    report.ways_out = ways_out(request, memory, rec, report.zero3_resize)
     if headline is not None:
         report.layout_breakdown = layout_breakdown(request, memory[0], headline.option)
     report.budget_check = _budget(request, report)

@@ -14,6 +14,7 @@ from typing import Any
 
 from tools.memory import MemoryEstimate
 from tools.memory.estimate import DEFAULT_LORA_RANK, DEFAULT_QLORA_RANK
+from tools.recommend import Recommendation
 from tools.sizing.memory import configuration_fields, estimate_fields
 from tools.sizing.report import Lever, SizedConfiguration, WayOut
 from tools.sizing.request import SizingRequest
@@ -59,13 +60,22 @@ def _levers(request: SizingRequest, estimate: MemoryEstimate) -> list[tuple[Leve
     return out
 
 
-def ways_out(request: SizingRequest, memory: list[SizedConfiguration]) -> list[WayOut]:
+def ways_out(
+    request: SizingRequest,
+    memory: list[SizedConfiguration],
+    rec: Recommendation | None,
+    resized: list[SizedConfiguration],
+) -> list[WayOut]:
     """Each lever, and all together, on the named training configuration closest to fitting,
-    when none of those named fits; empty otherwise."""
+    when nothing fits: none of those named, no layout the recommender tried on them (`rec`), no
+    ZeRO-3 re-size (`resized`). Empty otherwise."""
     if not request.workload.is_training:
         return []
     named = [m for m in memory if m.gpu is not None and m.estimate is not None]
-    if not named or any(m.fits for m in named):
+    if not named or any(m.fits for m in [*named, *resized]):
+        return []
+    gpus = {m.gpu for m in named}
+    if rec is not None and any(o.fits for o in [*rec.options, *rec.rejected] if o.gpu in gpus):
         return []
     closest = max(named, key=lambda m: m.estimate.headroom_bytes or 0 if m.estimate else 0)
     assert closest.gpu is not None and closest.estimate is not None

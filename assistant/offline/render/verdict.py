@@ -16,6 +16,7 @@ from tools.notes import Note
 from tools.recommend import Option, Recommendation
 from tools.sizing import Headline, SizedConfiguration, SizingReport, WayOut
 from tools.sizing.headline import candidates
+from tools.units import format_count
 
 
 def _fitting_option(
@@ -166,6 +167,7 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
                 )
             entries += headline if memory_first else []
             continue
+        named_lead = _named_training(report) is not None
         if est.fits:
             kv = None if report.is_training else _kv_capacity(rec, sized.gpu, sized.count)
             extra = (
@@ -177,14 +179,17 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
                 f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of "
                 f"{gib(est.budget_bytes_per_gpu)} per GPU{extra}."
             )
-            entries += _named_targets(rec, sized.gpu, sized.count)
+            entries += [] if named_lead else _named_targets(rec, sized.gpu, sized.count)
+            entries += [] if named_lead else _named_cost(report, sized)
             continue
         larger = None if scaled else _fitting_option(rec, sized.gpu, above=sized.count)
         within = None
         if sized.plain_data_parallel:
             # The recommender shards with TP/PP where plain replicas cannot: its layout on the
-            # GPUs named is the answer, the replicated estimate says why it is not plain DP.
-            within = _fitting_option(rec, sized.gpu, at_most=sized.count)
+            # GPUs named is the answer (the lead, for a cluster named with its count), the
+            # replicated estimate says why it is not plain DP.
+            if not named_lead:
+                within = _fitting_option(rec, sized.gpu, at_most=sized.count)
             label += " as plain data parallelism (whole training state on every GPU)"
         if within is not None:
             entries.append(
@@ -217,6 +222,29 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
             f"budget {budget_text} ({over_text} over)."
         )
     return lines
+
+
+def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
+    """What the configuration the user named costs (issue 18, class 7): its quoted price per
+    hour and month and, serving, per million output tokens at the report's price load."""
+    headline = report.headline
+    if headline is None or headline.rule != "named_configuration" or sized.gpu is None:
+        return []
+    o, price = headline.option, headline.price
+    if (o.gpu, o.count) != (sized.gpu, sized.count) or price is None:
+        return []
+    if price.usd_per_hour is None:
+        return []
+    tier = "on demand" if price.tier == "on_demand" else price.tier
+    text = f"- {option_label(o)} costs {price.usd_per_hour:,.2f} USD per hour {tier}"
+    if price.usd_per_month is not None:
+        text += f" ({price.usd_per_month:,.0f} USD a month)"
+    if price.usd_per_million_tokens is not None:
+        text += (
+            f", {price.usd_per_million_tokens:,.3f} USD per million output tokens"
+            f"{report.price_load.label}"
+        )
+    return [f"{text} — {price.provider}, {price.as_of}{billed_as(price)}."]
 
 
 def _named_targets(rec: Recommendation | None, gpu_id: str | None, count: int) -> list[str]:
@@ -305,13 +333,65 @@ def scale_out_lines(report: SizingReport) -> list[str]:
     return lines
 
 
+def _named_training(report: SizingReport) -> Headline | None:
+    """The headline when it is a training cluster the user named with its count."""
+    headline = report.headline
+    if headline is None or headline.rule != "named_configuration" or not report.is_training:
+        return None
+    return headline
+
+
+def named_training_lines(report: SizingReport) -> list[str]:
+    """A training cluster named with its count leads (issue 18, class 7): its layout, the
+    job's hours, GPU-hours and total cost on that cluster ('pretrain a 7B on 1T tokens on 256
+    H100s' → the 256, not the cheapest 2-GPU layout that takes years)."""
+    headline = _named_training(report)
+    if headline is None:
+        return []
+    o = headline.option
+    layout = f"TP {o.tp} × PP {o.pp} × DP {o.dp}"
+    head = f"**{option_label(o)} as {layout}"
+    hours, gpu_hours = o.training_hours, o.gpu_hours
+    tokens = report.request.workload.train_tokens
+    price = headline.price
+    tier = "" if price is None else ("on demand" if price.tier == "on_demand" else price.tier)
+    if hours is None or tokens is None:
+        need = f"{gib(o.per_gpu_bytes)} of {gib(o.budget_bytes_per_gpu)} per GPU"
+        cost = ""
+        if price is not None and price.usd_per_hour is not None:
+            cost = (
+                f", {price.usd_per_hour:,.2f} USD per hour {tier} ({price.provider}, "
+                f"{price.as_of}{billed_as(price)})"
+            )
+        return [
+            f"{head}: fits**{cost} — {need}; give the training tokens (dataset × epochs) for "
+            "its hours and total cost."
+        ]
+    days = f" ({hours / 24:,.1f} days)" if hours >= 48 else ""
+    lines = [f"{head}: {hours:,.1f} h{days} for {format_count(tokens)} tokens"]
+    if gpu_hours is not None:
+        lines[0] += f", {gpu_hours:,.0f} GPU-hours"
+    if price is not None and price.usd_job is not None:
+        hourly = f"{price.per_hour:,.2f} {price.currency} per hour, "
+        lines[0] += (
+            f", {price.usd_job:,.0f} USD {tier}** ({hourly}{price.provider}, {price.as_of}"
+            f"{billed_as(price)}; {gib(o.per_gpu_bytes)} per GPU)."
+        )
+    else:
+        lines[0] += f"** ({gib(o.per_gpu_bytes)} per GPU; not priced)."
+    if not o.meets_targets and o.reasons:
+        lines.append(f"It misses a target: {'; '.join(str(r) for r in o.reasons)}.")
+    return lines
+
+
 def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]:
     """The verdict of a report: the longest context found (a max-context question), fits or
     not per configuration, what holds the load, which option is cheaper per token, the
     recommended option when no GPU was named, and the budget check — the lines an offline
     answer leads with (after a capacity question's count); `memory_first`: see
     `verdict_lines`."""
-    lines = max_context_lines(report)
+    lines = named_training_lines(report)
+    lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first)
     lines += ways_out_lines(report)
     lines += scale_out_lines(report)
