@@ -75,9 +75,16 @@ async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
     assert (zero3.gpu, zero3.count, zero3.zero) == (plain.gpu, 32, 3) and zero3.fits is True
     assert _optimizer_bytes(zero3) == pytest.approx(12 * LLAMA_70B_PARAMS / 32, rel=1e-3)
     assert "**Fits on 32× H100 SXM5 with ZeRO-3**" in shown
-    # The headline agrees with the recommender: its first fitting H100 layout leads.
-    option = next(o for o in recommendation(conversation).options if o.fits)
-    assert text.startswith(f"**Fits as {option.count}× H100 SXM5**")
+    # The 32 GPUs named lead (issue 18, class 7): the headline is a layout of exactly 32, its
+    # GPU-hours are its hours × 32, its job cost the hourly price × its hours.
+    headline = report.headline
+    assert headline is not None and headline.rule == "named_configuration"
+    option, price = headline.option, headline.price
+    assert (option.gpu, option.count, option.tp * option.pp * option.dp) == ("h100-sxm", 32, 32)
+    assert option.training_hours is not None and price is not None and price.usd_job is not None
+    assert option.gpu_hours == pytest.approx(option.training_hours * 32, rel=1e-6)
+    assert price.usd_job == pytest.approx(price.per_hour * option.training_hours, rel=1e-3)
+    assert text.startswith(f"**32× H100 SXM5 as TP {option.tp} × PP {option.pp} × DP {option.dp}")
     assert "Memory per GPU (32× H100 SXM5, plain data parallelism)" in text
 
 

@@ -309,8 +309,7 @@ def one_node_note(
     what = "; ".join(fixes) if fixes else "nothing in the catalog within the constraints"
     return Note(
         code="no_single_node",
-        text=f"{model_name} in {fmt} does not fit {scope}: {shortfall}{others}. "
-        f"What fits: {what}.",
+        text=f"{model_name} in {fmt} does not fit {scope}: {shortfall}{others}. What fits: {what}.",
         gpu=first.gpu,
         count=first.count,
     )

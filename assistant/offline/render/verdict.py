@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from assistant.offline.render.costs import billed_as, budget_line, cheaper_per_token_line
 from assistant.offline.render.questions import max_context_lines
-from assistant.offline.render.results import config_label, gib, gib_as_gb, gpu_name, option_label
+from assistant.offline.render.results import (
+    config_label,
+    gib,
+    gib_as_gb,
+    gpu_name,
+    option_label,
+    priced_by,
+)
 from tools.memory.request import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
@@ -71,7 +78,7 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     if headline.rule != "cheapest" or price is None:
         return needs_line(option, "Recommended:", " (the recommender's first option)")
     tier = "on demand" if price.tier == "on_demand" else price.tier
-    source = f"{billed_as(price)} ({price.provider}, {price.as_of})"
+    source = f"{billed_as(price)} ({priced_by(price)})"
     per_token = report.request.workload.objective == "cheapest_per_token" and price.usd_job is None
     if per_token and price.usd_per_million_tokens is not None:
         verb = (
@@ -244,7 +251,7 @@ def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
             f", {price.usd_per_million_tokens:,.3f} USD per million output tokens"
             f"{report.price_load.label}"
         )
-    return [f"{text} — {price.provider}, {price.as_of}{billed_as(price)}."]
+    return [f"{text} — {priced_by(price)}{billed_as(price)}."]
 
 
 def _named_targets(rec: Recommendation | None, gpu_id: str | None, count: int) -> list[str]:
@@ -360,8 +367,8 @@ def named_training_lines(report: SizingReport) -> list[str]:
         cost = ""
         if price is not None and price.usd_per_hour is not None:
             cost = (
-                f", {price.usd_per_hour:,.2f} USD per hour {tier} ({price.provider}, "
-                f"{price.as_of}{billed_as(price)})"
+                f", {price.usd_per_hour:,.2f} USD per hour {tier} ({priced_by(price)}"
+                f"{billed_as(price)})"
             )
         return [
             f"{head}: fits**{cost} — {need}; give the training tokens (dataset × epochs) for "
@@ -374,7 +381,7 @@ def named_training_lines(report: SizingReport) -> list[str]:
     if price is not None and price.usd_job is not None:
         hourly = f"{price.per_hour:,.2f} {price.currency} per hour, "
         lines[0] += (
-            f", {price.usd_job:,.0f} USD {tier}** ({hourly}{price.provider}, {price.as_of}"
+            f", {price.usd_job:,.0f} USD {tier}** ({hourly}{priced_by(price)}"
             f"{billed_as(price)}; {gib(o.per_gpu_bytes)} per GPU)."
         )
     else:
@@ -393,6 +400,8 @@ def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]
     lines = named_training_lines(report)
     lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first)
+    if report.shape_question is not None:
+        lines += ["", f"**One question:** {report.shape_question.question}"]
     lines += ways_out_lines(report)
     lines += scale_out_lines(report)
     lines += cheaper_per_token_line(
