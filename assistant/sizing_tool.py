@@ -29,4 +29,6 @@ def run_size(
     report = size(request, book or price_book(), today or now())
     if report.costs is not None:
         label_rate(report.costs, origin)
+    if report.exchange_rate is not None and report.exchange_rate.basis == "given":
+        report.exchange_rate.origin = origin
     return report

@@ -68,7 +68,7 @@ def test_a_rate_converts_eur_offers_and_empties_the_list() -> None:
     ovh = next(r for r in result.rows if r.price_id == OVH_H100)
     assert ovh.usd_per_hour == pytest.approx(2.8 * 1.08)  # 3.024 USD/h
     assert result.unconverted == [] and result.unconverted_note is None
-    assert "EUR prices converted at the user's rate of 1.08 USD per EUR" in result.assumptions
+    assert "EUR prices converted at 1.08 USD per EUR" in result.assumptions
 
 
 def test_training_rows_are_marked_stale_and_fresh_rows_rank_first() -> None:

@@ -130,6 +130,9 @@ class ParsedWorkload(BaseModel):
         default=False,
         description="'Max context' / 'longest context' asked: the answer is a length.",
     )
+    price_period: Literal["hour", "month"] | None = Field(
+        default=None, description="The period a cost is asked in ('per month', 'hourly')."
+    )
     asked: Asked | None = Field(
         default=None,
         description="The number asked for: 'memory' ('how much VRAM…'), 'cost' ('how much "

@@ -173,6 +173,8 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["optimizer"] = parsed.optimizer
     if parsed.max_context and not training:
         args["longest_context"] = True
+    if parsed.price_period is not None:
+        args["price_period"] = parsed.price_period
     if parsed.claims:
         args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
     return args

@@ -28,6 +28,7 @@ from typing import Any
 from tools.catalog import get_catalog
 from tools.cost import PriceFilter, ServingCostInput, TrainingCostInput, price_configurations
 from tools.cost import ranking_prices as cost_ranking_prices
+from tools.cost.exchange import rate_used
 from tools.defaults import default_request_shape
 from tools.errors import ToolInputError
 from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
@@ -345,7 +346,11 @@ def size(
         ),
         None,
     )
-    flt: PriceFilter = request.pricing.price_filter()
+    # EUR prices are compared in USD at the user's rate, else the catalog's dated ECB
+    # reference rate; the report says which (issue 18, class 10).
+    report.exchange_rate = rate_used(request.pricing.eur_to_usd)
+    rate = report.exchange_rate.usd_per_eur
+    flt: PriceFilter = request.pricing.model_copy(update={"eur_to_usd": rate}).price_filter()
     prices = cost_ranking_prices(book, flt, today, request.pricing.max_price_age_days)
     try:
         search = search_workload(request, configs, found)

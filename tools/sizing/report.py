@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from tools.cost import CostComparison
+from tools.cost.exchange import RateUsed
 from tools.memory import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
@@ -103,10 +104,15 @@ class PricedConfiguration(BaseModel):
     billed_gpus: int
     per_hour: float = Field(description="Hourly price as published, in `currency`.")
     currency: str
+    region: str | None = Field(default=None, description="The offer's region as stated.")
+    eu: bool = Field(default=False, description="The region is inside the EU.")
     usd_per_hour: float | None = Field(
         default=None, description="USD per hour of the whole configuration (serving rows)."
     )
     usd_per_month: float | None = None
+    billed_hours_per_month: float | None = Field(
+        default=None, description="Hours a month `usd_per_month` bills (serving rows)."
+    )
     usd_per_million_tokens: float | None = Field(
         default=None, description="USD per million output tokens at the report's price load."
     )
@@ -339,6 +345,9 @@ class SizingReport(BaseModel):
     claim_checks: list[ClaimCheck] = Field(
         default_factory=list, description="The user's rules of thumb, checked."
     )
+    exchange_rate: RateUsed | None = Field(
+        default=None, description="The EUR→USD rate the USD figures of EUR prices used."
+    )
     notes: list[Note] = Field(default_factory=list)
 
     @property
@@ -375,6 +384,19 @@ class SizingReport(BaseModel):
         """Every warning the tools gave about the request, once each."""
         items = [str(w) for r in self.results() for w in getattr(r, "warnings", [])]
         return list(dict.fromkeys(items))
+
+    @property
+    def converted_eur(self) -> bool:
+        """Whether a EUR price was converted into a USD figure this report shows or ranks."""
+        costs = self.costs
+        if costs is None or self.exchange_rate is None:
+            return False
+        rows: list[Any] = []
+        if costs.serving is not None:
+            rows += [*costs.serving.rows, *costs.serving.api_comparison]
+        if costs.training is not None:
+            rows += costs.training.rows
+        return any(getattr(r, "currency", "USD") == "EUR" for r in rows)
 
     def price_of(self, gpu: str, count: int) -> PricedConfiguration | None:
         """The priced row quoted for (GPU, count), if that configuration was priced."""

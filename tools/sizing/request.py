@@ -168,6 +168,9 @@ class SizingRequest(BaseModel):
     longest_context: bool = Field(
         default=False, description="Find the longest context each named GPU setup holds."
     )
+    price_period: BudgetPeriod | None = Field(
+        default=None, description="The period a cost is asked in: 'hour' or 'month'."
+    )
     claims: list[Claim] = Field(
         default_factory=list,
         max_length=MAX_LIST_ITEMS,
@@ -203,5 +206,6 @@ SIZE_HIDDEN = (
     "optimizer",
     "named_count_is_limit",
     "claims",
+    "price_period",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

@@ -48,6 +48,7 @@ from assistant.offline.parser.options import (
     extract_api_comparison,
     extract_budget,
     extract_cost_per_token,
+    extract_price_period,
     extract_rank_and_flags,
 )
 from assistant.offline.parser.questions import extract_question_kind
@@ -85,6 +86,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_api_comparison,
     extract_training_data,
     extract_deadline,
+    extract_price_period,
     extract_zero,
     extract_nodes,
     extract_system_ram,

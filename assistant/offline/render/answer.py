@@ -12,7 +12,12 @@ from assistant.answer import Answer, AnswerSection
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
 from assistant.offline.render.claims import claim_lines
-from assistant.offline.render.costs import api_comparison_lines, price_load_lines, unconverted_lines
+from assistant.offline.render.costs import (
+    api_comparison_lines,
+    exchange_rate_lines,
+    price_load_lines,
+    unconverted_lines,
+)
 from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
 from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines
@@ -65,6 +70,7 @@ def render_answer(
     read_as += parsed.notes
     if report is not None:
         read_as += defaults_filled_in(parsed, report)
+        read_as += exchange_rate_lines(report)
     assumptions, warnings = _tool_notes(values)
     read_as += [f"warning: {w}" for w in warnings]
     read_as = list(dict.fromkeys(read_as))

@@ -8,7 +8,13 @@ hold when they cannot hold the load, and which GPU a recommender note is about.
 
 from __future__ import annotations
 
-from assistant.offline.render.costs import billed_as, budget_line, cheaper_per_token_line
+from assistant.offline.render.costs import (
+    billed_as,
+    budget_line,
+    cheaper_per_token_line,
+    offer_text,
+    usd_in_period,
+)
 from assistant.offline.render.questions import max_context_lines
 from assistant.offline.render.results import (
     config_label,
@@ -78,7 +84,7 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     if headline.rule != "cheapest" or price is None:
         return needs_line(option, "Recommended:", " (the recommender's first option)")
     tier = "on demand" if price.tier == "on_demand" else price.tier
-    source = f"{billed_as(price)} ({priced_by(price)})"
+    source = offer_text(price, report)
     per_token = report.request.workload.objective == "cheapest_per_token" and price.usd_job is None
     if per_token and price.usd_per_million_tokens is not None:
         verb = (
@@ -90,10 +96,10 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
             + f" {price.usd_per_million_tokens:,.3f} USD/M ({price.usd_per_hour or 0:,.2f} USD "
             f"per hour {tier}{source})."
         )
-    unit = "total" if price.usd_job is not None else "per hour"
+    where = " in the EU" if report.request.pricing.eu_only else ""
     return (
-        needs_line(option, "Cheapest priced option that fits and meets the targets:")
-        + f" {price.usd:,.2f} USD {unit} {tier}{source}."
+        needs_line(option, f"Cheapest priced option{where} that fits and meets the targets:")
+        + f" {usd_in_period(price, report)} {tier}{source}."
     )
 
 
@@ -251,7 +257,7 @@ def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
             f", {price.usd_per_million_tokens:,.3f} USD per million output tokens"
             f"{report.price_load.label}"
         )
-    return [f"{text} — {priced_by(price)}{billed_as(price)}."]
+    return [f"{text}{offer_text(price, report)}."]
 
 
 def _named_targets(rec: Recommendation | None, gpu_id: str | None, count: int) -> list[str]:
