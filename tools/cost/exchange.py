@@ -46,7 +46,8 @@ class RateUsed(BaseModel):
         """One line an answer shows wherever a EUR price was converted."""
         if self.basis == "given":
             where = f" ({self.origin})" if self.origin else ""
-            return f"EUR prices compared in USD at your rate of {self.usd_per_eur:g} USD per EUR{where}"
+            rate = f"{self.usd_per_eur:g} USD per EUR"
+            return f"EUR prices compared in USD at your rate of {rate}{where}"
         return (
             f"EUR prices compared in USD at the ECB euro reference rate of {self.as_of}: "
             f"{self.usd_per_eur:g} USD per EUR (catalog/exchange_rates.toml; give your own with "
