@@ -28,9 +28,9 @@ LLAMA_31_8B_PARAMS = 8_030_261_248
 )
 def test_full_precision_is_read_as_bf16_and_the_fp32_reading_is_named(text: str) -> None:
     parsed = parse_workload(text)
-    assert parsed.weights == "bf16"
+    assert parsed.weights == "bf16" and parsed.alternative_weights == "fp32"
     note = next(n for n in parsed.notes if "full" in n.lower() and "precision" in n.lower())
-    assert "BF16" in note and "FP32" in note and "fp32" in note
+    assert "BF16" in note and "FP32" in note and "given beside" in note
 
 
 async def test_full_precision_on_a_4090_fits_in_bf16_and_says_the_reading() -> None:

@@ -60,6 +60,11 @@ class ParsedWorkload(BaseModel):
     weights: str | None = Field(
         default=None, description="Weight format, names as tools.workload.Workload.weights."
     )
+    alternative_weights: str | None = Field(
+        default=None,
+        description="Another reading of the words for the weight format ('full precision': "
+        "fp32 beside the bf16 read), sized beside the main one.",
+    )
     kv_dtype: str | None = Field(default=None, description="KV-cache dtype (fp8, bf16, fp16).")
     task: Task | None = None
     use: Use | None = Field(default=None, description="What the task is for, as said.")

@@ -173,6 +173,8 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["optimizer"] = parsed.optimizer
     if parsed.max_context and not training:
         args["longest_context"] = True
+    if parsed.alternative_weights is not None and parsed.weights != parsed.alternative_weights:
+        args["alternative_weights"] = parsed.alternative_weights
     if parsed.price_period is not None:
         args["price_period"] = parsed.price_period
     if parsed.claims:

@@ -61,7 +61,7 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
         r"\bfull[\s-]precision\b",
         "bf16",
         "'{text}' read as BF16, the unquantized 16-bit weights models ship in (2 bytes per "
-        "weight); FP32 (4 bytes per weight) doubles the weights: say 'fp32' to size that",
+        "weight); FP32 (4 bytes per weight) doubles the weights: its figures are given beside",
     ),
     (r"\bfp32\b|\bfloat[\s-]?32\b|\b32[\s-]?bits?\b", "fp32", None),
 )

@@ -18,6 +18,7 @@ from tools.sizing.claims import Claim, ClaimCheck
 from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load, states_load
 from tools.sizing.plan import MAX_PRICED, size
 from tools.sizing.report import (
+    AlternativeReading,
     BudgetCheck,
     ContextFit,
     FormatFit,
@@ -46,6 +47,7 @@ __all__ = [
     "MAX_PRICED",
     "PRICE_OBJECTIVES",
     "SIZE_HIDDEN",
+    "AlternativeReading",
     "Budget",
     "BudgetCheck",
     "Claim",

@@ -22,7 +22,13 @@ from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.request import request_error
 from tools.recommend import Option
 from tools.sizing.claims import ClaimCheck, check_claim
-from tools.sizing.report import ContextFit, FormatFit, SizedConfiguration, SizingError
+from tools.sizing.report import (
+    AlternativeReading,
+    ContextFit,
+    FormatFit,
+    SizedConfiguration,
+    SizingError,
+)
 from tools.sizing.request import SizingRequest
 
 # The model fields a memory request shares with the workload, passed on when set.
@@ -160,6 +166,33 @@ def lower_format_fits(request: SizingRequest, sized: SizedConfiguration) -> list
         out.append(
             FormatFit(weights=fmt, gpu=sized.gpu, count=sized.count, estimate=estimate, error=error)
         )
+    return out
+
+
+FEWEST_TRIED = (2, 4, 8)
+"""GPU counts tried (tensor-parallel over them) for the fewest of a named GPU that hold the
+other reading: the sizes that split the attention heads of every catalog model."""
+
+
+def alternative_reading(
+    request: SizingRequest, memory: list[SizedConfiguration]
+) -> AlternativeReading | None:
+    """Each configuration sized in `request.alternative_weights` (class 5: 'full precision' as
+    fp32 too), and for a named GPU it does not fit, the fewest of it (TP over them) that do."""
+    weights = request.alternative_weights
+    if weights is None:
+        return None
+    out = AlternativeReading(weights=weights)
+    for sized in memory:
+        alt = size_configuration(request, sized.gpu, sized.count, weights=weights)
+        out.memory.append(alt.model_copy(update={"count_named": sized.count_named}))
+        if sized.gpu is None or alt.fits is not False or request.workload.is_training:
+            continue
+        for count in (c for c in FEWEST_TRIED if c > sized.count):
+            more = size_configuration(request, sized.gpu, count, weights=weights)
+            if more.fits:
+                out.fewest.append(more)
+                break
     return out
 
 

@@ -37,6 +37,7 @@ from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend, training_layouts_at
 from tools.sizing.headline import choose_headline, named_with_count, price_load
 from tools.sizing.memory import (
+    alternative_reading,
     check_claims,
     configuration_fields,
     layout_breakdown,
@@ -321,6 +322,7 @@ def size(
     ]
     report = SizingReport(request=request, memory=memory, price_load=load)
     report.claim_checks = check_claims(request)
+    report.alternative = alternative_reading(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)
     if first is not None:
         report.model_id, report.weights_format = first.model_id, first.weights_format

@@ -180,6 +180,18 @@ class FormatFit(BaseModel):
     error: SizingError | None = None
 
 
+class AlternativeReading(BaseModel):
+    """The configurations sized again in another reading of the weight format ('full
+    precision' as fp32 beside bf16), with, for a named GPU it does not fit, the fewest of that
+    GPU that hold it."""
+
+    weights: str
+    memory: list[SizedConfiguration] = Field(default_factory=list)
+    fewest: list[SizedConfiguration] = Field(
+        default_factory=list, description="Per named GPU that does not fit: the fewest that do."
+    )
+
+
 class ContextFit(BaseModel):
     """The longest context one named configuration holds at batch 1."""
 
@@ -338,6 +350,9 @@ class SizingReport(BaseModel):
     layout_breakdown: SizedConfiguration | None = None
     longest_context: list[ContextFit] = Field(default_factory=list)
     budget_check: BudgetCheck | None = None
+    alternative: AlternativeReading | None = Field(
+        default=None, description="The same configurations in the other reading of the format."
+    )
     ways_out: list[WayOut] = Field(
         default_factory=list,
         description="Nothing named fits a training job: each lever pulled, and all together.",

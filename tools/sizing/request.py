@@ -168,6 +168,12 @@ class SizingRequest(BaseModel):
     longest_context: bool = Field(
         default=False, description="Find the longest context each named GPU setup holds."
     )
+    alternative_weights: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="Another reading of the weight format the words allow ('full precision': "
+        "fp32 beside bf16): each configuration is sized in it too.",
+    )
     price_period: BudgetPeriod | None = Field(
         default=None, description="The period a cost is asked in: 'hour' or 'month'."
     )
@@ -207,5 +213,6 @@ SIZE_HIDDEN = (
     "named_count_is_limit",
     "claims",
     "price_period",
+    "alternative_weights",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

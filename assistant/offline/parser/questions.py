@@ -14,9 +14,35 @@ _SEQUENCE_NOUNS = (
 )
 
 
+_MEMORY_ASKED = (
+    r"\bhow\s+much\s+(?:gpu\s+|video\s+)?(?:memory|vram)\b"
+    r"|\bhow\s+many\s+(?:gb|gib|gigs?|gigabytes?)\b"
+    r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
+    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:gpu\s+)?(?:memory|vram)"
+    r"(?:\s+(?:requirements?|footprint|usage|needed))?\b"
+    r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
+)
+_COST_ASKED = (
+    r"\bhow\s+much\s+(?:does|would|will|do|did)\s+(?:it|this|that|they|we|i)\s+(?:\w+\s+)?cost"
+    r"|\bwhat\s+(?:does|would|will)\s+(?:it|this|that)\s+cost\b"
+    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:monthly\s+|hourly\s+)?(?:cost|price|bill)\b"
+)
+
+
+def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
+    """The number the question asks for, which the answer opens with: memory ('how much VRAM
+    does Llama 3.1 70B need?') or a cost ('how much would it cost per month?')."""
+    if t.each(_MEMORY_ASKED):
+        p.asked = "memory"
+    elif t.each(_COST_ASKED):
+        p.asked = "cost"
+
+
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
     """Capacity, longest-context and alternatives questions (flags on `p`); a length inside a
-    capacity question ('8k chats', '8k-token sequences') is the context per sequence."""
+    capacity question ('8k chats', '8k-token sequences') is the context per sequence; the
+    number asked for (`extract_asked_number`)."""
+    extract_asked_number(t, p)
     extract_max_context_question(t, p)
     adjectives = r"(?:(?:more|concurrent|simultaneous|parallel|active)\s+)*"
     length = rf"(?:{Q}[\s-]*(?:tokens?[\s-]+)?(?:(?:context|ctx)[\s-]+)?)?"

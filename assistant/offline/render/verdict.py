@@ -154,6 +154,19 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
         if sized.gpu is None or est.fits is None:
             headline = recommended_lines(report)
             entries += [] if memory_first else headline
+            parts = (
+                "weights, gradients, optimizer state, activations and runtime"
+                if report.is_training
+                else "weights, KV cache and runtime"
+            )
+            need = gib(est.per_gpu_bytes)
+            whole = (
+                f"of GPU memory for this load on a single GPU ({parts}; "
+                f"{gib_as_gb(est.per_gpu_bytes)})."
+            )
+            if memory_first:
+                # A memory question: the whole need leads, then the layout that holds it.
+                entries.append(f"**Needs {need}** {whole}")
             if layout is not None and layout.estimate is not None:
                 # The recommended layout sized at the sequences it serves per replica: the
                 # figure the options table shows, not one sequence on one GPU.
@@ -163,21 +176,8 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
                     f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on the "
                     f"recommended layout ({config_label(layout, zero=False)}{load})."
                 )
-            else:
-                parts = (
-                    "weights, gradients, optimizer state, activations and runtime"
-                    if report.is_training
-                    else "weights, KV cache and runtime"
-                )
-                need = (
-                    f"**Needs {gib(est.per_gpu_bytes)}**"
-                    if memory_first
-                    else "Needs " + (gib(est.per_gpu_bytes))
-                )
-                entries.append(
-                    f"{need} of GPU memory for this load on a single GPU ({parts}; "
-                    f"{gib_as_gb(est.per_gpu_bytes)})."
-                )
+            elif not memory_first:
+                entries.append(f"Needs {need} {whole}")
             entries += headline if memory_first else []
             continue
         named_lead = _named_training(report) is not None
@@ -406,6 +406,7 @@ def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]
     lines = named_training_lines(report)
     lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first)
+    lines += alternative_lines(report)
     if report.shape_question is not None:
         lines += ["", f"**One question:** {report.shape_question.question}"]
     lines += ways_out_lines(report)
@@ -491,3 +492,37 @@ def ways_out_lines(report: SizingReport) -> list[str]:
         prefix = "All together: " if way.lever == "all_together" else ""
         lines.append(f"- {prefix}{what}: {verb} ({need}).")
     return lines
+
+
+def alternative_lines(report: SizingReport) -> list[str]:
+    """The other reading of the weight format, sized beside (issue 18, class 5): 'In FP32 (the
+    other reading of full precision): does not fit 1× RTX 4090 …; 2× RTX 4090 hold it …'."""
+    alt = report.alternative
+    if alt is None:
+        return []
+    fmt = alt.weights.upper()
+    parts: list[str] = []
+    for sized in alt.memory:
+        est = sized.estimate
+        if est is None:
+            continue
+        weights = gib(est.breakdown.get("weights"))
+        if sized.gpu is None or est.fits is None:
+            parts.append(f"needs {gib(est.per_gpu_bytes)} on a single GPU ({weights} of weights)")
+            continue
+        verb = "fits" if est.fits else "does not fit"
+        parts.append(
+            f"{verb} {config_label(sized)} ({gib(est.per_gpu_bytes)} of "
+            f"{gib(est.budget_bytes_per_gpu)} per GPU, {weights} of weights)"
+        )
+    for more in alt.fewest:
+        if more.estimate is not None:
+            parts.append(
+                f"{config_label(more)} hold it as TP {more.estimate.tp} "
+                f"({gib(more.estimate.per_gpu_bytes)} per GPU)"
+            )
+    if not parts:
+        return []
+    return [
+        f"**In {fmt}** (the other reading of the precision you named): " + "; ".join(parts) + "."
+    ]
