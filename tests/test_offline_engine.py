@@ -220,7 +220,9 @@ async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
     # 10^7 concurrent users is the most any tool sizes (tools.limits.MAX_SEQUENCES): the users
     # (not an internal field such as the memory tool's `batch`) are named with the bound.
     text, _ = await answer("Llama 3.1 70B for 10^9 users")
-    assert text.startswith("**One question before I size this:**")
+    # The figures of the default reading (without the users in doubt) come first, then the ask.
+    assert text.startswith("For the default reading (without '1000000000 users'):")
+    assert "**One question before I size this exactly:**" in text
     assert "at most 10,000,000 concurrent users" in text and "batch" not in text
     text, _ = await answer("Llama 3.1 70B for 10^7 users")
     assert text.startswith("**No option meets every target.**")

@@ -119,7 +119,8 @@ async def test_zero2_13b_on_8_a100_fits_with_the_paper_accounting(
     # left the fp32 master copy on every rank, said 6 + 4/8 + 8/8 = 7.5 B/param ≈ 98 GB.
     assert state == pytest.approx(3.75 * psi / GB, rel=5e-4)
     assert result.fits is True
-    assert shown.startswith("**Fits on 8× A100 80GB")
+    # The 8 GPUs named lead (issue 18, class 7): their layout, fitting.
+    assert shown.startswith("**8× A100 80GB") and "fits**" in shown.splitlines()[0]
 
 
 def _model_state_gb(result: MemoryEstimate) -> float:

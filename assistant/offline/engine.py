@@ -21,7 +21,7 @@ from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import PlannedCall, plan_tool_calls
+from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls
 from assistant.offline.render import CallResult, render_answer, render_question
 from assistant.results import ToolError, tool_message
 from assistant.tool_calls import run_tool_call
@@ -126,7 +126,17 @@ class OfflineEngine:
             answer: Answer
             question: str | None = None
             if not planned:
-                answer = render_question(parsed)
+                # A question to ask: the figures of the default reading come with it.
+                reading = default_reading(parsed)
+                calls = [] if reading is None else plan_tool_calls(reading.workload)
+                report = None
+                if reading is not None and calls:
+                    events, results = await self._run(conversation, calls, reading.workload)
+                    for event in events:
+                        yield event
+                    report = _report(results)
+                readings = None if reading is None else reading.readings
+                answer = render_question(parsed, None, report, readings)
             else:
                 events, results = await self._run(conversation, planned, parsed)
                 for event in events:
@@ -139,9 +149,11 @@ class OfflineEngine:
                 partial.append(paragraph)
                 yield TextDelta(paragraph)
                 await asyncio.sleep(0)
-            final: dict[str, Any] = {"role": "assistant", "content": text}
-            if answer.details:
-                final[ANSWER_KEY] = answer.stored()
+            final: dict[str, Any] = {
+                "role": "assistant",
+                "content": text,
+                ANSWER_KEY: answer.stored(),
+            }
             if not planned or question:
                 # A clarifying question keeps the workload read so far: the reply refines it
                 # rather than starting over (issue 18, class 3).
@@ -166,9 +178,14 @@ class OfflineEngine:
             yield Done(text=message, conversation=conversation)
 
 
+def _report(results: list[CallResult]) -> SizingReport | None:
+    """The turn's sizing report, if its `size` call ran."""
+    return next((r.value for r in results if isinstance(r.value, SizingReport)), None)
+
+
 def _question(results: list[CallResult]) -> str | None:
     """The question the sizing report asks first (a GPU name whose variants differ), if any."""
-    report = next((r.value for r in results if isinstance(r.value, SizingReport)), None)
+    report = _report(results)
     return None if report is None or report.question is None else report.question.question
 
 
@@ -180,7 +197,7 @@ def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:
     report = sizing.value if sizing is not None else None
     if isinstance(report, SizingReport):
         if report.question is not None:
-            return render_question(parsed, report.question.question)
+            return render_question(parsed, report.question.question, report)
         return render_answer(parsed, report, local)
     error = report.text if isinstance(report, ToolError) else None
     return render_answer(parsed, None, local, error)

@@ -196,5 +196,6 @@ _FILLER_WORDS = """
     workloads task tasks job jobs team company our us users use-case case cases scenario
     quantized precision weights weight format formats data dataset datasets have has had base
     change changes changed changing
+    really rule rules thumb true correct accurate realistic means mean takes take
 """
 FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())

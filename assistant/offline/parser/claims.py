@@ -33,7 +33,7 @@ _PERCENT_MORE = (
 )
 # A memory figure stated as a conclusion ('means 126 GB', 'so 64 GB'), never a GPU's memory.
 _MEMORY = (
-    r"\b(?:means?|so|=|equals?|that'?s|which\s+is|i\.e\.|gives?|→|->|is)\s+"
+    r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is)\s+|(?:=|→|->)\s*)"
     rf"{_ABOUT}{_NUM}\s*(gb|gib|tb)\b(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
 )
 _UNITS: dict[str, MemoryUnit] = {"gb": "GB", "gib": "GiB", "tb": "TB"}

@@ -23,7 +23,7 @@ from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines
 from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
-from assistant.offline.render.verdict import about_headline, verdict_block
+from assistant.offline.render.verdict import about_headline, verdict_block, verdict_lines
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
 
@@ -172,19 +172,47 @@ def _bullets(items: list[str]) -> list[str]:
     return ["- " + " ".join(item.split()) for item in items]
 
 
-def render_question(parsed: ParsedWorkload, question: str | None = None) -> Answer:
-    """A clarifying question instead of an answer, with what was understood so far."""
+def render_question(
+    parsed: ParsedWorkload,
+    question: str | None = None,
+    report: SizingReport | None = None,
+    readings: list[str] | None = None,
+) -> Answer:
+    """A clarifying question instead of an answer (issue 18, class 12): the figures of the
+    default reading first when there are any (`report`: the sizing of the workload read so far
+    without what is in doubt, `readings`: how it was read; or the report whose GPU name is in
+    question, at the catalog's default for it), then the question; what was understood so far
+    is folded."""
     ask = question or (parsed.questions[0] if parsed.questions else "Which model?")
     understood = [
         f"{name}: {value}"
         for name, value in parsed.model_dump(
-            exclude_defaults=True, exclude={"text", "notes", "questions", "unplaced", "gpus"}
+            exclude_defaults=True,
+            exclude={"text", "notes", "questions", "unplaced", "gpus", "claims"},
         ).items()
     ]
     understood += [f"GPU: {m.count or ''}{'× ' if m.count else ''}{m.text}" for m in parsed.gpus]
-    lines = [f"**One question before I size this:** {ask}"]
+    lead: list[str] = []
+    if report is not None:
+        figures = verdict_lines(report) if report.question is not None else verdict_block(report)
+        if figures:
+            reading = "; ".join(readings or []) or _variant_reading(report)
+            lead += [f"For the default reading ({reading}):", *figures, ""]
+    lead.append(f"**One question before I size this{' exactly' if lead else ''}:** {ask}")
+    parts = [_part(_LEAD, "verdict", lead)]
     if understood:
-        lines += ["", "So far I have: " + "; ".join(understood) + "."]
+        so_far = ["So far I have: " + "; ".join(understood) + "."]
+        parts.append(_part(_READ_AS, "what I have so far", so_far))
     if parsed.unplaced:
-        lines += ["", "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
-    return Answer.of([AnswerSection(lines=tuple(lines))])
+        unplaced = ["I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
+        parts.append(_part(_READ_AS, "what I could not place", unplaced))
+    return fold(parts)
+
+
+def _variant_reading(report: SizingReport) -> str:
+    """'A100 80GB SXM4, the catalog's default for 'A100'' for a variant question."""
+    named = [m for m in report.memory if m.gpu is not None]
+    question = report.question
+    if not named or question is None:
+        return "the catalog defaults"
+    return f"{config_label(named[0])}, the catalog's default for '{question.text}'"

@@ -1,0 +1,378 @@
+"""Issue 18 phase B: the answer classes 4, 5, 7-12, each over several phrasings, with expected
+values from hand arithmetic or published configs written out here.
+
+Reports are sized once per question (module cache) through the planner, as the offline engine
+sizes them; parse-only checks cover the other phrasings.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from assistant.conversation import WORKLOAD_KEY, Conversation
+from assistant.llm.planner import offline_planner
+from assistant.offline import parse_workload, plan_tool_calls
+from assistant.offline.planner import LONG_CONTEXT_READING
+from assistant.offline.render import render_answer
+from tests.offline_turns import answer, last_answer
+from tools.sizing import SizingReport, SizingRequest, size
+from tools.units import GB, GiB
+
+# Llama 3.1 8B (meta-llama/Llama-3.1-8B config.json, counted on the meta device).
+LLAMA_31_8B = 8_030_261_248
+# Llama 3.1 405B: 405,853,388,800 parameters (same source).
+LLAMA_31_405B = 405_853_388_800
+# ECB euro reference rate, 30 October 2026, USD column of eurofxref-hist.csv.
+ECB_USD_PER_EUR = 1.1172
+
+
+@cache
+def _report(question: str) -> SizingReport:
+    parsed = parse_workload(question)
+    calls = plan_tool_calls(parsed)
+    assert calls and calls[-1].name == "size", question
+    return size(SizingRequest.model_validate(calls[-1].arguments))
+
+
+def _lead(question: str) -> str:
+    """The lead section of the offline answer (the lines an answer opens with)."""
+    report = _report(question)
+    answer_ = render_answer(parse_workload(question), report)
+    return answer_.sections[0].markdown
+
+
+# --- class 4: rules of thumb are claims to check -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value", "high"),
+    [
+        ("so 18 bytes per parameter means 126 GB for a 7B?", "bytes_per_parameter", 18, None),
+        ("is it really 16 bytes/param for llama 3.1 8b training?", "bytes_per_parameter", 16, None),
+        ("rule of thumb: 20 B per parameter to fine-tune a 13B", "bytes_per_parameter", 20, None),
+        ("full fine-tuning is 4× the model, so 64 GB for an 8B?", "multiple_of_model", 4, None),
+        ("fine-tuning Llama 3.1 8B takes 3 times the model?", "multiple_of_model", 3, None),
+        ("LoRA adds 10–20%?", "percent_over_model", 10, 20),
+        ("does LoRA on Llama 3.1 8B add only 10-20% over the model?", "percent_over_model", 10, 20),
+        ("qlora of mistral 7b adds about 15% on top", "percent_over_model", 15, None),
+    ],
+)
+def test_a_rule_of_thumb_is_read_as_a_claim_not_left_unplaced(
+    text: str, kind: str, value: float, high: float | None
+) -> None:
+    parsed = parse_workload(text)
+    claim = next(c for c in parsed.claims if c.kind == kind)
+    assert (claim.value, claim.high) == (value, high)
+    assert parsed.unplaced == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "gb"),
+    [
+        ("so 18 bytes per parameter means 126 GB for a 7B?", 126),
+        ("full fine-tuning is 4x the model, so 64 GB for an 8B?", 64),
+        ("7B at 16 bytes per param = 112 GB?", 112),
+    ],
+)
+def test_a_memory_figure_drawn_from_the_rule_is_a_claim_in_its_unit(text: str, gb: float) -> None:
+    parsed = parse_workload(text)
+    memory = next(c for c in parsed.claims if c.kind == "memory")
+    assert (memory.value, memory.unit) == (gb, "GB")
+    # A training rule with no task said is read as full fine-tuning, and said so.
+    assert parsed.task == "full" and not parsed.gpus and parsed.gpu_memory_bytes is None
+
+
+def test_18_bytes_per_parameter_is_partly_right_the_model_states_not_the_whole() -> None:
+    report = _report("so 18 bytes per parameter means 126 GB for a 7B?")
+    per_param, memory = report.claim_checks
+    # HF Trainer mixed precision: 6 (fp32 + bf16 weights) + 4 (fp32 grads) + 8 (AdamW) = 18 B;
+    # 7e9 × 18 = 126e9 B = 126.0 GB of model states — the user's arithmetic holds for them.
+    assert memory.part == pytest.approx(126.0, rel=1e-6) and memory.unit == "GB"
+    assert per_param.part == pytest.approx(18.0, rel=1e-6) and per_param.unit == "B/param"
+    # Activations at 4,096 tokens and the runtime come on top: the whole need is more.
+    extra = memory.components["activations"] + memory.components["overhead"]
+    assert memory.computed == pytest.approx(126.0 + extra / GB, rel=1e-6)
+    assert memory.verdict == per_param.verdict == "partly"
+    assert "Hugging Face Trainer" in per_param.matches_accounting[0]
+    lead = _lead("so 18 bytes per parameter means 126 GB for a 7B?")
+    assert lead.startswith("**Partly.**") and "against your 126.0 GB" in lead
+
+
+def test_4x_the_model_is_no_for_mixed_precision_and_names_the_accounting_it_matches() -> None:
+    report = _report("full fine-tuning is 4× the model, so 64 GB for an 8B?")
+    multiple, memory = report.claim_checks
+    # A bare 8B: 8e9 × 2 B = 16 GB of bf16 weights; 18 B/param of model states = 9× (144 GB).
+    assert multiple.model_bytes == 16 * GB
+    assert multiple.part == pytest.approx(9.0) and memory.part == pytest.approx(144.0)
+    assert multiple.verdict == memory.verdict == "no"
+    # 4× is 8 B/param: pure bf16 weights 2 + gradients 2 + AdamW moments 4.
+    assert any("pure bf16" in m and "8 B/param" in m for m in multiple.matches_accounting)
+    assert _lead("full fine-tuning is 4× the model, so 64 GB for an 8B?").startswith("**No.**")
+
+
+def test_lora_adds_10_to_20_percent_is_no_at_4k_tokens_the_adapters_are_under_2() -> None:
+    report = _report("does LoRA on Llama 3.1 8B add only 10-20% over the model?")
+    (check,) = report.claim_checks
+    # The model: 8,030,261,248 × 2 B = 16.06 GB of bf16 weights.
+    assert check.model_bytes == 2 * LLAMA_31_8B
+    # Rank 8 (PEFT's default) on q, k, v, o, gate, up, down of 32 layers (hidden 4,096, KV 1,024,
+    # FFN 14,336): 8 × (8,192 + 5,120 + 5,120 + 8,192 + 3 × 18,432) × 32 = 20,971,520 adapter
+    # parameters, 12 B each (bf16 weights 2 + grads 2 + fp32 AdamW 8): 1.567 % of the weights.
+    adapters = 8 * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32
+    assert adapters == 20_971_520
+    assert check.part == pytest.approx(adapters * 12 / (2 * LLAMA_31_8B) * 100, rel=1e-3)
+    # Activations at 4,096 tokens dominate: the whole need is far over 20 %.
+    assert check.computed > 40 and check.verdict == "no"
+
+
+# --- class 5: "full precision" gives both readings -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "serve Llama 3.1 8B in full precision on a 4090",
+        "can a 4090 run llama 3.1 8b at full-precision?",
+        "Llama 3.1 8B, full precision weights, one RTX 4090, 4 users",
+    ],
+)
+def test_full_precision_sizes_fp32_beside_bf16(text: str) -> None:
+    report = _report(text)
+    (bf16,) = report.memory
+    assert report.alternative is not None and report.alternative.weights == "fp32"
+    (fp32,) = report.alternative.memory
+    assert bf16.estimate is not None and fp32.estimate is not None
+    # 2 and 4 bytes per weight: 16.06 GB (14.96 GiB) and 32.12 GB (29.92 GiB).
+    assert bf16.estimate.breakdown["weights"] == 2 * LLAMA_31_8B
+    assert fp32.estimate.breakdown["weights"] == 4 * LLAMA_31_8B
+    # The 4090's 24 GB hold BF16, not FP32; two 4090s (TP 2) hold FP32's 16.06 GB each.
+    assert bf16.fits is True and fp32.fits is False
+    (two,) = report.alternative.fewest
+    assert two.count == 2 and two.estimate is not None
+    assert two.estimate.breakdown["weights"] == pytest.approx(2 * LLAMA_31_8B, rel=1e-3)
+    lead = _lead(text)
+    assert "**In FP32**" in lead and "29.9 GiB of weights" in lead
+
+
+# --- class 7: the hardware the user named leads --------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "tokens"),
+    [
+        ("pretrain a 7B on 1T tokens on 256 H100s", 256, 1e12),
+        ("pre-training a 7B model on 256 H100 GPUs with 1T tokens, how long?", 256, 1e12),
+        ("full fine-tune of Llama 3.1 8B on 16 H100s, 2B tokens", 16, 2e9),
+    ],
+)
+def test_a_named_training_cluster_leads_with_its_hours_gpu_hours_and_cost(
+    text: str, count: int, tokens: float
+) -> None:
+    report = _report(text)
+    headline = report.headline
+    assert headline is not None and headline.rule == "named_configuration"
+    option, price = headline.option, headline.price
+    assert (option.gpu, option.count) == ("h100-sxm", count)
+    assert option.tp * option.pp * option.dp == count and option.fits
+    assert option.training_hours is not None and price is not None and price.usd_job is not None
+    # GPU-hours = hours × GPUs; the job = the cluster's hourly price × its hours.
+    assert option.gpu_hours == pytest.approx(option.training_hours * count, rel=1e-6)
+    assert price.usd_job == pytest.approx(price.per_hour * option.training_hours, rel=1e-3)
+    assert report.request.workload.train_tokens == tokens
+    lead = _lead(text)
+    assert lead.startswith(f"**{count}× H100 SXM5 as TP {option.tp} × PP {option.pp}")
+    assert f"{option.gpu_hours:,.0f} GPU-hours" in lead and f"{price.usd_job:,.0f} USD" in lead
+
+
+def test_a_named_serving_configuration_says_what_it_costs() -> None:
+    report = _report("serve Llama 3.1 70B on 4x H100 for 20 users")
+    headline = report.headline
+    assert headline is not None and headline.rule == "named_configuration"
+    price = headline.price
+    assert price is not None and price.usd_per_hour is not None and price.usd_per_month
+    # A billing month is 730 hours (tools/cost/inputs.py HOURS_PER_MONTH).
+    assert price.usd_per_month == pytest.approx(price.usd_per_hour * 730, rel=1e-6)
+    lead = _lead("serve Llama 3.1 70B on 4x H100 for 20 users")
+    assert f"4× H100 SXM5 costs {price.usd_per_hour:,.2f} USD per hour" in lead
+
+
+# --- class 8: "what fits" lists the fewest larger GPUs, a count is not a node --------------------
+
+
+def _what_fits(report: SizingReport) -> str:
+    assert report.recommendation is not None
+    return next(n.text for n in report.recommendation.notes if n.code == "no_single_node")
+
+
+@pytest.mark.parametrize(
+    "text", ["Llama 3.1 405B on H100s", "serve llama 3.1 405b in bf16 on h100", "405B on H100 SXM?"]
+)
+def test_what_fits_lists_larger_gpus_by_memory_at_the_fewest_that_fit(text: str) -> None:
+    note = _what_fits(_report(text))
+    listed = note.split("the fewest that fit in bf16: ")[1]
+    # 405,853,388,800 × 2 B = 811.7 GB of weights: 4 × 256 GB MI325X hold them (2 × 256 =
+    # 512 GB do not); 141 GB H200s need 8, the next TP that splits 128 heads after 4 (564 GB).
+    assert pytest.approx(811.7, abs=0.1) == 2 * LLAMA_31_405B / GB
+    assert "4× AMD Instinct MI325X (256 GB each)" in listed
+    assert "8× NVIDIA H200 SXM (141 GB each)" in listed
+    sizes = [float(s.split(" GB each")[0]) for s in listed.split("(")[1:] if "GB each" in s]
+    # Ordered by memory per GPU, every one larger than the 80 GB H100; no A10 (24 GB) listed.
+    assert sizes == sorted(sizes) and min(sizes) > 80 and "A10" not in listed
+
+
+def test_a_count_limit_is_not_called_a_node_limit() -> None:
+    note = _what_fits(_report("Llama 3.1 405B in bf16 on 4 GPUs"))
+    assert "does not fit the 4 GPUs allowed" in note and "one node" not in note
+    assert "4× AMD Instinct MI325X (256 GB each)" in note
+
+
+# --- class 9: a way out when nothing fits --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "QLoRA of a 70B on a 48 GB card at 4k tokens",
+        "qlora fine-tune a 70b model on one RTX A6000 with 4096-token sequences",
+        "can I QLoRA a 70B on an L40S at 4k context?",
+    ],
+)
+def test_nothing_fits_says_what_does_with_the_figures(text: str) -> None:
+    report = _report(text)
+    ways = {w.lever: w for w in report.ways_out}
+    assert {"shorter_sequence", "lower_lora_rank", "8bit_optimizer", "all_together"} <= set(ways)
+    asked = next(m.estimate for m in report.memory if m.gpu == ways["all_together"].gpu)
+    assert asked is not None and not asked.fits
+    trainable = asked.trainable_params
+    eight_bit = ways["8bit_optimizer"].estimate
+    assert eight_bit is not None
+    # AdamW keeps two fp32 moments (8 B per adapter parameter); 8-bit AdamW two 1-byte ones.
+    assert asked.breakdown["optimizer"] == 8 * trainable
+    assert eight_bit.breakdown["optimizer"] == 2 * trainable
+    # Rank 8 instead of QLoRA's 64: an eighth of the adapter parameters.
+    lower = ways["lower_lora_rank"].estimate
+    assert lower is not None and lower.trainable_params * 8 == trainable
+    together = ways["all_together"]
+    assert together.fits and together.changes["lora_rank"] == 8
+    assert together.changes["optimizer"] == "adamw-8bit" and together.changes["context"] % 256 == 0
+    lead = _lead(text)
+    assert "**A way out on" in lead and "**fits**" in lead
+
+
+# --- class 10: regional cheapest with currencies -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "period"),
+    [
+        ("cheapest EU-only option for Llama 3.1 70B per month", "month"),
+        ("cheapest way to serve llama 3.1 8b in the EU, monthly cost?", "month"),
+        ("llama 3.1 8b in europe, cheapest, what is it per hour?", "hour"),
+    ],
+)
+def test_the_period_and_region_asked_are_read(text: str, period: str) -> None:
+    parsed = parse_workload(text)
+    assert (parsed.price_period, parsed.region, parsed.objective) == (period, "eu", "cheapest")
+
+
+def test_eu_cheapest_per_month_names_the_region_and_compares_eur_at_the_ecb_rate() -> None:
+    report = _report("cheapest EU-only option for Llama 3.1 70B per month")
+    rate = report.exchange_rate
+    assert rate is not None and (rate.basis, rate.usd_per_eur, rate.as_of) == (
+        "reference",
+        ECB_USD_PER_EUR,
+        "2026-10-30",
+    )
+    assert report.costs is not None and report.costs.serving is not None
+    eur = [r for r in report.costs.serving.rows if r.currency == "EUR"]
+    assert eur and all(r.usd_per_hour == pytest.approx(r.per_hour * ECB_USD_PER_EUR) for r in eur)
+    assert report.headline is not None and report.headline.price is not None
+    price = report.headline.price
+    assert price.eu and price.region
+    assert price.usd_per_month == pytest.approx(price.usd * 730, rel=1e-6)
+    lead = _lead("cheapest EU-only option for Llama 3.1 70B per month")
+    assert f"{price.usd_per_month:,.0f} USD a month" in lead and f"region {price.region}" in lead
+    # The hosted-API table is EU-only too: Scaleway, OVHcloud, IONOS.
+    apis = report.costs.serving.api_comparison
+    assert apis and all(a.provider.startswith(("Scaleway", "OVHcloud", "IONOS")) for a in apis)
+
+
+def test_the_users_rate_overrides_the_reference_and_is_said() -> None:
+    request = SizingRequest.model_validate(
+        plan_tool_calls(parse_workload("cheapest EU-only option for Llama 3.1 70B"))[-1].arguments
+    )
+    report = size(
+        request.model_copy(
+            update={"pricing": request.pricing.model_copy(update={"eur_to_usd": 1.05})}
+        )
+    )
+    assert report.exchange_rate is not None and report.exchange_rate.basis == "given"
+    assert report.costs is not None and report.costs.serving is not None
+    eur = [r for r in report.costs.serving.rows if r.currency == "EUR"]
+    assert eur and all(r.usd_per_hour == pytest.approx(r.per_hour * 1.05) for r in eur)
+    assert "your rate of 1.05 USD per EUR" in report.exchange_rate.statement
+
+
+# --- class 11: the asked number leads; one screen ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how much VRAM does Llama 3.1 70B need?",
+        "how many GB do I need for Llama 3.1 70B?",
+        "what is the memory footprint of Llama 3.1 70B",
+    ],
+)
+def test_a_memory_question_opens_with_the_memory_not_a_price(text: str) -> None:
+    assert parse_workload(text).asked == "memory"
+    report = _report(text)
+    (one_gpu,) = report.memory
+    assert one_gpu.estimate is not None
+    first = _lead(text).splitlines()[0]
+    # 70,553,706,496 × 2 B = 141.1 GB of bf16 weights alone; the whole need is more.
+    assert first.startswith(f"**Needs {one_gpu.estimate.per_gpu_bytes / GiB:,.1f} GiB**")
+    assert one_gpu.estimate.breakdown["weights"] == 2 * 70_553_706_496
+    assert "USD" not in first
+
+
+# --- class 12: a clarifying question keeps the figures, in both engines --------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "reading"),
+    [
+        ("Llama 3.1 70B long-context serving on H100s", f"{LONG_CONTEXT_READING:,} tokens"),
+        ("Does Llama 3.1 70B fit on 2 A100?", "the catalog's default for 'A100'"),
+        ("Llama 3.1 8B on an H300", "without 'H300'"),
+    ],
+)
+async def test_a_clarifying_question_shows_the_default_readings_figures_then_asks(
+    text: str, reading: str
+) -> None:
+    _, conversation = await answer(text)
+    lead = last_answer(conversation).sections[0].lines
+    assert lead[0].startswith("For the default reading (") and reading in lead[0]
+    assert any(line.startswith(("**Fits", "**Needs", "**Does not", "**Cheapest")) for line in lead)
+    assert lead[-1].startswith("**One question before I size this exactly:**")
+    # The workload read so far stays with the turn, questions and all.
+    stored = conversation.messages[-1][WORKLOAD_KEY]
+    assert stored["questions"] and stored.get("model")
+
+
+def test_the_llm_planner_keeps_the_workload_across_a_clarifying_turn() -> None:
+    conversation = Conversation()
+    conversation.add({"role": "user", "content": "Mixtral long-context serving on two H100s"})
+    assert offline_planner("Mixtral long-context serving on two H100s", conversation) == []
+    stored = conversation.messages[-1][WORKLOAD_KEY]
+    assert stored["questions"] and stored["long_context"] is True
+    # The model asks which Mixtral; the reply names only the rest, and the workload survives.
+    conversation.add({"role": "assistant", "content": "Which Mixtral model, and how long?"})
+    conversation.add({"role": "user", "content": "8x7b at 32k context"})
+    ((name, arguments),) = offline_planner("8x7b at 32k context", conversation)
+    assert name == "size" and arguments["workload"]["model"] == "mixtral-8x7b"
+    assert arguments["workload"]["context"] == 32_768
+    (config,) = arguments["configurations"]
+    assert (config["gpu"], config["count"]) == ("h100-sxm", 2)
