@@ -277,8 +277,18 @@ def test_the_period_and_region_asked_are_read(text: str, period: str) -> None:
     assert (parsed.price_period, parsed.region, parsed.objective) == (period, "eu", "cheapest")
 
 
-def test_eu_cheapest_per_month_names_the_region_and_compares_eur_at_the_ecb_rate() -> None:
-    report = _report("cheapest EU-only option for Llama 3.1 70B per month")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cheapest EU-only option for Llama 3.1 70B per month",
+        "what does Llama 3.1 70B cost per month in Europe, cheapest?",
+        "cheapest way to serve Llama 3.1 70B in the EU, monthly cost?",
+    ],
+)
+def test_eu_cheapest_per_month_names_the_region_and_compares_eur_at_the_ecb_rate(
+    text: str,
+) -> None:
+    report = _report(text)
     rate = report.exchange_rate
     assert rate is not None and (rate.basis, rate.usd_per_eur, rate.as_of) == (
         "reference",
@@ -292,7 +302,7 @@ def test_eu_cheapest_per_month_names_the_region_and_compares_eur_at_the_ecb_rate
     price = report.headline.price
     assert price.eu and price.region
     assert price.usd_per_month == pytest.approx(price.usd * 730, rel=1e-6)
-    lead = _lead("cheapest EU-only option for Llama 3.1 70B per month")
+    lead = _lead(text)
     assert f"{price.usd_per_month:,.0f} USD a month" in lead and f"region {price.region}" in lead
     # The hosted-API table is EU-only too: Scaleway, OVHcloud, IONOS.
     apis = report.costs.serving.api_comparison
