@@ -13,6 +13,9 @@ Verdicts (`check_claim`):
   `TOLERANCE` and nearer to it than to the whole need: activations and the runtime come on top;
 - *yes*: else, the claim is within `TOLERANCE` of the whole need per GPU (for a percentage or
   a multiple, of the whole need relative to the model's weights);
+- *partly* also when, for full training, the figure is the model states of another training
+  accounting than the one sized ("16 bytes per parameter" is the ZeRO paper's mixed precision,
+  "4× the model" pure bf16 training): right for that accounting, not for this sizing;
 - *no*: otherwise.
 
 "The model" is the model's weights for inference in the format the task loads them (16-bit for
@@ -98,6 +101,11 @@ class ClaimCheck(BaseModel):
         description="Training accountings whose model-state bytes per parameter the claim "
         "matches, in words (which rule the user's figure is).",
     )
+    sized_accounting: str | None = Field(
+        default=None,
+        description="The training accounting this sizing used, in words with its model-state "
+        "bytes per parameter (full training only).",
+    )
 
     @property
     def why(self) -> str:
@@ -118,14 +126,22 @@ def _close(claimed_low: float, claimed_high: float, computed: float) -> bool:
     return claimed_low * (1 - TOLERANCE) <= computed <= claimed_high * (1 + TOLERANCE)
 
 
+def _accounting(precision: str, optimizer: str) -> str:
+    """'pure bf16 training (…): 8 B/param' — an accounting and its model state per parameter."""
+    state = state_bytes_per_param(precision, optimizer)
+    per_param = state.weights + state.gradients + state.optimizer
+    return f"{_ACCOUNTING[precision]}: {per_param:g} B/param"
+
+
 def _matching_accountings(bytes_per_param: float, optimizer: str) -> list[str]:
     """The training accountings whose model state per parameter is `bytes_per_param`."""
     out: list[str] = []
     for precision in PRECISIONS:
         state = state_bytes_per_param(precision, optimizer)
-        per_param = state.weights + state.gradients + state.optimizer
-        if _close(bytes_per_param, bytes_per_param, per_param):
-            out.append(f"{_ACCOUNTING[precision]}: {per_param:g} B/param")
+        if _close(
+            bytes_per_param, bytes_per_param, state.weights + state.gradients + state.optimizer
+        ):
+            out.append(_accounting(precision, optimizer))
     return out
 
 
@@ -177,6 +193,15 @@ def check_claim(
             unit = "%"
             computed = (total - model_bytes) / model_bytes * 100
             part = part_bytes / model_bytes * 100
+    matches: list[str] = []
+    if training and not adapters:
+        per_param = {
+            "bytes_per_parameter": claim.value,
+            "multiple_of_model": claim.value * model_bytes / params,
+            "memory": claim.value * _UNIT_BYTES[claim.unit or "GB"] / params,
+        }.get(claim.kind)
+        if per_param is not None:
+            matches = _matching_accountings(per_param, optimizer)
     verdict: Verdict = "no"
     said = (claim.low + claim.top) / 2
     nearer_part = part is not None and abs(said - part) < abs(said - computed)
@@ -184,14 +209,9 @@ def check_claim(
         verdict = "partly"  # the rule counts a part; the rest comes on top
     elif _close(claim.low, claim.top, computed):
         verdict = "yes"
-    matches: list[str] = []
-    if training and not adapters:
-        per_param = {
-            "bytes_per_parameter": claim.value,
-            "multiple_of_model": claim.value * model_bytes / params,
-        }.get(claim.kind)
-        if per_param is not None:
-            matches = _matching_accountings(per_param, optimizer)
+    elif matches:
+        verdict = "partly"  # the model states of another accounting than the one sized
+    sized = estimate.weights_format.removesuffix(" training")
     return ClaimCheck(
         claim=claim,
         verdict=verdict,
@@ -203,6 +223,9 @@ def check_claim(
         total_bytes=total,
         components=dict(estimate.breakdown),
         matches_accounting=matches,
+        sized_accounting=(
+            _accounting(sized, optimizer) if training and sized in _ACCOUNTING else None
+        ),
     )
 
 

@@ -31,9 +31,11 @@ _PERCENT_MORE = (
     rf"increases?\s+(?:(?:the\s+)?memory\s+)?by)\s+{_ABOUT}{_PERCENT}"
     r"(?:\s+(?:more|extra|overhead|on\s+top(?:\s+of\s+(?:the\s+)?(?:model|weights))?))?"
 )
-# A memory figure stated as a conclusion ('means 126 GB', 'so 64 GB'), never a GPU's memory.
+# A memory figure stated as a conclusion ('means 126 GB', 'so 64 GB', 'a 7B needs 40 GB'), never
+# a GPU's memory.
 _MEMORY = (
-    r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is)\s+|(?:=|→|->)\s*)"
+    r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is|needs|takes|requires)\s+"
+    r"|(?:=|→|->)\s*)"
     rf"{_ABOUT}{_NUM}\s*(gb|gib|tb)\b(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
 )
 _UNITS: dict[str, MemoryUnit] = {"gb": "GB", "gib": "GiB", "tb": "TB"}

@@ -47,6 +47,9 @@ def claim_line(check: ClaimCheck) -> str:
         text += f" ({why})"
     if check.matches_accounting:
         text += "; your figure is " + "; or ".join(check.matches_accounting)
+        sized = check.sized_accounting
+        if sized is not None and sized not in check.matches_accounting:
+            text += f" — sized here as {sized}"
     return text + "."
 
 
