@@ -378,6 +378,36 @@ def test_the_users_rate_overrides_the_reference_and_is_said() -> None:
 
 # --- class 11: the asked number leads; one screen ------------------------------------------------
 
+_ECB_LINE = "EUR prices compared in USD at the ECB euro reference rate of 2026-10-30"
+
+
+@pytest.mark.parametrize(
+    ("text", "up_front"),
+    [
+        # EU-only prices asked: the rate ranks every offer shown, so it is stated up front.
+        ("cheapest EU-only option for Llama 3.1 70B per month", True),
+        ("cheapest way to serve llama 3.1 8b in the EU, monthly cost?", True),
+        # A USD offer leads: EUR offers were ranked at the rate, which goes with the folded
+        # tool assumptions, not the six lines of what was read.
+        ("Can I serve Llama 3.1 8B to 10 users with 8k context on one L40S?", False),
+        ("Full fine-tune of Llama 3.1 8B on H100s: how many GPUs?", False),
+        ("serve Llama 3.1 70B on 4x H100 for 20 users", False),
+    ],
+)
+def test_the_reference_rate_is_stated_up_front_only_where_it_bears_on_the_lead(
+    text: str, up_front: bool
+) -> None:
+    report = _report(text)
+    assert report.converted_eur  # EUR offers were compared in every one of these
+    price = None if report.headline is None else report.headline.price
+    assert price is not None and (price.currency != "USD" or report.request.pricing.eu_only) == (
+        up_front
+    )
+    answer_ = render_answer(parse_workload(text), report)
+    shown = "\n".join(s.markdown for s in answer_.sections if not s.folded)
+    folded = "\n".join(s.markdown for s in answer_.sections if s.folded)
+    assert (_ECB_LINE in shown) == up_front and (_ECB_LINE in folded) != up_front, text
+
 
 @pytest.mark.parametrize(
     "text",

@@ -413,6 +413,20 @@ class SizingReport(BaseModel):
             rows += costs.training.rows
         return any(getattr(r, "currency", "USD") == "EUR" for r in rows)
 
+    @property
+    def eur_rate_leads(self) -> bool:
+        """Whether the EUR→USD rate bears on what the answer leads with, so it is stated up
+        front rather than with the tools' other assumptions: the headline's price is a EUR
+        offer, EU-only prices were asked, or the rate is the user's own."""
+        if not self.converted_eur or self.exchange_rate is None:
+            return False
+        headline = None if self.headline is None else self.headline.price
+        return (
+            self.exchange_rate.basis == "given"
+            or self.request.pricing.eu_only
+            or (headline is not None and headline.currency != "USD")
+        )
+
     def price_of(self, gpu: str, count: int) -> PricedConfiguration | None:
         """The priced row quoted for (GPU, count), if that configuration was priced."""
         return next((p for p in self.priced if p.gpu == gpu and p.count == count), None)
