@@ -312,6 +312,61 @@ def test_nothing_fits_says_what_does_with_the_figures(text: str) -> None:
     assert "**A way out on" in lead and "**fits**" in lead
 
 
+# Rank-64 QLoRA (its default) on q, k, v, o, gate, up, down of Llama 3.1 70B's 80 layers (hidden
+# 8,192, KV 8 × 128 = 1,024, FFN 28,672): per layer and rank (8,192 + 8,192) + 2 × (8,192 +
+# 1,024) + (8,192 + 8,192) + 3 × (8,192 + 28,672) = 161,792 parameters.
+QLORA_70B_ADAPTERS = 64 * 161_792 * 80
+# Rank-8 LoRA (PEFT's default) on Llama 3.1 8B (class 4 above): 20,971,520 parameters.
+LORA_8B_ADAPTERS = 8 * (8192 + 5120 + 5120 + 8192 + 3 * 18432) * 32
+
+
+@pytest.mark.parametrize(
+    ("text", "method", "adapters", "optimizer_bytes"),
+    [
+        # Full fine-tuning at 8k without checkpointing: even all the levers at 256 tokens leave
+        # the whole model's gradients and AdamW state; LoRA's adapters fit. AdamW keeps two
+        # fp32 moments, 8 B per trainable parameter.
+        (
+            "full fine-tune of Llama 3.1 8B on one H100 without gradient checkpointing at 8k",
+            "lora",
+            LORA_8B_ADAPTERS,
+            8,
+        ),
+        # A 70B's bf16 weights alone (141 GB) exceed an H100, LoRA or not: QLoRA's 4-bit base.
+        ("full fine-tune of Llama 3.1 70B on one H100", "qlora", QLORA_70B_ADAPTERS, 8),
+        # LoRA of a 70B: QLoRA with the other levers (8-bit AdamW: two 1-byte moments).
+        (
+            "LoRA of Llama 3.1 70B on one A100 80GB at 8k tokens, no activation checkpointing",
+            "qlora",
+            QLORA_70B_ADAPTERS,
+            2,
+        ),
+    ],
+)
+def test_when_no_lever_is_enough_the_lighter_method_is_sized(
+    text: str, method: str, adapters: int, optimizer_bytes: int
+) -> None:
+    report = _report(text)
+    ways = report.ways_out
+    assert ways and not any(w.fits for w in ways if w.lever != "lighter_method"), text
+    lighter = ways[-1]
+    assert lighter.lever == "lighter_method" and lighter.changes["task"] == method
+    assert lighter.fits and lighter.estimate is not None
+    assert lighter.estimate.trainable_params == adapters
+    assert lighter.estimate.breakdown["optimizer"] == optimizer_bytes * adapters
+    lead = _lead(text)
+    assert "- A lighter method: " in lead and "**fits**" in lead.split("A lighter method")[1]
+
+
+def test_a_job_no_method_fits_says_so() -> None:
+    # Llama 3.1 405B in QLoRA: 405.9e9 × 0.5 B = 203 GB of 4-bit weights against a 24 GB 4090.
+    report = _report("full fine-tune of Llama 3.1 405B on one RTX 4090")
+    lighter = report.ways_out[-1]
+    assert lighter.lever == "lighter_method" and lighter.changes["task"] == "qlora"
+    assert lighter.estimate is not None and not lighter.fits
+    assert lighter.estimate.breakdown["weights"] > LLAMA_31_405B * 0.5
+
+
 # --- class 10: regional cheapest with currencies -------------------------------------------------
 
 
@@ -406,7 +461,10 @@ def test_the_reference_rate_is_stated_up_front_only_where_it_bears_on_the_lead(
     answer_ = render_answer(parse_workload(text), report)
     shown = "\n".join(s.markdown for s in answer_.sections if not s.folded)
     folded = "\n".join(s.markdown for s in answer_.sections if s.folded)
-    assert (_ECB_LINE in shown) == up_front and (_ECB_LINE in folded) != up_front, text
+    assert (_ECB_LINE in shown) == up_front, text
+    # Folded or not, the rate used is said: the cost tool's assumption, and the recommender's.
+    assert f"EUR prices converted at {ECB_USD_PER_EUR:g} USD per EUR" in shown + folded
+    assert f"USD, EUR at {ECB_USD_PER_EUR:g} USD per EUR" in shown + folded
 
 
 @pytest.mark.parametrize(

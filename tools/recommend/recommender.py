@@ -81,10 +81,15 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     if prices is None:
         eu_only = workload.constraints.eu_only
         prices = catalog_ranking_prices(eu_only=eu_only)
+    eur = (
+        "EUR only at a rate you give"
+        if prices.eur_to_usd is None
+        else f"EUR at {prices.eur_to_usd:g} USD per EUR"
+    )
     price_notes = [
         "Prices for ranking and budgets: each configuration at its cheapest current on-demand "
-        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, EUR only at a "
-        "rate you give): whole instances billed, each tensor-parallel group in one machine "
+        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, {eur}): "
+        "whole instances billed, each tensor-parallel group in one machine "
         "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
         f"undated or older than {prices.max_age_days} days on {prices.day.isoformat()} only "
         "when no fresher price can host the layout (dates in the option notes and "

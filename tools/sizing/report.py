@@ -298,7 +298,12 @@ class BudgetCheck(BaseModel):
 
 
 Lever = Literal[
-    "shorter_sequence", "lower_lora_rank", "8bit_optimizer", "checkpointing", "all_together"
+    "shorter_sequence",
+    "lower_lora_rank",
+    "8bit_optimizer",
+    "checkpointing",
+    "all_together",
+    "lighter_method",
 ]
 
 

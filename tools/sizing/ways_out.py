@@ -1,7 +1,9 @@
 """A way out when nothing fits (issue 18, class 9): a training job that fits none of the GPUs
 the user named, re-sized by the memory calculator with each lever people pull — shorter
 sequences, a lower LoRA rank, an 8-bit optimizer, gradient checkpointing — and with all of them
-together, so the answer says what does fit, with the figures.
+together, so the answer says what does fit, with the figures. When even all together do not
+fit, the lighter method (LoRA for a full fine-tune, QLoRA's 4-bit base for LoRA) is sized at
+the sequence asked, alone or with the other levers (`LIGHTER`).
 
 The subject is the named configuration with the most headroom (the one closest to fitting).
 Each lever changes one memory-request field; the shorter sequence is the longest that fits (a
@@ -10,6 +12,7 @@ multiple of `SEQUENCE_STEP` tokens), found by a binary search (memory grows with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tools.memory import MemoryEstimate
@@ -24,6 +27,9 @@ SEQUENCE_STEP = 256
 
 LOWER_RANK = 8
 """The LoRA rank tried when a higher one does not fit: PEFT's default (LoraConfig r=8)."""
+
+LIGHTER = {"full": "lora", "lora": "qlora"}
+"""The next lighter training method: adapters instead of every weight, then a 4-bit base."""
 
 
 def _fits(fields: dict[str, Any]) -> tuple[bool, MemoryEstimate | None]:
@@ -105,4 +111,27 @@ def ways_out(
             tokens = longest_fitting_sequence({**fields, **together}, asked)
             together["context"] = tokens or SEQUENCE_STEP
         out.append(way("all_together", together))
+    if not any(w.fits for w in out):
+        out += lighter_method(closest.estimate.task, levers, way)
     return out
+
+
+def lighter_method(
+    task: str,
+    levers: list[tuple[Lever, dict[str, Any]]],
+    way: Callable[[Lever, dict[str, Any]], WayOut],
+) -> list[WayOut]:
+    """The lighter methods down `LIGHTER` from `task`, each alone then with the other levers
+    (not the LoRA rank), up to the first that fits; the last one tried when none does."""
+    others = {k: v for _, changes in levers for k, v in changes.items() if k != "lora_rank"}
+    tried: WayOut | None = None
+    lighter = LIGHTER.get(task)
+    while lighter is not None:
+        for changes in ({"task": lighter}, {"task": lighter, **others}):
+            if len(changes) > 1 and not others:
+                continue
+            tried = way("lighter_method", changes)
+            if tried.fits:
+                return [tried]
+        lighter = LIGHTER.get(lighter)
+    return [] if tried is None else [tried]

@@ -70,10 +70,8 @@ def render_answer(
     read_as += parsed.notes
     if report is not None:
         read_as += defaults_filled_in(parsed, report)
-        read_as += exchange_rate_lines(report, leading=True)
+        read_as += exchange_rate_lines(report)
     assumptions, warnings = _tool_notes(values)
-    if report is not None:
-        assumptions += exchange_rate_lines(report, leading=False)
     read_as += [f"warning: {w}" for w in warnings]
     read_as = list(dict.fromkeys(read_as))
     pricing = [] if report is None else price_load_lines(report)

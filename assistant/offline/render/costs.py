@@ -46,14 +46,12 @@ def usd_in_period(price: PricedConfiguration, report: SizingReport) -> str:
     return hourly
 
 
-def exchange_rate_lines(report: SizingReport, *, leading: bool) -> list[str]:
-    """Which EUR→USD rate the USD figures of EUR prices used, when one was converted: with
-    `leading`, only when it bears on the lead (`SizingReport.eur_rate_leads`); else only when
-    it does not (it goes with the tools' folded assumptions)."""
+def exchange_rate_lines(report: SizingReport) -> list[str]:
+    """Which EUR→USD rate the USD figures of EUR prices used, its date and source, when it
+    bears on the lead (`SizingReport.eur_rate_leads`); elsewhere the cost tool's own
+    assumption ('EUR prices converted at …') says the rate among the folded ones."""
     rate = report.exchange_rate
-    if rate is None or not report.converted_eur or report.eur_rate_leads != leading:
-        return []
-    return [rate.statement]
+    return [rate.statement] if rate is not None and report.eur_rate_leads else []
 
 
 def budget_line(report: SizingReport) -> str | None:

@@ -454,9 +454,15 @@ def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
     return "\n".join(dict.fromkeys(lines)) + "\n" if lines else ""
 
 
-def _lever_label(way: WayOut, asked: int) -> str:
+_METHOD = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA (adapters on a 4-bit base)"}
+
+
+def _lever_label(way: WayOut, asked: int, task: str = "full") -> str:
     changes = way.changes
     parts: list[str] = []
+    if "task" in changes:
+        method = str(changes["task"])
+        parts.append(f"{_METHOD.get(method, method)} instead of {_METHOD.get(task, task)}")
     if "lora_rank" in changes:
         parts.append(f"LoRA rank {changes['lora_rank']}")
     if "optimizer" in changes:
@@ -477,6 +483,7 @@ def ways_out_lines(report: SizingReport) -> list[str]:
     first = ways[0]
     named = next((m for m in report.memory if m.gpu == first.gpu and m.count == first.count), None)
     asked = None if named is None or named.estimate is None else named.estimate.context
+    task = "full" if named is None or named.estimate is None else named.estimate.task
     label = f"{first.count}× {gpu_name(first.gpu)}"
     lines = [f"**A way out on {label}** (each sized by the memory calculator):"]
     for way in ways:
@@ -484,12 +491,15 @@ def ways_out_lines(report: SizingReport) -> list[str]:
         if est is None:
             continue
         need = f"{gib(est.per_gpu_bytes)} of {gib(est.budget_bytes_per_gpu)} per GPU"
-        what = _lever_label(way, asked or est.context)
+        what = _lever_label(way, asked or est.context, task)
         if way.lever == "shorter_sequence" and not way.fits:
             lines.append(f"- Shorter sequences alone: not even {what} fit ({need}).")
             continue
         verb = "**fits**" if way.fits else "does not fit"
-        prefix = "All together: " if way.lever == "all_together" else ""
+        prefix = {"all_together": "All together: ", "lighter_method": "A lighter method: "}.get(
+            way.lever, ""
+        )
+        what = what if prefix else what[:1].upper() + what[1:]
         lines.append(f"- {prefix}{what}: {verb} ({need}).")
     return lines
 
