@@ -511,6 +511,57 @@ async def test_a_clarifying_question_shows_the_default_readings_figures_then_ask
     assert stored["questions"] and stored.get("model")
 
 
+@pytest.mark.parametrize(
+    ("first", "reply", "model", "kept", "config"),
+    [
+        # 16k = 16,384 tokens; "4x L40S" is four of them.
+        (
+            "serve 40 users with 16k context on 4x L40S",
+            "Llama 3.1 70B in 4-bit",
+            "llama-3.1-70b",
+            {"users": 40, "context": 16_384, "task": "inference"},
+            ("l40s", 4),
+        ),
+        # 2B tokens = 2e9 training tokens on 8 H100s (the SXM5 by the catalog's default).
+        (
+            "full fine-tune on 8 H100s with 2B tokens",
+            "Llama 3.1 8B",
+            "llama-3.1-8b",
+            {"task": "full", "train_tokens": 2e9},
+            ("h100-sxm", 8),
+        ),
+        # 100 concurrent chats at 8k = 100 users at 8,192 tokens; no GPU named.
+        (
+            "what GPUs do I need for 100 concurrent chats at 8k context?",
+            "qwen2.5 72b",
+            "qwen2.5-72b",
+            {"users": 100, "context": 8_192},
+            None,
+        ),
+    ],
+)
+def test_the_llm_planner_keeps_what_was_said_before_the_models_clarifying_question(
+    first: str,
+    reply: str,
+    model: str,
+    kept: dict[str, object],
+    config: tuple[str, int] | None,
+) -> None:
+    conversation = Conversation()
+    conversation.add({"role": "user", "content": first})
+    # No model: nothing is planned, the model asks, and the workload read so far is kept.
+    assert offline_planner(first, conversation) == []
+    assert conversation.messages[-1][WORKLOAD_KEY]["questions"]
+    conversation.add({"role": "assistant", "content": "Which model do you mean?"})
+    conversation.add({"role": "user", "content": reply})
+    ((name, arguments),) = offline_planner(reply, conversation)
+    workload = arguments["workload"]
+    assert name == "size" and workload["model"] == model
+    assert {k: workload[k] for k in kept} == kept
+    configs = arguments.get("configurations") or []
+    assert [(c["gpu"], c["count"]) for c in configs] == ([config] if config else [])
+
+
 def test_the_llm_planner_keeps_the_workload_across_a_clarifying_turn() -> None:
     conversation = Conversation()
     conversation.add({"role": "user", "content": "Mixtral long-context serving on two H100s"})
