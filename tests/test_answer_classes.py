@@ -487,6 +487,43 @@ def test_a_memory_question_opens_with_the_memory_not_a_price(text: str) -> None:
     assert "USD" not in first
 
 
+@pytest.mark.parametrize(
+    ("text", "asked", "gpu", "count"),
+    [
+        ("how many tokens per second does Llama 3.1 8B get on one H100?", "speed", "h100-sxm", 1),
+        ("what tok/s would Llama 3.1 8B get on an RTX 4090?", "speed", "rtx-4090", 1),
+        ("how fast is Llama 3.1 70B in 4-bit on 2x H100 for 20 users?", "speed", "h100-sxm", 2),
+        ("what's the time to first token for Llama 3.1 8B on one L40S?", "ttft", "l40s", 1),
+        ("what TTFT would users get with Llama 3.1 70B in fp8 on 2 H100s?", "ttft", "h100-sxm", 2),
+        ("how long until the first token for Llama 3.1 8B on an A100 80GB?", "ttft", None, 1),
+    ],
+)
+def test_a_speed_or_ttft_question_opens_with_that_figure_for_the_gpus_named(
+    text: str, asked: str, gpu: str | None, count: int
+) -> None:
+    assert parse_workload(text).asked == asked
+    report = _report(text)
+    (named,) = report.memory
+    assert named.count == count and (gpu is None or named.gpu == gpu)
+    assert report.recommendation is not None
+    option = next(
+        o
+        for o in [*report.recommendation.options, *report.recommendation.rejected]
+        if (o.gpu, o.count) == (named.gpu, named.count) and o.fits
+    )
+    first = _lead(text).splitlines()[0]
+    label = f"{count}× {first.split(f'{count}× ')[1].split('**')[0]}"
+    if asked == "speed":
+        assert option.decode_tokens_per_s_per_seq is not None
+        assert first.startswith(f"**{option.decode_tokens_per_s_per_seq:,.1f} tokens/s per user")
+    else:
+        assert option.ttft_s is not None
+        assert first.startswith(f"**Time to first token {option.ttft_s:,.2f} s")
+    # The figure is for the configuration named, and says how far to trust it.
+    assert label.startswith(f"{count}× ") and "USD" not in first
+    assert any(b in first for b in ("measured", "calibrated", "estimated"))
+
+
 # --- class 12: a clarifying question keeps the figures, in both engines --------------------------
 
 

@@ -20,7 +20,7 @@ Task = Literal["inference", "full", "lora", "qlora"]
 Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
-Asked = Literal["memory", "cost"]
+Asked = Literal["memory", "cost", "speed", "ttft"]
 
 
 class GpuMention(BaseModel):
@@ -141,7 +141,8 @@ class ParsedWorkload(BaseModel):
     asked: Asked | None = Field(
         default=None,
         description="The number asked for: 'memory' ('how much VRAM…'), 'cost' ('how much "
-        "would it cost'); the answer opens with it.",
+        "would it cost'), 'speed' ('how many tokens/s…'), 'ttft' ('what is the time to first "
+        "token'); the answer opens with it.",
     )
     alternatives: bool = Field(
         default=False,

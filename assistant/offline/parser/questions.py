@@ -28,14 +28,34 @@ _COST_ASKED = (
     r"|\bwhat(?:'s|\s+is)\s+the\s+(?:monthly\s+|hourly\s+)?(?:cost|price|bill)\b"
 )
 
+_PER_SECOND = r"(?:tokens?|tok)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b|a\s+second\b)"
+_TTFT_ASKED = (
+    r"\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+(?:the\s+)?(?:expected\s+)?"
+    r"(?:time\s+to\s+first\s+token|ttft|first[-\s]token\s+latency)\b"
+    r"|\bhow\s+(?:long|quickly|soon)\s+(?:until|before|to|for)\s+(?:the\s+)?first\s+token\b"
+    r"|\bwhat\s+(?:ttft|time\s+to\s+first\s+token)\s+(?:do|does|would|will|can)\b"
+)
+_SPEED_ASKED = (
+    rf"\bhow\s+many\s+{_PER_SECOND}"
+    r"|\bhow\s+fast\s+(?:is|does|would|will|can|could|do)\b"
+    r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
+    rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
+    rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
+)
+
 
 def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     """The number the question asks for, which the answer opens with: memory ('how much VRAM
-    does Llama 3.1 70B need?') or a cost ('how much would it cost per month?')."""
+    does Llama 3.1 70B need?'), a cost ('how much would it cost per month?'), the time to first
+    token ('what's the TTFT on 2x H100?') or the speed ('how many tokens/s on one H100?')."""
     if t.each(_MEMORY_ASKED):
         p.asked = "memory"
     elif t.each(_COST_ASKED):
         p.asked = "cost"
+    elif t.each(_TTFT_ASKED):
+        p.asked = "ttft"
+    elif t.each(_SPEED_ASKED):
+        p.asked = "speed"
 
 
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:

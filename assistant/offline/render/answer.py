@@ -20,7 +20,7 @@ from assistant.offline.render.costs import (
 )
 from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
 from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.questions import capacity_lines
+from assistant.offline.render.questions import capacity_lines, speed_lines
 from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
 from assistant.offline.render.verdict import about_headline, verdict_block, verdict_lines
@@ -111,6 +111,7 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     lead = claim_lines(report)
     lead += api if parsed.api_comparison else []
     lead += capacity_lines(parsed, report)
+    lead += speed_lines(parsed, report)
     lead += verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims))
     lead += [] if parsed.api_comparison else api
     lead += unconverted_lines(report)
