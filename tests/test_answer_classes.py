@@ -358,6 +358,37 @@ def test_when_no_lever_is_enough_the_lighter_method_is_sized(
     assert "- A lighter method: " in lead and "**fits**" in lead.split("A lighter method")[1]
 
 
+# Llama 3.1 70B: 70,553,706,496 parameters (meta-llama/Llama-3.1-70B config.json, meta device).
+LLAMA_31_70B = 70_553_706_496
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pretrain Llama 3.1 70B on 8x H100",
+        "pre-train Llama 3.1 70B from scratch on 8 H100 GPUs",
+        "train Llama 3.1 70B from scratch on 8× H100",
+    ],
+)
+def test_pretraining_has_no_adapter_way_out_and_the_zero3_resize_is_the_subject(
+    text: str,
+) -> None:
+    report = _report(text)
+    ways = report.ways_out
+    assert ways and report.request.pretraining
+    # LoRA and QLoRA train adapters on a pretrained model: no way out for pre-training.
+    assert all(w.lever != "lighter_method" for w in ways)
+    # Plain data parallelism holds the whole state per GPU; ZeRO-3 over the 8 is closer to
+    # fitting, so the levers are pulled on it.
+    assert all((w.gpu, w.count, w.zero) == ("h100-sxm", 8, 3) for w in ways)
+    eight_bit = next(w for w in ways if w.lever == "8bit_optimizer").estimate
+    assert eight_bit is not None
+    # ZeRO paper accounting with 8-bit AdamW: the optimizer keeps the fp32 master copy (4 B)
+    # and two 1-byte moments (2 B) per parameter, partitioned over 8 ranks.
+    assert eight_bit.breakdown["optimizer"] == pytest.approx(6 * LLAMA_31_70B / 8, rel=1e-6)
+    assert "**A way out on 8× H100 SXM5 with ZeRO-3**" in _lead(text)
+
+
 def test_a_job_no_method_fits_says_so() -> None:
     # Llama 3.1 405B in QLoRA: 405.9e9 × 0.5 B = 203 GB of 4-bit weights against a 24 GB 4090.
     report = _report("full fine-tune of Llama 3.1 405B on one RTX 4090")

@@ -177,6 +177,8 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["alternative_weights"] = parsed.alternative_weights
     if parsed.price_period is not None:
         args["price_period"] = parsed.price_period
+    if training and parsed.use == "pre-train" and parsed.task == "full":
+        args["pretraining"] = True
     if parsed.claims:
         args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
     return args

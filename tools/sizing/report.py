@@ -313,6 +313,7 @@ class WayOut(BaseModel):
     lever: Lever
     gpu: str
     count: int
+    zero: int | None = Field(default=None, description="The ZeRO stage of the subject, if any.")
     changes: dict[str, Any] = Field(description="Memory-request fields changed, and to what.")
     estimate: MemoryEstimate | None = None
 

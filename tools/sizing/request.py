@@ -177,6 +177,11 @@ class SizingRequest(BaseModel):
     price_period: BudgetPeriod | None = Field(
         default=None, description="The period a cost is asked in: 'hour' or 'month'."
     )
+    pretraining: bool = Field(
+        default=False,
+        description="A full-training job from scratch (pre-training), not a fine-tune: "
+        "adapters (LoRA, QLoRA) are no way out for it.",
+    )
     claims: list[Claim] = Field(
         default_factory=list,
         max_length=MAX_LIST_ITEMS,

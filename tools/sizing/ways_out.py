@@ -3,7 +3,8 @@ the user named, re-sized by the memory calculator with each lever people pull �
 sequences, a lower LoRA rank, an 8-bit optimizer, gradient checkpointing — and with all of them
 together, so the answer says what does fit, with the figures. When even all together do not
 fit, the lighter method (LoRA for a full fine-tune, QLoRA's 4-bit base for LoRA) is sized at
-the sequence asked, alone or with the other levers (`LIGHTER`).
+the sequence asked, alone or with the other levers (`LIGHTER`) — not for pre-training, which
+adapters cannot do.
 
 The subject is the named configuration with the most headroom (the one closest to fitting).
 Each lever changes one memory-request field; the shorter sequence is the longest that fits (a
@@ -83,7 +84,9 @@ def ways_out(
     gpus = {m.gpu for m in named}
     if rec is not None and any(o.fits for o in [*rec.options, *rec.rejected] if o.gpu in gpus):
         return []
-    closest = max(named, key=lambda m: m.estimate.headroom_bytes or 0 if m.estimate else 0)
+    # The subject: the named configuration closest to fitting, its ZeRO-3 re-size included.
+    candidates = [*named, *(m for m in resized if m.gpu is not None and m.estimate is not None)]
+    closest = max(candidates, key=lambda m: m.estimate.headroom_bytes or 0 if m.estimate else 0)
     assert closest.gpu is not None and closest.estimate is not None
     fields = configuration_fields(request, closest.gpu, closest.count)
     if closest.zero is not None:
@@ -97,6 +100,7 @@ def ways_out(
             lever=lever,
             gpu=closest.gpu or "",
             count=closest.count,
+            zero=closest.zero,
             changes=changes,
             estimate=estimate,
         )
@@ -111,7 +115,7 @@ def ways_out(
             tokens = longest_fitting_sequence({**fields, **together}, asked)
             together["context"] = tokens or SEQUENCE_STEP
         out.append(way("all_together", together))
-    if not any(w.fits for w in out):
+    if not any(w.fits for w in out) and not request.pretraining:
         out += lighter_method(closest.estimate.task, levers, way)
     return out
 

@@ -481,10 +481,15 @@ def ways_out_lines(report: SizingReport) -> list[str]:
     if not ways:
         return []
     first = ways[0]
-    named = next((m for m in report.memory if m.gpu == first.gpu and m.count == first.count), None)
+    subjects = [*report.memory, *report.zero3_resize]
+    named = next(
+        (m for m in subjects if (m.gpu, m.count, m.zero) == (first.gpu, first.count, first.zero)),
+        None,
+    )
     asked = None if named is None or named.estimate is None else named.estimate.context
     task = "full" if named is None or named.estimate is None else named.estimate.task
     label = f"{first.count}× {gpu_name(first.gpu)}"
+    label += f" with ZeRO-{first.zero}" if first.zero and first.count > 1 else ""
     lines = [f"**A way out on {label}** (each sized by the memory calculator):"]
     for way in ways:
         est = way.estimate
