@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -97,3 +98,57 @@ def test_the_headline_never_contradicts_the_table(question: str) -> None:
         match = re.search(r"\*\*[^*]*?(\d+)× ([^*]+)\*\*", line)
         assert match is not None, line
         assert (int(match.group(1)), match.group(2)) == (option.count, name), (question, line)
+
+
+TASKS = ("full fine-tune of ", "LoRA of ", "QLoRA of ", "pretrain ")
+TRAIN_MODELS = ("Llama 3.1 8B", "Llama 3.1 70B", "Mistral 7B", "a 13B")
+TRAIN_GPUS = ("", " on one H100", " on 8x H100", " on 4 A100 80GB", " on an RTX 4090")
+TRAIN_DATA = ("", " on 2B tokens", " with 8k sequences", " without gradient checkpointing")
+
+
+@st.composite
+def training_questions(draw: st.DrawFn) -> str:
+    parts = (TASKS, TRAIN_MODELS, TRAIN_GPUS, TRAIN_DATA)
+    return "".join(draw(st.sampled_from(p)) for p in parts)
+
+
+@settings(
+    max_examples=10,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(training_questions())
+def test_a_training_lead_never_contradicts_its_estimates(question: str) -> None:
+    parsed = parse_workload(question)
+    calls = plan_tool_calls(parsed)
+    assert calls, question
+    report = size(SizingRequest.model_validate(calls[-1].arguments))
+    lead = render_answer(parsed, report).sections[0].lines
+    for sized in [*report.memory, *report.zero3_resize]:
+        if sized.gpu is None or sized.estimate is None:
+            continue
+        label = config_label(sized)
+        if any(line.startswith(f"**Fits on {label}**") for line in lead):
+            assert sized.estimate.fits, (question, label)
+        if any(line.startswith(f"**Does not fit on {label}**") for line in lead):
+            assert sized.estimate.fits is False, (question, label)
+    headline = report.headline
+    if headline is not None:
+        option = headline.option
+        assert option.fits and option.per_gpu_bytes <= option.budget_bytes_per_gpu, question
+        # A job's GPU-hours are its wall-clock hours on every GPU of the cluster.
+        if option.training_hours is not None and option.gpu_hours is not None:
+            assert option.gpu_hours == pytest.approx(option.training_hours * option.count)
+    # A way out is offered only when nothing named fits, and "fits" only where it does.
+    ways = report.ways_out
+    if ways:
+        assert not any(m.fits for m in report.memory if m.gpu is not None), question
+    for way in ways:
+        est = way.estimate
+        if est is not None and way.fits:
+            assert est.per_gpu_bytes <= (est.budget_bytes_per_gpu or 0), question
+        if way.lever == "lighter_method":
+            assert not report.request.pretraining, question
+            assert not any(w.fits for w in ways if w.lever != "lighter_method"), question
