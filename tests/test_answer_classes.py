@@ -630,6 +630,33 @@ def test_the_llm_planner_keeps_what_was_said_before_the_models_clarifying_questi
     assert [(c["gpu"], c["count"]) for c in configs] == ([config] if config else [])
 
 
+@pytest.mark.parametrize(
+    ("text", "opening"),
+    [
+        (
+            "how fast is Llama 3.1 8B long-context serving on an L40S?",
+            "tokens/s per user on 1× L40S",
+        ),
+        (
+            "what's the time to first token for Llama 3.1 70B long-context serving on H100s?",
+            "**Time to first token ",
+        ),
+    ],
+)
+async def test_the_default_readings_figures_open_with_the_number_asked(
+    text: str, opening: str
+) -> None:
+    _, conversation = await answer(text)
+    lead = last_answer(conversation).sections[0].lines
+    # Long context read as 32,768 tokens for the figures, then asked about.
+    assert (
+        lead[0]
+        == f"For the default reading (long context read as {LONG_CONTEXT_READING:,} tokens):"
+    )
+    assert opening in lead[1] and lead[1].startswith("**")
+    assert lead[-1].startswith("**One question before I size this exactly:**")
+
+
 def test_the_llm_planner_keeps_the_workload_across_a_clarifying_turn() -> None:
     conversation = Conversation()
     conversation.add({"role": "user", "content": "Mixtral long-context serving on two H100s"})

@@ -196,6 +196,8 @@ def render_question(
     lead: list[str] = []
     if report is not None:
         figures = verdict_lines(report) if report.question is not None else verdict_block(report)
+        # The number asked for leads the default reading's figures too (classes 11 and 12).
+        figures = [*speed_lines(parsed, report), *figures] if figures else figures
         if figures:
             reading = "; ".join(readings or []) or _variant_reading(report)
             lead += [f"For the default reading ({reading}):", *figures, ""]
