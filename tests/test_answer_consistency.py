@@ -32,13 +32,17 @@ def questions(draw: st.DrawFn) -> str:
     return "serve " + "".join(draw(st.sampled_from(p)) for p in parts)
 
 
-@settings(
+BOUNDED = settings(
     max_examples=14,
     derandomize=True,
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
+"""Repeatable and bounded for CI: derandomized, no example database, no deadline."""
+
+
+@BOUNDED
 @given(questions())
 def test_the_headline_never_contradicts_the_table(question: str) -> None:
     parsed = parse_workload(question)
@@ -112,13 +116,7 @@ def training_questions(draw: st.DrawFn) -> str:
     return "".join(draw(st.sampled_from(p)) for p in parts)
 
 
-@settings(
-    max_examples=10,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
+@settings(BOUNDED, max_examples=10)
 @given(training_questions())
 def test_a_training_lead_never_contradicts_its_estimates(question: str) -> None:
     parsed = parse_workload(question)
