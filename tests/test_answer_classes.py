@@ -387,6 +387,25 @@ def test_pretraining_has_no_adapter_way_out_and_the_zero3_resize_is_the_subject(
     # and two 1-byte moments (2 B) per parameter, partitioned over 8 ranks.
     assert eight_bit.breakdown["optimizer"] == pytest.approx(6 * LLAMA_31_70B / 8, rel=1e-6)
     assert "**A way out on 8× H100 SXM5 with ZeRO-3**" in _lead(text)
+    # What does: ZeRO-3 over more H100s, in whole 8-GPU nodes. The ZeRO paper's 16 B/param
+    # over 16 GPUs is 16 × 70.55e9 / 16 = 70.6 GB = 65.7 GiB of model states alone, before
+    # activations and the runtime, against a 79.6 GiB budget; 24 GPUs hold the job.
+    more = ways[-1]
+    assert more.lever == "more_gpus" and more.fits and more.changes == {"gpus": 24, "zero": 3}
+    assert more.estimate is not None
+    assert more.estimate.breakdown["optimizer"] == pytest.approx(12 * LLAMA_31_70B / 24, rel=1e-6)
+    assert "- More GPUs: 24× H100 SXM5 with ZeRO-3: **fits**" in _lead(text)
+
+
+def test_a_7b_pretraining_on_one_h100_needs_a_second_with_zero3() -> None:
+    # 16 B/param × 7e9 = 112 GB of model states on one 80 GB H100; ZeRO-3 over two: 56 GB.
+    report = _report("pretrain a 7B from scratch on one H100")
+    more = report.ways_out[-1]
+    assert more.lever == "more_gpus" and more.changes == {"gpus": 2, "zero": 3} and more.fits
+    assert more.estimate is not None
+    states = sum(more.estimate.breakdown[k] for k in ("optimizer", "gradients"))
+    assert more.estimate.breakdown["optimizer"] == pytest.approx(12 * 7e9 / 2, rel=1e-6)
+    assert states >= (12 + 2) * 7e9 / 2
 
 
 def test_a_job_no_method_fits_says_so() -> None:

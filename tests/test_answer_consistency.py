@@ -149,4 +149,9 @@ def test_a_training_lead_never_contradicts_its_estimates(question: str) -> None:
             assert est.per_gpu_bytes <= (est.budget_bytes_per_gpu or 0), question
         if way.lever == "lighter_method":
             assert not report.request.pretraining, question
-            assert not any(w.fits for w in ways if w.lever != "lighter_method"), question
+            levers = [w for w in ways if w.lever not in ("lighter_method", "more_gpus")]
+            assert not any(w.fits for w in levers), question
+        if way.lever == "more_gpus":
+            # Only when nothing lighter fits, and then more GPUs than named, with ZeRO-3.
+            assert not any(w.fits for w in ways if w.lever != "more_gpus"), question
+            assert way.changes["gpus"] > way.count and way.changes["zero"] == 3, question

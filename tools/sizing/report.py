@@ -304,6 +304,7 @@ Lever = Literal[
     "checkpointing",
     "all_together",
     "lighter_method",
+    "more_gpus",
 ]
 
 

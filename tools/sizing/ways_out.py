@@ -4,7 +4,8 @@ sequences, a lower LoRA rank, an 8-bit optimizer, gradient checkpointing — and
 together, so the answer says what does fit, with the figures. When even all together do not
 fit, the lighter method (LoRA for a full fine-tune, QLoRA's 4-bit base for LoRA) is sized at
 the sequence asked, alone or with the other levers (`LIGHTER`) — not for pre-training, which
-adapters cannot do.
+adapters cannot do. A full training job still over the GPUs named is sized with ZeRO-3 over
+the fewest GPUs that hold it (`fewest_zero3_gpus`).
 
 The subject is the named configuration with the most headroom (the one closest to fitting).
 Each lever changes one memory-request field; the shorter sequence is the longest that fits (a
@@ -16,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from tools.limits import MAX_GPUS
 from tools.memory import MemoryEstimate
 from tools.memory.estimate import DEFAULT_LORA_RANK, DEFAULT_QLORA_RANK
 from tools.recommend import Recommendation
@@ -117,7 +119,40 @@ def ways_out(
         out.append(way("all_together", together))
     if not any(w.fits for w in out) and not request.pretraining:
         out += lighter_method(closest.estimate.task, levers, way)
+    if not any(w.fits for w in out) and closest.estimate.task == "full":
+        more = fewest_zero3_gpus(fields, closest.count)
+        if more is not None:
+            out.append(way("more_gpus", {"gpus": more, "zero": 3}))
     return out
+
+
+def fewest_zero3_gpus(fields: dict[str, Any], count: int) -> int | None:
+    """The fewest GPUs above `count` over which ZeRO-3 shards the job enough to fit: 2, 4, then
+    whole 8-GPU nodes (found by doubling, then a binary search over node counts); None when
+    not even `MAX_GPUS` do. ZeRO-3 partitions weights, gradients and optimizer state, so the
+    need per GPU falls as GPUs are added."""
+
+    def fits(n: int) -> bool:
+        return _fits({**fields, "gpus": n, "zero": 3})[0]
+
+    for small in (2, 4, 8):
+        if small > count and fits(small):
+            return small
+    nodes = max(count // 8, 1) + 1
+    while nodes * 8 <= MAX_GPUS and not fits(nodes * 8):
+        nodes *= 2
+    if nodes * 8 > MAX_GPUS:
+        if not fits(MAX_GPUS // 8 * 8):
+            return None
+        nodes = MAX_GPUS // 8
+    low = max(count // 8, 1)  # does not fit (or is not above `count`)
+    while nodes - low > 1:
+        middle = (low + nodes) // 2
+        if fits(middle * 8):
+            nodes = middle
+        else:
+            low = middle
+    return nodes * 8
 
 
 def lighter_method(

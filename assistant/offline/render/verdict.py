@@ -460,6 +460,8 @@ _METHOD = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA (adapters
 def _lever_label(way: WayOut, asked: int, task: str = "full") -> str:
     changes = way.changes
     parts: list[str] = []
+    if "gpus" in changes:
+        parts.append(f"{changes['gpus']:,}× {gpu_name(way.gpu)} with ZeRO-{changes.get('zero', 3)}")
     if "task" in changes:
         method = str(changes["task"])
         parts.append(f"{_METHOD.get(method, method)} instead of {_METHOD.get(task, task)}")
@@ -501,9 +503,11 @@ def ways_out_lines(report: SizingReport) -> list[str]:
             lines.append(f"- Shorter sequences alone: not even {what} fit ({need}).")
             continue
         verb = "**fits**" if way.fits else "does not fit"
-        prefix = {"all_together": "All together: ", "lighter_method": "A lighter method: "}.get(
-            way.lever, ""
-        )
+        prefix = {
+            "all_together": "All together: ",
+            "lighter_method": "A lighter method: ",
+            "more_gpus": "More GPUs: ",
+        }.get(way.lever, "")
         what = what if prefix else what[:1].upper() + what[1:]
         lines.append(f"- {prefix}{what}: {verb} ({need}).")
     return lines
