@@ -24,6 +24,7 @@ TABLES = (
     "layer_overhead",
     "allreduce_base",
     "allreduce_per_gpu",
+    "dequant",
     "gemm_mfu",
     "moe_gemm",
     "training_mfu",

@@ -76,7 +76,10 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     arch = gpu.architecture.lower()
     generation = next((g for g in _GENERATIONS if g in arch), arch.split()[0] if arch else "")
     if vendor == "apple" or "apple" in arch or "apple" in gpu.name.lower():
-        return GpuClass("apple", "apple")
+        # Ultra chips are two Max dies joined by UltraFusion: llama.cpp reaches a smaller share
+        # of their bandwidth (shared/research/2026-12/GPU-NOTES.md §7: 40–52 % against 58–84 %
+        # on single-die chips for the same model), so they calibrate apart.
+        return GpuClass("apple", "apple-ultra" if "ultra" in gpu.name.lower() else "apple")
     if "hbm" in memory_type:
         memory = "hbm"
     elif "gddr" in memory_type:
@@ -86,6 +89,22 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     if vendor in ("nvidia", "amd") or (vendor == "intel" and memory == "gddr"):
         return GpuClass(f"{vendor}-{memory}", generation)
     return GpuClass("other", generation)
+
+
+def stream_bandwidth(gpu: GpuSpec) -> float:
+    """Bandwidth the GPU can stream, bytes/s: the measured GPU-side STREAM figure of a
+    unified-memory chip when the catalog has one (M3 Ultra 738 of 819 GB/s, M4 Pro 248 of
+    273), else the datasheet figure; the calibrated efficiencies are shares of it."""
+    um = gpu.unified_memory
+    if um is not None and um.measured_stream_bandwidth_bytes_per_s:
+        return um.measured_stream_bandwidth_bytes_per_s
+    return gpu.memory_bandwidth_bytes_per_s
+
+
+def vector_flops(gpu: GpuSpec) -> float | None:
+    """Datasheet FP32 non-tensor throughput, FLOP/s (what weight-only kernels dequantise
+    with); None when the catalog has no figure (Apple publishes none)."""
+    return None if gpu.fp32_tflops is None else gpu.fp32_tflops * 1e12
 
 
 @dataclass(frozen=True)
@@ -141,9 +160,20 @@ class Link:
     assumed: bool  # True when the catalog has no figure and PCIe was assumed
 
 
-def gpu_link(gpu: GpuSpec) -> Link:
-    """The link a TP group on `gpu` talks over. NVLink/Infinity Fabric use the catalog's
-    per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation."""
+def pcie_link(gpu: GpuSpec) -> Link:
+    """PCIe x16 of the GPU's generation (the default generation when the catalog has none)."""
+    gen = gpu.pcie_gen or DEFAULT_PCIE_GEN
+    return Link(PCIE_X16_BYTES_PER_S[gen], "pcie", assumed=gpu.pcie_gen is None)
+
+
+def gpu_link(gpu: GpuSpec, tp: int = 2) -> Link:
+    """The link a TP group of `tp` GPUs on `gpu` talks over. NVLink/Infinity Fabric use the
+    catalog's per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation.
+    An NVLink bridge joins two cards only (RTX A6000, A40, A100 PCIe: NVIDIA's 2-way bridge),
+    so a group of 4 or 8 runs its ring all-reduce over PCIe between the pairs, the slowest hop;
+    likewise a group larger than one board's devices (MI250X: 2 GCDs) leaves the board."""
+    if gpu.interconnect == "nvlink-bridge" and tp > 2:
+        return pcie_link(gpu)
     kind: LinkKind = "nvlink" if gpu.interconnect in ("nvlink", "nvlink-bridge") else "pcie"
     if gpu.interconnect == "infinity-fabric":
         kind = "nvlink"  # same latency class: a direct GPU-to-GPU fabric
@@ -151,5 +181,4 @@ def gpu_link(gpu: GpuSpec) -> Link:
         kind = "network"
     if gpu.interconnect_bytes_per_s is not None:
         return Link(gpu.interconnect_bytes_per_s, kind, assumed=False)
-    gen = gpu.pcie_gen or DEFAULT_PCIE_GEN
-    return Link(PCIE_X16_BYTES_PER_S[gen], "pcie", assumed=True)
+    return Link(pcie_link(gpu).bytes_per_s, "pcie", assumed=True)
