@@ -18,7 +18,7 @@ from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
 from tools.local_serving.launch import OLLAMA_CACHE_TYPES, llama_server_command, ollama_setup
 from tools.local_serving.request import CacheType, LocalServingPlan, LocalServingRequest
-from tools.local_speed import DEFAULT_RAM_BANDWIDTH, decode_estimate
+from tools.local_speed import decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.gguf_mix import GGML_BLOCKS
@@ -161,11 +161,12 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
             f"{label} is not in the catalog: sized on the {req.gpu_memory_gb:g} GB you gave "
             "(no bandwidth known" + (")" if bandwidth is None else f"; {bandwidth / GB:g} GB/s)")
         )
-    ram_bw = (
-        (req.ram_bandwidth_gb_s * GB) if req.ram_bandwidth_gb_s else DEFAULT_RAM_BANDWIDTH.value
-    )
+    spec = None if gpu_id is None else get_catalog().gpu(gpu_id)
+    ram_bw, ram_source = host_ram_bandwidth(spec)
+    if req.ram_bandwidth_gb_s:
+        ram_bw = req.ram_bandwidth_gb_s * GB
     if req.ram_bandwidth_gb_s is None and not fits_fully:
-        notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {DEFAULT_RAM_BANDWIDTH.source}.")
+        notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {ram_source}.")
     # Bytes read per decoded token: MoE reads the routed experts a token uses (top-k of n).
     layer_total: int = sum(layers)
     unread = 0.0
@@ -176,7 +177,16 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         output if best >= 1 else 0
     )
     ram_read = sum(layers[: n - on_gpu]) * read_share + (output if best == 0 else 0)
-    speed = decode_estimate(gpu_read + kv_gpu, ram_read + (kv_total - kv_gpu), bandwidth, ram_bw)
+    speed = decode_estimate(
+        gpu_read + kv_gpu,
+        ram_read + (kv_total - kv_gpu),
+        bandwidth,
+        ram_bw,
+        gpu=spec,
+        weight_format=fmt,
+        gpu_layers=on_gpu,
+        gpu_kv_bytes_read=kv_gpu,
+    )
     model_ref = req.model_file or req.model or resolved.id
     path = req.model_file or f"{resolved.id}.{fmt.upper()}.gguf"
     command = llama_server_command(path, total_ctx, req.parallel, best, cache, req.flash_attention)
