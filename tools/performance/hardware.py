@@ -137,7 +137,9 @@ def compute_rate(
         if low_value is not None:
             return ComputeRate(low_value * 1e12, low, f"{fmt} weights on {low} tensor cores")
     dtype: ComputeDtype
-    for dtype in ("bf16", "fp16"):
+    # T4/V100/P100 have no bf16 tensor math: engines run 16-bit checkpoints as fp16 there.
+    sixteen: tuple[ComputeDtype, ...] = ("bf16", "fp16") if gpu.supports_bf16 else ("fp16",)
+    for dtype in sixteen:
         value = table[dtype]
         if value is not None:
             why = f"{fmt} weights computed in {dtype}"
@@ -170,8 +172,9 @@ def gpu_link(gpu: GpuSpec, tp: int = 2) -> Link:
     """The link a TP group of `tp` GPUs on `gpu` talks over. NVLink/Infinity Fabric use the
     catalog's per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation.
     An NVLink bridge joins two cards only (RTX A6000, A40, A100 PCIe: NVIDIA's 2-way bridge),
-    so a group of 4 or 8 runs its ring all-reduce over PCIe between the pairs, the slowest hop;
-    likewise a group larger than one board's devices (MI250X: 2 GCDs) leaves the board."""
+    so a group of 4 or 8 runs its ring all-reduce over PCIe between the pairs, the slowest hop.
+    A board of several devices (MI250X: 2 GCDs) has no GCD-to-GCD figure in the catalog, so its
+    groups are timed over PCIe of its generation (`assumed`), an upper bound on the time."""
     if gpu.interconnect == "nvlink-bridge" and tp > 2:
         return pcie_link(gpu)
     kind: LinkKind = "nvlink" if gpu.interconnect in ("nvlink", "nvlink-bridge") else "pcie"
