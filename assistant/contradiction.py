@@ -16,13 +16,12 @@ claim it can pin down with the facts the turn's tools computed:
 Only claims that can be pinned to facts are judged: questions, conditionals ("if you quantise
 to 4-bit it fits") and clauses naming a GPU the tools did not size are left alone, so a flag
 means a real disagreement. GPU names are read with the offline parser's catalog matcher (the
-same reading as the user's words). Facts come from the turn's tool results today; the typed
-sizing report (issue 14) is the natural source once it lands: `SizingFacts` is the seam.
+same reading as the user's words). Facts come from the turn's typed tool results: the typed
+sizing report (issue 14) and the finer tools' typed results feed `SizingFacts`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +30,12 @@ from typing import Any
 from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser.gpus import extract_gpus
 from assistant.offline.parser.text import Text, normalise
+from assistant.results import LegacyResult, ToolError, stored_calls
 from tools.catalog import get_catalog
+from tools.cost.comparison import CostComparison
+from tools.memory.request import MemoryEstimate
+from tools.recommend import Recommendation
+from tools.sizing import SizingReport
 
 
 @dataclass(frozen=True)
@@ -62,86 +66,66 @@ class SizingFacts:
         return bool(self.fits or self.min_fitting or self.primary or self.usd_per_hour)
 
 
-def _json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
+def _turn_values(messages: Sequence[dict[str, Any]]) -> list[Any]:
+    """The typed results of the last turn's successful tool calls, in order
+    (`assistant.results.stored_calls`; error results and unreadable ones left out)."""
+    last = sum(1 for m in messages if m.get("role") == "user")
+    return [
+        c.value
+        for c in stored_calls(messages)
+        if c.turn == last and not isinstance(c.value, ToolError | LegacyResult)
+    ]
 
 
-def _turn(messages: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
-    start = 0
-    for i, message in enumerate(messages):
-        if message.get("role") == "user":
-            start = i
-    return messages[start:]
+def _sized(facts: SizingFacts, gpu: str | None, count: int, fits: bool | None) -> None:
+    if fits is None:
+        return
+    if gpu is not None:
+        facts.fits.setdefault((gpu, count), fits)
+    if facts.primary is None:
+        facts.primary = (gpu, count, fits)
 
 
-def turn_calls(messages: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, Any], Any]]:
-    """(tool name, arguments, result) of every successful tool call in the last turn, in
-    order. A result belongs to the latest call with its id before it (servers may reuse ids
-    across rounds)."""
-    pending: dict[Any, tuple[str, dict[str, Any]]] = {}
-    out: list[tuple[str, dict[str, Any], Any]] = []
-    for message in _turn(messages):
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            args = _json(function.get("arguments"))
-            pending[call.get("id")] = (
-                str(function.get("name")),
-                args if isinstance(args, dict) else {},
+def _options(facts: SizingFacts, rec: Recommendation) -> None:
+    for option in [*rec.options, *rec.rejected]:
+        facts.fits.setdefault((option.gpu, option.count), option.fits)
+        if option.fits:
+            facts.min_fitting[option.gpu] = min(
+                facts.min_fitting.get(option.gpu, option.count), option.count
             )
-        if message.get("role") == "tool" and message.get("tool_call_id") in pending:
-            name, arguments = pending.pop(message.get("tool_call_id"))
-            result = _json(message.get("content"))
-            if isinstance(result, dict) and "error" not in result:
-                out.append((name, arguments, result))
-    return out
+            if option.usd_per_hour is not None:
+                price = option.usd_per_hour
+                facts.usd_per_hour[option.gpu] = min(
+                    facts.usd_per_hour.get(option.gpu, price), price
+                )
 
 
-def _count_arg(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
-
-
-def _gpu_id(name: Any) -> str | None:
-    if not isinstance(name, str):
-        return None
-    try:
-        return get_catalog().gpu(name).id
-    except Exception:
-        return None
+def _rows(facts: SizingFacts, costs: CostComparison | None) -> None:
+    serving = None if costs is None else costs.serving
+    for row in [] if serving is None else serving.rows:
+        price = row.usd_per_hour
+        if row.tier == "on_demand" and price is not None:
+            facts.usd_per_hour[row.gpu] = min(facts.usd_per_hour.get(row.gpu, price), price)
 
 
 def facts_from_messages(messages: Sequence[dict[str, Any]]) -> SizingFacts:
-    """The facts of the last turn's tool results (memory fits, recommender options, prices)."""
+    """The facts of the last turn's typed tool results: the sizing report's configurations,
+    recommender options and priced rows, or those of the finer tools the model called."""
     facts = SizingFacts()
-    for name, args, result in turn_calls(messages):
-        if name == "estimate_memory" and isinstance(result.get("fits"), bool):
-            gpu = _gpu_id(args.get("gpu"))
-            count = _count_arg(args.get("gpus"))
-            if gpu is not None:
-                facts.fits.setdefault((gpu, count), result["fits"])
-            if facts.primary is None:
-                facts.primary = (gpu, count, result["fits"])
-        elif name == "recommend":
-            for option in [*result.get("options", []), *result.get("rejected", [])]:
-                gpu, count = option.get("gpu"), option.get("count")
-                if not isinstance(gpu, str) or not isinstance(count, int):
-                    continue
-                if isinstance(option.get("fits"), bool):
-                    facts.fits.setdefault((gpu, count), option["fits"])
-                if option.get("fits"):
-                    facts.min_fitting[gpu] = min(facts.min_fitting.get(gpu, count), count)
-                price = option.get("usd_per_hour")
-                if option.get("fits") and isinstance(price, int | float):
-                    facts.usd_per_hour[gpu] = min(facts.usd_per_hour.get(gpu, price), price)
-        elif name == "compare_costs":
-            for row in result.get("rows", []):
-                price, gpu = row.get("usd_per_hour"), row.get("gpu")
-                if row.get("tier") == "on_demand" and isinstance(price, int | float) and gpu:
-                    facts.usd_per_hour[gpu] = min(facts.usd_per_hour.get(gpu, price), price)
+    for value in _turn_values(messages):
+        if isinstance(value, SizingReport):
+            for sized in value.memory:
+                if sized.estimate is not None:
+                    _sized(facts, sized.gpu, sized.count, sized.estimate.fits)
+            if value.recommendation is not None:
+                _options(facts, value.recommendation)
+            _rows(facts, value.costs)
+        elif isinstance(value, MemoryEstimate):
+            _sized(facts, value.gpu, value.num_gpus, value.fits)
+        elif isinstance(value, Recommendation):
+            _options(facts, value)
+        elif isinstance(value, CostComparison):
+            _rows(facts, value)
     return facts
 
 

@@ -29,12 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
     HOURS_PER_MONTH,
+    CostComparison,
     PriceFilter,
     ServingCostInput,
     TrainingCostInput,
     UsageProfile,
-    compare_costs,
-    training_costs,
+    price_configurations,
 )
 from tools.errors import ToolInputError
 from tools.limits import (
@@ -204,9 +204,9 @@ def _gpu_ids(options: list[CostOption]) -> list[str]:
     return ids
 
 
-def run_cost_request(req: CostRequest) -> dict[str, Any]:
-    """Price every option: serving rows, API comparison and break-even at the top level (the
-    `tools.cost.ServingCostResult` fields), training jobs under `training`.
+def run_cost_request(req: CostRequest) -> CostComparison:
+    """Price every option: an option without `hours` as a serving configuration (rows, API
+    comparison, break-even), one with `hours` as a training job.
 
     GPU names are resolved through the catalog (unknown names → ToolInputError with
     suggestions). Money is in the published currency, USD fields named `usd_*`.
@@ -242,25 +242,28 @@ def run_cost_request(req: CostRequest) -> dict[str, Any]:
         for gpu, o in zip(gpus, req.options, strict=True)
         if o.hours is not None
     ]
-    book = price_book()
-    out: dict[str, Any] = {}
     # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
     freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)
-    if serving:
-        result = compare_costs(serving, book, flt, profile, req.model_id, freshness)
-        out.update(_with_rate(result.model_dump(mode="json"), rate_origin))
-    if jobs:
-        train = training_costs(
-            jobs, book, flt, deadline_hours=req.deadline_hours, freshness=freshness
-        )
-        out["training"] = _with_rate(train.model_dump(mode="json"), rate_origin)
-    return out
+    comparison = price_configurations(
+        serving,
+        jobs,
+        price_book(),
+        flt,
+        profile,
+        req.model_id,
+        freshness,
+        deadline_hours=req.deadline_hours,
+    )
+    return label_rate(comparison, rate_origin)
 
 
-def _with_rate(result: dict[str, Any], rate_origin: str | None) -> dict[str, Any]:
+def label_rate(comparison: CostComparison, rate_origin: str | None) -> CostComparison:
     """Say where the EUR→USD rate came from, or how to give one when offers were left out."""
-    if rate_origin is not None:
-        result["assumptions"].append(f"EUR→USD rate from {rate_origin}")
-    if result.get("unconverted_note"):
-        result["unconverted_note"] += f"; {HOW_TO_SET_RATE}"
-    return result
+    for part in (comparison.serving, comparison.training):
+        if part is None:
+            continue
+        if rate_origin is not None:
+            part.assumptions.append(f"EUR→USD rate from {rate_origin}")
+        if part.unconverted_note:
+            part.unconverted_note += f"; {HOW_TO_SET_RATE}"
+    return comparison

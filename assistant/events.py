@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from assistant.conversation import Conversation
 
 
@@ -39,12 +41,20 @@ class ToolCallStarted:
 
 @dataclass(frozen=True)
 class ToolResult:
-    """A tool's result (compact JSON-ready dict). `is_error` when input was rejected."""
+    """A tool's typed result (`assistant.results`: the tool's model, or a `ToolError` when the
+    input was rejected, then `is_error`)."""
 
     call_id: str
     name: str
-    result: dict[str, Any]
+    value: BaseModel
     is_error: bool = False
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The lean JSON form the model reads (`assistant.wire.lean_result`)."""
+        from assistant.wire import lean_result
+
+        return lean_result(self.value)
 
 
 @dataclass(frozen=True)

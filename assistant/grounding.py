@@ -242,10 +242,14 @@ def turn_sources(messages: Sequence[dict[str, Any]]) -> list[Any]:
     for i, message in enumerate(messages):
         if message.get("role") == "user":
             start = i
+    from assistant.results import result_payload
+
     sources: list[Any] = []
     for message in messages[start:]:
         role = message.get("role")
-        if role == "tool" or role == "user":
+        if role == "tool":
+            sources.append(result_payload(message))
+        elif role == "user":
             # Plain text (the user's words) is prose: only figures written with units count.
             sources.append(message.get("content") or "")
         for call in message.get("tool_calls") or []:

@@ -1,11 +1,12 @@
-"""The tool registry the model calls: names, JSON schemas, validation, compact results.
+"""The tool registry the model calls: names, JSON schemas, validation, typed results.
 
 Each tool is a `ToolSpec(name, description, input_model, func)`; its function-calling schema is
 generated from the pydantic input model, so the schema and the validation can never disagree.
 Every failure a model can cause — invalid JSON, a field that does not validate, a `ToolInputError`,
-an unknown tool name — comes back as an error *result* that says what to fix, never as an
-exception. Results are compact JSON (no spaces, no nulls); byte fields are converted to GB
-(10^9 bytes) and renamed `*_GB`, so the unit is in every field name and numbers stay short.
+an unknown tool name — comes back as an error *result* (`assistant.results.ToolError`) that says
+what to fix, never as an exception. A call's `value` is the tool's typed result; what the model
+reads of it (`content`: lean JSON, bytes as `*_GB`, large results summarised) is derived in
+`assistant.wire`.
 
 The calculators are written by other modules and imported lazily: a tool whose module is not
 importable is left out and listed in `Registry.unavailable` (never a stub).
@@ -15,12 +16,11 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from assistant.guard import (
     MAX_ARGUMENT_CHARS,
@@ -28,25 +28,42 @@ from assistant.guard import (
     loads_arguments,
     unserialisable_result,
 )
+from assistant.lookups import (
+    FindGpuInput,
+    FindModelInput,
+    ListGpusInput,
+    ListModelsInput,
+    find_gpu,
+    find_model,
+    list_gpus,
+    list_models,
+)
+from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
-from tools.catalog import GpuSpec, ModelEntry, get_catalog
+from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
 from tools.errors import ToolInputError, closest_names, field_problems
-from tools.limits import FINITE, MAX_MEMORY_GB, MAX_NAME_CHARS
-from tools.units import GB
 
-SIGNIFICANT_DIGITS = 6
-"""Floats in results keep 6 significant digits: well below any display rounding, fewer tokens."""
+__all__ = [
+    "SIGNIFICANT_DIGITS",
+    "Registry",
+    "ToolOutcome",
+    "ToolSpec",
+    "compact_json",
+    "default_registry",
+    "lean",
+    "parse_arguments",
+]
 
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One callable tool. `func` takes the validated input model and returns a pydantic model
-    or a JSON-ready dict."""
+    """One callable tool. `func` takes the validated input model and returns a pydantic
+    model (its typed result)."""
 
     name: str
     description: str
     input_model: type[BaseModel]
-    func: Callable[[Any], Any]
+    func: Callable[[Any], BaseModel]
     hidden: tuple[str, ...] = ()
     """Optional expert fields validation accepts but the model is not offered (tokens)."""
     offered: bool = True
@@ -68,66 +85,34 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class ToolOutcome:
-    """What a call produced: `result` (compact-JSON-ready), whether it is an error, and the
-    arguments as parsed (empty when they were not valid JSON)."""
+    """What a call produced: `value` (the typed result, or a `ToolError`), whether it is an
+    error, and the arguments as parsed (empty when they were not valid JSON)."""
 
     name: str
     arguments: dict[str, Any]
-    result: dict[str, Any]
+    value: BaseModel
     is_error: bool = False
 
     @property
+    def result(self) -> dict[str, Any]:
+        """The lean JSON form of `value` (bytes as `*_GB`), as the wire carries it."""
+        return lean_result(self.value)
+
+    @property
     def content(self) -> str:
-        """The tool message content sent back to the model."""
-        return compact_json(self.result)
+        """The tool message content sent back to the model (`wire.model_content`)."""
+        return model_content(self.name, self.value)
 
 
-def _round(value: float) -> float | int:
-    if not math.isfinite(value) or value == 0:
-        return value
-    digits = SIGNIFICANT_DIGITS - 1 - math.floor(math.log10(abs(value)))
-    rounded = round(value, digits)
-    return int(rounded) if float(rounded).is_integer() and abs(rounded) < 2**53 else rounded
-
-
-def lean(value: Any) -> Any:
-    """JSON-ready, token-lean form: nulls dropped, `*_bytes` → `*_GB`, floats rounded."""
-    if isinstance(value, BaseModel):
-        value = value.model_dump(mode="json", exclude_none=True)
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if item is None:
-                continue
-            name = str(key)
-            if isinstance(item, int | float) and not isinstance(item, bool):
-                if name.endswith("_bytes"):
-                    name, item = name.removesuffix("_bytes") + "_GB", item / GB
-                elif name.endswith("_bytes_per_s"):
-                    name, item = name.removesuffix("_bytes_per_s") + "_GB_per_s", item / GB
-            out[name] = lean(item)
-        return out
-    if isinstance(value, list | tuple):
-        return [lean(v) for v in value]
-    if isinstance(value, float):
-        return _round(value)
-    return value
-
-
-def compact_json(value: Any) -> str:
-    """Serialise without spaces (the model reads it; people see the rendered events)."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def error_result(message: str, **details: Any) -> dict[str, Any]:
+def error_result(message: str, **details: Any) -> ToolError:
     """An error result the model can act on: what went wrong and what to send instead."""
-    return {"error": message, **details}
+    return ToolError(error=message, **details)
 
 
-def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> dict[str, Any]:
+def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> ToolError:
     """Turn pydantic errors into a short list naming each field and the problem."""
     problems = [
-        {"field": field or "arguments", "problem": problem}
+        Problem(field=field or "arguments", problem=problem)
         for field, problem, _ in field_problems(exc, model)[:5]
     ]
     return error_result(
@@ -164,13 +149,18 @@ class Registry:
         """
         try:
             outcome = self._call(name, arguments)
+            problem = unserialisable_result(outcome.result) or unserialisable_result(
+                outcome.arguments
+            )
         except Exception as exc:  # the guard itself must not be the thing that raises
-            return ToolOutcome(str(name)[:100], {}, internal_error_result(exc), is_error=True)
-        problem = unserialisable_result(outcome.result) or unserialisable_result(outcome.arguments)
+            return ToolOutcome(str(name)[:100], {}, _guard_error(internal_error_result(exc)), True)
         if problem is not None:
             arguments_ok = unserialisable_result(outcome.arguments) is None
             return ToolOutcome(
-                outcome.name, outcome.arguments if arguments_ok else {}, problem, is_error=True
+                outcome.name,
+                outcome.arguments if arguments_ok else {},
+                _guard_error(problem),
+                is_error=True,
             )
         return outcome
 
@@ -210,18 +200,22 @@ class Registry:
             )
         try:
             result = spec.func(validated)
+            if not isinstance(result, BaseModel):
+                raise TypeError(f"{name} returned {type(result).__name__}, not a result model")
         except ToolInputError as exc:
-            return ToolOutcome(name, parsed, dict(exc.to_dict()), is_error=True)
+            return ToolOutcome(name, parsed, ToolError.from_input_error(exc), is_error=True)
         except ValidationError as exc:  # a tool validating a nested model itself
             return ToolOutcome(
                 name, parsed, validation_error_result(exc, spec.input_model), is_error=True
             )
         except Exception as exc:  # a tool bug or limit must not end the conversation
-            return ToolOutcome(name, parsed, internal_error_result(exc), is_error=True)
-        data = lean(result)
-        if not isinstance(data, dict):
-            data = {"result": data}
-        return ToolOutcome(name, parsed, data)
+            return ToolOutcome(name, parsed, _guard_error(internal_error_result(exc)), True)
+        return ToolOutcome(name, parsed, result)
+
+
+def _guard_error(data: dict[str, Any]) -> ToolError:
+    """A guard's error result (`assistant.guard`) as a typed `ToolError`."""
+    return ToolError.model_validate(data)
 
 
 def parse_arguments(arguments: object) -> dict[str, Any] | str:
@@ -259,131 +253,7 @@ def parse_arguments(arguments: object) -> dict[str, Any] | str:
     return value
 
 
-# --- catalog look-ups -------------------------------------------------------------------------
-
-
-class FindModelInput(BaseModel):
-    """Look up one model in the catalog."""
-
-    model_config = ConfigDict(extra="forbid", **FINITE)
-    name: str = Field(
-        max_length=MAX_NAME_CHARS,
-        description="Model id, alias or Hugging Face id, e.g. 'llama-3.1-70b'.",
-    )
-
-
-class FindGpuInput(BaseModel):
-    """Look up one GPU in the catalog."""
-
-    model_config = ConfigDict(extra="forbid", **FINITE)
-    name: str = Field(
-        max_length=MAX_NAME_CHARS, description="GPU id or alias, e.g. 'h100-sxm', 'A100 80GB'."
-    )
-
-
-class ListModelsInput(BaseModel):
-    """List catalog models, optionally filtered."""
-
-    model_config = ConfigDict(extra="forbid", **FINITE)
-    contains: str | None = Field(
-        default=None, max_length=MAX_NAME_CHARS, description="Substring of id or name."
-    )
-
-
-class ListGpusInput(BaseModel):
-    """List catalog GPUs, optionally filtered."""
-
-    model_config = ConfigDict(extra="forbid", **FINITE)
-    vendor: str | None = Field(
-        default=None, max_length=MAX_NAME_CHARS, description="NVIDIA, AMD or Intel."
-    )
-    min_memory_gb: float | None = Field(
-        default=None,
-        ge=0,
-        le=MAX_MEMORY_GB,
-        description="Minimum vendor memory, GB (10^9 bytes).",
-    )
-
-
-def _short_source(source: str, limit: int = 100) -> str:
-    """The first cited source, cut to `limit` characters: the full list is in the catalog and
-    would cost hundreds of tokens per look-up."""
-    first = source.split(" | ")[0]
-    return first if len(first) <= limit else first[: limit - 1] + "…"
-
-
-def _model_summary(entry: ModelEntry) -> dict[str, Any]:
-    counts = entry.params
-    arch = entry.architecture
-    out: dict[str, Any] = {
-        "id": entry.id,
-        "name": entry.name,
-        "total_params": counts.total,
-        "active_params_per_token": counts.active_per_token,
-        "layers": arch.num_layers,
-        "hidden_size": arch.hidden_size,
-        "attention_heads": arch.num_attention_heads,
-        "kv_heads": arch.num_kv_heads,
-        "max_context_tokens": arch.max_context,
-        "source": _short_source(entry.source),
-    }
-    return out
-
-
-def _gpu_summary(gpu: GpuSpec) -> dict[str, Any]:
-    return {
-        "id": gpu.id,
-        "name": gpu.name,
-        "vendor": gpu.vendor,
-        "memory_bytes": gpu.memory_bytes,
-        "usable_memory_bytes": gpu.usable_memory_bytes,
-        "memory_bandwidth_bytes_per_s": gpu.memory_bandwidth_bytes_per_s,
-        "bf16_tflops": gpu.bf16_tflops,
-        "fp8_tflops": gpu.fp8_tflops,
-        "interconnect": gpu.interconnect,
-        "interconnect_bytes_per_s": gpu.interconnect_bytes_per_s,
-        "form_factor": gpu.form_factor,
-        "source": _short_source(gpu.source),
-    }
-
-
-def find_model(req: FindModelInput) -> dict[str, Any]:
-    """Catalog facts for one model (parameter counts exact from its architecture)."""
-    try:
-        return _model_summary(get_catalog().model(req.name))
-    except ToolInputError as exc:
-        raise exc.renamed("name") from None
-
-
-def find_gpu(req: FindGpuInput) -> dict[str, Any]:
-    """Catalog facts for one GPU (bytes and bytes/s; presented as GB and GB/s)."""
-    try:
-        return _gpu_summary(get_catalog().gpu(req.name))
-    except ToolInputError as exc:
-        raise exc.renamed("name") from None
-
-
-def list_models(req: ListModelsInput) -> dict[str, Any]:
-    """Ids, names and total parameters of catalog models matching `contains`."""
-    needle = (req.contains or "").lower()
-    rows = [
-        {"id": m.id, "name": m.name, "total_params": m.params.total}
-        for m in get_catalog().models.values()
-        if needle in m.id.lower() or needle in m.name.lower()
-    ]
-    return {"models": rows, "count": len(rows)}
-
-
-def list_gpus(req: ListGpusInput) -> dict[str, Any]:
-    """Ids, names and memory of catalog GPUs matching the filters."""
-    vendor = (req.vendor or "").lower()
-    min_bytes = (req.min_memory_gb or 0) * GB
-    rows = [
-        {"id": g.id, "name": g.name, "memory_bytes": g.memory_bytes}
-        for g in get_catalog().gpus.values()
-        if (not vendor or g.vendor.lower() == vendor) and g.memory_bytes >= min_bytes
-    ]
-    return {"gpus": rows, "count": len(rows)}
+# --- catalog look-ups (assistant/lookups.py) ---------------------------------------------
 
 
 LOOKUP_TOOLS: tuple[ToolSpec, ...] = (
@@ -467,10 +337,28 @@ _LOCAL_HIDDEN = (
     "params",
 )
 
+# The `size` tool's input nests the workload: its expert fields are hidden there too.
+_SIZE_HIDDEN = (
+    *(f"workload.{name}" for name in _WORKLOAD_HIDDEN),
+    "workload.global_batch_sequences",
+    "workload.constraints.exclude_gpus",
+    "workload.constraints.allow_pipeline_parallel",
+)
+
 # The API providers to compare with: the offline planner's, from a named API ('the Groq API').
 _COST_HIDDEN = ("api_providers",)
 
 _CALCULATORS: tuple[_LazyTool, ...] = (
+    _LazyTool(
+        "size",
+        "Size a workload in one call: memory per named GPU setup, ranked options, costs, "
+        "the leading option (`headline`) and follow-ups.",
+        "tools.sizing",
+        "SizingRequest",
+        "assistant.sizing_tool",
+        "run_size",
+        (),
+    ),
     _LazyTool(
         "estimate_memory",
         "GPU memory per GPU for a model + workload: breakdown, assumptions, fit on `gpu`.",
@@ -488,6 +376,7 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "assistant.recommend_tool",
         "run_recommend",
         _WORKLOAD_HIDDEN,
+        offered=False,  # `size` answers it (and more) within the prompt budget
     ),
     _LazyTool(
         "plan_local_serving",
@@ -509,8 +398,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         "assistant.cost_tool",
         "run_cost_request",
         _COST_HIDDEN,
+        offered=False,  # `size` prices its options at the load it states
     ),
 )
+
+
+def _hidden(tool: _LazyTool, input_model: type[BaseModel]) -> tuple[str, ...]:
+    if tool.name != "size":
+        return tool.hidden
+    from tools.sizing import SIZE_HIDDEN
+
+    return tuple(dict.fromkeys((*SIZE_HIDDEN, *_SIZE_HIDDEN)))
 
 
 def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
@@ -524,7 +422,14 @@ def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
             missing[tool.name] = f"{tool.func_module}.{tool.func_attr} unavailable ({exc})"
             continue
         specs.append(
-            ToolSpec(tool.name, tool.description, input_model, func, tool.hidden, tool.offered)
+            ToolSpec(
+                tool.name,
+                tool.description,
+                input_model,
+                func,
+                _hidden(tool, input_model),
+                tool.offered,
+            )
         )
     return specs, missing
 

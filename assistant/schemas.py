@@ -78,6 +78,8 @@ def compact_schema(
 
 
 def _hide(node: dict[str, Any], parts: list[str], path: str) -> None:
+    if node.get("type") == "array" and isinstance(node.get("items"), dict):
+        node = node["items"]  # a field of the objects in a list ("configurations.gpu")
     props = node.get("properties", {})
     if parts[0] not in props:
         raise ValueError(f"hidden field {path!r} is not a field of the input model")
@@ -131,7 +133,8 @@ def _compact(node: Any, defs: dict[str, Any], strict: bool, top: bool = False) -
         return [_compact(v, defs, strict) for v in node]
     if not isinstance(node, dict):
         return node
-    node = _collapse_optional(_resolve(node, defs))
+    # An optional nested model is anyOf [$ref, null]: resolved again once collapsed.
+    node = _resolve(_collapse_optional(_resolve(node, defs)), defs)
     out: dict[str, Any] = {}
     for key, value in node.items():
         if key in _DROP_KEYS or _is_sanity_bound(key, value):

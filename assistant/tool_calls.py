@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from assistant.registry import Registry, ToolOutcome, error_result, parse_arguments
+from assistant.results import cleaned
 from assistant.sanitize import clean_value
 
 TOOL_TIMEOUT_S = 30.0
@@ -76,7 +77,7 @@ async def run_tool_call(
     return ToolOutcome(
         outcome.name,
         clean_value(outcome.arguments),
-        clean_value(outcome.result),
+        cleaned(outcome.value),
         outcome.is_error,
     )
 

@@ -22,6 +22,7 @@ from assistant.events import (
     ToolResult,
     Verdict,
 )
+from assistant.results import cleaned
 from assistant.sanitize import StreamCleaner, clean_text, clean_value
 
 
@@ -32,7 +33,7 @@ def clean_event(event: Event) -> Event:
     if isinstance(event, ToolCallStarted):
         return replace(event, name=clean_text(event.name), arguments=clean_value(event.arguments))
     if isinstance(event, ToolResult):
-        return replace(event, name=clean_text(event.name), result=clean_value(event.result))
+        return replace(event, name=clean_text(event.name), value=cleaned(event.value))
     if isinstance(event, Notice | ErrorEvent):
         return replace(event, message=clean_text(event.message))
     if isinstance(event, Verdict):

@@ -44,8 +44,9 @@ from assistant.llm.profile import (  # noqa: E402
 )
 from assistant.prompts import load_prompt  # noqa: E402
 from assistant.registry import Registry, compact_json, default_registry  # noqa: E402
-from assistant.summaries import model_view, summarize_content  # noqa: E402
+from assistant.results import load_result  # noqa: E402
 from assistant.tokens import count_text, count_tools  # noqa: E402
+from assistant.wire import lean_result, model_view  # noqa: E402
 from bench.harness import write_result  # noqa: E402
 
 BASE = "http://127.0.0.1:9/v1"
@@ -106,7 +107,9 @@ async def _round_trips(precompute: bool) -> dict[str, Any]:
             async for _ in engine.run_turn(conv, question):
                 pass
             per.append(route.call_count)
-        result_tokens += [count_text(m["content"]) for m in conv.tool_results()]
+        result_tokens += [
+            count_text(compact_json(lean_result(load_result(m)))) for m in conv.tool_results()
+        ]
         sent = [m for m in model_view(conv.messages) if m.get("role") == "tool"]
         sent_tokens += [count_text(m["content"]) for m in sent]
     return {
@@ -120,23 +123,19 @@ async def _round_trips(precompute: bool) -> dict[str, Any]:
     }
 
 
-def _cost_results(registry: Registry) -> dict[str, Any]:
-    """Full and sent tokens of the compare_costs call planned from each recommendation."""
+def _size_results(registry: Registry) -> dict[str, Any]:
+    """Full and sent tokens of the `size` call planned for each question (its report holds
+    the costs the engine used to price in a separate call)."""
     offline = importlib.import_module("assistant.offline")
     full: list[int] = []
     sent: list[int] = []
     for question in SCENARIOS:
-        parsed = offline.parse_workload(question)
-        for call in offline.plan_tool_calls(parsed):
-            if call.name != "recommend":
+        for call in offline.plan_tool_calls(offline.parse_workload(question)):
+            if call.name != "size":
                 continue
-            rec = registry.call(call.name, call.arguments)
-            cost = None if rec.is_error else offline.plan_cost_call(parsed, rec.result)
-            if cost is None:
-                continue
-            out = registry.call(cost.name, cost.arguments)
-            full.append(count_text(out.content))
-            sent.append(count_text(summarize_content(cost.name, out.content)))
+            out = registry.call(call.name, call.arguments)
+            full.append(count_text(compact_json(out.result)))
+            sent.append(count_text(out.content))
     return {
         "calls": len(full),
         "full_tokens_mean": sum(full) / max(1, len(full)),
@@ -250,7 +249,7 @@ def run() -> dict[str, Any]:
         "scenarios": len(SCENARIOS),
         "with_precompute": asyncio.run(_round_trips(True)),
         "without_precompute": asyncio.run(_round_trips(False)),
-        "compare_costs_results": _cost_results(registry),
+        "size_results": _size_results(registry),
         "schema_json_chars": len(compact_json(registry.schemas())),
     }
     with_pre, without_pre = out["with_precompute"], out["without_precompute"]
@@ -262,7 +261,7 @@ def run() -> dict[str, Any]:
         "tool result tokens sent to the model, mean": with_pre["sent_result_tokens_mean"],
         "tool result tokens sent to the model, max": with_pre["sent_result_tokens_max"],
         "full tool result tokens (kept in the session), mean": with_pre["tool_result_tokens_mean"],
-        "cost result tokens sent, mean": out["compare_costs_results"]["sent_tokens_mean"],
+        "size result tokens sent, mean": out["size_results"]["sent_tokens_mean"],
         f"model round trips per question, tools pre-computed ({len(SCENARIOS)} scenarios)": (
             with_pre["mean_round_trips"]
         ),

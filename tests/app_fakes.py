@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from assistant.conversation import Conversation
 from assistant.events import (
     Done,
@@ -22,7 +24,9 @@ from assistant.events import (
     ToolResult,
     UsageReport,
 )
+from assistant.results import tool_message
 from assistant.sessions import session_path
+from tools.memory import MemoryEstimate
 
 # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B config.json, counted in
 # /work/shared/research/params.json); BF16 weights = 2 bytes/parameter = 16,060,522,496 bytes.
@@ -31,15 +35,36 @@ LLAMA_8B_BF16_WEIGHT_BYTES = 8_030_261_248 * 2
 # here as the capacity of a scripted result (the real tool's usable figure is the catalog's).
 L4_USABLE_BYTES = 24 * 10**9
 
-MEMORY_RESULT: dict[str, Any] = {
-    "gpu": "L4",
-    "count": 1,
-    "fits": True,
-    "breakdown": {"weights": LLAMA_8B_BF16_WEIGHT_BYTES, "kv_cache": 2 * 2**30},
-    "usable_bytes_per_gpu": L4_USABLE_BYTES,
+_BREAKDOWN = {"weights": LLAMA_8B_BF16_WEIGHT_BYTES, "kv_cache": 2 * 2**30}
+MEMORY_RESULT = MemoryEstimate(
+    model_id="llama-3.1-8b",
+    model_name="Llama 3.1 8B",
+    task="inference",
+    weights_format="bf16",
+    kv_dtype="bf16",
+    engine="vllm",
+    context=16_384,
+    batch=1,
+    total_params=8_030_261_248,
+    active_params=8_030_261_248,
+    per_gpu_bytes=sum(_BREAKDOWN.values()),
+    total_bytes=sum(_BREAKDOWN.values()),
+    kv_cache_bytes_per_token=131_072,
+    kv_cache_bytes_per_token_per_gpu=131_072,
+    breakdown=_BREAKDOWN,
+    components=[],
+    assumptions=[],
+    num_gpus=1,
+    tp=1,
+    pp=1,
+    dp=1,
+    gpu="L4",
+    fits=True,
+    usable_bytes_per_gpu=L4_USABLE_BYTES,
     # Hand calculation: 24,000,000,000 − 16,060,522,496 − 2,147,483,648 = 5,791,993,856 bytes.
-    "headroom_GB": 5.791993856,
-}
+    headroom_bytes=5_791_993_856,
+)
+"""A scripted memory result (the figures above, not the tool's own for an L4)."""
 
 
 @dataclass
@@ -47,7 +72,7 @@ class FakeEngine:
     """Scripted turns: optional tool calls, answer chunks, an error, or a hang (for Esc)."""
 
     chunks: Sequence[str] = ("Fits on **1× L4** ", "with room for ", "KV cache.")
-    tool_calls: Sequence[tuple[str, dict[str, Any], dict[str, Any]]] = ()
+    tool_calls: Sequence[tuple[str, dict[str, Any], BaseModel]] = ()
     error: str | None = None
     hang_after_chunks: int | None = None
     unverified: tuple[str, ...] = ()
@@ -85,9 +110,7 @@ class FakeEngine:
                     ],
                 }
             )
-            conversation.add(
-                {"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)}
-            )
+            conversation.add(tool_message(call_id, name, result))
             yield ToolResult(call_id, name, result)
         text = ""
         try:

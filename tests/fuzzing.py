@@ -44,6 +44,7 @@ from tools.catalog import get_catalog
 from tools.memory.formats import WEIGHT_FORMATS
 from tools.memory.kv_cache import KV_DTYPES
 from tools.pricing import TIERS
+from tools.workload import Workload
 
 TARGET_INPUTS_PER_TOOL = 10_000
 """Issue 21's acceptance: at least this many generated inputs per tool through the registry."""
@@ -152,19 +153,18 @@ NEVER_VALID = frozenset({"config_path"})
 # Per-tool field strategies that keep a valid call cheap enough for hundreds of runs; an
 # overridden field is always sent, and mutations never empty it (None, [], {}), which would
 # undo the override (an empty only_gpus searches the whole catalog: ~0.3-1.5 s a call).
+_FEW_GPUS = st.fixed_dictionaries(
+    {"only_gpus": st.lists(st.sampled_from(VOCAB["gpu"]), min_size=1, max_size=2)},
+    optional={
+        "max_gpus": st.integers(1, 256),
+        "single_node": st.booleans(),
+        "budget_usd_per_hour": st.floats(0.01, 1e4),
+        "region": st.sampled_from(["eu", "us"]),
+    },
+)
 OVERRIDES: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     # One or two GPU types: a full-catalog search is ~0.1-0.3 s; two are ~10 ms.
-    "recommend": {
-        "constraints": st.fixed_dictionaries(
-            {"only_gpus": st.lists(st.sampled_from(VOCAB["gpu"]), min_size=1, max_size=2)},
-            optional={
-                "max_gpus": st.integers(1, 256),
-                "single_node": st.booleans(),
-                "budget_usd_per_hour": st.floats(0.01, 1e4),
-                "region": st.sampled_from(["eu", "us"]),
-            },
-        ),
-    },
+    "recommend": {"constraints": _FEW_GPUS},
 }
 
 
@@ -257,6 +257,10 @@ def model_arguments(
             lambda pair: {**pair[0], **pair[1]}
         )
     return st.fixed_dictionaries(required, optional=optional)
+
+
+# The sizing request carries a whole workload: the same one or two GPU types inside it.
+OVERRIDES["size"] = {"workload": model_arguments(Workload, OVERRIDES["recommend"])}
 
 
 def field_paths(model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

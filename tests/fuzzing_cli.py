@@ -264,11 +264,15 @@ def fixed_invocations(tally: Tally, workdir: Path) -> Iterator[None]:
 
 
 def fuzz_cli(tally: Tally, workdir: Path, per_command: int = 30) -> None:
-    """Every entry point: the fixed cases, then `per_command` generated invocations each."""
+    """Every entry point: the fixed cases, then `per_command` generated invocations each.
+
+    Runs inside `workdir`: a generated `proposal --output 16k` writes a real file, and it must
+    land in the test's folder, never in the checkout."""
     start = time.perf_counter()
-    for _ in fixed_invocations(tally, workdir):
-        pass
-    for command in cli.COMMANDS:
-        examples = max(6, per_command // 4) if command == "ask" else per_command
-        command_invocations(command, tally, examples)
+    with contextlib.chdir(workdir):
+        for _ in fixed_invocations(tally, workdir):
+            pass
+        for command in cli.COMMANDS:
+            examples = max(6, per_command // 4) if command == "ask" else per_command
+            command_invocations(command, tally, examples)
     tally.seconds["cli"] += time.perf_counter() - start

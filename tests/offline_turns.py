@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from assistant.conversation import Conversation
 from assistant.events import Done
 from assistant.offline import OfflineEngine
+from assistant.results import stored_calls
+from tools.cost import ServingCostResult
+from tools.recommend import Recommendation
+from tools.sizing import SizingReport
 
 
 async def answer(text: str) -> tuple[str, Conversation]:
@@ -18,26 +19,24 @@ async def answer(text: str) -> tuple[str, Conversation]:
     return done.text, conversation
 
 
-def tool_result(conversation: Conversation, name: str) -> dict[str, Any]:
-    """The first stored result of tool `name` (compact JSON, parsed)."""
-    return next(
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    )
+def sizing(conversation: Conversation) -> SizingReport:
+    """The sizing report of the conversation's last `size` call (typed, loaded from the
+    stored tool message)."""
+    reports = [c.value for c in stored_calls(conversation.messages) if c.name == "size"]
+    report = reports[-1]
+    assert isinstance(report, SizingReport), report
+    return report
 
 
-def tool_calls(
-    conversation: Conversation, name: str
-) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    """(arguments as sent, result) of every call of tool `name`, in order."""
-    arguments = {
-        call["id"]: json.loads(call["function"]["arguments"])
-        for m in conversation.messages
-        for call in m.get("tool_calls") or []
-    }
-    return [
-        (arguments[m["tool_call_id"]], json.loads(m["content"]))
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == name
-    ]
+def costs(conversation: Conversation) -> ServingCostResult:
+    """The serving cost comparison of the last sizing report (it must have one)."""
+    comparison = sizing(conversation).costs
+    assert comparison is not None and comparison.serving is not None
+    return comparison.serving
+
+
+def recommendation(conversation: Conversation) -> Recommendation:
+    """The recommender's result in the last sizing report (it must have one)."""
+    rec = sizing(conversation).recommendation
+    assert rec is not None
+    return rec

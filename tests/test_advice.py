@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tools.advice import engine_reserve_note, fp8_kv_saving
+from tools.notes import texts
 from tools.recommend import Option, recommend
 from tools.workload import Workload
 
@@ -33,7 +34,7 @@ def _kv_note(kv_dtype: str | None) -> str:
     workload = Workload(
         model="llama-3.1-70b", weights="int4-awq", users=40, context=16_384, kv_dtype=kv_dtype
     )
-    return next(n for n in recommend(workload).notes if n.startswith("KV-dominated"))
+    return next(n.text for n in recommend(workload).notes if n.code == "kv_dominated")
 
 
 def test_kv_dominated_note_offers_fp8_only_when_the_cache_is_16_bit() -> None:
@@ -80,8 +81,8 @@ ONE_SEQUENCE = _single(95 * GIB, 90 * GIB)
 def _note(users: int, kv_dtype: str | None = None) -> str:
     workload = Workload(model="llama-3.1-8b", users=users, context=1024, kv_dtype=kv_dtype)
     note = engine_reserve_note(workload, [ONE_SEQUENCE], USABLE, MIB)
-    assert note is not None
-    return note
+    assert note is not None and note.code == "engine_reserve" and note.gpu == ONE_SEQUENCE.gpu
+    return note.text
 
 
 def test_engine_reserve_note_one_user() -> None:
@@ -131,7 +132,7 @@ def test_qa_40_users_16k_fp8_kv_on_l40s_is_not_called_a_fit() -> None:
         kv_dtype="fp8",
         constraints={"only_gpus": ["l40s"]},
     )
-    notes = [n for n in recommend(workload).notes if n.startswith("Engine reserve")]
+    notes = [n.text for n in recommend(workload).notes if n.code == "engine_reserve"]
     assert notes
     note = notes[0]
     assert "it fits one GPU" not in note
@@ -146,11 +147,11 @@ def test_training_notes_have_no_multi_tenant_serving_text() -> None:
     # QA: an 8B full fine-tune was told "room for a second model or many LoRA adapters
     # (multi-tenant serving)". Serving the same model on one large GPU still gets that note.
     training = recommend(Workload(model="llama-3.1-8b", task="full"))
-    assert not any("multi-tenant" in n or "second model" in n for n in training.notes)
+    assert not any("multi-tenant" in n or "second model" in n for n in texts(training.notes))
     serving = recommend(
         Workload(model="llama-3.1-8b", users=1, constraints={"only_gpus": ["h200-sxm"]})
     )
-    assert any("multi-tenant serving" in n for n in serving.notes)
+    assert any("multi-tenant serving" in n for n in texts(serving.notes))
 
 
 def test_moe_training_note_quotes_the_training_weights() -> None:
@@ -161,13 +162,13 @@ def test_moe_training_note_quotes_the_training_weights() -> None:
     rec = recommend(
         Workload(model="mixtral-8x7b", task="full", constraints={"only_gpus": ["h100-sxm"]})
     )
-    note = next(n for n in rec.notes if n.startswith("MoE"))
+    note = next(n.text for n in rec.notes if n.code == "moe")
     assert "261.0 GiB of training weights, 6 B per parameter" in note
     assert "87.0 GiB" not in note
     assert "decode" not in note and "training FLOPs per token" in note
     # Serving quotes the bf16 weights: 46,702,792,704 × 2 B = 87.0 GiB.
     served = recommend(Workload(model="mixtral-8x7b", constraints={"only_gpus": ["h100-sxm"]}))
-    assert "(87.0 GiB of weights)" in next(n for n in served.notes if n.startswith("MoE"))
+    assert "(87.0 GiB of weights)" in next(n.text for n in served.notes if n.code == "moe")
 
 
 # --- the training MFU was measured on H100 / A100 only (QA round 4, 13) ----------------------
@@ -209,9 +210,9 @@ def test_training_gets_no_stop_at_one_gpu_note() -> None:
             {"model": "llama-3.1-8b", "task": "full", "train_tokens": 2e9, "objective": "cheapest"}
         )
     )
-    assert rec.options and not any("stop there" in note for note in rec.notes)
+    assert rec.options and not any("stop there" in note for note in texts(rec.notes))
     serving = recommend(validate_workload({"model": "llama-3.1-8b", "users": 4}))
-    assert any("stop there" in note for note in serving.notes)  # still said when serving
+    assert any("stop there" in note for note in texts(serving.notes))  # still said when serving
 
 
 def test_training_headline_on_an_unmeasured_gpu_carries_the_mfu_caveat() -> None:
@@ -233,7 +234,10 @@ def test_training_headline_on_an_unmeasured_gpu_carries_the_mfu_caveat() -> None
     )
     name = get_catalog().gpu("mi300x").name
     assert any(
-        n.startswith(f"Training time on {name}") and "is estimated" in n and "MFU" in n
+        n.code == "training_mfu_caveat"
+        and n.text.startswith(f"Training time on {name}")
+        and "is estimated" in n.text
+        and "MFU" in n.text
         for n in rec.notes
     )
     h100 = recommend(

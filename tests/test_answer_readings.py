@@ -9,7 +9,7 @@ import pytest
 
 from assistant.offline import parse_workload
 from assistant.offline.render import split_details
-from tests.offline_turns import answer, tool_calls
+from tests.offline_turns import answer, sizing
 
 # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B config.json, counted on the
 # meta device); 2 bytes each in BF16 = 16,060,522,496 B = 14.96 GiB, 4 bytes in FP32 = 29.92 GiB.
@@ -37,9 +37,10 @@ def test_full_precision_is_read_as_bf16_and_the_fp32_reading_is_named(text: str)
 async def test_full_precision_on_a_4090_fits_in_bf16_and_says_the_reading() -> None:
     text, conversation = await answer("serve Llama 3.1 8B in full precision on a 4090")
     visible = split_details(text).visible
-    (args, memory), *_ = tool_calls(conversation, "estimate_memory")
-    assert args["weights"] == "bf16"
-    assert memory["breakdown"]["weights"] == 2 * LLAMA_31_8B_PARAMS
+    report = sizing(conversation)
+    memory = report.memory[0].estimate
+    assert report.request.workload.weights == "bf16"
+    assert memory is not None and memory.breakdown["weights"] == 2 * LLAMA_31_8B_PARAMS
     # 14.96 GiB of weights + a 4,096-token KV cache (0.5 GiB) + runtime fits the 4090's
     # 21.3 GiB vLLM budget; FP32's 29.92 GiB of weights alone would not.
     assert visible.startswith("**Fits on 1× GeForce RTX 4090**")
@@ -88,10 +89,11 @@ def test_in_and_out_with_plain_numbers(text: str, prompt: int, output: int) -> N
 
 async def test_in_and_out_size_the_sequence_at_their_sum() -> None:
     _, conversation = await answer("llama 3.1 8b, 2k tokens in and 500 out, 8 users on an L40S")
-    (args, _), *_ = tool_calls(conversation, "estimate_memory")
-    assert args["context"] == 2048 + 500
-    (recommend_args, _), *_ = tool_calls(conversation, "recommend")
-    assert (recommend_args["prompt_tokens"], recommend_args["output_tokens"]) == (2048, 500)
+    report = sizing(conversation)
+    memory = report.memory[0].estimate
+    assert memory is not None and memory.context == 2048 + 500
+    assert report.search is not None
+    assert (report.search.prompt_tokens, report.search.output_tokens) == (2048, 500)
 
 
 # --- class 5: 'how much context can I fit' is a length question --------------------------------
@@ -208,7 +210,8 @@ def test_unrelated_words_are_not_corrected_into_models() -> None:
 async def test_a_misspelt_name_is_sized_as_the_catalog_model() -> None:
     # Llama 3.1 70B: 70,553,706,496 parameters (Meta's config.json) × 2 B in BF16.
     text, conversation = await answer("lamma 3.1 70b on 2 h100")
-    (args, memory), *_ = tool_calls(conversation, "estimate_memory")
-    assert args["model"] == "llama-3.1-70b"
-    assert memory["total_params"] == 70_553_706_496
+    report = sizing(conversation)
+    memory = report.memory[0].estimate
+    assert report.request.workload.model == "llama-3.1-70b"
+    assert memory is not None and memory.total_params == 70_553_706_496
     assert "'lamma 3.1 70b' read as Llama 3.1 70B" in split_details(text).visible

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import parse_workload
-from assistant.offline.planner import plan_cost_call
-from tests.offline_turns import answer, tool_calls
+from assistant.offline import parse_workload, sizing_arguments
+from assistant.results import stored_calls
+from tests.offline_turns import answer, costs, sizing
 from tools.cost import UsageProfile
 from tools.cost.breakeven import break_even
 from tools.cost.results import ApiComparisonRow, ServingCostRow
+from tools.sizing import SizingRequest
 
 # The cost tool's default input:output ratio is 3 input tokens per output token, so a total
 # volume V in and out is V / 4 output tokens; its billing month is 730 h = 30.4167 days.
@@ -54,13 +55,12 @@ def test_the_volume_reaches_the_cost_tool_per_billing_month() -> None:
     parsed = parse_workload(
         "is self-hosting Llama 3.1 70B cheaper than an API at 50M tokens a day?"
     )
-    recommend = {"model_id": "llama-3.1-70b", "options": [{"gpu": "h100-sxm", "count": 2}]}
-    recommend["options"][0] |= {"fits": True, "tp": 2, "aggregate_tokens_per_s": 500.0}
-    call = plan_cost_call(parsed, recommend)
-    assert call is not None
-    # 12.5M output tokens a day × 30.4167 days = 380,208,333 output tokens a month.
-    assert call.arguments["output_tokens_per_month"] == pytest.approx(12.5e6 * DAYS_PER_MONTH)
-    assert call.arguments["model_id"] == "llama-3.1-70b"
+    request = SizingRequest.model_validate(sizing_arguments(parsed))
+    # 12.5M output tokens a day × 30.4167 days = 380,208,333 output tokens a month: the usage
+    # every price of the report is computed with.
+    volume = request.pricing.usage.output_tokens_per_month
+    assert volume == pytest.approx(12.5e6 * DAYS_PER_MONTH)
+    assert request.workload.model == "llama-3.1-70b"
 
 
 def _row(usd_per_month: float) -> ServingCostRow:
@@ -143,20 +143,19 @@ async def test_the_answer_leads_with_self_hosted_vs_api_at_the_volume() -> None:
     text, conversation = await answer(
         "llama 3.1 8b: self-host vs the Groq API for 1.5B tokens/month"
     )
-    ((args, cost),) = tool_calls(conversation, "compare_costs")
-    assert args["api_providers"] == ["Groq"]
+    assert sizing(conversation).request.pricing.api_providers == ["Groq"]
+    cost = costs(conversation)
     # Groq llama-3.1-8b-instant (catalog/api_prices.toml, groq.com/pricing via genai-prices):
     # $0.05 in, $0.08 out per M → 3 × 0.05 + 0.08 = $0.23 per M output tokens with their input.
-    apis = cost["api_comparison"]
-    assert {a["provider"] for a in apis} == {"Groq"}
-    even = next(e for e in cost["break_even"] if e["tier"] == "on_demand")
-    assert even["api_usd_per_million_output_tokens"] == pytest.approx(0.23)
+    assert {a.provider for a in cost.api_comparison} == {"Groq"}
+    even = next(e for e in cost.break_even if e.tier == "on_demand")
+    assert even.api_usd_per_million_output_tokens == pytest.approx(0.23)
     # 1.5B tokens a month in and out → 375M output tokens; the API bills 375 × 0.23 = $86.25.
-    assert even["volume_output_tokens_per_month"] == pytest.approx(375e6, rel=1e-4)
-    assert even["api_usd_per_month_at_volume"] == pytest.approx(86.25, rel=1e-4)
+    assert even.volume_output_tokens_per_month == pytest.approx(375e6, rel=1e-4)
+    assert even.api_usd_per_month_at_volume == pytest.approx(86.25, rel=1e-4)
     first = text.splitlines()[0]
     assert first.startswith("**Self-hosted vs hosted API at 375.00M output tokens a month:")
-    cheaper = "the API is cheaper" if even["cheaper_at_volume"] == "api" else "self-hosting"
+    cheaper = "the API is cheaper" if even.cheaper_at_volume == "api" else "self-hosting"
     assert cheaper in first and "Groq" in first
 
 
@@ -165,4 +164,4 @@ async def test_a_bare_size_asks_which_model_the_api_prices_are_for() -> None:
         "is self-hosting a 70B cheaper than an API at 50M tokens a day?"
     )
     assert "Hosted API prices are per model" in text and "Llama 3.1 70B" in text
-    assert tool_calls(conversation, "compare_costs") == []
+    assert not any(c.name == "size" for c in stored_calls(conversation.messages))

@@ -18,8 +18,11 @@ from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMess
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
+from assistant.results import load_result, tool_message
 from assistant.sessions import load_session, save_session
+from assistant.wire import lean
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
+from tools.memory import MemoryEstimate
 
 SIZE = (80, 24)  # the app must work in a classic 80×24 terminal
 
@@ -81,7 +84,8 @@ async def test_full_conversation_tool_card_streamed_answer_and_session_file(
     assert roles == ["user", "assistant", "tool", "assistant"]
     call = saved["messages"][1]["tool_calls"][0]
     assert call["function"]["name"] == "estimate_memory"
-    assert json.loads(saved["messages"][2]["content"])["headroom_GB"] == 5.791993856
+    stored = load_result(saved["messages"][2], "estimate_memory")
+    assert isinstance(stored, MemoryEstimate) and stored.headroom_bytes == 5_791_993_856
 
 
 async def test_escape_cancels_keeps_partial_answer_and_restores_prompt(
@@ -144,7 +148,7 @@ async def test_reopening_a_saved_session_restores_tool_cards(sessions_dir: Path)
             ],
         }
     )
-    conversation.add({"role": "tool", "tool_call_id": "c1", "content": json.dumps(MEMORY_RESULT)})
+    conversation.add(tool_message("c1", "estimate_memory", MEMORY_RESULT))
     conversation.add({"role": "assistant", "content": "It fits."})
     save_session(conversation, sessions_dir)
 
@@ -164,6 +168,36 @@ async def test_reopening_a_saved_session_restores_tool_cards(sessions_dir: Path)
         assert card.table is not None and ("headroom", "5.79 GB") in card.table.rows
         assert app.query_one(UserMessage).text == "8B on L4?"
         assert app.query_one(AssistantMessage).text == "It fits."
+
+
+async def test_reopening_a_session_saved_by_an_older_version_degrades_with_a_notice(
+    sessions_dir: Path,
+) -> None:
+    # Before typed storage a tool message held only its lean JSON: one that still reads as its
+    # tool's result shows its table; one whose shape changed shows a notice, never a crash.
+    conversation = Conversation(id="old1", title="old session")
+    conversation.add({"role": "user", "content": "8B on L4?"})
+    calls = [
+        {"id": c, "type": "function", "function": {"name": "estimate_memory", "arguments": "{}"}}
+        for c in ("c1", "c2")
+    ]
+    conversation.add({"role": "assistant", "content": None, "tool_calls": calls})
+    conversation.add(
+        {"role": "tool", "tool_call_id": "c1", "content": json.dumps(lean(MEMORY_RESULT))}
+    )
+    conversation.add({"role": "tool", "tool_call_id": "c2", "content": '{"breakdown": 3}'})
+    save_session(conversation, sessions_dir)
+    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        first, second = app.query(ToolCard)
+        assert first.table is not None and ("headroom", "5.79 GB") in first.table.rows
+        assert second.status == "done" and second.table is not None and not second.table.rows
+        notices = [str(w.render()) for w in second.query(".warning")]
+        assert any("saved by another version" in n for n in notices)
 
 
 async def test_load_slash_command_and_unknown_command(sessions_dir: Path) -> None:

@@ -128,7 +128,9 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         await _ask(app, pilot, "Llama 3.1 8B in FP16 on one L4 for 4 users")
         cards = list(app.query(ToolCard))
         assert cards and all(c.status in {"done", "error"} for c in cards)
-        assert any(c.tool_name == "estimate_memory" for c in cards)
+        assert [c.tool_name for c in cards] == ["size"]  # one sizing report behind the answer
+        # Its card leads with the headline and the configuration named, then the options.
+        assert cards[0].table is not None and cards[0].table.rows
         assert app.query(MemoryBar)
         answer = app.query(AssistantMessage).last()
         # The offline answer folds the tools' assumptions; the visible Markdown is the rest.

@@ -8,59 +8,41 @@ from __future__ import annotations
 import pytest
 
 from assistant.app.commands import parse_slash
-from assistant.app.results import (
-    MemoryBarData,
-    byte_field,
-    memory_bars,
-    result_table,
-    table_unit,
-)
+from assistant.app.results import MemoryBarData, card_view, option_bar
 from assistant.app.widgets.memory_bar import render_bar
+from assistant.results import LegacyResult, ToolError
 from tests.app_fakes import LLAMA_8B_BF16_WEIGHT_BYTES, MEMORY_RESULT
 from tools.errors import ToolInputError
+from tools.recommend import recommend
+from tools.workload import Workload
 
 
-def test_byte_fields_in_any_unit_spelling() -> None:
-    assert byte_field({"headroom_GB": 1.5}, "headroom") == 1.5e9
-    assert byte_field({"headroom_bytes": 7}, "headroom") == 7
-    assert byte_field({"usable_bytes_per_gpu": 2**30}, "usable_per_gpu") == 2**30
-    assert byte_field({"usable_GiB": 2}, "usable") == 2 * 2**30
-    # A rate is not a size: GB/s must not be read as GB.
-    assert byte_field({"memory_bandwidth_GB_per_s": 3350}, "memory_bandwidth") is None
-
-
-def test_one_unit_per_table_matching_the_tool() -> None:
-    # The registry reports GB, so the whole card uses GB (never GB next to GiB).
-    assert table_unit(MEMORY_RESULT) == "GB"
-    rows = dict(result_table(MEMORY_RESULT).rows)
+def test_memory_card_is_in_one_unit_gb() -> None:
+    # The model reads GB (10^9 bytes), so the whole card uses GB (never GB next to GiB).
+    rows = dict(card_view(MEMORY_RESULT).table.rows)
     # 16,060,522,496 bytes = 16.06 GB; 2 GiB = 2,147,483,648 bytes = 2.15 GB; 24e9 = 24.00 GB.
     assert rows["breakdown.weights"] == "16.06 GB"
     assert rows["breakdown.kv_cache"] == "2.15 GB"
     assert rows["usable_per_gpu"] == "24.00 GB"
-    assert table_unit({"per_gpu_bytes": 2**30}) == "GiB"
-    assert dict(result_table({"per_gpu_bytes": 2**30}).rows) == {"per_gpu": "1.00 GiB"}
+    assert rows["headroom"] == "5.79 GB" and rows["fits"] == "yes"
+    assert not any("GiB" in value for value in rows.values())
 
 
-def test_option_lists_become_columns_with_the_unit_in_the_header() -> None:
-    result = {
-        "options": [
-            {"gpu": "h200-sxm", "count": 1, "per_gpu_GB": 86.5, "fits": True},
-            {"gpu": "l40s", "count": 4, "per_gpu_GB": 30.25, "fits": False},
-        ]
-    }
-    table = result_table(result)
-    assert table.columns == ("gpu", "count", "per_gpu (GB)", "fits")
-    assert table.rows == (("h200-sxm", "1", "86.50", "yes"), ("l40s", "4", "30.25", "no"))
-    assert table.to_markdown().splitlines()[1] == "|---|---|---|---|"
-
-
-def test_long_prose_lists_are_counted_not_dumped() -> None:
-    rows = dict(result_table({"assumptions": ["x" * 50, "y" * 50], "gpus": ["a", "b"]}).rows)
-    assert rows == {"assumptions": "2 items", "gpus": "a, b"}
+def test_recommendation_card_lists_options_with_the_unit_in_the_header() -> None:
+    rec = recommend(Workload(model="llama-3.1-8b", constraints={"only_gpus": ["l4", "h100-sxm"]}))
+    view = card_view(rec)
+    assert "per GPU (GB)" in view.table.columns
+    assert [row[0] for row in view.table.rows] == [o.gpu for o in rec.options]
+    first = rec.options[0]
+    cells = dict(zip(view.table.columns, view.table.rows[0], strict=True))
+    assert cells["per GPU (GB)"] == f"{first.per_gpu_bytes / 1e9:,.2f}"
+    assert cells["TP×PP×DP"] == f"{first.tp}×{first.pp}×{first.dp}"
+    assert view.table.to_markdown().splitlines()[1] == "|" + "---|" * len(view.table.columns)
+    assert len(view.bars) == len(rec.options)
 
 
 def test_memory_bar_reads_breakdown_and_reported_headroom() -> None:
-    (bar,) = memory_bars(MEMORY_RESULT)
+    (bar,) = card_view(MEMORY_RESULT).bars
     assert bar.label == "1× L4"
     assert bar.components == (
         ("weights", float(LLAMA_8B_BF16_WEIGHT_BYTES)),
@@ -71,6 +53,13 @@ def test_memory_bar_reads_breakdown_and_reported_headroom() -> None:
     # 16,060,522,496 B / 2^30 = 14.96 GiB → "15.0"; 24e9 B = 22.35 GiB; 5,791,993,856 B = 5.39 GiB.
     assert "weights 15.0" in text and "KV cache 2.0 GiB" in text
     assert "/ 22.4 GiB usable, 5.4 GiB free" in text
+
+
+def test_errors_and_unreadable_results_are_shown_as_such() -> None:
+    error = card_view(ToolError(error="is not in the catalog", field="gpu"))
+    assert error.error == "gpu: is not in the catalog" and not error.table.rows
+    legacy = card_view(LegacyResult(tool="recommend", data={}, notice="saved by another version"))
+    assert legacy.notice == "saved by another version" and legacy.error is None
 
 
 def test_overflow_is_drawn_past_the_capacity_mark_in_red() -> None:
@@ -88,12 +77,15 @@ def test_overflow_is_drawn_past_the_capacity_mark_in_red() -> None:
     assert "over by 30.0 GiB" in text.plain
 
 
-def test_option_without_breakdown_is_drawn_as_one_segment_against_budget() -> None:
-    option = {"gpu": "h100-sxm", "count": 2, "per_gpu_GB": 80.0, "budget_bytes_per_gpu": 76e9}
-    (bar,) = memory_bars({"options": [option]})
-    assert bar.label == "2× h100-sxm"
-    assert bar.components == (("needed", 80e9),)
-    assert bar.capacity_label == "budget" and bar.headroom_bytes is None
+def test_option_is_drawn_as_one_segment_against_its_budget() -> None:
+    rec = recommend(Workload(model="llama-3.1-70b", constraints={"only_gpus": ["h100-sxm"]}))
+    option = rec.options[0]
+    bar = option_bar(option)
+    assert bar.label == f"{option.count}× h100-sxm"
+    assert bar.components == (("needed", float(option.per_gpu_bytes)),)
+    assert bar.capacity_label == "budget"
+    assert bar.capacity_bytes == option.budget_bytes_per_gpu
+    assert bar.headroom_bytes == option.headroom_bytes
 
 
 def test_unknown_slash_command_names_the_closest() -> None:

@@ -24,8 +24,13 @@ def test_ask_json_has_workload_calls_and_answer(capsys: pytest.CaptureFixture[st
     assert report["engine"] == "offline"
     assert report["workload"]["model"] == "llama-3.1-8b" and report["workload"]["users"] == 10
     names = [c["name"] for c in report["tool_calls"]]
-    assert names[:1] == ["estimate_memory"] and "recommend" in names
+    assert names == ["size"]  # one sizing report behind the answer
     assert all("result" in c for c in report["tool_calls"])
+    sizing = report["sizing"]
+    assert sizing["model_id"] == "llama-3.1-8b" and sizing["weights_format"] == "bf16"
+    # "on an L4" named without a count: the headline is the L4 layout the report leads with.
+    assert sizing["headline"]["gpu"] == "l4"
+    assert sizing["price_load"]["basis"] == "stated_load"  # 10 users stated
     assert report["answer"]
 
 
@@ -65,11 +70,8 @@ def _ask(capsys: pytest.CaptureFixture[str], *flags: str) -> str:
 
 
 def _tool_assumptions(report: dict[str, Any]) -> list[str]:
-    stated: dict[str, None] = {}
-    for call in report["tool_calls"]:
-        for item in call["result"].get("assumptions", []):
-            stated.setdefault(" ".join(str(item).split()), None)
-    return list(stated)
+    # Every assumption the tools stated, as `--json` lists them from the typed sizing report.
+    return list(dict.fromkeys(" ".join(str(item).split()) for item in report["assumptions"]))
 
 
 def test_ask_folds_the_tool_assumptions_into_one_line_and_details_prints_them(

@@ -22,9 +22,19 @@ def _ask(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 
 def _memory(report: dict[str, Any]) -> dict[str, Any]:
-    call = next(c for c in report["tool_calls"] if c["name"] == "estimate_memory")
-    result: dict[str, Any] = call["result"]
-    return {**call["arguments"], **result}
+    """The memory estimate of the configuration named, from the turn's sizing report (the
+    `size` call's result as `--json` prints it: lean JSON, bytes in `breakdown`)."""
+    call = next(c for c in report["tool_calls"] if c["name"] == "size")
+    estimate: dict[str, Any] = call["result"]["memory"][0]["estimate"]
+    return {
+        "model": estimate["model_id"],
+        "gpu": estimate.get("gpu"),
+        "gpus": estimate["num_gpus"],
+        "batch": estimate["batch"],
+        "context": estimate["context"],
+        "weights": estimate["weights_format"],
+        "breakdown": estimate["breakdown"],
+    }
 
 
 def test_continue_refines_the_last_workload_across_three_turns(

@@ -11,6 +11,11 @@ from typing import Any
 import pytest
 
 from assistant.contradiction import SizingFacts, contradictions, facts_from_messages
+from assistant.registry import default_registry
+from assistant.results import tool_message
+from tools.recommend import Recommendation
+
+REGISTRY = default_registry()
 
 # Llama 3.1 70B bf16 on one H100 SXM: 141 GB of weights alone exceed its 80 GB (does not fit);
 # the recommender's smallest fitting layout on H100 SXM is 2 GPUs (TP 2), on MI300X 1 GPU.
@@ -73,44 +78,54 @@ def _call(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_facts_are_read_from_the_turns_tool_results() -> None:
+def _result(call_id: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """The tool message the engines store for `name(args)`: the typed result."""
+    return tool_message(call_id, name, REGISTRY.call(name, args).value, with_name=False)
+
+
+def test_facts_are_read_from_the_turns_typed_tool_results() -> None:
+    memory = {"model": "llama-3.1-70b", "gpu": "H100", "gpus": 1}
+    recommend = {"model": "llama-3.1-70b", "constraints": {"only_gpus": ["h100-sxm", "mi300x"]}}
+    old = {"model": "llama-3.1-8b", "gpu": "h100-sxm"}
     messages: list[dict[str, Any]] = [
         {"role": "user", "content": "old question"},
-        {"role": "assistant", "content": None, "tool_calls": [_call("o", "estimate_memory", {})]},
-        {"role": "tool", "tool_call_id": "o", "content": '{"fits":true}'},
+        {"role": "assistant", "content": None, "tool_calls": [_call("o", "estimate_memory", old)]},
+        _result("o", "estimate_memory", old),
         {"role": "user", "content": "Llama 3.1 70B on one H100?"},
         {
             "role": "assistant",
             "content": None,
             "tool_calls": [
-                _call("m", "estimate_memory", {"model": "llama-3.1-70b", "gpu": "H100", "gpus": 1}),
-                _call("r", "recommend", {"model": "llama-3.1-70b"}),
+                _call("m", "estimate_memory", memory),
+                _call("r", "recommend", recommend),
                 _call("e", "recommend", {"model": "nope"}),
             ],
         },
-        {"role": "tool", "tool_call_id": "m", "content": '{"fits":false,"per_gpu_GB":147.4}'},
-        {
-            "role": "tool",
-            "tool_call_id": "r",
-            "content": json.dumps(
-                {
-                    "options": [
-                        {"gpu": "h100-sxm", "count": 2, "fits": True, "usd_per_hour": 6.0},
-                        {"gpu": "mi300x", "count": 1, "fits": True, "usd_per_hour": 2.59},
-                    ],
-                    "rejected": [{"gpu": "l40s", "count": 8, "fits": False}],
-                }
-            ),
-        },
-        {"role": "tool", "tool_call_id": "e", "content": '{"error":"unknown model"}'},
+        _result("m", "estimate_memory", memory),
+        _result("r", "recommend", recommend),
+        _result("e", "recommend", {"model": "nope"}),
     ]
     facts = facts_from_messages(messages)
+    # The earlier turn's 8B (which fits) is not this turn's fact; the error adds none.
     assert facts.primary == ("h100-sxm", 1, False)  # 'H100' is the catalog's H100 SXM
-    assert facts.fits == {
-        ("h100-sxm", 1): False,
-        ("h100-sxm", 2): True,
-        ("mi300x", 1): True,
-        ("l40s", 8): False,
-    }
+    assert facts.fits[("h100-sxm", 1)] is False
     assert facts.min_fitting == {"h100-sxm": 2, "mi300x": 1}
-    assert facts.usd_per_hour == {"h100-sxm": 6.0, "mi300x": 2.59}
+    rec = REGISTRY.call("recommend", recommend).value
+    assert isinstance(rec, Recommendation)
+    for gpu in ("h100-sxm", "mi300x"):
+        priced = [o.usd_per_hour for o in rec.options if o.gpu == gpu and o.fits]
+        assert facts.usd_per_hour[gpu] == min(p for p in priced if p is not None)
+    assert facts.usd_per_hour["mi300x"] < facts.usd_per_hour["h100-sxm"] * 2
+
+
+def test_facts_are_read_from_the_sizing_report() -> None:
+    args = {"workload": {"model": "llama-3.1-70b"}, "configurations": [{"gpu": "h100-sxm"}]}
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "Llama 3.1 70B on one H100?"},
+        {"role": "assistant", "content": None, "tool_calls": [_call("s", "size", args)]},
+        _result("s", "size", args),
+    ]
+    facts = facts_from_messages(messages)
+    assert facts.primary == ("h100-sxm", 1, False)
+    assert facts.min_fitting["h100-sxm"] == 2
+    assert contradictions("Yes, it fits comfortably on a single H100.", facts)

@@ -134,11 +134,12 @@ def test_cost_tool_takes_the_rate_from_the_settings(
 ) -> None:
     monkeypatch.setenv("GPU_SIZER_CONFIG_DIR", str(tmp_path))
     monkeypatch.setenv("GPU_SIZER_EUR_TO_USD", "1.08")
-    out = run_cost_request(_eu_request())
-    ovh = next(r for r in out["rows"] if r["price_id"] == OVH_H100)
-    assert ovh["usd_per_hour"] == pytest.approx(2.8 * 1.08)
-    assert out["unconverted"] == []
-    assert any("GPU_SIZER_EUR_TO_USD" in a for a in out["assumptions"])
+    out = run_cost_request(_eu_request()).serving
+    assert out is not None
+    ovh = next(r for r in out.rows if r.price_id == OVH_H100)
+    assert ovh.usd_per_hour == pytest.approx(2.8 * 1.08)
+    assert out.unconverted == []
+    assert any("GPU_SIZER_EUR_TO_USD" in a for a in out.assumptions)
 
 
 def test_cost_tool_run_rate_beats_settings_and_no_rate_says_how_to_set_one(
@@ -147,14 +148,14 @@ def test_cost_tool_run_rate_beats_settings_and_no_rate_says_how_to_set_one(
     monkeypatch.setenv("GPU_SIZER_CONFIG_DIR", str(tmp_path))
     monkeypatch.delenv("GPU_SIZER_EUR_TO_USD", raising=False)
     with use_eur_to_usd(1.5):
-        out = run_cost_request(_eu_request())
-    ovh = next(r for r in out["rows"] if r["price_id"] == OVH_H100)
-    assert ovh["usd_per_hour"] == pytest.approx(2.8 * 1.5)
-    bare = run_cost_request(_eu_request())
-    assert "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour" in bare["unconverted_note"]
-    assert (
-        "--eur-usd, GPU_SIZER_EUR_TO_USD or eur_to_usd in config.toml" in (bare["unconverted_note"])
-    )
+        out = run_cost_request(_eu_request()).serving
+    assert out is not None
+    ovh = next(r for r in out.rows if r.price_id == OVH_H100)
+    assert ovh.usd_per_hour == pytest.approx(2.8 * 1.5)
+    bare = run_cost_request(_eu_request()).serving
+    assert bare is not None and bare.unconverted_note is not None
+    assert "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour" in bare.unconverted_note
+    assert "--eur-usd, GPU_SIZER_EUR_TO_USD or eur_to_usd in config.toml" in bare.unconverted_note
 
 
 def test_an_offer_billed_for_a_whole_instance_says_so() -> None:

@@ -24,7 +24,10 @@ from assistant.offline.planner import plan_tool_calls
 from bench.references import LLAMA_65B_CONFIG
 from tools.defaults import default_request_shape
 from tools.memory import estimate_memory, validate_request
+from tools.notes import texts
 from tools.recommend import recommend
+from tools.sizing import SizingRequest
+from tools.sizing.memory import configuration_fields
 from tools.workload import validate_workload
 
 # Llama-3.1-8B KV bytes per token in bf16: 2 (K, V) × 32 layers × 8 KV heads × 128 head dim
@@ -155,7 +158,7 @@ def test_explicit_lengths_above_the_maximum_are_used_with_a_memory_warning(
     assert recommend(workload).context_tokens == 4096
     mem = estimate_memory(validate_request({"config_path": llama_65b_config, "context": 4096}))
     assert mem.context == 4096
-    assert any("exceeds the model's maximum of 2,048" in w for w in mem.warnings)
+    assert any("exceeds the model's maximum of 2,048" in w for w in texts(mem.warnings))
     # A prompt length alone is the user's too: 3,000 + the default 1,024 output, uncapped.
     prompt_only = validate_workload({"config_path": llama_65b_config, "prompt_tokens": 3000})
     assert prompt_only.context_tokens == 3000 + 1024 and prompt_only.default_notes == []
@@ -164,18 +167,19 @@ def test_explicit_lengths_above_the_maximum_are_used_with_a_memory_warning(
 def test_offline_plan_sizes_one_context_with_no_lengths() -> None:
     # No length in the text: the memory call leaves context to the memory tool's default and
     # the recommender takes the same shape, so both size 4,096 tokens.
-    planned = plan_tool_calls(parse_workload("Llama 3.1 8B on one H100"))
-    memory = next(c for c in planned if c.name == "estimate_memory")
-    assert "context" not in memory.arguments
-    mem = estimate_memory(validate_request(memory.arguments))
-    workload = validate_workload(next(c for c in planned if c.name == "recommend").arguments)
+    (planned,) = plan_tool_calls(parse_workload("Llama 3.1 8B on one H100"))
+    request = SizingRequest.model_validate(planned.arguments)
+    fields = configuration_fields(request, "h100-sxm", 1)
+    assert "context" not in fields
+    mem = estimate_memory(validate_request(fields))
+    workload = validate_workload(planned.arguments["workload"])
     assert mem.context == workload.context_tokens == 4096
 
 
 def test_offline_plan_passes_prompt_plus_output_to_memory() -> None:
     # Lengths in the text: the memory call takes the recommender's prompt + output.
-    planned = plan_tool_calls(
+    (planned,) = plan_tool_calls(
         parse_workload("Llama 3.1 8B on one H100, prompts of 2000 tokens, outputs of 500 tokens")
     )
-    memory = next(c for c in planned if c.name == "estimate_memory")
-    assert memory.arguments["context"] == 2000 + 500
+    request = SizingRequest.model_validate(planned.arguments)
+    assert configuration_fields(request, "h100-sxm", 1)["context"] == 2000 + 500

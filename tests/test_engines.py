@@ -26,11 +26,12 @@ def test_llm_precompute_planner_refines_the_previous_workload_on_follow_ups() ->
     conversation = Conversation()
     conversation.add({"role": "user", "content": "serve Llama 3.1 70B on an H100 for 40 users"})
     first = dict(offline_planner(conversation.messages[-1]["content"], conversation))
-    assert first["estimate_memory"]["model"] == "llama-3.1-70b"
+    # The pre-computation is one `size` call: what the offline engine runs.
+    assert list(first) == ["size"] and first["size"]["workload"]["model"] == "llama-3.1-70b"
     conversation.add({"role": "assistant", "content": "..."})
     conversation.add({"role": "user", "content": "what about 8-bit?"})
     second = dict(offline_planner("what about 8-bit?", conversation))
     # The follow-up names neither model nor GPU: both come from the previous turn.
-    assert second["estimate_memory"]["model"] == "llama-3.1-70b"
-    assert second["estimate_memory"]["gpu"] == "h100-sxm"
-    assert second["estimate_memory"]["weights"] == "int8"
+    assert second["size"]["workload"]["model"] == "llama-3.1-70b"
+    assert [c["gpu"] for c in second["size"]["configurations"]] == ["h100-sxm"]
+    assert second["size"]["workload"]["weights"] == "int8"

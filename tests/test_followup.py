@@ -16,6 +16,8 @@ from assistant.conversation import Conversation
 from assistant.llm import LlmEngine
 from assistant.offline import OfflineEngine, parse_workload
 from assistant.offline.parser.followup import is_follow_up
+from assistant.results import stored_calls
+from tools.sizing import SizingReport
 
 FIRST = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context"
 
@@ -78,13 +80,14 @@ def test_an_answer_to_a_clarifying_question_merges() -> None:
 
 
 def _users(conversation: Conversation) -> list[Any]:
-    """The `users` argument of every recommend call of the last turn."""
-    start = max(i for i, m in enumerate(conversation.messages) if m["role"] == "user")
+    """The users the last turn's sizing report was computed for (unset: none stated)."""
+    last = sum(1 for m in conversation.messages if m["role"] == "user")
     return [
-        json.loads(c["function"]["arguments"]).get("users")
-        for m in conversation.messages[start:]
-        for c in m.get("tool_calls") or []
-        if c["function"]["name"] == "recommend"
+        c.value.request.workload.users
+        for c in stored_calls(conversation.messages)
+        if c.turn == last
+        and isinstance(c.value, SizingReport)
+        and "users" in c.value.request.workload.model_fields_set
     ]
 
 

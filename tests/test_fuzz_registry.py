@@ -62,13 +62,24 @@ def test_a_calculation_past_its_limits_is_an_error_result_saying_so(
     assert "Traceback" not in out.content and "deep inside" not in out.content
 
 
+class _Row(BaseModel):
+    usd_per_hour: float
+
+
+class _Rows(BaseModel):
+    rows: list[_Row]
+
+
+class _X(BaseModel):
+    x: float
+
+
 def test_a_non_finite_result_is_an_error_naming_the_field() -> None:
-    out = _registry(lambda _: {"rows": [{"usd_per_hour": 2.0}, {"usd_per_hour": math.inf}]}).call(
-        "tool", "{}"
-    )
+    rows = _Rows(rows=[_Row(usd_per_hour=2.0), _Row(usd_per_hour=math.inf)])
+    out = _registry(lambda _: rows).call("tool", "{}")
     assert out.is_error and out.result["field"] == "rows.1.usd_per_hour"
     assert "Infinity" not in out.content and json.loads(out.content)["kind"] == "internal_limit"
-    nan = _registry(lambda _: {"x": float("nan")}).call("tool", "{}")
+    nan = _registry(lambda _: _X(x=float("nan"))).call("tool", "{}")
     assert nan.is_error and nan.result["field"] == "x"
 
 

@@ -54,7 +54,8 @@ ENGINE_MODULES = (
 # Textual, none of them does. Keeps the suite fast (one subprocess instead of one per module).
 MORE_ENGINE_MODULES = (
     "assistant.engines",
-    "assistant.summaries",
+    "assistant.wire",
+    "assistant.results",
     "assistant.schemas",
     "assistant.cost_tool",
     "assistant.prompts",

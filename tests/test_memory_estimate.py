@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from assistant.cli import main
 from tools.errors import ToolInputError
 from tools.memory import MemoryRequest, estimate_memory, validate_request
+from tools.notes import texts
 
 BREAKDOWN_KEYS = {"weights", "kv_cache", "activations", "gradients", "optimizer", "overhead"}
 
@@ -91,7 +92,10 @@ def test_pipeline_parallel_worst_stage() -> None:
 
 def test_context_beyond_model_max_is_a_warning() -> None:
     est = estimate_memory(MemoryRequest(model="llama-2-7b", context=8192))
-    assert any("exceeds the model's maximum of 4,096" in w for w in est.warnings)
+    assert any(
+        w.code == "context_above_maximum" and "exceeds the model's maximum of 4,096" in w.text
+        for w in est.warnings
+    )
 
 
 @pytest.mark.parametrize(
@@ -209,8 +213,12 @@ def test_training_only_options_warn_for_inference() -> None:
     est = estimate_memory(MemoryRequest(model="llama-3.1-8b", zero=3, offload_optimizer=True))
     # One warning per ignored training-only option, naming it.
     assert len(est.warnings) == 2
-    assert "zero" in est.warnings[0] and "offload_optimizer" in est.warnings[1]
-    assert all("training only" in w for w in est.warnings)
+    assert [w.code for w in est.warnings] == [
+        "zero_ignored_for_inference",
+        "offload_ignored_for_inference",
+    ]
+    assert "zero" in est.warnings[0].text and "offload_optimizer" in est.warnings[1].text
+    assert all("training only" in w for w in texts(est.warnings))
     assert est.breakdown["gradients"] == est.breakdown["optimizer"] == 0
 
 
@@ -257,7 +265,7 @@ def test_breakdown_identity_and_kv_monotonic(
 
 def test_qlora_with_16bit_base_warns() -> None:
     est = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="qlora", weights="bf16"))
-    assert any("plain LoRA" in w for w in est.warnings)
+    assert any("plain LoRA" in w for w in texts(est.warnings))
     default = estimate_memory(MemoryRequest(model="llama-3.1-8b", task="qlora"))
     assert default.weights_format == "nf4-dq" and not default.warnings
 

@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 from tools.memory import MemoryRequest, estimate_memory
+from tools.notes import texts
 
 
 def _warnings(engine: str, kv_dtype: str) -> list[str]:
     req = MemoryRequest(model="llama-3.1-8b", engine=engine, kv_dtype=kv_dtype)
-    return estimate_memory(req).warnings
+    return texts(estimate_memory(req).warnings)
 
 
 def test_int8_kv_on_vllm_warns_fp8_only() -> None:

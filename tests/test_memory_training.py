@@ -241,7 +241,7 @@ def test_qlora_65b_on_one_48gb_card_says_which_sequences_fit() -> None:
         )
     )
     assert not rec.options[0].fits
-    note = next(n for n in rec.notes if n.startswith("Shorter sequences fit"))
+    note = next(n.text for n in rec.notes if n.code == "shorter_training_sequences")
     longest = int(note.split("up to ")[1].split(" tokens")[0].replace(",", ""))
     assert longest >= 512  # the QLoRA paper's setting fits
 

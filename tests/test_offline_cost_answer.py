@@ -8,13 +8,14 @@ answer was built from: USD per hour ÷ (output tokens/s × 3,600 s) × 10^6.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 import pytest
 
 from assistant.proposal import build_document, render_markdown
-from tests.offline_turns import answer, tool_result
+from tests.offline_turns import answer, costs, recommendation, sizing
 
 
 def _per_million(usd_per_hour: float, tokens_per_s: float) -> float:
@@ -25,26 +26,27 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
     text, conversation = await answer(
         "is an L40S cheaper than an H100 per million tokens for Llama 3.1 8B?"
     )
-    recommend = tool_result(conversation, "recommend")
-    cost = tool_result(conversation, "compare_costs")
-    full = {o["gpu"]: o for o in recommend["options"]}
+    full = {o.gpu: o for o in recommendation(conversation).options}
+    rows_all = costs(conversation).rows
     per_million: dict[str, float] = {}
     for gpu in ("l40s", "h100-sxm"):
         rows = [
             r
-            for r in cost["rows"]
-            if r["gpu"] == gpu
-            and r["count"] == 1
-            and r.get("tier") == "on_demand"
-            and r.get("usd_per_hour") is not None  # EUR rows stay EUR without a rate
+            for r in rows_all
+            if r.gpu == gpu
+            and r.count == 1
+            and r.tier == "on_demand"
+            and r.usd_per_hour is not None  # EUR rows stay EUR without a rate
         ]
         # The cost tool's rule: a fresh price before any stale one, then the lowest.
-        cheapest = min(rows, key=lambda r: (bool(r.get("stale")), r["usd_per_hour"]))
+        cheapest = min(rows, key=lambda r: (bool(r.stale), r.usd_per_hour or 0.0))
         option = full[gpu]
         # Priced at full load: the KV cache's worth of sequences, not one user.
-        assert option["full_load_sequences_per_replica"] > 1
-        per_million[gpu] = _per_million(cheapest["usd_per_hour"], option["full_load_tokens_per_s"])
-        assert cheapest["usd_per_million_tokens"] == _approx(per_million[gpu])
+        assert option.full_load_sequences_per_replica > 1
+        assert cheapest.usd_per_hour is not None and option.full_load_tokens_per_s is not None
+        per_million[gpu] = _per_million(cheapest.usd_per_hour, option.full_load_tokens_per_s)
+        assert cheapest.usd_per_million_tokens == _approx(per_million[gpu])
+    assert sizing(conversation).price_load.basis == "full_load"
     winner, loser = sorted(per_million, key=per_million.__getitem__)
     names = {"l40s": "1× L40S", "h100-sxm": "1× H100 SXM5"}
     headline = re.search(r"\*\*Cheaper per million output tokens at full load: (.+?)\*\*", text)
@@ -61,16 +63,17 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
 async def test_with_users_the_cost_is_at_their_load_and_not_called_full() -> None:
     text, conversation = await answer("serve Llama 3.1 8B to 40 users on an L40S")
     assert "at full load" not in text
-    option = next(
-        o for o in tool_result(conversation, "recommend")["options"] if o["gpu"] == "l40s"
-    )
+    assert "at the stated load" in text  # the $/M column says which load it was priced at
+    option = next(o for o in recommendation(conversation).options if o.gpu == "l40s")
     row = next(
         r
-        for r in tool_result(conversation, "compare_costs")["rows"]
-        if r["gpu"] == "l40s" and r["count"] == option["count"]
+        for r in costs(conversation).rows
+        if r.gpu == "l40s" and r.count == option.count and r.usd_per_hour is not None
     )
-    expected = _per_million(row["usd_per_hour"], option["aggregate_tokens_per_s"])
-    assert row["usd_per_million_tokens"] == _approx(expected)
+    assert row.usd_per_hour is not None and option.aggregate_tokens_per_s is not None
+    expected = _per_million(row.usd_per_hour, option.aggregate_tokens_per_s)
+    assert row.usd_per_million_tokens == _approx(expected)
+    assert sizing(conversation).price_load.basis == "stated_load"
 
 
 async def test_training_without_a_data_size_shows_no_job_total() -> None:
@@ -108,30 +111,31 @@ async def test_proposal_keeps_how_the_words_were_read() -> None:
 def test_a_fresh_price_is_shown_before_a_cheaper_stale_one() -> None:
     # Two on-demand rows for 1× L40S, written here: 0.86/h dated 2025-08-12 (stale on the cost
     # tool's 180-day rule) and 1.09/h dated 2026-09-13. The table must quote the fresh one.
-    from assistant.offline.render import CallResult, options_table
+    from tools.cost import CostComparison
+    from tools.sizing.prices import quoted_prices
 
-    option = {"gpu": "l40s", "count": 1, "tp": 1, "pp": 1, "dp": 1, "fits": True}
-    rows = [
-        {"gpu": "l40s", "count": 1, "tier": "on_demand", "usd_per_hour": 0.86, "stale": True,
-         "provider": "Old", "as_of": "2025-08-12"},
-        {"gpu": "l40s", "count": 1, "tier": "on_demand", "usd_per_hour": 1.09, "stale": False,
-         "provider": "New", "as_of": "2026-09-13"},
-    ]  # fmt: skip
-    table = options_table(
-        CallResult("recommend", {}, {"options": [option]}),
-        CallResult("compare_costs", {}, {"rows": rows}),
+    report = asyncio.run(answer("serve Llama 3.1 8B to 4 users on an L40S"))[1]
+    serving = costs(report)
+    template = next(r for r in serving.rows if r.gpu == "l40s" and r.usd_per_hour is not None)
+    old = template.model_copy(
+        update={"usd_per_hour": 0.86, "stale": True, "provider": "Old", "as_of": "2025-08-12"}
     )
-    assert "1.09 (New, 2026-09-13)" in table[-1] and "0.86" not in table[-1]
+    new = template.model_copy(
+        update={"usd_per_hour": 1.09, "stale": False, "provider": "New", "as_of": "2026-09-13"}
+    )
+    comparison = CostComparison(serving=serving.model_copy(update={"rows": [old, new]}))
+    (quoted,) = quoted_prices(comparison, "on_demand")
+    assert (quoted.provider, quoted.usd_per_hour, quoted.as_of) == ("New", 1.09, "2026-09-13")
 
 
 async def test_eur_offers_left_out_of_usd_ranking_are_said_in_the_visible_answer() -> None:
     # EU prices in EUR cannot be ranked against USD without a rate (none is set in tests): the
     # answer must say so where the options are, not only in the folded assumptions.
     text, conversation = await answer("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
-    cost = tool_result(conversation, "compare_costs")
-    assert cost["unconverted"] and all(r["currency"] == "EUR" for r in cost["unconverted"])
+    cost = costs(conversation)
+    assert cost.unconverted and all(r.currency == "EUR" for r in cost.unconverted)
     visible = text.split("**Assumptions**")[0]
-    assert f"- Not compared in USD: {cost['unconverted_note']}." in visible
+    assert f"- Not compared in USD: {cost.unconverted_note}." in visible
 
 
 async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked() -> None:
@@ -141,30 +145,33 @@ async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked
     text, conversation = await answer(
         "H100 vs H200 vs MI300X for 70B serving, cheapest per million tokens"
     )
-    recommend = tool_result(conversation, "recommend")
-    assert recommend["objective"] == "cheapest_per_token"
-    rows = tool_result(conversation, "compare_costs")["rows"]
+    recommend = recommendation(conversation)
+    assert recommend.objective == "cheapest_per_token"
+    rows = costs(conversation).rows
     figures: dict[str, float] = {}
-    for option in recommend["options"]:
-        if not option["fits"]:
+    for option in recommend.options:
+        if not option.fits or option.full_load_tokens_per_s is None:
             continue
         usd = [
-            (bool(r.get("stale")), r["usd_per_hour"])
+            (bool(r.stale), r.usd_per_hour)
             for r in rows
-            if r["gpu"] == option["gpu"]
-            and r["count"] == option["count"]
-            and r.get("tier") == "on_demand"
-            and r.get("usd_per_hour") is not None
+            if r.gpu == option.gpu
+            and r.count == option.count
+            and r.tier == "on_demand"
+            and r.usd_per_hour is not None
         ]
         if usd:
             hourly = min(usd)[1]
-            figures[option["gpu"]] = _per_million(hourly, option["full_load_tokens_per_s"])
+            figures[option.gpu] = _per_million(hourly, option.full_load_tokens_per_s)
     assert {"h100-sxm", "h200-sxm", "mi300x"} <= set(figures)
     winner = min(figures, key=figures.__getitem__)
     names = {"h100-sxm": "H100 SXM5", "h200-sxm": "H200 SXM", "mi300x": "AMD Instinct MI300X"}
     headline = re.search(r"\*\*Cheaper per million output tokens at full load: (.+?)\*\*", text)
     assert headline is not None and headline.group(1).endswith(names[winner])
     assert f"{figures[winner]:,.3f} USD/M" in headline.string
+    # The winner of the comparison is the report's headline (one rule, tools/sizing).
+    lead = sizing(conversation).headline
+    assert lead is not None and lead.rule == "cheapest" and lead.option.gpu == winner
 
 
 async def test_proposal_gives_the_full_load_rate_its_per_token_cost_assumes() -> None:
@@ -174,13 +181,13 @@ async def test_proposal_gives_the_full_load_rate_its_per_token_cost_assumes() ->
     from assistant.proposal.figures import format_number
 
     _, conversation = await answer("serve Llama 3.1 8B on an H100")
-    best = next(o for o in tool_result(conversation, "recommend")["options"] if o["fits"])
+    lead = sizing(conversation).headline
+    assert lead is not None
+    best = lead.option
     summary = render_markdown(build_document(conversation)).split("## 2.")[0]
-    assert f"{format_number(best['aggregate_tokens_per_s'])} output tokens/s in total" in summary
+    assert f"{format_number(best.aggregate_tokens_per_s)} output tokens/s in total" in summary
     assert "at the stated load" in summary
-    assert (
-        f"{format_number(best['full_load_tokens_per_s'])} output tokens/s at full load" in summary
-    )
+    assert f"{format_number(best.full_load_tokens_per_s)} output tokens/s at full load" in summary
 
 
 async def test_training_needs_line_names_training_components() -> None:

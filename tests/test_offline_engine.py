@@ -13,10 +13,10 @@ import pytest
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
-from assistant.offline import OfflineEngine, PlannedCall, parse_workload, plan_tool_calls
+from assistant.offline import OfflineEngine, parse_workload, plan_tool_calls
 from assistant.offline.engine import previous_workload
 from assistant.offline.render import FoldedAnswer, details_title, split_details
-from tests.offline_turns import answer, tool_result
+from tests.offline_turns import answer, costs, recommendation, sizing
 
 
 async def _turn(engine: OfflineEngine, conversation: Conversation, text: str) -> list[Event]:
@@ -68,32 +68,45 @@ async def test_follow_up_refines_the_workload_stored_in_the_conversation() -> No
     assert first is not None and first.model == "llama-3.1-70b" and first.users == 40
     events = await _turn(engine, conversation, "what about 8-bit?")
     calls = [e for e in events if isinstance(e, ToolCallStarted)]
-    memory = [c for c in calls if c.name == "estimate_memory"]
-    assert memory and memory[0].arguments["model"] == "llama-3.1-70b"
-    assert memory[0].arguments["weights"] == "int8" and memory[0].arguments["batch"] == 40
+    assert [c.name for c in calls] == ["size"]
+    workload = calls[0].arguments["workload"]
+    assert workload["model"] == "llama-3.1-70b"
+    assert workload["weights"] == "int8" and workload["users"] == 40
+    (sized,) = sizing(conversation).memory
+    assert sized.estimate is not None and sized.estimate.weights_format == "int8"
+    assert sized.estimate.batch == 40 and sized.gpu == "h200-sxm"
 
 
-def test_plan_for_a_named_configuration() -> None:
+async def test_plan_for_a_named_configuration() -> None:
     # "a 70B on 2×H100 vs 1×H200": one memory estimate per configuration, TP across the two
     # H100s (one replica), then the recommender restricted to those GPUs.
-    # No length was said: the memory calls leave context out, so the memory tool applies (and
-    # states) the one default shape the recommender also uses (tools/defaults.py).
-    planned = plan_tool_calls(parse_workload("a 70B on 2×H100 vs 1×H200"))
-    assert planned[0] == PlannedCall(
-        "estimate_memory", {"params": 70e9, "gpu": "h100-sxm", "gpus": 2, "tp": 2}
-    )
-    assert planned[1] == PlannedCall("estimate_memory", {"params": 70e9, "gpu": "h200-sxm"})
-    assert planned[2].name == "recommend"
-    # The counts named (2 and 1) bound the recommender: it answers within the hardware said.
-    assert planned[2].arguments["constraints"] == {
-        "only_gpus": ["h100-sxm", "h200-sxm"],
-        "max_gpus": 2,
+    # No length was said: the estimates use the one default shape the recommender also uses
+    # (tools/defaults.py: 3,072 + 1,024 = 4,096 tokens).
+    (planned,) = plan_tool_calls(parse_workload("a 70B on 2×H100 vs 1×H200"))
+    assert planned.name == "size"
+    assert planned.arguments["workload"] == {
+        "params": 70e9,
+        "constraints": {"only_gpus": ["h100-sxm", "h200-sxm"]},
     }
+    assert [(c.get("gpu"), c.get("count")) for c in planned.arguments["configurations"]] == [
+        ("h100-sxm", 2),
+        ("h200-sxm", 1),
+    ]
+    _, conversation = await answer("a 70B on 2×H100 vs 1×H200")
+    report = sizing(conversation)
+    h100, h200 = (m.estimate for m in report.memory)
+    assert h100 is not None and h200 is not None
+    assert (h100.gpu, h100.num_gpus, h100.tp, h100.context) == ("h100-sxm", 2, 2, 4096)
+    assert (h200.gpu, h200.num_gpus, h200.tp) == ("h200-sxm", 1, 1)
+    # The counts named (2 and 1) bound the recommender: it answers within the hardware said.
+    assert report.search is not None
+    assert report.search.constraints.only_gpus == ["h100-sxm", "h200-sxm"]
+    assert report.search.constraints.max_gpus == 2
 
 
 def test_plan_maps_training_fields_to_the_workload_schema() -> None:
     parsed = parse_workload("LoRA on Llama 3.1 8B with 50k examples of 1k tokens in 3 days")
-    args = plan_tool_calls(parsed)[-1].arguments
+    args = plan_tool_calls(parsed)[-1].arguments["workload"]
     assert args["task"] == "lora" and args["sequence_length"] == 1024
     assert args["train_tokens"] == 50_000 * 1024 and args["deadline_hours"] == 72.0
 
@@ -117,14 +130,10 @@ async def test_verdict_leads_with_the_gpu_count_when_one_gpu_is_not_enough() -> 
     first, second = done.text.splitlines()[:2]
     assert first.startswith("**Needs ") and "H100 SXM5" in first
     assert second.startswith("**Does not fit on 1× H100 SXM5**")
-    recommend = next(
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == "recommend"
-    )
-    best = next(o for o in recommend["options"] if o["gpu"] == "h100-sxm" and o["fits"])
-    assert f"**Needs {best['count']}× H100 SXM5**" in first
-    assert best["dp"] * best["kv_cache_capacity_tokens"] >= 40 * 16_384
+    rec = recommendation(conversation)
+    best = next(o for o in rec.options if o.gpu == "h100-sxm" and o.fits)
+    assert f"**Needs {best.count}× H100 SXM5**" in first
+    assert best.dp * best.kv_cache_capacity_tokens >= 40 * 16_384
 
 
 async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None:
@@ -134,28 +143,25 @@ async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None
     )
     done = next(e for e in events if isinstance(e, Done))
     assert "KV-cache tokens" not in done.text.splitlines()[0]
-    cost = next(
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == "compare_costs"
-    )
-    on_demand = [r for r in cost["training"]["rows"] if r["tier"] == "on_demand"]
-    priced = [r for r in on_demand if r["gpu"] == "h100-sxm" and r.get("usd_cost") is not None]
-    cheapest = min(priced, key=lambda r: r["usd_cost"])
+    comparison = sizing(conversation).costs
+    assert comparison is not None and comparison.training is not None
+    on_demand = [r for r in comparison.training.rows if r.tier == "on_demand"]
+    priced = [r for r in on_demand if r.gpu == "h100-sxm" and r.usd_cost is not None]
+    cheapest = min(priced, key=lambda r: r.usd_cost or 0.0)
+    assert cheapest.usd_cost is not None
     # A job's cost is its wall-clock hours times the hourly price of the GPUs it rents.
-    expected = cheapest["wall_hours"] * cheapest["per_hour"]
-    assert cheapest["usd_cost"] == pytest.approx(expected, rel=1e-4)
-    assert f"{cheapest['usd_cost']:,.2f} at {cheapest['per_hour']}/h" in done.text
+    expected = cheapest.wall_hours * cheapest.per_hour
+    assert cheapest.usd_cost == pytest.approx(expected, rel=1e-4)
+    assert f"{cheapest.usd_cost:,.2f} at {cheapest.per_hour}/h" in done.text
 
 
 async def test_memory_and_recommender_agree_on_the_verdict() -> None:
     # "a 70B in INT8 on a single 80 GB GPU" said "does not fit" (memory at 4,096 tokens) above
     # a table saying "fits" (recommender at 1,280): both now size the same sequence.
     text, conversation = await answer("Will a 70B in INT8 fit on a single 80 GB GPU?")
-    recommend = tool_result(conversation, "recommend")
-    h100 = next(o for o in recommend["options"] if o["gpu"] == "h100-sxm")
+    h100 = next(o for o in recommendation(conversation).options if o.gpu == "h100-sxm")
     verdict = next(line for line in text.splitlines() if "H100 SXM5" in line)
-    assert verdict.startswith("**Fits on" if h100["fits"] else "**Does not fit on")
+    assert verdict.startswith("**Fits on" if h100.fits else "**Does not fit on")
 
 
 async def test_training_answer_has_training_columns_and_no_kv_figures() -> None:
@@ -184,14 +190,13 @@ async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
     assert first.startswith(("**Cheapest priced option", "**Recommended:"))
     assert "no GPU named" not in text and "one GPU" not in first
     if first.startswith("**Cheapest"):
-        cost = tool_result(conversation, "compare_costs")
         # Only fitting options are priced and none has a target to miss: the lead is the
         # lowest on-demand USD rate among the cost tool's rows (EUR rows carry no USD rate),
         # fresh prices before stale ones (a stale price must not decide "cheapest").
         usd = [
-            (bool(r.get("stale")), r["usd_per_hour"])
-            for r in cost["rows"]
-            if r["tier"] == "on_demand" and r.get("usd_per_hour") is not None
+            (bool(r.stale), r.usd_per_hour)
+            for r in costs(conversation).rows
+            if r.tier == "on_demand" and r.usd_per_hour is not None
         ]
         cheapest = min(usd)[1]
         assert f"{cheapest:,.2f} USD per hour" in first
@@ -219,13 +224,12 @@ SCENARIO = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context"
 
 
 def _stated_assumptions(conversation: Conversation) -> list[str]:
-    """Every assumption the turn's tools stated, in order, once (read from the stored tool
-    messages, not from the renderer)."""
+    """Every assumption the turn's tools stated, in order, once (read from the stored sizing
+    report's results, not from the renderer)."""
     stated: dict[str, None] = {}
-    for message in conversation.messages:
-        if message.get("role") == "tool":
-            for item in json.loads(message["content"]).get("assumptions", []):
-                stated.setdefault(" ".join(str(item).split()), None)
+    for result in sizing(conversation).results():
+        for item in getattr(result, "assumptions", []):
+            stated.setdefault(" ".join(str(item).split()), None)
     return list(stated)
 
 
@@ -252,10 +256,11 @@ async def test_answer_shows_how_the_words_were_read_and_folds_the_tool_assumptio
 async def test_defaults_the_question_left_out_are_stated_with_the_values_used() -> None:
     text, conversation = await answer("serve Llama 3.1 8B")
     visible = split_details(text).visible.split("**Assumptions**")[1]
-    memory = tool_result(conversation, "estimate_memory")
+    memory = sizing(conversation).memory[0].estimate
+    assert memory is not None
     # The context and concurrency the memory tool actually sized (its own result fields).
-    assert f"Context not stated: sized at {memory['context']:,} tokens per sequence" in visible
-    users = f"Concurrent users not stated: memory and speed sized for {memory['batch']:,} at a time"
+    assert f"Context not stated: sized at {memory.context:,} tokens per sequence" in visible
+    users = f"Concurrent users not stated: memory and speed sized for {memory.batch:,} at a time"
     assert users in visible
     # Llama 3.1 8B's published config.json has torch_dtype bfloat16: the default precision.
     assert "Precision not stated: bf16 weights" in visible

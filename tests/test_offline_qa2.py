@@ -6,24 +6,29 @@ anatomy': 4+2 weights, 4 gradients, 8 optimizer); bf16 serving weights are 2 byt
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import plan_tool_calls, prices_full_load
+from assistant.offline.planner import plan_tool_calls, sizing_arguments
 from assistant.offline.render import split_details
-from tests.offline_turns import answer, tool_calls, tool_result
+from tests.offline_turns import answer, costs, recommendation, sizing
+from tools.memory import MemoryEstimate
+from tools.sizing import SizedConfiguration, SizingRequest, price_load
 from tools.units import GiB
 
 LLAMA_70B_PARAMS = 70_553_706_496
 
 
-def _optimizer_bytes(result: dict[str, Any]) -> float:
+def _estimate(sized: SizedConfiguration | None) -> MemoryEstimate:
+    assert sized is not None and sized.estimate is not None
+    return sized.estimate
+
+
+def _optimizer_bytes(sized: SizedConfiguration) -> float:
     # AdamW's two fp32 moments: 8 B/param (HF 'Model training anatomy'); ZeRO-1+ shards them.
     # (Weights and gradients also carry ZeRO-3's all-gathered working set, so the optimizer
     # is the component whose sharding a hand calculation states exactly.)
-    return float(result["breakdown"]["optimizer"])
+    return float(_estimate(sized).breakdown["optimizer"])
 
 
 def test_qa2_zero3_sentence_plans_zero_and_deadline() -> None:
@@ -31,9 +36,13 @@ def test_qa2_zero3_sentence_plans_zero_and_deadline() -> None:
         "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
         "deadline 24 hours"
     )
-    memory, recommend = plan_tool_calls(parsed)
-    assert memory.arguments | {"zero": 3, "gpus": 32} == memory.arguments
-    assert recommend.arguments["zero"] == 3 and recommend.arguments["deadline_hours"] == 24.0
+    (planned,) = plan_tool_calls(parsed)
+    workload = planned.arguments["workload"]
+    assert workload["zero"] == 3 and workload["deadline_hours"] == 24.0
+    assert (
+        planned.arguments["configurations"][0] | {"gpu": "h100-sxm", "count": 32}
+        == (planned.arguments["configurations"][0])
+    )
 
 
 async def test_qa2_zero3_answer_fits_on_the_32_named() -> None:
@@ -44,8 +53,9 @@ async def test_qa2_zero3_answer_fits_on_the_32_named() -> None:
     assert text.startswith("**Fits on 32× H100 SXM5 with ZeRO-3**")
     # ZeRO-3 shards the optimizer state over 32 GPUs; with a ZeRO stage it holds the fp32
     # master copy too (the paper's K = 12): 12 × 70,553,706,496 / 32 B = 24.64 GiB.
-    result = tool_result(conversation, "estimate_memory")
-    assert _optimizer_bytes(result) == pytest.approx(12 * LLAMA_70B_PARAMS / 32, rel=1e-3)
+    (named,) = sizing(conversation).memory
+    assert named.zero == 3 and _estimate(named).num_gpus == 32
+    assert _optimizer_bytes(named) == pytest.approx(12 * LLAMA_70B_PARAMS / 32, rel=1e-3)
 
 
 async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
@@ -54,45 +64,49 @@ async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
     )
     visible = split_details(text).visible
     assert "ZeRO / FSDP not stated: 32× H100 SXM5 sized as plain data parallelism" in visible
-    (plain_args, plain), (zero_args, zero3) = tool_calls(conversation, "estimate_memory")
+    report = sizing(conversation)
+    (plain,) = report.memory
+    (zero3,) = report.zero3_resize
     # Plain DP: every GPU holds the whole state; its optimizer alone is 8 B × 70.55e9 = 525.7
     # GiB, more than any 80 GB H100.
-    assert "zero" not in plain_args and plain["fits"] is False
+    assert plain.zero is None and plain.plain_data_parallel and plain.fits is False
     assert _optimizer_bytes(plain) == pytest.approx(8 * LLAMA_70B_PARAMS, rel=1e-3)
     # The same 32 GPUs with ZeRO-3: a 32nd of the optimizer state, now with the fp32 master
     # copy in it (the ZeRO paper's K = 12 = 4 + 8), and the whole fits.
-    assert zero_args == {**plain_args, "zero": 3} and zero3["fits"] is True
+    assert (zero3.gpu, zero3.count, zero3.zero) == (plain.gpu, 32, 3) and zero3.fits is True
     assert _optimizer_bytes(zero3) == pytest.approx(12 * LLAMA_70B_PARAMS / 32, rel=1e-3)
     assert "**Fits on 32× H100 SXM5 with ZeRO-3**" in visible
     # The headline agrees with the recommender: its first fitting H100 layout leads.
-    option = next(o for o in tool_result(conversation, "recommend")["options"] if o["fits"])
-    assert text.startswith(f"**Fits as {option['count']}× H100 SXM5**")
+    option = next(o for o in recommendation(conversation).options if o.fits)
+    assert text.startswith(f"**Fits as {option.count}× H100 SXM5**")
     assert "Memory per GPU (32× H100 SXM5, plain data parallelism)" in text
 
 
 def test_a_stated_batch_is_the_load() -> None:
     parsed = parse_workload("batch 64 of Qwen2.5 7B at 8k")
-    assert parsed.batch == 64 and not prices_full_load(parsed)
-    assert plan_tool_calls(parsed)[-1].arguments["users"] == 64
+    request = SizingRequest.model_validate(sizing_arguments(parsed))
+    assert parsed.batch == 64 and price_load(request).basis == "stated_load"
+    assert request.workload.users == 64
 
 
 async def test_batch_answer_prices_the_stated_load() -> None:
     text, conversation = await answer("batch 64 of Qwen2.5 7B at 8k")
     assert "No load stated" not in text and "at full load" not in text
-    options = tool_result(conversation, "recommend")["options"]
-    priced = tool_result(conversation, "compare_costs")
-    rates = {(o["gpu"], o["count"]): o["aggregate_tokens_per_s"] for o in options}
+    rates = {
+        (o.gpu, o.count): o.aggregate_tokens_per_s for o in recommendation(conversation).options
+    }
     rows = [
         r
-        for r in priced["rows"]
-        if (r["gpu"], r["count"]) in rates and r.get("usd_per_million_tokens") is not None
+        for r in costs(conversation).rows
+        if (r.gpu, r.count) in rates and r.usd_per_million_tokens is not None
     ]
     assert rows
     for row in rows:
         # $/M = USD/h ÷ (tok/s × 3,600) × 10⁶ at the option's load of 64 sequences.
-        tokens_per_hour = rates[(row["gpu"], row["count"])] * 3600
-        expected = row["usd_per_hour"] / tokens_per_hour * 1e6
-        assert row["usd_per_million_tokens"] == pytest.approx(expected, rel=1e-2)
+        rate = rates[(row.gpu, row.count)]
+        assert rate is not None and row.usd_per_hour is not None
+        expected = row.usd_per_hour / (rate * 3600) * 1e6
+        assert row.usd_per_million_tokens == pytest.approx(expected, rel=1e-2)
 
 
 async def test_ttft_names_the_default_prompt_when_only_the_context_is_said() -> None:
@@ -108,14 +122,15 @@ async def test_no_prompt_line_when_the_prompt_is_said() -> None:
 
 async def test_table_shows_the_recommended_layout_when_no_gpu_is_named() -> None:
     text, conversation = await answer("full fine-tune of Llama 3.1 70B")
-    (_, single), (layout_args, layout) = tool_calls(conversation, "estimate_memory")
+    report = sizing(conversation)
+    single, layout = _estimate(report.memory[0]), _estimate(report.layout_breakdown)
     assert "— the recommended layout)**" in text
-    assert layout_args["gpus"] == layout_args["tp"] * layout_args["pp"] > 1
+    assert layout.num_gpus == layout.tp * layout.pp > 1
     # TP × PP shards the 6 B/param of weights (bf16 copy + fp32 master) over the group.
-    shards = layout_args["tp"] * layout_args["pp"]
-    weights = layout["breakdown"]["weights"]
+    shards = layout.tp * layout.pp
+    weights = layout.breakdown["weights"]
     assert weights == pytest.approx(6 * LLAMA_70B_PARAMS / shards, rel=1e-3)
-    assert single["breakdown"]["weights"] == pytest.approx(6 * LLAMA_70B_PARAMS, rel=1e-3)
+    assert single.breakdown["weights"] == pytest.approx(6 * LLAMA_70B_PARAMS, rel=1e-3)
     row = f"| weights | {weights / GiB:,.2f} |"
     table = text.split("the recommended layout)**", 1)[1]
     assert row in table.split("**Best option", 1)[0]
@@ -123,8 +138,8 @@ async def test_table_shows_the_recommended_layout_when_no_gpu_is_named() -> None
 
 async def test_named_multi_gpu_serving_is_tensor_parallel() -> None:
     text, conversation = await answer("serve Llama 3.1 70B on 8 H100s")
-    args, result = tool_calls(conversation, "estimate_memory")[0]
-    assert (args["gpus"], args["tp"]) == (8, 8)
+    result = _estimate(sizing(conversation).memory[0])
+    assert (result.num_gpus, result.tp) == (8, 8)
     # bf16: 2 B × 70,553,706,496 / 8 = 17.64 GB = 16.43 GiB per GPU, not the whole 131.4 GiB.
-    assert result["breakdown"]["weights"] == pytest.approx(2 * LLAMA_70B_PARAMS / 8, rel=1e-3)
+    assert result.breakdown["weights"] == pytest.approx(2 * LLAMA_70B_PARAMS / 8, rel=1e-3)
     assert "| weights | 16.43 |" in text

@@ -13,8 +13,10 @@ import re
 from assistant.conversation import Conversation
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
-from assistant.registry import default_registry
-from tests.offline_turns import answer, tool_calls
+from tests.offline_turns import answer, recommendation, sizing
+from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
+from tools.sizing import SizedConfiguration, SizingRequest
+from tools.sizing.plan import search_workload
 from tools.units import GiB
 
 LLAMA_8B_KV_PER_TOKEN = 2 * 32 * 8 * 128 * 2  # 131,072 B
@@ -23,6 +25,16 @@ KV_PER_TOKEN_80_LAYERS = 2 * 80 * 8 * 128 * 2  # 327,680 B
 
 def _ask(text: str) -> tuple[str, Conversation]:
     return asyncio.run(answer(text))
+
+
+def _estimate(sized: SizedConfiguration | None) -> MemoryEstimate:
+    assert sized is not None and sized.estimate is not None
+    return sized.estimate
+
+
+def _search(text: str) -> SizingRequest:
+    (planned,) = plan_tool_calls(parse_workload(text))
+    return SizingRequest.model_validate(planned.arguments)
 
 
 def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> None:
@@ -45,11 +57,8 @@ def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> N
     assert int(71.7 - 8.46 - 0.78 - 1.84 - 1024 * 128_256 * 16 / GiB) == 58
     first = reply.splitlines()[0]
     assert first.startswith("**58 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
-    ((_, recommended),) = tool_calls(conversation, "recommend")
-    option = recommended["options"][0]
-    assert option["max_concurrent_sequences"] == math.floor(
-        option["kv_cache_capacity_GB"] * 1e9 / GiB
-    )
+    option = recommendation(conversation).options[0]
+    assert option.max_concurrent_sequences == math.floor(option.kv_cache_capacity_bytes / GiB)
     assert "KV cache is sized in bf16" in reply
     assert "How many users generate at the same time?" not in reply
 
@@ -65,9 +74,10 @@ def test_c_a_named_count_bounds_the_recommender_and_the_deadline_is_checked() ->
         "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
         "deadline 24 hours"
     )
-    recommend = plan_tool_calls(parse_workload(text))[-1]
-    assert recommend.arguments["constraints"] == {"only_gpus": ["h100-sxm"], "max_gpus": 32}
-    reply, _ = _ask(text)
+    reply, conversation = _ask(text)
+    search = sizing(conversation).search
+    assert search is not None and search.constraints.only_gpus == ["h100-sxm"]
+    assert search.constraints.max_gpus == 32 and search.objective == "cheapest"
     # QA hand: 1.172e21 FLOPs / (32 × 989e12 FLOP/s × 0.4 MFU) / 3600 = 25.7 h > 24 h.
     assert round(1.172e21 / (32 * 989e12 * 0.4) / 3600, 1) == 25.7
     verdict = reply.split("**Key figures**")[0]
@@ -78,8 +88,10 @@ def test_c_a_named_count_bounds_the_recommender_and_the_deadline_is_checked() ->
 def test_c_alternatives_lift_the_named_count() -> None:
     parsed = parse_workload("Llama 3.1 70B on 2 H100s, or alternatives?")
     assert parsed.alternatives
-    constraints = plan_tool_calls(parsed)[-1].arguments.get("constraints", {})
-    assert "max_gpus" not in constraints
+    request = _search("Llama 3.1 70B on 2 H100s, or alternatives?")
+    assert not request.named_count_is_limit
+    search = search_workload(request, request.configurations, None)
+    assert "max_gpus" not in search.constraints.model_fields_set
 
 
 def test_d_max_context_on_2x4090_is_the_longest_fitting_context() -> None:
@@ -94,24 +106,33 @@ def test_d_max_context_on_2x4090_is_the_longest_fitting_context() -> None:
     assert match is not None
     tokens = int(match.group(1).replace(",", ""))
     assert "gpu_memory_utilization 0.90" in reply.splitlines()[0]
-    (args, result), *_ = tool_calls(conversation, "estimate_memory")
-    assert (args["context"], args["batch"], result["fits"]) == (tokens, 1, True)
+    report = sizing(conversation)
+    (fit,) = report.longest_context
+    result = _estimate(report.memory[0])
+    assert (fit.context_tokens, result.context, result.batch, result.fits) == (
+        tokens,
+        tokens,
+        1,
+        True,
+    )
     # TP 2 splits the 8 KV heads: 327,680 / 2 = 163,840 B per token per GPU.
-    assert result["breakdown"]["kv_cache"] == tokens * KV_PER_TOKEN_80_LAYERS // 2
-    one_more = default_registry().call("estimate_memory", {**args, "context": tokens + 1})
-    assert one_more.result["fits"] is False  # the boundary: one more token does not fit
+    assert result.breakdown["kv_cache"] == tokens * KV_PER_TOKEN_80_LAYERS // 2
+    request = MemoryRequest(
+        params=70e9, weights="int4-awq", gpu="rtx-4090", gpus=2, tp=2, batch=1, context=tokens + 1
+    )
+    assert estimate_memory(request).fits is False  # the boundary: one more token does not fit
     assert "Context not stated" not in reply
 
 
 def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
     reply, conversation = _ask("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
-    memory = tool_calls(conversation, "estimate_memory")
-    layout_args, layout = memory[-1]
-    per_replica = layout_args["batch"]
-    assert per_replica > 1 and layout_args["gpu"] == "l40s"
+    sized = sizing(conversation).layout_breakdown
+    layout = _estimate(sized)
+    per_replica = layout.batch
+    assert sized is not None and per_replica > 1 and sized.gpu == "l40s"
     # Each sequence of the default 4,096 tokens holds 4,096 × 131,072 B = 0.5 GiB of KV.
-    assert layout["breakdown"]["kv_cache"] == per_replica * 4096 * LLAMA_8B_KV_PER_TOKEN
-    per_gpu = f"{layout['per_gpu_GB'] * 1e9 / GiB:,.1f} GiB"
+    assert layout.breakdown["kv_cache"] == per_replica * 4096 * LLAMA_8B_KV_PER_TOKEN
+    per_gpu = f"{layout.per_gpu_bytes / GiB:,.1f} GiB"
     assert f"Needs {per_gpu} per GPU for this load on the recommended layout" in reply
     assert f"| kv_cache | {per_replica * 0.5:,.2f} |" in reply
     assert "About 1× H100 SXM5, not the 2× L40S recommended above: Fits on 1×" in reply
@@ -133,9 +154,10 @@ def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
 
 def test_j_qlora_weights_row_says_it_includes_the_adapters() -> None:
     reply, conversation = _ask("QLoRA fine-tune of Llama 3.1 70B on one H100")
-    ((_, result),) = tool_calls(conversation, "estimate_memory")
+    (sized,) = sizing(conversation).memory
     # LoRA r=64 on q,k,v,o,gate,up,down of a 8192-wide, 28672-FFN, 1024-KV layer:
     # 64 × ((8192+8192)·2 + (8192+1024)·2 + (8192+28672)·3) × 80 layers.
-    assert result["trainable_params"] == 64 * ((16384 * 2) + (9216 * 2) + (36864 * 3)) * 80
+    trainable = _estimate(sized).trainable_params
+    assert trainable == 64 * ((16384 * 2) + (9216 * 2) + (36864 * 3)) * 80
     assert "| weights (base + adapters) |" in reply
     assert "| weights |" not in reply

@@ -4,36 +4,58 @@ arithmetic over published configs, written in each test."""
 from __future__ import annotations
 
 import asyncio
-import json
 
 from assistant.conversation import Conversation
 from assistant.offline import OfflineEngine
 from assistant.offline.render.verdict import about_headline
-from tests.offline_turns import answer, tool_result
+from tests.offline_turns import answer, sizing
+from tools.notes import Note
+from tools.recommend import Option, recommend
+from tools.workload import Workload
 
 
 def _ask(text: str) -> tuple[str, Conversation]:
     return asyncio.run(answer(text))
 
 
-# --- 4: a note about one GPU is matched to its GPU by whole name, never by substring ----------
+# --- 4: a note about one GPU says which GPU by its typed subject, never by its text ----------
+
+
+def _option(gpu: str, count: int = 1) -> Option:
+    rec = recommend(Workload(model="llama-3.1-8b", constraints={"only_gpus": [gpu]}))
+    option = next(o for o in [*rec.options, *rec.rejected] if o.count == count)
+    return option
 
 
 def test_4_a_note_about_the_l40s_is_not_read_as_one_about_the_l4() -> None:
-    # tools/advice.py writes "Fits on 1× <catalog name> with …" for its first single-GPU option;
-    # "NVIDIA L4" is a prefix of "NVIDIA L40S" and "NVIDIA A10" of "NVIDIA A100 80GB PCIe".
-    note = "Fits on 1× NVIDIA L40S with 22.6 GiB left for KV cache: stop there."
-    assert about_headline(note, {"gpu": "l40s", "count": 1}) == note
-    note = "Fits on 1× NVIDIA A100 80GB PCIe with 54.7 GiB left for KV cache: stop there."
-    assert about_headline(note, {"gpu": "a100-80gb-pcie", "count": 1}) == note
+    # tools/advice.py writes "Fits on 1× <catalog name> with …" for its first single-GPU option
+    # and gives the note that GPU as its subject: "NVIDIA L4" being a prefix of "NVIDIA L40S"
+    # (and "NVIDIA A10" of "NVIDIA A100 80GB PCIe") cannot mislabel it.
+    text = "Fits on 1× NVIDIA L40S with 22.6 GiB left for KV cache: stop there."
+    note = Note(code="single_gpu_enough", text=text, gpu="l40s", count=1)
+    assert about_headline(note, _option("l40s")) == text
+    text = "Fits on 1× NVIDIA A100 80GB PCIe with 54.7 GiB left for KV cache: stop there."
+    note = Note(code="single_gpu_enough", text=text, gpu="a100-80gb-pcie", count=1)
+    assert about_headline(note, _option("a100-80gb-pcie")) == text
 
 
 def test_4_a_note_about_another_gpu_still_says_which() -> None:
-    note = "Fits on 1× NVIDIA L4 with 4.0 GiB left for KV cache: stop there."
-    shown = about_headline(note, {"gpu": "l40s", "count": 1})
-    assert shown.startswith("About 1× L4, not the 1× L40S recommended above: ")
-    note = "Fits on 1× NVIDIA A10. Stop there."
-    assert about_headline(note, {"gpu": "a100-80gb-pcie", "count": 1}).startswith("About 1× A10,")
+    text = "Fits on 1× NVIDIA L4 with 4.0 GiB left for KV cache: stop there."
+    note = Note(code="single_gpu_enough", text=text, gpu="l4", count=1)
+    shown = about_headline(note, _option("l40s"))
+    assert shown == f"About 1× L4, not the 1× L40S recommended above: {text}"
+    note = Note(code="single_gpu_enough", text="Fits on 1× NVIDIA A10. Stop there.", gpu="a10")
+    shown = about_headline(note, _option("a100-80gb-pcie"))
+    assert shown.startswith("About 1× A10,")
+    general = Note(code="moe", text="MoE: memory holds all parameters.")
+    assert about_headline(general, _option("l40s")) == general.text
+
+
+def test_4_advice_notes_name_their_subject() -> None:
+    rec = recommend(Workload(model="llama-3.1-8b", constraints={"only_gpus": ["l40s", "l4"]}))
+    single = next(n for n in rec.notes if n.code == "single_gpu_enough")
+    assert (single.gpu, single.count) == (rec.options[0].gpu, 1)
+    assert single.text.startswith(f"Fits on 1× {rec.options[0].gpu_name} with")
 
 
 def test_4_the_qa_question_has_no_wrong_about_label() -> None:
@@ -75,14 +97,18 @@ def test_1_how_many_users_on_8_h200_answers_for_the_8() -> None:
 def test_1_a_training_count_still_only_bounds_the_search() -> None:
     # QA3 C: "on 32 H100s" for a training job is max_gpus, the objective stays the tools'.
     from assistant.offline.parser import parse_workload
-    from assistant.offline.planner import workload_arguments
+    from assistant.offline.planner import sizing_arguments
+    from tools.sizing import SizingRequest
+    from tools.sizing.plan import resolved_configurations, search_workload
 
-    args = workload_arguments(
-        parse_workload("full fine-tune of Llama 3.1 8B on 32 H100s, 2B tokens, deadline 24 hours")
-    )
-    assert args["constraints"]["max_gpus"] == 32 and "objective" not in args
-    serving = workload_arguments(parse_workload("serve Llama 3.1 8B on 4× H100 to 20 users"))
-    assert serving["constraints"]["max_gpus"] == 4 and serving["objective"] == "fastest"
+    def search(text: str) -> Workload:
+        request = SizingRequest.model_validate(sizing_arguments(parse_workload(text)))
+        return search_workload(request, resolved_configurations(request), None)
+
+    training = search("full fine-tune of Llama 3.1 8B on 32 H100s, 2B tokens, deadline 24 hours")
+    assert training.constraints.max_gpus == 32 and training.objective == "cheapest"
+    serving = search("serve Llama 3.1 8B on 4× H100 to 20 users")
+    assert serving.constraints.max_gpus == 4 and serving.objective == "fastest"
 
 
 # --- 2: the named GPUs do not hold the users: what they hold, what does, lower precision -----
@@ -114,8 +140,11 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
     # 35.7 GiB budget with 10 × 1.25 GiB / 4 = 3.1 GiB of KV per GPU.
     assert "int8 fits" in verdict and "int4-awq fits" in verdict
     assert "10 users need at least 40" not in reply
-    recommends = [m for m in conversation.messages if m.get("name") == "recommend"]
-    assert len(recommends) == 2
+    report = sizing(conversation)
+    # The search within the 4 named, and again without that limit: the count that holds it.
+    assert report.scale_out is not None and report.scale_out.recommendation is not None
+    assert report.scale_out.holds is not None and report.scale_out.holds.count == 8
+    assert report.headline is not None and report.headline.rule == "scale_out"
 
 
 # --- 7: a follow-up that changes the KV dtype re-derives the notes about it -------------------
@@ -198,15 +227,11 @@ async def test_max_context_options_are_sized_at_the_context_found() -> None:
     # QA round 4, #10: the answer led with "992 tokens fit 2× RTX 4090" while its options table
     # was sized at the default 4,096 and said "fits: no". Both must be at the context found.
     text, conversation = await answer("what's the max context for 70B AWQ on 2x4090?")
-    memory = [
-        json.loads(m["content"])
-        for m in conversation.messages
-        if m.get("role") == "tool" and m.get("name") == "estimate_memory"
-    ]
-    found = next(r["context"] for r in memory if r.get("fits"))
+    report = sizing(conversation)
+    (fit,) = report.longest_context
+    found = fit.context_tokens
     assert f"**Longest context that fits 2× GeForce RTX 4090: {found:,} tokens**" in text
-    recommend = tool_result(conversation, "recommend")
-    assert recommend["context_tokens"] == found
+    assert report.recommendation is not None and report.recommendation.context_tokens == found
     row = next(line for line in text.splitlines() if line.startswith("| GeForce RTX 4090 | 2 |"))
     assert "| yes | yes |" in row
 

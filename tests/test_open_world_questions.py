@@ -8,16 +8,28 @@ from pathlib import Path
 
 import pytest
 
+from assistant.conversation import Conversation
+from assistant.results import stored_calls
 from tests.model_files import fake_hf_cache, write_gguf
-from tests.offline_turns import answer, tool_calls
+from tests.offline_turns import answer, sizing
 from tests.test_model_sources import INDEX_TOTAL, LLAMA_CONFIG, SMALL, SMALL_TOTAL, TYPES
+from tools.local_serving import LocalServingPlan
 
 GB = 1e9
 RAM_BANDWIDTH = 2 * 8 * 5600e6  # dual-channel DDR5-5600, the tool's stated default
 
 
-def _plans(conversation: object) -> list[dict[str, object]]:
-    return [result for _, result in tool_calls(conversation, "plan_local_serving")]  # type: ignore[arg-type]
+def _plans(conversation: Conversation) -> list[LocalServingPlan]:
+    return [
+        c.value
+        for c in stored_calls(conversation.messages)
+        if isinstance(c.value, LocalServingPlan)
+    ]
+
+
+def _sized(conversation: Conversation) -> bool:
+    """Whether the turn made a sizing report (memory, recommender, costs)."""
+    return any(c.name == "size" for c in stored_calls(conversation.messages))
 
 
 async def test_q1_gguf_file_on_a_4090_fits_and_the_launch_line_uses_the_file(
@@ -27,10 +39,10 @@ async def test_q1_gguf_file_on_a_4090_fits_and_the_launch_line_uses_the_file(
     write_gguf(path, context=8192, file_type=15, types=TYPES, **SMALL)
     text, conversation = await answer(f"can my RTX 4090 run {path} with llama.cpp?")
     (plan,) = _plans(conversation)
-    assert plan["weights_GB"] == pytest.approx(SMALL_TOTAL / GB)
+    assert plan.weights_bytes == pytest.approx(SMALL_TOTAL)
     # 4 layers + the output layer: -ngl 5, everything on the GPU.
-    assert plan["fits_fully"] is True and plan["n_gpu_layers"] == 5
-    assert f"-m {path}" in str(plan["launch_command"]) and "-ngl 5" in str(plan["launch_command"])
+    assert plan.fits_fully is True and plan.n_gpu_layers == 5
+    assert f"-m {path}" in plan.launch_command and "-ngl 5" in plan.launch_command
     assert "fits on the GPU" in text
 
 
@@ -39,12 +51,12 @@ async def test_q2_gguf_file_in_ollama_gets_a_modelfile_from_the_file(tmp_path: P
     write_gguf(path, context=8192, file_type=15, types=TYPES, **SMALL)
     _, conversation = await answer(f"run {path} in ollama on an L4 for 4 users with 2k context")
     (plan,) = _plans(conversation)
-    assert plan["launcher"] == "ollama" and plan["parallel"] == 4
-    assert str(plan["ollama_modelfile"]).startswith(f"FROM {path}")
+    assert plan.launcher == "ollama" and plan.parallel == 4
+    assert str(plan.ollama_modelfile).startswith(f"FROM {path}")
     # Ollama: the KV cache holds num_ctx × parallel = 2,048 × 4 tokens; f16, 2 (K, V) × 4
     # layers × 2 heads × 64 × 2 bytes = 2,048 bytes per token.
-    assert plan["kv_cache_GB"] == pytest.approx(2048 * 4 * 2048 / GB)
-    assert plan["ollama_env"] == {
+    assert plan.kv_cache_bytes == pytest.approx(2048 * 4 * 2048)
+    assert plan.ollama_env == {
         "OLLAMA_NUM_PARALLEL": "4",
         "OLLAMA_CONTEXT_LENGTH": "2048",
         "OLLAMA_FLASH_ATTENTION": "1",
@@ -54,18 +66,18 @@ async def test_q2_gguf_file_in_ollama_gets_a_modelfile_from_the_file(tmp_path: P
 async def test_q3_ollama_tag_is_the_model_in_q4_k_m() -> None:
     _, conversation = await answer("qwen2.5:7b on my RTX 4090 with ollama")
     (plan,) = _plans(conversation)
-    assert plan["model_id"] == "qwen2.5-7b" and plan["weights_format"] == "q4_k_m"
-    assert str(plan["ollama_modelfile"]).splitlines()[0] == "FROM qwen2.5:7b"
+    assert plan.model_id == "qwen2.5-7b" and plan.weights_format == "q4_k_m"
+    assert str(plan.ollama_modelfile).splitlines()[0] == "FROM qwen2.5:7b"
     # Qwen2.5-7B has 28 layers: all + output = num_gpu 29 on a 24 GB card (≈4.7 GB of weights).
-    assert plan["fits_fully"] is True and plan["n_gpu_layers"] == 29
+    assert plan.fits_fully is True and plan.n_gpu_layers == 29
 
 
 async def test_q4_ollama_tag_quantization_is_kept() -> None:
     _, conversation = await answer("llama3.1:8b-instruct-q8_0 on an L4")
-    memory = [r for _, r in tool_calls(conversation, "estimate_memory")]
-    assert memory and memory[0]["weights_format"] == "q8_0"
+    memory = [m.estimate for m in sizing(conversation).memory if m.estimate is not None]
+    assert memory and memory[0].weights_format == "q8_0"
     (plan,) = _plans(conversation)
-    assert plan["weights_format"] == "q8_0"
+    assert plan.weights_format == "q8_0"
 
 
 async def test_q5_70b_on_a_4090_offloads_and_ram_bounds_the_speed() -> None:
@@ -73,26 +85,27 @@ async def test_q5_70b_on_a_4090_offloads_and_ram_bounds_the_speed() -> None:
         "Llama 3.1 70B in Q4_K_M on my RTX 4090 with 64 GB of RAM using llama.cpp"
     )
     (plan,) = _plans(conversation)
-    assert plan["fits_fully"] is False and 0 < int(plan["gpu_layers"]) < 80
-    assert plan["fits_in_ram"] is True and float(plan["host_GB"]) < 64
+    assert plan.fits_fully is False and 0 < plan.gpu_layers < 80
+    assert plan.fits_in_ram is True and plan.host_bytes < 64 * GB
     # What is not on the GPU is in RAM: weights + KV split between the two add up.
-    assert float(plan["weights_gpu_GB"]) < float(plan["weights_GB"])
+    assert plan.weights_gpu_bytes < plan.weights_bytes
     # Speed can be no faster than reading the RAM-resident layers at 89.6 GB/s: the host part
     # is > 15 GB (80 layers of ≈0.5 GB minus at most ~45 on a 24 GB card), so < 6 tokens/s.
-    speed = float(plan["decode_tokens_per_s"])  # type: ignore[arg-type]
-    assert 0 < speed < RAM_BANDWIDTH / (float(plan["host_GB"]) * GB - 2e9)
-    assert "estimated" in str(plan["decode_basis"]) and "-ngl" in text
+    speed = plan.decode_tokens_per_s
+    assert speed is not None and 0 < speed < RAM_BANDWIDTH / (plan.host_bytes - 2e9)
+    assert "estimated" in str(plan.decode_basis) and "-ngl" in text
 
 
 async def test_q6_m2_ultra_with_its_memory_is_sized_not_replaced() -> None:
     # The catalog has the M2 Ultra 192GB (issue 15): sized against its GPU limit, 3/4 of
     # 192 GiB = 144 GiB (macOS default working set), with llama.cpp-style serving (no CUDA).
     text, conversation = await answer("Can I run Llama 3.1 70B on an M2 Ultra 192GB?")
-    (args, result), *_ = tool_calls(conversation, "estimate_memory")
-    assert args["gpu"] == "apple-m2-ultra" and result["engine"] == "generic"
-    assert result["usable_bytes_per_gpu"] == 144 * 2**30
+    sized = sizing(conversation).memory[0]
+    est = sized.estimate
+    assert sized.gpu == "apple-m2-ultra" and est is not None and est.engine == "generic"
+    assert est.usable_bytes_per_gpu == 144 * 2**30
     # 70.55B bf16 = 141.1 GB of weights + KV and runtime ≤ 154.6 GB (144 GiB): fits.
-    assert result["fits"] is True
+    assert est.fits is True
     assert "MI300X" not in text and "M2 Ultra" in text
 
 
@@ -100,23 +113,24 @@ async def test_q7_a_card_size_no_catalog_gpu_has_is_used() -> None:
     # (20 GB was the example until the catalog gained the RTX 4000 Ada 20GB.)
     _, conversation = await answer("a 7B in Q4_K_M on a 22 GB card")
     (plan,) = _plans(conversation)
-    assert plan["budget_GB"] == pytest.approx(22) and plan["fits_fully"] is True
-    assert not tool_calls(conversation, "recommend")
+    assert plan.budget_bytes == pytest.approx(22 * GB) and plan.fits_fully is True
+    assert not _sized(conversation)
 
 
 async def test_q8_unknown_gpu_without_a_size_is_a_question_naming_catalog_cards() -> None:
     # (The RTX 3090 was the example until the catalog gained it, issue 15.)
     text, conversation = await answer("can I run Llama 3.1 8B on an RTX 3060?")
-    assert not tool_calls(conversation, "estimate_memory")
+    assert not _sized(conversation)
     assert "RTX 3060" in text and "rtx-3090" in text
 
 
 async def test_q9_unknown_name_with_a_size_is_a_generic_model_stated() -> None:
     text, conversation = await answer("serve acme/Foo-32B on an H100")
-    (args, result), *_ = tool_calls(conversation, "estimate_memory")
-    assert args["params"] == 32e9
+    report = sizing(conversation)
+    assert report.request.workload.params == 32e9
+    result = report.memory[0].estimate
     # bf16: 2 bytes × 32e9 stated parameters = 64 GB of weights.
-    assert result["breakdown"]["weights"] == 64_000_000_000
+    assert result is not None and result.breakdown["weights"] == 64_000_000_000
     assert "generic 32B" in text
 
 
@@ -133,9 +147,10 @@ async def test_q10_cached_hf_repo_is_sized_from_its_files(
     )
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))
     _, conversation = await answer("serve acme/tiny-llama-1b on an L4")
-    (args, result), *_ = tool_calls(conversation, "estimate_memory")
-    assert args["model"] == "acme/tiny-llama-1b"
-    assert result["breakdown"]["weights"] == INDEX_TOTAL
+    report = sizing(conversation)
+    assert report.request.workload.model == "acme/tiny-llama-1b"
+    result = report.memory[0].estimate
+    assert result is not None and result.breakdown["weights"] == INDEX_TOTAL
 
 
 async def test_q11_parallel_slots_and_q8_kv_cache_match_the_launch_line() -> None:
@@ -145,15 +160,15 @@ async def test_q11_parallel_slots_and_q8_kv_cache_match_the_launch_line() -> Non
     (plan,) = _plans(conversation)
     # q8_0 KV: 34 bytes per 32 elements; 32 layers × 2 × 8 heads × 128 × 34/32 = 69,632 B/token,
     # × 8,192 tokens × 4 slots.
-    assert plan["cache_type"] == "q8_0"
-    assert plan["kv_cache_GB"] == pytest.approx(69_632 * 8192 * 4 / GB)
-    line = str(plan["launch_command"])
+    assert plan.cache_type == "q8_0"
+    assert plan.kv_cache_bytes == pytest.approx(69_632 * 8192 * 4)
+    line = plan.launch_command
     assert "-c 32768 -np 4" in line and "--cache-type-k q8_0 --cache-type-v q8_0" in line
 
 
 async def test_q12_a_24_gb_card_and_a_72b_tag_offload_on_every_24_gb_catalog_card() -> None:
     _, conversation = await answer("Can my 24 GB card run qwen2.5:72b?")
     plans = _plans(conversation)
-    assert plans and all(p["fits_fully"] is False for p in plans)
+    assert plans and all(p.fits_fully is False for p in plans)
     # Qwen2.5-72B Q4_K_M ≈ 47 GB: at most about half of its 80 layers fit 24 GB.
-    assert all(0 < int(p["gpu_layers"]) < 50 for p in plans)  # type: ignore[call-overload]
+    assert all(0 < p.gpu_layers < 50 for p in plans)

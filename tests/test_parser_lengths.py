@@ -18,16 +18,23 @@ from assistant.offline import parse_workload
 from assistant.offline.planner import PlannedCall, plan_tool_calls
 from tools.catalog import get_catalog
 from tools.memory import MemoryRequest, estimate_memory
+from tools.sizing import SizingRequest
+from tools.sizing.memory import configuration_fields
+from tools.sizing.plan import resolved_configurations
 
 GB = 10**9
 
 
 def _calls(text: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """(estimate_memory arguments, recommend arguments) planned for `text`."""
+    """(memory request of each configuration sized, workload arguments) planned for `text`:
+    the `size` call's workload, and the estimates tools.sizing makes of it."""
     planned: list[PlannedCall] = plan_tool_calls(parse_workload(text))
-    memory = [c.arguments for c in planned if c.name == "estimate_memory"]
-    recommend = next(c.arguments for c in planned if c.name == "recommend")
-    return memory, recommend
+    sizing = next(c.arguments for c in planned if c.name == "size")
+    request = SizingRequest.model_validate(sizing)
+    memory = [
+        configuration_fields(request, c.gpu, c.count or 1) for c in resolved_configurations(request)
+    ]
+    return memory, sizing["workload"]
 
 
 # --- finding 2: training sequence length -----------------------------------------------------

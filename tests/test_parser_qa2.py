@@ -8,6 +8,8 @@ import pytest
 
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
+from tools.sizing import SizingRequest
+from tools.sizing.memory import configuration_fields
 
 TRAIN = "full fine-tune of Llama 3.1 70B on 2B tokens"
 
@@ -55,8 +57,10 @@ def test_node_counts_give_the_total_gpus(text: str, gpu: str, count: int) -> Non
 def test_nodes_times_unnamed_gpus() -> None:
     parsed = parse_workload(f"{TRAIN} on 2 nodes × 8 GPUs")
     assert parsed.gpu_count == 2 * 8
-    memory = plan_tool_calls(parsed)[0]
-    assert memory.arguments["gpus"] == 16
+    (planned,) = plan_tool_calls(parsed)
+    assert planned.arguments["configurations"] == [{"count": 16}]
+    request = SizingRequest.model_validate(planned.arguments)
+    assert configuration_fields(request, None, 16)["gpus"] == 16
 
 
 @pytest.mark.parametrize(

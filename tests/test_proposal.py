@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from assistant.conversation import Conversation
 from assistant.proposal import (
@@ -27,7 +28,11 @@ from assistant.proposal import (
 )
 from assistant.proposal.extract import collect
 from assistant.proposal.figures import bytes_as_gib, format_number, gb_as_gib
+from assistant.results import ToolError, load_result, tool_message
+from tools.cost import CostComparison
 from tools.errors import ToolInputError
+from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
+from tools.recommend import Recommendation
 
 DATA = Path(__file__).parent / "data" / "proposal"
 _NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
@@ -228,7 +233,7 @@ def test_html_is_well_formed_self_contained_and_printable(session: Conversation)
 
 def test_html_escapes_tool_text() -> None:
     conversation = _conversation(
-        [("recommend", {"model": "x"}, {"model_id": "<script>alert(1)</script>", "options": []})]
+        [("recommend", {"model": "x"}, _recommendation("<script>alert(1)</script>"))]
     )
     text = render_proposal(conversation, "html")
     assert "<script>" not in text and "&lt;script&gt;" in text
@@ -254,16 +259,40 @@ def test_grounded_llm_summary_is_reported_verified(session: Conversation) -> Non
 # --- extraction -----------------------------------------------------------------------------------
 
 
+def _recommendation(model_id: str) -> Recommendation:
+    """A typed recommend result with no options (what the extraction tests need)."""
+    return Recommendation(
+        model_id=model_id,
+        total_params=1,
+        active_params=1,
+        weights_format="bf16",
+        weight_bytes=2,
+        kv_cache_bytes_per_token=1,
+        context_tokens=1,
+        objective="cheapest",
+        options=[],
+        rejected=[],
+        notes=[],
+        assumptions=[],
+    )
+
+
+def _estimate(model_id: str, gpus: int) -> MemoryEstimate:
+    """A real memory estimate (Llama 3.1 8B on `gpus` GPUs), relabelled `model_id`."""
+    estimate = estimate_memory(MemoryRequest(model="llama-3.1-8b", gpus=gpus, tp=gpus))
+    return estimate.model_copy(update={"model_id": model_id})
+
+
 def _add_call(
-    conversation: Conversation, call_id: str, name: str, args: dict[str, Any], result: Any
+    conversation: Conversation, call_id: str, name: str, args: dict[str, Any], result: BaseModel
 ) -> None:
     function = {"name": name, "arguments": json.dumps(args)}
     call = {"id": call_id, "type": "function", "function": function}
     conversation.add({"role": "assistant", "content": None, "tool_calls": [call]})
-    conversation.add({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
+    conversation.add(tool_message(call_id, name, result))
 
 
-def _conversation(calls: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Conversation:
+def _conversation(calls: list[tuple[str, dict[str, Any], BaseModel]]) -> Conversation:
     conversation = Conversation(id="t", created="2026-01-01", updated="2026-01-01")
     conversation.add({"role": "user", "content": "size it"})
     for i, (name, args, result) in enumerate(calls):
@@ -274,26 +303,27 @@ def _conversation(calls: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Co
 def test_extract_takes_latest_successful_results() -> None:
     conversation = _conversation(
         [
-            ("recommend", {"users": 1}, {"model_id": "first", "options": []}),
-            ("recommend", {"users": 2}, {"model_id": "second", "options": []}),
-            ("recommend", {"users": 3}, {"error": "invalid arguments"}),
-            ("compare_costs", {}, {"error": "no price"}),
+            ("recommend", {"users": 1}, _recommendation("first")),
+            ("recommend", {"users": 2}, _recommendation("second")),
+            ("recommend", {"users": 3}, ToolError(error="invalid arguments")),
+            ("compare_costs", {}, ToolError(error="no price")),
         ]
     )
     inputs = collect(conversation)
     assert inputs.recommend is not None
-    assert inputs.recommend.result["model_id"] == "second"
+    assert inputs.recommend.result.model_id == "second"
     assert inputs.recommend.arguments == {"users": 2}
     assert inputs.cost is None
 
 
 def test_extract_keeps_only_the_last_turns_memory_calls() -> None:
-    conversation = _conversation([("estimate_memory", {"gpus": 1}, {"model_id": "a"})])
+    conversation = _conversation([("estimate_memory", {"gpus": 1}, _estimate("a", 1))])
     conversation.add({"role": "user", "content": "and on two or four?"})
-    _add_call(conversation, "m2", "estimate_memory", {"gpus": 2}, {"model_id": "b"})
-    _add_call(conversation, "m4", "estimate_memory", {"gpus": 4}, {"model_id": "c"})
+    _add_call(conversation, "m2", "estimate_memory", {"gpus": 2}, _estimate("b", 2))
+    _add_call(conversation, "m4", "estimate_memory", {"gpus": 4}, _estimate("c", 4))
     memory = collect(conversation).memory
     assert [m.arguments["gpus"] for m in memory] == [2, 4]
+    assert [m.result.num_gpus for m in memory] == [2, 4]
 
 
 def test_empty_session_renders_placeholders() -> None:
@@ -336,11 +366,11 @@ def test_summary_names_eur_offers_it_could_not_compare(session: Conversation) ->
         "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour, as_of 2026-09-26"
     )
     copy = session.model_copy(deep=True)
-    for message in copy.messages:
-        if message.get("role") == "tool" and '"cheapest_by_tier"' in str(message["content"]):
-            result = json.loads(message["content"])
-            result["unconverted_note"] = note
-            message["content"] = json.dumps(result)
+    for index, message in enumerate(copy.messages):
+        result = load_result(message) if message.get("role") == "tool" else None
+        if isinstance(result, CostComparison) and result.serving is not None:
+            result.serving.unconverted_note = note
+            copy.messages[index] = tool_message(message["tool_call_id"], "compare_costs", result)
     text = render_proposal(copy, "md")
     summary = text.split("\n## 1. Summary\n")[1].split("\n## 2. ")[0]
     assert "cheapest on\\_demand price compared in USD" in summary
@@ -366,3 +396,20 @@ def test_qa3_f_proposal_breakdown_is_the_recommended_layout_on_the_named_gpu() -
     assert "2× h200-sxm (TP=2, PP=1)" in text
     assert "1× h200-sxm (TP=1, PP=1)" not in text
     assert 16 * 32768 * 327_680 // 2 == 80 * 2**30
+
+
+def test_a_session_stored_before_typed_results_renders_the_same_proposal() -> None:
+    # session-v0.json is the canned session as the previous version stored it (tool contents
+    # are the lean JSON, no typed result); session.json is the same results stored typed.
+    legacy = Conversation.model_validate_json((DATA / "session-v0.json").read_text("utf-8"))
+    assert not any("result" in m for m in legacy.messages if m.get("role") == "tool")
+    assert render_proposal(legacy, "md") == (DATA / "proposal.md").read_text(encoding="utf-8")
+
+
+def test_a_result_that_no_longer_loads_is_named_not_fatal() -> None:
+    conversation = _conversation([("recommend", {"model": "x"}, _recommendation("llama"))])
+    broken = {"schema": "Recommendation", "data": {"model_id": "llama", "options": "?"}}
+    conversation.messages[-1]["result"] = broken
+    text = render_proposal(conversation, "md")
+    assert "No recommendation in this session." in text
+    assert "Left out of this proposal" in text and "cannot be shown" in text

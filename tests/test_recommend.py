@@ -26,6 +26,7 @@ from tools.advice import training_traffic
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.memory import MemoryRequest, estimate_memory
+from tools.notes import texts
 from tools.recommend import Option, Recommendation, recommend
 from tools.workload import validate_workload
 
@@ -68,7 +69,7 @@ def test_405b_bf16_does_not_fit_one_h100_node_and_the_alternatives_are_named() -
     assert LLAMA_405B_BF16_BYTES / 8 < VLLM_DEFAULT_UTILIZATION * H200_USABLE
     for gpu in ("h200-sxm", "b200-hgx"):
         assert _option(rec, gpu).fits and _option(rec, gpu).nodes == 1
-    note = next(n for n in rec.notes if "does not fit one node" in n)
+    note = next(n.text for n in rec.notes if n.code == "no_single_node")
     assert "H100 SXM5" in note and "TP=8" in note
     assert "2 nodes" in note and "PP=2" in note
     assert "fp8 weights" in note
@@ -80,7 +81,7 @@ def test_405b_on_one_h100_node_only_explains_instead_of_an_empty_answer() -> Non
     assert len(rec.options) == 1 and not rec.options[0].fits
     assert rec.nearest_feasible and "Nothing fits" in rec.nearest_feasible
     # FP8 halves the weights: 405,853,388,800 B / 8 = 50.7e9 B per GPU < 76.97e9 B budget.
-    assert any("fp8 weights: 8×" in n for n in rec.notes)
+    assert any("fp8 weights: 8×" in n for n in texts(rec.notes))
 
 
 # --- Llama-3.1-70B BF16: one H200 depends on the engine reserve; H100 needs TP=2 -------------
@@ -100,7 +101,7 @@ def test_70b_bf16_on_one_h200_does_not_fit_at_vllm_default_reserve() -> None:
     assert chosen.fits and chosen.tp == 2
     # The engine-reserve note says how far the reserve must move and what 0.01 buys:
     # 0.01 × 150,754,820,096 / 327,680 = 4,600.6 → 4.60k KV tokens.
-    note = next(n for n in rec.notes if n.startswith("Engine reserve"))
+    note = next(n.text for n in rec.notes if n.code == "engine_reserve")
     assert "0.90" in note and "4.60k KV tokens" in note
 
 
@@ -195,7 +196,7 @@ def test_mixtral_memory_for_total_params_speed_from_active() -> None:
     # Reading all 46.7B parameters (93.4 GB) instead of the 2 of 8 experts would be > 3× slower.
     all_experts = (rec.weight_bytes + 3584 * 131_072) / bandwidth + 32 * eff.layer_overhead_s
     assert option.decode_tokens_per_s_per_seq > 3 / all_experts
-    assert any("MoE" in n and "46.70B" in n and "12.88B" in n for n in rec.notes)
+    assert any("46.70B" in n.text and "12.88B" in n.text for n in rec.notes if n.code == "moe")
 
 
 # --- completeness: no GPU silently dropped, every rejection explained --------------------------
@@ -371,14 +372,17 @@ def test_missed_deadline_names_the_fastest_layout_within_max_gpus() -> None:
     # The chosen layout has 32 data-parallel ranks (or DP 16 × TP 2 ...): never DP = 1, so the
     # one-GPU probe's "zero has no effect" warning is not repeated.
     assert o.dp > 1
-    assert not any("no effect" in x for x in rec.warnings)
+    assert not any(x.code == "zero_single_rank" for x in rec.warnings)
 
 
 def test_zero_warning_is_kept_when_the_recommended_layout_has_one_data_parallel_rank() -> None:
     rec = _rec(model="llama-3.1-8b", task="lora", zero=3, constraints={"only_gpus": ["h100-sxm"]})
     o = rec.options[0]
     assert o.count == 1 and o.dp == 1  # LoRA of an 8B model fits one H100
-    assert any("zero=3 has no effect" in x and "DP=1" in x for x in rec.warnings)
+    assert any(
+        x.code == "zero_single_rank" and "zero=3 has no effect" in x.text and "DP=1" in x.text
+        for x in rec.warnings
+    )
 
 
 def test_training_note_names_what_each_layout_communicates() -> None:
@@ -386,7 +390,7 @@ def test_training_note_names_what_each_layout_communicates() -> None:
     rec = _zero3_70b()
     chosen = rec.options[0]
     assert chosen.dp == 32
-    note = next(n for n in rec.notes if n.startswith("Multi-GPU"))
+    note = next(n.text for n in rec.notes if n.code == "multi_gpu_link")
     assert "DP=32 all-gathers parameters and reduce-scatters gradients" in note
     w = validate_workload({"model": "llama-3.1-70b", "task": "full", "train_tokens": 2e9})
     arch = get_catalog().model("llama-3.1-70b").architecture

@@ -14,6 +14,7 @@ from datetime import date
 
 import pytest
 
+from tools.notes import texts
 from tools.pricing import (
     PriceEntry,
     RankingPrices,
@@ -233,4 +234,4 @@ def test_default_lengths_lead_the_assumptions_and_memory_warnings_are_carried() 
     long = recommend(
         Workload(model="llama-3.1-8b", context=200_000, constraints={"only_gpus": ["h200-sxm"]})
     )
-    assert any("exceeds the model's maximum of 131,072" in w for w in long.warnings)
+    assert any("exceeds the model's maximum of 131,072" in w for w in texts(long.warnings))

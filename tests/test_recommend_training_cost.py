@@ -18,6 +18,7 @@ from datetime import date
 
 import pytest
 
+from tools.notes import texts
 from tools.pricing import PriceEntry, RankingPrices, builtin_price_book
 from tools.recommend import recommend
 from tools.workload import Constraints, Workload
@@ -83,7 +84,7 @@ def test_cheapest_training_ranks_by_the_jobs_total_usd() -> None:
     ratio = totals["a100-80gb-pcie"] / totals["h100-sxm"]
     assert ratio == pytest.approx(hand["a100-80gb-pcie"] / hand["h100-sxm"], rel=1e-6)
     assert ratio > 1
-    assert any("job's total USD" in n for n in rec.notes)
+    assert any("job's total USD" in n for n in texts(rec.notes))
 
 
 def test_equal_job_totals_keep_the_fewest_gpus() -> None:
@@ -100,4 +101,4 @@ def test_without_train_tokens_cheapest_training_stays_usd_per_hour_and_says_so()
     rec = recommend(_workload(None), _prices())
     # Per hour: A100 PCIe 2 × 1.35 = 2.70 < H100 2 × 1.99 = 3.98 < B200 6.00 (one GPU).
     assert [o.usd_per_hour for o in rec.options] == pytest.approx([2.70, 3.98, 6.00])
-    assert any("ranked by USD/hour" in n and "train_tokens" in n for n in rec.notes)
+    assert any("ranked by USD/hour" in n and "train_tokens" in n for n in texts(rec.notes))

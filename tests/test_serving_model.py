@@ -189,23 +189,24 @@ def test_speed_bases_of_an_uncalibrated_gpu_are_estimated() -> None:
 
 
 def test_offline_answer_checks_ttft_at_the_users_load() -> None:
-    # "40 users with TTFT under 1 s" is sized at 40 users: the recommend call the answer rests
+    # "40 users with TTFT under 1 s" is sized at 40 users: the sizing report the answer rests
     # on carries the TTFT at its planned users per replica, queue included, and the answer's
     # options meet the target only where that TTFT is within it.
     import asyncio
 
-    from tests.offline_turns import answer, tool_calls
+    from tests.offline_turns import answer, sizing
 
     text, conversation = asyncio.run(
         answer("Serve Llama 3.1 70B to 40 users with TTFT under 1 s on H100s")
     )
-    ((arguments, result),) = tool_calls(conversation, "recommend")[:1]
-    assert arguments["users"] == 40 and arguments["ttft_s"] == 1.0
-    for option in result["options"]:
-        if option.get("ttft_s") is None or not option.get("fits"):
+    report = sizing(conversation)
+    search = report.search
+    assert search is not None and search.users == 40 and search.ttft_s == 1.0
+    assert report.recommendation is not None
+    for option in report.recommendation.options:
+        if option.ttft_s is None or not option.fits:
             continue
-        per_replica = option["sequences_per_replica"]
-        assert per_replica * option["dp"] >= 40
-        assert option["meets_targets"] is False or option["ttft_s"] <= 1.0
-        assert option.get("ttft_basis") in ("calibrated", "estimated")
+        assert option.sequences_per_replica * option.dp >= 40
+        assert option.meets_targets is False or option.ttft_s <= 1.0
+        assert option.ttft_basis in ("calibrated", "estimated")
     assert "TTFT" in text

@@ -19,10 +19,12 @@ from assistant.llm import LlmEngine
 from assistant.llm.profile import LEAN_BUDGET_TOKENS, choose_profile, system_prompt, tool_schemas
 from assistant.prompts import load_prompt
 from assistant.registry import default_registry
+from assistant.results import load_result
 from assistant.schemas import compact_schema, first_sentence
-from assistant.summaries import model_view, summarize_content
 from assistant.tokens import count_text, count_tools
+from assistant.wire import compact_json, lean, model_content, model_view, summarize_content
 from tools.errors import ToolInputError
+from tools.memory import MemoryEstimate
 from tools.pricing import builtin_price_book
 
 REGISTRY = default_registry()
@@ -183,18 +185,21 @@ def results() -> dict[str, Any]:
 def test_summary_figures_are_copied_from_the_full_result(name: str, results: Any) -> None:
     outcome = results[name]
     assert not outcome.is_error, outcome.result
-    sent = summarize_content(name, outcome.content)
+    sent = outcome.content  # what the model reads: derived from the typed result (wire.py)
     full = set(_numbers(outcome.result))
     # No figure is recomputed or converted: each number sent is a number of the full result.
     missing = [n for n in _numbers(json.loads(sent)) if n not in full]
     assert missing == []
     # Issue 6 token targets for what the model reads: max about 1,500 tokens per result.
     assert count_text(sent) <= 1_500
-    assert count_text(sent) < count_text(outcome.content)
+    assert count_text(sent) < count_text(compact_json(outcome.result))
+    # A session stored before typed results (content = the whole lean result) is summarised
+    # the same way when it is sent again.
+    assert summarize_content(name, compact_json(outcome.result)) == sent
 
 
 def test_memory_summary_keeps_the_verdict(results: Any) -> None:
-    summary = json.loads(summarize_content("estimate_memory", results["estimate_memory"].content))
+    summary = json.loads(results["estimate_memory"].content)
     # Llama 3.1 70B config.json: 80 layers, 8 KV heads, head_dim 128; bf16 K and V:
     # 80 × 8 × 128 × 2 (K, V) × 2 bytes = 327,680 bytes per token; / tp 4 = 81,920.
     assert summary["kv_cache_bytes_per_token"] == 80 * 8 * 128 * 2 * 2
@@ -206,7 +211,7 @@ def test_memory_summary_keeps_the_verdict(results: Any) -> None:
 
 def test_recommend_summary_has_best_options_and_reasons(results: Any) -> None:
     full = results["recommend"].result
-    summary = json.loads(summarize_content("recommend", results["recommend"].content))
+    summary = json.loads(results["recommend"].content)
     feasible = [o for o in full["options"] if o["fits"] and o["meets_targets"]]
     assert [o["gpu"] for o in summary["best_options"]] == [o["gpu"] for o in feasible[:3]]
     # Limited to one GPU, Llama 3.1 70B cannot run on an A10G: its bf16 weights alone are
@@ -214,14 +219,14 @@ def test_recommend_summary_has_best_options_and_reasons(results: Any) -> None:
     # memory) = 19.8 GiB. The A10G must be among the GPUs with a stated reason, quoting it.
     one_gpu = REGISTRY.call("recommend", {**RECOMMEND_70B, "constraints": {"max_gpus": 1}})
     assert not one_gpu.is_error, one_gpu.result
-    rejected = json.loads(summarize_content("recommend", one_gpu.content))["not_feasible"]
+    rejected = json.loads(one_gpu.content)["not_feasible"]
     assert rejected["a10g"]["count"] == 1
     assert "budget 19.8 GiB" in rejected["a10g"]["reason"]
 
 
 def test_cost_summary_keeps_cheapest_per_tier_and_break_even(results: Any) -> None:
     full = results["compare_costs"].result
-    summary = json.loads(summarize_content("compare_costs", results["compare_costs"].content))
+    summary = json.loads(results["compare_costs"].content)
     assert set(summary["cheapest_by_tier"]) == set(full["cheapest_by_tier"])
     by_id = {r["price_id"]: r for r in full["rows"]}
     for tier, row in summary["cheapest_by_tier"].items():
@@ -240,23 +245,22 @@ def test_cost_tool_training_by_hand() -> None:
     result = run_cost_request(
         CostRequest.model_validate({"options": [{"gpu": "H100 SXM", "count": 8, "hours": 10}]})
     )
-    assert "rows" not in result  # only a training job was given
-    rows = result["training"]["rows"]
-    on_demand = next(r for r in rows if r["tier"] == "on_demand")
+    assert result.serving is None and result.training is not None  # only a training job
+    on_demand = next(r for r in result.training.rows if r.tier == "on_demand")
     # Training cost = the catalog's hourly price for 8 GPUs × wall-clock hours (no spot
     # overhead on demand): whole instances rented × instance price, or 8 × a per-GPU rate.
     # The price comes from the cited catalog entry, not the row.
-    entry = next(p for p in builtin_price_book().prices if p.id == on_demand["price_id"])
+    entry = next(p for p in builtin_price_book().prices if p.id == on_demand.price_id)
     if entry.gpus_per_instance is None:
         instances, per_hour = None, entry.price_per_gpu_hour * 8
     else:
         instances = math.ceil(8 / entry.gpus_per_instance)
         assert entry.price_per_instance_hour is not None
         per_hour = entry.price_per_instance_hour * instances
-    assert on_demand.get("instances") == instances
-    assert on_demand["per_hour"] == pytest.approx(per_hour)
-    assert on_demand["cost"] == pytest.approx(per_hour * 10)
-    assert on_demand["wall_hours"] == 10 and on_demand["as_of"] == entry.as_of
+    assert on_demand.instances == instances
+    assert on_demand.per_hour == pytest.approx(per_hour)
+    assert on_demand.cost == pytest.approx(per_hour * 10)
+    assert on_demand.wall_hours == 10 and on_demand.as_of == entry.as_of
 
 
 def test_cost_tool_unknown_gpu_names_the_field() -> None:
@@ -297,10 +301,12 @@ async def test_engine_sends_summary_and_keeps_full_result() -> None:
     )
     conv = Conversation()
     _ = [e async for e in engine.run_turn(conv, "70B on 4x H100?")]
-    full = conv.tool_results()[0]["content"]
+    stored = conv.tool_results()[0]
     sent = json.loads(route.calls[0].request.content)["messages"]
     tool_msg = next(m for m in sent if m["role"] == "tool")
-    assert tool_msg["content"] == summarize_content("estimate_memory", full)
-    assert tool_msg["content"] != full
-    assert json.loads(full)["components"]  # the conversation keeps the full result
+    full = load_result(stored, "estimate_memory")  # the conversation keeps the typed result
+    assert isinstance(full, MemoryEstimate) and full.components
+    assert tool_msg["content"] == stored["content"] == model_content("estimate_memory", full)
+    assert tool_msg["content"] != compact_json(lean(full))
+    assert "result" not in tool_msg  # the typed result is never sent
     assert model_view(conv.messages)[-2]["content"] == tool_msg["content"]

@@ -18,8 +18,8 @@ import pytest
 
 from assistant import cli
 from assistant.offline.render import split_details
-from tests.offline_turns import answer, tool_calls
-from tools.memory import MemoryRequest, estimate_memory
+from tests.offline_turns import answer, sizing
+from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 
 GB = 1e9
 
@@ -111,18 +111,19 @@ async def test_zero2_13b_on_8_a100_fits_with_the_paper_accounting(
 ) -> None:
     text, conversation = await answer(question)
     visible = split_details(text).visible
-    calls = tool_calls(conversation, "estimate_memory")
-    args, result = calls[0]
-    assert (args["zero"], args["gpus"], args["task"]) == (2, 8, "full")
+    named = sizing(conversation).memory[0]
+    result = named.estimate
+    assert result is not None
+    assert (named.zero, result.num_gpus, result.task) == (2, 8, "full")
     state = _model_state_gb(result)
     # 3.75 × 13.0 = 48.75 GB (48.81 for Llama 2 13B's exact count); the old accounting, which
     # left the fp32 master copy on every rank, said 6 + 4/8 + 8/8 = 7.5 B/param ≈ 98 GB.
     assert state == pytest.approx(3.75 * psi / GB, rel=5e-4)
-    assert result["fits"] is True
+    assert result.fits is True
     assert visible.startswith("**Fits on 8× A100 80GB")
 
 
-def _model_state_gb(result: dict[str, Any]) -> float:
-    """weights + gradients + optimizer of a compact memory result, GB."""
-    breakdown = result["breakdown"]
+def _model_state_gb(result: MemoryEstimate) -> float:
+    """weights + gradients + optimizer of a memory estimate, GB."""
+    breakdown = result.breakdown
     return float(breakdown["weights"] + breakdown["gradients"] + breakdown["optimizer"]) / GB

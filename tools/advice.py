@@ -2,7 +2,9 @@
 
 A note is only emitted when the figures of this workload call for it (fits on one GPU, tensor
 parallelism over a slow link, MoE, KV-dominated memory, room for more tenants), and it carries
-those figures. Notes never contain a figure that no tool computed.
+those figures. Notes never contain a figure that no tool computed. Each is a typed
+`tools.notes.Note`: its code says what it is about and, when it is about one configuration, its
+GPU and count, so a renderer selects and labels notes without reading their text.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from tools.architecture import Architecture, ParamCounts
 from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_KV_DTYPE
 from tools.memory.formats import BYTE_DTYPES
+from tools.notes import Note
 from tools.performance import resolve
 from tools.performance.assumptions import model_assumptions
 from tools.units import format_count
@@ -41,10 +44,10 @@ def advise(
     weight_bytes: int,
     base: Any,
     evaluated: list[Option] | None = None,
-) -> tuple[list[str], str | None]:
+) -> tuple[list[Note], str | None]:
     """Notes triggered by the numbers of `best` (best option per GPU, ranked), and an
     explanation of the nearest feasible configuration when nothing meets the targets."""
-    notes: list[str] = []
+    notes: list[Note] = []
     meeting = [o for o in best if o.meets_targets]
     # Serving only: a training job on more GPUs finishes sooner for about the same GPU-hours,
     # so "a second GPU adds cost" is not true of it (and "cheapest" training ranks job totals).
@@ -58,22 +61,35 @@ def advise(
             else f"{_gib(o.headroom_bytes)} headroom"
         )
         notes.append(
-            f"Fits on 1× {o.gpu_name} with {what}: stop there — a second GPU adds cost and "
-            "all-reduce traffic, not capacity this workload needs."
+            Note(
+                code="single_gpu_enough",
+                text=f"Fits on 1× {o.gpu_name} with {what}: stop there — a second GPU adds cost "
+                "and all-reduce traffic, not capacity this workload needs.",
+                gpu=o.gpu,
+                count=1,
+            )
         )
         if not w.is_training:
             notes.append(
-                "Single-GPU inference has no GPU-to-GPU traffic: PCIe / NVL cards serve it as "
-                "well as SXM parts with the same memory and bandwidth."
+                Note(
+                    code="single_gpu_no_link_needed",
+                    text="Single-GPU inference has no GPU-to-GPU traffic: PCIe / NVL cards serve "
+                    "it as well as SXM parts with the same memory and bandwidth.",
+                )
             )
         spare = o.headroom_bytes
         # Serving only: a training job's spare memory is not a place for a second model's
         # users (QA round 4, 11).
         if not w.is_training and weight_bytes and spare >= weight_bytes:
             notes.append(
-                f"1× {o.gpu_name} keeps {_gib(spare)} free after this load, ≥ the "
-                f"{_gib(weight_bytes)} of weights: room for a second model or many LoRA "
-                "adapters on the same GPU (multi-tenant serving)."
+                Note(
+                    code="room_for_tenants",
+                    text=f"1× {o.gpu_name} keeps {_gib(spare)} free after this load, ≥ the "
+                    f"{_gib(weight_bytes)} of weights: room for a second model or many LoRA "
+                    "adapters on the same GPU (multi-tenant serving).",
+                    gpu=o.gpu,
+                    count=1,
+                )
             )
     multi = [o for o in meeting if o.tp > 1 or (w.is_training and o.count > 1)]
     if multi and not single:
@@ -87,11 +103,15 @@ def advise(
             )
         )
         notes.append(
-            f"Multi-GPU: {why} — prefer SXM/OAM parts with NVLink / Infinity Fabric over PCIe "
-            "cards (catalog one-direction links: NVLink 300–900 GB/s vs PCIe Gen4 32 GB/s)."
+            Note(
+                code="multi_gpu_link",
+                text=f"Multi-GPU: {why} — prefer SXM/OAM parts with NVLink / Infinity Fabric "
+                "over PCIe cards (catalog one-direction links: NVLink 300–900 GB/s vs PCIe Gen4 "
+                "32 GB/s).",
+            )
         )
     if arch.moe is not None:
-        notes.append(
+        moe_text = (
             f"MoE: memory holds all {format_count(params.total)} parameters "
             f"({weights_figure(w, weight_bytes, base)}) but each token runs "
             f"{format_count(params.active_per_token)} ({arch.moe.experts_per_token} of "
@@ -105,6 +125,7 @@ def advise(
                 "model at small batch, approaching all experts read per step as the batch grows."
             )
         )
+        notes.append(Note(code="moe", text=moe_text))
     if not w.is_training:
         kv_total = base.kv_cache_bytes_per_token * w.context_tokens * w.users
         if weight_bytes and kv_total > weight_bytes:
@@ -117,9 +138,12 @@ def advise(
                 "(fewer users each) lower it per GPU"
             )
             notes.append(
-                f"KV-dominated: {w.users:,} × {w.context_tokens:,} tokens need "
-                f"{_gib(kv_total)} of KV cache ({kv_dtype}) vs {_gib(weight_bytes)} of weights — "
-                f"memory scales with users × context; {remedy}."
+                Note(
+                    code="kv_dominated",
+                    text=f"KV-dominated: {w.users:,} × {w.context_tokens:,} tokens need "
+                    f"{_gib(kv_total)} of KV cache ({kv_dtype}) vs {_gib(weight_bytes)} of "
+                    f"weights — memory scales with users × context; {remedy}.",
+                )
             )
     return notes, nearest_feasible(w, best, evaluated or best)
 
@@ -169,7 +193,7 @@ def training_traffic(w: Workload, arch: Architecture, o: Option) -> str:
 
 def engine_reserve_note(
     w: Workload, singles: list[Option], usable_bytes: int, kv_bytes_per_token: int
-) -> str | None:
+) -> Note | None:
     """When one GPU misses only because of the serving engine's reserve: the smallest
     gpu_memory_utilization at which one GPU holds the requested load (`w.users` sequences of
     `w.context_tokens`), or, when only fewer sequences fit in the usable memory, how many
@@ -215,7 +239,8 @@ def engine_reserve_note(
             else f"one GPU holds all {users:,} users' {context:,}-token sequences "
             f"({_gib(load_need)})"
         )
-        return f"{head} At {load_util:.2f} {what}, and {step}; {helps}."
+        text = f"{head} At {load_util:.2f} {what}, and {step}; {helps}."
+        return Note(code="engine_reserve", text=text, gpu=first.gpu, count=1)
     min_util = math.ceil(need / usable_bytes * 100) / 100
     non_kv = need - sequence_kv
 
@@ -224,11 +249,12 @@ def engine_reserve_note(
 
     at_min, at_full = max(1, held(min_util)), held(1.0)  # min_util fits one by construction
     more = f" ({at_full:,} at 1.00)" if at_full > at_min else ""
-    return (
+    text = (
         f"{head} At {min_util:.2f} one GPU holds {at_min:,} of the {users:,} users' "
         f"{context:,}-token sequences{more}: all {users:,} need {_gib(load_need)} > the "
         f"{_gib(usable_bytes)} usable, so more GPUs serve them; {step}; {helps}."
     )
+    return Note(code="engine_reserve", text=text, gpu=first.gpu, count=1)
 
 
 def one_node_note(
@@ -240,7 +266,7 @@ def one_node_note(
     lower_precision: list[tuple[str, Option]],
     one_node_gpus: list[Option],
     max_listed: int = 6,
-) -> str:
+) -> Note:
     """The model does not fit one node of the GPUs in `short` (their largest single-node
     layout, which failed); what does: more nodes, lower-precision weights, larger GPUs."""
     first = short[0]
@@ -268,7 +294,13 @@ def one_node_note(
             f"one node of larger GPUs in {fmt}: {names}" + (f" (+{more} more)" if more > 0 else "")
         )
     what = "; ".join(fixes) if fixes else "nothing in the catalog within the constraints"
-    return f"{model_name} in {fmt} does not fit one node: {shortfall}{others}. What fits: {what}."
+    return Note(
+        code="no_single_node",
+        text=f"{model_name} in {fmt} does not fit one node: {shortfall}{others}. "
+        f"What fits: {what}.",
+        gpu=first.gpu,
+        count=first.count,
+    )
 
 
 def nearest_feasible(w: Workload, best: list[Option], evaluated: list[Option]) -> str | None:

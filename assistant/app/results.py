@@ -1,105 +1,38 @@
-"""Tool results (compact JSON dicts) → what a tool card shows: a table and memory bars.
+"""Typed tool results → what a tool card shows: a compact table, warnings and memory bars.
 
 Pure functions, no Textual: the UI never computes a figure, so this module only selects,
-labels and converts units for display (bytes → GiB via `tools.units`). Field names follow the
-registry's convention of units in names: `*_bytes` (also `*_gib` / `*_gb`, converted to bytes
-for drawing), so a bar is drawn from whatever unit the tool chose.
+labels and converts units for display (bytes → GB via `tools.units`). One unit per table: GB
+(10^9 bytes), the unit the model reads the same results in, so a card matches the figures an
+LLM answer quotes. Each result type has its view (`card_view` dispatches on the type).
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tools.units import GB, GiB, format_bytes
+from pydantic import BaseModel
+
+from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
+from assistant.results import LegacyResult, ToolError
+from tools.cost import CostComparison
+from tools.memory import MemoryEstimate
+from tools.recommend import Option, Recommendation
+from tools.sizing import SizingReport
+from tools.units import format_bytes
 
 MAX_COLUMNS = 8
 """A card's table stays readable at 80 columns; the full result is in the session file."""
 
+MAX_ROWS = 12
+"""Rows of an options or price table shown on a card (the answer and `--json` have them all)."""
+
 MEMORY_COMPONENTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 """Stacking order of a memory bar (the memory calculator's breakdown keys)."""
 
-MAX_LIST_CHARS = 60
-"""Longer lists of text are summarised as a count in the table."""
-
-_UNIT_FACTORS: dict[str, float] = {
-    "_bytes": 1.0,
-    "_GB": float(GB),
-    "_gb": float(GB),
-    "_GiB": float(GiB),
-    "_gib": float(GiB),
-}
 TableUnit = Literal["GB", "GiB"]
-
-
-def _unit_suffix(key: str) -> tuple[str, float] | None:
-    """(`stem`, bytes per unit) for byte fields: `x_bytes`, `x_GB`, `x_GiB`, and the registry's
-    `x_bytes_per_gpu` form; None for anything else (rates such as `x_GB_per_s` included)."""
-    per_gpu = key.endswith("_per_gpu")
-    base = key.removesuffix("_per_gpu")
-    for suffix, factor in _UNIT_FACTORS.items():
-        if base.endswith(suffix):
-            stem = base[: -len(suffix)]
-            return (stem + "_per_gpu" if per_gpu else stem), factor
-    return None
-
-
-def byte_field(data: Mapping[str, Any], *stems: str) -> float | None:
-    """The first of `stems` present as a byte field in any unit spelling, in bytes; else None."""
-    fields = {}
-    for key, value in data.items():
-        unit = _unit_suffix(key)
-        if unit is not None and isinstance(value, int | float) and not isinstance(value, bool):
-            fields[unit[0]] = float(value) * unit[1]
-    for stem in stems:
-        if stem in fields:
-            return fields[stem]
-    return None
-
-
-def table_unit(result: Mapping[str, Any]) -> TableUnit:
-    """GB when the tool reported GB (the registry's compact form), else GiB: one unit per table
-    so GB and GiB are never mixed, and the table matches the figures the answer quotes."""
-    text = json.dumps(result)
-    return "GB" if re.search(r'_GB(_per_gpu)?"', text) else "GiB"
-
-
-def format_value(
-    key: str, value: Any, unit: TableUnit = "GiB", unit_in_header: bool = False
-) -> str:
-    """One cell: byte fields in `unit` (printed unless the column header names it), numbers
-    compact, lists joined."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    byte_unit = _unit_suffix(key)
-    if byte_unit is not None and isinstance(value, int | float) and not isinstance(value, bool):
-        shown = format_bytes(float(value) * byte_unit[1], unit)
-        return shown.removesuffix(f" {unit}") if unit_in_header else shown
-    if isinstance(value, float):
-        return f"{value:,.4g}"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, list):
-        return ", ".join(format_value(key, v, unit) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{k}={format_value(k, v, unit)}" for k, v in value.items())
-    return "" if value is None else str(value)
-
-
-def _header(key: str, unit: TableUnit | None) -> str:
-    # Byte fields are shown in the table's unit: the header names it (columns) or drops the
-    # raw suffix (field/value rows, where each value prints its unit).
-    byte_unit = _unit_suffix(key)
-    if byte_unit is None:
-        return key
-    return f"{byte_unit[0]} ({unit})" if unit is not None else byte_unit[0]
-
-
-def _is_scalar(value: Any) -> bool:
-    return value is None or isinstance(value, str | int | float | bool)
+CARD_UNIT: TableUnit = "GB"
 
 
 @dataclass(frozen=True)
@@ -117,52 +50,6 @@ class ResultTable:
         return "\n".join(lines)
 
 
-def _option_list(result: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
-    for key in ("options", "rows", "results", "items"):
-        value = result.get(key)
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            return value
-    return None
-
-
-def result_table(result: Mapping[str, Any]) -> ResultTable:
-    """Rows of a list-shaped result (e.g. recommender options), else field/value pairs."""
-    unit = table_unit(result)
-    options = _option_list(result)
-    if options is not None:
-        keys: list[str] = []
-        for option in options:
-            for key, value in option.items():
-                if key not in keys and _is_scalar(value):
-                    keys.append(key)
-        keys = keys[:MAX_COLUMNS]
-        return ResultTable(
-            columns=tuple(_header(k, unit) for k in keys),
-            rows=tuple(
-                tuple(format_value(k, o.get(k), unit, unit_in_header=True) for k in keys)
-                for o in options
-            ),
-        )
-    rows: list[tuple[str, str]] = []
-    for key, value in result.items():
-        if isinstance(value, dict) and all(_is_scalar(v) for v in value.values()):
-            # A breakdown keeps bare component names: its values are bytes.
-            bare_bytes = key.startswith("breakdown") and _unit_suffix(key) is None
-            for k, v in value.items():
-                if bare_bytes and v == 0:
-                    continue  # e.g. no optimizer state when serving: noise in a compact table
-                name = k + "_bytes" if bare_bytes and _unit_suffix(k) is None else k
-                rows.append((f"{key}.{_header(name, None)}", format_value(name, v, unit)))
-        elif isinstance(value, list) and all(map(_is_scalar, value)):
-            cell = format_value(key, value, unit)
-            # Long prose lists (assumptions, notes) stay in the session and the answer.
-            if cell:
-                rows.append((key, cell if len(cell) <= MAX_LIST_CHARS else f"{len(value)} items"))
-        elif _is_scalar(value):
-            rows.append((_header(key, None), format_value(key, value, unit)))
-    return ResultTable(columns=("field", "value"), rows=tuple(rows))
-
-
 @dataclass(frozen=True)
 class MemoryBarData:
     """One GPU option's memory per GPU, stacked, against its capacity (bytes)."""
@@ -176,72 +63,278 @@ class MemoryBarData:
     """As reported by the tool (negative = overflow); None when the tool did not report it."""
 
 
-def _breakdown(data: Mapping[str, Any]) -> tuple[tuple[str, float], ...] | None:
-    raw = data.get("breakdown")
-    if not isinstance(raw, dict):
-        return None
-    parts: dict[str, float] = {}
-    for key, value in raw.items():
-        if not isinstance(value, int | float) or isinstance(value, bool):
-            continue
-        # Bare component names ("weights") carry bytes; "weights_GB" carries its unit.
-        unit = _unit_suffix(key)
-        name, factor = unit if unit is not None else (key, 1.0)
-        parts[name] = float(value) * factor
-    ordered = [(n, parts.pop(n)) for n in MEMORY_COMPONENTS if n in parts]
-    ordered.extend(sorted(parts.items()))
+@dataclass(frozen=True)
+class CardView:
+    """What a card shows for one result: a table, warnings, memory bars, or an error/notice."""
+
+    table: ResultTable = field(default_factory=lambda: ResultTable((), ()))
+    warnings: tuple[str, ...] = ()
+    bars: tuple[MemoryBarData, ...] = ()
+    error: str | None = None
+    notice: str | None = None
+    lines: tuple[str, ...] = ()
+    """Lines shown above the table (a sizing report's headline and named configurations)."""
+
+
+def size_text(num_bytes: float | None, unit: TableUnit = CARD_UNIT) -> str:
+    """A byte figure in the card's unit ('16.06 GB'); 'n/a' when absent."""
+    return "n/a" if num_bytes is None else format_bytes(num_bytes, unit)
+
+
+def format_value(value: Any) -> str:
+    """A non-byte value as cell text: numbers compact, lists joined, bools yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list | tuple):
+        return ", ".join(format_value(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _fields(rows: Sequence[tuple[str, str]]) -> ResultTable:
+    return ResultTable(("field", "value"), tuple(rows))
+
+
+def _breakdown_parts(breakdown: Mapping[str, int]) -> tuple[tuple[str, float], ...]:
+    ordered = [(n, float(breakdown[n])) for n in MEMORY_COMPONENTS if n in breakdown]
+    ordered += sorted((n, float(v)) for n, v in breakdown.items() if n not in MEMORY_COMPONENTS)
     return tuple(ordered)
 
 
-def _bar_for(data: Mapping[str, Any], label: str) -> MemoryBarData | None:
-    components = _breakdown(data)
-    if components is None:
-        # Options without a breakdown still show what they need per GPU, as one segment.
-        needed = byte_field(data, "per_gpu")
-        components = (("needed", needed),) if needed is not None else None
-    budget = byte_field(data, "budget_per_gpu", "budget")
-    usable = byte_field(data, "usable_per_gpu", "usable")
-    capacity, capacity_label = (budget, "budget") if budget is not None else (usable, "usable")
-    if components is None or capacity is None:
+def estimate_bar(est: MemoryEstimate, label: str | None = None) -> MemoryBarData | None:
+    """The memory bar of one estimate: its breakdown against the budget (else usable memory)."""
+    capacity = est.budget_bytes_per_gpu
+    capacity_label = "budget"
+    if capacity is None:
+        capacity, capacity_label = est.usable_bytes_per_gpu, "usable"
+    if capacity is None:
         return None
     return MemoryBarData(
-        label=label,
-        components=components,
-        capacity_bytes=capacity,
+        label=label or (f"{est.num_gpus}× {est.gpu}" if est.gpu else "per GPU"),
+        components=_breakdown_parts(est.breakdown),
+        capacity_bytes=float(capacity),
         capacity_label=capacity_label,
-        headroom_bytes=byte_field(data, "headroom"),
+        headroom_bytes=None if est.headroom_bytes is None else float(est.headroom_bytes),
     )
 
 
-def _option_label(option: Mapping[str, Any]) -> str:
-    gpu = option.get("gpu") or option.get("gpu_name") or "GPU"
-    count = option.get("count") or option.get("gpu_count") or option.get("num_gpus")
-    return f"{count}× {gpu}" if count else str(gpu)
+def memory_view(est: MemoryEstimate) -> CardView:
+    """A memory estimate: what was sized, the per-GPU need and fit, the breakdown, one bar."""
+    rows: list[tuple[str, str]] = [
+        ("model", f"{est.model_id} · {est.weights_format} · KV {est.kv_dtype} · {est.engine}"),
+        (
+            "sized",
+            f"{est.context:,} tokens × {est.batch:,} · {est.num_gpus} GPU(s), TP {est.tp} × "
+            f"PP {est.pp}",
+        ),
+        ("per_gpu", size_text(est.per_gpu_bytes)),
+    ]
+    if est.num_gpus > 1:
+        rows.append(("total", size_text(est.total_bytes)))
+    rows += [
+        (f"breakdown.{name}", size_text(value))
+        for name, value in _breakdown_parts(est.breakdown)
+        if value
+    ]
+    if est.usable_bytes_per_gpu is not None:
+        rows.append(("usable_per_gpu", size_text(est.usable_bytes_per_gpu)))
+    if est.budget_bytes_per_gpu is not None:
+        rows.append(("budget_per_gpu", size_text(est.budget_bytes_per_gpu)))
+    if est.headroom_bytes is not None:
+        rows.append(("headroom", size_text(est.headroom_bytes)))
+    if est.fits is not None:
+        rows.append(("fits", format_value(est.fits)))
+    bar = estimate_bar(est)
+    return CardView(
+        table=_fields(rows),
+        warnings=tuple(str(w) for w in est.warnings),
+        bars=() if bar is None else (bar,),
+    )
 
 
-def memory_bars(result: Mapping[str, Any]) -> list[MemoryBarData]:
-    """Memory bars for a result: one for a memory estimate, one per option that has a breakdown."""
-    bars: list[MemoryBarData] = []
-    top = _bar_for(result, _option_label(result) if result.get("gpu") else "per GPU")
-    if top is not None:
-        bars.append(top)
-    for option in _option_list(result) or []:
-        bar = _bar_for(option, _option_label(option))
-        if bar is not None:
-            bars.append(bar)
-    return bars
+def option_bar(option: Option) -> MemoryBarData:
+    """One recommender option as a bar: what it needs per GPU, as one segment, vs its budget."""
+    return MemoryBarData(
+        label=f"{option.count}× {option.gpu}",
+        components=(("needed", float(option.per_gpu_bytes)),),
+        capacity_bytes=float(option.budget_bytes_per_gpu),
+        capacity_label="budget",
+        headroom_bytes=float(option.headroom_bytes),
+    )
 
 
-def result_warnings(result: Mapping[str, Any]) -> list[str]:
-    """The tool's warnings (shown under a card's table, never summarised away)."""
-    warnings = result.get("warnings")
-    return [str(w) for w in warnings] if isinstance(warnings, list) else []
+OPTION_COLUMNS = (
+    "gpu",
+    "count",
+    "TP×PP×DP",
+    "fits",
+    "meets targets",
+    "per GPU (GB)",
+    "KV tokens",
+    "tok/s per user",
+)
+
+
+def options_table(options: Sequence[Option]) -> ResultTable:
+    """The recommender's options as rows (the unit named in the header)."""
+    rows = tuple(
+        (
+            o.gpu,
+            str(o.count),
+            f"{o.tp}×{o.pp}×{o.dp}",
+            format_value(o.fits),
+            format_value(o.meets_targets),
+            size_text(o.per_gpu_bytes).removesuffix(f" {CARD_UNIT}"),
+            f"{o.kv_cache_capacity_tokens:,}",
+            "n/a"
+            if o.decode_tokens_per_s_per_seq is None
+            else f"{o.decode_tokens_per_s_per_seq:,.1f}",
+        )
+        for o in options[:MAX_ROWS]
+    )
+    return ResultTable(OPTION_COLUMNS, rows)
+
+
+def recommendation_view(rec: Recommendation) -> CardView:
+    """The recommender's best option per GPU type, with a bar each."""
+    return CardView(
+        table=options_table(rec.options),
+        warnings=tuple(str(w) for w in rec.warnings),
+        bars=tuple(option_bar(o) for o in rec.options[:MAX_ROWS]),
+    )
+
+
+COST_COLUMNS = ("provider", "gpu", "count", "tier", "USD/h", "USD/M out tok", "as_of")
+
+
+def _usd(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def cost_view(cost: CostComparison) -> CardView:
+    """Price rows (serving: USD/h and USD/M tokens; training: the job's USD), cheapest first."""
+    rows: list[tuple[str, ...]] = []
+    if cost.serving is not None:
+        rows += [
+            (r.provider, r.gpu, str(r.count), r.tier, _usd(r.usd_per_hour),
+             _usd(r.usd_per_million_tokens, 3), r.as_of)
+            for r in cost.serving.rows[:MAX_ROWS]
+        ]  # fmt: skip
+    if cost.training is not None:
+        rows += [
+            (r.provider, r.gpu, str(r.count), r.tier, _usd(r.usd_cost, 0) + " total", "", r.as_of)
+            for r in cost.training.rows[:MAX_ROWS]
+        ]
+    return CardView(
+        table=ResultTable(COST_COLUMNS, tuple(rows)), warnings=tuple(cost.unconverted_notes)
+    )
+
+
+def report_view(report: SizingReport) -> CardView:
+    """A sizing report: the headline (the rule that chose it, its weight format and quoted
+    price at the report's load) and each configuration named with its fit, as lines; the
+    recommender's options as the table; a bar per configuration named and per option."""
+    lines: list[str] = []
+    if report.question is not None:
+        lines.append(report.question.question)
+    headline = report.headline
+    if headline is not None:
+        o = headline.option
+        line = f"headline: {o.count}× {o.gpu} (TP {o.tp} × PP {o.pp} × {o.dp}), "
+        line += f"{headline.weights_format} weights ({headline.rule})"
+        price = headline.price
+        if price is not None and price.usd_per_million_tokens is not None:
+            line += f", {price.usd_per_million_tokens:,.3f} USD/M{report.price_load.label}"
+        elif price is not None:
+            line += f", {price.usd:,.2f} USD ({price.tier})"
+        lines.append(line)
+    for sized in report.memory:
+        est = sized.estimate
+        if est is None:
+            problem = "not sized" if sized.error is None else sized.error.text
+            lines.append(f"{sized.count}× {sized.gpu or 'GPU'}: {problem}")
+        elif est.fits is not None:
+            verdict = "fits" if est.fits else "does not fit"
+            lines.append(
+                f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes)} of "
+                f"{size_text(est.budget_bytes_per_gpu)} per GPU)"
+            )
+    bars = [bar for m in report.memory if m.estimate and (bar := estimate_bar(m.estimate))]
+    table = ResultTable((), ())
+    if report.recommendation is not None:
+        table = options_table(report.recommendation.options)
+        bars += [option_bar(o) for o in report.recommendation.options[:MAX_ROWS]]
+    return CardView(
+        table=table,
+        warnings=(*report.warnings, *(n.text for n in report.notes)),
+        bars=tuple(bars),
+        lines=tuple(lines),
+    )
+
+
+def _facts_view(value: BaseModel) -> CardView:
+    rows = []
+    for name, item in value:
+        if name.endswith("_bytes") and isinstance(item, int | float):
+            rows.append((name.removesuffix("_bytes"), size_text(item)))
+        elif name.endswith("_bytes_per_s") and isinstance(item, int | float):
+            rows.append((name.removesuffix("_bytes_per_s"), size_text(item) + "/s"))
+        elif isinstance(item, str | int | float | bool) or item is None:
+            rows.append((name, format_value(item)))
+    return CardView(table=_fields(rows))
+
+
+def _list_view(rows: Sequence[BaseModel]) -> CardView:
+    if not rows:
+        return CardView()
+    columns = tuple(type(rows[0]).model_fields)
+    return CardView(
+        table=ResultTable(
+            tuple(c.removesuffix("_bytes") for c in columns),
+            tuple(
+                tuple(
+                    size_text(v) if c.endswith("_bytes") else format_value(v)
+                    for c, v in ((c, getattr(r, c)) for c in columns)
+                )
+                for r in rows
+            ),
+        )
+    )
+
+
+_VIEWS: tuple[tuple[type[BaseModel], Callable[[Any], CardView]], ...] = (
+    (MemoryEstimate, memory_view),
+    (Recommendation, recommendation_view),
+    (CostComparison, cost_view),
+    (SizingReport, report_view),
+    (ModelFacts, _facts_view),
+    (GpuFacts, _facts_view),
+    (ModelList, lambda v: _list_view(v.models)),
+    (GpuList, lambda v: _list_view(v.gpus)),
+)
+
+
+def card_view(value: BaseModel) -> CardView:
+    """The card of one typed result (see the module docstring)."""
+    if isinstance(value, ToolError):
+        return CardView(error=value.text)
+    if isinstance(value, LegacyResult):
+        return CardView(notice=value.notice)
+    for kind, view in _VIEWS:
+        if isinstance(value, kind):
+            return view(value)
+    return _facts_view(value)
 
 
 def summarize_arguments(arguments: Mapping[str, Any], limit: int = 60) -> str:
     """A one-line `key=value` summary of a tool call's inputs for the card title."""
     parts: Sequence[str] = [
-        f"{k}={format_value(k, v)}" for k, v in arguments.items() if _is_scalar(v) and v is not None
+        f"{k}={format_value(v)}"
+        for k, v in arguments.items()
+        if v is not None and isinstance(v, str | int | float | bool)
     ]
     text = ", ".join(parts)
     return text if len(text) <= limit else text[: limit - 1] + "…"

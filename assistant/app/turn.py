@@ -115,7 +115,7 @@ class TurnPresenter:
             card = self.log.card(event.call_id)
             if card is None:
                 card = await self.log.add_tool_card(event.call_id, event.name, {})
-            await card.set_result(dict(event.result), is_error=event.is_error)
+            await card.set_result(event.value, is_error=event.is_error)
             self.status.state = "thinking…"
         elif isinstance(event, UsageReport):
             self.status.add_usage(event.prompt_tokens, event.completion_tokens, event.estimated)

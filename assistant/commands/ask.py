@@ -3,9 +3,16 @@
 Uses the configured endpoint when there is one (`assistant.engines.make_engine`), the offline
 engine otherwise or with `--offline`. The offline answer's last part — the tools' assumptions
 on sources, formulas and constants (`assistant.offline.render.split_details`) — is replaced by
-one line saying how many there are; `--details` prints them. `--json` prints the parsed
-workload, the tool calls with their results, and the full answer. The offline path never
-imports openai or textual.
+one line saying how many there are; `--details` prints them.
+
+With a model endpoint, the answer printed leads with the deterministic verdict rendered from
+the turn's sizing report (the engine's `Verdict` event: `assistant.offline.render.verdict_text`,
+the lines the offline answer leads with), then the model's explanation, then the figures of it
+no tool result supports and its claims the tools contradict.
+
+`--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
+model reads them), the sizing report's headline, weight format and price load, the tools'
+assumptions, and the full answer. The offline path never imports openai or textual.
 
 Every answer is saved as a session (assistant/sessions.py; `--no-save` skips it), so
 `gpu-sizer proposal --session ID` renders it and a later `ask` continues it, as `llm -c` does:
@@ -38,6 +45,7 @@ from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
+from tools.sizing import SizingReport
 
 if TYPE_CHECKING:
     from assistant.session_store import SessionStore
@@ -128,7 +136,8 @@ async def _run_turn(
 ) -> tuple[Done | None, list[Any]]:
     """Run one turn on `conversation` (a new one when None), streaming the answer to stdout
     when `stream`; without `details` the folded assumptions are held back (the visible part is
-    a prefix of the text, so it streams)."""
+    a prefix of the text, so it streams). An LLM answer is led by the engine's `Verdict` (the
+    turn's sizing report rendered), printed before the model's first word."""
     from assistant.offline.render import split_details
 
     conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
@@ -154,6 +163,29 @@ async def _run_turn(
     return done, events
 
 
+def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]:
+    """The turn's sizing report as `--json` shows it (headline, weight format, price load)
+    and every assumption the tools stated (report first, then other results)."""
+    from assistant.commands.recommend import headline_record
+
+    values = [e.value for e in events if isinstance(e, ToolResult)]
+    report = next((v for v in values if isinstance(v, SizingReport)), None)
+    assumptions = [] if report is None else list(report.assumptions)
+    for value in values:
+        if not isinstance(value, SizingReport):
+            assumptions += [str(a) for a in getattr(value, "assumptions", [])]
+    if report is None:
+        return None, list(dict.fromkeys(assumptions))
+    record = {
+        "model_id": report.model_id,
+        "weights_format": report.weights_format,
+        "headline": headline_record(report),
+        "price_load": report.price_load.model_dump(mode="json"),
+        "question": None if report.question is None else report.question.question,
+    }
+    return record, list(dict.fromkeys(assumptions))
+
+
 def _json_report(
     question: str,
     engine: Engine,
@@ -167,6 +199,7 @@ def _json_report(
             calls[event.call_id] = {"name": event.name, "arguments": event.arguments}
         elif isinstance(event, ToolResult) and event.call_id in calls:
             calls[event.call_id] |= {"result": event.result, "is_error": event.is_error}
+    sizing, assumptions = _sizing_record(events)
     workload: dict[str, Any] | None = None
     if engine.mode == "offline":
         from assistant.offline import parse_workload
@@ -183,6 +216,8 @@ def _json_report(
         "engine": engine.mode,
         "workload": workload,
         "tool_calls": list(calls.values()),
+        "sizing": sizing,
+        "assumptions": assumptions,
         "verdict": done.verdict if done else "",
         "answer": done.text if done else None,
         "unverified_figures": list(done.unverified_figures) if done else [],

@@ -1,9 +1,10 @@
 """`gpu-sizer cost`: cloud cost per hour, month and million tokens; hosted API comparison.
 
-Two ways in: `--model` (plus the workload flags) asks `tools.recommend` for the configurations
-that fit and their throughput, then prices each; without a model, `--gpu`, `--count` and
-`--tokens-per-s` describe one configuration directly. User prices come from `--prices PATH`,
-else from `<user config dir>/gpu-sizer/prices.toml` when that file exists.
+Two ways in: `--model` (plus the workload flags) asks `tools.sizing.size` — the same report
+`recommend`, `ask` and the proposal present — and prints its costs, led by its headline (the
+option, weight format and $/M tokens at the load the report states); without a model, `--gpu`,
+`--count` and `--tokens-per-s` describe one configuration directly. User prices come from
+`--prices PATH`, else from `<user config dir>/gpu-sizer/prices.toml` when that file exists.
 """
 
 from __future__ import annotations
@@ -16,8 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.commands._flags import CommandFlags, flagset, given, request
+from assistant.commands._flags import CommandFlags, flagset, given, named, request
 from assistant.commands._table import render_table
+from assistant.commands.recommend import headline_lines, headline_record
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
     PriceFilter,
@@ -29,14 +31,13 @@ from tools.cost import (
     TrainingCostRow,
     UsageProfile,
     compare_costs,
-    ranking_prices,
-    serving_inputs,
     training_costs,
     training_inputs,
 )
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD
 from tools.errors import ToolInputError
 from tools.limits import FINITE, MAX_GPUS, MAX_HOURS, MIN_RATE
+from tools.notes import texts
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
     TIERS,
@@ -44,19 +45,19 @@ from tools.pricing import (
     load_price_book,
     staleness_warning,
 )
+from tools.sizing import PricingScope, SizingReport, SizingRequest
 from tools.workload import Workload
 
 ROWS_PER_TIER = 5
 
 # The fields that say which model (give one): with one, the recommender proposes what to price.
 _MODEL_CHOICE = ("model", "params", "config_path", "model_file")
-# Workload fields the command decides itself: GPUs come from --gpu, the budget from
-# --max-usd-per-hour, the region from --eu-only, the ranking from the cheapest price.
+# Workload fields the command decides itself: GPUs come from --gpu, the region from --eu-only.
+# The objective and a budget per hour are the workload's, as `recommend` takes them, so the
+# headline is chosen by the same rule for the same question.
 _SET_BY_COST = (
-    "objective",
     "constraints.only_gpus",
     "constraints.exclude_gpus",
-    "constraints.budget_usd_per_hour",
     "constraints.region",
 )
 
@@ -170,17 +171,13 @@ def _workload_only_flag(args: argparse.Namespace) -> str | None:
     return None
 
 
-def _from_recommender(
-    args: argparse.Namespace,
-    book: PriceBook,
-    flt: PriceFilter,
-    today: date,
-    options: CostCommandOptions,
-) -> tuple[list[ServingCostInput], list[TrainingCostInput], str, list[str]]:
-    from tools.recommend import recommend
-
-    # Users left unset when not given: with only --tokens-per-s the recommender plans the
-    # concurrency that reaches it (one user could never produce 1,000 tok/s).
+def _sizing_request(
+    args: argparse.Namespace, flt: PriceFilter, profile: UsageProfile, options: CostCommandOptions
+) -> SizingRequest:
+    """The sizing question the flags ask (`tools.sizing.SizingRequest`): the workload flags,
+    the price filters and usage as its pricing scope; a training `--count` sizes every layout
+    up to it. Users are left unset when not given: with only --tokens-per-s the recommender
+    plans the concurrency that reaches it (one user could never produce 1,000 tok/s)."""
     stated = request(Workload, args)
     extra: dict[str, Any] = {}
     if flt.gpus:
@@ -193,22 +190,68 @@ def _from_recommender(
         # Every layout up to the count is evaluated ("fastest" tries them all), so the ones of
         # exactly that many GPUs are among the recommender's options or rejected layouts.
         extra["constraints.max_gpus"] = fixed_count
-    extra["objective"] = "cheapest" if fixed_count is None else "fastest"
-    prices = ranking_prices(book, flt, today, options.max_age_days)
+        extra["objective"] = "fastest"
     workload = request(Workload, args, extra)
-    rec = recommend(workload, prices)
+    scope = PricingScope(
+        eu_only=flt.eu_only,
+        eur_to_usd=flt.eur_to_usd,
+        tiers=flt.tiers,
+        providers=flt.providers,
+        max_usd_per_hour=flt.max_usd_per_hour,
+        include_superseded=flt.include_superseded,
+        api_providers=flt.api_providers,
+        max_price_age_days=options.max_age_days,
+        usage=profile,
+        spot_interruption_overhead=options.spot_interruption_overhead,
+    )
+    return SizingRequest(workload=workload, pricing=scope)
+
+
+def _from_report(
+    args: argparse.Namespace,
+    report: SizingReport,
+    book: PriceBook,
+    flt: PriceFilter,
+    today: date,
+    options: CostCommandOptions,
+) -> tuple[ServingCostResult | None, TrainingCostResult | None, list[str]]:
+    """The report's costs and the notes that go with them. A training `--count` prices, per
+    GPU type, the fastest layout of exactly that many GPUs the report's recommender sized."""
+    rec = report.recommendation
+    if rec is None:
+        error = report.recommendation_error
+        problem = "could not be sized" if error is None else error.problem
+        raise named(ToolInputError("model" if error is None else error.field, problem), args)
+    warnings = [f"warning: {w}" for w in texts(rec.warnings)]
+    workload = report.request.workload
+    max_gpus = (
+        workload.constraints.max_gpus if given(args, Workload, "constraints.max_gpus") else None
+    )
+    fixed_count = _fixed_training_count(options.count, workload.task, max_gpus)
     if fixed_count is not None:
         jobs = _training_at_count(fixed_count, rec.options + rec.rejected, workload.zero)
         notes = [
             f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
             f"exactly {fixed_count} GPUs (--count) per GPU type",
-            *(f"warning: {w}" for w in rec.warnings),
+            *warnings,
         ]
-        return [], jobs, rec.model_id, notes
-    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *rec.notes]
-    notes += [f"warning: {w}" for w in rec.warnings]
-    serving = serving_inputs(rec.options)
-    if workload.task == "inference" and not serving:
+        train = training_costs(
+            jobs,
+            book,
+            flt,
+            deadline_hours=options.deadline_hours,
+            freshness=(today, options.max_age_days),
+            spot_interruption_overhead=options.spot_interruption_overhead,
+        )
+        return None, train, notes
+    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *texts(rec.notes)]
+    notes += warnings
+    if report.costs_error is not None:
+        refusal = ToolInputError(report.costs_error.field, report.costs_error.problem)
+        raise named(refusal, args)
+    costs = report.costs
+    serving = None if costs is None or report.priced_nearest else costs.serving
+    if workload.task == "inference" and serving is None:
         # A setup that misses the targets is not an offer: price none, say what comes closest.
         if any(o.fits for o in rec.options):
             notes.append(
@@ -217,7 +260,7 @@ def _from_recommender(
             )
         else:
             notes.append(rec.nearest_feasible or "no configuration fits")
-    return serving, training_inputs(rec.options), rec.model_id, notes
+    return serving, None if costs is None else costs.training, notes
 
 
 def _fixed_training_count(count: int | None, task: str, max_gpus: int | None) -> int | None:
@@ -295,42 +338,50 @@ def run(args: argparse.Namespace) -> int:
     options = request(CostCommandOptions, args)
     book = _book(args)
     flt = _filter(args)
-    model_id: str | None = None
     notes: list[str] = []
     today = date.today()
-    workload: Workload | None = None
+    report: SizingReport | None = None
+    result: ServingCostResult | None
+    train: TrainingCostResult | None
     if given(args, Workload, *_MODEL_CHOICE):
-        workload = request(Workload, args)
-        profile = _profile(args, workload)
-        serving, training, model_id, notes = _from_recommender(args, book, flt, today, options)
+        from assistant.sizing_tool import run_size
+
+        profile = _profile(args, request(Workload, args))
+        report = run_size(_sizing_request(args, flt, profile, options), book, today)
+        result, train, notes = _from_report(args, report, book, flt, today, options)
+        if report.request.workload.task != "inference" and train is not None:
+            result = None
     else:
         profile = _profile(args, None)
         serving, training = _direct(args, flt, options)
         if not given(args, ServingCostInput, "aggregate_tokens_per_s"):
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
-    task = workload.task if workload is not None else "inference"
-    training_only = task != "inference" and bool(training)
-    freshness = (today, options.max_age_days)
-    result = compare_costs(serving, book, flt, profile, model_id, freshness) if serving else None
-    train = None
-    if training:
-        train = training_costs(
-            training,
-            book,
-            flt,
-            deadline_hours=options.deadline_hours,
-            freshness=freshness,
-            spot_interruption_overhead=options.spot_interruption_overhead,
-        )
-    if training_only:
-        result = None
+        freshness = (today, options.max_age_days)
+        result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
+        train = None
+        if training:
+            train = training_costs(
+                training,
+                book,
+                flt,
+                deadline_hours=options.deadline_hours,
+                freshness=freshness,
+                spot_interruption_overhead=options.spot_interruption_overhead,
+            )
     warnings = _staleness(result, train, book, today, options.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
     if args.json:
-        print(json.dumps(_json(result, train, notes, warnings), indent=2))
+        out = _json(result, train, notes, warnings)
+        if report is not None:
+            out["headline"] = headline_record(report)
+            out["price_load"] = report.price_load.model_dump(mode="json")
+        print(json.dumps(out, indent=2))
     else:
-        print(_text(result, train, notes, warnings, args.all))
+        lead = [] if report is None else headline_lines(report)
+        # The report's cost notes already say how to set a EUR rate (assistant.sizing_tool).
+        text = _text(result, train, notes, warnings, args.all, rate_hint=report is None)
+        print("\n".join([*lead, text]))
     return 0
 
 
@@ -375,12 +426,13 @@ def _text(
     notes: list[str],
     warnings: list[str],
     show_all: bool,
+    rate_hint: bool = True,
 ) -> str:
     parts: list[str] = []
     if result is not None:
-        parts.append(_serving_text(result, show_all))
+        parts.append(_serving_text(result, show_all, rate_hint))
     if train is not None:
-        parts.append(_training_text(train, show_all))
+        parts.append(_training_text(train, show_all, rate_hint))
     parts += [f"note: {n}" for n in notes]
     if warnings:
         parts.append(f"{len(warnings)} price(s) past the staleness limit or undated:")
@@ -393,7 +445,7 @@ def _billed(billed_gpus: int, instance: str | None) -> str:
     return f"{billed_gpus} ({instance})" if instance else str(billed_gpus)
 
 
-def _serving_text(result: ServingCostResult, show_all: bool) -> str:
+def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = True) -> str:
     headers = (
         "provider", "gpu", "count", "billed GPUs", "region", "USD/hour", "USD/month",
         "USD/M out tok", "USD/M blended", "per hour (published)", "as_of",
@@ -420,7 +472,7 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
         parts += _row_notes(shown)
     if not parts:
         parts.append("no price matches these filters")
-    parts += _unconverted_line(result.unconverted_note)
+    parts += _unconverted_line(result.unconverted_note, rate_hint)
     if result.api_comparison:
         parts.append("\nhosted APIs (USD per million tokens):")
         api_cells = [
@@ -447,25 +499,22 @@ def _serving_text(result: ServingCostResult, show_all: bool) -> str:
     return "\n".join(parts)
 
 
-def _unconverted_line(note: str | None) -> list[str]:
+def _unconverted_line(note: str | None, rate_hint: bool = True) -> list[str]:
     """The offers no USD figure could be given for, shown under the table they would rank in."""
     from assistant.cost_tool import HOW_TO_SET_RATE
 
-    return [] if note is None else [f"not compared in USD: {note}; {HOW_TO_SET_RATE}"]
+    if note is None:
+        return []
+    return [f"not compared in USD: {note}" + (f"; {HOW_TO_SET_RATE}" if rate_hint else "")]
 
 
 def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
     """What a buyer must check about the rows shown (a per-GPU quote for a group that needs one
-    machine, a stale price, an unconverted currency); billed GPUs are in the table already."""
-    return [
-        f"  {r.provider} {r.gpu} ×{r.count}: {note}"
-        for r in rows
-        for note in r.notes
-        if not note.startswith("billed for")
-    ]
+    machine, whole instances billed, a stale price, an unconverted currency)."""
+    return [f"  {r.provider} {r.gpu} ×{r.count}: {note}" for r in rows for note in r.notes]
 
 
-def _training_text(train: TrainingCostResult, show_all: bool) -> str:
+def _training_text(train: TrainingCostResult, show_all: bool, rate_hint: bool = True) -> str:
     headers = ("provider", "gpu", "count", "TP", "tier", "wall h", "GPU-h", "USD",
                "cost (published)", "deadline", "as_of")  # fmt: skip
     parts = ["\ntraining cost:"]
@@ -487,7 +536,7 @@ def _training_text(train: TrainingCostResult, show_all: bool) -> str:
         ]  # fmt: skip
         parts.append(render_table(headers, cells, right_align=(2, 3, 5, 6, 7, 8)))
         parts += _row_notes(shown)
-    parts += _unconverted_line(train.unconverted_note)
+    parts += _unconverted_line(train.unconverted_note, rate_hint)
     best = train.cheapest_meeting_deadline
     if best is not None:
         parts.append(

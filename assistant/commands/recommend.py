@@ -1,7 +1,11 @@
 """`gpu-sizer recommend`: the smallest configuration on each GPU that fits and meets the targets.
 
-Its flags are the `Workload` fields (assistant/commands/_flags.py), so they carry the same
-names, defaults, bounds and error wording as `gpu-sizer memory` and `gpu-sizer cost`.
+It asks `tools.sizing.size` (through `assistant.sizing_tool.run_size`, the same call every
+surface makes) and prints the report's recommendation, led by the report's headline: the option,
+weight format and $/M tokens (at the load the report states) that `cost`, `ask` and the
+proposal quote for the same workload. Its flags are the `Workload` fields
+(assistant/commands/_flags.py), so they carry the same names, defaults, bounds and error
+wording as `gpu-sizer memory` and `gpu-sizer cost`.
 """
 
 from __future__ import annotations
@@ -10,7 +14,10 @@ import argparse
 import json
 from typing import Any
 
-from assistant.commands._flags import CommandFlags, request
+from assistant.commands._flags import CommandFlags, named, request
+from tools.errors import ToolInputError
+from tools.notes import texts
+from tools.sizing import SizingReport, SizingRequest
 from tools.units import format_bytes
 from tools.workload import Workload
 
@@ -75,15 +82,69 @@ def option_record(option: Any, training: bool) -> dict[str, Any]:
     return record
 
 
+def headline_record(report: SizingReport) -> dict[str, Any] | None:
+    """The JSON form of the report's headline: option, rule, weight format, quoted price."""
+    headline = report.headline
+    if headline is None:
+        return None
+    o = headline.option
+    price = headline.price
+    return {
+        "gpu": o.gpu,
+        "count": o.count,
+        "tp": o.tp,
+        "pp": o.pp,
+        "dp": o.dp,
+        "rule": headline.rule,
+        "reason": headline.reason,
+        "weights_format": headline.weights_format,
+        "price": None if price is None else price.model_dump(mode="json"),
+    }
+
+
+def headline_lines(report: SizingReport) -> list[str]:
+    """The report's headline in plain text: what leads, why, its format and price, and the
+    load $/M tokens is priced at (the same on every surface)."""
+    headline = report.headline
+    if headline is None:
+        rec = report.recommendation
+        nearest = None if rec is None else rec.nearest_feasible
+        return [f"headline: none fits and meets the targets{'; ' + nearest if nearest else ''}"]
+    line = f"headline: {headline.label}, {headline.weights_format} weights ({headline.reason})"
+    price = headline.price
+    if price is not None:
+        tier = price.tier.replace("_", "-")
+        if price.usd_job is not None:
+            line += f"; {price.usd_job:,.2f} USD {tier} for the job"
+        else:
+            line += f"; {price.usd_per_hour or 0:,.2f} USD/h {tier}"
+            if price.usd_per_million_tokens is not None:
+                line += (
+                    f", {price.usd_per_million_tokens:,.3f} USD/M output tokens"
+                    f"{report.price_load.label}"
+                )
+        line += f" ({price.provider}, {price.as_of})"
+    return [line, f"priced: {report.price_load.reason}"]
+
+
 def run(args: argparse.Namespace) -> int:
-    from assistant.recommend_tool import run_recommend
+    from assistant.sizing_tool import run_size
 
     workload = request(Workload, args)
-    result = run_recommend(workload)
+    report = run_size(SizingRequest(workload=workload))
+    if report.recommendation is None:
+        error = report.recommendation_error
+        field = "model" if error is None else error.field
+        raise named(
+            ToolInputError(field, "could not be sized" if error is None else error.problem), args
+        )
+    result = report.recommendation
     training = workload.is_training
     assumptions = result.assumptions  # the defaulted request lengths lead them
     if args.json:
         out: dict[str, Any] = {
+            "headline": headline_record(report),
+            "price_load": report.price_load.model_dump(mode="json"),
             "model_id": result.model_id,
             "total_params": result.total_params,
             "active_params": result.active_params,
@@ -91,15 +152,17 @@ def run(args: argparse.Namespace) -> int:
             "weight_bytes": result.weight_bytes,
             "kv_cache_bytes_per_token": result.kv_cache_bytes_per_token,
             "options": [option_record(o, training) for o in result.options],
-            "notes": result.notes,
+            "notes": texts(result.notes),
             "nearest_feasible": result.nearest_feasible,
-            "warnings": result.warnings,
+            "warnings": texts(result.warnings),
             "assumptions": assumptions,
         }
         if args.all_layouts:
             out["rejected"] = [option_record(o, training) for o in result.rejected]
         print(json.dumps(out, indent=2))
         return 0
+    for line in headline_lines(report):
+        print(line)
     print(
         f"{result.model_id}: {result.total_params:,} parameters ({result.active_params:,} "
         f"active), {result.weights_format} weights {format_bytes(result.weight_bytes, 'GiB')}, "
@@ -138,8 +201,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"    · {note}")
     for warning in result.warnings:
         print(f"warning: {warning}")
-    for note in result.notes:
-        print(f"note: {note}")
+    for line in texts(result.notes):
+        print(f"note: {line}")
     if result.nearest_feasible:
         print(result.nearest_feasible)
     print("assumptions:")

@@ -87,10 +87,11 @@ from assistant.llm.window import (
 )
 from assistant.prompts import load_prompt
 from assistant.redact import UrlCredentials, redact_secrets
-from assistant.registry import Registry, compact_json, default_registry, parse_arguments
-from assistant.summaries import model_view
+from assistant.registry import Registry, default_registry, parse_arguments
+from assistant.results import DUPLICATE_KEY, tool_message
 from assistant.tokens import count_messages, count_text
 from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
+from assistant.wire import compact_json, model_view
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 """Message keys sent to the endpoint; others (our `verdict`, `checks`, `cancelled`, `error`,
@@ -373,7 +374,7 @@ class LlmEngine:
                         "role": "tool",
                         "tool_call_id": call.id,
                         "content": content,
-                        "duplicate_of": earlier,
+                        DUPLICATE_KEY: earlier,
                     }
                 )
                 turn.open_calls.remove(call)
@@ -388,11 +389,11 @@ class LlmEngine:
                 from_model=from_model,
                 timeout_s=self.tool_timeout_s,
             )
-            conversation.add({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
+            conversation.add(tool_message(call.id, call.name, outcome.value, with_name=False))
             turn.open_calls.remove(call)
             if not outcome.is_error:
                 turn.seen_calls[key] = call.id
-            yield ToolResult(call.id, call.name, outcome.result, outcome.is_error)
+            yield ToolResult(call.id, call.name, outcome.value, outcome.is_error)
         if repeated:
             yield Notice(
                 f"The model repeated {repeated} tool call(s) already answered this turn; "
@@ -521,8 +522,11 @@ class LlmEngine:
     # --- one model call, with retries and capability fallbacks ---------------------------
 
     def _history(self, conversation: Conversation) -> list[dict[str, Any]]:
+        # The model gets summaries derived from the calculators' typed results
+        # (`assistant.wire`); the conversation keeps the full typed results (tool cards,
+        # proposals and the grounding check read those).
         history: list[dict[str, Any]] = []
-        for message in conversation.messages:
+        for message in model_view(conversation.messages):
             sent = {k: message[k] for k in REQUEST_KEYS if k in message}
             if sent.get("role") == "assistant" and not sent.get("tool_calls"):
                 # An answer that failed before the model wrote anything is its verdict.
@@ -530,9 +534,6 @@ class LlmEngine:
                 if not sent["content"]:
                     continue
             history.append(sent)
-        # The model gets summaries of the calculators' large results; the conversation keeps
-        # the full results (tool cards, proposals and the grounding check read those).
-        history = model_view(history)
         if not self.capabilities.tools:
             history = flatten_tool_messages(history)
         return history

@@ -1,9 +1,11 @@
-"""Adapter to the offline parser: which tools a request clearly needs, with what arguments.
+"""Adapter to the offline parser: the calls a request clearly needs, with what arguments.
 
-Used before the first model call (so a typical question needs one round trip) and as the
-fallback when an endpoint has no tools or the model ignores them. `assistant.offline` is written
-by another module and imported lazily; when it is missing the planner plans nothing and the model
-calls the tools itself.
+The pre-computation is one `size` call (`tools.sizing`: memory for each configuration named,
+the recommender, costs and the follow-ups — exactly what the offline engine runs), plus the
+llama.cpp / Ollama plans for local-serving questions. Used before the first model call (so a
+typical question needs one round trip) and as the fallback when an endpoint has no tools or the
+model ignores them. `assistant.offline` is imported lazily; when it is missing the planner plans
+nothing and the model calls the tools itself.
 """
 
 from __future__ import annotations

@@ -2,9 +2,10 @@
 
 A turn: parse the text (refining the previous turn's workload, which is stored on the assistant
 message that carries the tool calls, so it is derivable from the saved conversation), ask one
-question if a verdict-changing fact is missing, else run the planned calls through the same
-tool registry the LLM engine uses, append them as OpenAI-format `tool_calls` + `tool` messages,
-then stream the rendered Markdown answer and end with `Done`.
+question if a verdict-changing fact is missing, else run the planned calls — one `size` call
+(`tools.sizing`: memory, recommend, cost and the follow-ups) and any llama.cpp / Ollama plans —
+through the same tool registry the LLM engine uses, append them as OpenAI-format `tool_calls` +
+`tool` messages, then stream the answer rendered from the sizing report and end with `Done`.
 """
 
 from __future__ import annotations
@@ -16,37 +17,17 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
-from assistant.cost_tool import MAX_OPTIONS
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
-from assistant.offline.max_context import longest_context_calls
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import (
-    PlannedCall,
-    layout_memory_call,
-    plan_cost_call,
-    plan_tool_calls,
-    scale_out_calls,
-    zero3_alternative,
-)
-from assistant.offline.render import (
-    CallResult,
-    bytes_from,
-    headline_option,
-    per_gpu_figure,
-    render_answer,
-    render_question,
-)
-from assistant.tool_calls import TOOL_TIMEOUT_S, in_thread, run_tool_call
-from tools.catalog import get_catalog
+from assistant.offline.planner import PlannedCall, plan_tool_calls
+from assistant.offline.render import CallResult, render_answer, render_question
+from assistant.results import ToolError, tool_message
+from assistant.tool_calls import run_tool_call
+from tools.sizing import SizingReport
 
 if TYPE_CHECKING:
     from assistant.registry import Registry
-
-# Fitting options priced per turn, as many as the cost tool takes: the recommender ranks
-# without prices, so the cheapest option is often far down its list (a 7B model: B300 first,
-# the L4 further down).
-_PRICED_OPTIONS = MAX_OPTIONS
 
 
 def previous_workload(conversation: Conversation) -> ParsedWorkload | None:
@@ -58,38 +39,6 @@ def previous_workload(conversation: Conversation) -> ParsedWorkload | None:
                 return ParsedWorkload.model_validate(data)
             except ValueError:
                 return None
-    return None
-
-
-def ambiguous_gpu_question(parsed: ParsedWorkload, memory: list[CallResult]) -> str | None:
-    """A question when a GPU name covers variants on which the memory verdict differs.
-
-    The verdict per variant compares the estimate's per-GPU need with that variant's usable
-    memory scaled by the same engine utilisation the tool applied (budget / usable).
-    """
-    catalog = get_catalog()
-    for mention in parsed.gpus:
-        if mention.gpu is None or not mention.variants:
-            continue
-        call = next((c for c in memory if c.arguments.get("gpu") == mention.gpu), None)
-        if call is None or call.is_error:
-            continue
-        needed = bytes_from(call.result, "per_gpu")
-        budget = per_gpu_figure(call.result, "budget")
-        usable = per_gpu_figure(call.result, "usable")
-        if needed is None or budget is None or usable is None or usable <= 0:
-            continue
-        utilisation = budget / usable
-        verdicts: dict[bool, list[str]] = {True: [], False: []}
-        for gpu_id in mention.variants:
-            gpu = catalog.gpus[gpu_id]
-            fits = needed <= gpu.usable_memory_bytes * utilisation
-            verdicts[fits].append(gpu.name.removeprefix("NVIDIA "))
-        if verdicts[True] and verdicts[False]:
-            return (
-                f"Which '{mention.text}' do you mean? It fits on {', '.join(verdicts[True])} "
-                f"but not on {', '.join(verdicts[False])}."
-            )
     return None
 
 
@@ -133,11 +82,6 @@ class OfflineEngine:
             self._registry = default_registry()
         return self._registry
 
-    def _call(self, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-        """One tool call through the registry, not recorded (a search step)."""
-        outcome = self.registry.call(name, arguments)
-        return outcome.result, outcome.is_error
-
     async def _run(
         self, conversation: Conversation, planned: list[PlannedCall], parsed: ParsedWorkload
     ) -> tuple[list[Event], list[CallResult]]:
@@ -163,17 +107,11 @@ class OfflineEngine:
         )
         for call_id, call in zip(ids, planned, strict=True):
             events.append(ToolCallStarted(call_id, call.name, call.arguments))
+            # Off the event loop, time-limited and cleaned (assistant.tool_calls).
             outcome = await run_tool_call(self.registry, call.name, call.arguments)
-            events.append(ToolResult(call_id, call.name, outcome.result, outcome.is_error))
-            conversation.add(
-                {
-                    "role": "tool",
-                    "tool_call_id": call_id,
-                    "name": call.name,
-                    "content": outcome.content,
-                }
-            )
-            results.append(CallResult(call.name, call.arguments, outcome.result, outcome.is_error))
+            events.append(ToolResult(call_id, call.name, outcome.value, outcome.is_error))
+            conversation.add(tool_message(call_id, call.name, outcome.value))
+            results.append(CallResult(call.name, call.arguments, outcome.value, outcome.is_error))
         return events, results
 
     async def run_turn(self, conversation: Conversation, user_text: str) -> AsyncIterator[Event]:
@@ -183,11 +121,7 @@ class OfflineEngine:
         try:
             previous = previous_workload(conversation)
             parsed = parse_workload(variant_reply(user_text, previous), previous)
-            planned = await in_thread(
-                lambda: longest_context_calls(parsed, plan_tool_calls(parsed), self._call),
-                TOOL_TIMEOUT_S,
-            )
-            results: list[CallResult] = []
+            planned = plan_tool_calls(parsed)
             text: str
             question: str | None = None
             if not planned:
@@ -196,32 +130,9 @@ class OfflineEngine:
                 events, results = await self._run(conversation, planned, parsed)
                 for event in events:
                     yield event
-                memory = [r for r in results if r.name == "estimate_memory"]
-                question = ambiguous_gpu_question(parsed, memory)
-                recommend = next((r for r in results if r.name == "recommend"), None)
-                cost_call = None
-                if question is None and recommend is not None and not recommend.is_error:
-                    cost_call = plan_cost_call(parsed, recommend.result, limit=_PRICED_OPTIONS)
-                if cost_call is not None and cost_call.name in self.registry.specs:
-                    events, more = await self._run(conversation, [cost_call], parsed)
-                    results += more
-                    for event in events:
-                        yield event
-                cost = next((r for r in results if r.name == "compare_costs"), None)
-                follow = (
-                    follow_up_memory_calls(parsed, memory, recommend, cost)
-                    if question is None
-                    else []
-                )
-                if follow:
-                    events, more = await self._run(conversation, follow, parsed)
-                    results += more
-                    for event in events:
-                        yield event
+                question = _question(results)
                 text = (
-                    render_question(parsed, question)
-                    if question
-                    else render_answer(parsed, results)
+                    render_question(parsed, question) if question else answer_text(parsed, results)
                 )
             for paragraph in _paragraphs(text):
                 partial.append(paragraph)
@@ -252,57 +163,24 @@ class OfflineEngine:
             yield Done(text=message, conversation=conversation)
 
 
-def follow_up_memory_calls(
-    parsed: ParsedWorkload,
-    memory: list[CallResult],
-    recommend: CallResult | None,
-    cost: CallResult | None,
-) -> list[PlannedCall]:
-    """Memory calls that depend on the first round's results: a named multi-GPU full-training
-    configuration that does not fit as plain data parallelism, sized again with ZeRO-3 / FSDP;
-    and, with no GPU named, the layout the answer's headline recommends (its breakdown is the
-    table shown). The renderer tells them from the named configurations by their place after
-    the recommend call."""
-    calls: list[PlannedCall] = []
-    for call in memory:
-        fits = None if call.is_error else call.result.get("fits")
-        alternative = zero3_alternative(
-            parsed, PlannedCall(call.name, call.arguments), fits if isinstance(fits, bool) else None
-        )
-        if alternative is not None and alternative not in calls:
-            calls.append(alternative)
-    calls += _scale_out(parsed, memory, recommend)
-    option = headline_option(recommend, cost)
-    layout = None if option is None else layout_memory_call(parsed, option)
-    if layout is not None:
-        calls.append(layout)
-    return calls
+def _question(results: list[CallResult]) -> str | None:
+    """The question the sizing report asks first (a GPU name whose variants differ), if any."""
+    report = next((r.value for r in results if isinstance(r.value, SizingReport)), None)
+    return None if report is None or report.question is None else report.question.question
 
 
-def _scale_out(
-    parsed: ParsedWorkload, memory: list[CallResult], recommend: CallResult | None
-) -> list[PlannedCall]:
-    """For the first named multi-GPU serving configuration whose GPUs hold no layout that meets
-    the targets (QA round 4, 2: '4 A100 40GB for 10 users'): the recommender without the GPU
-    limit and the named GPUs at lower weight formats (planner.scale_out_calls)."""
-    if recommend is None or recommend.is_error or (parsed.users or parsed.batch) is None:
-        return []
-    for call in memory:
-        gpu_id, count = call.arguments.get("gpu"), int(call.arguments.get("gpus", 1))
-        if gpu_id is None or count < 2:
-            continue
-        options = [*recommend.result.get("options", []), *recommend.result.get("rejected", [])]
-        held = any(
-            o.get("gpu") == gpu_id
-            and int(o.get("count", 0)) <= count
-            and o.get("fits")
-            and o.get("meets_targets")
-            for o in options
-        )
-        if not held:
-            result = None if call.is_error else call.result
-            return scale_out_calls(parsed, PlannedCall(call.name, call.arguments), result)
-    return []
+def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> str:
+    """The turn's Markdown from its results: the answer rendered from the sizing report (and
+    the llama.cpp / Ollama plans), or the question the report asks first."""
+    sizing = next((r for r in results if r.name == "size"), None)
+    local = [r for r in results if r.name == "plan_local_serving"]
+    report = sizing.value if sizing is not None else None
+    if isinstance(report, SizingReport):
+        if report.question is not None:
+            return render_question(parsed, report.question.question)
+        return render_answer(parsed, report, local)
+    error = report.text if isinstance(report, ToolError) else None
+    return render_answer(parsed, None, local, error)
 
 
 def _paragraphs(text: str) -> list[str]:

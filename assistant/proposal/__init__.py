@@ -34,6 +34,7 @@ from assistant.proposal.sections import (
     summary_paragraph,
     workload_blocks,
 )
+from assistant.results import result_payload
 from tools.errors import ToolInputError
 
 Format = Literal["md", "html"]
@@ -65,7 +66,9 @@ def session_sources(conversation: Conversation) -> list[Any]:
     """Everything a summary's figures may come from: tool results, tool arguments, user text."""
     sources: list[Any] = []
     for message in conversation.messages:
-        if message.get("role") in ("tool", "user"):
+        if message.get("role") == "tool":
+            sources.append(result_payload(message))
+        elif message.get("role") == "user":
             sources.append(message.get("content") or "")
         for call in message.get("tool_calls") or []:
             sources.append((call.get("function") or {}).get("arguments") or "")
@@ -91,9 +94,9 @@ def build_document(conversation: Conversation, summary: str | None = None) -> Do
     inputs: ProposalInputs = collect(conversation)
     model = None
     if inputs.recommend is not None:
-        model = inputs.recommend.result.get("model_id")
+        model = inputs.recommend.result.model_id
     if model is None and inputs.memory:
-        model = inputs.memory[-1].result.get("model_name")
+        model = inputs.memory[-1].result.model_name
     title = f"Hardware proposal: {model}" if model else "Hardware proposal"
     header = Paragraph(
         f"Session {conversation.id} ({conversation.mode}), last updated {conversation.updated}. "

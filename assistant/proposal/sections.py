@@ -12,8 +12,12 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from assistant.proposal.document import Block, BulletList, Heading, Paragraph, Table
-from assistant.proposal.extract import ProposalInputs, ToolRecord
-from assistant.proposal.figures import bytes_as_gib, format_number, gb_as_gib, text_value
+from assistant.proposal.extract import ProposalInputs
+from assistant.proposal.figures import bytes_as_gib, format_number, text_value
+from tools.cost import ServingCostResult, ServingCostRow
+from tools.cost.results import PricedRow
+from tools.memory import MemoryEstimate
+from tools.recommend import Option
 
 PERFORMANCE_WORDS = ("mfu", "ttft", "all-reduce", "memory bandwidth", "static batching")
 """An assumption mentioning one of these belongs to the performance model (section 5)."""
@@ -35,22 +39,28 @@ CITATION_WORDS = (
 NUMERIC_RIGHT = frozenset(range(1, 32))
 
 
-def _options(inputs: ProposalInputs) -> list[dict[str, Any]]:
-    if inputs.recommend is None:
-        return []
-    return [o for o in inputs.recommend.result.get("options", []) if isinstance(o, dict)]
+def _options(inputs: ProposalInputs) -> list[Option]:
+    return [] if inputs.recommend is None else list(inputs.recommend.result.options)
 
 
-def _recommended(inputs: ProposalInputs) -> dict[str, Any] | None:
+def _recommended(inputs: ProposalInputs) -> Option | None:
+    """The option the proposal recommends: the sizing report's headline (`tools.sizing`, the
+    option every surface leads with); for a session without a report, `_legacy_recommended`."""
+    if inputs.report is not None:
+        return inputs.headline
+    return _legacy_recommended(inputs)
+
+
+def _legacy_recommended(inputs: ProposalInputs) -> Option | None:
     """The option the proposal recommends: the GPUs the user named ('on 8× H200', the last
     turn's sized configuration) when the recommender's layout at exactly that count meets the
     targets (QA round 4, 1: not a smaller layout within them), else the recommender's first
     option that meets the targets (it ranks best first)."""
-    meeting = [o for o in _options(inputs) if o.get("meets_targets")]
+    meeting = [o for o in _options(inputs) if o.meets_targets]
     named = _named_configurations(inputs)
     for option in [*meeting, *_rejected(inputs)]:
-        key = (option.get("gpu"), option.get("count"))
-        if key in named and option.get("fits") and option.get("meets_targets"):
+        key = (option.gpu, option.count)
+        if key in named and option.fits and option.meets_targets:
             return option
     return meeting[0] if meeting else None
 
@@ -60,54 +70,50 @@ def _named_configurations(inputs: ProposalInputs) -> set[tuple[Any, int]]:
     GPUs: the hardware the user asked about. A training count only bounds the search (the
     recommender's smallest layout within it that meets the deadline is the answer)."""
     return {
-        (record.arguments.get("gpu"), int(record.arguments.get("gpus", 1)))
+        (record.result.gpu, record.result.num_gpus)
         for record in inputs.memory
-        if record.arguments.get("gpu")
-        and int(record.arguments.get("gpus", 1)) > 1
-        and record.arguments.get("task") in (None, "inference")
+        if record.result.gpu and record.result.num_gpus > 1 and record.result.task == "inference"
     }
 
 
-def _layout(option: dict[str, Any]) -> str:
+def _layout(option: Option) -> str:
     return (
-        f"{text_value(option.get('count'))}× {option.get('gpu_name') or option.get('gpu')} "
-        f"(TP={text_value(option.get('tp'))}, PP={text_value(option.get('pp'))}, "
-        f"DP={text_value(option.get('dp'))})"
+        f"{text_value(option.count)}× {option.gpu_name or option.gpu} "
+        f"(TP={text_value(option.tp)}, PP={text_value(option.pp)}, DP={text_value(option.dp)})"
     )
 
 
-def _cost_rows(inputs: ProposalInputs) -> list[dict[str, Any]]:
-    if inputs.cost is None:
-        return []
-    return [r for r in inputs.cost.result.get("rows", []) if isinstance(r, dict)]
+def _serving(inputs: ProposalInputs) -> ServingCostResult | None:
+    return None if inputs.cost is None else inputs.cost.result.serving
 
 
-def _cheapest_rows(inputs: ProposalInputs) -> list[tuple[str, dict[str, Any]]]:
+def _cost_rows(inputs: ProposalInputs) -> list[ServingCostRow]:
+    serving = _serving(inputs)
+    return [] if serving is None else list(serving.rows)
+
+
+def _cheapest_rows(inputs: ProposalInputs) -> list[tuple[str, ServingCostRow]]:
     """(tier, row) for the cost tool's cheapest row of each tier, in the tool's order."""
-    if inputs.cost is None:
+    serving = _serving(inputs)
+    if serving is None:
         return []
-    by_id = {r.get("price_id"): r for r in _cost_rows(inputs)}
-    cheapest = inputs.cost.result.get("cheapest_by_tier") or {}
-    return [(tier, by_id[pid]) for tier, pid in cheapest.items() if pid in by_id]
+    by_id = {r.price_id: r for r in serving.rows}
+    return [(tier, by_id[pid]) for tier, pid in serving.cheapest_by_tier.items() if pid in by_id]
 
 
-def _money(row: dict[str, Any], key: str, currency: str | None = None) -> str:
-    """A price in its own currency (`currency` for a `usd_*` field), rounded for reading."""
-    value = row.get(key)
+def _money(value: float | None, currency: str) -> str:
+    """A price in `currency`, rounded for reading."""
     if value is None:
         return "—"
-    return f"{format_number(value)} {currency or row.get('currency', '')}".strip()
+    return f"{format_number(value)} {currency}".strip()
 
 
 def _unconverted_note(inputs: ProposalInputs) -> str | None:
     """The cost tool's line about offers it could not compare in USD (no EUR→USD rate)."""
     if inputs.cost is None:
         return None
-    notes = [inputs.cost.result.get("unconverted_note")]
-    training = inputs.cost.result.get("training")
-    if isinstance(training, dict):
-        notes.append(training.get("unconverted_note"))
-    return "; ".join(str(n).rstrip(".") for n in dict.fromkeys(notes) if n) or None
+    notes = inputs.cost.result.unconverted_notes
+    return "; ".join(n.rstrip(".") for n in notes) or None
 
 
 # --- 1. summary -------------------------------------------------------------------------------
@@ -119,52 +125,54 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
     best = _recommended(inputs)
     parts: list[str] = []
     if rec is not None:
-        model = rec.result.get("model_id", "the model")
+        model = rec.result.model_id
         if best is not None:
             parts.append(
                 f"For {model}, the recommended configuration is {_layout(best)}: it fits in "
-                f"{gb_as_gib(best.get('per_gpu_GB'))} GiB per GPU of a "
-                f"{bytes_as_gib(best.get('budget_bytes_per_gpu'))} GiB budget and meets the "
+                f"{bytes_as_gib(best.per_gpu_bytes)} GiB per GPU of a "
+                f"{bytes_as_gib(best.budget_bytes_per_gpu)} GiB budget and meets the "
                 "workload's targets."
             )
             perf = []
-            if best.get("aggregate_tokens_per_s") is not None:
+            if best.aggregate_tokens_per_s is not None:
                 perf.append(
-                    f"{format_number(best['aggregate_tokens_per_s'])} output tokens/s in total"
+                    f"{format_number(best.aggregate_tokens_per_s)} output tokens/s in total"
                     " at the stated load"
                 )
-            full = best.get("full_load_tokens_per_s")
-            if full is not None and full != best.get("aggregate_tokens_per_s"):
+            full = best.full_load_tokens_per_s
+            if full is not None and full != best.aggregate_tokens_per_s:
                 # The cost section's $/M tokens may be priced at full load: say that rate too.
-                sequences = best.get("full_load_sequences_per_replica")
-                each = "" if sequences is None else f", {format_number(sequences)} per replica"
+                each = f", {format_number(best.full_load_sequences_per_replica)} per replica"
                 perf.append(
                     f"{format_number(full)} output tokens/s at full load (every KV slot in "
                     f"use{each})"
                 )
-            if best.get("decode_tokens_per_s_per_seq") is not None:
+            if best.decode_tokens_per_s_per_seq is not None:
                 perf.append(
-                    f"{format_number(best['decode_tokens_per_s_per_seq'])} tokens/s per sequence"
+                    f"{format_number(best.decode_tokens_per_s_per_seq)} tokens/s per sequence"
                 )
-            if best.get("ttft_s") is not None:
-                perf.append(f"a time to first token of {format_number(best['ttft_s'])} s")
-            if best.get("training_hours") is not None:
-                perf.append(f"{format_number(best['training_hours'])} h of training")
+            if best.ttft_s is not None:
+                perf.append(f"a time to first token of {format_number(best.ttft_s)} s")
+            if best.training_hours is not None:
+                perf.append(f"{format_number(best.training_hours)} h of training")
             if perf:
                 parts.append("Estimated performance: " + ", ".join(perf) + ".")
         else:
-            nearest = rec.result.get("nearest_feasible")
+            nearest = rec.result.nearest_feasible
             parts.append(
                 f"For {model}, no evaluated configuration meets every target."
                 + (f" {nearest}" if nearest else "")
             )
+    priced = _headline_price(inputs)
+    if priced:
+        parts.append(priced)
     cheapest = _cheapest_rows(inputs)
     if cheapest:
         tier, row = cheapest[0]
         parts.append(
-            f"The cheapest {tier} price compared in USD is {row.get('provider')} "
-            f"{row.get('instance') or row.get('gpu_label') or ''}".rstrip()
-            + f" at {_money(row, 'usd_per_hour', 'USD')} per hour (as of {row.get('as_of')})."
+            f"The cheapest {tier} price compared in USD is {row.provider} "
+            f"{row.instance or row.gpu_label or ''}".rstrip()
+            + f" at {_money(row.usd_per_hour, 'USD')} per hour (as of {row.as_of})."
         )
     unconverted = _unconverted_note(inputs)
     if unconverted:
@@ -172,6 +180,27 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
     if not parts:
         parts.append("The session holds no memory, recommendation or cost result to report.")
     return " ".join(parts)
+
+
+def _headline_price(inputs: ProposalInputs) -> str | None:
+    """The recommended configuration's quoted price and $/M tokens at the report's price load
+    (with its reason): the same figures every other surface quotes."""
+    report = inputs.report
+    if report is None or report.headline is None or report.headline.price is None:
+        return None
+    price = report.headline.price
+    tier = price.tier.replace("_", " ")
+    where = f"({tier}, {price.provider}, as of {price.as_of})"
+    if price.usd_job is not None:
+        job = f"Priced at {format_number(price.usd_job)} USD for the job {where}."
+        return f"{job} {report.price_load.reason}"
+    text = f"Priced at {_money(price.usd_per_hour, 'USD')} per hour {where}"
+    if price.usd_per_million_tokens is not None:
+        text += (
+            f": {format_number(price.usd_per_million_tokens)} USD per million output tokens"
+            f"{report.price_load.label}"
+        )
+    return f"{text}. {report.price_load.reason}"
 
 
 # --- 2. workload and assumptions ---------------------------------------------------------------
@@ -195,13 +224,12 @@ def workload_blocks(inputs: ProposalInputs) -> list[Block]:
     if inputs.readings:
         blocks.append(Paragraph("How those words were read (check these first):"))
         blocks.append(BulletList(inputs.readings))
-    records: list[ToolRecord] = [*inputs.memory]
-    records += [r for r in (inputs.recommend, inputs.cost) if r is not None]
-    for record in records:
-        if record.name == "compare_costs":
-            continue  # its arguments are the options priced (section 6)
-        rows = tuple((key, text_value(value)) for key, value in _flatten(record.arguments))
-        blocks.append(Heading(f"Arguments of {record.name}", 3))
+    if inputs.notices:
+        blocks.append(Paragraph("Left out of this proposal:", note=True))
+        blocks.append(BulletList(inputs.notices))
+    for name, arguments in inputs.arguments:
+        rows = tuple((key, text_value(value)) for key, value in _flatten(arguments))
+        blocks.append(Heading(f"Arguments of {name}", 3))
         if rows:
             blocks.append(Table(("field", "value as sent"), rows))
         else:
@@ -215,10 +243,10 @@ def workload_blocks(inputs: ProposalInputs) -> list[Block]:
 
 def _assumptions(inputs: ProposalInputs) -> list[str]:
     seen: dict[str, None] = {}
-    for record in [*inputs.memory, inputs.recommend]:
-        if record is not None:
-            for item in record.result.get("assumptions", []):
-                seen.setdefault(str(item), None)
+    for record in inputs.memory:
+        seen.update(dict.fromkeys(str(a) for a in record.result.assumptions))
+    if inputs.recommend is not None:
+        seen.update(dict.fromkeys(str(a) for a in inputs.recommend.result.assumptions))
     return list(seen)
 
 
@@ -249,13 +277,13 @@ def memory_blocks(inputs: ProposalInputs) -> list[Block]:
         rows = tuple(
             (
                 _layout(o),
-                gb_as_gib(o.get("per_gpu_GB")),
-                bytes_as_gib(o.get("budget_bytes_per_gpu")),
-                gb_as_gib(o.get("headroom_GB")),
-                gb_as_gib(o.get("kv_cache_capacity_GB")),
-                text_value(o.get("kv_cache_capacity_tokens")),
-                text_value(o.get("max_concurrent_sequences")),
-                text_value(o.get("fits")),
+                bytes_as_gib(o.per_gpu_bytes),
+                bytes_as_gib(o.budget_bytes_per_gpu),
+                bytes_as_gib(o.headroom_bytes),
+                bytes_as_gib(o.kv_cache_capacity_bytes),
+                text_value(o.kv_cache_capacity_tokens),
+                text_value(o.max_concurrent_sequences),
+                text_value(o.fits),
             )
             for o in options
         )
@@ -266,64 +294,46 @@ def memory_blocks(inputs: ProposalInputs) -> list[Block]:
             )
         )
         blocks.append(Table(MEMORY_OPTION_HEADERS, rows, frozenset(range(1, 7))))
-    for record in _shown_breakdowns(inputs.memory):
-        blocks.extend(_breakdown_blocks(record))
+    for estimate in _shown_breakdowns([r.result for r in inputs.memory]):
+        blocks.extend(_breakdown_blocks(estimate))
     if not blocks:
         blocks.append(Paragraph("No memory result in this session."))
     return blocks
 
 
-def _shown_breakdowns(memory: tuple[ToolRecord, ...]) -> list[ToolRecord]:
+def _shown_breakdowns(memory: list[MemoryEstimate]) -> list[MemoryEstimate]:
     """The breakdowns to show: a layout that does not fit (a GPU named without a count, sized
-    as one GPU) is left out when the same turn also sized the recommended layout on that GPU
-    (the offline engine's follow-up, which carries 'pp') and it fits."""
-    fitting_layouts = {
-        r.arguments.get("gpu")
-        for r in memory
-        if "pp" in r.arguments and r.result.get("fits") is True
-    }
-    return [
-        r
-        for r in memory
-        if not (r.result.get("fits") is False and r.arguments.get("gpu") in fitting_layouts)
-    ]
+    as one GPU) is left out when the same turn also sized a multi-GPU layout on that GPU (the
+    recommended layout's breakdown) and it fits."""
+    fitting_layouts = {e.gpu for e in memory if e.num_gpus > 1 and e.fits is True}
+    return [e for e in memory if not (e.fits is False and e.gpu in fitting_layouts)]
 
 
-def _breakdown_blocks(record: ToolRecord) -> list[Block]:
-    r = record.result
-    where = f"{text_value(r.get('num_gpus'))}× {r.get('gpu') or 'GPU'}"
+def _breakdown_blocks(r: MemoryEstimate) -> list[Block]:
+    where = f"{text_value(r.num_gpus)}× {r.gpu or 'GPU'}"
     title = (
-        f"Memory breakdown: {r.get('model_name') or r.get('model_id')}, "
-        f"{r.get('weights_format')} weights, {where} "
-        f"(TP={text_value(r.get('tp'))}, PP={text_value(r.get('pp'))})"
+        f"Memory breakdown: {r.model_name or r.model_id}, {r.weights_format} weights, {where} "
+        f"(TP={text_value(r.tp)}, PP={text_value(r.pp)})"
     )
     blocks: list[Block] = [Heading(title, 3)]
-    components = [c for c in r.get("components", []) if isinstance(c, dict)]
-    rows = [
-        (str(c.get("name")), bytes_as_gib(c.get("bytes_per_gpu")), str(c.get("formula", "")))
-        for c in components
-    ]
-    rows.append(("total on the most loaded GPU", gb_as_gib(r.get("per_gpu_GB")), ""))
-    if r.get("budget_bytes_per_gpu") is not None:
-        rows.append(("budget (usable × utilisation)", bytes_as_gib(r["budget_bytes_per_gpu"]), ""))
-    if r.get("headroom_GB") is not None:
-        rows.append(("headroom", gb_as_gib(r["headroom_GB"]), ""))
+    rows = [(c.name, bytes_as_gib(c.bytes_per_gpu), c.formula) for c in r.components]
+    rows.append(("total on the most loaded GPU", bytes_as_gib(r.per_gpu_bytes), ""))
+    if r.budget_bytes_per_gpu is not None:
+        rows.append(("budget (usable × utilisation)", bytes_as_gib(r.budget_bytes_per_gpu), ""))
+    if r.headroom_bytes is not None:
+        rows.append(("headroom", bytes_as_gib(r.headroom_bytes), ""))
     blocks.append(Table(("component", "per GPU (GiB)", "formula"), tuple(rows), frozenset({1})))
     facts = [
-        f"context {text_value(r.get('context'))} tokens, batch {text_value(r.get('batch'))}, "
-        f"KV cache {r.get('kv_dtype')}, engine {r.get('engine')}",
-        f"KV cache per token (whole model): {text_value(r.get('kv_cache_bytes_per_token'))} bytes",
-        f"parameters: {text_value(r.get('total_params'))} total, "
-        f"{text_value(r.get('active_params'))} active per token",
+        f"context {text_value(r.context)} tokens, batch {text_value(r.batch)}, "
+        f"KV cache {r.kv_dtype}, engine {r.engine}",
+        f"KV cache per token (whole model): {text_value(r.kv_cache_bytes_per_token)} bytes",
+        f"parameters: {text_value(r.total_params)} total, "
+        f"{text_value(r.active_params)} active per token",
     ]
-    if r.get("fits") is not None:
-        facts.append(f"fits: {text_value(r.get('fits'))}")
-    facts += [
-        f"component assumption ({c.get('name')}): {a}"
-        for c in components
-        for a in c.get("assumptions", [])
-    ]
-    facts += [f"warning: {w}" for w in r.get("warnings", [])]
+    if r.fits is not None:
+        facts.append(f"fits: {text_value(r.fits)}")
+    facts += [f"component assumption ({c.name}): {a}" for c in r.components for a in c.assumptions]
+    facts += [f"warning: {w}" for w in r.warnings]
     blocks.append(BulletList(tuple(facts)))
     return blocks
 
@@ -339,20 +349,18 @@ def recommendation_blocks(inputs: ProposalInputs) -> list[Block]:
     best = _recommended(inputs)
     blocks: list[Block] = []
     if best is not None:
-        blocks.append(
-            Paragraph(f"Recommended: {_layout(best)}, {text_value(best.get('nodes'))} node(s).")
-        )
-        if best.get("reasons"):
-            blocks.append(BulletList(tuple(str(x) for x in best["reasons"])))
-    elif result.get("nearest_feasible"):
-        blocks.append(Paragraph(str(result["nearest_feasible"]), note=True))
+        blocks.append(Paragraph(f"Recommended: {_layout(best)}, {text_value(best.nodes)} node(s)."))
+        if best.reasons:
+            blocks.append(BulletList(tuple(str(x) for x in best.reasons)))
+    elif result.nearest_feasible:
+        blocks.append(Paragraph(result.nearest_feasible, note=True))
     others = [o for o in _options(inputs) if o is not best]
-    meeting = [o for o in others if o.get("meets_targets")]
+    meeting = [o for o in others if o.meets_targets]
     if meeting:
         blocks.append(Heading("Alternatives that also meet the targets", 3))
         blocks.append(BulletList(tuple(_layout(o) + _reasons(o) for o in meeting)))
-    failing = [o for o in others if not o.get("meets_targets")]
-    rejected = [o for o in result.get("rejected", []) if isinstance(o, dict)]
+    failing = [o for o in others if not o.meets_targets]
+    rejected = _rejected(inputs)
     if failing or rejected:
         blocks.append(Heading("Rejected configurations and why", 3))
         items = [_layout(o) + _reasons(o, "does not meet the targets") for o in failing]
@@ -361,14 +369,14 @@ def recommendation_blocks(inputs: ProposalInputs) -> list[Block]:
             for o in rejected
         ]
         blocks.append(BulletList(tuple(items)))
-    if result.get("notes"):
+    if result.notes:
         blocks.append(Heading("Notes from the recommender", 3))
-        blocks.append(BulletList(tuple(str(n) for n in result["notes"])))
+        blocks.append(BulletList(tuple(str(n) for n in result.notes)))
     return blocks
 
 
-def _reasons(option: dict[str, Any], fallback: str = "") -> str:
-    reasons = [str(r) for r in option.get("reasons", [])]
+def _reasons(option: Option, fallback: str = "") -> str:
+    reasons = [str(r) for r in option.reasons]
     if reasons:
         return ": " + "; ".join(reasons)
     return f": {fallback}" if fallback else ""
@@ -389,18 +397,18 @@ PERFORMANCE_HEADERS = (
 
 def performance_blocks(inputs: ProposalInputs) -> list[Block]:
     """Speed estimates of each option and the performance model's stated assumptions."""
-    options = [o for o in _options(inputs) if o.get("fits")]
+    options = [o for o in _options(inputs) if o.fits]
     blocks: list[Block] = []
     if options:
         rows = tuple(
             (
                 _layout(o),
-                text_value(o.get("decode_tokens_per_s_per_seq")),
-                text_value(o.get("aggregate_tokens_per_s")),
-                text_value(o.get("prefill_tokens_per_s")),
-                text_value(o.get("ttft_s")),
-                text_value(o.get("training_hours")),
-                text_value(o.get("gpu_hours")),
+                text_value(o.decode_tokens_per_s_per_seq),
+                text_value(o.aggregate_tokens_per_s),
+                text_value(o.prefill_tokens_per_s),
+                text_value(o.ttft_s),
+                text_value(o.training_hours),
+                text_value(o.gpu_hours),
             )
             for o in options
         )
@@ -430,55 +438,51 @@ PRICE_HEADERS = (
 )
 
 
-def _price_row(tier: str, row: dict[str, Any]) -> tuple[str, ...]:
+def _price_row(tier: str, row: ServingCostRow) -> tuple[str, ...]:
+    billed = f" (billed {text_value(row.billed_gpus)})" if row.billed_gpus != row.count else ""
     return (
         tier,
-        str(row.get("provider", "")),
-        str(row.get("instance") or row.get("gpu_label") or ""),
-        str(row.get("region") or "—"),
-        f"{text_value(row.get('count'))}× {row.get('gpu')}"
-        + (
-            f" (billed {text_value(row.get('billed_gpus'))})"
-            if row.get("billed_gpus") not in (None, row.get("count"))
-            else ""
-        ),
-        _usd(row, "usd_per_hour"),
-        _usd(row, "usd_per_month"),
-        _usd(row, "usd_per_million_tokens"),
-        _money(row, "per_hour"),
-        str(row.get("as_of", "")),
+        row.provider,
+        row.instance or row.gpu_label or "",
+        row.region or "—",
+        f"{text_value(row.count)}× {row.gpu}{billed}",
+        _usd(row, row.usd_per_hour),
+        _usd(row, row.usd_per_month),
+        _usd(row, row.usd_per_million_tokens),
+        _money(row.per_hour, row.currency),
+        row.as_of,
     )
 
 
-def _usd(row: dict[str, Any], key: str) -> str:
+def _usd(row: PricedRow, value: float | None) -> str:
     """A USD column: the converted figure, or why there is none (no rate for its currency)."""
-    if row.get(key) is None and row.get("currency") not in (None, "USD"):
-        return f"not compared (no {row.get('currency')}→USD rate)"
-    return _money(row, key, "USD")
+    if value is None and row.currency != "USD":
+        return f"not compared (no {row.currency}→USD rate)"
+    return _money(value, "USD")
 
 
 def cost_blocks(inputs: ProposalInputs) -> list[Block]:
     """Cheapest price per tier, all matching prices, the hosted-API comparison, break-even."""
     if inputs.cost is None:
         return [Paragraph("No cost result in this session.")]
-    result = inputs.cost.result
+    result = _serving(inputs)
     blocks: list[Block] = []
     cheapest = _cheapest_rows(inputs)
     if cheapest:
         blocks.append(Heading("Cheapest cloud option per price tier", 3))
         blocks.append(Table(PRICE_HEADERS, tuple(_price_row(t, r) for t, r in cheapest)))
-    apis = [a for a in result.get("api_comparison", []) if isinstance(a, dict)]
+    apis = [] if result is None else result.api_comparison
     if apis:
         blocks.append(Heading("Hosted API alternative", 3))
         rows = tuple(
             (
-                str(a.get("provider", "")),
-                str(a.get("model", "")),
-                str(a.get("match", "")),
-                f"{format_number(a.get('input_per_mtok'))} {a.get('currency', '')}",
-                f"{format_number(a.get('output_per_mtok'))} {a.get('currency', '')}",
-                f"{format_number(a.get('blended_per_mtok'))} {a.get('currency', '')}",
-                str(a.get("as_of", "")),
+                a.provider,
+                a.model,
+                a.match,
+                f"{format_number(a.input_per_mtok)} {a.currency}",
+                f"{format_number(a.output_per_mtok)} {a.currency}",
+                f"{format_number(a.blended_per_mtok)} {a.currency}",
+                a.as_of,
             )
             for a in apis
         )
@@ -492,14 +496,13 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
             "as_of",
         )
         blocks.append(Table(headers, rows))
-    evens = [b for b in result.get("break_even", []) if isinstance(b, dict)]
+    evens = [] if result is None else result.break_even
     if evens:
         blocks.append(Heading("Break-even against the hosted API", 3))
         blocks.append(
             BulletList(
                 tuple(
-                    f"{b.get('provider')} {b.get('tier')} vs {b.get('api_provider')} "
-                    f"({b.get('api_id')}): {b.get('explanation', '')}"
+                    f"{b.provider} {b.tier} vs {b.api_provider} ({b.api_id}): {b.explanation}"
                     for b in evens
                 )
             )
@@ -510,20 +513,14 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
     rows_all = _cost_rows(inputs)
     if rows_all:
         blocks.append(Heading("Every matching cloud price", 3))
-        blocks.append(
-            Table(PRICE_HEADERS, tuple(_price_row(str(r.get("tier", "")), r) for r in rows_all))
-        )
-    excluded = [e for e in result.get("excluded", []) if isinstance(e, dict)]
+        blocks.append(Table(PRICE_HEADERS, tuple(_price_row(r.tier, r) for r in rows_all)))
+    excluded = [] if result is None else result.excluded
     if excluded:
         blocks.append(Heading("Prices the cost tool left out", 3))
-        blocks.append(
-            BulletList(
-                tuple(f"{e.get('id')} ({e.get('provider')}): {e.get('reason')}" for e in excluded)
-            )
-        )
-    if result.get("assumptions"):
+        blocks.append(BulletList(tuple(f"{e.id} ({e.provider}): {e.reason}" for e in excluded)))
+    if result is not None and result.assumptions:
         blocks.append(Heading("Cost assumptions", 3))
-        blocks.append(BulletList(tuple(str(a) for a in result["assumptions"])))
+        blocks.append(BulletList(tuple(str(a) for a in result.assumptions)))
     return blocks
 
 
@@ -533,64 +530,68 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
 def risk_blocks(inputs: ProposalInputs) -> list[Block]:
     """What would change the answer, each point tied to a figure from the results."""
     best = _recommended(inputs)
-    rec = inputs.recommend.result if inputs.recommend else {}
+    rec = inputs.recommend.result if inputs.recommend else None
     items: list[str] = []
     if best is not None:
+        context = text_value(None if rec is None else rec.context_tokens)
         items.append(
-            f"Context growth: one replica holds {text_value(best.get('kv_cache_capacity_tokens'))}"
-            f" KV tokens ({gb_as_gib(best.get('kv_cache_capacity_GB'))} GiB per GPU), i.e. "
-            f"{text_value(best.get('max_concurrent_sequences'))} sequences of "
-            f"{text_value(rec.get('context_tokens'))} tokens; longer contexts leave room for "
+            f"Context growth: one replica holds {text_value(best.kv_cache_capacity_tokens)}"
+            f" KV tokens ({bytes_as_gib(best.kv_cache_capacity_bytes)} GiB per GPU), i.e. "
+            f"{text_value(best.max_concurrent_sequences)} sequences of "
+            f"{context} tokens; longer contexts leave room for "
             "fewer concurrent sequences."
         )
         items.append(
-            f"More users: the plan runs {text_value(best.get('dp'))} replica(s) of at most "
-            f"{text_value(best.get('max_concurrent_sequences'))} concurrent sequences each; "
+            f"More users: the plan runs {text_value(best.dp)} replica(s) of at most "
+            f"{text_value(best.max_concurrent_sequences)} concurrent sequences each; "
             "beyond that, add replicas or re-run the sizing."
         )
         items.append(
-            f"Headroom: {gb_as_gib(best.get('headroom_GB'))} GiB per GPU is left under the "
-            f"{bytes_as_gib(best.get('budget_bytes_per_gpu'))} GiB budget at the requested load."
+            f"Headroom: {bytes_as_gib(best.headroom_bytes)} GiB per GPU is left under the "
+            f"{bytes_as_gib(best.budget_bytes_per_gpu)} GiB budget at the requested load."
         )
-    weights = [m.result.get("weights_format") for m in inputs.memory]
-    weights_arg = inputs.recommend.arguments.get("weights") if inputs.recommend else None
-    fmt = next((w for w in weights if w), None) or weights_arg
-    if rec.get("weight_GB") is not None or fmt:
+    # The format every surface states: the report's (the recommender's sized format), else
+    # the first estimate's.
+    fmt = inputs.report.weights_format if inputs.report is not None else None
+    fmt = fmt or next((m.result.weights_format for m in inputs.memory), None)
+    if fmt is None and rec is not None:
+        fmt = rec.weights_format
+    if rec is not None or fmt:
         items.append(
             "Quantization quality: the weights are sized as "
             f"{fmt or 'the default format'}"
-            + (f" ({gb_as_gib(rec.get('weight_GB'))} GiB)" if rec.get("weight_GB") else "")
+            + (f" ({bytes_as_gib(rec.weight_bytes)} GiB)" if rec is not None else "")
             + "; a lower-bit format shrinks them but its output quality must be checked on "
             "your own evaluation set before it changes this plan."
         )
     cheapest = _cheapest_rows(inputs)
     if cheapest:
         dated = "; ".join(
-            f"{tier}: {row.get('provider')} {_money(row, 'usd_per_hour', 'USD')} per hour as of "
-            f"{row.get('as_of')}"
+            f"{tier}: {row.provider} {_money(row.usd_per_hour, 'USD')} per hour as of {row.as_of}"
             for tier, row in cheapest
         )
         items.append(f"Price changes: cloud prices move; the cheapest found were {dated}.")
-    if inputs.cost is not None:
-        for even in inputs.cost.result.get("break_even", []):
-            if isinstance(even, dict) and even.get("reachable") is not None:
-                volume = text_value(even.get("break_even_output_tokens_per_month"))
-                capacity = text_value(even.get("capacity_output_tokens_per_month"))
-                hosted = f"{even.get('provider')} {even.get('tier')}"
-                api = f"the hosted API ({even.get('api_provider')})"
-                if even["reachable"]:
-                    text = (
-                        f"Volume: below {volume} output tokens a month {api} costs less than "
-                        f"{hosted}; fewer or less active users than planned favour the API."
-                    )
-                else:
-                    text = (
-                        f"Volume: {hosted} cannot reach the break-even of {volume} output "
-                        f"tokens a month (capacity {capacity}); {api} stays cheaper unless "
-                        "prices or the load change."
-                    )
-                items.append(text)
-    for warning in [w for m in inputs.memory for w in m.result.get("warnings", [])]:
+    serving = _serving(inputs)
+    for even in [] if serving is None else serving.break_even:
+        if even.reachable is None:
+            continue
+        volume = text_value(even.break_even_output_tokens_per_month)
+        capacity = text_value(even.capacity_output_tokens_per_month)
+        hosted = f"{even.provider} {even.tier}"
+        api = f"the hosted API ({even.api_provider})"
+        if even.reachable:
+            text = (
+                f"Volume: below {volume} output tokens a month {api} costs less than "
+                f"{hosted}; fewer or less active users than planned favour the API."
+            )
+        else:
+            text = (
+                f"Volume: {hosted} cannot reach the break-even of {volume} output "
+                f"tokens a month (capacity {capacity}); {api} stays cheaper unless "
+                "prices or the load change."
+            )
+        items.append(text)
+    for warning in [w for m in inputs.memory for w in m.result.warnings]:
         items.append(f"Memory warning: {warning}")
     if not items:
         return [Paragraph("No result in this session to derive risks from.")]
@@ -604,26 +605,19 @@ def source_blocks(inputs: ProposalInputs) -> list[Block]:
     """Catalog entries behind the figures (with as_of) and the sources the formulas cite."""
     entries: dict[str, None] = {}
     for option in [*_options(inputs), *_rejected(inputs)]:
-        if option.get("gpu_as_of"):
+        if option.gpu_as_of:
             entries.setdefault(
-                f"GPU {option.get('gpu_name') or option.get('gpu')} (catalog {option.get('gpu')}),"
-                f" as_of {option['gpu_as_of']}",
+                f"GPU {option.gpu_name or option.gpu} (catalog {option.gpu}), "
+                f"as_of {option.gpu_as_of}",
                 None,
             )
-    used = {row.get("price_id") for _, row in _cheapest_rows(inputs)}
+    used = {row.price_id for _, row in _cheapest_rows(inputs)}
     for row in _cost_rows(inputs):
-        if row.get("price_id") in used:
-            entries.setdefault(
-                f"Price {row.get('price_id')}: {row.get('source')}, as_of {row.get('as_of')}",
-                None,
-            )
-    if inputs.cost is not None:
-        for api in inputs.cost.result.get("api_comparison", []):
-            if isinstance(api, dict):
-                entries.setdefault(
-                    f"API price {api.get('api_id')}: {api.get('source')}, as_of {api.get('as_of')}",
-                    None,
-                )
+        if row.price_id in used:
+            entries.setdefault(f"Price {row.price_id}: {row.source}, as_of {row.as_of}", None)
+    serving = _serving(inputs)
+    for api in [] if serving is None else serving.api_comparison:
+        entries.setdefault(f"API price {api.api_id}: {api.source}, as_of {api.as_of}", None)
     cited: dict[str, None] = {}
     for text in _cited_texts(inputs):
         if any(word in text.lower() for word in CITATION_WORDS):
@@ -638,16 +632,12 @@ def source_blocks(inputs: ProposalInputs) -> list[Block]:
     return blocks or [Paragraph("No sourced result in this session.")]
 
 
-def _rejected(inputs: ProposalInputs) -> list[dict[str, Any]]:
-    if inputs.recommend is None:
-        return []
-    return [o for o in inputs.recommend.result.get("rejected", []) if isinstance(o, dict)]
+def _rejected(inputs: ProposalInputs) -> list[Option]:
+    return [] if inputs.recommend is None else list(inputs.recommend.result.rejected)
 
 
 def _cited_texts(inputs: ProposalInputs) -> Sequence[str]:
     texts = list(_assumptions(inputs))
     for record in inputs.memory:
-        for component in record.result.get("components", []):
-            if isinstance(component, dict):
-                texts.append(f"{component.get('name')}: {component.get('formula')}")
+        texts += [f"{c.name}: {c.formula}" for c in record.result.components]
     return texts

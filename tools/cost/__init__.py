@@ -12,9 +12,11 @@ rows and results returned), `filters` (which prices count, staleness, the recomm
 prices), `serving` (`compare_costs`), `hosted_api` (API prices for a model), `breakeven`
 (self-hosted vs API volume), `currency` (offers not comparable in USD), `training`
 (`training_costs`), `fabric` (the network a multi-machine job crosses), `recommended` (inputs
-from the recommender's options). This package re-exports what the rest of the project imports.
+from the recommender's options), `comparison` (serving and training priced in one call, the
+typed result of the cost tool). This package re-exports what the rest of the project imports.
 """
 
+from tools.cost.comparison import CostComparison, price_configurations
 from tools.cost.filters import ranking_prices
 from tools.cost.inputs import (
     HOURS_PER_MONTH,
@@ -35,6 +37,7 @@ from tools.cost.training import training_costs
 
 __all__ = [
     "HOURS_PER_MONTH",
+    "CostComparison",
     "PriceFilter",
     "ServingCostInput",
     "ServingCostResult",
@@ -44,6 +47,7 @@ __all__ = [
     "TrainingCostRow",
     "UsageProfile",
     "compare_costs",
+    "price_configurations",
     "ranking_prices",
     "serving_inputs",
     "training_costs",

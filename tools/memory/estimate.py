@@ -58,6 +58,7 @@ from tools.memory.training import (
     training_precision,
 )
 from tools.memory.weights import weight_bytes
+from tools.notes import Note, NoteCode
 from tools.units import format_bytes, format_count
 
 DEFAULT_CONTEXT = DEFAULT_CONTEXT_TOKENS
@@ -76,10 +77,14 @@ class _Parts:
 
     components: dict[str, Component] = field(default_factory=dict)
     assumptions: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Note] = field(default_factory=list)
     host_ram: int = 0
     trainable: int = 0
     gathered: int = 0  # ZeRO-3's all-gathered working set inside weights + gradients
+
+    def warn(self, code: NoteCode, text: str) -> None:
+        """A warning about the request, typed by what it is about."""
+        self.warnings.append(Note(code=code, text=text, severity="warning"))
 
     def add(self, name: str, nbytes: int, formula: str, *assumptions: str) -> None:
         self.components[name] = Component(
@@ -121,9 +126,10 @@ def _context(req: MemoryRequest, arch: Architecture, parts: _Parts) -> int:
             )
         return context
     if req.context > arch.max_context:
-        parts.warnings.append(
+        parts.warn(
+            "context_above_maximum",
             f"context {req.context:,} tokens exceeds the model's maximum of "
-            f"{arch.max_context:,} (max_position_embeddings); quality past it is not assured"
+            f"{arch.max_context:,} (max_position_embeddings); quality past it is not assured",
         )
     return req.context
 
@@ -321,7 +327,7 @@ def _full_training_state(
     )
     parts.assumptions.append(_training_state_statement(req, precision, total_per_param, state))
     if zero and dp == 1:
-        parts.warnings.append(zero_single_rank_warning(zero))
+        parts.warn("zero_single_rank", zero_single_rank_warning(zero))
     return stage.layers
 
 
@@ -582,17 +588,22 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         if warning and not req.is_training:
             device.warnings.append(warning)
     if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
-        parts.warnings.append(
-            f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4"
+        parts.warn(
+            "memory_warning",
+            f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4",
         )
     context = _context(req, arch, parts)
     kv_warning = engine_kv_dtype_warning(engine, kv_dtype)
     if not req.is_training and kv_warning:
-        parts.warnings.append(kv_warning)
+        parts.warn("kv_dtype", kv_warning)
     if not req.is_training and req.zero:
-        parts.warnings.append("zero applies to training only; ignored for inference")
+        parts.warn(
+            "zero_ignored_for_inference", "zero applies to training only; ignored for inference"
+        )
     if not req.is_training and req.offload_optimizer:
-        parts.warnings.append("offload_optimizer applies to training only; ignored")
+        parts.warn(
+            "offload_ignored_for_inference", "offload_optimizer applies to training only; ignored"
+        )
 
     if req.task == "full":
         stage_layers = _full_training_state(req, resolved, layout, parts)
@@ -682,7 +693,9 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         else:
             budget = usable
             if req.gpu_memory_utilization is not None:
-                parts.warnings.append("gpu_memory_utilization applies to engine=vllm only")
+                parts.warn(
+                    "utilization_vllm_only", "gpu_memory_utilization applies to engine=vllm only"
+                )
             parts.assumptions.append(
                 f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} "
                 f"({spec.usable_memory_basis}; as of {spec.as_of})."
@@ -691,7 +704,8 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         fits = headroom >= 0
         devices.budget_notes(spec, layout.gpus, per_gpu, util, device)
     parts.assumptions.extend(device.assumptions)
-    parts.warnings.extend(device.warnings)
+    for warning in device.warnings:  # what this device cannot run as asked (tools.memory.devices)
+        parts.warnings.append(Note(code="device", text=warning, gpu=gpu_id, severity="warning"))
 
     return MemoryEstimate(
         model_id=resolved.id,

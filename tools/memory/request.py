@@ -39,6 +39,7 @@ from tools.memory.formats import GGUF_FORMATS, WEIGHT_FORMATS, format_reading, n
 from tools.memory.kv_cache import KV_DTYPES
 from tools.memory.tensors import LORA_TARGETS
 from tools.memory.training import OPTIMIZERS, PRECISIONS
+from tools.notes import Note
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Engine = Literal["vllm", "transformers", "generic"]
@@ -344,7 +345,9 @@ class MemoryEstimate(BaseModel):
     breakdown: dict[str, int] = Field(description="Component → bytes per GPU.")
     components: list[Component]
     assumptions: list[str]
-    warnings: list[str] = Field(default_factory=list)
+    warnings: list[Note] = Field(
+        default_factory=list, description="What the request asks that the estimate doubts."
+    )
     num_gpus: int
     tp: int
     pp: int
@@ -367,8 +370,10 @@ class MemoryEstimate(BaseModel):
     )
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The CLI's --json contract: bytes as integers; fit fields only when a GPU was given."""
+        """The CLI's --json contract: bytes as integers; fit fields only when a GPU was given;
+        warnings as their sentences."""
         data = self.model_dump(mode="json")
+        data["warnings"] = [w.text for w in self.warnings]
         if self.gpu is None:
             for key in (
                 "gpu",

@@ -86,7 +86,7 @@ def plan_layout(
 
 def zero_single_rank_warning(zero: int) -> str:
     """The warning for ZeRO asked of a layout with one data-parallel rank (nothing to shard
-    across); shared so the recommender can tell it apart from other memory warnings."""
+    across); memory estimates carry it as note code 'zero_single_rank'."""
     return f"zero={zero} has no effect with one data-parallel rank"
 
 

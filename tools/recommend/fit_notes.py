@@ -9,6 +9,7 @@ from typing import Any
 
 from tools.advice import engine_reserve_note, one_node_note
 from tools.catalog import get_catalog
+from tools.notes import Note
 from tools.pricing import RankingPrices
 from tools.recommend.inference import _inference_option
 from tools.recommend.layouts import _node_size, _tp_candidates
@@ -24,7 +25,7 @@ SEQUENCE_STEP = 256
 """Granularity of the longest-fitting training sequence search, tokens."""
 
 
-def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
+def _shorter_sequence_note(w: Workload, closest: Option) -> list[Note]:
     """Training that fits nowhere: the longest sequence (a multiple of SEQUENCE_STEP tokens)
     with which the closest layout fits, found by asking the memory calculator (activations
     grow with the sequence; weights and optimizer state do not). Empty when none fits."""
@@ -44,11 +45,19 @@ def _shorter_sequence_note(w: Workload, closest: Option) -> list[str]:
             hi = mid - 1
     if lo == 0:
         return []
-    return [
+    text = (
         f"Shorter sequences fit: {closest.count}× {closest.gpu_name} (TP={closest.tp}, "
         f"PP={closest.pp}) holds training sequences of up to {lo * SEQUENCE_STEP:,} tokens at "
         f"micro-batch {batch:,}; {w.training_sequence_tokens:,} tokens need "
         f"{_gib(closest.per_gpu_bytes)} per GPU > {_gib(closest.budget_bytes_per_gpu)} budget."
+    )
+    return [
+        Note(
+            code="shorter_training_sequences",
+            text=text,
+            gpu=closest.gpu,
+            count=closest.count,
+        )
     ]
 
 
@@ -59,13 +68,13 @@ _LOWER_FORMATS = {"generic": ("q8_0", "q4_k_m"), "vllm": ("fp8", "int4-awq")}
 
 def _lower_format_notes(
     w: Workload, model_name: str, fmt: str, best: list[Option], prices: RankingPrices
-) -> list[str]:
+) -> list[Note]:
     """A named GPU that holds nothing in 16-bit weights (a Mac, a GeForce card): the first lower
     format that fits its largest layout tried, with the memory it needs, so the answer says
     what the user can run on the hardware they have."""
     if w.is_training or fmt not in _SIXTEEN_BIT or not w.constraints.only_gpus:
         return []
-    notes: list[str] = []
+    notes: list[Note] = []
     for o in best:
         if o.fits:
             continue
@@ -78,10 +87,13 @@ def _lower_format_notes(
                 w.model_copy(update={"weights": lower}), gpu, o.tp, o.pp, prices
             )
             if probe.fits:
-                notes.append(
+                text = (
                     f"In {lower} weights {model_name} fits {probe.count}× {o.gpu_name}: "
                     f"{_gib(probe.per_gpu_bytes)} of {_gib(probe.budget_bytes_per_gpu)} per GPU "
                     f"(in {fmt}: {_gib(o.per_gpu_bytes)})."
+                )
+                notes.append(
+                    Note(code="lower_format_fits", text=text, gpu=o.gpu, count=probe.count)
                 )
                 break
     return notes
@@ -95,11 +107,11 @@ def _fit_notes(
     per_gpu: dict[str, list[Option]],
     prices: RankingPrices,
     base: Any,
-) -> list[str]:
+) -> list[Note]:
     """Data-triggered fit notes: the engine reserve deciding a one-GPU fit, and a model that
     does not fit one node (with what does: more nodes, fp8 weights, larger GPUs)."""
     catalog = get_catalog()
-    notes: list[str] = []
+    notes: list[Note] = []
     chosen = {o.gpu: o for o in best}
     # Failed 1-GPU layouts, grouped by GPU types with the same memory (H200 SXM / NVL).
     singles: dict[tuple[int, int], list[Option]] = {}

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from tools.notes import Note
 from tools.performance.basis import SpeedBasis
 
 
@@ -143,12 +144,12 @@ class Recommendation(BaseModel):
     objective: str
     options: list[Option]
     rejected: list[Option]
-    notes: list[str]
+    notes: list[Note] = Field(description="Notes the figures call for, each with its subject.")
     assumptions: list[str]
     nearest_feasible: str | None = Field(
         default=None, description="When nothing meets the targets: what comes closest and why."
     )
-    warnings: list[str] = Field(
+    warnings: list[Note] = Field(
         default_factory=list,
         description="The memory calculator's warnings about the request (e.g. a context above "
         "the model's maximum).",

@@ -17,6 +17,7 @@ from tools.memory import devices
 from tools.memory.devices import DeviceNotes
 from tools.memory.overhead import VLLM_GPU_MEMORY_UTILIZATION
 from tools.memory.sharding import zero_single_rank_warning
+from tools.notes import Note
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.fit_notes import _fit_notes, _lower_format_notes, _shorter_sequence_note
@@ -297,7 +298,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         # the answer shows notes, not only in the option's own notes.
         caveat = training_mfu_caveat(get_catalog().gpu(best[0].gpu))
         if caveat:
-            notes.insert(0, caveat)
+            notes.insert(0, Note(code="training_mfu_caveat", text=caveat, gpu=best[0].gpu))
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
@@ -331,36 +332,43 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     )
 
 
-def _cheapest_training_notes(w: Workload) -> list[str]:
+def _cheapest_training_notes(w: Workload) -> list[Note]:
     """What "cheapest" ranked a training job by: its total USD when the token count gives its
     hours, else USD/hour (and what would change that)."""
     if w.objective != "cheapest" or not w.is_training:
         return []
     if ranks_by_job_usd(w):
-        return [
+        text = (
             "Cheapest training: ranked by the job's total USD (USD/hour × training hours, as "
             "`gpu-sizer cost` sorts), not USD/hour: a dearer, faster configuration can finish "
             "the job for less."
-        ]
-    return [
-        "Cheapest training: ranked by USD/hour, since without a token count (train_tokens) the "
-        "job's hours and so its total USD are unknown; give the dataset size to rank by the "
-        "job's total."
-    ]
+        )
+    else:
+        text = (
+            "Cheapest training: ranked by USD/hour, since without a token count (train_tokens) "
+            "the job's hours and so its total USD are unknown; give the dataset size to rank by "
+            "the job's total."
+        )
+    return [Note(code="cheapest_training_basis", text=text)]
 
 
-def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[str]:
+def _warnings(w: Workload, base: Any, ranked: list[Option]) -> list[Note]:
     """The memory calculator's warnings about the request. Its one-GPU `base` estimate has a
     single data-parallel rank, so its "zero has no effect" warning is about that probe, not
     the recommendation: it is kept only when the recommended layout itself has DP = 1."""
     if not w.zero:
         return list(base.warnings)
-    single_rank = zero_single_rank_warning(w.zero)
-    out = [x for x in base.warnings if x != single_rank]
+    out = [x for x in base.warnings if x.code != "zero_single_rank"]
     if w.is_training and ranked and ranked[0].dp == 1:
         o = ranked[0]
         out.append(
-            f"{single_rank}: the recommended {o.count}× {o.gpu_name} (TP={o.tp}, PP={o.pp}, "
-            "DP=1) keeps full model state on every GPU"
+            Note(
+                code="zero_single_rank",
+                text=f"{zero_single_rank_warning(w.zero)}: the recommended {o.count}× "
+                f"{o.gpu_name} (TP={o.tp}, PP={o.pp}, DP=1) keeps full model state on every GPU",
+                gpu=o.gpu,
+                count=o.count,
+                severity="warning",
+            )
         )
     return out

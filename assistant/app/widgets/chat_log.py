@@ -9,7 +9,6 @@ message, so a 50 MB session opens at once; the conversation itself keeps everyth
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from textual.containers import VerticalScroll
@@ -18,23 +17,13 @@ from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMess
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.conversation import Conversation
 from assistant.message_shapes import clean_message
+from assistant.results import cleaned, is_error, load_result, parse_arguments_text
 from assistant.sanitize import clean_value
 
 RESTORED_TURNS = 20
 """Turns (a user message and everything up to the next) drawn when a session is reopened."""
 RESTORED_TEXT_CHARS = 100_000
 """Longest text drawn for one reopened message (about 25 screens); the rest stays saved."""
-
-
-def _json_object(text: Any) -> dict[str, Any]:
-    """A stored tool-call argument or tool-result string as a dict (raw text kept if not JSON)."""
-    if isinstance(text, dict):
-        return clean_value(text)
-    try:
-        value = json.loads(text or "{}")
-    except (TypeError, ValueError, RecursionError):
-        return {"raw": str(text)}
-    return clean_value(value) if isinstance(value, dict) else {"value": clean_value(value)}
 
 
 def _shown(text: str) -> str:
@@ -161,11 +150,11 @@ class ChatLog(VerticalScroll, can_focus=False):
                     await self.add_tool_card(
                         str(call.get("id", "")),
                         str(function.get("name", "tool")),
-                        _json_object(function.get("arguments")),
+                        clean_value(parse_arguments_text(function.get("arguments"))),
                         collapsed=True,
                     )
             elif role == "tool" and not message.get("duplicate_of"):
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
-                    result = _json_object(message.get("content"))
-                    await card.set_result(result, is_error="error" in result)
+                    value = cleaned(load_result(message, card.tool_name))
+                    await card.set_result(value, is_error=is_error(value))

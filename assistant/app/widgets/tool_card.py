@@ -8,18 +8,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from pydantic import BaseModel
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Collapsible, Static
 
-from assistant.app.results import (
-    ResultTable,
-    memory_bars,
-    result_table,
-    result_warnings,
-    summarize_arguments,
-)
+from assistant.app.results import ResultTable, card_view, summarize_arguments
 from assistant.app.widgets.literal import LiteralCollapsible
 from assistant.app.widgets.memory_bar import MemoryBar
 
@@ -91,24 +86,27 @@ class ToolCard(LiteralCollapsible):
         summary = summarize_arguments(self.arguments)
         return f"{STATUS_ICONS[self.status]} {self.tool_name}({summary})"
 
-    async def set_result(self, result: dict[str, Any], is_error: bool = False) -> None:
-        """Show the tool's result: error text, or the compact table and any memory bars."""
+    async def set_result(self, value: BaseModel, is_error: bool = False) -> None:
+        """Show the tool's typed result: error text, or the compact table and memory bars."""
+        view = card_view(value)
+        is_error = is_error or view.error is not None
         self.status = "error" if is_error else "done"
         self.title = self._card_title()
         contents = self.query_one(Collapsible.Contents)
         if is_error:
             self.add_class("error")
-            message = result.get("error") or result.get("message") or result
-            await contents.mount(Static(Text(f"error: {message}", style="red"), classes="results"))
+            text = Text(f"error: {view.error or 'the tool failed'}", style="red")
+            await contents.mount(Static(text, classes="results"))
             return
-        self.table = result_table(result)
+        self.table = view.table
         widgets: list[Static | MemoryBar] = []
+        if view.notice:
+            widgets.append(Static(Text(view.notice), classes="warning"))
+        widgets.extend(Static(Text(line), classes="results") for line in view.lines)
         if self.table.rows:
             widgets.append(Static(rich_table(self.table), classes="results"))
-        widgets.extend(
-            Static(Text(f"⚠ {warning}"), classes="warning") for warning in result_warnings(result)
-        )
-        widgets.extend(MemoryBar(bar) for bar in memory_bars(result))
+        widgets.extend(Static(Text(f"⚠ {warning}"), classes="warning") for warning in view.warnings)
+        widgets.extend(MemoryBar(bar) for bar in view.bars)
         if widgets:
             await contents.mount_all(widgets)
 

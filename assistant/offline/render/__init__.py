@@ -7,14 +7,17 @@ exact heading (`details_title`) that the CLI and the app fold on (`split_details
 user must check — how their words were read, the defaults filled in for what they did not say,
 tool warnings — stays under "Assumptions" above it.
 
-Results arrive in the registry's compact form (`*_GB` = 10^9 bytes; `breakdown` values in bytes),
-so every figure shown is a tool figure converted for display. Memory is shown in GiB (2^30
-bytes, as nvidia-smi reports), one unit family per table.
+Everything comes from the typed sizing report (`tools.sizing.SizingReport`: attributes, bytes
+as integers), so every figure shown is a tool figure converted for display and every choice
+(the headline, the $/M load, the follow-ups) was made in `tools.sizing`. Memory is shown in GiB
+(2^30 bytes, as nvidia-smi reports), one unit family per table.
 
-One job per module: `results` (reading compact results, shared labels), `verdict` (the lines
-an answer leads with), `costs` (budget, $/M-token and unconverted-offer lines), `tables` (key
-figures, memory breakdown, options), `assumptions` (defaults filled in, what to ask next),
-`details` (the fold), `answer` (the whole turn's Markdown).
+One job per module: `results` (shared labels), `verdict` (the lines an answer leads with;
+`verdict_text` is the verdict alone, which LLM answers lead with too), `costs` (budget, $/M-token
+and unconverted-offer lines, the price load), `tables` (key figures, memory breakdown, options),
+`questions` (capacity and max-context lead lines), `local` (llama.cpp / Ollama plans),
+`assumptions` (defaults filled in, what to ask next), `details` (the fold), `answer` (the whole
+turn's Markdown).
 """
 
 from assistant.offline.render.answer import render_answer, render_question
@@ -24,20 +27,19 @@ from assistant.offline.render.details import (
     details_title,
     split_details,
 )
-from assistant.offline.render.results import CallResult, bytes_from, per_gpu_figure
+from assistant.offline.render.results import CallResult
 from assistant.offline.render.tables import options_table
-from assistant.offline.render.verdict import headline_option
+from assistant.offline.render.verdict import memory_verdict_text, verdict_text
 
 __all__ = [
     "DETAILS_TOPIC",
     "CallResult",
     "FoldedAnswer",
-    "bytes_from",
     "details_title",
-    "headline_option",
+    "memory_verdict_text",
     "options_table",
-    "per_gpu_figure",
     "render_answer",
     "render_question",
     "split_details",
+    "verdict_text",
 ]

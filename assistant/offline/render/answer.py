@@ -1,126 +1,63 @@
-"""One turn's Markdown: the full answer (verdict first, then figures, breakdown, options with
-cost, how the question was read, what to ask next, and last the folded tool assumptions), or a
-clarifying question with what was understood so far.
+"""One turn's Markdown from the sizing report: the full answer (verdict first, then figures,
+breakdown, options with cost, how the question was read, what to ask next, and last the
+folded tool assumptions), or a clarifying question with what was understood so far.
 """
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.planner import prices_full_load
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
-from assistant.offline.render.costs import (
-    api_comparison_lines,
-    budget_line,
-    cheaper_per_token_line,
-    full_load_lines,
-    unconverted_lines,
-)
+from assistant.offline.render.costs import api_comparison_lines, price_load_lines, unconverted_lines
 from assistant.offline.render.details import details_title
 from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.questions import capacity_lines, max_context_lines
-from assistant.offline.render.results import (
-    CallResult,
-    config_label,
-    error_text,
-    is_training,
-    plain_data_parallel,
-)
+from assistant.offline.render.questions import capacity_lines
+from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
-from assistant.offline.render.verdict import (
-    about_headline,
-    headline_option,
-    recommended_lines,
-    scale_out_lines,
-    verdict_lines,
-)
+from assistant.offline.render.verdict import about_headline, verdict_block
+from tools.local_serving import LocalServingPlan
+from tools.sizing import SizedConfiguration, SizingReport
 
 
 def _section(title: str, lines: list[str]) -> list[str]:
     return [f"\n**{title}**\n", *lines] if lines else []
 
 
-def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
-    """The full answer for one turn (Markdown)."""
-    recommends = [c for c in calls if c.name == "recommend"]
-    recommend = recommends[0] if recommends else None
-    # A second recommend call is the follow-up without the named GPU limit (engine._scale_out).
-    scale = recommends[1] if len(recommends) > 1 else None
-    cost = next((c for c in calls if c.name == "compare_costs"), None)
-    # Memory calls after the recommender's are follow-ups (assistant/offline/engine.py): the
-    # recommended layout's breakdown (it has 'pp'), a ZeRO-3 re-sizing of a named one, or the
-    # named GPUs at a lower weight format (another 'weights' than the first call's).
-    after = calls.index(recommend) if recommend is not None else len(calls)
-    memory = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i < after]
-    follow = [c for i, c in enumerate(calls) if c.name == "estimate_memory" and i > after]
-    layout = next((c for c in follow if "pp" in c.arguments and not c.is_error), None)
-    weights = memory[0].arguments.get("weights") if memory else None
-    lower = [c for c in follow if "pp" not in c.arguments and c.arguments.get("weights") != weights]
-    memory += [c for c in follow if "pp" not in c.arguments and c not in lower]
-    out: list[str] = local_serving_lines(calls)
-    # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
-    api = api_comparison_lines(parsed, cost)
-    out += api if parsed.api_comparison else []
-    out += capacity_lines(parsed, memory, recommend)
-    out += max_context_lines(parsed, memory)
-    out += verdict_lines(
-        memory,
-        recommend,
-        cost,
-        breakdown_below=layout is None,
-        layout=layout,
-        scaled=scale is not None,
-    )
-    out += scale_out_lines(memory, recommend, scale, lower)
-    per_token_question = parsed.objective == "cheapest_per_token"
-    out += cheaper_per_token_line(
-        memory, cost, prices_full_load(parsed), recommend if per_token_question else None
-    )
-    if not memory:
-        out += recommended_lines(recommend, cost)
-    budget = budget_line(parsed, cost)
-    if budget is not None:
-        out.append(budget)
-    out += [] if parsed.api_comparison else api
-    out += _section("Key figures", key_figures(memory, recommend))
-    first = next((c for c in memory if not c.is_error), None)
-    if layout is not None:
-        out += _section(f"Memory per GPU ({_layout_label(layout)})", breakdown_table(layout))
-    elif first is not None:
-        label = config_label(first.arguments)
-        if plain_data_parallel(first):
-            label += ", plain data parallelism"
-        out += _section(f"Memory per GPU ({label})", breakdown_table(first))
-    if recommend is not None:
-        if recommend.is_error:
-            out += _section(
-                "Options", [f"- The recommender could not run: {error_text(recommend)}"]
-            )
-        else:
-            full_load = prices_full_load(parsed) and cost is not None and not cost.is_error
-            table = options_table(recommend, cost, full_load=full_load)
-            out += _section("Best option per GPU", table)
-            headline = None if parsed.gpus else headline_option(recommend, cost)
-            notes = [
-                f"- {about_headline(str(n), headline)}"
-                for n in recommend.result.get("notes", [])[:4]
-            ]
-            out += ["", *notes] if notes else []
-            # The scale-out answer above supersedes the search within the named count.
-            if recommend.result.get("nearest_feasible") and scale is None:
-                out.append(f"- Nearest feasible: {recommend.result['nearest_feasible']}")
-    if cost is not None and cost.is_error:
-        out += _section("Cost", [f"- Cost comparison unavailable: {error_text(cost)}"])
-    out += unconverted_lines(cost)
-    read_as = [*parsed.notes, *defaults_filled_in(parsed, memory, recommend)]
-    if prices_full_load(parsed):
-        read_as += full_load_lines(recommend, cost)
-    tool_assumptions: list[str] = []
-    for call in calls:
-        if not call.is_error:
-            tool_assumptions += [str(a) for a in call.result.get("assumptions", [])]
-            read_as += [f"warning: {w}" for w in call.result.get("warnings", [])]
+def _tool_notes(values: list[BaseModel]) -> tuple[list[str], list[str]]:
+    """(assumptions, warnings) the tools stated, in order."""
+    assumptions: list[str] = []
+    warnings: list[str] = []
+    for value in values:
+        assumptions += [str(a) for a in getattr(value, "assumptions", [])]
+        warnings += [str(w) for w in getattr(value, "warnings", [])]
+    return assumptions, warnings
+
+
+def render_answer(
+    parsed: ParsedWorkload,
+    report: SizingReport | None,
+    local: list[CallResult] | None = None,
+    error: str | None = None,
+) -> str:
+    """The full answer for one turn (Markdown): `report` from the `size` call (None when only
+    llama.cpp / Ollama plans ran, or `error` says why it could not run), `local` the plans."""
+    local = local or []
+    out: list[str] = local_serving_lines(local)
+    if error is not None:
+        out.append(f"- Could not size this: {error}")
+    values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
+    if report is not None:
+        out += _report_lines(parsed, report)
+        values = [*report.results(), *values]
+    read_as = [*parsed.notes]
+    if report is not None:
+        read_as += defaults_filled_in(parsed, report)
+        read_as += price_load_lines(report)
+    assumptions, warnings = _tool_notes(values)
+    read_as += [f"warning: {w}" for w in warnings]
     read_as = list(dict.fromkeys(read_as))
-    folded = [a for a in dict.fromkeys(tool_assumptions) if a not in read_as]
+    folded = [a for a in dict.fromkeys(assumptions) if a not in read_as]
     out += _section("Assumptions", _bullets(read_as))
     asks = follow_ups(parsed)
     if parsed.unplaced:
@@ -131,16 +68,55 @@ def render_answer(parsed: ParsedWorkload, calls: list[CallResult]) -> str:
     return "\n".join(out).strip() + "\n"
 
 
-def _layout_label(call: CallResult) -> str:
-    """'8× MI300X, TP 8 × PP 1 — the recommended layout' for a follow-up layout estimate."""
-    args = call.arguments
-    split = f"TP {args.get('tp', 1)} × PP {args.get('pp', 1)}"
-    if args.get("zero") and int(args.get("gpus", 1)) > int(args.get("tp", 1)) * int(
-        args.get("pp", 1)
-    ):
-        split += f", ZeRO-{args['zero']}"
-    replica = "" if is_training([call]) else ", one replica"
-    return f"{config_label({**args, 'zero': None})}, {split}{replica} — the recommended layout"
+def _report_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
+    """Verdict, costs, key figures, breakdown, options and notes of the report."""
+    layout = report.layout_breakdown
+    has_layout = layout is not None and layout.estimate is not None
+    # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
+    api = api_comparison_lines(parsed, report)
+    out = api if parsed.api_comparison else []
+    out += capacity_lines(parsed, report)
+    out += verdict_block(report)
+    out += [] if parsed.api_comparison else api
+    out += _section("Key figures", key_figures(report))
+    first = next((m for m in report.memory if m.estimate is not None), None)
+    if layout is not None and has_layout:
+        out += _section(
+            f"Memory per GPU ({_layout_label(report, layout)})", breakdown_table(layout)
+        )
+    elif first is not None:
+        label = config_label(first)
+        if first.plain_data_parallel:
+            label += ", plain data parallelism"
+        out += _section(f"Memory per GPU ({label})", breakdown_table(first))
+    rec = report.recommendation
+    if report.recommendation_error is not None:
+        error = report.recommendation_error.text
+        out += _section("Options", [f"- The recommender could not run: {error}"])
+    elif rec is not None:
+        out += _section("Best option per GPU", options_table(report))
+        headline = None if parsed.gpus or report.headline is None else report.headline.option
+        notes = [f"- {about_headline(n, headline)}" for n in rec.notes[:4]]
+        out += ["", *notes] if notes else []
+        # The scale-out answer above supersedes the search within the named count.
+        if rec.nearest_feasible and report.scale_out is None:
+            out.append(f"- Nearest feasible: {rec.nearest_feasible}")
+    if report.costs_error is not None:
+        error = report.costs_error.text
+        out += _section("Cost", [f"- Cost comparison unavailable: {error}"])
+    out += unconverted_lines(report)
+    return out
+
+
+def _layout_label(report: SizingReport, layout: SizedConfiguration) -> str:
+    """'8× MI300X, TP 8 × PP 1 — the recommended layout' for the headline's layout estimate."""
+    est = layout.estimate
+    tp, pp = (1, 1) if est is None else (est.tp, est.pp)
+    split = f"TP {tp} × PP {pp}"
+    if layout.zero and layout.count > tp * pp:
+        split += f", ZeRO-{layout.zero}"
+    replica = "" if report.is_training else ", one replica"
+    return f"{config_label(layout, zero=False)}, {split}{replica} — the recommended layout"
 
 
 def _bullets(items: list[str]) -> list[str]:

@@ -1,77 +1,59 @@
 """What the user must check about how the question was read: the defaults the tools filled in
-for facts not stated (with the value each tool result reports), and what to ask next.
+for facts not stated (with the value the sizing report holds), and what to ask next.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.planner import prices_full_load
-from assistant.offline.render.results import CallResult, config_label, plain_data_parallel
-from tools.errors import ToolInputError
-from tools.workload import validate_workload
+from assistant.offline.render.results import config_label
+from tools.sizing import SizingReport
 
 
-def defaults_filled_in(
-    parsed: ParsedWorkload, memory: list[CallResult], recommend: CallResult | None
-) -> list[str]:
-    """What the tools used for facts the question did not state, with the value each tool
-    result reports (context tokens, concurrent sequences, weight format, serving engine)."""
-    sized: dict[str, Any] = next((c.result for c in memory if not c.is_error), {})
-    ranked = recommend.result if recommend is not None and not recommend.is_error else {}
-    training = parsed.task not in (None, "inference")
+def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
+    """What the tools used for facts the question did not state, with the value the report
+    holds (context tokens, concurrent sequences, weight format, serving engine)."""
+    sized = next((m.estimate for m in report.memory if m.estimate is not None), None)
+    rec = report.recommendation
+    training = report.is_training
     lines: list[str] = []
-    context = sized.get("context", ranked.get("context_tokens"))
+    context = sized.context if sized is not None else None
+    if context is None and rec is not None:
+        context = rec.context_tokens
     said_length = (parsed.context, parsed.prompt_tokens, parsed.output_tokens)
     unsaid = all(v is None for v in (*said_length, parsed.tokens_per_example))
     if context is not None and unsaid and not parsed.max_context:
         what = "Training sequence length" if training else "Context"
-        lines.append(
-            f"{what} not stated: sized at {int(context):,} tokens per sequence (tool default)"
-        )
-    if not training and parsed.prompt_tokens is None and parsed.context is not None:
-        prompt = _prompt_tokens_sized(recommend)
-        if prompt is not None:
-            lines.append(f"Prompt length not stated: TTFT for a {prompt:,}-token prompt")
+        lines.append(f"{what} not stated: sized at {context:,} tokens per sequence (tool default)")
+    said_context = parsed.prompt_tokens is None and parsed.context is not None
+    if not training and said_context and report.search is not None:
+        prompt = report.search.prompt_tokens
+        lines.append(f"Prompt length not stated: TTFT for a {prompt:,}-token prompt")
     if training and parsed.zero is None:
-        for call in memory:
-            if not call.is_error and plain_data_parallel(call):
-                gpus = int(call.arguments.get("gpus", 1))
-                lines.append(
-                    f"ZeRO / FSDP not stated: {config_label(call.arguments)} sized as plain "
-                    "data parallelism, every GPU holding the whole weights, gradients and "
-                    f"optimizer state; say 'ZeRO-3' or 'FSDP' to shard them over the {gpus} GPUs"
-                )
-                break
-    batch = sized.get("batch")
-    if batch is not None and parsed.batch is None:
-        if training:
-            noun = "sequence" if int(batch) == 1 else "sequences"
-            lines.append(f"Micro-batch not stated: {int(batch):,} {noun} per GPU")
-        elif parsed.users is None and parsed.tokens_per_s is None:
+        for plain in (m for m in report.memory if m.plain_data_parallel):
             lines.append(
-                f"Concurrent users not stated: memory and speed sized for {int(batch):,} at a "
-                "time" + ("; $/M tokens at full load (below)" if prices_full_load(parsed) else "")
+                f"ZeRO / FSDP not stated: {config_label(plain)} sized as plain data "
+                "parallelism, every GPU holding the whole weights, gradients and optimizer "
+                f"state; say 'ZeRO-3' or 'FSDP' to shard them over the {plain.count} GPUs"
             )
-    weights = sized.get("weights_format", ranked.get("weights_format"))
+            break
+    if sized is not None and parsed.batch is None:
+        if training:
+            noun = "sequence" if sized.batch == 1 else "sequences"
+            lines.append(f"Micro-batch not stated: {sized.batch:,} {noun} per GPU")
+        elif parsed.users is None and parsed.tokens_per_s is None:
+            full = report.price_load.basis == "full_load"
+            lines.append(
+                f"Concurrent users not stated: memory and speed sized for {sized.batch:,} at a "
+                "time" + ("; $/M tokens at full load (below)" if full else "")
+            )
+    weights = sized.weights_format if sized is not None else None
+    if weights is None and rec is not None:
+        weights = rec.weights_format
     if weights is not None and parsed.weights is None:
         lines.append(f"Precision not stated: {weights} weights")
-    engine = sized.get("engine")
-    if engine is not None and parsed.engine is None and not training:
-        lines.append(f"Serving engine not stated: sized for {engine}")
+    if sized is not None and parsed.engine is None and not training:
+        lines.append(f"Serving engine not stated: sized for {sized.engine}")
     return lines
-
-
-def _prompt_tokens_sized(recommend: CallResult | None) -> int | None:
-    """The prompt length the recommender timed TTFT for: its own schema's reading of the
-    arguments it was called with (the default shape, tools/defaults.py, when none was said)."""
-    if recommend is None or recommend.is_error:
-        return None
-    try:
-        return validate_workload(recommend.arguments).prompt_tokens
-    except ToolInputError:
-        return None
 
 
 def follow_ups(parsed: ParsedWorkload) -> list[str]:

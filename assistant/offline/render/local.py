@@ -4,23 +4,25 @@ system RAM the rest needs, the estimated decode speed and the launch line, from
 
 from __future__ import annotations
 
-from assistant.offline.render.results import CallResult, bytes_from, error_text, gib
+from assistant.offline.render.results import CallResult, gib
+from assistant.results import ToolError
+from tools.local_serving import LocalServingPlan
 
 
-def _verdict(r: dict[str, object]) -> str:
-    n, on, ngl = r.get("n_layers"), r.get("gpu_layers"), r.get("n_gpu_layers")
-    gpu, budget = gib(bytes_from(r, "gpu")), gib(bytes_from(r, "budget"))
-    host = gib(bytes_from(r, "host"))
-    if r.get("fits_fully"):
+def _verdict(r: LocalServingPlan) -> str:
+    n, on, ngl = r.n_layers, r.gpu_layers, r.n_gpu_layers
+    gpu, budget = gib(r.gpu_bytes), gib(r.budget_bytes)
+    host = gib(r.host_bytes)
+    if r.fits_fully:
         return (
             f"fits on the GPU: all {n} layers and the output layer (-ngl {ngl}), {gpu} of "
             f"{budget}; the token embedding stays in system RAM ({host})"
         )
     ram = ""
-    if r.get("fits_in_ram") is True:
-        ram = f", within the {gib(bytes_from(r, 'system_ram'))} of RAM you have"
-    elif r.get("fits_in_ram") is False:
-        ram = f", more than the {gib(bytes_from(r, 'system_ram'))} of RAM you have: it does not run"
+    if r.fits_in_ram is True:
+        ram = f", within the {gib(r.system_ram_bytes)} of RAM you have"
+    elif r.fits_in_ram is False:
+        ram = f", more than the {gib(r.system_ram_bytes)} of RAM you have: it does not run"
     if not ngl:
         return f"no layer fits on the GPU ({budget}); all {n} layers need {host} of system RAM{ram}"
     return (
@@ -35,28 +37,28 @@ def local_serving_lines(calls: list[CallResult]) -> list[str]:
     for call in calls:
         if call.name != "plan_local_serving":
             continue
-        if call.is_error:
-            out.append(f"- Local serving could not be sized: {error_text(call)}")
+        r = call.value
+        if not isinstance(r, LocalServingPlan):
+            problem = r.text if isinstance(r, ToolError) else "no result"
+            out.append(f"- Local serving could not be sized: {problem}")
             continue
-        r = call.result
-        launcher = "Ollama" if r.get("launcher") == "ollama" else "llama.cpp (llama-server)"
-        count = f"{r['gpus']}× " if int(str(r.get("gpus", 1))) > 1 else ""
-        label = f"{count}{r.get('gpu_label')}"
-        if r.get("gpu_memory_stated"):
+        launcher = "Ollama" if r.launcher == "ollama" else "llama.cpp (llama-server)"
+        count = f"{r.gpus}× " if r.gpus > 1 else ""
+        label = f"{count}{r.gpu_label}"
+        if r.gpu_memory_stated:
             label += " (not in the catalog: the memory you gave)"
-        out.append(f"**{launcher}, {r.get('weights_format')}, on {label}: {_verdict(r)}.**")
-        speed = r.get("decode_tokens_per_s")
-        if isinstance(speed, int | float):
+        out.append(f"**{launcher}, {r.weights_format}, on {label}: {_verdict(r)}.**")
+        if r.decode_tokens_per_s is not None:
             out.append(
-                f"- Decode speed ≈ {speed:.1f} tokens/s per sequence, {r.get('decode_basis')}."
+                f"- Decode speed ≈ {r.decode_tokens_per_s:.1f} tokens/s per sequence, "
+                f"{r.decode_basis}."
             )
         out.append(
-            f"- KV cache {r.get('cache_type')}: {gib(bytes_from(r, 'kv_cache'))} for "
-            f"{r.get('parallel')} slot(s) × {r.get('context_per_slot'):,} tokens."
+            f"- KV cache {r.cache_type}: {gib(r.kv_cache_bytes)} for "
+            f"{r.parallel} slot(s) × {r.context_per_slot:,} tokens."
         )
-        out.append(f"- Launch: `{r.get('launch_command')}`")
-        modelfile = r.get("ollama_modelfile")
-        if isinstance(modelfile, str):
-            out += ["", "```", modelfile, "```"]
+        out.append(f"- Launch: `{r.launch_command}`")
+        if r.ollama_modelfile is not None:
+            out += ["", "```", r.ollama_modelfile, "```"]
         out.append("")
     return out

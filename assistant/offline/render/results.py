@@ -1,6 +1,5 @@
-"""Tool results as the renderer reads them: `CallResult`, byte figures out of the registry's
-compact form (`*_GB` = 10^9 bytes, `*_bytes`), and the labels every part of an answer shares
-(GiB figures, GPU names, configurations, error text).
+"""What every part of an answer shares: the labels of GPUs and configurations, GiB figures,
+and `CallResult` (a tool call beside the sizing report, e.g. a llama.cpp plan).
 """
 
 from __future__ import annotations
@@ -8,35 +7,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from tools.catalog import get_catalog
-from tools.units import GB, format_bytes
+from tools.recommend import Option
+from tools.sizing import SizedConfiguration
+from tools.units import format_bytes
 
 
 @dataclass(frozen=True)
 class CallResult:
-    """One executed tool call, as the renderer needs it."""
+    """One executed tool call: its name, arguments and typed result."""
 
     name: str
     arguments: dict[str, Any]
-    result: dict[str, Any]
+    value: BaseModel
     is_error: bool = False
-
-
-def bytes_from(result: dict[str, Any], name: str) -> float | None:
-    """A byte figure from a compact result: `name_bytes`, or `name_GB` × 10^9."""
-    if isinstance(result.get(f"{name}_bytes"), int | float):
-        return float(result[f"{name}_bytes"])
-    if isinstance(result.get(f"{name}_GB"), int | float):
-        return float(result[f"{name}_GB"]) * GB
-    return None
-
-
-def per_gpu_figure(result: dict[str, Any], name: str) -> float | None:
-    """`<name>_bytes_per_gpu` of a memory result (the registry keeps these in bytes)."""
-    value = result.get(f"{name}_bytes_per_gpu")
-    if isinstance(value, int | float):
-        return float(value)
-    return bytes_from(result, f"{name}_per_gpu")
 
 
 def gib(num_bytes: float | None) -> str:
@@ -52,43 +38,14 @@ def gpu_name(gpu_id: str | None) -> str:
     return gpu.name.removeprefix("NVIDIA ") if gpu else gpu_id
 
 
-def config_label(arguments: dict[str, Any]) -> str:
-    """A sized configuration from its call's arguments: '2× H100 SXM5 with ZeRO-3', 'one GPU'."""
-    count = int(arguments.get("gpus", 1))
-    if arguments.get("gpu") is None:  # sized without a GPU named: no "1× one GPU"
-        return "one GPU" if count == 1 else f"{count} GPUs"
-    zero = arguments.get("zero")
-    sharded = f" with ZeRO-{zero}" if zero and count > 1 else ""
-    return f"{count}× {gpu_name(arguments.get('gpu'))}{sharded}"
+def option_label(option: Option) -> str:
+    """'2× H100 SXM5': an option's GPUs."""
+    return f"{option.count}× {gpu_name(option.gpu)}"
 
 
-def plain_data_parallel(call: CallResult) -> bool:
-    """A multi-GPU full-training estimate without ZeRO or TP/PP: every GPU holds the whole
-    weights, gradients and optimizer state (the tools' default for training)."""
-    args = call.arguments
-    return (
-        args.get("task") == "full"
-        and int(args.get("gpus", 1)) > 1
-        and not args.get("zero")
-        and "tp" not in args
-        and "pp" not in args
-    )
-
-
-def is_training(calls: list[CallResult]) -> bool:
-    """Whether any call sizes a training task (full, LoRA, QLoRA) rather than serving."""
-    return any(c.arguments.get("task") in ("full", "lora", "qlora") for c in calls)
-
-
-def error_text(call: CallResult) -> str:
-    """A failed call's error on one line: 'field: problem' for each problem the tool listed."""
-    r = call.result
-    text = str(r.get("error") or r.get("problem") or "rejected")
-    if r.get("field"):
-        text = f"{r['field']}: {text}"
-    problems = [
-        f"{p.get('field')}: {p.get('problem')}"
-        for p in r.get("problems", [])
-        if isinstance(p, dict)
-    ]
-    return "; ".join(problems) if problems else text
+def config_label(sized: SizedConfiguration, zero: bool = True) -> str:
+    """A sized configuration: '2× H100 SXM5 with ZeRO-3', 'one GPU', '4 GPUs'."""
+    if sized.gpu is None:  # sized without a GPU named: no "1× one GPU"
+        return "one GPU" if sized.count == 1 else f"{sized.count} GPUs"
+    sharded = f" with ZeRO-{sized.zero}" if zero and sized.zero and sized.count > 1 else ""
+    return f"{sized.count}× {gpu_name(sized.gpu)}{sharded}"

@@ -1,123 +1,109 @@
 """The figures and tables of an answer: key figures (parameters, KV bytes per token), the
-per-GPU memory breakdown (GiB) and the recommender's options with their on-demand cost.
+per-GPU memory breakdown (GiB) and the recommender's options with their quoted price.
 """
 
 from __future__ import annotations
 
-from assistant.offline.render.costs import cheapest_usd
-from assistant.offline.render.results import CallResult, bytes_from, gpu_name, is_training
-from tools.units import GB, GiB, format_count
+from assistant.offline.render.results import gpu_name
+from tools.sizing import SizedConfiguration, SizingReport
+from tools.units import GiB, format_count
 
 
-def key_figures(memory: list[CallResult], recommend: CallResult | None) -> list[str]:
+def key_figures(report: SizingReport) -> list[str]:
     """Parameter counts, weights and KV bytes per token."""
-    source = next((c.result for c in memory if not c.is_error), None)
-    if source is None and recommend is not None and not recommend.is_error:
-        source = recommend.result
-    if source is None:
+    estimate = next((m.estimate for m in report.memory if m.estimate is not None), None)
+    rec = report.recommendation
+    if estimate is not None:
+        total, active = estimate.total_params, estimate.active_params
+        kv = estimate.kv_cache_bytes_per_token
+    elif rec is not None:
+        total, active, kv = rec.total_params, rec.active_params, rec.kv_cache_bytes_per_token
+    else:
         return []
     lines: list[str] = []
-    total, active = source.get("total_params"), source.get("active_params")
     if total:
         text = f"- Parameters: {format_count(total)}"
         if active and active != total:
             text += f" total, {format_count(active)} active per token"
         lines.append(text)
-    if is_training([*memory, *([recommend] if recommend else [])]):
+    if report.is_training:
         return lines  # training keeps no KV cache; its bytes per token would only confuse
-    kv = source.get("kv_cache_bytes_per_token")
-    if kv is None and source.get("kv_cache_per_token_GB") is not None:
-        kv = source["kv_cache_per_token_GB"] * GB
     if kv:
-        lines.append(f"- KV cache: {int(kv):,} bytes per token (whole model)")
+        lines.append(f"- KV cache: {kv:,} bytes per token (whole model)")
     return lines
 
 
-def breakdown_table(call: CallResult) -> list[str]:
+def breakdown_table(sized: SizedConfiguration) -> list[str]:
     """Per-GPU memory components of one estimate, GiB."""
-    breakdown = call.result.get("breakdown")
-    if not isinstance(breakdown, dict) or call.is_error:
+    est = sized.estimate
+    if est is None:
         return []
     rows = ["| component | per GPU (GiB) |", "|---|---:|"]
-    adapters = bool(call.result.get("trainable_params")) and call.arguments.get("task") in (
-        "lora",
-        "qlora",
-    )
-    for name, value in breakdown.items():
-        if isinstance(value, int | float) and value:
-            num_bytes = value * GB if name.endswith("_GB") else value
-            label = name.removesuffix("_GB")
-            if label == "weights" and adapters:
-                # The tool adds the LoRA adapter weights to the frozen base's (its formula:
-                # "+ adapters 2 B × N LoRA parameters"), while its assumption quotes the base.
-                label = "weights (base + adapters)"
-            rows.append(f"| {label} | {num_bytes / GiB:,.2f} |")
+    adapters = bool(est.trainable_params) and est.task in ("lora", "qlora")
+    for name, value in est.breakdown.items():
+        if not value:
+            continue
+        label = name
+        if name == "weights" and adapters:
+            # The tool adds the LoRA adapter weights to the frozen base's (its formula:
+            # "+ adapters 2 B × N LoRA parameters"), while its assumption quotes the base.
+            label = "weights (base + adapters)"
+        rows.append(f"| {label} | {value / GiB:,.2f} |")
     return rows if len(rows) > 2 else []
 
 
-def options_table(
-    recommend: CallResult, cost: CallResult | None, limit: int = 5, full_load: bool = False
-) -> list[str]:
-    """The recommender's best options per GPU (fitting first), with on-demand cost if priced.
+def options_table(report: SizingReport, limit: int = 5) -> list[str]:
+    """The recommender's best options per GPU (fitting first), with the quoted price.
 
-    Training tables show hours (n/a without a data size), never serving columns. `full_load`:
-    the $/M figures were priced at full-load throughput (the header says so)."""
+    Training tables show hours (n/a without a data size), never serving columns. $/M figures
+    are labelled with the load they were priced at (`report.price_load`)."""
+    rec = report.recommendation
+    if rec is None:
+        return []
     # Rows over the GPU count the user named break their limit (the recommender keeps them to
     # say what the load would need; the answer says that in words): not offered as options.
-    most = (recommend.arguments.get("constraints") or {}).get("max_gpus")
-    options = [
-        o for o in recommend.result.get("options", []) if most is None or o.get("count", 0) <= most
-    ][:limit]
+    most = None if report.search is None else report.search.constraints.max_gpus
+    options = [o for o in rec.options if most is None or o.count <= most][:limit]
     if not options:
         return []
-    prices = cheapest_usd(cost)
-    training = is_training([recommend]) or any(o.get("training_hours") is not None for o in options)
+    full_load = report.price_load.basis == "full_load" and report.costs is not None
+    training = report.is_training or any(o.training_hours is not None for o in options)
     head = "| GPU | count | TP×PP×DP | fits | meets targets | per GPU (GiB) | "
     speed = "tok/s per user (one user)" if full_load else "tok/s per user"
     head += "training hours |" if training else f"KV tokens | {speed} | TTFT (s) |"
-    load = " at full load" if full_load else ""
-    head += (
-        " on-demand USD total |" if training else f" on-demand USD/h · USD/M output tokens{load} |"
-    )
+    tier = report.request.pricing.quote_tier.replace("_", "-")
+    load = report.price_load.label if report.costs is not None else ""
+    head += f" {tier} USD total |" if training else f" {tier} USD/h · USD/M output tokens{load} |"
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     for o in options:
-        per_gpu = bytes_from(o, "per_gpu")
-        price = prices.get((o.get("gpu", ""), int(o.get("count", 0))))
+        price = report.price_of(o.gpu, o.count)
         usd = "not priced"
-        if price is not None and training and price.get("usd_cost") is None:
+        if price is not None and training and price.usd_job is None:
             # Priced by the hour only: without a data size there is no job total.
-            usd = (
-                f"n/a (no data size) · {price['_usd']:,.2f}/h "
-                f"({price.get('provider')}, {price.get('as_of')})"
-            )
+            usd = f"n/a (no data size) · {price.usd:,.2f}/h ({price.provider}, {price.as_of})"
         elif price is not None and training:
-            usd = (
-                f"{price['_usd']:,.2f} at {price.get('per_hour')}/h "
-                f"({price.get('provider')}, {price.get('as_of')})"
-            )
+            usd = f"{price.usd:,.2f} at {price.per_hour}/h ({price.provider}, {price.as_of})"
         elif price is not None:
-            per_million = price.get("usd_per_million_tokens")
+            per_million = price.usd_per_million_tokens
             million = "" if per_million is None else f" · {per_million:,.3f}"
-            usd = f"{price['_usd']:,.2f}{million} ({price.get('provider')}, {price.get('as_of')})"
+            usd = f"{price.usd:,.2f}{million} ({price.provider}, {price.as_of})"
         cells = [
-            gpu_name(o.get("gpu")),
-            str(o.get("count")),
-            f"{o.get('tp')}×{o.get('pp')}×{o.get('dp')}",
-            "yes" if o.get("fits") else "no",
-            "yes" if o.get("meets_targets") else "no",
-            "n/a" if per_gpu is None else f"{per_gpu / GiB:,.1f}",
+            gpu_name(o.gpu),
+            str(o.count),
+            f"{o.tp}×{o.pp}×{o.dp}",
+            "yes" if o.fits else "no",
+            "yes" if o.meets_targets else "no",
+            f"{o.per_gpu_bytes / GiB:,.1f}",
         ]
         if training:
-            hours = o.get("training_hours")
+            hours = o.training_hours
             cells.append("n/a (no data size)" if hours is None else f"{hours:,.1f}")
         else:
-            tokens = o.get("kv_cache_capacity_tokens")
-            speed = o.get("decode_tokens_per_s_per_seq")
-            ttft = o.get("ttft_s")
+            speed_value = o.decode_tokens_per_s_per_seq
             cells += [
-                "n/a" if tokens is None else f"{int(tokens):,}",
-                "n/a" if speed is None else f"{speed:,.1f}",
-                "n/a" if ttft is None else f"{ttft:,.3f}",
+                f"{o.kv_cache_capacity_tokens:,}",
+                "n/a" if speed_value is None else f"{speed_value:,.1f}",
+                "n/a" if o.ttft_s is None else f"{o.ttft_s:,.3f}",
             ]
         cells.append(usd)
         rows.append("| " + " | ".join(cells) + " |")

@@ -1,8 +1,9 @@
 """Rebuild the canned proposal session by running the real registry tools on one workload.
 
 Run from the repository root: `.venv/bin/python tests/data/proposal/build_session.py`. It writes
-`session.json` (the conversation: user message, assistant tool calls, tool results exactly as
-the registry returns them) and, with `--golden`, the golden `proposal.md` / `proposal.html`.
+`session.json` (the conversation: user message, assistant tool calls, tool results stored as
+the engines store them: typed, `assistant.results.tool_message`) and, with `--golden`, the
+golden `proposal.md` / `proposal.html`.
 Only rerun it on purpose (a tool's output changed): the tests compare against these files.
 
 Workload: Llama 3.1 70B (bf16) served to 32 concurrent users, 2,000-token prompts and 500-token
@@ -19,6 +20,7 @@ from typing import Any
 
 from assistant.conversation import Conversation
 from assistant.registry import compact_json, default_registry
+from assistant.results import tool_message
 
 HERE = Path(__file__).parent
 FIXED_TIME = "2026-10-01T09:00:00+00:00"
@@ -68,7 +70,7 @@ def _call(conversation: Conversation, call_id: str, name: str, args: dict[str, A
     outcome = registry.call(name, arguments)
     if outcome.is_error:
         raise SystemExit(f"{name} failed: {outcome.content}")
-    conversation.add({"role": "tool", "tool_call_id": call_id, "content": outcome.content})
+    conversation.add(tool_message(call_id, name, outcome.value))
     return outcome.result
 
 

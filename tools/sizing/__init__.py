@@ -1,0 +1,64 @@
+"""One sizing question, one answer: `size(SizingRequest) -> SizingReport`.
+
+Every surface (the `memory` / `recommend` / `cost` commands, the offline chat, the LLM engine's
+pre-computation and the model's own `size` calls, the app's cards, the proposal) asks this
+package and presents its report, so the headline configuration, the weight format and the $/M
+tokens at the stated load are decided once:
+
+- `request.py`: `SizingRequest` (workload, configurations named, pricing scope, what to answer);
+- `report.py`: `SizingReport` and its typed parts (`Headline`, `PriceLoad`, `ScaleOut`, ...);
+- `plan.py`: `size()` — memory → recommend → cost → follow-ups;
+- `headline.py`: the one rule for the leading option and the one rule for the $/M load;
+- `memory.py`: the estimates of named configurations and the follow-ups that re-size them;
+- `prices.py`: the price quoted per configuration (cheapest row of the quote tier).
+"""
+
+from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load, states_load
+from tools.sizing.plan import MAX_PRICED, size
+from tools.sizing.report import (
+    BudgetCheck,
+    ContextFit,
+    FormatFit,
+    Headline,
+    HeadlineRule,
+    PricedConfiguration,
+    PriceLoad,
+    ScaleOut,
+    SizedConfiguration,
+    SizingError,
+    SizingReport,
+    VariantQuestion,
+)
+from tools.sizing.request import (
+    SIZE_HIDDEN,
+    Budget,
+    GpuConfiguration,
+    PricingScope,
+    SizingRequest,
+)
+
+__all__ = [
+    "MAX_PRICED",
+    "PRICE_OBJECTIVES",
+    "SIZE_HIDDEN",
+    "Budget",
+    "BudgetCheck",
+    "ContextFit",
+    "FormatFit",
+    "GpuConfiguration",
+    "Headline",
+    "HeadlineRule",
+    "PriceLoad",
+    "PricedConfiguration",
+    "PricingScope",
+    "ScaleOut",
+    "SizedConfiguration",
+    "SizingError",
+    "SizingReport",
+    "SizingRequest",
+    "VariantQuestion",
+    "choose_headline",
+    "price_load",
+    "size",
+    "states_load",
+]

@@ -1,0 +1,209 @@
+"""The two policies every surface shares: the load $/M tokens is priced at, and the option an
+answer leads with.
+
+**$/M tokens load** (`price_load`): serving is priced at the stated load when the user states
+one (concurrent users — a batch is sized as that many users — or an aggregate tokens/s
+target): the throughput the configuration runs at for that load. With no load stated it is
+priced at full load (every KV slot in use): one user is the worst case, not what "per million
+tokens" asks. The request may name the basis instead (`price_tokens_at`). Training is priced
+per job (hourly price × wall-clock hours), never per token.
+
+**Headline** (`choose_headline`), in order — the first rule that finds an option decides:
+
+1. *named_configuration*: the one GPU configuration the user named with a count, for serving
+   ("on 8× H200" asks about those 8 GPUs) — the recommender's fitting layout of exactly that
+   many of that GPU that meets the targets (its own choice, else the fastest such layout). A
+   training count only bounds the search, and a comparison of several configurations is
+   answered by the objective (rules 3-4 within the counts named).
+2. *scale_out*: those named GPUs hold no layout that meets the targets — the recommender's
+   layout on that GPU with more of them (searched again without the count limit for several
+   GPUs named): what count holds the load.
+3. *cheapest*: with a price objective ("cheapest": USD per hour, or the training job's total
+   USD when its hours are known; "cheapest_per_token": USD per million output tokens at the
+   price load) the lowest-priced option that fits and meets the targets within the GPU count
+   named, priced in the quote tier (fresh prices first).
+4. *recommender_first*: else the recommender's first option that fits and meets the targets
+   (its ranking by the objective: fewest GPUs, fastest...).
+
+None when nothing fits and meets the targets: `Recommendation.nearest_feasible` says what
+comes closest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tools.recommend import Option, Recommendation
+from tools.sizing.report import (
+    Headline,
+    PricedConfiguration,
+    PriceLoad,
+    ScaleOut,
+    SizedConfiguration,
+)
+from tools.sizing.request import SizingRequest
+from tools.workload import Workload
+
+PRICE_OBJECTIVES = ("cheapest", "cheapest_per_token")
+
+
+def states_load(workload: Workload) -> bool:
+    """Whether the workload states a serving load: users or an aggregate tokens/s target
+    (fields the caller set, not the defaults)."""
+    return bool({"users", "tokens_per_s"} & workload.model_fields_set)
+
+
+def price_load(request: SizingRequest) -> PriceLoad:
+    """The load $/M tokens is priced at for `request`, with the reason (module docstring)."""
+    w = request.workload
+    if w.is_training:
+        return PriceLoad(
+            basis="training_job",
+            reason="Training is priced per job: the hourly price × the job's wall-clock hours.",
+        )
+    if request.price_tokens_at == "full_load" or (
+        request.price_tokens_at is None and not states_load(w)
+    ):
+        why = (
+            "as asked"
+            if request.price_tokens_at
+            else "no load stated, and one user is the worst case, not what a $/M figure asks"
+        )
+        return PriceLoad(
+            basis="full_load",
+            reason="$/M output tokens are priced at full load (every KV slot in use, the "
+            f"throughput at that batch): {why}.",
+        )
+    load = (
+        f"{w.users:,} concurrent users"
+        if "users" in w.model_fields_set or w.tokens_per_s is None
+        else f"the {w.tokens_per_s:,.0f} tok/s target"
+    )
+    return PriceLoad(
+        basis="stated_load",
+        reason=f"$/M output tokens are priced at the stated load ({load}): the throughput "
+        "each configuration runs at for it.",
+    )
+
+
+def _fastest(options: Sequence[Option]) -> Option:
+    """The fastest of same-size layouts: training hours, else per-user decode speed."""
+
+    def speed(o: Option) -> float:
+        if o.training_hours is not None:
+            return -o.training_hours
+        return o.decode_tokens_per_s_per_seq or 0.0
+
+    return max(options, key=speed)
+
+
+def _at_count(rec: Recommendation, gpu: str, count: int) -> Option | None:
+    """The recommender's best fitting layout of exactly `count` `gpu`s that meets the targets:
+    its own choice for that GPU when it is that count, else the fastest evaluated."""
+    exact = [
+        o
+        for o in [*rec.options, *rec.rejected]
+        if o.gpu == gpu and o.count == count and o.fits and o.meets_targets
+    ]
+    chosen = [o for o in exact if any(o is best for best in rec.options)]
+    if chosen:
+        return chosen[0]
+    return _fastest(exact) if exact else None
+
+
+def _larger(rec: Recommendation, gpu: str, count: int) -> Option | None:
+    """The recommender's fitting layout on `gpu` with more than `count` GPUs: its own choice
+    for that GPU, which it keeps although over the count named to say what the load needs (the
+    "Needs 3× L4" an answer about one L4 leads with)."""
+    return next((o for o in rec.options if o.gpu == gpu and o.count > count and o.fits), None)
+
+
+def named_with_count(memory: Sequence[SizedConfiguration]) -> SizedConfiguration | None:
+    """The one configuration the user named with a GPU and a count (rule 1's subject); None
+    when none or several were named (a comparison is answered by the objective)."""
+    named = [m for m in memory if m.gpu is not None and m.count_named]
+    return named[0] if len(named) == 1 else None
+
+
+def candidates(rec: Recommendation, limit: int) -> list[Option]:
+    """Options that fit and meet the targets within `limit` GPUs (the count named), in the
+    recommender's order (it keeps options over the limit to say what the load would need)."""
+    return [o for o in rec.options if o.fits and o.meets_targets and o.count <= limit]
+
+
+def _price_key(objective: str, priced: PricedConfiguration) -> float | None:
+    if objective == "cheapest_per_token" and priced.usd_job is None:
+        return priced.usd_per_million_tokens
+    return priced.usd
+
+
+def choose_headline(
+    request: SizingRequest,
+    rec: Recommendation | None,
+    memory: Sequence[SizedConfiguration],
+    priced: Sequence[PricedConfiguration],
+    scale_out: ScaleOut | None = None,
+    search: Workload | None = None,
+) -> Headline | None:
+    """The option the answer leads with (rules in the module docstring)."""
+    if rec is None:
+        return None
+    fmt = rec.weights_format
+    named = None if request.workload.is_training else named_with_count(memory)
+    if named is not None and named.gpu is not None:
+        option = _at_count(rec, named.gpu, named.count)
+        if option is not None:
+            return Headline(
+                option=option,
+                rule="named_configuration",
+                reason=f"the {named.count}× {option.gpu_name} named, at its fastest layout "
+                "that meets the targets",
+                weights_format=fmt,
+            )
+        holds = scale_out.holds if scale_out is not None else None
+        holds = holds or _larger(rec, named.gpu, named.count)
+        if holds is not None:
+            return Headline(
+                option=holds,
+                rule="scale_out",
+                reason=f"the {named.count} {option_name(holds)} named do not hold the load; "
+                f"{holds.count} do",
+                weights_format=fmt,
+            )
+    workload = search or request.workload
+    meeting = candidates(rec, workload.constraints.max_gpus)
+    if not meeting:
+        return None
+    prices = {(p.gpu, p.count): p for p in priced}
+    objective = workload.objective
+    if objective in PRICE_OBJECTIVES:
+        keyed = [
+            (key, o)
+            for o in meeting
+            if (p := prices.get((o.gpu, o.count))) is not None
+            and (key := _price_key(objective, p)) is not None
+        ]
+        if keyed:
+            key, option = min(keyed, key=lambda pair: pair[0])
+            what = (
+                "USD per million output tokens"
+                if objective == "cheapest_per_token" and option.training_hours is None
+                else ("job USD" if option.training_hours is not None else "USD per hour")
+            )
+            return Headline(
+                option=option,
+                rule="cheapest",
+                reason=f"the lowest {what} of the priced options that fit and meet the targets",
+                weights_format=fmt,
+            )
+    return Headline(
+        option=meeting[0],
+        rule="recommender_first",
+        reason=f"the recommender's first option that fits and meets the targets ({objective})",
+        weights_format=fmt,
+    )
+
+
+def option_name(option: Option) -> str:
+    """A GPU's catalog name without the vendor prefix ('H100 SXM5')."""
+    return option.gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ")

@@ -1,0 +1,383 @@
+"""`size()`: one sizing question answered once — memory → recommend → cost → follow-ups — for
+every surface (CLI commands, offline chat, LLM pre-computation, tool cards, proposal).
+
+Order:
+1. memory: each configuration the user named (one GPU-free estimate when none was), at the
+   workload's model, format, lengths and load; for a max-context question, each named GPU
+   setup at the longest context it holds;
+2. a GPU name covering variants with different verdicts → a question, nothing else;
+3. the recommender over the allowed GPUs, ranked by the same prices the costs use; a GPU count
+   named bounds the search (serving: every layout within it is sized);
+4. the costs of the options that fit and meet the targets (none meeting them: the nearest
+   fitting ones, flagged), at the $/M load of `headline.price_load`;
+5. follow-ups: ZeRO-3 re-size of a named plain data-parallel training setup that does not fit,
+   scale-out when the named GPUs cannot hold the load (and lower formats on them), the
+   headline (`headline.choose_headline`), its layout's breakdown, the budget check.
+
+Pure: no I/O but the catalog and the price book the caller passes (the assistant passes the
+user's prices.toml overlay; without one, the built-in catalog prices).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from tools.catalog import get_catalog
+from tools.cost import PriceFilter, ServingCostInput, TrainingCostInput, price_configurations
+from tools.cost import ranking_prices as cost_ranking_prices
+from tools.defaults import default_request_shape
+from tools.errors import ToolInputError
+from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
+from tools.notes import Note
+from tools.pricing import PriceBook, builtin_price_book
+from tools.recommend import Option, Recommendation, recommend
+from tools.sizing.headline import choose_headline, price_load
+from tools.sizing.memory import (
+    layout_breakdown,
+    longest_context,
+    lower_format_fits,
+    shorter_than_default,
+    size_configuration,
+    zero3_resize,
+)
+from tools.sizing.prices import quoted_prices, with_load
+from tools.sizing.report import (
+    BudgetCheck,
+    ContextFit,
+    PriceLoad,
+    ScaleOut,
+    SizedConfiguration,
+    SizingError,
+    SizingReport,
+    VariantQuestion,
+)
+from tools.sizing.request import GpuConfiguration, SizingRequest
+from tools.workload import Workload, validate_workload
+
+MAX_PRICED = 16
+"""Options priced per report: the recommender ranks without prices, so the cheapest is often
+far down its list (a 7B model: B300 first, the L4 further down)."""
+
+
+def _error(exc: ToolInputError) -> SizingError:
+    return SizingError(field=exc.field, problem=exc.problem, allowed=exc.allowed)
+
+
+def resolved_configurations(request: SizingRequest) -> list[GpuConfiguration]:
+    """The configurations to size: GPU names and variants resolved to catalog ids (an unknown
+    name → ToolInputError naming the field), one GPU-free configuration when none was named."""
+    catalog = get_catalog()
+    out: list[GpuConfiguration] = []
+    for index, config in enumerate(request.configurations):
+        gpu = config.gpu
+        if gpu is not None:
+            try:
+                gpu = catalog.gpu(gpu).id
+            except ToolInputError as exc:
+                raise ToolInputError(
+                    f"configurations.{index}.gpu", exc.problem, exc.allowed, exc.suggestions
+                ) from None
+        variants: list[str] = []
+        for number, variant in enumerate(config.variants):
+            try:
+                variants.append(catalog.gpu(variant).id)
+            except ToolInputError as exc:
+                raise ToolInputError(
+                    f"configurations.{index}.variants.{number}",
+                    exc.problem,
+                    exc.allowed,
+                    exc.suggestions,
+                ) from None
+        resolved = config.model_copy(update={"gpu": gpu, "variants": variants})
+        if resolved not in out:
+            out.append(resolved)
+    return out or [GpuConfiguration()]
+
+
+def variant_question(
+    configs: list[GpuConfiguration], memory: list[SizedConfiguration]
+) -> VariantQuestion | None:
+    """A question when a GPU name covers variants on which the memory verdict differs. The
+    verdict per variant compares the estimate's per-GPU need with that variant's usable memory
+    scaled by the same engine utilisation the estimate applied (budget / usable)."""
+    catalog = get_catalog()
+    for config, sized in zip(configs, memory, strict=True):
+        est = sized.estimate
+        if config.gpu is None or not config.variants or est is None:
+            continue
+        if est.budget_bytes_per_gpu is None or not est.usable_bytes_per_gpu:
+            continue
+        utilisation = est.budget_bytes_per_gpu / est.usable_bytes_per_gpu
+        verdicts: dict[bool, list[str]] = {True: [], False: []}
+        for gpu_id in config.variants:
+            gpu = catalog.gpus[gpu_id]
+            fits = est.per_gpu_bytes <= gpu.usable_memory_bytes * utilisation
+            verdicts[fits].append(gpu.name.removeprefix("NVIDIA "))
+        if verdicts[True] and verdicts[False]:
+            return VariantQuestion(
+                text=config.words or config.gpu, fits_on=verdicts[True], not_on=verdicts[False]
+            )
+    return None
+
+
+def search_workload(
+    request: SizingRequest, configs: list[GpuConfiguration], found: ContextFit | None
+) -> Workload:
+    """The workload the recommender sizes: the request's, with what the named configurations
+    imply when the caller did not set it — only the GPUs named; at most the largest count named
+    (unless other options were asked for), and for serving every layout within it (objective
+    "fastest", so the one at exactly the named count is among the results); for a max-context
+    question, the context found (at the utilisation it needed, so the options agree with it)."""
+    w = request.workload
+    data = w.model_dump(mode="json", exclude_unset=True)
+    constraints: dict[str, Any] = dict(data.get("constraints") or {})
+    named = [c for c in configs if c.gpu is not None]
+    if named and not w.constraints.only_gpus:
+        constraints["only_gpus"] = list(dict.fromkeys(str(c.gpu) for c in named))
+    counts = [c.count for c in named if c.count is not None]
+    limit_set = "max_gpus" in w.constraints.model_fields_set
+    if counts and request.named_count_is_limit and not limit_set:
+        constraints["max_gpus"] = max(counts)
+        if not w.is_training and "objective" not in w.model_fields_set:
+            data["objective"] = "fastest"
+    if constraints:
+        data["constraints"] = constraints
+    if found is not None and found.context_tokens > 0:
+        data["context"] = found.context_tokens
+        no_lengths = not {"prompt_tokens", "output_tokens"} & w.model_fields_set
+        if shorter_than_default(found.context_tokens) and no_lengths:
+            # The default shape scaled into the context found (3:1), as the tools' default.
+            shape = default_request_shape(found.context_tokens)
+            data |= {"prompt_tokens": shape.prompt_tokens, "output_tokens": shape.output_tokens}
+        if found.gpu_memory_utilization is not None:
+            data["gpu_memory_utilization"] = found.gpu_memory_utilization
+    return revalidated(w, data)
+
+
+def revalidated(w: Workload, data: dict[str, Any]) -> Workload:
+    """`data` (`w`'s fields, some changed) validated as a Workload that keeps how `w`'s weights
+    spelling was read ('int4' as int4-awq: an assumption every surface states)."""
+    out = validate_workload(data)
+    if out.weights_reading is None and w.weights_reading and out.weights == w.weights:
+        out._weights_reading = w.weights_reading
+    return out
+
+
+def cost_inputs(
+    rec: Recommendation, load: PriceLoad, extra: list[Option]
+) -> tuple[list[ServingCostInput], list[TrainingCostInput], bool]:
+    """What to price: the options that fit and meet the targets (at most MAX_PRICED), plus
+    `extra` (a headline outside them); with none meeting them, the nearest fitting ones."""
+    chosen = [o for o in rec.options if o.fits and o.meets_targets][:MAX_PRICED]
+    nearest = not chosen
+    if nearest:
+        chosen = [o for o in rec.options if o.fits][:MAX_PRICED]
+    chosen += [o for o in extra if not any(o.gpu == c.gpu and o.count == c.count for c in chosen)]
+    serving: list[ServingCostInput] = []
+    jobs: list[TrainingCostInput] = []
+    for o in chosen:
+        if not priceable(o):
+            continue
+        if o.training_hours is not None and o.training_hours > 0:
+            jobs.append(
+                TrainingCostInput(
+                    gpu=o.gpu, count=o.count, training_hours=o.training_hours, tp=o.tp
+                )
+            )
+            continue
+        rate = o.full_load_tokens_per_s if load.basis == "full_load" else o.aggregate_tokens_per_s
+        serving.append(
+            ServingCostInput(gpu=o.gpu, count=o.count, aggregate_tokens_per_s=rate or None, tp=o.tp)
+        )
+    return serving, jobs, nearest and bool(chosen)
+
+
+def priceable(option: Option) -> bool:
+    """Within what the cost tool prices: at most `MAX_GPUS` GPUs, a job of `MIN_RATE` to
+    `MAX_HOURS` hours and a rate within its bounds. A layout of 150,000 GPUs, a job of a few
+    milliseconds or of a century is sized (the recommendation shows it) but not priced."""
+    if option.count > MAX_GPUS:
+        return False
+    if option.training_hours is not None and option.training_hours > 0:
+        return MIN_RATE <= option.training_hours <= MAX_HOURS
+    rates = (option.full_load_tokens_per_s, option.aggregate_tokens_per_s)
+    return all(r is None or r == 0 or MIN_RATE <= r <= MAX_TOKENS_PER_S for r in rates)
+
+
+def _scale_out(
+    request: SizingRequest,
+    search: Workload,
+    memory: list[SizedConfiguration],
+    rec: Recommendation,
+    prices: Any,
+) -> ScaleOut | None:
+    """For the first named multi-GPU serving configuration whose GPUs hold no layout that meets
+    the targets (QA round 4, 2: '4 A100 40GB for 10 users'): the largest layout they hold, and
+    the recommender without the GPU limit (its own order unless an objective was asked for)."""
+    w = request.workload
+    if w.is_training or "users" not in w.model_fields_set:
+        return None
+    for sized in memory:
+        if sized.gpu is None or sized.count < 2:
+            continue
+        held = any(
+            o.gpu == sized.gpu and o.count <= sized.count and o.fits and o.meets_targets
+            for o in [*rec.options, *rec.rejected]
+        )
+        if held:
+            continue
+        within = [
+            o
+            for o in [*rec.options, *rec.rejected]
+            if o.gpu == sized.gpu and o.fits and o.tp * o.pp <= sized.count
+        ]
+        data = search.model_dump(mode="json", exclude_unset=True)
+        constraints = dict(data.get("constraints") or {})
+        constraints.pop("max_gpus", None)
+        data["constraints"] = constraints
+        if "objective" not in w.model_fields_set:
+            data.pop("objective", None)  # the recommender's own order: fewest GPUs that fit
+        unlimited: Recommendation | None
+        try:
+            unlimited = recommend(revalidated(w, data), prices)
+        except ToolInputError:
+            unlimited = None
+        holds = None
+        if unlimited is not None:
+            holds = next((o for o in unlimited.options if o.gpu == sized.gpu and o.fits), None)
+        return ScaleOut(
+            gpu=sized.gpu,
+            count=sized.count,
+            weights_format=None if sized.estimate is None else sized.estimate.weights_format,
+            within=max(within, key=lambda o: o.tp * o.pp) if within else None,
+            recommendation=unlimited,
+            holds=holds,
+        )
+    return None
+
+
+def _budget(request: SizingRequest, report: SizingReport) -> BudgetCheck | None:
+    if request.budget is None:
+        return None
+    period = request.budget.period
+    field = "usd_per_hour" if period == "hour" else "usd_per_month"
+    priced = [p for p in report.priced if getattr(p, field) is not None]
+    cheapest = min(priced, key=lambda p: float(getattr(p, field))) if priced else None
+    within = None
+    if cheapest is not None:
+        within = float(getattr(cheapest, field)) <= request.budget.amount_usd
+    return BudgetCheck(
+        amount_usd=request.budget.amount_usd, period=period, within=within, cheapest=cheapest
+    )
+
+
+def size(
+    request: SizingRequest, book: PriceBook | None = None, today: date | None = None
+) -> SizingReport:
+    """Answer `request` (see the module docstring). `book`: the prices (default the built-in
+    catalog); `today`: the date prices are judged fresh on (default today). A bad model or GPU
+    name raises ToolInputError naming the field; a part that cannot run (the recommender, the
+    costs) is reported as that part's error."""
+    today = today or date.today()
+    book = book or builtin_price_book()
+    configs = resolved_configurations(request)
+    load = price_load(request)
+    memory = [
+        size_configuration(request, c.gpu, c.count or 1).model_copy(
+            update={"count_named": c.count is not None}
+        )
+        for c in configs
+    ]
+    report = SizingReport(request=request, memory=memory, price_load=load)
+    first = next((m.estimate for m in memory if m.estimate is not None), None)
+    if first is not None:
+        report.model_id, report.weights_format = first.model_id, first.weights_format
+    found: ContextFit | None = None
+    if request.longest_context and not request.workload.is_training:
+        for index, sized in enumerate(memory):
+            fit = longest_context(request, sized)
+            if fit is None:
+                continue
+            report.longest_context.append(fit)
+            if fit.context_tokens > 0:
+                memory[index] = sized.model_copy(update={"estimate": fit.estimate})
+                found = found or fit
+        report.memory = memory
+    report.question = variant_question(configs, memory)
+    if report.question is not None:
+        return report
+    flt: PriceFilter = request.pricing.price_filter()
+    prices = cost_ranking_prices(book, flt, today, request.pricing.max_price_age_days)
+    try:
+        search = search_workload(request, configs, found)
+        report.search = search
+        rec = recommend(search, prices)
+    except ToolInputError as exc:
+        report.recommendation_error = _error(exc)
+        return report
+    report.recommendation = rec
+    report.model_id, report.weights_format = rec.model_id, rec.weights_format
+    report.scale_out = _scale_out(request, search, memory, rec, prices)
+    if report.scale_out is not None:
+        named = next(m for m in memory if m.gpu == report.scale_out.gpu)
+        report.lower_formats = lower_format_fits(request, named)
+    # The headline chosen before prices (a named configuration, a scale-out) is priced too.
+    early = choose_headline(request, rec, memory, [], report.scale_out, search)
+    extra = (
+        []
+        if early is None or early.rule not in ("named_configuration", "scale_out")
+        else [early.option]
+    )
+    serving, jobs, nearest = cost_inputs(rec, load, extra)
+    if serving or jobs:
+        training = request.workload.is_training
+        try:
+            report.costs = price_configurations(
+                serving,
+                jobs,
+                book,
+                flt,
+                request.pricing.usage,
+                rec.model_id,
+                (today, request.pricing.max_price_age_days),
+                deadline_hours=request.workload.deadline_hours if training else None,
+                spot_interruption_overhead=request.pricing.spot_interruption_overhead,
+            )
+        except ToolInputError as exc:
+            report.costs_error = _error(exc)
+    elif any(o.fits for o in rec.options):
+        report.costs_error = SizingError(
+            field="workload",
+            problem="every option is outside what is priced (more than "
+            f"{MAX_GPUS:,} GPUs, a job shorter than {MIN_RATE:g} or longer than "
+            f"{MAX_HOURS:,.0f} hours, or a rate out of bounds), so none is priced",
+        )
+    report.priced_nearest = nearest
+    report.priced = [
+        with_load(p, rec, load) for p in quoted_prices(report.costs, request.pricing.quote_tier)
+    ]
+    headline = choose_headline(request, rec, memory, report.priced, report.scale_out, search)
+    if headline is not None:
+        headline.price = report.price_of(headline.option.gpu, headline.option.count)
+    report.headline = headline
+    report.zero3_resize = [z for m in memory if (z := zero3_resize(request, m)) is not None]
+    if headline is not None:
+        report.layout_breakdown = layout_breakdown(request, memory[0], headline.option)
+    report.budget_check = _budget(request, report)
+    report.notes = _notes(report)
+    return report
+
+
+def _notes(report: SizingReport) -> list[Note]:
+    """The report's own notes (the tools' notes stay on their results)."""
+    notes: list[Note] = []
+    if report.priced_nearest:
+        notes.append(
+            Note(
+                code="nearest_priced",
+                text="No option meets every target: the nearest options that fit are priced, "
+                "not offered.",
+            )
+        )
+    return notes

@@ -1,0 +1,95 @@
+"""What a report quotes for each priced configuration: its cheapest row in the quote tier.
+
+The cost tool lists every matching price; an answer quotes one per configuration — the cheapest
+USD-comparable row of the quote tier, a fresh price before any stale one (the cost tool's
+freshness rule) — for serving by USD per hour, for a training job by its total USD.
+"""
+
+from __future__ import annotations
+
+from tools.cost import CostComparison
+from tools.cost.results import PricedRow
+from tools.recommend import Recommendation
+from tools.sizing.report import PricedConfiguration, PriceLoad
+
+
+def _quote(row: PricedRow, **figures: float | None) -> PricedConfiguration:
+    """A cost row as quoted: its price entry's fields and the USD figures given."""
+    return PricedConfiguration(
+        gpu=row.gpu,
+        count=row.count,
+        tier=row.tier,
+        price_id=row.price_id,
+        provider=row.provider,
+        as_of=row.as_of,
+        stale=bool(row.stale),
+        billed_gpus=row.billed_gpus,
+        per_hour=row.per_hour,
+        currency=row.currency,
+        **figures,
+    )
+
+
+def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfiguration]:
+    """One `PricedConfiguration` per (GPU, count) priced in `tier`, in the cost tool's order."""
+    if costs is None:
+        return []
+    candidates: list[PricedConfiguration] = []
+    if costs.serving is not None:
+        candidates += [
+            _quote(
+                r,
+                usd_per_hour=r.usd_per_hour,
+                usd_per_month=r.usd_per_month,
+                usd_per_million_tokens=r.usd_per_million_tokens,
+            )
+            for r in costs.serving.rows
+            if r.tier == tier and r.usd_per_hour is not None
+        ]
+    if costs.training is not None:
+        candidates += [
+            _quote(r, usd_job=r.usd_cost)
+            for r in costs.training.rows
+            if r.tier == tier and r.usd_cost is not None
+        ]
+    best: dict[tuple[str, int], tuple[tuple[bool, float], PricedConfiguration]] = {}
+    for priced in candidates:
+        key = (priced.gpu, priced.count)
+        rank = (priced.stale, priced.usd)
+        if key not in best or rank < best[key][0]:
+            best[key] = (rank, priced)
+    return [priced for _, priced in best.values()]
+
+
+def with_load(
+    priced: PricedConfiguration, rec: Recommendation, load: PriceLoad
+) -> PricedConfiguration:
+    """`priced` with the load it was priced at: the option's throughput at the price load (full
+    load: every KV slot in use; else the stated load), its concurrent sequences per replica and
+    the decode speed each sequence then sees. Training jobs are priced by hours: unchanged."""
+    if priced.usd_job is not None or load.basis == "training_job":
+        return priced
+    option = next(
+        (
+            o
+            for o in [*rec.options, *rec.rejected]
+            if (o.gpu, o.count) == (priced.gpu, priced.count)
+        ),
+        None,
+    )
+    if option is None:
+        return priced
+    if load.basis == "full_load":
+        tokens, sequences = option.full_load_tokens_per_s, option.full_load_sequences_per_replica
+        # Every sequence of every replica decodes at the same step rate.
+        each = None if not tokens or not sequences else tokens / (sequences * max(option.dp, 1))
+    else:
+        tokens, sequences = option.aggregate_tokens_per_s, option.sequences_per_replica
+        each = option.decode_tokens_per_s_per_seq
+    return priced.model_copy(
+        update={
+            "tokens_per_s": tokens,
+            "sequences_per_replica": sequences or None,
+            "tokens_per_s_per_sequence": each,
+        }
+    )

@@ -1,0 +1,289 @@
+"""`SizingReport`: the one answer to a `SizingRequest` that every surface presents.
+
+Named fields, never list positions: the memory estimate of each configuration the user named
+(`memory`), the recommender's ranking (`recommendation`), the prices (`costs`, and `priced`:
+each priced configuration's cheapest row in the quote tier), the option the answer leads with
+(`headline`, chosen by the one rule in `tools.sizing.headline`), the load $/M tokens is priced
+at (`price_load`, with its reason), and the follow-ups: `zero3_resize`, `scale_out`,
+`lower_formats`, `layout_breakdown`, `longest_context`, `budget_check`, and `question` when a
+name the user gave must be resolved first. Surfaces select, label and convert units; they never
+compute a figure or decide which option leads.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from tools.cost import CostComparison
+from tools.memory import MemoryEstimate
+from tools.notes import Note
+from tools.recommend import Option, Recommendation
+from tools.sizing.request import PriceLoadBasis, SizingRequest
+from tools.workload import Workload
+
+HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
+
+
+class SizingError(BaseModel):
+    """A part of the sizing that could not run: the field, the problem, what is allowed."""
+
+    field: str
+    problem: str
+    allowed: str | None = None
+
+    @property
+    def text(self) -> str:
+        """'field: problem' on one line."""
+        return f"{self.field}: {self.problem}"
+
+
+class SizedConfiguration(BaseModel):
+    """One GPU configuration sized by the memory calculator (a named one, or one GPU when
+    none was named)."""
+
+    gpu: str | None = Field(description="Catalog GPU id; None when no GPU was named.")
+    count: int = Field(description="GPUs sized, count.")
+    count_named: bool = Field(default=False, description="The user said how many.")
+    zero: int | None = Field(default=None, description="ZeRO stage sized (training).")
+    estimate: MemoryEstimate | None = None
+    error: SizingError | None = None
+
+    @property
+    def fits(self) -> bool | None:
+        """The memory verdict on the named GPU (None without a GPU or an estimate)."""
+        return None if self.estimate is None else self.estimate.fits
+
+    @property
+    def plain_data_parallel(self) -> bool:
+        """A multi-GPU full-training estimate without ZeRO or TP/PP: every GPU holds the whole
+        weights, gradients and optimizer state (the tools' default for training)."""
+        est = self.estimate
+        return (
+            est is not None
+            and est.task == "full"
+            and self.count > 1
+            and not self.zero
+            and est.tp == 1
+            and est.pp == 1
+        )
+
+
+class PriceLoad(BaseModel):
+    """The load at which $/M tokens are priced, and why (one rule, stated in every answer)."""
+
+    basis: PriceLoadBasis | Literal["training_job"]
+    reason: str = Field(description="One line a surface prints next to a $/M figure.")
+
+    @property
+    def label(self) -> str:
+        """' at full load' / ' at the stated load' / '' for training: for column headers."""
+        return {"full_load": " at full load", "stated_load": " at the stated load"}.get(
+            self.basis, ""
+        )
+
+
+class PricedConfiguration(BaseModel):
+    """A priced configuration's cheapest row in the quote tier (fresh before stale, then the
+    lower USD figure): what an answer quotes for it."""
+
+    gpu: str
+    count: int
+    tier: str
+    price_id: str
+    provider: str
+    as_of: str
+    stale: bool = False
+    billed_gpus: int
+    per_hour: float = Field(description="Hourly price as published, in `currency`.")
+    currency: str
+    usd_per_hour: float | None = Field(
+        default=None, description="USD per hour of the whole configuration (serving rows)."
+    )
+    usd_per_month: float | None = None
+    usd_per_million_tokens: float | None = Field(
+        default=None, description="USD per million output tokens at the report's price load."
+    )
+    usd_job: float | None = Field(default=None, description="Training: the job's USD.")
+    tokens_per_s: float | None = Field(
+        default=None,
+        description="Output tokens/s of the whole configuration at the price load (what the "
+        "$/M figure divides by).",
+    )
+    sequences_per_replica: int | None = Field(
+        default=None, description="Concurrent sequences per replica at the price load."
+    )
+    tokens_per_s_per_sequence: float | None = Field(
+        default=None, description="Decode tokens/s each sequence sees at the price load."
+    )
+
+    @property
+    def usd(self) -> float:
+        """What 'cheapest' compares: the job's USD for training, else USD per hour."""
+        value = self.usd_job if self.usd_job is not None else self.usd_per_hour
+        assert value is not None  # only rows with a USD figure are quoted
+        return value
+
+
+class Headline(BaseModel):
+    """The one option the answer leads with, the rule that chose it and its price."""
+
+    option: Option
+    rule: HeadlineRule
+    reason: str = Field(description="Why this option leads, in words.")
+    weights_format: str
+    price: PricedConfiguration | None = None
+
+    @property
+    def label(self) -> str:
+        """'2× NVIDIA H100 SXM5 (TP 2 × PP 1 × 1 replica(s))'."""
+        o = self.option
+        return f"{o.count}× {o.gpu_name} (TP {o.tp} × PP {o.pp} × {o.dp} replica(s))"
+
+
+class ScaleOut(BaseModel):
+    """The GPUs the user named do not hold the load: what they hold and what count does."""
+
+    gpu: str
+    count: int = Field(description="GPUs named, count.")
+    weights_format: str | None = None
+    within: Option | None = Field(
+        default=None, description="The largest fitting layout within the named GPUs."
+    )
+    recommendation: Recommendation | None = Field(
+        default=None, description="The recommender again without the GPU limit."
+    )
+    holds: Option | None = Field(
+        default=None, description="Its fitting option on the named GPU: what holds the load."
+    )
+
+
+class FormatFit(BaseModel):
+    """The named GPUs at a lower weight format: does it fit?"""
+
+    weights: str
+    gpu: str
+    count: int
+    estimate: MemoryEstimate | None = None
+    error: SizingError | None = None
+
+
+class ContextFit(BaseModel):
+    """The longest context one named configuration holds at batch 1."""
+
+    gpu: str
+    count: int
+    context_tokens: int = Field(description="Longest fitting context, tokens (0: none fits).")
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        description="The raised utilisation it needed (or, with none found, was tried at); "
+        "None: the engine's default.",
+    )
+    estimate: MemoryEstimate | None = Field(
+        default=None, description="The estimate at that context (or at the one asked)."
+    )
+
+
+class VariantQuestion(BaseModel):
+    """A GPU name covers variants on which the verdict differs: ask which one."""
+
+    text: str = Field(description="The words used.")
+    fits_on: list[str] = Field(description="Variant names it fits on.")
+    not_on: list[str] = Field(description="Variant names it does not fit on.")
+
+    @property
+    def question(self) -> str:
+        """The question to ask, in words."""
+        return (
+            f"Which '{self.text}' do you mean? It fits on {', '.join(self.fits_on)} "
+            f"but not on {', '.join(self.not_on)}."
+        )
+
+
+class BudgetCheck(BaseModel):
+    """A USD budget against the cheapest priced option in the quote tier."""
+
+    amount_usd: float
+    period: Literal["hour", "month"]
+    within: bool | None = Field(description="None when nothing was priced.")
+    cheapest: PricedConfiguration | None = None
+
+    @property
+    def cheapest_usd(self) -> float | None:
+        """The cheapest option's USD per the budget's period."""
+        if self.cheapest is None:
+            return None
+        if self.period == "hour":
+            return self.cheapest.usd_per_hour
+        return self.cheapest.usd_per_month
+
+
+class SizingReport(BaseModel):
+    """Everything one sizing question's answer is made of (see the module docstring)."""
+
+    request: SizingRequest
+    model_id: str | None = Field(default=None, description="The model sized (catalog id).")
+    weights_format: str | None = Field(default=None, description="Weight format sized.")
+    memory: list[SizedConfiguration] = Field(default_factory=list)
+    question: VariantQuestion | None = None
+    search: Workload | None = Field(
+        default=None, description="The workload the recommender sized (limits derived)."
+    )
+    recommendation: Recommendation | None = None
+    recommendation_error: SizingError | None = None
+    costs: CostComparison | None = None
+    costs_error: SizingError | None = None
+    priced: list[PricedConfiguration] = Field(default_factory=list)
+    priced_nearest: bool = Field(
+        default=False,
+        description="Nothing meets the targets: the nearest fitting options were priced.",
+    )
+    price_load: PriceLoad
+    headline: Headline | None = None
+    zero3_resize: list[SizedConfiguration] = Field(default_factory=list)
+    scale_out: ScaleOut | None = None
+    lower_formats: list[FormatFit] = Field(default_factory=list)
+    layout_breakdown: SizedConfiguration | None = None
+    longest_context: list[ContextFit] = Field(default_factory=list)
+    budget_check: BudgetCheck | None = None
+    notes: list[Note] = Field(default_factory=list)
+
+    @property
+    def is_training(self) -> bool:
+        """Whether a training task (full, LoRA, QLoRA) was sized."""
+        return self.request.workload.is_training
+
+    def results(self) -> list[BaseModel]:
+        """Every tool result the report holds, in the order the tools ran: memory per
+        configuration named, the recommender, the serving costs, then the follow-ups (ZeRO-3,
+        the scale-out search, lower formats, the recommended layout)."""
+        out: list[BaseModel] = [m.estimate for m in self.memory if m.estimate is not None]
+        if self.recommendation is not None:
+            out.append(self.recommendation)
+        if self.costs is not None and self.costs.serving is not None:
+            out.append(self.costs.serving)
+        out += [z.estimate for z in self.zero3_resize if z.estimate is not None]
+        if self.scale_out is not None and self.scale_out.recommendation is not None:
+            out.append(self.scale_out.recommendation)
+        out += [f.estimate for f in self.lower_formats if f.estimate is not None]
+        layout = self.layout_breakdown
+        if layout is not None and layout.estimate is not None:
+            out.append(layout.estimate)
+        return out
+
+    @property
+    def assumptions(self) -> list[str]:
+        """Every assumption the tools stated, once each, in the order they ran."""
+        items = [str(a) for r in self.results() for a in getattr(r, "assumptions", [])]
+        return list(dict.fromkeys(items))
+
+    @property
+    def warnings(self) -> list[str]:
+        """Every warning the tools gave about the request, once each."""
+        items = [str(w) for r in self.results() for w in getattr(r, "warnings", [])]
+        return list(dict.fromkeys(items))
+
+    def price_of(self, gpu: str, count: int) -> PricedConfiguration | None:
+        """The priced row quoted for (GPU, count), if that configuration was priced."""
+        return next((p for p in self.priced if p.gpu == gpu and p.count == count), None)

@@ -1,0 +1,199 @@
+"""`SizingRequest`: one sizing question, as every surface asks it.
+
+The workload (`tools.workload.Workload`: model, load, targets, constraints), the GPU
+configurations the user named (each a GPU and a count), the pricing scope (EU only, the EUR→USD
+rate, tiers, providers, usage), the load at which $/M tokens are priced (by default the one
+rule in `tools.sizing.headline.price_load`), a budget to check, and whether the question asks
+for the longest context that fits. `tools.sizing.size` answers it with a `SizingReport`.
+
+This is also the `size` tool's function-calling schema: descriptions carry units and allowed
+values; expert fields the chat does not offer are listed in `SIZE_HIDDEN`.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from tools.cost import PriceFilter, UsageProfile
+from tools.cost.inputs import HOURS_PER_MONTH, Name
+from tools.limits import (
+    FINITE,
+    MAX_EXCHANGE_RATE,
+    MAX_GPUS,
+    MAX_LIST_ITEMS,
+    MAX_NAME_CHARS,
+    MAX_USD_PER_HOUR,
+    MIN_EXCHANGE_RATE,
+)
+from tools.memory.request import OptimizerName
+from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, Tier
+from tools.workload import Workload
+
+PriceLoadBasis = Literal["stated_load", "full_load"]
+BudgetPeriod = Literal["hour", "month"]
+
+MAX_CONFIGURATIONS = 8
+"""GPU configurations sized in one request (a comparison names a few)."""
+
+
+class GpuConfiguration(BaseModel):
+    """A GPU configuration the user named: which GPU and how many ('2× H100', 'an L40S')."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    gpu: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="GPU id or name, e.g. 'h100-sxm'; omit for GPUs not named ('on 4 GPUs').",
+    )
+    count: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPUS,
+        description="GPUs of it; omit when not said (one GPU is sized, the search finds more).",
+    )
+    variants: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Other catalog GPU ids the same words could mean ('A100': 40 and 80 GB).",
+    )
+    words: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="The words the user named it with (quoted in a question).",
+    )
+
+
+class PricingScope(BaseModel):
+    """Which prices count and how the configuration is used: the scope every cost figure of
+    the report shares (the recommender ranks by the same rows). Bounds as `PriceFilter`'s."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    eu_only: bool = Field(default=False, description="Only prices in EU regions.")
+    eur_to_usd: float | None = Field(
+        default=None,
+        ge=MIN_EXCHANGE_RATE,
+        le=MAX_EXCHANGE_RATE,
+        description="US dollars per euro, to compare EUR prices in USD.",
+    )
+    tiers: list[Tier] = Field(
+        default_factory=list, max_length=MAX_LIST_ITEMS, description="Price tiers (default all)."
+    )
+    providers: list[Name] = Field(
+        default_factory=list, max_length=MAX_LIST_ITEMS, description="Provider name substrings."
+    )
+    max_usd_per_hour: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_USD_PER_HOUR,
+        description="Most USD per hour for a whole configuration.",
+    )
+    include_superseded: bool = Field(default=False, description="Also historical prices.")
+    api_providers: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Hosted API providers to compare with (substrings).",
+    )
+    max_price_age_days: int = Field(
+        default=DEFAULT_MAX_PRICE_AGE_DAYS,
+        ge=0,
+        le=36_500,
+        description="Older prices are stale, days (at most 100 years).",
+    )
+    usage: UsageProfile = Field(
+        default_factory=UsageProfile, description="Utilisation and hours billed a month."
+    )
+    spot_interruption_overhead: float | None = Field(
+        default=None, ge=0, lt=10, description="Spot training: wall-clock lost, fraction."
+    )
+
+    @property
+    def quote_tier(self) -> Tier:
+        """The tier the headline price and $/M tokens are quoted in: on demand unless the
+        tiers exclude it (then the first tier asked for)."""
+        return "on_demand" if not self.tiers or "on_demand" in self.tiers else self.tiers[0]
+
+    def price_filter(self) -> PriceFilter:
+        """The cost tool's filter for this scope."""
+        return PriceFilter(
+            providers=self.providers,
+            eu_only=self.eu_only,
+            tiers=self.tiers,
+            max_usd_per_hour=self.max_usd_per_hour,
+            eur_to_usd=self.eur_to_usd,
+            include_superseded=self.include_superseded,
+            api_providers=self.api_providers,
+        )
+
+
+class Budget(BaseModel):
+    """A budget the user stated, in USD: checked against the cheapest priced option."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    amount_usd: float = Field(
+        gt=0, le=MAX_USD_PER_HOUR * HOURS_PER_MONTH, description="Budget, US dollars."
+    )
+    period: BudgetPeriod = Field(description="Per 'hour' or per 'month'.")
+
+
+class SizingRequest(BaseModel):
+    """One sizing question: a workload, the GPUs named, the pricing scope, what to answer."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    workload: Workload = Field(description="Model, load, targets and constraints.")
+    configurations: list[GpuConfiguration] = Field(
+        default_factory=list,
+        max_length=MAX_CONFIGURATIONS,
+        description="GPUs the user named, each sized; their counts bound the search.",
+    )
+    named_count_is_limit: bool = Field(
+        default=True,
+        description="False when other options were asked for: a named count is not a limit.",
+    )
+    pricing: PricingScope = Field(default_factory=PricingScope, description="Price scope.")
+    price_tokens_at: PriceLoadBasis | None = Field(
+        default=None,
+        description="Load $/M tokens is priced at; default: the stated load, else full load.",
+    )
+    budget: Budget | None = Field(default=None, description="A USD budget to check.")
+    optimizer: OptimizerName | None = Field(
+        default=None, description="Training optimizer of the named configurations (adamw)."
+    )
+    longest_context: bool = Field(
+        default=False, description="Find the longest context each named GPU setup holds."
+    )
+
+    @model_validator(mode="after")
+    def _one_region(self) -> SizingRequest:
+        """EU-only in the pricing scope and region 'eu' in the constraints mean one thing:
+        either one sets both, so ranking and costs use the same rows."""
+        constraints = self.workload.constraints
+        if constraints.eu_only and not self.pricing.eu_only:
+            self.pricing = self.pricing.model_copy(update={"eu_only": True})
+        elif self.pricing.eu_only and not constraints.eu_only:
+            self.workload = self.workload.model_copy(
+                update={"constraints": constraints.model_copy(update={"region": "eu"})}
+            )
+        return self
+
+
+SIZE_HIDDEN = (
+    "configurations.variants",
+    "configurations.words",
+    "pricing.tiers",
+    "pricing.providers",
+    "pricing.max_usd_per_hour",
+    "pricing.include_superseded",
+    "pricing.api_providers",
+    "pricing.max_price_age_days",
+    "pricing.usage",
+    "pricing.spot_interruption_overhead",
+    "optimizer",
+    "named_count_is_limit",
+)
+"""Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""
