@@ -175,6 +175,7 @@ OPTION_COLUMNS = (
     "per GPU (GB)",
     "KV tokens",
     "tok/s per user",
+    "speed basis",
 )
 
 
@@ -192,6 +193,7 @@ def options_table(options: Sequence[Option]) -> ResultTable:
             "n/a"
             if o.decode_tokens_per_s_per_seq is None
             else f"{o.decode_tokens_per_s_per_seq:,.1f}",
+            o.basis_label or "n/a",
         )
         for o in options[:MAX_ROWS]
     )

@@ -349,6 +349,7 @@ def run(args: argparse.Namespace) -> int:
         profile = _profile(args, request(Workload, args))
         report = run_size(_sizing_request(args, flt, profile, options), book, today)
         result, train, notes = _from_report(args, report, book, flt, today, options)
+        notes += _throughput_notes(report)
         if report.request.workload.task != "inference" and train is not None:
             result = None
     else:
@@ -356,6 +357,10 @@ def run(args: argparse.Namespace) -> int:
         serving, training = _direct(args, flt, options)
         if not given(args, ServingCostInput, "aggregate_tokens_per_s"):
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
+        else:
+            notes.append(
+                "USD/M tokens divide by the --tokens-per-s you gave (stated, not modelled)"
+            )
         freshness = (today, options.max_age_days)
         result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
         train = None
@@ -383,6 +388,19 @@ def run(args: argparse.Namespace) -> int:
         text = _text(result, train, notes, warnings, args.all, rate_hint=report is None)
         print("\n".join([*lead, text]))
     return 0
+
+
+def _throughput_notes(report: SizingReport) -> list[str]:
+    """What the USD/M figures divide by: each priced configuration's throughput at the price
+    load and how it was obtained (measured / calibrated / estimated)."""
+    parts = [
+        f"{p.count}× {p.gpu} {p.tokens_per_s:,.0f} tok/s ({p.throughput_basis})"
+        for p in report.priced
+        if p.tokens_per_s and p.throughput_basis
+    ]
+    if not parts:
+        return []
+    return [f"USD/M tokens{report.price_load.label} divide by: " + "; ".join(parts)]
 
 
 def _staleness(

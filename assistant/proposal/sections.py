@@ -156,7 +156,8 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
             if best.training_hours is not None:
                 perf.append(f"{format_number(best.training_hours)} h of training")
             if perf:
-                parts.append("Estimated performance: " + ", ".join(perf) + ".")
+                basis = best.basis_label or "estimated"
+                parts.append(f"Performance ({basis}): " + ", ".join(perf) + ".")
         else:
             nearest = rec.result.nearest_feasible
             parts.append(
@@ -392,6 +393,7 @@ PERFORMANCE_HEADERS = (
     "TTFT (s)",
     "training (h)",
     "GPU-hours",
+    "basis",
 )
 
 
@@ -409,6 +411,7 @@ def performance_blocks(inputs: ProposalInputs) -> list[Block]:
                 text_value(o.ttft_s),
                 text_value(o.training_hours),
                 text_value(o.gpu_hours),
+                o.basis_label or "n/a",
             )
             for o in options
         )

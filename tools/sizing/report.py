@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 from tools.cost import CostComparison
 from tools.memory import MemoryEstimate
 from tools.notes import Note
+from tools.performance.basis import SpeedBasis
 from tools.recommend import Option, Recommendation
 from tools.sizing.request import PriceLoadBasis, SizingRequest
 from tools.workload import Workload
@@ -116,6 +117,11 @@ class PricedConfiguration(BaseModel):
     )
     tokens_per_s_per_sequence: float | None = Field(
         default=None, description="Decode tokens/s each sequence sees at the price load."
+    )
+    throughput_basis: SpeedBasis | None = Field(
+        default=None,
+        description="How the throughput (and so the $/M figure) was obtained: measured, "
+        "calibrated or estimated (tools.performance.basis).",
     )
 
     @property

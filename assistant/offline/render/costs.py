@@ -85,7 +85,9 @@ def price_load_lines(report: SizingReport) -> list[str]:
     parts = [
         f"{p.count}× {gpu_name(p.gpu)} {p.sequences_per_replica:,} concurrent sequences "
         f"per replica at {p.tokens_per_s_per_sequence:,.1f} tok/s each "
-        f"({p.tokens_per_s:,.0f} tok/s in all)"
+        f"({p.tokens_per_s:,.0f} tok/s in all"
+        + (f", {p.throughput_basis}" if p.throughput_basis else "")
+        + ")"
         for p in priced
         if p is not None
         and p.sequences_per_replica

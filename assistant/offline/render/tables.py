@@ -100,9 +100,10 @@ def options_table(report: SizingReport, limit: int = 5) -> list[str]:
             cells.append("n/a (no data size)" if hours is None else f"{hours:,.1f}")
         else:
             speed_value = o.decode_tokens_per_s_per_seq
+            basis = f" ({o.basis_label})" if o.basis_label else ""
             cells += [
                 f"{o.kv_cache_capacity_tokens:,}",
-                "n/a" if speed_value is None else f"{speed_value:,.1f}",
+                "n/a" if speed_value is None else f"{speed_value:,.1f}{basis}",
                 "n/a" if o.ttft_s is None else f"{o.ttft_s:,.3f}",
             ]
         cells.append(usd)
