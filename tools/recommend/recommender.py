@@ -78,32 +78,45 @@ class LayoutBound:
     kv_sequence_bytes: int
     engine: str | None
     gpu_memory_utilization: float | None
+    runtime_bytes_per_gpu: int = 0
+    """The memory calculator's runtime overhead per GPU (CUDA context, cuBLAS workspace, vLLM's
+    CUDA graphs: the same on every CUDA GPU; none on a Mac)."""
 
-    budgets: dict[str, int] = field(default_factory=dict, compare=False)
+    budgets: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
 
-    def budget(self, gpu: GpuSpec) -> int:
-        """The memory calculator's engine budget on `gpu` (vLLM: usable × utilization)."""
+    def budget(self, gpu: GpuSpec) -> tuple[int, int]:
+        """(the memory calculator's engine budget on `gpu` — vLLM: usable × utilization —,
+        the runtime overhead it holds besides weights and KV cache: the CUDA context, cuBLAS
+        workspace and CUDA graphs of a vLLM estimate, which no GPU's vLLM estimate lacks)."""
         found = self.budgets.get(gpu.id)
         if found is None:
             engine = self.engine or devices.default_engine(gpu, DeviceNotes()) or "vllm"
-            util = 1.0
+            util, runtime = 1.0, 0
             if engine == "vllm":
                 util = self.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
-            found = self.budgets[gpu.id] = int(gpu.usable_memory_bytes * util)
+                runtime = self.runtime_bytes_per_gpu
+            found = self.budgets[gpu.id] = (int(gpu.usable_memory_bytes * util), runtime)
         return found
+
+    def room(self, gpu: GpuSpec) -> int:
+        """What weights and KV cache may use at most on one GPU, bytes."""
+        budget, runtime = self.budget(gpu)
+        return budget - runtime
 
     def holds_weights(self, gpu: GpuSpec, tp: int, pp: int) -> bool:
         """False when the weights alone exceed the budgets of tp × pp GPUs."""
-        return self.text_weight_bytes <= self.budget(gpu) * tp * pp
+        return self.text_weight_bytes <= self.room(gpu) * tp * pp
 
     def rejection(self, gpu: GpuSpec, tp: int, pp: int) -> Option:
         """A layout whose weights alone exceed its GPUs, with the reason (no estimate: the
         bytes are the lower bound, the usable memory the upper bound of any budget)."""
         share = -(-self.text_weight_bytes // (tp * pp))
-        usable = self.budget(gpu)
+        budget, runtime = self.budget(gpu)
+        usable = budget - runtime
+        runtime_text = f" + {format_gib(runtime)} runtime" if runtime else ""
         reason = (
-            f"TP={tp} PP={pp}: the weights alone take at least {format_gib(share)} per GPU "
-            f"> budget {format_gib(usable)}"
+            f"TP={tp} PP={pp}: the weights alone take at least {format_gib(share)} per GPU"
+            f"{runtime_text} > budget {format_gib(budget)}"
         )
         return _rejection_template().model_copy(
             update=dict(
@@ -117,7 +130,7 @@ class LayoutBound:
                 fits=False,
                 meets_targets=False,
                 per_gpu_bytes=share,
-                budget_bytes_per_gpu=usable,
+                budget_bytes_per_gpu=budget,
                 headroom_bytes=usable - share,
                 kv_cache_capacity_bytes=0,
                 kv_cache_capacity_tokens=0,
@@ -136,7 +149,7 @@ class LayoutBound:
         users_given = "users" in w.model_fields_set or w.tokens_per_s is None
         if not users_given or self.kv_sequence_bytes <= 0:
             return group
-        free = self.budget(gpu) * group - self.text_weight_bytes
+        free = self.room(gpu) * group - self.text_weight_bytes
         most_sequences = max(1, free // self.kv_sequence_bytes)
         return group * math.ceil(w.users / most_sequences)
 
@@ -278,6 +291,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
             int(base.breakdown.get("kv_cache", 0)),
             workload.engine,
             workload.gpu_memory_utilization,
+            int(base.breakdown.get("overhead", 0)),
         )
     for gpu in gpus:
         opts = _gpu_options(workload, gpu, prices, bound)
