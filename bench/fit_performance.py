@@ -128,10 +128,10 @@ def decode_candidates(s: Setup) -> list[str]:
 def dequant_candidates(s: Setup) -> list[str]:
     """The dequantisation constant's keys for a weight-only row on a GPU with an FP32
     figure (none otherwise)."""
-    kernel = _class_parts(s)[3]
-    if not has_alu(s) or not dequantises(kernel, s.gpu):
+    family, _, _, kernel = _class_parts(s)
+    if not has_alu(s) or not dequantises(kernel, s.gpu, family):
         return []
-    return dequant_keys(kernel)
+    return dequant_keys(kernel, family)
 
 
 def overhead_candidates(s: Setup) -> list[str]:

@@ -75,7 +75,7 @@ def _gpu_seconds(
     peak = stream_bandwidth(gpu)
     seconds = weight_bytes / (peak * eff.bandwidth_eff) + kv_bytes / (peak * eff.kv_bandwidth)
     seconds += layers * eff.layer_overhead_s
-    if dequantises(eff.kernel, gpu):
+    if dequantises(eff.kernel, gpu, eff.engine_family):
         seconds += eff.dequant_s(weight_bytes)
     how = (
         f"llama.cpp on {gpu.name}: {eff.bandwidth_eff:.0%} of {peak / 1e9:g} GB/s, "

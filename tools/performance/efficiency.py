@@ -97,8 +97,13 @@ DEQUANT_KERNELS = frozenset({"int8", "int4", "gguf"})
 too on GPUs without fp8 / fp4 tensor cores (Marlin-style W8A16 / W4A16 kernels)."""
 
 
-def dequantises(kernel: str, gpu: GpuSpec) -> bool:
-    """True when `kernel` runs weight-only on `gpu` (dequantising every weight it reads)."""
+def dequantises(kernel: str, gpu: GpuSpec, family: str | None = None) -> bool:
+    """True when `kernel` runs weight-only on `gpu` (dequantising every weight it reads).
+    llama.cpp's 16-bit decode kernels convert each F16 weight to F32 before the FMA on the
+    vector ALUs (ggml-cuda dequantize_mul_mat_vec / mul_mat_vec with an F16 source), so for
+    that family 16-bit weights pay the same kind of term."""
+    if kernel == "16bit":
+        return family == "llama.cpp"
     if kernel in DEQUANT_KERNELS:
         return True
     if kernel == "fp8":
@@ -126,9 +131,10 @@ def decode_keys(
     ]
 
 
-def dequant_keys(kernel: str) -> list[str]:
-    """Lookup keys of the dequantisation FLOPs per byte: one per kernel family."""
-    return [kernel]
+def dequant_keys(kernel: str, family: str | None = None) -> list[str]:
+    """Lookup keys of the dequantisation FLOPs per byte: one per kernel family (llama.cpp's
+    16-bit conversion under its own key)."""
+    return [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
 
 
 def overhead_keys(family: str, memory: str, generation: str) -> list[str]:
@@ -192,8 +198,8 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
     dq = None
-    if alu is not None and dequantises(kernel, gpu):
-        dq = cal.lookup("dequant", dequant_keys(kernel))
+    if alu is not None and dequantises(kernel, gpu, family):
+        dq = cal.lookup("dequant", dequant_keys(kernel, family))
     link = gpu_link(gpu).kind
     ar_base = cal.lookup("allreduce_base", keys_from([[link, "any"]]))
     ar_gpu = cal.lookup("allreduce_per_gpu", keys_from([[link, "any"]]))
@@ -206,7 +212,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         "calibrated"
         if _own_class(bw, family, mem)
         and _own_class(overhead, family, mem)
-        and (dq is not None or alu is None or not dequantises(kernel, gpu))
+        and (dq is not None or alu is None or not dequantises(kernel, gpu, family))
         else "estimated"
     )
     prefill_basis: SpeedBasis = "calibrated" if _own_class(gemm, family, mem) else "estimated"

@@ -81,7 +81,7 @@ def forward_step(
     per_pass = max(1, round(tokens / passes))
     weights = m.step_weight_bytes(per_pass) * passes
     dequant_s = 0.0
-    if eff.dequant_flops_per_byte and dequantises(eff.kernel, m.gpu):
+    if eff.dequant_flops_per_byte and dequantises(eff.kernel, m.gpu, eff.engine_family):
         dequant_s = eff.dequant_s(m.dequant_bytes(per_pass) * passes)
     kv = m.kv_read_bytes(decode_sequences, decode_context)
     matmul = m.matmul_flops(tokens)
