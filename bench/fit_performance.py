@@ -122,7 +122,7 @@ def has_alu(s: Setup) -> bool:
 
 
 def decode_candidates(s: Setup) -> list[str]:
-    return decode_keys(*_class_parts(s), has_alu=has_alu(s))
+    return decode_keys(*_class_parts(s), has_alu=has_alu(s), weight_format=s.model.weight_format)
 
 
 def dequant_candidates(s: Setup) -> list[str]:
@@ -691,6 +691,9 @@ def _decode_parents(key: str) -> list[str]:
     if len(parts) == 4:
         f, mem, gen, k = parts
         return [f"{f}/{mem}/{gen}", f"{f}/{mem}/{k}", f"{f}/{mem}", f, "any"]
+    if len(parts) == 5:  # a weight format under a kernel family: pooled at the class only
+        f, mem, gen, _, _ = parts
+        return [f"{f}/{mem}/{gen}", f"{f}/{mem}", f, "any"]
     return ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)] + ["any"]
 
 

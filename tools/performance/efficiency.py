@@ -114,14 +114,23 @@ def dequantises(kernel: str, gpu: GpuSpec, family: str | None = None) -> bool:
 
 
 def decode_keys(
-    family: str, memory: str, generation: str, kernel: str, has_alu: bool = True
+    family: str,
+    memory: str,
+    generation: str,
+    kernel: str,
+    has_alu: bool = True,
+    weight_format: str | None = None,
 ) -> list[str]:
     """Lookup keys of the bandwidth efficiency, most specific first: per engine family × GPU
     class for every format when the GPU has an FP32 figure (the dequantisation term carries the
-    format), per format as well when it has none."""
+    format), per weight format (then kernel family) as well when it has none: without the ALU
+    rate, the share a format reaches stands in for its dequantisation (Q4_0 unpacks two weights
+    per byte, Q8_0 one)."""
     if has_alu or kernel == "16bit":
         return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
+    by_format = [] if weight_format is None else [f"{family}/{memory}/{generation}/{weight_format}"]
     return [
+        *by_format,
         f"{family}/{memory}/{generation}/{kernel}",
         f"{family}/{memory}/{generation}",
         f"{family}/{memory}/{kernel}",
@@ -194,7 +203,9 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     cls = gpu_class(gpu)
     mem, gen = cls.memory, cls.generation
     alu = vector_flops(gpu)
-    bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, kernel, alu is not None))
+    bw = cal.lookup(
+        "decode_bandwidth", decode_keys(family, mem, gen, kernel, alu is not None, weight_format)
+    )
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
     dq = None

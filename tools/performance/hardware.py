@@ -76,10 +76,13 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     arch = gpu.architecture.lower()
     generation = next((g for g in _GENERATIONS if g in arch), arch.split()[0] if arch else "")
     if vendor == "apple" or "apple" in arch or "apple" in gpu.name.lower():
-        # Ultra chips are two Max dies joined by UltraFusion: llama.cpp reaches a smaller share
-        # of their bandwidth (shared/research/2026-12/GPU-NOTES.md §7: 40–52 % against 58–84 %
-        # on single-die chips for the same model), so they calibrate apart.
-        return GpuClass("apple", "apple-ultra" if "ultra" in gpu.name.lower() else "apple")
+        # llama.cpp reaches a different share of the bandwidth on each tier of Apple chip
+        # (shared/research/2026-12/GPU-NOTES.md §7, Llama-2-7B Q4_0 tg128 x bytes / peak:
+        # 70–84 % on base and Pro chips, 58–65 % on Max chips, 40–52 % on Ultra chips, two Max
+        # dies joined by UltraFusion), so the tiers calibrate apart.
+        name = gpu.name.lower()
+        tier = "apple-ultra" if "ultra" in name else "apple-max" if " max" in name else "apple"
+        return GpuClass("apple", tier)
     if "hbm" in memory_type:
         memory = "hbm"
     elif "gddr" in memory_type:
