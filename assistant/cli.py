@@ -32,6 +32,8 @@ COMMANDS: dict[str, str] = {
     "proposal": "render a hardware proposal from a saved session",
     "models": "list the models in the catalog",
     "gpus": "list the GPUs in the catalog",
+    "prices": "refresh cloud GPU prices from open catalogs (network), or show the file in use",
+    "mcp": "serve the sizing tools to coding agents over MCP (stdio)",
 }
 
 
@@ -63,7 +65,7 @@ def _run_app(args_list: list[str]) -> int:
     add_config_arguments(parser)
     known, unknown = parser.parse_known_args(args_list)
     if unknown:
-        build_parser().error(f"unrecognized arguments: {' '.join(unknown)}")
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     return run_app(overrides_from_args(known))
 
 

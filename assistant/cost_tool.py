@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from datetime import date
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.clock import now
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
     HOURS_PER_MONTH,
@@ -179,17 +180,52 @@ def user_price_file() -> Path | None:
     return path if path.is_file() else None
 
 
-def price_book() -> PriceBook:
-    """The built-in price catalog overlaid with the user's prices.toml (invalid file →
-    ToolInputError naming it)."""
+def price_book(user_file: Path | None = None) -> PriceBook:
+    """The built-in price catalog, plus the newest refreshed price file (`gpu-sizer prices
+    refresh`), overlaid with the user's prices: `user_file`, else the user's prices.toml when
+    it exists. An invalid file → ToolInputError naming it and how to recover."""
+    from assistant.prices.store import latest_refreshed_file
+
+    refreshed = latest_refreshed_file()
+    user = user_file or user_price_file()
     try:
-        return load_price_book(user_price_file())
+        return _cached_book(user, _stamp(user), refreshed, _stamp(refreshed))
     except CatalogError as exc:
+        if refreshed is not None and exc.file == refreshed:
+            raise ToolInputError(
+                "prices",
+                f"the refreshed price file is invalid ({exc})",
+                "run `gpu-sizer prices refresh` again, or delete that file; built-in prices "
+                "work without it",
+            ) from None
         raise ToolInputError(
             "prices",
             f"the user price file is invalid ({exc})",
             "fix or remove the user prices.toml; built-in prices work without it",
         ) from None
+
+
+def _stamp(path: Path | None) -> tuple[int, int] | None:
+    """(modification time in ns, size) of a price file: a changed file is loaded again."""
+    if path is None:
+        return None
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+@lru_cache(maxsize=8)
+def _cached_book(
+    user: Path | None,
+    user_stamp: tuple[int, int] | None,
+    refreshed: Path | None,
+    refreshed_stamp: tuple[int, int] | None,
+) -> PriceBook:
+    """The price book for these files as they are now (a long-running chat or MCP server
+    loads a refreshed file of ~1,500 rows once, not on every tool call)."""
+    return load_price_book(user, refreshed_file=refreshed)
 
 
 def _gpu_ids(options: list[CostOption]) -> list[str]:
@@ -242,8 +278,9 @@ def run_cost_request(req: CostRequest) -> CostComparison:
         for gpu, o in zip(gpus, req.options, strict=True)
         if o.hours is not None
     ]
-    # Today's date marks stale prices, so a tier's cheapest is a fresh row when one exists.
-    freshness = (date.today(), DEFAULT_MAX_PRICE_AGE_DAYS)
+    # The clock marks stale prices (a tier's cheapest is a fresh row when one exists) and
+    # dates every row's age.
+    freshness = (now(), DEFAULT_MAX_PRICE_AGE_DAYS)
     comparison = price_configurations(
         serving,
         jobs,

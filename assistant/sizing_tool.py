@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from assistant.clock import now
 from assistant.cost_tool import eur_to_usd_rate, label_rate, price_book
 from tools.pricing import PriceBook
 from tools.sizing import SizingReport, SizingRequest, size
@@ -24,7 +25,8 @@ def run_size(
     if rate != request.pricing.eur_to_usd:
         pricing = request.pricing.model_copy(update={"eur_to_usd": rate})
         request = request.model_copy(update={"pricing": pricing})
-    report = size(request, book or price_book(), today)
+    # The one clock (GPU_SIZER_NOW pins it): every price's age is counted to it.
+    report = size(request, book or price_book(), today or now())
     if report.costs is not None:
         label_rate(report.costs, origin)
     return report

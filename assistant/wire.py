@@ -175,6 +175,7 @@ _SERVING_ROW_KEYS = (
     "usd_per_million_tokens",
     "usd_per_million_blended_tokens",
     "as_of",
+    "age",
 )
 _API_KEYS = (
     "provider",
@@ -184,6 +185,7 @@ _API_KEYS = (
     "output_per_mtok",
     "usd_blended_per_mtok",
     "as_of",
+    "age",
 )
 _BREAK_EVEN_KEYS = (
     "tier",
@@ -207,6 +209,7 @@ _TRAINING_ROW_KEYS = (
     "usd_cost",
     "meets_deadline",
     "as_of",
+    "age",
 )
 
 
@@ -346,7 +349,15 @@ _BRIEF_OPTION_KEYS = (
     "max_concurrent_sequences",
 )
 _BRIEF_SIZED_KEYS = ("fits", "per_gpu_GB", "budget_bytes_per_gpu")
-_BRIEF_ROW_KEYS = ("provider", "gpu", "count", "usd_per_hour", "usd_per_million_tokens", "as_of")
+_BRIEF_ROW_KEYS = (
+    "provider",
+    "gpu",
+    "count",
+    "usd_per_hour",
+    "usd_per_million_tokens",
+    "as_of",
+    "age",
+)
 _PRICE_KEYS = (
     "provider",
     "tier",
@@ -355,6 +366,7 @@ _PRICE_KEYS = (
     "usd_per_million_tokens",
     "usd_job",
     "as_of",
+    "age",
 )
 
 
@@ -376,6 +388,8 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
     out["price_load"] = {"basis": report.price_load.basis, "reason": report.price_load.reason}
     if report.question is not None:
         out["question"] = report.question.question
+    if report.shape_question is not None:
+        out["architecture_question"] = report.shape_question.question
     headline = report.headline
     if headline is not None:
         figures = _option(headline.option)

@@ -28,7 +28,9 @@ def _isolated_user_dirs(
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     for name in (
         "GPU_SIZER_CONFIG_DIR",
+        "GPU_SIZER_DATA_DIR",
         "GPU_SIZER_EUR_TO_USD",
+        "GPU_SIZER_NOW",
         "GPU_SIZER_MODEL",
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",

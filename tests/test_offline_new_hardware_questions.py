@@ -246,6 +246,8 @@ async def test_two_rtx_3090s_add_capacity_not_speed() -> None:
     # 936.2 GB/s over all the weights read per token, not two cards' bandwidth.
     assert (plan.decode_tokens_per_s or 0) <= 936.2e9 / plan.weights_gpu_bytes
     _, memory = _memory(conversation)
+    # llama.cpp's layer split, not tensor parallelism: half the layers on each card.
+    assert (memory.tp, memory.pp) == (1, 2)
     assert any("capacity, not speed" in a for a in memory.assumptions)
 
 
@@ -261,15 +263,30 @@ async def test_qwen3_8b_on_a_t4_is_sized_in_fp16() -> None:
     assert any("no bf16" in a for a in result.assumptions)
 
 
-async def test_mixtral_on_one_mi250x_is_sized_per_gcd() -> None:
-    _, conversation = await answer("Mixtral 8x7B on one MI250X")
+async def test_mixtral_on_one_mi250x_board_is_two_gcds_and_fits() -> None:
+    # One MI250X board is two GCDs to software (64 GB each): sized as 2 devices at TP 2.
+    text, conversation = await answer("Mixtral 8x7B on one MI250X")
     args, result = _memory(conversation)
-    assert args.gpu == "mi250x"
-    # One GCD: 64 GiB less 361 MiB; bf16 2 × 46,702,792,704 = 93.4 GB does not fit it.
+    assert (args.gpu, args.count) == ("mi250x", 2)
+    assert result.tp == 2
     assert result.usable_bytes_per_gpu == 64 * GiB - 361 * MiB
-    assert result.breakdown["weights"] == 2 * 46_702_792_704
-    assert result.fits is False
-    assert any("2 devices to software" in a for a in result.assumptions)
+    # bf16, TP 2: every linear and the embedding/head halved; the 32 × 2 + 1 norms of 4,096
+    # and the 32 routers (4,096 × 8, replicated in vLLM) whole on each GCD.
+    replicated = (32 * 2 + 1) * 4_096 + 32 * 4_096 * 8
+    assert result.breakdown["weights"] == 2 * ((46_702_792_704 - replicated) // 2 + replicated)
+    # 46.7 GB per GCD < 0.9 × (64 GiB − 361 MiB) = 61.5 GB: fits (one GCD alone would not).
+    assert result.fits is True
+    assert "read as 1 board = 2 devices" in text
+
+
+async def test_two_mi250x_boards_are_four_gcds() -> None:
+    text, conversation = await answer("Llama 3.3 70B on 2x MI250X")
+    args, result = _memory(conversation)
+    assert (args.count, result.tp) == (4, 4)
+    assert "'2x MI250X' read as 2 boards = 4 devices" in text
+    _, conversation = await answer("Llama 3.3 70B on 4 MI250X GCDs")
+    args, _ = _memory(conversation)
+    assert args.count == 4
 
 
 async def test_qwen3_30b_a3b_on_a_dgx_spark_fits() -> None:

@@ -63,13 +63,28 @@ async def test_q2_gguf_file_in_ollama_gets_a_modelfile_from_the_file(tmp_path: P
     }
 
 
-async def test_q3_ollama_tag_is_the_model_in_q4_k_m() -> None:
-    _, conversation = await answer("qwen2.5:7b on my RTX 4090 with ollama")
+@pytest.mark.parametrize(
+    ("tag", "model_id", "layers", "kv_per_token"),
+    [
+        # Qwen3-32B: 64 layers, 8 KV heads of 128 → 64 × 8 × 128 × 2 (K, V) × 2 B (f16).
+        ("qwen3:32b", "qwen3-32b", 64, 64 * 8 * 128 * 2 * 2),
+        # Ollama's deepseek-r1:32b is the Qwen2.5-32B distill: the same 64 × 8 × 128 shape.
+        ("deepseek-r1:32b", "deepseek-r1-distill-qwen-32b", 64, 64 * 8 * 128 * 2 * 2),
+        # Qwen2.5-7B: 28 layers, 4 KV heads of 128.
+        ("qwen2.5:7b", "qwen2.5-7b", 28, 28 * 4 * 128 * 2 * 2),
+    ],
+)
+async def test_q3_ollama_tag_is_the_model_in_q4_k_m(
+    tag: str, model_id: str, layers: int, kv_per_token: int
+) -> None:
+    _, conversation = await answer(f"{tag} on my RTX 4090 with ollama")
     (plan,) = _plans(conversation)
-    assert plan.model_id == "qwen2.5-7b" and plan.weights_format == "q4_k_m"
-    assert str(plan.ollama_modelfile).splitlines()[0] == "FROM qwen2.5:7b"
-    # Qwen2.5-7B has 28 layers: all + output = num_gpu 29 on a 24 GB card (≈4.7 GB of weights).
-    assert plan.fits_fully is True and plan.n_gpu_layers == 29
+    assert plan.model_id == model_id and plan.weights_format == "q4_k_m"
+    assert str(plan.ollama_modelfile).splitlines()[0] == f"FROM {tag}"
+    # Every layer + the output layer: num_gpu = layers + 1 on a 24 GB card (a 32B in Q4_K_M
+    # is ≈ 19.8 GB); the KV cache is f16 for Ollama's default 4,096-token slot.
+    assert plan.fits_fully is True and plan.n_gpu_layers == layers + 1
+    assert plan.kv_cache_bytes == kv_per_token * 4_096
 
 
 async def test_q4_ollama_tag_quantization_is_kept() -> None:
@@ -96,15 +111,18 @@ async def test_q5_70b_on_a_4090_offloads_and_ram_bounds_the_speed() -> None:
     assert "estimated" in str(plan.decode_basis) and "-ngl" in text
 
 
-async def test_q6_m2_ultra_with_its_memory_is_sized_not_replaced() -> None:
+@pytest.mark.parametrize("model", ["Llama 3.3 70B", "Llama 3.1 70B"])
+async def test_q6_m2_ultra_with_its_memory_is_sized_not_replaced(model: str) -> None:
     # The catalog has the M2 Ultra 192GB (issue 15): sized against its GPU limit, 3/4 of
     # 192 GiB = 144 GiB (macOS default working set), with llama.cpp-style serving (no CUDA).
-    text, conversation = await answer("Can I run Llama 3.1 70B on an M2 Ultra 192GB?")
+    text, conversation = await answer(f"Can I run {model} on an M2 Ultra 192GB?")
     sized = sizing(conversation).memory[0]
     est = sized.estimate
     assert sized.gpu == "apple-m2-ultra" and est is not None and est.engine == "generic"
     assert est.usable_bytes_per_gpu == 144 * 2**30
-    # 70.55B bf16 = 141.1 GB of weights + KV and runtime ≤ 154.6 GB (144 GiB): fits.
+    # 70,553,706,496 parameters (meta device) × 2 B = 141.1 GB of weights + KV and runtime
+    # ≤ 154.6 GB (144 GiB): fits.
+    assert est.breakdown["weights"] == 2 * 70_553_706_496
     assert est.fits is True
     assert "MI300X" not in text and "M2 Ultra" in text
 
@@ -172,3 +190,146 @@ async def test_q12_a_24_gb_card_and_a_72b_tag_offload_on_every_24_gb_catalog_car
     assert plans and all(p.fits_fully is False for p in plans)
     # Qwen2.5-72B Q4_K_M ≈ 47 GB: at most about half of its 80 layers fit 24 GB.
     assert all(0 < p.gpu_layers < 50 for p in plans)
+
+
+# --- the 2026-12 models on the hardware people own (issue 15, item 6) -------------------------
+
+MiB, GiB = 2**20, 2**30
+H100_BUDGET = int(81_559 * MiB * 0.9)  # vLLM's 0.9 of the driver-reported 81,559 MiB
+
+
+async def test_q13_gemma3_27b_tag_at_32k_caps_the_local_layers_as_llama_cpp_does() -> None:
+    text, conversation = await answer("gemma3:27b on an RTX 3090 with 32k context in ollama")
+    (plan,) = _plans(conversation)
+    # Gemma 3 27B: 16 KV heads × 128 × 2 × 2 B = 8,192 B per layer per token; the 10 global
+    # layers keep all 32,768 tokens, the 52 sliding ones window 1,024 + n_ubatch 512 = 1,536
+    # (llama.cpp's iSWA cache, padded to 256).
+    kv = 8_192 * (10 * 32_768 + 52 * 1_536)
+    assert plan.kv_cache_bytes == kv
+    memory = sizing(conversation).memory[0].estimate
+    assert memory is not None and memory.breakdown["kv_cache"] == kv  # the same figure
+    assert plan.fits_fully is True and plan.n_gpu_layers == 63
+    assert "--mmproj" in " ".join(plan.assumptions)  # the vision tower is not in the GGUF
+    assert "fits on the GPU" in text
+
+
+async def test_q14_deepseek_r1_671b_tag_is_q4_k_m_split_over_eight_h200s() -> None:
+    _, conversation = await answer("deepseek-r1:671b on 8x H200")
+    (plan,) = _plans(conversation)
+    # Ollama's 671b tag is Q4_K_M (≈ 404 GB, runaihome.com), not DeepSeek's own FP8.
+    assert plan.weights_format == "q4_k_m" and 395e9 < plan.weights_bytes < 415e9
+    est = sizing(conversation).memory[0].estimate
+    # llama.cpp splits layers: pp 8, no tensor parallelism; ≈ 50 GB per H200 fits.
+    assert est is not None and (est.tp, est.pp) == (1, 8) and est.fits is True
+    assert any("capacity, not speed" in a or "--split-mode layer" in a for a in est.assumptions)
+
+
+async def test_q15_llama4_scout_tag_on_a_128gb_m4_max_fits_in_unified_memory() -> None:
+    _, conversation = await answer("llama4:scout on my MacBook Pro M4 Max 128GB")
+    (plan,) = _plans(conversation)
+    # 3/4 of 128 GiB = 96 GiB for the GPU; Q4_K_M Scout without its vision tower ≈ 65 GB.
+    assert plan.unified_memory and plan.budget_bytes == 96 * GiB
+    assert 60e9 < plan.weights_bytes < 70e9
+    assert plan.fits_fully is True and plan.n_gpu_layers == 49  # 48 layers + output
+    assert plan.system_ram_bytes == 128 * GiB and plan.fits_in_ram is True
+
+
+async def test_q16_70b_on_a_36gb_m3_max_is_the_30_core_bin_and_does_not_run() -> None:
+    text, conversation = await answer(
+        "Llama 3.3 70B Q4_K_M on an M3 Max with 36 GB using llama.cpp"
+    )
+    (plan,) = _plans(conversation)
+    # 36 GB is sold with the 30-core M3 Max only (300 GB/s): 2/3 of 36 GiB = 24 GiB for the
+    # GPU; ≈ 42.5 GB of weights > the 28 GiB that 36 GiB leaves after 8 GiB for macOS.
+    assert plan.gpu == "apple-m3-max-30c-36gb" and plan.budget_bytes == 24 * GiB
+    assert plan.ram_available_bytes == 28 * GiB and plan.fits_in_ram is False
+    assert "at 300 GB/s" in str(plan.decode_basis) and "89.6" not in str(plan.decode_basis)
+    assert "is sold with that bin only" in text and "it does not run" in text
+
+
+async def test_q17_qwen3_32b_awq_repo_name_on_a_4090_misses_by_the_runtime() -> None:
+    text, conversation = await answer("Qwen3-32B-AWQ on an RTX 4090")
+    est = sizing(conversation).memory[0].estimate
+    assert est is not None and est.weights_format == "int4-awq"
+
+    # AutoAWQ int4, group 128: 4 bits a weight + an fp16 scale and a 4-bit zero per group.
+    def awq(rows: int, cols: int) -> int:
+        groups = cols // 128
+        return rows * cols // 2 + groups * rows * 2 + groups * rows // 2
+
+    h, q, kv, ffn = 5_120, 64 * 128, 8 * 128, 25_600
+    layer = awq(q, h) + 2 * awq(kv, h) + awq(h, q) + 2 * awq(ffn, h) + awq(h, ffn)
+    weights = 64 * (layer + (2 * 128 + 2 * h) * 2) + 2 * 151_936 * h * 2 + h * 2
+    assert est.breakdown["weights"] == weights
+    usable, budget = est.usable_bytes_per_gpu, est.budget_bytes_per_gpu
+    assert usable is not None and budget == int(usable * 0.9)  # vLLM's default 0.9
+    # Weights and one 4,096-token sequence fit the budget; the runtime pushes it over.
+    assert weights + 262_144 * 4_096 < budget < est.per_gpu_bytes
+    assert est.fits is False and "Does not fit" in text
+
+
+async def test_q18_two_4090s_with_llama_cpp_are_a_layer_split() -> None:
+    _, conversation = await answer("Llama 3.3 70B in Q4_K_M on 2x RTX 4090 with llama.cpp")
+    est = sizing(conversation).memory[0].estimate
+    # Half the layers per card (pp 2, no tp): ≈ 21.4 GB of weights each, fits 24 GB.
+    assert est is not None and (est.tp, est.pp) == (1, 2) and est.fits is True
+    (plan,) = _plans(conversation)
+    assert plan.gpus == 2 and plan.fits_fully is True
+    # Capacity, not speed: every byte at one card's 1,008 GB/s.
+    assert (plan.decode_tokens_per_s or 0) <= 1008e9 / plan.weights_gpu_bytes
+    assert any("capacity, not speed" in a for a in plan.assumptions)
+
+
+async def test_q19_falcon_40b_is_a_generic_40b_not_falcon3() -> None:
+    text, conversation = await answer("Falcon 40B on an A100 80GB")
+    est = sizing(conversation).memory[0].estimate
+    # bf16 2 B × 40e9 = 80 GB > 0.9 × 81,559 MiB = 76.97 GB: does not fit.
+    assert est is not None and est.breakdown["weights"] == 80 * 10**9
+    assert est.budget_bytes_per_gpu == H100_BUDGET and est.fits is False
+    assert "'Falcon 40B' is not in the catalog: sized as a generic 40B" in text
+    assert "Did you mean" not in text and "Falcon3" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("Can I run Zephyr on an H100?", "Zephyr"),
+        ("serve acme/foo-instruct on an L4", "acme/foo-instruct"),
+    ],
+)
+async def test_q20_an_unknown_name_without_a_size_is_a_question(text: str, named: str) -> None:
+    said, conversation = await answer(text)
+    assert not _sized(conversation) and not _plans(conversation)
+    assert said.startswith("**One question before I size this:**") and named in said
+
+
+async def test_q21_gemma3_27b_on_a_16gb_card_offloads_a_few_layers() -> None:
+    _, conversation = await answer(
+        "Gemma 3 27B Q4_K_M on an RTX 4060 Ti 16GB with llama.cpp and 64 GB of RAM"
+    )
+    (plan,) = _plans(conversation)
+    assert plan.fits_fully is False and 0 < plan.gpu_layers < 62
+    assert plan.fits_in_ram is True and plan.system_ram_bytes == 64 * 10**9
+    # Slower than the card reading it all at 288 GB/s, faster than RAM reading it all.
+    speed = plan.decode_tokens_per_s or 0
+    assert RAM_BANDWIDTH / plan.weights_bytes < speed < 288e9 / plan.weights_gpu_bytes
+
+
+async def test_q22_a_moe_tag_offloaded_reads_only_the_experts_a_token_uses() -> None:
+    _, conversation = await answer("qwen3-coder:30b on an RTX 4080 with ollama")
+    (plan,) = _plans(conversation)
+    assert plan.model_id == "qwen3-coder-30b-a3b" and plan.fits_fully is False
+    # A dense model would read every RAM-resident byte per token: no faster than 89.6 GB/s
+    # over them. Top-8 of 128 experts reads far less, so the estimate beats that bound.
+    assert (plan.decode_tokens_per_s or 0) > RAM_BANDWIDTH / plan.host_bytes
+
+
+async def test_q23_deepseek_r1_q4_on_a_512gb_m3_ultra_fits_under_its_gpu_limit() -> None:
+    _, conversation = await answer(
+        "DeepSeek R1 in Q4_K_M on a Mac Studio M3 Ultra 512GB with llama.cpp"
+    )
+    (plan,) = _plans(conversation)
+    # 3/4 of 512 GiB = 384 GiB for the GPU; ≈ 404.6 GB (376.8 GiB) of Q4_K_M weights fit.
+    assert plan.budget_bytes == 384 * GiB and plan.fits_fully is True
+    assert plan.weights_bytes < 384 * GiB < plan.weights_bytes + 8 * GiB  # a tight fit
+    assert plan.fits_in_ram is True  # 512 − 8 GiB for macOS

@@ -8,6 +8,17 @@ same `id` — negotiated rates, say. The caller passes its path (the assistant u
 
 A bad user file fails with the file, the entry and the field named (`CatalogError`), and the
 built-in catalog, loaded and cached separately, keeps working.
+
+Refreshed prices (`gpu-sizer prices refresh` writes them from open price catalogs into the user
+data directory) are a third layer, between the two: their rows are added to the built-in ones,
+and where a refreshed row prices the same offer as an older row (`same_offer`: provider,
+instance, tier and GPU, in at least the older row's regions), the older row is marked
+superseded, so a cost or ranking always uses the fresher observation of an offer.
+
+Age: every `as_of` reads as an instant (`as_of_instant`: a date alone counts from 00:00 UTC of
+that day, so an age is never understated) and `price_age`/`format_age` say how old it is on
+the caller's clock ("3 h old", "74 days old"). The clock is always passed in (`now`), never
+read here, so results are reproducible.
 """
 
 from __future__ import annotations
@@ -15,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -138,7 +149,8 @@ class ApiPriceEntry(Sourced):
 
 
 class PriceBook(BaseModel):
-    """Prices in force: the built-in catalog, plus a user file's entries when one was given."""
+    """Prices in force: the built-in catalog, plus refreshed prices and a user file's entries
+    when they were given."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -146,6 +158,29 @@ class PriceBook(BaseModel):
     api_prices: tuple[ApiPriceEntry, ...]
     user_file: str | None = None
     user_ids: tuple[str, ...] = Field(default=(), description="Entries from the user file.")
+    refreshed_file: str | None = Field(
+        default=None, description="The refreshed price file whose rows were added, if any."
+    )
+    refreshed_ids: tuple[str, ...] = Field(default=(), description="Rows from that file.")
+    superseded_ids: tuple[str, ...] = Field(
+        default=(), description="Older rows a refreshed row of the same offer superseded."
+    )
+
+
+def book_notes(book: PriceBook) -> list[str]:
+    """What a result priced from `book` must say when refreshed prices took part: the file,
+    how many rows, and which older rows of the same offers they superseded."""
+    if book.refreshed_file is None:
+        return []
+    note = f"refreshed prices from {book.refreshed_file}: {len(book.refreshed_ids)} rows"
+    if book.superseded_ids:
+        shown = ", ".join(book.superseded_ids[:5])
+        more = ", …" if len(book.superseded_ids) > 5 else ""
+        note += (
+            f"; {len(book.superseded_ids)} older row(s) of the same offers superseded "
+            f"({shown}{more})"
+        )
+    return [note]
 
 
 def _check_references(path: Path, prices: list[PriceEntry], apis: list[ApiPriceEntry]) -> None:
@@ -179,31 +214,132 @@ def builtin_price_book(directory: Path | None = None) -> PriceBook:
     return PriceBook(prices=tuple(prices), api_prices=tuple(apis))
 
 
-def load_price_book(user_file: Path | None = None, directory: Path | None = None) -> PriceBook:
-    """Built-in prices overlaid with a user TOML file (`[[price]]`, `[[api_price]]` tables).
+def load_price_book(
+    user_file: Path | None = None,
+    directory: Path | None = None,
+    refreshed_file: Path | None = None,
+) -> PriceBook:
+    """Built-in prices, plus a refreshed price file's rows, overlaid with a user TOML file
+    (`[[price]]`, `[[api_price]]` tables).
 
-    A user entry with a built-in `id` replaces it; new ids are added. A missing or invalid user
-    file raises `CatalogError` naming the file, entry and field; the built-in book stays cached
-    and usable.
+    Refreshed rows are added and supersede older rows of the same offer (`same_offer`); their
+    ids must be new. A user entry with an existing `id` replaces it; new ids are added. A
+    missing or invalid file raises `CatalogError` naming the file, entry and field; the
+    built-in book stays cached and usable.
     """
     builtin = builtin_price_book(directory)
-    if user_file is None:
+    prices: tuple[PriceEntry, ...] = builtin.prices
+    refreshed: list[PriceEntry] = []
+    if refreshed_file is not None:
+        refreshed = load_refreshed_rows(refreshed_file, {p.id for p in prices})
+    user_prices: list[PriceEntry] = []
+    user_apis: list[ApiPriceEntry] = []
+    if user_file is not None:
+        if not user_file.is_file():
+            raise CatalogError(user_file, "-", "-", "user price file not found")
+        user_prices, user_apis = _load_file(user_file)
+    if refreshed_file is None and user_file is None:
         return builtin
-    if not user_file.is_file():
-        raise CatalogError(user_file, "-", "-", "user price file not found")
-    user_prices, user_apis = _load_file(user_file)
     replaced = {p.id for p in user_prices}
     replaced_api = {a.id for a in user_apis}
-    return PriceBook(
-        prices=(*(p for p in builtin.prices if p.id not in replaced), *user_prices),
-        api_prices=(*(a for a in builtin.api_prices if a.id not in replaced_api), *user_apis),
-        user_file=str(user_file),
-        user_ids=tuple(sorted(replaced | replaced_api)),
+    refreshed = [p for p in refreshed if p.id not in replaced]
+    others = [p for p in prices if p.id not in replaced] + user_prices
+    marked = supersede_older(refreshed, others)
+    superseded = tuple(
+        new.id for old, new in zip(others, marked, strict=True) if new.superseded != old.superseded
     )
+    return PriceBook(
+        prices=(*marked, *refreshed),
+        api_prices=(*(a for a in builtin.api_prices if a.id not in replaced_api), *user_apis),
+        user_file=None if user_file is None else str(user_file),
+        user_ids=tuple(sorted(replaced | replaced_api)),
+        refreshed_file=None if refreshed_file is None else str(refreshed_file),
+        refreshed_ids=tuple(p.id for p in refreshed),
+        superseded_ids=superseded,
+    )
+
+
+def load_refreshed_rows(path: Path, existing_ids: set[str]) -> list[PriceEntry]:
+    """The `[[price]]` rows of a refreshed price file, validated like the catalog's; an id the
+    catalog already has, or a missing file, raises `CatalogError` naming it."""
+    if not path.is_file():
+        raise CatalogError(path, "-", "-", "refreshed price file not found")
+    rows = load_entries(path, "price", PriceEntry)  # API prices are never refreshed
+    _check_references(path, rows, [])
+    for row in rows:
+        if row.id in existing_ids:
+            raise CatalogError(path, row.id, "id", "id already used by the built-in catalog")
+    return rows
+
+
+_REGION_CODE = re.compile(r"\b[a-z]{2,}(?:-[a-z]+)+-\d+\b")
+
+
+def region_codes(region: str | None) -> frozenset[str]:
+    """The cloud region codes a row's `region` names ('us-east-1 (identical in
+    us-east-2/us-west-2 per source)' → us-east-1, us-east-2, us-west-2); empty when none."""
+    return frozenset(_REGION_CODE.findall((region or "").lower()))
+
+
+def same_offer(newer: PriceEntry, older: PriceEntry) -> bool:
+    """Whether `newer` prices the offer `older` priced: the same provider, instance, tier and
+    GPU, stated for at least every region `older` names (a row naming no region matches only
+    a row naming none: where it applied is not known)."""
+    if newer.gpu is None or newer.gpu != older.gpu or newer.tier != older.tier:
+        return False
+    if newer.provider.casefold() != older.provider.casefold():
+        return False
+    if not newer.instance or not older.instance:
+        return False
+    if newer.instance.casefold() != older.instance.casefold():
+        return False
+    old_regions, new_regions = region_codes(older.region), region_codes(newer.region)
+    if not old_regions:
+        return not new_regions
+    return old_regions <= new_regions
+
+
+def supersede_older(newer_rows: list[PriceEntry], rows: list[PriceEntry]) -> list[PriceEntry]:
+    """`rows` with each one that a strictly fresher row of `newer_rows` prices the same offer
+    of (`same_offer`) marked superseded, naming that row; an undated row is older than any
+    dated one. Rows already superseded are returned as they are."""
+    by_offer: dict[tuple[str, str, str, str], list[PriceEntry]] = {}
+    for new in newer_rows:
+        if new.gpu is not None and new.instance:
+            key = (new.provider.casefold(), new.instance.casefold(), new.tier, new.gpu)
+            by_offer.setdefault(key, []).append(new)
+    out: list[PriceEntry] = []
+    for row in rows:
+        if row.superseded or row.gpu is None or not row.instance:
+            out.append(row)
+            continue
+        stated = as_of_instant(row.as_of)
+        candidates = by_offer.get(
+            (row.provider.casefold(), row.instance.casefold(), row.tier, row.gpu), []
+        )
+        fresher = [
+            new
+            for new in candidates
+            if same_offer(new, row)
+            and (instant := as_of_instant(new.as_of)) is not None
+            and (stated is None or instant > stated)
+        ]
+        if not fresher:
+            out.append(row)
+            continue
+        best = max(fresher, key=lambda p: (as_of_instant(p.as_of) or stated, p.id))
+        reason = f"a fresher price for the same offer: {best.id} (as_of {best.as_of})"
+        out.append(row.model_copy(update={"superseded": reason}))
+    return out
 
 
 _FULL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 _MONTH = re.compile(r"(\d{4})-(\d{2})")
+# An ISO 8601 time after the date: '2026-12-14T09:30:00Z', '2026-12-14 09:30+01:00'.
+_TIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?"
+    r"\s*(Z|[+-]\d{2}:?\d{2})?"
+)
 
 
 def parse_as_of(as_of: str) -> date | None:
@@ -218,10 +354,66 @@ def parse_as_of(as_of: str) -> date | None:
     return None
 
 
-def price_age_days(as_of: str, today: date) -> int | None:
-    """Age of a price in days on `today`; None when its `as_of` carries no date."""
+def as_of_instant(as_of: str) -> datetime | None:
+    """The instant (UTC) an `as_of` text states, or None if undated.
+
+    A timestamp ('2026-12-14T09:30:00Z'; no offset reads as UTC) is that instant; a date alone
+    is 00:00 UTC of that day and a month alone the first of the month, so an age computed from
+    it is never understated.
+    """
+    if m := _TIME.search(as_of):
+        stamp = datetime(
+            int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6] or 0), tzinfo=UTC
+        )
+        offset = m[7]
+        if offset and offset != "Z":
+            sign = 1 if offset[0] == "+" else -1
+            digits = offset[1:].replace(":", "")
+            stamp -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+        return stamp
     stated = parse_as_of(as_of)
-    return None if stated is None else (today - stated).days
+    return None if stated is None else datetime(stated.year, stated.month, stated.day, tzinfo=UTC)
+
+
+def as_instant(when: date) -> datetime:
+    """`when` as an aware UTC instant: a date is its 00:00 UTC, a naive datetime reads as UTC."""
+    if isinstance(when, datetime):
+        return when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+    return datetime(when.year, when.month, when.day, tzinfo=UTC)
+
+
+def _day(when: date) -> date:
+    """The calendar day (UTC) of `when`, a date or a datetime."""
+    return as_instant(when).date() if isinstance(when, datetime) else when
+
+
+def price_age(as_of: str, now: date) -> timedelta | None:
+    """How old a price is at `now` (a datetime, or a date read as its 00:00 UTC); None when
+    its `as_of` carries no date. Never negative: a price stamped after `now` is 0 old."""
+    stated = as_of_instant(as_of)
+    if stated is None:
+        return None
+    return max(as_instant(now) - stated, timedelta(0))
+
+
+def format_age(age: timedelta | None) -> str:
+    """An age as people read it: 'under 1 h old', '3 h old' (below two days), '74 days old';
+    'undated' for None. Whole units, rounded down (a 47 h 59 min old price is '47 h old')."""
+    if age is None:
+        return "undated"
+    hours = int(age.total_seconds() // 3600)
+    if hours < 1:
+        return "under 1 h old"
+    if hours < 48:
+        return f"{hours} h old"
+    return f"{age.days} days old"
+
+
+def price_age_days(as_of: str, today: date) -> int | None:
+    """Age of a price in whole days on `today`'s calendar day; None when its `as_of` carries
+    no date."""
+    stated = parse_as_of(as_of)
+    return None if stated is None else (_day(today) - stated).days
 
 
 def staleness_warning(
@@ -229,7 +421,8 @@ def staleness_warning(
     today: date,
     max_age_days: int = DEFAULT_MAX_PRICE_AGE_DAYS,
 ) -> str | None:
-    """A warning when a price is undated or older than `max_age_days`, else None."""
+    """A warning when a price is undated or older than `max_age_days`, else None. `today` may
+    be a datetime (its UTC calendar day counts)."""
     age = price_age_days(entry.as_of, today)
     if age is None:
         return f"{entry.provider} {entry.id}: price is undated ({entry.as_of}); verify it"
@@ -335,10 +528,19 @@ class RankingPrices:
     """
 
     rows: tuple[PriceEntry, ...]
-    today: date
+    today: date  # or a datetime: ages are then counted to that instant
     eur_to_usd: float | None = None
     max_age_days: int = DEFAULT_MAX_PRICE_AGE_DAYS
     scope: str = "in the catalog"
+
+    @property
+    def day(self) -> date:
+        """The calendar day (UTC) of this ranking's clock, for the staleness rule's wording."""
+        return _day(self.today)
+
+    def age(self, price: PriceEntry) -> str:
+        """How old `price` is on this ranking's clock ('3 h old', '74 days old', 'undated')."""
+        return format_age(price_age(price.as_of, self.today))
 
     def priced_gpus(self) -> set[str]:
         """GPU ids with at least one USD-comparable row."""

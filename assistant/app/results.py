@@ -242,6 +242,8 @@ def report_view(report: SizingReport) -> CardView:
     lines: list[str] = []
     if report.question is not None:
         lines.append(report.question.question)
+    if report.shape_question is not None:
+        lines.append(report.shape_question.question)
     headline = report.headline
     if headline is not None:
         o = headline.option

@@ -17,10 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.clock import now
 from assistant.commands._flags import CommandFlags, flagset, given, named, request
 from assistant.commands._table import render_table
 from assistant.commands.recommend import headline_lines, headline_record
-from tools.catalog import CatalogError, get_catalog
+from tools.catalog import get_catalog
 from tools.cost import (
     PriceFilter,
     ServingCostInput,
@@ -42,7 +43,6 @@ from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
     TIERS,
     PriceBook,
-    load_price_book,
     staleness_warning,
 )
 from tools.sizing import PricingScope, SizingReport, SizingRequest
@@ -113,24 +113,17 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _user_price_file(args: argparse.Namespace) -> Path | None:
-    if args.prices is not None:
-        return Path(args.prices)
-    import platformdirs
-
-    default = Path(platformdirs.user_config_dir("gpu-sizer")) / "prices.toml"
-    return default if default.is_file() else None
-
-
 def _book(args: argparse.Namespace) -> PriceBook:
-    try:
-        return load_price_book(_user_price_file(args))
-    except CatalogError as exc:
+    """The prices the chat uses (catalog, refreshed file, user prices.toml), or --prices."""
+    from assistant.cost_tool import price_book
+
+    if args.prices is not None and not Path(args.prices).is_file():
         raise ToolInputError(
-            "prices",
-            f"invalid user price file ({exc}); the built-in prices are unaffected",
+            "--prices",
+            f"{args.prices}: user price file not found",
             "a TOML file of [[price]] / [[api_price]] entries in the catalog's schema",
-        ) from None
+        )
+    return price_book(None if args.prices is None else Path(args.prices))
 
 
 def _eur_to_usd(args: argparse.Namespace) -> float | None:
@@ -339,7 +332,7 @@ def run(args: argparse.Namespace) -> int:
     book = _book(args)
     flt = _filter(args)
     notes: list[str] = []
-    today = date.today()
+    today = now()
     report: SizingReport | None = None
     result: ServingCostResult | None
     train: TrainingCostResult | None
@@ -458,6 +451,12 @@ def _text(
     return "\n".join(parts)
 
 
+def _age(row: ServingCostRow | TrainingCostRow) -> str:
+    """The row's age, and 'stale' when it is past the limit (the rule is in the assumptions)."""
+    age = row.age or "-"
+    return f"{age}, stale" if row.stale else age
+
+
 def _billed(billed_gpus: int, instance: str | None) -> str:
     """Billed GPUs, with the instance when it is sold whole (8× L4 billed for a 1× need)."""
     return f"{billed_gpus} ({instance})" if instance else str(billed_gpus)
@@ -466,7 +465,7 @@ def _billed(billed_gpus: int, instance: str | None) -> str:
 def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = True) -> str:
     headers = (
         "provider", "gpu", "count", "billed GPUs", "region", "USD/hour", "USD/month",
-        "USD/M out tok", "USD/M blended", "per hour (published)", "as_of",
+        "USD/M out tok", "USD/M blended", "per hour (published)", "as_of", "age",
     )  # fmt: skip
     parts: list[str] = []
     for tier in TIERS:
@@ -480,7 +479,7 @@ def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = T
                 r.region or "-", _money(r.usd_per_hour),
                 _money(r.usd_per_month, digits=0), _money(r.usd_per_million_tokens, digits=3),
                 _money(r.usd_per_million_blended_tokens, digits=3),
-                _money(r.per_hour, r.currency), r.as_of + (" (stale)" if r.stale else ""),
+                _money(r.per_hour, r.currency), r.as_of, _age(r),
             ]
             for r in shown
         ]  # fmt: skip
@@ -497,13 +496,13 @@ def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = T
             [
                 a.provider, a.model, a.match, _money(a.input_per_mtok, a.currency, 3),
                 _money(a.output_per_mtok, a.currency, 3), _money(a.usd_blended_per_mtok, digits=3),
-                a.as_of,
+                a.as_of, a.age or "-",
             ]
             for a in result.api_comparison
         ]  # fmt: skip
         parts.append(
             render_table(
-                ("provider", "model", "match", "input", "output", "USD blended", "as_of"),
+                ("provider", "model", "match", "input", "output", "USD blended", "as_of", "age"),
                 api_cells,
                 right_align=(3, 4, 5),
             )
@@ -534,7 +533,7 @@ def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
 
 def _training_text(train: TrainingCostResult, show_all: bool, rate_hint: bool = True) -> str:
     headers = ("provider", "gpu", "count", "TP", "tier", "wall h", "GPU-h", "USD",
-               "cost (published)", "deadline", "as_of")  # fmt: skip
+               "cost (published)", "deadline", "as_of", "age")  # fmt: skip
     parts = ["\ntraining cost:"]
     for tier in TIERS:
         rows = [r for r in train.rows if r.tier == tier]
@@ -548,7 +547,7 @@ def _training_text(train: TrainingCostResult, show_all: bool, rate_hint: bool = 
                 f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
                 _money(r.cost, r.currency, 0),
                 "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
-                r.as_of + (" (stale)" if r.stale else ""),
+                r.as_of, _age(r),
             ]
             for r in shown
         ]  # fmt: skip
@@ -559,7 +558,8 @@ def _training_text(train: TrainingCostResult, show_all: bool, rate_hint: bool = 
     if best is not None:
         parts.append(
             f"cheapest that meets the deadline: {best.provider} {best.gpu} ×{best.count} "
-            f"({best.tier}) {_money(best.usd_cost, digits=0)} USD, as_of {best.as_of}"
+            f"({best.tier}) {_money(best.usd_cost, digits=0)} USD, as_of {best.as_of} "
+            f"({_age(best)})"
         )
     parts += [f"assumption: {a}" for a in train.assumptions]
     return "\n".join(parts)

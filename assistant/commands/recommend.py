@@ -63,6 +63,8 @@ _JSON_FIELDS = (
     "usd_per_hour",
     "price_id",
     "billed_gpus",
+    "price_as_of",
+    "price_age",
     "reasons",
     "notes",
 )
@@ -178,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
         " | max seqs per replica"
     )
     header += " | train h" if training else " | tok/s/seq | aggregate tok/s | TTFT s"
-    header += " | speed basis | on-demand USD/h"
+    header += " | speed basis | on-demand USD/h | price age"
     print(header)
     shown = result.options + (result.rejected if args.all_layouts else [])
     for o in shown:
@@ -197,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
             row += f" | {'-' if o.ttft_s is None else f'{o.ttft_s:.3f}'}"
         row += f" | {o.basis_label or '-'}"
         row += f" | {'-' if o.usd_per_hour is None else f'{o.usd_per_hour:,.2f}'}"
+        row += f" | {o.price_age or '-'}"
         status = "ok" if o.meets_targets else ("misses targets" if o.fits else "does not fit")
         print(f"{row} | {status}")
         for reason in o.reasons:

@@ -38,8 +38,9 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
         None,
     ),
     (r"\bnf4\b|\bnormal[\s-]?float[\s-]?4\b|\bbitsandbytes\s+4[\s-]?bit\b", "nf4", None),
-    (r"\bawq\b", "int4-awq", None),
-    (r"\bgptq\b", "int4-gptq", None),
+    # 'GPTQ-Int4' / 'AWQ 4-bit' (Qwen's repo names) are one format, not two.
+    (r"\bawq(?:[\s_-]?(?:int4|4[\s-]?bits?))?\b", "int4-awq", None),
+    (r"\bgptq(?:[\s_-]?(?:int4|4[\s-]?bits?))?\b", "int4-gptq", None),
     (r"\bfp8\b|\bfloat8\b|\b8[\s-]?bit\s+float(?:ing[\s-]point)?\b|\be4m3\b", "fp8", None),
     (
         r"\bint8\b|\b8[\s-]?bits?\b|\bw8a8\b|\bllm\.int8\b",

@@ -15,7 +15,7 @@ from assistant.proposal.document import Block, BulletList, Heading, Paragraph, T
 from assistant.proposal.extract import ProposalInputs
 from assistant.proposal.figures import bytes_as_gib, format_number, text_value
 from tools.cost import ServingCostResult, ServingCostRow
-from tools.cost.results import PricedRow
+from tools.cost.results import ApiComparisonRow, PricedRow
 from tools.memory import MemoryEstimate
 from tools.recommend import Option
 
@@ -173,7 +173,7 @@ def summary_paragraph(inputs: ProposalInputs) -> str:
         parts.append(
             f"The cheapest {tier} price compared in USD is {row.provider} "
             f"{row.instance or row.gpu_label or ''}".rstrip()
-            + f" at {_money(row.usd_per_hour, 'USD')} per hour (as of {row.as_of})."
+            + f" at {_money(row.usd_per_hour, 'USD')} per hour (as of {_dated(row)})."
         )
     unconverted = _unconverted_note(inputs)
     if unconverted:
@@ -453,8 +453,14 @@ def _price_row(tier: str, row: ServingCostRow) -> tuple[str, ...]:
         _usd(row, row.usd_per_month),
         _usd(row, row.usd_per_million_tokens),
         _money(row.per_hour, row.currency),
-        row.as_of,
+        _dated(row),
     )
+
+
+def _dated(row: PricedRow | ApiComparisonRow) -> str:
+    """A price's as_of and, when the stored result carries it, its age when it was priced
+    (a proposal is read later than the session ran, so the age is labelled with that time)."""
+    return row.as_of + (f" ({row.age} when priced)" if row.age else "")
 
 
 def _usd(row: PricedRow, value: float | None) -> str:
@@ -485,7 +491,7 @@ def cost_blocks(inputs: ProposalInputs) -> list[Block]:
                 f"{format_number(a.input_per_mtok)} {a.currency}",
                 f"{format_number(a.output_per_mtok)} {a.currency}",
                 f"{format_number(a.blended_per_mtok)} {a.currency}",
-                a.as_of,
+                _dated(a),
             )
             for a in apis
         )
@@ -570,7 +576,7 @@ def risk_blocks(inputs: ProposalInputs) -> list[Block]:
     cheapest = _cheapest_rows(inputs)
     if cheapest:
         dated = "; ".join(
-            f"{tier}: {row.provider} {_money(row.usd_per_hour, 'USD')} per hour as of {row.as_of}"
+            f"{tier}: {row.provider} {_money(row.usd_per_hour, 'USD')} per hour as of {_dated(row)}"
             for tier, row in cheapest
         )
         items.append(f"Price changes: cloud prices move; the cheapest found were {dated}.")

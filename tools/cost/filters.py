@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date
+from typing import Any
 
 from tools.cost.inputs import Freshness, PriceFilter
 from tools.cost.results import ExcludedPrice
@@ -14,8 +15,11 @@ from tools.pricing import (
     PriceBook,
     PriceEntry,
     RankingPrices,
+    as_instant,
+    format_age,
     hosts_group,
     on_demand_rows,
+    price_age,
     staleness_warning,
 )
 
@@ -63,8 +67,9 @@ def stale_rule(freshness: Freshness | None) -> list[str]:
     """The assumption saying how stale prices are treated (empty without a date)."""
     if freshness is None:
         return []
+    day = as_instant(freshness[0]).date()
     return [
-        f"prices undated or older than {freshness[1]} days on {freshness[0].isoformat()} are "
+        f"prices undated or older than {freshness[1]} days on {day.isoformat()} are "
         "marked stale and listed after fresh ones of the same tier"
     ]
 
@@ -75,6 +80,17 @@ def staleness(price: PriceEntry, freshness: Freshness | None) -> tuple[bool | No
         return None, []
     warning = staleness_warning(price, *freshness)
     return warning is not None, [] if warning is None else [f"stale: {warning}"]
+
+
+def age_fields(price: PriceEntry, freshness: Freshness | None) -> dict[str, Any]:
+    """The row's `age_hours` and `age` on the caller's clock (empty without one)."""
+    if freshness is None:
+        return {}
+    age = price_age(price.as_of, freshness[0])
+    return {
+        "age_hours": None if age is None else age.total_seconds() / 3600,
+        "age": format_age(age),
+    }
 
 
 def ranking_prices(

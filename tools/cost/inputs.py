@@ -40,8 +40,9 @@ SPOT_INTERRUPTION_OVERHEAD = 0.10
 # blended "price per million tokens" of API benchmarks (e.g. Artificial Analysis) uses.
 DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN = 3.0
 
-# (the caller's date, the most days a price may be old): what marks a price stale. Passed in,
-# so a result is reproducible for a given date; the CLI and the chat pass today's.
+# (the caller's clock, the most days a price may be old): what marks a price stale and what
+# each row's age is counted to. The clock is a datetime (a date reads as its 00:00 UTC); it is
+# passed in, so a result is reproducible; the CLI and the chat pass the current time.
 Freshness = tuple[date, int]
 
 

@@ -4,11 +4,12 @@ break-even volumes, and the prices left out (excluded, or not comparable in USD)
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.pricing import PriceEntry, Tier
+from tools.pricing import PriceEntry, Tier, as_of_instant
 
 MatchKind = Literal["same", "comparable"]
 
@@ -65,6 +66,21 @@ class PricedRow(BaseModel):
         description="Undated or older than the staleness limit on the caller's date (None: "
         "no date given). Stale rows sort after fresh ones of the same tier.",
     )
+    as_of_time: datetime | None = Field(
+        default=None,
+        description="The instant (UTC) the age counts from: `as_of` read as a timestamp; a "
+        "date alone is 00:00 UTC of that day. None when the price is undated.",
+    )
+    age_hours: float | None = Field(
+        default=None,
+        description="Hours from `as_of_time` to the caller's clock (None: undated, or no clock "
+        "given).",
+    )
+    age: str | None = Field(
+        default=None,
+        description="The age as shown next to the price: '3 h old', '74 days old', 'undated' "
+        "(None: no clock given).",
+    )
     notes: list[str]
 
 
@@ -82,6 +98,7 @@ def _price_fields(price: PriceEntry) -> dict[str, Any]:
         "eu": price.eu,
         "currency": price.currency,
         "as_of": price.as_of,
+        "as_of_time": as_of_instant(price.as_of),
         "source": price.source,
     }
 
@@ -116,6 +133,11 @@ class ApiComparisonRow(BaseModel):
     blended_per_mtok: float = Field(description="(r·input + output) / (r + 1), r = in:out.")
     usd_blended_per_mtok: float | None
     as_of: str
+    age: str | None = Field(
+        default=None,
+        description="How old the API price is on the caller's clock ('74 days old', "
+        "'undated'; None: no clock given).",
+    )
     source: str
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tools.cost.breakeven import break_even
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
-from tools.cost.filters import eligible_prices, stale_rule, staleness
+from tools.cost.filters import age_fields, eligible_prices, stale_rule, staleness
 from tools.cost.hosted_api import api_comparison
 from tools.cost.inputs import (
     HOURS_PER_MONTH,
@@ -29,8 +29,11 @@ from tools.pricing import (
     PriceBook,
     PriceEntry,
     Tier,
+    book_notes,
     configuration_price_per_hour,
+    format_age,
     per_gpu_quote_note,
+    price_age,
     to_usd,
 )
 
@@ -111,6 +114,7 @@ def serving_row(
         usd_per_million_blended_tokens=usd(per_mtok_blended),
         confidence=price.confidence,
         stale=stale,
+        **age_fields(price, freshness),
         notes=notes,
     )
 
@@ -217,6 +221,9 @@ def compare_costs(
         # The API the caller named is the one compared, never a cheaper other one.
         named = [p.lower() for p in flt.api_providers]
         apis = [a for a in apis if any(n in a.provider.lower() for n in named)]
+    if freshness is not None:
+        clock = freshness[0]
+        apis = [a.model_copy(update={"age": format_age(price_age(a.as_of, clock))}) for a in apis]
     by_id = {r.price_id: r for r in rows}
     tps = {(o.gpu, o.count): o.aggregate_tokens_per_s for o in options}
     evens: list[BreakEven] = []
@@ -236,5 +243,8 @@ def compare_costs(
         excluded=excluded,
         unconverted=unconverted,
         unconverted_note=unconverted_note(unconverted),
-        assumptions=serving_assumptions(profile, freshness, flt.eur_to_usd),
+        assumptions=[
+            *serving_assumptions(profile, freshness, flt.eur_to_usd),
+            *book_notes(book),
+        ],
     )

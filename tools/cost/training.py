@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
 from tools.cost.fabric import fabric_note, machines_spanned, stated_interconnect
-from tools.cost.filters import eligible_prices, stale_rule, staleness
+from tools.cost.filters import age_fields, eligible_prices, stale_rule, staleness
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
 from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
 from tools.errors import ToolInputError
@@ -14,6 +14,7 @@ from tools.pricing import (
     TIERS,
     PriceBook,
     PriceEntry,
+    book_notes,
     configuration_price_per_hour,
     per_gpu_quote_note,
     to_usd,
@@ -78,6 +79,7 @@ def training_row(
         machines=machines,
         interconnect=interconnect,
         stale=stale,
+        **age_fields(price, freshness),
         notes=notes,
     )
 
@@ -159,5 +161,6 @@ def training_costs(
             "a job on several machines runs over the network the offer names (instance name or "
             "notes); where none is named the row says 'interconnect not stated'",
             currency_assumption(flt.eur_to_usd),
+            *book_notes(book),
         ],
     )

@@ -8,26 +8,36 @@ largest k whose GPU share (those layers' weights + their KV cache + the output l
 buffers and runtime per GPU) fits the budget. Weights are the exact per-tensor bytes of the
 format (a GGUF file's own); the KV cache is per llama.cpp cache type: K and V each
 kv_heads × head_dim elements per token per layer at the type's block size (q8_0: 34 bytes per
-32). Compute buffer and runtime are the memory calculator's generic (llama.cpp) engine figures.
+32), sliding-window and chunked layers capped as llama.cpp's iSWA cache caps them
+(tools/local_serving/kv.py). Compute buffer and runtime are the memory calculator's generic
+(llama.cpp) engine figures. A checkpoint's vision tower is not in the text GGUF (llama.cpp
+loads it from a separate --mmproj file), so it is left out.
+
+Several GPUs: llama.cpp splits the layers over them (--split-mode layer, the default): their
+memory adds up, a token passes through them in turn, so the decode estimate reads every
+GPU-resident byte at one GPU's bandwidth (capacity, not speed). A unified-memory machine (Apple
+silicon, DGX Spark) has no separate RAM: the GPU may use its working-set limit, the layers off
+the GPU run on the CPU from the same memory at the same peak bandwidth, and GPU and CPU parts
+together must fit the machine's RAM less what the OS keeps.
 """
 
 from __future__ import annotations
 
-from tools.catalog import get_catalog
+from tools.architecture import vision_params
+from tools.catalog import GpuSpec, get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
+from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, gpu_limit, ram_gib
+from tools.local_serving.kv import kv_bytes_per_token, kv_cache_total, windowed_note
 from tools.local_serving.launch import OLLAMA_CACHE_TYPES, llama_server_command, ollama_setup
 from tools.local_serving.request import CacheType, LocalServingPlan, LocalServingRequest
 from tools.local_speed import decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
-from tools.memory.gguf_mix import GGML_BLOCKS
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
 from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS
-from tools.units import GB, format_bytes
+from tools.units import GB, GiB, format_bytes, format_count
 
-_CACHE_GGML = {"f32": "F32", "f16": "F16", "bf16": "BF16", "q8_0": "Q8_0", "q4_0": "Q4_0"}
-_CACHE_GGML |= {"q4_1": "Q4_1", "iq4_nl": "IQ4_NL", "q5_0": "Q5_0", "q5_1": "Q5_1"}
 _KV_DTYPE_CACHE: dict[str, CacheType] = {
     "fp16": "f16",
     "bf16": "bf16",
@@ -35,27 +45,6 @@ _KV_DTYPE_CACHE: dict[str, CacheType] = {
     "fp8": "q8_0",
     "int8": "q8_0",
 }
-
-
-def kv_bytes_per_token(resolved: ResolvedModel, cache_type: str) -> float:
-    """KV-cache bytes per token over all layers in a llama.cpp cache type."""
-    arch = resolved.architecture
-    block_bytes, block_len = GGML_BLOCKS[_CACHE_GGML[cache_type]]
-    per_element = block_bytes / block_len
-    if arch.mla is not None:
-        elements = arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim
-    else:
-        elements = 2 * arch.num_kv_heads * arch.head_dim
-    return arch.num_layers * elements * per_element
-
-
-def _kv_total(resolved: ResolvedModel, cache_type: str, per_slot: int, parallel: int) -> int:
-    arch = resolved.architecture
-    per_layer = kv_bytes_per_token(resolved, cache_type) / arch.num_layers
-    sliding = arch.sliding_window_layers
-    window = min(per_slot, arch.sliding_window or per_slot)
-    tokens = (arch.num_layers - sliding) * per_slot + sliding * window
-    return round(per_layer * tokens * parallel)
 
 
 def _format(req: LocalServingRequest, resolved: ResolvedModel) -> tuple[str, str | None]:
@@ -71,12 +60,12 @@ def _format(req: LocalServingRequest, resolved: ResolvedModel) -> tuple[str, str
     )
 
 
-def _gpu(req: LocalServingRequest) -> tuple[str | None, str, int, float | None, bool]:
-    """(catalog id, label, usable bytes per GPU, bandwidth, memory stated by the user)."""
+def _gpu(req: LocalServingRequest) -> tuple[GpuSpec | None, str, int, float | None, bool]:
+    """(catalog spec, label, usable bytes per GPU, bandwidth, memory stated by the user)."""
     if req.gpu is not None:
         spec = get_catalog().gpu(req.gpu)
         return (
-            spec.id,
+            spec,
             spec.name,
             spec.usable_memory_bytes,
             spec.memory_bandwidth_bytes_per_s,
@@ -101,13 +90,22 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     fmt, fmt_note = _format(req, resolved)
     if fmt_note:
         notes.append(fmt_note)
-    gpu_id, label, usable, bandwidth, stated = _gpu(req)
+    spec, label, usable, bandwidth, stated = _gpu(req)
+    gpu_id = None if spec is None else spec.id
+    unified = spec is not None and spec.unified_memory is not None
     cache: CacheType = req.cache_type or _KV_DTYPE_CACHE.get(req.kv_dtype or "fp16", "f16")
     per_slot = req.context or min(DEFAULT_CONTEXT_TOKENS, arch.max_context)
     if req.context is None:
         notes.append(f"Context: {per_slot:,} tokens per slot (default; set context).")
     total_ctx = per_slot * req.parallel
-    wb = model_weight_bytes(resolved, fmt)
+    # The text GGUF holds no vision tower (llama.cpp loads it from a separate --mmproj file).
+    wb = model_weight_bytes(resolved, fmt, vision=False)
+    if arch.vision is not None:
+        notes.append(
+            f"Vision tower ({format_count(vision_params(arch))} parameters) left out: the "
+            "text GGUF does not hold it; llama.cpp loads the encoder from a separate --mmproj "
+            "file (Ollama's multimodal models carry it as a second layer) when images are used."
+        )
     base = estimate_memory(
         MemoryRequest(
             model=req.model,
@@ -123,7 +121,10 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     fixed_per_gpu = base.breakdown["activations"] + base.breakdown["overhead"]
     fixed = fixed_per_gpu * req.gpus
     budget = usable * req.gpus
-    kv_total = _kv_total(resolved, cache, per_slot, req.parallel)
+    kv_total = kv_cache_total(arch, cache, per_slot, req.parallel)
+    windowed = windowed_note(arch, per_slot)
+    if windowed:
+        notes.append(windowed)
     kv_layer = kv_total / arch.num_layers
     # A tied model's output layer is a GPU copy of the token embedding (llama.cpp duplicates it).
     output = (wb.lm_head or wb.embedding) + wb.final_norm
@@ -147,6 +148,12 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         host += output
     ram = None if req.system_ram_gb is None else round(req.system_ram_gb * GB)
     fits_fully = best == n + 1
+    ram_room = ram
+    ram_needed = host
+    if unified:
+        assert spec is not None
+        ram, ram_room = _unified_ram(spec, notes, fits_fully)
+        ram_needed = host + gpu_bytes(best)  # one memory holds both parts
     if fixed > budget:
         warnings.append(
             f"the compute buffers and runtime alone ({format_bytes(fixed, 'GiB')}) exceed "
@@ -161,11 +168,13 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
             f"{label} is not in the catalog: sized on the {req.gpu_memory_gb:g} GB you gave "
             "(no bandwidth known" + (")" if bandwidth is None else f"; {bandwidth / GB:g} GB/s)")
         )
-    spec = None if gpu_id is None else get_catalog().gpu(gpu_id)
+    if req.gpus > 1:
+        notes.append(_split_note(req.gpus, spec))
+    # A unified-memory machine's CPU reads the off-GPU layers from the same memory.
     ram_bw, ram_source = host_ram_bandwidth(spec)
     if req.ram_bandwidth_gb_s:
         ram_bw = req.ram_bandwidth_gb_s * GB
-    if req.ram_bandwidth_gb_s is None and not fits_fully:
+    elif not fits_fully:
         notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {ram_source}.")
     # Bytes read per decoded token: MoE reads the routed experts a token uses (top-k of n).
     layer_total: int = sum(layers)
@@ -197,7 +206,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     notes.append(
         f"Placement as llama.cpp does it: token embedding in system RAM; -ngl {best} puts the "
         f"output layer and the last {on_gpu} of {n} layers on the GPU, each with its KV cache "
-        f"({cache}: {kv_bytes_per_token(resolved, cache):,.0f} bytes per token); -c {total_ctx:,}"
+        f"({cache}: {kv_bytes_per_token(arch, cache):,.0f} bytes per token); -c {total_ctx:,}"
         f" = {per_slot:,} tokens × {req.parallel} slots."
     )
     return LocalServingPlan(
@@ -215,7 +224,9 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         n_gpu_layers=best,
         output_on_gpu=best >= 1,
         fits_fully=fits_fully,
-        fits_in_ram=None if ram is None else host <= ram,
+        fits_in_ram=None if ram_room is None else ram_needed <= ram_room,
+        ram_needed_bytes=ram_needed,
+        ram_available_bytes=ram_room,
         gpu_bytes=gpu_bytes(best),
         host_bytes=host,
         weights_bytes=wb.total,
@@ -224,6 +235,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         kv_cache_gpu_bytes=kv_gpu,
         compute_and_overhead_bytes=fixed,
         system_ram_bytes=ram,
+        unified_memory=unified,
         context_total=total_ctx,
         context_per_slot=per_slot,
         parallel=req.parallel,
@@ -235,4 +247,34 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         ollama_env=env,
         assumptions=notes,
         warnings=warnings + list(base.warnings),
+    )
+
+
+def _unified_ram(spec: GpuSpec, notes: list[str], fits_fully: bool) -> tuple[int, int]:
+    """(the machine's RAM, what GPU and CPU parts together may use) of a unified-memory
+    machine, with the note that says how it was sized."""
+    assert spec.unified_memory is not None
+    ram = round(ram_gib(spec.memory_bytes) * GiB)  # 'N GB' of unified memory is N GiB
+    room = ram - OS_RESERVE_BYTES
+    limit = gpu_limit(spec.unified_memory.gpu_limit, spec.memory_bytes)
+    raise_hint = f"; {limit.raise_hint}" if limit.raise_hint and not fits_fully else ""
+    notes.append(
+        f"Unified memory: no separate VRAM. The GPU may use {format_bytes(limit.bytes, 'GiB')} "
+        f"({limit.basis}){raise_hint}; the layers llama.cpp keeps off the GPU run on the CPU "
+        f"from the same {format_bytes(ram, 'GiB')} at the same peak bandwidth (the CPU cores "
+        "reach less of it than the GPU, so the estimate is an upper bound), and GPU and CPU "
+        f"parts together must fit the RAM less {OS_RESERVE_BYTES // GiB} GiB for the OS."
+    )
+    return ram, room
+
+
+def _split_note(gpus: int, spec: GpuSpec | None) -> str:
+    """llama.cpp's layer split over several GPUs: capacity, not speed (measured)."""
+    if spec is not None and spec.pcie_only:
+        return LAYER_SPLIT_NOTE
+    return (
+        f"llama.cpp splits the layers over the {gpus} GPUs (--split-mode layer, the default): "
+        "their memory adds up, but each token passes through them in turn, so the decode "
+        "estimate reads every GPU-resident byte at one GPU's bandwidth (capacity, not speed; "
+        "--split-mode row splits each tensor instead)."
     )

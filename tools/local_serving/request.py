@@ -72,7 +72,10 @@ class LocalServingPlan(BaseModel):
     n_gpu_layers: int = Field(description="--n-gpu-layers / num_gpu: layers + the output layer.")
     output_on_gpu: bool
     fits_fully: bool = Field(description="Every layer and the output layer on the GPU(s).")
-    fits_in_ram: bool | None = Field(description="The rest fits the stated system RAM.")
+    fits_in_ram: bool | None = Field(
+        description="The rest fits the stated system RAM (unified memory: GPU and CPU parts "
+        "together fit the machine's RAM less the OS reserve); None when no RAM is known."
+    )
     gpu_bytes: int = Field(description="Memory used on the GPU(s), bytes.")
     host_bytes: int = Field(description="System RAM for weights and KV on the CPU, bytes.")
     weights_bytes: int
@@ -80,7 +83,21 @@ class LocalServingPlan(BaseModel):
     kv_cache_bytes: int
     kv_cache_gpu_bytes: int
     compute_and_overhead_bytes: int = Field(description="Compute buffers + runtime, all GPUs.")
-    system_ram_bytes: int | None = None
+    system_ram_bytes: int | None = Field(
+        default=None, description="System RAM: as stated, or a unified-memory machine's own."
+    )
+    ram_needed_bytes: int = Field(
+        default=0,
+        description="RAM the plan needs: the CPU part (unified memory: CPU and GPU parts).",
+    )
+    ram_available_bytes: int | None = Field(
+        default=None,
+        description="RAM it may use: as stated, or a unified-memory machine's RAM less the OS "
+        "reserve; None when unknown.",
+    )
+    unified_memory: bool = Field(
+        default=False, description="GPU and CPU share one memory (Apple silicon, DGX Spark)."
+    )
     context_total: int = Field(description="-c: tokens over all slots.")
     context_per_slot: int
     parallel: int

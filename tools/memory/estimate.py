@@ -631,6 +631,7 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
             tp=layout.tp,
             pp=layout.pp,
             block_tokens=block,
+            llama_cpp_windows=engine == "generic",
         )
         notes = [
             f"KV cache {kv_dtype}: {per_token:,} bytes per token for the whole model "
@@ -647,6 +648,12 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
                 f"{arch.chunked_attention_layers} chunked-attention layers hold at most one "
                 f"{arch.attention_chunk_size:,}-token chunk; {arch.full_attention_layers} "
                 "global layers hold the whole context."
+            )
+        if engine == "generic" and (arch.sliding_window_layers or arch.chunked_attention_layers):
+            notes.append(
+                "llama.cpp (engine generic) keeps each windowed layer's window plus one "
+                "physical batch (n_ubatch 512), padded to 256 tokens, per sequence (its iSWA "
+                "cache, src/llama-kv-cache-iswa.cpp); --swa-full gives them the whole context."
             )
         if block > 1:
             notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")

@@ -19,6 +19,11 @@ from __future__ import annotations
 
 from tools.architecture import Architecture
 from tools.memory.formats import BYTE_DTYPES
+from tools.memory.overhead import LLAMA_CPP_N_UBATCH
+
+LLAMA_CPP_SWA_PADDING = 256
+"""llama.cpp pads its sliding-window (iSWA) cache to 256 cells (src/llama-kv-cache-iswa.cpp,
+issue 17037)."""
 
 KV_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "fp32")
 VLLM_BLOCK_TOKENS = 16
@@ -73,13 +78,27 @@ def capped_tokens(context: int, cap: int | None) -> int:
     return context if cap is None else min(context, cap)
 
 
-def kv_layer_tokens(arch: Architecture, context: int, block_tokens: int) -> int:
+def llama_cpp_window_cells(context: int, cap: int) -> int:
+    """Cells per sequence llama.cpp's iSWA cache gives a windowed layer (sliding window or
+    Llama 4 chunk, LLAMA_SWA_TYPE_CHUNKED): `GGML_PAD(min(context, window + n_ubatch), 256)`
+    (src/llama-kv-cache-iswa.cpp), never above the sequence's own context."""
+    kept = cap + int(LLAMA_CPP_N_UBATCH.value)
+    return min(context, round_up(kept, LLAMA_CPP_SWA_PADDING))
+
+
+def kv_layer_tokens(
+    arch: Architecture, context: int, block_tokens: int, llama_cpp_windows: bool = False
+) -> int:
     """Σ over layers of the tokens each layer caches for one `context`-token sequence
-    (sliding/chunked layers capped, each rounded up to `block_tokens`): layer-tokens."""
-    return sum(
-        layers * round_up(capped_tokens(context, cap), block_tokens)
-        for layers, cap in arch.kv_layer_groups()
-    )
+    (sliding/chunked layers capped — at the window (vLLM), or at llama.cpp's window + one
+    physical batch with `llama_cpp_windows` — each rounded up to `block_tokens`)."""
+
+    def kept(cap: int | None) -> int:
+        if cap is not None and llama_cpp_windows:
+            return llama_cpp_window_cells(context, cap)
+        return capped_tokens(context, cap)
+
+    return sum(layers * round_up(kept(cap), block_tokens) for layers, cap in arch.kv_layer_groups())
 
 
 def kv_cache_bytes(
@@ -91,16 +110,18 @@ def kv_cache_bytes(
     tp: int = 1,
     pp: int = 1,
     block_tokens: int = 1,
+    llama_cpp_windows: bool = False,
 ) -> int:
     """KV-cache bytes on one GPU for `sequences` sequences of `context` tokens each.
 
     Sliding-window layers hold min(context, window) tokens, chunked-attention layers
     min(context, chunk). With pipeline parallelism a GPU holds the layers of one stage:
     ceil(layers / pp) of them (the largest stage).
-    `block_tokens`: allocation granularity per sequence (16 for vLLM, 1 otherwise).
+    `block_tokens`: allocation granularity per sequence (16 for vLLM, 1 otherwise);
+    `llama_cpp_windows`: windowed layers keep llama.cpp's iSWA cells (`llama_cpp_window_cells`).
     """
     per_layer = kv_cache_bytes_per_layer_token(arch, kv_dtype, tp)
-    layer_tokens = kv_layer_tokens(arch, context, block_tokens)
+    layer_tokens = kv_layer_tokens(arch, context, block_tokens, llama_cpp_windows)
     all_layers = per_layer * layer_tokens * sequences
     if pp == 1:
         return all_layers

@@ -13,7 +13,7 @@ from tools.errors import ToolInputError
 from tools.generic_model import generic_architecture, parse_param_count
 from tools.memory.weights import WeightBytes, weight_bytes
 from tools.model_sources import LoadedModel, load_cached_repo, load_local_path
-from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
+from tools.model_sources.tags import ollama_default_weights, parse_tag
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def _named_model(model: str) -> ResolvedModel:
                 entry = catalog.model(name)
             except ToolInputError:
                 continue
-            fmt = tag.weights or entry.checkpoint_format or OLLAMA_DEFAULT_WEIGHTS
+            fmt = tag.weights or ollama_default_weights(entry.checkpoint_format)
             how = "named in the tag" if tag.weights else "Ollama's default build of a tag"
             return _from_entry(entry, fmt, f"'{model}' read as {entry.name} in {fmt} ({how}).")
     if "/" in model and not model.startswith(("/", ".", "~")):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.errors import ToolInputError
-from tools.hf_config import architecture_from_config, text_config
+from tools.hf_config import architecture_from_config
 from tools.memory.weights import WeightBytes, weight_bytes
 from tools.model_sources.loaded import LoadedModel
 from tools.model_sources.safe_files import read_json_object
@@ -79,7 +79,7 @@ def load_folder(
     """config.json in `folder` plus its safetensors index or file when present."""
     config_path = folder / "config.json"
     config = read_json_object(config_path, field)
-    arch = architecture_from_config(text_config(config))
+    arch = architecture_from_config(config)
     fmt = checkpoint_format(config)
     size = size or _checkpoint_size(folder, field)
     name = model_id or folder.name
@@ -151,7 +151,7 @@ def _load_local_path(path: str | Path, field: str) -> LoadedModel:
         return load_folder(p.parent, field)  # with the safetensors index beside it, if any
     if name.endswith(".json"):
         config = read_json_object(p, field)
-        arch = architecture_from_config(text_config(config))
+        arch = architecture_from_config(config)
         return LoadedModel(
             id=f"config:{p}",
             name=f"{arch.family} model from {p}",

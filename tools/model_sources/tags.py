@@ -5,8 +5,11 @@ where `size` is `8b`, `0.6b`, `8x7b`, `e2b`, `mini`; variants are words such as 
 `text`, `chat`, `it`, `qat`, `v0.3`; `quant` is a GGUF type (`q4_K_M`, `q8_0`, `iq4_xs`) or
 `fp16` / `bf16`. Ollama also pulls GGUFs from Hugging Face as `hf.co/{org}/{repo}:{quant}`.
 A tag without a quantization is Ollama's default build of that model: Q4_K_M for the models
-of its library (their model pages list the default tag as Q4_K_M), unless the catalog says
-the checkpoint ships another way (gpt-oss: MXFP4).
+of its library (their model pages list the default tag as Q4_K_M; deepseek-r1:671b too, ≈ 404
+GB, although DeepSeek ships FP8), except gpt-oss, which Ollama ships in its native MXFP4.
+
+`OLLAMA_LIBRARY` names the catalog model of library tags whose name is not the catalog's
+(`llama4:scout`, `deepseek-r1:32b` = the Qwen 32B distill, `mistral-small3.1:24b`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,45 @@ from tools.memory.formats import normalize_format
 
 OLLAMA_DEFAULT_WEIGHTS = "q4_k_m"
 """The quantization of an Ollama library tag that names none (`qwen3:32b`)."""
+
+OLLAMA_LIBRARY: dict[str, str] = {
+    # Llama 4 (insiderllm.com "Llama 4 Guide", canitrun.net: `ollama run llama4:scout`,
+    # `llama4:maverick`; tags such as scout-q8_0 carry a quantization).
+    "llama4:scout": "llama-4-scout",
+    "llama4:maverick": "llama-4-maverick",
+    # DeepSeek-R1 (runaihome.com "DeepSeek R1 Distilled Models for Local AI", 2026: every tag
+    # below 671b is a distill — Qwen2.5 for 1.5b/7b/14b/32b, Llama 3 for 8b/70b — Q4_K_M by
+    # default; 671b is the full MoE, Q4_K_M ≈ 404 GB).
+    "deepseek-r1:671b": "deepseek-r1",
+    "deepseek-r1:7b": "deepseek-r1-distill-qwen-7b",
+    "deepseek-r1:8b": "deepseek-r1-distill-llama-8b",
+    "deepseek-r1:14b": "deepseek-r1-distill-qwen-14b",
+    "deepseek-r1:32b": "deepseek-r1-distill-qwen-32b",
+    "deepseek-r1:70b": "deepseek-r1-distill-llama-70b",
+    # Library names that drop the catalog's separators (ollama.com/library).
+    "mistral-small3.1:24b": "mistral-small-3.1-24b",
+    "mistral-nemo:12b": "mistral-nemo-12b",
+    "mistral-large:123b": "mistral-large-2-123b",
+    "phi4:14b": "phi-4",
+    "phi4-mini:3.8b": "phi-4-mini",
+    "command-r:35b": "command-r-35b",
+    "command-r-plus:104b": "command-r-plus-104b",
+    "olmo2:7b": "olmo-2-7b",
+    "olmo2:13b": "olmo-2-13b",
+    "granite3.3:8b": "granite-3.3-8b",
+    "falcon3:7b": "falcon3-7b",
+    "falcon3:10b": "falcon3-10b",
+    "qwen3:30b": "qwen3-30b-a3b",
+    "qwen3:235b": "qwen3-235b-a22b",
+}
+"""Ollama library `name:size` tags → catalog id, where looking the name up does not find it."""
+
+
+def ollama_default_weights(checkpoint_format: str | None) -> str:
+    """The weight format of a library tag that names none: Q4_K_M, or MXFP4 for models that
+    ship in it (gpt-oss, which Ollama serves natively)."""
+    return "mxfp4" if checkpoint_format == "mxfp4" else OLLAMA_DEFAULT_WEIGHTS
+
 
 _TAG = re.compile(r"^(?P<name>[A-Za-z0-9][\w.\-/]*?):(?P<tag>[\w.\-]+)$")
 _SIZE = re.compile(r"^(?:\d+(?:\.\d+)?[bmk]|\d+x\d+(?:\.\d+)?b|e\d+b|a\d+b|mini|small|medium)$")
@@ -52,6 +94,9 @@ def parse_tag(reference: str) -> ModelTag | None:
             weights = None
     size = next((p for p in parts if _SIZE.match(p.lower())), None)
     names: list[str] = []
+    key = f"{name.lower()}:{(size or (parts[0] if parts else '')).lower()}"
+    if key in OLLAMA_LIBRARY:
+        names.append(OLLAMA_LIBRARY[key])
     if size is not None:
         names += [f"{name}:{size}", f"{name}-{size}"]
     if "/" in name:

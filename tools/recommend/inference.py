@@ -19,7 +19,7 @@ from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
 from tools.recommend.models import Option
-from tools.recommend.prices import _hourly_cost
+from tools.recommend.prices import _hourly_cost, quote_fields
 from tools.recommend.speed import ServingSpeed, speed_labels
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
@@ -201,10 +201,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         throughput_basis=labels.throughput,
         ttft_basis=labels.ttft if serving.can_prefill else None,
         speed_source=labels.source,
-        usd_per_hour=None if quote is None else quote.usd_per_hour,
-        price_stale=quote is not None and quote.stale,
-        price_id=None if quote is None else quote.price.id,
-        billed_gpus=None if quote is None else quote.billed_gpus,
+        **quote_fields(quote, prices),
         reasons=reasons,
         notes=[*plan.notes, *price_notes],
         **opt,

@@ -123,6 +123,10 @@ class Option(BaseModel):
     billed_gpus: int | None = Field(
         default=None, description="GPUs billed at that price (whole instances), count."
     )
+    price_as_of: str | None = Field(default=None, description="`as_of` of that price row.")
+    price_age: str | None = Field(
+        default=None, description="How old that price is on the ranking's clock ('74 days old')."
+    )
     reasons: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     gpu_as_of: str = ""

@@ -5,12 +5,14 @@ price (`RankingPrices.configuration`), the note naming the catalog row, and the 
 
 from __future__ import annotations
 
+from typing import Any
+
 from tools.catalog import GpuSpec
 from tools.pricing import ConfigurationPrice, RankingPrices
 from tools.workload import Workload
 
 
-def _price_line(quote: ConfigurationPrice, count: int) -> str:
+def _price_line(quote: ConfigurationPrice, count: int, age: str) -> str:
     """Which catalog row prices the configuration, how, and how old it is."""
     p = quote.price
     if quote.instances is None:
@@ -22,7 +24,23 @@ def _price_line(quote: ConfigurationPrice, count: int) -> str:
         many = f"{quote.instances} × " if quote.instances > 1 else ""
         how = f"{many}{p.provider} {p.instance or p.id} ({size}, {each:,.4g} {p.currency}/h)"
     where = f"{p.region}, " if p.region else ""
-    return f"on-demand price: {how} = {quote.usd_per_hour:,.2f} USD/h ({where}as_of {p.as_of})"
+    return (
+        f"on-demand price: {how} = {quote.usd_per_hour:,.2f} USD/h ({where}as_of {p.as_of}, {age})"
+    )
+
+
+def quote_fields(quote: ConfigurationPrice | None, prices: RankingPrices) -> dict[str, Any]:
+    """The `Option` fields that come from the configuration's price (None without one)."""
+    if quote is None:
+        return {}
+    return {
+        "usd_per_hour": quote.usd_per_hour,
+        "price_id": quote.price.id,
+        "billed_gpus": quote.billed_gpus,
+        "price_stale": quote.stale,
+        "price_as_of": quote.price.as_of,
+        "price_age": prices.age(quote.price),
+    }
 
 
 def _hourly_cost(
@@ -36,7 +54,7 @@ def _hourly_cost(
     notes: list[str] = []
     missing = f"no on-demand USD price for {gpu.id} {prices.scope}"
     if quote is not None:
-        notes = [_price_line(quote, count), *quote.notes]
+        notes = [_price_line(quote, count, prices.age(quote.price)), *quote.notes]
     elif tp > 1 and gpu.id in prices.priced_gpus():
         missing = (
             f"no on-demand {gpu.id} price {prices.scope} is for one machine with {tp} or more "

@@ -251,7 +251,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, EUR only at a "
         "rate you give): whole instances billed, each tensor-parallel group in one machine "
         "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
-        f"undated or older than {prices.max_age_days} days on {prices.today.isoformat()} only "
+        f"undated or older than {prices.max_age_days} days on {prices.day.isoformat()} only "
         "when no fresher price can host the layout (dates in the option notes and "
         "`gpu-sizer cost`)."
     ]

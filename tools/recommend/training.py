@@ -13,7 +13,7 @@ from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
 from tools.recommend.models import Option
-from tools.recommend.prices import _hourly_cost
+from tools.recommend.prices import _hourly_cost, quote_fields
 from tools.units import format_gib as _gib
 from tools.workload import Workload
 
@@ -94,10 +94,7 @@ def _training_option(
         gpu_hours=gpu_hours,
         speed_basis=basis,
         speed_source=source,
-        usd_per_hour=None if quote is None else quote.usd_per_hour,
-        price_stale=quote is not None and quote.stale,
-        price_id=None if quote is None else quote.price.id,
-        billed_gpus=None if quote is None else quote.billed_gpus,
+        **quote_fields(quote, prices),
         reasons=reasons,
         notes=[*notes, *price_notes],
         gpu_as_of=gpu.as_of,

@@ -10,7 +10,8 @@ tokens at the stated load are decided once:
 - `plan.py`: `size()` — memory → recommend → cost → follow-ups;
 - `headline.py`: the one rule for the leading option and the one rule for the $/M load;
 - `memory.py`: the estimates of named configurations and the follow-ups that re-size them;
-- `prices.py`: the price quoted per configuration (cheapest row of the quote tier).
+- `prices.py`: the price quoted per configuration (cheapest row of the quote tier);
+- `shapes.py`: whether a model known only by its size fits with every plausible architecture.
 """
 
 from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load, states_load
@@ -24,6 +25,8 @@ from tools.sizing.report import (
     PricedConfiguration,
     PriceLoad,
     ScaleOut,
+    ShapeFit,
+    ShapeQuestion,
     SizedConfiguration,
     SizingError,
     SizingReport,
@@ -52,6 +55,8 @@ __all__ = [
     "PricedConfiguration",
     "PricingScope",
     "ScaleOut",
+    "ShapeFit",
+    "ShapeQuestion",
     "SizedConfiguration",
     "SizingError",
     "SizingReport",

@@ -18,6 +18,7 @@ from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory, resolve_model
+from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.request import request_error
 from tools.recommend import Option
 from tools.sizing.report import ContextFit, FormatFit, SizedConfiguration, SizingError
@@ -28,6 +29,7 @@ _MODEL_FIELDS = (
     "model",
     "params",
     "config_path",
+    "model_file",
     "weights",
     "kv_dtype",
     "engine",
@@ -87,15 +89,28 @@ def configuration_fields(
     request: SizingRequest, gpu: str | None, count: int, **changes: Any
 ) -> dict[str, Any]:
     """The memory request for `count`× `gpu`: serving shards one replica across the GPUs
-    named (TP = count); training spreads the job over them (data parallel, ZeRO if set)."""
+    named (TP = count), except with llama.cpp / Ollama or GGUF weights, whose default is a
+    layer split (no tp: the memory tool sizes it as pp = gpus, capacity not speed); training
+    spreads the job over them (data parallel, ZeRO if set)."""
     fields = memory_fields(request)
     if gpu is not None:
         fields["gpu"] = gpu
     if count > 1:
         fields["gpus"] = count
-        if not request.workload.is_training:
+        if not request.workload.is_training and not _layer_split(request):
             fields["tp"] = count
     return {**fields, **changes}
+
+
+def _layer_split(request: SizingRequest) -> bool:
+    """Serving with llama.cpp (engine generic) or GGUF weights: llama.cpp splits the layers."""
+    w = request.workload
+    try:
+        fmt = None if w.weights is None else normalize_format(w.weights)
+    except ToolInputError:
+        fmt = None  # the memory tool names the field
+    gguf = fmt in GGUF_FORMATS or (w.model_file or "").lower().endswith(".gguf")
+    return w.engine == "generic" or (w.engine is None and gguf)
 
 
 def size_configuration(

@@ -5,7 +5,9 @@ Order:
 1. memory: each configuration the user named (one GPU-free estimate when none was), at the
    workload's model, format, lengths and load; for a max-context question, each named GPU
    setup at the longest context it holds;
-2. a GPU name covering variants with different verdicts → a question, nothing else;
+2. a GPU name covering variants with different verdicts → a question, nothing else; a model
+   known only by its size whose fit changes across the catalog's architectures of that size
+   → the answer for the generic reading, with a question for its config (`shapes.py`);
 3. the recommender over the allowed GPUs, ranked by the same prices the costs use; a GPU count
    named bounds the search (serving: every layout within it is sized);
 4. the costs of the options that fit and meet the targets (none meeting them: the nearest
@@ -34,6 +36,7 @@ from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend
 from tools.sizing.headline import choose_headline, price_load
 from tools.sizing.memory import (
+    configuration_fields,
     layout_breakdown,
     longest_context,
     lower_format_fits,
@@ -53,6 +56,7 @@ from tools.sizing.report import (
     VariantQuestion,
 )
 from tools.sizing.request import GpuConfiguration, SizingRequest
+from tools.sizing.shapes import shape_question
 from tools.workload import Workload, validate_workload
 
 MAX_PRICED = 16
@@ -307,6 +311,14 @@ def size(
     report.question = variant_question(configs, memory)
     if report.question is not None:
         return report
+    report.shape_question = next(
+        (
+            q
+            for m in memory
+            if (q := shape_question(configuration_fields(request, m.gpu, m.count), m))
+        ),
+        None,
+    )
     flt: PriceFilter = request.pricing.price_filter()
     prices = cost_ranking_prices(book, flt, today, request.pricing.max_price_age_days)
     try:

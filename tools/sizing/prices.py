@@ -22,6 +22,7 @@ def _quote(row: PricedRow, **figures: float | None) -> PricedConfiguration:
         price_id=row.price_id,
         provider=row.provider,
         as_of=row.as_of,
+        age=row.age,
         stale=bool(row.stale),
         billed_gpus=row.billed_gpus,
         per_hour=row.per_hour,

@@ -5,9 +5,10 @@ Named fields, never list positions: the memory estimate of each configuration th
 each priced configuration's cheapest row in the quote tier), the option the answer leads with
 (`headline`, chosen by the one rule in `tools.sizing.headline`), the load $/M tokens is priced
 at (`price_load`, with its reason), and the follow-ups: `zero3_resize`, `scale_out`,
-`lower_formats`, `layout_breakdown`, `longest_context`, `budget_check`, and `question` when a
-name the user gave must be resolved first. Surfaces select, label and convert units; they never
-compute a figure or decide which option leads.
+`lower_formats`, `layout_breakdown`, `longest_context`, `budget_check`, `question` when a
+name the user gave must be resolved first, and `shape_question` when a model known only by its
+size fits with some plausible architectures and not with others. Surfaces select, label and
+convert units; they never compute a figure or decide which option leads.
 """
 
 from __future__ import annotations
@@ -95,6 +96,9 @@ class PricedConfiguration(BaseModel):
     price_id: str
     provider: str
     as_of: str
+    age: str | None = Field(
+        default=None, description="How old the price is on the caller's clock ('74 days old')."
+    )
     stale: bool = False
     billed_gpus: int
     per_hour: float = Field(description="Hourly price as published, in `currency`.")
@@ -207,6 +211,61 @@ class VariantQuestion(BaseModel):
         )
 
 
+class ShapeFit(BaseModel):
+    """A generic model's fit if it had the architecture of one catalog model of its size."""
+
+    model_id: str
+    name: str
+    total_params: int = Field(description="That model's own text-only parameter count.")
+    attention: str = Field(description="MHA, GQA, MQA or MLA.")
+    kv_cache_bytes_per_token: int
+    per_gpu_bytes: int = Field(description="Per-GPU need with that shape's KV and activations.")
+    fits: bool
+
+
+class ShapeQuestion(BaseModel):
+    """A model known only by its size whose verdict on a named GPU changes with its
+    architecture (tools/sizing/shapes.py): the default reading's figures, the catalog shapes of
+    that size and their fit, and what to ask for."""
+
+    params: int = Field(description="The stated parameter count.")
+    gpu: str
+    count: int
+    default_fits: bool
+    default_per_gpu_bytes: int
+    default_kv_cache_bytes_per_token: int
+    budget_bytes_per_gpu: int
+    shapes: list[ShapeFit]
+    low: int = Field(description="Smallest count of the range 'of that size', parameters.")
+    high: int = Field(description="Largest count of the range, parameters.")
+
+    @property
+    def flipping(self) -> list[ShapeFit]:
+        """The shapes on which the verdict is the other one."""
+        return [s for s in self.shapes if s.fits != self.default_fits]
+
+    @property
+    def question(self) -> str:
+        """The question, with the range it comes from."""
+        other = self.flipping
+        names = ", ".join(
+            f"{s.name} ({s.attention}, {s.kv_cache_bytes_per_token:,} B of KV cache per token: "
+            f"{s.per_gpu_bytes / 2**30:.1f} GiB per GPU)"
+            for s in other[:3]
+        )
+        verdict = "fits" if self.default_fits else "does not fit"
+        flipped = "would not fit" if self.default_fits else "would fit"
+        return (
+            f"The verdict depends on the architecture: the generic reading (GQA, "
+            f"{self.default_kv_cache_bytes_per_token:,} B of KV cache per token) {verdict} "
+            f"({self.default_per_gpu_bytes / 2**30:.1f} GiB per GPU of "
+            f"{self.budget_bytes_per_gpu / 2**30:.1f} GiB), but with the shape of {names} it "
+            f"{flipped} (the catalog's {len(self.shapes)} architectures of "
+            f"{self.low / 1e9:.1f}–{self.high / 1e9:.1f}B parameters). Which is it? Give its "
+            "config.json (or model folder, or GGUF file) or its Hugging Face repo id."
+        )
+
+
 class BudgetCheck(BaseModel):
     """A USD budget against the cheapest priced option in the quote tier."""
 
@@ -233,6 +292,11 @@ class SizingReport(BaseModel):
     weights_format: str | None = Field(default=None, description="Weight format sized.")
     memory: list[SizedConfiguration] = Field(default_factory=list)
     question: VariantQuestion | None = None
+    shape_question: ShapeQuestion | None = Field(
+        default=None,
+        description="A model known by its size only whose fit depends on its architecture: "
+        "the answer is given for the generic reading, and this asks for the config.",
+    )
     search: Workload | None = Field(
         default=None, description="The workload the recommender sized (limits derived)."
     )

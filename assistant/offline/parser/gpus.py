@@ -10,7 +10,7 @@ from assistant.offline.names import gpu_index, gpus_with_capacity
 from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser.text import QW, Text, positive_int
 from assistant.offline.quantities import NUMBER, WORD_NUMBER
-from tools.catalog import get_catalog
+from tools.catalog import GpuSpec, get_catalog
 from tools.errors import closest_names
 from tools.units import GB, GiB
 
@@ -72,9 +72,15 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             end += len(after.group(0))
         text = t.original[match.start : match.end].strip()
         variants = list(match.variants)
-        gpu_id, end = _with_stated_ram(t, match.id, match.start, end)
+        gpu_id, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
         if gpu_id != match.id:
             text = t.original[match.start : end].strip()
+            variants = []  # the RAM said picks the configuration
+        if bin_note:
+            p.notes.append(bin_note.format(text=text))
+        spec = get_catalog().gpus.get(gpu_id or "")
+        if spec is not None and spec.devices_per_package > 1:
+            count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
         p.gpus.append(GpuMention(gpu=gpu_id, text=text, count=count, variants=variants))
         if match.id is not None and variants:
             name = get_catalog().gpus[match.id].name
@@ -85,26 +91,115 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
 
 
+_ONE_BOARD = re.compile(r"\b(?:an?|my|one|single|our)\s+(?:amd\s+)?$", re.I)
+_BOARD_WORDS = re.compile(r"^(?:'?s)?\s*(?:boards?|cards?|modules?|oams?|packages?)\b", re.I)
+_DEVICE_WORDS = re.compile(r"\bgcds?\b|\b(?:graphics\s+compute\s+)?dies?\b", re.I)
+
+
+def _boards_as_devices(
+    t: Text,
+    spec: GpuSpec,
+    count: int | None,
+    start: int,
+    name_start: int,
+    end: int,
+    p: ParsedWorkload,
+) -> tuple[int | None, int]:
+    """A board that software sees as several devices (MI250X: two GCDs): a count said of it is
+    boards ('2× MI250X' = 4 devices) unless the words say devices ('4 MI250X GCDs'); 'an
+    MI250X' is one board. The catalog entry is one device, so the count returned is devices;
+    the reading is noted. `start`: where the count begins; returns (devices, span end)."""
+    per_board = spec.devices_per_package
+    rest = t.work[end : end + 24]
+    gap = len(rest) - len(rest.lstrip("'s "))
+    device_words = _DEVICE_WORDS.match(rest[gap:])
+    if device_words or _DEVICE_WORDS.search(t.work[name_start:end]):
+        end += gap + device_words.end() if device_words else 0
+        if count is not None:
+            said = t.original[start:end].strip()
+            noun = "device" if count == 1 else "devices"
+            p.notes.append(
+                f"'{said}' read as {count:,} {noun} (GCDs; {count / per_board:g} boards)"
+            )
+        return count, end
+    boards = _BOARD_WORDS.match(rest)
+    if boards:
+        end += boards.end()
+    if count is None and _ONE_BOARD.search(t.work[max(0, start - 12) : start]):
+        count = 1
+    if count is None:
+        return None, end
+    devices = count * per_board
+    said = t.original[start:end].strip()
+    name = spec.aliases[0] if spec.aliases else spec.id
+    boards_text = "1 board" if count == 1 else f"{count:,} boards"
+    gcds = "1 GCD" if count == 1 else f"{count:,} GCDs"
+    p.notes.append(
+        f"'{said}' read as {boards_text} = {devices:,} devices: each {name} board is "
+        f"{per_board} GCDs to software, {spec.memory_bytes // GB:,} GB each (say '{gcds}' if "
+        "you meant devices)"
+    )
+    return devices, end
+
+
 _MAC_PRODUCT = r"\b(?:my\s+)?(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|mini|pro)|imac)\b"
 
 
-def _with_stated_ram(t: Text, gpu_id: str | None, start: int, end: int) -> tuple[str | None, int]:
+def _with_stated_ram(
+    t: Text, gpu_id: str | None, start: int, end: int
+) -> tuple[str | None, int, str | None]:
     """A unified-memory chip with its RAM said beside it ('M3 Max with 64 GB', 'M2 Ultra
     192GB') is that RAM configuration (tools.catalog `with_ram`); its product name ('MacBook
-    Pro') is part of the GPU. Returns the catalog id and the end of the span used."""
+    Pro') is part of the GPU. A RAM size sold only with another bin of the same chip ('M3 Max
+    with 36 GB': the 30-core GPU's) is that bin's, noted. Returns the catalog id, the end of
+    the span used and the note ({text} for the words read)."""
     catalog = get_catalog()
     chip = catalog.gpus.get(gpu_id) if gpu_id else None
     if chip is None or chip.unified_memory is None:
-        return gpu_id, end
+        return gpu_id, end, None
     for m in t.each(_MAC_PRODUCT):
         del m  # the product name says no more than the chip: consumed
     stated = _stated_memory(t, start, end)
     if stated is None or stated[1] < start:
-        return gpu_id, end
+        return gpu_id, end, None
     ram, _, span_end = stated
     # Unified memory is sold as 'N GB' of N GiB DRAM: 'N GiB' means the same machine.
     size = ram // GiB if ram % GiB == 0 else round(ram / GB)
-    return catalog.with_ram(chip, size * GB).id, span_end
+    chosen, note = _bin_with_ram(chip, size * GB)
+    return catalog.with_ram(chosen, size * GB).id, span_end, note
+
+
+def _ram_sizes(chip: GpuSpec) -> set[int]:
+    """Every RAM size a unified-memory chip is listed with (confirmed or not), bytes as sold."""
+    um = chip.unified_memory
+    assert um is not None
+    return {chip.memory_bytes, *um.ram_options_bytes, *um.ram_options_unconfirmed_bytes}
+
+
+def _bin_with_ram(chip: GpuSpec, ram: int) -> tuple[GpuSpec, str | None]:
+    """The bin of `chip` (same chip, another GPU-core count) sold with `ram`: `chip` itself when
+    it lists that size or no other bin does; else the one other bin that lists it, noted."""
+    catalog = get_catalog()
+    base = catalog.gpus[chip.configuration_of or chip.id]
+    if ram in _ram_sizes(base):
+        return base, None
+    bins = [
+        g
+        for g in catalog.gpus.values()
+        if g.unified_memory is not None
+        and g.configuration_of is None
+        and g.id != base.id
+        and g.architecture == base.architecture
+        and ram in _ram_sizes(g)
+    ]
+    if len(bins) != 1:
+        return base, None
+    other = bins[0]
+    sizes = ", ".join(f"{n // GB:,}" for n in sorted(_ram_sizes(base)))
+    return other, (
+        f"'{{text}}' read as the {other.name}: {ram // GB:,} GB is sold with that bin only "
+        f"(the {base.name} comes with {sizes} GB); say so if yours is another"
+    )
 
 
 def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:

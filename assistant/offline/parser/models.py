@@ -20,7 +20,7 @@ from assistant.offline.quantities import NUMBER
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names
 from tools.model_sources.hf_cache import snapshot_file
-from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
+from tools.model_sources.tags import ollama_default_weights, parse_tag
 
 # A local GGUF path ("~/models/qwen3-32b-q4_k_m.gguf", "./x.gguf", "/data/m.gguf").
 _GGUF_PATH = r"(?<![\w])(?:~|\.{1,2})?/?[\w.\-~/]*[\w\-]\.gguf\b"
@@ -59,7 +59,7 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
         if p.model is not None or p.model_file is not None:
             continue
         p.model, p.model_text = entry.id, tag.text
-        weights = tag.weights or entry.checkpoint_format or OLLAMA_DEFAULT_WEIGHTS
+        weights = tag.weights or ollama_default_weights(entry.checkpoint_format)
         p.weights = p.weights or weights
         p.launcher = "ollama"
         p.engine = "generic"
@@ -81,9 +81,13 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
         t.consume(match.start, match.end)
     # An org/name id that is not in the catalog: the local Hugging Face cache, else the size
     # in its name (a generic model, said so), else a question rather than a guessed size.
-    for m in t.each(r"(?<![\w/-])[a-z][\w.\-]*/[\w.\-]*\d[\w.\-]*"):
+    # A repo name holds a letter and a digit or a dash: 'acme/foo-instruct', not 'tokens/s'
+    # or the '2k in/500 out' of a length pair; nothing is consumed once a model is known.
+    repo_id = r"(?<![\w/-])[a-z][\w.\-]*/(?=[\w.\-]*[a-z])(?=[\w.]*[\d\-])[\w.\-]+"
+    for m in list(re.finditer(repo_id, t.work, re.I)):
         if p.has_model:
-            continue
+            break
+        t.consume(m.start(), m.end())
         repo = t.original[m.start() : m.end()]
         if snapshot_file(repo, "config.json") is not None:
             p.model, p.model_text = repo, repo
@@ -168,15 +172,19 @@ def extract_misspelt_models(t: Text, p: ParsedWorkload) -> None:
 
 
 # A catalog name this close (difflib ratio, 0–1) to a fragment is what the user meant to write:
-# 'lama 3.1 70b' → 0.96 to llama-3.1-70b, 'llama3.1-70' → 0.96; unrelated names ('falcon 40b')
-# score under 0.5 against every catalog entry.
+# 'lama 3.1 70b' → 0.96 to llama-3.1-70b, 'llama3.1-70' → 0.96. A name said with its own size
+# ('Falcon 40B', close to Falcon3 10B) never gets here: it is a generic model of that size.
 _NEAR_MISS_RATIO = 0.8
 
 
 def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     """A misspelled catalog model ('lama 3.1 70b', 'llama3.1-70') becomes a question with the
-    closest catalog names, not a silent generic model of the size it happens to contain."""
+    closest catalog names, not a silent generic model of the size it happens to contain. A
+    name said with its size ('Falcon 40B', 'Foo-32B') is not a misspelling: it was read as a
+    generic model of that size (extract_named_sizes, extract_bare_size), never as another."""
     if p.model is not None or any("catalog" in q for q in p.questions):
+        return
+    if p.params is not None and re.search(r"[a-z]", p.model_text or "", re.I):
         return
     catalog = get_catalog()
     keys = {
@@ -211,9 +219,42 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     )
 
 
+# A model name with its size joined to it: 'Foo-32B', 'acme_bar-7b-instruct', 'MyModel13B',
+# 'Foo-30B-A3B'. Not 'mixtral-8x7b' (a mixture, asked about below) nor a bare '7b-param'.
+_NAMED_SIZE = (
+    r"(?<![\w/.\-])([a-z][a-z0-9.]*?(?:[-_][a-z0-9.]+?)*?)[-_]?(?<!\dx)(\d+(?:\.\d+)?)([bm])"
+    r"((?:[-_][a-z0-9.]+)*)(?![\w.\-])"
+)
+
+
+def generic_name_note(name: str, size: str) -> str:
+    """The reading of a named model the catalog lacks, sized by the size in its name."""
+    return (
+        f"'{name}' is not in the catalog: sized as a generic {size} dense model (a Llama "
+        "3.x-shaped guess; give its config.json, a GGUF file or its Hugging Face id for exact "
+        "figures)"
+    )
+
+
+def extract_named_sizes(t: Text, p: ParsedWorkload) -> None:
+    """A model name the catalog lacks with its size in it ('Foo-32B'): a generic model of that
+    size, the reading noted, the whole name consumed (not 'Foo-' left unplaced)."""
+    if p.has_model:
+        return
+    for m in t.each(_NAMED_SIZE):
+        if p.has_model or not re.search(r"[a-z]", m.group(1), re.I):
+            continue
+        scale = 1e9 if m.group(3).lower() == "b" else 1e6
+        p.params = float(m.group(2)) * scale
+        p.model_text = t.original[m.start() : m.end()]
+        p.notes.append(generic_name_note(p.model_text, f"{m.group(2)}{m.group(3).upper()}"))
+
+
 def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
-    """A bare size ('70B', 'Llama 8B', '350M parameters') as a parameter count when no
-    catalog model was named; 'NxMB' (a mixture of experts not in the catalog) is asked about."""
+    """A bare size ('70B', '350M parameters') as a parameter count when no catalog model was
+    named; a family word before it that names no catalog model ('Falcon 40B') is a generic
+    model of that size, noted; 'NxMB' (a mixture of experts not in the catalog) is asked
+    about."""
     family = "|".join(sorted(vocab.FAMILY_WORDS, key=len, reverse=True))
     fam = rf"(?:\b({family})[\s\-]*(?:v?\d(?:\.\d)?)?[\s\-]*)?"
     unit = r"(b|bn|billion|m|million)"
@@ -225,6 +266,9 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
         if p.params is None:
             p.params = value
             p.model_text = m.group(0).strip()
+            if m.group(1):
+                size = f"{m.group(2)}{'B' if scale == 1e9 else 'M'}"
+                p.notes.append(generic_name_note(p.model_text, size))
     for m in t.each(r"\b(\d+)x(\d+(?:\.\d+)?)b\b"):
         p.unplaced.append(m.group(0))
         if not p.has_model:

@@ -38,6 +38,7 @@ from assistant.offline.parser.models import (
     extract_hf_and_catalog_models,
     extract_misspelt_models,
     extract_model_files_and_tags,
+    extract_named_sizes,
     family_questions,
     near_miss_models,
 )
@@ -70,6 +71,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
+    extract_named_sizes,
     negative_numbers,
     huge_numbers,
     extract_cost_per_token,

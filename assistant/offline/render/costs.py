@@ -6,7 +6,7 @@ load $/M tokens were priced at.
 from __future__ import annotations
 
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render.results import config_label, gpu_name, option_label
+from assistant.offline.render.results import config_label, gpu_name, option_label, priced_by
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.headline import candidates
 from tools.units import format_count
@@ -33,7 +33,7 @@ def budget_line(report: SizingReport) -> str | None:
     label = f"{cheapest.count}× {gpu_name(cheapest.gpu)}{billed_as(cheapest)}"
     return (
         f"**{budget}: {verdict}** — the cheapest priced option is {label} at "
-        f"{usd:,.2f} USD per {check.period} ({cheapest.provider}, {cheapest.as_of})."
+        f"{usd:,.2f} USD per {check.period} ({priced_by(cheapest)})."
     )
 
 
@@ -145,7 +145,7 @@ def api_comparison_lines(parsed: ParsedWorkload, report: SizingReport) -> list[s
         ]
     api_month = even.api_usd_per_month_at_volume
     cheaper = "the API is cheaper" if even.cheaper_at_volume == "api" else "self-hosting is cheaper"
-    as_of = api.as_of if api is not None else "n/a"
+    as_of = "n/a" if api is None else api.as_of + (f", {api.age}" if api.age else "")
     lines = [
         f"**Self-hosted vs hosted API at {format_count(volume)} output tokens a month: "
         f"{cheaper}** — {api_label} {api_month:,.0f} USD a month ({api_per_m:,.3f} USD per "

@@ -19,7 +19,19 @@ def _verdict(r: LocalServingPlan) -> str:
             f"{budget}; the token embedding stays in system RAM ({host})"
         )
     ram = ""
-    if r.fits_in_ram is True:
+    available = r.ram_available_bytes
+    if r.unified_memory and available is not None:
+        total = gib(r.ram_needed_bytes)
+        room = (
+            f"the {gib(available)} that {gib(r.system_ram_bytes)} of unified memory leaves "
+            "after the OS"
+        )
+        ram = (
+            f"; GPU and CPU parts together need {total}, within {room}"
+            if r.fits_in_ram
+            else f"; GPU and CPU parts together need {total}, more than {room}: it does not run"
+        )
+    elif r.fits_in_ram is True:
         ram = f", within the {gib(r.system_ram_bytes)} of RAM you have"
     elif r.fits_in_ram is False:
         ram = f", more than the {gib(r.system_ram_bytes)} of RAM you have: it does not run"

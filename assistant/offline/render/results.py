@@ -5,7 +5,7 @@ and `CallResult` (a tool call beside the sizing report, e.g. a llama.cpp plan).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -28,6 +28,20 @@ class CallResult:
 def gib(num_bytes: float | None) -> str:
     """Bytes as GiB text with one decimal (2^30 bytes, as nvidia-smi reports); 'n/a' for None."""
     return "n/a" if num_bytes is None else format_bytes(num_bytes, "GiB", 1)
+
+
+class Priced(Protocol):
+    """A quoted price: who, when it was read and how old it was when priced."""
+
+    provider: str
+    as_of: str
+    age: str | None
+
+
+def priced_by(price: Priced) -> str:
+    """'AWS, 2026-09-19, 74 days old': who prices a row, its as_of and (when the result
+    carries it) its age on the clock of the call."""
+    return f"{price.provider}, {price.as_of}" + (f", {price.age}" if price.age else "")
 
 
 def gpu_name(gpu_id: str | None) -> str:

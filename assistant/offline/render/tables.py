@@ -4,7 +4,7 @@ per-GPU memory breakdown (GiB) and the recommender's options with their quoted p
 
 from __future__ import annotations
 
-from assistant.offline.render.results import gpu_name
+from assistant.offline.render.results import gpu_name, priced_by
 from tools.sizing import SizedConfiguration, SizingReport
 from tools.units import GiB, format_count
 
@@ -80,13 +80,13 @@ def options_table(report: SizingReport, limit: int = 5) -> list[str]:
         usd = "not priced"
         if price is not None and training and price.usd_job is None:
             # Priced by the hour only: without a data size there is no job total.
-            usd = f"n/a (no data size) · {price.usd:,.2f}/h ({price.provider}, {price.as_of})"
+            usd = f"n/a (no data size) · {price.usd:,.2f}/h ({priced_by(price)})"
         elif price is not None and training:
-            usd = f"{price.usd:,.2f} at {price.per_hour}/h ({price.provider}, {price.as_of})"
+            usd = f"{price.usd:,.2f} at {price.per_hour}/h ({priced_by(price)})"
         elif price is not None:
             per_million = price.usd_per_million_tokens
             million = "" if per_million is None else f" · {per_million:,.3f}"
-            usd = f"{price.usd:,.2f}{million} ({price.provider}, {price.as_of})"
+            usd = f"{price.usd:,.2f}{million} ({priced_by(price)})"
         cells = [
             gpu_name(o.gpu),
             str(o.count),

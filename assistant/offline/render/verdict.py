@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from assistant.offline.render.costs import billed_as, budget_line, cheaper_per_token_line
 from assistant.offline.render.questions import max_context_lines
-from assistant.offline.render.results import config_label, gib, gpu_name, option_label
+from assistant.offline.render.results import config_label, gib, gpu_name, option_label, priced_by
 from tools.memory.request import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
@@ -70,7 +70,7 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     if headline.rule != "cheapest" or price is None:
         return needs_line(option, "Recommended:", " (the recommender's first option)")
     tier = "on demand" if price.tier == "on_demand" else price.tier
-    source = f"{billed_as(price)} ({price.provider}, {price.as_of})"
+    source = f"{billed_as(price)} ({priced_by(price)})"
     per_token = report.request.workload.objective == "cheapest_per_token" and price.usd_job is None
     if per_token and price.usd_per_million_tokens is not None:
         verb = (
@@ -309,6 +309,8 @@ def verdict_block(report: SizingReport) -> list[str]:
     has_layout = layout is not None and layout.estimate is not None
     lines = max_context_lines(report)
     lines += verdict_lines(report, breakdown_below=not has_layout)
+    if report.shape_question is not None:
+        lines += ["", f"**One question:** {report.shape_question.question}"]
     lines += scale_out_lines(report)
     lines += cheaper_per_token_line(
         report, report.request.workload.objective == "cheapest_per_token"

@@ -1,0 +1,354 @@
+"""`gpu-sizer mcp` through the MCP SDK's own client: one server subprocess for the module.
+
+The module fixture spawns `gpu-sizer mcp` with `mcp.client.stdio.stdio_client`, opens a
+`ClientSession`, initializes, lists tools and resources, calls every listed tool with valid
+arguments (where this file knows some) and with invalid ones (every tool, generically), reads
+every resource, and records the answers; the tests below check that transcript. The numbers
+are compared with `gpu-sizer … --json` run in-process on the same inputs, on the same pinned
+clock (`GPU_SIZER_NOW`) and the same empty user directories. Tool results keep 6
+significant digits and report bytes as `*_GB` (10^9 bytes): "equal" is equal at that
+precision, after that unit conversion.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import BaseModel
+
+from assistant.cli import main
+from assistant.registry import Registry, ToolSpec, default_registry
+
+NOW = "2026-12-14T09:00:00Z"
+SESSION_TIMEOUT_S = 60.0
+
+VALID: dict[str, dict[str, Any]] = {
+    "size": {"workload": {"model": "llama-3.1-70b", "users": 10}},
+    "estimate_memory": {"model": "llama-3.1-8b", "gpu": "h100-sxm", "context": 16384, "batch": 4},
+    "recommend": {"model": "llama-3.1-70b", "users": 10},
+    "plan_local_serving": {"model": "llama-3.1-8b", "gpu": "rtx-4090"},
+    "compare_costs": {"options": [{"gpu": "h100-sxm", "count": 8, "aggregate_tokens_per_s": 5000}]},
+    "find_model": {"name": "Llama 3.1 8B"},
+    "find_gpu": {"name": "H100"},
+    "list_models": {},
+    "list_gpus": {"vendor": "AMD"},
+}
+INVALID: dict[str, tuple[dict[str, Any], str]] = {
+    # (arguments, the field the error must name)
+    "size": ({"workload": {"model": "llama-3.1-70b", "users": 0}}, "users"),
+    "estimate_memory": ({"model": "llama-3.1-8b", "batch": -1}, "batch"),
+    "recommend": ({"model": "llama-3.1-70", "users": 10}, "model"),
+    "plan_local_serving": ({"model": "llama-3.1-8b", "parallel": 0}, "parallel"),
+    "compare_costs": ({"options": []}, "options"),
+    "find_model": ({}, "name"),
+    "find_gpu": ({"name": "H1000"}, "H1000"),
+    "list_models": ({"contains": "x", "colour": "red"}, "colour"),
+    "list_gpus": ({"min_memory_gb": -5}, "min_memory_gb"),
+}
+UNKNOWN_FIELD = "__not_a_field__"
+
+
+def _server_command() -> tuple[str, list[str]]:
+    script = Path(sys.executable).with_name("gpu-sizer")
+    if script.exists():
+        return str(script), ["mcp"]
+    found = shutil.which("gpu-sizer")
+    return (found, ["mcp"]) if found else (sys.executable, ["-m", "assistant", "mcp"])
+
+
+async def _session(home: Path) -> dict[str, Any]:
+    command, args = _server_command()
+    env = {
+        "GPU_SIZER_NOW": NOW,
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_DATA_HOME": str(home / "data"),
+    }
+    params = StdioServerParameters(command=command, args=args, env=env)
+    record: dict[str, Any] = {"calls": {}, "invalid": {}, "unknown_field": {}, "resources": {}}
+    with anyio.fail_after(SESSION_TIMEOUT_S):
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            record["init"] = await session.initialize()
+            record["tools"] = (await session.list_tools()).tools
+            for tool in record["tools"]:
+                if tool.name in VALID:
+                    record["calls"][tool.name] = await session.call_tool(
+                        tool.name, VALID[tool.name]
+                    )
+                if tool.name in INVALID:
+                    args_, _ = INVALID[tool.name]
+                    record["invalid"][tool.name] = await session.call_tool(tool.name, args_)
+                record["unknown_field"][tool.name] = await session.call_tool(
+                    tool.name, {UNKNOWN_FIELD: 1}
+                )
+            record["no_such_tool"] = await session.call_tool("size_everything", {})
+            record["resource_list"] = (await session.list_resources()).resources
+            for resource in record["resource_list"]:
+                result = await session.read_resource(str(resource.uri))
+                record["resources"][str(resource.uri)] = result.contents[0]
+    return record
+
+
+@pytest.fixture(scope="module")
+def transcript(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return anyio.run(_session, tmp_path_factory.mktemp("mcp-home"))
+
+
+@pytest.fixture
+def cli_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("GPU_SIZER_NOW", NOW)
+
+    def run(*argv: str) -> Any:
+        assert main([*argv, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)
+
+    return run
+
+
+def _gb(num_bytes: float) -> float:
+    """Bytes as GB (10^9) at the 6 significant digits tool results keep."""
+    return float(f"{num_bytes / 1e9:.6g}")
+
+
+def _six(value: float) -> float:
+    return float(f"{value:.6g}")
+
+
+def _same(mcp_value: float, cli_value: float) -> bool:
+    return math.isclose(mcp_value, _six(cli_value), rel_tol=1e-9)
+
+
+# --- protocol ----------------------------------------------------------------------------
+
+
+def test_initialize_names_the_server_and_its_capabilities(transcript: dict[str, Any]) -> None:
+    init = transcript["init"]
+    assert init.server_info.name == "gpu-sizer"
+    assert init.capabilities.tools is not None and init.capabilities.resources is not None
+    assert "instead of estimating" in (init.instructions or "")
+
+
+def test_every_registry_tool_is_listed_with_its_input_models_schema(
+    transcript: dict[str, Any],
+) -> None:
+    registry = default_registry()
+    listed = {t.name: t for t in transcript["tools"]}
+    assert list(listed) == registry.names
+    for name, spec in registry.specs.items():
+        # The schema the chat offers its model, generated from the tool's pydantic input.
+        assert listed[name].input_schema == spec.schema()["function"]["parameters"]
+        assert listed[name].input_schema["type"] == "object"
+        assert listed[name].description == spec.description
+        assert listed[name].annotations.read_only_hint is True
+
+
+def test_results_are_structured_json_with_a_short_text_verdict_first(
+    transcript: dict[str, Any],
+) -> None:
+    registry = default_registry()
+    for name, result in transcript["calls"].items():
+        assert result.is_error is False, name
+        # Structured content is exactly what the registry returns for the same call.
+        expected = registry.call(name, VALID[name]).result
+        if name not in ("size", "recommend", "compare_costs"):  # those carry the clock's ages
+            assert result.structured_content == expected, name
+        text = result.content[0].text
+        assert len(text.splitlines()) <= 10 and "structuredContent" in text.splitlines()[-1]
+    # The sizing report leads with its headline option, its price and the price's age.
+    size = transcript["calls"]["size"].content[0].text.splitlines()[0]
+    assert size.startswith("Leading option: ") and "days old" in size
+    memory = transcript["calls"]["estimate_memory"].content[0].text
+    assert memory.startswith("Fits on 1× h100-sxm:")
+    recommend = transcript["calls"]["recommend"].content[0].text
+    assert recommend.startswith("Best for llama-3.1-70b by cheapest:")
+    local = transcript["calls"]["plan_local_serving"].content[0].text
+    assert local.startswith("Fits fully on 1× NVIDIA GeForce RTX 4090:")
+    cost = transcript["calls"]["compare_costs"].content[0].text
+    assert cost.startswith("Cheapest on demand:") and "days old" in cost.splitlines()[0]
+
+
+def test_invalid_arguments_come_back_as_error_results_naming_the_field(
+    transcript: dict[str, Any],
+) -> None:
+    for name, (_, field) in INVALID.items():
+        result = transcript["invalid"][name]
+        assert result.is_error is True, name
+        assert field in json.dumps(result.structured_content), name
+        assert field in result.content[0].text, name
+        assert result.content[0].text.startswith("Error")
+    # Every listed tool, whatever it is, refuses an unknown field and says which.
+    for name, result in transcript["unknown_field"].items():
+        assert result.is_error is True, name
+        assert UNKNOWN_FIELD in result.content[0].text, name
+    unknown = transcript["no_such_tool"]
+    assert unknown.is_error and "unknown tool 'size_everything'" in unknown.content[0].text
+
+
+def test_catalog_listings_are_resources(transcript: dict[str, Any]) -> None:
+    uris = [str(r.uri) for r in transcript["resource_list"]]
+    assert uris == [
+        "gpu-sizer://catalog/models",
+        "gpu-sizer://catalog/gpus",
+        "gpu-sizer://catalog/prices",
+        "gpu-sizer://catalog/api-prices",
+    ]
+    gpus = json.loads(transcript["resources"]["gpu-sizer://catalog/gpus"].text)
+    h100 = next(g for g in gpus["gpus"] if g["id"] == "h100-sxm")
+    assert h100["memory_bytes"] == 80_000_000_000 and h100["as_of"]
+    prices = json.loads(transcript["resources"]["gpu-sizer://catalog/prices"].text)
+    p5 = next(p for p in prices["prices"] if p["id"] == "aws-p5-48xlarge-h100-sxm-on-demand")
+    # as_of 2026-09-19 → 2026-12-14 09:00 UTC (the pinned clock): 86 days.
+    assert (p5["price_per_instance_hour"], p5["age"], p5["stale"]) == (55.04, "86 days old", False)
+    models = json.loads(transcript["resources"]["gpu-sizer://catalog/models"].text)
+    assert any(m["id"] == "llama-3.1-8b" for m in models["models"])
+    assert all(r.mime_type == "application/json" for r in transcript["resource_list"])
+
+
+# --- the numbers equal the CLI's --json on the same inputs --------------------------------
+
+
+def test_memory_equals_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
+    mcp = transcript["calls"]["estimate_memory"].structured_content
+    cli = cli_json(
+        "memory", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--context", "16384",
+        "--batch", "4",
+    )  # fmt: skip
+    assert mcp["per_gpu_GB"] == _gb(cli["per_gpu_bytes"])
+    assert mcp["headroom_GB"] == _gb(cli["headroom_bytes"])
+    for key in ("total_params", "kv_cache_bytes_per_token", "fits", "context", "batch", "tp"):
+        assert mcp[key] == cli[key], key
+
+
+def test_recommend_equals_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
+    mcp = transcript["calls"]["recommend"].structured_content
+    cli = cli_json("recommend", "--model", "llama-3.1-70b", "--users", "10")
+    layout = ("gpu", "count", "tp", "pp", "dp", "price_id", "price_age", "meets_targets")
+    assert [tuple(o.get(k) for k in layout) for o in mcp["options"]] == [
+        tuple(o.get(k) for k in layout) for o in cli["options"]
+    ]
+    for mine, theirs in zip(mcp["options"], cli["options"], strict=True):
+        assert mine["per_gpu_GB"] == _gb(theirs["per_gpu_bytes"])
+        for key in ("usd_per_hour", "aggregate_tokens_per_s", "decode_tokens_per_s_per_seq"):
+            if theirs[key] is not None:
+                assert _same(mine[key], theirs[key]), key
+
+
+def test_costs_equal_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
+    mcp = transcript["calls"]["compare_costs"].structured_content
+    cli = cli_json("cost", "--gpu", "h100-sxm", "--count", "8", "--tokens-per-s", "5000")
+    assert mcp["cheapest_by_tier"] == cli["cheapest_by_tier"]
+    mine = {r["price_id"]: r for r in mcp["rows"]}
+    theirs = {r["price_id"]: r for r in cli["rows"]}
+    assert list(mine) == list(theirs)
+    for price_id, row in theirs.items():
+        for key in ("usd_per_hour", "usd_per_month", "usd_per_million_tokens"):
+            if row[key] is not None:
+                assert _same(mine[price_id][key], row[key]), (price_id, key)
+        assert (mine[price_id]["age"], mine[price_id].get("stale")) == (row["age"], row["stale"])
+
+
+def test_lookups_equal_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
+    model = transcript["calls"]["find_model"].structured_content
+    assert model["total_params"] == cli_json("models", "llama-3.1-8b")["total_params"]
+    gpu = transcript["calls"]["find_gpu"].structured_content
+    record = cli_json("gpus", "h100-sxm")
+    assert gpu["memory_GB"] == _gb(record["memory_bytes"])
+    assert gpu["usable_memory_GB"] == _gb(record["usable_memory_bytes"])
+    amd = transcript["calls"]["list_gpus"].structured_content
+    assert [g["id"] for g in amd["gpus"]] == [
+        g["id"] for g in cli_json("gpus", "--all") if g["vendor"] == "AMD"
+    ]
+    models = transcript["calls"]["list_models"].structured_content
+    assert [m["id"] for m in models["models"]] == [m["id"] for m in cli_json("models")]
+
+
+# --- in process: what the subprocess cannot show cheaply ----------------------------------
+
+
+class _Slow(BaseModel):
+    seconds: float = 0.0
+
+
+class _Slept(BaseModel):
+    verdict: str
+    seconds: float
+
+
+def _slow(req: _Slow) -> _Slept:
+    time.sleep(req.seconds)
+    return _Slept(verdict=f"Slept {req.seconds:g} s.", seconds=req.seconds)
+
+
+def _broken(req: _Slow) -> _Slept:
+    raise RuntimeError("a bug")
+
+
+async def test_a_registry_tool_needs_no_server_code_and_slow_calls_are_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcp import Client
+
+    from assistant.mcp import server as mcp_server
+
+    registry = Registry(
+        [
+            ToolSpec("size", "A new tool, like the sizing report.", _Slow, _slow),
+            ToolSpec("broken", "A tool with a bug.", _Slow, _broken),
+        ]
+    )
+    monkeypatch.setattr(mcp_server, "timeout_s", lambda: 0.3)
+    with anyio.fail_after(20):
+        async with Client(mcp_server.build_server(registry)) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            assert names == ["size", "broken"]
+            fast = await client.call_tool("size", {"seconds": 0})
+            # A result that carries its own verdict leads with it.
+            assert fast.content[0].text.splitlines()[0] == "Slept 0 s."
+            assert fast.structured_content == {"verdict": "Slept 0 s.", "seconds": 0}
+            slow = await client.call_tool("size", {"seconds": 1})
+            assert slow.is_error and slow.structured_content["kind"] == "timeout"
+            bug = await client.call_tool("broken", {})
+            assert bug.is_error and bug.structured_content["kind"] == "internal_error"
+            # The server still answers after both.
+            assert not (await client.call_tool("size", {})).is_error
+
+
+def test_the_text_rendering_never_carries_control_sequences() -> None:
+    from assistant.mcp.text import render_result
+
+    hostile = "\x1b]52;c;aGVsbG8=\x07Fits\x1b[2J on 1× \x9bH100"
+    for result, is_error in (({"verdict": hostile}, False), ({"error": hostile}, True)):
+        text = render_result("size", result, is_error)
+        assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
+        assert "Fits on 1×" in text
+
+
+def test_a_report_with_a_headline_option_leads_with_it() -> None:
+    from assistant.mcp.text import render_result
+
+    # The shape of a sizing report's lean JSON: the leading option nested under `headline`.
+    report = {
+        "model_id": "llama-3.1-70b",
+        "headline": {
+            "option": {"gpu": "h100-sxm", "count": 2, "tp": 2, "pp": 1, "dp": 1, "fits": True},
+            "reason": "cheapest that meets the targets",
+            "price": {"provider": "AWS", "usd_per_hour": 13.76, "as_of": "2026-09-19",
+                      "age": "86 days old"},
+        },
+    }  # fmt: skip
+    first = render_result("size", report).splitlines()[0]
+    assert first == (
+        "Leading option: 2× h100-sxm (TP 2 × PP 1 × DP 1); $13.76/h on demand (AWS, as_of "
+        "2026-09-19, 86 days old) — cheapest that meets the targets."
+    )
+    question = {"question": {"text": "Which H100 do you mean: SXM or PCIe?"}}
+    assert render_result("size", question).startswith("Which H100 do you mean")
