@@ -94,13 +94,15 @@ def decode_estimate(
     weight_format: str | None = None,
     gpu_layers: int = 0,
     gpu_kv_bytes_read: float = 0.0,
+    ram_label: str = "system RAM",
 ) -> DecodeEstimate | None:
     """Tokens/s for one sequence reading `gpu_bytes_read` from GPU memory (of which
     `gpu_kv_bytes_read` KV cache) and `ram_bytes_read` from system RAM per token (bytes); None
     when a needed bandwidth is unknown (a GPU given only by its memory size, with layers on
     it). `gpu` and `weight_format`: the catalog GPU and format, for the calibrated llama.cpp
     constants of its class; `gpu_layers`: the transformer layers on the GPU (each a step of
-    kernel launches)."""
+    kernel launches); `ram_label`: what the off-GPU part is read from (a unified-memory
+    machine's own memory)."""
     gpu_s = 0.0
     label: SpeedBasis = "estimated"
     gpu_how = ""
@@ -124,8 +126,8 @@ def decode_estimate(
     parts = [f"{gpu_bytes_read / 1e9:.2f} GB per token from GPU memory ({gpu_how})"]
     if ram_bytes_read > 0:
         parts.append(
-            f"{ram_bytes_read / 1e9:.2f} GB from system RAM at its peak "
-            f"{ram_bandwidth_bytes_per_s / 1e9:g} GB/s (estimated: an upper bound)"
+            f"{ram_bytes_read / 1e9:.2f} GB from {ram_label} at "
+            f"{ram_bandwidth_bytes_per_s / 1e9:g} GB/s (its peak; estimated: an upper bound)"
         )
     why = (
         "performance model's llama.cpp constants for this GPU class, fitted on published "

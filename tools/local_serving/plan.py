@@ -195,6 +195,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         weight_format=fmt,
         gpu_layers=on_gpu,
         gpu_kv_bytes_read=kv_gpu,
+        ram_label="the same unified memory, by the CPU" if unified else "system RAM",
     )
     model_ref = req.model_file or req.model or resolved.id
     path = req.model_file or f"{resolved.id}.{fmt.upper()}.gguf"
