@@ -108,13 +108,19 @@ def test_dequantisation_costs_an_a100_more_than_a_4090_by_their_fp32_rates() -> 
     assert resolve(cat.gpu("a100-80gb-sxm4"), "bf16", "vllm").dequant_s(gigabyte) == 0.0
 
 
-def test_an_nvlink_bridge_joins_pairs_and_tp4_runs_over_pcie() -> None:
+def test_a_bridge_joins_pairs_and_a_board_its_devices() -> None:
     a40 = get_catalog().gpu("a40")
     assert gpu_link(a40, 2).kind == "nvlink"
     # PCIe 4.0 x16: 16 lanes × 16 GT/s × 128/130 / 8 = 31.5 GB/s per direction.
     four = gpu_link(a40, 4)
     assert four.kind == "pcie"
     assert four.bytes_per_s == pytest.approx(16 * 16e9 * 128 / 130 / 8)
+    # An MI250X board's two GCDs talk over its 400 GB/s (both ways) in-package fabric; a
+    # group of four leaves the board.
+    mi250x = get_catalog().gpu("mi250x")
+    assert mi250x.devices_per_package == 2
+    assert gpu_link(mi250x, 2).bytes_per_s == pytest.approx(400e9 / 2)
+    assert gpu_link(mi250x, 4).kind == "pcie"
 
 
 def test_chunked_attention_layers_attend_within_their_chunk() -> None:

@@ -165,6 +165,14 @@ class Link:
     assumed: bool  # True when the catalog has no figure and PCIe was assumed
 
 
+# The link between the devices of one board, where the catalog has no GPU-to-GPU figure:
+# MI250X's two GCDs are joined in the package by Infinity Fabric at 400 GB/s (AMD, Hot Chips
+# 34 block diagram, as reported by TechPowerUp, "AMD Releases its CDNA2 MI250X 'Aldebaran' HPC
+# GPU Block Diagram": "The two GPU dies are connected by a 400 GB/s Infinity Fabric link"),
+# read as bidirectional like every vendor figure here: 200 GB/s one direction.
+IN_PACKAGE_LINK_BYTES_PER_S: dict[str, float] = {"mi250x": 400e9 / 2}
+
+
 def pcie_link(gpu: GpuSpec) -> Link:
     """PCIe x16 of the GPU's generation (the default generation when the catalog has none)."""
     gen = gpu.pcie_gen or DEFAULT_PCIE_GEN
@@ -176,10 +184,14 @@ def gpu_link(gpu: GpuSpec, tp: int = 2) -> Link:
     catalog's per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation.
     An NVLink bridge joins two cards only (RTX A6000, A40, A100 PCIe: NVIDIA's 2-way bridge),
     so a group of 4 or 8 runs its ring all-reduce over PCIe between the pairs, the slowest hop.
-    A board of several devices (MI250X: 2 GCDs) has no GCD-to-GCD figure in the catalog, so its
-    groups are timed over PCIe of its generation (`assumed`), an upper bound on the time."""
+    A group within one board of several devices (MI250X: 2 GCDs) uses the in-package link;
+    a larger one leaves the board: without a catalog figure, PCIe of its generation
+    (`assumed`, an upper bound on the time)."""
     if gpu.interconnect == "nvlink-bridge" and tp > 2:
         return pcie_link(gpu)
+    in_package = IN_PACKAGE_LINK_BYTES_PER_S.get(gpu.configuration_of or gpu.id)
+    if in_package is not None and 1 < tp <= gpu.devices_per_package:
+        return Link(in_package, "nvlink", assumed=False)
     kind: LinkKind = "nvlink" if gpu.interconnect in ("nvlink", "nvlink-bridge") else "pcie"
     if gpu.interconnect == "infinity-fabric":
         kind = "nvlink"  # same latency class: a direct GPU-to-GPU fabric
