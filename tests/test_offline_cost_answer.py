@@ -184,10 +184,15 @@ async def test_proposal_gives_the_full_load_rate_its_per_token_cost_assumes() ->
     lead = sizing(conversation).headline
     assert lead is not None
     best = lead.option
-    summary = render_markdown(build_document(conversation)).split("## 2.")[0]
-    assert f"{format_number(best.aggregate_tokens_per_s)} output tokens/s in total" in summary
-    assert "at the stated load" in summary
-    assert f"{format_number(best.full_load_tokens_per_s)} output tokens/s at full load" in summary
+    first = render_markdown(build_document(conversation)).split("\n---\n")[0]
+    # The speed at the load sized, labelled with that load ...
+    speed = next(line for line in first.splitlines() if line.startswith("- **Speed:**"))
+    assert f"With {best.sequences_per_replica} concurrent sequence" in speed
+    assert f"{format_number(best.aggregate_tokens_per_s)} output tokens/s in total" in speed
+    # ... and the $/M figure with the full-load rate it divides by.
+    per_m = next(line for line in first.splitlines() if "per million output tokens**" in line)
+    assert "at full load (every KV slot in use)" in per_m
+    assert f"{format_number(best.full_load_tokens_per_s)} output tokens/s" in per_m
 
 
 async def test_training_needs_line_names_training_components() -> None:

@@ -87,11 +87,11 @@ def test_1_how_many_users_on_8_h200_answers_for_the_8() -> None:
     assert first.startswith("**37 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
     assert "on 4× H200" not in reply
 
-    from assistant.proposal.extract import collect
-    from assistant.proposal.sections import recommendation_blocks
+    from assistant.proposal import render_proposal
 
-    text = repr(recommendation_blocks(collect(conversation)))
-    assert "Recommended: 8× " in text and "(TP=8, PP=1, DP=1)" in text
+    first = render_proposal(conversation, "md").split("\n---\n")[0]
+    layout = "1 replica of the model, split over 8 GPUs (TP 8)"
+    assert f"**8× NVIDIA H200 SXM** in 1 server: {layout}" in first
 
 
 def test_1_a_training_count_still_only_bounds_the_search() -> None:

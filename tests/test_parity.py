@@ -269,21 +269,20 @@ def test_every_surface_reports_the_same_headline(
     assert llm.price_load.basis == basis and sizing["price_load"]["reason"]
     assert sizing["weights_format"] == expected[5]
 
-    # The proposal written from the offline answer names the same configuration and price.
+    # The proposal written from the offline answer names the same configuration and price:
+    # page one leads with it, the options table's first row is its layout.
     text = proposal.read_text(encoding="utf-8").replace("\\_", "_")
+    first = text.split("\n---\n")[0]
     headline = sizing["headline"]
     gpu = get_catalog().gpus[headline["gpu"]].name
-    layout = (
-        f"{headline['count']}× {gpu} (TP={headline['tp']}, PP={headline['pp']}, "
-        f"DP={headline['dp']})"
-    )
-    assert f"the recommended configuration is {layout}" in text
-    assert f"Recommended: {layout}" in text
-    assert f"weights are sized as {expected[5]}" in text
+    assert f"## Recommendation\n\n**{headline['count']}× {gpu}** " in first
+    assert f"; {expected[5]} weights" in first
+    layout = f"TP {headline['tp']} × PP {headline['pp']} × DP {headline['dp']}"
+    assert f"\n| {headline['count']}× {gpu} | {layout} |" in text.split("## Options compared")[1]
     price = headline["price"]
     assert price is not None, "the headline is priced"
     if price["usd_job"] is not None:
-        assert f"Priced at {format_number(price['usd_job'])} USD for the job" in text
+        assert f"**{format_number(price['usd_job'])} USD for the job,**" in first
     else:
         per_million = price["usd_per_million_tokens"]
         assert per_million is not None
@@ -291,7 +290,7 @@ def test_every_surface_reports_the_same_headline(
         rate = price["tokens_per_s"]
         assert per_million == pytest.approx(price["usd_per_hour"] / (rate * 3600) * 1e6, rel=1e-9)
         label = {"full_load": " at full load", "stated_load": " at the stated load"}[basis]
-        assert f"{format_number(per_million)} USD per million output tokens{label}" in text
+        assert f"**{format_number(per_million)} USD per million output tokens**{label}" in first
 
 
 def test_gpt_oss_120b_is_sized_in_its_shipped_mxfp4_on_every_surface(

@@ -1,9 +1,11 @@
-"""Proposal export: golden files, every number traced to the session, HTML well-formedness,
-grounded LLM summary, extraction rules, no-overwrite writes.
+"""Proposal export: golden files, page one's limit and elements, every number traced to the
+session, one document behind Markdown and HTML, HTML well-formedness, the grounded LLM summary,
+extraction rules, sessions saved before sizing reports, no-overwrite writes.
 
-The canned session `tests/data/proposal/session.json` was produced by running the real registry
-tools (build_session.py); the golden files are its rendering. Independent checks (hand
-calculations from published configs) pin the figures the document must quote.
+The canned sessions under `tests/data/proposal/` were produced by the offline engine from real
+questions (build_session.py); the golden files are their rendering, reviewed line by line.
+Independent checks (hand calculations from published configs) pin the figures the document
+must quote.
 """
 
 from __future__ import annotations
@@ -20,27 +22,50 @@ from pydantic import BaseModel
 
 from assistant.conversation import Conversation
 from assistant.proposal import (
-    SECTION_TITLES,
     ProposalExistsError,
+    build_document,
     render_proposal,
     session_sources,
     write_proposal,
 )
 from assistant.proposal.extract import collect
 from assistant.proposal.figures import bytes_as_gib, format_number, gb_as_gib
-from assistant.results import ToolError, load_result, tool_message
-from tools.cost import CostComparison
+from assistant.proposal.markdown import PAGE_BREAK
+from assistant.proposal.tables import MAX_COMPARED
+from assistant.results import ToolError, tool_message
+from tests.proposal_checks import page_one, page_one_problems, section
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.recommend import Recommendation
+from tools.sizing.risks import TIGHT_HEADROOM_FRACTION
 
 DATA = Path(__file__).parent / "data" / "proposal"
+GOLDEN = {
+    "session.json": ("proposal.md", "proposal.html"),
+    "session-training.json": ("proposal-training.md",),
+    "session-followup.json": ("proposal-followup.md",),
+    "session-legacy.json": ("proposal-legacy.md",),
+}
 _NUMBER = re.compile(r"-?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?")
 
 
+def _load(name: str) -> Conversation:
+    return Conversation.model_validate_json((DATA / name).read_text(encoding="utf-8"))
+
+
 @pytest.fixture(scope="module")
-def session() -> Conversation:
-    return Conversation.model_validate_json((DATA / "session.json").read_text(encoding="utf-8"))
+def sessions() -> dict[str, Conversation]:
+    return {name: _load(name) for name in GOLDEN}
+
+
+@pytest.fixture(scope="module")
+def session(sessions: dict[str, Conversation]) -> Conversation:
+    return sessions["session.json"]
+
+
+@pytest.fixture(scope="module")
+def markdown(sessions: dict[str, Conversation]) -> dict[str, str]:
+    return {name: render_proposal(conv, "md") for name, conv in sessions.items()}
 
 
 def _numbers_in(text: str) -> list[Decimal]:
@@ -48,23 +73,17 @@ def _numbers_in(text: str) -> list[Decimal]:
 
 
 def _readings(number: Decimal) -> set[Decimal]:
-    """A stored number and what the proposal may print for it: the number rounded for reading,
-    and its GiB reading as bytes (÷ 2^30) or as GB (× 10^9 ÷ 2^30), rounded the same way."""
+    """A stored number and what the proposal may print for it: the number rounded for reading
+    (or to a whole count), and its GiB reading as bytes (÷ 2^30) or as GB (× 10^9 ÷ 2^30)."""
     value = float(number)
-    shown = {number}
+    shown = {number, Decimal(round(value))}
     for converted in (value, value / 2**30, value * 1e9 / 2**30):
         shown.add(Decimal(format_number(converted).replace(",", "")))
     return shown
 
 
-def _source_numbers(value: Any) -> set[Decimal]:
-    """Every number in a tool result / arguments / user text (numbers inside strings included),
-    with each one's readings (`_readings`)."""
-    return {r for number in _stored_numbers(value) for r in _readings(number)}
-
-
 def _stored_numbers(value: Any) -> set[Decimal]:
-    """Every number in a tool result / arguments / user text, as stored."""
+    """Every number in a tool result / arguments / user text (numbers inside strings too)."""
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
@@ -87,25 +106,36 @@ def _stored_numbers(value: Any) -> set[Decimal]:
 
 
 def _all_sources(conversation: Conversation) -> set[Decimal]:
+    """Every stored number: tool results as stored (the full typed JSON, not the lean form the
+    model read, which keeps 6 significant digits), tool arguments and user text."""
     found: set[Decimal] = set()
-    for source in session_sources(conversation):
-        found |= _source_numbers(source)
+    sources: list[Any] = list(session_sources(conversation))
+    sources += [m["result"] for m in conversation.messages if isinstance(m.get("result"), dict)]
+    for source in sources:
+        found |= {r for n in _stored_numbers(source) for r in _readings(n)}
     return found
 
 
-def _structural_free(markdown: str, conversation: Conversation) -> str:
-    """The document minus its structural numbers: section numbering and the session's own
-    metadata (id, timestamp) in the header line. Nothing else is excluded."""
-    text = markdown
-    for title in SECTION_TITLES:
-        _number, _, rest = title.partition(" ")
-        text = text.replace(f"## {title}", f"## {rest}")
-    return text.replace(conversation.id, "").replace(conversation.updated, "")
+_STRUCTURAL = (
+    re.compile(r"[Qq]uestion \d+(?: of \d+)?"),  # which question a line is about
+    re.compile(r"Appendix [A-F]"),
+)
+_RULE_CONSTANTS = (
+    f"{TIGHT_HEADROOM_FRACTION:.0%}",  # the risk rule's threshold, stated with it
+    f"at most {MAX_COMPARED}",  # how many options the comparison shows
+)
 
 
 def untraced_numbers(markdown: str, conversation: Conversation) -> list[str]:
+    """Numbers of the document found in no stored value (nor a reading of one), leaving out
+    only structure: question numbers, appendix letters, the session's id and timestamp, and
+    the rules' own stated constants."""
+    text = markdown.replace(conversation.id, "").replace(conversation.updated, "")
+    for pattern in _STRUCTURAL:
+        text = pattern.sub("", text)
+    for constant in _RULE_CONSTANTS:
+        text = text.replace(constant, "")
     sources = _all_sources(conversation)
-    text = _structural_free(markdown, conversation)
     return [
         m.group(0)
         for m in _NUMBER.finditer(text)
@@ -116,50 +146,122 @@ def untraced_numbers(markdown: str, conversation: Conversation) -> list[str]:
 # --- golden files and determinism ---------------------------------------------------------------
 
 
-def test_markdown_matches_golden(session: Conversation) -> None:
-    assert render_proposal(session, "md") == (DATA / "proposal.md").read_text(encoding="utf-8")
-
-
-def test_html_matches_golden(session: Conversation) -> None:
-    golden = (DATA / "proposal.html").read_text(encoding="utf-8")
-    assert render_proposal(session, "html") == golden
+@pytest.mark.parametrize(
+    ("name", "output"), [(n, o) for n, outs in GOLDEN.items() for o in outs], ids=str
+)
+def test_rendering_matches_golden(
+    sessions: dict[str, Conversation], name: str, output: str
+) -> None:
+    fmt = "html" if output.endswith(".html") else "md"
+    golden = (DATA / output).read_text(encoding="utf-8")
+    assert render_proposal(sessions[name], fmt) == golden
 
 
 def test_rendering_is_byte_identical(session: Conversation, tmp_path: Path) -> None:
-    a = write_proposal(session, tmp_path / "a.md")
-    b = write_proposal(session.model_copy(deep=True), tmp_path / "b.md")
-    assert a.read_bytes() == b.read_bytes()
+    for suffix in ("md", "html"):
+        a = write_proposal(session, tmp_path / f"a.{suffix}")
+        b = write_proposal(session.model_copy(deep=True), tmp_path / f"b.{suffix}")
+        assert a.read_bytes() == b.read_bytes()
 
 
-def test_document_has_every_section(session: Conversation) -> None:
-    text = render_proposal(session, "md")
-    for title in SECTION_TITLES:
-        assert f"\n## {title}\n" in text
+def test_a_manager_sized_document(markdown: dict[str, str]) -> None:
+    # Issue 14: one question yielded an 82 KB Markdown file.
+    for name, text in markdown.items():
+        assert len(text.encode()) < 40_000, name
+
+
+# --- page one -----------------------------------------------------------------------------------
+
+
+def test_page_one_fits_and_has_every_element(markdown: dict[str, str]) -> None:
+    for name, text in markdown.items():
+        assert page_one_problems(text) == [], name
+
+
+def test_the_page_one_check_catches_a_long_or_incomplete_page(markdown: dict[str, str]) -> None:
+    text = markdown["session.json"]
+    first, rest = text.split(f"\n{PAGE_BREAK}\n", 1)
+    padded = first + "\n" + "\n".join(f"- filler {i}" for i in range(30)) + f"\n{PAGE_BREAK}\n"
+    assert any("lines" in p for p in page_one_problems(padded + rest))
+    without_risk = re.sub(r"\n## Main risk\n.*?(?=\n## )", "", first, flags=re.S)
+    assert any("Main risk" in p for p in page_one_problems(without_risk + "\n---\n" + rest))
+    empty_alternative = re.sub(r"(\n## Alternative\n).*?(?=\n## )", r"\1", first, flags=re.S)
+    assert any("Alternative" in p for p in page_one_problems(empty_alternative + "\n---\n"))
+
+
+def test_page_one_quotes_the_decision_with_units_and_dates(markdown: dict[str, str]) -> None:
+    first = page_one(markdown["session.json"])
+    # 2× H100 SXM named: bf16 Llama 3.1 70B on TP 2 needs 70,553,706,496 parameters × 2 B / 2
+    # = 65.71 GiB of weights per GPU before any KV cache: over the 71.68 GiB budget with the
+    # 32 users' cache, so the recommendation scales out to 4 (tools.sizing rule scale_out).
+    assert "**4× NVIDIA H100 SXM5** in 1 server" in first
+    assert "the 2 H100 SXM5 named do not hold the load; 4 do" in first
+    assert "2× NVIDIA H100 SXM5 named:** does not fit" in first
+    # A month always on: 7.96 USD per hour × 730 h = 5,810.8 USD (tools.cost HOURS_PER_MONTH).
+    assert round(7.96 * 730, 2) == 5810.8
+    cost = section(first, "Monthly cost")
+    assert "**5,810.8 USD per month** (7.96 USD per hour × 730 h billed)" in cost
+    assert "Voltage Park / Lightning AI" in cost and "as of 2026-09-19" in cost
+    # $/M = USD per hour ÷ (output tokens/s × 3,600 s) × 10⁶ at the stated load.
+    assert format_number(7.96 / (1544.16 * 3600) * 1e6) == "1.43"
+    assert "**1.43 USD per million output tokens** at the stated load" in cost
+    # Speeds say how they were obtained.
+    why = section(first, "Why")
+    assert "48.29 tokens/s per user (calibrated)" in why
+    assert "first token after 0.194 s (calibrated)" in why
+
+
+def test_the_training_page_prices_the_job(markdown: dict[str, str]) -> None:
+    first = page_one(markdown["session-training.json"])
+    assert "## Cost of the training job" in first and "## Monthly cost" not in first
+    assert "USD for the job" in first and "h of training (" in first
+    assert "a deadline of 24 h: met" in first
+
+
+def test_a_follow_up_session_covers_its_latest_sizing_turn(markdown: dict[str, str]) -> None:
+    text = markdown["session-followup.json"]
+    first = page_one(text)
+    assert "It answers question 2 of 2" in first
+    assert "“with 16k context and a budget of 5000 USD a month”" in first
+    assert "16,384-token context" in first and "EU regions only" in first
+    # The EUR price was compared at the rate the session ran with (1.08 USD per EUR).
+    assert "converted at 1.08 USD per EUR" in first
+    assert "**Budget:** 5,000 USD per month" in first
+    appendix = text.split("## Appendix A.")[1].split("## Appendix B.")[0]
+    assert "Question 1 (sized: " in appendix
+    assert "Question 2 (covered by this proposal, sized: " in appendix
 
 
 # --- every number comes from the session ----------------------------------------------------------
 
 
-def test_every_number_in_the_markdown_is_in_the_tool_results(session: Conversation) -> None:
-    assert untraced_numbers(render_proposal(session, "md"), session) == []
+def test_every_number_in_the_markdown_is_in_the_tool_results(
+    sessions: dict[str, Conversation], markdown: dict[str, str]
+) -> None:
+    for name, text in markdown.items():
+        assert untraced_numbers(text, sessions[name]) == [], name
 
 
-def test_the_number_check_catches_an_invented_figure(session: Conversation) -> None:
-    text = render_proposal(session, "md") + "\nIt also needs 123.456789 GB of swap.\n"
+def test_the_number_check_catches_an_invented_figure(
+    session: Conversation, markdown: dict[str, str]
+) -> None:
+    text = markdown["session.json"] + "\nIt also needs 123.456789 GB of swap.\n"
     assert untraced_numbers(text, session) == ["123.456789"]
 
 
-def test_quoted_figures_match_hand_calculations(session: Conversation) -> None:
-    text = render_proposal(session, "md")
+def test_quoted_figures_match_hand_calculations(markdown: dict[str, str]) -> None:
+    text = markdown["session.json"]
     # Llama 3.1 70B config.json (meta-llama): 80 layers, 8 KV heads, head_dim 128; bf16 K and V:
     # 80 × 8 × 128 × 2 (K, V) × 2 bytes = 327,680 bytes per token.
-    assert f"{80 * 8 * 128 * 2 * 2:,} bytes" in text
-    # KV cache of the memory call: 327,680 B × 2,500 tokens (rounded up to 16-token vLLM blocks:
-    # 2,512) × 32 sequences / TP 2 = 13,170,114,560 B = 12.2656... GiB (÷ 2^30), shown 12.27.
-    assert 327_680 * 2_512 * 32 // 2 == 13_170_114_560
-    assert "| kv\\_cache | 12.27 |" in text
+    assert f"KV cache {80 * 8 * 128 * 2 * 2:,} bytes per token" in text
     # Parameters of Llama 3.1 70B, exact count from its architecture (shared/research/params.json).
-    assert "70,553,706,496 total" in text
+    assert "70,553,706,496 parameters in total" in text
+    # 2× H100 (TP 2), bf16: weights 70,553,706,496 × 2 B / 2 = 65.71 GiB per GPU; KV cache
+    # 327,680 B × 3,024 tokens (a multiple of vLLM's 16-token blocks) × 32 sequences / 2
+    # = 15,854,469,120 B = 14.77 GiB.
+    assert bytes_as_gib(70_553_706_496 * 2 // 2) == "65.71"
+    assert 327_680 * 3_024 * 32 // 2 == 15_854_469_120
+    assert "| 2× NVIDIA H100 SXM5 named | 65.71 | 14.77 |" in text
 
 
 def test_numbers_are_rounded_for_reading() -> None:
@@ -177,16 +279,16 @@ def test_numbers_are_rounded_for_reading() -> None:
     assert gb_as_gib(73.7812) == "68.71"
 
 
-def test_memory_tables_and_notes_share_one_unit(session: Conversation) -> None:
-    text = render_proposal(session, "md")
-    memory = text.split("\n## 3. ")[1].split("\n## 4. ")[0]
-    assert "(GiB)" in memory and "(GB)" not in memory
-    # The tools' notes quoted in the document speak GiB; no memory table is in GB.
-    assert not re.search(r"\|[^|\n]*\(GB\)[^|\n]*\|", text)
-    assert not re.search(r"\d\.\d{5,}", text)  # nothing printed with raw stored digits
+def test_memory_is_in_one_unit(markdown: dict[str, str]) -> None:
+    for name, text in markdown.items():
+        memory = text.split("\n## Memory per GPU\n")[1].split("\n## ")[0]
+        assert "GiB" in memory and not re.search(r"\bGB\b", memory), name
+        assert not re.search(r"\|[^|\n]*\(GB\)[^|\n]*\|", text), name
+        # Nothing printed with raw stored digits (an arXiv id quoted from a source is no figure).
+        assert not re.search(r"(?<!arXiv )\b\d{1,4}\.\d{5,}", text), name
 
 
-# --- HTML ---------------------------------------------------------------------------------------
+# --- one document, two formats -----------------------------------------------------------------
 
 _VOID = {"meta", "br", "hr", "img", "link", "input", "col", "wbr"}
 
@@ -198,6 +300,7 @@ class _Checker(HTMLParser):
         self.errors: list[str] = []
         self.tags: set[str] = set()
         self.attrs: list[tuple[str, str | None]] = []
+        self.text: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
@@ -210,6 +313,10 @@ class _Checker(HTMLParser):
             self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
         else:
             self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if "body" in self.stack and "style" not in self.stack:
+            self.text.append(data)
 
 
 def _check_html(text: str) -> _Checker:
@@ -229,6 +336,18 @@ def test_html_is_well_formed_self_contained_and_printable(session: Conversation)
     assert not [a for a in checker.attrs if a[0] in ("src", "href")]
     assert "@import" not in text and "url(" not in text
     assert "@media print" in text and "@page" in text
+    # Page one, the tables and the appendix each start a printed page.
+    assert text.count('<hr class="page-break">') == 2
+    assert "break-after: page" in text and "display: table-header-group" in text
+
+
+def test_html_and_markdown_carry_the_same_figures_in_the_same_order(
+    sessions: dict[str, Conversation], markdown: dict[str, str]
+) -> None:
+    for name, conversation in sessions.items():
+        html_text = "\n".join(_check_html(render_proposal(conversation, "html")).text)
+        plain = re.sub(r"\\(.)", r"\1", markdown[name])  # Markdown's escapes undone
+        assert _numbers_in(html_text) == _numbers_in(plain), name
 
 
 def test_html_escapes_tool_text() -> None:
@@ -243,20 +362,23 @@ def test_html_escapes_tool_text() -> None:
 # --- LLM summary ----------------------------------------------------------------------------------
 
 
-def test_llm_summary_is_marked_and_unverified_figures_flagged(session: Conversation) -> None:
-    summary = "One MI300X needs 145.588 GB per GPU; a spare 999 GB is free."
+def test_llm_summary_is_marked_after_page_one_and_unverified_figures_flagged(
+    session: Conversation,
+) -> None:
+    summary = "Four H100s need 44.62 GiB per GPU; a spare 999 GB is free."
     text = render_proposal(session, "md", summary=summary)
-    assert "### Executive summary (LLM-written)" in text
+    assert "## Executive summary (LLM-written)" not in page_one(text)
+    assert "## Executive summary (LLM-written)" in text
     assert "NOT found in any tool result: 999 GB." in text
-    assert "145.588 GB" in text.split("NOT found", 1)[1]  # the summary itself is printed
+    assert "44.62 GiB" in text.split("NOT found", 1)[1]  # the summary itself is printed
 
 
 def test_grounded_llm_summary_is_reported_verified(session: Conversation) -> None:
-    text = render_proposal(session, "md", summary="It needs 145.588 GB per GPU.")
+    text = render_proposal(session, "md", summary="It needs 44.62 GiB per GPU.")
     assert "every figure was found in the tool results." in text
 
 
-# --- extraction -----------------------------------------------------------------------------------
+# --- sessions without a sizing report -------------------------------------------------------------
 
 
 def _recommendation(model_id: str) -> Recommendation:
@@ -321,21 +443,57 @@ def test_extract_keeps_only_the_last_turns_memory_calls() -> None:
     conversation.add({"role": "user", "content": "and on two or four?"})
     _add_call(conversation, "m2", "estimate_memory", {"gpus": 2}, _estimate("b", 2))
     _add_call(conversation, "m4", "estimate_memory", {"gpus": 4}, _estimate("c", 4))
-    memory = collect(conversation).memory
-    assert [m.arguments["gpus"] for m in memory] == [2, 4]
-    assert [m.result.num_gpus for m in memory] == [2, 4]
+    inputs = collect(conversation)
+    assert [m.arguments["gpus"] for m in inputs.memory] == [2, 4]
+    assert [m.result.num_gpus for m in inputs.memory] == [2, 4]
+    assert inputs.turn == 2 and inputs.question == "and on two or four?"
+
+
+def test_a_memory_only_session_states_its_checks(markdown: dict[str, str]) -> None:
+    conversation = _conversation([("estimate_memory", {"gpus": 1}, _estimate("a", 1))])
+    text = render_proposal(conversation, "md")
+    assert page_one_problems(text) == []
+    assert "**Memory checks only.**" in page_one(text)
 
 
 def test_empty_session_renders_placeholders() -> None:
     text = render_proposal(Conversation(id="e", created="2026", updated="2026"), "md")
-    assert "No cost result in this session." in text
-    assert "No recommendation in this session." in text
+    assert "The session holds no memory, recommendation or cost result." in text
+    assert page_one_problems(text) == []
+
+
+def test_a_session_stored_before_typed_results_renders_the_same_proposal() -> None:
+    # session-v0.json is the legacy session as an older version stored it (tool contents are
+    # the lean JSON, no typed result); session-legacy.json holds the same results typed.
+    legacy = _load("session-v0.json")
+    assert not any("result" in m for m in legacy.messages if m.get("role") == "tool")
+    golden = (DATA / "proposal-legacy.md").read_text(encoding="utf-8")
+    assert render_proposal(legacy, "md") == golden
+    assert "no headline, risk or alternative rule ran" in page_one(golden)
+
+
+def test_a_result_that_no_longer_loads_is_named_not_fatal() -> None:
+    conversation = _conversation([("recommend", {"model": "x"}, _recommendation("llama"))])
+    broken = {"schema": "Recommendation", "data": {"model_id": "llama", "options": "?"}}
+    conversation.messages[-1]["result"] = broken
+    text = render_proposal(conversation, "md")
+    assert "Left out of this proposal" in text and "cannot be shown" in text
 
 
 def test_unknown_format_is_an_input_error(session: Conversation) -> None:
     with pytest.raises(ToolInputError) as err:
         render_proposal(session, "pdf")
     assert err.value.field == "format" and "md, html" in err.value.message
+
+
+def test_the_document_has_three_parts(session: Conversation) -> None:
+    document = build_document(session)
+    assert len(document.page_one) < len(document.blocks)
+    text = render_proposal(session, "md")
+    assert text.count(f"\n{PAGE_BREAK}\n") == 2
+    tables, appendix = text.split(f"\n{PAGE_BREAK}\n")[1:]
+    assert tables.lstrip().startswith("## Options compared")
+    assert appendix.lstrip().startswith("## Appendix A.")
 
 
 # --- writing --------------------------------------------------------------------------------------
@@ -356,60 +514,3 @@ def test_write_never_overwrites_without_force(session: Conversation, tmp_path: P
 def test_write_picks_html_from_the_extension(session: Conversation, tmp_path: Path) -> None:
     path = write_proposal(session, tmp_path / "p.html")
     assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-
-
-def test_summary_names_eur_offers_it_could_not_compare(session: Conversation) -> None:
-    # QA round 2, finding 5: the summary called a USD row "cheapest" while the table listed a
-    # cheaper-looking EUR row. The cost tool's own line (tools/cost/currency.py) is quoted.
-    note = (
-        "1 offer in EUR (1 in the EU) not compared (no EUR→USD rate set); cheapest on_demand "
-        "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour, as_of 2026-09-26"
-    )
-    copy = session.model_copy(deep=True)
-    for index, message in enumerate(copy.messages):
-        result = load_result(message) if message.get("role") == "tool" else None
-        if isinstance(result, CostComparison) and result.serving is not None:
-            result.serving.unconverted_note = note
-            copy.messages[index] = tool_message(message["tool_call_id"], "compare_costs", result)
-    text = render_proposal(copy, "md")
-    summary = text.split("\n## 1. Summary\n")[1].split("\n## 2. ")[0]
-    assert "cheapest on\\_demand price compared in USD" in summary
-    assert "Not compared: 1 offer in EUR" in summary and "2.80 EUR/hour" in summary
-    assert "Not compared in USD: 1 offer in EUR" in text.split("\n## 6. ")[1]
-
-
-def test_qa3_f_proposal_breakdown_is_the_recommended_layout_on_the_named_gpu() -> None:
-    # QA3 F: "on H200s" (no count) sized 1× H200 (320 GiB of KV, −267 GiB headroom) while the
-    # answer recommends 4× H200, TP 2 × 2 replicas. The proposal shows the layout's breakdown:
-    # 16 sequences per replica × 32,768 tokens × 327,680 B (Qwen2.5 72B: 2 × 80 layers × 8 KV
-    # heads × 128 × 2 B) / TP 2 = 80 GiB of KV per GPU.
-    import asyncio
-
-    from assistant.proposal.extract import collect
-    from assistant.proposal.sections import memory_blocks
-    from tests.offline_turns import answer
-
-    _, conversation = asyncio.run(
-        answer("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
-    )
-    text = repr(memory_blocks(collect(conversation)))
-    assert "2× h200-sxm (TP=2, PP=1)" in text
-    assert "1× h200-sxm (TP=1, PP=1)" not in text
-    assert 16 * 32768 * 327_680 // 2 == 80 * 2**30
-
-
-def test_a_session_stored_before_typed_results_renders_the_same_proposal() -> None:
-    # session-v0.json is the canned session as the previous version stored it (tool contents
-    # are the lean JSON, no typed result); session.json is the same results stored typed.
-    legacy = Conversation.model_validate_json((DATA / "session-v0.json").read_text("utf-8"))
-    assert not any("result" in m for m in legacy.messages if m.get("role") == "tool")
-    assert render_proposal(legacy, "md") == (DATA / "proposal.md").read_text(encoding="utf-8")
-
-
-def test_a_result_that_no_longer_loads_is_named_not_fatal() -> None:
-    conversation = _conversation([("recommend", {"model": "x"}, _recommendation("llama"))])
-    broken = {"schema": "Recommendation", "data": {"model_id": "llama", "options": "?"}}
-    conversation.messages[-1]["result"] = broken
-    text = render_proposal(conversation, "md")
-    assert "No recommendation in this session." in text
-    assert "Left out of this proposal" in text and "cannot be shown" in text

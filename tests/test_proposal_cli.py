@@ -23,7 +23,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_from_json_prints_markdown(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["proposal", "--from-json", str(SESSION)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("# Hardware proposal: llama-3.1-70b\n")
+    assert out.startswith("# Hardware proposal: Llama 3.1 70B, serving\n")
     assert out == (SESSION.parent / "proposal.md").read_text(encoding="utf-8")
 
 

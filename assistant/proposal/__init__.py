@@ -1,14 +1,19 @@
-"""Hardware proposal export: a reviewable, sourced document rendered from a saved conversation.
+"""Hardware proposal export: a document a manager can read, rendered from a saved conversation.
 
 `render_proposal(conversation, fmt, summary)` returns Markdown or self-contained HTML built only
-from the memory / recommend / cost results stored in the conversation (see `extract.py`;
-numbers as in `figures.py`). Rendering is deterministic: the same conversation always gives the
-same bytes; the only dates printed are those stored in the session and the catalog's `as_of`.
+from the tool results stored in the conversation (see `extract.py` for which turn it covers;
+numbers as in `figures.py`). Three parts, each ending in a page break: page one, the decision
+(`page_one.py`, at most 60 Markdown lines: recommendation, why, cost, main risk, alternative,
+how the request was read); the tables (`tables.py`); the appendix (`appendix.py`: questions,
+raw tool arguments, every option, the tools' assumptions, formulas, sources). Both formats are
+rendered from one `Document`, so they carry the same figures in the same order. Rendering is
+deterministic: the same conversation always gives the same bytes; the only dates printed are
+those stored in the session and the catalog's `as_of`.
 `write_proposal` writes it to a file and never replaces an existing one without `force`.
 
-An optional executive summary written by a language model is labelled as such and checked with
-`assistant.grounding.unverified_figures` against every tool result, tool argument and user
-message of the session; figures it cannot trace are listed under it.
+An optional executive summary written by a language model is labelled as such, placed after
+page one, and checked with `assistant.grounding.unverified_figures` against every tool result,
+tool argument and user message of the session; figures it cannot trace are listed under it.
 """
 
 from __future__ import annotations
@@ -20,37 +25,28 @@ from typing import Any, Literal
 from assistant.atomic_write import write_text_atomic
 from assistant.conversation import Conversation
 from assistant.grounding import unverified_figures
-from assistant.proposal.document import Block, Document, Heading, Paragraph
+from assistant.proposal.appendix import (
+    ARGUMENTS,
+    ASSUMPTIONS,
+    QUESTIONS,
+    appendix_blocks,
+    arguments_blocks,
+    questions_blocks,
+)
+from assistant.proposal.document import Block, BulletList, Document, Heading, PageBreak, Paragraph
 from assistant.proposal.extract import ProposalInputs, collect
 from assistant.proposal.html import render_html
+from assistant.proposal.legacy import legacy_assumptions, legacy_page_one, legacy_tables
 from assistant.proposal.markdown import render_markdown
-from assistant.proposal.sections import (
-    cost_blocks,
-    memory_blocks,
-    performance_blocks,
-    recommendation_blocks,
-    risk_blocks,
-    source_blocks,
-    summary_paragraph,
-    workload_blocks,
-)
+from assistant.proposal.page_one import PAGE_ONE_MAX_LINES, page_one_blocks
+from assistant.proposal.quotes import first_estimate
+from assistant.proposal.request_words import TASK_WORDS
+from assistant.proposal.tables import tables_blocks
 from assistant.results import result_payload
 from tools.errors import ToolInputError
 
 Format = Literal["md", "html"]
 FORMATS: tuple[str, ...] = ("md", "html")
-
-SECTION_TITLES: tuple[str, ...] = (
-    "1. Summary",
-    "2. Workload and assumptions",
-    "3. Memory per option",
-    "4. Recommended configuration and alternatives",
-    "5. Performance estimates",
-    "6. Cost comparison",
-    "7. Risks and what would change the answer",
-    "8. Sources",
-)
-"""Numbered section headings; their numbers are the document's only structural numbers."""
 
 LLM_SUMMARY_LABEL = (
     "Executive summary written by a language model (not a tool result). Figures checked "
@@ -83,44 +79,71 @@ def _summary_blocks(conversation: Conversation, summary: str) -> list[Block]:
         else "NOT found in any tool result: " + ", ".join(missing) + "."
     )
     return [
-        Heading("Executive summary (LLM-written)", 3),
+        Heading("Executive summary (LLM-written)", 2),
         Paragraph(f"{LLM_SUMMARY_LABEL} {verdict}", note=True),
         Paragraph(summary),
     ]
 
 
-def build_document(conversation: Conversation, summary: str | None = None) -> Document:
-    """The proposal's blocks, in order, from the conversation's stored tool results."""
-    inputs: ProposalInputs = collect(conversation)
+def _title(inputs: ProposalInputs) -> str:
+    report = inputs.report
+    if report is not None:
+        estimate = first_estimate(report)
+        model = estimate.model_name if estimate is not None else report.model_id
+        task = TASK_WORDS.get(report.request.workload.task, "")
+        return f"Hardware proposal: {model or 'the model described'}, {task}".rstrip(", ")
     model = None
-    if inputs.recommend is not None:
-        model = inputs.recommend.result.model_id
-    if model is None and inputs.memory:
+    if inputs.memory:
         model = inputs.memory[-1].result.model_name
-    title = f"Hardware proposal: {model}" if model else "Hardware proposal"
-    header = Paragraph(
-        f"Session {conversation.id} ({conversation.mode}), last updated {conversation.updated}. "
-        "Every figure below is quoted from the tool results stored in this session, rounded for "
-        "reading (two decimals, three significant digits below one); memory is in GiB "
-        "(binary gigabytes), the unit of the tools' notes."
+    if model is None and inputs.recommend is not None:
+        model = inputs.recommend.result.model_id
+    return f"Hardware proposal: {model}" if model else "Hardware proposal"
+
+
+def _scope(conversation: Conversation, inputs: ProposalInputs) -> Paragraph:
+    covered = ""
+    total = len(inputs.requests)
+    if inputs.turn and total > 1:
+        covered = f" It answers question {inputs.turn} of {total}; Appendix A lists them all."
+    open_later = [t.turn for t in inputs.sizing_turns if t.turn > inputs.turn and t.report.question]
+    if open_later:
+        covered += (
+            f" Question {open_later[-1]} asks which GPU was meant and is not answered yet; this "
+            "proposal stays on the last question answered."
+        )
+    return Paragraph(
+        f"Session {conversation.id} ({conversation.mode} mode), last updated "
+        f"{conversation.updated}.{covered} Every figure is a tool result stored in the session, "
+        "rounded for reading; memory in GiB (binary gigabytes), money in USD unless marked."
     )
-    sections: list[list[Block]] = [
-        [Paragraph(summary_paragraph(inputs))],
-        workload_blocks(inputs),
-        memory_blocks(inputs),
-        recommendation_blocks(inputs),
-        performance_blocks(inputs),
-        cost_blocks(inputs),
-        risk_blocks(inputs),
-        source_blocks(inputs),
-    ]
+
+
+def _legacy_appendix(inputs: ProposalInputs) -> list[Block]:
+    blocks: list[Block] = [Heading(QUESTIONS, 2), *questions_blocks(inputs)]
+    blocks += [Heading(ARGUMENTS, 2), *arguments_blocks(inputs)]
+    assumptions = legacy_assumptions(inputs)
+    if assumptions:
+        blocks += [Heading(ASSUMPTIONS, 2), BulletList(tuple(assumptions))]
+    return blocks
+
+
+def build_document(conversation: Conversation, summary: str | None = None) -> Document:
+    """The proposal's blocks, in order, from the conversation's stored tool results: page one,
+    a page break, the tables, a page break, the appendix."""
+    inputs: ProposalInputs = collect(conversation)
+    if inputs.report is not None:
+        page = page_one_blocks(inputs)
+        tables = tables_blocks(inputs.report)
+        appendix = appendix_blocks(inputs)
+    else:
+        page = legacy_page_one(inputs)
+        tables = legacy_tables(inputs)
+        appendix = _legacy_appendix(inputs)
     if summary and summary.strip():
-        sections[0] += _summary_blocks(conversation, summary.strip())
-    blocks: list[Block] = [header]
-    for heading, content in zip(SECTION_TITLES, sections, strict=True):
-        blocks.append(Heading(heading, 2))
-        blocks.extend(content)
-    return Document(title, tuple(blocks))
+        tables = _summary_blocks(conversation, summary.strip()) + tables
+    blocks: list[Block] = [_scope(conversation, inputs), *page, PageBreak(), *tables]
+    blocks += [PageBreak(), *appendix]
+    return Document(_title(inputs), tuple(blocks))
 
 
 def render_proposal(conversation: Conversation, fmt: str = "md", summary: str | None = None) -> str:
@@ -167,8 +190,10 @@ def write_proposal(
 
 __all__ = [
     "FORMATS",
+    "PAGE_ONE_MAX_LINES",
     "ProposalExistsError",
     "build_document",
+    "render_markdown",
     "render_proposal",
     "write_proposal",
 ]

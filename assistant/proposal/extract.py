@@ -1,12 +1,17 @@
-"""Collect what a proposal is built from: the latest sizing report, typed.
+"""Collect what a proposal is built from: one sizing report, typed, and the turn it answers.
 
-Results are loaded by `assistant.results` (the one reader of stored tool output). A session
-with a `size` result (both engines make one per question) is quoted from its latest report:
-the memory of each configuration named and the recommended layout's breakdown, the
-recommendation, the costs and the headline — the option every other surface leads with.
-Sessions without one (saved before the report, or a model that called the finer tools only) are
-quoted from the latest successful recommend and cost calls and the last turn's memory calls.
-Failed calls are skipped: a proposal quotes only calculations that succeeded.
+**Which turn the proposal covers**: the latest sizing report of the session that answered its
+question (no pending "which GPU do you mean?"), i.e. the last `size` result — a follow-up
+("and in fp8?") is sized as the whole workload refined, so the latest report is the current
+answer. Earlier sizing reports are listed in the appendix with their headline, one line each,
+never mixed into the figures; a later question that has no sizing result (a clarifying
+question, a look-up) is named there too.
+
+Results are loaded by `assistant.results` (the one reader of stored tool output). Sessions
+without a sizing report (saved before it existed, or a model that called only the finer tools)
+are quoted from the latest successful recommend and cost calls and the last turn's memory calls
+(`legacy.py` renders them). Failed calls are skipped: a proposal quotes only calculations that
+succeeded.
 """
 
 from __future__ import annotations
@@ -14,18 +19,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
+from assistant.offline.parsed import ParsedWorkload
 from assistant.results import LegacyResult, StoredCall, stored_calls
 from tools.cost import CostComparison
 from tools.memory import MemoryEstimate
-from tools.recommend import Option, Recommendation
+from tools.recommend import Recommendation
 from tools.sizing import SizingReport
-
-MEMORY_TOOL = "estimate_memory"
-RECOMMEND_TOOL = "recommend"
-COST_TOOL = "compare_costs"
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -43,6 +45,14 @@ class ToolRecord(Generic[R]):
 
 
 @dataclass(frozen=True)
+class SizingTurn:
+    """A sizing report of the session and the question (1-based turn) it answered."""
+
+    turn: int
+    report: SizingReport
+
+
+@dataclass(frozen=True)
 class ProposalInputs:
     """The results a proposal quotes, and the user's requests that led to them."""
 
@@ -50,26 +60,32 @@ class ProposalInputs:
     recommend: ToolRecord[Recommendation] | None
     cost: ToolRecord[CostComparison] | None
     requests: tuple[str, ...]
+    """Every user message of the session, in order (question n is `requests[n - 1]`)."""
     readings: tuple[str, ...] = ()
-    """How the user's words were read (the offline parser's notes), when it chose the calls."""
+    """How the user's words were read (the parser's notes) for the turn covered."""
     notices: tuple[str, ...] = ()
     """Stored results that could not be read (saved by another version): what was left out."""
     arguments: tuple[tuple[str, dict[str, Any]], ...] = ()
-    """(tool, arguments as sent) of the calls quoted, for the workload section."""
+    """(tool, arguments as sent) of the calls quoted."""
     report: SizingReport | None = None
     """The sizing report quoted, when the session has one."""
-
-    @property
-    def headline(self) -> Option | None:
-        """The report's headline option (the one every surface leads with), if any."""
-        if self.report is None or self.report.headline is None:
-            return None
-        return self.report.headline.option
+    turn: int = 0
+    """The question (1-based user message) the proposal covers; 0 when none."""
+    parsed: ParsedWorkload | None = None
+    """The covered turn's workload as the offline parser read it (both engines store it when
+    the parser planned the calls); None when a model chose the call itself."""
+    sizing_turns: tuple[SizingTurn, ...] = ()
+    """Every sizing report of the session, in order (the covered one included)."""
 
     @property
     def empty(self) -> bool:
         """True when the session holds no memory, recommend or cost result."""
         return not self.memory and self.recommend is None and self.cost is None
+
+    @property
+    def question(self) -> str:
+        """The covered question in the user's words ('' when none)."""
+        return self.requests[self.turn - 1] if 0 < self.turn <= len(self.requests) else ""
 
 
 def _records(calls: list[StoredCall], kind: type[R]) -> list[ToolRecord[R]]:
@@ -80,67 +96,81 @@ def _records(calls: list[StoredCall], kind: type[R]) -> list[ToolRecord[R]]:
     ]
 
 
-def _from_report(call: StoredCall, report: SizingReport) -> dict[str, Any]:
-    """The proposal's inputs from one sizing report: the estimates shown (a named one that does
-    not fit is left out when the recommended layout on that GPU does), the recommendation and
-    the costs."""
-    layout = report.layout_breakdown
-    shown = [
-        m
-        for m in report.memory
-        if not (layout is not None and layout.fits and m.gpu == layout.gpu and m.fits is False)
-    ]
-    sized = [*shown, *([layout] if layout is not None else []), *report.zero3_resize]
-    memory = tuple(
-        ToolRecord("estimate_memory", {}, m.estimate, call.message_index, call.turn)
-        for m in sized
-        if m.estimate is not None
-    )
-    rec, cost = report.recommendation, report.costs
-    at = (call.message_index, call.turn)
-    return {
-        "memory": memory,
-        "recommend": None if rec is None else ToolRecord("recommend", {}, rec, *at),
-        "cost": None if cost is None else ToolRecord("compare_costs", {}, cost, *at),
-        "arguments": ((call.name, call.arguments),),
-        "report": report,
-    }
+def _parsed(conversation: Conversation, call: StoredCall) -> ParsedWorkload | None:
+    """The latest parsed workload stored in the call's turn before its result (the LLM engine
+    keeps it on the user message, the offline engine on the message with the tool calls)."""
+    found: ParsedWorkload | None = None
+    turn = 0
+    for message in conversation.messages[: call.message_index + 1]:
+        if message.get("role") == "user":
+            turn += 1
+        data = message.get(WORKLOAD_KEY)
+        if turn == call.turn and isinstance(data, dict):
+            try:
+                found = ParsedWorkload.model_validate(data)
+            except ValidationError:
+                found = None
+    return found
 
 
-def collect(conversation: Conversation) -> ProposalInputs:
-    """The latest sizing report, else the latest recommend and cost results and the last
-    turn's memory results."""
-    calls = stored_calls(conversation.messages)
-    memory = _records(calls, MemoryEstimate)
-    recommends = _records(calls, Recommendation)
-    costs = _records(calls, CostComparison)
-    last_turn = memory[-1].turn if memory else None
-    reports = [c for c in calls if isinstance(c.value, SizingReport)]
-    requests = tuple(
-        str(m.get("content") or "") for m in conversation.messages if m.get("role") == "user"
-    )
+def _all_readings(conversation: Conversation) -> tuple[str, ...]:
     readings: dict[str, None] = {}
     for message in conversation.messages:
         workload = message.get(WORKLOAD_KEY)
         if isinstance(workload, dict):
             readings.update(dict.fromkeys(str(n) for n in workload.get("notes", [])))
+    return tuple(readings)
+
+
+def collect(conversation: Conversation) -> ProposalInputs:
+    """The covered sizing report (module docstring), else the latest recommend and cost
+    results and the last turn's memory results."""
+    calls = stored_calls(conversation.messages)
+    requests = tuple(
+        str(m.get("content") or "") for m in conversation.messages if m.get("role") == "user"
+    )
     notices = tuple(
         dict.fromkeys(c.value.notice for c in calls if isinstance(c.value, LegacyResult))
     )
-    if reports and isinstance(reports[-1].value, SizingReport):
-        parts = _from_report(reports[-1], reports[-1].value)
-        return ProposalInputs(requests=requests, readings=tuple(readings), notices=notices, **parts)
+    reports = [c for c in calls if isinstance(c.value, SizingReport)]
+    turns = tuple(SizingTurn(c.turn, c.value) for c in reports if isinstance(c.value, SizingReport))
+    answered = [c for c in reports if isinstance(c.value, SizingReport) and not c.value.question]
+    covered = answered[-1] if answered else (reports[-1] if reports else None)
+    if covered is not None and isinstance(covered.value, SizingReport):
+        parsed = _parsed(conversation, covered)
+        return ProposalInputs(
+            memory=(),
+            recommend=None,
+            cost=None,
+            requests=requests,
+            readings=tuple(parsed.notes) if parsed is not None else (),
+            notices=notices,
+            arguments=((covered.name, covered.arguments),),
+            report=covered.value,
+            turn=covered.turn,
+            parsed=parsed,
+            sizing_turns=turns,
+        )
+    memory = _records(calls, MemoryEstimate)
+    recommends = _records(calls, Recommendation)
+    costs = _records(calls, CostComparison)
+    last_turn = memory[-1].turn if memory else None
     shown = tuple(r for r in memory if r.turn == last_turn)
     recommend = recommends[-1] if recommends else None
     quoted: list[tuple[str, dict[str, Any]]] = [(r.name, r.arguments) for r in shown]
     if recommend is not None:
         quoted.append((recommend.name, recommend.arguments))
+    cost = costs[-1] if costs else None
+    if cost is not None:
+        quoted.append((cost.name, cost.arguments))
+    latest = [r.turn for r in (*shown, recommend, cost) if r is not None]
     return ProposalInputs(
-        shown,
-        recommend,
-        costs[-1] if costs else None,
-        requests,
-        tuple(readings),
-        notices,
-        tuple(quoted),
+        memory=shown,
+        recommend=recommend,
+        cost=cost,
+        requests=requests,
+        readings=_all_readings(conversation),
+        notices=notices,
+        arguments=tuple(quoted),
+        turn=max(latest, default=0),
     )

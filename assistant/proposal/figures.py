@@ -73,3 +73,28 @@ def text_value(value: Any) -> str:
     if isinstance(value, dict):
         return "; ".join(f"{k}: {text_value(v)}" for k, v in value.items()) or "—"
     return str(value)
+
+
+def gib(value: int | float | None) -> str:
+    """A byte count as 'N GiB' (2^30 bytes), rounded for reading; '—' for None."""
+    return "—" if value is None else f"{bytes_as_gib(value)} GiB"
+
+
+def usd(value: float | None) -> str:
+    """A USD amount as 'N USD', rounded for reading; '—' for None."""
+    return "—" if value is None else f"{format_number(value)} USD"
+
+
+def money(value: float | None, currency: str) -> str:
+    """An amount in `currency`, rounded for reading; '—' for None."""
+    return "—" if value is None else f"{format_number(value)} {currency}".strip()
+
+
+def count_of(count: int, noun: str, plural: str | None = None) -> str:
+    """'1 replica', '2 replicas' (the plural `noun + "s"` unless given)."""
+    return f"{count:,} {noun if count == 1 else (plural or noun + 's')}"
+
+
+def format_count(value: float | None) -> str:
+    """A count held as a float (tokens a month) as a whole number with separators."""
+    return "—" if value is None else f"{round(value):,}"

@@ -1,7 +1,8 @@
 """The proposal as Markdown (GitHub-flavoured tables), from a `Document`.
 
 Cell and paragraph text is escaped so a `|` or `*` quoted from a tool result cannot break a
-table or start emphasis. Output ends with exactly one newline; the same document always gives
+table or start emphasis; a bold lead is the only emphasis, written here. A page break is a
+thematic break (`---`). Output ends with exactly one newline; the same document always gives
 the same bytes.
 """
 
@@ -9,9 +10,21 @@ from __future__ import annotations
 
 import re
 
-from assistant.proposal.document import Block, BulletList, Document, Heading, Paragraph, Table
+from assistant.proposal.document import (
+    Block,
+    BulletList,
+    Document,
+    Heading,
+    Item,
+    PageBreak,
+    Paragraph,
+    Table,
+)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|])")
+
+PAGE_BREAK = "---"
+"""How a page break is written: the Markdown thematic break."""
 
 
 def escape(text: str) -> str:
@@ -19,14 +32,27 @@ def escape(text: str) -> str:
     return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
+def _led(text: str, lead: str) -> str:
+    body = escape(text)
+    if not lead:
+        return body
+    return f"**{escape(lead)}** {body}".rstrip()
+
+
+def _item(item: str | Item) -> str:
+    return f"- {escape(item)}" if isinstance(item, str) else f"- {_led(item.text, item.lead)}"
+
+
 def _block(block: Block) -> str:
     if isinstance(block, Heading):
         return f"{'#' * block.level} {escape(block.text)}"
     if isinstance(block, Paragraph):
-        text = escape(block.text)
+        text = _led(block.text, block.lead)
         return f"> {text}" if block.note else text
     if isinstance(block, BulletList):
-        return "\n".join(f"- {escape(item)}" for item in block.items)
+        return "\n".join(_item(item) for item in block.items)
+    if isinstance(block, PageBreak):
+        return PAGE_BREAK
     return _table(block)
 
 
@@ -41,7 +67,11 @@ def _table(table: Table) -> str:
     return "\n".join([head, rule, *body])
 
 
+def render_blocks(blocks: tuple[Block, ...]) -> str:
+    """Blocks as Markdown, separated by blank lines (no trailing newline)."""
+    return "\n\n".join(_block(b) for b in blocks)
+
+
 def render_markdown(document: Document) -> str:
     """The whole document as Markdown text."""
-    parts = [f"# {escape(document.title)}"] + [_block(b) for b in document.blocks]
-    return "\n\n".join(parts) + "\n"
+    return f"# {escape(document.title)}\n\n" + render_blocks(document.blocks) + "\n"

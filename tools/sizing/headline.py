@@ -131,7 +131,9 @@ def candidates(rec: Recommendation, limit: int) -> list[Option]:
     return [o for o in rec.options if o.fits and o.meets_targets and o.count <= limit]
 
 
-def _price_key(objective: str, priced: PricedConfiguration) -> float | None:
+def price_key(objective: str, priced: PricedConfiguration) -> float | None:
+    """What a price objective compares for a priced configuration: USD per million output
+    tokens under "cheapest_per_token" (serving), else its USD (per hour, or the job's)."""
     if objective == "cheapest_per_token" and priced.usd_job is None:
         return priced.usd_per_million_tokens
     return priced.usd
@@ -181,7 +183,7 @@ def choose_headline(
             (key, o)
             for o in meeting
             if (p := prices.get((o.gpu, o.count))) is not None
-            and (key := _price_key(objective, p)) is not None
+            and (key := price_key(objective, p)) is not None
         ]
         if keyed:
             key, option = min(keyed, key=lambda pair: pair[0])

@@ -1,119 +1,116 @@
-"""Rebuild the canned proposal session by running the real registry tools on one workload.
+"""Rebuild the canned proposal sessions by running the offline engine, as `gpu-sizer ask` does.
 
-Run from the repository root: `.venv/bin/python tests/data/proposal/build_session.py`. It writes
-`session.json` (the conversation: user message, assistant tool calls, tool results stored as
-the engines store them: typed, `assistant.results.tool_message`) and, with `--golden`, the
-golden `proposal.md` / `proposal.html`.
-Only rerun it on purpose (a tool's output changed): the tests compare against these files.
+Run from the repository root: `.venv/bin/python tests/data/proposal/build_session.py`; with
+`--golden` it also writes the golden renderings (`proposal*.md`, `proposal.html`). Only rerun
+it on purpose (a tool's output changed, or the proposal's layout did): the tests compare
+against these files, and a changed golden file is reviewed line by line before it is
+committed. The sessions are built with no user prices and no settings (a temporary data and
+config folder), the clock pinned to the sessions' fixed time (`GPU_SIZER_NOW`: price ages and
+staleness are counted to it), the EUR→USD rate given where a session needs one, then given a
+fixed id and fixed timestamps.
 
-Workload: Llama 3.1 70B (bf16) served to 32 concurrent users, 2,000-token prompts and 500-token
-answers, at least 20 tokens/s per user, on H100 SXM, H200 SXM, MI300X or L40S; one memory check
-of 2× H100 SXM for the same load; costs of the recommender's three best fitting options.
+- `session.json`: serving Llama 3.1 70B in bf16 to 32 users at ≥ 20 tokens/s each, "would
+  2x H100 SXM do?", compared on H100, H200, MI300X and L40S (named GPUs that do not hold the
+  load; a lower format that does).
+- `session-training.json`: a full fine-tune of Llama 3.1 8B on 8 H100s, 2B tokens, 24 h.
+- `session-followup.json`: Mixtral 8x7B for 16 users in the EU at 1.08 USD per EUR, then a
+  follow-up adding 16k context and a monthly budget (two sizing turns; the proposal covers
+  the second).
+- `session-legacy.json` / `session-v0.json`: a session from before sizing reports (memory,
+  recommend and cost calls), stored typed and as the older lean JSON; not rebuilt here.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import os
 import sys
+import tempfile
 from pathlib import Path
-from typing import Any
-
-from assistant.conversation import Conversation
-from assistant.registry import compact_json, default_registry
-from assistant.results import tool_message
 
 HERE = Path(__file__).parent
 FIXED_TIME = "2026-10-01T09:00:00+00:00"
 
-USER_TEXT = (
-    "We want to serve Llama 3.1 70B in bf16 to 32 concurrent users, prompts about 2000 tokens "
-    "and answers about 500, at least 20 tokens/s each. Would 2x H100 SXM do? Compare H100, "
-    "H200, MI300X and L40S and tell me what it costs."
-)
-MEMORY_ARGS: dict[str, Any] = {
-    "model": "llama-3.1-70b",
-    "weights": "bf16",
-    "gpu": "h100-sxm",
-    "gpus": 2,
-    "context": 2500,
-    "batch": 32,
+SESSIONS: dict[str, tuple[tuple[str, ...], float | None]] = {
+    "session.json": (
+        (
+            "We want to serve Llama 3.1 70B in bf16 to 32 concurrent users, prompts about 2000 "
+            "tokens and answers about 500, at least 20 tokens/s each. Would 2x H100 SXM do? "
+            "Compare H100, H200, MI300X and L40S and tell me what it costs.",
+        ),
+        None,
+    ),
+    "session-training.json": (
+        ("full fine-tune of Llama 3.1 8B on 8 H100s, 2B tokens, deadline 24 hours",),
+        None,
+    ),
+    "session-followup.json": (
+        (
+            "serve Mixtral 8x7B to 16 users in the EU",
+            "with 16k context and a budget of 5000 USD a month",
+        ),
+        1.08,
+    ),
 }
-RECOMMEND_ARGS: dict[str, Any] = {
-    "model": "llama-3.1-70b",
-    "weights": "bf16",
-    "prompt_tokens": 2000,
-    "output_tokens": 500,
-    "users": 32,
-    "tokens_per_s_per_user": 20,
-    "constraints": {"only_gpus": ["h100-sxm", "h200-sxm", "mi300x", "l40s"]},
+GOLDEN = {
+    "session.json": ("proposal.md", "proposal.html"),
+    "session-training.json": ("proposal-training.md",),
+    "session-followup.json": ("proposal-followup.md",),
+    "session-legacy.json": ("proposal-legacy.md",),
 }
 
 
-def _call(conversation: Conversation, call_id: str, name: str, args: dict[str, Any]) -> Any:
-    registry = default_registry()
-    if name not in registry.specs:
-        raise SystemExit(f"tool {name} is not available: {registry.unavailable.get(name)}")
-    arguments = json.dumps(args, separators=(",", ":"))
-    conversation.add(
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": call_id,
-                    "type": "function",
-                    "function": {"name": name, "arguments": arguments},
-                }
-            ],
-        }
-    )
-    outcome = registry.call(name, arguments)
-    if outcome.is_error:
-        raise SystemExit(f"{name} failed: {outcome.content}")
-    conversation.add(tool_message(call_id, name, outcome.value))
-    return outcome.result
+async def _conversation(name: str, questions: tuple[str, ...]) -> object:
+    from assistant.conversation import Conversation
+    from assistant.offline import OfflineEngine
 
-
-def build() -> Conversation:
-    """The canned conversation, tool results computed now by the registry."""
-    conversation = Conversation(
-        id="proposal-demo", created=FIXED_TIME, updated=FIXED_TIME, mode="offline"
-    )
-    conversation.add({"role": "user", "content": USER_TEXT})
-    _call(conversation, "call_memory_1", "estimate_memory", MEMORY_ARGS)
-    recommendation = _call(conversation, "call_recommend_1", "recommend", RECOMMEND_ARGS)
-    options = [
-        {
-            "gpu": o["gpu"],
-            "count": o["count"],
-            "aggregate_tokens_per_s": o["aggregate_tokens_per_s"],
-            "tp": o["tp"],
-        }
-        for o in recommendation["options"]
-        if o.get("fits")
-    ][:3]
-    _call(
-        conversation,
-        "call_cost_1",
-        "compare_costs",
-        {"options": options, "model_id": recommendation["model_id"]},
-    )
-    conversation.add(
-        {"role": "assistant", "content": "Done: see the tool results above for the figures."}
-    )
-    conversation.updated = FIXED_TIME
+    conversation = Conversation(id=f"proposal-{Path(name).stem}", mode="offline")
+    engine = OfflineEngine()
+    for question in questions:
+        async for _ in engine.run_turn(conversation, question):
+            pass
+    conversation.created = conversation.updated = FIXED_TIME
     return conversation
 
 
-def main() -> None:
-    conversation = build()
-    (HERE / "session.json").write_text(conversation.model_dump_json(indent=1) + "\n", "utf-8")
-    if "--golden" in sys.argv:
-        from assistant.proposal import render_proposal
+def build(name: str) -> None:
+    """Run the questions of session `name` and write it."""
+    from assistant.conversation import Conversation
 
-        (HERE / "proposal.md").write_text(render_proposal(conversation, "md"), "utf-8")
-        (HERE / "proposal.html").write_text(render_proposal(conversation, "html"), "utf-8")
-    print(compact_json({"messages": len(conversation.messages)}))
+    questions, rate = SESSIONS[name]
+    os.environ.pop("GPU_SIZER_EUR_TO_USD", None)
+    if rate is not None:
+        os.environ["GPU_SIZER_EUR_TO_USD"] = str(rate)
+    conversation = asyncio.run(_conversation(name, questions))
+    assert isinstance(conversation, Conversation)
+    (HERE / name).write_text(conversation.model_dump_json(indent=1) + "\n", "utf-8")
+
+
+def golden() -> None:
+    """Render every session's golden files."""
+    from assistant.conversation import Conversation
+    from assistant.proposal import render_proposal
+
+    for name, outputs in GOLDEN.items():
+        session = Conversation.model_validate_json((HERE / name).read_text("utf-8"))
+        for output in outputs:
+            fmt = "html" if output.endswith(".html") else "md"
+            (HERE / output).write_text(render_proposal(session, fmt), "utf-8")
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as home:
+        # No user prices.toml, no settings: the built-in catalog only.
+        os.environ["GPU_SIZER_DATA_DIR"] = str(Path(home) / "data")
+        os.environ["XDG_CONFIG_HOME"] = str(Path(home) / "config")
+        os.environ["XDG_DATA_HOME"] = str(Path(home) / "data-home")
+        # Ages and staleness counted to the sessions' own time, so a rebuild is reproducible.
+        os.environ["GPU_SIZER_NOW"] = FIXED_TIME
+        for name in SESSIONS:
+            build(name)
+    if "--golden" in sys.argv:
+        golden()
+    print(", ".join(SESSIONS), "written")
 
 
 if __name__ == "__main__":
