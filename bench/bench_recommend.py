@@ -13,6 +13,7 @@ workload's result: every run recomputes each layout's memory estimate, speed and
 from __future__ import annotations
 
 import functools
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -80,8 +81,10 @@ def run() -> dict[str, Any]:
         }
     result["meets_target"] = all(result[n]["cpu_best_ms"] < TARGET_MS for n in workloads)
     result["speed"] = speed
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     result["measurements"] = {
         "recommend: default candidate GPUs": result["candidates"],
+        "recommend: 1-minute load average while timed": "n/a" if load is None else round(load, 2),
         "recommend: timing method": result["method"]
         + " (CPU time; the speed table row gives best, median, p90)",
     }
