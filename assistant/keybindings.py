@@ -31,6 +31,8 @@ DEFAULT_KEYBINDINGS: dict[str, str] = {
     "settings": "f2",
     "scroll_up": "pageup",
     "scroll_down": "pagedown",
+    "scroll_home": "home",
+    "scroll_end": "end",
     "follow": "ctrl+end",
 }
 """Action → Textual key string; the app binds from this table so users can remap keys."""

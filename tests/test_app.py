@@ -17,6 +17,8 @@ from assistant.app.screens.sessions import SessionsScreen
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.tool_card import ToolCard
+from assistant.app.widgets.turn_view import TurnView
+from assistant.app.widgets.welcome import Welcome
 from assistant.conversation import Conversation
 from assistant.results import load_result, tool_message
 from assistant.sessions import load_session, save_session
@@ -57,18 +59,30 @@ async def test_full_conversation_tool_card_streamed_answer_and_session_file(
 
         # The user's message was on disk before the engine's "request" went out.
         assert engine.on_disk_at_request == [{"role": "user", "content": "Llama 3.1 8B on one L4?"}]
-        # Order in the log: question, tool card, answer.
-        kinds = [type(w).__name__ for w in app.chat_log.children]
-        assert kinds == ["UserMessage", "ToolCard", "AssistantMessage"]
+        # One turn: the question, the answer, then "How this was computed" with the card.
+        (turn,) = app.chat_log.children
+        assert isinstance(turn, TurnView)
+        kinds = [type(w).__name__ for w in turn.children]
+        assert kinds == [
+            "UserMessage",
+            "Vertical",
+            "AssistantMessage",
+            "Vertical",
+            "ComputedSection",
+        ]
+        assert turn.computed.query_one(ToolCard).call_id == "call_0"
 
         card = app.query_one(ToolCard)
         assert card.status == "done"
-        assert "estimate_memory" in card.title and "gpu=L4" in card.title
+        assert card.collapsed  # one line by default
+        # 16,060,522,496 + 2,147,483,648 B = 18,208,006,144 B / 2^30 = 16.96 GiB per GPU.
+        assert card.title == "✓ Memory · Llama 3.1 8B bf16 · 1× L4 · 17.0 GiB per GPU, fits"
         assert card.table is not None
         rows = dict(card.table.rows)
-        # 8,030,261,248 params × 2 bytes = 16.06 GB (hand calculation in app_fakes).
-        assert rows["breakdown.weights"] == "16.06 GB"
-        assert rows["headroom"] == "5.79 GB"
+        # An offline answer quotes GiB, so its card does: 8,030,261,248 params × 2 bytes =
+        # 16,060,522,496 B / 2^30 = 14.96 GiB; headroom 5,791,993,856 B / 2^30 = 5.39 GiB.
+        assert rows["weights"] == "14.96 GiB"
+        assert rows["headroom per GPU"] == "5.39 GiB"
 
         answer = app.query_one(AssistantMessage)
         assert answer.text == "Fits on **1× L4** with room for KV cache."
@@ -165,7 +179,8 @@ async def test_reopening_a_saved_session_restores_tool_cards(sessions_dir: Path)
         card = app.query_one(ToolCard)
         assert card.collapsed  # restored cards start folded
         assert card.arguments == {"gpu": "L4"}
-        assert card.table is not None and ("headroom", "5.79 GB") in card.table.rows
+        # 5,791,993,856 B / 2^30 = 5.39 GiB (the session's mode is offline: GiB, as its answer).
+        assert card.table is not None and ("headroom per GPU", "5.39 GiB") in card.table.rows
         assert app.query_one(UserMessage).text == "8B on L4?"
         assert app.query_one(AssistantMessage).text == "It fits."
 
@@ -194,8 +209,11 @@ async def test_reopening_a_session_saved_by_an_older_version_degrades_with_a_not
         await pilot.press("enter")
         await pilot.pause()
         first, second = app.query(ToolCard)
-        assert first.table is not None and ("headroom", "5.79 GB") in first.table.rows
+        # 5,791,993,856 B / 2^30 = 5.39 GiB (the session is offline: GiB, as its answers).
+        assert first.table is not None and ("headroom per GPU", "5.39 GiB") in first.table.rows
         assert second.status == "done" and second.table is not None and not second.table.rows
+        second.collapsed = False  # its notice is drawn when the card is opened
+        await pilot.pause()
         notices = [str(w.render()) for w in second.query(".warning")]
         assert any("saved by another version" in n for n in notices)
 
@@ -248,7 +266,10 @@ async def test_new_chat_help_and_export_notice(sessions_dir: Path) -> None:
         await pilot.press("ctrl+n")
         await pilot.pause()
         assert app.conversation.id != first_id
-        assert not app.chat_log.children
+        # The new chat opens on the welcome screen, listing the chat just saved.
+        (welcome,) = app.chat_log.children
+        assert isinstance(welcome, Welcome)
+        assert [s.id for s in welcome.sessions] == [first_id]
         assert (sessions_dir / f"{first_id}.json").exists()
 
         await pilot.press("f1")
@@ -296,7 +317,7 @@ async def test_copy_answer_and_card_table(sessions_dir: Path) -> None:
         assert app.clipboard == "Fits on **1× L4** with room for KV cache."
         app.query_one(ToolCard).action_copy_table()
         assert app.clipboard.splitlines()[0] == "| field | value |"
-        assert "| headroom | 5.79 GB |" in app.clipboard
+        assert "| headroom per GPU | 5.39 GiB |" in app.clipboard
 
 
 async def test_header_shows_mode_and_keymap_remap(sessions_dir: Path, tmp_path: Path) -> None:

@@ -128,9 +128,13 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         await _ask(app, pilot, "Llama 3.1 8B in FP16 on one L4 for 4 users")
         cards = list(app.query(ToolCard))
         assert cards and all(c.status in {"done", "error"} for c in cards)
-        assert [c.tool_name for c in cards] == ["size"]  # one sizing report behind the answer
-        # Its card leads with the headline and the configuration named, then the options.
+        # One sizing report behind the answer, and a line per part of it under its card.
+        assert cards[0].tool_name == "size"
+        assert {c.tool_name for c in cards[1:]} >= {"estimate_memory", "recommend"}
         assert cards[0].table is not None and cards[0].table.rows
+        # The verdict card leads with the memory bar of the configuration named.
+        verdict = app.chat_log.current_turn.verdict
+        assert verdict is not None and verdict.query(MemoryBar)
         assert app.query(MemoryBar)
         answer = app.query(AssistantMessage).last()
         # The offline answer folds the tools' assumptions; the visible Markdown is the rest.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.app.commands import parse_slash
-from assistant.app.results import MemoryBarData, card_view, option_bar
+from assistant.app.results import MemoryBarData, answer_unit, card_view, option_bar
 from assistant.app.widgets.memory_bar import render_bar
 from assistant.results import LegacyResult, ToolError
 from tests.app_fakes import LLAMA_8B_BF16_WEIGHT_BYTES, MEMORY_RESULT
@@ -21,11 +21,17 @@ def test_memory_card_is_in_one_unit_gb() -> None:
     # The model reads GB (10^9 bytes), so the whole card uses GB (never GB next to GiB).
     rows = dict(card_view(MEMORY_RESULT).table.rows)
     # 16,060,522,496 bytes = 16.06 GB; 2 GiB = 2,147,483,648 bytes = 2.15 GB; 24e9 = 24.00 GB.
-    assert rows["breakdown.weights"] == "16.06 GB"
-    assert rows["breakdown.kv_cache"] == "2.15 GB"
-    assert rows["usable_per_gpu"] == "24.00 GB"
-    assert rows["headroom"] == "5.79 GB" and rows["fits"] == "yes"
+    assert rows["weights"] == "16.06 GB"
+    assert rows["KV cache"] == "2.15 GB"
+    assert rows["usable per GPU"] == "24.00 GB"
+    assert rows["headroom per GPU"] == "5.79 GB" and rows["fits"] == "yes"
     assert not any("GiB" in value for value in rows.values())
+    # Beside an offline answer (GiB) the same card is in GiB throughout: 16,060,522,496 / 2^30
+    # = 14.96; 24e9 / 2^30 = 22.35; headroom 5,791,993,856 / 2^30 = 5.39.
+    assert answer_unit("offline") == "GiB" and answer_unit("llm") == "GB"
+    rows = dict(card_view(MEMORY_RESULT, "GiB").table.rows)
+    assert (rows["weights"], rows["KV cache"]) == ("14.96 GiB", "2.00 GiB")
+    assert (rows["usable per GPU"], rows["headroom per GPU"]) == ("22.35 GiB", "5.39 GiB")
 
 
 def test_recommendation_card_lists_options_with_the_unit_in_the_header() -> None:
@@ -33,6 +39,7 @@ def test_recommendation_card_lists_options_with_the_unit_in_the_header() -> None
     view = card_view(rec)
     assert "per GPU (GB)" in view.table.columns
     assert [row[0] for row in view.table.rows] == [o.gpu for o in rec.options]
+    assert view.table.columns[:2] == ("GPU", "GPUs")  # labels in words, not field names
     first = rec.options[0]
     cells = dict(zip(view.table.columns, view.table.rows[0], strict=True))
     assert cells["per GPU (GB)"] == f"{first.per_gpu_bytes / 1e9:,.2f}"
@@ -81,7 +88,7 @@ def test_option_is_drawn_as_one_segment_against_its_budget() -> None:
     rec = recommend(Workload(model="llama-3.1-70b", constraints={"only_gpus": ["h100-sxm"]}))
     option = rec.options[0]
     bar = option_bar(option)
-    assert bar.label == f"{option.count}× h100-sxm"
+    assert bar.label == f"{option.count}× H100 SXM5"  # the catalog's name for h100-sxm
     assert bar.components == (("needed", float(option.per_gpu_bytes)),)
     assert bar.capacity_label == "budget"
     assert bar.capacity_bytes == option.budget_bytes_per_gpu

@@ -1,73 +1,92 @@
-"""Visual snapshots (pytest-textual-snapshot) of the main screen and a tool card at 80×24.
+"""Visual snapshots (pytest-textual-snapshot): the acceptance set of issue 22 — the welcome
+screen, a fitting answer, a not-fitting answer, a training answer and a cost comparison — at
+120×40 and at the 80×24 a classic terminal has.
 
+Deterministic: the answers replay turns recorded from the offline engine
+(`tests/record_app_turns.py`, which also says how to re-record), the sessions listed are
+files written here with fixed dates, the conversation id is fixed and no endpoint is used.
 Regenerate after an intended visual change: `pytest tests/test_app_snapshots.py
---snapshot-update`, then review the SVGs in tests/__snapshots__/ before committing.
+--snapshot-update`, then look at every SVG in tests/__snapshots__/ before committing.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.prompt import PromptInput
 from assistant.conversation import Conversation
-from assistant.offline.render import details_title
-from tests.app_fakes import MEMORY_RESULT, FakeEngine
+from tests.app_fakes import FakeEngine
+from tests.record_app_turns import load_turn, replay_calls
 
-SIZE = (80, 24)
+SIZES = {"wide": (120, 40), "narrow": (80, 24)}
+
+SAVED_SESSIONS = (
+    ("a1", "Serve Qwen3 32B to 50 users on H100s", "2026-11-28T16:20:00+00:00"),
+    ("b2", "Llama 3.1 405B fp8 on one 8x H200 node?", "2026-11-30T09:05:00+00:00"),
+)
 
 
-def _app(tmp_path: Path, engine: FakeEngine) -> GpuSizerApp:
+def _write_sessions(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    for session_id, title, updated in SAVED_SESSIONS:
+        record = {
+            "id": session_id,
+            "title": title,
+            "updated": updated,
+            "mode": "offline",
+            "messages": [{"role": "user", "content": title}],
+        }
+        (directory / f"{session_id}.json").write_text(json.dumps(record), encoding="utf-8")
+
+
+def _replay(name: str) -> tuple[str, FakeEngine]:
+    turn = load_turn(name)
+    calls = replay_calls(turn)
+    return turn["question"], FakeEngine(tool_calls=calls, chunks=(turn["answer"],))
+
+
+def _app(directory: Path, engine: FakeEngine) -> GpuSizerApp:
     # A fixed conversation id keeps the status bar ("saved <id>") identical between runs.
-    return GpuSizerApp(
-        engine, sessions_directory=tmp_path, conversation=Conversation(id="snapshot")
-    )
+    return GpuSizerApp(engine, sessions_directory=directory, conversation=Conversation(id="snap"))
 
 
-def test_main_screen_empty(snap_compare: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_welcome_screen(snap_compare: Any, tmp_path: Path, size: str) -> None:
+    _write_sessions(tmp_path)
+
     async def settle(pilot: Any) -> None:
         pilot.app.query_one(PromptInput).cursor_blink = False
         await pilot.pause()
 
-    assert snap_compare(_app(tmp_path, FakeEngine()), terminal_size=SIZE, run_before=settle)
+    app = _app(tmp_path, FakeEngine())
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=settle)
 
 
-def test_tool_card_with_table_and_memory_bar(snap_compare: Any, tmp_path: Path) -> None:
-    engine = FakeEngine(
-        tool_calls=[("estimate_memory", {"model": "llama-3.1-8b", "gpu": "L4"}, MEMORY_RESULT)],
-        unverified=("99 GB",),
-    )
-
-    async def converse(pilot: Any) -> None:
-        app = pilot.app
-        app.query_one(PromptInput).cursor_blink = False
-        app.query_one(PromptInput).insert("Llama 3.1 8B on one L4?")
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-    assert snap_compare(_app(tmp_path, engine), terminal_size=SIZE, run_before=converse)
-
-
-def test_answer_with_folded_assumptions(snap_compare: Any, tmp_path: Path) -> None:
-    # The shape of an offline answer: verdict, the readings, then the fold (collapsed).
-    engine = FakeEngine(
-        chunks=(
-            "**Fits on 1× L4** — needs 19.6 GiB of 19.8 GiB per GPU.\n\n",
-            "**Assumptions**\n\n",
-            "- '8B' read as Llama 3.1 8B\n\n",
-            f"**{details_title(2)}**\n\n",
-            "- cuda_context_bytes = 1.31 GiB\n- KV cache bf16: 131,072 bytes per token\n",
-        )
-    )
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("turn", ["fits", "does_not_fit", "training", "cost"])
+def test_answer(snap_compare: Any, tmp_path: Path, turn: str, size: str) -> None:
+    question, engine = _replay(turn)
 
     async def converse(pilot: Any) -> None:
         app = pilot.app
         app.query_one(PromptInput).cursor_blink = False
-        app.query_one(PromptInput).insert("Llama 3.1 8B on one L4?")
+        app.query_one(PromptInput).insert(question)
         await pilot.press("enter")
         await app.workers.wait_for_complete()
+        # Bars and tables redraw for their width after the first layout, and the log follows
+        # after a refresh: let both settle so the picture is the same on a loaded machine.
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
+        await pilot.pause()
+        if turn == "cost":
+            # The comparison's charts and "How this was computed" close the turn: show them.
+            await pilot.press("end")
+            await pilot.pause()
 
-    assert snap_compare(_app(tmp_path, engine), terminal_size=SIZE, run_before=converse)
+    app = _app(tmp_path, engine)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=converse)

@@ -20,6 +20,7 @@ from textual.widgets import Header
 from textual.worker import Worker
 
 from assistant.app import commands
+from assistant.app.results import answer_unit
 from assistant.app.screens.help import HelpScreen
 from assistant.app.screens.sessions import SessionsScreen
 from assistant.app.screens.settings import SettingsScreen
@@ -28,6 +29,7 @@ from assistant.app.widgets.chat_log import ChatLog
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.status_bar import StatusBar
 from assistant.app.widgets.tool_card import ToolCard
+from assistant.app.widgets.welcome import Welcome, WelcomeInfo
 from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url, validate_settings
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
@@ -35,7 +37,7 @@ from assistant.keybindings import keys_of
 from assistant.redact import redact_secrets
 from assistant.sanitize import clean_text
 from assistant.session_store import FileStamp, SessionStore
-from assistant.sessions import data_dir, session_path
+from assistant.sessions import data_dir, list_sessions, session_path
 from tools.errors import ToolInputError
 
 EngineFactory = Callable[[Settings], Engine]
@@ -56,9 +58,15 @@ def header_subtitle(engine: Engine, settings: Settings | None) -> str:
     return clean_text(f"LLM · {settings.model or '?'} @ {settings.shown_base_url}")
 
 
+KEY_NAMES = {"pageup": "PageUp", "pagedown": "PageDown"}
+
+
 def key_label(key: str) -> str:
-    """ "ctrl+n" → "Ctrl+N", "f1" → "F1": how keys are written in the help screen."""
-    return "+".join(part.capitalize() if len(part) > 2 else part.upper() for part in key.split("+"))
+    """ "ctrl+n" → "Ctrl+N", "f1" → "F1", "pageup" → "PageUp": keys as the help writes them."""
+    return "+".join(
+        KEY_NAMES.get(part) or (part.capitalize() if len(part) > 2 else part.upper())
+        for part in key.split("+")
+    )
 
 
 class GpuSizerApp(App[None]):
@@ -81,10 +89,18 @@ class GpuSizerApp(App[None]):
         Binding("ctrl+d", "toggle_details", "Fold tool cards", id="toggle_details", priority=True),
         Binding("f1", "help", "Help", id="help", priority=True),
         Binding("f2", "settings", "Settings", id="settings", priority=True),
-        # The prompt keeps the focus, so scrolling the log needs keys of its own.
-        Binding("pageup", "scroll_log(-1)", "Scroll up", id="scroll_up", priority=True),
-        Binding("pagedown", "scroll_log(1)", "Scroll down", id="scroll_down", priority=True),
-        Binding("ctrl+end", "follow_log", "Follow new answers", id="follow", priority=True),
+        # The prompt keeps the focus, so the log has scroll keys of its own (check_action
+        # leaves Home/End to the prompt while it holds text; Ctrl+End always follows).
+        *(
+            Binding(key, f"scroll_chat('{where}')", description, id=binding_id, priority=True)
+            for key, where, description, binding_id in (
+                ("pageup", "page_up", "Scroll up", "scroll_up"),
+                ("pagedown", "page_down", "Scroll down", "scroll_down"),
+                ("home", "home", "Scroll to the first line", "scroll_home"),
+                ("end", "end", "Follow new answers", "scroll_end"),
+                ("ctrl+end", "follow", "Follow new answers", "follow"),
+            )
+        ),
     ]
 
     def __init__(
@@ -139,8 +155,42 @@ class GpuSizerApp(App[None]):
     async def on_mount(self) -> None:
         self._apply_keymap()
         self.sub_title = header_subtitle(self.engine, self.settings)
+        self.chat_log.unit = answer_unit(self.engine.mode)
         if self.conversation.messages:
             await self.chat_log.restore(self.conversation)
+        else:
+            await self.show_welcome()
+
+    def welcome_info(self) -> WelcomeInfo:
+        """The welcome screen's facts: the mode (endpoint shown without credentials) and the
+        most recent readable sessions of this app's store."""
+        if self.engine.mode == "llm":
+            mode = f"Mode: {self.sub_title} — the tools compute every figure, the model explains"
+        else:
+            mode = f"Mode: {self.sub_title} — no model, no network needed"
+        sessions = [
+            summary
+            for summary in list_sessions(self.store.folder)
+            if summary.problem is None and summary.id != self.conversation.id
+        ]
+        return WelcomeInfo(clean_text(mode), llm=self.engine.mode == "llm", sessions=sessions)
+
+    async def show_welcome(self) -> None:
+        """The welcome screen of an empty chat (also after a new chat or a mode change)."""
+        await self.chat_log.show_welcome(self.welcome_info())
+
+    @on(Welcome.ExampleChosen)
+    def _on_example(self, event: Welcome.ExampleChosen) -> None:
+        if event.send and not self.turn_running:
+            self.send(event.text)
+        else:
+            self.prompt.restore(event.text)
+        self.prompt.focus()
+
+    @on(Welcome.SessionChosen)
+    async def _on_recent_session(self, event: Welcome.SessionChosen) -> None:
+        await self._open_session(event.path)
+        self.prompt.focus()
 
     def _apply_keymap(self) -> None:
         # Every remappable action must have a binding with its id, or a remap would be
@@ -280,6 +330,11 @@ class GpuSizerApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_turn":
             return self.turn_running
+        if action == "scroll_chat" and parameters in {("home",), ("end",)}:
+            # Home/End move the cursor in a prompt that holds text, scroll the chat otherwise.
+            focused = self.focused
+            if isinstance(focused, PromptInput) and focused.text:
+                return False
         # App-level keys act on the chat only, not under a modal screen.
         if action in {b.action for b in self.BINDINGS if isinstance(b, Binding)}:
             return not isinstance(self.screen, commands_modal_types())
@@ -299,6 +354,7 @@ class GpuSizerApp(App[None]):
         self.status.reset_usage()
         self.status.saved = ""
         await self.chat_log.clear_log()
+        await self.show_welcome()
         self.prompt.focus()
 
     def action_save_session(self) -> None:
@@ -348,15 +404,8 @@ class GpuSizerApp(App[None]):
             return
         self.say(f"Proposal written to {written}.")
 
-    def action_scroll_log(self, direction: int) -> None:
-        """Page the chat log; scrolling up stops following new answers until the end."""
-        if direction < 0:
-            self.chat_log.scroll_page_up()
-        else:
-            self.chat_log.scroll_page_down()
-
-    def action_follow_log(self) -> None:
-        self.chat_log.follow()
+    def action_scroll_chat(self, where: str) -> None:
+        self.chat_log.scroll_chat("end" if where == "follow" else where)
 
     def action_copy_answer(self) -> None:
         answer = self.chat_log.last_answer()
@@ -382,6 +431,8 @@ class GpuSizerApp(App[None]):
             ("Enter", "send"),
             ("Shift+Enter / Ctrl+J", "new line"),
             ("↑ / ↓", "previous / next sent message"),
+            ("Home / End", "the chat's first line / its end; with text in the prompt: the line's"),
+            ("Tab", "from an empty chat's prompt: the example questions and recent sessions"),
             ("Ctrl+P", "command palette"),
             ("Ctrl+Q", "quit"),
         ]
@@ -413,6 +464,9 @@ class GpuSizerApp(App[None]):
             self.conversation.model = settings.model if self.engine.mode == "llm" else None
         self.settings = settings
         self.sub_title = header_subtitle(self.engine, settings)
+        self.chat_log.unit = answer_unit(self.engine.mode)
+        if self.chat_log.welcome is not None:
+            self.call_later(self.show_welcome)  # the mode line changed
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -14,9 +14,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from assistant.app.labels import field_label, words
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
+from assistant.offline.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
-from tools.cost import CostComparison
+from tools.cost import CostComparison, ServingCostResult, ServingCostRow
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
@@ -113,7 +115,7 @@ def estimate_bar(est: MemoryEstimate, label: str | None = None) -> MemoryBarData
     if capacity is None:
         return None
     return MemoryBarData(
-        label=label or (f"{est.num_gpus}× {est.gpu}" if est.gpu else "per GPU"),
+        label=label or (f"{est.num_gpus}× {gpu_name(est.gpu)}" if est.gpu else "per GPU"),
         components=_breakdown_parts(est.breakdown),
         capacity_bytes=float(capacity),
         capacity_label=capacity_label,
@@ -121,30 +123,30 @@ def estimate_bar(est: MemoryEstimate, label: str | None = None) -> MemoryBarData
     )
 
 
-def memory_view(est: MemoryEstimate) -> CardView:
+def memory_view(est: MemoryEstimate, unit: TableUnit = CARD_UNIT) -> CardView:
     """A memory estimate: what was sized, the per-GPU need and fit, the breakdown, one bar."""
     rows: list[tuple[str, str]] = [
-        ("model", f"{est.model_id} · {est.weights_format} · KV {est.kv_dtype} · {est.engine}"),
+        ("model", f"{est.model_name} · {est.weights_format} · KV {est.kv_dtype} · {est.engine}"),
         (
             "sized",
             f"{est.context:,} tokens × {est.batch:,} · {est.num_gpus} GPU(s), TP {est.tp} × "
             f"PP {est.pp}",
         ),
-        ("per_gpu", size_text(est.per_gpu_bytes)),
+        (field_label("per_gpu"), size_text(est.per_gpu_bytes, unit)),
     ]
     if est.num_gpus > 1:
-        rows.append(("total", size_text(est.total_bytes)))
+        rows.append((field_label("total"), size_text(est.total_bytes, unit)))
     rows += [
-        (f"breakdown.{name}", size_text(value))
+        (field_label(f"breakdown.{name}"), size_text(value, unit))
         for name, value in _breakdown_parts(est.breakdown)
         if value
     ]
     if est.usable_bytes_per_gpu is not None:
-        rows.append(("usable_per_gpu", size_text(est.usable_bytes_per_gpu)))
+        rows.append((field_label("usable_per_gpu"), size_text(est.usable_bytes_per_gpu, unit)))
     if est.budget_bytes_per_gpu is not None:
-        rows.append(("budget_per_gpu", size_text(est.budget_bytes_per_gpu)))
+        rows.append((field_label("budget_per_gpu"), size_text(est.budget_bytes_per_gpu, unit)))
     if est.headroom_bytes is not None:
-        rows.append(("headroom", size_text(est.headroom_bytes)))
+        rows.append((field_label("headroom"), size_text(est.headroom_bytes, unit)))
     if est.fits is not None:
         rows.append(("fits", format_value(est.fits)))
     bar = estimate_bar(est)
@@ -158,7 +160,7 @@ def memory_view(est: MemoryEstimate) -> CardView:
 def option_bar(option: Option) -> MemoryBarData:
     """One recommender option as a bar: what it needs per GPU, as one segment, vs its budget."""
     return MemoryBarData(
-        label=f"{option.count}× {option.gpu}",
+        label=f"{option.count}× {gpu_name(option.gpu)}",
         components=(("needed", float(option.per_gpu_bytes)),),
         capacity_bytes=float(option.budget_bytes_per_gpu),
         capacity_label="budget",
@@ -167,19 +169,19 @@ def option_bar(option: Option) -> MemoryBarData:
 
 
 OPTION_COLUMNS = (
-    "gpu",
-    "count",
+    "GPU",
+    "GPUs",
     "TP×PP×DP",
     "fits",
     "meets targets",
-    "per GPU (GB)",
+    "per GPU ({unit})",
     "KV tokens",
     "tok/s per user",
     "speed basis",
 )
 
 
-def options_table(options: Sequence[Option]) -> ResultTable:
+def options_table(options: Sequence[Option], unit: TableUnit = CARD_UNIT) -> ResultTable:
     """The recommender's options as rows (the unit named in the header)."""
     rows = tuple(
         (
@@ -188,7 +190,7 @@ def options_table(options: Sequence[Option]) -> ResultTable:
             f"{o.tp}×{o.pp}×{o.dp}",
             format_value(o.fits),
             format_value(o.meets_targets),
-            size_text(o.per_gpu_bytes).removesuffix(f" {CARD_UNIT}"),
+            size_text(o.per_gpu_bytes, unit).removesuffix(f" {unit}"),
             f"{o.kv_cache_capacity_tokens:,}",
             "n/a"
             if o.decode_tokens_per_s_per_seq is None
@@ -197,19 +199,19 @@ def options_table(options: Sequence[Option]) -> ResultTable:
         )
         for o in options[:MAX_ROWS]
     )
-    return ResultTable(OPTION_COLUMNS, rows)
+    return ResultTable(tuple(c.format(unit=unit) for c in OPTION_COLUMNS), rows)
 
 
-def recommendation_view(rec: Recommendation) -> CardView:
+def recommendation_view(rec: Recommendation, unit: TableUnit = CARD_UNIT) -> CardView:
     """The recommender's best option per GPU type, with a bar each."""
     return CardView(
-        table=options_table(rec.options),
+        table=options_table(rec.options, unit),
         warnings=tuple(str(w) for w in rec.warnings),
         bars=tuple(option_bar(o) for o in rec.options[:MAX_ROWS]),
     )
 
 
-COST_COLUMNS = ("provider", "gpu", "count", "tier", "USD/h", "USD/M out tok", "as_of")
+COST_COLUMNS = ("provider", "GPU", "GPUs", "tier", "USD/h", "USD/M out tok", "as of")
 
 
 def _usd(value: float | None, digits: int = 2) -> str:
@@ -221,13 +223,21 @@ def cost_view(cost: CostComparison) -> CardView:
     rows: list[tuple[str, ...]] = []
     if cost.serving is not None:
         rows += [
-            (r.provider, r.gpu, str(r.count), r.tier, _usd(r.usd_per_hour),
+            (r.provider, r.gpu_label, str(r.count), words(r.tier), _usd(r.usd_per_hour),
              _usd(r.usd_per_million_tokens, 3), r.as_of)
             for r in cost.serving.rows[:MAX_ROWS]
         ]  # fmt: skip
     if cost.training is not None:
         rows += [
-            (r.provider, r.gpu, str(r.count), r.tier, _usd(r.usd_cost, 0) + " total", "", r.as_of)
+            (
+                r.provider,
+                r.gpu,
+                str(r.count),
+                words(r.tier),
+                _usd(r.usd_cost, 0) + " total",
+                "",
+                r.as_of,
+            )
             for r in cost.training.rows[:MAX_ROWS]
         ]
     return CardView(
@@ -235,7 +245,7 @@ def cost_view(cost: CostComparison) -> CardView:
     )
 
 
-def report_view(report: SizingReport) -> CardView:
+def report_view(report: SizingReport, unit: TableUnit = CARD_UNIT) -> CardView:
     """A sizing report: the headline (the rule that chose it, its weight format and quoted
     price at the report's load) and each configuration named with its fit, as lines; the
     recommender's options as the table; a bar per configuration named and per option."""
@@ -247,7 +257,7 @@ def report_view(report: SizingReport) -> CardView:
     headline = report.headline
     if headline is not None:
         o = headline.option
-        line = f"headline: {o.count}× {o.gpu} (TP {o.tp} × PP {o.pp} × {o.dp}), "
+        line = f"headline: {o.count}× {gpu_name(o.gpu)} (TP {o.tp} × PP {o.pp} × {o.dp}), "
         line += f"{headline.weights_format} weights ({headline.rule})"
         price = headline.price
         if price is not None and price.usd_per_million_tokens is not None:
@@ -263,13 +273,13 @@ def report_view(report: SizingReport) -> CardView:
         elif est.fits is not None:
             verdict = "fits" if est.fits else "does not fit"
             lines.append(
-                f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes)} of "
-                f"{size_text(est.budget_bytes_per_gpu)} per GPU)"
+                f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes, unit)} of "
+                f"{size_text(est.budget_bytes_per_gpu, unit)} per GPU)"
             )
     bars = [bar for m in report.memory if m.estimate and (bar := estimate_bar(m.estimate))]
     table = ResultTable((), ())
     if report.recommendation is not None:
-        table = options_table(report.recommendation.options)
+        table = options_table(report.recommendation.options, unit)
         bars += [option_bar(o) for o in report.recommendation.options[:MAX_ROWS]]
     return CardView(
         table=table,
@@ -279,28 +289,28 @@ def report_view(report: SizingReport) -> CardView:
     )
 
 
-def _facts_view(value: BaseModel) -> CardView:
+def _facts_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
     rows = []
     for name, item in value:
         if name.endswith("_bytes") and isinstance(item, int | float):
-            rows.append((name.removesuffix("_bytes"), size_text(item)))
+            rows.append((field_label(name), size_text(item, unit)))
         elif name.endswith("_bytes_per_s") and isinstance(item, int | float):
-            rows.append((name.removesuffix("_bytes_per_s"), size_text(item) + "/s"))
+            rows.append((field_label(name.removesuffix("_per_s")), size_text(item, unit) + "/s"))
         elif isinstance(item, str | int | float | bool) or item is None:
-            rows.append((name, format_value(item)))
+            rows.append((field_label(name), format_value(item)))
     return CardView(table=_fields(rows))
 
 
-def _list_view(rows: Sequence[BaseModel]) -> CardView:
+def _list_view(rows: Sequence[BaseModel], unit: TableUnit = CARD_UNIT) -> CardView:
     if not rows:
         return CardView()
     columns = tuple(type(rows[0]).model_fields)
     return CardView(
         table=ResultTable(
-            tuple(c.removesuffix("_bytes") for c in columns),
+            tuple(field_label(c) for c in columns),
             tuple(
                 tuple(
-                    size_text(v) if c.endswith("_bytes") else format_value(v)
+                    size_text(v, unit) if c.endswith("_bytes") else format_value(v)
                     for c, v in ((c, getattr(r, c)) for c in columns)
                 )
                 for r in rows
@@ -309,19 +319,19 @@ def _list_view(rows: Sequence[BaseModel]) -> CardView:
     )
 
 
-_VIEWS: tuple[tuple[type[BaseModel], Callable[[Any], CardView]], ...] = (
+_VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...] = (
     (MemoryEstimate, memory_view),
     (Recommendation, recommendation_view),
-    (CostComparison, cost_view),
+    (CostComparison, lambda v, unit: cost_view(v)),
     (SizingReport, report_view),
     (ModelFacts, _facts_view),
     (GpuFacts, _facts_view),
-    (ModelList, lambda v: _list_view(v.models)),
-    (GpuList, lambda v: _list_view(v.gpus)),
+    (ModelList, lambda v, unit: _list_view(v.models, unit)),
+    (GpuList, lambda v, unit: _list_view(v.gpus, unit)),
 )
 
 
-def card_view(value: BaseModel) -> CardView:
+def card_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
     """The card of one typed result (see the module docstring)."""
     if isinstance(value, ToolError):
         return CardView(error=value.text)
@@ -329,16 +339,121 @@ def card_view(value: BaseModel) -> CardView:
         return CardView(notice=value.notice)
     for kind, view in _VIEWS:
         if isinstance(value, kind):
-            return view(value)
-    return _facts_view(value)
+            return view(value, unit)
+    return _facts_view(value, unit)
 
 
-def summarize_arguments(arguments: Mapping[str, Any], limit: int = 60) -> str:
-    """A one-line `key=value` summary of a tool call's inputs for the card title."""
-    parts: Sequence[str] = [
-        f"{k}={format_value(v)}"
-        for k, v in arguments.items()
-        if v is not None and isinstance(v, str | int | float | bool)
+def answer_unit(mode: str) -> TableUnit:
+    """The byte unit an answer of this engine mode quotes, so its cards and bars match it: the
+    offline renderer writes GiB (as nvidia-smi); a model reads the results in GB
+    (prompts/system.md: "say GB") and so quotes GB."""
+    return "GB" if mode == "llm" else "GiB"
+
+
+@dataclass(frozen=True)
+class ChartBar:
+    """One bar: what it stands for, the tool's figure (drawn to scale) and its text."""
+
+    label: str
+    value: float
+    shown: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """Bars on one scale, under a title that names the unit."""
+
+    title: str
+    bars: tuple[ChartBar, ...]
+
+
+MAX_CHART_BARS = 6
+"""Bars per chart: the options a person compares at a glance (the card's table has them all)."""
+
+
+def cost_charts(costs: ServingCostResult | None) -> list[BarChart]:
+    """A serving cost comparison as bar charts: USD per month and USD per million output
+    tokens, one bar per configuration (its cheapest on-demand offer) — or, when only one
+    configuration was priced, one bar per provider offering it (its cheapest offer).
+
+    Rows are taken in the cost tool's order (by tier, fresh before stale, then cheapest), so
+    the first on-demand USD row of a configuration is its cheapest: selection, no arithmetic."""
+    if costs is None:
+        return []
+    rows = [r for r in costs.rows if r.tier == "on_demand" and r.usd_per_month is not None]
+    by_configuration = len({(r.gpu, r.count) for r in rows}) > 1
+
+    def key(row: ServingCostRow) -> str:
+        return f"{row.count}× {gpu_name(row.gpu)}" if by_configuration else row.provider
+
+    chosen: dict[str, ServingCostRow] = {}
+    for row in rows:
+        chosen.setdefault(key(row), row)
+    picked = list(chosen.items())[:MAX_CHART_BARS]
+    if not picked:
+        return []
+    scope = (
+        "cheapest on-demand offer of each"
+        if by_configuration
+        else f"{rows[0].count}× {gpu_name(rows[0].gpu)}, on demand, cheapest offer per provider"
+    )
+    charts = [
+        BarChart(
+            f"USD per month · {scope}",
+            tuple(
+                ChartBar(
+                    name,
+                    float(row.usd_per_month or 0.0),
+                    f"{row.usd_per_month or 0.0:,.0f}",
+                    row.provider if by_configuration else row.gpu_label,
+                )
+                for name, row in picked
+            ),
+        )
     ]
-    text = ", ".join(parts)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    per_token = [(n, r) for n, r in picked if r.usd_per_million_tokens is not None]
+    if per_token:
+        charts.append(
+            BarChart(
+                "USD per million output tokens",
+                tuple(
+                    ChartBar(
+                        name,
+                        float(row.usd_per_million_tokens or 0.0),
+                        f"{row.usd_per_million_tokens or 0.0:,.3f}",
+                    )
+                    for name, row in per_token
+                ),
+            )
+        )
+    return charts
+
+
+def latency_charts(option: Option | None) -> list[BarChart]:
+    """The performance model's latency-vs-users curve of one option, as two bar charts (one
+    bar per concurrency it computed, one replica): time to first token, and the decode speed
+    each user sees. Empty when the option carries no curve."""
+    if option is None or not option.latency_curve:
+        return []
+    where = f"{option.count}× {gpu_name(option.gpu)}, per replica"
+
+    def users(n: int) -> str:
+        return f"{n:,} user{'s' if n != 1 else ''}"
+
+    curve = option.latency_curve
+    return [
+        BarChart(
+            f"Time to first token (s) by concurrent users · {where}",
+            tuple(ChartBar(users(p.concurrency), p.ttft_s, f"{p.ttft_s:,.2f}") for p in curve),
+        ),
+        BarChart(
+            f"Tokens/s each user sees · {where}",
+            tuple(
+                ChartBar(
+                    users(p.concurrency), p.tokens_per_s_per_user, f"{p.tokens_per_s_per_user:,.1f}"
+                )
+                for p in curve
+            ),
+        ),
+    ]

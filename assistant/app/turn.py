@@ -1,8 +1,9 @@
 """Presents one engine turn in the chat log: events in, widgets updated. No figures computed.
 
-Text before and after tool calls goes into separate answer segments so the log reads in the
-order things happened (text, card, card, text). Each segment streams and gets one final full
-update when the turn ends — also when it is cancelled (the partial answer stays, marked).
+The turn's widgets go into its `TurnView`: answer segments in the answer area, tool cards
+under "How this was computed". Text before and after tool calls still goes into separate
+segments (each streams and gets one final full update when the turn ends — also when it is
+cancelled: the partial answer stays, marked), so `Done.text` replaces only a single segment.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class TurnPresenter:
             card = self.log.card(event.call_id)
             if card is None:
                 card = await self.log.add_tool_card(event.call_id, event.name, {})
-            await card.set_result(event.value, is_error=event.is_error)
+            await self.log.set_result(card, event.value, is_error=event.is_error)
             self.status.state = "thinking…"
         elif isinstance(event, UsageReport):
             self.status.add_usage(event.prompt_tokens, event.completion_tokens, event.estimated)

@@ -1,4 +1,11 @@
-"""The scrolling chat log: user messages, streamed answers, tool cards and notices, in order.
+"""The scrolling chat log: one `TurnView` per question (question, figures, answer, "How this
+was computed"), or the welcome screen while the chat is empty.
+
+Scrolling follows the newest turn the way a reader wants: while an answer arrives the view
+follows it, but never further than the turn's first line — a long answer stops with its
+question and verdict at the top rather than at its last assumption. A manual scroll (wheel,
+scrollbar, PageUp/PageDown) stops the following; scrolling back to the end, `follow()` (End)
+or sending a new question starts it again.
 
 `restore` rebuilds the log from a saved conversation — tool cards included, from the assistant
 messages' `tool_calls` and the matching `tool` messages — so a reopened session shows the same
@@ -11,10 +18,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+from textual import events
 from textual.containers import VerticalScroll
+from textual.geometry import Size
+from textual.widget import Widget
 
+from assistant.app.results import TableUnit, answer_unit
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
+from assistant.app.widgets.turn_view import TurnView
+from assistant.app.widgets.welcome import Welcome, WelcomeInfo
 from assistant.conversation import Conversation
 from assistant.message_shapes import clean_message
 from assistant.results import cleaned, is_error, load_result, parse_arguments_text
@@ -42,45 +56,158 @@ def last_turns(messages: list[dict[str, Any]], turns: int) -> tuple[list[dict[st
     return messages[starts[-turns] :], len(starts) - turns
 
 
+QUESTION_SHARE = 4
+"""A pinned turn shows at most a quarter of the window of its question (a long paste), so the
+answer's first lines are in view."""
+
+
 class ChatLog(VerticalScroll, can_focus=False):
-    """The conversation as widgets. Stays scrolled to the end while new content arrives."""
+    """The conversation as widgets (see the module docstring for how it scrolls)."""
 
     DEFAULT_CSS = """
     ChatLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
     """
 
-    def on_mount(self) -> None:
-        # Anchored: new content keeps the view at the bottom until the user scrolls up.
-        self.anchor()
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.following = True
+        """Whether new content moves the view (False once the user scrolled away)."""
+        self._pin: Widget | None = None
+        self._moving = False  # the log is scrolling itself (not the user)
+        self.unit: TableUnit = "GiB"
+        """The byte unit of new turns' cards: the unit their answers quote."""
+
+    # ---- following ----------------------------------------------------------------------
+    def follow(self, pin: Widget | None = None) -> None:
+        """Follow new content again: to the end, or no further than `pin`'s first line."""
+        self.following = True
+        self._pin = pin
+        self._keep_in_view()
+
+    def follow_target(self) -> int:
+        """Where following puts the view: the end, unless that would scroll the pinned turn's
+        first line out (then that line, less any part of a long question)."""
+        target = self.max_scroll_y
+        pin = self._pin
+        if pin is None or not pin.is_mounted or pin.parent is not self:
+            return target
+        top = pin.virtual_region.y
+        question = pin.query_children(UserMessage)
+        if question:
+            shown = max(1, self.scrollable_content_region.height // QUESTION_SHARE)
+            top = max(top, question.first().outer_size.height + top - shown)
+        return min(target, max(0, top))
+
+    def _keep_in_view(self) -> None:
+        if not self.following:
+            return
+        target = self.follow_target()
+        if round(self.scroll_y) != target:
+            self._moving = True
+            try:
+                self.scroll_to(y=target, animate=False, immediate=True)
+            finally:
+                self._moving = False
+
+    def watch_virtual_size(self, size: Size) -> None:
+        # Content grew or shrank (a token, a card, a resize): follow after the new layout.
+        if self.following:
+            self.call_after_refresh(self._keep_in_view)
+
+    def release_anchor(self) -> None:
+        # Textual calls this for every scroll a person makes (keys, wheel up, scrollbar,
+        # PageUp/PageDown) — and for the log's own, which `_moving` marks.
+        super().release_anchor()
+        if not self._moving:
+            self._user_moved()
+
+    def _on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        # The wheel's downward scroll is the one user scroll Textual does not report above.
+        self._user_moved()
+        super()._on_mouse_scroll_down(event)
+
+    def _user_moved(self) -> None:
+        self.following = False
+        self._pin = None
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        # Back at the end after scrolling away: follow new content again.
+        if not self.following and not self._moving and round(new) >= self.max_scroll_y > 0:
+            self.following = True
+
+    def scroll_chat(self, where: str) -> None:
+        """PageUp/PageDown/Home/End for the log while the prompt keeps the focus."""
+        if where == "end":
+            self.follow()
+            return
+        if where == "home":
+            self.scroll_home(animate=False)
+        elif where == "page_up":
+            self.scroll_page_up(animate=False)
+        elif where == "page_down":
+            self.scroll_page_down(animate=False)
+
+    # ---- content ------------------------------------------------------------------------
+    @property
+    def current_turn(self) -> TurnView | None:
+        turns = self.query_children(TurnView)
+        return turns.last() if turns else None
+
+    async def _turn(self) -> TurnView:
+        # Content without a question (a slash command's listing) gets a turn of its own.
+        turn = self.current_turn
+        if turn is None:
+            turn = await self.start_turn(None)
+        return turn
+
+    async def show_welcome(self, info: WelcomeInfo) -> None:
+        """Show (or refresh) the welcome screen of an empty chat."""
+        await self.remove_welcome()
+        await self.mount(Welcome(info))
+        self.follow()
+
+    async def remove_welcome(self) -> None:
+        for welcome in self.query_children(Welcome):
+            await welcome.remove()
+
+    @property
+    def welcome(self) -> Welcome | None:
+        found = self.query_children(Welcome)
+        return found.first() if found else None
+
+    async def start_turn(self, question: str | None) -> TurnView:
+        """A new turn for `question` (None: output that answers no question, e.g. /gpus).
+        Sending is the user's own act: the log follows it again, pinned to its first line."""
+        await self.remove_welcome()
+        turn = TurnView(question, self.unit)
+        await self.mount(turn)
+        self.follow(pin=turn)
+        return turn
 
     async def add_user(self, text: str) -> UserMessage:
-        """Append the user's message. Sending is the user's own act: the log follows again
-        (back to the end, anchored) even if they had scrolled away."""
-        widget = UserMessage(text)
-        await self.mount(widget)
-        self.follow()
-        return widget
-
-    def follow(self) -> None:
-        """Scroll to the end and keep following new content until the user scrolls away."""
-        self.anchor()
+        """Start a turn with the user's message; returns that message."""
+        turn = await self.start_turn(text)
+        return turn.query_one(UserMessage)
 
     async def new_answer(self, text: str = "", verdict: bool = False) -> AssistantMessage:
-        """Append an (initially empty) answer segment to stream into; `verdict`: the tools'
-        verdict an LLM answer leads with."""
-        widget = AssistantMessage(text)
-        if verdict:
-            widget.add_class("verdict")
-        await self.mount(widget)
-        return widget
+        """Append an (initially empty) answer segment to the current turn; `verdict`: the
+        tools' verdict an LLM answer leads with."""
+        return await (await self._turn()).new_answer(text, verdict=verdict)
 
     async def add_tool_card(
-        self, call_id: str, name: str, arguments: dict[str, Any], collapsed: bool = False
+        self, call_id: str, name: str, arguments: dict[str, Any], collapsed: bool = True
     ) -> ToolCard:
-        """Append a card for a tool call that has started."""
-        card = ToolCard(call_id, name, arguments, collapsed=collapsed)
-        await self.mount(card)
-        return card
+        """Append a card for a tool call that has started (to "How this was computed")."""
+        return await (await self._turn()).add_tool_card(call_id, name, arguments, collapsed)
+
+    async def set_result(self, card: ToolCard, value: BaseModel, is_error: bool) -> None:
+        """Complete a card (and draw what its result leads its turn with)."""
+        view = next((w for w in card.ancestors_with_self if isinstance(w, TurnView)), None)
+        if view is None:
+            await card.set_result(value, is_error=is_error)
+        else:
+            await view.set_result(card, value, is_error=is_error)
 
     def card(self, call_id: str) -> ToolCard | None:
         """The card for `call_id`, if there is one."""
@@ -90,10 +217,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         return None
 
     async def add_notice(self, message: str, level: str = "info") -> NoticeLine:
-        """Append an info / warning / error line."""
-        widget = NoticeLine(message, level)
-        await self.mount(widget)
-        return widget
+        """Append an info / warning / error line to the current turn."""
+        return await (await self._turn()).add_notice(message, level)
 
     def last_answer(self) -> AssistantMessage | None:
         """The most recent answer segment (for "copy answer")."""
@@ -103,13 +228,16 @@ class ChatLog(VerticalScroll, can_focus=False):
     async def clear_log(self) -> None:
         """Remove everything (new chat, or before restoring a session)."""
         await self.remove_children()
+        self._pin = None
+        self.following = True
 
     async def restore(self, conversation: Conversation) -> None:
         """Rebuild the log from a saved conversation, tool cards (collapsed) included; only the
         last `RESTORED_TURNS` turns of a long one. The verdict and the checks' flags stored on
         each answer come back with it; a tool call answered by reference to an identical
-        earlier one gets no second card."""
+        earlier one gets no second card. The view shows the last turn from its question on."""
         await self.clear_log()
+        self.unit = answer_unit(conversation.mode)
         messages, hidden = last_turns(conversation.messages, RESTORED_TURNS)
         if hidden:
             await self.add_notice(
@@ -118,7 +246,7 @@ class ChatLog(VerticalScroll, can_focus=False):
             )
         with self.app.batch_update():
             await self._restore_messages(messages)
-        self.follow()
+        self.follow(pin=self.current_turn)
 
     async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
         repeated = {m.get("tool_call_id") for m in messages if m.get("duplicate_of")}
@@ -126,7 +254,7 @@ class ChatLog(VerticalScroll, can_focus=False):
             message = clean_message(raw)  # a conversation built in code skipped add()
             role = message.get("role")
             if role == "user":
-                await self.add_user(_shown(str(message.get("content") or "")))
+                await self.start_turn(_shown(str(message.get("content") or "")))
             elif role == "assistant":
                 if message.get("verdict"):
                     verdict = await self.new_answer(verdict=True)
@@ -157,4 +285,4 @@ class ChatLog(VerticalScroll, can_focus=False):
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:
                     value = cleaned(load_result(message, card.tool_name))
-                    await card.set_result(value, is_error=is_error(value))
+                    await self.set_result(card, value, is_error=is_error(value))

@@ -1,5 +1,6 @@
 """A stacked memory bar: weights / KV cache / activations / gradients / optimizer / overhead
-per GPU, drawn against the usable capacity, with the tool's headroom or overflow in GiB.
+per GPU, drawn against the usable capacity, with the tool's headroom or overflow — in the
+unit of the answer it stands beside (GiB for the offline engine's, GB for a model's).
 
 The bar's scale is max(usable, used) so an overflow is visible as cells past the capacity mark.
 Drawing needs proportions only; every number printed comes from the tool result.
@@ -8,10 +9,12 @@ Drawing needs proportions only; every number printed comes from the tool result.
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
+from textual.geometry import Size
 from textual.widget import Widget
 
-from assistant.app.results import MemoryBarData
-from tools.units import GiB, format_bytes
+from assistant.app.results import MemoryBarData, TableUnit
+from tools.units import format_bytes, to_unit
 
 SEGMENT_STYLES: dict[str, tuple[str, str]] = {
     # component: (bar colour, legend label)
@@ -26,16 +29,21 @@ SEGMENT_STYLES: dict[str, tuple[str, str]] = {
 OTHER_STYLE = "#bab0ac"
 FREE_STYLE = "grey35"
 LABEL_WIDTH = 14
+NARROW = 40
+"""Below this width the label takes its own line, so the bar keeps most of the width."""
 
 
-def render_bar(data: MemoryBarData, width: int) -> Text:
-    """Two lines: the label and stacked bar, then the legend with sizes and the verdict."""
-    bar_width = max(10, width - LABEL_WIDTH - 1)
+def render_bar(data: MemoryBarData, width: int, unit: TableUnit = "GiB") -> Text:
+    """The label and stacked bar, then the legend with sizes and the verdict (wrapped)."""
+    # A label longer than its column (or a narrow window) takes its own line above the bar.
+    narrow = width < NARROW or len(data.label) > LABEL_WIDTH
+    label_width = 0 if narrow else LABEL_WIDTH
+    bar_width = max(10, width - label_width - 1)
     used = sum(size for _, size in data.components)
     scale = max(used, data.capacity_bytes) or 1.0
     capacity_cell = round(data.capacity_bytes / scale * bar_width)
 
-    text = Text(f"{data.label[:LABEL_WIDTH]:<{LABEL_WIDTH}} ")
+    text = Text(f"{data.label}\n" if narrow else f"{data.label[:LABEL_WIDTH]:<{LABEL_WIDTH}} ")
     cells = 0
     for index, (name, _) in enumerate(data.components):
         colour = SEGMENT_STYLES.get(name, (OTHER_STYLE, name))[0]
@@ -48,22 +56,22 @@ def render_bar(data: MemoryBarData, width: int) -> Text:
         text.append("░" * (capacity_cell - cells), style=FREE_STYLE)
         cells = capacity_cell
     text.append(" " * max(0, bar_width - cells))
-    text.append("\n" + " " * (LABEL_WIDTH + 1))
+    text.append("\n" + " " * (label_width + 1 if label_width else 0))
 
     legend = [
-        (f"{SEGMENT_STYLES.get(n, (OTHER_STYLE, n))[1]} {s / GiB:.1f}", n)
+        (f"{SEGMENT_STYLES.get(n, (OTHER_STYLE, n))[1]} {to_unit(s, unit):.1f}", n)
         for n, s in data.components
         if s > 0
     ]
     for index, (label, name) in enumerate(legend):
         text.append("■ ", style=SEGMENT_STYLES.get(name, (OTHER_STYLE, name))[0])
-        text.append(label + ("  " if index < len(legend) - 1 else " GiB"))
-    text.append(f" / {format_bytes(data.capacity_bytes, 'GiB', 1)} {data.capacity_label}")
+        text.append(label + ("  " if index < len(legend) - 1 else f" {unit}"))
+    text.append(f" / {format_bytes(data.capacity_bytes, unit, 1)} {data.capacity_label}")
     if data.headroom_bytes is not None:
         if data.headroom_bytes >= 0:
-            text.append(f", {format_bytes(data.headroom_bytes, 'GiB', 1)} free", "green")
+            text.append(f", {format_bytes(data.headroom_bytes, unit, 1)} free", "green")
         else:
-            text.append(f", over by {format_bytes(-data.headroom_bytes, 'GiB', 1)}", "bold red")
+            text.append(f", over by {format_bytes(-data.headroom_bytes, unit, 1)}", "bold red")
     return text
 
 
@@ -74,9 +82,23 @@ class MemoryBar(Widget):
     MemoryBar { height: auto; min-height: 2; }
     """
 
-    def __init__(self, data: MemoryBarData) -> None:
+    def __init__(self, data: MemoryBarData, unit: TableUnit = "GiB") -> None:
         super().__init__()
         self.data = data
+        self.unit = unit
+
+    def _renderable(self, width: int) -> Text:
+        return render_bar(self.data, width, self.unit)
 
     def render(self) -> Text:
-        return render_bar(self.data, self.size.width or 80)
+        return self._renderable(self.size.width or 80)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        # Measured at the width being laid out (not the last one drawn), so the first layout
+        # is already right and no later pass changes the log's height.
+        options = self.app.console.options.update_width(max(1, width))
+        return len(self.app.console.render_lines(self._renderable(width), options, pad=False))
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Drawn for its width: a new width can change the height (a label on its own line).
+        self.refresh(layout=True)

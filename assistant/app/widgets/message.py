@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -24,6 +26,27 @@ from textual.widgets.markdown import MarkdownStream
 
 from assistant.app.widgets.literal import LiteralCollapsible
 from assistant.offline.render import DETAILS_TOPIC, split_details
+
+
+def _hard_breaks(state: StateCore) -> None:
+    # Textual draws a soft break as a space; the answer's line breaks are meant as lines.
+    for token in state.tokens:
+        for child in token.children or ():
+            if child.type == "softbreak":
+                child.type = "hardbreak"
+
+
+def answer_parser() -> MarkdownIt:
+    """Textual's own "gfm-like" parser, with a line break kept as a line break: an answer's
+    verdict lines (and a model's short lines) read one per line, not run into a paragraph."""
+    parser = MarkdownIt("gfm-like")
+    parser.core.ruler.push("hard_breaks", _hard_breaks)
+    return parser
+
+
+def answer_markdown(text: str, classes: str) -> Markdown:
+    """A Markdown widget for answer text (see `answer_parser`)."""
+    return Markdown(text, classes=classes, parser_factory=answer_parser)
 
 
 class UserMessage(Static, can_focus=True):
@@ -62,6 +85,8 @@ class AssistantMessage(Vertical, can_focus=True):
     }
     AssistantMessage:focus { background: $success 10%; }
     AssistantMessage > Markdown { margin: 0; padding: 0; }
+    /* Answer tables compact: no rule between rows, so a breakdown fits an 80x24 window. */
+    AssistantMessage MarkdownTableContent { grid-gutter: 0 1; keyline: none; }
     AssistantMessage > Collapsible { margin: 0; padding-bottom: 0; }
     AssistantMessage > Collapsible Markdown { margin: 0; padding: 0; }
     AssistantMessage > .flags { color: $warning; }
@@ -79,7 +104,7 @@ class AssistantMessage(Vertical, can_focus=True):
         self.finished = False
 
     def compose(self) -> ComposeResult:
-        yield Markdown(split_details(self.text).visible, classes="answer")
+        yield answer_markdown(split_details(self.text).visible, "answer")
 
     @property
     def markdown(self) -> Markdown:
@@ -128,7 +153,7 @@ class AssistantMessage(Vertical, can_focus=True):
         await self.markdown.update(folded.visible)
         self.finished = True
         if folded.title is not None:
-            body = Markdown(folded.details, classes="details")
+            body = answer_markdown(folded.details, "details")
             # The title comes from the answer's text: shown literally, never parsed as markup.
             await self.mount(LiteralCollapsible(body, title=folded.title, collapsed=True))
         if contradictions:

@@ -1,0 +1,116 @@
+"""The verdict card's lines, selected from a `SizingReport` — never read from answer text.
+
+One line per configuration sized (fits or not, with the figure that decides it: the memory
+needed per GPU against the engine budget), then the configuration that works: what holds the
+load when the named GPUs cannot (`report.scale_out.holds`), else the report's headline option
+(`tools.sizing.headline` chose it) with its quoted price, and the longest context that fits
+when that was the question. Pure: no Textual, no arithmetic; bytes shown in the answer's unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from assistant.app.call_summary import option_text
+from assistant.app.results import MemoryBarData, TableUnit, estimate_bar, option_bar
+from assistant.offline.render.results import config_label, gpu_name
+from tools.recommend import Option
+from tools.sizing import SizingReport
+from tools.units import format_bytes
+
+Verdict = Literal["fits", "does_not_fit", "works", "info"]
+
+
+@dataclass(frozen=True)
+class VerdictLine:
+    """One line of the card: its kind (icon and colour), the words, the deciding figure."""
+
+    kind: Verdict
+    head: str
+    detail: str = ""
+
+
+def _size(num_bytes: float | None, unit: TableUnit) -> str:
+    return "n/a" if num_bytes is None else format_bytes(num_bytes, unit, 1)
+
+
+def _option_detail(option: Option, unit: TableUnit) -> str:
+    return (
+        f"{_size(option.per_gpu_bytes, unit)} per GPU, budget "
+        f"{_size(option.budget_bytes_per_gpu, unit)}"
+    )
+
+
+def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[VerdictLine]:
+    """The card's lines (see the module docstring); empty when the report sized nothing."""
+    lines: list[VerdictLine] = []
+    for sized in [*report.memory, *report.zero3_resize]:
+        est = sized.estimate
+        if est is None or est.fits is None:
+            continue
+        capacity = est.budget_bytes_per_gpu or est.usable_bytes_per_gpu
+        budget = "budget" if est.budget_bytes_per_gpu is not None else "usable"
+        detail = f"needs {_size(est.per_gpu_bytes, unit)} per GPU, {budget} {_size(capacity, unit)}"
+        if est.fits:
+            lines.append(VerdictLine("fits", f"Fits on {config_label(sized)}", detail))
+        else:
+            lines.append(
+                VerdictLine("does_not_fit", f"Does not fit on {config_label(sized)}", detail)
+            )
+    named_fits = any(line.kind == "fits" for line in lines)
+    scale_out = report.scale_out
+    if scale_out is not None and scale_out.holds is not None:
+        holds = scale_out.holds
+        lines.append(
+            VerdictLine(
+                "works", f"Holds the load: {option_text(holds)}", _option_detail(holds, unit)
+            )
+        )
+    elif report.headline is not None and not named_fits:
+        headline = report.headline
+        detail = _option_detail(headline.option, unit)
+        price = headline.price
+        if price is not None and price.usd_per_million_tokens is not None:
+            detail += f" · {price.usd_per_million_tokens:,.3f} USD per million output tokens"
+        elif price is not None and price.usd_job is not None:
+            detail += f" · {price.usd_job:,.0f} USD for the job"
+        elif price is not None and price.usd_per_hour is not None:
+            detail += f" · {price.usd_per_hour:,.2f} USD per hour"
+        verb = "Needs" if report.memory and not named_fits else "Recommended"
+        lines.append(VerdictLine("works", f"{verb} {option_text(headline.option)}", detail))
+    for fit in report.longest_context:
+        where = f"{fit.count}× {gpu_name(fit.gpu)}"
+        if fit.context_tokens:
+            lines.append(
+                VerdictLine("fits", f"Longest context on {where}: {fit.context_tokens:,} tokens")
+            )
+        else:
+            lines.append(VerdictLine("does_not_fit", f"No context fits on {where}"))
+    return lines
+
+
+def working_option(report: SizingReport) -> Option | None:
+    """The configuration the card says works: what holds the load, else the headline."""
+    if report.scale_out is not None and report.scale_out.holds is not None:
+        return report.scale_out.holds
+    return None if report.headline is None else report.headline.option
+
+
+def verdict_bars(report: SizingReport) -> list[MemoryBarData]:
+    """The stacked memory bar of each configuration sized, then of the configuration that
+    works (its own estimate when the report sized its layout, else its need as one bar)."""
+    bars: list[MemoryBarData] = []
+    for sized in [*report.memory, *report.zero3_resize]:
+        if sized.estimate is not None:
+            bar = estimate_bar(sized.estimate, config_label(sized))
+            if bar is not None:
+                bars.append(bar)
+    layout = report.layout_breakdown
+    if layout is not None and layout.estimate is not None:
+        bar = estimate_bar(layout.estimate, f"{config_label(layout)} (recommended)")
+        if bar is not None:
+            bars.append(bar)
+    elif report.scale_out is not None and report.scale_out.holds is not None:
+        bars.append(option_bar(report.scale_out.holds))
+    return bars
