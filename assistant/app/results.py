@@ -437,6 +437,8 @@ def latency_charts(option: Option | None) -> list[BarChart]:
     if option is None or not option.latency_curve:
         return []
     where = f"{option.count}× {gpu_name(option.gpu)}, per replica"
+    ttft_basis = option.ttft_basis or "estimated"
+    speed_basis = option.throughput_basis or option.speed_basis or "estimated"
 
     def users(n: int) -> str:
         return f"{n:,} user{'s' if n != 1 else ''}"
@@ -444,11 +446,11 @@ def latency_charts(option: Option | None) -> list[BarChart]:
     curve = option.latency_curve
     return [
         BarChart(
-            f"Time to first token (s) by concurrent users · {where}",
+            f"Time to first token (s) by concurrent users · {where} · {ttft_basis}",
             tuple(ChartBar(users(p.concurrency), p.ttft_s, f"{p.ttft_s:,.2f}") for p in curve),
         ),
         BarChart(
-            f"Tokens/s each user sees · {where}",
+            f"Tokens/s each user sees · {where} · {speed_basis}",
             tuple(
                 ChartBar(
                     users(p.concurrency), p.tokens_per_s_per_user, f"{p.tokens_per_s_per_user:,.1f}"

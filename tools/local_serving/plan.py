@@ -243,6 +243,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         cache_type=cache,
         decode_tokens_per_s=None if speed is None else speed.tokens_per_s,
         decode_basis=None if speed is None else speed.basis,
+        decode_label=None if speed is None else speed.label,
         launch_command=command,
         ollama_modelfile=modelfile,
         ollama_env=env,
