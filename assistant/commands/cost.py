@@ -215,8 +215,10 @@ def _from_report(
         error = report.recommendation_error
         problem = "could not be sized" if error is None else error.problem
         raise named(ToolInputError("model" if error is None else error.field, problem), args)
-    warnings = [f"warning: {w}" for w in texts(rec.warnings)]
     workload = report.request.workload
+    # How a generic 4-bit spelling (int4, 4bit, q4) was read, as recommend and memory say it.
+    reading = [workload.weights_reading] if workload.weights_reading else []
+    warnings = [f"warning: {w}" for w in texts(rec.warnings)]
     max_gpus = (
         workload.constraints.max_gpus if given(args, Workload, "constraints.max_gpus") else None
     )
@@ -226,6 +228,7 @@ def _from_report(
         notes = [
             f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
             f"exactly {fixed_count} GPUs (--count) per GPU type",
+            *reading,
             *warnings,
         ]
         train = training_costs(
@@ -237,7 +240,11 @@ def _from_report(
             spot_interruption_overhead=options.spot_interruption_overhead,
         )
         return None, train, notes
-    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *texts(rec.notes)]
+    notes = [
+        f"configurations from gpu-sizer recommend ({rec.model_id})",
+        *reading,
+        *texts(rec.notes),
+    ]
     notes += warnings
     if report.costs_error is not None:
         refusal = ToolInputError(report.costs_error.field, report.costs_error.problem)
