@@ -57,6 +57,7 @@ from tools.performance.efficiency import (
     dequantises,
     gemm_keys,
     overhead_keys,
+    step_keys,
 )
 from tools.performance.engines import engine_family, kernel_family
 from tools.performance.hardware import compute_rate, stream_bandwidth, vector_flops
@@ -67,6 +68,8 @@ RIDGE = 0.02  # weight of the prior per unknown, against relative-error rows of 
 PRIORS = {
     "decode_bandwidth": 1 / 0.8,  # 1/η
     "layer_overhead": 20e-6,  # s per layer per step
+    # s per step whatever the depth: llama.cpp's ggml graph build and sampling on the host
+    "step_overhead": 300e-6,
     "allreduce_base": NCCL_RING_BASE_LATENCY_S,
     "allreduce_per_gpu": 2 * NCCL_HOP_LATENCY_S["nvlink"],
     # FLOPs per stored byte to dequantise: ~3 for int8 (convert, scale, FMA on one weight),
@@ -76,6 +79,7 @@ PRIORS = {
 SCALE = {  # unknowns are solved in units that keep the normal equations well conditioned
     "decode_bandwidth": 1.0,
     "layer_overhead": 1e-5,
+    "step_overhead": 1e-4,
     "allreduce_base": 1e-5,
     "allreduce_per_gpu": 1e-6,
     "dequant": 1.0,
@@ -137,6 +141,18 @@ def dequant_candidates(s: Setup) -> list[str]:
 def overhead_candidates(s: Setup) -> list[str]:
     f, mem, gen, _ = _class_parts(s)
     return overhead_keys(f, mem, gen)
+
+
+STEP_OVERHEAD_FAMILIES = ("llama.cpp",)
+"""Engine families with a fixed host cost per token fitted apart from the per-layer one:
+llama.cpp builds its ggml graph and samples on the CPU every token, and its rows span 7B to
+70B (32 to 80 layers) in several GPU classes, so the two separate. CUDA-graph engines replay a
+captured graph (no per-token host work to separate); the eager rows are one model size."""
+
+
+def step_candidates(s: Setup) -> list[str]:
+    family, memory, _, _ = _class_parts(s)
+    return step_keys(family, memory) if family in STEP_OVERHEAD_FAMILIES else []
 
 
 def gemm_candidates(s: Setup) -> list[str]:
@@ -223,6 +239,7 @@ class DecodeKeys:
     overhead: dict[str, str | None]
     link: dict[str, str | None]
     dequant: dict[str, str | None]
+    step: dict[str, str | None] = field(default_factory=dict)
 
 
 def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
@@ -233,6 +250,7 @@ def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
         overhead=assign({s.id: overhead_candidates(s) for s in rows}),
         link=assign({s.id: [gpu_link(s.gpu, s.model.tp).kind, "any"] for s in tp_rows}),
         dequant=assign({k: v for k, v in dq_rows.items() if v}),
+        step=assign({s.id: step_candidates(s) for s in rows if step_candidates(s)}),
     )
 
 
@@ -319,6 +337,9 @@ def linear_row(s: Setup, keys: DecodeKeys, pooled: Pool) -> LinearRow:
         const += layers * (first_value("layer_overhead", overhead_candidates(s), pooled) or 0.0)
     else:
         coef[("layer_overhead", ovh)] = float(layers)
+    step = keys.step.get(s.id)
+    if step is not None:
+        coef[("step_overhead", step)] = 1.0
     if m.tp > 1:
         link = gpu_link(m.gpu, m.tp)
         const += 2 * layers * 2 * (m.tp - 1) / m.tp * m.arch.hidden_size * 2 / link.bytes_per_s
@@ -363,6 +384,7 @@ def fit_decode(rows: Sequence[Setup], iterations: int = 4) -> DecodeFit:
             ("allreduce_base", lambda key: ["any"], set()),
             ("allreduce_per_gpu", lambda key: ["any"], set()),
             ("dequant", lambda key: [], set()),
+            ("step_overhead", lambda key: key.split("/")[:1] if "/" in key else [], set()),
         ):
             fitted = {k: (v, users[(t, k)]) for (t, k), v in values.items() if t == table}
             if table == "decode_bandwidth":  # pool η (not 1/η) on its log scale: same result
@@ -432,6 +454,7 @@ def heldout_decode(s: Setup, rest: DecodeFit) -> float:
     t = read / stream_bandwidth(m.gpu) * (inv or 1 / DECODE_BANDWIDTH_EFF)
     c = first_value("layer_overhead", overhead_candidates(s), rest.values, rest.pooled) or 0.0
     t += m.arch.num_layers * c
+    t += first_value("step_overhead", step_candidates(s), rest.values, rest.pooled) or 0.0
     dq = first_value("dequant", dequant_candidates(s), rest.values, rest.pooled)
     if dq:
         alu = vector_flops(m.gpu)
@@ -490,6 +513,7 @@ def efficiencies_for(
         vector_flops_per_s=vector_flops(s.gpu),
         pcie_allreduce_base_s=pcie_base if pcie_base is not None else NCCL_RING_BASE_LATENCY_S,
         pcie_allreduce_per_gpu_s=2 * NCCL_HOP_LATENCY_S["pcie"] if pcie_per is None else pcie_per,
+        step_overhead_s=first_value("step_overhead", step_candidates(s), *tables) or 0.0,
     )
 
 
@@ -771,6 +795,7 @@ def _toml_value(v: object) -> str:
 UNITS = {
     "decode_bandwidth": "achieved share of datasheet memory bandwidth in decode",
     "layer_overhead": "seconds per layer per engine step (launches, syncs)",
+    "step_overhead": "seconds per engine step whatever the depth (host graph build, sampling)",
     "allreduce_base": "seconds: latency of one all-reduce (base)",
     "allreduce_per_gpu": "seconds: all-reduce latency added per further GPU",
     "dequant": "vector-ALU FLOPs per stored weight byte a weight-only kernel dequantises",

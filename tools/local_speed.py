@@ -74,12 +74,13 @@ def _gpu_seconds(
     eff = resolve(gpu, weight_format, LLAMA_CPP)
     peak = stream_bandwidth(gpu)
     seconds = weight_bytes / (peak * eff.bandwidth_eff) + kv_bytes / (peak * eff.kv_bandwidth)
-    seconds += layers * eff.layer_overhead_s
+    seconds += layers * eff.layer_overhead_s + eff.step_overhead_s
     if dequantises(eff.kernel, gpu, eff.engine_family):
         seconds += eff.dequant_s(weight_bytes)
     how = (
         f"llama.cpp on {gpu.name}: {eff.bandwidth_eff:.0%} of {peak / 1e9:g} GB/s, "
         f"{eff.layer_overhead_s * 1e6:.0f} µs per layer"
+        + (f" + {eff.step_overhead_s * 1e3:.2f} ms per token" if eff.step_overhead_s else "")
     )
     return seconds, eff.decode_basis, how
 

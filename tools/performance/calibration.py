@@ -22,6 +22,7 @@ from tools.catalog import catalog_dir
 TABLES = (
     "decode_bandwidth",
     "layer_overhead",
+    "step_overhead",
     "allreduce_base",
     "allreduce_per_gpu",
     "dequant",

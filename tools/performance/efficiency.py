@@ -69,6 +69,9 @@ class Efficiencies:
     pcie_allreduce_base_s: float | None = None
     pcie_allreduce_per_gpu_s: float | None = None
     """All-reduce latency over PCIe, for groups larger than a 2-way bridge joins."""
+    step_overhead_s: float = 0.0
+    """Host time per engine step whatever the model's depth (llama.cpp builds its ggml graph
+    and samples on the CPU every token); 0 where no constant was fitted."""
 
     @property
     def kv_bandwidth(self) -> float:
@@ -151,6 +154,12 @@ def overhead_keys(family: str, memory: str, generation: str) -> list[str]:
     return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
 
 
+def step_keys(family: str, memory: str) -> list[str]:
+    """Lookup keys of the host time per step: per engine family and memory technology (the
+    backend: CUDA, Metal, Vulkan/ROCm each build and launch the graph differently)."""
+    return [f"{family}/{memory}", family]
+
+
 def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
     """Lookup keys of the GEMM MFU (prefill, batched steps), most specific first."""
     return [
@@ -208,6 +217,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     )
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
+    step = cal.lookup("step_overhead", step_keys(family, mem))
     dq = None
     if alu is not None and dequantises(kernel, gpu, family):
         dq = cal.lookup("dequant", dequant_keys(kernel, family))
@@ -218,7 +228,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     pcie_gpu = cal.lookup("allreduce_per_gpu", ["pcie", "any"])
     gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel))
     moe = cal.lookup("moe_gemm", ["any"])
-    used = tuple(c for c in (bw, overhead, dq, ar_base, ar_gpu, gemm, moe) if c is not None)
+    used = tuple(c for c in (bw, overhead, step, dq, ar_base, ar_gpu, gemm, moe) if c is not None)
     decode_basis: SpeedBasis = (
         "calibrated"
         if _own_class(bw, family, mem)
@@ -243,6 +253,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         constants=used,
         kv_bandwidth_eff=kv_bw.value if kv_bw else None,
         dequant_flops_per_byte=dq.value if dq else 0.0,
+        step_overhead_s=step.value if step else 0.0,
         vector_flops_per_s=alu,
         pcie_allreduce_base_s=pcie_base.value if pcie_base else NCCL_RING_BASE_LATENCY_S,
         pcie_allreduce_per_gpu_s=pcie_gpu.value if pcie_gpu else 2 * NCCL_HOP_LATENCY_S["pcie"],

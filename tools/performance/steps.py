@@ -1,6 +1,6 @@
 """One engine step: decode tokens for a batch of sequences, optionally with a chunk of prefill.
 
-    step = L × layer_overhead                       (launches, syncs: fixed per step)
+    step = L × layer_overhead + step_overhead       (launches, syncs; host work per step)
          + max(weights / BW′ + dequant, linear FLOPs / F′)   (roofline, Williams et al.,
          + max(KV read / BW′, attention FLOPs / F′)  CACM 2009, of the GEMMs and of attention)
          + 2 L × all-reduce(tp)                     (Megatron-LM: 2 per layer, Shoeybi 2019 §3)
@@ -104,7 +104,7 @@ def forward_step(
     core = max(linear_memory_s, linear_compute_s) + max(attention_memory_s, attention_compute_s)
     memory_s = linear_memory_s + attention_memory_s
     compute_s = linear_compute_s + attention_compute_s
-    overhead_s = passes * m.arch.num_layers * eff.layer_overhead_s
+    overhead_s = passes * (m.arch.num_layers * eff.layer_overhead_s + eff.step_overhead_s)
     comm_s = tp_comm_s(m, eff, tokens, passes)
     return StepTime(
         overhead_s + core + comm_s,
