@@ -12,12 +12,6 @@ from tools.performance.basis import SpeedBasis
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration
 
-ENGINE_NAMES = {
-    "vllm": "served with vLLM",
-    "transformers": "run with Hugging Face Transformers",
-    "generic": "served llama.cpp / Ollama style",
-}
-
 TIER_NAMES = {"on_demand": "on demand", "reserved": "reserved", "spot": "spot"}
 
 
@@ -84,8 +78,3 @@ def component(name: str, short: bool = False) -> str:
     """A memory component for readers: its short name, or what it is (`tools.memory`'s names,
     the ones every surface shows)."""
     return component_name(name, described=not short)
-
-
-def engine_name(engine: str) -> str:
-    """The engine sized, in words ('served with vLLM')."""
-    return ENGINE_NAMES.get(engine, f"{engine} engine")

@@ -11,10 +11,12 @@ from tools.memory.kv_cache import KV_DTYPES, kv_cache_bytes, kv_cache_bytes_per_
 from tools.memory.model import ResolvedModel, resolve_model
 from tools.memory.request import (
     COMPONENT_NAMES,
+    ENGINE_NAMES,
     Component,
     MemoryEstimate,
     MemoryRequest,
     component_name,
+    engine_name,
     request_error,
     validate_request,
 )
@@ -22,6 +24,7 @@ from tools.memory.weights import WeightBytes, weight_bytes
 
 __all__ = [
     "COMPONENT_NAMES",
+    "ENGINE_NAMES",
     "KV_DTYPES",
     "WEIGHT_FORMATS",
     "Component",
@@ -30,6 +33,7 @@ __all__ = [
     "ResolvedModel",
     "WeightBytes",
     "component_name",
+    "engine_name",
     "estimate_memory",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",

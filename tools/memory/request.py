@@ -324,6 +324,19 @@ def component_name(name: str, described: bool = False) -> str:
     return known[1] if described else known[0]
 
 
+ENGINE_NAMES: dict[str, str] = {
+    "vllm": "served with vLLM",
+    "transformers": "run with Hugging Face Transformers",
+    "generic": "served llama.cpp / Ollama style",
+}
+"""Each `Engine` the estimate sizes for, as readers see it (`engine_name`)."""
+
+
+def engine_name(engine: str) -> str:
+    """The engine sized, in words ('served with vLLM'); an unknown one as '<name> engine'."""
+    return ENGINE_NAMES.get(engine, f"{engine} engine")
+
+
 class Component(BaseModel):
     """One memory component on one GPU, with the formula and assumptions behind it."""
 
