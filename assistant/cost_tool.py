@@ -10,9 +10,9 @@ Prices: the built-in catalog overlaid with the user's `prices.toml` in the platf
 directory, as `gpu-sizer cost` does (tools/ never looks for that file itself).
 
 EUR→USD rate: the request's `eur_to_usd`, else the one `gpu-sizer ask --eur-usd` set for this
-run (`use_eur_to_usd`), else the settings' (`GPU_SIZER_EUR_TO_USD`, config.toml `eur_to_usd`).
-Without any, EUR offers stay in EUR and the result lists them under `unconverted` with a
-one-line `unconverted_note` that answers must show next to a "cheapest" claim.
+run (`use_eur_to_usd`), else the settings' (`GPU_SIZER_EUR_TO_USD`, config.toml `eur_to_usd`),
+else the catalog's dated ECB reference rate (`catalog/exchange_rates.toml`), the same one the
+sizing report uses; the result's assumptions say which.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from tools.cost import (
     UsageProfile,
     price_configurations,
 )
+from tools.cost.exchange import reference_eur_to_usd
 from tools.errors import ToolInputError
 from tools.limits import (
     FINITE,
@@ -74,8 +75,12 @@ def use_eur_to_usd(rate: float | None) -> Iterator[None]:
         _RUN_EUR_TO_USD.reset(token)
 
 
-def eur_to_usd_rate(requested: float | None) -> tuple[float | None, str | None]:
-    """(rate, where it came from): the request's, this run's `--eur-usd`, else the settings'."""
+def eur_to_usd_rate(
+    requested: float | None, reference: bool = True
+) -> tuple[float | None, str | None]:
+    """(rate, where it came from): the request's, this run's `--eur-usd`, the settings', else
+    (with `reference`) the catalog's dated ECB reference rate (`tools.cost.exchange`), so every
+    surface compares EUR offers at the same rate `tools.sizing` uses."""
     if requested is not None:
         return requested, "given in the request"
     if (run_rate := _RUN_EUR_TO_USD.get()) is not None:
@@ -85,6 +90,9 @@ def eur_to_usd_rate(requested: float | None) -> tuple[float | None, str | None]:
     setting = configured_eur_to_usd()
     if setting is not None:
         return setting, "settings (GPU_SIZER_EUR_TO_USD / config.toml eur_to_usd)"
+    if reference:
+        ref = reference_eur_to_usd()
+        return ref.rate, f"the ECB euro reference rate of {ref.as_of} (catalog/exchange_rates.toml)"
     return None, None
 
 

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from assistant.answer import Answer
 from assistant.conversation import Conversation
 
 
@@ -93,7 +94,8 @@ class Done:
     `unverified_figures` are figures in it that the grounding check could not find in the
     turn's tool results; `contradictions` are its claims the tools' results contradict;
     `stopped` says why it ended early; `error` is the kind of the failure that ended the turn
-    (the partial answer is kept and marked)."""
+    (the partial answer is kept and marked); `answer` is the text as typed sections when the
+    engine built it so (the offline engine: what is folded), None for a model's text."""
 
     text: str
     conversation: Conversation
@@ -103,6 +105,7 @@ class Done:
     contradictions: tuple[str, ...] = field(default=())
     stopped: StopReason | None = None
     error: str | None = None
+    answer: Answer | None = None
 
 
 Event = (

@@ -21,7 +21,8 @@ def run_size(
     request: SizingRequest, book: PriceBook | None = None, today: date | None = None
 ) -> SizingReport:
     """`size(request)` priced by the user's price book at the run's EUR→USD rate."""
-    rate, origin = eur_to_usd_rate(request.pricing.eur_to_usd)
+    # No rate set: tools.sizing applies the catalog's reference rate and says so itself.
+    rate, origin = eur_to_usd_rate(request.pricing.eur_to_usd, reference=False)
     if rate != request.pricing.eur_to_usd:
         pricing = request.pricing.model_copy(update={"eur_to_usd": rate})
         request = request.model_copy(update={"pricing": pricing})
@@ -29,4 +30,6 @@ def run_size(
     report = size(request, book or price_book(), today or now())
     if report.costs is not None:
         label_rate(report.costs, origin)
+    if report.exchange_rate is not None and report.exchange_rate.basis == "given":
+        report.exchange_rate.origin = origin
     return report

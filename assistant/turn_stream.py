@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
+from assistant.answer import Answer
 from assistant.events import (
     Done,
     ErrorEvent,
@@ -45,8 +46,15 @@ def clean_event(event: Event) -> Event:
             unverified_figures=tuple(clean_text(f) for f in event.unverified_figures),
             verdict=clean_text(event.verdict),
             contradictions=tuple(clean_text(c) for c in event.contradictions),
+            answer=None if event.answer is None else _clean_answer(event.answer),
         )
     return event
+
+
+def _clean_answer(answer: Answer) -> Answer:
+    value = cleaned(answer)
+    assert isinstance(value, Answer)
+    return value
 
 
 async def clean_events(events: AsyncIterator[Event]) -> AsyncIterator[Event]:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from assistant.answer import ANSWER_KEY, Answer
 from assistant.conversation import Conversation
 from assistant.events import (
     Done,
@@ -82,6 +83,9 @@ class FakeEngine:
     started: asyncio.Event = field(default_factory=asyncio.Event)
     hanging: asyncio.Event = field(default_factory=asyncio.Event)
     on_disk_at_request: list[dict[str, Any]] | None = None
+    answer: Answer | None = None
+    """An answer in typed sections: its visible part streams (one chunk per paragraph) and
+    `Done.answer` carries the fold, as the offline engine sends them."""
 
     async def run_turn(self, conversation: Conversation, user_text: str) -> AsyncIterator[Event]:
         conversation.add({"role": "user", "content": user_text})
@@ -113,8 +117,11 @@ class FakeEngine:
             conversation.add(tool_message(call_id, name, result))
             yield ToolResult(call_id, name, result)
         text = ""
+        chunks = self.chunks
+        if self.answer is not None:
+            chunks = [p + "\n\n" for p in self.answer.visible.split("\n\n")]
         try:
-            for index, chunk in enumerate(self.chunks):
+            for index, chunk in enumerate(chunks):
                 if index == self.hang_after_chunks:
                     self.hanging.set()
                     await asyncio.Event().wait()  # until cancelled
@@ -123,6 +130,12 @@ class FakeEngine:
         except asyncio.CancelledError:
             conversation.add({"role": "assistant", "content": text, "cancelled": True})
             raise
-        conversation.add({"role": "assistant", "content": text})
+        if self.answer is not None:
+            text = self.answer.text
+            conversation.add(
+                {"role": "assistant", "content": text, ANSWER_KEY: self.answer.stored()}
+            )
+        else:
+            conversation.add({"role": "assistant", "content": text})
         yield UsageReport(prompt_tokens=1200, completion_tokens=34)
-        yield Done(text, conversation, unverified_figures=self.unverified)
+        yield Done(text, conversation, unverified_figures=self.unverified, answer=self.answer)

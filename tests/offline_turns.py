@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assistant.answer import Answer, stored_answer
 from assistant.conversation import Conversation
 from assistant.events import Done
 from assistant.offline import OfflineEngine
@@ -40,3 +41,21 @@ def recommendation(conversation: Conversation) -> Recommendation:
     rec = sizing(conversation).recommendation
     assert rec is not None
     return rec
+
+
+def last_answer(conversation: Conversation) -> Answer:
+    """The last assistant answer of the conversation as its typed sections (a whole-text
+    answer when none were stored: nothing folded)."""
+    message = next(m for m in reversed(conversation.messages) if m.get("role") == "assistant")
+    stored = stored_answer(message)
+    if stored is not None:
+        return stored
+    from assistant.answer import AnswerSection
+
+    text = str(message.get("content") or "").rstrip("\n")
+    return Answer.of([AnswerSection(lines=tuple(text.splitlines()))])
+
+
+def visible(conversation: Conversation) -> str:
+    """What the last answer shows before its fold is opened."""
+    return last_answer(conversation).visible

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from assistant.answer import Answer, AnswerSection
 from assistant.conversation import Conversation
 from assistant.events import Done, ToolCallStarted, ToolResult
 from assistant.offline.engine import OfflineEngine
@@ -41,6 +42,7 @@ async def record(question: str) -> dict[str, Any]:
     """One offline turn as data: the question, each call with its result, the answer."""
     calls: list[dict[str, Any]] = []
     answer = ""
+    sections: dict[str, Any] | None = None
     async for event in OfflineEngine().run_turn(Conversation(), question):
         if isinstance(event, ToolCallStarted):
             calls.append({"name": event.name, "arguments": dict(event.arguments)})
@@ -48,7 +50,16 @@ async def record(question: str) -> dict[str, Any]:
             calls[-1]["result"] = stored(event.value)  # typed: schema + data, as sessions keep it
         elif isinstance(event, Done):
             answer = event.text
-    return {"question": question, "calls": calls, "answer": answer}
+            sections = None if event.answer is None else event.answer.stored()
+    return {"question": question, "calls": calls, "answer": answer, "sections": sections}
+
+
+def recorded_answer(turn: dict[str, Any]) -> Answer:
+    """A recorded turn's answer as its typed sections (what shows, what folds)."""
+    sections = turn.get("sections")
+    if sections is None:  # recorded before answers were typed: shown whole
+        return Answer.of([AnswerSection(lines=tuple(str(turn["answer"]).splitlines()))])
+    return Answer.model_validate(sections)
 
 
 def load_turn(name: str) -> dict[str, Any]:
@@ -71,7 +82,7 @@ async def screenshots(size: tuple[int, int] = (110, 36)) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     turn = load_turn("does_not_fit")
     engine = FakeEngine(
-        tool_calls=replay_calls(turn), chunks=(turn["answer"],), label="built-in parser + tools"
+        tool_calls=replay_calls(turn), answer=recorded_answer(turn), label="built-in parser + tools"
     )
     with tempfile.TemporaryDirectory() as folder:
         # A fixed id: the status bar's "saved <id>" is the same at every redraw.

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline import parse_workload
-from assistant.offline.render import split_details
-from tests.offline_turns import answer, sizing
+from tests.offline_turns import answer, sizing, visible
 
 # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B config.json, counted on the
 # meta device); 2 bytes each in BF16 = 16,060,522,496 B = 14.96 GiB, 4 bytes in FP32 = 29.92 GiB.
@@ -29,22 +28,22 @@ LLAMA_31_8B_PARAMS = 8_030_261_248
 )
 def test_full_precision_is_read_as_bf16_and_the_fp32_reading_is_named(text: str) -> None:
     parsed = parse_workload(text)
-    assert parsed.weights == "bf16"
+    assert parsed.weights == "bf16" and parsed.alternative_weights == "fp32"
     note = next(n for n in parsed.notes if "full" in n.lower() and "precision" in n.lower())
-    assert "BF16" in note and "FP32" in note and "fp32" in note
+    assert "BF16" in note and "FP32" in note and "given beside" in note
 
 
 async def test_full_precision_on_a_4090_fits_in_bf16_and_says_the_reading() -> None:
-    text, conversation = await answer("serve Llama 3.1 8B in full precision on a 4090")
-    visible = split_details(text).visible
+    _text, conversation = await answer("serve Llama 3.1 8B in full precision on a 4090")
+    shown = visible(conversation)
     report = sizing(conversation)
     memory = report.memory[0].estimate
     assert report.request.workload.weights == "bf16"
     assert memory is not None and memory.breakdown["weights"] == 2 * LLAMA_31_8B_PARAMS
     # 14.96 GiB of weights + a 4,096-token KV cache (0.5 GiB) + runtime fits the 4090's
     # 21.3 GiB vLLM budget; FP32's 29.92 GiB of weights alone would not.
-    assert visible.startswith("**Fits on 1× GeForce RTX 4090**")
-    assert "read as BF16" in visible and "FP32" in visible
+    assert shown.startswith("**Fits on 1× GeForce RTX 4090**")
+    assert "read as BF16" in shown and "FP32" in shown
 
 
 def test_fp32_said_is_still_fp32() -> None:
@@ -209,9 +208,9 @@ def test_unrelated_words_are_not_corrected_into_models() -> None:
 
 async def test_a_misspelt_name_is_sized_as_the_catalog_model() -> None:
     # Llama 3.1 70B: 70,553,706,496 parameters (Meta's config.json) × 2 B in BF16.
-    text, conversation = await answer("lamma 3.1 70b on 2 h100")
+    _text, conversation = await answer("lamma 3.1 70b on 2 h100")
     report = sizing(conversation)
     memory = report.memory[0].estimate
     assert report.request.workload.model == "llama-3.1-70b"
     assert memory is not None and memory.total_params == 70_553_706_496
-    assert "'lamma 3.1 70b' read as Llama 3.1 70B" in split_details(text).visible
+    assert "'lamma 3.1 70b' read as Llama 3.1 70B" in visible(conversation)

@@ -164,4 +164,7 @@ async def test_a_bare_size_asks_which_model_the_api_prices_are_for() -> None:
         "is self-hosting a 70B cheaper than an API at 50M tokens a day?"
     )
     assert "Hosted API prices are per model" in text and "Llama 3.1 70B" in text
-    assert not any(c.name == "size" for c in stored_calls(conversation.messages))
+    # The figures of the default reading (a generic 70B) come with the question (class 12).
+    assert text.startswith("For the default reading")
+    (call,) = [c for c in stored_calls(conversation.messages) if c.name == "size"]
+    assert call.arguments["workload"]["params"] == 70e9

@@ -15,6 +15,7 @@ import respx
 from textual.widgets import Collapsible
 from textual.widgets.collapsible import CollapsibleTitle
 
+from assistant.answer import ANSWER_KEY, stored_answer
 from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.memory_bar import MemoryBar
 from assistant.app.widgets.message import AssistantMessage, NoticeLine
@@ -24,7 +25,6 @@ from assistant.config import Settings
 from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
 from assistant.offline import OfflineEngine
-from assistant.offline.render import split_details
 from assistant.sessions import load_session
 
 BASE = "http://127.0.0.1:8080/v1"
@@ -137,8 +137,11 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         assert verdict is not None and verdict.query(MemoryBar)
         assert app.query(MemoryBar)
         answer = app.query(AssistantMessage).last()
-        # The offline answer folds the tools' assumptions; the visible Markdown is the rest.
-        assert answer.text and answer.markdown.source == split_details(answer.text).visible
+        # The offline answer folds what does not fit one screen; the visible Markdown is the
+        # answer's visible sections, as stored with the message.
+        stored = stored_answer(app.conversation.messages[-1])
+        assert stored is not None and answer.text == stored.text
+        assert answer.markdown.source == stored.visible
     saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
     assert saved["mode"] == "offline"
     assert any(m.get("tool_calls") for m in saved["messages"])
@@ -154,11 +157,12 @@ async def test_offline_answer_folds_the_tool_assumptions_and_a_reopened_session_
         answer = app.query(AssistantMessage).last()
         fold = answer.details
         assert fold is not None and fold.collapsed
-        # The title counts the folded bullets (counted here from the answer text).
-        bullets = [line for line in answer.text.splitlines() if line.startswith("- ")]
-        visible = split_details(answer.text).visible
-        folded = [line for line in bullets if line not in visible.splitlines()]
-        assert fold.title == f"{len(folded)} more assumptions (model sources, formulas, constants)"
+        # The title names what is folded, from the answer's own sections.
+        stored = stored_answer(app.conversation.messages[-1])
+        assert stored is not None and fold.title == stored.details_title
+        (tools,) = [s for s in stored.sections if (s.title or "").startswith("Tool assumptions")]
+        assert tools.folded and f"{len(tools.lines)} tool assumptions" in fold.title
+        visible = answer.markdown.source
         assert "cuda_context_bytes" in answer.text and "cuda_context_bytes" not in visible
         assert "'16k' read as 16,384 tokens" in answer.markdown.source
 
@@ -175,12 +179,16 @@ async def test_offline_answer_folds_the_tool_assumptions_and_a_reopened_session_
 
     # The session keeps the full answer, and reopening it folds the same way.
     saved = load_session(app.conversation.id, tmp_path)
-    assert saved.messages[-1] == {"role": "assistant", "content": full_text}
+    assert saved.messages[-1] == {
+        "role": "assistant",
+        "content": full_text,
+        ANSWER_KEY: stored.stored(),
+    }
     reopened = GpuSizerApp(OfflineEngine(), sessions_directory=tmp_path, conversation=saved)
     async with reopened.run_test(size=SIZE) as pilot:
         await pilot.pause()
         answer = reopened.query(AssistantMessage).last()
         assert answer.text == full_text
         assert answer.details is not None and answer.details.collapsed
-        assert answer.details.title.startswith(f"{len(folded)} more assumptions")
+        assert answer.details.title == stored.details_title
         assert len(answer.query(Collapsible)) == 1  # one fold per answer, none nested

@@ -21,7 +21,7 @@ from assistant.app.app import GpuSizerApp
 from assistant.app.widgets.prompt import PromptInput
 from assistant.conversation import Conversation
 from tests.app_fakes import FakeEngine
-from tests.record_app_turns import load_turn, replay_calls
+from tests.record_app_turns import load_turn, recorded_answer, replay_calls
 
 SIZES = {"wide": (120, 40), "narrow": (80, 24)}
 
@@ -47,7 +47,8 @@ def _write_sessions(directory: Path) -> None:
 def _replay(name: str) -> tuple[str, FakeEngine]:
     turn = load_turn(name)
     calls = replay_calls(turn)
-    return turn["question"], FakeEngine(tool_calls=calls, chunks=(turn["answer"],))
+    # The answer's typed sections (what folds), as the offline engine sends them.
+    return turn["question"], FakeEngine(tool_calls=calls, answer=recorded_answer(turn))
 
 
 def _app(directory: Path, engine: FakeEngine) -> GpuSizerApp:

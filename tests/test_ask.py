@@ -61,7 +61,6 @@ def test_ask_writes_a_proposal_and_never_overwrites_without_force(
 
 
 SCENARIO = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context"
-FOLD_HEADING = "**{} more assumptions (model sources, formulas, constants)**"
 
 
 def _ask(capsys: pytest.CaptureFixture[str], *flags: str) -> str:
@@ -80,26 +79,20 @@ def test_ask_folds_the_tool_assumptions_into_one_line_and_details_prints_them(
     short = _ask(capsys).splitlines()
     full = _ask(capsys, "--details").splitlines()
     report = json.loads(_ask(capsys, "--json"))
-    # Count the folded lines in the --details output: the bullets under the fold's heading.
-    heading = next(
-        i for i, line in enumerate(full) if line.endswith("(model sources, formulas, constants)**")
+    # The fold's title names what it holds: here the tools' assumptions, counted.
+    stated = _tool_assumptions(report)
+    title = f"{len(stated)} tool assumptions (model sources, formulas, constants)"
+    assert short[-1].startswith("+ Details: ") and short[-1].endswith(
+        f"{title}: add --details to see them."
     )
-    folded = [line for line in full[heading + 1 :] if line.startswith("- ")]
-    count = len(folded)
-    assert full[heading] == FOLD_HEADING.format(count)
-    assert short[-1] == (
-        f"+ {count} more assumptions (model sources, formulas, constants): "
-        "add --details to see them."
-    )
+    heading = full.index("**" + short[-1].removeprefix("+ ").split(": add --details")[0] + "**")
     # The default output is the --details output up to the fold, nothing else changed.
-    assert short[:-1] == full[:heading]
+    assert short[:-1] == full[: heading - 1] and full[heading - 1] == ""
     # The user's words as read stay visible; sources and constants are only behind --details.
     assert any(line.startswith("- '16k' read as 16,384 tokens") for line in short)
     assert not any("cuda_context_bytes" in line or "mlc-ai/mlc-llm" in line for line in short)
     # --details has every assumption the tools stated (from the --json tool results).
-    stated = _tool_assumptions(report)
     assert stated and all(f"- {a}" in full for a in stated)
-    assert count == len(stated)
 
 
 def _unescape_markdown(text: str) -> str:

@@ -34,9 +34,10 @@ def test_json_rows_carry_provider_tier_as_of(capsys: pytest.CaptureFixture[str])
 def test_eu_only_and_tier_filters(capsys: pytest.CaptureFixture[str]) -> None:
     out = _json(capsys, "--gpu", "H100", "--count", "8", "--eu-only", "--tier", "on_demand")
     assert out["rows"] and all(r["eu"] and r["tier"] == "on_demand" for r in out["rows"])
-    # EUR rows are shown in EUR with no USD figure unless --eur-usd is given.
+    # EUR rows are compared in USD at the catalog's ECB reference rate unless --eur-usd is
+    # given (30 October 2026: 1.1172 USD per EUR).
     eur = [r for r in out["rows"] if r["currency"] == "EUR"]
-    assert eur and all(r["usd_per_hour"] is None for r in eur)
+    assert eur and all(r["usd_per_hour"] == pytest.approx(r["per_hour"] * 1.1172) for r in eur)
 
 
 def test_training_hours_direct(capsys: pytest.CaptureFixture[str]) -> None:

@@ -68,7 +68,7 @@ def test_a_rate_converts_eur_offers_and_empties_the_list() -> None:
     ovh = next(r for r in result.rows if r.price_id == OVH_H100)
     assert ovh.usd_per_hour == pytest.approx(2.8 * 1.08)  # 3.024 USD/h
     assert result.unconverted == [] and result.unconverted_note is None
-    assert "EUR prices converted at the user's rate of 1.08 USD per EUR" in result.assumptions
+    assert "EUR prices converted at 1.08 USD per EUR" in result.assumptions
 
 
 def test_training_rows_are_marked_stale_and_fresh_rows_rank_first() -> None:
@@ -142,7 +142,7 @@ def test_cost_tool_takes_the_rate_from_the_settings(
     assert any("GPU_SIZER_EUR_TO_USD" in a for a in out.assumptions)
 
 
-def test_cost_tool_run_rate_beats_settings_and_no_rate_says_how_to_set_one(
+def test_cost_tool_run_rate_beats_settings_and_no_rate_uses_the_reference_rate(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GPU_SIZER_CONFIG_DIR", str(tmp_path))
@@ -152,10 +152,13 @@ def test_cost_tool_run_rate_beats_settings_and_no_rate_says_how_to_set_one(
     assert out is not None
     ovh = next(r for r in out.rows if r.price_id == OVH_H100)
     assert ovh.usd_per_hour == pytest.approx(2.8 * 1.5)
+    # No rate anywhere: the catalog's ECB reference rate (30 Oct 2026: 1.1172 USD per EUR),
+    # said in the assumptions; nothing is left unconverted.
     bare = run_cost_request(_eu_request()).serving
-    assert bare is not None and bare.unconverted_note is not None
-    assert "OVHcloud h100-380 (1× h100-sxm) 2.80 EUR/hour" in bare.unconverted_note
-    assert "--eur-usd, GPU_SIZER_EUR_TO_USD or eur_to_usd in config.toml" in bare.unconverted_note
+    assert bare is not None and bare.unconverted == []
+    ovh = next(r for r in bare.rows if r.price_id == OVH_H100)
+    assert ovh.usd_per_hour == pytest.approx(2.8 * 1.1172)
+    assert any("ECB euro reference rate of 2026-10-30" in a for a in bare.assumptions)
 
 
 def test_an_offer_billed_for_a_whole_instance_says_so() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from assistant.proposal import build_document, render_markdown
-from tests.offline_turns import answer, costs, recommendation, sizing
+from tests.offline_turns import answer, costs, recommendation, sizing, visible
 
 
 def _per_million(usd_per_hour: float, tokens_per_s: float) -> float:
@@ -128,14 +128,16 @@ def test_a_fresh_price_is_shown_before_a_cheaper_stale_one() -> None:
     assert (quoted.provider, quoted.usd_per_hour, quoted.as_of) == ("New", 1.09, "2026-09-13")
 
 
-async def test_eur_offers_left_out_of_usd_ranking_are_said_in_the_visible_answer() -> None:
-    # EU prices in EUR cannot be ranked against USD without a rate (none is set in tests): the
-    # answer must say so where the options are, not only in the folded assumptions.
-    text, conversation = await answer("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
+async def test_eur_offers_are_compared_at_the_dated_reference_rate_and_it_is_said() -> None:
+    # EU prices in EUR are ranked in USD at the catalog's ECB reference rate when no rate is set
+    # (none is in tests): 30 October 2026, 1.1172 USD per EUR (ECB eurofxref-hist, USD column).
+    _, conversation = await answer("cheapest EU option for 1,000 tok/s of Llama 3.1 8B output")
     cost = costs(conversation)
-    assert cost.unconverted and all(r.currency == "EUR" for r in cost.unconverted)
-    visible = text.split("**Assumptions**")[0]
-    assert f"- Not compared in USD: {cost.unconverted_note}." in visible
+    assert cost.unconverted == []
+    eur = [r for r in cost.rows if r.currency == "EUR"]
+    assert eur and all(r.usd_per_hour == pytest.approx(r.per_hour * 1.1172) for r in eur)
+    shown = visible(conversation)
+    assert "ECB euro reference rate of 2026-10-30: 1.1172 USD per EUR" in shown
 
 
 async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked() -> None:

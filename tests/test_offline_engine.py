@@ -10,13 +10,15 @@ import json
 
 import pytest
 
+from assistant.answer import ANSWER_KEY, stored_answer
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline import OfflineEngine, parse_workload, plan_tool_calls
 from assistant.offline.engine import previous_workload
-from assistant.offline.render import FoldedAnswer, details_title, split_details
-from tests.offline_turns import answer, costs, recommendation, sizing
+from assistant.offline.render import DETAILS_TOPIC, SCREEN_LINES
+from assistant.offline.render.fold import screen_lines
+from tests.offline_turns import answer, costs, last_answer, recommendation, sizing, visible
 
 
 async def _turn(engine: OfflineEngine, conversation: Conversation, text: str) -> list[Event]:
@@ -56,8 +58,14 @@ async def test_tool_calls_are_recorded_in_openai_format() -> None:
         assert call["type"] == "function"
         json.loads(call["function"]["arguments"])  # arguments are a JSON string
     text = "".join(e.text for e in events if isinstance(e, TextDelta))
-    assert isinstance(events[-1], Done) and events[-1].text == text
-    assert conversation.messages[-1] == {"role": "assistant", "content": text}
+    done = events[-1]
+    # The visible part streams; the full text is it plus the folded part (stored as sections).
+    assert isinstance(done, Done) and done.answer is not None and done.answer.visible == text
+    assert conversation.messages[-1] == {
+        "role": "assistant",
+        "content": done.text,
+        ANSWER_KEY: done.answer.stored(),
+    }
 
 
 async def test_follow_up_refines_the_workload_stored_in_the_conversation() -> None:
@@ -212,7 +220,9 @@ async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
     # 10^7 concurrent users is the most any tool sizes (tools.limits.MAX_SEQUENCES): the users
     # (not an internal field such as the memory tool's `batch`) are named with the bound.
     text, _ = await answer("Llama 3.1 70B for 10^9 users")
-    assert text.startswith("**One question before I size this:**")
+    # The figures of the default reading (without the users in doubt) come first, then the ask.
+    assert text.startswith("For the default reading (without '1000000000 users'):")
+    assert "**One question before I size this exactly:**" in text
     assert "at most 10,000,000 concurrent users" in text and "batch" not in text
     text, _ = await answer("Llama 3.1 70B for 10^7 users")
     assert text.startswith("**No option meets every target.**")
@@ -235,70 +245,78 @@ def _stated_assumptions(conversation: Conversation) -> list[str]:
 
 async def test_answer_shows_how_the_words_were_read_and_folds_the_tool_assumptions() -> None:
     text, conversation = await answer(SCENARIO)
-    folded = split_details(text)
-    assert folded.title is not None and text == folded.visible + f"**{folded.title}**\n\n" + (
-        folded.details
-    )
+    folded = last_answer(conversation)
+    # The sections are data: the full text is the visible part, then the folded part.
+    assert folded.details_title is not None and text == folded.text
+    assert text == folded.visible + "\n" + folded.details
     # The user's own words, as read, are in the part everyone sees.
-    visible_assumptions = folded.visible.split("**Assumptions**")[1]
-    assert "'4-bit' read as 4-bit AWQ" in visible_assumptions
-    assert "'16k' read as 16,384 tokens" in visible_assumptions  # 16 × 1,024
-    assert "Serving engine not stated" in visible_assumptions  # no engine was named
+    read_as = next(s for s in folded.sections if s.title == "Assumptions")
+    assert not read_as.folded
+    assert any(line.startswith("- '4-bit' read as 4-bit AWQ") for line in read_as.lines)
+    assert any(line.startswith("- '16k' read as 16,384 tokens") for line in read_as.lines)
+    assert any("Serving engine not stated" in line for line in read_as.lines)
     # The model's config source and the overhead constants are only in the folded part.
     for needle in ("mlc-ai/mlc-llm", "cuda_context_bytes", "cublas_workspace_bytes", "MFU"):
         assert needle not in folded.visible and needle in folded.details
     # Nothing the tools stated is lost: the fold holds every one of them, each once.
-    bullets = [line.removeprefix("- ") for line in folded.details.splitlines()]
+    (tools,) = [s for s in folded.sections if s.title and s.title.startswith("Tool assumptions")]
+    assert tools.folded
+    bullets = [line.removeprefix("- ") for line in tools.lines]
     assert bullets == _stated_assumptions(conversation)
-    assert folded.count == len(bullets) and folded.title.startswith(f"{len(bullets)} more ")
+    assert tools.title == f"Tool assumptions ({len(bullets)})"
+    assert f"{len(bullets)} tool assumptions ({DETAILS_TOPIC})" in folded.details_title
 
 
 async def test_defaults_the_question_left_out_are_stated_with_the_values_used() -> None:
-    text, conversation = await answer("serve Llama 3.1 8B")
-    visible = split_details(text).visible.split("**Assumptions**")[1]
+    _, conversation = await answer("serve Llama 3.1 8B")
+    shown = visible(conversation).split("**Assumptions**")[1]
     memory = sizing(conversation).memory[0].estimate
     assert memory is not None
     # The context and concurrency the memory tool actually sized (its own result fields).
-    assert f"Context not stated: sized at {memory.context:,} tokens per sequence" in visible
+    assert f"Context not stated: sized at {memory.context:,} tokens per sequence" in shown
     users = f"Concurrent users not stated: memory and speed sized for {memory.batch:,} at a time"
-    assert users in visible
+    assert users in shown
     # Llama 3.1 8B's published config.json has torch_dtype bfloat16: the default precision.
-    assert "Precision not stated: bf16 weights" in visible
-    assert "Serving engine not stated: served with vLLM" in visible
+    assert "Precision not stated: bf16 weights" in shown
+    assert "Serving engine not stated: served with vLLM" in shown
 
 
 async def test_said_facts_are_not_reported_as_defaults() -> None:
-    text, _ = await answer("Llama 3.1 8B in FP16 on one L4 for 4 users with 8k context on vLLM")
-    visible = split_details(text).visible
+    _, conversation = await answer(
+        "Llama 3.1 8B in FP16 on one L4 for 4 users with 8k context on vLLM"
+    )
     # Only the prompt length was not said: TTFT is for the default prompt (QA2 finding 6).
-    stated = [line for line in visible.splitlines() if "not stated" in line]
+    stated = [line for line in visible(conversation).splitlines() if "not stated" in line]
     assert stated == ["- Prompt length not stated: TTFT for a 3,072-token prompt"]
 
 
-def test_only_the_exact_fold_heading_followed_by_bullets_is_split() -> None:
-    heading = f"**{details_title(2)}**"
-    assert heading == "**2 more assumptions (model sources, formulas, constants)**"
-    folded = split_details(f"Verdict.\n\n{heading}\n\n- a\n- b\n")
-    assert (folded.visible, folded.details, folded.count) == ("Verdict.\n\n", "- a\n- b\n", 2)
-    llm_like = [
-        # An LLM's own sections, a near-miss heading, prose after the heading, a mid-line one.
-        "Fits.\n\n**Assumptions**\n\n- bf16 weights\n- 4k context\n",
-        "Fits.\n\n**2 more assumptions (sources)**\n\n- a\n- b\n",
-        f"Fits.\n\n{heading}\n\nThese are the sources:\n\n- a\n",
-        f"Fits. {heading}\n\n- a\n",
-    ]
-    for text in llm_like:
-        assert split_details(text) == FoldedAnswer(visible=text)
+async def test_the_fold_is_stored_as_sections_and_an_edited_message_is_shown_whole() -> None:
+    _, conversation = await answer(SCENARIO)
+    message = conversation.messages[-1]
+    stored = stored_answer(message)
+    assert stored is not None and stored == last_answer(conversation)
+    # Sections that no longer make up the message's text are not used to fold it.
+    assert stored_answer({**message, "content": message["content"] + "edited"}) is None
+    assert stored_answer({**message, ANSWER_KEY: {"sections": "not a list"}}) is None
+
+
+async def test_the_visible_part_fits_one_screen() -> None:
+    for question in (SCENARIO, "serve Llama 3.1 8B", "full fine-tune of Llama 3.1 8B on 2B tokens"):
+        _, conversation = await answer(question)
+        shown = [s for s in last_answer(conversation).sections if not s.folded]
+        lead, others = shown[0], shown[1:]
+        # The lead always shows; every other visible section fitted the screen budget.
+        used = sum(screen_lines(s) for s in shown) + len(shown) - 1
+        assert lead.title is None and (not others or used <= SCREEN_LINES), question
 
 
 async def test_visible_part_grows_as_a_prefix_while_the_answer_streams() -> None:
     conversation = Conversation()
     events = await _turn(OfflineEngine(), conversation, SCENARIO)
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
-    text, shown = "", ""
-    for delta in deltas:
-        text += delta
-        visible = split_details(text).visible
-        assert visible.startswith(shown) and text.startswith(visible)
-        shown = visible
-    assert shown == split_details(text).visible and "cuda_context_bytes" not in shown
+    done = events[-1]
+    assert isinstance(done, Done) and done.answer is not None
+    # Only the visible part streams, a prefix of the full text; the fold comes with Done.
+    streamed = "".join(deltas)
+    assert streamed == done.answer.visible and done.text.startswith(streamed)
+    assert "cuda_context_bytes" not in streamed and "cuda_context_bytes" in done.text

@@ -10,8 +10,7 @@ import pytest
 
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls, sizing_arguments
-from assistant.offline.render import split_details
-from tests.offline_turns import answer, costs, recommendation, sizing
+from tests.offline_turns import answer, costs, recommendation, sizing, visible
 from tools.memory import MemoryEstimate
 from tools.sizing import SizedConfiguration, SizingRequest, price_load
 from tools.units import GiB
@@ -62,8 +61,8 @@ async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
     text, conversation = await answer(
         "full fine-tune of Llama 3.1 70B on 4 nodes of 8 H100s, 2B tokens, 4k sequences"
     )
-    visible = split_details(text).visible
-    assert "ZeRO / FSDP not stated: 32× H100 SXM5 sized as plain data parallelism" in visible
+    shown = visible(conversation)
+    assert "ZeRO / FSDP not stated: 32× H100 SXM5 sized as plain data parallelism" in shown
     report = sizing(conversation)
     (plain,) = report.memory
     (zero3,) = report.zero3_resize
@@ -75,10 +74,17 @@ async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
     # copy in it (the ZeRO paper's K = 12 = 4 + 8), and the whole fits.
     assert (zero3.gpu, zero3.count, zero3.zero) == (plain.gpu, 32, 3) and zero3.fits is True
     assert _optimizer_bytes(zero3) == pytest.approx(12 * LLAMA_70B_PARAMS / 32, rel=1e-3)
-    assert "**Fits on 32× H100 SXM5 with ZeRO-3**" in visible
-    # The headline agrees with the recommender: its first fitting H100 layout leads.
-    option = next(o for o in recommendation(conversation).options if o.fits)
-    assert text.startswith(f"**Fits as {option.count}× H100 SXM5**")
+    assert "**Fits on 32× H100 SXM5 with ZeRO-3**" in shown
+    # The 32 GPUs named lead (issue 18, class 7): the headline is a layout of exactly 32, its
+    # GPU-hours are its hours × 32, its job cost the hourly price × its hours.
+    headline = report.headline
+    assert headline is not None and headline.rule == "named_configuration"
+    option, price = headline.option, headline.price
+    assert (option.gpu, option.count, option.tp * option.pp * option.dp) == ("h100-sxm", 32, 32)
+    assert option.training_hours is not None and price is not None and price.usd_job is not None
+    assert option.gpu_hours == pytest.approx(option.training_hours * 32, rel=1e-6)
+    assert price.usd_job == pytest.approx(price.per_hour * option.training_hours, rel=1e-3)
+    assert text.startswith(f"**32× H100 SXM5 as TP {option.tp} × PP {option.pp} × DP {option.dp}")
     assert "Memory per GPU (32× H100 SXM5, plain data parallelism)" in text
 
 
@@ -110,9 +116,9 @@ async def test_batch_answer_prices_the_stated_load() -> None:
 
 
 async def test_ttft_names_the_default_prompt_when_only_the_context_is_said() -> None:
-    text, _ = await answer("can I serve Llama 3.1 8B with 128k context on one GPU?")
+    _, conversation = await answer("can I serve Llama 3.1 8B with 128k context on one GPU?")
     # tools/defaults.py: the default request is a 3,072-token prompt + 1,024 output tokens.
-    assert "Prompt length not stated: TTFT for a 3,072-token prompt" in split_details(text).visible
+    assert "Prompt length not stated: TTFT for a 3,072-token prompt" in visible(conversation)
 
 
 async def test_no_prompt_line_when_the_prompt_is_said() -> None:

@@ -43,9 +43,11 @@ def config_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "gpu-sizer"
 
 
-def test_eur_rows_rank_only_with_a_rate(config_home: Path) -> None:
+def test_eur_rows_rank_at_the_reference_rate_or_the_users(config_home: Path) -> None:
+    # No rate set: OVH's 2.80 EUR at the ECB reference rate (30 Oct 2026: 1.1172 USD per EUR)
+    # ranks below the EU USD row (7.3616 USD per hour).
     without = run_recommend(validate_workload(EU_H100)).options[0]
-    assert without.usd_per_hour == pytest.approx(7.3616)  # the EU USD row; EUR not comparable
+    assert without.usd_per_hour == pytest.approx(2.8 * 1.1172)
     with use_eur_to_usd(1.10):
         with_rate = run_recommend(validate_workload(EU_H100)).options[0]
     assert with_rate.usd_per_hour == pytest.approx(2.8 * 1.10)  # OVH's 2.80 EUR at 1.10

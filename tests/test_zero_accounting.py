@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 
 from assistant import cli
-from assistant.offline.render import split_details
-from tests.offline_turns import answer, sizing
+from tests.offline_turns import answer, sizing, visible
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 
 GB = 1e9
@@ -109,8 +108,8 @@ ZERO2_13B = [
 async def test_zero2_13b_on_8_a100_fits_with_the_paper_accounting(
     question: str, psi: float
 ) -> None:
-    text, conversation = await answer(question)
-    visible = split_details(text).visible
+    _text, conversation = await answer(question)
+    shown = visible(conversation)
     named = sizing(conversation).memory[0]
     result = named.estimate
     assert result is not None
@@ -120,7 +119,8 @@ async def test_zero2_13b_on_8_a100_fits_with_the_paper_accounting(
     # left the fp32 master copy on every rank, said 6 + 4/8 + 8/8 = 7.5 B/param ≈ 98 GB.
     assert state == pytest.approx(3.75 * psi / GB, rel=5e-4)
     assert result.fits is True
-    assert visible.startswith("**Fits on 8× A100 80GB")
+    # The 8 GPUs named lead (issue 18, class 7): their layout, fitting.
+    assert shown.startswith("**8× A100 80GB") and "fits**" in shown.splitlines()[0]
 
 
 def _model_state_gb(result: MemoryEstimate) -> float:

@@ -264,17 +264,25 @@ def one_node_note(
     short: list[Option],
     multi_node: list[Option],
     lower_precision: list[tuple[str, Option]],
-    one_node_gpus: list[Option],
+    larger_gpus: list[Option],
     max_listed: int = 6,
 ) -> Note:
     """The model does not fit one node of the GPUs in `short` (their largest single-node
-    layout, which failed); what does: more nodes, lower-precision weights, larger GPUs."""
+    layout, which failed) — or, when the user allowed fewer GPUs than a node, that many: the
+    note says which limit it is, never calling a count a node. What does fit: more nodes,
+    lower-precision weights, larger GPUs (`larger_gpus`: more memory each, at the fewest that
+    fit, in the order given: memory per GPU)."""
+    catalog = get_catalog()
     first = short[0]
+    node = catalog.gpu(first.gpu).gpus_per_node or 8
+    limited = w.constraints.max_gpus < node
+    scope = f"the {w.constraints.max_gpus:,} GPUs allowed" if limited else "one node"
     shortfall = (
         f"{first.count}× {first.gpu_name} at TP={first.tp} needs {_gib(first.per_gpu_bytes)} "
         f"per GPU > {_gib(first.budget_bytes_per_gpu)} budget"
     )
-    others = "" if len(short) == 1 else f" (nor one node of {len(short) - 1} other GPU types)"
+    kind = f"{w.constraints.max_gpus:,}" if limited else "one node"
+    others = "" if len(short) == 1 else f" (nor {kind} of {len(short) - 1} other GPU types)"
     fixes: list[str] = []
     for o in multi_node[:1]:
         nodes = math.ceil(o.nodes / o.dp)
@@ -283,21 +291,25 @@ def one_node_note(
             f"{_gib(o.per_gpu_bytes)} per GPU"
         )
     for low, o in lower_precision[:1]:
+        where = f"within {scope}" if limited else "in one node"
         fixes.append(
-            f"{low} weights: {o.tp * o.pp}× {o.gpu_name} at TP={o.tp} in one node, "
+            f"{low} weights: {o.tp * o.pp}× {o.gpu_name} at TP={o.tp} {where}, "
             f"{_gib(o.per_gpu_bytes)} per GPU"
         )
-    if one_node_gpus:
-        names = ", ".join(f"{o.tp * o.pp}× {o.gpu_name}" for o in one_node_gpus[:max_listed])
-        more = len(one_node_gpus) - max_listed
+    if larger_gpus:
+        names = ", ".join(
+            f"{o.tp * o.pp}× {o.gpu_name} ({catalog.gpu(o.gpu).memory_bytes / 1e9:,.0f} GB each)"
+            for o in larger_gpus[:max_listed]
+        )
+        more = len(larger_gpus) - max_listed
         fixes.append(
-            f"one node of larger GPUs in {fmt}: {names}" + (f" (+{more} more)" if more > 0 else "")
+            f"GPUs with more memory each, the fewest that fit in {fmt}: {names}"
+            + (f" (+{more} more)" if more > 0 else "")
         )
     what = "; ".join(fixes) if fixes else "nothing in the catalog within the constraints"
     return Note(
         code="no_single_node",
-        text=f"{model_name} in {fmt} does not fit one node: {shortfall}{others}. "
-        f"What fits: {what}.",
+        text=f"{model_name} in {fmt} does not fit {scope}: {shortfall}{others}. What fits: {what}.",
         gpu=first.gpu,
         count=first.count,
     )

@@ -136,6 +136,10 @@ class ApiPriceEntry(Sourced):
     )
     cached_input_per_mtok: float | None = Field(default=None, ge=0, le=MAX_PRICE_PER_MTOK)
     currency: Currency
+    eu: bool = Field(
+        default=False,
+        description="True only when the provider serves this API from EU data centres.",
+    )
     as_of_basis: str | None = None
     confidence: str | None = None
     superseded: str | None = None

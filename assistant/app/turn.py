@@ -75,6 +75,7 @@ class TurnPresenter:
                     contradictions=flags.contradictions if flags else (),
                     interrupted=flags.error if flags else None,
                     stopped=flags.stopped if flags else None,
+                    answer=flags.answer if flags else None,
                 )
 
     async def run(self, engine: Engine, conversation: Conversation, text: str) -> TurnOutcome:

@@ -1,9 +1,9 @@
 """`gpu-sizer ask "QUESTION"`: one-shot answer on stdout.
 
 Uses the configured endpoint when there is one (`assistant.engines.make_engine`), the offline
-engine otherwise or with `--offline`. The offline answer's last part — the tools' assumptions
-on sources, formulas and constants (`assistant.offline.render.split_details`) — is replaced by
-one line saying how many there are; `--details` prints them.
+engine otherwise or with `--offline`. The offline answer's folded part (its typed sections,
+`Done.answer`: the tables and notes past one screen, the tools' assumptions on sources,
+formulas and constants) is replaced by one line naming what it holds; `--details` prints it.
 
 With a model endpoint, the answer printed leads with the deterministic verdict rendered from
 the turn's sizing report (the engine's `Verdict` event: `assistant.offline.render.verdict_text`,
@@ -131,19 +131,15 @@ async def _run_turn(
     engine: Engine,
     question: str,
     stream: bool,
-    details: bool = True,
     conversation: Conversation | None = None,
 ) -> tuple[Done | None, list[Any]]:
     """Run one turn on `conversation` (a new one when None), streaming the answer to stdout
-    when `stream`; without `details` the folded assumptions are held back (the visible part is
-    a prefix of the text, so it streams). An LLM answer is led by the engine's `Verdict` (the
-    turn's sizing report rendered), printed before the model's first word."""
-    from assistant.offline.render import split_details
-
+    when `stream` (engines stream only an answer's visible part: `_after_answer` prints the
+    folded part with `details`). An LLM answer is led by the engine's `Verdict` (the turn's
+    sizing report rendered), printed before the model's first word."""
     conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
-    text, shown = "", 0
     async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
         if isinstance(event, Verdict) and stream:
@@ -151,11 +147,8 @@ async def _run_turn(
             sys.stdout.write(event.text.rstrip("\n") + "\n\n")
             sys.stdout.flush()
         elif isinstance(event, TextDelta) and stream:
-            text += event.text
-            visible = text if details else split_details(text).visible
-            sys.stdout.write(visible[shown:])
+            sys.stdout.write(event.text)
             sys.stdout.flush()
-            shown = len(visible)
         elif isinstance(event, Notice | ErrorEvent):
             print(event.message, file=sys.stderr)
         elif isinstance(event, Done):
@@ -230,14 +223,16 @@ def _json_report(
 
 
 def _after_answer(done: Done, details: bool) -> str:
-    """What follows the streamed answer: the folded-assumptions line or a final newline, then
-    the checks' flags and why the answer is incomplete, if it is."""
-    from assistant.offline.render import split_details
-
+    """What follows the streamed answer: its folded part (with `details`) or one line naming
+    it, or a final newline; then the checks' flags and why the answer is incomplete, if it is."""
     text = done.text
-    folded = split_details(text)
-    if not details and folded.title is not None:
-        out = f"+ {folded.title}: add --details to see them.\n"
+    answer = done.answer
+    if answer is not None and answer.details_title is not None:
+        out = (
+            f"\n**{answer.details_title}**\n\n{answer.details}"
+            if details
+            else f"+ {answer.details_title}: add --details to see them.\n"
+        )
     else:
         out = "" if not text or text.endswith("\n") else "\n"
     if done.unverified_figures:
@@ -284,7 +279,6 @@ def run(args: argparse.Namespace) -> int:
                     engine,
                     question,
                     stream=not args.json,
-                    details=args.details,
                     conversation=conversation,
                 )
             )

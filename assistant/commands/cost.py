@@ -128,12 +128,12 @@ def _book(args: argparse.Namespace) -> PriceBook:
 
 def _eur_to_usd(args: argparse.Namespace) -> float | None:
     """--eur-usd (validated with the filter), else the settings' rate (GPU_SIZER_EUR_TO_USD,
-    config.toml eur_to_usd)."""
+    config.toml eur_to_usd), else the catalog's ECB reference rate (what the sizing uses)."""
     if given(args, PriceFilter, "eur_to_usd"):
         return None
-    from assistant.config import configured_eur_to_usd
+    from assistant.cost_tool import eur_to_usd_rate
 
-    return configured_eur_to_usd()
+    return eur_to_usd_rate(None)[0]
 
 
 def _filter(args: argparse.Namespace) -> PriceFilter:

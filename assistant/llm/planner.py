@@ -30,7 +30,9 @@ def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
 
     Follow-ups ("what about 8-bit?") refine the previous turn's workload, as in the offline
     engine: the parsed workload is recorded on this turn's user message under the offline
-    engine's key (never sent: requests carry only the API's message keys).
+    engine's key (never sent: requests carry only the API's message keys) — also when nothing
+    is planned because a fact is missing, so the reply to the model's clarifying question
+    refines it (`followup.is_follow_up`: a previous workload with questions takes the reply).
     Any failure of the parser (missing module, unparseable text) means "nothing planned": the
     model is still offered the tools, so a parser gap never blocks an answer.
     """
@@ -42,7 +44,7 @@ def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
     except Exception:
         return []
     last = conversation.messages[-1] if conversation.messages else {}
-    if planned and last.get("role") == "user":
+    if last.get("role") == "user" and (planned or parsed.questions):
         last[engine.WORKLOAD_KEY] = parsed.model_dump(mode="json", exclude_defaults=True)
     out: list[tuple[str, dict[str, Any]]] = []
     for call in planned or []:

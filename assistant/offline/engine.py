@@ -16,11 +16,12 @@ import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal
 
+from assistant.answer import ANSWER_KEY, Answer
 from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import PlannedCall, plan_tool_calls
+from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls
 from assistant.offline.render import CallResult, render_answer, render_question
 from assistant.results import ToolError, tool_message
 from assistant.tool_calls import run_tool_call
@@ -122,23 +123,37 @@ class OfflineEngine:
             previous = previous_workload(conversation)
             parsed = parse_workload(variant_reply(user_text, previous), previous)
             planned = plan_tool_calls(parsed)
-            text: str
+            answer: Answer
             question: str | None = None
             if not planned:
-                text = render_question(parsed)
+                # A question to ask: the figures of the default reading come with it.
+                reading = default_reading(parsed)
+                calls = [] if reading is None else plan_tool_calls(reading.workload)
+                report = None
+                if reading is not None and calls:
+                    events, results = await self._run(conversation, calls, reading.workload)
+                    for event in events:
+                        yield event
+                    report = _report(results)
+                readings = None if reading is None else reading.readings
+                answer = render_question(parsed, None, report, readings)
             else:
                 events, results = await self._run(conversation, planned, parsed)
                 for event in events:
                     yield event
                 question = _question(results)
-                text = (
-                    render_question(parsed, question) if question else answer_text(parsed, results)
-                )
-            for paragraph in _paragraphs(text):
+                answer = answer_text(parsed, results)
+            text = answer.text
+            # Only the visible part streams; the folded part comes with `Done.answer`.
+            for paragraph in _paragraphs(answer.visible):
                 partial.append(paragraph)
                 yield TextDelta(paragraph)
                 await asyncio.sleep(0)
-            final: dict[str, Any] = {"role": "assistant", "content": text}
+            final: dict[str, Any] = {
+                "role": "assistant",
+                "content": text,
+                ANSWER_KEY: answer.stored(),
+            }
             if not planned or question:
                 # A clarifying question keeps the workload read so far: the reply refines it
                 # rather than starting over (issue 18, class 3).
@@ -149,7 +164,7 @@ class OfflineEngine:
                 )
                 final[WORKLOAD_KEY] = asked.model_dump(mode="json", exclude_defaults=True)
             conversation.add(final)
-            yield Done(text=text, conversation=conversation)
+            yield Done(text=text, conversation=conversation, answer=answer)
         except (asyncio.CancelledError, GeneratorExit):
             if partial:
                 conversation.add(
@@ -163,21 +178,26 @@ class OfflineEngine:
             yield Done(text=message, conversation=conversation)
 
 
+def _report(results: list[CallResult]) -> SizingReport | None:
+    """The turn's sizing report, if its `size` call ran."""
+    return next((r.value for r in results if isinstance(r.value, SizingReport)), None)
+
+
 def _question(results: list[CallResult]) -> str | None:
     """The question the sizing report asks first (a GPU name whose variants differ), if any."""
-    report = next((r.value for r in results if isinstance(r.value, SizingReport)), None)
+    report = _report(results)
     return None if report is None or report.question is None else report.question.question
 
 
-def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> str:
-    """The turn's Markdown from its results: the answer rendered from the sizing report (and
-    the llama.cpp / Ollama plans), or the question the report asks first."""
+def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:
+    """The turn's answer from its results: rendered from the sizing report (and the
+    llama.cpp / Ollama plans), or the question the report asks first."""
     sizing = next((r for r in results if r.name == "size"), None)
     local = [r for r in results if r.name == "plan_local_serving"]
     report = sizing.value if sizing is not None else None
     if isinstance(report, SizingReport):
         if report.question is not None:
-            return render_question(parsed, report.question.question)
+            return render_question(parsed, report.question.question, report)
         return render_answer(parsed, report, local)
     error = report.text if isinstance(report, ToolError) else None
     return render_answer(parsed, None, local, error)

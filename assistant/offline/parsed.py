@@ -14,10 +14,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.sizing.claims import Claim
+
 Task = Literal["inference", "full", "lora", "qlora"]
 Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
+Asked = Literal["memory", "cost", "speed", "ttft"]
 
 
 class GpuMention(BaseModel):
@@ -56,6 +59,11 @@ class ParsedWorkload(BaseModel):
     )
     weights: str | None = Field(
         default=None, description="Weight format, names as tools.workload.Workload.weights."
+    )
+    alternative_weights: str | None = Field(
+        default=None,
+        description="Another reading of the words for the weight format ('full precision': "
+        "fp32 beside the bf16 read), sized beside the main one.",
     )
     kv_dtype: str | None = Field(default=None, description="KV-cache dtype (fp8, bf16, fp16).")
     task: Task | None = None
@@ -127,9 +135,23 @@ class ParsedWorkload(BaseModel):
         default=False,
         description="'Max context' / 'longest context' asked: the answer is a length.",
     )
+    price_period: Literal["hour", "month"] | None = Field(
+        default=None, description="The period a cost is asked in ('per month', 'hourly')."
+    )
+    asked: Asked | None = Field(
+        default=None,
+        description="The number asked for: 'memory' ('how much VRAM…'), 'cost' ('how much "
+        "would it cost'), 'speed' ('how many tokens/s…'), 'ttft' ('what is the time to first "
+        "token'); the answer opens with it.",
+    )
     alternatives: bool = Field(
         default=False,
         description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
+    )
+    claims: list[Claim] = Field(
+        default_factory=list,
+        description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "
+        "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[str] = Field(

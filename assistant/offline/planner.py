@@ -173,7 +173,50 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["optimizer"] = parsed.optimizer
     if parsed.max_context and not training:
         args["longest_context"] = True
+    if parsed.alternative_weights is not None and parsed.weights != parsed.alternative_weights:
+        args["alternative_weights"] = parsed.alternative_weights
+    if parsed.price_period is not None:
+        args["price_period"] = parsed.price_period
+    if training and parsed.use == "pre-train" and parsed.task == "full":
+        args["pretraining"] = True
+    if parsed.claims:
+        args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
     return args
+
+
+LONG_CONTEXT_READING = 32_768
+"""Tokens a 'long-context' question with no length is sized at to show figures while it is
+asked how long (32k: the context length most long-context serving guides start from)."""
+
+
+@dataclass(frozen=True)
+class DefaultReading:
+    """The workload a clarifying question's figures are for, and how it was read."""
+
+    workload: ParsedWorkload
+    readings: list[str]
+
+
+def default_reading(parsed: ParsedWorkload) -> DefaultReading | None:
+    """The workload to show figures for while a question is asked (issue 18, class 12): the
+    facts read so far, without the ones in doubt — GPUs the catalog lacks left out (sized on
+    no GPU), out-of-range figures left out, 'long-context' at `LONG_CONTEXT_READING` tokens.
+    None when no model was resolved (a figure of another model would mislead)."""
+    if not parsed.has_model or not parsed.questions:
+        return None
+    readings: list[str] = []
+    update: dict[str, Any] = {"questions": [], "unplaced": []}
+    unknown = [m for m in parsed.gpus if m.gpu is None and m.memory_bytes is None]
+    if unknown:
+        update["gpus"] = [m for m in parsed.gpus if m not in unknown]
+        names = ", ".join(f"'{m.text}'" for m in unknown)
+        readings.append(f"without {names}: the model on one GPU of any kind")
+    if parsed.long_context and parsed.context is None and parsed.prompt_tokens is None:
+        update["context"] = LONG_CONTEXT_READING
+        readings.append(f"long context read as {LONG_CONTEXT_READING:,} tokens")
+    if parsed.unplaced:
+        readings.append("without " + "; ".join(f"'{u}'" for u in parsed.unplaced))
+    return DefaultReading(parsed.model_copy(update=update), readings)
 
 
 def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:

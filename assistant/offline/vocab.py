@@ -61,7 +61,7 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
         r"\bfull[\s-]precision\b",
         "bf16",
         "'{text}' read as BF16, the unquantized 16-bit weights models ship in (2 bytes per "
-        "weight); FP32 (4 bytes per weight) doubles the weights: say 'fp32' to size that",
+        "weight); FP32 (4 bytes per weight) doubles the weights: its figures are given beside",
     ),
     (r"\bfp32\b|\bfloat[\s-]?32\b|\b32[\s-]?bits?\b", "fp32", None),
 )
@@ -196,5 +196,6 @@ _FILLER_WORDS = """
     workloads task tasks job jobs team company our us users use-case case cases scenario
     quantized precision weights weight format formats data dataset datasets have has had base
     change changes changed changing
+    really rule rules thumb true correct accurate realistic means mean takes take
 """
 FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())

@@ -68,7 +68,8 @@ def unconverted_note(offers: list[UnconvertedPrice]) -> str | None:
 
 
 def currency_assumption(eur_to_usd: float | None) -> str:
-    """How EUR prices were compared: at the user's rate, or not at all."""
+    """How EUR prices were compared: at the rate given (the caller says whose: the user's, or
+    the catalog's reference rate, `tools.cost.exchange`), or not at all."""
     if eur_to_usd is None:
         return "EUR prices are not converted unless an exchange rate is given"
-    return f"EUR prices converted at the user's rate of {eur_to_usd:g} USD per EUR"
+    return f"EUR prices converted at {eur_to_usd:g} USD per EUR"

@@ -91,7 +91,7 @@ def serving_row(
         if eur_to_usd is None:
             notes.append(f"price in {price.currency}; not converted (no exchange rate given)")
         else:
-            notes.append(f"converted at {eur_to_usd} USD per {price.currency} (user rate)")
+            notes.append(f"converted at {eur_to_usd:g} USD per {price.currency}")
 
     def usd(value: float | None) -> float | None:
         return None if value is None else to_usd(value, price.currency, eur_to_usd)
@@ -216,7 +216,11 @@ def compare_costs(
         raise ToolInputError("options", "no configuration to price", "at least one GPU + count")
     rows, excluded = price_options(options, book, flt, profile, freshness)
     best = cheapest_by_tier(rows)
-    apis = [] if model_id is None else api_comparison(model_id, book, profile, flt.eur_to_usd)
+    apis = (
+        []
+        if model_id is None
+        else api_comparison(model_id, book, profile, flt.eur_to_usd, flt.eu_only)
+    )
     if flt.api_providers:
         # The API the caller named is the one compared, never a cheaper other one.
         named = [p.lower() for p in flt.api_providers]

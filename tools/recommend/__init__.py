@@ -28,6 +28,6 @@ from __future__ import annotations
 
 from tools.recommend.fit_notes import SEQUENCE_STEP
 from tools.recommend.models import Option, Recommendation
-from tools.recommend.recommender import recommend
+from tools.recommend.recommender import recommend, training_layouts_at
 
-__all__ = ["SEQUENCE_STEP", "Option", "Recommendation", "recommend"]
+__all__ = ["SEQUENCE_STEP", "Option", "Recommendation", "recommend", "training_layouts_at"]

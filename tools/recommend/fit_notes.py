@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tools.advice import engine_reserve_note, one_node_note
-from tools.catalog import get_catalog
+from tools.catalog import GpuSpec, get_catalog
 from tools.notes import Note
 from tools.pricing import RankingPrices
 from tools.recommend.inference import _inference_option
@@ -125,11 +125,12 @@ def _fit_notes(
         if note:
             notes.append(note)
     # GPU types that host a model across a node (NVLink / Infinity Fabric) but whose largest
-    # one-node layout does not fit; PCIe cards already say why in their reasons.
+    # one-node layout — or, when the user allowed fewer GPUs than a node, the largest layout
+    # within that count — does not fit; PCIe cards already say why in their reasons.
     short: list[Option] = []
     for o in best:
         gpu = catalog.gpu(o.gpu)
-        in_node = [x for x in per_gpu[o.gpu] if x.tp * x.pp <= _node_size(gpu)]
+        in_node = [x for x in per_gpu[o.gpu] if x.tp * x.pp <= _group_limit(w, gpu)]
         if gpu.multi_gpu_fast_link and in_node and not any(x.fits for x in in_node):
             short.append(max(in_node, key=lambda x: x.tp * x.pp))
     if not short:
@@ -148,23 +149,48 @@ def _fit_notes(
         low = _inference_option(probe, catalog.gpu(first.gpu), first.tp, first.pp, prices)
         if low.fits:
             lower.append(("fp8", low))
-    one_node: list[Option] = []
-    # The GPUs ranked, then the default candidates outside the user's filter (owned hardware
-    # such as Macs is named only when the user named it).
+    larger = _larger_gpus_that_fit(w, catalog.gpu(first.gpu), chosen, per_gpu, short_ids, prices)
+    return [*notes, one_node_note(w, model_name, fmt, short, multi_node, lower, larger)]
+
+
+def _group_limit(w: Workload, gpu: GpuSpec) -> int:
+    """The most GPUs one group may span here: a node, or fewer when the user allowed fewer."""
+    return min(_node_size(gpu), w.constraints.max_gpus)
+
+
+def _larger_gpus_that_fit(
+    w: Workload,
+    short_gpu: GpuSpec,
+    chosen: dict[str, Option],
+    per_gpu: dict[str, list[Option]],
+    short_ids: set[str],
+    prices: RankingPrices,
+) -> list[Option]:
+    """GPUs with more memory each than `short_gpu`, at the smallest count of each that fits
+    within one group (a node, or the count allowed): the layouts the recommender evaluated for
+    the GPUs it ranked, else the smallest TP that splits the heads and fits, for the default
+    candidates outside the user's filter (owned hardware such as Macs only when named).
+    Ordered by memory per GPU from the catalog (issue 18, class 8), then by count."""
+    catalog = get_catalog()
     weighed = {gid: catalog.gpu(gid) for gid in chosen}
     weighed |= {g.id: g for g in catalog.default_candidates() if g.id not in weighed}
+    out: list[Option] = []
     for gpu in weighed.values():
-        if gpu.id in short_ids:
+        if gpu.id in short_ids or gpu.memory_bytes <= short_gpu.memory_bytes:
             continue
-        if gpu.id in chosen:
-            c = chosen[gpu.id]
-            if c.fits and c.tp * c.pp <= _node_size(gpu):
-                one_node.append(chosen[gpu.id])
+        limit = _group_limit(w, gpu)
+        if gpu.id in per_gpu:
+            fitting = [x for x in per_gpu[gpu.id] if x.fits and x.tp * x.pp <= limit]
+            if fitting:
+                out.append(min(fitting, key=lambda x: (x.count, -x.kv_cache_capacity_tokens)))
             continue
-        # Outside the user's GPU filter: the largest one-node layout, to name what would fit.
-        tp = max(_tp_candidates(w.model_copy(update={"constraints": Constraints()}), gpu, _arch(w)))
-        o = _inference_option(w, gpu, tp, 1, prices)
-        if o.fits:
-            one_node.append(o)
-    one_node.sort(key=lambda o: (o.count, -o.kv_cache_capacity_tokens))
-    return [*notes, one_node_note(w, model_name, fmt, short, multi_node, lower, one_node)]
+        free = w.model_copy(update={"constraints": Constraints()})
+        for tp in sorted(_tp_candidates(free, gpu, _arch(w))):
+            if tp > limit:
+                break
+            option = _inference_option(w, gpu, tp, 1, prices)
+            if option.fits:
+                out.append(option)
+                break
+    memory = {gid: g.memory_bytes for gid, g in weighed.items()}
+    return sorted(out, key=lambda o: (memory[o.gpu], o.count, -o.kv_cache_capacity_tokens))

@@ -81,10 +81,15 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     if prices is None:
         eu_only = workload.constraints.eu_only
         prices = catalog_ranking_prices(eu_only=eu_only)
+    eur = (
+        "EUR only at a rate you give"
+        if prices.eur_to_usd is None
+        else f"EUR at {prices.eur_to_usd:g} USD per EUR"
+    )
     price_notes = [
         "Prices for ranking and budgets: each configuration at its cheapest current on-demand "
-        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, EUR only at a "
-        "rate you give): whole instances billed, each tensor-parallel group in one machine "
+        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, {eur}): "
+        "whole instances billed, each tensor-parallel group in one machine "
         "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
         f"undated or older than {prices.max_age_days} days on {prices.day.isoformat()} only "
         "when no fresher price can host the layout (dates in the option notes and "
@@ -169,6 +174,23 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         nearest_feasible=nearest,
         warnings=_warnings(workload, base, best),
     )
+
+
+def training_layouts_at(
+    workload: Workload, gpu_id: str, count: int, prices: RankingPrices | None = None
+) -> list[Option]:
+    """Every training layout of exactly `count` `gpu_id`s (TP × PP × DP = count, the TP / PP
+    sizes the search tries): what a named cluster ('on 256 H100s') does, evaluated even when
+    the search stopped at a smaller layout or its DP doublings step over the count."""
+    if not workload.is_training:
+        return []
+    gpu = get_catalog().gpu(gpu_id)
+    prices = prices if prices is not None else catalog_ranking_prices(workload.constraints.eu_only)
+    out: list[Option] = []
+    for tp, pp in _layouts(workload, gpu, _arch(workload)):
+        if count % (tp * pp) == 0:
+            out.append(_training_option(workload, gpu, tp, pp, count // (tp * pp), prices))
+    return out
 
 
 def _cheapest_training_notes(w: Workload) -> list[Note]:

@@ -14,9 +14,11 @@ tokens at the stated load are decided once:
 - `shapes.py`: whether a model known only by its size fits with every plausible architecture.
 """
 
+from tools.sizing.claims import Claim, ClaimCheck
 from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load, states_load
 from tools.sizing.plan import MAX_PRICED, size
 from tools.sizing.report import (
+    AlternativeReading,
     BudgetCheck,
     ContextFit,
     FormatFit,
@@ -31,6 +33,7 @@ from tools.sizing.report import (
     SizingError,
     SizingReport,
     VariantQuestion,
+    WayOut,
 )
 from tools.sizing.request import (
     SIZE_HIDDEN,
@@ -44,8 +47,11 @@ __all__ = [
     "MAX_PRICED",
     "PRICE_OBJECTIVES",
     "SIZE_HIDDEN",
+    "AlternativeReading",
     "Budget",
     "BudgetCheck",
+    "Claim",
+    "ClaimCheck",
     "ContextFit",
     "FormatFit",
     "GpuConfiguration",
@@ -62,6 +68,7 @@ __all__ = [
     "SizingReport",
     "SizingRequest",
     "VariantQuestion",
+    "WayOut",
     "choose_headline",
     "price_load",
     "size",

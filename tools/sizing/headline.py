@@ -10,11 +10,11 @@ per job (hourly price × wall-clock hours), never per token.
 
 **Headline** (`choose_headline`), in order — the first rule that finds an option decides:
 
-1. *named_configuration*: the one GPU configuration the user named with a count, for serving
-   ("on 8× H200" asks about those 8 GPUs) — the recommender's fitting layout of exactly that
-   many of that GPU that meets the targets (its own choice, else the fastest such layout). A
-   training count only bounds the search, and a comparison of several configurations is
-   answered by the objective (rules 3-4 within the counts named).
+1. *named_configuration*: the one GPU configuration the user named with a count ("on 8×
+   H200" asks about those 8 GPUs; "pretrain on 256 H100s" about that cluster) — the
+   recommender's fitting layout of exactly that many of that GPU that meets the targets (its
+   own choice, else the fastest such layout: for training, the fewest hours). A comparison of
+   several configurations is answered by the objective (rules 3-4 within the counts named).
 2. *scale_out*: those named GPUs hold no layout that meets the targets — the recommender's
    layout on that GPU with more of them (searched again without the count limit for several
    GPUs named): what count holds the load.
@@ -151,7 +151,7 @@ def choose_headline(
     if rec is None:
         return None
     fmt = rec.weights_format
-    named = None if request.workload.is_training else named_with_count(memory)
+    named = named_with_count(memory)
     if named is not None and named.gpu is not None:
         option = _at_count(rec, named.gpu, named.count)
         if option is not None:

@@ -21,7 +21,14 @@ from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory, resolve
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.request import request_error
 from tools.recommend import Option
-from tools.sizing.report import ContextFit, FormatFit, SizedConfiguration, SizingError
+from tools.sizing.claims import ClaimCheck, check_claim
+from tools.sizing.report import (
+    AlternativeReading,
+    ContextFit,
+    FormatFit,
+    SizedConfiguration,
+    SizingError,
+)
 from tools.sizing.request import SizingRequest
 
 # The model fields a memory request shares with the workload, passed on when set.
@@ -75,7 +82,8 @@ def memory_fields(request: SizingRequest) -> dict[str, Any]:
     return fields
 
 
-def _estimate(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, SizingError | None]:
+def estimate_fields(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, SizingError | None]:
+    """The memory estimate of a memory request's fields, or why it could not be made."""
     try:
         return estimate_memory(MemoryRequest.model_validate(fields)), None
     except ValidationError as exc:
@@ -118,7 +126,7 @@ def size_configuration(
 ) -> SizedConfiguration:
     """One configuration sized (`changes` override request fields, e.g. `zero=3`)."""
     fields = configuration_fields(request, gpu, count, **changes)
-    estimate, error = _estimate(fields)
+    estimate, error = estimate_fields(fields)
     zero = fields.get("zero")
     return SizedConfiguration(gpu=gpu, count=count, zero=zero, estimate=estimate, error=error)
 
@@ -152,13 +160,69 @@ def lower_format_fits(request: SizingRequest, sized: SizedConfiguration) -> list
         return []
     out: list[FormatFit] = []
     for fmt in lower_formats(sized.estimate.weights_format, sized.gpu):
-        estimate, error = _estimate(
+        estimate, error = estimate_fields(
             configuration_fields(request, sized.gpu, sized.count, weights=fmt)
         )
         out.append(
             FormatFit(weights=fmt, gpu=sized.gpu, count=sized.count, estimate=estimate, error=error)
         )
     return out
+
+
+FEWEST_TRIED = (2, 4, 8)
+"""GPU counts tried (tensor-parallel over them) for the fewest of a named GPU that hold the
+other reading: the sizes that split the attention heads of every catalog model."""
+
+
+def alternative_reading(
+    request: SizingRequest, memory: list[SizedConfiguration]
+) -> AlternativeReading | None:
+    """Each configuration sized in `request.alternative_weights` (class 5: 'full precision' as
+    fp32 too), and for a named GPU it does not fit, the fewest of it (TP over them) that do."""
+    weights = request.alternative_weights
+    if weights is None:
+        return None
+    out = AlternativeReading(weights=weights)
+    for sized in memory:
+        alt = size_configuration(request, sized.gpu, sized.count, weights=weights)
+        out.memory.append(alt.model_copy(update={"count_named": sized.count_named}))
+        if sized.gpu is None or alt.fits is not False or request.workload.is_training:
+            continue
+        for count in (c for c in FEWEST_TRIED if c > sized.count):
+            more = size_configuration(request, sized.gpu, count, weights=weights)
+            if more.fits:
+                out.fewest.append(more)
+                break
+    return out
+
+
+def model_weight_bytes(request: SizingRequest, estimate: MemoryEstimate) -> int | None:
+    """The model's weights for inference in the format `estimate`'s task loads them (16-bit
+    for full fine-tuning, the base's format for LoRA and QLoRA), bytes: what "4× the model" and
+    "LoRA adds 10 %" are multiples of. None when the estimate cannot be made."""
+    fields = {
+        name: value
+        for name, value in memory_fields(request).items()
+        if name in ("model", "params", "config_path", "engine")
+    }
+    weights = "bf16" if estimate.task == "full" else estimate.weights_format
+    sized, _ = estimate_fields({**fields, "task": "inference", "weights": weights})
+    return None if sized is None else sized.breakdown.get("weights")
+
+
+def check_claims(request: SizingRequest) -> list[ClaimCheck]:
+    """The request's rules of thumb checked against one GPU's estimate of the workload (the
+    figures such rules are stated for: the whole model on one device)."""
+    if not request.claims:
+        return []
+    estimate, _ = estimate_fields(memory_fields(request))
+    if estimate is None:
+        return []
+    model_bytes = model_weight_bytes(request, estimate)
+    if not model_bytes:
+        return []
+    optimizer = request.optimizer or "adamw"
+    return [check_claim(c, estimate, model_bytes, optimizer) for c in request.claims]
 
 
 def layout_breakdown(
@@ -186,7 +250,7 @@ def layout_breakdown(
             fields["batch"] = per_replica
     else:
         fields["gpus"] = option.count
-    estimate, error = _estimate(fields)
+    estimate, error = estimate_fields(fields)
     return SizedConfiguration(
         gpu=option.gpu,
         count=int(fields["gpus"]),
@@ -213,7 +277,7 @@ def longest_fitting_context(fields: dict[str, Any], limit: int) -> int:
     base = {**fields, "batch": 1}
 
     def fits(tokens: int) -> bool:
-        estimate, _ = _estimate({**base, "context": tokens})
+        estimate, _ = estimate_fields({**base, "context": tokens})
         return estimate is not None and estimate.fits is True
 
     if fits(limit):
@@ -245,7 +309,7 @@ def longest_context(request: SizingRequest, sized: SizedConfiguration) -> Contex
         tokens = longest_fitting_context(fields, limit)
     estimate = sized.estimate
     if tokens > 0:
-        estimate, _ = _estimate({**fields, "context": tokens, "batch": 1})
+        estimate, _ = estimate_fields({**fields, "context": tokens, "batch": 1})
     return ContextFit(
         gpu=sized.gpu,
         count=sized.count,

@@ -28,14 +28,17 @@ from typing import Any
 from tools.catalog import get_catalog
 from tools.cost import PriceFilter, ServingCostInput, TrainingCostInput, price_configurations
 from tools.cost import ranking_prices as cost_ranking_prices
+from tools.cost.exchange import rate_used
 from tools.defaults import default_request_shape
 from tools.errors import ToolInputError
 from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
 from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
-from tools.recommend import Option, Recommendation, recommend
-from tools.sizing.headline import choose_headline, price_load
+from tools.recommend import Option, Recommendation, recommend, training_layouts_at
+from tools.sizing.headline import choose_headline, named_with_count, price_load
 from tools.sizing.memory import (
+    alternative_reading,
+    check_claims,
     configuration_fields,
     layout_breakdown,
     longest_context,
@@ -57,6 +60,7 @@ from tools.sizing.report import (
 )
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
+from tools.sizing.ways_out import ways_out
 from tools.workload import Workload, validate_workload
 
 MAX_PRICED = 16
@@ -261,6 +265,29 @@ def _scale_out(
     return None
 
 
+def named_training_layouts(
+    request: SizingRequest,
+    memory: list[SizedConfiguration],
+    search: Workload,
+    rec: Recommendation,
+    prices: Any,
+) -> None:
+    """A training cluster named with its count ('on 256 H100s') that the search did not size
+    at exactly that count (it stops at the smallest layout that fits, and doubles DP): every
+    layout of that count evaluated and kept with the recommender's others (`rejected`), so the
+    headline can be the cluster named (issue 18, class 7)."""
+    named = named_with_count(memory)
+    if not request.workload.is_training or named is None or named.gpu is None:
+        return
+    evaluated = [*rec.options, *rec.rejected]
+    exact = [o for o in evaluated if o.gpu == named.gpu and o.count == named.count]
+    if any(o.fits and o.meets_targets for o in exact):
+        return
+    for option in training_layouts_at(search, named.gpu, named.count, prices):
+        if not any((o.tp, o.pp, o.dp) == (option.tp, option.pp, option.dp) for o in exact):
+            rec.rejected.append(option)
+
+
 def _budget(request: SizingRequest, report: SizingReport) -> BudgetCheck | None:
     if request.budget is None:
         return None
@@ -294,6 +321,8 @@ def size(
         for c in configs
     ]
     report = SizingReport(request=request, memory=memory, price_load=load)
+    report.claim_checks = check_claims(request)
+    report.alternative = alternative_reading(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)
     if first is not None:
         report.model_id, report.weights_format = first.model_id, first.weights_format
@@ -319,7 +348,11 @@ def size(
         ),
         None,
     )
-    flt: PriceFilter = request.pricing.price_filter()
+    # EUR prices are compared in USD at the user's rate, else the catalog's dated ECB
+    # reference rate; the report says which (issue 18, class 10).
+    report.exchange_rate = rate_used(request.pricing.eur_to_usd)
+    rate = report.exchange_rate.usd_per_eur
+    flt: PriceFilter = request.pricing.model_copy(update={"eur_to_usd": rate}).price_filter()
     prices = cost_ranking_prices(book, flt, today, request.pricing.max_price_age_days)
     try:
         search = search_workload(request, configs, found)
@@ -328,6 +361,7 @@ def size(
     except ToolInputError as exc:
         report.recommendation_error = _error(exc)
         return report
+    named_training_layouts(request, memory, search, rec, prices)
     report.recommendation = rec
     report.model_id, report.weights_format = rec.model_id, rec.weights_format
     report.scale_out = _scale_out(request, search, memory, rec, prices)
@@ -374,6 +408,7 @@ def size(
         headline.price = report.price_of(headline.option.gpu, headline.option.count)
     report.headline = headline
     report.zero3_resize = [z for m in memory if (z := zero3_resize(request, m)) is not None]
+    report.ways_out = ways_out(request, memory, rec, report.zero3_resize)
     if headline is not None:
         report.layout_breakdown = layout_breakdown(request, memory[0], headline.option)
     report.budget_check = _budget(request, report)

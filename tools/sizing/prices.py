@@ -27,6 +27,8 @@ def _quote(row: PricedRow, **figures: float | None) -> PricedConfiguration:
         billed_gpus=row.billed_gpus,
         per_hour=row.per_hour,
         currency=row.currency,
+        region=row.region,
+        eu=row.eu,
         **figures,
     )
 
@@ -42,6 +44,7 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
                 r,
                 usd_per_hour=r.usd_per_hour,
                 usd_per_month=r.usd_per_month,
+                billed_hours_per_month=r.billed_hours_per_month,
                 usd_per_million_tokens=r.usd_per_million_tokens,
             )
             for r in costs.serving.rows

@@ -13,14 +13,16 @@ convert units; they never compute a figure or decide which option leads.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from tools.cost import CostComparison
+from tools.cost.exchange import RateUsed
 from tools.memory import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
+from tools.sizing.claims import ClaimCheck
 from tools.sizing.request import PriceLoadBasis, SizingRequest
 from tools.workload import Workload
 
@@ -102,10 +104,15 @@ class PricedConfiguration(BaseModel):
     billed_gpus: int
     per_hour: float = Field(description="Hourly price as published, in `currency`.")
     currency: str
+    region: str | None = Field(default=None, description="The offer's region as stated.")
+    eu: bool = Field(default=False, description="The region is inside the EU.")
     usd_per_hour: float | None = Field(
         default=None, description="USD per hour of the whole configuration (serving rows)."
     )
     usd_per_month: float | None = None
+    billed_hours_per_month: float | None = Field(
+        default=None, description="Hours a month `usd_per_month` bills (serving rows)."
+    )
     usd_per_million_tokens: float | None = Field(
         default=None, description="USD per million output tokens at the report's price load."
     )
@@ -171,6 +178,18 @@ class FormatFit(BaseModel):
     count: int
     estimate: MemoryEstimate | None = None
     error: SizingError | None = None
+
+
+class AlternativeReading(BaseModel):
+    """The configurations sized again in another reading of the weight format ('full
+    precision' as fp32 beside bf16), with, for a named GPU it does not fit, the fewest of that
+    GPU that hold it."""
+
+    weights: str
+    memory: list[SizedConfiguration] = Field(default_factory=list)
+    fewest: list[SizedConfiguration] = Field(
+        default_factory=list, description="Per named GPU that does not fit: the fewest that do."
+    )
 
 
 class ContextFit(BaseModel):
@@ -278,6 +297,33 @@ class BudgetCheck(BaseModel):
         return self.cheapest.usd_per_month
 
 
+Lever = Literal[
+    "shorter_sequence",
+    "lower_lora_rank",
+    "8bit_optimizer",
+    "checkpointing",
+    "all_together",
+    "lighter_method",
+    "more_gpus",
+]
+
+
+class WayOut(BaseModel):
+    """One lever pulled on the closest named configuration, re-sized."""
+
+    lever: Lever
+    gpu: str
+    count: int
+    zero: int | None = Field(default=None, description="The ZeRO stage of the subject, if any.")
+    changes: dict[str, Any] = Field(description="Memory-request fields changed, and to what.")
+    estimate: MemoryEstimate | None = None
+
+    @property
+    def fits(self) -> bool:
+        """Whether the configuration fits with this lever pulled."""
+        return self.estimate is not None and bool(self.estimate.fits)
+
+
 class SizingReport(BaseModel):
     """Everything one sizing question's answer is made of (see the module docstring)."""
 
@@ -311,6 +357,19 @@ class SizingReport(BaseModel):
     layout_breakdown: SizedConfiguration | None = None
     longest_context: list[ContextFit] = Field(default_factory=list)
     budget_check: BudgetCheck | None = None
+    alternative: AlternativeReading | None = Field(
+        default=None, description="The same configurations in the other reading of the format."
+    )
+    ways_out: list[WayOut] = Field(
+        default_factory=list,
+        description="Nothing named fits a training job: each lever pulled, and all together.",
+    )
+    claim_checks: list[ClaimCheck] = Field(
+        default_factory=list, description="The user's rules of thumb, checked."
+    )
+    exchange_rate: RateUsed | None = Field(
+        default=None, description="The EUR→USD rate the USD figures of EUR prices used."
+    )
     notes: list[Note] = Field(default_factory=list)
 
     @property
@@ -347,6 +406,33 @@ class SizingReport(BaseModel):
         """Every warning the tools gave about the request, once each."""
         items = [str(w) for r in self.results() for w in getattr(r, "warnings", [])]
         return list(dict.fromkeys(items))
+
+    @property
+    def converted_eur(self) -> bool:
+        """Whether a EUR price was converted into a USD figure this report shows or ranks."""
+        costs = self.costs
+        if costs is None or self.exchange_rate is None:
+            return False
+        rows: list[Any] = []
+        if costs.serving is not None:
+            rows += [*costs.serving.rows, *costs.serving.api_comparison]
+        if costs.training is not None:
+            rows += costs.training.rows
+        return any(getattr(r, "currency", "USD") == "EUR" for r in rows)
+
+    @property
+    def eur_rate_leads(self) -> bool:
+        """Whether the EUR→USD rate bears on what the answer leads with, so it is stated up
+        front rather than with the tools' other assumptions: the headline's price is a EUR
+        offer, EU-only prices were asked, or the rate is the user's own."""
+        if not self.converted_eur or self.exchange_rate is None:
+            return False
+        headline = None if self.headline is None else self.headline.price
+        return (
+            self.exchange_rate.basis == "given"
+            or self.request.pricing.eu_only
+            or (headline is not None and headline.currency != "USD")
+        )
 
     def price_of(self, gpu: str, count: int) -> PricedConfiguration | None:
         """The priced row quoted for (GPU, count), if that configuration was priced."""

@@ -29,6 +29,7 @@ from tools.limits import (
 )
 from tools.memory.request import OptimizerName
 from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, Tier
+from tools.sizing.claims import Claim
 from tools.workload import Workload
 
 PriceLoadBasis = Literal["stated_load", "full_load"]
@@ -167,6 +168,26 @@ class SizingRequest(BaseModel):
     longest_context: bool = Field(
         default=False, description="Find the longest context each named GPU setup holds."
     )
+    alternative_weights: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="Another reading of the weight format the words allow ('full precision': "
+        "fp32 beside bf16): each configuration is sized in it too.",
+    )
+    price_period: BudgetPeriod | None = Field(
+        default=None, description="The period a cost is asked in: 'hour' or 'month'."
+    )
+    pretraining: bool = Field(
+        default=False,
+        description="A full-training job from scratch (pre-training), not a fine-tune: "
+        "adapters (LoRA, QLoRA) are no way out for it.",
+    )
+    claims: list[Claim] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Rules of thumb the user stated, to check (18 B/param, 126 GB, 4× the "
+        "model, 10-20 % more).",
+    )
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -195,5 +216,8 @@ SIZE_HIDDEN = (
     "pricing.spot_interruption_overhead",
     "optimizer",
     "named_count_is_limit",
+    "claims",
+    "price_period",
+    "alternative_weights",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

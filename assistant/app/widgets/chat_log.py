@@ -24,6 +24,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
+from assistant.answer import stored_answer
 from assistant.app.results import TableUnit, answer_unit
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
@@ -270,6 +271,7 @@ class ChatLog(VerticalScroll, can_focus=False):
                         contradictions=[str(c) for c in checks.get("contradictions", [])],
                         interrupted=str(checks["error"]) if checks.get("error") else None,
                         stopped=str(checks["stopped"]) if checks.get("stopped") else None,
+                        answer=stored_answer(message),
                     )
                 for call in message.get("tool_calls") or []:
                     if call.get("id") in repeated:

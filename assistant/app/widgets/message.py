@@ -4,10 +4,10 @@ The answer streams through `MarkdownStream` (which batches fragments so the UI k
 when the turn ends, gets one full `Markdown.update(text)` — the stream appends block by block,
 and the final update guarantees the document matches the complete answer exactly.
 
-An offline answer ends with the tools' assumptions under one exact heading
-(`assistant.offline.render.split_details`); they go into a `Collapsible`, collapsed, titled with
-that heading. `text` always keeps the full answer (copy, sessions), so a reopened session folds
-the same way. Any other text (an LLM's) is shown whole.
+An offline answer comes as typed sections (`assistant.answer.Answer`: `Done.answer`, or the
+sections stored on a reopened session's message): only its visible part streams, and its folded
+part goes into a `Collapsible`, collapsed, titled with the answer's `details_title`. `text`
+always keeps the full answer (copy, sessions). Any other text (an LLM's) is shown whole.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
+from assistant.answer import Answer
 from assistant.app.widgets.literal import LiteralCollapsible
-from assistant.offline.render import DETAILS_TOPIC, split_details
 
 
 def _hard_breaks(state: StateCore) -> None:
@@ -100,11 +100,10 @@ class AssistantMessage(Vertical, can_focus=True):
         super().__init__()
         self.text = text
         self._stream: MarkdownStream | None = None
-        self._streamed = 0  # characters of `text` written to the stream (the visible part)
         self.finished = False
 
     def compose(self) -> ComposeResult:
-        yield answer_markdown(split_details(self.text).visible, "answer")
+        yield answer_markdown(self.text, "answer")
 
     @property
     def markdown(self) -> Markdown:
@@ -119,18 +118,11 @@ class AssistantMessage(Vertical, can_focus=True):
 
     async def write(self, fragment: str) -> None:
         """Append a fragment of the answer (batched by the stream, never re-rendered whole).
-
-        What would be folded is held back: only the visible prefix streams."""
+        Engines stream only the visible part; a folded part arrives with `finish`."""
         self.text += fragment
-        # Only text not yet shown can start a fold; checking just that keeps each token O(1).
-        unshown = self.text[self._streamed :]
-        visible = split_details(self.text).visible if DETAILS_TOPIC in unshown else self.text
-        if len(visible) <= self._streamed:
-            return
         if self._stream is None:
             self._stream = Markdown.get_stream(self.markdown)
-        await self._stream.write(visible[self._streamed :])
-        self._streamed = len(visible)
+        await self._stream.write(fragment)
 
     async def finish(
         self,
@@ -140,22 +132,24 @@ class AssistantMessage(Vertical, can_focus=True):
         contradictions: Sequence[str] = (),
         interrupted: str | None = None,
         stopped: str | None = None,
+        answer: Answer | None = None,
     ) -> None:
         """Stop streaming and show the complete answer with one full update, plus any flags:
         figures not found in the tool results, claims the tools contradict, an answer cut
-        short by an error (`interrupted`: its kind) or stopped early (`stopped`)."""
+        short by an error (`interrupted`: its kind) or stopped early (`stopped`). An `answer`
+        in sections shows its visible part and folds the rest under its details title."""
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
         if final_text is not None:
             self.text = final_text
-        folded = split_details(self.text)
-        await self.markdown.update(folded.visible)
+        sections = answer if answer is not None and answer.text == self.text else None
+        await self.markdown.update(self.text if sections is None else sections.visible)
         self.finished = True
-        if folded.title is not None:
-            body = answer_markdown(folded.details, "details")
-            # The title comes from the answer's text: shown literally, never parsed as markup.
-            await self.mount(LiteralCollapsible(body, title=folded.title, collapsed=True))
+        if sections is not None and sections.details_title is not None:
+            body = answer_markdown(sections.details, "details")
+            # The title is the answer's own: shown literally, never parsed as markup.
+            await self.mount(LiteralCollapsible(body, title=sections.details_title, collapsed=True))
         if contradictions:
             await self.mount(Static(contradiction_flag_text(contradictions), classes="flags"))
         if unverified_figures:

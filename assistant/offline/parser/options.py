@@ -145,6 +145,17 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
             )
 
 
+def extract_price_period(t: Text, p: ParsedWorkload) -> None:
+    """'per month', 'a month', 'monthly', '/mo' (or 'per hour', 'hourly') left after budgets,
+    token volumes and deadlines: the period the cost is asked in (issue 18, class 10)."""
+    month = r"\b(?:per|a|an|each|every)\s+month\b|/\s*mo(?:nth)?\b|\bmonthly\b|\bmonth\b"
+    hour = r"\b(?:per|an|each|every)\s+hour\b|/\s*h(?:ou)?r\b|\bhourly\b"
+    if t.each(month):
+        p.price_period = "month"
+    elif t.each(hour):
+        p.price_period = "hour"
+
+
 def _amount(number: str, grand: str | None) -> str:
     """The amount as a quantity text: '5' with 'grand' is 5k."""
     return f"{number.strip()}k" if grand else number

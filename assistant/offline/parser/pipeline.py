@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.choices import set_aside_rejected
+from assistant.offline.parser.claims import claims_reading, extract_claims
 from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
@@ -47,6 +48,7 @@ from assistant.offline.parser.options import (
     extract_api_comparison,
     extract_budget,
     extract_cost_per_token,
+    extract_price_period,
     extract_rank_and_flags,
 )
 from assistant.offline.parser.questions import extract_question_kind
@@ -74,6 +76,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_named_sizes,
     negative_numbers,
     huge_numbers,
+    extract_claims,
     extract_cost_per_token,
     extract_budget,
     extract_kv_dtype,
@@ -83,6 +86,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_api_comparison,
     extract_training_data,
     extract_deadline,
+    extract_price_period,
     extract_zero,
     extract_nodes,
     extract_system_ram,
@@ -124,6 +128,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     parsed = ParsedWorkload(text=text)
     for extract in _EXTRACTORS:
         extract(t, parsed)
+    claims_reading(parsed)
     if parsed.train_tokens is None and parsed.train_examples and parsed.tokens_per_example:
         epochs = parsed.epochs or 1.0
         parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs

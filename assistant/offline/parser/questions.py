@@ -14,9 +14,55 @@ _SEQUENCE_NOUNS = (
 )
 
 
+_MEMORY_ASKED = (
+    r"\bhow\s+much\s+(?:gpu\s+|video\s+)?(?:memory|vram)\b"
+    r"|\bhow\s+many\s+(?:gb|gib|gigs?|gigabytes?)\b"
+    r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
+    r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:gpu\s+)?(?:memory|vram)"
+    r"(?:\s+(?:requirements?|footprint|usage|needed))?\b"
+    r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
+)
+_COST_ASKED = (
+    r"\bhow\s+much\s+(?:does|would|will|do|did)\s+(?:it|this|that|they|we|i)\s+(?:\w+\s+)?cost"
+    r"|\bwhat\s+(?:does|would|will)\s+(?:it|this|that)\s+cost\b"
+    r"|\bwhat(?:'s|\s+is)\s+the\s+(?:monthly\s+|hourly\s+)?(?:cost|price|bill)\b"
+)
+
+_PER_SECOND = r"(?:tokens?|tok)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b|a\s+second\b)"
+_TTFT_ASKED = (
+    r"\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+(?:the\s+)?(?:expected\s+)?"
+    r"(?:time\s+to\s+first\s+token|ttft|first[-\s]token\s+latency)\b"
+    r"|\bhow\s+(?:long|quickly|soon)\s+(?:until|before|to|for)\s+(?:the\s+)?first\s+token\b"
+    r"|\bwhat\s+(?:ttft|time\s+to\s+first\s+token)\s+(?:do|does|would|will|can)\b"
+)
+_SPEED_ASKED = (
+    rf"\bhow\s+many\s+{_PER_SECOND}"
+    r"|\bhow\s+fast\s+(?:is|does|would|will|can|could|do)\b"
+    r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
+    rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
+    rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
+)
+
+
+def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
+    """The number the question asks for, which the answer opens with: memory ('how much VRAM
+    does Llama 3.1 70B need?'), a cost ('how much would it cost per month?'), the time to first
+    token ('what's the TTFT on 2x H100?') or the speed ('how many tokens/s on one H100?')."""
+    if t.each(_MEMORY_ASKED):
+        p.asked = "memory"
+    elif t.each(_COST_ASKED):
+        p.asked = "cost"
+    elif t.each(_TTFT_ASKED):
+        p.asked = "ttft"
+    elif t.each(_SPEED_ASKED):
+        p.asked = "speed"
+
+
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
     """Capacity, longest-context and alternatives questions (flags on `p`); a length inside a
-    capacity question ('8k chats', '8k-token sequences') is the context per sequence."""
+    capacity question ('8k chats', '8k-token sequences') is the context per sequence; the
+    number asked for (`extract_asked_number`)."""
+    extract_asked_number(t, p)
     extract_max_context_question(t, p)
     adjectives = r"(?:(?:more|concurrent|simultaneous|parallel|active)\s+)*"
     length = rf"(?:{Q}[\s-]*(?:tokens?[\s-]+)?(?:(?:context|ctx)[\s-]+)?)?"

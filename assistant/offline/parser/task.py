@@ -31,6 +31,9 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
                 p.weights = fmt
                 if note:
                     p.notes.append(note.format(text=m.group(0).strip()))
+                if re.match(r"full", m.group(0), re.I):
+                    # 'Full precision' is FP32 to some: that reading is sized beside.
+                    p.alternative_weights = "fp32"
     if len(named) > 1 and p.weights is not None:
         # "compare AWQ and GPTQ": one answer sizes one weight format; say which (QA round 4, 3).
         others = ", ".join(f"'{text}'" for fmt, text in named.items() if fmt != p.weights)

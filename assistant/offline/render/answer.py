@@ -1,27 +1,35 @@
-"""One turn's Markdown from the sizing report: the full answer (verdict first, then figures,
-breakdown, options with cost, how the question was read, what to ask next, and last the
-folded tool assumptions), or a clarifying question with what was understood so far.
+"""One turn's answer from the sizing report, as typed sections (`assistant.answer.Answer`): the
+lead (the asked number or the verdict), then the table the question is about, how the words
+were read, what to ask next; what does not fit one screen is folded (`fold.fold`), the tools'
+own assumptions always. Or a clarifying question, with the figures of the default reading.
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
+from assistant.answer import Answer, AnswerSection
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
-from assistant.offline.render.costs import api_comparison_lines, price_load_lines, unconverted_lines
-from assistant.offline.render.details import details_title
+from assistant.offline.render.claims import claim_lines
+from assistant.offline.render.costs import (
+    api_comparison_lines,
+    exchange_rate_lines,
+    price_load_lines,
+    unconverted_lines,
+)
+from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
 from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.questions import capacity_lines
+from assistant.offline.render.questions import capacity_lines, speed_lines
 from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
-from assistant.offline.render.verdict import about_headline, verdict_block
+from assistant.offline.render.verdict import about_headline, verdict_block, verdict_lines
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
 
-
-def _section(title: str, lines: list[str]) -> list[str]:
-    return [f"\n**{title}**\n", *lines] if lines else []
+# Importance of each part (0: the lead, always shown): the order sections are kept visible in
+# while the answer fits one screen. The table the question is about ranks above the other.
+_LEAD, _READ_AS, _PRIMARY, _ASK_NEXT, _KEY_FIGURES, _SECONDARY, _NOTES, _PRICING = range(8)
 
 
 def _tool_notes(values: list[BaseModel]) -> tuple[list[str], list[str]]:
@@ -34,78 +42,119 @@ def _tool_notes(values: list[BaseModel]) -> tuple[list[str], list[str]]:
     return assumptions, warnings
 
 
+def _part(rank: int, topic: str, lines: list[str], title: str | None = None) -> Part:
+    return Part(AnswerSection(title=title, lines=tuple(lines)), rank, topic)
+
+
 def render_answer(
     parsed: ParsedWorkload,
     report: SizingReport | None,
     local: list[CallResult] | None = None,
     error: str | None = None,
-) -> str:
-    """The full answer for one turn (Markdown): `report` from the `size` call (None when only
-    llama.cpp / Ollama plans ran, or `error` says why it could not run), `local` the plans."""
+) -> Answer:
+    """The full answer for one turn: `report` from the `size` call (None when only llama.cpp /
+    Ollama plans ran, or `error` says why it could not run), `local` the plans."""
     local = local or []
-    out: list[str] = local_serving_lines(local)
+    lead: list[str] = local_serving_lines(local)
     if error is not None:
-        out.append(f"- Could not size this: {error}")
+        lead.append(f"- Could not size this: {error}")
     values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
+    parts: list[Part] = []
     if report is not None:
-        out += _report_lines(parsed, report)
+        report_lead, report_parts = _report_parts(parsed, report)
+        lead += report_lead
+        parts += report_parts
         values = [*report.results(), *values]
-    read_as = [*parsed.notes]
+    read_as = [f"Could not place: {'; '.join(repr(u) for u in parsed.unplaced)}"]
+    read_as = read_as if parsed.unplaced else []
+    read_as += parsed.notes
     if report is not None:
         read_as += defaults_filled_in(parsed, report)
-        read_as += price_load_lines(report)
+        read_as += exchange_rate_lines(report)
     assumptions, warnings = _tool_notes(values)
     read_as += [f"warning: {w}" for w in warnings]
     read_as = list(dict.fromkeys(read_as))
+    pricing = [] if report is None else price_load_lines(report)
     folded = [a for a in dict.fromkeys(assumptions) if a not in read_as]
-    out += _section("Assumptions", _bullets(read_as))
-    asks = follow_ups(parsed)
-    if parsed.unplaced:
-        asks.insert(0, "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced))
-    out += _section("What to ask next", [f"- {a}" for a in asks])
-    # Last, so that folding it leaves every other part of the answer in place.
-    out += _section(details_title(len(folded)), _bullets(folded))
-    return "\n".join(out).strip() + "\n"
+    parts = [
+        _part(_LEAD, "verdict", lead),
+        *parts,
+        _part(_READ_AS, "how the question was read", _bullets(read_as), "Assumptions"),
+        _part(
+            _ASK_NEXT,
+            "what to ask next",
+            [f"- {a}" for a in follow_ups(parsed)],
+            "What to ask next",
+        ),
+        _part(_PRICING, "how $/M is priced", _bullets(pricing), "How $/M tokens are priced"),
+    ]
+    tools = AnswerSection(
+        title=f"Tool assumptions ({len(folded)})", lines=tuple(_bullets(folded)), folded=True
+    )
+    parts.append(Part(tools, _PRICING, tool_assumptions_topic(len(folded))))
+    return fold(parts)
 
 
-def _report_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
-    """Verdict, costs, key figures, breakdown, options and notes of the report."""
-    layout = report.layout_breakdown
-    has_layout = layout is not None and layout.estimate is not None
+def _primary_is_breakdown(parsed: ParsedWorkload, report: SizingReport) -> bool:
+    """Whether the memory breakdown is the table the question is about (a memory question, a
+    training job, GPUs the user named) rather than the options."""
+    named = any(m.gpu is not None for m in report.memory)
+    memory = parsed.asked == "memory" or bool(parsed.claims)
+    return memory or report.is_training or named or parsed.capacity
+
+
+def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[str], list[Part]]:
+    """The lead lines of the report, and its other parts: memory breakdown, options, notes,
+    key figures, cost errors."""
     # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
     api = api_comparison_lines(parsed, report)
-    out = api if parsed.api_comparison else []
-    out += capacity_lines(parsed, report)
-    out += verdict_block(report)
-    out += [] if parsed.api_comparison else api
-    out += _section("Key figures", key_figures(report))
-    first = next((m for m in report.memory if m.estimate is not None), None)
-    if layout is not None and has_layout:
-        out += _section(
-            f"Memory per GPU ({_layout_label(report, layout)})", breakdown_table(layout)
-        )
-    elif first is not None:
-        label = config_label(first)
-        if first.plain_data_parallel:
-            label += ", plain data parallelism"
-        out += _section(f"Memory per GPU ({label})", breakdown_table(first))
+    lead = claim_lines(report)
+    lead += api if parsed.api_comparison else []
+    lead += capacity_lines(parsed, report)
+    lead += speed_lines(parsed, report)
+    lead += verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims))
+    lead += [] if parsed.api_comparison else api
+    lead += unconverted_lines(report)
+    breakdown_first = _primary_is_breakdown(parsed, report)
+    parts: list[Part] = []
+    title, rows = _breakdown(report)
+    breakdown = _part(_PRIMARY if breakdown_first else _SECONDARY, "memory breakdown", rows, title)
+    options: list[str] = []
+    notes: list[str] = []
     rec = report.recommendation
     if report.recommendation_error is not None:
-        error = report.recommendation_error.text
-        out += _section("Options", [f"- The recommender could not run: {error}"])
+        notes.append(f"- The recommender could not run: {report.recommendation_error.text}")
     elif rec is not None:
-        out += _section("Best option per GPU", options_table(report))
+        options = options_table(report)
         headline = None if parsed.gpus or report.headline is None else report.headline.option
-        notes = [f"- {about_headline(n, headline)}" for n in rec.notes[:4]]
-        out += ["", *notes] if notes else []
+        notes += [f"- {about_headline(n, headline)}" for n in rec.notes[:4]]
         # The scale-out answer above supersedes the search within the named count.
         if rec.nearest_feasible and report.scale_out is None:
-            out.append(f"- Nearest feasible: {rec.nearest_feasible}")
+            notes.append(f"- Nearest feasible: {rec.nearest_feasible}")
     if report.costs_error is not None:
-        error = report.costs_error.text
-        out += _section("Cost", [f"- Cost comparison unavailable: {error}"])
-    out += unconverted_lines(report)
-    return out
+        lead.append(f"- Cost comparison unavailable: {report.costs_error.text}")
+    table = _part(
+        _SECONDARY if breakdown_first else _PRIMARY, "options", options, "Best option per GPU"
+    )
+    parts += [breakdown, table] if breakdown_first else [table, breakdown]
+    parts.append(_part(_NOTES, "notes", notes, "Notes"))
+    parts.append(_part(_KEY_FIGURES, "key figures", key_figures(report), "Key figures"))
+    return lead, parts
+
+
+def _breakdown(report: SizingReport) -> tuple[str, list[str]]:
+    """The memory breakdown shown: the headline's layout when the report sized it, else the
+    first configuration sized; its title says which."""
+    layout = report.layout_breakdown
+    if layout is not None and layout.estimate is not None:
+        return f"Memory per GPU ({_layout_label(report, layout)})", breakdown_table(layout)
+    first = next((m for m in report.memory if m.estimate is not None), None)
+    if first is None:
+        return "Memory per GPU", []
+    label = config_label(first)
+    if first.plain_data_parallel:
+        label += ", plain data parallelism"
+    return f"Memory per GPU ({label})", breakdown_table(first)
 
 
 def _layout_label(report: SizingReport, layout: SizedConfiguration) -> str:
@@ -120,23 +169,53 @@ def _layout_label(report: SizingReport, layout: SizedConfiguration) -> str:
 
 
 def _bullets(items: list[str]) -> list[str]:
-    # One line per item: the fold below is recognised by its bullet lines.
+    # One line per item.
     return ["- " + " ".join(item.split()) for item in items]
 
 
-def render_question(parsed: ParsedWorkload, question: str | None = None) -> str:
-    """A clarifying question instead of an answer, with what was understood so far."""
+def render_question(
+    parsed: ParsedWorkload,
+    question: str | None = None,
+    report: SizingReport | None = None,
+    readings: list[str] | None = None,
+) -> Answer:
+    """A clarifying question instead of an answer (issue 18, class 12): the figures of the
+    default reading first when there are any (`report`: the sizing of the workload read so far
+    without what is in doubt, `readings`: how it was read; or the report whose GPU name is in
+    question, at the catalog's default for it), then the question; what was understood so far
+    is folded."""
     ask = question or (parsed.questions[0] if parsed.questions else "Which model?")
     understood = [
         f"{name}: {value}"
         for name, value in parsed.model_dump(
-            exclude_defaults=True, exclude={"text", "notes", "questions", "unplaced", "gpus"}
+            exclude_defaults=True,
+            exclude={"text", "notes", "questions", "unplaced", "gpus", "claims"},
         ).items()
     ]
     understood += [f"GPU: {m.count or ''}{'× ' if m.count else ''}{m.text}" for m in parsed.gpus]
-    lines = [f"**One question before I size this:** {ask}"]
+    lead: list[str] = []
+    if report is not None:
+        figures = verdict_lines(report) if report.question is not None else verdict_block(report)
+        # The number asked for leads the default reading's figures too (classes 11 and 12).
+        figures = [*speed_lines(parsed, report), *figures] if figures else figures
+        if figures:
+            reading = "; ".join(readings or []) or _variant_reading(report)
+            lead += [f"For the default reading ({reading}):", *figures, ""]
+    lead.append(f"**One question before I size this{' exactly' if lead else ''}:** {ask}")
+    parts = [_part(_LEAD, "verdict", lead)]
     if understood:
-        lines += ["", "So far I have: " + "; ".join(understood) + "."]
+        so_far = ["So far I have: " + "; ".join(understood) + "."]
+        parts.append(_part(_READ_AS, "what I have so far", so_far))
     if parsed.unplaced:
-        lines += ["", "I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
-    return "\n".join(lines) + "\n"
+        unplaced = ["I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
+        parts.append(_part(_READ_AS, "what I could not place", unplaced))
+    return fold(parts)
+
+
+def _variant_reading(report: SizingReport) -> str:
+    """'A100 80GB SXM4, the catalog's default for 'A100'' for a variant question."""
+    named = [m for m in report.memory if m.gpu is not None]
+    question = report.question
+    if not named or question is None:
+        return "the catalog defaults"
+    return f"{config_label(named[0])}, the catalog's default for '{question.text}'"

@@ -20,6 +20,40 @@ def billed_as(price: PricedConfiguration) -> str:
     return ""
 
 
+def offer_text(price: PricedConfiguration, report: SizingReport) -> str:
+    """Where a quoted price comes from, for a lead line: ' (OVHcloud, 2026-09-26; region
+    eu-west-gra; 0.75 EUR per hour at 1.1172 USD per EUR)', plus the billing note."""
+    parts = [priced_by(price)]
+    if price.region:
+        parts.append(f"region {price.region}")
+    rate = report.exchange_rate
+    if price.currency != "USD" and rate is not None:
+        parts.append(
+            f"{price.per_hour:,.2f} {price.currency} per hour at {rate.usd_per_eur:g} USD per EUR"
+        )
+    return f"{billed_as(price)} ({'; '.join(parts)})"
+
+
+def usd_in_period(price: PricedConfiguration, report: SizingReport) -> str:
+    """The price in the period asked: '12,374 USD a month (16.95 USD per hour × 730 h)' when a
+    month was asked and the row has a monthly figure, else 'X USD per hour' (or the job total)."""
+    if price.usd_job is not None:
+        return f"{price.usd_job:,.2f} USD total"
+    hourly = f"{price.usd:,.2f} USD per hour"
+    hours = price.billed_hours_per_month
+    if report.request.price_period == "month" and price.usd_per_month is not None and hours:
+        return f"{price.usd_per_month:,.0f} USD a month ({hourly} × {hours:,.0f} h billed)"
+    return hourly
+
+
+def exchange_rate_lines(report: SizingReport) -> list[str]:
+    """Which EUR→USD rate the USD figures of EUR prices used, its date and source, when it
+    bears on the lead (`SizingReport.eur_rate_leads`); elsewhere the cost tool's own
+    assumption ('EUR prices converted at …') says the rate among the folded ones."""
+    rate = report.exchange_rate
+    return [rate.statement] if rate is not None and report.eur_rate_leads else []
+
+
 def budget_line(report: SizingReport) -> str | None:
     """Whether the cheapest priced option is within a USD budget per hour or per month."""
     check = report.budget_check

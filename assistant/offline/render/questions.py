@@ -25,6 +25,52 @@ def _named_option(report: SizingReport, gpu_id: str, count: int) -> Option | Non
     )
 
 
+def _asked_option(report: SizingReport) -> Option | None:
+    """The option a number is asked about: the configuration named, else the headline's, else
+    the recommender's first that fits."""
+    rec = report.recommendation
+    if rec is None:
+        return None
+    named = next((m for m in report.memory if m.gpu and m.estimate is not None), None)
+    if named is not None and named.gpu is not None:
+        option = _named_option(report, named.gpu, named.count)
+        if option is not None:
+            return option
+    if report.headline is not None and report.headline.option.fits:
+        return report.headline.option
+    return next((o for o in rec.options if o.fits), None)
+
+
+def speed_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
+    """A speed or time-to-first-token question opens with that figure (issue 18, class 11):
+    '**38.2 tokens/s per user on 1× H100 SXM5** at 1 concurrent sequence (calibrated) …', from
+    the recommender's option for the configuration asked about, its basis said."""
+    if parsed.asked not in ("speed", "ttft") or report.is_training:
+        return []
+    option = _asked_option(report)
+    if option is None:
+        return []
+    users = option.sequences_per_replica
+    at = f"at {users:,} concurrent sequence{'s' if users != 1 else ''} per replica"
+    label = option_label(option)
+    speed, ttft = option.decode_tokens_per_s_per_seq, option.ttft_s
+    if parsed.asked == "ttft" and ttft is not None:
+        return [
+            f"**Time to first token {ttft:,.2f} s on {label}** {at} "
+            f"({option.ttft_basis or 'estimated'}; queue + prefill of the prompt)."
+        ]
+    if speed is None:
+        return []
+    line = (
+        f"**{speed:,.1f} tokens/s per user on {label}** {at} ({option.speed_basis or 'estimated'})"
+    )
+    if option.full_load_tokens_per_s is not None:
+        line += f"; {option.full_load_tokens_per_s:,.0f} tokens/s per replica at full load"
+    if ttft is not None:
+        line += f"; time to first token {ttft:,.2f} s"
+    return [line + "."]
+
+
 def capacity_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     """'**60 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5** …': the recommender's
     `max_concurrent_sequences` for the named configuration (else its first fitting option)."""

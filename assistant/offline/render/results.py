@@ -30,6 +30,11 @@ def gib(num_bytes: float | None) -> str:
     return "n/a" if num_bytes is None else format_bytes(num_bytes, "GiB", 1)
 
 
+def gib_as_gb(num_bytes: float) -> str:
+    """The same bytes in GB (10^9) with one decimal, for a figure set beside a GiB one."""
+    return format_bytes(num_bytes, "GB", 1)
+
+
 class Priced(Protocol):
     """A quoted price: who, when it was read and how old it was when priced."""
 

@@ -8,14 +8,28 @@ hold when they cannot hold the load, and which GPU a recommender note is about.
 
 from __future__ import annotations
 
-from assistant.offline.render.costs import billed_as, budget_line, cheaper_per_token_line
+from assistant.offline.render.costs import (
+    billed_as,
+    budget_line,
+    cheaper_per_token_line,
+    offer_text,
+    usd_in_period,
+)
 from assistant.offline.render.questions import max_context_lines
-from assistant.offline.render.results import config_label, gib, gpu_name, option_label, priced_by
+from assistant.offline.render.results import (
+    config_label,
+    gib,
+    gib_as_gb,
+    gpu_name,
+    option_label,
+    priced_by,
+)
 from tools.memory.request import MemoryEstimate
 from tools.notes import Note
 from tools.recommend import Option, Recommendation
-from tools.sizing import Headline, SizedConfiguration, SizingReport
+from tools.sizing import Headline, SizedConfiguration, SizingReport, WayOut
 from tools.sizing.headline import candidates
+from tools.units import format_count
 
 
 def _fitting_option(
@@ -70,7 +84,7 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     if headline.rule != "cheapest" or price is None:
         return needs_line(option, "Recommended:", " (the recommender's first option)")
     tier = "on demand" if price.tier == "on_demand" else price.tier
-    source = f"{billed_as(price)} ({priced_by(price)})"
+    source = offer_text(price, report)
     per_token = report.request.workload.objective == "cheapest_per_token" and price.usd_job is None
     if per_token and price.usd_per_million_tokens is not None:
         verb = (
@@ -82,10 +96,10 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
             + f" {price.usd_per_million_tokens:,.3f} USD/M ({price.usd_per_hour or 0:,.2f} USD "
             f"per hour {tier}{source})."
         )
-    unit = "total" if price.usd_job is not None else "per hour"
+    where = " in the EU" if report.request.pricing.eu_only else ""
     return (
-        needs_line(option, "Cheapest priced option that fits and meets the targets:")
-        + f" {price.usd:,.2f} USD {unit} {tier}{source}."
+        needs_line(option, f"Cheapest priced option{where} that fits and meets the targets:")
+        + f" {usd_in_period(price, report)} {tier}{source}."
     )
 
 
@@ -113,14 +127,15 @@ def recommended_lines(report: SizingReport) -> list[str]:
     return lines
 
 
-def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[str]:
+def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
     answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
     GPU named, the headline option leads and the one-GPU need follows. GPUs with the same need
     and budget (a '24 GB GPU' matches several) share one line. When the named GPUs cannot hold
     the load (`report.scale_out`), `scale_out_lines` says what does, so no larger option of
-    the same search leads."""
+    the same search leads. `memory_first`: a memory question — with no GPU named, the memory
+    needed leads and the headline option follows."""
     rec = report.recommendation
     layout = report.layout_breakdown
     scaled = report.scale_out is not None
@@ -137,8 +152,21 @@ def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[st
             continue
         label = config_label(sized)
         if sized.gpu is None or est.fits is None:
-            entries += recommended_lines(report)
-            below = "; breakdown below" if breakdown_below else ""
+            headline = recommended_lines(report)
+            entries += [] if memory_first else headline
+            parts = (
+                "weights, gradients, optimizer state, activations and runtime"
+                if report.is_training
+                else "weights, KV cache and runtime"
+            )
+            need = gib(est.per_gpu_bytes)
+            whole = (
+                f"of GPU memory for this load on a single GPU ({parts}; "
+                f"{gib_as_gb(est.per_gpu_bytes)})."
+            )
+            if memory_first:
+                # A memory question: the whole need leads, then the layout that holds it.
+                entries.append(f"**Needs {need}** {whole}")
             if layout is not None and layout.estimate is not None:
                 # The recommended layout sized at the sequences it serves per replica: the
                 # figure the options table shows, not one sequence on one GPU.
@@ -146,20 +174,13 @@ def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[st
                 load = "" if report.is_training else f", {batch:,} sequences per replica"
                 entries.append(
                     f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on the "
-                    f"recommended layout ({config_label(layout, zero=False)}{load}; breakdown "
-                    "below)."
+                    f"recommended layout ({config_label(layout, zero=False)}{load})."
                 )
-                continue
-            parts = (
-                "weights, gradients, optimizer state, activations and runtime"
-                if report.is_training
-                else "weights, KV cache and runtime"
-            )
-            entries.append(
-                f"Needs {gib(est.per_gpu_bytes)} of GPU memory for this load on a single GPU "
-                f"({parts}{below})."
-            )
+            elif not memory_first:
+                entries.append(f"Needs {need} {whole}")
+            entries += headline if memory_first else []
             continue
+        named_lead = _named_training(report) is not None
         if est.fits:
             kv = None if report.is_training else _kv_capacity(rec, sized.gpu, sized.count)
             extra = (
@@ -171,14 +192,17 @@ def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[st
                 f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of "
                 f"{gib(est.budget_bytes_per_gpu)} per GPU{extra}."
             )
-            entries += _named_targets(rec, sized.gpu, sized.count)
+            entries += [] if named_lead else _named_targets(rec, sized.gpu, sized.count)
+            entries += [] if named_lead else _named_cost(report, sized)
             continue
         larger = None if scaled else _fitting_option(rec, sized.gpu, above=sized.count)
         within = None
         if sized.plain_data_parallel:
             # The recommender shards with TP/PP where plain replicas cannot: its layout on the
-            # GPUs named is the answer, the replicated estimate says why it is not plain DP.
-            within = _fitting_option(rec, sized.gpu, at_most=sized.count)
+            # GPUs named is the answer (the lead, for a cluster named with its count), the
+            # replicated estimate says why it is not plain DP.
+            if not named_lead:
+                within = _fitting_option(rec, sized.gpu, at_most=sized.count)
             label += " as plain data parallelism (whole training state on every GPU)"
         if within is not None:
             entries.append(
@@ -211,6 +235,29 @@ def verdict_lines(report: SizingReport, breakdown_below: bool = True) -> list[st
             f"budget {budget_text} ({over_text} over)."
         )
     return lines
+
+
+def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
+    """What the configuration the user named costs (issue 18, class 7): its quoted price per
+    hour and month and, serving, per million output tokens at the report's price load."""
+    headline = report.headline
+    if headline is None or headline.rule != "named_configuration" or sized.gpu is None:
+        return []
+    o, price = headline.option, headline.price
+    if (o.gpu, o.count) != (sized.gpu, sized.count) or price is None:
+        return []
+    if price.usd_per_hour is None:
+        return []
+    tier = "on demand" if price.tier == "on_demand" else price.tier
+    text = f"- {option_label(o)} costs {price.usd_per_hour:,.2f} USD per hour {tier}"
+    if price.usd_per_month is not None:
+        text += f" ({price.usd_per_month:,.0f} USD a month)"
+    if price.usd_per_million_tokens is not None:
+        text += (
+            f", {price.usd_per_million_tokens:,.3f} USD per million output tokens"
+            f"{report.price_load.label}"
+        )
+    return [f"{text}{offer_text(price, report)}."]
 
 
 def _named_targets(rec: Recommendation | None, gpu_id: str | None, count: int) -> list[str]:
@@ -299,17 +346,70 @@ def scale_out_lines(report: SizingReport) -> list[str]:
     return lines
 
 
-def verdict_block(report: SizingReport) -> list[str]:
+def _named_training(report: SizingReport) -> Headline | None:
+    """The headline when it is a training cluster the user named with its count."""
+    headline = report.headline
+    if headline is None or headline.rule != "named_configuration" or not report.is_training:
+        return None
+    return headline
+
+
+def named_training_lines(report: SizingReport) -> list[str]:
+    """A training cluster named with its count leads (issue 18, class 7): its layout, the
+    job's hours, GPU-hours and total cost on that cluster ('pretrain a 7B on 1T tokens on 256
+    H100s' → the 256, not the cheapest 2-GPU layout that takes years)."""
+    headline = _named_training(report)
+    if headline is None:
+        return []
+    o = headline.option
+    layout = f"TP {o.tp} × PP {o.pp} × DP {o.dp}"
+    head = f"**{option_label(o)} as {layout}"
+    hours, gpu_hours = o.training_hours, o.gpu_hours
+    tokens = report.request.workload.train_tokens
+    price = headline.price
+    tier = "" if price is None else ("on demand" if price.tier == "on_demand" else price.tier)
+    if hours is None or tokens is None:
+        need = f"{gib(o.per_gpu_bytes)} of {gib(o.budget_bytes_per_gpu)} per GPU"
+        cost = ""
+        if price is not None and price.usd_per_hour is not None:
+            cost = (
+                f", {price.usd_per_hour:,.2f} USD per hour {tier} ({priced_by(price)}"
+                f"{billed_as(price)})"
+            )
+        return [
+            f"{head}: fits**{cost} — {need}; give the training tokens (dataset × epochs) for "
+            "its hours and total cost."
+        ]
+    days = f" ({hours / 24:,.1f} days)" if hours >= 48 else ""
+    lines = [f"{head}: {hours:,.1f} h{days} for {format_count(tokens)} tokens"]
+    if gpu_hours is not None:
+        lines[0] += f", {gpu_hours:,.0f} GPU-hours"
+    if price is not None and price.usd_job is not None:
+        hourly = f"{price.per_hour:,.2f} {price.currency} per hour, "
+        lines[0] += (
+            f", {price.usd_job:,.0f} USD {tier}** ({hourly}{priced_by(price)}"
+            f"{billed_as(price)}; {gib(o.per_gpu_bytes)} per GPU)."
+        )
+    else:
+        lines[0] += f"** ({gib(o.per_gpu_bytes)} per GPU; not priced)."
+    if not o.meets_targets and o.reasons:
+        lines.append(f"It misses a target: {'; '.join(str(r) for r in o.reasons)}.")
+    return lines
+
+
+def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]:
     """The verdict of a report: the longest context found (a max-context question), fits or
     not per configuration, what holds the load, which option is cheaper per token, the
     recommended option when no GPU was named, and the budget check — the lines an offline
-    answer leads with (after a capacity question's count)."""
-    layout = report.layout_breakdown
-    has_layout = layout is not None and layout.estimate is not None
-    lines = max_context_lines(report)
-    lines += verdict_lines(report, breakdown_below=not has_layout)
+    answer leads with (after a capacity question's count); `memory_first`: see
+    `verdict_lines`."""
+    lines = named_training_lines(report)
+    lines += max_context_lines(report)
+    lines += verdict_lines(report, memory_first=memory_first)
+    lines += alternative_lines(report)
     if report.shape_question is not None:
         lines += ["", f"**One question:** {report.shape_question.question}"]
+    lines += ways_out_lines(report)
     lines += scale_out_lines(report)
     lines += cheaper_per_token_line(
         report, report.request.workload.objective == "cheapest_per_token"
@@ -352,3 +452,96 @@ def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
                 f"{gib(budget)} ({gib(-headroom)} over)."
             )
     return "\n".join(dict.fromkeys(lines)) + "\n" if lines else ""
+
+
+_METHOD = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA (adapters on a 4-bit base)"}
+
+
+def _lever_label(way: WayOut, asked: int, task: str = "full") -> str:
+    changes = way.changes
+    parts: list[str] = []
+    if "gpus" in changes:
+        parts.append(f"{changes['gpus']:,}× {gpu_name(way.gpu)} with ZeRO-{changes.get('zero', 3)}")
+    if "task" in changes:
+        method = str(changes["task"])
+        parts.append(f"{_METHOD.get(method, method)} instead of {_METHOD.get(task, task)}")
+    if "lora_rank" in changes:
+        parts.append(f"LoRA rank {changes['lora_rank']}")
+    if "optimizer" in changes:
+        parts.append("8-bit AdamW (bitsandbytes)")
+    if "checkpointing" in changes:
+        parts.append("gradient checkpointing")
+    if "context" in changes:
+        parts.append(f"{changes['context']:,}-token sequences (from {asked:,})")
+    return " + ".join(parts)
+
+
+def ways_out_lines(report: SizingReport) -> list[str]:
+    """When no named GPU holds a training job (issue 18, class 9): each lever the memory
+    calculator re-sized on the closest configuration, with its figure, all together last."""
+    ways = report.ways_out
+    if not ways:
+        return []
+    first = ways[0]
+    subjects = [*report.memory, *report.zero3_resize]
+    named = next(
+        (m for m in subjects if (m.gpu, m.count, m.zero) == (first.gpu, first.count, first.zero)),
+        None,
+    )
+    asked = None if named is None or named.estimate is None else named.estimate.context
+    task = "full" if named is None or named.estimate is None else named.estimate.task
+    label = f"{first.count}× {gpu_name(first.gpu)}"
+    label += f" with ZeRO-{first.zero}" if first.zero and first.count > 1 else ""
+    lines = [f"**A way out on {label}** (each sized by the memory calculator):"]
+    for way in ways:
+        est = way.estimate
+        if est is None:
+            continue
+        need = f"{gib(est.per_gpu_bytes)} of {gib(est.budget_bytes_per_gpu)} per GPU"
+        what = _lever_label(way, asked or est.context, task)
+        if way.lever == "shorter_sequence" and not way.fits:
+            lines.append(f"- Shorter sequences alone: not even {what} fit ({need}).")
+            continue
+        verb = "**fits**" if way.fits else "does not fit"
+        prefix = {
+            "all_together": "All together: ",
+            "lighter_method": "A lighter method: ",
+            "more_gpus": "More GPUs: ",
+        }.get(way.lever, "")
+        what = what if prefix else what[:1].upper() + what[1:]
+        lines.append(f"- {prefix}{what}: {verb} ({need}).")
+    return lines
+
+
+def alternative_lines(report: SizingReport) -> list[str]:
+    """The other reading of the weight format, sized beside (issue 18, class 5): 'In FP32 (the
+    other reading of full precision): does not fit 1× RTX 4090 …; 2× RTX 4090 hold it …'."""
+    alt = report.alternative
+    if alt is None:
+        return []
+    fmt = alt.weights.upper()
+    parts: list[str] = []
+    for sized in alt.memory:
+        est = sized.estimate
+        if est is None:
+            continue
+        weights = gib(est.breakdown.get("weights"))
+        if sized.gpu is None or est.fits is None:
+            parts.append(f"needs {gib(est.per_gpu_bytes)} on a single GPU ({weights} of weights)")
+            continue
+        verb = "fits" if est.fits else "does not fit"
+        parts.append(
+            f"{verb} {config_label(sized)} ({gib(est.per_gpu_bytes)} of "
+            f"{gib(est.budget_bytes_per_gpu)} per GPU, {weights} of weights)"
+        )
+    for more in alt.fewest:
+        if more.estimate is not None:
+            parts.append(
+                f"{config_label(more)} hold it as TP {more.estimate.tp} "
+                f"({gib(more.estimate.per_gpu_bytes)} per GPU)"
+            )
+    if not parts:
+        return []
+    return [
+        f"**In {fmt}** (the other reading of the precision you named): " + "; ".join(parts) + "."
+    ]

@@ -1,0 +1,97 @@
+"""Rules of thumb the user states, read as claims to check (issue 18, class 4): '18 bytes per
+parameter', 'means 126 GB', '4× the model', 'adds 10-20%'. Each becomes a typed
+`tools.sizing.Claim` on the workload, which `tools.sizing` checks against the memory calculator;
+its words are consumed so no later extractor reads '64 GB' as a GPU or '4x' as a count.
+
+Read after the model names (so '7B' is the model) and before budgets, GPUs and precisions.
+"""
+
+from __future__ import annotations
+
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.text import Text
+from tools.sizing import Claim
+from tools.sizing.claims import MemoryUnit
+
+_NUM = r"(\d+(?:\.\d+)?)"
+_ABOUT = r"(?:(?:only|just|about|around|roughly|approximately|approx\.?|~)\s*)?"
+_RANGE = rf"{_NUM}\s*%?\s*(?:[-–—]|to)\s*{_NUM}\s*%"
+_PERCENT = rf"(?:{_RANGE}|{_NUM}\s*%)"
+
+_BYTES_PER_PARAMETER = (
+    rf"\b{_ABOUT}{_NUM}\s*(?:bytes?|b)\s*(?:per|/|an?|for\s+each|for\s+every)\s*"
+    r"(?:param(?:eter)?s?|weights?)\b"
+)
+_MULTIPLE = (
+    rf"\b{_ABOUT}{_NUM}\s*(?:x|×|times)\s+(?:the\s+)?(?:size\s+of\s+the\s+)?"
+    r"(?:model(?:'s)?(?:\s+(?:size|weights))?|weights|parameters|params)\b"
+)
+_PERCENT_MORE = (
+    r"\b(?:adds?|adding|costs?|needs?|takes?|uses?|is|an?\s+extra|extra|overhead(?:\s+of)?|"
+    rf"increases?\s+(?:(?:the\s+)?memory\s+)?by)\s+{_ABOUT}{_PERCENT}"
+    r"(?:\s+(?:more|extra|overhead|on\s+top(?:\s+of\s+(?:the\s+)?(?:model|weights))?))?"
+)
+# A memory figure stated as a conclusion ('means 126 GB', 'so 64 GB', 'a 7B needs 40 GB'), never
+# a GPU's memory.
+_MEMORY = (
+    r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is|needs|takes|requires)\s+"
+    r"|(?:=|→|->)\s*)"
+    rf"{_ABOUT}{_NUM}\s*(gb|gib|tb)\b(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
+)
+_UNITS: dict[str, MemoryUnit] = {"gb": "GB", "gib": "GiB", "tb": "TB"}
+
+TRAINING_BYTES_PER_PARAMETER = 6.0
+"""A bytes-per-parameter rule above what any inference format stores (fp32: 4 B) is about
+training state: with no task said, the question is read as full fine-tuning."""
+
+
+def _number(text: str) -> float:
+    return float(text)
+
+
+def extract_claims(t: Text, p: ParsedWorkload) -> None:
+    """Bytes per parameter, a multiple of the model, a percentage more, and a memory figure
+    stated as a conclusion, each as a `Claim`."""
+    for m in t.each(_BYTES_PER_PARAMETER):
+        p.claims.append(
+            Claim(kind="bytes_per_parameter", value=_number(m.group(1)), words=m.group(0).strip())
+        )
+    for m in t.each(_MULTIPLE):
+        p.claims.append(
+            Claim(kind="multiple_of_model", value=_number(m.group(1)), words=m.group(0).strip())
+        )
+    for m in t.each(_PERCENT_MORE):
+        low, high, single = m.group(1), m.group(2), m.group(3)
+        if single is not None:
+            claim = Claim(
+                kind="percent_over_model", value=_number(single), words=m.group(0).strip()
+            )
+        else:
+            claim = Claim(
+                kind="percent_over_model",
+                value=_number(low),
+                high=_number(high),
+                words=m.group(0).strip(),
+            )
+        p.claims.append(claim)
+    for m in t.each(_MEMORY):
+        unit = _UNITS[m.group(2).lower()]
+        p.claims.append(
+            Claim(kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
+        )
+
+
+def claims_reading(p: ParsedWorkload) -> None:
+    """After every extractor: a training-sized bytes-per-parameter rule with no task said is
+    read as full fine-tuning, and said so."""
+    big = [
+        c
+        for c in p.claims
+        if c.kind == "bytes_per_parameter" and c.value >= TRAINING_BYTES_PER_PARAMETER
+    ]
+    if big and p.task is None:
+        p.task = "full"
+        p.notes.append(
+            f"'{big[0].words}' is a training rule (no inference format stores more than 4 "
+            "bytes per parameter): sized as full fine-tuning; say 'inference' to size serving"
+        )
