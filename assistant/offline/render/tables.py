@@ -5,6 +5,7 @@ per-GPU memory breakdown (GiB) and the recommender's options with their quoted p
 from __future__ import annotations
 
 from assistant.offline.render.results import gpu_name, priced_by
+from tools.memory import component_name
 from tools.sizing import SizedConfiguration, SizingReport
 from tools.units import GiB, format_count
 
@@ -43,7 +44,7 @@ def breakdown_table(sized: SizedConfiguration) -> list[str]:
     for name, value in est.breakdown.items():
         if not value:
             continue
-        label = name
+        label = component_name(name)
         if name == "weights" and adapters:
             # The tool adds the LoRA adapter weights to the frozen base's (its formula:
             # "+ adapters 2 B × N LoRA parameters"), while its assumption quotes the base.
