@@ -53,11 +53,14 @@ from tools.performance.efficiency import (
     Efficiencies,
     accumulate_for,
     decode_keys,
+    dequant_keys,
+    dequantises,
     gemm_keys,
     overhead_keys,
+    step_keys,
 )
 from tools.performance.engines import engine_family, kernel_family
-from tools.performance.hardware import compute_rate
+from tools.performance.hardware import compute_rate, stream_bandwidth, vector_flops
 from tools.performance.training import DEFAULT_WALLCLOCK_EFFICIENCY, WALLCLOCK_SOURCE
 
 MIN_ROWS = 2
@@ -65,14 +68,21 @@ RIDGE = 0.02  # weight of the prior per unknown, against relative-error rows of 
 PRIORS = {
     "decode_bandwidth": 1 / 0.8,  # 1/η
     "layer_overhead": 20e-6,  # s per layer per step
+    # s per step whatever the depth: llama.cpp's ggml graph build and sampling on the host
+    "step_overhead": 300e-6,
     "allreduce_base": NCCL_RING_BASE_LATENCY_S,
     "allreduce_per_gpu": 2 * NCCL_HOP_LATENCY_S["nvlink"],
+    # FLOPs per stored byte to dequantise: ~3 for int8 (convert, scale, FMA on one weight),
+    # ~2×(unpack, convert, scale/zero) for 4-bit formats; a weak prior between them.
+    "dequant": 4.0,
 }
 SCALE = {  # unknowns are solved in units that keep the normal equations well conditioned
     "decode_bandwidth": 1.0,
     "layer_overhead": 1e-5,
+    "step_overhead": 1e-4,
     "allreduce_base": 1e-5,
     "allreduce_per_gpu": 1e-6,
+    "dequant": 1.0,
 }
 
 
@@ -110,13 +120,39 @@ def _class_parts(s: Setup) -> tuple[str, str, str, str]:
     )
 
 
+def has_alu(s: Setup) -> bool:
+    """True when the row's GPU has an FP32 figure (its format's cost is the dequant term)."""
+    return vector_flops(s.gpu) is not None
+
+
 def decode_candidates(s: Setup) -> list[str]:
-    return decode_keys(*_class_parts(s))
+    return decode_keys(*_class_parts(s), has_alu=has_alu(s), weight_format=s.model.weight_format)
+
+
+def dequant_candidates(s: Setup) -> list[str]:
+    """The dequantisation constant's keys for a weight-only row on a GPU with an FP32
+    figure (none otherwise)."""
+    family, _, _, kernel = _class_parts(s)
+    if not has_alu(s) or not dequantises(kernel, s.gpu, family):
+        return []
+    return dequant_keys(kernel, family)
 
 
 def overhead_candidates(s: Setup) -> list[str]:
     f, mem, gen, _ = _class_parts(s)
     return overhead_keys(f, mem, gen)
+
+
+STEP_OVERHEAD_FAMILIES = ("llama.cpp",)
+"""Engine families with a fixed host cost per token fitted apart from the per-layer one:
+llama.cpp builds its ggml graph and samples on the CPU every token, and its rows span 7B to
+70B (32 to 80 layers) in several GPU classes, so the two separate. CUDA-graph engines replay a
+captured graph (no per-token host work to separate); the eager rows are one model size."""
+
+
+def step_candidates(s: Setup) -> list[str]:
+    family, memory, _, _ = _class_parts(s)
+    return step_keys(family, memory) if family in STEP_OVERHEAD_FAMILIES else []
 
 
 def gemm_candidates(s: Setup) -> list[str]:
@@ -202,14 +238,19 @@ class DecodeKeys:
     bandwidth: dict[str, str | None]
     overhead: dict[str, str | None]
     link: dict[str, str | None]
+    dequant: dict[str, str | None]
+    step: dict[str, str | None] = field(default_factory=dict)
 
 
 def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
     tp_rows = [s for s in rows if s.model.tp > 1]
+    dq_rows = {s.id: dequant_candidates(s) for s in rows}
     return DecodeKeys(
         bandwidth=assign({s.id: decode_candidates(s) for s in rows}),
         overhead=assign({s.id: overhead_candidates(s) for s in rows}),
-        link=assign({s.id: [gpu_link(s.gpu).kind, "any"] for s in tp_rows}),
+        link=assign({s.id: [gpu_link(s.gpu, s.model.tp).kind, "any"] for s in tp_rows}),
+        dequant=assign({k: v for k, v in dq_rows.items() if v}),
+        step=assign({s.id: step_candidates(s) for s in rows if step_candidates(s)}),
     )
 
 
@@ -276,10 +317,15 @@ def linear_row(s: Setup, keys: DecodeKeys, pooled: Pool) -> LinearRow:
     keys the fit lacks use the pooled fallback or the published default)."""
     m = s.model
     read = m.step_weight_bytes(1) + m.kv_read_bytes(1, s.decode_context)
-    memory = read / m.gpu.memory_bandwidth_bytes_per_s
+    memory = read / stream_bandwidth(m.gpu)
     layers = m.arch.num_layers
     coef: dict[tuple[str, str], float] = {}
     const = 0.0
+    dq = keys.dequant.get(s.id)
+    if dq is not None:
+        alu = vector_flops(m.gpu)
+        assert alu is not None
+        coef[("dequant", dq)] = m.dequant_bytes(1) / alu
     bw = keys.bandwidth[s.id]
     if bw is None:
         inv = first_value("decode_bandwidth", decode_candidates(s), pooled)
@@ -291,8 +337,11 @@ def linear_row(s: Setup, keys: DecodeKeys, pooled: Pool) -> LinearRow:
         const += layers * (first_value("layer_overhead", overhead_candidates(s), pooled) or 0.0)
     else:
         coef[("layer_overhead", ovh)] = float(layers)
+    step = keys.step.get(s.id)
+    if step is not None:
+        coef[("step_overhead", step)] = 1.0
     if m.tp > 1:
-        link = gpu_link(m.gpu)
+        link = gpu_link(m.gpu, m.tp)
         const += 2 * layers * 2 * (m.tp - 1) / m.tp * m.arch.hidden_size * 2 / link.bytes_per_s
         lk = keys.link.get(s.id)
         if lk is None:
@@ -334,6 +383,8 @@ def fit_decode(rows: Sequence[Setup], iterations: int = 4) -> DecodeFit:
             ("layer_overhead", _overhead_parents, shadow_ovh),
             ("allreduce_base", lambda key: ["any"], set()),
             ("allreduce_per_gpu", lambda key: ["any"], set()),
+            ("dequant", lambda key: [], set()),
+            ("step_overhead", lambda key: key.split("/")[:1] if "/" in key else [], set()),
         ):
             fitted = {k: (v, users[(t, k)]) for (t, k), v in values.items() if t == table}
             if table == "decode_bandwidth":  # pool η (not 1/η) on its log scale: same result
@@ -400,11 +451,17 @@ def heldout_decode(s: Setup, rest: DecodeFit) -> float:
     m = s.model
     read = m.step_weight_bytes(1) + m.kv_read_bytes(1, s.decode_context)
     inv = first_value("decode_bandwidth", decode_candidates(s), rest.values, rest.pooled)
-    t = read / m.gpu.memory_bandwidth_bytes_per_s * (inv or 1 / DECODE_BANDWIDTH_EFF)
+    t = read / stream_bandwidth(m.gpu) * (inv or 1 / DECODE_BANDWIDTH_EFF)
     c = first_value("layer_overhead", overhead_candidates(s), rest.values, rest.pooled) or 0.0
     t += m.arch.num_layers * c
+    t += first_value("step_overhead", step_candidates(s), rest.values, rest.pooled) or 0.0
+    dq = first_value("dequant", dequant_candidates(s), rest.values, rest.pooled)
+    if dq:
+        alu = vector_flops(m.gpu)
+        assert alu is not None
+        t += m.dequant_bytes(1) * dq / alu
     if m.tp > 1:
-        link = gpu_link(m.gpu)
+        link = gpu_link(m.gpu, m.tp)
         keys = [link.kind, "any"]
         base = first_value("allreduce_base", keys, rest.values, rest.pooled)
         per = first_value("allreduce_per_gpu", keys, rest.values, rest.pooled)
@@ -429,10 +486,14 @@ def efficiencies_for(
     """The runtime Efficiencies of `s` with the fit's decode constants and trial compute ones."""
     f, mem, gen, kernel = _class_parts(s)
     tables = (decode.values, decode.pooled)
-    inv_eta = first_value("decode_bandwidth", decode_keys(f, mem, gen, kernel), *tables)
+    inv_eta = first_value("decode_bandwidth", decode_candidates(s), *tables)
+    kv_inv = first_value("decode_bandwidth", decode_keys(f, mem, gen, "16bit"), *tables)
+    dq = first_value("dequant", dequant_candidates(s), *tables)
     link = gpu_link(s.gpu).kind
     base = first_value("allreduce_base", [link, "any"], *tables)
     per = first_value("allreduce_per_gpu", [link, "any"], *tables)
+    pcie_base = first_value("allreduce_base", ["pcie", "any"], *tables)
+    pcie_per = first_value("allreduce_per_gpu", ["pcie", "any"], *tables)
     return Efficiencies(
         engine_family=f,
         kernel=kernel,
@@ -447,6 +508,12 @@ def efficiencies_for(
         decode_basis="calibrated",
         prefill_basis="calibrated",
         constants=(),
+        kv_bandwidth_eff=1 / kv_inv if kv_inv else None,
+        dequant_flops_per_byte=dq or 0.0,
+        vector_flops_per_s=vector_flops(s.gpu),
+        pcie_allreduce_base_s=pcie_base if pcie_base is not None else NCCL_RING_BASE_LATENCY_S,
+        pcie_allreduce_per_gpu_s=2 * NCCL_HOP_LATENCY_S["pcie"] if pcie_per is None else pcie_per,
+        step_overhead_s=first_value("step_overhead", step_candidates(s), *tables) or 0.0,
     )
 
 
@@ -641,16 +708,17 @@ def training_result(rows: Sequence[Setup], out: FitResult) -> None:
 
 
 def _decode_parents(key: str) -> list[str]:
+    """The more general keys a fitted bandwidth key falls back to (efficiency.decode_keys)."""
     parts = key.split("/")
+    if key == "any":
+        return []
     if len(parts) == 4:
-        f, mem, _, k = parts
-        return [f"{f}/{mem}/{k}", f"{f}/{k}", k]
-    if len(parts) == 3:
-        f, _, k = parts
-        return [f"{f}/{k}", k]
-    if len(parts) == 2:
-        return [parts[1]]
-    return []
+        f, mem, gen, k = parts
+        return [f"{f}/{mem}/{gen}", f"{f}/{mem}/{k}", f"{f}/{mem}", f, "any"]
+    if len(parts) == 5:  # a weight format under a kernel family: pooled at the class only
+        f, mem, gen, _, _ = parts
+        return [f"{f}/{mem}/{gen}", f"{f}/{mem}", f, "any"]
+    return ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)] + ["any"]
 
 
 def _overhead_parents(key: str) -> list[str]:
@@ -727,8 +795,10 @@ def _toml_value(v: object) -> str:
 UNITS = {
     "decode_bandwidth": "achieved share of datasheet memory bandwidth in decode",
     "layer_overhead": "seconds per layer per engine step (launches, syncs)",
+    "step_overhead": "seconds per engine step whatever the depth (host graph build, sampling)",
     "allreduce_base": "seconds: latency of one all-reduce (base)",
     "allreduce_per_gpu": "seconds: all-reduce latency added per further GPU",
+    "dequant": "vector-ALU FLOPs per stored weight byte a weight-only kernel dequantises",
     "gemm_mfu": "share of datasheet tensor throughput in prefill and batched steps",
     "moe_gemm": "MoE expert-GEMM efficiency relative to dense GEMMs at full load",
     "training_mfu": "training MFU on the 6N (+attention) basis",

@@ -314,5 +314,7 @@ def test_latency_curve_of_the_configuration_that_works() -> None:
     assert [bar.value for bar in speed.bars] == [
         p.tokens_per_s_per_user for p in option.latency_curve
     ]
-    assert ttft.title.endswith("1× L40S, per replica")
+    assert "1× L40S, per replica" in ttft.title
+    # Every speed says how it was obtained: the chart titles carry the basis.
+    assert ttft.title.endswith(f"· {option.ttft_basis or 'estimated'}")
     assert latency_charts(working_option(_report("training"))) == []  # training: no curve

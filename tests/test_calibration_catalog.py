@@ -110,16 +110,20 @@ def test_exact_format_names_carry_no_reading_note() -> None:
     assert MemoryRequest(model="llama-3.1-8b", weights="awq").weights_reading is None
 
 
-@pytest.mark.parametrize(("spelling", "fmt"), [("int4", "int4-awq"), ("q4", "q4_k_m")])
+@pytest.mark.parametrize(
+    ("spelling", "fmt"), [("int4", "int4-awq"), ("4bit", "int4-awq"), ("q4", "q4_k_m")]
+)
 def test_cli_accepts_generic_four_bit_weights_and_says_how_it_read_them(
     spelling: str, fmt: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from assistant.cli import main
 
-    for command in ("memory", "recommend"):
+    for command in ("memory", "recommend", "cost"):
         argv = [command, "--model", "llama-3.1-8b", "--weights", spelling]
         if command == "recommend":
             argv += ["--only", "rtx-4090"]
+        if command == "cost":
+            argv += ["--gpu", "rtx-4090"]
         assert main(argv) == 0
         out = capsys.readouterr().out
         assert f"Weights '{spelling}' read as {fmt}" in out

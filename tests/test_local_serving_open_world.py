@@ -62,12 +62,13 @@ def test_unified_memory_is_one_memory() -> None:
     assert plan.system_ram_bytes == 36 * GiB
     # ≈ 42.5 GB of weights > 36 GiB − 8 GiB for macOS: it does not run at all.
     assert plan.fits_in_ram is False
-    # Both parts at 300 GB/s: speed ≈ 300 GB/s / bytes read per token (weights less the
-    # token embedding, plus the KV cache), not a DDR5 figure.
+    # Both parts read from the same 300 GB/s memory, not a DDR5 figure: no faster than 300 GB/s
+    # over the bytes read per token (weights less the token embedding, plus the KV cache); the
+    # GPU part at llama.cpp's calibrated share of it, so not at the peak either, yet above half.
     read = plan.weights_bytes + plan.kv_cache_bytes
     speed = plan.decode_tokens_per_s
-    assert speed is not None and 300e9 / read < speed < 300e9 / (read - 1.5 * GB)
-    assert "89.6" not in str(plan.decode_basis)
+    assert speed is not None and 0.5 * 300e9 / read < speed < 300e9 / (read - 1.5 * GB)
+    assert "89.6" not in str(plan.decode_basis) and "unified memory" in str(plan.decode_basis)
     # On 128 GB (40-core, 96 GiB for the GPU) everything is on the GPU and the RAM holds it.
     big = _plan(model="llama-3.3-70b", gpu="apple-m3-max-40c")
     assert big.fits_fully and big.fits_in_ram is True

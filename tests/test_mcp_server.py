@@ -163,17 +163,50 @@ def test_results_are_structured_json_with_a_short_text_verdict_first(
             assert result.structured_content == expected, name
         text = result.content[0].text
         assert len(text.splitlines()) <= 10 and "structuredContent" in text.splitlines()[-1]
-    # The sizing report leads with its headline option, its price and the price's age.
+    # The sizing report and the memory estimate lead with the verdict `gpu-sizer ask` leads
+    # with (computed here in-process on the same clock), without its Markdown bold.
     size = transcript["calls"]["size"].content[0].text.splitlines()[0]
-    assert size.startswith("Leading option: ") and "days old" in size
+    assert size.startswith("Cheapest priced option that fits and meets the targets: ")
+    assert "days old" in size and "**" not in size
     memory = transcript["calls"]["estimate_memory"].content[0].text
-    assert memory.startswith("Fits on 1× h100-sxm:")
+    assert memory.startswith("Fits on 1× H100 SXM5 — needs ")
+    # Llama 3.1 8B, 16,384 tokens × 4 sequences × 131,072 B/token (32 layers × 8 KV heads ×
+    # 128 × 2 (K, V) × 2 B) = 8 GiB of KV cache, shown under the component's name.
+    assert "KV cache 8.0 GiB" in memory and "kv_cache" not in memory
     recommend = transcript["calls"]["recommend"].content[0].text
-    assert recommend.startswith("Best for llama-3.1-70b by cheapest:")
+    assert recommend.startswith("Best for llama-3.1-70b by cheapest: 1× ")
+    assert "(estimated)" in recommend or "(calibrated)" in recommend or "(measured)" in recommend
     local = transcript["calls"]["plan_local_serving"].content[0].text
-    assert local.startswith("Fits fully on 1× NVIDIA GeForce RTX 4090:")
+    assert local.startswith("llama.cpp (llama-server), q4_k_m, on NVIDIA GeForce RTX 4090: fits")
     cost = transcript["calls"]["compare_costs"].content[0].text
     assert cost.startswith("Cheapest on demand:") and "days old" in cost.splitlines()[0]
+
+
+def test_the_text_verdicts_are_the_chat_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
+    from assistant.mcp.text import render_result
+    from assistant.offline.render import memory_verdict_text, verdict_text
+
+    monkeypatch.setenv("GPU_SIZER_NOW", NOW)
+    registry = default_registry()
+    for request in (
+        {"workload": {"model": "llama-3.1-70b", "users": 10}},
+        {
+            "workload": {"model": "llama-3.1-8b", "context": 8192, "users": 8},
+            "configurations": [{"gpu": "l40s", "count": 1}],
+        },
+        {
+            "workload": {"model": "qwen3-32b", "task": "lora"},
+            "configurations": [{"gpu": "rtx-3090", "count": 1}],
+        },
+    ):
+        outcome = registry.call("size", request)
+        assert not outcome.is_error, outcome.value
+        expected = verdict_text(outcome.value).replace("**", "").splitlines()
+        text = render_result(outcome.value).splitlines()
+        assert text[0] == next(line for line in expected if line.strip()), request
+    memory = registry.call("estimate_memory", VALID["estimate_memory"]).value
+    first = memory_verdict_text([memory]).replace("**", "").splitlines()[0]
+    assert render_result(memory).splitlines()[0] == first
 
 
 def test_invalid_arguments_come_back_as_error_results_naming_the_field(
@@ -324,31 +357,12 @@ async def test_a_registry_tool_needs_no_server_code_and_slow_calls_are_bounded(
 
 def test_the_text_rendering_never_carries_control_sequences() -> None:
     from assistant.mcp.text import render_result
+    from assistant.results import ToolError
 
     hostile = "\x1b]52;c;aGVsbG8=\x07Fits\x1b[2J on 1× \x9bH100"
-    for result, is_error in (({"verdict": hostile}, False), ({"error": hostile}, True)):
-        text = render_result("size", result, is_error)
+    plan = default_registry().call("plan_local_serving", VALID["plan_local_serving"]).value
+    named = plan.model_copy(update={"gpu_label": hostile})
+    for value in (ToolError(error=hostile, field="gpu"), named):
+        text = render_result(value)
         assert "\x1b" not in text and "\x9b" not in text and "\x07" not in text
         assert "Fits on 1×" in text
-
-
-def test_a_report_with_a_headline_option_leads_with_it() -> None:
-    from assistant.mcp.text import render_result
-
-    # The shape of a sizing report's lean JSON: the leading option nested under `headline`.
-    report = {
-        "model_id": "llama-3.1-70b",
-        "headline": {
-            "option": {"gpu": "h100-sxm", "count": 2, "tp": 2, "pp": 1, "dp": 1, "fits": True},
-            "reason": "cheapest that meets the targets",
-            "price": {"provider": "AWS", "usd_per_hour": 13.76, "as_of": "2026-09-19",
-                      "age": "86 days old"},
-        },
-    }  # fmt: skip
-    first = render_result("size", report).splitlines()[0]
-    assert first == (
-        "Leading option: 2× h100-sxm (TP 2 × PP 1 × DP 1); $13.76/h on demand (AWS, as_of "
-        "2026-09-19, 86 days old) — cheapest that meets the targets."
-    )
-    question = {"question": {"text": "Which H100 do you mean: SXM or PCIe?"}}
-    assert render_result("size", question).startswith("Which H100 do you mean")

@@ -51,8 +51,11 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
     names = {"l40s": "1× L40S", "h100-sxm": "1× H100 SXM5"}
     headline = re.search(r"\*\*Cheaper per million output tokens at full load: (.+?)\*\*", text)
     assert headline is not None and headline.group(1) == names[winner]
+    # Each $/M figure says how the throughput it divides by was obtained.
+    basis = {gpu: f" ({full[gpu].throughput_basis} throughput)" for gpu in per_million}
     assert (
-        f"{per_million[winner]:,.3f} USD/M vs {per_million[loser]:,.3f} on {names[loser]}" in text
+        f"{per_million[winner]:,.3f} USD/M{basis[winner]} vs "
+        f"{per_million[loser]:,.3f} on {names[loser]}{basis[loser]}" in text
     )
     assert "USD/M output tokens at full load |" in text
     # The speed column is still one user's: the header says so next to full-load prices.

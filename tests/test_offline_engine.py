@@ -278,7 +278,7 @@ async def test_defaults_the_question_left_out_are_stated_with_the_values_used() 
     assert users in shown
     # Llama 3.1 8B's published config.json has torch_dtype bfloat16: the default precision.
     assert "Precision not stated: bf16 weights" in shown
-    assert "Serving engine not stated: sized for vllm" in shown
+    assert "Serving engine not stated: served with vLLM" in shown
 
 
 async def test_said_facts_are_not_reported_as_defaults() -> None:

@@ -138,7 +138,7 @@ def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
     assert layout.breakdown["kv_cache"] == per_replica * 4096 * LLAMA_8B_KV_PER_TOKEN
     per_gpu = f"{layout.per_gpu_bytes / GiB:,.1f} GiB"
     assert f"Needs {per_gpu} per GPU for this load on the recommended layout" in reply
-    assert f"| kv_cache | {per_replica * 0.5:,.2f} |" in reply
+    assert f"| KV cache | {per_replica * 0.5:,.2f} |" in reply
     # A recommender note about another configuration says which it is about.
     assert "not the 1× A100 80GB SXM4 recommended above" in reply
 
@@ -152,8 +152,8 @@ def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
     )
     # 32 users over 2 replicas = 16 sequences × 32,768 tokens × 327,680 B / TP 2 = 80 GiB.
     assert 80 * GiB == 16 * 32768 * KV_PER_TOKEN_80_LAYERS / 2
-    assert "| kv_cache | 80.00 |" in reply
-    assert "| kv_cache | 320.00 |" not in reply
+    assert "| KV cache | 80.00 |" in reply
+    assert "| KV cache | 320.00 |" not in reply
 
 
 def test_j_qlora_weights_row_says_it_includes_the_adapters() -> None:

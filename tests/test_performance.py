@@ -62,6 +62,7 @@ def _eff(
     base_s: float = 0.0,
     per_gpu_s: float = 0.0,
     moe: float = 1.0,
+    step_s: float = 0.0,
 ) -> Efficiencies:
     return Efficiencies(
         engine_family="graph",
@@ -77,6 +78,7 @@ def _eff(
         decode_basis="estimated",
         prefill_basis="estimated",
         constants=(),
+        step_overhead_s=step_s,
     )
 
 
@@ -106,6 +108,21 @@ def test_decode_step_by_hand() -> None:
     hand_bytes = 2 * (8_030_261_248 - 525_336_576) + 1000 * 131_072
     assert step.memory_s == pytest.approx(hand_bytes / (3.35e12 * 0.8))
     assert step.seconds == pytest.approx(hand_bytes / (3.35e12 * 0.8) + 32 * 20e-6)
+
+
+def test_host_time_per_step_is_paid_once_per_step_and_per_prefill_chunk() -> None:
+    # llama.cpp builds its ggml graph and samples on the CPU once per token, whatever the
+    # depth: with 0.8 ms of it, the 8B step of test_decode_step_by_hand (32 layers × 20 µs)
+    # gains 0.8 ms, not 32 × anything; a 2,048-token prompt in 512-token chunks pays it 4 times.
+    m = _bf16_on("llama-3.1-8b", "h100-sxm")
+    base = decode_step(m, 1, 1000, eff=_eff(layer_s=20e-6))
+    step = decode_step(m, 1, 1000, eff=_eff(layer_s=20e-6, step_s=0.8e-3))
+    assert step.seconds - base.seconds == pytest.approx(0.8e-3)
+    assert step.overhead_s == pytest.approx(32 * 20e-6 + 0.8e-3)
+    chunked = prefill_time(m, 2048, 512, eff=_eff(step_s=0.8e-3))
+    plain = prefill_time(m, 2048, 512, eff=_eff())
+    assert chunked is not None and plain is not None
+    assert chunked.seconds - plain.seconds == pytest.approx(4 * 0.8e-3)
 
 
 def test_all_reduce_latency_per_gpu_count_by_hand() -> None:

@@ -184,6 +184,13 @@ class GpuSpec(Sourced):
     fp8_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
     int8_tops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
     fp4_tflops: float | None = Field(default=None, gt=0, le=MAX_TFLOPS)
+    fp32_tflops: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_TFLOPS,
+        description="Datasheet FP32 non-tensor (CUDA-core / vector ALU) throughput, 10^12 "
+        "FLOP/s: the rate weight-only quantized kernels dequantize at.",
+    )
     supports_bf16: bool = Field(
         default=True,
         description="Native bf16 tensor math. False for T4/V100/P100 (Turing, Volta, Pascal): "

@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -546,28 +546,45 @@ class RankingPrices:
         """How old `price` is on this ranking's clock ('3 h old', '74 days old', 'undated')."""
         return format_age(price_age(price.as_of, self.today))
 
-    def priced_gpus(self) -> set[str]:
-        """GPU ids with at least one USD-comparable row."""
-        return {
+    @cached_property
+    def _rows_by_gpu(self) -> dict[str, tuple[tuple[PriceEntry, bool], ...]]:
+        """Each GPU's rows with whether each is fresh, found once: the recommender asks
+        `configuration` for every layout it evaluates."""
+        by_gpu: dict[str, list[tuple[PriceEntry, bool]]] = {}
+        for price in self.rows:
+            if price.gpu is not None:
+                fresh = is_fresh(price, self.today, self.max_age_days)
+                by_gpu.setdefault(price.gpu, []).append((price, fresh))
+        return {gpu: tuple(rows) for gpu, rows in by_gpu.items()}
+
+    @cached_property
+    def _priced(self) -> frozenset[str]:
+        return frozenset(
             p.gpu
             for p in self.rows
             if p.gpu is not None and to_usd(1.0, p.currency, self.eur_to_usd) is not None
-        }
+        )
+
+    def priced_gpus(self) -> set[str]:
+        """GPU ids with at least one USD-comparable row."""
+        return set(self._priced)
 
     def configuration(self, gpu: str, count: int, group_gpus: int) -> ConfigurationPrice | None:
         """Cheapest USD price per hour of `count` GPUs of `gpu` in groups of `group_gpus`
         that must each sit in one machine; None when no row can host a group."""
         quoted: list[tuple[float, PriceEntry, int | None, int]] = []
-        for price in self.rows:
-            if price.gpu != gpu or not hosts_group(price, group_gpus):
+        fresh: list[tuple[float, PriceEntry, int | None, int]] = []
+        for price, is_fresh_row in self._rows_by_gpu.get(gpu, ()):
+            if not hosts_group(price, group_gpus):
                 continue
             per_hour, instances, billed = configuration_price_per_hour(price, count, group_gpus)
             usd = to_usd(per_hour, price.currency, self.eur_to_usd)
             if usd is not None:
                 quoted.append((usd, price, instances, billed))
+                if is_fresh_row:
+                    fresh.append(quoted[-1])
         if not quoted:
             return None
-        fresh = [q for q in quoted if is_fresh(q[1], self.today, self.max_age_days)]
         usd, price, instances, billed = min(fresh or quoted, key=lambda q: (q[0], q[1].id))
         notes: list[str] = []
         if billed > count:

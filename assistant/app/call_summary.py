@@ -122,7 +122,9 @@ def local_parts(plan: LocalServingPlan) -> list[str]:
     else:
         parts.append(f"{plan.gpu_layers} of {plan.n_layers} layers on the GPU")
     if plan.decode_tokens_per_s is not None:
-        parts.append(f"≈{plan.decode_tokens_per_s:,.1f} tokens/s, estimated")
+        parts.append(
+            f"≈{plan.decode_tokens_per_s:,.1f} tokens/s, {plan.decode_label or 'estimated'}"
+        )
     return parts
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from tools.memory import COMPONENT_NAMES
+
 UNIT_SUFFIXES = ("_bytes", "_GB", "_gb", "_GiB", "_gib")
 """Byte-unit suffixes a field name may carry (the card prints the unit next to the value)."""
 
@@ -65,12 +67,8 @@ FIELD_LABELS: dict[str, str] = {
     "total": "all GPUs",
     "weight": "weights",
     "breakdown": "memory",
-    "breakdown.weights": "weights",
-    "breakdown.kv_cache": "KV cache",
-    "breakdown.activations": "activations",
-    "breakdown.gradients": "gradients",
-    "breakdown.optimizer": "optimizer state",
-    "breakdown.overhead": "runtime overhead",
+    # the memory components, by the names every surface shows (tools.memory)
+    **{f"breakdown.{name}": label for name, (label, _) in COMPONENT_NAMES.items()},
     "kv_cache": "KV cache",
     "kv_cache_per_token": "KV cache per token",
     "kv_cache_per_token_per_gpu": "KV cache per token per GPU",

@@ -177,6 +177,7 @@ OPTION_COLUMNS = (
     "per GPU ({unit})",
     "KV tokens",
     "tok/s per user",
+    "speed basis",
 )
 
 
@@ -194,6 +195,7 @@ def options_table(options: Sequence[Option], unit: TableUnit = CARD_UNIT) -> Res
             "n/a"
             if o.decode_tokens_per_s_per_seq is None
             else f"{o.decode_tokens_per_s_per_seq:,.1f}",
+            o.basis_label or "n/a",
         )
         for o in options[:MAX_ROWS]
     )
@@ -435,6 +437,8 @@ def latency_charts(option: Option | None) -> list[BarChart]:
     if option is None or not option.latency_curve:
         return []
     where = f"{option.count}× {gpu_name(option.gpu)}, per replica"
+    ttft_basis = option.ttft_basis or "estimated"
+    speed_basis = option.throughput_basis or option.speed_basis or "estimated"
 
     def users(n: int) -> str:
         return f"{n:,} user{'s' if n != 1 else ''}"
@@ -442,11 +446,11 @@ def latency_charts(option: Option | None) -> list[BarChart]:
     curve = option.latency_curve
     return [
         BarChart(
-            f"Time to first token (s) by concurrent users · {where}",
+            f"Time to first token (s) by concurrent users · {where} · {ttft_basis}",
             tuple(ChartBar(users(p.concurrency), p.ttft_s, f"{p.ttft_s:,.2f}") for p in curve),
         ),
         BarChart(
-            f"Tokens/s each user sees · {where}",
+            f"Tokens/s each user sees · {where} · {speed_basis}",
             tuple(
                 ChartBar(
                     users(p.concurrency), p.tokens_per_s_per_user, f"{p.tokens_per_s_per_user:,.1f}"

@@ -215,8 +215,10 @@ def _from_report(
         error = report.recommendation_error
         problem = "could not be sized" if error is None else error.problem
         raise named(ToolInputError("model" if error is None else error.field, problem), args)
-    warnings = [f"warning: {w}" for w in texts(rec.warnings)]
     workload = report.request.workload
+    # How a generic 4-bit spelling (int4, 4bit, q4) was read, as recommend and memory say it.
+    reading = [workload.weights_reading] if workload.weights_reading else []
+    warnings = [f"warning: {w}" for w in texts(rec.warnings)]
     max_gpus = (
         workload.constraints.max_gpus if given(args, Workload, "constraints.max_gpus") else None
     )
@@ -226,6 +228,7 @@ def _from_report(
         notes = [
             f"configurations from gpu-sizer recommend ({rec.model_id}): the fastest layout of "
             f"exactly {fixed_count} GPUs (--count) per GPU type",
+            *reading,
             *warnings,
         ]
         train = training_costs(
@@ -237,7 +240,11 @@ def _from_report(
             spot_interruption_overhead=options.spot_interruption_overhead,
         )
         return None, train, notes
-    notes = [f"configurations from gpu-sizer recommend ({rec.model_id})", *texts(rec.notes)]
+    notes = [
+        f"configurations from gpu-sizer recommend ({rec.model_id})",
+        *reading,
+        *texts(rec.notes),
+    ]
     notes += warnings
     if report.costs_error is not None:
         refusal = ToolInputError(report.costs_error.field, report.costs_error.problem)
@@ -342,6 +349,7 @@ def run(args: argparse.Namespace) -> int:
         profile = _profile(args, request(Workload, args))
         report = run_size(_sizing_request(args, flt, profile, options), book, today)
         result, train, notes = _from_report(args, report, book, flt, today, options)
+        notes += _throughput_notes(report)
         if report.request.workload.task != "inference" and train is not None:
             result = None
     else:
@@ -349,6 +357,10 @@ def run(args: argparse.Namespace) -> int:
         serving, training = _direct(args, flt, options)
         if not given(args, ServingCostInput, "aggregate_tokens_per_s"):
             notes.append("no --tokens-per-s: hours and months priced, not tokens")
+        else:
+            notes.append(
+                "USD/M tokens divide by the --tokens-per-s you gave (stated, not modelled)"
+            )
         freshness = (today, options.max_age_days)
         result = compare_costs(serving, book, flt, profile, None, freshness) if serving else None
         train = None
@@ -376,6 +388,19 @@ def run(args: argparse.Namespace) -> int:
         text = _text(result, train, notes, warnings, args.all, rate_hint=report is None)
         print("\n".join([*lead, text]))
     return 0
+
+
+def _throughput_notes(report: SizingReport) -> list[str]:
+    """What the USD/M figures divide by: each priced configuration's throughput at the price
+    load and how it was obtained (measured / calibrated / estimated)."""
+    parts = [
+        f"{p.count}× {p.gpu} {p.tokens_per_s:,.0f} tok/s ({p.throughput_basis})"
+        for p in report.priced
+        if p.tokens_per_s and p.throughput_basis
+    ]
+    if not parts:
+        return []
+    return [f"USD/M tokens{report.price_load.label} divide by: " + "; ".join(parts)]
 
 
 def _staleness(

@@ -113,6 +113,8 @@ def headline_lines(report: SizingReport) -> list[str]:
         nearest = None if rec is None else rec.nearest_feasible
         return [f"headline: none fits and meets the targets{'; ' + nearest if nearest else ''}"]
     line = f"headline: {headline.label}, {headline.weights_format} weights ({headline.reason})"
+    if headline.option.basis_label:
+        line += f"; speeds {headline.option.basis_label}"
     price = headline.price
     if price is not None:
         tier = price.tier.replace("_", "-")
@@ -125,6 +127,8 @@ def headline_lines(report: SizingReport) -> list[str]:
                     f", {price.usd_per_million_tokens:,.3f} USD/M output tokens"
                     f"{report.price_load.label}"
                 )
+                if price.throughput_basis:
+                    line += f" ({price.throughput_basis} throughput)"
         line += f" ({price.provider}, {price.as_of})"
     return [line, f"priced: {report.price_load.reason}"]
 
@@ -193,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
             row += f" | {'-' if speed is None else f'{speed:,.1f}'}"
             row += f" | {'-' if agg is None else f'{agg:,.0f}'}"
             row += f" | {'-' if o.ttft_s is None else f'{o.ttft_s:.3f}'}"
-        row += f" | {o.speed_basis or '-'}"
+        row += f" | {o.basis_label or '-'}"
         row += f" | {'-' if o.usd_per_hour is None else f'{o.usd_per_hour:,.2f}'}"
         row += f" | {o.price_age or '-'}"
         status = "ok" if o.meets_targets else ("misses targets" if o.fits else "does not fit")

@@ -70,7 +70,7 @@ def tool_definitions(registry: Registry) -> list[types.Tool]:
 
 def call_result(outcome: ToolOutcome) -> types.CallToolResult:
     """A registry outcome as an MCP result: the JSON as structured content, the text first."""
-    text = render_result(outcome.name, outcome.result, outcome.is_error)
+    text = render_result(outcome.value)
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
         structured_content=outcome.result,

@@ -1,309 +1,256 @@
 """The short text an MCP client shows next to a tool's structured result: the verdict first.
 
 The structured content is the tool's JSON (exactly what the chat's model receives); this text
-is what a person — or an agent that reads only text — sees: one verdict line, a few key
-figures, and for an error what to fix. It selects and labels figures from the result, never
-computes one (units are in the result's field names: `*_GB` is 10^9 bytes, `usd_*` US dollars).
+is what a person — or an agent that reads only text — sees: the verdict, a few key figures,
+and for an error what to fix. It is rendered from the typed result (`ToolOutcome.value`), never
+from the JSON, and it selects and labels figures, never computes one. The verdicts are the
+ones every other surface shows: a sizing report and a memory estimate lead with the lines
+`gpu-sizer ask` leads with (`offline.render.verdict_text`, `memory_verdict_text`), a local plan
+with the offline answer's llama.cpp block. Memory in the text is in GiB (2^30 bytes, as the
+chat answers); the structured content's `*_GB` fields are 10^9 bytes.
 
-The verdict line is found generically, so a tool added to the registry needs no code here: a
-top-level `verdict`, `answer` or `summary` text leads; a `headline` option (a dict with `gpu`
-and `count`) is described like a recommendation. The built-in tools get a line from their
-own fields below; anything else leads with its first scalar fields.
+A tool the registry adds later, without a renderer here, leads with its `verdict` (or
+`answer`, `summary`) field, else its first scalar fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable
 
+from pydantic import BaseModel
+
+from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
+from assistant.offline.render import memory_verdict_text, verdict_text
+from assistant.offline.render.local import local_serving_lines
+from assistant.offline.render.results import CallResult, gib, gpu_name, priced_by
+from assistant.results import ToolError
 from assistant.sanitize import clean_text
+from tools.cost import CostComparison
+from tools.cost.results import ServingCostResult, ServingCostRow, TrainingCostResult
+from tools.local_serving import LocalServingPlan
+from tools.memory import MemoryEstimate, component_name
+from tools.recommend import Option, Recommendation
+from tools.sizing import SizingReport
 from tools.units import format_bytes
 
 MAX_LINES = 8
 """Lines of the rendering after the verdict (the full result is the structured content)."""
 
-_FULL = (
+FULL = (
     "Full result in structuredContent (JSON; *_GB = 10^9 bytes, usd_* = US dollars, "
-    "prices with as_of and age)."
+    "prices with as_of and age); memory above in GiB (2^30 bytes)."
 )
 
 
-def _number(value: Any, digits: int = 1) -> str:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
-    if isinstance(value, int) or float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.{digits}f}"
+def _count(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
-def _usd(value: Any, digits: int = 2) -> str:
-    return "-" if not isinstance(value, int | float) else f"${value:,.{digits}f}"
+def _usd(value: float, digits: int = 2) -> str:
+    return f"${value:,.{digits}f}"
 
 
-def _price_date(row: Mapping[str, Any]) -> str:
-    """'as_of 2026-09-19, 74 days old' from a priced row (or option) that carries them."""
-    as_of = row.get("as_of") or row.get("price_as_of")
-    age = row.get("age") or row.get("price_age")
-    parts = [f"as_of {as_of}" if as_of else "", str(age) if age else ""]
-    return ", ".join(p for p in parts if p)
+def _lines(markdown: str | list[str]) -> list[str]:
+    """Markdown verdict text as plain lines (bold markers dropped, blank lines skipped)."""
+    lines = markdown.splitlines() if isinstance(markdown, str) else markdown
+    return [line.replace("**", "") for line in lines if line.strip()]
 
 
-def option_line(option: Mapping[str, Any], with_price: bool = True) -> str:
-    """One configuration: '2× h100-sxm (TP 2 × PP 1 × DP 1), 57.6 GB per GPU, ...'."""
-    layout = ""
-    if all(k in option for k in ("tp", "pp", "dp")):
-        layout = f" (TP {option['tp']} × PP {option['pp']} × DP {option['dp']})"
-    parts = [f"{option.get('count', '?')}× {option.get('gpu', '?')}{layout}"]
-    if isinstance(option.get("per_gpu_GB"), int | float):
-        parts.append(f"{_number(option['per_gpu_GB'])} GB per GPU")
-    if isinstance(option.get("decode_tokens_per_s_per_seq"), int | float):
-        parts.append(f"{_number(option['decode_tokens_per_s_per_seq'])} tok/s per user")
-    if isinstance(option.get("aggregate_tokens_per_s"), int | float):
-        parts.append(f"{_number(option['aggregate_tokens_per_s'], 0)} tok/s in total")
-    if isinstance(option.get("training_hours"), int | float):
-        parts.append(f"{_number(option['training_hours'])} h of training")
-    if with_price and isinstance(option.get("usd_per_hour"), int | float):
-        when = _price_date(option)
-        parts.append(f"{_usd(option['usd_per_hour'])}/h on demand" + (f" ({when})" if when else ""))
+def option_line(option: Option) -> str:
+    """'2× H100 SXM5 (TP 2 × PP 1 × DP 1), 57.6 GiB per GPU, 30.5 tok/s per user, ...'."""
+    parts = [
+        f"{option.count}× {gpu_name(option.gpu)} (TP {option.tp} × PP {option.pp} × "
+        f"DP {option.dp}), {gib(option.per_gpu_bytes)} per GPU"
+    ]
+    basis = f" ({option.speed_basis})" if option.speed_basis else ""
+    if option.decode_tokens_per_s_per_seq is not None:
+        parts.append(f"{option.decode_tokens_per_s_per_seq:,.1f} tok/s per user{basis}")
+    if option.aggregate_tokens_per_s is not None:
+        parts.append(f"{option.aggregate_tokens_per_s:,.0f} tok/s in total")
+    if option.training_hours is not None:
+        parts.append(f"{option.training_hours:,.1f} h of training{basis}")
+    if option.usd_per_hour is not None:
+        when = ", ".join(d for d in (option.price_as_of, option.price_age) if d)
+        parts.append(f"{_usd(option.usd_per_hour)}/h on demand" + (f" ({when})" if when else ""))
     return ", ".join(parts)
 
 
-def _memory(result: Mapping[str, Any]) -> list[str]:
-    model = result.get("model_name") or result.get("model_id", "the model")
+def _report(report: SizingReport) -> list[str]:
+    return _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+
+
+def _memory(est: MemoryEstimate) -> list[str]:
     what = (
-        f"{model}, {result.get('weights_format', '?')} weights, {result.get('task', '?')}, "
-        f"context {_number(result.get('context'))}, batch {_number(result.get('batch'))}"
+        f"Sized: {est.model_name}, {est.weights_format} weights, {est.task}, context "
+        f"{est.context:,}, batch {est.batch}, TP {est.tp} × PP {est.pp}."
     )
-    per_gpu = f"{_number(result.get('per_gpu_GB'))} GB per GPU"
-    gpu, fits = result.get("gpu"), result.get("fits")
-    count = result.get("num_gpus", 1)
-    if gpu and fits is True:
-        head = f"Fits on {count}× {gpu}: {per_gpu}, {_number(result.get('headroom_GB'))} GB left"
-    elif gpu and fits is False:
-        head = f"Does not fit on {count}× {gpu}: needs {per_gpu}"
-        if isinstance(result.get("headroom_GB"), int | float):
-            head += f" ({_number(-result['headroom_GB'])} GB over the budget)"
-    else:
-        head = f"Needs {per_gpu} (total {_number(result.get('total_GB'))} GB)"
-    lines = [f"{head} ({what})."]
-    breakdown = result.get("breakdown")
-    if isinstance(breakdown, Mapping):
-        items = ", ".join(
-            f"{k} {format_bytes(v, 'GB', 1)}"
-            for k, v in breakdown.items()
-            if isinstance(v, int | float) and v
-        )
-        lines.append(f"Per GPU: {items} (bytes in structuredContent).")
-    lines += [f"Warning: {w}" for w in result.get("warnings", [])[:3]]
-    return lines
+    items = ", ".join(
+        f"{component_name(name)} {gib(value)}" for name, value in est.breakdown.items() if value
+    )
+    lines = [*_lines(memory_verdict_text([est])), what, f"Per GPU: {items}."]
+    return lines + [f"Warning: {w.text}" for w in est.warnings[:3]]
 
 
-def _recommend(result: Mapping[str, Any]) -> list[str]:
-    options = [o for o in result.get("options", []) if isinstance(o, Mapping)]
-    meeting = [o for o in options if o.get("meets_targets")]
-    model = result.get("model_id", "the model")
+def _recommend(rec: Recommendation) -> list[str]:
+    meeting = [o for o in rec.options if o.meets_targets]
+    objective = rec.objective.replace("_", " ")
     if meeting:
-        objective = str(result.get("objective", "the objective")).replace("_", " ")
-        lines = [f"Best for {model} by {objective}: {option_line(meeting[0])}."]
+        lines = [f"Best for {rec.model_id} by {objective}: {option_line(meeting[0])}."]
         lines += [f"Also: {option_line(o)}." for o in meeting[1:3]]
-    elif result.get("nearest_feasible"):
-        lines = [f"No configuration meets the targets for {model}: {result['nearest_feasible']}"]
+    elif rec.nearest_feasible:
+        lines = [f"No configuration meets the targets for {rec.model_id}: {rec.nearest_feasible}"]
     else:
-        lines = [f"No configuration fits {model} under the constraints."]
-    lines += [f"Warning: {w}" for w in result.get("warnings", [])[:2]]
+        lines = [f"No configuration fits {rec.model_id} under the constraints."]
+    return lines + [f"Warning: {w.text}" for w in rec.warnings[:2]]
+
+
+def _cost_row(row: ServingCostRow) -> str:
+    what = f"{row.provider} {row.instance or row.price_id}, {row.count}× {gpu_name(row.gpu)}"
+    if row.usd_per_hour is None:
+        line = f"{what}: {row.per_hour:,.2f} {row.currency}/h"
+    else:
+        line = f"{what}: {_usd(row.usd_per_hour)}/h"
+        if row.usd_per_month is not None:
+            line += f" ({_usd(row.usd_per_month, 0)}/month)"
+    if row.usd_per_million_tokens is not None:
+        line += f", {_usd(row.usd_per_million_tokens, 3)} per million output tokens"
+    when = ", ".join(d for d in (row.as_of, row.age) if d)
+    return line + f" ({when}{', stale' if row.stale else ''})"
+
+
+def _serving_costs(serving: ServingCostResult) -> list[str]:
+    rows = {r.price_id: r for r in serving.rows}
+    lines: list[str] = []
+    for tier, price_id in serving.cheapest_by_tier.items():
+        row = rows.get(price_id)
+        if row is not None:
+            lead = "Cheapest on demand" if tier == "on_demand" else f"Cheapest {tier}"
+            lines.append(f"{lead}: {_cost_row(row)}.")
+    if not lines:
+        lines.append("No price matches these filters.")
+    priced = [a for a in serving.api_comparison if a.usd_blended_per_mtok is not None]
+    if priced:
+        api = min(priced, key=lambda a: a.usd_blended_per_mtok or 0.0)
+        lines.append(
+            f"Cheapest hosted API: {api.provider} {api.model} "
+            f"{_usd(api.usd_blended_per_mtok or 0.0, 3)} per million blended tokens "
+            f"({priced_by(api)})."
+        )
+    if serving.unconverted_note:
+        lines.append(f"Not compared: {serving.unconverted_note}.")
     return lines
 
 
-def _cost_row(row: Mapping[str, Any]) -> str:
-    what = f"{row.get('provider')} {row.get('instance') or row.get('price_id')}"
-    month = row.get("usd_per_month")
-    line = f"{what}, {row.get('count')}× {row.get('gpu')}: {_usd(row.get('usd_per_hour'))}/h"
-    if isinstance(month, int | float):
-        line += f" ({_usd(month, 0)}/month)"
-    if isinstance(row.get("usd_per_million_tokens"), int | float):
-        line += f", {_usd(row['usd_per_million_tokens'], 3)} per million output tokens"
-    when = _price_date(row)
-    return line + (f" ({when}{', stale' if row.get('stale') else ''})" if when else "")
+def _training_costs(training: TrainingCostResult) -> list[str]:
+    job = training.cheapest_meeting_deadline
+    lead = "Training: cheapest that meets the deadline"
+    if job is None and training.rows:
+        job, lead = training.rows[0], "Training"
+    if job is None:
+        return ["Training: no price matches these filters."]
+    cost = _usd(job.usd_cost, 0) if job.usd_cost is not None else f"{job.cost:,.0f} {job.currency}"
+    return [
+        f"{lead}: {job.provider} {job.count}× {gpu_name(job.gpu)} ({job.tier}), "
+        f"{job.wall_hours:,.1f} h, {cost} ({priced_by(job)})."
+    ]
 
 
-def _costs(result: Mapping[str, Any]) -> list[str]:
-    rows = {r.get("price_id"): r for r in result.get("rows", []) if isinstance(r, Mapping)}
-    best = result.get("cheapest_by_tier", {})
-    lines: list[str] = []
-    if isinstance(best, Mapping) and best:
-        for tier, price_id in best.items():
-            row = rows.get(price_id)
-            if row is not None:
-                lead = "Cheapest on demand" if tier == "on_demand" else f"Cheapest {tier}"
-                lines.append(f"{lead}: {_cost_row(row)}.")
-    elif "rows" in result:
-        lines.append("No price matches these filters.")
-    apis = [a for a in result.get("api_comparison", []) if isinstance(a, Mapping)]
-    priced = [a for a in apis if isinstance(a.get("usd_blended_per_mtok"), int | float)]
-    if priced:
-        api = min(priced, key=lambda a: a["usd_blended_per_mtok"])
-        lines.append(
-            f"Cheapest hosted API: {api.get('provider')} {api.get('model')} "
-            f"{_usd(api['usd_blended_per_mtok'], 3)} per million blended tokens "
-            f"({_price_date(api)})."
-        )
-    if result.get("unconverted_note"):
-        lines.append(f"Not compared: {result['unconverted_note']}.")
-    training = result.get("training")
-    if isinstance(training, Mapping):
-        job = training.get("cheapest_meeting_deadline")
-        if isinstance(job, Mapping):
-            lines.append(
-                f"Training: cheapest that meets the deadline {job.get('provider')} "
-                f"{job.get('count')}× {job.get('gpu')} ({job.get('tier')}) "
-                f"{_usd(job.get('usd_cost'), 0)} ({_price_date(job)})."
-            )
-        elif training.get("rows"):
-            first = training["rows"][0]
-            lines.append(
-                f"Training: {first.get('provider')} {first.get('count')}× {first.get('gpu')} "
-                f"({first.get('tier')}) {_usd(first.get('usd_cost'), 0)} "
-                f"({_price_date(first)})."
-            )
+def _costs(cost: CostComparison) -> list[str]:
+    lines = [] if cost.serving is None else _serving_costs(cost.serving)
+    lines += [] if cost.training is None else _training_costs(cost.training)
     return lines or ["No configuration was priced."]
 
 
-def _local(result: Mapping[str, Any]) -> list[str]:
-    gpu = result.get("gpu_label") or result.get("gpu", "the GPU")
-    layers = f"{result.get('gpu_layers')} of {result.get('n_layers')} layers on the GPU"
-    memory = f"{_number(result.get('gpu_GB'))} GB of {_number(result.get('budget_GB'))} GB"
-    if result.get("fits_fully"):
-        head = f"Fits fully on {result.get('gpus', 1)}× {gpu}: {layers} ({memory})"
-    else:
-        head = (
-            f"Partly offloaded on {result.get('gpus', 1)}× {gpu}: {layers} ({memory}), "
-            f"{_number(result.get('host_GB'))} GB in system RAM"
-        )
-    lines = [
-        f"{head}; {result.get('model_name', result.get('model_id'))}, "
-        f"{result.get('weights_format')}, context {_number(result.get('context_total'))}."
-    ]
-    if isinstance(result.get("decode_tokens_per_s"), int | float):
-        basis = str(result.get("decode_basis", "")).split(":")[0]
-        lines.append(f"Decode ~{_number(result['decode_tokens_per_s'])} tok/s ({basis}).")
-    if result.get("launch_command"):
-        lines.append(f"Launch: {result['launch_command']}")
-    lines += [f"Warning: {w}" for w in result.get("warnings", [])[:2]]
-    return lines
+def _local(plan: LocalServingPlan) -> list[str]:
+    call = CallResult("plan_local_serving", {}, plan)
+    return _lines(local_serving_lines([call])) + [f"Warning: {w}" for w in plan.warnings[:2]]
 
 
-def _find_model(result: Mapping[str, Any]) -> list[str]:
+def _find_model(m: ModelFacts) -> list[str]:
     return [
-        f"{result.get('name')} ({result.get('id')}): {_number(result.get('total_params'))} "
-        f"parameters, {_number(result.get('active_params_per_token'))} active per token, "
-        f"{result.get('layers')} layers, {result.get('kv_heads')} KV heads, context up to "
-        f"{_number(result.get('max_context_tokens'))} tokens."
+        f"{m.name} ({m.id}): {m.total_params:,} parameters, {m.active_params_per_token:,} "
+        f"active per token, {m.layers} layers, {m.kv_heads} KV heads, context up to "
+        f"{m.max_context_tokens:,} tokens."
     ]
 
 
-def _find_gpu(result: Mapping[str, Any]) -> list[str]:
+def _find_gpu(g: GpuFacts) -> list[str]:
+    flops = "" if g.bf16_tflops is None else f", {_count(g.bf16_tflops)} dense BF16 TFLOPS"
     return [
-        f"{result.get('name')} ({result.get('id')}): {_number(result.get('memory_GB'))} GB "
-        f"({_number(result.get('usable_memory_GB'))} GB usable), "
-        f"{_number(result.get('memory_bandwidth_GB_per_s'), 0)} GB/s, "
-        f"{_number(result.get('bf16_tflops'))} dense BF16 TFLOPS, {result.get('interconnect')}."
+        f"{g.name} ({g.id}): {format_bytes(g.memory_bytes, 'GB', 0)} "
+        f"({gib(g.usable_memory_bytes)} usable), "
+        f"{g.memory_bandwidth_bytes_per_s / 1e9:,.0f} GB/s{flops}, {g.interconnect}."
     ]
 
 
-def _listing(key: str) -> Callable[[Mapping[str, Any]], list[str]]:
-    def render(result: Mapping[str, Any]) -> list[str]:
-        items = [i for i in result.get(key, []) if isinstance(i, Mapping)]
-        names = ", ".join(str(i.get("id")) for i in items[:20])
-        more = f" and {len(items) - 20} more" if len(items) > 20 else ""
-        return [f"{len(items)} {key}: {names}{more}." if items else f"No {key} match."]
-
-    return render
+def _listing(kind: str, ids: list[str]) -> list[str]:
+    names = ", ".join(ids[:20])
+    more = f" and {len(ids) - 20} more" if len(ids) > 20 else ""
+    return [f"{len(ids)} {kind}: {names}{more}." if ids else f"No {kind} match."]
 
 
-_RENDERERS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
-    "estimate_memory": _memory,
-    "recommend": _recommend,
-    "plan_local_serving": _local,
-    "compare_costs": _costs,
-    "find_model": _find_model,
-    "find_gpu": _find_gpu,
-    "list_models": _listing("models"),
-    "list_gpus": _listing("gpus"),
-}
-
-_VERDICT_KEYS = ("verdict", "answer", "summary")
+def _models(listing: ModelList) -> list[str]:
+    return _listing("models", [m.id for m in listing.models])
 
 
-def _generic(result: Mapping[str, Any]) -> list[str]:
-    """A tool without a renderer: its verdict or headline first, else its first scalars."""
-    for key in _VERDICT_KEYS:
-        value = result.get(key)
-        if isinstance(value, str) and value.strip():
-            return [value.strip()]
-        if isinstance(value, Mapping) and isinstance(value.get("text"), str):
-            return [str(value["text"]).strip()]
-    headline = result.get("headline")
-    if isinstance(headline, str) and headline.strip():
-        return [headline.strip()]
-    if isinstance(headline, Mapping):
-        line = _headline(headline)
-        if line is not None:
-            return [line]
-    question = result.get("question")
-    if isinstance(question, Mapping):
-        text = question.get("text") or question.get("question")
-        if isinstance(text, str) and text.strip():
-            return [text.strip()]
-    scalars = [f"{k}: {_number(v)}" for k, v in result.items() if isinstance(v, str | int | float)]
+def _gpus(listing: GpuList) -> list[str]:
+    return _listing("GPUs", [g.id for g in listing.gpus])
+
+
+VERDICT_FIELDS = ("verdict", "answer", "summary")
+"""Fields a tool without a renderer may lead with, in this order."""
+
+
+def _generic(value: BaseModel) -> list[str]:
+    """A result without a renderer: its verdict field, if it has one, else its first scalar
+    fields."""
+    fields = value.model_dump()
+    for key in VERDICT_FIELDS:
+        lead = fields.get(key)
+        if isinstance(lead, str) and lead.strip():
+            return [lead.strip()]
+    scalars = [f"{k}: {v}" for k, v in fields.items() if isinstance(v, str | int | float)]
     return ["; ".join(scalars[:MAX_LINES]) or "Done."]
 
 
-def _headline(headline: Mapping[str, Any]) -> str | None:
-    """'Leading option: …' from a headline that is an option, or holds one under `option`
-    (with its `price` and `reason`, when it has them); None when it is neither."""
-    option = headline.get("option", headline)
-    if not isinstance(option, Mapping) or "gpu" not in option or "count" not in option:
-        return None
-    price = headline.get("price")
-    priced = isinstance(price, Mapping) and isinstance(price.get("usd_per_hour"), int | float)
-    line = f"Leading option: {option_line(option, with_price=not priced)}"
-    if isinstance(price, Mapping) and priced:
-        when = _price_date(price)
-        line += (
-            f"; {_usd(price['usd_per_hour'])}/h on demand ({price.get('provider')}"
-            + (f", {when}" if when else "")
-            + ")"
-        )
-    reason = headline.get("reason")
-    return line + (f" — {reason}" if isinstance(reason, str) and reason else "") + "."
+def _render(value: BaseModel) -> list[str]:
+    renderers: list[tuple[type[BaseModel], Callable[..., list[str]]]] = [
+        (SizingReport, _report),
+        (MemoryEstimate, _memory),
+        (Recommendation, _recommend),
+        (LocalServingPlan, _local),
+        (CostComparison, _costs),
+        (ModelFacts, _find_model),
+        (GpuFacts, _find_gpu),
+        (ModelList, _models),
+        (GpuList, _gpus),
+    ]
+    for kind, render in renderers:
+        if isinstance(value, kind):
+            return render(value)
+    return _generic(value)
 
 
-def render_error(result: Mapping[str, Any]) -> str:
+def render_error(error: ToolError) -> str:
     """What went wrong and what to send instead, one line each."""
-    lines = [f"Error: {result.get('error', 'the call failed')}"]
-    if result.get("field"):
-        lines[0] = f"Error in {result['field']}: {result.get('error')}"
-    for problem in result.get("problems", [])[:5]:
-        if isinstance(problem, Mapping):
-            lines.append(f"- {problem.get('field')}: {problem.get('problem')}")
-    if result.get("allowed"):
-        lines.append(f"Allowed: {result['allowed']}")
-    for key in ("did_you_mean", "allowed_fields", "available_tools"):
-        values = result.get(key)
-        if isinstance(values, Sequence) and not isinstance(values, str) and values:
-            label = key.replace("_", " ").capitalize()
-            lines.append(f"{label}: {', '.join(map(str, values))}")
+    lines = [f"Error in {error.field}: {error.error}" if error.field else f"Error: {error.error}"]
+    lines += [f"- {p.field}: {p.problem}" for p in (error.problems or [])[:5]]
+    if error.allowed:
+        lines.append(f"Allowed: {error.allowed}")
+    for label, values in (
+        ("Did you mean", error.did_you_mean),
+        ("Allowed fields", error.allowed_fields),
+        ("Available tools", error.available_tools),
+    ):
+        if values:
+            lines.append(f"{label}: {', '.join(values)}")
     return "\n".join(lines)
 
 
-def render_result(tool: str, result: Mapping[str, Any], is_error: bool = False) -> str:
+def render_result(value: BaseModel) -> str:
     """The text content of a tool result: verdict first, then a few figures (see module)."""
-    if is_error:
-        return clean_text(render_error(result))
-    renderer = _RENDERERS.get(tool, _generic)
-    try:
-        lines = renderer(result)
-    except (TypeError, ValueError, KeyError, AttributeError):
-        lines = _generic(result)  # a result of an unexpected shape still gets a rendering
+    if isinstance(value, ToolError):
+        return clean_text(render_error(value))
+    lines = _render(value)
     # Names a user or a file gave can reach a result: no control sequence reaches a client.
-    return clean_text("\n".join([*lines[: MAX_LINES + 1], _FULL]))
+    return clean_text("\n".join([*lines[: MAX_LINES + 1], FULL]))

@@ -7,25 +7,10 @@ a figure or chooses between results.
 from __future__ import annotations
 
 from tools.cost.results import ApiComparisonRow, PricedRow
+from tools.memory import component_name
 from tools.performance.basis import SpeedBasis
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration
-
-COMPONENT_NAMES = {
-    "weights": ("weights", "the model's parameters in the weight format"),
-    "kv_cache": ("KV cache", "attention keys and values of every sequence in flight"),
-    "activations": ("activations", "intermediate results of a forward (and backward) pass"),
-    "gradients": ("gradients", "one per trained parameter"),
-    "optimizer": ("optimizer", "optimizer state (Adam moments, master weights)"),
-    "overhead": ("overhead", "CUDA context, CUDA graphs and library workspace"),
-}
-"""Memory components: (short name, what it is); others are shown as the tool wrote them."""
-
-ENGINE_NAMES = {
-    "vllm": "served with vLLM",
-    "transformers": "run with Hugging Face Transformers",
-    "generic": "served llama.cpp / Ollama style",
-}
 
 TIER_NAMES = {"on_demand": "on demand", "reserved": "reserved", "spot": "spot"}
 
@@ -90,13 +75,6 @@ def basis(value: SpeedBasis | None) -> str:
 
 
 def component(name: str, short: bool = False) -> str:
-    """A memory component for readers: its short name, or what it is."""
-    known = COMPONENT_NAMES.get(name)
-    if known is None:
-        return name
-    return known[0] if short else known[1]
-
-
-def engine_name(engine: str) -> str:
-    """The engine sized, in words ('served with vLLM')."""
-    return ENGINE_NAMES.get(engine, f"{engine} engine")
+    """A memory component for readers: its short name, or what it is (`tools.memory`'s names,
+    the ones every surface shows)."""
+    return component_name(name, described=not short)

@@ -16,7 +16,6 @@ from assistant.proposal.extract import ProposalInputs
 from assistant.proposal.figures import count_of, format_number, gib, money, usd
 from assistant.proposal.labels import (
     basis,
-    engine_name,
     gpus,
     layout_words,
     price_date,
@@ -33,6 +32,7 @@ from assistant.proposal.quotes import (
 )
 from assistant.proposal.request_words import sized_as
 from assistant.proposal.risk_text import RISK_NAMES, RISK_TITLES, alternative_text, risk_text
+from tools.memory import engine_name
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.alternative import alternative

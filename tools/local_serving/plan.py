@@ -31,7 +31,7 @@ from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, gpu_limit, ram_gi
 from tools.local_serving.kv import kv_bytes_per_token, kv_cache_total, windowed_note
 from tools.local_serving.launch import OLLAMA_CACHE_TYPES, llama_server_command, ollama_setup
 from tools.local_serving.request import CacheType, LocalServingPlan, LocalServingRequest
-from tools.local_speed import DEFAULT_RAM_BANDWIDTH, decode_estimate
+from tools.local_speed import decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
@@ -170,13 +170,12 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         )
     if req.gpus > 1:
         notes.append(_split_note(req.gpus, spec))
-    ram_bw = (
-        (req.ram_bandwidth_gb_s * GB) if req.ram_bandwidth_gb_s else DEFAULT_RAM_BANDWIDTH.value
-    )
-    if unified and bandwidth and not req.ram_bandwidth_gb_s:
-        ram_bw = bandwidth  # one memory: the CPU reads the off-GPU layers from the same RAM
-    elif req.ram_bandwidth_gb_s is None and not fits_fully:
-        notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {DEFAULT_RAM_BANDWIDTH.source}.")
+    # A unified-memory machine's CPU reads the off-GPU layers from the same memory.
+    ram_bw, ram_source = host_ram_bandwidth(spec)
+    if req.ram_bandwidth_gb_s:
+        ram_bw = req.ram_bandwidth_gb_s * GB
+    elif not fits_fully:
+        notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {ram_source}.")
     # Bytes read per decoded token: MoE reads the routed experts a token uses (top-k of n).
     layer_total: int = sum(layers)
     unread = 0.0
@@ -187,7 +186,17 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         output if best >= 1 else 0
     )
     ram_read = sum(layers[: n - on_gpu]) * read_share + (output if best == 0 else 0)
-    speed = decode_estimate(gpu_read + kv_gpu, ram_read + (kv_total - kv_gpu), bandwidth, ram_bw)
+    speed = decode_estimate(
+        gpu_read + kv_gpu,
+        ram_read + (kv_total - kv_gpu),
+        bandwidth,
+        ram_bw,
+        gpu=spec,
+        weight_format=fmt,
+        gpu_layers=on_gpu,
+        gpu_kv_bytes_read=kv_gpu,
+        ram_label="the same unified memory, by the CPU" if unified else "system RAM",
+    )
     model_ref = req.model_file or req.model or resolved.id
     path = req.model_file or f"{resolved.id}.{fmt.upper()}.gguf"
     command = llama_server_command(path, total_ctx, req.parallel, best, cache, req.flash_attention)
@@ -234,6 +243,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         cache_type=cache,
         decode_tokens_per_s=None if speed is None else speed.tokens_per_s,
         decode_basis=None if speed is None else speed.basis,
+        decode_label=None if speed is None else speed.label,
         launch_command=command,
         ollama_modelfile=modelfile,
         ollama_env=env,

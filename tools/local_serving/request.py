@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.limits import MAX_CONTEXT_TOKENS
 from tools.memory.request import ModelChoice
+from tools.performance.basis import SpeedBasis
 
 CacheType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"]
 """llama.cpp --cache-type-k/-v values (common/arg.cpp kv_cache_types)."""
@@ -103,9 +104,16 @@ class LocalServingPlan(BaseModel):
     parallel: int
     cache_type: CacheType
     decode_tokens_per_s: float | None = Field(
-        default=None, description="Estimated single-stream decode speed, tokens/s."
+        default=None, description="Single-stream decode speed, tokens/s."
     )
-    decode_basis: str | None = None
+    decode_basis: str | None = Field(
+        default=None, description="What the decode speed rests on, in words (label first)."
+    )
+    decode_label: SpeedBasis | None = Field(
+        default=None,
+        description="calibrated (llama.cpp constants fitted on this GPU class, all on the GPU) "
+        "or estimated.",
+    )
     launch_command: str
     ollama_modelfile: str | None = None
     ollama_env: dict[str, str] = Field(default_factory=dict)

@@ -10,15 +10,21 @@ from tools.memory.formats import WEIGHT_FORMATS, normalize_format
 from tools.memory.kv_cache import KV_DTYPES, kv_cache_bytes, kv_cache_bytes_per_token
 from tools.memory.model import ResolvedModel, resolve_model
 from tools.memory.request import (
+    COMPONENT_NAMES,
+    ENGINE_NAMES,
     Component,
     MemoryEstimate,
     MemoryRequest,
+    component_name,
+    engine_name,
     request_error,
     validate_request,
 )
 from tools.memory.weights import WeightBytes, weight_bytes
 
 __all__ = [
+    "COMPONENT_NAMES",
+    "ENGINE_NAMES",
     "KV_DTYPES",
     "WEIGHT_FORMATS",
     "Component",
@@ -26,6 +32,8 @@ __all__ = [
     "MemoryRequest",
     "ResolvedModel",
     "WeightBytes",
+    "component_name",
+    "engine_name",
     "estimate_memory",
     "kv_cache_bytes",
     "kv_cache_bytes_per_token",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tools.architecture import Architecture, count_parameters, vision_params
-from tools.catalog import get_catalog
+from tools.catalog import GpuSpec, get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_KV_DTYPE
 from tools.errors import ToolInputError
 from tools.memory import devices
@@ -33,6 +33,7 @@ from tools.memory.overhead import (
     CUBLAS_WORKSPACE,
     CUDA_CONTEXT,
     LLAMA_CPP_N_UBATCH,
+    METAL_RUNTIME,
     VLLM_CUDA_GRAPHS,
     VLLM_GPU_MEMORY_UTILIZATION,
     vllm_batch_defaults,
@@ -507,7 +508,13 @@ def _activations(
     parts.add("activations", act.total, act.formula, *notes)
 
 
-def _overhead(req: MemoryRequest, engine: str, parts: _Parts) -> None:
+def _overhead(req: MemoryRequest, engine: str, parts: _Parts, spec: GpuSpec | None) -> None:
+    if spec is not None and spec.vendor == "Apple" and req.cuda_context_bytes is None:
+        # A Mac runs Metal (llama.cpp, MLX, Ollama): no CUDA context, no cuBLAS workspace.
+        value = int(METAL_RUNTIME.value)
+        note = f"{METAL_RUNTIME.name} = {format_bytes(value, 'GiB')}: {METAL_RUNTIME.source}."
+        parts.add("overhead", value, METAL_RUNTIME.name, note)
+        return
     context_bytes = (
         req.cuda_context_bytes if req.cuda_context_bytes is not None else CUDA_CONTEXT.value
     )
@@ -662,7 +669,7 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
             *notes,
         )
     _activations(req, arch, fmt, layout, context, engine, parts)
-    _overhead(req, engine, parts)
+    _overhead(req, engine, parts, spec)
 
     breakdown = {key: parts.components[key].bytes_per_gpu for key in BREAKDOWN_KEYS}
     per_gpu = sum(breakdown.values())

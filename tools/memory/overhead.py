@@ -40,6 +40,16 @@ CUBLAS_WORKSPACE = SourcedConstant(
     "on Hopper",
 )
 
+METAL_RUNTIME = SourcedConstant(
+    "metal_runtime_bytes",
+    0,
+    "bytes per device",
+    "estimate, not a measurement: llama.cpp's (ggml-metal) and MLX's Metal backends allocate "
+    "the model, KV-cache and compute buffers (each sized separately here) inside Metal's GPU "
+    "working set, and no CUDA context or cuBLAS workspace exists on Apple silicon; the Metal "
+    "device and command queues are not counted against that working set",
+)
+
 VLLM_CUDA_GRAPHS = SourcedConstant(
     "cuda_graph_bytes",
     0.5 * GiB,

@@ -302,6 +302,41 @@ def request_error(exc: ValidationError) -> ToolInputError:
     return from_validation_error(exc, MemoryRequest)
 
 
+COMPONENT_NAMES: dict[str, tuple[str, str]] = {
+    "weights": ("weights", "the model's parameters in the weight format"),
+    "kv_cache": ("KV cache", "attention keys and values of every sequence in flight"),
+    "activations": ("activations", "intermediate results of a forward (and backward) pass"),
+    "gradients": ("gradients", "one per trained parameter"),
+    "optimizer": ("optimizer state", "optimizer state (Adam moments, master weights)"),
+    "overhead": ("runtime overhead", "CUDA context, CUDA graphs and library workspace"),
+}
+"""Each memory component the estimate names (`Component.name`, `MemoryEstimate.breakdown`
+keys): (what readers see, what it is). Every surface shows components through
+`component_name`, so no answer prints `kv_cache`."""
+
+
+def component_name(name: str, described: bool = False) -> str:
+    """A memory component for readers ('KV cache'), or what it is (`described`); a name the
+    estimate may add later is shown with its underscores as spaces."""
+    known = COMPONENT_NAMES.get(name)
+    if known is None:
+        return name.replace("_", " ")
+    return known[1] if described else known[0]
+
+
+ENGINE_NAMES: dict[str, str] = {
+    "vllm": "served with vLLM",
+    "transformers": "run with Hugging Face Transformers",
+    "generic": "served llama.cpp / Ollama style",
+}
+"""Each `Engine` the estimate sizes for, as readers see it (`engine_name`)."""
+
+
+def engine_name(engine: str) -> str:
+    """The engine sized, in words ('served with vLLM'); an unknown one as '<name> engine'."""
+    return ENGINE_NAMES.get(engine, f"{engine} engine")
+
+
 class Component(BaseModel):
     """One memory component on one GPU, with the formula and assumptions behind it."""
 

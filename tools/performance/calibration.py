@@ -22,8 +22,10 @@ from tools.catalog import catalog_dir
 TABLES = (
     "decode_bandwidth",
     "layer_overhead",
+    "step_overhead",
     "allreduce_base",
     "allreduce_per_gpu",
+    "dequant",
     "gemm_mfu",
     "moe_gemm",
     "training_mfu",

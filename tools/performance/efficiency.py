@@ -9,6 +9,14 @@ Defaults (figures labelled *estimated*):
   (PCIe) / 2.7 µs (network) per hop (NVIDIA/nccl src/graph/tuning.cc baseLat, hwLat);
 - no per-layer launch overhead, and MoE expert GEMMs at the dense efficiency.
 
+Decode bandwidth efficiency is a property of the engine's kernels on a memory system, not of the
+weight format: one η per engine family × GPU class for every format. What a weight-only format
+adds is its dequantisation: each stored byte is unpacked, converted and scaled on the vector
+ALUs before the FMAs, `dequant_flops_per_byte` (per kernel family, shared by every GPU) ×
+bytes / datasheet FP32 FLOP/s. That term is what makes an A100 (19.5 TFLOPS FP32 for 2.0 TB/s:
+~10 FLOP per byte) lose more to int4 than an RTX 4090 (82.6 for 1.0 TB/s: ~82). GPUs without a
+published FP32 figure (Apple) keep a per-format η instead.
+
 MoE expert GEMMs at full load: each expert multiplies only the T·k/E tokens routed to it
 (grouped GEMMs with few rows, plus the routing permutations), so they reach a smaller share of
 peak than dense GEMMs; `moe_gemm_eff` is that ratio, calibrated on full-load MoE rows. (A
@@ -24,7 +32,7 @@ from tools.catalog import GpuSpec
 from tools.performance.basis import SpeedBasis
 from tools.performance.calibration import Calibration, Constant, calibration, keys_from
 from tools.performance.engines import EngineFamily, KernelFamily, engine_family, kernel_family
-from tools.performance.hardware import Accumulate, LinkKind, gpu_class, gpu_link
+from tools.performance.hardware import Accumulate, LinkKind, gpu_class, gpu_link, vector_flops
 
 DECODE_BANDWIDTH_EFF = 1481.87 / 2039.0
 PEAK_COPY_BANDWIDTH_EFF = 1700.0 / 2039.0  # gpt-fast README note; an upper bound, for checks
@@ -53,32 +61,103 @@ class Efficiencies:
     kv_bandwidth_eff: float | None = None
     """Bandwidth share of the attention kernels reading the KV cache: the 16-bit efficiency
     of the class (the KV cache is not in the weights' format); None: `bandwidth_eff`."""
+    dequant_flops_per_byte: float = 0.0
+    """Vector-ALU FLOPs a weight-only kernel spends per stored weight byte (0: none, 16-bit and
+    W8A8/FP4 tensor-core formats, or a GPU without an FP32 figure)."""
+    vector_flops_per_s: float | None = None
+    """The GPU's datasheet FP32 rate the dequantisation runs at, FLOP/s."""
+    pcie_allreduce_base_s: float | None = None
+    pcie_allreduce_per_gpu_s: float | None = None
+    """All-reduce latency over PCIe, for groups larger than a 2-way bridge joins."""
+    step_overhead_s: float = 0.0
+    """Host time per engine step whatever the model's depth (llama.cpp builds its ggml graph
+    and samples on the CPU every token); 0 where no constant was fitted."""
 
     @property
     def kv_bandwidth(self) -> float:
         """The KV read's bandwidth share."""
         return self.kv_bandwidth_eff if self.kv_bandwidth_eff is not None else self.bandwidth_eff
 
-    def allreduce_latency_s(self, tp: int) -> float:
-        """Latency of one all-reduce over `tp` GPUs (no payload), seconds."""
+    def dequant_s(self, quantized_bytes: float) -> float:
+        """Vector-ALU time to dequantise `quantized_bytes` of weights, seconds."""
+        if not self.dequant_flops_per_byte or not self.vector_flops_per_s:
+            return 0.0
+        return quantized_bytes * self.dequant_flops_per_byte / self.vector_flops_per_s
+
+    def allreduce_latency_s(self, tp: int, kind: LinkKind | None = None) -> float:
+        """Latency of one all-reduce over `tp` GPUs (no payload), seconds; `kind`: the link
+        the group actually uses (PCIe for a bridged card past two GPUs)."""
         if tp <= 1:
             return 0.0
+        if kind == "pcie" and self.pcie_allreduce_base_s is not None:
+            per = self.pcie_allreduce_per_gpu_s or 2 * NCCL_HOP_LATENCY_S["pcie"]
+            return self.pcie_allreduce_base_s + per * (tp - 1)
         return self.allreduce_base_s + self.allreduce_per_gpu_s * (tp - 1)
 
 
-def decode_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
-    """Lookup keys of the bandwidth efficiency, most specific first."""
+DEQUANT_KERNELS = frozenset({"int8", "int4", "gguf"})
+"""Kernel families that dequantise on the vector ALUs (weight-only formats); fp8 and mxfp4
+too on GPUs without fp8 / fp4 tensor cores (Marlin-style W8A16 / W4A16 kernels)."""
+
+
+def dequantises(kernel: str, gpu: GpuSpec, family: str | None = None) -> bool:
+    """True when `kernel` runs weight-only on `gpu` (dequantising every weight it reads).
+    llama.cpp's 16-bit decode kernels convert each F16 weight to F32 before the FMA on the
+    vector ALUs (ggml-cuda dequantize_mul_mat_vec / mul_mat_vec with an F16 source), so for
+    that family 16-bit weights pay the same kind of term."""
+    if kernel == "16bit":
+        return family == "llama.cpp"
+    if kernel in DEQUANT_KERNELS:
+        return True
+    if kernel == "fp8":
+        return gpu.fp8_tflops is None
+    if kernel == "mxfp4":
+        return gpu.fp4_tflops is None
+    return False
+
+
+def decode_keys(
+    family: str,
+    memory: str,
+    generation: str,
+    kernel: str,
+    has_alu: bool = True,
+    weight_format: str | None = None,
+) -> list[str]:
+    """Lookup keys of the bandwidth efficiency, most specific first: per engine family × GPU
+    class for every format when the GPU has an FP32 figure (the dequantisation term carries the
+    format), per weight format (then kernel family) as well when it has none: without the ALU
+    rate, the share a format reaches stands in for its dequantisation (Q4_0 unpacks two weights
+    per byte, Q8_0 one)."""
+    if has_alu or kernel == "16bit":
+        return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
+    by_format = [] if weight_format is None else [f"{family}/{memory}/{generation}/{weight_format}"]
     return [
+        *by_format,
         f"{family}/{memory}/{generation}/{kernel}",
+        f"{family}/{memory}/{generation}",
         f"{family}/{memory}/{kernel}",
-        f"{family}/{kernel}",
-        kernel,
+        f"{family}/{memory}",
+        family,
+        "any",
     ]
+
+
+def dequant_keys(kernel: str, family: str | None = None) -> list[str]:
+    """Lookup keys of the dequantisation FLOPs per byte: one per kernel family (llama.cpp's
+    16-bit conversion under its own key)."""
+    return [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
 
 
 def overhead_keys(family: str, memory: str, generation: str) -> list[str]:
     """Lookup keys of the per-layer step overhead and the GEMM MFU, most specific first."""
     return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
+
+
+def step_keys(family: str, memory: str) -> list[str]:
+    """Lookup keys of the host time per step: per engine family and memory technology (the
+    backend: CUDA, Metal, Vulkan/ROCm each build and launch the graph differently)."""
+    return [f"{family}/{memory}", family]
 
 
 def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
@@ -132,18 +211,29 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     kernel = kernel_family(weight_format)
     cls = gpu_class(gpu)
     mem, gen = cls.memory, cls.generation
-    bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, kernel))
+    alu = vector_flops(gpu)
+    bw = cal.lookup(
+        "decode_bandwidth", decode_keys(family, mem, gen, kernel, alu is not None, weight_format)
+    )
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
+    step = cal.lookup("step_overhead", step_keys(family, mem))
+    dq = None
+    if alu is not None and dequantises(kernel, gpu, family):
+        dq = cal.lookup("dequant", dequant_keys(kernel, family))
     link = gpu_link(gpu).kind
     ar_base = cal.lookup("allreduce_base", keys_from([[link, "any"]]))
     ar_gpu = cal.lookup("allreduce_per_gpu", keys_from([[link, "any"]]))
+    pcie_base = cal.lookup("allreduce_base", ["pcie", "any"])
+    pcie_gpu = cal.lookup("allreduce_per_gpu", ["pcie", "any"])
     gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel))
     moe = cal.lookup("moe_gemm", ["any"])
-    used = tuple(c for c in (bw, overhead, ar_base, ar_gpu, gemm, moe) if c is not None)
+    used = tuple(c for c in (bw, overhead, step, dq, ar_base, ar_gpu, gemm, moe) if c is not None)
     decode_basis: SpeedBasis = (
         "calibrated"
-        if _own_class(bw, family, mem) and _own_class(overhead, family, mem)
+        if _own_class(bw, family, mem)
+        and _own_class(overhead, family, mem)
+        and (dq is not None or alu is None or not dequantises(kernel, gpu, family))
         else "estimated"
     )
     prefill_basis: SpeedBasis = "calibrated" if _own_class(gemm, family, mem) else "estimated"
@@ -162,4 +252,9 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         prefill_basis=prefill_basis,
         constants=used,
         kv_bandwidth_eff=kv_bw.value if kv_bw else None,
+        dequant_flops_per_byte=dq.value if dq else 0.0,
+        step_overhead_s=step.value if step else 0.0,
+        vector_flops_per_s=alu,
+        pcie_allreduce_base_s=pcie_base.value if pcie_base else NCCL_RING_BASE_LATENCY_S,
+        pcie_allreduce_per_gpu_s=pcie_gpu.value if pcie_gpu else 2 * NCCL_HOP_LATENCY_S["pcie"],
     )

@@ -76,7 +76,13 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     arch = gpu.architecture.lower()
     generation = next((g for g in _GENERATIONS if g in arch), arch.split()[0] if arch else "")
     if vendor == "apple" or "apple" in arch or "apple" in gpu.name.lower():
-        return GpuClass("apple", "apple")
+        # llama.cpp reaches a different share of the bandwidth on each tier of Apple chip
+        # (shared/research/2026-12/GPU-NOTES.md §7, Llama-2-7B Q4_0 tg128 x bytes / peak:
+        # 70–84 % on base and Pro chips, 58–65 % on Max chips, 40–52 % on Ultra chips, two Max
+        # dies joined by UltraFusion), so the tiers calibrate apart.
+        name = gpu.name.lower()
+        tier = "apple-ultra" if "ultra" in name else "apple-max" if " max" in name else "apple"
+        return GpuClass("apple", tier)
     if "hbm" in memory_type:
         memory = "hbm"
     elif "gddr" in memory_type:
@@ -86,6 +92,22 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     if vendor in ("nvidia", "amd") or (vendor == "intel" and memory == "gddr"):
         return GpuClass(f"{vendor}-{memory}", generation)
     return GpuClass("other", generation)
+
+
+def stream_bandwidth(gpu: GpuSpec) -> float:
+    """Bandwidth the GPU can stream, bytes/s: the measured GPU-side STREAM figure of a
+    unified-memory chip when the catalog has one (M3 Ultra 738 of 819 GB/s, M4 Pro 248 of
+    273), else the datasheet figure; the calibrated efficiencies are shares of it."""
+    um = gpu.unified_memory
+    if um is not None and um.measured_stream_bandwidth_bytes_per_s:
+        return um.measured_stream_bandwidth_bytes_per_s
+    return gpu.memory_bandwidth_bytes_per_s
+
+
+def vector_flops(gpu: GpuSpec) -> float | None:
+    """Datasheet FP32 non-tensor throughput, FLOP/s (what weight-only kernels dequantise
+    with); None when the catalog has no figure (Apple publishes none)."""
+    return None if gpu.fp32_tflops is None else gpu.fp32_tflops * 1e12
 
 
 @dataclass(frozen=True)
@@ -118,7 +140,9 @@ def compute_rate(
         if low_value is not None:
             return ComputeRate(low_value * 1e12, low, f"{fmt} weights on {low} tensor cores")
     dtype: ComputeDtype
-    for dtype in ("bf16", "fp16"):
+    # T4/V100/P100 have no bf16 tensor math: engines run 16-bit checkpoints as fp16 there.
+    sixteen: tuple[ComputeDtype, ...] = ("bf16", "fp16") if gpu.supports_bf16 else ("fp16",)
+    for dtype in sixteen:
         value = table[dtype]
         if value is not None:
             why = f"{fmt} weights computed in {dtype}"
@@ -141,9 +165,33 @@ class Link:
     assumed: bool  # True when the catalog has no figure and PCIe was assumed
 
 
-def gpu_link(gpu: GpuSpec) -> Link:
-    """The link a TP group on `gpu` talks over. NVLink/Infinity Fabric use the catalog's
-    per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation."""
+# The link between the devices of one board, where the catalog has no GPU-to-GPU figure:
+# MI250X's two GCDs are joined in the package by Infinity Fabric at 400 GB/s (AMD, Hot Chips
+# 34 block diagram, as reported by TechPowerUp, "AMD Releases its CDNA2 MI250X 'Aldebaran' HPC
+# GPU Block Diagram": "The two GPU dies are connected by a 400 GB/s Infinity Fabric link"),
+# read as bidirectional like every vendor figure here: 200 GB/s one direction.
+IN_PACKAGE_LINK_BYTES_PER_S: dict[str, float] = {"mi250x": 400e9 / 2}
+
+
+def pcie_link(gpu: GpuSpec) -> Link:
+    """PCIe x16 of the GPU's generation (the default generation when the catalog has none)."""
+    gen = gpu.pcie_gen or DEFAULT_PCIE_GEN
+    return Link(PCIE_X16_BYTES_PER_S[gen], "pcie", assumed=gpu.pcie_gen is None)
+
+
+def gpu_link(gpu: GpuSpec, tp: int = 2) -> Link:
+    """The link a TP group of `tp` GPUs on `gpu` talks over. NVLink/Infinity Fabric use the
+    catalog's per-GPU one-direction bandwidth; without a figure, PCIe of the GPU's generation.
+    An NVLink bridge joins two cards only (RTX A6000, A40, A100 PCIe: NVIDIA's 2-way bridge),
+    so a group of 4 or 8 runs its ring all-reduce over PCIe between the pairs, the slowest hop.
+    A group within one board of several devices (MI250X: 2 GCDs) uses the in-package link;
+    a larger one leaves the board: without a catalog figure, PCIe of its generation
+    (`assumed`, an upper bound on the time)."""
+    if gpu.interconnect == "nvlink-bridge" and tp > 2:
+        return pcie_link(gpu)
+    in_package = IN_PACKAGE_LINK_BYTES_PER_S.get(gpu.configuration_of or gpu.id)
+    if in_package is not None and 1 < tp <= gpu.devices_per_package:
+        return Link(in_package, "nvlink", assumed=False)
     kind: LinkKind = "nvlink" if gpu.interconnect in ("nvlink", "nvlink-bridge") else "pcie"
     if gpu.interconnect == "infinity-fabric":
         kind = "nvlink"  # same latency class: a direct GPU-to-GPU fabric
@@ -151,5 +199,4 @@ def gpu_link(gpu: GpuSpec) -> Link:
         kind = "network"
     if gpu.interconnect_bytes_per_s is not None:
         return Link(gpu.interconnect_bytes_per_s, kind, assumed=False)
-    gen = gpu.pcie_gen or DEFAULT_PCIE_GEN
-    return Link(PCIE_X16_BYTES_PER_S[gen], "pcie", assumed=True)
+    return Link(pcie_link(gpu).bytes_per_s, "pcie", assumed=True)

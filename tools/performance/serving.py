@@ -13,7 +13,9 @@ Output throughput of one replica = B / step; each sequence's inter-token time = 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 
 from tools.catalog import GpuSpec
 from tools.memory.overhead import vllm_batch_defaults
@@ -65,13 +67,19 @@ class ServingPoint:
     `step`: one engine step with all the prefill the load brings (the replica's throughput);
     `itl_step`: the step one user waits between two of its tokens — the same batch with the
     prefill of the *other* users' replacement requests (a user's own prompt is prefilled before
-    its first token, so a lone user decodes at the pure decode speed)."""
+    its first token, so a lone user decodes at the pure decode speed); computed when first
+    asked for (a throughput needs only `step`)."""
 
     sequences: int
     step: StepTime
-    itl_step: StepTime
     prefill_tokens_per_step: float
     forwards_per_step: float
+    _itl: Callable[[], StepTime] = field(repr=False, compare=False)
+
+    @cached_property
+    def itl_step(self) -> StepTime:
+        """The step between two tokens of one user (see the class docstring)."""
+        return self._itl()
 
     @property
     def inter_token_s(self) -> float:
@@ -132,10 +140,14 @@ def steady_state(
     step, passes = _mixed_step(
         m, b, prefill, prompt_tokens, output_tokens, max_num_batched_tokens, eff
     )
-    itl, _ = _mixed_step(
-        m, b, (b - 1) * per_request, prompt_tokens, output_tokens, max_num_batched_tokens, eff
-    )
-    return ServingPoint(b, step, itl, prefill, passes)
+
+    def itl() -> StepTime:
+        others = (b - 1) * per_request
+        return _mixed_step(m, b, others, prompt_tokens, output_tokens, max_num_batched_tokens, eff)[
+            0
+        ]
+
+    return ServingPoint(b, step, prefill, passes, itl)
 
 
 def batch_cap(kv_sequences: int, limits: EngineLimits) -> int:

@@ -1,13 +1,15 @@
 """One engine step: decode tokens for a batch of sequences, optionally with a chunk of prefill.
 
-    step = L × layer_overhead                       (launches, syncs: fixed per step)
-         + max(weights / BW′, linear FLOPs / F′)    (roofline, Williams et al., CACM 2009, of
-         + max(KV read / BW′, attention FLOPs / F′)  the GEMMs and of attention: two kernels)
+    step = L × layer_overhead + step_overhead       (launches, syncs; host work per step)
+         + max(weights / BW′ + dequant, linear FLOPs / F′)   (roofline, Williams et al.,
+         + max(KV read / BW′, attention FLOPs / F′)  CACM 2009, of the GEMMs and of attention)
          + 2 L × all-reduce(tp)                     (Megatron-LM: 2 per layer, Shoeybi 2019 §3)
 
-BW′ = bandwidth × η_bandwidth (the weights' kernel family for the GEMMs, the 16-bit one for
-the KV read); F′ = tp × peak × GEMM MFU; linear FLOPs count routed-expert
-FLOPs / η_moe (MoE expert GEMMs at full load, relative to dense ones).
+BW′ = streamable bandwidth × η_bandwidth (tools/performance/hardware.py stream_bandwidth);
+dequant = quantized bytes × FLOPs per byte / FP32 FLOP/s for weight-only formats (the vector
+ALUs unpack each weight; it overlaps the stream only partly, so it adds); F′ = tp × peak ×
+GEMM MFU; linear FLOPs count routed-expert FLOPs / η_moe (MoE expert GEMMs at full load,
+relative to dense ones).
 all-reduce(tp) = latency(tp) + 2(t−1)/t · tokens · hidden · 2 B / link bandwidth
 (nccl-tests doc/PERFORMANCE.md "bus bandwidth"), latency(tp) = base + per_gpu · (tp − 1).
 
@@ -20,8 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from tools.performance.efficiency import Efficiencies, resolve
-from tools.performance.hardware import compute_rate, gpu_link
+from tools.performance.efficiency import Efficiencies, dequantises, resolve
+from tools.performance.hardware import compute_rate, gpu_link, stream_bandwidth
 from tools.performance.roofline import ModelOnGpus, routed_expert_share
 
 
@@ -52,9 +54,10 @@ def tp_comm_s(m: ModelOnGpus, eff: Efficiencies, tokens: float, passes: float = 
     latency and the ring transfer of tokens × hidden × 2 bytes (16-bit activations)."""
     if m.tp <= 1:
         return 0.0
-    link = m.cached("link", lambda: gpu_link(m.gpu))
+    link = m.cached("link", lambda: gpu_link(m.gpu, m.tp))
     transfer = 2 * (m.tp - 1) / m.tp * tokens * m.arch.hidden_size * 2 / link.bytes_per_s
-    return 2 * m.arch.num_layers * (passes * eff.allreduce_latency_s(m.tp) + transfer)
+    latency = eff.allreduce_latency_s(m.tp, link.kind)
+    return 2 * m.arch.num_layers * (passes * latency + transfer)
 
 
 def forward_step(
@@ -73,8 +76,13 @@ def forward_step(
     efficiencies to use instead of the calibrated ones (the fit tries candidates)."""
     eff = eff or efficiencies(m)
     tokens = decode_sequences + prefill_tokens
-    bandwidth = m.gpu.memory_bandwidth_bytes_per_s * eff.bandwidth_eff
-    weights = m.step_weight_bytes(max(1, round(tokens / passes))) * passes
+    peak_bandwidth = m.cached("stream_bandwidth", lambda: stream_bandwidth(m.gpu))
+    bandwidth = peak_bandwidth * eff.bandwidth_eff
+    per_pass = max(1, round(tokens / passes))
+    weights = m.step_weight_bytes(per_pass) * passes
+    dequant_s = 0.0
+    if eff.dequant_flops_per_byte and dequantises(eff.kernel, m.gpu, eff.engine_family):
+        dequant_s = eff.dequant_s(m.dequant_bytes(per_pass) * passes)
     kv = m.kv_read_bytes(decode_sequences, decode_context)
     matmul = m.matmul_flops(tokens)
     routed = matmul * m.cached("routed_share", lambda: routed_expert_share(m.params, m.arch))
@@ -89,14 +97,14 @@ def forward_step(
     # Linear layers and attention are separate kernels, each bound by its own roofline: the
     # weights stream through the GEMMs, the KV cache through attention (it cannot hide behind
     # the GEMMs' compute).
-    linear_memory_s = weights / bandwidth
+    linear_memory_s = weights / bandwidth + dequant_s
     linear_compute_s = ((matmul - routed) + routed / moe_eff) * per_flop
-    attention_memory_s = kv / (m.gpu.memory_bandwidth_bytes_per_s * eff.kv_bandwidth)
+    attention_memory_s = kv / (peak_bandwidth * eff.kv_bandwidth)
     attention_compute_s = attention * per_flop
     core = max(linear_memory_s, linear_compute_s) + max(attention_memory_s, attention_compute_s)
     memory_s = linear_memory_s + attention_memory_s
     compute_s = linear_compute_s + attention_compute_s
-    overhead_s = passes * m.arch.num_layers * eff.layer_overhead_s
+    overhead_s = passes * (m.arch.num_layers * eff.layer_overhead_s + eff.step_overhead_s)
     comm_s = tp_comm_s(m, eff, tokens, passes)
     return StepTime(
         overhead_s + core + comm_s,

@@ -161,7 +161,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         fit_dp = _replicas_within_limit(w, tp, pp, dp)
         within = (
             f"; {fit_dp * tp * pp:,} GPUs ({fit_dp:,} replica(s)) serve {fit_dp * batch:,} users "
-            f"at {fit_dp * per_replica:,.0f} tok/s"
+            f"at {fit_dp * per_replica:,.0f} tok/s ({labels.throughput})"
             if fit_dp >= 1
             else ""
         )

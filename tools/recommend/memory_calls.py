@@ -28,12 +28,35 @@ def estimate_memory(request: Any) -> Any:
     return _memory().estimate_memory(request)
 
 
+# The last workloads' validated requests: a layout's request is the workload's with the GPU,
+# counts and batch replaced (plain ids and counts within their bounds, so no field needs its
+# validator again; a request per layout validated from scratch was a tenth of `recommend`).
+_TEMPLATES: dict[int, tuple[Workload, Any]] = {}
+
+
 def _memory_request(
     w: Workload, gpu: GpuSpec | None, tp: int, pp: int, dp: int, batch: int, **override: Any
 ) -> Any:
     """The MemoryRequest for one layout. Fields the user left unset stay unset, so the memory
     calculator applies its own defaults (native checkpoint format, vLLM for serving and
     Transformers for training). Bad values raise its ToolInputError naming the field."""
+    if gpu is not None and not override:
+        cached = _TEMPLATES.get(id(w))
+        if cached is not None and cached[0] is w:
+            layout = {"gpu": gpu.id, "gpus": tp * pp * dp, "tp": tp, "pp": pp, "batch": batch}
+            return cached[1].model_copy(update=layout)
+        request = _validated_request(w, gpu, tp, pp, dp, batch)
+        if len(_TEMPLATES) >= 8:
+            _TEMPLATES.clear()
+        _TEMPLATES[id(w)] = (w, request)
+        return request
+    return _validated_request(w, gpu, tp, pp, dp, batch, **override)
+
+
+def _validated_request(
+    w: Workload, gpu: GpuSpec | None, tp: int, pp: int, dp: int, batch: int, **override: Any
+) -> Any:
+    """The layout's MemoryRequest validated from the workload's fields."""
     fields: dict[str, Any] = {
         "model": w.model,
         "params": w.params,

@@ -130,6 +130,28 @@ class Option(BaseModel):
     reasons: list[str] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     gpu_as_of: str = ""
+
+    @property
+    def basis_label(self) -> str | None:
+        """How far the speed figures can be trusted, in one short phrase: the one word when
+        decode speed, throughput and TTFT share it ("calibrated"), else each named ("decode
+        measured; throughput, TTFT calibrated"); for training, the training time's basis.
+        None when the option has no speed."""
+        if self.speed_basis is None:
+            return None
+        named = {
+            "decode": self.speed_basis,
+            "throughput": self.throughput_basis,
+            "TTFT": self.ttft_basis,
+        }
+        present = {k: v for k, v in named.items() if v is not None}
+        if len(set(present.values())) == 1:
+            return self.speed_basis
+        groups: dict[str, list[str]] = {}
+        for what, basis in present.items():
+            groups.setdefault(basis, []).append(what)
+        return "; ".join(f"{', '.join(whats)} {basis}" for basis, whats in groups.items())
+
     # The steady-state model of a serving layout (tools.recommend.speed.ServingSpeed), kept so
     # the ranked options' latency curves need no second memory estimate; never serialised.
     _serving: Any = PrivateAttr(default=None)

@@ -6,40 +6,160 @@ objective, and the notes, assumptions and memory-calculator warnings assembled i
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tools.advice import advise, performance_assumptions
 from tools.catalog import GpuSpec, get_catalog
 from tools.memory import devices
 from tools.memory.devices import DeviceNotes
+from tools.memory.overhead import VLLM_GPU_MEMORY_UTILIZATION
 from tools.memory.sharding import zero_single_rank_warning
 from tools.notes import Note
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
 from tools.recommend.fit_notes import _fit_notes, _lower_format_notes, _shorter_sequence_note
 from tools.recommend.inference import _inference_option, with_load_latency
-from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts
+from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts, _node_size, serving_nodes
 from tools.recommend.memory_calls import (
     _arch,
     _memory_request,
     _params,
     _resolved,
     _whole_weight_bytes,
+    _whole_weights,
     estimate_memory,
 )
 from tools.recommend.models import Option, Recommendation
 from tools.recommend.ranking import _best, _rank_key, ranks_by_job_usd
 from tools.recommend.training import _training_option
+from tools.units import format_gib
 from tools.workload import Workload
 
 LATENCY_CURVE_OPTIONS = 3
 """Ranked serving options that carry a latency curve (`Option.latency_curve`)."""
 
 
-def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Option]:
-    """Every layout evaluated on `gpu`, smallest first, until no larger one can do better."""
+@lru_cache(maxsize=1)
+def _rejection_template() -> Option:
+    """A validated Option that layouts the bound rejects are copied from (no validation per
+    copy: every field is set from the bound)."""
+    return Option(
+        gpu="",
+        gpu_name="",
+        count=1,
+        tp=1,
+        pp=1,
+        dp=1,
+        nodes=1,
+        fits=False,
+        meets_targets=False,
+        per_gpu_bytes=0,
+        budget_bytes_per_gpu=0,
+        headroom_bytes=0,
+        kv_cache_capacity_bytes=0,
+        kv_cache_capacity_tokens=0,
+        max_concurrent_sequences=0,
+    )
+
+
+@dataclass(frozen=True)
+class LayoutBound:
+    """What a layout needs at the least, from whole-model figures and no memory estimate:
+    each of the tp × pp GPUs holds at least its share of the text weights (replicated KV
+    heads, activations and runtime only add) within the engine's budget (the memory
+    calculator's rule: vLLM usable × gpu_memory_utilization, others usable), and the group's
+    KV cache per sequence is at least one sequence's KV on one GPU (tensor parallelism
+    replicates, never removes, KV)."""
+
+    text_weight_bytes: int
+    kv_sequence_bytes: int
+    engine: str | None
+    gpu_memory_utilization: float | None
+    runtime_bytes_per_gpu: int = 0
+    """The memory calculator's runtime overhead per GPU (CUDA context, cuBLAS workspace, vLLM's
+    CUDA graphs: the same on every CUDA GPU; none on a Mac)."""
+
+    budgets: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
+
+    def budget(self, gpu: GpuSpec) -> tuple[int, int]:
+        """(the memory calculator's engine budget on `gpu` — vLLM: usable × utilization —,
+        the runtime overhead it holds besides weights and KV cache: the CUDA context, cuBLAS
+        workspace and CUDA graphs of a vLLM estimate, which no GPU's vLLM estimate lacks)."""
+        found = self.budgets.get(gpu.id)
+        if found is None:
+            engine = self.engine or devices.default_engine(gpu, DeviceNotes()) or "vllm"
+            util, runtime = 1.0, 0
+            if engine == "vllm":
+                util = self.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
+                runtime = self.runtime_bytes_per_gpu
+            found = self.budgets[gpu.id] = (int(gpu.usable_memory_bytes * util), runtime)
+        return found
+
+    def room(self, gpu: GpuSpec) -> int:
+        """What weights and KV cache may use at most on one GPU, bytes."""
+        budget, runtime = self.budget(gpu)
+        return budget - runtime
+
+    def holds_weights(self, gpu: GpuSpec, tp: int, pp: int) -> bool:
+        """False when the weights alone exceed the budgets of tp × pp GPUs."""
+        return self.text_weight_bytes <= self.room(gpu) * tp * pp
+
+    def rejection(self, gpu: GpuSpec, tp: int, pp: int) -> Option:
+        """A layout whose weights alone exceed its GPUs, with the reason (no estimate: the
+        bytes are the lower bound, the usable memory the upper bound of any budget)."""
+        share = -(-self.text_weight_bytes // (tp * pp))
+        budget, runtime = self.budget(gpu)
+        usable = budget - runtime
+        runtime_text = f" + {format_gib(runtime)} runtime" if runtime else ""
+        reason = (
+            f"TP={tp} PP={pp}: the weights alone take at least {format_gib(share)} per GPU"
+            f"{runtime_text} > budget {format_gib(budget)}"
+        )
+        return _rejection_template().model_copy(
+            update=dict(
+                gpu=gpu.id,
+                gpu_name=gpu.name,
+                count=tp * pp,
+                tp=tp,
+                pp=pp,
+                dp=1,
+                nodes=serving_nodes(tp, pp, 1, _node_size(gpu)),
+                fits=False,
+                meets_targets=False,
+                per_gpu_bytes=share,
+                budget_bytes_per_gpu=budget,
+                headroom_bytes=usable - share,
+                kv_cache_capacity_bytes=0,
+                kv_cache_capacity_tokens=0,
+                max_concurrent_sequences=0,
+                reasons=[reason],
+                notes=[],
+                latency_curve=[],
+                gpu_as_of=gpu.as_of,
+            )
+        )
+
+    def fewest_gpus(self, w: Workload, gpu: GpuSpec, tp: int, pp: int) -> int:
+        """A lower bound on the GPUs the layout needs for the users: each replica runs at
+        most the sequences whose KV fits beside the weights."""
+        group = tp * pp
+        users_given = "users" in w.model_fields_set or w.tokens_per_s is None
+        if not users_given or self.kv_sequence_bytes <= 0:
+            return group
+        free = self.room(gpu) * group - self.text_weight_bytes
+        most_sequences = max(1, free // self.kv_sequence_bytes)
+        return group * math.ceil(w.users / most_sequences)
+
+
+def _gpu_options(
+    w: Workload, gpu: GpuSpec, prices: RankingPrices, bound: LayoutBound | None = None
+) -> list[Option]:
+    """Every layout evaluated on `gpu`, smallest first, until no larger one can do better
+    (serving: `_serving_options`, which `bound` prunes)."""
     options: list[Option] = []
-    fewest_meeting: int | None = None
     # "fastest" tries every layout: a larger tensor-parallel group decodes each token faster
     # (and more GPUs train sooner), so the smallest layout that meets the targets is not it;
     # "cheapest_per_token" likewise: a larger group frees more memory for KV cache, runs a
@@ -48,14 +168,7 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
     # GPU's job, and 8 in use finish it 8× sooner for the same price per hour.
     every_layout = w.objective in ("fastest", "cheapest_per_token") or ranks_by_job_usd(w)
     if not w.is_training:
-        for tp, pp in _layouts(w, gpu, _arch(w)):
-            if not every_layout and fewest_meeting is not None and tp * pp >= fewest_meeting:
-                break  # a larger group cannot meet the targets with fewer GPUs
-            opt = _inference_option(w, gpu, tp, pp, prices)
-            options.append(opt)
-            if opt.meets_targets:
-                fewest_meeting = min(opt.count, fewest_meeting or opt.count)
-        return options
+        return _serving_options(w, gpu, prices, bound, every_layout)
     limit = _gpu_limit(w, gpu)
     for tp, pp in _layouts(w, gpu, _arch(w)):
         dp = 1
@@ -67,6 +180,58 @@ def _gpu_options(w: Workload, gpu: GpuSpec, prices: RankingPrices) -> list[Optio
             if not opt.fits and w.zero in (None, 0) and w.task == "full":
                 break  # without ZeRO, replicas do not reduce memory per GPU: next layout
             dp *= 2
+    return options
+
+
+def _serving_options(
+    w: Workload, gpu: GpuSpec, prices: RankingPrices, bound: LayoutBound | None, every: bool
+) -> list[Option]:
+    """The serving layouts of `gpu` evaluated, in search order. `bound` prunes before any
+    memory estimate: layouts that cannot hold the weights (the largest one is still evaluated
+    when none can, so the GPU says by how much it falls short), and layouts whose GPU count
+    must exceed max_gpus, which cannot meet the targets: those are evaluated only when no
+    other layout meets them (the best option then comes from every fitting one)."""
+    layouts = _layouts(w, gpu, _arch(w))
+    if bound is None:
+        return _walk_layouts(w, gpu, prices, layouts, every, None)
+    order = {lay: i for i, lay in enumerate(layouts)}
+    holding = [(t, p) for t, p in layouts if bound.holds_weights(gpu, t, p)]
+    # Where some layout holds the weights, the smaller ones are listed as rejected with the
+    # bound as their reason; where none does, only the largest is (its estimate says by how
+    # much it falls short, and no bound's optimistic headroom may outrank it).
+    short = [lay for lay in layouts if lay not in holding] if holding else []
+    rejected = [bound.rejection(gpu, t, p) for t, p in short]
+    layouts = holding or layouts[-1:]
+    limit = w.constraints.max_gpus
+    within = [lay for lay in layouts if bound.fewest_gpus(w, gpu, *lay) <= limit]
+    options = _walk_layouts(w, gpu, prices, within, every, bound)
+    if not any(o.meets_targets for o in options) and len(within) < len(layouts):
+        rest = [lay for lay in layouts if lay not in within]
+        options += _walk_layouts(w, gpu, prices, rest, every, bound)
+    return sorted(rejected + options, key=lambda o: order[(o.tp, o.pp)])
+
+
+def _walk_layouts(
+    w: Workload,
+    gpu: GpuSpec,
+    prices: RankingPrices,
+    layouts: list[tuple[int, int]],
+    every: bool,
+    bound: LayoutBound | None,
+) -> list[Option]:
+    """`layouts` evaluated smallest first, until no larger one can do better (`every`: all)."""
+    options: list[Option] = []
+    fewest_meeting: int | None = None
+    for tp, pp in layouts:
+        if not every and fewest_meeting is not None:
+            if tp * pp >= fewest_meeting:
+                break  # a larger group cannot meet the targets with fewer GPUs
+            if bound is not None and bound.fewest_gpus(w, gpu, tp, pp) >= fewest_meeting:
+                continue  # its KV capacity needs more replicas than the layout found
+        opt = _inference_option(w, gpu, tp, pp, prices)
+        options.append(opt)
+        if opt.meets_targets:
+            fewest_meeting = min(opt.count, fewest_meeting or opt.count)
     return options
 
 
@@ -123,8 +288,18 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     best: list[Option] = []
     rejected: list[Option] = []
     per_gpu: dict[str, list[Option]] = {}
+    bound = None
+    if not workload.is_training:
+        text_weights = weight_bytes - int(_whole_weights(workload, fmt).vision)
+        bound = LayoutBound(
+            text_weights,
+            int(base.breakdown.get("kv_cache", 0)),
+            workload.engine,
+            workload.gpu_memory_utilization,
+            int(base.breakdown.get("overhead", 0)),
+        )
     for gpu in gpus:
-        opts = _gpu_options(workload, gpu, prices)
+        opts = _gpu_options(workload, gpu, prices, bound)
         per_gpu[gpu.id] = opts
         chosen = _best(workload, opts)
         best.append(chosen)

@@ -95,5 +95,6 @@ def with_load(
             "tokens_per_s": tokens,
             "sequences_per_replica": sequences or None,
             "tokens_per_s_per_sequence": each,
+            "throughput_basis": option.throughput_basis,
         }
     )

@@ -21,6 +21,7 @@ from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
 from tools.memory import MemoryEstimate
 from tools.notes import Note
+from tools.performance.basis import SpeedBasis
 from tools.recommend import Option, Recommendation
 from tools.sizing.claims import ClaimCheck
 from tools.sizing.request import PriceLoadBasis, SizingRequest
@@ -127,6 +128,11 @@ class PricedConfiguration(BaseModel):
     )
     tokens_per_s_per_sequence: float | None = Field(
         default=None, description="Decode tokens/s each sequence sees at the price load."
+    )
+    throughput_basis: SpeedBasis | None = Field(
+        default=None,
+        description="How the throughput (and so the $/M figure) was obtained: measured, "
+        "calibrated or estimated (tools.performance.basis).",
     )
 
     @property

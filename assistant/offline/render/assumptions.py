@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.results import config_label
+from tools.memory import engine_name
 from tools.sizing import SizingReport
 
 
@@ -52,7 +53,7 @@ def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str
     if weights is not None and parsed.weights is None:
         lines.append(f"Precision not stated: {weights} weights")
     if sized is not None and parsed.engine is None and not training:
-        lines.append(f"Serving engine not stated: sized for {sized.engine}")
+        lines.append(f"Serving engine not stated: {engine_name(sized.engine)}")
     return lines
 
 

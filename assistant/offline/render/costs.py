@@ -77,28 +77,33 @@ def cheaper_per_token_line(report: SizingReport, per_token_question: bool) -> li
     question compares the options the headline was chosen among (one per GPU type), so the
     cheaper one is the headline; otherwise the configurations the user named, when each was
     priced as sized."""
-    priced: list[tuple[float, str]] = []
+    priced: list[tuple[float, str, str]] = []
     if per_token_question and report.recommendation is not None:
         limit = report.search.constraints.max_gpus if report.search else 10**9
         for option in candidates(report.recommendation, limit):
             price = report.price_of(option.gpu, option.count)
             if price is not None and price.usd_per_million_tokens is not None:
-                priced.append((price.usd_per_million_tokens, option_label(option)))
+                priced.append((price.usd_per_million_tokens, option_label(option), _basis(price)))
     else:
         for sized in report.memory:
             price = None if sized.gpu is None else report.price_of(sized.gpu, sized.count)
             if price is not None and price.usd_per_million_tokens is not None:
-                priced.append((price.usd_per_million_tokens, config_label(sized)))
+                priced.append((price.usd_per_million_tokens, config_label(sized), _basis(price)))
     if len(priced) < 2:
         return []
     priced.sort()
-    (best, label), others = priced[0], priced[1:]
-    versus = "; ".join(f"{value:,.3f} on {name}" for value, name in others)
+    (best, label, basis), others = priced[0], priced[1:]
+    versus = "; ".join(f"{value:,.3f} on {name}{b}" for value, name, b in others)
     tier = report.request.pricing.quote_tier.replace("_", "-")
     return [
         f"**Cheaper per million output tokens{report.price_load.label}: {label}** — "
-        f"{best:,.3f} USD/M vs {versus} (cheapest {tier} price of each; table below)."
+        f"{best:,.3f} USD/M{basis} vs {versus} (cheapest {tier} price of each; table below)."
     ]
+
+
+def _basis(price: PricedConfiguration) -> str:
+    """' (calibrated throughput)': how the throughput a $/M figure divides by was obtained."""
+    return f" ({price.throughput_basis} throughput)" if price.throughput_basis else ""
 
 
 def unconverted_lines(report: SizingReport) -> list[str]:
@@ -119,7 +124,9 @@ def price_load_lines(report: SizingReport) -> list[str]:
     parts = [
         f"{p.count}× {gpu_name(p.gpu)} {p.sequences_per_replica:,} concurrent sequences "
         f"per replica at {p.tokens_per_s_per_sequence:,.1f} tok/s each "
-        f"({p.tokens_per_s:,.0f} tok/s in all)"
+        f"({p.tokens_per_s:,.0f} tok/s in all"
+        + (f", {p.throughput_basis}" if p.throughput_basis else "")
+        + ")"
         for p in priced
         if p is not None
         and p.sequences_per_replica

@@ -5,6 +5,7 @@ per-GPU memory breakdown (GiB) and the recommender's options with their quoted p
 from __future__ import annotations
 
 from assistant.offline.render.results import gpu_name, priced_by
+from tools.memory import component_name
 from tools.sizing import SizedConfiguration, SizingReport
 from tools.units import GiB, format_count
 
@@ -43,7 +44,7 @@ def breakdown_table(sized: SizedConfiguration) -> list[str]:
     for name, value in est.breakdown.items():
         if not value:
             continue
-        label = name
+        label = component_name(name)
         if name == "weights" and adapters:
             # The tool adds the LoRA adapter weights to the frozen base's (its formula:
             # "+ adapters 2 B × N LoRA parameters"), while its assumption quotes the base.
@@ -100,9 +101,10 @@ def options_table(report: SizingReport, limit: int = 5) -> list[str]:
             cells.append("n/a (no data size)" if hours is None else f"{hours:,.1f}")
         else:
             speed_value = o.decode_tokens_per_s_per_seq
+            basis = f" ({o.basis_label})" if o.basis_label else ""
             cells += [
                 f"{o.kv_cache_capacity_tokens:,}",
-                "n/a" if speed_value is None else f"{speed_value:,.1f}",
+                "n/a" if speed_value is None else f"{speed_value:,.1f}{basis}",
                 "n/a" if o.ttft_s is None else f"{o.ttft_s:,.3f}",
             ]
         cells.append(usd)

@@ -91,10 +91,11 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
             f"Cheapest per million output tokens{report.price_load.label} of the options that "
             "fit and meet the targets:"
         )
+        basis = f", {price.throughput_basis} throughput" if price.throughput_basis else ""
         return (
             needs_line(option, verb)
             + f" {price.usd_per_million_tokens:,.3f} USD/M ({price.usd_per_hour or 0:,.2f} USD "
-            f"per hour {tier}{source})."
+            f"per hour {tier}{source}{basis})."
         )
     where = " in the EU" if report.request.pricing.eu_only else ""
     return (
