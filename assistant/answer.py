@@ -11,6 +11,10 @@ text: prose is output, never input.
 The sections travel on `Done.answer` and are stored on the assistant message under
 `ANSWER_KEY` (`stored_answer`), so a reopened session folds the same way. An answer with no
 stored sections (an LLM's) is shown whole.
+
+A surface that leads the answer with the verdict card (the app) leaves out the lines the card
+states too (`AnswerSection.card_lines`, marked where the line is made: `CardLine`), so the
+verdict shows once; the text (`ask`, copy, saved sessions, what a model reads) keeps them.
 """
 
 from __future__ import annotations
@@ -23,6 +27,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 ANSWER_KEY = "answer_sections"
 """The assistant message key holding the answer's sections (never sent to an API)."""
 
+VERDICT_KEY = "verdict_sections"
+"""The assistant message key holding an LLM answer's verdict as sections, beside its text
+under `verdict` (never sent to an API)."""
+
+
+class CardLine(str):
+    """A line that states what the verdict card states too (a configuration fits or not, what
+    holds the load, the headline option): a surface showing the card leaves it out. A marker
+    set where the line is made — never found by reading text."""
+
+    __slots__ = ()
+
 
 class AnswerSection(BaseModel):
     """One part of an answer: an optional bold title, its Markdown lines, folded or not."""
@@ -32,6 +48,28 @@ class AnswerSection(BaseModel):
     title: str | None = Field(default=None, description="Shown bold above the lines.")
     lines: tuple[str, ...] = Field(default=(), description="Markdown lines, in order.")
     folded: bool = Field(default=False, description="Shown only when the reader opens it.")
+    card_lines: tuple[int, ...] = Field(
+        default=(),
+        description="Indices of the lines the verdict card states too (left out beside it).",
+    )
+
+    @classmethod
+    def of_lines(
+        cls, lines: list[str], title: str | None = None, folded: bool = False
+    ) -> AnswerSection:
+        """The section of `lines`, the `CardLine`s among them recorded in `card_lines`."""
+        marked = tuple(i for i, line in enumerate(lines) if isinstance(line, CardLine))
+        return cls(title=title, lines=tuple(lines), folded=folded, card_lines=marked)
+
+    def beside_card(self) -> AnswerSection:
+        """The section as shown under the verdict card: without the lines the card states."""
+        kept = [line for i, line in enumerate(self.lines) if i not in self.card_lines]
+        # A blank line left at either end (it separated a line the card states) is dropped.
+        while kept and not kept[0].strip():
+            kept.pop(0)
+        while kept and not kept[-1].strip():
+            kept.pop()
+        return self.model_copy(update={"lines": tuple(kept), "card_lines": ()})
 
     @property
     def markdown(self) -> str:
@@ -76,6 +114,12 @@ class Answer(BaseModel):
         return self._join([s for s in self.sections if not s.folded])
 
     @property
+    def visible_beside_card(self) -> str:
+        """The visible Markdown as shown under the verdict card: without the lines the card
+        states (`AnswerSection.card_lines`)."""
+        return self._join([s.beside_card() for s in self.sections if not s.folded])
+
+    @property
     def details(self) -> str:
         """The folded Markdown ('' when nothing is folded)."""
         return self._join([s for s in self.sections if s.folded])
@@ -97,14 +141,18 @@ class Answer(BaseModel):
         return self.model_dump(mode="json")
 
 
-def stored_answer(message: Mapping[str, Any]) -> Answer | None:
-    """The sections stored on an assistant message, when they still make up its content
-    (a message edited or cut short since is shown whole); None otherwise."""
-    data = message.get(ANSWER_KEY)
+def stored_answer(
+    message: Mapping[str, Any], key: str = ANSWER_KEY, text_key: str = "content"
+) -> Answer | None:
+    """The sections stored on an assistant message under `key`, when they still make up its
+    text under `text_key` (a message edited or cut short since is shown whole); None
+    otherwise. `VERDICT_KEY`, "verdict": an LLM answer's verdict."""
+    data = message.get(key)
     if not isinstance(data, Mapping):
         return None
     try:
         answer = Answer.model_validate(data)
     except ValidationError:
         return None
-    return answer if answer.text == message.get("content") else None
+    text = str(message.get(text_key) or "")
+    return answer if answer.text.rstrip("\n") == text.rstrip("\n") else None

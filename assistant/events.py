@@ -26,9 +26,11 @@ class TextDelta:
 @dataclass(frozen=True)
 class Verdict:
     """The tools' deterministic verdict (Markdown), sent before the model's first token: it
-    leads the answer whatever the model then writes."""
+    leads the answer whatever the model then writes. `answer`: the same as typed sections,
+    marking the lines the app's verdict card states too (None: shown whole)."""
 
     text: str
+    answer: Answer | None = None
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,8 @@ def clean_event(event: Event) -> Event:
     if isinstance(event, Notice | ErrorEvent):
         return replace(event, message=clean_text(event.message))
     if isinstance(event, Verdict):
-        return Verdict(clean_text(event.text))
+        answer = None if event.answer is None else _clean_answer(event.answer)
+        return Verdict(clean_text(event.text), answer)
     if isinstance(event, Done):
         return replace(
             event,

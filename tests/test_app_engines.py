@@ -141,7 +141,7 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         # answer's visible sections, as stored with the message.
         stored = stored_answer(app.conversation.messages[-1])
         assert stored is not None and answer.text == stored.text
-        assert answer.markdown.source == stored.visible
+        assert answer.markdown.source == stored.visible_beside_card
     saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
     assert saved["mode"] == "offline"
     assert any(m.get("tool_calls") for m in saved["messages"])

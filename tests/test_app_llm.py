@@ -45,6 +45,11 @@ async def _ask(app: GpuSizerApp, pilot: Any, text: str) -> None:
     await pilot.pause()
 
 
+def _card(app: GpuSizerApp) -> str:
+    """The verdict card's text."""
+    return " ".join(str(w.render()) for w in app.query(".verdict").results(Static))
+
+
 def _flags(app: GpuSizerApp) -> str:
     return " ".join(str(w.render()) for w in app.query(".flags").results(Static))
 
@@ -57,9 +62,10 @@ async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(
     app = GpuSizerApp(_engine(server), sessions_directory=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await _ask(app, pilot, QUESTION)
+        # The verdict leads once, in the card: the verdict segment would only repeat it.
+        assert "Does not fit on 1× H100" in _card(app)
         answers = list(app.query(AssistantMessage))
-        assert answers[0].has_class("verdict") and "Does not fit on 1× H100" in answers[0].text
-        assert answers[-1].text == claim
+        assert [a.text for a in answers] == [claim]
         flags = _flags(app)
         assert "Contradicts the tools" in flags and "does not fit" in flags
         assert "Unverified: $16" in flags
@@ -69,7 +75,8 @@ async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(
     async with reopened.run_test(size=SIZE) as pilot:
         await pilot.pause()
         answers = list(reopened.query(AssistantMessage))
-        assert answers[0].has_class("verdict") and answers[-1].text == claim
+        assert "Does not fit on 1× H100" in _card(reopened)
+        assert [a.text for a in answers] == [claim]
         assert _flags(reopened) == flags
 
 
@@ -119,3 +126,36 @@ async def test_new_answers_are_followed_unless_the_user_scrolled_away(tmp_path: 
         # The keys are documented where the others are (F1 lists the app's bindings).
         described = {b.description for b in app.active_bindings_for_help()}
         assert {"Scroll up", "Scroll down", "Follow new answers"} <= described
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can I serve Llama 3.1 70B in 4-bit to 20 users with 8k context on 2x L40S?",
+        "serve Llama 3.1 70B in 4-bit to 20 users with 8k context on two L40S",
+    ],
+)
+async def test_verdict_segment_leaves_out_what_the_card_states(
+    server: ss.ScriptedServer, tmp_path: Path, question: str
+) -> None:
+    server.reset(ss.text("The named GPUs are too small for this load."))
+    app = GpuSizerApp(_engine(server), sessions_directory=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await _ask(app, pilot, question)
+        card = _card(app)
+        assert "Does not fit on 2× L40S" in card and "What holds this load" in card
+        verdicts = [a for a in app.query(AssistantMessage) if a.has_class("verdict")]
+        # The verdict's other lines (what 2× L40S hold at this load) still lead the answer.
+        assert len(verdicts) == 1
+        shown = verdicts[0].markdown.source
+        assert "2× L40S hold" in shown
+        assert "Does not fit on" not in shown and "What holds this load" not in shown
+        # Copied or saved, the verdict is whole (ask prints it so).
+        assert "Does not fit on 2× L40S" in verdicts[0].text
+        assert "What holds this load" in verdicts[0].text
+    saved = load_session(app.conversation.id, tmp_path)
+    reopened = GpuSizerApp(_engine(server), sessions_directory=tmp_path, conversation=saved)
+    async with reopened.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        verdicts = [a for a in reopened.query(AssistantMessage) if a.has_class("verdict")]
+        assert len(verdicts) == 1 and "Does not fit on" not in verdicts[0].markdown.source

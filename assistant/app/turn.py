@@ -76,7 +76,17 @@ class TurnPresenter:
                     interrupted=flags.error if flags else None,
                     stopped=flags.stopped if flags else None,
                     answer=flags.answer if flags else None,
+                    beside_card=self._card(),
                 )
+
+    def _card(self) -> bool:
+        """Whether this turn shows a verdict card (its answer leaves out what the card says)."""
+        turn = self.log.current_turn
+        return turn is not None and turn.verdict is not None
+
+    def _card_states_all(self, event: Verdict) -> bool:
+        """Whether the verdict card shows everything the verdict segment would."""
+        return event.answer is not None and self._card() and not event.answer.visible_beside_card
 
     async def run(self, engine: Engine, conversation: Conversation, text: str) -> TurnOutcome:
         """Run one turn; on cancellation finish the partial answer and re-raise."""
@@ -102,9 +112,11 @@ class TurnPresenter:
 
     async def _apply(self, event: object, outcome: TurnOutcome) -> None:
         if isinstance(event, Verdict):
-            # The tools' verdict is its own segment, above the model's explanation.
-            verdict = await self.log.new_answer(verdict=True)
-            await verdict.finish(event.text)
+            # The tools' verdict is its own segment, above the model's explanation; what the
+            # verdict card already states is not repeated in it (nothing left: no segment).
+            if not self._card_states_all(event):
+                verdict = await self.log.new_answer(verdict=True)
+                await verdict.finish(event.text, answer=event.answer, beside_card=self._card())
             self._open_segment = None
         elif isinstance(event, TextDelta):
             await (await self._segment()).write(event.text)

@@ -4,7 +4,10 @@ One line per configuration sized (fits or not, with the figure that decides it: 
 needed per GPU against the engine budget), then the configuration that works: what holds the
 load when the named GPUs cannot (`report.scale_out.holds`), else the report's headline option
 (`tools.sizing.headline` chose it) with its quoted price, and the longest context that fits
-when that was the question. Pure: no Textual, no arithmetic; bytes shown in the answer's unit.
+when that was the question. The words are the offline verdict's (`HOLDS_THE_LOAD`,
+`headline_verb`, `headline_price_text`), and the answer text under the card leaves out the
+lines it states (`AnswerSection.card_lines`), so the verdict shows once. Pure: no Textual, no
+arithmetic; bytes shown in the answer's unit.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ from typing import Literal
 from assistant.app.call_summary import option_text
 from assistant.app.results import MemoryBarData, TableUnit, estimate_bar, option_bar
 from assistant.offline.render.results import config_label, gpu_name
+from assistant.offline.render.verdict import (
+    HOLDS_THE_LOAD,
+    card_shows_headline,
+    headline_price_text,
+    headline_verb,
+)
 from tools.recommend import Option
 from tools.sizing import SizingReport
 from tools.units import format_bytes
@@ -53,31 +62,43 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
         budget = "budget" if est.budget_bytes_per_gpu is not None else "usable"
         detail = f"needs {_size(est.per_gpu_bytes, unit)} per GPU, {budget} {_size(capacity, unit)}"
         if est.fits:
+            capacity_option = _fitting(report, sized.gpu, sized.count)
+            if capacity_option is not None and not report.is_training:
+                # The KV-cache capacity the text's fit line states: said here instead.
+                tokens = capacity_option.kv_cache_capacity_tokens
+                detail += (
+                    f"; KV-cache capacity {_size(capacity_option.kv_cache_capacity_bytes, unit)}"
+                    f" ({tokens:,} tokens)"
+                )
             lines.append(VerdictLine("fits", f"Fits on {config_label(sized)}", detail))
         else:
             lines.append(
                 VerdictLine("does_not_fit", f"Does not fit on {config_label(sized)}", detail)
             )
-    named_fits = any(line.kind == "fits" for line in lines)
     scale_out = report.scale_out
     if scale_out is not None and scale_out.holds is not None:
         holds = scale_out.holds
         lines.append(
             VerdictLine(
-                "works", f"Holds the load: {option_text(holds)}", _option_detail(holds, unit)
+                "works", f"{HOLDS_THE_LOAD}: {option_text(holds)}", _option_detail(holds, unit)
             )
         )
-    elif report.headline is not None and not named_fits:
+    elif report.headline is not None and card_shows_headline(report):
         headline = report.headline
         detail = _option_detail(headline.option, unit)
         price = headline.price
-        if price is not None and price.usd_per_million_tokens is not None:
+        quoted = headline_price_text(report, headline)
+        named = any(m.gpu is not None for m in report.memory)
+        if quoted:
+            detail += f" · {quoted}"
+        elif price is not None and price.usd_per_million_tokens is not None:
             detail += f" · {price.usd_per_million_tokens:,.3f} USD per million output tokens"
         elif price is not None and price.usd_job is not None:
             detail += f" · {price.usd_job:,.0f} USD for the job"
         elif price is not None and price.usd_per_hour is not None:
             detail += f" · {price.usd_per_hour:,.2f} USD per hour"
-        verb = "Needs" if report.memory and not named_fits else "Recommended"
+        # Named GPUs that do not fit: what they need; else the rule that chose the option.
+        verb = "Needs" if named else headline_verb(report, headline)
         lines.append(VerdictLine("works", f"{verb} {option_text(headline.option)}", detail))
     for fit in report.longest_context:
         where = f"{fit.count}× {gpu_name(fit.gpu)}"
@@ -88,6 +109,15 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
         else:
             lines.append(VerdictLine("does_not_fit", f"No context fits on {where}"))
     return lines
+
+
+def _fitting(report: SizingReport, gpu: str | None, count: int) -> Option | None:
+    """The recommender's fitting option with exactly `count` of `gpu` (the named one)."""
+    rec = report.recommendation
+    if rec is None or gpu is None:
+        return None
+    found = (o for o in [*rec.options, *rec.rejected] if o.gpu == gpu and o.count == count)
+    return next((o for o in found if o.fits), None)
 
 
 def working_option(report: SizingReport) -> Option | None:

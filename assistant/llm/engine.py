@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 
 import openai
 
+from assistant.answer import VERDICT_KEY, Answer
 from assistant.config import (
     DEFAULT_BASE_URL,
     KEYLESS_PLACEHOLDER,
@@ -72,7 +73,7 @@ from assistant.llm.errors import (
 )
 from assistant.llm.planner import Planner, offline_planner
 from assistant.llm.profile import LEAN_WINDOW_TOKENS, choose_profile, system_prompt, tool_schemas
-from assistant.llm.verdict import turn_verdict
+from assistant.llm.verdict import turn_verdict_answer
 from assistant.llm.window import (
     DEFAULT_WINDOW_TOKENS,
     PROBE_TIMEOUT_S,
@@ -131,6 +132,7 @@ class _Turn:
     seen_calls: dict[str, str] = field(default_factory=dict)
     """Canonical call (name + validated arguments) → id of the call that ran it."""
     verdict: str = ""
+    verdict_answer: Answer | None = None
     stopped: StopReason | None = None
     error: str | None = None
 
@@ -316,8 +318,10 @@ class LlmEngine:
         """The verdict of this turn's results, once: the first sizing results decide it."""
         if turn.verdict:
             return None
-        turn.verdict = turn_verdict(conversation.messages)
-        return Verdict(turn.verdict) if turn.verdict else None
+        answer = turn_verdict_answer(conversation.messages)
+        turn.verdict = "" if answer is None else answer.text.rstrip("\n")
+        turn.verdict_answer = answer
+        return Verdict(turn.verdict, answer) if turn.verdict else None
 
     async def _run_planned(
         self, conversation: Conversation, planned: list[tuple[str, dict[str, Any]]], turn: _Turn
@@ -429,6 +433,8 @@ class LlmEngine:
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if turn.verdict:
             message["verdict"] = turn.verdict
+            if turn.verdict_answer is not None:
+                message[VERDICT_KEY] = turn.verdict_answer.stored()
         flags: dict[str, Any] = {
             "unverified": list(checks.unverified),
             "contradictions": list(checks.contradictions),

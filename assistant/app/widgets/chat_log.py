@@ -24,7 +24,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
-from assistant.answer import stored_answer
+from assistant.answer import VERDICT_KEY, stored_answer
 from assistant.app.results import TableUnit, answer_unit
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
@@ -257,9 +257,17 @@ class ChatLog(VerticalScroll, can_focus=False):
             if role == "user":
                 await self.start_turn(_shown(str(message.get("content") or "")))
             elif role == "assistant":
+                shows_card = self.current_turn is not None and self.current_turn.verdict is not None
                 if message.get("verdict"):
-                    verdict = await self.new_answer(verdict=True)
-                    await verdict.finish(str(message["verdict"]))
+                    # As when it was live: what the verdict card states is not repeated.
+                    sections = stored_answer(message, VERDICT_KEY, "verdict")
+                    if not (
+                        shows_card and sections is not None and not sections.visible_beside_card
+                    ):
+                        verdict = await self.new_answer(verdict=True)
+                        await verdict.finish(
+                            str(message["verdict"]), answer=sections, beside_card=shows_card
+                        )
                 stored = message.get("checks")
                 checks: dict[str, Any] = stored if isinstance(stored, dict) else {}
                 if message.get("content") or checks.get("error") or checks.get("contradictions"):
@@ -272,6 +280,7 @@ class ChatLog(VerticalScroll, can_focus=False):
                         interrupted=str(checks["error"]) if checks.get("error") else None,
                         stopped=str(checks["stopped"]) if checks.get("stopped") else None,
                         answer=stored_answer(message),
+                        beside_card=shows_card,
                     )
                 for call in message.get("tool_calls") or []:
                     if call.get("id") in repeated:

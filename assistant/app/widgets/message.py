@@ -133,18 +133,26 @@ class AssistantMessage(Vertical, can_focus=True):
         interrupted: str | None = None,
         stopped: str | None = None,
         answer: Answer | None = None,
+        beside_card: bool = False,
     ) -> None:
         """Stop streaming and show the complete answer with one full update, plus any flags:
         figures not found in the tool results, claims the tools contradict, an answer cut
         short by an error (`interrupted`: its kind) or stopped early (`stopped`). An `answer`
-        in sections shows its visible part and folds the rest under its details title."""
+        in sections shows its visible part and folds the rest under its details title;
+        `beside_card`: the turn's verdict card shows above, so the lines it states are left
+        out of what is shown (`text` keeps them: copy, sessions)."""
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
         if final_text is not None:
             self.text = final_text
-        sections = answer if answer is not None and answer.text == self.text else None
-        await self.markdown.update(self.text if sections is None else sections.visible)
+        # The sections only while they still make up the text (a verdict has no final newline).
+        same = answer is not None and answer.text.rstrip("\n") == self.text.rstrip("\n")
+        sections = answer if same else None
+        shown = self.text
+        if sections is not None:
+            shown = sections.visible_beside_card if beside_card else sections.visible
+        await self.markdown.update(shown)
         self.finished = True
         if sections is not None and sections.details_title is not None:
             body = answer_markdown(sections.details, "details")

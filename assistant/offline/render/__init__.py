@@ -25,7 +25,7 @@ from assistant.offline.render.answer import render_answer, render_question
 from assistant.offline.render.fold import DETAILS_TOPIC, SCREEN_LINES
 from assistant.offline.render.results import CallResult
 from assistant.offline.render.tables import options_table
-from assistant.offline.render.verdict import memory_verdict_text, verdict_text
+from assistant.offline.render.verdict import memory_verdict_text, verdict_answer, verdict_text
 
 __all__ = [
     "DETAILS_TOPIC",
@@ -35,5 +35,6 @@ __all__ = [
     "options_table",
     "render_answer",
     "render_question",
+    "verdict_answer",
     "verdict_text",
 ]

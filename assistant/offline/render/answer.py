@@ -43,7 +43,8 @@ def _tool_notes(values: list[BaseModel]) -> tuple[list[str], list[str]]:
 
 
 def _part(rank: int, topic: str, lines: list[str], title: str | None = None) -> Part:
-    return Part(AnswerSection(title=title, lines=tuple(lines)), rank, topic)
+    # The lines the verdict card states too stay marked (`AnswerSection.card_lines`).
+    return Part(AnswerSection.of_lines(lines, title), rank, topic)
 
 
 def render_answer(

@@ -71,12 +71,14 @@ def budget_line(report: SizingReport) -> str | None:
     )
 
 
-def cheaper_per_token_line(report: SizingReport, per_token_question: bool) -> list[str]:
+def cheaper_per_token_line(
+    report: SizingReport, per_token_question: bool, standalone: bool = False
+) -> list[str]:
     """When two or more configurations were priced per token: which one is cheaper per
     million output tokens, with each figure (the price each is quoted at). A per-token
     question compares the options the headline was chosen among (one per GPU type), so the
     cheaper one is the headline; otherwise the configurations the user named, when each was
-    priced as sized."""
+    priced as sized. `standalone`: shown without the options table, so none is pointed to."""
     priced: list[tuple[float, str, str]] = []
     if per_token_question and report.recommendation is not None:
         limit = report.search.constraints.max_gpus if report.search else 10**9
@@ -95,9 +97,10 @@ def cheaper_per_token_line(report: SizingReport, per_token_question: bool) -> li
     (best, label, basis), others = priced[0], priced[1:]
     versus = "; ".join(f"{value:,.3f} on {name}{b}" for value, name, b in others)
     tier = report.request.pricing.quote_tier.replace("_", "-")
+    table = "" if standalone else "; table below"
     return [
         f"**Cheaper per million output tokens{report.price_load.label}: {label}** — "
-        f"{best:,.3f} USD/M{basis} vs {versus} (cheapest {tier} price of each; table below)."
+        f"{best:,.3f} USD/M{basis} vs {versus} (cheapest {tier} price of each{table})."
     ]
 
 

@@ -4,10 +4,16 @@ was named (`SizingReport.headline`, chosen in `tools.sizing.headline`), what the
 hold when they cannot hold the load, and which GPU a recommender note is about.
 
 `verdict_text(report)` is the verdict alone: what the LLM mode's answer leads with too.
+
+The lines the app's verdict card states too (fits or not per configuration, what holds the
+load, the headline option) are made as `CardLine`s, so a surface showing the card leaves them
+out; the card takes its words from here (`HOLDS_THE_LOAD`, `headline_verb`,
+`headline_price_text`), so the two never word one verdict differently.
 """
 
 from __future__ import annotations
 
+from assistant.answer import Answer, AnswerSection, CardLine
 from assistant.offline.render.costs import (
     billed_as,
     budget_line,
@@ -73,35 +79,75 @@ def needs_line(option: Option, verb: str = "Needs", why: str = "") -> str:
     return f"**{verb} {option_label(option)}**{why} ({layout}) — {per_gpu} per GPU{kv}."
 
 
+HOLDS_THE_LOAD = "What holds this load"
+"""The words for the configuration that holds the load the named GPUs cannot (text and card)."""
+
+
 def _same(a: Option, b: Option) -> bool:
     return (a.gpu, a.count, a.tp, a.pp, a.dp) == (b.gpu, b.count, b.tp, b.pp, b.dp)
 
 
-def _headline_line(report: SizingReport, headline: Headline) -> str:
-    """The headline option with its quoted price and the rule that chose it."""
+def _per_token_headline(report: SizingReport, headline: Headline) -> bool:
     price = headline.price
-    option = headline.option
-    if headline.rule != "cheapest" or price is None:
-        return needs_line(option, "Recommended:", " (the recommender's first option)")
-    tier = "on demand" if price.tier == "on_demand" else price.tier
-    source = offer_text(price, report)
-    per_token = report.request.workload.objective == "cheapest_per_token" and price.usd_job is None
-    if per_token and price.usd_per_million_tokens is not None:
-        verb = (
+    return (
+        headline.rule == "cheapest"
+        and price is not None
+        and report.request.workload.objective == "cheapest_per_token"
+        and price.usd_job is None
+        and price.usd_per_million_tokens is not None
+    )
+
+
+def headline_verb(report: SizingReport, headline: Headline) -> str:
+    """The rule that chose the headline option, as the verdict says it: 'Cheapest priced option
+    that fits and meets the targets:', or 'Recommended:' (the recommender's first option)."""
+    if headline.rule != "cheapest" or headline.price is None:
+        return "Recommended:"
+    if _per_token_headline(report, headline):
+        return (
             f"Cheapest per million output tokens{report.price_load.label} of the options that "
             "fit and meet the targets:"
         )
+    where = " in the EU" if report.request.pricing.eu_only else ""
+    return f"Cheapest priced option{where} that fits and meets the targets:"
+
+
+def headline_price_text(report: SizingReport, headline: Headline) -> str:
+    """The headline's quoted price as the verdict says it ('12.34 USD per hour on demand
+    (offer …)'); '' when no price chose it."""
+    price = headline.price
+    if headline.rule != "cheapest" or price is None:
+        return ""
+    tier = "on demand" if price.tier == "on_demand" else price.tier
+    source = offer_text(price, report)
+    if _per_token_headline(report, headline):
         basis = f", {price.throughput_basis} throughput" if price.throughput_basis else ""
         return (
-            needs_line(option, verb)
-            + f" {price.usd_per_million_tokens:,.3f} USD/M ({price.usd_per_hour or 0:,.2f} USD "
-            f"per hour {tier}{source}{basis})."
+            f"{price.usd_per_million_tokens or 0:,.3f} USD/M ({price.usd_per_hour or 0:,.2f} USD "
+            f"per hour {tier}{source}{basis})"
         )
-    where = " in the EU" if report.request.pricing.eu_only else ""
-    return (
-        needs_line(option, f"Cheapest priced option{where} that fits and meets the targets:")
-        + f" {usd_in_period(price, report)} {tier}{source}."
-    )
+    return f"{usd_in_period(price, report)} {tier}{source}"
+
+
+def card_shows_headline(report: SizingReport) -> bool:
+    """Whether the verdict card states the headline option: no configuration that holds the
+    load was found beyond the named GPUs, and no named configuration fits."""
+    if report.headline is None:
+        return False
+    if report.scale_out is not None and report.scale_out.holds is not None:
+        return False
+    sized = [*report.memory, *report.zero3_resize]
+    return not any(m.estimate is not None and m.estimate.fits for m in sized)
+
+
+def _headline_line(report: SizingReport, headline: Headline) -> str:
+    """The headline option with its quoted price and the rule that chose it."""
+    option = headline.option
+    verb = headline_verb(report, headline)
+    price = headline_price_text(report, headline)
+    if not price:
+        return needs_line(option, verb, " (the recommender's first option)")
+    return needs_line(option, verb) + f" {price}."
 
 
 def recommended_lines(report: SizingReport) -> list[str]:
@@ -120,7 +166,8 @@ def recommended_lines(report: SizingReport) -> list[str]:
         nearest = (rec.nearest_feasible or "").removeprefix("No configuration meets every target.")
         nearest = nearest.strip()
         return [f"**{head}.**" + (f" {nearest}" if nearest else "")]
-    lines = [_headline_line(report, headline)]
+    line = _headline_line(report, headline)
+    lines = [CardLine(line) if card_shows_headline(report) else line]
     if headline.rule == "cheapest" and not _same(headline.option, meeting[0]):
         # The recommender ranks by its objective (fewest GPUs, then fastest, or its own
         # prices); when the priced rows put another option first, say what it ranked first.
@@ -128,7 +175,9 @@ def recommended_lines(report: SizingReport) -> list[str]:
     return lines
 
 
-def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]:
+def verdict_lines(
+    report: SizingReport, memory_first: bool = False, standalone: bool = False
+) -> list[str]:
     """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
     configuration does not fit but the recommender found a larger one on the same GPU, that
     answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
@@ -136,7 +185,8 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
     and budget (a '24 GB GPU' matches several) share one line. When the named GPUs cannot hold
     the load (`report.scale_out`), `scale_out_lines` says what does, so no larger option of
     the same search leads. `memory_first`: a memory question — with no GPU named, the memory
-    needed leads and the headline option follows."""
+    needed leads and the headline option follows. `standalone`: shown without the answer's
+    tables (`verdict_text`), so no line refers to them."""
     rec = report.recommendation
     layout = report.layout_breakdown
     scaled = report.scale_out is not None
@@ -190,10 +240,12 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
                 else f"; {gib(est.headroom_bytes)} headroom per GPU"
             )
             entries.append(
-                f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of "
-                f"{gib(est.budget_bytes_per_gpu)} per GPU{extra}."
+                CardLine(
+                    f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of "
+                    f"{gib(est.budget_bytes_per_gpu)} per GPU{extra}."
+                )
             )
-            entries += [] if named_lead else _named_targets(rec, sized.gpu, sized.count)
+            entries += [] if named_lead else _named_targets(rec, sized.gpu, sized.count, standalone)
             entries += [] if named_lead else _named_cost(report, sized)
             continue
         larger = None if scaled else _fitting_option(rec, sized.gpu, above=sized.count)
@@ -215,7 +267,13 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
             # Under the per-token objective the recommender's layout is the cheapest per token,
             # not the fewest GPUs that fit: say which.
             per_token = rec is not None and rec.objective == "cheapest_per_token"
-            entries.append(needs_line(larger, "Cheapest per token:" if per_token else "Needs"))
+            line = needs_line(larger, "Cheapest per token:" if per_token else "Needs")
+            head = report.headline
+            # The card says 'Needs' the headline option: the same statement, when it is this.
+            on_card = (
+                head is not None and _same(head.option, larger) and card_shows_headline(report)
+            )
+            entries.append(CardLine(line) if on_card and not per_token else line)
         headroom = est.headroom_bytes
         key = (
             gib(est.per_gpu_bytes),
@@ -232,8 +290,10 @@ def verdict_lines(report: SizingReport, memory_first: bool = False) -> list[str]
             continue
         needed_text, budget_text, over_text = entry
         lines.append(
-            f"**Does not fit on {', '.join(not_fitting[entry])}** — needs {needed_text} per GPU, "
-            f"budget {budget_text} ({over_text} over)."
+            CardLine(
+                f"**Does not fit on {', '.join(not_fitting[entry])}** — needs {needed_text} per "
+                f"GPU, budget {budget_text} ({over_text} over)."
+            )
         )
     return lines
 
@@ -261,7 +321,9 @@ def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
     return [f"{text}{offer_text(price, report)}."]
 
 
-def _named_targets(rec: Recommendation | None, gpu_id: str | None, count: int) -> list[str]:
+def _named_targets(
+    rec: Recommendation | None, gpu_id: str | None, count: int, standalone: bool = False
+) -> list[str]:
     """How the named configuration does against the targets (a deadline), from the recommender's
     fitting option with exactly the named count: '32× H100 SXM5 misses a target: 25.7 h on 32
     GPUs > deadline 24.0 h'. Empty when it meets them or the recommender did not size it."""
@@ -273,7 +335,13 @@ def _named_targets(rec: Recommendation | None, gpu_id: str | None, count: int) -
             if option.meets_targets:
                 return [f"- {label} meets the targets{took}."] if hours is not None else []
             reasons = "; ".join(str(r) for r in option.reasons)
-            return [f"**{label} misses a target**: {reasons or 'see the options below'}."]
+            # Standalone, there is no options table below to point to.
+            fallback = (
+                "it misses a target the recommender checks"
+                if standalone
+                else ("see the options below")
+            )
+            return [f"**{label} misses a target**: {reasons or fallback}."]
     return []
 
 
@@ -323,14 +391,12 @@ def scale_out_lines(report: SizingReport) -> list[str]:
         seqs_text = (
             f"; it holds {scale.holds.max_concurrent_sequences:,} concurrent sequences per replica"
         )
-        lines.append(
-            needs_line(
-                scale.holds,
-                "What holds this load:",
-                f", the recommender without the {scale.count}-GPU limit",
-            ).removesuffix(".")
-            + f"{seqs_text}."
+        holds = needs_line(
+            scale.holds,
+            f"{HOLDS_THE_LOAD}:",
+            f", the recommender without the {scale.count}-GPU limit",
         )
+        lines.append(CardLine(holds.removesuffix(".") + f"{seqs_text}."))
     verdicts = []
     for fit in report.lower_formats:
         if fit.estimate is None:
@@ -398,22 +464,24 @@ def named_training_lines(report: SizingReport) -> list[str]:
     return lines
 
 
-def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]:
+def verdict_block(
+    report: SizingReport, memory_first: bool = False, standalone: bool = False
+) -> list[str]:
     """The verdict of a report: the longest context found (a max-context question), fits or
     not per configuration, what holds the load, which option is cheaper per token, the
     recommended option when no GPU was named, and the budget check — the lines an offline
     answer leads with (after a capacity question's count); `memory_first`: see
-    `verdict_lines`."""
+    `verdict_lines`; `standalone`: shown without the answer's tables (no line points to them)."""
     lines = named_training_lines(report)
     lines += max_context_lines(report)
-    lines += verdict_lines(report, memory_first=memory_first)
+    lines += verdict_lines(report, memory_first=memory_first, standalone=standalone)
     lines += alternative_lines(report)
     if report.shape_question is not None:
         lines += ["", f"**One question:** {report.shape_question.question}"]
     lines += ways_out_lines(report)
     lines += scale_out_lines(report)
     lines += cheaper_per_token_line(
-        report, report.request.workload.objective == "cheapest_per_token"
+        report, report.request.workload.objective == "cheapest_per_token", standalone
     )
     if not report.memory:
         lines += recommended_lines(report)
@@ -423,14 +491,25 @@ def verdict_block(report: SizingReport, memory_first: bool = False) -> list[str]
     return lines
 
 
-def verdict_text(report: SizingReport) -> str:
-    """The deterministic verdict of a report alone (Markdown): the lines an offline answer leads
-    with (`verdict_block`), for surfaces that add their own explanation (the LLM mode's
-    answer), or the question to ask first."""
+def verdict_answer(report: SizingReport) -> Answer:
+    """The deterministic verdict of a report alone, as one section: the lines an offline answer
+    leads with (`verdict_block`, standalone: no line points to a table, none follows), for
+    surfaces that add their own explanation (the LLM mode's answer, MCP text), or the question
+    to ask first. The lines the verdict card states are marked (`AnswerSection.card_lines`)."""
     if report.question is not None:
-        return f"**One question before I size this:** {report.question.question}\n"
-    lines = verdict_block(report)
-    return "\n".join(lines).strip() + "\n" if lines else ""
+        lines = [f"**One question before I size this:** {report.question.question}"]
+    else:
+        lines = verdict_block(report, standalone=True)
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        while lines and not lines[-1].strip():
+            lines.pop()
+    return Answer.of([AnswerSection.of_lines(lines)])
+
+
+def verdict_text(report: SizingReport) -> str:
+    """The text of `verdict_answer` (Markdown, one line per verdict line)."""
+    return verdict_answer(report).text
 
 
 def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
