@@ -160,11 +160,21 @@ def lower_format_fits(request: SizingRequest, sized: SizedConfiguration) -> list
         return []
     out: list[FormatFit] = []
     for fmt in lower_formats(sized.estimate.weights_format, sized.gpu):
-        estimate, error = estimate_fields(
-            configuration_fields(request, sized.gpu, sized.count, weights=fmt)
-        )
+        fields = configuration_fields(request, sized.gpu, sized.count, weights=fmt)
+        estimate, error = estimate_fields(fields)
+        shorter = None
+        if estimate is not None and estimate.fits is False and estimate.batch == 1:
+            # One sequence that does not fit as asked may fit shorter: say how long.
+            shorter = longest_fitting_context(fields, estimate.context - 1) or None
         out.append(
-            FormatFit(weights=fmt, gpu=sized.gpu, count=sized.count, estimate=estimate, error=error)
+            FormatFit(
+                weights=fmt,
+                gpu=sized.gpu,
+                count=sized.count,
+                estimate=estimate,
+                error=error,
+                shorter_context=shorter,
+            )
         )
     return out
 

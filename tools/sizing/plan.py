@@ -368,6 +368,12 @@ def size(
     if report.scale_out is not None:
         named = next(m for m in memory if m.gpu == report.scale_out.gpu)
         report.lower_formats = lower_format_fits(request, named)
+    elif not request.workload.is_training:
+        # A named GPU that does not hold the model as asked: which lower weight format does
+        # ('can my 3090 run Qwen3 32B?' → 4-bit fits one 3090), the hardware kept.
+        short = next((m for m in memory if m.gpu is not None and _short(m)), None)
+        if short is not None:
+            report.lower_formats = lower_format_fits(request, short)
     # The headline chosen before prices (a named configuration, a scale-out) is priced too.
     early = choose_headline(request, rec, memory, [], report.scale_out, search)
     extra = (
@@ -428,3 +434,8 @@ def _notes(report: SizingReport) -> list[Note]:
             )
         )
     return notes
+
+
+def _short(sized: SizedConfiguration) -> bool:
+    """Whether a sized configuration was found not to fit."""
+    return sized.estimate is not None and sized.estimate.fits is False

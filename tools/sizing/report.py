@@ -184,6 +184,11 @@ class FormatFit(BaseModel):
     count: int
     estimate: MemoryEstimate | None = None
     error: SizingError | None = None
+    shorter_context: int | None = Field(
+        default=None,
+        description="When it does not fit one sequence as asked: the longest context per "
+        "sequence (tokens, shorter than asked) at which it fits; None otherwise.",
+    )
 
 
 class AlternativeReading(BaseModel):

@@ -71,6 +71,15 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             count = positive_int(after.group(1))
             end += len(after.group(0))
         text = t.original[match.start : match.end].strip()
+        mine = _MINE.search(t.work[max(0, start - 12) : start])
+        if count is None and mine is not None:
+            plural = _PLURAL.match(t.work[end : end + 3]) or (
+                text.lower().endswith("s") and not (match.id or "").endswith("s")
+            )
+            if not plural:
+                # 'my 3090': the one card the user has (not 'my 3090s': how many is open).
+                count = 1
+                p.notes.append(f"'{mine.group(1)} {text}' read as one {text}")
         variants = list(match.variants)
         gpu_id, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
         if gpu_id != match.id:
@@ -90,6 +99,12 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
 
+
+_MINE = re.compile(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
+"""'my' / 'our' right before a GPU's name: the user's own card."""
+
+_PLURAL = re.compile(r"^'?s\b", re.I)
+"""A plural right after a GPU's name ('my 3090s')."""
 
 _ONE_BOARD = re.compile(r"\b(?:an?|my|one|single|our)\s+(?:amd\s+)?$", re.I)
 _BOARD_WORDS = re.compile(r"^(?:'?s)?\s*(?:boards?|cards?|modules?|oams?|packages?)\b", re.I)

@@ -397,20 +397,34 @@ def scale_out_lines(report: SizingReport) -> list[str]:
             f", the recommender without the {scale.count}-GPU limit",
         )
         lines.append(CardLine(holds.removesuffix(".") + f"{seqs_text}."))
+    return lines + lower_format_lines(report)
+
+
+def lower_format_lines(report: SizingReport) -> list[str]:
+    """Which lower weight formats fit the named GPUs that do not hold the model as asked
+    (`report.lower_formats`, decided in `tools.sizing`): 'At lower weight precision on 1×
+    GeForce RTX 3090 at this load: fp8 does not fit (…); **int4-awq fits** (19.8 of 21.6
+    GiB per GPU, 18.3 GiB of weights).'"""
+    fits = [f for f in report.lower_formats if f.estimate is not None]
+    if not fits:
+        return []
+    label = f"{fits[0].count}× {gpu_name(fits[0].gpu)}"
     verdicts = []
-    for fit in report.lower_formats:
-        if fit.estimate is None:
-            continue
-        verb = "fits" if fit.estimate.fits else "does not fit"
-        verdicts.append(
-            f"{fit.weights} {verb} ({gib(fit.estimate.per_gpu_bytes)} of "
-            f"{gib(fit.estimate.budget_bytes_per_gpu)} per GPU)"
-        )
-    if verdicts:
-        lines.append(
-            f"At lower weight precision on {label} at this load: " + "; ".join(verdicts) + "."
-        )
-    return lines
+    for fit in fits:
+        est = fit.estimate
+        assert est is not None
+        need = f"{gib(est.per_gpu_bytes)} of {gib(est.budget_bytes_per_gpu)} per GPU"
+        if est.fits:
+            weights = gib(est.breakdown.get("weights"))
+            verdicts.append(f"**{fit.weights} fits** ({need}, {weights} of weights)")
+        elif fit.shorter_context is not None:
+            verdicts.append(
+                f"{fit.weights} does not fit at {est.context:,} tokens ({need}) but "
+                f"**fits at up to {fit.shorter_context:,} tokens** per sequence"
+            )
+        else:
+            verdicts.append(f"{fit.weights} does not fit ({need})")
+    return [f"At lower weight precision on {label} at this load: " + "; ".join(verdicts) + "."]
 
 
 def _named_training(report: SizingReport) -> Headline | None:
@@ -480,6 +494,8 @@ def verdict_block(
         lines += ["", f"**One question:** {report.shape_question.question}"]
     lines += ways_out_lines(report)
     lines += scale_out_lines(report)
+    # Without a scale-out, the lower formats that fit the named GPUs follow their verdict.
+    lines += lower_format_lines(report) if report.scale_out is None else []
     lines += cheaper_per_token_line(
         report, report.request.workload.objective == "cheapest_per_token", standalone
     )
