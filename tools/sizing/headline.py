@@ -25,6 +25,10 @@ per job (hourly price × wall-clock hours), never per token.
 4. *recommender_first*: else the recommender's first option that fits and meets the targets
    (its ranking by the objective: fewest GPUs, fastest...).
 
+A count named without a GPU type ("on 4 GPUs") bounds the search like a named count, and
+rules 3-4 choose among the options of exactly that many GPUs when any fits and meets the
+targets, by the request's own objective (`Headline.gpus_named` says so); else within it.
+
 None when nothing fits and meets the targets: `Recommendation.nearest_feasible` says what
 comes closest.
 """
@@ -176,8 +180,16 @@ def choose_headline(
     meeting = candidates(rec, workload.constraints.max_gpus)
     if not meeting:
         return None
-    prices = {(p.gpu, p.count): p for p in priced}
     objective = workload.objective
+    gpus_named = next((m.count for m in memory if m.gpu is None and m.count_named), None)
+    at_count = [o for o in meeting if o.count == gpus_named]
+    if gpus_named is not None and at_count:
+        # 'on 4 GPUs': those 4, of the GPU the request's own objective prefers (the search
+        # ranked by speed only to list the layouts at the count).
+        meeting, objective = at_count, request.workload.objective
+    else:
+        gpus_named = None
+    prices = {(p.gpu, p.count): p for p in priced}
     if objective in PRICE_OBJECTIVES:
         keyed = [
             (key, o)
@@ -195,14 +207,18 @@ def choose_headline(
             return Headline(
                 option=option,
                 rule="cheapest",
-                reason=f"the lowest {what} of the priced options that fit and meet the targets",
+                reason=f"the lowest {what} of the priced options that fit and meet the targets"
+                + ("" if gpus_named is None else f" on {gpus_named} GPUs"),
                 weights_format=fmt,
+                gpus_named=gpus_named,
             )
     return Headline(
         option=meeting[0],
         rule="recommender_first",
-        reason=f"the recommender's first option that fits and meets the targets ({objective})",
+        reason=f"the recommender's first option that fits and meets the targets ({objective})"
+        + ("" if gpus_named is None else f" on {gpus_named} GPUs"),
         weights_format=fmt,
+        gpus_named=gpus_named,
     )
 
 

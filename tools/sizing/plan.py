@@ -143,7 +143,9 @@ def search_workload(
     named = [c for c in configs if c.gpu is not None]
     if named and not w.constraints.only_gpus:
         constraints["only_gpus"] = list(dict.fromkeys(str(c.gpu) for c in named))
-    counts = [c.count for c in named if c.count is not None]
+    # A count said without a GPU ('on 4 GPUs') bounds the search too: that many of any GPU.
+    unnamed = [c.count for c in configs if c.gpu is None and c.count is not None]
+    counts = [c.count for c in named if c.count is not None] + unnamed
     limit_set = "max_gpus" in w.constraints.model_fields_set
     if counts and request.named_count_is_limit and not limit_set:
         constraints["max_gpus"] = max(counts)

@@ -151,6 +151,11 @@ class Headline(BaseModel):
     reason: str = Field(description="Why this option leads, in words.")
     weights_format: str
     price: PricedConfiguration | None = None
+    gpus_named: int | None = Field(
+        default=None,
+        description="A GPU count the user named without a GPU type ('on 4 GPUs'): the "
+        "options the rule chose among are that many GPUs.",
+    )
 
     @property
     def label(self) -> str:

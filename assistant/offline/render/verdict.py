@@ -101,15 +101,17 @@ def _per_token_headline(report: SizingReport, headline: Headline) -> bool:
 def headline_verb(report: SizingReport, headline: Headline) -> str:
     """The rule that chose the headline option, as the verdict says it: 'Cheapest priced option
     that fits and meets the targets:', or 'Recommended:' (the recommender's first option)."""
+    # 'on 4 GPUs' (no GPU type named): chosen among that many GPUs, said so.
+    on = "" if headline.gpus_named is None else f" on {headline.gpus_named} GPUs"
     if headline.rule != "cheapest" or headline.price is None:
-        return "Recommended:"
+        return f"Recommended{on}:"
     if _per_token_headline(report, headline):
         return (
-            f"Cheapest per million output tokens{report.price_load.label} of the options that "
-            "fit and meet the targets:"
+            f"Cheapest per million output tokens{report.price_load.label} of the options{on} "
+            "that fit and meet the targets:"
         )
     where = " in the EU" if report.request.pricing.eu_only else ""
-    return f"Cheapest priced option{where} that fits and meets the targets:"
+    return f"Cheapest priced option{where}{on} that fits and meets the targets:"
 
 
 def headline_price_text(report: SizingReport, headline: Headline) -> str:
@@ -211,9 +213,13 @@ def verdict_lines(
                 else "weights, KV cache and runtime"
             )
             need = gib(est.per_gpu_bytes)
+            where = "on a single GPU"
+            if sized.count > 1:
+                # 'on 4 GPUs': sized over that many (per GPU), not on one.
+                split = f"TP {est.tp}" if est.tp > 1 else f"{est.num_gpus} GPUs"
+                where = f"per GPU on {sized.count} GPUs ({split})"
             whole = (
-                f"of GPU memory for this load on a single GPU ({parts}; "
-                f"{gib_as_gb(est.per_gpu_bytes)})."
+                f"of GPU memory for this load {where} ({parts}; {gib_as_gb(est.per_gpu_bytes)})."
             )
             if memory_first:
                 # A memory question: the whole need leads, then the layout that holds it.
