@@ -150,6 +150,7 @@ def run() -> dict[str, Any]:
                 "heldout_error_pct": None if held is None else percent_error(held, s.value),
                 "basis": basis_of(s),
                 "source": s.row["source_url"],
+                "gap": s.row.get("gap"),
             }
         )
     groups = []
@@ -200,6 +201,7 @@ def run() -> dict[str, Any]:
         "perf_groups": groups,
         "perf_uncovered": uncovered,
         "perf_constants": constants,
+        "perf_worst_target_pct": WORST_TARGET_PCT,
         "perf_calibration_drift": drift,
         "measurements": {
             "performance reference rows covered / listed": f"{len(ok)} / {len(ok) + len(skipped)}",

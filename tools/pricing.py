@@ -27,7 +27,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -346,6 +346,7 @@ _TIME = re.compile(
 )
 
 
+@lru_cache(maxsize=4096)  # a pure function of the text; the recommender asks per layout
 def parse_as_of(as_of: str) -> date | None:
     """The date an `as_of` text states ('2026-09-19', '2026-07 (snapshot)'), or None if undated.
 
@@ -358,6 +359,7 @@ def parse_as_of(as_of: str) -> date | None:
     return None
 
 
+@lru_cache(maxsize=4096)  # a pure function of the text
 def as_of_instant(as_of: str) -> datetime | None:
     """The instant (UTC) an `as_of` text states, or None if undated.
 
@@ -543,8 +545,16 @@ class RankingPrices:
         return _day(self.today)
 
     def age(self, price: PriceEntry) -> str:
-        """How old `price` is on this ranking's clock ('3 h old', '74 days old', 'undated')."""
-        return format_age(price_age(price.as_of, self.today))
+        """How old `price` is on this ranking's clock ('3 h old', '74 days old', 'undated'),
+        found once per `as_of` (the recommender asks for every layout it prices)."""
+        found = self._ages.get(price.as_of)
+        if found is None:
+            found = self._ages[price.as_of] = format_age(price_age(price.as_of, self.today))
+        return found
+
+    @cached_property
+    def _ages(self) -> dict[str, str]:
+        return {}
 
     @cached_property
     def _rows_by_gpu(self) -> dict[str, tuple[tuple[PriceEntry, bool], ...]]:

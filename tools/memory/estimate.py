@@ -71,11 +71,32 @@ DEFAULT_QLORA_RANK = 64
 BREAKDOWN_KEYS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 
 
+@dataclass(frozen=True)
+class MemoryFigures:
+    """An inference estimate's figures without its text (no formulas, assumptions, notes or
+    warnings): what a caller that only ranks layouts reads (the recommender, once per layout).
+    Every figure is the one `estimate_memory` gives for the same request
+    (tests/test_memory_figures.py)."""
+
+    model_id: str
+    engine: str
+    weights_format: str
+    breakdown: dict[str, int]
+    per_gpu_bytes: int
+    kv_cache_bytes_per_token_per_gpu: int
+    usable_bytes_per_gpu: int | None
+    budget_bytes_per_gpu: int | None
+    fits: bool | None
+
+
 @dataclass
 class _Parts:
-    """Components as they are built, in breakdown order."""
+    """Components as they are built, in breakdown order. `lean`: bytes only, no text
+    (`memory_figures`): the formulas and notes are neither formatted nor kept."""
 
     components: dict[str, Component] = field(default_factory=dict)
+    nbytes: dict[str, int] = field(default_factory=dict)
+    lean: bool = False
     assumptions: list[str] = field(default_factory=list)
     warnings: list[Note] = field(default_factory=list)
     host_ram: int = 0
@@ -87,6 +108,9 @@ class _Parts:
         self.warnings.append(Note(code=code, text=text, severity="warning"))
 
     def add(self, name: str, nbytes: int, formula: str, *assumptions: str) -> None:
+        self.nbytes[name] = max(0, int(nbytes))
+        if self.lean:
+            return
         self.components[name] = Component(
             name=name,
             bytes_per_gpu=max(0, int(nbytes)),
@@ -171,6 +195,10 @@ def _inference_weights(
         vision=vision,
     )
     stage = worst_stage(wb, layout.pp)
+    nbytes = stage.bytes
+    if parts.lean and not (req.is_training and req.zero == 3 and layout.dp > 1):
+        parts.add("weights", nbytes, "")
+        return nbytes, stage.layers
     whole = model_weight_bytes(
         resolved, fmt, group_size=req.group_size, keep_16bit=req.keep_16bit, vision=vision
     )
@@ -212,7 +240,6 @@ def _inference_weights(
         formula += f", split over tp={layout.tp} (KV projections and routers replicated)"
     if layout.pp > 1:
         formula += f"; worst pipeline stage {stage.stage} of {layout.pp} ({stage.layers} layers)"
-    nbytes = stage.bytes
     if req.is_training and req.zero == 3 and layout.dp > 1:
         nbytes = -(-nbytes // layout.dp)
         # The frozen base is gathered unit by unit in its stored format; it has no gradients.
@@ -472,27 +499,31 @@ def _activations(
         spec = get_catalog().gpu(req.gpu) if req.gpu is not None else None
         default_seqs, default_tokens, source = vllm_batch_defaults(spec)
         sampler = max(req.batch, req.max_num_seqs or default_seqs)
-        notes.append(
-            f"Sampler reserve for max_num_seqs = {req.max_num_seqs or default_seqs} requests "
-            f"(× V × {VLLM_SAMPLER_BYTES_PER_LOGIT} B: fp32 logits, probabilities and sort "
-            f"indices): vLLM profiles it at start-up and keeps it out of the KV cache; {source}."
-        )
+        if not parts.lean:
+            notes.append(
+                f"Sampler reserve for max_num_seqs = {req.max_num_seqs or default_seqs} "
+                f"requests (× V × {VLLM_SAMPLER_BYTES_PER_LOGIT} B: fp32 logits, probabilities "
+                "and sort indices): vLLM profiles it at start-up and keeps it out of the KV "
+                f"cache; {source}."
+            )
     if req.prefill_chunk_tokens is not None:
         chunk = req.prefill_chunk_tokens
     elif engine == "vllm":
         chunk = default_tokens
-        notes.append(
-            f"Activation peak profiled at max_num_batched_tokens = {chunk:,} tokens ({source})."
-        )
+        if not parts.lean:
+            notes.append(
+                f"Activation peak profiled at max_num_batched_tokens = {chunk:,} tokens ({source})."
+            )
     elif engine == "generic":
         # llama.cpp's compute buffer: one ubatch of at most n_ubatch tokens per forward pass,
         # whatever the number of sequences (QA round 4, 12).
         ubatch = int(LLAMA_CPP_N_UBATCH.value)
         chunk = min(context * req.batch, ubatch)
-        notes.append(
-            f"Compute buffer for min(context × batch, n_ubatch) = {chunk:,} tokens per forward "
-            f"pass: {LLAMA_CPP_N_UBATCH.source}."
-        )
+        if not parts.lean:
+            notes.append(
+                f"Compute buffer for min(context × batch, n_ubatch) = {chunk:,} tokens per "
+                f"forward pass: {LLAMA_CPP_N_UBATCH.source}."
+            )
     else:
         chunk = context * req.batch
         notes.append("Whole prompt batch in one forward pass (no chunked prefill).")
@@ -528,6 +559,9 @@ def _overhead(req: MemoryRequest, engine: str, parts: _Parts, spec: GpuSpec | No
         )
         items.append((VLLM_CUDA_GRAPHS.name, graphs, VLLM_CUDA_GRAPHS.source))
     total = sum(int(v) for _, v, _ in items)
+    if parts.lean:
+        parts.add("overhead", total, "")
+        return
     notes = [f"{name} = {format_bytes(value, 'GiB')}: {source}." for name, value, source in items]
     parts.add("overhead", total, " + ".join(name for name, _, _ in items), *notes)
 
@@ -562,13 +596,78 @@ def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
     return "vllm"
 
 
+def _kv_cache_notes(
+    arch: Architecture, kv_dtype: str, per_token: int, engine: str, block: int, tp: int
+) -> list[str]:
+    """What the KV-cache figure assumes: its dtype and per-token bytes, windowed layers, paged
+    blocks, replicated heads."""
+    notes = [
+        f"KV cache {kv_dtype}: {per_token:,} bytes per token for the whole model "
+        f"({arch.attention_kind})."
+    ]
+    if arch.sliding_window_layers:
+        notes.append(
+            f"{arch.sliding_window_layers} sliding-window layers hold at most "
+            f"{arch.sliding_window:,} tokens; {arch.full_attention_layers} full-attention "
+            "layers hold the whole context."
+        )
+    if arch.chunked_attention_layers:
+        notes.append(
+            f"{arch.chunked_attention_layers} chunked-attention layers hold at most one "
+            f"{arch.attention_chunk_size:,}-token chunk; {arch.full_attention_layers} "
+            "global layers hold the whole context."
+        )
+    if engine == "generic" and (arch.sliding_window_layers or arch.chunked_attention_layers):
+        notes.append(
+            "llama.cpp (engine generic) keeps each windowed layer's window plus one "
+            "physical batch (n_ubatch 512), padded to 256 tokens, per sequence (its iSWA "
+            "cache, src/llama-kv-cache-iswa.cpp); --swa-full gives them the whole context."
+        )
+    if block > 1:
+        notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")
+    if tp > arch.num_kv_heads and arch.mla is None:
+        notes.append(f"tp={tp} > {arch.num_kv_heads} KV heads: KV heads replicated.")
+    if arch.mla is not None and tp > 1:
+        notes.append("MLA latent cache is not split by heads: every TP rank holds all of it.")
+    return notes
+
+
 def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
     """Memory per GPU (bytes) for `req`, by component, with assumptions and the fit on
     `req.gpu`. Raises ToolInputError for inputs that cannot be sized (naming the field)."""
+    est = _estimate(req, lean=False)
+    assert isinstance(est, MemoryEstimate)
+    return est
+
+
+def memory_figures(req: MemoryRequest) -> MemoryFigures:
+    """`estimate_memory`'s figures for an inference request without its text (the same
+    computation with the formulas and notes left out); a training request is estimated in full
+    and its figures taken. Raises ToolInputError like `estimate_memory`."""
+    if req.is_training:
+        full = estimate_memory(req)
+        return MemoryFigures(
+            model_id=full.model_id,
+            engine=str(full.engine),
+            weights_format=str(full.weights_format),
+            breakdown=dict(full.breakdown),
+            per_gpu_bytes=full.per_gpu_bytes,
+            kv_cache_bytes_per_token_per_gpu=full.kv_cache_bytes_per_token_per_gpu,
+            usable_bytes_per_gpu=full.usable_bytes_per_gpu,
+            budget_bytes_per_gpu=full.budget_bytes_per_gpu,
+            fits=full.fits,
+        )
+    figures = _estimate(req, lean=True)
+    assert isinstance(figures, MemoryFigures)
+    return figures
+
+
+def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
+    """The estimate of `req`; `lean` (inference only): its figures without the text."""
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
-    parts = _Parts(assumptions=list(resolved.assumptions))
-    if req.weights_reading:
+    parts = _Parts(assumptions=[] if lean else list(resolved.assumptions), lean=lean)
+    if not lean and req.weights_reading:
         parts.assumptions.append(req.weights_reading)
     spec = None if req.gpu is None else get_catalog().gpu(req.gpu)
     device = DeviceNotes()
@@ -633,45 +732,20 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
             block_tokens=block,
             llama_cpp_windows=engine == "generic",
         )
-        notes = [
-            f"KV cache {kv_dtype}: {per_token:,} bytes per token for the whole model "
-            f"({arch.attention_kind})."
-        ]
-        if arch.sliding_window_layers:
-            notes.append(
-                f"{arch.sliding_window_layers} sliding-window layers hold at most "
-                f"{arch.sliding_window:,} tokens; {arch.full_attention_layers} full-attention "
-                "layers hold the whole context."
+        if lean:
+            parts.add("kv_cache", kv, "")
+        else:
+            parts.add(
+                "kv_cache",
+                kv,
+                f"per-token bytes × context {context} × {req.batch} sequences"
+                + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
+                *_kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp),
             )
-        if arch.chunked_attention_layers:
-            notes.append(
-                f"{arch.chunked_attention_layers} chunked-attention layers hold at most one "
-                f"{arch.attention_chunk_size:,}-token chunk; {arch.full_attention_layers} "
-                "global layers hold the whole context."
-            )
-        if engine == "generic" and (arch.sliding_window_layers or arch.chunked_attention_layers):
-            notes.append(
-                "llama.cpp (engine generic) keeps each windowed layer's window plus one "
-                "physical batch (n_ubatch 512), padded to 256 tokens, per sequence (its iSWA "
-                "cache, src/llama-kv-cache-iswa.cpp); --swa-full gives them the whole context."
-            )
-        if block > 1:
-            notes.append(f"vLLM paged blocks of {block} tokens: each sequence rounded up.")
-        if layout.tp > arch.num_kv_heads and arch.mla is None:
-            notes.append(f"tp={layout.tp} > {arch.num_kv_heads} KV heads: KV heads replicated.")
-        if arch.mla is not None and layout.tp > 1:
-            notes.append("MLA latent cache is not split by heads: every TP rank holds all of it.")
-        parts.add(
-            "kv_cache",
-            kv,
-            f"per-token bytes × context {context} × {req.batch} sequences"
-            + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
-            *notes,
-        )
     _activations(req, arch, fmt, layout, context, engine, parts)
     _overhead(req, engine, parts, spec)
 
-    breakdown = {key: parts.components[key].bytes_per_gpu for key in BREAKDOWN_KEYS}
+    breakdown = {key: parts.nbytes[key] for key in BREAKDOWN_KEYS}
     per_gpu = sum(breakdown.values())
     model_state: int | None = None
     if req.is_training:
@@ -693,12 +767,29 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
         if engine == "vllm":
             util = req.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
             budget = int(usable * util)
+        else:
+            budget = usable
+        headroom = budget - per_gpu
+        fits = headroom >= 0
+    if lean:
+        return MemoryFigures(
+            model_id=resolved.id,
+            engine=engine,
+            weights_format=fmt,
+            breakdown=breakdown,
+            per_gpu_bytes=per_gpu,
+            kv_cache_bytes_per_token_per_gpu=per_token_gpu,
+            usable_bytes_per_gpu=usable,
+            budget_bytes_per_gpu=budget,
+            fits=fits,
+        )
+    if spec is not None and usable is not None:
+        if engine == "vllm":
             parts.assumptions.append(
                 f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} × "
                 f"gpu_memory_utilization {util:g} ({VLLM_GPU_MEMORY_UTILIZATION.source})."
             )
         else:
-            budget = usable
             if req.gpu_memory_utilization is not None:
                 parts.warn(
                     "utilization_vllm_only", "gpu_memory_utilization applies to engine=vllm only"
@@ -707,8 +798,6 @@ def estimate_memory(req: MemoryRequest) -> MemoryEstimate:
                 f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} "
                 f"({spec.usable_memory_basis}; as of {spec.as_of})."
             )
-        headroom = budget - per_gpu
-        fits = headroom >= 0
         devices.budget_notes(spec, layout.gpus, per_gpu, util, device)
     parts.assumptions.extend(device.assumptions)
     for warning in device.warnings:  # what this device cannot run as asked (tools.memory.devices)

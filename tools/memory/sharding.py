@@ -106,6 +106,15 @@ def worst_stage(weights: WeightBytes, pp: int) -> StageBytes:
     layers = weights.layers
     if pp == 1:
         return StageBytes(weights.total, len(layers), 0)
+    # Found once per (immutable) WeightBytes and pp: the recommender asks for every layout.
+    found: dict[int, StageBytes] = weights.__dict__.setdefault("_worst_stages", {})
+    if pp not in found:
+        found[pp] = _worst_stage(weights, pp)
+    return found[pp]
+
+
+def _worst_stage(weights: WeightBytes, pp: int) -> StageBytes:
+    layers = weights.layers
     per_stage = -(-len(layers) // pp)
     head = weights.lm_head or weights.embedding
     best = StageBytes(-1, 0, 0)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from tools.architecture import Architecture, output_vector_params, vision_params
 from tools.memory.formats import DEFAULT_GROUP_SIZE, FORMAT_RULES, GGUF_FORMATS, linear_bytes
@@ -45,9 +45,10 @@ class WeightBytes:
     """Bytes of the vision encoder + projector (0 when absent or left out); not read by a text
     decode step. Held by the first pipeline stage."""
 
-    @property
+    @cached_property
     def total(self) -> int:
-        """All weights on one GPU when the model is not pipelined (pp = 1), bytes."""
+        """All weights on one GPU when the model is not pipelined (pp = 1), bytes (summed once:
+        the recommender and the step model ask for it per layout)."""
         return self.embedding + self.lm_head + sum(self.layers) + self.final_norm + self.vision
 
 

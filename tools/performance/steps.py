@@ -49,6 +49,43 @@ def efficiencies(m: ModelOnGpus) -> Efficiencies:
     return cached
 
 
+@dataclass(frozen=True)
+class _StepConstants:
+    """What every step of one placement at one set of efficiencies shares: the bandwidths,
+    the dequantisation switch, the routed share, the seconds per FLOP and the fixed
+    overheads (found once; the step model runs hundreds of steps per recommendation)."""
+
+    eff: Efficiencies
+    peak_bandwidth: float
+    bandwidth: float
+    dequantises: bool
+    routed_share: float
+    per_flop: float
+    layer_overheads_s: float
+
+
+def _step_constants(m: ModelOnGpus, eff: Efficiencies) -> _StepConstants:
+    found: _StepConstants | None = m.__dict__.get("_step_constants")
+    if found is not None and found.eff is eff:
+        return found
+    peak_bandwidth = m.cached("stream_bandwidth", lambda: stream_bandwidth(m.gpu))
+    rate = m.cached(
+        f"rate/{eff.accumulate}", lambda: compute_rate(m.gpu, m.weight_format, eff.accumulate)
+    )
+    found = _StepConstants(
+        eff=eff,
+        peak_bandwidth=peak_bandwidth,
+        bandwidth=peak_bandwidth * eff.bandwidth_eff,
+        dequantises=bool(eff.dequant_flops_per_byte)
+        and dequantises(eff.kernel, m.gpu, eff.engine_family),
+        routed_share=m.cached("routed_share", lambda: routed_expert_share(m.params, m.arch)),
+        per_flop=0.0 if rate is None else m.per_gpu_share / (rate.flops_per_s * eff.gemm_mfu),
+        layer_overheads_s=m.arch.num_layers * eff.layer_overhead_s + eff.step_overhead_s,
+    )
+    object.__setattr__(m, "_step_constants", found)
+    return found
+
+
 def tp_comm_s(m: ModelOnGpus, eff: Efficiencies, tokens: float, passes: float = 1.0) -> float:
     """All-reduce time of one step over `tokens` tokens: 2 per layer, each with the calibrated
     latency and the ring transfer of tokens × hidden × 2 bytes (16-bit activations)."""
@@ -75,25 +112,23 @@ def forward_step(
     per-forward token budget: the weights are read and the launches paid once per pass. `eff`:
     efficiencies to use instead of the calibrated ones (the fit tries candidates)."""
     eff = eff or efficiencies(m)
+    const = _step_constants(m, eff)
     tokens = decode_sequences + prefill_tokens
-    peak_bandwidth = m.cached("stream_bandwidth", lambda: stream_bandwidth(m.gpu))
-    bandwidth = peak_bandwidth * eff.bandwidth_eff
+    peak_bandwidth = const.peak_bandwidth
+    bandwidth = const.bandwidth
     per_pass = max(1, round(tokens / passes))
     weights = m.step_weight_bytes(per_pass) * passes
     dequant_s = 0.0
-    if eff.dequant_flops_per_byte and dequantises(eff.kernel, m.gpu, eff.engine_family):
+    if const.dequantises:
         dequant_s = eff.dequant_s(m.dequant_bytes(per_pass) * passes)
     kv = m.kv_read_bytes(decode_sequences, decode_context)
     matmul = m.matmul_flops(tokens)
-    routed = matmul * m.cached("routed_share", lambda: routed_expert_share(m.params, m.arch))
+    routed = matmul * const.routed_share
     attention = decode_sequences * m.attention_flops_per_token(decode_context)
     if prefill_tokens:
         attention += prefill_tokens * m.attention_flops_per_token(prefill_context)
     moe_eff = eff.moe_gemm_eff if routed else 1.0
-    rate = m.cached(
-        f"rate/{eff.accumulate}", lambda: compute_rate(m.gpu, m.weight_format, eff.accumulate)
-    )
-    per_flop = 0.0 if rate is None else m.per_gpu_share / (rate.flops_per_s * eff.gemm_mfu)
+    per_flop = const.per_flop
     # Linear layers and attention are separate kernels, each bound by its own roofline: the
     # weights stream through the GEMMs, the KV cache through attention (it cannot hide behind
     # the GEMMs' compute).
@@ -104,7 +139,7 @@ def forward_step(
     core = max(linear_memory_s, linear_compute_s) + max(attention_memory_s, attention_compute_s)
     memory_s = linear_memory_s + attention_memory_s
     compute_s = linear_compute_s + attention_compute_s
-    overhead_s = passes * (m.arch.num_layers * eff.layer_overhead_s + eff.step_overhead_s)
+    overhead_s = passes * const.layer_overheads_s
     comm_s = tp_comm_s(m, eff, tokens, passes)
     return StepTime(
         overhead_s + core + comm_s,

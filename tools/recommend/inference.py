@@ -6,8 +6,9 @@ numbers for every target missed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tools.catalog import GpuSpec
-from tools.memory.request import MemoryEstimate
 from tools.performance import (
     EngineLimits,
     batch_cap,
@@ -17,7 +18,7 @@ from tools.performance import (
 )
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
-from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
+from tools.recommend.memory_calls import _memory_request, _model_on_gpus, memory_figures
 from tools.recommend.models import Option
 from tools.recommend.prices import _hourly_cost, quote_fields
 from tools.recommend.speed import ServingSpeed, speed_labels
@@ -26,8 +27,11 @@ from tools.units import format_count
 from tools.units import format_gib as _gib
 from tools.workload import Workload
 
+if TYPE_CHECKING:
+    from tools.memory.estimate import MemoryFigures
 
-def _kv_bytes_per_token_at_context(est: MemoryEstimate, kv_one_seq: int, ctx: int) -> float:
+
+def _kv_bytes_per_token_at_context(est: MemoryFigures, kv_one_seq: int, ctx: int) -> float:
     """KV bytes per GPU one token costs in sequences of `ctx` tokens: one sequence's KV cache
     over its tokens. Sliding-window layers (gpt-oss, Gemma 2, Mistral) hold at most the window,
     so at a long context a token costs less than the full-attention per-token rate (gpt-oss-120b
@@ -40,7 +44,9 @@ def _kv_bytes_per_token_at_context(est: MemoryEstimate, kv_one_seq: int, ctx: in
 
 
 def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: RankingPrices) -> Option:
-    est = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 1))
+    # The memory calculator's figures without its text: an option carries its own reasons,
+    # and the answer's assumptions come from the recommender's one full estimate.
+    est = memory_figures(_memory_request(w, gpu, tp, pp, 1, 1))
     ctx = w.context_tokens
     kv_one_seq = int(est.breakdown.get("kv_cache", 0))
     # tools.memory keeps per_gpu_bytes = Σ breakdown, so everything that is not KV cache is
@@ -60,7 +66,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         if est.engine == "vllm":
             per_sequence = kv_one_seq
         else:
-            est_two = estimate_memory(_memory_request(w, gpu, tp, pp, 1, 2))
+            est_two = memory_figures(_memory_request(w, gpu, tp, pp, 1, 2))
             per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
         without_sequences = est.per_gpu_bytes - per_sequence
         if per_sequence > 0:

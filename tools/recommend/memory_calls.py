@@ -28,6 +28,12 @@ def estimate_memory(request: Any) -> Any:
     return _memory().estimate_memory(request)
 
 
+def memory_figures(request: Any) -> Any:
+    """tools.memory.memory_figures (an estimate's figures without its text), imported lazily:
+    what the recommender reads of each layout it ranks."""
+    return _memory().memory_figures(request)
+
+
 # The last workloads' validated requests: a layout's request is the workload's with the GPU,
 # counts and batch replaced (plain ids and counts within their bounds, so no field needs its
 # validator again; a request per layout validated from scratch was a tenth of `recommend`).

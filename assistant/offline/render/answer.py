@@ -26,6 +26,7 @@ from assistant.offline.render.tables import breakdown_table, key_figures, option
 from assistant.offline.render.verdict import about_headline, verdict_block, verdict_lines
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
+from tools.units import format_bytes, format_count
 
 # Importance of each part (0: the lead, always shown): the order sections are kept visible in
 # while the answer fits one screen. The table the question is about ranks above the other.
@@ -174,6 +175,71 @@ def _bullets(items: list[str]) -> list[str]:
     return ["- " + " ".join(item.split()) for item in items]
 
 
+_FACT_LABELS = {
+    "model": "model",
+    "model_text": "model as written",
+    "params": "parameters",
+    "model_file": "model file",
+    "weights": "weights",
+    "alternative_weights": "or weights",
+    "kv_dtype": "KV cache",
+    "context": "context (tokens)",
+    "prompt_tokens": "prompt (tokens)",
+    "output_tokens": "output (tokens)",
+    "users": "concurrent users",
+    "batch": "batch (sequences)",
+    "ttft_s": "time to first token under (s)",
+    "tokens_per_s_per_user": "tokens/s per user",
+    "tokens_per_s": "output tokens/s in all",
+    "output_tokens_per_day": "output tokens per day",
+    "api_comparison": "compared with hosted APIs",
+    "gpu_count": "GPUs",
+    "train_tokens": "training tokens",
+    "train_examples": "training examples",
+    "tokens_per_example": "tokens per example",
+    "deadline_hours": "deadline (h)",
+    "zero": "ZeRO stage",
+    "lora_rank": "LoRA rank",
+    "checkpointing": "activation checkpointing",
+    "objective": "ranked by",
+    "budget_amount": "budget",
+}
+"""How `understood_facts` names a parsed field; others are shown with their words."""
+_BYTE_FACTS = {"gpu_memory_bytes": "GPU memory", "system_ram_bytes": "system RAM"}
+_FACTS_LEFT_OUT = {"text", "notes", "questions", "unplaced", "gpus", "claims", "asked"}
+
+
+def _fact_value(value: object) -> str | None:
+    if value is True:
+        return "yes"
+    if value is False or value is None or value == []:
+        return None
+    if isinstance(value, int | float):
+        if abs(value) >= 1e6:  # '13B', '12.5M': the count as people write it
+            text = format_count(value)
+            return text[:-1].rstrip("0").rstrip(".") + text[-1]
+        return f"{value:,}" if float(value).is_integer() else f"{value:,.3g}"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value).replace("_", " ")
+
+
+def understood_facts(parsed: ParsedWorkload) -> list[str]:
+    """What a clarifying answer says it has so far, in words: 'parameters: 13.00B',
+    'GPU: 8× A100' — never a raw field name or an unrounded float."""
+    facts: list[str] = []
+    fields = parsed.model_dump(exclude_defaults=True, exclude=_FACTS_LEFT_OUT)
+    for name, value in fields.items():
+        if name in _BYTE_FACTS and isinstance(value, int):
+            facts.append(f"{_BYTE_FACTS[name]}: {format_bytes(value, 'GB', 1)}")
+            continue
+        shown = _fact_value(value)
+        if shown is not None:
+            facts.append(f"{_FACT_LABELS.get(name, name.replace('_', ' '))}: {shown}")
+    facts += [f"GPU: {m.count or ''}{'× ' if m.count else ''}{m.text}" for m in parsed.gpus]
+    return facts
+
+
 def render_question(
     parsed: ParsedWorkload,
     question: str | None = None,
@@ -186,14 +252,7 @@ def render_question(
     question, at the catalog's default for it), then the question; what was understood so far
     is folded."""
     ask = question or (parsed.questions[0] if parsed.questions else "Which model?")
-    understood = [
-        f"{name}: {value}"
-        for name, value in parsed.model_dump(
-            exclude_defaults=True,
-            exclude={"text", "notes", "questions", "unplaced", "gpus", "claims"},
-        ).items()
-    ]
-    understood += [f"GPU: {m.count or ''}{'× ' if m.count else ''}{m.text}" for m in parsed.gpus]
+    understood = understood_facts(parsed)
     lead: list[str] = []
     if report is not None:
         figures = verdict_lines(report) if report.question is not None else verdict_block(report)
