@@ -3,8 +3,10 @@
 `tools.cost` exposes its inputs as several models (`ServingCostInput`, `TrainingCostInput`,
 `PriceFilter`, `UsageProfile`) and two functions (`compare_costs`, `training_costs`); a model
 calling a tool needs one flat request. `CostRequest` is that request: an option with `hours`
-is a training job, one without is a serving configuration. The request is validated again
-through the `tools.cost` models, which stay the source of truth for bounds and meaning.
+is a training job, one without is a serving configuration. Its filter and usage fields are
+`PriceFilter`'s and `UsageProfile`'s fields (type, bounds, default), with shorter
+descriptions for the chat's schema; the request is validated again through those models,
+which stay the source of truth for bounds and meaning.
 
 Prices: the built-in catalog overlaid with the user's `prices.toml` in the platformdirs config
 directory, as `gpu-sizer cost` does (tools/ never looks for that file itself).
@@ -17,19 +19,19 @@ sizing report uses; the result's assumptions say which.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.clock import now
 from tools.catalog import CatalogError, get_catalog
 from tools.cost import (
-    HOURS_PER_MONTH,
     CostComparison,
     PriceFilter,
     ServingCostInput,
@@ -38,18 +40,15 @@ from tools.cost import (
     price_configurations,
 )
 from tools.cost.exchange import reference_eur_to_usd
+from tools.cost.inputs import Name
 from tools.errors import ToolInputError
 from tools.limits import (
     FINITE,
-    MAX_EXCHANGE_RATE,
     MAX_GPUS,
     MAX_HOURS,
-    MAX_LIST_ITEMS,
     MAX_NAME_CHARS,
     MAX_PARALLEL_DEGREE,
     MAX_TOKENS_PER_S,
-    MAX_USD_PER_HOUR,
-    MIN_EXCHANGE_RATE,
     MIN_RATE,
 )
 from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, PriceBook, Tier, load_price_book
@@ -120,8 +119,32 @@ class CostOption(BaseModel):
     )
 
 
+PRICE_FILTER_FIELDS = (
+    "providers",
+    "eu_only",
+    "tiers",
+    "max_usd_per_hour",
+    "eur_to_usd",
+    "api_providers",
+)
+"""The `CostRequest` fields that are `tools.cost.PriceFilter`'s (type, bounds, default)."""
+
+USAGE_FIELDS = ("utilization", "active_hours_per_month", "scale_to_zero", "output_tokens_per_month")
+"""The `CostRequest` fields that are `tools.cost.UsageProfile`'s (type, bounds, default)."""
+
+
+def _lean(model: type[BaseModel], name: str, description: str) -> Any:
+    """`model`'s field `name` as a `CostRequest` field: its bounds and default taken from the
+    `tools.cost` model (they cannot drift), with a shorter description for the chat's tool
+    schema (the prompt's token budget)."""
+    info = copy.copy(model.model_fields[name])
+    info.description = description
+    return info
+
+
 class CostRequest(BaseModel):
-    """Configurations to price, the model for the API comparison, filters and usage."""
+    """Configurations to price, the model for the API comparison, filters and usage. The
+    filter and usage fields are `PriceFilter`'s and `UsageProfile`'s (`_lean`)."""
 
     model_config = ConfigDict(extra="forbid", **FINITE)
 
@@ -129,48 +152,27 @@ class CostRequest(BaseModel):
     model_id: str | None = Field(
         default=None, max_length=MAX_NAME_CHARS, description="Model id for the API comparison."
     )
-    eu_only: bool = Field(default=False, description="Only EU-region prices.")
-    tiers: list[Tier] = Field(
-        default_factory=list,
-        max_length=MAX_LIST_ITEMS,
-        description="Tiers to include (default all).",
+    eu_only: bool = _lean(PriceFilter, "eu_only", "Only EU-region prices.")
+    tiers: list[Tier] = _lean(PriceFilter, "tiers", "Tiers to include (default all).")
+    providers: list[Name] = _lean(PriceFilter, "providers", "Provider name substrings.")
+    max_usd_per_hour: float | None = _lean(
+        PriceFilter, "max_usd_per_hour", "Most $/hour for the whole configuration."
     )
-    providers: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(
-        default_factory=list, max_length=MAX_LIST_ITEMS, description="Provider name substrings."
+    eur_to_usd: float | None = _lean(
+        PriceFilter, "eur_to_usd", "User's USD per EUR rate (EUR prices stay EUR without)."
     )
-    max_usd_per_hour: float | None = Field(
-        default=None,
-        gt=0,
-        le=MAX_USD_PER_HOUR,
-        description="Most $/hour for the whole configuration.",
+    utilization: float = _lean(
+        UsageProfile, "utilization", "Fraction of the throughput used in active hours."
     )
-    eur_to_usd: float | None = Field(
-        default=None,
-        ge=MIN_EXCHANGE_RATE,
-        le=MAX_EXCHANGE_RATE,
-        description="User's USD per EUR rate (EUR prices stay EUR without).",
+    active_hours_per_month: float = _lean(
+        UsageProfile, "active_hours_per_month", "Hours with traffic (730 = always)."
     )
-    utilization: float = Field(
-        default=UsageProfile.model_fields["utilization"].default,
-        ge=MIN_RATE,
-        le=1,
-        description="Fraction of the throughput used in active hours.",
+    scale_to_zero: bool = _lean(UsageProfile, "scale_to_zero", "Bill active hours only.")
+    api_providers: list[str] = _lean(
+        PriceFilter, "api_providers", "Hosted API providers to compare with (substrings)."
     )
-    active_hours_per_month: float | None = Field(
-        default=None,
-        ge=MIN_RATE,
-        le=HOURS_PER_MONTH,
-        description="Hours with traffic (730 = always).",
-    )
-    scale_to_zero: bool = Field(default=False, description="Bill active hours only.")
-    api_providers: list[str] = Field(
-        default_factory=list, description="Hosted API providers to compare with (substrings)."
-    )
-    output_tokens_per_month: float | None = Field(
-        default=UsageProfile.model_fields["output_tokens_per_month"].default,
-        gt=0,
-        le=1e15,
-        description="Output tokens a month: self-hosted vs API at it.",
+    output_tokens_per_month: float | None = _lean(
+        UsageProfile, "output_tokens_per_month", "Output tokens a month: self-hosted vs API at it."
     )
     deadline_hours: float | None = Field(
         default=None,
@@ -258,22 +260,9 @@ def run_cost_request(req: CostRequest) -> CostComparison:
     gpus = _gpu_ids(req.options)
     rate, rate_origin = eur_to_usd_rate(req.eur_to_usd)
     flt = PriceFilter(
-        providers=req.providers,
-        eu_only=req.eu_only,
-        tiers=req.tiers,
-        max_usd_per_hour=req.max_usd_per_hour,
-        eur_to_usd=rate,
-        api_providers=req.api_providers,
+        **{name: getattr(req, name) for name in PRICE_FILTER_FIELDS} | {"eur_to_usd": rate}
     )
-    profile_fields: dict[str, Any] = {
-        "utilization": req.utilization,
-        "scale_to_zero": req.scale_to_zero,
-    }
-    if req.active_hours_per_month is not None:
-        profile_fields["active_hours_per_month"] = req.active_hours_per_month
-    if req.output_tokens_per_month is not None:
-        profile_fields["output_tokens_per_month"] = req.output_tokens_per_month
-    profile = UsageProfile(**profile_fields)
+    profile = UsageProfile(**{name: getattr(req, name) for name in USAGE_FIELDS})
     serving = [
         ServingCostInput(
             gpu=gpu, count=o.count, aggregate_tokens_per_s=o.aggregate_tokens_per_s, tp=o.tp
