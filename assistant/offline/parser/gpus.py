@@ -294,6 +294,10 @@ _GPU_LIKE = (
     r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?))?"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
     r"|\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b"
+    # A bare GeForce model number after 'a' / 'my' / 'on' ('Llama 3.1 8B on a 4070'): the
+    # x050-x090 numbers of the 10- to 90-series, not a token count ('a 4096-token prompt').
+    r"|(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bmy\s)|(?<=\bon\s)|(?<=\bone\s)|(?<=\bour\s))"
+    r"[1-9]0[5-9]0(?:\s?(?:ti|super))?\b(?!\s*-?\s*(?:tokens?|users?|chats?|requests?)\b)"
 )
 # A memory amount right after ('M2 Ultra 192GB', 'RTX 3090 with 24 GB') or before
 # ('192 GB M2 Ultra') a GPU name.
