@@ -71,12 +71,19 @@ def has_control(text: str) -> bool:
     return _CONTROL.search(text) is not None
 
 
+_ESCAPED_CONTROL = ("\\b", "\\f", "\\r")
+"""C0 characters JSON writes as two-character escapes (its `\\n` and `\\t` are allowed)."""
+
+
 def json_has_control(document: str) -> bool:
-    """True when a JSON document holds a control character, raw or as a `\\u00XX` escape
-    (one pass over the text: a large clean session file is then not cleaned string by
-    string). May say True for a document that only looks so (an escaped backslash)."""
-    return has_control(document.replace("\n", "").replace("\t", "")) or (
-        _ENCODED_CONTROL.search(document) is not None
+    """True when a JSON document holds a control character, raw or as an escape (`\\u00XX`,
+    `\\r`, `\\b`, `\\f`): one pass over the text, so a large clean session file is not
+    cleaned string by string. May say True for a document that only looks so (an escaped
+    backslash)."""
+    return (
+        has_control(document.replace("\n", "").replace("\t", ""))
+        or _ENCODED_CONTROL.search(document) is not None
+        or any(escape in document for escape in _ESCAPED_CONTROL)
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import itertools
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +25,7 @@ from assistant.sanitize import (
     clean_text,
     clean_value,
     has_control,
+    json_has_control,
 )
 
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"  # base64 of "rm -rf ~"
@@ -110,3 +112,29 @@ def test_clean_stream_writes_nothing_dangerous() -> None:
         stream.write(fragment)
     stream.flush()
     assert target.getvalue() == "answer  done\n"
+
+
+def test_json_has_control_sees_the_two_character_escapes() -> None:
+    # JSON writes CR, backspace and form feed as \r, \b, \f: a carriage return in a session
+    # file can rewrite the line it ends on, so it counts as a control character.
+    for char in ("\r", "\x08", "\x0c"):
+        assert json_has_control(json.dumps({"content": f"ok{char}spoof"})), repr(char)
+    assert not json_has_control(json.dumps({"content": "tab\tand\nnewline"}))
+
+
+def test_a_session_file_with_a_carriage_return_is_read_clean(tmp_path: Path) -> None:
+    from assistant.sessions import read_conversation_file
+
+    # "Fits\r✗ Does not fit": on a terminal the CR moves back and the rest overwrites the
+    # verdict. JSON stores it as the escape \r, which the one-pass check used to miss.
+    session = {
+        "id": "cr",
+        "messages": [
+            {"role": "user", "content": "Q?"},
+            {"role": "assistant", "content": "Fits\r✗ Does not fit"},
+        ],
+    }
+    path = tmp_path / "cr.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    loaded = read_conversation_file(path).conversation
+    assert "\r" not in loaded.messages[-1]["content"]

@@ -405,10 +405,12 @@ class LlmEngine:
             )
 
     def _ignored_tools(self, conversation: Conversation, text: str) -> bool:
-        """The model stated figures with units but the turn has no tool result to back them."""
-        sources = turn_sources(conversation.messages)
-        has_tool_result = any(m.get("role") == "tool" for m in _last_turn(conversation.messages))
-        return not has_tool_result and bool(unverified_figures(text, sources))
+        """The model stated figures with units but the turn has no tool result to back them.
+        (A turn with a tool result returns before its sources are gathered: reading a stored
+        sizing report back for the grounding check walks every option it holds.)"""
+        if any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
+            return False
+        return bool(unverified_figures(text, turn_sources(conversation.messages)))
 
     def _redact(self, text: str) -> str:
         return redact_secrets(text, self._secrets)
