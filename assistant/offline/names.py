@@ -24,6 +24,11 @@ _CHUNK_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?(?:x\d+)?[a-z]*")
 _VENDOR_RE = re.compile(r"^(nvidia|amd|intel)\s+", re.IGNORECASE)
 
 
+_TIER_WORDS = frozenset({"ti", "super", "xt", "xtx", "pro", "max", "ultra", "plus"})
+"""Words after a model number that make it another product ('4070 Ti', 'M3 Max', '7900 XTX'),
+unlike memory or form-factor suffixes ('A100 80GB', 'H100 PCIe')."""
+
+
 def _chunks(name: str) -> list[str]:
     """'Llama 3.1 70B' → ['llama', '3.1', '70b']; 'llama3.1:70b' → the same."""
     return _CHUNK_RE.findall(name.lower())
@@ -96,12 +101,16 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
             # ("DGX Spark", "Strix Halo") is specific enough too.
             if key and (any(ch.isdigit() for ch in key) or len(_chunks(form)) > 1):
                 keyed.setdefault(key, (entry.id, (), _chunks(form)))
-    # Leading parts of ids name a family: "a100" covers four A100 variants.
+    # Leading parts of ids name a family: "a100" covers four A100 variants. A prefix that
+    # stops before a tier word is another card, not a family: "RTX 4070" is not the catalog's
+    # RTX 4070 Ti SUPER (12 GB, not 16), so it stays unknown and is asked about.
     families: dict[str, tuple[list[str], list[str]]] = {}
     for gpu_id in catalog.gpus:
         parts = _chunks(gpu_id)
         for n in range(1, len(parts)):
             prefix = "".join(parts[:n])
+            if parts[n] in _TIER_WORDS:
+                continue
             if any(ch.isdigit() for ch in prefix):
                 families.setdefault(prefix, (parts[:n], []))[1].append(gpu_id)
     for prefix, (chunks, ids) in families.items():

@@ -290,8 +290,8 @@ def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
 # GPU-looking names left after the catalog look-up: "RTX 3090", "V100", "T4", "MI250X", and
 # Apple silicon ("M2 Ultra", "M3 Max": the GPU shares the machine's unified memory).
 _GPU_LIKE = (
-    r"\b(?:(?:nvidia|amd|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct)[\s-]*)+"
-    r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?))?"
+    r"\b(?:(?:nvidia|amd|intel|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct|rx|arc)[\s-]*)+"
+    r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?|xtx|xt|gre)\b)?"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
     r"|\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b"
     # A bare GeForce model number after 'a' / 'my' / 'on' ('Llama 3.1 8B on a 4070'): the

@@ -59,7 +59,9 @@ def normalise(text: str) -> str:
     """Spellings the extractors would misread, rewritten before parsing: "8xH100" → "8x H100"
     (the GPU name must start a word), "2x4090" → "2x 4090", "10^9" / "1e9" / "2×10^6" →
     plain digits (else "10^9 users" reads as 9 users)."""
-    text = re.sub(r"(?<![\w.])(\d+)\s*([x×])(?=[a-z])", r"\1\2 ", text, flags=re.I)
+    # A count is small and written against its x ("8xH100", "16×A100"): "7900 XTX" and
+    # "7900XT" are GPU names, not 7,900 of a GPU "TX".
+    text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=[a-z])", r"\1\2 ", text, flags=re.I)
     # "2x4090": a small count before a four-digit GPU number ("2x 4090" already parses).
     text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", r"\1\2 ", text, flags=re.I)
     text = re.sub(

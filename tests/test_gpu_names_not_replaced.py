@@ -1,0 +1,49 @@
+"""A GPU the user names is never silently replaced by a neighbour in the catalog: a model
+number followed by a tier word (Ti, SUPER, XT, XTX) is another card with other memory, and a
+catalog card whose name contains a spaced 'X' (RX 7900 XTX) is read as that card."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+
+# Catalog cards the words name exactly (catalog/gpus*.toml ids).
+EXACT = {
+    "Llama 3.1 8B on an RX 7900 XTX": "rx-7900-xtx",
+    "Qwen3 32B on my Radeon RX 7900 XTX with llama.cpp": "rx-7900-xtx",
+    "Llama 3.1 8B on an RTX 4070 Ti SUPER": "rtx-4070-ti-super",
+    "Llama 3.1 8B on an RTX 5070 Ti": "rtx-5070-ti",
+    "Llama 3.1 8B on a 3090 Ti": "rtx-3090-ti",
+    "Llama 3.1 70B on 8xH100": "h100-sxm",
+}
+# Cards the catalog lacks: a 12 GB RTX 4070 is not the 16 GB RTX 4070 Ti SUPER, a 20 GB
+# RX 7900 XT not the 24 GB XTX, an 8 GB RTX 4060 not the RTX 4060 Ti 16GB.
+NOT_IN_CATALOG = [
+    ("Llama 3.1 8B on an RTX 4070", "RTX 4070"),
+    ("can my RTX 4070 Ti run Qwen3 8B?", "RTX 4070 Ti"),
+    ("Llama 3.1 8B on an RX 7900 XT", "RX 7900 XT"),
+    ("Mistral 7B on an RTX 4060", "RTX 4060"),
+    ("Llama 3.1 8B on an RTX 5070", "RTX 5070"),
+]
+
+
+@pytest.mark.parametrize(("question", "gpu"), EXACT.items())
+def test_catalog_cards_are_read_as_named(question: str, gpu: str) -> None:
+    parsed = parse_workload(question)
+    assert [g.gpu for g in parsed.gpus] == [gpu], parsed.gpus
+    assert not parsed.unplaced
+
+
+@pytest.mark.parametrize(("question", "text"), NOT_IN_CATALOG)
+def test_a_card_the_catalog_lacks_is_asked_about(question: str, text: str) -> None:
+    parsed = parse_workload(question)
+    assert all(g.gpu is None for g in parsed.gpus), parsed.gpus
+    assert any(f"'{text}' is not in the GPU catalog" in q for q in parsed.questions), (
+        parsed.questions
+    )
+
+
+def test_a_card_the_catalog_lacks_is_sized_from_the_memory_given() -> None:
+    parsed = parse_workload("Llama 3.1 8B on an RTX 4070 with 12 GB")
+    assert [(g.gpu, g.memory_bytes) for g in parsed.gpus] == [(None, 12 * 10**9)]
