@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.results import config_label, gib, option_label
+from tools.memory.kv_cache import VLLM_BLOCK_TOKENS
 from tools.recommend import Option
 from tools.sizing import SizedConfiguration, SizingReport
 
@@ -135,9 +136,16 @@ def max_context_lines(report: SizingReport) -> list[str]:
             if maximum is not None and fit.context_tokens >= maximum
             else ""
         )
+        # vLLM holds KV in whole blocks, so the longest context is the KV capacity (stated
+        # below in tokens) rounded down to a block: say so, or the two figures look at odds.
+        blocks = (
+            f", in whole {VLLM_BLOCK_TOKENS}-token KV blocks as vLLM allocates them"
+            if est is not None and est.engine == "vllm" and not cap
+            else ""
+        )
         lines.append(
             f"**Longest context that fits {name}: {fit.context_tokens:,} tokens** for one "
-            f"sequence at a time (batch 1){cap}.{how}"
+            f"sequence at a time (batch 1{blocks}){cap}.{how}"
         )
     return lines
 
