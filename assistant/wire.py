@@ -243,7 +243,10 @@ def _option(option: Option) -> dict[str, Any]:
 def summarize_recommend(rec: Recommendation) -> dict[str, Any]:
     """The best few feasible options with their key figures, one short reason per GPU that
     has no feasible option, notes and assumptions."""
-    out = _pick(lean(rec), _RECOMMEND_KEYS)
+    # The top-level figures only: leaning the options and rejected layouts (a training search
+    # holds ~1,600, each with its latency curve) just to pick scalars cost seconds per turn.
+    top = rec.model_dump(mode="json", exclude_none=True, exclude={"options", "rejected"})
+    out = _pick(lean(top), _RECOMMEND_KEYS)
     feasible = [o for o in rec.options if o.fits and o.meets_targets]
     shown = feasible[:MAX_FEASIBLE_OPTIONS]
     if not shown:  # nothing meets every target: the closest that fit, so the model can explain
