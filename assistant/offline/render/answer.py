@@ -218,7 +218,7 @@ def _fact_value(value: object) -> str | None:
         if abs(value) >= 1e6:  # '13B', '12.5M': the count as people write it
             text = format_count(value)
             return text[:-1].rstrip("0").rstrip(".") + text[-1]
-        return f"{value:,}" if float(value).is_integer() else f"{value:,.3g}"
+        return f"{int(value):,}" if float(value).is_integer() else f"{value:,.3g}"
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return str(value).replace("_", " ")
