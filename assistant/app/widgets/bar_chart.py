@@ -8,11 +8,9 @@ drawn from the tool's figures; each value printed is the tool's, as `BarChart` c
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
-from textual.geometry import Size
-from textual.widget import Widget
 
 from assistant.app.results import BarChart
+from assistant.app.widgets.width_drawn import WidthDrawn
 
 BAR_STYLE = "#4e79a7"
 LABEL_MAX = 18
@@ -45,7 +43,7 @@ def render_chart(chart: BarChart, width: int) -> Text:
     return text
 
 
-class BarChartView(Widget):
+class BarChartView(WidthDrawn):
     """One chart; redraws to the width it is given."""
 
     DEFAULT_CSS = """
@@ -58,16 +56,3 @@ class BarChartView(Widget):
 
     def _renderable(self, width: int) -> Text:
         return render_chart(self.chart, width)
-
-    def render(self) -> Text:
-        return self._renderable(self.size.width or 80)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # Measured at the width being laid out (not the last one drawn), so the first layout
-        # is already right and no later pass changes the log's height.
-        options = self.app.console.options.update_width(max(1, width))
-        return len(self.app.console.render_lines(self._renderable(width), options, pad=False))
-
-    def on_resize(self, event: events.Resize) -> None:
-        # Drawn for its width: a new width can change the height (columns, wrapped lines).
-        self.refresh(layout=True)

@@ -9,11 +9,9 @@ Drawing needs proportions only; every number printed comes from the tool result.
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
-from textual.geometry import Size
-from textual.widget import Widget
 
 from assistant.app.results import MemoryBarData, TableUnit
+from assistant.app.widgets.width_drawn import WidthDrawn
 from tools.units import format_bytes, to_unit
 
 SEGMENT_STYLES: dict[str, tuple[str, str]] = {
@@ -75,7 +73,7 @@ def render_bar(data: MemoryBarData, width: int, unit: TableUnit = "GiB") -> Text
     return text
 
 
-class MemoryBar(Widget):
+class MemoryBar(WidthDrawn):
     """One GPU option's memory bar; redraws to the width it is given."""
 
     DEFAULT_CSS = """
@@ -89,16 +87,3 @@ class MemoryBar(Widget):
 
     def _renderable(self, width: int) -> Text:
         return render_bar(self.data, width, self.unit)
-
-    def render(self) -> Text:
-        return self._renderable(self.size.width or 80)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # Measured at the width being laid out (not the last one drawn), so the first layout
-        # is already right and no later pass changes the log's height.
-        options = self.app.console.options.update_width(max(1, width))
-        return len(self.app.console.render_lines(self._renderable(width), options, pad=False))
-
-    def on_resize(self, event: events.Resize) -> None:
-        # Drawn for its width: a new width can change the height (a label on its own line).
-        self.refresh(layout=True)

@@ -11,11 +11,9 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import events
-from textual.geometry import Size
-from textual.widget import Widget
 
 from assistant.app.results import ResultTable
+from assistant.app.widgets.width_drawn import WidthDrawn
 
 CELL_PADDING = 2
 """Columns are separated by one space of padding on each side (`padding=(0, 1)`)."""
@@ -56,7 +54,7 @@ def rich_table(table: ResultTable, width: int | None = None) -> RenderableType:
     return Group(rendered, note)
 
 
-class ResultTableView(Widget):
+class ResultTableView(WidthDrawn):
     """The results table, redrawn to its width."""
 
     DEFAULT_CSS = """
@@ -69,16 +67,3 @@ class ResultTableView(Widget):
 
     def _renderable(self, width: int) -> RenderableType:
         return rich_table(self.table, width)
-
-    def render(self) -> RenderableType:
-        return self._renderable(self.size.width or 80)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        # Measured at the width being laid out (not the last one drawn), so the first layout
-        # is already right and no later pass changes the log's height.
-        options = self.app.console.options.update_width(max(1, width))
-        return len(self.app.console.render_lines(self._renderable(width), options, pad=False))
-
-    def on_resize(self, event: events.Resize) -> None:
-        # Drawn for its width: a new width can change the height (columns, wrapped lines).
-        self.refresh(layout=True)
