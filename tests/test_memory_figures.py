@@ -20,21 +20,6 @@ LAYOUTS = ((1, 1), (2, 1), (8, 1), (4, 2))
 ENGINES = (None, "vllm", "generic", "transformers")
 
 
-def _figures_of(est: Any) -> MemoryFigures:
-    """The figures the lean path must give, read off a full estimate."""
-    return MemoryFigures(
-        model_id=est.model_id,
-        engine=str(est.engine),
-        weights_format=str(est.weights_format),
-        breakdown=dict(est.breakdown),
-        per_gpu_bytes=est.per_gpu_bytes,
-        kv_cache_bytes_per_token_per_gpu=est.kv_cache_bytes_per_token_per_gpu,
-        usable_bytes_per_gpu=est.usable_bytes_per_gpu,
-        budget_bytes_per_gpu=est.budget_bytes_per_gpu,
-        fits=est.fits,
-    )
-
-
 def _requests() -> list[dict[str, Any]]:
     out = []
     for i, (model, gpu, (tp, pp), engine) in enumerate(
@@ -63,7 +48,7 @@ def test_lean_figures_equal_the_full_estimate() -> None:
     checked = 0
     for fields in _requests():
         req = validate_request(fields)
-        assert memory_figures(req) == _figures_of(estimate_memory(req)), fields
+        assert memory_figures(req) == MemoryFigures.of(estimate_memory(req)), fields
         checked += 1
     assert checked == len(MODELS) * len(GPUS) * len(LAYOUTS) * len(ENGINES)
 
@@ -72,7 +57,7 @@ def test_training_requests_take_the_full_estimates_figures() -> None:
     req = validate_request(
         {"model": "llama-3.1-8b", "task": "qlora", "gpu": "rtx-4090", "gpus": 1, "batch": 2}
     )
-    assert memory_figures(req) == _figures_of(estimate_memory(req))
+    assert memory_figures(req) == MemoryFigures.of(estimate_memory(req))
 
 
 @pytest.mark.parametrize(
@@ -94,7 +79,7 @@ def test_recommendation_on_lean_figures_is_the_full_ones(
     workload: Workload, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     lean = recommend(workload).model_dump(mode="json")
-    monkeypatch.setattr(inference, "memory_figures", lambda r: _figures_of(estimate_memory(r)))
+    monkeypatch.setattr(inference, "memory_figures", lambda r: MemoryFigures.of(estimate_memory(r)))
     full = recommend(workload).model_dump(mode="json")
     assert [o["gpu"] for o in lean["options"]] == [o["gpu"] for o in full["options"]]
     assert lean == full

@@ -88,6 +88,21 @@ class MemoryFigures:
     budget_bytes_per_gpu: int | None
     fits: bool | None
 
+    @classmethod
+    def of(cls, est: MemoryEstimate) -> MemoryFigures:
+        """The figures of a full estimate."""
+        return cls(
+            model_id=est.model_id,
+            engine=str(est.engine),
+            weights_format=str(est.weights_format),
+            breakdown=dict(est.breakdown),
+            per_gpu_bytes=est.per_gpu_bytes,
+            kv_cache_bytes_per_token_per_gpu=est.kv_cache_bytes_per_token_per_gpu,
+            usable_bytes_per_gpu=est.usable_bytes_per_gpu,
+            budget_bytes_per_gpu=est.budget_bytes_per_gpu,
+            fits=est.fits,
+        )
+
 
 @dataclass
 class _Parts:
@@ -645,18 +660,7 @@ def memory_figures(req: MemoryRequest) -> MemoryFigures:
     computation with the formulas and notes left out); a training request is estimated in full
     and its figures taken. Raises ToolInputError like `estimate_memory`."""
     if req.is_training:
-        full = estimate_memory(req)
-        return MemoryFigures(
-            model_id=full.model_id,
-            engine=str(full.engine),
-            weights_format=str(full.weights_format),
-            breakdown=dict(full.breakdown),
-            per_gpu_bytes=full.per_gpu_bytes,
-            kv_cache_bytes_per_token_per_gpu=full.kv_cache_bytes_per_token_per_gpu,
-            usable_bytes_per_gpu=full.usable_bytes_per_gpu,
-            budget_bytes_per_gpu=full.budget_bytes_per_gpu,
-            fits=full.fits,
-        )
+        return MemoryFigures.of(estimate_memory(req))
     figures = _estimate(req, lean=True)
     assert isinstance(figures, MemoryFigures)
     return figures
