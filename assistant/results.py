@@ -143,8 +143,12 @@ def cleaned(value: BaseModel) -> BaseModel:
     """`value` with every string passed through `assistant.sanitize.clean_value` (no terminal
     escape sequence a tool echoed back reaches a card, a session or stdout); the same object
     when nothing needed cleaning."""
-    from assistant.sanitize import clean_value
+    from assistant.sanitize import clean_value, json_has_control
 
+    # One pass over the result's JSON text (pydantic writes it at C speed) settles the common
+    # case, a clean result, without walking its thousands of strings.
+    if not json_has_control(value.model_dump_json()):
+        return value
     data = value.model_dump(mode="json")
     clean = clean_value(data)
     if clean == data:

@@ -80,10 +80,14 @@ def json_has_control(document: str) -> bool:
     `\\r`, `\\b`, `\\f`): one pass over the text, so a large clean session file is not
     cleaned string by string. May say True for a document that only looks so (an escaped
     backslash)."""
-    return (
-        has_control(document.replace("\n", "").replace("\t", ""))
-        or _ENCODED_CONTROL.search(document) is not None
-        or any(escape in document for escape in _ESCAPED_CONTROL)
+    # `_CONTROL` already leaves newline and tab alone (raw ones are JSON whitespace); every
+    # escape starts with a backslash, which most documents do not hold at all.
+    return has_control(document) or (
+        "\\" in document
+        and (
+            _ENCODED_CONTROL.search(document) is not None
+            or any(escape in document for escape in _ESCAPED_CONTROL)
+        )
     )
 
 
@@ -99,8 +103,27 @@ T = TypeVar("T")
 
 
 def clean_value(value: T) -> T:
-    """`value` with every string in it cleaned (dict keys, lists and tuples included)."""
+    """`value` with every string in it cleaned (dict keys, lists and tuples included); `value`
+    itself when nothing in it needs cleaning.
+
+    A container is first checked whole, as the JSON text it encodes (`json_has_control`, at C
+    speed): a stored sizing report holds thousands of strings, and walking them one by one on
+    every message was most of the cost of a turn. Only one that holds a control character (or
+    is not JSON: other types) is walked and rebuilt."""
+    if isinstance(value, Mapping | list | tuple) and _json_clean(value):
+        return value
     return _clean(value)  # type: ignore[no-any-return]
+
+
+def _json_clean(value: Any) -> bool:
+    """True when `value` encodes as JSON (str keys) holding no control character, so cleaning
+    would change nothing. `ensure_ascii=False` keeps DEL and C1 characters raw; JSON escapes
+    every C0 one (`\\u00XX`, `\\b`, `\\f`, `\\r`), which `json_has_control` sees."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return False
+    return not json_has_control(text)
 
 
 def _clean(value: Any) -> Any:

@@ -138,3 +138,84 @@ def test_a_session_file_with_a_carriage_return_is_read_clean(tmp_path: Path) -> 
     path.write_text(json.dumps(session), encoding="utf-8")
     loaded = read_conversation_file(path).conversation
     assert "\r" not in loaded.messages[-1]["content"]
+
+
+# --- the one-pass checks on large values (clean_value, results.cleaned) ------------------------
+
+_EVERY_CONTROL = [chr(c) for c in (*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0))]
+"""Every character `clean_text` removes (C0 but tab and newline, DEL, C1), one at a time."""
+
+
+@pytest.mark.parametrize("char", _EVERY_CONTROL, ids=lambda c: f"U+{ord(c):04X}")
+def test_one_control_deep_in_a_large_value_is_found_and_removed(char: str) -> None:
+    # clean_value checks a container as JSON text in one pass before walking it: a single
+    # control character anywhere (a key, a list item, a tuple) must still make it walk.
+    rows = [{"gpu": f"gpu-{i}", "reasons": ["fits", "TP 2"], "n": i} for i in range(300)]
+    for where in ("value", "key", "tuple"):
+        value: dict[str, object] = {"options": [dict(r) for r in rows], "note": ("a", "b")}
+        options = value["options"]
+        assert isinstance(options, list)
+        if where == "value":
+            options[217]["reasons"] = ["fits", f"TP{char}2"]
+        elif where == "key":
+            options[42][f"gp{char}u"] = 1
+        else:
+            value["note"] = ("a", f"b{char}")
+        out = clean_value(value)
+        assert not json_has_control(json.dumps(out, ensure_ascii=False)), (where, repr(char))
+        assert out != value
+        assert clean_value(out) == out
+
+
+def test_a_clean_value_is_returned_as_it_is_and_other_types_are_still_walked() -> None:
+    value = {"options": [{"gpu": "h100", "note": "tab\tand\nnewline, é ×"}], "n": 2.5}
+    assert clean_value(value) is value
+    # Not JSON (a set inside, a tuple key): walked as before, strings in it cleaned.
+    assert clean_value({("k\x1b",): ["a\x85b"]}) == {("k",): ["ab"]}
+    assert clean_value([{1, 2}, "x\x07"]) == [{1, 2}, "x"]
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.lists(_ALPHABET).map("".join),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.lists(_ALPHABET, max_size=4).map("".join), inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VALUES)
+def test_clean_value_leaves_no_control_and_keeps_what_is_clean(value: object) -> None:
+    out = clean_value(value)
+    assert not json_has_control(json.dumps(out, ensure_ascii=False))
+    if not json_has_control(json.dumps(value, ensure_ascii=False)):
+        assert out is value
+
+
+def test_a_tool_result_carrying_escapes_is_cleaned_once_checked() -> None:
+    # results.cleaned checks the result's JSON in one pass (pydantic writes it) before walking
+    # it: a result whose strings carry a sequence, raw or 8-bit, still comes back clean.
+    from assistant.results import cleaned
+    from tools.recommend import Recommendation
+    from tools.sizing import SizingRequest, size
+
+    report = size(SizingRequest.model_validate({"workload": {"model": "llama-3.1-8b"}}))
+    assert cleaned(report) is report  # nothing to clean: the same object
+    recommendation = report.recommendation
+    assert isinstance(recommendation, Recommendation) and recommendation.options
+    dirty_reasons = [f"needs {OSC52}TP 2", "C1\x9b2J and DEL\x7f and CR\r"]
+    options = [
+        recommendation.options[0].model_copy(update={"reasons": dirty_reasons}),
+        *recommendation.options[1:],
+    ]
+    dirty = report.model_copy(
+        update={"recommendation": recommendation.model_copy(update={"options": options})}
+    )
+    out = cleaned(dirty)
+    assert out is not dirty and isinstance(out, type(report))
+    assert not json_has_control(out.model_dump_json())
+    assert out.recommendation is not None
+    assert out.recommendation.options[0].reasons == ["needs TP 2", "C1 and DEL and CR"]
