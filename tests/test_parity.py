@@ -208,16 +208,18 @@ def _reply() -> httpx.Response:
 def _llm_report(question: str) -> SizingReport:
     """The sizing report the LLM engine pre-computed for `question` (before any model call)."""
 
-    async def turn() -> Conversation:
-        conversation = Conversation()
+    conversation = Conversation()
+
+    async def turn() -> None:
+        # Returns nothing: Python 3.11's asyncio.run writes out its main task's result with
+        # repr, twice, when it restores the SIGINT handler (see assistant.commands.ask._run).
         engine = LlmEngine(Settings(base_url=BASE, model="m"), env={}, system_prompt="SYS")
         async for _ in engine.run_turn(conversation, question):
             pass
-        return conversation
 
     with respx.mock:
         route = respx.post(f"{BASE}/chat/completions").mock(return_value=_reply())
-        conversation = asyncio.run(turn())
+        asyncio.run(turn())
         # The pre-computed report was already in the first request the model saw.
         first = json.loads(route.calls[0].request.content)["messages"]
         assert any(m["role"] == "tool" for m in first)

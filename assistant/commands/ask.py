@@ -26,8 +26,9 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from assistant.commands._flags import CommandFlags, request
 from assistant.conversation import Conversation
@@ -46,6 +47,8 @@ from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
 from tools.sizing import SizingReport
+
+_T = TypeVar("_T")
 
 if TYPE_CHECKING:
     from assistant.session_store import SessionStore
@@ -254,6 +257,20 @@ def _after_answer(done: Done, details: bool) -> str:
     return out
 
 
+def _run(turn: Coroutine[Any, Any, _T]) -> _T:
+    """`asyncio.run(turn)`, its result handed back outside the task: Python 3.11's
+    `asyncio.run` restores the SIGINT handler through `signal.signal`, whose enum lookup formats
+    the old handler (a partial holding the finished main task, so its result) with `%r` — the
+    whole turn, every event and sizing report in it, written out twice and dropped."""
+    box: list[_T] = []
+
+    async def main() -> None:
+        box.append(await turn)
+
+    asyncio.run(main())
+    return box[0]
+
+
 def run(args: argparse.Namespace) -> int:
     """Answer one question; exit 0, or 1 when the turn ended in an error."""
     # A pasted question can hold escape sequences: never echoed, stored or sent.
@@ -274,7 +291,7 @@ def run(args: argparse.Namespace) -> int:
     conversation = _conversation(args, engine, store)
     try:
         with use_eur_to_usd(rate):
-            done, events = asyncio.run(
+            done, events = _run(
                 _run_turn(
                     engine,
                     question,
