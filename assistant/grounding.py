@@ -24,9 +24,10 @@ is wider. A round number is read as rounded to two significant figures at most (
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,6 +126,7 @@ _GPU_WORDS = {"count", "gpus", "tp", "pp", "dp"}
 _TIME_WORDS = {"s", "ms", "seconds", "ttft"}
 
 
+@functools.lru_cache(maxsize=4096)
 def field_family(key: str) -> str | None:
     """The unit family a result field holds, from its name (`usd_per_hour` → "$",
     `per_gpu_GB` → "GB", `decode_tokens_per_s_per_seq` → "tok/s"); None when the name carries
@@ -160,9 +162,11 @@ def _field_values(key: str, family: str, value: float) -> list[float]:
     return [value]
 
 
-def _evidence(value: Any, key: str = "", family: str | None = None) -> Iterable[Evidence]:
-    """Numbers with units in a JSON value; a field without a unit in its name inherits the
-    unit of the field it sits in (`breakdown_bytes_per_gpu: {"weights": ...}`)."""
+def _evidence(value: Any, out: list[Evidence], key: str = "", family: str | None = None) -> None:
+    """Append the numbers with units in a JSON value to `out`; a field without a unit in its
+    name inherits the unit of the field it sits in (`breakdown_bytes_per_gpu: {"weights":
+    ...}`). (One list filled in place, not nested generators: a training report holds ~100,000
+    values.)"""
     if isinstance(value, bool):
         return
     if isinstance(value, int | float):
@@ -174,22 +178,28 @@ def _evidence(value: Any, key: str = "", family: str | None = None) -> Iterable[
             values = _field_values("bytes" if family == "GB" else key, family, value)
         else:
             return
-        for v in values:
-            yield Evidence(own or str(family), v)
+        kind = own or str(family)
+        out.extend(Evidence(kind, v) for v in values)
     elif isinstance(value, dict):
         here = field_family(key) or family
         for k, v in value.items():
-            yield from _evidence(v, str(k), here)
+            _evidence(v, out, str(k), here)
     elif isinstance(value, list | tuple):
         for v in value:
-            yield from _evidence(v, key, family)
+            _evidence(v, out, key, family)
     elif isinstance(value, str):
-        yield from text_evidence(value)
+        out.extend(_text_evidence(value))
 
 
 def text_evidence(text: str) -> list[Evidence]:
     """Figures written with their unit in prose (a tool's note, the user's words)."""
-    return [Evidence(f.unit, f.value) for f in extract_figures(text)]
+    return list(_text_evidence(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _text_evidence(text: str) -> tuple[Evidence, ...]:
+    # Remembered per text: a report repeats the same reasons and notes on many options.
+    return tuple(Evidence(f.unit, f.value) for f in extract_figures(text))
 
 
 def source_evidence(sources: Sequence[Any]) -> list[Evidence]:
@@ -199,7 +209,7 @@ def source_evidence(sources: Sequence[Any]) -> list[Evidence]:
         if isinstance(src, str):
             with contextlib.suppress(ValueError):
                 src = json.loads(src)
-        out.extend(_evidence(src))
+        _evidence(src, out)
     return out
 
 
