@@ -57,6 +57,17 @@ def lean(value: Any) -> Any:
 
     A cost comparison goes flat, as the model has always read it: the serving result's fields
     at the top, the training result under `training`."""
+    # The JSON types a model dump is made of first, by exact type (a training report holds
+    # ~100,000 values); anything else (models, other mappings, subclasses) as it always was.
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        return _round(value)
+    if kind is dict:
+        return _lean_mapping(value)
+    if kind is list:
+        return [lean(v) for v in value]
     if isinstance(value, CostComparison):
         flat: dict[str, Any] = {}
         if value.serving is not None:
@@ -67,23 +78,32 @@ def lean(value: Any) -> Any:
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", exclude_none=True)
     if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if item is None:
-                continue
-            name = str(key)
-            if isinstance(item, int | float) and not isinstance(item, bool):
-                if name.endswith("_bytes"):
-                    name, item = name.removesuffix("_bytes") + "_GB", item / GB
-                elif name.endswith("_bytes_per_s"):
-                    name, item = name.removesuffix("_bytes_per_s") + "_GB_per_s", item / GB
-            out[name] = lean(item)
-        return out
+        return _lean_mapping(value)
     if isinstance(value, list | tuple):
         return [lean(v) for v in value]
     if isinstance(value, float):
         return _round(value)
     return value
+
+
+def _lean_mapping(value: Mapping[Any, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if item is None:
+            continue
+        name = str(key)
+        kind = type(item)
+        if kind is str or kind is bool:
+            out[name] = item
+        elif kind is int or kind is float or (isinstance(item, int | float) and kind is not bool):
+            if name.endswith("_bytes"):
+                name, item = name.removesuffix("_bytes") + "_GB", item / GB
+            elif name.endswith("_bytes_per_s"):
+                name, item = name.removesuffix("_bytes_per_s") + "_GB_per_s", item / GB
+            out[name] = _round(item) if isinstance(item, float) else item
+        else:
+            out[name] = lean(item)
+    return out
 
 
 def lean_result(value: BaseModel) -> dict[str, Any]:
