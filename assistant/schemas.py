@@ -25,6 +25,7 @@ schema can never offer a field or value that validation rejects for its name or 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -68,13 +69,21 @@ def compact_schema(
     (`"constraints.single_node"`). A hidden field that is required or does not exist raises
     ValueError: the schema must never lose a field validation needs, nor hide a typo.
     """
-    raw = model.model_json_schema()
+    raw = _json_schema(model)
     defs: dict[str, Any] = raw.get("$defs", {})
     out = _compact(raw, defs, strict, top=True)
     assert isinstance(out, dict)
     for path in hidden:
         _hide(out, path.split("."), path)
     return out
+
+
+@functools.cache
+def _json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """pydantic's schema of `model`, built once per class (a model class does not change once
+    defined; building it is most of a turn's tool-list cost, every engine asks for it).
+    Read-only: `_compact` builds new containers from it and never changes it."""
+    return model.model_json_schema()
 
 
 def _hide(node: dict[str, Any], parts: list[str], path: str) -> None:
