@@ -13,7 +13,31 @@ import httpx2
 httpx2.alias_httpx()
 
 
+import functools  # noqa: E402
+import os  # noqa: E402
+import ssl  # noqa: E402
+
+import httpcore2  # noqa: E402
 import pytest  # noqa: E402  (after the alias above, which must run before httpx is imported)
+
+_default_ssl_context = httpcore2.default_ssl_context
+
+
+@functools.cache
+def _shared_ssl_context(trust_env: bool, cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    return _default_ssl_context(_trust_env=trust_env)
+
+
+def _cached_default_ssl_context(*, _trust_env: bool = True) -> ssl.SSLContext:
+    """httpcore2's default context, built once per (trust_env, SSL_CERT_FILE, SSL_CERT_DIR),
+    which is all it reads. Every `openai.AsyncOpenAI` (one per LlmEngine: hundreds in the suite)
+    loaded the system CA bundle again, 60-110 ms each on CI's CPUs. No test makes a TLS
+    connection (respx and loopback HTTP only) and nothing configures a client's context."""
+    env = os.environ
+    return _shared_ssl_context(_trust_env, env.get("SSL_CERT_FILE"), env.get("SSL_CERT_DIR"))
+
+
+httpcore2.default_ssl_context = _cached_default_ssl_context
 
 
 @pytest.fixture(autouse=True)
