@@ -72,8 +72,8 @@ def _turn_values(messages: Sequence[dict[str, Any]]) -> list[Any]:
     last = sum(1 for m in messages if m.get("role") == "user")
     return [
         c.value
-        for c in stored_calls(messages)
-        if c.turn == last and not isinstance(c.value, ToolError | LegacyResult)
+        for c in stored_calls(messages, turn=last)
+        if not isinstance(c.value, ToolError | LegacyResult)
     ]
 
 

@@ -310,29 +310,33 @@ DUPLICATE_KEY = "duplicate_of"
 identical call once a turn): the id of the call whose result it repeats."""
 
 
-def stored_calls(messages: Sequence[Mapping[str, Any]]) -> list[StoredCall]:
+def stored_calls(
+    messages: Sequence[Mapping[str, Any]], turn: int | None = None
+) -> list[StoredCall]:
     """Every tool call with a result in `messages`, in order, results loaded typed. A call
     answered by reference to an identical earlier one (`DUPLICATE_KEY`) is not listed again:
-    its result is the earlier call's."""
+    its result is the earlier call's. `turn`: only the calls of that turn (`StoredCall.turn`),
+    the others' results not loaded (a long session's every report, validated again for each
+    answer's checks, is what that would cost)."""
     names: dict[str, tuple[str, dict[str, Any]]] = {}
     out: list[StoredCall] = []
-    turn = 0
+    current = 0
     for index, message in enumerate(messages):
         role = message.get("role")
         if role == "user":
-            turn += 1
+            current += 1
         for call in message.get("tool_calls") or []:
             function = call.get("function") or {}
             names[str(call.get("id"))] = (
                 str(function.get("name", "")),
                 parse_arguments_text(function.get("arguments")),
             )
-        if role != "tool" or DUPLICATE_KEY in message:
+        if role != "tool" or DUPLICATE_KEY in message or turn not in (None, current):
             continue
         call_id = str(message.get("tool_call_id", ""))
         name, arguments = names.get(call_id, ("", {}))
         name = name or str(message.get("name") or "")
-        out.append(StoredCall(call_id, name, arguments, load_result(message, name), index, turn))
+        out.append(StoredCall(call_id, name, arguments, load_result(message, name), index, current))
     return out
 
 

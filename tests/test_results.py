@@ -113,3 +113,26 @@ def test_stored_calls_pair_arguments_and_results_in_order() -> None:
     assert [(c.name, c.arguments) for c in calls] == [(n, a) for n, a, _ in CALLS]
     assert [type(c.value) for c in calls] == [k for _, _, k in CALLS]
     assert {c.turn for c in calls} == {1} and not any(c.is_error for c in calls)
+
+
+def test_stored_calls_of_one_turn_are_those_of_the_whole_list_in_that_turn() -> None:
+    conversation = Conversation()
+    for turn, (name, arguments, _) in enumerate(CALLS, start=1):
+        conversation.add({"role": "user", "content": f"q{turn}"})
+        call = {
+            "id": f"c{turn}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(arguments)},
+        }
+        conversation.add({"role": "assistant", "content": None, "tool_calls": [call]})
+        conversation.add(tool_message(f"c{turn}", name, REGISTRY.call(name, arguments).value))
+    everything = stored_calls(conversation.messages)
+    assert [c.turn for c in everything] == [1, 2, 3]
+    for turn in (1, 2, 3, 4):
+        mine = stored_calls(conversation.messages, turn=turn)
+        assert mine == [c for c in everything if c.turn == turn]
+    # The other turns' results are not read: one that no longer loads does not matter.
+    broken = [dict(m) for m in conversation.messages]
+    broken[2] = {**broken[2], RESULT_KEY: {"schema": "NoSuchResult", "data": {}}}
+    assert isinstance(stored_calls(broken)[0].value, LegacyResult)
+    assert stored_calls(broken, turn=3) == [c for c in everything if c.turn == 3]

@@ -24,11 +24,10 @@ def turn_verdict_answer(messages: Sequence[dict[str, Any]]) -> Answer | None:
     """Markdown verdict of the last turn's sizing results, as typed sections (the lines the
     verdict card states marked); None when the turn sized nothing. The turn's first sizing
     report decides it."""
-    calls = stored_calls(messages)
-    if not calls:
-        return None
     last = sum(1 for m in messages if m.get("role") == "user")
-    values = [c.value for c in calls if c.turn == last]
+    values = [c.value for c in stored_calls(messages, turn=last)]
+    if not values:
+        return None
     report = next((v for v in values if isinstance(v, SizingReport)), None)
     if report is not None:
         answer = verdict_answer(report)
