@@ -50,13 +50,14 @@ typecheck: $(STAMP_DEV)
 	$(BIN)/mypy tools assistant
 
 # One pytest-xdist worker per core (PYTEST_WORKERS=0: one process, as before). `worksteal`
-# balances the few long tests (fuzzers, parity, snapshots, the real llama.cpp server).
+# balances the few long tests (fuzzers, parity, snapshots, the real llama.cpp server); the 15
+# slowest are listed at the end, so a CI log shows where its time went.
 PYTEST_WORKERS ?= auto
 # Bytecode of the project and its tests (gitignored __pycache__) is written even where
 # PYTHONDONTWRITEBYTECODE is set: the suite's subprocesses (the CLI, the MCP server, the layer
 # probes) then load what the workers compiled and pytest rewrote instead of compiling it again.
 pytest: $(STAMP_DEV)
-	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal --durations=15
 
 # Lint first (seconds, and the commonest failure); then mypy and pytest side by side: mypy is
 # one process for ~40 s on a fresh clone (no cache), which pytest's workers would otherwise wait
