@@ -10,6 +10,7 @@ import math
 import pytest
 
 from assistant.offline.parser import parse_workload
+from assistant.offline.render.results import gib
 from tests.offline_turns import answer, sizing
 
 GPU_COUNT_QUESTIONS = [
@@ -80,3 +81,55 @@ def test_how_long_is_read_as_the_duration_asked(text: str) -> None:
 )
 def test_how_long_a_context_is_still_a_length_question(text: str) -> None:
     assert parse_workload(text).max_context
+
+
+WHAT_GPU_QUESTIONS = [
+    "what GPU do I need for Gemma 3 27B at 32k context?",
+    "which GPU should I get for Gemma 3 27B with 32k context",
+    "recommend a GPU for Gemma 3 27B at a 32k context",
+]
+
+
+@pytest.mark.parametrize("text", WHAT_GPU_QUESTIONS)
+async def test_a_one_gpu_headline_and_the_single_gpu_need_are_reconciled(text: str) -> None:
+    """The headline's one GPU (an A100, on vLLM's smaller batch defaults) needs less than the
+    GPU-agnostic single-GPU figure that follows it; the answer says why, with its figure."""
+    reply, conversation = await answer(text)
+    report = sizing(conversation)
+    headline = report.headline
+    assert headline is not None and headline.option.count == 1
+    assert headline.option.gpu.startswith("a100")
+    lines = reply.split("\n\n")[0].splitlines()
+    single = next(i for i, line in enumerate(lines) if "on a single GPU" in line)
+    explained = lines[single + 1]
+    assert explained.startswith("On 1× A100") and "default batch limits" in explained
+    assert gib(headline.option.per_gpu_bytes) in explained
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how much VRAM does Gemma 3 27B need at 32k context?",
+        "how much GPU memory for Gemma 3 27B at 32k context",
+        "what's the memory footprint of Gemma 3 27B at 32k context?",
+    ],
+)
+async def test_a_memory_answer_says_why_the_one_gpu_option_needs_less(text: str) -> None:
+    reply, conversation = await answer(text)
+    report = sizing(conversation)
+    headline = report.headline
+    assert headline is not None and headline.option.count == 1
+    generic = report.memory[0].estimate
+    assert generic is not None and report.memory[0].gpu is None
+    lines = reply.splitlines()
+    assert lines[0].startswith("**Needs ")
+    # Hand figure: vLLM V1's OpenAI-server defaults are max_num_seqs 1024 on GPUs of at least
+    # 70 GiB other than the A100, else 256; the sampler keeps 16 bytes per vocabulary entry per
+    # sequence (fp32 logits, probabilities, sort indices), and Gemma 3's vocabulary is 262,144
+    # (config.json). The generic figure, at 1024 sequences, is at least (1024 − 256) × 262,144
+    # × 16 B = 3.0 GiB above a GPU on the smaller defaults.
+    # The cheapest one-GPU option today is an A100 80GB (catalog prices): on the smaller defaults.
+    assert headline.option.gpu.startswith("a100")
+    difference = generic.per_gpu_bytes - headline.option.per_gpu_bytes
+    assert difference >= (1024 - 256) * 262_144 * 16
+    assert lines[1].startswith("On 1× A100") and "default batch limits" in lines[1]
