@@ -100,8 +100,7 @@ def test_api_prices_map_to_catalog_models() -> None:
     # model, and comparable to our llama-3.1-70b (same architecture), never the same as it.
     llama33 = [a for a in book.api_prices if a.model_family == "Llama-3.3-70B"]
     assert llama33 and all(
-        a.model_id == "llama-3.3-70b" and a.comparable_model_id == "llama-3.1-70b"
-        for a in llama33
+        a.model_id == "llama-3.3-70b" and a.comparable_model_id == "llama-3.1-70b" for a in llama33
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from assistant.proposal.figures import format_count, format_number, gib, usd
 from assistant.proposal.labels import basis, gpus, layout_words, price_age, price_date, tier
 from assistant.proposal.quotes import gpu_name
-from tools.cost.results import BreakEven
+from tools.cost.results import MATCH_WORDS, BreakEven
 from tools.recommend import Option
 from tools.sizing import SizingReport
 from tools.sizing.alternative import Alternative
@@ -237,7 +237,7 @@ def alternative_text(alt: Alternative | None, report: SizingReport) -> tuple[str
         )
     api = alt.api
     assert api is not None
-    match = "the same model" if api.match == "same" else "a comparable model"
+    match = MATCH_WORDS[api.match]
     even = _break_even_for(report, api.api_id)
     per_output = (
         ""
