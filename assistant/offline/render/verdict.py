@@ -21,7 +21,7 @@ from assistant.offline.render.costs import (
     offer_text,
     usd_in_period,
 )
-from assistant.offline.render.questions import max_context_lines
+from assistant.offline.render.questions import faster_lines, max_context_lines
 from assistant.offline.render.results import (
     config_label,
     gib,
@@ -517,6 +517,7 @@ def verdict_block(
     lines = named_training_lines(report)
     lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first, standalone=standalone)
+    lines += faster_lines(report)
     lines += alternative_lines(report)
     if report.shape_question is not None:
         lines += ["", f"**One question:** {report.shape_question.question}"]
