@@ -118,3 +118,18 @@ def test_the_cost_command_compares_the_api_named() -> None:
     row = next(line for line in table if line.startswith("OpenAI"))
     # Blended at 3 input tokens per output token: (3 × 0.15 + 0.60) / 4 = 0.2625 USD per 1M.
     assert row.split()[1:6] == ["gpt-4o-mini", "named", "0.150", "0.600", "0.262"]
+
+
+async def test_the_proposal_says_the_api_is_another_model() -> None:
+    from assistant.proposal import render_proposal
+
+    _, conversation = await answer(
+        "is it cheaper to self-host Llama 3.3 70B for 40 users or use GPT-4o mini for 500M "
+        "tokens a month?"
+    )
+    document = render_proposal(conversation)
+    assert "### Hosted APIs named for comparison" in document
+    risk = next(x for x in document.splitlines() if x.startswith("**A hosted API costs less.**"))
+    assert "openai-gpt-4o-mini, another model, compared on price only" in risk
+    # 500M in and out → 125M output tokens at 1.05 USD per million (3 × 0.15 + 0.60).
+    assert "131.25 USD a month" in risk
