@@ -172,10 +172,10 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         warnings.append(f"Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not {cache}")
     if stated:
         given = "of unified memory " if unified else ""
-        speed = "" if bandwidth is None else f"; {bandwidth / GB:g} GB/s"
+        known = "" if bandwidth is None else f"; {bandwidth / GB:g} GB/s"
         notes.append(
             f"{label} is not in the catalog: sized on the {req.gpu_memory_gb:g} GB {given}you "
-            f"gave (no bandwidth known{speed})"
+            f"gave (no bandwidth known{known})"
         )
     if req.gpus > 1:
         notes.append(_split_note(req.gpus, spec))

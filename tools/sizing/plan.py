@@ -61,6 +61,7 @@ from tools.sizing.report import (
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
 from tools.sizing.ways_out import ways_out
+from tools.units import GB
 from tools.workload import Workload, validate_workload
 
 MAX_PRICED = 16
@@ -121,7 +122,10 @@ def variant_question(
         for gpu_id in config.variants:
             gpu = catalog.gpus[gpu_id]
             fits = est.per_gpu_bytes <= gpu.usable_memory_bytes * utilisation
-            verdicts[fits].append(gpu.name.removeprefix("NVIDIA "))
+            name = gpu.name.removeprefix("NVIDIA ")
+            if gpu.unified_memory is not None and gpu.configuration_of is None:
+                name += f" · {gpu.memory_bytes // GB:,} GB"  # as its RAM configurations read
+            verdicts[fits].append(name)
         if verdicts[True] and verdicts[False]:
             return VariantQuestion(
                 text=config.words or config.gpu, fits_on=verdicts[True], not_on=verdicts[False]
