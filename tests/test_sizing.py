@@ -100,6 +100,46 @@ def test_one_named_count_leads_and_a_comparison_is_answered_by_the_objective(
     assert compared.headline.option.count <= 2  # within the counts named
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can we serve Llama 3.1 70B on 4 A100 40GB for 10 users?",
+        "Llama 3.1 405B on 8x H100 for 32 users",
+        "serve Llama 3.1 405B in bf16 on 8 H100s to 32 users",
+    ],
+)
+def test_a_scale_out_headline_is_priced_at_its_load_and_its_layout_sized(question: str) -> None:
+    report = _report(question)
+    headline, scaled = report.headline, report.scale_out
+    assert headline is not None and headline.rule == "scale_out" and scaled is not None
+    option = headline.option
+    # The price of the layout that holds the load carries that layout's throughput at the
+    # stated load, and $/M follows it: USD/h ÷ (tok/s × 3,600) × 10⁶.
+    price = headline.price
+    assert price is not None and price.tokens_per_s == option.aggregate_tokens_per_s
+    assert price.tokens_per_s and price.usd_per_hour and price.usd_per_million_tokens
+    expected = price.usd_per_hour / (price.tokens_per_s * 3600) * 1e6
+    assert price.usd_per_million_tokens == pytest.approx(expected, rel=1e-9)
+    # Its per-GPU memory is sized: one replica of its TP × PP layout, its need as the option's.
+    layout = report.layout_breakdown
+    assert layout is not None and layout.estimate is not None
+    assert (layout.gpu, layout.count) == (option.gpu, option.tp * option.pp)
+    assert (layout.estimate.tp, layout.estimate.pp) == (option.tp, option.pp)
+    assert layout.estimate.per_gpu_bytes == pytest.approx(option.per_gpu_bytes, rel=0.01)
+
+
+def test_the_scale_out_layout_of_405b_holds_its_weights_over_16_gpus() -> None:
+    report = _report("Llama 3.1 405B on 8x H100 for 32 users")
+    layout = report.layout_breakdown
+    assert layout is not None and layout.estimate is not None
+    assert (layout.count, layout.estimate.tp, layout.estimate.pp) == (16, 8, 2)
+    # 405,853,388,800 parameters (meta-device count) × 2 B over 16 GPUs: 126 layers split 63
+    # and 63, the embedding on the first stage and the untied lm_head (the same size) on the
+    # last, so each GPU holds a sixteenth: 50.73 GB.
+    weights = layout.estimate.breakdown["weights"]
+    assert weights == pytest.approx(405_853_388_800 * 2 / 16, rel=0.01)
+
+
 def test_an_objective_that_is_not_a_price_leads_with_the_recommenders_first(
     reports: dict[str, SizingReport],
 ) -> None:

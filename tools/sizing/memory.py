@@ -236,14 +236,16 @@ def check_claims(request: SizingRequest) -> list[ClaimCheck]:
 
 
 def layout_breakdown(
-    request: SizingRequest, first: SizedConfiguration, option: Option
+    request: SizingRequest, first: SizedConfiguration, option: Option, scale_out: bool = False
 ) -> SizedConfiguration | None:
     """The memory estimate of the headline option when no GPU count was named and it spans
     several GPUs (or serves another load than the first configuration sized), so the per-GPU
     breakdown shown is the layout the answer recommends, not one unsharded GPU at one sequence.
     Serving sizes one replica (TP × PP GPUs) at the sequences it serves; training the whole
-    data-parallel group."""
-    if any(c.count is not None for c in request.configurations) or first.count_named:
+    data-parallel group. `scale_out`: the headline is the layout that holds a load the named
+    count does not (`ScaleOut.holds`), sized too, beside the named configuration."""
+    named = any(c.count is not None for c in request.configurations) or first.count_named
+    if named and not scale_out:
         return None  # a count the user named is the configuration shown
     serving = not request.workload.is_training
     base = memory_fields(request)

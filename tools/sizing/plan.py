@@ -412,8 +412,15 @@ def size(
             f"{MAX_HOURS:,.0f} hours, or a rate out of bounds), so none is priced",
         )
     report.priced_nearest = nearest
+    # Options priced: the search's, then the scale-out search's (a scale-out headline's
+    # layout is only there), so each price carries the throughput at its load.
+    evaluated = [*rec.options, *rec.rejected]
+    scaled = report.scale_out.recommendation if report.scale_out is not None else None
+    if scaled is not None:
+        evaluated += [*scaled.options, *scaled.rejected]
     report.priced = [
-        with_load(p, rec, load) for p in quoted_prices(report.costs, request.pricing.quote_tier)
+        with_load(p, evaluated, load)
+        for p in quoted_prices(report.costs, request.pricing.quote_tier)
     ]
     headline = choose_headline(request, rec, memory, report.priced, report.scale_out, search)
     if headline is not None:
@@ -422,7 +429,9 @@ def size(
     report.zero3_resize = [z for m in memory if (z := zero3_resize(request, m)) is not None]
     report.ways_out = ways_out(request, memory, rec, report.zero3_resize)
     if headline is not None:
-        report.layout_breakdown = layout_breakdown(request, memory[0], headline.option)
+        report.layout_breakdown = layout_breakdown(
+            request, memory[0], headline.option, scale_out=headline.rule == "scale_out"
+        )
     report.budget_check = _budget(request, report)
     report.notes = _notes(report)
     return report

@@ -7,9 +7,11 @@ freshness rule) — for serving by USD per hour, for a training job by its total
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tools.cost import CostComparison
 from tools.cost.results import PricedRow
-from tools.recommend import Recommendation
+from tools.recommend import Option
 from tools.sizing.report import PricedConfiguration, PriceLoad
 
 
@@ -66,21 +68,16 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
 
 
 def with_load(
-    priced: PricedConfiguration, rec: Recommendation, load: PriceLoad
+    priced: PricedConfiguration, options: Sequence[Option], load: PriceLoad
 ) -> PricedConfiguration:
-    """`priced` with the load it was priced at: the option's throughput at the price load (full
-    load: every KV slot in use; else the stated load), its concurrent sequences per replica and
-    the decode speed each sequence then sees. Training jobs are priced by hours: unchanged."""
+    """`priced` with the load it was priced at: the throughput at the price load (full load:
+    every KV slot in use; else the stated load) of the first of `options` (the options the
+    searches evaluated: the recommender's, a scale-out's) with its GPU and count, its concurrent
+    sequences per replica and the decode speed each sequence then sees. Training jobs are
+    priced by hours: unchanged."""
     if priced.usd_job is not None or load.basis == "training_job":
         return priced
-    option = next(
-        (
-            o
-            for o in [*rec.options, *rec.rejected]
-            if (o.gpu, o.count) == (priced.gpu, priced.count)
-        ),
-        None,
-    )
+    option = next((o for o in options if (o.gpu, o.count) == (priced.gpu, priced.count)), None)
     if option is None:
         return priced
     if load.basis == "full_load":
