@@ -228,9 +228,11 @@ def _scale_out(
 ) -> ScaleOut | None:
     """For the first named multi-GPU serving configuration whose GPUs hold no layout that meets
     the targets (QA round 4, 2: '4 A100 40GB for 10 users'): the largest layout they hold, and
-    the recommender without the GPU limit (its own order unless an objective was asked for)."""
+    the recommender without the GPU limit (its own order unless an objective was asked for).
+    With no user count the load is one sequence at a time ('Llama 3.1 70B on 2× L40S': what
+    holds the model), said as such; no user count is invented."""
     w = request.workload
-    if w.is_training or "users" not in w.model_fields_set:
+    if w.is_training:
         return None
     for sized in memory:
         if sized.gpu is None or sized.count < 2:
@@ -326,7 +328,12 @@ def size(
         )
         for c in configs
     ]
-    report = SizingReport(request=request, memory=memory, price_load=load)
+    report = SizingReport(
+        request=request,
+        memory=memory,
+        price_load=load,
+        users_stated="users" in request.workload.model_fields_set,
+    )
     report.claim_checks = check_claims(request)
     report.alternative = alternative_reading(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)
