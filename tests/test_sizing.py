@@ -215,3 +215,31 @@ def test_an_unknown_gpu_name_names_its_field() -> None:
     with pytest.raises(ToolInputError) as err:
         size(request)
     assert err.value.field == "configurations.0.gpu" and err.value.suggestions
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "full fine-tune of Llama 3.1 8B on 2B tokens on 8 H100s",
+        "LoRA fine-tune of Llama 3.1 70B on 500M tokens on 8x MI300X",
+        "full fine-tune of Qwen3 8B on 1B tokens on 8 B200s",
+    ],
+)
+def test_a_training_quote_is_the_row_its_tier_leads_with(question: str) -> None:
+    # The cost tool ranks a tier's rows fresh before stale and confirmed rates before
+    # low-confidence ones (Voltage Park's $1.99 H100, TensorWave's MI300X, Vultr's B200 are
+    # 'low'), then by the job's USD: the quote is its first row, never a cheaper unconfirmed one.
+    report = _report(question)
+    assert report.costs is not None and report.costs.training is not None
+    tier = report.request.pricing.quote_tier
+    for priced in report.priced:
+        rows = [
+            r
+            for r in report.costs.training.rows
+            if (r.gpu, r.count, r.tier) == (priced.gpu, priced.count, tier)
+            and r.usd_cost is not None
+        ]
+        assert rows and priced.price_id == rows[0].price_id
+        confirmed = [r for r in rows if not r.low_confidence and not r.stale]
+        if confirmed:
+            assert priced.usd_job == min(r.usd_cost or 0.0 for r in confirmed)

@@ -1,8 +1,9 @@
 """What a report quotes for each priced configuration: its cheapest row in the quote tier.
 
-The cost tool lists every matching price; an answer quotes one per configuration — the cheapest
-USD-comparable row of the quote tier, a fresh price before any stale one (the cost tool's
-freshness rule) — for serving by USD per hour, for a training job by its total USD.
+The cost tool lists every matching price; an answer quotes one per configuration — the first
+USD-comparable row of the quote tier in the cost tool's order (a fresh price before any stale
+one, a training job's confirmed rate before a low-confidence one, then by USD per hour for
+serving, by the job's total USD for training), so the quote is the row its table leads with.
 """
 
 from __future__ import annotations
@@ -58,13 +59,13 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
             for r in costs.training.rows
             if r.tier == tier and r.usd_cost is not None
         ]
-    best: dict[tuple[str, int], tuple[tuple[bool, float], PricedConfiguration]] = {}
+    # The cost tool sorts each tier's rows by its own rule (USD-comparable, fresh before stale,
+    # a training job's confirmed rates before low-confidence ones, then USD): the first row of
+    # a configuration is the one it ranks cheapest, so the quote is the row its table leads with.
+    best: dict[tuple[str, int], PricedConfiguration] = {}
     for priced in candidates:
-        key = (priced.gpu, priced.count)
-        rank = (priced.stale, priced.usd)
-        if key not in best or rank < best[key][0]:
-            best[key] = (rank, priced)
-    return [priced for _, priced in best.values()]
+        best.setdefault((priced.gpu, priced.count), priced)
+    return list(best.values())
 
 
 def with_load(
