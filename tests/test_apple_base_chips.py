@@ -65,3 +65,28 @@ def test_a_catalog_chip_with_its_ram_said_as_ram_is_that_configuration() -> None
     parsed = parse_workload("Llama 3.1 8B on my M3 Pro with 18 GB of RAM")
     assert [g.gpu for g in parsed.gpus] == ["apple-m3-pro-18gb"]
     assert parsed.system_ram_bytes is None
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "ram_gb", "limit"),
+    [
+        ("Can I run Llama 3.1 8B on my MacBook Air M3?", "24 GB", 24, 16 * 1024 * MiB),
+        ("Llama 3.1 8B on a Mac mini M4", "it has 32GB", 32, 21_845 * MiB),
+        ("Qwen3 8B on my M2", "16 GB of unified memory", 16, 10_922 * MiB),
+    ],
+)
+async def test_a_chip_without_its_memory_is_asked_for_it_and_the_reply_sizes_it(
+    question: str, reply: str, ram_gb: int, limit: int
+) -> None:
+    from assistant.conversation import Conversation
+    from assistant.offline import OfflineEngine
+
+    parsed = parse_workload(question)
+    assert any(q.startswith("How much unified memory does the") for q in parsed.questions)
+    engine, conversation = OfflineEngine(), Conversation()
+    for text in (question, reply):
+        _ = [e async for e in engine.run_turn(conversation, text)]
+    plans = [c.value for c in stored_calls(conversation.messages) if c.turn == 2]
+    assert len(plans) == 1 and isinstance(plans[0], LocalServingPlan), plans
+    assert plans[0].unified_memory and plans[0].budget_bytes == limit
+    assert plans[0].system_ram_bytes == ram_gb * GiB

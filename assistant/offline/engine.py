@@ -21,6 +21,7 @@ from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
+from assistant.offline.parser.gpus import APPLE_RAM_ASKED
 from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls
 from assistant.offline.render import CallResult, render_answer, render_question
 from assistant.results import ToolError, tool_message
@@ -52,11 +53,33 @@ _VARIANT_REPLY = re.compile(
 )
 
 
+_RAM_REPLY = re.compile(
+    r"^\s*(?:it\s+has\s+|with\s+|mine\s+has\s+)?(?:the\s+)?(?P<gb>\d{1,4})\s*gb"
+    r"(?:\s+(?:of\s+)?(?:unified\s+)?(?:memory|ram))?(?:\s+(?:one|version|model))?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _apple_ram_reply(text: str, previous: ParsedWorkload) -> str | None:
+    """'24 GB' answering 'How much unified memory does the MacBook Air M3 have?': the machine
+    with that memory ('MacBook Air M3 with 24 GB'), so it is sized on its working set."""
+    match = _RAM_REPLY.match(text)
+    if match is None or not any(q.endswith(APPLE_RAM_ASKED) for q in previous.questions):
+        return None
+    for q in previous.questions:
+        asked = re.match(r"How much unified memory does the (.+?) have \(", q)
+        if asked and q.endswith(APPLE_RAM_ASKED):
+            return f"{asked.group(1)} with {match.group('gb')} GB"
+    return None
+
+
 def variant_reply(text: str, previous: ParsedWorkload | None) -> str:
     """A bare variant answering "Which 'H100' do you mean?" ('SXM', 'the PCIe one', 'the 8 GB
     one') as the catalog GPU it picks, keeping the count asked about: 'SXM' → '8× h100-sxm'.
     Any other text is returned unchanged (so 'SXM' is not read as a wish for an NVLink
     interconnect)."""
+    if previous is not None and (machine := _apple_ram_reply(text, previous)) is not None:
+        return machine
     match = _VARIANT_REPLY.match(text)
     if match is None or previous is None:
         return text

@@ -337,6 +337,13 @@ def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None
     return None
 
 
+APPLE_RAM_ASKED = (
+    "Apple silicon's GPU uses macOS's default working set of it (there is no separate VRAM)."
+)
+"""How the question for an Apple chip's memory ends: a reply with a size ('24 GB') answers it
+(`offline.engine.variant_reply`)."""
+
+
 def _with_mac_product(t: Text, m: re.Match[str]) -> tuple[int, str]:
     """An Apple chip the catalog lacks with its product name before or after it ('MacBook
     Air M3', 'M4 Mac mini'): the product words are part of the machine's name (consumed).
@@ -350,7 +357,7 @@ def _with_mac_product(t: Text, m: re.Match[str]) -> tuple[int, str]:
         t.consume(end, end + after.end())
     words = t.original[start : end + (after.end() if after else 0)]
     t.consume(start, end)
-    return start, " ".join(words.split())
+    return start, re.sub(r"^(?:my|our)\s+", "", " ".join(words.split()), flags=re.I)
 
 
 def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
@@ -394,6 +401,12 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
             continue
         t.consume(m.start(), m.end())
         p.unplaced.append(text)
+        if m.group("apple"):
+            # Apple silicon is sized from its unified memory: ask for that, not another GPU.
+            p.questions.append(
+                f"How much unified memory does the {text} have (e.g. '16 GB')? {APPLE_RAM_ASKED}"
+            )
+            continue
         key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
         near = closest_names(key, list(gpus))
         hint = f" Closest in the catalog: {', '.join(near)}." if near else ""
