@@ -40,32 +40,32 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
     """One `PricedConfiguration` per (GPU, count) priced in `tier`, in the cost tool's order."""
     if costs is None:
         return []
-    candidates: list[PricedConfiguration] = []
+    # Ranked by the cost tool's rule within a tier: fresh before stale, a training job's
+    # confirmed rates before low-confidence ones, then USD — so the quote is the row the cost
+    # table leads with for that configuration, whatever order the rows come in.
+    candidates: list[tuple[tuple[bool, bool, float], PricedConfiguration]] = []
     if costs.serving is not None:
-        candidates += [
-            _quote(
-                r,
-                usd_per_hour=r.usd_per_hour,
-                usd_per_month=r.usd_per_month,
-                billed_hours_per_month=r.billed_hours_per_month,
-                usd_per_million_tokens=r.usd_per_million_tokens,
-            )
-            for r in costs.serving.rows
-            if r.tier == tier and r.usd_per_hour is not None
-        ]
+        for r in costs.serving.rows:
+            if r.tier == tier and r.usd_per_hour is not None:
+                priced = _quote(
+                    r,
+                    usd_per_hour=r.usd_per_hour,
+                    usd_per_month=r.usd_per_month,
+                    billed_hours_per_month=r.billed_hours_per_month,
+                    usd_per_million_tokens=r.usd_per_million_tokens,
+                )
+                candidates.append(((priced.stale, False, priced.usd), priced))
     if costs.training is not None:
-        candidates += [
-            _quote(r, usd_job=r.usd_cost)
-            for r in costs.training.rows
-            if r.tier == tier and r.usd_cost is not None
-        ]
-    # The cost tool sorts each tier's rows by its own rule (USD-comparable, fresh before stale,
-    # a training job's confirmed rates before low-confidence ones, then USD): the first row of
-    # a configuration is the one it ranks cheapest, so the quote is the row its table leads with.
-    best: dict[tuple[str, int], PricedConfiguration] = {}
-    for priced in candidates:
-        best.setdefault((priced.gpu, priced.count), priced)
-    return list(best.values())
+        for t in costs.training.rows:
+            if t.tier == tier and t.usd_cost is not None:
+                priced = _quote(t, usd_job=t.usd_cost)
+                candidates.append(((priced.stale, t.low_confidence, priced.usd), priced))
+    best: dict[tuple[str, int], tuple[tuple[bool, bool, float], PricedConfiguration]] = {}
+    for rank, priced in candidates:
+        key = (priced.gpu, priced.count)
+        if key not in best or rank < best[key][0]:
+            best[key] = (rank, priced)
+    return [priced for _, priced in best.values()]
 
 
 def with_load(
