@@ -60,7 +60,7 @@ from tools.performance.efficiency import (
     step_keys,
 )
 from tools.performance.engines import engine_family, kernel_family
-from tools.performance.hardware import compute_rate, stream_bandwidth, vector_flops
+from tools.performance.hardware import apple_chip, compute_rate, stream_bandwidth, vector_flops
 from tools.performance.training import DEFAULT_WALLCLOCK_EFFICIENCY, WALLCLOCK_SOURCE
 
 MIN_ROWS = 2
@@ -126,7 +126,12 @@ def has_alu(s: Setup) -> bool:
 
 
 def decode_candidates(s: Setup) -> list[str]:
-    return decode_keys(*_class_parts(s), has_alu=has_alu(s), weight_format=s.model.weight_format)
+    return decode_keys(
+        *_class_parts(s),
+        has_alu=has_alu(s),
+        weight_format=s.model.weight_format,
+        chip=apple_chip(s.gpu),
+    )
 
 
 def dequant_candidates(s: Setup) -> list[str]:
@@ -715,9 +720,16 @@ def _decode_parents(key: str) -> list[str]:
     if len(parts) == 4:
         f, mem, gen, k = parts
         return [f"{f}/{mem}/{gen}", f"{f}/{mem}/{k}", f"{f}/{mem}", f, "any"]
-    if len(parts) == 5:  # a weight format under a kernel family: pooled at the class only
-        f, mem, gen, _, _ = parts
-        return [f"{f}/{mem}/{gen}", f"{f}/{mem}", f, "any"]
+    if len(parts) == 5:  # a K-quant format on one Apple chip generation
+        f, mem, gen, fmt, _ = parts
+        return [
+            f"{f}/{mem}/{gen}/{fmt}",
+            f"{f}/{mem}/{gen}",
+            f"{f}/{mem}/{fmt}",
+            f"{f}/{mem}",
+            f,
+            "any",
+        ]
     return ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)] + ["any"]
 
 
