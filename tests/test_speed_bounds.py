@@ -197,6 +197,23 @@ def test_apple_k_quant_decode_follows_the_chip_generation() -> None:
     assert tokens_per_s("apple-m3-max-40c") > 46.2
 
 
+def test_the_metal_per_token_time_is_what_two_model_sizes_imply() -> None:
+    """XiongjieDai's M2 Ultra (llama-bench build b3a995b4, May 2024) ran Llama 3 8B and 70B in
+    F16: 14.96 GiB at 36.25 tok/s and 131.42 GiB at 4.71 tok/s. Two sizes on one chip and
+    build give t = bytes × s_per_byte + fixed: the slope is (1/4.71 − 1/36.25) s over
+    (131.42 − 14.96) GiB, and the fixed time per token what the 8B run leaves beside it."""
+    gib = 2**30
+    t8, t70 = 1 / 36.25, 1 / 4.71
+    b8, b70 = 14.96 * gib, 131.42 * gib
+    slope = (t70 - t8) / (b70 - b8)
+    fixed = t8 - b8 * slope
+    assert fixed == pytest.approx(3.86e-3, rel=0.01)
+    eff = resolve(get_catalog().gpu("apple-m2-ultra"), "fp16", "llama.cpp")
+    # The calibrated model's fixed time for a 32-layer model (per step + per layer).
+    modelled = eff.step_overhead_s + 32 * eff.layer_overhead_s
+    assert modelled == pytest.approx(fixed, rel=0.3)
+
+
 @pytest.mark.parametrize(
     "fields",
     [
