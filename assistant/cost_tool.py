@@ -126,6 +126,7 @@ PRICE_FILTER_FIELDS = (
     "max_usd_per_hour",
     "eur_to_usd",
     "api_providers",
+    "api_models",
 )
 """The `CostRequest` fields that are `tools.cost.PriceFilter`'s (type, bounds, default)."""
 
@@ -170,6 +171,9 @@ class CostRequest(BaseModel):
     scale_to_zero: bool = _lean(UsageProfile, "scale_to_zero", "Bill active hours only.")
     api_providers: list[str] = _lean(
         PriceFilter, "api_providers", "Hosted API providers to compare with (substrings)."
+    )
+    api_models: list[Name] = _lean(
+        PriceFilter, "api_models", "Hosted API models to compare with ('gpt-4o-mini')."
     )
     output_tokens_per_month: float | None = _lean(
         UsageProfile, "output_tokens_per_month", "Output tokens a month: self-hosted vs API at it."

@@ -351,8 +351,9 @@ _SIZE_HIDDEN = (
     "workload.constraints.allow_pipeline_parallel",
 )
 
-# The API providers to compare with: the offline planner's, from a named API ('the Groq API').
-_COST_HIDDEN = ("api_providers",)
+# The API providers and models to compare with: the offline planner's, from a named API ('the
+# Groq API', 'vs GPT-4o mini').
+_COST_HIDDEN = ("api_providers", "api_models")
 
 _CALCULATORS: tuple[_LazyTool, ...] = (
     _LazyTool(

@@ -168,3 +168,37 @@ async def test_a_bare_size_asks_which_model_the_api_prices_are_for() -> None:
     assert text.startswith("For the default reading")
     (call,) = [c for c in stored_calls(conversation.messages) if c.name == "size"]
     assert call.arguments["workload"]["params"] == 70e9
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is self-hosting Llama 3.3 70B cheaper than an API for 50M tokens a month?",
+        "Llama 3.3 70B: host it ourselves or use the Groq API, 1B tokens a month",
+        "llama 3.3 70b on our own GPUs vs an API at 20M tokens a day",
+    ],
+)
+async def test_llama_3_3_70b_is_compared_with_its_own_hosted_prices(text: str) -> None:
+    """Llama 3.3 70B is a catalog model of its own; the hosted rows of it (Groq, Together,
+    DeepInfra, …) used to be filed only as 'comparable to Llama 3.1 70B', so a question about
+    3.3 found no API price at all."""
+    reply, conversation = await answer(text)
+    assert "no hosted API price" not in reply
+    apis = costs(conversation).api_comparison
+    assert apis and all(a.match == "same" for a in apis)
+    if "Groq" in text:
+        # The Groq API named is the one compared: its published llama-3.3-70b-versatile price
+        # (groq.com/pricing, via genai-prices groq.yml) is 0.59 USD in, 0.79 USD out per 1M.
+        assert [(a.provider, a.input_per_mtok, a.output_per_mtok) for a in apis] == [
+            ("Groq", 0.59, 0.79)
+        ]
+
+
+def test_llama_3_1_70b_still_sees_the_3_3_rows_as_comparable() -> None:
+    from tools.cost.hosted_api import api_prices_for
+    from tools.pricing import load_price_book
+
+    book = load_price_book()
+    rows = api_prices_for("llama-3.1-70b", book)
+    assert any(match == "comparable" and "3.3" in api.model for api, match in rows)
+    assert all(api.model_id == "llama-3.3-70b" for api, match in rows if "3.3" in api.model)

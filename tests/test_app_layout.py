@@ -318,3 +318,26 @@ def test_latency_curve_of_the_configuration_that_works() -> None:
     # Every speed says how it was obtained: the chart titles carry the basis.
     assert ttft.title.endswith(f"· {option.ttft_basis or 'estimated'}")
     assert latency_charts(working_option(_report("training"))) == []  # training: no curve
+
+
+async def test_card_titles_keep_their_lines_when_the_scrollbar_appears(tmp_path: Path) -> None:
+    """A sizing report's part cards get their result before they are mounted, so each title
+    is measured once, with its summary: set just after mounting, a title kept the height of
+    its one-line 'running…' title where the summary needed two (clipped) — most runs, not
+    all, so the training snapshot at 80×24 differed from run to run. The log's scrollbar
+    column is reserved from the start (`scrollbar-gutter: stable`): nothing is laid out at
+    one width and shown at another when the scrollbar appears."""
+    question, engine = _replay("training")
+    app = GpuSizerApp(engine, sessions_directory=tmp_path)
+    async with app.run_test(size=NARROW) as pilot:
+        log = app.chat_log
+        empty_width = log.scrollable_content_region.width
+        await _ask(app, pilot, question)
+        assert log.max_scroll_y > 0  # the turn outgrew the window: the scrollbar shows
+        assert log.scrollable_content_region.width == empty_width
+        for card in app.query(ToolCard):
+            title = card.query_one("CollapsibleTitle")
+            text = str(title.render())
+            width = title.content_region.width
+            # Hand count: a title of n cells in a w-cell line takes ceil(n / w) lines.
+            assert title.content_region.height >= -(-Console().measure(text).maximum // width)

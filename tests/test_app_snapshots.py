@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from assistant.app.app import GpuSizerApp
+from assistant.app.widgets.chat_log import ChatLog
 from assistant.app.widgets.prompt import PromptInput
 from assistant.conversation import Conversation
 from tests.app_fakes import FakeEngine
@@ -51,6 +52,22 @@ def _replay(name: str) -> tuple[str, FakeEngine]:
     return turn["question"], FakeEngine(tool_calls=calls, answer=recorded_answer(turn))
 
 
+async def _settled(pilot: Any) -> None:
+    """Refresh until the log's layout and scroll position stop changing and the view is where
+    following puts it: widgets that draw for their width re-layout after the first refresh and
+    the log follows after that, so a fixed number of pauses raced them on a loaded machine
+    (the scrollbar's thumb came out one step apart). Bounded in refreshes, never in time."""
+    log = pilot.app.query_one(ChatLog)
+    last: tuple[object, ...] | None = None
+    for _ in range(100):
+        await pilot.pause()
+        state = (log.virtual_size, round(log.scroll_y), log.follow_target(), log.size)
+        if state == last and (not log.following or state[1] == state[2]):
+            return
+        last = state
+    raise AssertionError(f"the chat log did not settle in 100 refreshes: {last}")
+
+
 def _app(directory: Path, engine: FakeEngine) -> GpuSizerApp:
     # A fixed conversation id keeps the status bar ("saved <id>") identical between runs.
     return GpuSizerApp(engine, sessions_directory=directory, conversation=Conversation(id="snap"))
@@ -82,12 +99,11 @@ def test_answer(snap_compare: Any, tmp_path: Path, turn: str, size: str) -> None
         # Bars and tables redraw for their width after the first layout, and the log follows
         # after a refresh: let both settle so the picture is the same on a loaded machine.
         await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        await pilot.pause()
+        await _settled(pilot)
         if turn == "cost":
             # The comparison's charts and "How this was computed" close the turn: show them.
             await pilot.press("end")
-            await pilot.pause()
+            await _settled(pilot)
 
     app = _app(tmp_path, engine)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=converse)

@@ -96,10 +96,11 @@ def test_api_prices_map_to_catalog_models() -> None:
         0.88,
         0.88,
     )
-    # Llama 3.3 70B is priced as comparable to our llama-3.1-70b, never as the same model.
+    # Llama 3.3 70B is a catalog model of its own (the 2026-12 pass): its hosted rows are that
+    # model, and comparable to our llama-3.1-70b (same architecture), never the same as it.
     llama33 = [a for a in book.api_prices if a.model_family == "Llama-3.3-70B"]
     assert llama33 and all(
-        a.model_id is None and a.comparable_model_id == "llama-3.1-70b" for a in llama33
+        a.model_id == "llama-3.3-70b" and a.comparable_model_id == "llama-3.1-70b" for a in llama33
     )
 
 

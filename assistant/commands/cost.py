@@ -193,6 +193,7 @@ def _sizing_request(
         max_usd_per_hour=flt.max_usd_per_hour,
         include_superseded=flt.include_superseded,
         api_providers=flt.api_providers,
+        api_models=flt.api_models,
         max_price_age_days=options.max_age_days,
         usage=profile,
         spot_interruption_overhead=options.spot_interruption_overhead,
@@ -247,7 +248,8 @@ def _from_report(
     ]
     notes += warnings
     if report.costs_error is not None:
-        refusal = ToolInputError(report.costs_error.field, report.costs_error.problem)
+        error = report.costs_error
+        refusal = ToolInputError(error.field, error.problem, error.allowed)
         raise named(refusal, args)
     costs = report.costs
     serving = None if costs is None or report.priced_nearest else costs.serving

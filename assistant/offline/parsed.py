@@ -99,6 +99,10 @@ class ParsedWorkload(BaseModel):
     api_providers: list[str] = Field(
         default_factory=list, description="Hosted API providers named ('the Groq API')."
     )
+    api_models: list[str] = Field(
+        default_factory=list,
+        description="Hosted API models named to compare with ('or use GPT-4o mini'), as said.",
+    )
     gpus: list[GpuMention] = Field(default_factory=list, description="GPUs named, in order.")
     compare: bool = Field(default=False, description="The text compares options ('vs').")
     gpu_count: int | None = Field(default=None, description="GPUs said without a name, count.")

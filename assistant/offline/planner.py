@@ -159,6 +159,8 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         pricing["eu_only"] = True
     if parsed.api_providers and not training:
         pricing["api_providers"] = list(dict.fromkeys(parsed.api_providers))
+    if parsed.api_models and not training:
+        pricing["api_models"] = list(dict.fromkeys(parsed.api_models))
     if parsed.output_tokens_per_day is not None and not training:
         # The volume said, per billing month (730 h = 730/24 days): both bills at it.
         volume = parsed.output_tokens_per_day * HOURS_PER_MONTH / 24

@@ -195,7 +195,7 @@ _FILLER_WORDS = """
     requirement requirements need? will it handle handling support supports serve? workload
     workloads task tasks job jobs team company our us users use-case case cases scenario
     quantized precision weights weight format formats data dataset datasets have has had base
-    change changes changed changing
+    change changes changed changing generate generates generating
     really rule rules thumb true correct accurate realistic means mean takes take
 """
 FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())

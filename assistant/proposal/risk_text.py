@@ -9,7 +9,7 @@ from __future__ import annotations
 from assistant.proposal.figures import format_count, format_number, gib, usd
 from assistant.proposal.labels import basis, gpus, layout_words, price_age, price_date, tier
 from assistant.proposal.quotes import gpu_name
-from tools.cost.results import BreakEven
+from tools.cost.results import MATCH_WORDS, BreakEven
 from tools.recommend import Option
 from tools.sizing import SizingReport
 from tools.sizing.alternative import Alternative
@@ -62,12 +62,17 @@ def _target_figure(risk: Risk, option: Option) -> str:
     return f"{format_number(option.training_hours)} h of training"
 
 
-def _api_cheaper(risk: Risk, option: Option) -> str:
+def _api_cheaper(risk: Risk, option: Option, report: SizingReport) -> str:
     b = risk.break_even
     assert b is not None
+    serving = None if report.costs is None else report.costs.serving
+    row = (
+        next((a for a in serving.api_comparison if a.api_id == b.api_id), None) if serving else None
+    )
+    what = "" if row is None or row.match == "same" else f", {MATCH_WORDS[row.match]}"
     api = (
-        f"{b.api_provider} ({b.api_id}) costs {usd(b.api_usd_per_million_output_tokens)} per "
-        "million output tokens, its input tokens included"
+        f"{b.api_provider} ({b.api_id}{what}) costs {usd(b.api_usd_per_million_output_tokens)} "
+        "per million output tokens, its input tokens included"
     )
     if b.cheaper_at_volume == "api" and b.api_usd_per_month_at_volume is not None:
         return (
@@ -145,7 +150,7 @@ def risk_text(risk: Risk, report: SizingReport) -> str:
             "re-check it with the provider before ordering."
         )
     if risk.code == "api_cheaper":
-        return _api_cheaper(risk, o)
+        return _api_cheaper(risk, o, report)
     if risk.code == "speed_target_estimated":
         return (
             f"{TARGET_WORDS[risk.target or 'tokens_per_s']} is checked against an estimated "
@@ -237,7 +242,7 @@ def alternative_text(alt: Alternative | None, report: SizingReport) -> tuple[str
         )
     api = alt.api
     assert api is not None
-    match = "the same model" if api.match == "same" else "a comparable model"
+    match = MATCH_WORDS[api.match]
     even = _break_even_for(report, api.api_id)
     per_output = (
         ""

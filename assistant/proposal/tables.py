@@ -462,7 +462,13 @@ def cost_blocks(report: SizingReport) -> list[Block]:
     serving = None if report.costs is None else report.costs.serving
     apis = [] if serving is None else serving.api_comparison
     if apis:
-        blocks.append(Heading("Hosted APIs for the same or a comparable model", 3))
+        named = all(a.match == "named" for a in apis)
+        title = (
+            "Hosted APIs named for comparison"
+            if named
+            else "Hosted APIs for the same or a comparable model"
+        )
+        blocks.append(Heading(title, 3))
         headers = (
             "provider",
             "model",

@@ -145,6 +145,13 @@ class PriceFilter(BaseModel):
         description="Hosted API providers to compare against (case-insensitive substring "
         "match, e.g. 'groq'); empty: every provider with a price for the model.",
     )
+    api_models: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Hosted API models to compare against instead of the self-hosted model's "
+        "own hosted prices (a model, family or price id of the API catalog, e.g. "
+        "'gpt-4o-mini', 'Claude Sonnet 4.5'): another model, compared on price only.",
+    )
 
 
 class TrainingCostInput(BaseModel):

@@ -11,7 +11,16 @@ from pydantic import BaseModel, Field
 
 from tools.pricing import PriceEntry, Tier, as_of_instant
 
-MatchKind = Literal["same", "comparable"]
+MatchKind = Literal["same", "comparable", "named"]
+"""How an API row relates to the self-hosted model: the same model, a comparable one (same
+architecture or size class), or another model the caller named (compared on price only)."""
+
+MATCH_WORDS: dict[MatchKind, str] = {
+    "same": "the same model",
+    "comparable": "a comparable model, not the same one",
+    "named": "another model, compared on price only",
+}
+"""How every surface says what an API row's price is of (`ApiComparisonRow.match`)."""
 
 
 class ExcludedPrice(BaseModel):
@@ -120,7 +129,8 @@ class ServingCostRow(PricedRow):
 
 
 class ApiComparisonRow(BaseModel):
-    """A hosted API's price for the same (or a comparable) model at the same volume."""
+    """A hosted API's price for the same (or a comparable, or a named other) model at the same
+    volume."""
 
     api_id: str
     provider: str

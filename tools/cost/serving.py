@@ -205,7 +205,8 @@ def compare_costs(
     freshness: Freshness | None = None,
 ) -> ServingCostResult:
     """Serving cost of each option at every matching price, the API comparison for
-    `model_id`, and break-even volumes of each tier's cheapest row against the cheapest API.
+    `model_id` (or for the API models the filter names), and break-even volumes of each
+    tier's cheapest row against the cheapest API.
 
     `freshness` = (today, max age in days): rows past it are marked stale and a tier's
     cheapest is a fresh row whenever one exists.
@@ -216,10 +217,8 @@ def compare_costs(
         raise ToolInputError("options", "no configuration to price", "at least one GPU + count")
     rows, excluded = price_options(options, book, flt, profile, freshness)
     best = cheapest_by_tier(rows)
-    apis = (
-        []
-        if model_id is None
-        else api_comparison(model_id, book, profile, flt.eur_to_usd, flt.eu_only)
+    apis = api_comparison(
+        model_id, book, profile, flt.eur_to_usd, flt.eu_only, named=flt.api_models
     )
     if flt.api_providers:
         # The API the caller named is the one compared, never a cheaper other one.

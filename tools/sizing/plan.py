@@ -22,6 +22,7 @@ user's prices.toml overlay; without one, the built-in catalog prices).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -134,13 +135,20 @@ def variant_question(
 
 
 def search_workload(
-    request: SizingRequest, configs: list[GpuConfiguration], found: ContextFit | None
+    request: SizingRequest,
+    configs: list[GpuConfiguration],
+    found: ContextFit | None,
+    memory: Sequence[SizedConfiguration] = (),
 ) -> Workload:
     """The workload the recommender sizes: the request's, with what the named configurations
     imply when the caller did not set it — only the GPUs named; at most the largest count named
     (unless other options were asked for), and for serving every layout within it (objective
     "fastest", so the one at exactly the named count is among the results); for a max-context
-    question, the context found (at the utilisation it needed, so the options agree with it)."""
+    question, the context found (at the utilisation it needed, so the options agree with it).
+    Several GPUs named without counts and compared for speed ('3090 vs 4090, which is
+    faster?') with no load stated are compared one card each when every one holds the model
+    (`memory`, their one-GPU estimates): the fastest layout of any count would be eight of
+    each, which is not the question."""
     w = request.workload
     data = w.model_dump(mode="json", exclude_unset=True)
     constraints: dict[str, Any] = dict(data.get("constraints") or {})
@@ -155,6 +163,8 @@ def search_workload(
         constraints["max_gpus"] = max(counts)
         if not w.is_training and "objective" not in w.model_fields_set:
             data["objective"] = "fastest"
+    elif _cards_compared_for_speed(request, named, memory) and not limit_set:
+        constraints["max_gpus"] = 1
     if constraints:
         data["constraints"] = constraints
     if found is not None and found.context_tokens > 0:
@@ -167,6 +177,25 @@ def search_workload(
         if found.gpu_memory_utilization is not None:
             data["gpu_memory_utilization"] = found.gpu_memory_utilization
     return revalidated(w, data)
+
+
+def _cards_compared_for_speed(
+    request: SizingRequest,
+    named: Sequence[GpuConfiguration],
+    memory: Sequence[SizedConfiguration],
+) -> bool:
+    """Two or more GPUs named without counts, the fastest asked for, serving with no load or
+    target stated, and each GPU holding the model on one card (its estimate fits)."""
+    w = request.workload
+    targets = {"tokens_per_s", "tokens_per_s_per_user", "ttft_s"}
+    if w.is_training or w.objective != "fastest" or targets & w.model_fields_set:
+        return False
+    if len(named) < 2 or any(c.count is not None for c in named):
+        return False
+    sized = [m for m in memory if m.gpu is not None]
+    return len(sized) == len(named) and all(
+        m.estimate is not None and m.estimate.fits for m in sized
+    )
 
 
 def revalidated(w: Workload, data: dict[str, Any]) -> Workload:
@@ -368,7 +397,7 @@ def size(
     flt: PriceFilter = request.pricing.model_copy(update={"eur_to_usd": rate}).price_filter()
     prices = cost_ranking_prices(book, flt, today, request.pricing.max_price_age_days)
     try:
-        search = search_workload(request, configs, found)
+        search = search_workload(request, configs, found, memory)
         report.search = search
         rec = recommend(search, prices)
     except ToolInputError as exc:

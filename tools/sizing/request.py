@@ -98,6 +98,12 @@ class PricingScope(BaseModel):
         max_length=MAX_LIST_ITEMS,
         description="Hosted API providers to compare with (substrings).",
     )
+    api_models: list[Name] = Field(
+        default_factory=list,
+        max_length=MAX_LIST_ITEMS,
+        description="Hosted API models to compare with instead of the model's own hosted "
+        "prices ('gpt-4o-mini'): another model, compared on price only.",
+    )
     max_price_age_days: int = Field(
         default=DEFAULT_MAX_PRICE_AGE_DAYS,
         ge=0,
@@ -127,6 +133,7 @@ class PricingScope(BaseModel):
             eur_to_usd=self.eur_to_usd,
             include_superseded=self.include_superseded,
             api_providers=self.api_providers,
+            api_models=self.api_models,
         )
 
 
@@ -211,6 +218,7 @@ SIZE_HIDDEN = (
     "pricing.max_usd_per_hour",
     "pricing.include_superseded",
     "pricing.api_providers",
+    "pricing.api_models",
     "pricing.max_price_age_days",
     "pricing.usage",
     "pricing.spot_interruption_overhead",

@@ -65,8 +65,10 @@ answer's first lines are in view."""
 class ChatLog(VerticalScroll, can_focus=False):
     """The conversation as widgets (see the module docstring for how it scrolls)."""
 
+    # The scrollbar's column is reserved from the start: content laid out before a turn
+    # outgrows the window keeps its width when the scrollbar appears (no reflow of the log).
     DEFAULT_CSS = """
-    ChatLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; }
+    ChatLog { height: 1fr; padding: 0 1; scrollbar-size-vertical: 1; scrollbar-gutter: stable; }
     """
 
     def __init__(self, *, id: str | None = None) -> None:

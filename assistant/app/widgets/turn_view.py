@@ -173,9 +173,12 @@ class TurnView(Vertical):
                 for index, part in enumerate(report_parts(value))
             ]  # fmt: skip
             if parts:
-                await self.computed.mount_all(parts, after=card)
+                # Each part's result is set before it is mounted, so its title is measured once,
+                # with its summary: a title changed just after mounting kept the height of the
+                # one-line 'running…' title where the summary needed two (clipped).
                 for part_card, part in zip(parts, report_parts(value), strict=True):
                     await part_card.set_result(part)
+                await self.computed.mount_all(parts, after=card)
                 self.computed.update_title()
         charts = [BarChartView(chart) for chart in cost_charts(serving_costs(value))]
         if isinstance(value, SizingReport):

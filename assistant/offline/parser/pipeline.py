@@ -47,6 +47,7 @@ from assistant.offline.parser.models import (
 from assistant.offline.parser.options import (
     api_model_question,
     extract_api_comparison,
+    extract_api_models,
     extract_budget,
     extract_cost_per_token,
     extract_price_period,
@@ -86,6 +87,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_throughput_and_latency,
     extract_token_volume,
     extract_api_comparison,
+    extract_api_models,
     extract_training_data,
     extract_deadline,
     extract_price_period,

@@ -4,6 +4,8 @@ the load and the lengths, so '8k chats' in a capacity question is a context, not
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.text import Q, Text
@@ -11,6 +13,13 @@ from assistant.offline.parser.text import Q, Text
 _SEQUENCE_NOUNS = (
     r"(?:chats?|users?|sequences?|conversations?|requests?|sessions?|streams?|contexts?|"
     r"clients?|agents?)"
+)
+
+
+# 'how many H100s / 4090s / GPUs / nodes to serve …' asks for a GPU count, not how many fit.
+_HARDWARE_NEXT = (
+    r"\s+(?:more\s+)?(?:gpus?|cards?|nodes?|servers?|machines?|boxes|devices?|accelerators?|"
+    r"[a-z]*\d[\w-]*)\b"
 )
 
 
@@ -56,6 +65,9 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "ttft"
     elif t.each(_SPEED_ASKED):
         p.asked = "speed"
+    # 'how long will it take / for 100M tokens': the job's duration, which a training answer
+    # leads with; not a length ('how long a context' is read by the max-context question).
+    t.each(r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b)")
 
 
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
@@ -78,8 +90,10 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
                     f"'{said.strip()} {noun}' read as {noun} of {p.context:,} tokens each (the "
                     "context per sequence), not a count of users: the answer is how many fit"
                 )
-    for _ in t.each(r"\bhow\s+many\b(?=.*\b(?:fit|fits|serve|handle|hold|run|support)\b)"):
-        p.capacity = True
+    for m in t.each(r"\bhow\s+many\b(?=.*\b(?:fit|fits|serve|handle|hold|run|support)\b)"):
+        # Read on the original text: the GPU extractor has already consumed 'H100s'.
+        if not re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I):
+            p.capacity = True
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
 
@@ -95,6 +109,8 @@ def extract_max_context_question(t: Text, p: ParsedWorkload) -> None:
     if t.each(
         rf"\b(?:max(?:imum)?|longest|largest|biggest)\s+(?:possible\s+|usable\s+)?{_CTX}\b"
         rf"|\bhow\s+(?:long|large|big)\s+(?:of\s+)?(?:an?\s+)?{_CTX}\b"
+        rf"|\bhow\s+(?:long|large|big)\s+(?:can|could|will|would|may)\s+(?:the\s+|my\s+|a\s+)?"
+        rf"{_CTX}\s+(?:be|get|go)\b"
         rf"|\bhow\s+much\s+{_CTX}\b"
         rf"|\bhow\s+many\s+tokens\s+(?:of\s+)?{_CTX}\b"
         rf"|\bwhat(?:'s|\s+is)?\s+(?:the\s+)?{_CTX}\s+(?:(?:can|could|will|would|do|does)\s+)?"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.results import config_label, gpu_name, option_label, priced_by
+from tools.cost.results import MATCH_WORDS
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.headline import candidates
 from tools.units import format_count
@@ -170,8 +171,8 @@ def api_comparison_lines(parsed: ParsedWorkload, report: SizingReport) -> list[s
     self_month = even.self_hosted_usd_per_month
     api_per_m = even.api_usd_per_million_output_tokens
     api_label = (api.provider if api else even.api_provider) + (f" {api.model}" if api else "")
-    if api is not None and api.match == "comparable":
-        api_label += " (a comparable model, not the same one)"
+    if api is not None and api.match != "same":
+        api_label += f" ({MATCH_WORDS[api.match]})"
     threshold = even.break_even_output_tokens_per_month
     crossing = (
         ""

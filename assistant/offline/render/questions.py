@@ -72,6 +72,42 @@ def speed_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     return [line + "."]
 
 
+def faster_lines(report: SizingReport) -> list[str]:
+    """'Which is faster, a 3090 or a 4090?': with the fastest asked for and two or more GPUs
+    named, which one gives each user more tokens/s — each GPU at the count sized for it (its
+    recommender option), else the recommender's own choice for it — with every figure's basis.
+    The recommender compares them one card each when each holds the model (`tools.sizing`)."""
+    rec = report.recommendation
+    if rec is None or report.is_training or rec.objective != "fastest":
+        return []
+    named = [m for m in report.memory if m.gpu is not None]
+    if len(named) < 2:
+        return []
+    speeds: list[tuple[float, Option]] = []
+    for sized in named:
+        assert sized.gpu is not None
+        option = _named_option(report, sized.gpu, sized.count) or next(
+            (o for o in rec.options if o.gpu == sized.gpu and o.fits), None
+        )
+        if option is not None and option.decode_tokens_per_s_per_seq is not None:
+            speeds.append((option.decode_tokens_per_s_per_seq, option))
+    if len(speeds) < 2:
+        return []
+    speeds.sort(key=lambda pair: -pair[0])
+    (best, fastest), others = speeds[0], speeds[1:]
+
+    def basis(option: Option) -> str:
+        return f" ({option.basis_label})" if option.basis_label else ""
+
+    versus = "; ".join(f"{v:,.1f} on {option_label(o)}{basis(o)}" for v, o in others)
+    users = fastest.sequences_per_replica
+    at = f"{users:,} concurrent sequence{'s' if users != 1 else ''} per replica"
+    return [
+        f"**Faster per user: {option_label(fastest)}** — {best:,.1f} tokens/s per user"
+        f"{basis(fastest)} vs {versus}, at {at}."
+    ]
+
+
 def capacity_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     """'**60 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5** …': the recommender's
     `max_concurrent_sequences` for the named configuration (else its first fitting option)."""

@@ -21,7 +21,7 @@ from assistant.offline.render.costs import (
     offer_text,
     usd_in_period,
 )
-from assistant.offline.render.questions import max_context_lines
+from assistant.offline.render.questions import faster_lines, max_context_lines
 from assistant.offline.render.results import (
     config_label,
     gib,
@@ -251,6 +251,7 @@ def verdict_lines(
             if memory_first:
                 # A memory question: the whole need leads, then the layout that holds it.
                 entries.append(f"**Needs {need}** {whole}")
+                entries += _one_gpu_headline_differs(report, est.per_gpu_bytes)
             if layout is not None and layout.estimate is not None:
                 # The recommended layout sized at the sequences it serves per replica: the
                 # figure the options table shows, not one sequence on one GPU.
@@ -262,6 +263,7 @@ def verdict_lines(
                 )
             elif not memory_first:
                 entries.append(f"Needs {need} {whole}")
+                entries += _one_gpu_headline_differs(report, est.per_gpu_bytes)
             entries += headline if memory_first else []
             continue
         named_lead = _named_training(report) is not None
@@ -333,6 +335,26 @@ def verdict_lines(
             )
         )
     return lines
+
+
+def _headline_on_one_gpu(report: SizingReport) -> bool:
+    """The headline option is one GPU (its line already says what it needs per GPU)."""
+    return report.headline is not None and report.headline.option.count == 1
+
+
+def _one_gpu_headline_differs(report: SizingReport, need: int) -> list[str]:
+    """Why the one-GPU headline's need differs from the GPU-agnostic one just stated (else the
+    two figures read as a contradiction): with one GPU and the same load, only vLLM's default
+    batch limits (which size the activation peak and the sampler reserve) depend on the GPU."""
+    if report.headline is None or not _headline_on_one_gpu(report):
+        return []
+    option = report.headline.option
+    if gib(option.per_gpu_bytes) == gib(need):
+        return []
+    return [
+        f"On {option_label(option)} it is {gib(option.per_gpu_bytes)}: vLLM's default batch "
+        "limits, which size the activation peak and the sampler reserve, differ by GPU."
+    ]
 
 
 def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
@@ -526,6 +548,7 @@ def verdict_block(
     lines = named_training_lines(report)
     lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first, standalone=standalone)
+    lines += faster_lines(report)
     lines += alternative_lines(report)
     if report.shape_question is not None:
         lines += ["", f"**One question:** {report.shape_question.question}"]
