@@ -334,6 +334,7 @@ _LOCAL_HIDDEN = (
     "gpu_memory_utilization",
     "kv_dtype",
     "gpu_bandwidth_gb_s",
+    "gpu_unified_memory",
     "ram_bandwidth_gb_s",
     "flash_attention",
     "gpus",

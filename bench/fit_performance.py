@@ -9,7 +9,8 @@ What is fitted (tools/performance/steps.py has the formulas):
    so 1/η (per engine family × GPU class × kernel family), the per-layer overhead c (per engine
    family × GPU class) and the all-reduce latency a + b·(tp − 1) (per link kind) are solved
    together by least squares on relative errors. A weak ridge prior (RIDGE) keeps constants that
-   the rows cannot separate (one model size in a class) near the published defaults.
+   the rows cannot separate (one model size in a class) near the published defaults; the fixed
+   time per step is fitted without it where its rows span two model depths or more.
 2. Prefill, TTFT and full-load rows: the GEMM MFU per engine family × GPU class (× kernel) is
    the geometric mean of the MFU each row implies with the decode constants fixed (bisection on
    the runtime model); the MoE expert-GEMM efficiency the same way on the MoE rows.
@@ -60,11 +61,17 @@ from tools.performance.efficiency import (
     step_keys,
 )
 from tools.performance.engines import engine_family, kernel_family
-from tools.performance.hardware import compute_rate, stream_bandwidth, vector_flops
+from tools.performance.hardware import apple_chip, compute_rate, stream_bandwidth, vector_flops
 from tools.performance.training import DEFAULT_WALLCLOCK_EFFICIENCY, WALLCLOCK_SOURCE
 
 MIN_ROWS = 2
 RIDGE = 0.02  # weight of the prior per unknown, against relative-error rows of weight 1
+UNPRIORED_WHEN_SPANNED = ("step_overhead",)
+"""Unknowns fitted without the ridge prior when their rows span two model depths or more. A
+fixed cost per token separates from the per-layer and per-byte terms only across depths; where
+rows give it (llama.cpp at 7B-8B and 70B on Apple, NVIDIA GDDR and HBM) the prior only biases
+it: it held the Metal figure at 0.41 ms where XiongjieDai's M2 Ultra 8B/70B pairs imply about
+4 ms in both F16 and Q4_K_M. Keys whose rows are one depth (AMD, Intel: 7B only) keep it."""
 PRIORS = {
     "decode_bandwidth": 1 / 0.8,  # 1/η
     "layer_overhead": 20e-6,  # s per layer per step
@@ -126,7 +133,12 @@ def has_alu(s: Setup) -> bool:
 
 
 def decode_candidates(s: Setup) -> list[str]:
-    return decode_keys(*_class_parts(s), has_alu=has_alu(s), weight_format=s.model.weight_format)
+    return decode_keys(
+        *_class_parts(s),
+        has_alu=has_alu(s),
+        weight_format=s.model.weight_format,
+        chip=apple_chip(s.gpu),
+    )
 
 
 def dequant_candidates(s: Setup) -> list[str]:
@@ -186,12 +198,17 @@ class LinearRow:
     t: float
     coef: dict[tuple[str, str], float]
     const: float
+    layers: int = 0
 
 
 def fit_linear(rows: Sequence[LinearRow]) -> dict[tuple[str, str], float]:
     """Unknowns minimising Σ((pred − t)/t)² + RIDGE·Σ((u − prior)/prior)², with every unknown
     kept non-negative and 1/η ≥ 1 (an active set: violators are pinned and the rest refit)."""
     unknowns = sorted({u for r in rows for u in r.coef})
+    depths: dict[tuple[str, str], set[int]] = {}
+    for r in rows:
+        for u in r.coef:
+            depths.setdefault(u, set()).add(r.layers)
     pinned: dict[tuple[str, str], float] = {}
     while True:
         free = [u for u in unknowns if u not in pinned]
@@ -212,6 +229,8 @@ def fit_linear(rows: Sequence[LinearRow]) -> dict[tuple[str, str], float]:
                     for j in range(n):
                         ata[i][j] += vec[i] * vec[j]
         for u, i in index.items():
+            if u[0] in UNPRIORED_WHEN_SPANNED and len(depths[u]) >= 2:
+                continue
             prior = PRIORS[u[0]] / SCALE[u[0]]
             weight = RIDGE / prior**2
             ata[i][i] += weight
@@ -285,6 +304,10 @@ def pool_table(
         rows = [r for _, ids in entries for r in ids]
         if len(rows) < MIN_ROWS:
             continue
+        entries = [(v, ids) for v, ids in entries if v > 0]  # a constant pinned at 0
+        rows = [r for _, ids in entries for r in ids]
+        if len(rows) < MIN_ROWS:
+            continue
         log_mean = sum(math.log(v) * len(ids) for v, ids in entries) / len(rows)
         out[key] = (math.exp(log_mean), rows)
     return out
@@ -350,7 +373,7 @@ def linear_row(s: Setup, keys: DecodeKeys, pooled: Pool) -> LinearRow:
         else:
             coef[("allreduce_base", lk)] = 2.0 * layers
             coef[("allreduce_per_gpu", lk)] = 2.0 * layers * (m.tp - 1)
-    return LinearRow(s.id, s.measured_seconds(), coef, const)
+    return LinearRow(s.id, s.measured_seconds(), coef, const, layers)
 
 
 def predict_linear(row: LinearRow, values: Pool) -> float:
@@ -715,9 +738,16 @@ def _decode_parents(key: str) -> list[str]:
     if len(parts) == 4:
         f, mem, gen, k = parts
         return [f"{f}/{mem}/{gen}", f"{f}/{mem}/{k}", f"{f}/{mem}", f, "any"]
-    if len(parts) == 5:  # a weight format under a kernel family: pooled at the class only
-        f, mem, gen, _, _ = parts
-        return [f"{f}/{mem}/{gen}", f"{f}/{mem}", f, "any"]
+    if len(parts) == 5:  # a K-quant format on one Apple chip generation
+        f, mem, gen, fmt, _ = parts
+        return [
+            f"{f}/{mem}/{gen}/{fmt}",
+            f"{f}/{mem}/{gen}",
+            f"{f}/{mem}/{fmt}",
+            f"{f}/{mem}",
+            f,
+            "any",
+        ]
     return ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)] + ["any"]
 
 

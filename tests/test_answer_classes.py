@@ -228,9 +228,12 @@ def test_a_named_training_cluster_leads_with_its_hours_gpu_hours_and_cost(
     assert (option.gpu, option.count) == ("h100-sxm", count)
     assert option.tp * option.pp * option.dp == count and option.fits
     assert option.training_hours is not None and price is not None and price.usd_job is not None
-    # GPU-hours = hours × GPUs; the job = the cluster's hourly price × its hours.
+    # GPU-hours = hours × GPUs; the job = the cluster's hourly price × its hours, in USD (a EUR
+    # price at the rate the report states).
     assert option.gpu_hours == pytest.approx(option.training_hours * count, rel=1e-6)
-    assert price.usd_job == pytest.approx(price.per_hour * option.training_hours, rel=1e-3)
+    rate = 1.0 if price.currency == "USD" else report.exchange_rate.usd_per_eur
+    expected = price.per_hour * rate * option.training_hours
+    assert price.usd_job == pytest.approx(expected, rel=1e-3)
     assert report.request.workload.train_tokens == tokens
     lead = _lead(text)
     assert lead.startswith(f"**{count}× H100 SXM5 as TP {option.tp} × PP {option.pp}")

@@ -69,9 +69,10 @@ def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = _run(capsys, "gpus", "--json")
     assert code == 0
     records = {r["id"]: r for r in json.loads(out)}
-    # The 24 of the first research pass and the 55 of the 2026-12 pass (issue 15); the RAM
-    # configurations of unified-memory machines only with --all.
-    assert len(records) == 79
+    # The 24 of the first research pass, the 55 of the 2026-12 pass (issue 15) and the RTX 4060
+    # Ti 8 GB (the 16 GB card's variant); the RAM configurations of unified-memory machines
+    # only with --all.
+    assert len(records) == 80
     h100 = records["h100-sxm"]
     # NVIDIA H100 datasheet: 80 GB, 3.35 TB/s; NVLink 4 900 GB/s bidirectional -> 450 GB/s.
     assert h100["memory_bytes"] == 80_000_000_000

@@ -79,6 +79,43 @@ def test_an_answer_to_a_clarifying_question_merges() -> None:
     assert answer.model == "mixtral-8x7b" and answer.users == 40
 
 
+# A size alone in a follow-up is that size of the previous model's family where the catalog
+# has it: Meta released Llama 3.1 in 8B, 70B and 405B; Qwen3 in 0.6B to 32B dense and 235B-A22B.
+@pytest.mark.parametrize(
+    ("text", "model"),
+    [
+        ("what about 405B?", "llama-3.1-405b"),
+        ("how about the 405B one?", "llama-3.1-405b"),
+        ("and 405B in fp8?", "llama-3.1-405b"),
+        ("what about 8B?", "llama-3.1-8b"),
+    ],
+)
+def test_a_size_alone_in_a_follow_up_stays_in_the_family(first: Any, text: str, model: str) -> None:
+    merged = parse_workload(text, first)
+    assert (merged.model, merged.params, merged.users) == (model, None, 40)
+    assert any("the previous question's Llama 3.1 70B" in n for n in merged.notes)
+
+
+def test_a_size_the_family_lacks_stays_a_model_of_that_size(first: Any) -> None:
+    # There is no Llama 3.1 13B: the 13B is sized as a generic 13B model, not as a Llama.
+    merged = parse_workload("what about 13B?", first)
+    assert (merged.model, merged.params) == (None, 13e9)
+
+
+def test_the_family_follows_the_previous_model() -> None:
+    previous = parse_workload("Qwen3 32B on an H100")
+    assert parse_workload("what about 8B?", previous).model == "qwen3-8b"
+
+
+async def test_offline_engine_sizes_the_follow_up_size_in_the_family() -> None:
+    engine, conv = OfflineEngine(), Conversation()
+    for text in ("Llama 3.1 70B on 8x H100 for 32 users", "what about 405B?"):
+        _ = [e async for e in engine.run_turn(conv, text)]
+    reports = [c.value for c in stored_calls(conv.messages) if isinstance(c.value, SizingReport)]
+    assert reports[-1].request.workload.model == "llama-3.1-405b"
+    assert reports[-1].request.workload.users == 32
+
+
 def _users(conversation: Conversation) -> list[Any]:
     """The users the last turn's sizing report was computed for (unset: none stated)."""
     last = sum(1 for m in conversation.messages if m["role"] == "user")

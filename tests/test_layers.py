@@ -32,6 +32,9 @@ TOOLS_MODULES = (
     "tools.cost",
     "tools.generic_model",
     "tools.advice",
+    # Imported first, before tools.memory (which they use and which uses them): no cycle.
+    "tools.model_sources",
+    "tools.model_sources.tags",
 )
 # The engine side and the CLI: may use openai, never Textual.
 ENGINE_MODULES = (

@@ -155,8 +155,12 @@ async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None
     assert comparison is not None and comparison.training is not None
     on_demand = [r for r in comparison.training.rows if r.tier == "on_demand"]
     priced = [r for r in on_demand if r.gpu == "h100-sxm" and r.usd_cost is not None]
-    cheapest = min(priced, key=lambda r: r.usd_cost or 0.0)
+    # The cheapest the cost tool ranks: by USD among confirmed, fresh rates (a low-confidence
+    # rate never heads a confirmed one); the answer quotes it.
+    confirmed = [r for r in priced if not r.low_confidence and not r.stale]
+    cheapest = min(confirmed, key=lambda r: r.usd_cost or 0.0)
     assert cheapest.usd_cost is not None
+    assert comparison.training.cheapest_by_tier["on_demand"] == cheapest.price_id
     # A job's cost is its wall-clock hours times the hourly price of the GPUs it rents.
     expected = cheapest.wall_hours * cheapest.per_hour
     assert cheapest.usd_cost == pytest.approx(expected, rel=1e-4)

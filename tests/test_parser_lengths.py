@@ -193,6 +193,57 @@ def test_answer_length_is_the_output_not_the_context(answers: str) -> None:
     assert "context" not in recommend
 
 
+# Answer lengths said without 'tokens' after 'about' / 'around' / '~' are the output length too.
+@pytest.mark.parametrize(
+    "answers",
+    [
+        "answers about 500 tokens",
+        "answers about 500",
+        "responses of ~500 tokens",
+        "responses of ~500",
+        "replies around 500",
+    ],
+)
+def test_an_approximate_answer_length_is_the_output(answers: str) -> None:
+    text = f"serve Llama 3.1 8B, 2,000 token prompts and {answers}, 20 users"
+    parsed = parse_workload(text)
+    assert (parsed.prompt_tokens, parsed.output_tokens, parsed.users) == (2000, 500, 20)
+    assert parsed.context is None and parsed.unplaced == []
+    memory, _ = _calls(text)
+    assert memory[0]["context"] == 2000 + 500  # not 2,000 + the 1,024 default output
+
+
+@pytest.mark.parametrize("other", ["answers about 500 words", "answers about 500 users"])
+def test_an_answer_figure_with_another_unit_is_not_the_output(other: str) -> None:
+    assert parse_workload(f"serve Llama 3.1 8B, {other}").output_tokens is None
+
+
+# 'Nk prompts' is a prompt length ('8k' = 8,192 tokens: the binary-k rule of a context); a
+# count of prompts comes with a rate or a verb and is not read so.
+@pytest.mark.parametrize(
+    ("text", "prompt"),
+    [
+        ("Llama 3.1 8B on an L40S with 8k prompts", 8 * 1024),
+        ("serve Llama 3.1 8B with 8k prompts and 512-token answers to 10 users", 8 * 1024),
+        ("Llama 3.1 8B on an L40S, 2k prompts, answers about 500", 2 * 1024),
+        ("Qwen3 8B, 4k-long prompts, 16 users", 4 * 1024),
+        ("Llama 3.1 8B with 8k inputs", 8 * 1024),
+    ],
+)
+def test_k_prompts_are_a_prompt_length(text: str, prompt: int) -> None:
+    parsed = parse_workload(text)
+    assert parsed.prompt_tokens == prompt
+    assert parsed.unplaced == []
+    assert any(f"read as prompts of {prompt:,} tokens" in n for n in parsed.notes)
+
+
+@pytest.mark.parametrize(
+    "text", ["Llama 3.1 8B, 8k prompts a day", "process 10k prompts with Llama 3.1 8B"]
+)
+def test_a_count_of_prompts_is_not_a_length(text: str) -> None:
+    assert parse_workload(text).prompt_tokens is None
+
+
 # --- finding 9: a GPU described by its memory -------------------------------------------------
 
 

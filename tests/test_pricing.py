@@ -195,3 +195,21 @@ def test_every_price_source_is_readable() -> None:
     book = builtin_price_book()
     assert all(p.source and "()" not in p.source for p in book.prices)
     assert all(a.source and "()" not in a.source for a in book.api_prices)
+
+
+def test_a_user_price_file_over_the_cap_is_refused_not_read(tmp_path: Path) -> None:
+    from tools.pricing import MAX_PRICE_FILE_BYTES, load_price_book
+
+    # 16 MiB + 1 byte (sparse: nothing is written): refused with the file named, and the
+    # read stops at the cap instead of loading all of it.
+    big = tmp_path / "prices.toml"
+    with big.open("wb") as handle:
+        handle.truncate(16 * 2**20 + 1)
+    assert MAX_PRICE_FILE_BYTES == 16 * 2**20
+    with pytest.raises(CatalogError) as info:
+        load_price_book(big)
+    assert str(big) in str(info.value) and "larger than 16,777,216 bytes" in str(info.value)
+    # A file under the cap is read (no tables here: the built-in rows stay).
+    with big.open("wb") as handle:
+        handle.write(b"# my prices\n")
+    assert load_price_book(big).prices

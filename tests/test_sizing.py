@@ -100,6 +100,46 @@ def test_one_named_count_leads_and_a_comparison_is_answered_by_the_objective(
     assert compared.headline.option.count <= 2  # within the counts named
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can we serve Llama 3.1 70B on 4 A100 40GB for 10 users?",
+        "Llama 3.1 405B on 8x H100 for 32 users",
+        "serve Llama 3.1 405B in bf16 on 8 H100s to 32 users",
+    ],
+)
+def test_a_scale_out_headline_is_priced_at_its_load_and_its_layout_sized(question: str) -> None:
+    report = _report(question)
+    headline, scaled = report.headline, report.scale_out
+    assert headline is not None and headline.rule == "scale_out" and scaled is not None
+    option = headline.option
+    # The price of the layout that holds the load carries that layout's throughput at the
+    # stated load, and $/M follows it: USD/h ÷ (tok/s × 3,600) × 10⁶.
+    price = headline.price
+    assert price is not None and price.tokens_per_s == option.aggregate_tokens_per_s
+    assert price.tokens_per_s and price.usd_per_hour and price.usd_per_million_tokens
+    expected = price.usd_per_hour / (price.tokens_per_s * 3600) * 1e6
+    assert price.usd_per_million_tokens == pytest.approx(expected, rel=1e-9)
+    # Its per-GPU memory is sized: one replica of its TP × PP layout, its need as the option's.
+    layout = report.layout_breakdown
+    assert layout is not None and layout.estimate is not None
+    assert (layout.gpu, layout.count) == (option.gpu, option.tp * option.pp)
+    assert (layout.estimate.tp, layout.estimate.pp) == (option.tp, option.pp)
+    assert layout.estimate.per_gpu_bytes == pytest.approx(option.per_gpu_bytes, rel=0.01)
+
+
+def test_the_scale_out_layout_of_405b_holds_its_weights_over_16_gpus() -> None:
+    report = _report("Llama 3.1 405B on 8x H100 for 32 users")
+    layout = report.layout_breakdown
+    assert layout is not None and layout.estimate is not None
+    assert (layout.count, layout.estimate.tp, layout.estimate.pp) == (16, 8, 2)
+    # 405,853,388,800 parameters (meta-device count) × 2 B over 16 GPUs: 126 layers split 63
+    # and 63, the embedding on the first stage and the untied lm_head (the same size) on the
+    # last, so each GPU holds a sixteenth: 50.73 GB.
+    weights = layout.estimate.breakdown["weights"]
+    assert weights == pytest.approx(405_853_388_800 * 2 / 16, rel=0.01)
+
+
 def test_an_objective_that_is_not_a_price_leads_with_the_recommenders_first(
     reports: dict[str, SizingReport],
 ) -> None:
@@ -175,3 +215,31 @@ def test_an_unknown_gpu_name_names_its_field() -> None:
     with pytest.raises(ToolInputError) as err:
         size(request)
     assert err.value.field == "configurations.0.gpu" and err.value.suggestions
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "full fine-tune of Llama 3.1 8B on 2B tokens on 8 H100s",
+        "LoRA fine-tune of Llama 3.1 70B on 500M tokens on 8x MI300X",
+        "full fine-tune of Qwen3 8B on 1B tokens on 8 B200s",
+    ],
+)
+def test_a_training_quote_is_the_row_its_tier_leads_with(question: str) -> None:
+    # The cost tool ranks a tier's rows fresh before stale and confirmed rates before
+    # low-confidence ones (Voltage Park's $1.99 H100, TensorWave's MI300X, Vultr's B200 are
+    # 'low'), then by the job's USD: the quote is its first row, never a cheaper unconfirmed one.
+    report = _report(question)
+    assert report.costs is not None and report.costs.training is not None
+    tier = report.request.pricing.quote_tier
+    for priced in report.priced:
+        rows = [
+            r
+            for r in report.costs.training.rows
+            if (r.gpu, r.count, r.tier) == (priced.gpu, priced.count, tier)
+            and r.usd_cost is not None
+        ]
+        assert rows and priced.price_id == rows[0].price_id
+        confirmed = [r for r in rows if not r.low_confidence and not r.stale]
+        if confirmed:
+            assert priced.usd_job == min(r.usd_cost or 0.0 for r in confirmed)

@@ -15,7 +15,8 @@ from tools.catalog import get_catalog
 from tools.local_serving.plan import plan_local_serving
 from tools.local_serving.request import LocalServingRequest
 from tools.performance import resolve
-from tools.performance.hardware import gpu_link
+from tools.performance.efficiency import decode_keys
+from tools.performance.hardware import apple_chip, gpu_link
 from tools.performance.roofline import attention_flops
 from tools.recommend import recommend
 from tools.sizing import SizingRequest, size
@@ -163,6 +164,54 @@ def test_a_mac_reads_the_layers_left_off_the_gpu_from_its_unified_memory() -> No
     # under 2% of the weights, is gathered, not read).
     assert plan.decode_tokens_per_s is not None
     assert plan.decode_tokens_per_s < 273e9 / (0.98 * plan.weights_bytes)
+
+
+def test_apple_k_quant_decode_follows_the_chip_generation() -> None:
+    """Two published M1 Max runs of Llama 3 8B Q4_K_M on llama.cpp Metal bracket the model:
+    34.49 tok/s (XiongjieDai GPU-Benchmarks-on-LLM-Inference, llama-bench tg1024, build 2797,
+    May 2024) and 46.2 tok/s (brand-o/normiebench#40, tg128, March 2026). The M3 Max 40-core,
+    at the same 400 GB/s, measured 50.74 tok/s in the same May-2024 benchmark: K-quants run
+    per chip generation, not per tier alone."""
+    cat = get_catalog()
+    assert apple_chip(cat.gpu("apple-m1-max")) == "m1"
+    assert apple_chip(cat.gpu("apple-m3-max-40c")) == "m3"
+    assert apple_chip(cat.gpu("rtx-4090")) is None
+    keys = decode_keys("llama.cpp", "apple", "apple-max", "gguf", False, "q4_k_m", "m1")
+    assert keys[:2] == ["llama.cpp/apple/apple-max/q4_k_m/m1", "llama.cpp/apple/apple-max/q4_k_m"]
+    # Q4_0 keeps the tier's constant (its rows agree across generations within 10%).
+    assert decode_keys("llama.cpp", "apple", "apple-max", "gguf", False, "q4_0", "m1")[0] == (
+        "llama.cpp/apple/apple-max/q4_0"
+    )
+
+    def tokens_per_s(gpu: str) -> float:
+        plan = plan_local_serving(
+            LocalServingRequest(model="llama-3.1-8b", gpu=gpu, weights="q4_k_m")
+        )
+        assert plan.fits_fully and plan.decode_tokens_per_s is not None
+        # Never past the roofline of its bytes at 400 GB/s.
+        assert plan.decode_tokens_per_s < 400e9 / plan.weights_gpu_bytes
+        return plan.decode_tokens_per_s
+
+    m1 = tokens_per_s("apple-m1-max")
+    assert 34.49 < m1 < 46.2
+    assert tokens_per_s("apple-m3-max-40c") > 46.2
+
+
+def test_the_metal_per_token_time_is_what_two_model_sizes_imply() -> None:
+    """XiongjieDai's M2 Ultra (llama-bench build b3a995b4, May 2024) ran Llama 3 8B and 70B in
+    F16: 14.96 GiB at 36.25 tok/s and 131.42 GiB at 4.71 tok/s. Two sizes on one chip and
+    build give t = bytes × s_per_byte + fixed: the slope is (1/4.71 − 1/36.25) s over
+    (131.42 − 14.96) GiB, and the fixed time per token what the 8B run leaves beside it."""
+    gib = 2**30
+    t8, t70 = 1 / 36.25, 1 / 4.71
+    b8, b70 = 14.96 * gib, 131.42 * gib
+    slope = (t70 - t8) / (b70 - b8)
+    fixed = t8 - b8 * slope
+    assert fixed == pytest.approx(3.86e-3, rel=0.01)
+    eff = resolve(get_catalog().gpu("apple-m2-ultra"), "fp16", "llama.cpp")
+    # The calibrated model's fixed time for a 32-layer model (per step + per layer).
+    modelled = eff.step_overhead_s + 32 * eff.layer_overhead_s
+    assert modelled == pytest.approx(fixed, rel=0.3)
 
 
 @pytest.mark.parametrize(

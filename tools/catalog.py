@@ -29,6 +29,7 @@ from tools.limits import (
     MAX_TFLOPS,
     MAX_WATTS,
 )
+from tools.safe_files import read_text
 from tools.units import GB
 
 
@@ -346,10 +347,18 @@ def _shared_architectures(path: Path, raw: list[dict[str, Any]]) -> list[dict[st
     return out
 
 
-def load_entries(path: Path, table: str, model: type[E]) -> list[E]:
-    """Load `[[table]]` entries of a TOML file into `model`, failing with file/entry/field."""
+def load_entries(path: Path, table: str, model: type[E], limit: int | None = None) -> list[E]:
+    """Load `[[table]]` entries of a TOML file into `model`, failing with file/entry/field.
+    `limit`: a file the user supplied (prices.toml) is read as a regular file of at most that
+    many bytes (tools/safe_files.py: no FIFO, no device, no multi-gigabyte read)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        if limit is None:
+            text = path.read_text(encoding="utf-8")
+        else:
+            text = read_text(path, "prices", limit, "price file")
+        data = tomllib.loads(text)
+    except ToolInputError as exc:
+        raise CatalogError(path, "-", "-", exc.problem) from None
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(path, "-", "-", f"invalid TOML: {exc}") from None
     raw: list[dict[str, Any]] = data.get(table, [])

@@ -200,9 +200,15 @@ def _check_references(path: Path, prices: list[PriceEntry], apis: list[ApiPriceE
                 raise CatalogError(path, api.id, field, f"unknown model id {value!r}")
 
 
+MAX_PRICE_FILE_BYTES = 16 * 2**20
+"""A price file the user supplies or a refresh wrote: the built-in prices.toml (406 sourced
+rows) is under 300 kB, about 700 bytes a row; 16 MiB holds some 24,000 rows, more than every
+refresh source lists, and bounds what one file can make the app read."""
+
+
 def _load_file(path: Path) -> tuple[list[PriceEntry], list[ApiPriceEntry]]:
-    prices = load_entries(path, "price", PriceEntry)
-    apis = load_entries(path, "api_price", ApiPriceEntry)
+    prices = load_entries(path, "price", PriceEntry, MAX_PRICE_FILE_BYTES)
+    apis = load_entries(path, "api_price", ApiPriceEntry, MAX_PRICE_FILE_BYTES)
     _check_references(path, prices, apis)
     return prices, apis
 
@@ -268,7 +274,7 @@ def load_refreshed_rows(path: Path, existing_ids: set[str]) -> list[PriceEntry]:
     catalog already has, or a missing file, raises `CatalogError` naming it."""
     if not path.is_file():
         raise CatalogError(path, "-", "-", "refreshed price file not found")
-    rows = load_entries(path, "price", PriceEntry)  # API prices are never refreshed
+    rows = load_entries(path, "price", PriceEntry, MAX_PRICE_FILE_BYTES)  # no API prices
     _check_references(path, rows, [])
     for row in rows:
         if row.id in existing_ids:

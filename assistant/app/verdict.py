@@ -4,7 +4,7 @@ One line per configuration sized (fits or not, with the figure that decides it: 
 needed per GPU against the engine budget), then the configuration that works: what holds the
 load when the named GPUs cannot (`report.scale_out.holds`), else the report's headline option
 (`tools.sizing.headline` chose it) with its quoted price, and the longest context that fits
-when that was the question. The words are the offline verdict's (`HOLDS_THE_LOAD`,
+when that was the question. The words are the offline verdict's (`holds_label`,
 `headline_verb`, `headline_price_text`), and the answer text under the card leaves out the
 lines it states (`AnswerSection.card_lines`), so the verdict shows once. Pure: no Textual, no
 arithmetic; bytes shown in the answer's unit.
@@ -19,10 +19,11 @@ from assistant.app.call_summary import option_text
 from assistant.app.results import MemoryBarData, TableUnit, estimate_bar, option_bar
 from assistant.offline.render.results import config_label, gpu_name
 from assistant.offline.render.verdict import (
-    HOLDS_THE_LOAD,
     card_shows_headline,
     headline_price_text,
     headline_verb,
+    holds_label,
+    sequences_held,
 )
 from tools.recommend import Option
 from tools.sizing import SizingReport
@@ -70,6 +71,10 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
                     f"; KV-cache capacity {_size(capacity_option.kv_cache_capacity_bytes, unit)}"
                     f" ({tokens:,} tokens)"
                 )
+                rec = report.recommendation
+                if not report.users_stated and rec is not None and rec.context_tokens:
+                    # No user count given: what it holds, as the text's fit line says it.
+                    detail += f", {sequences_held(capacity_option, rec.context_tokens)}"
             lines.append(VerdictLine("fits", f"Fits on {config_label(sized)}", detail))
         else:
             lines.append(
@@ -80,7 +85,7 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
         holds = scale_out.holds
         lines.append(
             VerdictLine(
-                "works", f"{HOLDS_THE_LOAD}: {option_text(holds)}", _option_detail(holds, unit)
+                "works", f"{holds_label(report)}: {option_text(holds)}", _option_detail(holds, unit)
             )
         )
     elif report.headline is not None and card_shows_headline(report):

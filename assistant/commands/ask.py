@@ -11,8 +11,9 @@ the lines the offline answer leads with), then the model's explanation, then the
 no tool result supports and its claims the tools contradict.
 
 `--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
-model reads them), the sizing report's headline, weight format and price load, the tools'
-assumptions, and the full answer. The offline path never imports openai or textual.
+model reads them), the sizing report's headline, weight format and price load, its clarifying
+questions typed (`variant_question`, `shape_question`: fields and the question in words), the
+tools' assumptions, and the full answer. The offline path never imports openai or textual.
 
 Every answer is saved as a session (assistant/sessions.py; `--no-save` skips it), so
 `gpu-sizer proposal --session ID` renders it and a later `ask` continues it, as `llm -c` does:
@@ -46,7 +47,7 @@ from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
-from tools.sizing import SizingReport
+from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion
 
 _T = TypeVar("_T")
 
@@ -178,8 +179,19 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         "headline": headline_record(report),
         "price_load": report.price_load.model_dump(mode="json"),
         "question": None if report.question is None else report.question.question,
+        # The clarifying questions typed: a GPU name whose variants differ, and a model known
+        # only by its size whose verdict depends on its architecture (with their figures).
+        "variant_question": _typed_question(report.question),
+        "shape_question": _typed_question(report.shape_question),
     }
     return record, list(dict.fromkeys(assumptions))
+
+
+def _typed_question(question: VariantQuestion | ShapeQuestion | None) -> dict[str, Any] | None:
+    """A report's question as JSON: its fields, and the question in words."""
+    if question is None:
+        return None
+    return {**question.model_dump(mode="json"), "question": question.question}
 
 
 def _json_report(

@@ -2,7 +2,9 @@
 
 Imports only `tools` (never Textual or openai). `--json` prints the public contract: bytes as
 integers, `total_params`, `active_params`, `per_gpu_bytes`, `total_bytes`,
-`kv_cache_bytes_per_token`, `breakdown`, `assumptions` (and `fits`, `headroom_bytes` with --gpu).
+`kv_cache_bytes_per_token`, `breakdown`, `assumptions` (and `fits`, `headroom_bytes` with --gpu;
+`shape_question` when a model given by `--params` fits one architecture of that size and not
+another: the question `ask` asks).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 
 from assistant.commands._flags import CommandFlags, request
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
+from tools.sizing.report import ShapeQuestion, SizedConfiguration
+from tools.sizing.shapes import shape_question
 from tools.units import ByteUnit, format_count, to_unit
 
 # The fields that say which model (give one), shown as their own group in --help.
@@ -84,12 +88,32 @@ def render_table(est: MemoryEstimate, unit: ByteUnit = "GB") -> str:
     return "\n".join(lines)
 
 
+def architecture_question(req: MemoryRequest, est: MemoryEstimate) -> ShapeQuestion | None:
+    """A model given only by its size (`--params`) on a GPU whose verdict depends on its
+    architecture: the question `ask` asks too (tools/sizing/shapes.py, the same computation)."""
+    if req.params is None or est.gpu is None:
+        return None
+    fields = req.model_dump(mode="json", exclude_unset=True)
+    sized = SizedConfiguration(gpu=est.gpu, count=est.num_gpus, estimate=est)
+    return shape_question(fields, sized)
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate, estimate, print. Bad input raises ToolInputError naming the flag (the
     dispatcher restates a tool's own errors under the flag typed and exits 2)."""
-    estimate = estimate_memory(request(MemoryRequest, args))
+    req = request(MemoryRequest, args)
+    estimate = estimate_memory(req)
+    question = architecture_question(req, estimate)
     if args.json:
-        print(json.dumps(json_contract(estimate), indent=2))
+        record = json_contract(estimate)
+        if question is not None:
+            record["shape_question"] = {
+                **question.model_dump(mode="json"),
+                "question": question.question,
+            }
+        print(json.dumps(record, indent=2))
     else:
         print(render_table(estimate, args.unit))
+        if question is not None:
+            print(f"\nArchitecture question: {question.question}")
     return 0

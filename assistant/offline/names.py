@@ -127,7 +127,44 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
         except ToolInputError:
             default_id = None
         keyed[prefix] = (default_id, variants, chunks)
+    # Words that name a card but not its memory ('Tesla V100', 'A100 PCIe', '3080', 'Grace
+    # Hopper') resolve to one memory variant: the others (the same id but for its memory size)
+    # are its variants, so the reading is said, or asked about when the verdicts differ.
+    for key, (entry_id, variants, chunks) in keyed.items():
+        if entry_id is None or variants or any(_MEMORY_WORD.fullmatch(c) for c in chunks):
+            continue
+        siblings = _memory_siblings(catalog, entry_id)
+        if len(siblings) > 1:
+            keyed[key] = (entry_id, siblings, chunks)
     return keyed
+
+
+_MEMORY_WORD = re.compile(r"\d+gb|hbm\w*|gddr\w*")
+"""A chunk of a GPU name that says its memory ('80gb', 'hbm3e')."""
+
+
+def _memory_siblings(catalog: Catalog, gpu_id: str) -> tuple[str, ...]:
+    """`gpu_id` and the catalog GPUs whose ids differ from it only in the memory size
+    ('a100-80gb-pcie', 'a100-40gb-pcie'); for a unified-memory chip, its RAM configurations
+    ('apple-m3-pro', 'apple-m3-pro-18gb')."""
+    spec = catalog.gpus[gpu_id]
+    if spec.unified_memory is not None:
+        base = spec.configuration_of or spec.id
+        return tuple(
+            sorted(g.id for g in catalog.gpus.values() if base in (g.id, g.configuration_of))
+        )
+
+    def product(an_id: str) -> list[str]:
+        return [c for c in _chunks(an_id) if not _MEMORY_WORD.fullmatch(c)]
+
+    own = product(gpu_id)
+    return tuple(
+        sorted(
+            g.id
+            for g in catalog.gpus.values()
+            if g.configuration_of is None and product(g.id) == own
+        )
+    )
 
 
 @cache

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.hardware import GpuLimitRule
 from tools.sizing.claims import Claim
 
 Task = Literal["inference", "full", "lora", "qlora"]
@@ -39,6 +40,11 @@ class GpuMention(BaseModel):
         default=None,
         description="Memory the user gave for a GPU the catalog lacks ('M2 Ultra 192GB'), "
         "bytes (GB = 1e9); such a GPU is sized against it, never replaced.",
+    )
+    unified_memory: GpuLimitRule | None = Field(
+        default=None,
+        description="memory_bytes is the RAM of a unified-memory machine the catalog lacks "
+        "('MacBook Air M3 with 24 GB': macos-working-set); the GPU gets that rule's share.",
     )
 
 

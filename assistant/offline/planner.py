@@ -272,6 +272,8 @@ def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
         args = dict(base)
         if mention.memory_bytes is not None:
             args |= {"gpu_memory_gb": mention.memory_bytes / 1e9, "gpu_name": mention.text}
+            if mention.unified_memory is not None:
+                args["gpu_unified_memory"] = mention.unified_memory
         elif mention.gpu is not None:
             args["gpu"] = mention.gpu
         else:

@@ -27,7 +27,7 @@ from tools.architecture import vision_params
 from tools.catalog import GpuSpec, get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
-from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, gpu_limit, ram_gib
+from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, GpuLimit, gpu_limit, ram_gib
 from tools.local_serving.kv import kv_bytes_per_token, kv_cache_total, windowed_note
 from tools.local_serving.launch import OLLAMA_CACHE_TYPES, llama_server_command, ollama_setup
 from tools.local_serving.request import CacheType, LocalServingPlan, LocalServingRequest
@@ -92,7 +92,15 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         notes.append(fmt_note)
     spec, label, usable, bandwidth, stated = _gpu(req)
     gpu_id = None if spec is None else spec.id
-    unified = spec is not None and spec.unified_memory is not None
+    # Unified memory: a catalog machine's rule, or the one said of a machine given by its RAM.
+    rule = req.gpu_unified_memory if spec is None else None
+    if spec is not None and spec.unified_memory is not None:
+        rule = spec.unified_memory.gpu_limit
+    ram_sold = round((req.gpu_memory_gb or 0) * GB) if spec is None else spec.memory_bytes
+    unified = rule is not None
+    limit = None if rule is None else gpu_limit(rule, ram_sold)
+    if spec is None and limit is not None:
+        usable = limit.bytes  # the memory given is the machine's RAM: the GPU gets its share
     cache: CacheType = req.cache_type or _KV_DTYPE_CACHE.get(req.kv_dtype or "fp16", "f16")
     per_slot = req.context or min(DEFAULT_CONTEXT_TOKENS, arch.max_context)
     if req.context is None:
@@ -150,9 +158,8 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     fits_fully = best == n + 1
     ram_room = ram
     ram_needed = host
-    if unified:
-        assert spec is not None
-        ram, ram_room = _unified_ram(spec, notes, fits_fully)
+    if limit is not None:
+        ram, ram_room = _unified_ram(limit, ram_sold, notes, fits_fully)
         ram_needed = host + gpu_bytes(best)  # one memory holds both parts
     if fixed > budget:
         warnings.append(
@@ -164,9 +171,11 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     if req.launcher == "ollama" and cache not in OLLAMA_CACHE_TYPES:
         warnings.append(f"Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not {cache}")
     if stated:
+        given = "of unified memory " if unified else ""
+        known = "" if bandwidth is None else f"; {bandwidth / GB:g} GB/s"
         notes.append(
-            f"{label} is not in the catalog: sized on the {req.gpu_memory_gb:g} GB you gave "
-            "(no bandwidth known" + (")" if bandwidth is None else f"; {bandwidth / GB:g} GB/s)")
+            f"{label} is not in the catalog: sized on the {req.gpu_memory_gb:g} GB {given}you "
+            f"gave (no bandwidth known{known})"
         )
     if req.gpus > 1:
         notes.append(_split_note(req.gpus, spec))
@@ -237,6 +246,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         compute_and_overhead_bytes=fixed,
         system_ram_bytes=ram,
         unified_memory=unified,
+        gpu_limit_basis=None if limit is None else limit.basis,
         context_total=total_ctx,
         context_per_slot=per_slot,
         parallel=req.parallel,
@@ -252,13 +262,13 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     )
 
 
-def _unified_ram(spec: GpuSpec, notes: list[str], fits_fully: bool) -> tuple[int, int]:
+def _unified_ram(
+    limit: GpuLimit, ram_sold: int, notes: list[str], fits_fully: bool
+) -> tuple[int, int]:
     """(the machine's RAM, what GPU and CPU parts together may use) of a unified-memory
-    machine, with the note that says how it was sized."""
-    assert spec.unified_memory is not None
-    ram = round(ram_gib(spec.memory_bytes) * GiB)  # 'N GB' of unified memory is N GiB
+    machine sold with `ram_sold` bytes ('N GB'), with the note that says how it was sized."""
+    ram = round(ram_gib(ram_sold) * GiB)  # 'N GB' of unified memory is N GiB
     room = ram - OS_RESERVE_BYTES
-    limit = gpu_limit(spec.unified_memory.gpu_limit, spec.memory_bytes)
     raise_hint = f"; {limit.raise_hint}" if limit.raise_hint and not fits_fully else ""
     notes.append(
         f"Unified memory: no separate VRAM. The GPU may use {format_bytes(limit.bytes, 'GiB')} "

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.hardware import GpuLimitRule
 from tools.limits import MAX_CONTEXT_TOKENS
 from tools.memory.request import ModelChoice
 from tools.performance.basis import SpeedBasis
@@ -32,6 +33,11 @@ class LocalServingRequest(ModelChoice):
     )
     gpu_bandwidth_gb_s: float | None = Field(
         default=None, gt=0, le=100_000, description="That GPU's memory bandwidth, GB/s."
+    )
+    gpu_unified_memory: GpuLimitRule | None = Field(
+        default=None,
+        description="gpu_memory_gb is the RAM of a unified-memory machine not in the catalog "
+        "(macos-working-set: Apple silicon); the GPU may use that rule's share of it.",
     )
     gpus: int = Field(default=1, ge=1, le=64, description="GPUs, layers split across them.")
     context: int | None = Field(
@@ -98,6 +104,11 @@ class LocalServingPlan(BaseModel):
     )
     unified_memory: bool = Field(
         default=False, description="GPU and CPU share one memory (Apple silicon, DGX Spark)."
+    )
+    gpu_limit_basis: str | None = Field(
+        default=None,
+        description="Unified memory: the rule that sets how much of the RAM the GPU may use "
+        "(budget_bytes), in words with its figures; None for a discrete GPU.",
     )
     context_total: int = Field(description="-c: tokens over all slots.")
     context_per_slot: int

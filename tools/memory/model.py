@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from tools.architecture import Architecture, ParamCounts, count_parameters
 from tools.catalog import ModelEntry, get_catalog
 from tools.errors import ToolInputError
 from tools.generic_model import generic_architecture, parse_param_count
 from tools.memory.weights import WeightBytes, weight_bytes
-from tools.model_sources import LoadedModel, load_cached_repo, load_local_path
+from tools.model_sources.loaded import LoadedModel
 from tools.model_sources.tags import ollama_default_weights, parse_tag
 
 
@@ -93,6 +94,15 @@ def model_weight_bytes(
     )
 
 
+def _loaders() -> ModuleType:
+    """`tools.model_sources`, imported when a file or cached repo is first loaded: its loaders
+    import `tools.memory.weights`, so importing them here at module level would make
+    `import tools.model_sources` (before tools.memory) a circular import."""
+    import tools.model_sources
+
+    return tools.model_sources
+
+
 def _from_loaded(loaded: LoadedModel, checkpoint_format: str | None = None) -> ResolvedModel:
     return ResolvedModel(
         loaded.id,
@@ -141,7 +151,7 @@ def _named_model(model: str) -> ResolvedModel:
             return _from_entry(entry, fmt, f"'{model}' read as {entry.name} in {fmt} ({how}).")
     if "/" in model and not model.startswith(("/", ".", "~")):
         try:
-            return _from_loaded(load_cached_repo(model))
+            return _from_loaded(_loaders().load_cached_repo(model))
         except ToolInputError as cache_error:
             raise ToolInputError(
                 "model",
@@ -184,9 +194,9 @@ def resolve_model(
     if model:
         return _named_model(model)
     if model_file:
-        return _from_loaded(load_local_path(model_file, "model_file"))
+        return _from_loaded(_loaders().load_local_path(model_file, "model_file"))
     if config_path:
-        return _from_loaded(load_local_path(config_path, "config"))
+        return _from_loaded(_loaders().load_local_path(config_path, "config"))
     assert params is not None
     count = parse_param_count(params)
     arch, assumptions = generic_architecture(count)

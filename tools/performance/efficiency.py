@@ -32,7 +32,14 @@ from tools.catalog import GpuSpec
 from tools.performance.basis import SpeedBasis
 from tools.performance.calibration import Calibration, Constant, calibration, keys_from
 from tools.performance.engines import EngineFamily, KernelFamily, engine_family, kernel_family
-from tools.performance.hardware import Accumulate, LinkKind, gpu_class, gpu_link, vector_flops
+from tools.performance.hardware import (
+    Accumulate,
+    LinkKind,
+    apple_chip,
+    gpu_class,
+    gpu_link,
+    vector_flops,
+)
 
 DECODE_BANDWIDTH_EFF = 1481.87 / 2039.0
 PEAK_COPY_BANDWIDTH_EFF = 1700.0 / 2039.0  # gpt-fast README note; an upper bound, for checks
@@ -123,16 +130,24 @@ def decode_keys(
     kernel: str,
     has_alu: bool = True,
     weight_format: str | None = None,
+    chip: str | None = None,
 ) -> list[str]:
     """Lookup keys of the bandwidth efficiency, most specific first: per engine family × GPU
     class for every format when the GPU has an FP32 figure (the dequantisation term carries the
     format), per weight format (then kernel family) as well when it has none: without the ALU
     rate, the share a format reaches stands in for its dequantisation (Q4_0 unpacks two weights
-    per byte, Q8_0 one)."""
+    per byte, Q8_0 one). A K-quant format (Q4_K_M, Q5_K_M, ...: 256-weight super-blocks with
+    packed 6-bit scales, the most ALU work per byte of the GGUF formats) is keyed by the chip
+    generation `chip` first: at 400 GB/s the M1 Max streams Q4_K_M at about 43% where the M3 Max
+    reaches 62-80% (hardware.apple_chip). Other formats keep one constant per tier."""
     if has_alu or kernel == "16bit":
         return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
     by_format = [] if weight_format is None else [f"{family}/{memory}/{generation}/{weight_format}"]
+    by_chip = (
+        [f"{by_format[0]}/{chip}"] if by_format and chip and is_k_quant(str(weight_format)) else []
+    )
     return [
+        *by_chip,
         *by_format,
         f"{family}/{memory}/{generation}/{kernel}",
         f"{family}/{memory}/{generation}",
@@ -141,6 +156,11 @@ def decode_keys(
         family,
         "any",
     ]
+
+
+def is_k_quant(weight_format: str) -> bool:
+    """True for GGUF K-quant formats (q4_k_m, q5_k_s, q6_k, ...)."""
+    return "_k" in weight_format.lower()
 
 
 def dequant_keys(kernel: str, family: str | None = None) -> list[str]:
@@ -213,7 +233,8 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     mem, gen = cls.memory, cls.generation
     alu = vector_flops(gpu)
     bw = cal.lookup(
-        "decode_bandwidth", decode_keys(family, mem, gen, kernel, alu is not None, weight_format)
+        "decode_bandwidth",
+        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, apple_chip(gpu)),
     )
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))

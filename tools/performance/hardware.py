@@ -9,6 +9,7 @@ has measurements (tools/performance/calibration.py).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -75,7 +76,7 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     memory_type = gpu.memory_type.lower()
     arch = gpu.architecture.lower()
     generation = next((g for g in _GENERATIONS if g in arch), arch.split()[0] if arch else "")
-    if vendor == "apple" or "apple" in arch or "apple" in gpu.name.lower():
+    if _is_apple(gpu):
         # llama.cpp reaches a different share of the bandwidth on each tier of Apple chip
         # (shared/research/2026-12/GPU-NOTES.md §7, Llama-2-7B Q4_0 tg128 x bytes / peak:
         # 70–84 % on base and Pro chips, 58–65 % on Max chips, 40–52 % on Ultra chips, two Max
@@ -92,6 +93,26 @@ def gpu_class(gpu: GpuSpec) -> GpuClass:
     if vendor in ("nvidia", "amd") or (vendor == "intel" and memory == "gddr"):
         return GpuClass(f"{vendor}-{memory}", generation)
     return GpuClass("other", generation)
+
+
+def apple_chip(gpu: GpuSpec) -> str | None:
+    """The Apple silicon generation of `gpu` ("m1" ... "m4"), None for other GPUs. llama.cpp's
+    K-quant Metal kernels reach a different share of the bandwidth on each generation at the
+    same tier (XiongjieDai llama-bench, May 2024: Q4_K_M on the 400 GB/s M1 Max streams about
+    170 GB/s at 8B and at 70B, the M3 Max 40-core about 250 and 320 GB/s), so K-quant
+    efficiencies calibrate per generation where two rows allow (efficiency.decode_keys)."""
+    if not _is_apple(gpu):
+        return None
+    found = re.search(r"\bm(\d+)\b", gpu.name.lower())
+    return f"m{found.group(1)}" if found else None
+
+
+def _is_apple(gpu: GpuSpec) -> bool:
+    return (
+        str(gpu.vendor).lower() == "apple"
+        or "apple" in gpu.architecture.lower()
+        or "apple" in gpu.name.lower()
+    )
 
 
 def stream_bandwidth(gpu: GpuSpec) -> float:

@@ -82,6 +82,61 @@ class Claim(BaseModel):
         return max(self.value, self.high) if self.high is not None else self.value
 
 
+NOMINAL_BITS: dict[str, int] = {
+    "fp8": 8,
+    "int8": 8,
+    "int4-gptq": 4,
+    "int4-awq": 4,
+    "nf4": 4,
+    "nf4-dq": 4,
+    "mxfp4": 4,
+}
+"""The bits a quantized format is named for ('4-bit' = 0.5 B/param, '8-bit' = 1 B/param): what a
+bytes-per-parameter rule of thumb assumes of it (tools/memory/formats.py has the real cost)."""
+
+
+class WeightsPerParameter(BaseModel):
+    """Why a quantized format's weights take more bytes per parameter than its name says: the
+    quantization constants of the quantized layers and the tensors kept in 16-bit."""
+
+    weights_format: str
+    nominal_bytes_per_param: float = Field(description="The format's bits ÷ 8 ('4-bit': 0.5).")
+    quantized_bytes_per_param: float = Field(
+        description="Bytes per weight of the quantized layers, constants included."
+    )
+    constants: str = Field(description="What the quantized layers store per weight, in words.")
+    kept_16bit_params: int = Field(
+        description="Parameters kept in 16-bit (embedding, output layer, a vision tower)."
+    )
+    kept_16bit_bytes: int
+    bytes_per_param: float = Field(description="All weights ÷ all parameters.")
+
+
+def weights_per_parameter(
+    weights_format: str, kept_bytes: int, other: int, params: int, constants: str
+) -> WeightsPerParameter | None:
+    """The weights of a model in `weights_format` per parameter, split into the quantized
+    layers and the tensors kept in 16-bit (`kept_bytes`: the embedding, the output layer, a
+    vision tower; `other`: the rest of the weights' bytes; `params`: all parameters). None for
+    a format that is not a quantized one with a nominal width (bf16, GGUF mixes)."""
+    nominal = NOMINAL_BITS.get(weights_format)
+    if nominal is None or params <= 0:
+        return None
+    kept_params = kept_bytes // 2  # 16-bit: 2 bytes each
+    quantized_params = params - kept_params
+    if quantized_params <= 0:
+        return None
+    return WeightsPerParameter(
+        weights_format=weights_format,
+        nominal_bytes_per_param=nominal / 8,
+        quantized_bytes_per_param=other / quantized_params,
+        constants=constants,
+        kept_16bit_params=kept_params,
+        kept_16bit_bytes=kept_bytes,
+        bytes_per_param=(kept_bytes + other) / params,
+    )
+
+
 class ClaimCheck(BaseModel):
     """One claim checked: the verdict, the computed figures in the claim's unit, and why."""
 
@@ -105,6 +160,11 @@ class ClaimCheck(BaseModel):
         default=None,
         description="The training accounting this sizing used, in words with its model-state "
         "bytes per parameter (full training only).",
+    )
+    weights_per_param: WeightsPerParameter | None = Field(
+        default=None,
+        description="A bytes-per-parameter claim on quantized weights: why they take more "
+        "than the format's name says (its constants, the 16-bit embedding and output layer).",
     )
 
     @property
@@ -152,10 +212,15 @@ def model_states_bytes(estimate: MemoryEstimate) -> int:
 
 
 def check_claim(
-    claim: Claim, estimate: MemoryEstimate, model_bytes: int, optimizer: str = "adamw"
+    claim: Claim,
+    estimate: MemoryEstimate,
+    model_bytes: int,
+    optimizer: str = "adamw",
+    weights: WeightsPerParameter | None = None,
 ) -> ClaimCheck:
     """Check `claim` against `estimate` (module docstring); `model_bytes`: the model's weights
-    the multiples and percentages are of."""
+    the multiples and percentages are of; `weights`: the quantized weights' bytes per parameter,
+    kept on a bytes-per-parameter check (the reason a '4-bit = 0.5 B/param' rule falls short)."""
     total = estimate.per_gpu_bytes
     states = model_states_bytes(estimate)
     params = max(estimate.total_params, 1)
@@ -226,6 +291,7 @@ def check_claim(
         sized_accounting=(
             _accounting(sized, optimizer) if training and sized in _ACCOUNTING else None
         ),
+        weights_per_param=weights if claim.kind == "bytes_per_parameter" else None,
     )
 
 

@@ -18,10 +18,17 @@ from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory, resolve_model
-from tools.memory.formats import GGUF_FORMATS, normalize_format
+from tools.memory.formats import DEFAULT_GROUP_SIZE, FORMAT_RULES, GGUF_FORMATS, normalize_format
+from tools.memory.model import model_weight_bytes as tensor_weight_bytes
 from tools.memory.request import request_error
 from tools.recommend import Option
-from tools.sizing.claims import ClaimCheck, check_claim
+from tools.sizing.claims import (
+    NOMINAL_BITS,
+    ClaimCheck,
+    WeightsPerParameter,
+    check_claim,
+    weights_per_parameter,
+)
 from tools.sizing.report import (
     AlternativeReading,
     ContextFit,
@@ -232,18 +239,42 @@ def check_claims(request: SizingRequest) -> list[ClaimCheck]:
     if not model_bytes:
         return []
     optimizer = request.optimizer or "adamw"
-    return [check_claim(c, estimate, model_bytes, optimizer) for c in request.claims]
+    weights = _weights_per_parameter(request, estimate)
+    return [check_claim(c, estimate, model_bytes, optimizer, weights) for c in request.claims]
+
+
+def _weights_per_parameter(
+    request: SizingRequest, estimate: MemoryEstimate
+) -> WeightsPerParameter | None:
+    """The estimate's quantized weights per parameter, from the per-tensor weight bytes the
+    memory calculator sizes (one GPU, the text model as served)."""
+    fmt = estimate.weights_format
+    if fmt not in NOMINAL_BITS:
+        return None
+    w = request.workload
+    try:
+        resolved = resolve_model(model=w.model, params=w.params, config_path=w.config_path)
+    except ToolInputError:
+        return None
+    wb = tensor_weight_bytes(resolved, fmt, group_size=DEFAULT_GROUP_SIZE)
+    rule = FORMAT_RULES[fmt].description
+    groups = f", g = {DEFAULT_GROUP_SIZE}" if "/g" in rule else ""
+    # The embedding, the output layer and a vision tower stay 16-bit in these formats.
+    kept = wb.embedding + wb.lm_head + wb.vision
+    return weights_per_parameter(fmt, kept, wb.total - kept, estimate.total_params, rule + groups)
 
 
 def layout_breakdown(
-    request: SizingRequest, first: SizedConfiguration, option: Option
+    request: SizingRequest, first: SizedConfiguration, option: Option, scale_out: bool = False
 ) -> SizedConfiguration | None:
     """The memory estimate of the headline option when no GPU count was named and it spans
     several GPUs (or serves another load than the first configuration sized), so the per-GPU
     breakdown shown is the layout the answer recommends, not one unsharded GPU at one sequence.
     Serving sizes one replica (TP × PP GPUs) at the sequences it serves; training the whole
-    data-parallel group."""
-    if any(c.count is not None for c in request.configurations) or first.count_named:
+    data-parallel group. `scale_out`: the headline is the layout that holds a load the named
+    count does not (`ScaleOut.holds`), sized too, beside the named configuration."""
+    named = any(c.count is not None for c in request.configurations) or first.count_named
+    if named and not scale_out:
         return None  # a count the user named is the configuration shown
     serving = not request.workload.is_training
     base = memory_fields(request)

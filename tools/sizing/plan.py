@@ -62,6 +62,7 @@ from tools.sizing.report import (
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
 from tools.sizing.ways_out import ways_out
+from tools.units import GB
 from tools.workload import Workload, validate_workload
 
 MAX_PRICED = 16
@@ -122,7 +123,10 @@ def variant_question(
         for gpu_id in config.variants:
             gpu = catalog.gpus[gpu_id]
             fits = est.per_gpu_bytes <= gpu.usable_memory_bytes * utilisation
-            verdicts[fits].append(gpu.name.removeprefix("NVIDIA "))
+            name = gpu.name.removeprefix("NVIDIA ")
+            if gpu.unified_memory is not None and gpu.configuration_of is None:
+                name += f" · {gpu.memory_bytes // GB:,} GB"  # as its RAM configurations read
+            verdicts[fits].append(name)
         if verdicts[True] and verdicts[False]:
             return VariantQuestion(
                 text=config.words or config.gpu, fits_on=verdicts[True], not_on=verdicts[False]
@@ -253,9 +257,11 @@ def _scale_out(
 ) -> ScaleOut | None:
     """For the first named multi-GPU serving configuration whose GPUs hold no layout that meets
     the targets (QA round 4, 2: '4 A100 40GB for 10 users'): the largest layout they hold, and
-    the recommender without the GPU limit (its own order unless an objective was asked for)."""
+    the recommender without the GPU limit (its own order unless an objective was asked for).
+    With no user count the load is one sequence at a time ('Llama 3.1 70B on 2× L40S': what
+    holds the model), said as such; no user count is invented."""
     w = request.workload
-    if w.is_training or "users" not in w.model_fields_set:
+    if w.is_training:
         return None
     for sized in memory:
         if sized.gpu is None or sized.count < 2:
@@ -351,7 +357,12 @@ def size(
         )
         for c in configs
     ]
-    report = SizingReport(request=request, memory=memory, price_load=load)
+    report = SizingReport(
+        request=request,
+        memory=memory,
+        price_load=load,
+        users_stated="users" in request.workload.model_fields_set,
+    )
     report.claim_checks = check_claims(request)
     report.alternative = alternative_reading(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)
@@ -437,8 +448,15 @@ def size(
             f"{MAX_HOURS:,.0f} hours, or a rate out of bounds), so none is priced",
         )
     report.priced_nearest = nearest
+    # Options priced: the search's, then the scale-out search's (a scale-out headline's
+    # layout is only there), so each price carries the throughput at its load.
+    evaluated = [*rec.options, *rec.rejected]
+    scaled = report.scale_out.recommendation if report.scale_out is not None else None
+    if scaled is not None:
+        evaluated += [*scaled.options, *scaled.rejected]
     report.priced = [
-        with_load(p, rec, load) for p in quoted_prices(report.costs, request.pricing.quote_tier)
+        with_load(p, evaluated, load)
+        for p in quoted_prices(report.costs, request.pricing.quote_tier)
     ]
     headline = choose_headline(request, rec, memory, report.priced, report.scale_out, search)
     if headline is not None:
@@ -447,7 +465,9 @@ def size(
     report.zero3_resize = [z for m in memory if (z := zero3_resize(request, m)) is not None]
     report.ways_out = ways_out(request, memory, rec, report.zero3_resize)
     if headline is not None:
-        report.layout_breakdown = layout_breakdown(request, memory[0], headline.option)
+        report.layout_breakdown = layout_breakdown(
+            request, memory[0], headline.option, scale_out=headline.rule == "scale_out"
+        )
     report.budget_check = _budget(request, report)
     report.notes = _notes(report)
     return report

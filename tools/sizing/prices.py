@@ -1,15 +1,18 @@
 """What a report quotes for each priced configuration: its cheapest row in the quote tier.
 
-The cost tool lists every matching price; an answer quotes one per configuration — the cheapest
-USD-comparable row of the quote tier, a fresh price before any stale one (the cost tool's
-freshness rule) — for serving by USD per hour, for a training job by its total USD.
+The cost tool lists every matching price; an answer quotes one per configuration — the first
+USD-comparable row of the quote tier in the cost tool's order (a fresh price before any stale
+one, a training job's confirmed rate before a low-confidence one, then by USD per hour for
+serving, by the job's total USD for training), so the quote is the row its table leads with.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tools.cost import CostComparison
 from tools.cost.results import PricedRow
-from tools.recommend import Recommendation
+from tools.recommend import Option
 from tools.sizing.report import PricedConfiguration, PriceLoad
 
 
@@ -37,50 +40,45 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
     """One `PricedConfiguration` per (GPU, count) priced in `tier`, in the cost tool's order."""
     if costs is None:
         return []
-    candidates: list[PricedConfiguration] = []
+    # Ranked by the cost tool's rule within a tier: fresh before stale, a training job's
+    # confirmed rates before low-confidence ones, then USD — so the quote is the row the cost
+    # table leads with for that configuration, whatever order the rows come in.
+    candidates: list[tuple[tuple[bool, bool, float], PricedConfiguration]] = []
     if costs.serving is not None:
-        candidates += [
-            _quote(
-                r,
-                usd_per_hour=r.usd_per_hour,
-                usd_per_month=r.usd_per_month,
-                billed_hours_per_month=r.billed_hours_per_month,
-                usd_per_million_tokens=r.usd_per_million_tokens,
-            )
-            for r in costs.serving.rows
-            if r.tier == tier and r.usd_per_hour is not None
-        ]
+        for r in costs.serving.rows:
+            if r.tier == tier and r.usd_per_hour is not None:
+                priced = _quote(
+                    r,
+                    usd_per_hour=r.usd_per_hour,
+                    usd_per_month=r.usd_per_month,
+                    billed_hours_per_month=r.billed_hours_per_month,
+                    usd_per_million_tokens=r.usd_per_million_tokens,
+                )
+                candidates.append(((priced.stale, False, priced.usd), priced))
     if costs.training is not None:
-        candidates += [
-            _quote(r, usd_job=r.usd_cost)
-            for r in costs.training.rows
-            if r.tier == tier and r.usd_cost is not None
-        ]
-    best: dict[tuple[str, int], tuple[tuple[bool, float], PricedConfiguration]] = {}
-    for priced in candidates:
+        for t in costs.training.rows:
+            if t.tier == tier and t.usd_cost is not None:
+                priced = _quote(t, usd_job=t.usd_cost)
+                candidates.append(((priced.stale, t.low_confidence, priced.usd), priced))
+    best: dict[tuple[str, int], tuple[tuple[bool, bool, float], PricedConfiguration]] = {}
+    for rank, priced in candidates:
         key = (priced.gpu, priced.count)
-        rank = (priced.stale, priced.usd)
         if key not in best or rank < best[key][0]:
             best[key] = (rank, priced)
     return [priced for _, priced in best.values()]
 
 
 def with_load(
-    priced: PricedConfiguration, rec: Recommendation, load: PriceLoad
+    priced: PricedConfiguration, options: Sequence[Option], load: PriceLoad
 ) -> PricedConfiguration:
-    """`priced` with the load it was priced at: the option's throughput at the price load (full
-    load: every KV slot in use; else the stated load), its concurrent sequences per replica and
-    the decode speed each sequence then sees. Training jobs are priced by hours: unchanged."""
+    """`priced` with the load it was priced at: the throughput at the price load (full load:
+    every KV slot in use; else the stated load) of the first of `options` (the options the
+    searches evaluated: the recommender's, a scale-out's) with its GPU and count, its concurrent
+    sequences per replica and the decode speed each sequence then sees. Training jobs are
+    priced by hours: unchanged."""
     if priced.usd_job is not None or load.basis == "training_job":
         return priced
-    option = next(
-        (
-            o
-            for o in [*rec.options, *rec.rejected]
-            if (o.gpu, o.count) == (priced.gpu, priced.count)
-        ),
-        None,
-    )
+    option = next((o for o in options if (o.gpu, o.count) == (priced.gpu, priced.count)), None)
     if option is None:
         return priced
     if load.basis == "full_load":

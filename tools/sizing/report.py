@@ -366,6 +366,11 @@ class SizingReport(BaseModel):
         description="Nothing meets the targets: the nearest fitting options were priced.",
     )
     price_load: PriceLoad
+    users_stated: bool = Field(
+        default=True,
+        description="False: the request gave no user count, so memory and speed are for one "
+        "sequence at a time; what named GPUs hold is said as sequences, no user count invented.",
+    )
     headline: Headline | None = None
     zero3_resize: list[SizedConfiguration] = Field(default_factory=list)
     scale_out: ScaleOut | None = None

@@ -293,7 +293,7 @@ _GPU_LIKE = (
     r"\b(?:(?:nvidia|amd|intel|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct|rx|arc)[\s-]*)+"
     r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?|xtx|xt|gre)\b)?"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
-    r"|\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b"
+    r"|(?P<apple>\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b)"
     # A bare GeForce model number after 'a' / 'my' / 'on' ('Llama 3.1 8B on a 4070'): the
     # x050-x090 numbers of the 10- to 90-series, not a token count ('a 4096-token prompt').
     r"|(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bmy\s)|(?<=\bon\s)|(?<=\bone\s)|(?<=\bour\s))"
@@ -303,7 +303,14 @@ _GPU_LIKE = (
 # ('192 GB M2 Ultra') a GPU name.
 _MEMORY_AFTER = re.compile(
     rf"^\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib)\b(?:\s+(?:of\s+)?"
-    r"(?:unified\s+|vram|memory|ram))?",
+    r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
+    re.I,
+)
+# An Apple chip (catalog or not) with its product name, right before a memory amount: that
+# amount is the machine's unified memory, not system RAM beside a GPU ('my M2 with 16 GB of RAM').
+_APPLE_CHIP_BEFORE = re.compile(
+    rf"\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?(?:\s*{_MAC_PRODUCT})?"
+    r"\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?$",
     re.I,
 )
 _MEMORY_BEFORE = re.compile(rf"({NUMBER})\s*(gb|gib)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
@@ -311,7 +318,11 @@ _MEMORY_BEFORE = re.compile(rf"({NUMBER})\s*(gb|gib)\s*(?:of\s+)?(?:vram\s+)?$",
 
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
-    for m in t.each(rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"):
+    pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"
+    for m in re.finditer(pattern, t.work, re.I):
+        if _APPLE_CHIP_BEFORE.search(t.work[max(0, m.start() - 48) : m.start()]):
+            continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
+        t.consume(m.start(), m.end())
         p.system_ram_bytes = _memory_bytes(m.group(1), m.group(2))
 
 
@@ -326,18 +337,62 @@ def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None
     return None
 
 
+APPLE_RAM_ASKED = (
+    "Apple silicon's GPU uses macOS's default working set of it (there is no separate VRAM)."
+)
+"""How the question for an Apple chip's memory ends: a reply with a size ('24 GB') answers it
+(`offline.engine.variant_reply`)."""
+
+
+def _with_mac_product(t: Text, m: re.Match[str]) -> tuple[int, str]:
+    """An Apple chip the catalog lacks with its product name before or after it ('MacBook
+    Air M3', 'M4 Mac mini'): the product words are part of the machine's name (consumed).
+    Returns the start of the name and the words as written."""
+    start, end = m.start(), m.end()
+    before = re.search(rf"{_MAC_PRODUCT}\s*$", t.work[max(0, start - 24) : start], re.I)
+    if before:
+        start -= len(before.group(0))
+    after = re.match(rf"\s*{_MAC_PRODUCT}", t.work[end : end + 24], re.I)
+    if after:
+        t.consume(end, end + after.end())
+    words = t.original[start : end + (after.end() if after else 0)]
+    t.consume(start, end)
+    return start, re.sub(r"^(?:my|our)\s+", "", " ".join(words.split()), flags=re.I)
+
+
 def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
     """A GPU name the catalog lacks: with a memory amount beside it, sized against that memory
     (flagged); without one, a question naming the closest catalog GPUs. Never replaced."""
     gpus = get_catalog().gpus
     for m in list(re.finditer(_GPU_LIKE, t.work, re.I)):
         text = m.group(0).strip()
-        stated = _stated_memory(t, m.start(), m.end())
+        start = m.start()
+        if m.group("apple"):
+            start, text = _with_mac_product(t, m)
+        stated = _stated_memory(t, start, m.end())
         if stated is not None:
             memory, span_start, span_end = stated
             t.consume(span_start, span_end)
             if p.gpu_memory_bytes == memory and not p.gpus:
                 p.notes = [n for n in p.notes if "read as the catalog's" not in n]
+            if p.gpu_memory_bytes == memory:
+                p.gpu_memory_bytes = None  # the amount was this machine's, already placed
+            if m.group("apple"):
+                # Apple silicon has no VRAM: the GPU may wire the macOS working set of it.
+                p.gpus.append(
+                    GpuMention(
+                        gpu=None,
+                        text=text,
+                        memory_bytes=memory,
+                        unified_memory="macos-working-set",
+                    )
+                )
+                p.notes.append(
+                    f"'{text}' is not in the GPU catalog: sized as Apple silicon with the "
+                    f"{memory / GB:g} GB of unified memory you gave, the GPU limited to macOS's "
+                    "default GPU working set of it (its bandwidth is unknown, so no catalog speed)"
+                )
+                continue
             p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=memory))
             p.notes.append(
                 f"'{text}' is not in the GPU catalog: sized against the {memory / GB:g} GB you "
@@ -346,6 +401,12 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
             continue
         t.consume(m.start(), m.end())
         p.unplaced.append(text)
+        if m.group("apple"):
+            # Apple silicon is sized from its unified memory: ask for that, not another GPU.
+            p.questions.append(
+                f"How much unified memory does the {text} have (e.g. '16 GB')? {APPLE_RAM_ASKED}"
+            )
+            continue
         key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
         near = closest_names(key, list(gpus))
         hint = f" Closest in the catalog: {', '.join(near)}." if near else ""

@@ -32,6 +32,7 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
             p.prompt_tokens = prompt_context = p.context
     for m in t.each(rf"(?:prompts?|inputs?)\s+(?:of|with|around|about|up\s+to)?\s*{Q}\s*tokens?"):
         p.prompt_tokens = _length(p, m.group(1))
+    extract_prompts_by_length(t, p)
     for m in t.each(rf"{Q}\s*(?:input|prompt)\s+tokens?"):
         p.prompt_tokens = _length(p, m.group(1))
     out = r"(?:output|generated|completion|new|response)"
@@ -41,8 +42,11 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
         rf"|{Q}[\s-]*tokens?[\s-]+(?:long\s+)?{answers}\b"
         rf"|(?:generat\w*|{answers})\s+(?:of\s+|up\s+to\s+)?(?:about\s+|around\s+|~\s*)?"
         rf"{Q}\s*tokens?"
+        # 'answers about 500', 'responses of ~500': a length said of the answers, no unit.
+        rf"|{answers}\s+(?:of\s+|up\s+to\s+)?(?:about|around|roughly|approximately|~)\s*"
+        rf"{Q}{_NO_UNIT}"
     ):
-        p.output_tokens = _length(p, m.group(1) or m.group(2) or m.group(3))
+        p.output_tokens = _length(p, m.group(1) or m.group(2) or m.group(3) or m.group(4))
     if prompt_context is not None and p.output_tokens is not None and p.context == prompt_context:
         # "2,000-token prompts and 500-token answers": the sequence is prompt + output, which
         # the tools add up themselves; a context equal to the prompt alone would undersize it.
@@ -54,6 +58,42 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
     extract_listed_context(t, p)
     if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):
         p.long_context = True
+
+
+_NO_UNIT = (
+    r"(?=\s*(?:[,.;:!?)\]]|$|(?:and|on|for|with|in|using|via|across|at|or|but|each|please|"
+    r"what|which|how|is|would|could|can|will)\b))"
+)
+"""After a length said without 'tokens': punctuation, the end or a joining word, nothing that
+would make it another quantity ('500 words', '500 users', '500/day')."""
+
+_PROMPTS_COUNTED = re.compile(
+    r"(?:process\w*|run\w*|send\w*|handl\w*|classif\w*|scor\w*|evaluat\w*|label\w*|"
+    r"receiv\w*|get|gets|through|over)\s+(?:about\s+|around\s+|~\s*)?$",
+    re.I,
+)
+"""Words before 'N prompts' that make N a number of prompts ('process 10k prompts')."""
+
+
+def extract_prompts_by_length(t: Text, p: ParsedWorkload) -> None:
+    """'with 8k prompts', '2k prompts': prompts named by a length in k ('8k' is how a prompt
+    length is written; a count of prompts comes with a rate or a verb: '8k prompts a day',
+    'process 10k prompts', which stay for the volume and task readers). The reading is noted."""
+    for m in re.finditer(
+        r"\b(\d+(?:\.\d+)?\s?k)[\s-]+(?:long\s+)?(?:prompts?|inputs?)\b"
+        r"(?!\s*(?:/|per\b|a\s+(?:day|week|month|hour|minute|second)\b|an\s+hour\b|each\b|"
+        r"every\b|daily\b|hourly\b|at\s+once\b|in\s+parallel\b|concurrent))",
+        t.work,
+        re.I,
+    ):
+        if _PROMPTS_COUNTED.search(t.work[max(0, m.start() - 24) : m.start()]):
+            continue
+        t.consume(m.start(), m.end())
+        p.prompt_tokens = _length(p, m.group(1))
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as prompts of {p.prompt_tokens:,} tokens (a length; "
+            "say 'N prompts a day' for a count)"
+        )
 
 
 _IN = r"(?:in|input|prompt)"

@@ -9,6 +9,7 @@ left that is not filler is reported in `unplaced`. No figures are computed here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from assistant.offline.parsed import ParsedWorkload
@@ -68,6 +69,7 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
+from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
@@ -136,6 +138,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs
     if previous is not None and is_follow_up(text, parsed, previous):
         parsed = _with_model_from_reply(text, parsed, previous)
+        parsed = _size_in_previous_family(parsed, previous)
         parsed = _merge(previous, parsed)
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
@@ -174,6 +177,46 @@ def _with_model_from_reply(
             "questions": [q for q in parsed.questions if not q.startswith(("Which ", "'"))],
             "unplaced": [u for u in parsed.unplaced if u.lower() not in text.lower()],
             "notes": [*parsed.notes, *named.notes],
+        }
+    )
+
+
+_BARE_SIZE = re.compile(
+    r"(\d+(?:\.\d+)?)\s*-?\s*(b|bn|billion|m|million)(?:[\s-]*param(?:eter)?s?)?", re.I
+)
+"""A size said alone ('405B', '8 billion parameters'), as `extract_bare_size` reads one."""
+
+
+def _size_in_previous_family(parsed: ParsedWorkload, previous: ParsedWorkload) -> ParsedWorkload:
+    """A follow-up that gives only a size ('what about 405B?' after Llama 3.1 70B) means that
+    size of the previous model's family when the catalog has it (Llama 3.1 405B): the previous
+    model's name with its size replaced, read as a question of its own. Otherwise the size
+    stays a generic model of that size (stated as such)."""
+    said = parsed.model_text or ""
+    bare = _BARE_SIZE.fullmatch(said)
+    if parsed.model is not None or parsed.params is None or bare is None or not previous.model:
+        return parsed
+    entry = get_catalog().models.get(previous.model)
+    if entry is None:
+        return parsed
+    unit = "B" if bare.group(2).lower().startswith("b") else "M"
+    size = f"{bare.group(1)}{unit}"
+    renamed, count = _BARE_SIZE.subn(size, entry.name, count=1)
+    if not count or renamed == entry.name:
+        return parsed
+    named = parse_workload(renamed)
+    if named.model is None or named.model == previous.model:
+        return parsed
+    note = (
+        f"'{said}' read as {get_catalog().models[named.model].name}: that size of "
+        f"the previous question's {entry.name} (say the full name for another family)"
+    )
+    return parsed.model_copy(
+        update={
+            "model": named.model,
+            "model_text": said,
+            "params": None,
+            "notes": [n for n in parsed.notes if said not in n] + [note],
         }
     )
 

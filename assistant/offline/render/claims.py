@@ -6,7 +6,7 @@ computed here)."""
 from __future__ import annotations
 
 from tools.sizing import ClaimCheck, SizingReport
-from tools.sizing.claims import overall
+from tools.sizing.claims import WeightsPerParameter, overall
 from tools.units import GB
 
 _VERDICT = {"yes": "Yes", "no": "No", "partly": "Partly"}
@@ -17,6 +17,8 @@ def _figure(value: float, unit: str) -> str:
         return f"{value:,.0f} %"
     if unit == "×":
         return f"{value:,.1f}×"
+    if unit == "B/param" and value < 10:
+        return f"{value:,.2f} {unit}"  # '0.56 B/param': a tenth is too coarse below 10
     return f"{value:,.1f} {unit}"
 
 
@@ -45,12 +47,28 @@ def claim_line(check: ClaimCheck) -> str:
     why = check.why
     if why:
         text += f" ({why})"
+    weights = check.weights_per_param
+    if weights is not None:
+        text += f"; {weights_reason(weights)}"
     if check.matches_accounting:
         text += "; your figure is " + "; or ".join(check.matches_accounting)
         sized = check.sized_accounting
         if sized is not None and sized not in check.matches_accounting:
             text += f" — sized here as {sized}"
     return text + "."
+
+
+def weights_reason(w: WeightsPerParameter) -> str:
+    """'4-bit weights take more than 0.5 B/param: …': the quantized layers' constants and the
+    16-bit tensors, with the figures `tools.sizing` computed."""
+    bits = round(w.nominal_bytes_per_param * 8)
+    return (
+        f"{bits}-bit weights take more than {w.nominal_bytes_per_param:g} B/param: the quantized "
+        f"layers {w.quantized_bytes_per_param:.3f} B/param ({w.constants}) and "
+        f"{w.kept_16bit_params / 1e9:,.2f}B parameters kept in 16-bit (the embedding and output "
+        f"layer, {w.kept_16bit_bytes / GB:,.1f} GB), so {w.bytes_per_param:.3f} B/param over all "
+        "the weights"
+    )
 
 
 def claim_lines(report: SizingReport) -> list[str]:

@@ -58,8 +58,11 @@ def local_serving_lines(calls: list[CallResult]) -> list[str]:
         count = f"{r.gpus}× " if r.gpus > 1 else ""
         label = f"{count}{r.gpu_label}"
         if r.gpu_memory_stated:
-            label += " (not in the catalog: the memory you gave)"
+            given = "unified memory" if r.unified_memory else "memory"
+            label += f" (not in the catalog: the {given} you gave)"
         out.append(f"**{launcher}, {r.weights_format}, on {label}: {_verdict(r)}.**")
+        if r.gpu_limit_basis is not None:
+            out.append(f"- GPU memory limit {gib(r.budget_bytes)}: {r.gpu_limit_basis}.")
         if r.decode_tokens_per_s is not None:
             out.append(
                 f"- Decode speed ≈ {r.decode_tokens_per_s:.1f} tokens/s per sequence, "

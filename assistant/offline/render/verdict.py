@@ -62,12 +62,28 @@ def _evaluated(rec: Recommendation | None) -> list[Option]:
     return [] if rec is None else [*rec.options, *rec.rejected]
 
 
-def _kv_capacity(rec: Recommendation | None, gpu_id: str | None, count: int) -> str | None:
+def _kv_capacity(
+    rec: Recommendation | None, gpu_id: str | None, count: int, sequences: bool = False
+) -> str | None:
+    """'3.2 GiB (21,016 tokens)' of the fitting option of `gpu_id` × `count`; `sequences`
+    (no user count given): with the sequences of the context sized it holds at once."""
     for option in _evaluated(rec):
         if option.gpu == gpu_id and option.count == count and option.fits:
             tokens = option.kv_cache_capacity_tokens
-            return gib(option.kv_cache_capacity_bytes) + f" ({tokens:,} tokens)"
+            held = ""
+            if sequences and rec is not None and rec.context_tokens:
+                held = f", so it holds {sequences_held(option, rec.context_tokens)}"
+                held += " (no user count given)"
+            return gib(option.kv_cache_capacity_bytes) + f" ({tokens:,} tokens){held}"
     return None
+
+
+def sequences_held(option: Option, context: int) -> str:
+    """'5 sequences of 4,096 tokens at once' (per replica × replicas when there are several):
+    what a layout's KV capacity holds (text and card)."""
+    n = option.max_concurrent_sequences
+    held = f"{n:,} sequence{'s' if n != 1 else ''} of {context:,} tokens at once"
+    return held + (f" per replica × {option.dp} replicas" if option.dp > 1 else "")
 
 
 def needs_line(option: Option, verb: str = "Needs", why: str = "") -> str:
@@ -81,6 +97,17 @@ def needs_line(option: Option, verb: str = "Needs", why: str = "") -> str:
 
 HOLDS_THE_LOAD = "What holds this load"
 """The words for the configuration that holds the load the named GPUs cannot (text and card)."""
+
+
+def holds_label(report: SizingReport) -> str:
+    """`HOLDS_THE_LOAD`, or with no user count given, the load it holds in words: one sequence
+    at a time (no user count is invented; its KV capacity says how many more it holds)."""
+    if report.users_stated:
+        return HOLDS_THE_LOAD
+    rec = report.recommendation
+    context = None if rec is None else rec.context_tokens
+    length = "" if context is None else f" of {context:,} tokens"
+    return f"What holds one sequence{length} (no user count given)"
 
 
 def _same(a: Option, b: Option) -> bool:
@@ -241,7 +268,11 @@ def verdict_lines(
             continue
         named_lead = _named_training(report) is not None
         if est.fits:
-            kv = None if report.is_training else _kv_capacity(rec, sized.gpu, sized.count)
+            kv = (
+                None
+                if report.is_training
+                else _kv_capacity(rec, sized.gpu, sized.count, sequences=not report.users_stated)
+            )
             extra = (
                 f"; KV-cache capacity {kv}"
                 if kv
@@ -396,7 +427,7 @@ def scale_out_lines(report: SizingReport) -> list[str]:
         return []
     label = f"{scale.count}× {gpu_name(scale.gpu)}"
     users = named.estimate.batch
-    asked = f", not the {users:,} users asked"
+    asked = f", not the {users:,} users asked" if report.users_stated else ""
     rec = report.recommendation
     context = None if rec is None else rec.context_tokens
     length = "" if context is None else f" of {context:,} tokens"
@@ -421,7 +452,7 @@ def scale_out_lines(report: SizingReport) -> list[str]:
         )
         holds = needs_line(
             scale.holds,
-            f"{HOLDS_THE_LOAD}:",
+            f"{holds_label(report)}:",
             f", the recommender without the {scale.count}-GPU limit",
         )
         lines.append(CardLine(holds.removesuffix(".") + f"{seqs_text}."))
