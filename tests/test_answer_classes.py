@@ -499,7 +499,10 @@ _ECB_LINE = "EUR prices compared in USD at the ECB euro reference rate of 2026-1
         # tool assumptions, not the six lines of what was read.
         ("Can I serve Llama 3.1 8B to 10 users with 8k context on one L40S?", False),
         ("Full fine-tune of Llama 3.1 8B on H100s: how many GPUs?", False),
-        ("serve Llama 3.1 70B on 4x H100 for 20 users", False),
+        # An EUR offer leads: 4× H100 is quoted at OVHcloud's h100-1520 (4 GPUs, 2.80 EUR/GPU-h,
+        # confidence "high", as_of 2026-09-26: 11.20 EUR = 12.51 USD/h) since confirmed rates
+        # lead (Voltage Park's 1.99 USD/GPU-h is confidence "low"), so the rate bears on it.
+        ("serve Llama 3.1 70B on 4x H100 for 20 users", True),
     ],
 )
 def test_the_reference_rate_is_stated_up_front_only_where_it_bears_on_the_lead(

@@ -38,8 +38,10 @@ async def test_per_token_question_without_a_load_compares_at_full_load() -> None
             and r.tier == "on_demand"
             and r.usd_per_hour is not None  # EUR rows stay EUR without a rate
         ]
-        # The cost tool's rule: a fresh price before any stale one, then the lowest.
-        cheapest = min(rows, key=lambda r: (bool(r.stale), r.usd_per_hour or 0.0))
+        # The quote rule: a fresh price before any stale one, a confirmed rate before a
+        # low-confidence one (H100: Voltage Park's 1.99 USD/h is confidence "low", so it is
+        # no longer the quote), then the lowest.
+        cheapest = min(rows, key=lambda r: (bool(r.stale), r.low_confidence, r.usd_per_hour or 0.0))
         option = full[gpu]
         # Priced at full load: the KV cache's worth of sequences, not one user.
         assert option.full_load_sequences_per_replica > 1
@@ -157,8 +159,10 @@ async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked
     for option in recommend.options:
         if not option.fits or option.full_load_tokens_per_s is None:
             continue
+        # The quote rule: fresh, then confirmed (a low-confidence rate such as TensorWave's
+        # MI300X or Voltage Park's H100 only where no confirmed row as fresh), then USD.
         usd = [
-            (bool(r.stale), r.usd_per_hour)
+            (bool(r.stale), r.low_confidence, r.usd_per_hour)
             for r in rows
             if r.gpu == option.gpu
             and r.count == option.count
@@ -166,7 +170,7 @@ async def test_cheapest_per_million_tokens_names_the_winner_among_the_gpus_asked
             and r.usd_per_hour is not None
         ]
         if usd:
-            hourly = min(usd)[1]
+            hourly = min(usd)[2]
             figures[option.gpu] = _per_million(hourly, option.full_load_tokens_per_s)
     assert {"h100-sxm", "h200-sxm", "mi300x"} <= set(figures)
     winner = min(figures, key=figures.__getitem__)

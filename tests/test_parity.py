@@ -110,6 +110,15 @@ CASES = [
         ("--model", "qwen2.5-7b", "--users", "8"),
         gpus=("l4",),
     ),
+    # a low-confidence row is the cheapest (tests/test_quote_rule.py lists the rows): 8×
+    # MI300X in TP 8 — TensorWave's 8 × 1.71 USD/h (confidence "low") under DigitalOcean's
+    # 8 × 2.59 (confirmed); 2× A10G in TP 2 — only AWS g5.12xlarge (low, undated) hosts it.
+    Case(
+        "serve Llama 3.1 405B to 8 users on MI300Xs",
+        ("--model", "llama-3.1-405b", "--users", "8"),
+        gpus=("mi300x",),
+    ),
+    Case("serve Qwen2.5 14B on A10Gs", ("--model", "qwen2.5-14b"), gpus=("a10g",)),
     # EU
     Case(
         "serve Llama 3.1 8B to 20 users in the EU",
@@ -242,6 +251,9 @@ def _key(record: dict[str, Any] | None) -> tuple[Any, ...]:
         price.get("usd_per_million_tokens"),
         price.get("usd_job"),
         price.get("usd_per_hour"),
+        # The same catalog row, with the same doubt said (tools.pricing.quote_order).
+        price.get("price_id"),
+        price.get("low_confidence"),
     )
 
 

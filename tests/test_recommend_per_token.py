@@ -20,9 +20,12 @@ from tools.workload import Constraints, Objective, Workload
 
 TODAY = date(2026, 11, 29)  # the QA review's date
 
-# catalog/prices.toml row "voltage-park-lightning-ai-h100-ethernet-on-demand": Voltage Park /
-# Lightning AI H100, 1.99 USD per GPU-hour, as_of 2026-09-19 (the cheapest fresh H100 row).
-H100_USD_PER_GPU_HOUR = 1.99
+# catalog/prices.toml row "hyperstack-h100-sxm-on-demand": Hyperstack H100 SXM, 3.20 USD per
+# GPU-hour, per-GPU rate (no gpus_per_instance), confidence "high", as_of 2026-09-19: the
+# cheapest fresh confirmed USD H100 row that hosts a TP 4 group. (This test used Voltage Park's
+# 1.99 USD/GPU-h until the quote rule put confirmed rates first: that row's confidence is
+# "low", so it prices a configuration only where no confirmed row as fresh does.)
+H100_USD_PER_GPU_HOUR = 3.20
 # catalog/gpus.toml h100-sxm: 3,350 GB/s HBM3 (NVIDIA H100 datasheet).
 H100_BANDWIDTH_BYTES_PER_S = 3.35e12
 # tools/performance.py: decode reaches 72.7% of datasheet bandwidth (gpt-fast, 1,481.87 of
@@ -34,10 +37,9 @@ WEIGHT_BYTES = 70_553_706_496 * 2
 
 def _prices() -> RankingPrices:
     book = builtin_price_book()
-    row = next(
-        p for p in book.prices if p.id == "voltage-park-lightning-ai-h100-ethernet-on-demand"
-    )
-    assert (row.price_per_gpu_hour, row.as_of, row.currency) == (1.99, "2026-09-19", "USD")
+    row = next(p for p in book.prices if p.id == "hyperstack-h100-sxm-on-demand")
+    assert (row.price_per_gpu_hour, row.as_of, row.currency) == (3.2, "2026-09-19", "USD")
+    assert (row.confidence, row.gpus_per_instance) == ("high", None)
     return RankingPrices(rows=on_demand_rows(book), today=TODAY, scope="in the catalog")
 
 
@@ -67,8 +69,9 @@ def _max_tokens_per_s(o: Option) -> float:
 def test_tp4_beats_tp2_per_token_by_hand() -> None:
     _, options = _run("cheapest_per_token")
     tp2, tp4 = _by_tp(options, 2), _by_tp(options, 4)
-    # Prices by hand: whole configurations at 1.99 USD/GPU-h.
-    assert tp4.usd_per_hour == pytest.approx(4 * H100_USD_PER_GPU_HOUR)  # 7.96 USD/h
+    # Prices by hand: whole configurations at 3.20 USD/GPU-h.
+    assert tp4.usd_per_hour == pytest.approx(4 * H100_USD_PER_GPU_HOUR)  # 12.80 USD/h
+    assert tp4.price_id == "hyperstack-h100-sxm-on-demand" and not tp4.price_low_confidence
     assert tp2.usd_per_hour == pytest.approx(tp2.count * H100_USD_PER_GPU_HOUR)
     # 2× H100 (TP 2): 160 GB of HBM minus 141.1 GB of weights leaves a few sequences per
     # replica, so 100 users need many replicas.
@@ -76,10 +79,12 @@ def test_tp4_beats_tp2_per_token_by_hand() -> None:
     # The option's figure is usd_per_hour / (tokens/s × 3,600) × 10⁶.
     tp4_per_m = usd_per_million_output_tokens(tp4)
     assert tp4.full_load_tokens_per_s is not None and tp4_per_m is not None
-    assert tp4_per_m == pytest.approx(7.96 / (tp4.full_load_tokens_per_s * 3600) * 1e6)
+    assert tp4_per_m == pytest.approx(12.80 / (tp4.full_load_tokens_per_s * 3600) * 1e6)
     # QA round 3 measured 0.673 USD/M for this layout (3,284 tok/s at 7.96 USD/h); the
-    # throughput may move with the speed model, not by a factor of two.
-    assert 0.673 / 2 < tp4_per_m < 0.673 * 2
+    # throughput may move with the speed model, not by a factor of two. At 12.80 USD/h that
+    # rate is 12.80 / (3,284 × 3,600) × 10⁶ = 1.083 USD/M.
+    assert 3_284 / 2 < tp4.full_load_tokens_per_s < 3_284 * 2
+    assert 1.083 / 2 < tp4_per_m < 1.083 * 2
     # Its throughput cannot beat the roofline bound written out above.
     assert tp4.full_load_tokens_per_s <= _max_tokens_per_s(tp4)
     # TP 2's cost per token is at least its price over its roofline bound: even at that bound

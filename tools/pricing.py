@@ -504,6 +504,34 @@ def is_fresh(
     return staleness_warning(price, today, max_age_days) is None
 
 
+LOW_CONFIDENCE = "low"
+"""The `confidence` the research gave a rate it could not confirm: a 'from' price, a rate
+stated only in the provider's own article, a code constant, a figure a second source
+contradicts (catalog/prices.toml: Voltage Park's 1.99 USD/h H100, TensorWave's MI300X, Lyceum).
+The catalog's other grades (high, medium-high, medium, low-medium) are rates read from a price
+page, API or compilation with no such doubt recorded."""
+
+
+def is_low_confidence(price: PriceEntry) -> bool:
+    """Whether the research marks `price` low confidence (`LOW_CONFIDENCE`)."""
+    return price.confidence == LOW_CONFIDENCE
+
+
+LOW_CONFIDENCE_NOTE = (
+    "low-confidence price (the research could not confirm this rate); quoted only where no "
+    "confirmed price as fresh hosts the configuration"
+)
+
+
+def quote_order(stale: bool | None, low_confidence: bool, usd: float) -> tuple[bool, bool, float]:
+    """The one rule for which price a configuration is quoted at, within a tier: a fresh price
+    before a stale (undated or too old) one, then a confirmed rate before a low-confidence one,
+    then the lower USD figure (per hour for serving, the job's total for training). The
+    recommender's ranking price, the cost tool's row order, `cheapest_by_tier` and break-even
+    rows, and the sizing report's quote all sort by it, so every surface quotes the same row."""
+    return (bool(stale), low_confidence, usd)
+
+
 def on_demand_rows(book: PriceBook, eu_only: bool = False) -> tuple[PriceEntry, ...]:
     """Current on-demand rows of catalog GPUs (the ones a ranking may compare): spot and
     commitments would skew it, superseded rows are history, unmatched labels price nothing."""
@@ -528,6 +556,9 @@ class ConfigurationPrice:
     notes: tuple[str, ...] = ()
     stale: bool = False
     """No fresh row hosts the configuration: the price is undated or past the age limit."""
+    low_confidence: bool = False
+    """The price is a low-confidence rate (`is_low_confidence`): no confirmed row as fresh
+    hosts the configuration."""
 
 
 @dataclass(frozen=True)
@@ -535,8 +566,9 @@ class RankingPrices:
     """Price rows the recommender ranks "cheapest" and checks budgets with.
 
     `rows` are candidate on-demand rows (see `on_demand_rows`); EUR rows count only with the
-    user's `eur_to_usd` rate. Rows past `max_age_days` on `today` (or undated) are used only
-    when no fresh row can host the configuration.
+    user's `eur_to_usd` rate. Each configuration is priced by `quote_order`: rows past
+    `max_age_days` on `today` (or undated) are used only when no fresh row can host it, and
+    low-confidence rows only when no confirmed row as fresh can.
     """
 
     rows: tuple[PriceEntry, ...]
@@ -586,22 +618,23 @@ class RankingPrices:
         return set(self._priced)
 
     def configuration(self, gpu: str, count: int, group_gpus: int) -> ConfigurationPrice | None:
-        """Cheapest USD price per hour of `count` GPUs of `gpu` in groups of `group_gpus`
-        that must each sit in one machine; None when no row can host a group."""
-        quoted: list[tuple[float, PriceEntry, int | None, int]] = []
-        fresh: list[tuple[float, PriceEntry, int | None, int]] = []
+        """The USD price per hour of `count` GPUs of `gpu` in groups of `group_gpus` that must
+        each sit in one machine, first by `quote_order` (fresh, confirmed, cheapest; the row
+        id breaks ties); None when no row can host a group."""
+        quoted: list[tuple[tuple[bool, bool, float], str, PriceEntry, int | None, int]] = []
         for price, is_fresh_row in self._rows_by_gpu.get(gpu, ()):
             if not hosts_group(price, group_gpus):
                 continue
             per_hour, instances, billed = configuration_price_per_hour(price, count, group_gpus)
             usd = to_usd(per_hour, price.currency, self.eur_to_usd)
             if usd is not None:
-                quoted.append((usd, price, instances, billed))
-                if is_fresh_row:
-                    fresh.append(quoted[-1])
+                rank = quote_order(not is_fresh_row, is_low_confidence(price), usd)
+                quoted.append((rank, price.id, price, instances, billed))
         if not quoted:
             return None
-        usd, price, instances, billed = min(fresh or quoted, key=lambda q: (q[0], q[1].id))
+        (stale, low_confidence, usd), _, price, instances, billed = min(
+            quoted, key=lambda q: (q[0], q[1])
+        )
         notes: list[str] = []
         if billed > count:
             notes.append(
@@ -611,7 +644,9 @@ class RankingPrices:
             )
         if price.gpus_per_instance is None and group_gpus > 1:
             notes.append(f"{price.provider}: {per_gpu_quote_note(group_gpus)}")
-        if not fresh:
+        if low_confidence:
+            notes.append(f"{price.provider}: {LOW_CONFIDENCE_NOTE}")
+        if stale:
             warning = staleness_warning(price, self.today, self.max_age_days)
             notes.append(f"no fresh price hosts this layout, so a stale one is used: {warning}")
         return ConfigurationPrice(
@@ -620,7 +655,8 @@ class RankingPrices:
             instances=instances,
             billed_gpus=billed,
             notes=tuple(notes),
-            stale=not fresh,
+            stale=stale,
+            low_confidence=low_confidence,
         )
 
 

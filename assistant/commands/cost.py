@@ -461,9 +461,11 @@ def _text(
 
 
 def _age(row: ServingCostRow | TrainingCostRow) -> str:
-    """The row's age, and 'stale' when it is past the limit (the rule is in the assumptions)."""
+    """The row's age, 'stale' when it is past the limit and 'low confidence' for an
+    unconfirmed rate (the rules are in the assumptions)."""
     age = row.age or "-"
-    return f"{age}, stale" if row.stale else age
+    age = f"{age}, stale" if row.stale else age
+    return f"{age}, low confidence" if row.low_confidence else age
 
 
 def _billed(billed_gpus: int, instance: str | None) -> str:

@@ -129,7 +129,8 @@ def headline_lines(report: SizingReport) -> list[str]:
                 )
                 if price.throughput_basis:
                     line += f" ({price.throughput_basis} throughput)"
-        line += f" ({price.provider}, {price.as_of})"
+        doubt = ", low confidence" if price.low_confidence else ""
+        line += f" ({price.provider}, {price.as_of}{doubt})"
     return [line, f"priced: {report.price_load.reason}"]
 
 

@@ -65,8 +65,10 @@ def price_age(price: PricedRow | PricedConfiguration | ApiComparisonRow) -> str:
 
 
 def price_date(price: PricedRow | PricedConfiguration) -> str:
-    """`price_age`, and for a stale price that it was stale when sized."""
-    return price_age(price) + (" — stale when sized" if price.stale else "")
+    """`price_age`, and for a stale price that it was stale when sized, for a low-confidence
+    one that the research could not confirm it."""
+    doubt = " — low confidence (unconfirmed rate)" if price.low_confidence else ""
+    return price_age(price) + (" — stale when sized" if price.stale else "") + doubt
 
 
 def basis(value: SpeedBasis | None) -> str:

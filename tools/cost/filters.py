@@ -18,6 +18,7 @@ from tools.pricing import (
     as_instant,
     format_age,
     hosts_group,
+    is_low_confidence,
     on_demand_rows,
     price_age,
     staleness_warning,
@@ -71,6 +72,23 @@ def stale_rule(freshness: Freshness | None) -> list[str]:
     return [
         f"prices undated or older than {freshness[1]} days on {day.isoformat()} are "
         "marked stale and listed after fresh ones of the same tier"
+    ]
+
+
+LOW_CONFIDENCE_RULE = (
+    "prices the research marks low confidence (unconfirmed) rank after the confirmed prices "
+    "of their tier as fresh (fresh before stale, confirmed before low confidence, then USD)"
+)
+"""The assumption every priced result states: `tools.pricing.quote_order` in words."""
+
+
+def confidence_notes(price: PriceEntry) -> list[str]:
+    """The note a low-confidence row carries (empty for the others)."""
+    if not is_low_confidence(price):
+        return []
+    return [
+        "unconfirmed price (research confidence low: "
+        f"{price.source_type or 'source'}); ranked after confirmed prices"
     ]
 
 

@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from tools.pricing import PriceEntry, Tier, as_of_instant
+from tools.pricing import PriceEntry, Tier, as_of_instant, is_low_confidence
 
 MatchKind = Literal["same", "comparable", "named"]
 """How an API row relates to the self-hosted model: the same model, a comparable one (same
@@ -75,6 +75,12 @@ class PricedRow(BaseModel):
         description="Undated or older than the staleness limit on the caller's date (None: "
         "no date given). Stale rows sort after fresh ones of the same tier.",
     )
+    low_confidence: bool = Field(
+        default=False,
+        description="The price entry's research confidence is 'low' (e.g. a rate stated only "
+        "in a provider article; tools.pricing.is_low_confidence): ranked after the confirmed "
+        "rows of its tier as fresh (tools.pricing.quote_order), with a note.",
+    )
     as_of_time: datetime | None = Field(
         default=None,
         description="The instant (UTC) the age counts from: `as_of` read as a timestamp; a "
@@ -107,6 +113,7 @@ def _price_fields(price: PriceEntry) -> dict[str, Any]:
         "eu": price.eu,
         "currency": price.currency,
         "as_of": price.as_of,
+        "low_confidence": is_low_confidence(price),
         "as_of_time": as_of_instant(price.as_of),
         "source": price.source,
     }
@@ -215,12 +222,6 @@ class TrainingCostRow(PricedRow):
         description="Tensor-parallel group size the price had to host in one instance (None: "
         "not given).",
     )
-    low_confidence: bool = Field(
-        default=False,
-        description="The price entry's research confidence is 'low' (e.g. a rate stated only "
-        "in a provider article): ranked after the other rows of its tier, with a note.",
-    )
-
     machines: int | None = Field(
         description="Machines the job spans: whole instances billed, or for a per-GPU quote "
         "⌈count / the GPU's catalog gpus_per_node⌉ (None when neither is known)."

@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from tools.cost.breakeven import break_even
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
-from tools.cost.filters import age_fields, eligible_prices, stale_rule, staleness
+from tools.cost.filters import (
+    LOW_CONFIDENCE_RULE,
+    age_fields,
+    confidence_notes,
+    eligible_prices,
+    stale_rule,
+    staleness,
+)
 from tools.cost.hosted_api import api_comparison
 from tools.cost.inputs import (
     HOURS_PER_MONTH,
@@ -34,6 +41,7 @@ from tools.pricing import (
     format_age,
     per_gpu_quote_note,
     price_age,
+    quote_order,
     to_usd,
 )
 
@@ -67,6 +75,7 @@ def serving_row(
     hours = billed_hours(profile, price.tier)
     per_month = per_hour * hours
     stale, notes = staleness(price, freshness)
+    notes += confidence_notes(price)
     if billed_gpus > option.count:
         notes.append(
             f"billed for {billed_gpus} GPUs: sold as {price.gpus_per_instance}-GPU instances"
@@ -119,12 +128,17 @@ def serving_row(
     )
 
 
-def _sort_key(row: ServingCostRow) -> tuple[int, int, bool, float]:
-    # Within a tier: USD-comparable rows first, fresh before stale (a stale price must not be
-    # "cheapest" while a fresh one exists), each by price; then unconverted ones.
+def _sort_key(row: ServingCostRow) -> tuple[int, int, bool, bool, float]:
+    # Within a tier: USD-comparable rows first by `quote_order` (a stale price must not be
+    # "cheapest" while a fresh one exists, nor an unconfirmed rate while a confirmed one as
+    # fresh does); then unconverted ones.
     comparable = row.usd_per_hour is not None
     price = row.usd_per_hour or row.per_hour
-    return (TIERS.index(row.tier), 0 if comparable else 1, bool(row.stale), price)
+    return (
+        TIERS.index(row.tier),
+        0 if comparable else 1,
+        *quote_order(row.stale, row.low_confidence, price),
+    )
 
 
 def price_options(
@@ -135,7 +149,8 @@ def price_options(
     freshness: Freshness | None = None,
 ) -> tuple[list[ServingCostRow], list[ExcludedPrice]]:
     """Serving cost rows for each option at every matching price that can host its
-    tensor-parallel group, sorted by tier, then fresh before stale, then USD."""
+    tensor-parallel group, sorted by tier, then by `quote_order` (fresh before stale,
+    confirmed before low confidence, then USD)."""
     rows: list[ServingCostRow] = []
     excluded: list[ExcludedPrice] = []
     for option in options:
@@ -160,8 +175,9 @@ def price_options(
 
 
 def cheapest_by_tier(rows: list[ServingCostRow]) -> dict[str, str]:
-    """tier -> price_id of the cheapest USD-comparable row (rows sorted by `_sort_key`, so a
-    fresh row wins over a cheaper stale one)."""
+    """tier -> price_id of the first USD-comparable row (rows sorted by `_sort_key`, so a
+    fresh row wins over a cheaper stale one, a confirmed row over a cheaper low-confidence
+    one)."""
     best: dict[str, str] = {}
     for row in rows:
         if row.usd_per_hour is not None and row.tier not in best:
@@ -175,6 +191,7 @@ def serving_assumptions(
     """The assumptions every serving result states."""
     return [
         *stale_rule(freshness),
+        LOW_CONFIDENCE_RULE,
         f"month = {HOURS_PER_MONTH:g} billed hours when always on (8,760 h / 12)",
         f"load: {profile.utilization:.0%} of the estimated aggregate throughput during "
         f"{profile.active_hours_per_month:g} active hours a month",

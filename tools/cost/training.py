@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from tools.cost.currency import currency_assumption, unconverted_note, unconverted_offers
 from tools.cost.fabric import fabric_note, machines_spanned, stated_interconnect
-from tools.cost.filters import age_fields, eligible_prices, stale_rule, staleness
+from tools.cost.filters import (
+    LOW_CONFIDENCE_RULE,
+    age_fields,
+    confidence_notes,
+    eligible_prices,
+    stale_rule,
+    staleness,
+)
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
 from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
 from tools.errors import ToolInputError
@@ -17,12 +24,9 @@ from tools.pricing import (
     book_notes,
     configuration_price_per_hour,
     per_gpu_quote_note,
+    quote_order,
     to_usd,
 )
-
-LOW_CONFIDENCE = "low"
-"""catalog/prices.toml `confidence` of a rate the research could not confirm (e.g. Lyceum's,
-stated only in the provider's article): such rows rank after the others of their tier."""
 
 
 def training_row(
@@ -54,19 +58,13 @@ def training_row(
         notes.append(f"billed for {billed_gpus} GPUs (whole instances)")
     if price.gpus_per_instance is None and group > 1:
         notes.append(per_gpu_quote_note(group))
-    low_confidence = price.confidence == LOW_CONFIDENCE
-    if low_confidence:
-        notes.append(
-            "unconfirmed price (research confidence low: "
-            f"{price.source_type or 'source'}); ranked after confirmed prices"
-        )
+    notes += confidence_notes(price)
     if price.currency != "USD" and eur_to_usd is None:
         notes.append(f"price in {price.currency}; not converted (no exchange rate given)")
     return TrainingCostRow(
         **_price_fields(price),
         count=job.count,
         tp=job.tp,
-        low_confidence=low_confidence,
         instances=instances,
         billed_gpus=billed_gpus,
         per_hour=per_hour,
@@ -120,16 +118,14 @@ def training_costs(
             ):
                 continue
             rows.append(row)
-    # Within a tier: USD-comparable rows first, fresh before stale, confirmed before
-    # low-confidence, each by total cost (the serving rows' rule, so a 257-day-old price is
-    # never ranked among fresh ones; an unconfirmed rate never heads a confirmed one).
+    # Within a tier: USD-comparable rows first, then `quote_order` by total cost (the serving
+    # rows' rule: a 257-day-old price is never ranked among fresh ones, an unconfirmed rate
+    # never heads a confirmed one as fresh).
     rows.sort(
         key=lambda r: (
             TIERS.index(r.tier),
             r.usd_cost is None,
-            bool(r.stale),
-            r.low_confidence,
-            r.usd_cost or r.cost,
+            *quote_order(r.stale, r.low_confidence, r.usd_cost or r.cost),
         )
     )
     best: dict[str, str] = {}
@@ -138,7 +134,7 @@ def training_costs(
             best[row.tier] = row.price_id
     meeting = [r for r in rows if r.usd_cost is not None and r.meets_deadline is not False]
     cheapest = (
-        min(meeting, key=lambda r: (bool(r.stale), r.low_confidence, r.usd_cost or 0.0))
+        min(meeting, key=lambda r: quote_order(r.stale, r.low_confidence, r.usd_cost or 0.0))
         if meeting
         else None
     )
@@ -156,8 +152,7 @@ def training_costs(
             "(assumption: work lost since the last checkpoint plus restarts)",
             "GPUs sold in instances are billed by whole instance; a tensor-parallel group sits in "
             "one instance, so a row whose instance holds fewer GPUs than the group is left out",
-            "prices the research marks low-confidence (unconfirmed) rank after the others of "
-            "their tier",
+            LOW_CONFIDENCE_RULE,
             "a job on several machines runs over the network the offer names (instance name or "
             "notes); where none is named the row says 'interconnect not stated'",
             currency_assumption(flt.eur_to_usd),

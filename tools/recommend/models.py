@@ -111,14 +111,20 @@ class Option(BaseModel):
     gpu_hours: float | None = None
     usd_per_hour: float | None = Field(
         default=None,
-        description="On-demand USD/hour of the whole configuration at its cheapest rentable "
-        "price: whole instances billed, each tensor-parallel group in one machine.",
+        description="On-demand USD/hour of the whole configuration at the price it is quoted "
+        "at (tools.pricing.quote_order: fresh, confirmed, then cheapest): whole instances "
+        "billed, each tensor-parallel group in one machine.",
     )
     price_id: str | None = Field(default=None, description="Catalog price row used, if any.")
     price_stale: bool = Field(
         default=False,
         description="Only a stale (undated or too old) price hosts this configuration; "
         "ranked after freshly priced ones when ranking by price.",
+    )
+    price_low_confidence: bool = Field(
+        default=False,
+        description="The price is a low-confidence (unconfirmed) rate: no confirmed row as "
+        "fresh hosts this configuration.",
     )
     billed_gpus: int | None = Field(
         default=None, description="GPUs billed at that price (whole instances), count."

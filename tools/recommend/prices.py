@@ -24,8 +24,10 @@ def _price_line(quote: ConfigurationPrice, count: int, age: str) -> str:
         many = f"{quote.instances} × " if quote.instances > 1 else ""
         how = f"{many}{p.provider} {p.instance or p.id} ({size}, {each:,.4g} {p.currency}/h)"
     where = f"{p.region}, " if p.region else ""
+    doubt = ", low confidence" if quote.low_confidence else ""
     return (
-        f"on-demand price: {how} = {quote.usd_per_hour:,.2f} USD/h ({where}as_of {p.as_of}, {age})"
+        f"on-demand price: {how} = {quote.usd_per_hour:,.2f} USD/h ({where}as_of {p.as_of}, "
+        f"{age}{doubt})"
     )
 
 
@@ -38,6 +40,7 @@ def quote_fields(quote: ConfigurationPrice | None, prices: RankingPrices) -> dic
         "price_id": quote.price.id,
         "billed_gpus": quote.billed_gpus,
         "price_stale": quote.stale,
+        "price_low_confidence": quote.low_confidence,
         "price_as_of": quote.price.as_of,
         "price_age": prices.age(quote.price),
     }

@@ -257,7 +257,8 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         "whole instances billed, each tensor-parallel group in one machine "
         "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
         f"undated or older than {prices.max_age_days} days on {prices.day.isoformat()} only "
-        "when no fresher price can host the layout (dates in the option notes and "
+        "when no fresher price can host the layout, and rates the research marks low "
+        "confidence only when no confirmed price as fresh can (dates in the option notes and "
         "`gpu-sizer cost`)."
     ]
     gpus = _allowed_gpus(workload)

@@ -1,9 +1,10 @@
 """What a report quotes for each priced configuration: its cheapest row in the quote tier.
 
 The cost tool lists every matching price; an answer quotes one per configuration — the first
-USD-comparable row of the quote tier in the cost tool's order (a fresh price before any stale
-one, a training job's confirmed rate before a low-confidence one, then by USD per hour for
-serving, by the job's total USD for training), so the quote is the row its table leads with.
+USD-comparable row of the quote tier by `tools.pricing.quote_order`, serving and training
+alike (a fresh price before any stale one, a confirmed rate before a low-confidence one, then
+by USD per hour for serving, by the job's total USD for training), so the quote is the row the
+cost table leads with and the row the recommender ranked the option by.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 
 from tools.cost import CostComparison
 from tools.cost.results import PricedRow
+from tools.pricing import quote_order
 from tools.recommend import Option
 from tools.sizing.report import PricedConfiguration, PriceLoad
 
@@ -27,6 +29,7 @@ def _quote(row: PricedRow, **figures: float | None) -> PricedConfiguration:
         as_of=row.as_of,
         age=row.age,
         stale=bool(row.stale),
+        low_confidence=row.low_confidence,
         billed_gpus=row.billed_gpus,
         per_hour=row.per_hour,
         currency=row.currency,
@@ -40,9 +43,9 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
     """One `PricedConfiguration` per (GPU, count) priced in `tier`, in the cost tool's order."""
     if costs is None:
         return []
-    # Ranked by the cost tool's rule within a tier: fresh before stale, a training job's
-    # confirmed rates before low-confidence ones, then USD — so the quote is the row the cost
-    # table leads with for that configuration, whatever order the rows come in.
+    # Ranked by the one rule (`quote_order`): fresh before stale, confirmed before
+    # low-confidence, then USD — so the quote is the row the cost table leads with for that
+    # configuration, whatever order the rows come in.
     candidates: list[tuple[tuple[bool, bool, float], PricedConfiguration]] = []
     if costs.serving is not None:
         for r in costs.serving.rows:
@@ -54,12 +57,12 @@ def quoted_prices(costs: CostComparison | None, tier: str) -> list[PricedConfigu
                     billed_hours_per_month=r.billed_hours_per_month,
                     usd_per_million_tokens=r.usd_per_million_tokens,
                 )
-                candidates.append(((priced.stale, False, priced.usd), priced))
+                candidates.append((quote_order(r.stale, r.low_confidence, priced.usd), priced))
     if costs.training is not None:
         for t in costs.training.rows:
             if t.tier == tier and t.usd_cost is not None:
                 priced = _quote(t, usd_job=t.usd_cost)
-                candidates.append(((priced.stale, t.low_confidence, priced.usd), priced))
+                candidates.append((quote_order(t.stale, t.low_confidence, priced.usd), priced))
     best: dict[tuple[str, int], tuple[tuple[bool, bool, float], PricedConfiguration]] = {}
     for rank, priced in candidates:
         key = (priced.gpu, priced.count)

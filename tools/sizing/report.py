@@ -89,8 +89,9 @@ class PriceLoad(BaseModel):
 
 
 class PricedConfiguration(BaseModel):
-    """A priced configuration's cheapest row in the quote tier (fresh before stale, then the
-    lower USD figure): what an answer quotes for it."""
+    """A priced configuration's row in the quote tier by `tools.pricing.quote_order` (fresh
+    before stale, confirmed before low confidence, then the lower USD figure): what an answer
+    quotes for it."""
 
     gpu: str
     count: int
@@ -102,6 +103,11 @@ class PricedConfiguration(BaseModel):
         default=None, description="How old the price is on the caller's clock ('74 days old')."
     )
     stale: bool = False
+    low_confidence: bool = Field(
+        default=False,
+        description="A low-confidence (unconfirmed) rate: quoted only where no confirmed row "
+        "as fresh prices the configuration; every surface says so beside it.",
+    )
     billed_gpus: int
     per_hour: float = Field(description="Hourly price as published, in `currency`.")
     currency: str

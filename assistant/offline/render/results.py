@@ -44,9 +44,11 @@ class Priced(Protocol):
 
 
 def priced_by(price: Priced) -> str:
-    """'AWS, 2026-09-19, 74 days old': who prices a row, its as_of and (when the result
-    carries it) its age on the clock of the call."""
-    return f"{price.provider}, {price.as_of}" + (f", {price.age}" if price.age else "")
+    """'AWS, 2026-09-19, 74 days old': who prices a row, its as_of, (when the result carries
+    it) its age on the clock of the call, and 'low confidence' for a rate the research could
+    not confirm (a GPU price row's `low_confidence`)."""
+    doubt = ", low confidence" if getattr(price, "low_confidence", False) else ""
+    return f"{price.provider}, {price.as_of}" + (f", {price.age}" if price.age else "") + doubt
 
 
 def gpu_name(gpu_id: str | None) -> str:
