@@ -283,3 +283,17 @@ def test_the_offline_answer_says_a_quoted_price_is_low_confidence(
     text = capsys.readouterr().out
     row = next(line for line in text.splitlines() if line.startswith("| A10G | 2 |"))
     assert "5.67" in row and "low confidence" in row  # 4 × 1.418 = 5.672 USD/h
+
+
+def test_the_app_card_says_a_quoted_price_is_low_confidence() -> None:
+    from assistant.app.verdict import verdict_lines
+    from assistant.offline import parse_workload, plan_tool_calls
+    from tools.sizing import SizingRequest, size
+
+    question = "serve Qwen2.5 14B on A10Gs"
+    calls = plan_tool_calls(parse_workload(question))
+    report = size(SizingRequest.model_validate(calls[-1].arguments))
+    assert report.headline is not None and report.headline.price is not None
+    assert report.headline.price.price_id == AWS_G5_12X and report.headline.price.low_confidence
+    card = [line for line in verdict_lines(report) if "2× A10G" in line.head]
+    assert card and all("low" in line.detail and "confidence" in line.detail for line in card)

@@ -264,6 +264,8 @@ def report_view(report: SizingReport, unit: TableUnit = CARD_UNIT) -> CardView:
             line += f", {price.usd_per_million_tokens:,.3f} USD/M{report.price_load.label}"
         elif price is not None:
             line += f", {price.usd:,.2f} USD ({price.tier})"
+        if price is not None and price.low_confidence:
+            line += " (low-confidence price)"
         lines.append(line)
     for sized in report.memory:
         est = sized.estimate

@@ -102,6 +102,8 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
             detail += f" · {price.usd_job:,.0f} USD for the job"
         elif price is not None and price.usd_per_hour is not None:
             detail += f" · {price.usd_per_hour:,.2f} USD per hour"
+        if not quoted and price is not None and price.low_confidence:
+            detail += " (low-confidence price)"  # the quoted text says so itself
         # Named GPUs that do not fit: what they need; else the rule that chose the option.
         verb = "Needs" if named else headline_verb(report, headline)
         lines.append(VerdictLine("works", f"{verb} {option_text(headline.option)}", detail))
