@@ -294,6 +294,8 @@ def _price_row(row: ServingCostRow) -> dict[str, Any]:
     """A serving row without the duplicates: a USD row's native-currency fields equal its
     usd_* fields, and billed_gpus matters only when whole instances bill more GPUs."""
     out = _pick(lean(row), _SERVING_ROW_KEYS)
+    if row.low_confidence:  # said only where true, as the answers say it
+        out["low_confidence"] = True
     if row.currency == "USD":
         for key in ("currency", "per_hour", "per_month"):
             out.pop(key, None)
@@ -421,6 +423,8 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
         out["headline"] = {"rule": headline.rule, "reason": headline.reason, **figures}
         if headline.price is not None:
             out["headline"]["price"] = _pick(lean(headline.price), _PRICE_KEYS)
+            if headline.price.low_confidence:  # said only where true: a flag, not a field
+                out["headline"]["price"]["low_confidence"] = True
     out["memory"] = [_sized(m) for m in report.memory]
     errors = [e for e in (report.recommendation_error, report.costs_error) if e is not None]
     if errors:

@@ -297,3 +297,17 @@ def test_the_app_card_says_a_quoted_price_is_low_confidence() -> None:
     assert report.headline.price.price_id == AWS_G5_12X and report.headline.price.low_confidence
     card = [line for line in verdict_lines(report) if "2× A10G" in line.head]
     assert card and all("low" in line.detail and "confidence" in line.detail for line in card)
+
+
+def test_the_model_reads_that_a_quoted_price_is_low_confidence() -> None:
+    from assistant.offline import parse_workload, plan_tool_calls
+    from assistant.wire import model_content
+    from tools.sizing import SizingRequest, size
+
+    def view(question: str) -> str:
+        calls = plan_tool_calls(parse_workload(question))
+        return model_content("size", size(SizingRequest.model_validate(calls[-1].arguments)))
+
+    # 2× A10G: AWS g5.12xlarge (confidence "low") is quoted; 1× H100: OVHcloud (confirmed).
+    assert '"low_confidence":true' in view("serve Qwen2.5 14B on A10Gs")
+    assert "low_confidence" not in view("serve Llama 3.1 8B on 1 H100")
