@@ -133,3 +133,27 @@ async def test_the_proposal_says_the_api_is_another_model() -> None:
     assert "openai-gpt-4o-mini, another model, compared on price only" in risk
     # 500M in and out → 125M output tokens at 1.05 USD per million (3 × 0.15 + 0.60).
     assert "131.25 USD a month" in risk
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "serve GPT-4o mini to 100 users",
+        "how many H100s for gpt-4o?",
+        "Claude Sonnet 4.5 at 20M tokens a day: what GPUs?",
+    ],
+)
+def test_an_api_model_alone_is_asked_about_not_sized(text: str) -> None:
+    """A closed model's weights are not published: nothing to size on a GPU, so the question
+    asks which model would be self-hosted beside it (not a bare 'Which model?')."""
+    parsed = parse_workload(text)
+    assert not parsed.has_model and parsed.api_models
+    question = next(q for q in parsed.questions if "hosted API" in q)
+    assert parsed.api_models[0] in question and "cannot be self-hosted" in question
+
+
+def test_the_reply_with_a_model_keeps_the_api_to_compare_with() -> None:
+    first = parse_workload("serve GPT-4o mini to 100 users at 20M tokens a day")
+    reply = parse_workload("Llama 3.3 70B", previous=first)
+    assert reply.model == "llama-3.3-70b"
+    assert reply.api_models == ["GPT-4o mini"] and reply.users == 100

@@ -143,10 +143,19 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
     if not parsed.has_model and not any("model" in q for q in parsed.questions):
-        parsed.questions.append(
-            "Which model? Give a name (e.g. 'Llama 3.1 70B'), a Hugging Face id or a size "
-            "such as '13B'."
-        )
+        if parsed.api_models:
+            # 'serve GPT-4o mini to 100 users': a hosted API only, nothing to size on a GPU.
+            named = " and ".join(dict.fromkeys(parsed.api_models))
+            parsed.questions.append(
+                f"{named} is a hosted API (its weights are not published, so it cannot be "
+                "self-hosted): which model would you self-host to compare with it? Give a name "
+                "(e.g. 'Llama 3.3 70B'), a Hugging Face id or a size such as '70B'."
+            )
+        else:
+            parsed.questions.append(
+                "Which model? Give a name (e.g. 'Llama 3.1 70B'), a Hugging Face id or a size "
+                "such as '13B'."
+            )
     if parsed.long_context and parsed.context is None and parsed.prompt_tokens is None:
         # "Long-context" with no size would be sized at the tools' short default context,
         # the opposite of what was said: the KV cache (and the verdict) scale with it.

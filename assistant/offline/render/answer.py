@@ -193,6 +193,8 @@ _FACT_LABELS = {
     "tokens_per_s": "output tokens/s in all",
     "output_tokens_per_day": "output tokens per day",
     "api_comparison": "compared with hosted APIs",
+    "api_providers": "hosted API providers",
+    "api_models": "hosted API models",
     "gpu_count": "GPUs",
     "train_tokens": "training tokens",
     "train_examples": "training examples",
