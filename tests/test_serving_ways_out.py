@@ -257,3 +257,15 @@ def test_every_serving_miss_on_a_named_gpu_says_what_would(question: str) -> Non
         budget = asked.budget_bytes_per_gpu or 1
         assert scale.holds.count >= math.ceil(asked.per_gpu_bytes * subject.count / budget)
         assert f"{scale.holds.count}× {gpu_name(subject.gpu)}**" in text, (question, text)
+
+
+def test_one_gpu_that_holds_fewer_users_says_how_many_in_the_singular() -> None:
+    # Llama 3.1 8B bf16 on a 4090: 4,077,903,872 B of KV room / 131,072 B per token = 31,112
+    # tokens, so 7 whole 4,096-token sequences at once — not the 20 users asked.
+    report = _report("serve Llama 3.1 8B to 20 users on my RTX 4090 at 150 tokens/s per user")
+    scale = report.scale_out
+    assert scale is not None and scale.within is not None and scale.count == 1
+    assert 4_077_903_872 // LLAMA_8B_KV // 4_096 == 7 == scale.within.max_concurrent_sequences
+    text = verdict_text(report)
+    assert "**1× GeForce RTX 4090 holds 7 concurrent sequences of 4,096 tokens**" in text
+    assert "not the 20 users asked" in text

@@ -448,7 +448,8 @@ def scale_out_lines(report: SizingReport) -> list[str]:
         if replicas > 1:
             held += f" per replica × {replicas} replicas"
         kv = f"; {within.kv_cache_capacity_tokens:,} KV-cache tokens per replica"
-        lines.append(f"**{label} hold {held}**{asked} (TP {within.tp} × PP {within.pp}{kv}).")
+        verb = "holds" if single else "hold"
+        lines.append(f"**{label} {verb} {held}**{asked} (TP {within.tp} × PP {within.pp}{kv}).")
     lower = lower_format_lines(report)
     if single:
         # The GPU the user has, kept: its lower formats come before buying more of it.
