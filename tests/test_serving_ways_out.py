@@ -269,3 +269,13 @@ def test_one_gpu_that_holds_fewer_users_says_how_many_in_the_singular() -> None:
     text = verdict_text(report)
     assert "**1× GeForce RTX 4090 holds 7 concurrent sequences of 4,096 tokens**" in text
     assert "not the 20 users asked" in text
+
+
+def test_the_mcp_text_carries_the_ways_out() -> None:
+    from assistant.mcp.text import render_result
+
+    # MCP text: plain lines (bold dropped), at most a few, the ways out among them.
+    lines = render_result(_report(QWEN_ON_ONE_3090[0])).splitlines()
+    assert lines[0].startswith("Does not fit on 1× GeForce RTX 3090")
+    assert "fits at up to 3,456 tokens per sequence" in lines[2]
+    assert "fits at 6,928 tokens" in lines[3] and "2× GeForce RTX 3090" in lines[4]
