@@ -40,7 +40,7 @@ SESSIONS: dict[str, tuple[str, ...]] = {
     "a named GPU that does not fit": ("can my 3090 run Qwen3 32B?",),
     "named GPUs scaled out": ("serve Llama 3.1 70B to 40 users on 2x L40S",),
     "over budget": ("serve Llama 3.1 8B to 20 users, budget 500 USD a month",),
-    "nothing fits": ("serve Llama 3.1 405B in bf16 on 1 H100",),
+    "nothing fits": ("serve Llama 3.1 405B in bf16 on 1 RTX 4060 Ti 8GB",),
     "a question first": ("serve Llama 3.1 70B in fp8 on an A100",),
     "a follow-up": ("serve Llama 3.1 70B to 20 users on 2x H100 SXM", "and in fp8?"),
     "a question after an answer": (

@@ -311,11 +311,12 @@ def model_max_context(request: SizingRequest) -> int | None:
     return int(resolved.architecture.max_context)
 
 
-def longest_fitting_context(fields: dict[str, Any], limit: int) -> int:
+def longest_fitting_context(fields: dict[str, Any], limit: int, batch: int = 1) -> int:
     """The longest context in tokens (≤ `limit`) at which the memory request `fields` fits at
-    batch 1; 0 when not even one token fits. Fit is monotone in context (KV and activations
-    only grow with it), so a binary search finds the boundary in about log2(limit) calls."""
-    base = {**fields, "batch": 1}
+    `batch` sequences (default one); 0 when not even one token fits. Fit is monotone in context
+    (KV and activations only grow with it), so a binary search finds the boundary in about
+    log2(limit) calls."""
+    base = {**fields, "batch": batch}
 
     def fits(tokens: int) -> bool:
         estimate, _ = estimate_fields({**base, "context": tokens})

@@ -61,7 +61,7 @@ from tools.sizing.report import (
 )
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
-from tools.sizing.ways_out import ways_out
+from tools.sizing.ways_out import serving_ways_out, ways_out
 from tools.units import GB
 from tools.workload import Workload, validate_workload
 
@@ -255,8 +255,9 @@ def _scale_out(
     rec: Recommendation,
     prices: Any,
 ) -> ScaleOut | None:
-    """For the first named multi-GPU serving configuration whose GPUs hold no layout that meets
-    the targets (QA round 4, 2: '4 A100 40GB for 10 users'): the largest layout they hold, and
+    """For the first named serving configuration (several GPUs, or one the user named: 'my
+    3090') whose GPUs hold no layout that meets the targets (QA round 4, 2: '4 A100 40GB for 10
+    users'): the largest layout they hold, and
     the recommender without the GPU limit (its own order unless an objective was asked for).
     With no user count the load is one sequence at a time ('Llama 3.1 70B on 2× L40S': what
     holds the model), said as such; no user count is invented."""
@@ -264,7 +265,8 @@ def _scale_out(
     if w.is_training:
         return None
     for sized in memory:
-        if sized.gpu is None or sized.count < 2:
+        # One GPU counts when the user named it ('my 3090'): the search was held to it.
+        if sized.gpu is None or (sized.count < 2 and not sized.count_named):
             continue
         held = any(
             o.gpu == sized.gpu and o.count <= sized.count and o.fits and o.meets_targets
@@ -464,6 +466,7 @@ def size(
     report.headline = headline
     report.zero3_resize = [z for m in memory if (z := zero3_resize(request, m)) is not None]
     report.ways_out = ways_out(request, memory, rec, report.zero3_resize)
+    report.ways_out += serving_ways_out(request, report.memory)
     if headline is not None:
         report.layout_breakdown = layout_breakdown(
             request, memory[0], headline.option, scale_out=headline.rule == "scale_out"

@@ -327,11 +327,15 @@ Lever = Literal[
     "all_together",
     "lighter_method",
     "more_gpus",
+    "shorter_context",
+    "fp8_kv_cache",
 ]
 
 
 class WayOut(BaseModel):
-    """One lever pulled on the closest named configuration, re-sized."""
+    """One lever pulled on the closest named configuration, re-sized (training: the levers of
+    `tools.sizing.ways_out.ways_out`; serving: a shorter context or an 8-bit KV cache, see
+    `serving_ways_out`; what count of the GPU holds a serving load is `SizingReport.scale_out`)."""
 
     lever: Lever
     gpu: str
@@ -389,7 +393,9 @@ class SizingReport(BaseModel):
     )
     ways_out: list[WayOut] = Field(
         default_factory=list,
-        description="Nothing named fits a training job: each lever pulled, and all together.",
+        description="Nothing named fits a training job: each lever pulled, and all together. "
+        "A named serving configuration that does not fit: the longest context it holds at the "
+        "format and load asked, and an 8-bit KV cache when that makes it fit (or fit longer).",
     )
     claim_checks: list[ClaimCheck] = Field(
         default_factory=list, description="The user's rules of thumb, checked."

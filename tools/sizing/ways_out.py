@@ -10,6 +10,12 @@ the fewest GPUs that hold it (`fewest_zero3_gpus`).
 The subject is the named configuration with the most headroom (the one closest to fitting).
 Each lever changes one memory-request field; the shorter sequence is the longest that fits (a
 multiple of `SEQUENCE_STEP` tokens), found by a binary search (memory grows with the sequence).
+
+Serving (`serving_ways_out`): a named GPU configuration that does not hold the load as asked is
+re-sized at the longest context it holds at the format and load asked (the search of
+`tools.sizing.memory.longest_fitting_context`), and with an 8-bit KV cache (`KV_8BIT`) when that
+makes it fit, else when it makes a longer context fit. What count of that GPU holds the load is
+the scale-out (`tools.sizing.plan._scale_out`, `SizingReport.scale_out`).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from tools.limits import MAX_GPUS
 from tools.memory import MemoryEstimate
 from tools.memory.estimate import DEFAULT_LORA_RANK, DEFAULT_QLORA_RANK
 from tools.recommend import Recommendation
-from tools.sizing.memory import configuration_fields, estimate_fields
+from tools.sizing.memory import configuration_fields, estimate_fields, longest_fitting_context
 from tools.sizing.report import Lever, SizedConfiguration, WayOut
 from tools.sizing.request import SizingRequest
 
@@ -33,6 +39,12 @@ LOWER_RANK = 8
 
 LIGHTER = {"full": "lora", "lora": "qlora"}
 """The next lighter training method: adapters instead of every weight, then a 4-bit base."""
+
+KV_8BIT = {"vllm": "fp8"}
+"""The 8-bit KV cache tried per engine: vLLM `--kv-cache-dtype fp8` (vLLM docs, 'Quantized KV
+Cache'). Not llama.cpp: its q8_0 cache takes 34 bytes per 32 elements, which the local-serving
+tool (tools/local_serving) plans with its partial offload, not the memory calculator's 1-byte
+int8; nor Transformers."""
 
 
 def _fits(fields: dict[str, Any]) -> tuple[bool, MemoryEstimate | None]:
@@ -174,3 +186,49 @@ def lighter_method(
                 return [tried]
         lighter = LIGHTER.get(lighter)
     return [] if tried is None else [tried]
+
+
+def serving_ways_out(request: SizingRequest, memory: list[SizedConfiguration]) -> list[WayOut]:
+    """The ways out on the first named serving configuration that does not fit (not a
+    max-context question, whose answer is already the longest context): the longest context it
+    holds at the format and load asked, shorter than asked (none when not even one token fits),
+    then an 8-bit KV cache at the context asked when that fits, else at the longest context it
+    holds when that is longer than with the KV cache asked. Empty otherwise."""
+    if request.workload.is_training or request.longest_context:
+        return []
+    subject = next(
+        (m for m in memory if m.gpu is not None and m.estimate is not None and m.fits is False),
+        None,
+    )
+    if subject is None or subject.gpu is None or subject.estimate is None:
+        return []
+    estimate = subject.estimate
+    fields = configuration_fields(request, subject.gpu, subject.count)
+    fields = {k: v for k, v in fields.items() if k not in ("context", "batch")}
+    out: list[WayOut] = []
+
+    def way(lever: Lever, changes: dict[str, Any]) -> WayOut:
+        sized, _ = estimate_fields({**fields, "batch": estimate.batch, **changes})
+        return WayOut(
+            lever=lever,
+            gpu=subject.gpu or "",
+            count=subject.count,
+            changes=changes,
+            estimate=sized,
+        )
+
+    shorter = longest_fitting_context(fields, estimate.context - 1, estimate.batch)
+    if shorter > 0:
+        out.append(way("shorter_context", {"context": shorter}))
+    kv = KV_8BIT.get(estimate.engine)
+    if kv is not None and estimate.kv_dtype not in ("fp8", "int8"):
+        eight = way("fp8_kv_cache", {"kv_dtype": kv, "context": estimate.context})
+        if eight.fits:
+            out.append(eight)
+        else:
+            longer = longest_fitting_context(
+                {**fields, "kv_dtype": kv}, estimate.context - 1, estimate.batch
+            )
+            if longer > shorter:
+                out.append(way("fp8_kv_cache", {"kv_dtype": kv, "context": longer}))
+    return out

@@ -433,7 +433,10 @@ def scale_out_lines(report: SizingReport) -> list[str]:
     length = "" if context is None else f" of {context:,} tokens"
     lines: list[str] = []
     within = scale.within
-    if within is None:
+    single = scale.count == 1
+    if within is None and single:
+        pass  # one GPU: its "Does not fit" line says so
+    elif within is None:
         lines.append(
             f"**{label} hold no sequence{length}** at {named.estimate.weights_format} "
             "weights: no layout within them fits."
@@ -445,18 +448,38 @@ def scale_out_lines(report: SizingReport) -> list[str]:
         if replicas > 1:
             held += f" per replica × {replicas} replicas"
         kv = f"; {within.kv_cache_capacity_tokens:,} KV-cache tokens per replica"
-        lines.append(f"**{label} hold {held}**{asked} (TP {within.tp} × PP {within.pp}{kv}).")
+        verb = "holds" if single else "hold"
+        lines.append(f"**{label} {verb} {held}**{asked} (TP {within.tp} × PP {within.pp}{kv}).")
+    lower = lower_format_lines(report)
+    if single:
+        # The GPU the user has, kept: its lower formats come before buying more of it.
+        lines, lower = lines + lower, []
     if scale.holds is not None:
-        seqs_text = (
-            f"; it holds {scale.holds.max_concurrent_sequences:,} concurrent sequences per replica"
-        )
+        n = scale.holds.max_concurrent_sequences
+        seqs_text = f"; it holds {n:,} concurrent sequence{'s' if n != 1 else ''} per replica"
         holds = needs_line(
             scale.holds,
             f"{holds_label(report)}:",
             f", the recommender without the {scale.count}-GPU limit",
         )
         lines.append(CardLine(holds.removesuffix(".") + f"{seqs_text}."))
-    return lines + lower_format_lines(report)
+    elif single and not any(w.fits for w in report.ways_out) and not _lower_fits(report):
+        lines.append(
+            f"**Nothing the tools try fits on {label}**: no shorter context, 8-bit KV cache or "
+            f"lower weight format, and no count of {gpu_name(scale.gpu)} the recommender tries "
+            "holds this load."
+        )
+    else:
+        lines.append(f"No count of {gpu_name(scale.gpu)} the recommender tries holds this load.")
+    return lines + lower
+
+
+def _lower_fits(report: SizingReport) -> bool:
+    """Whether a lower weight format fits the named GPUs (as asked or at a shorter context)."""
+    return any(
+        f.estimate is not None and (f.estimate.fits or f.shorter_context is not None)
+        for f in report.lower_formats
+    )
 
 
 def lower_format_lines(report: SizingReport) -> list[str]:
@@ -632,12 +655,45 @@ def _lever_label(way: WayOut, asked: int, task: str = "full") -> str:
     return " + ".join(parts)
 
 
+def serving_ways_out_lines(report: SizingReport) -> list[str]:
+    """When a named GPU configuration does not hold a serving load (`report.ways_out`, decided
+    in `tools.sizing.ways_out.serving_ways_out`): the longest context it holds at the format
+    asked and an 8-bit KV cache, one line each with the memory calculator's figure."""
+    lines: list[str] = []
+    for way in report.ways_out:
+        est = way.estimate
+        if est is None or not way.fits:
+            continue
+        need = f"{gib(est.per_gpu_bytes)} of {gib(est.budget_bytes_per_gpu)} per GPU"
+        per = " per sequence" if est.batch == 1 else f" for each of {est.batch:,} sequences"
+        if way.lever == "shorter_context":
+            lines.append(
+                f"- A shorter context: **fits at up to {est.context:,} tokens**{per} at "
+                f"{est.weights_format} weights ({need})."
+            )
+        elif way.lever == "fp8_kv_cache":
+            flag = "--kv-cache-dtype fp8"
+            at = f"at {est.context:,} tokens" + ("" if est.batch == 1 else per)
+            lines.append(
+                f"- An 8-bit KV cache ({est.kv_dtype}, `{flag}`): **fits {at}** "
+                f"({gib(est.breakdown.get('kv_cache'))} of KV cache; {need})."
+            )
+    if not lines:
+        return []
+    first = report.ways_out[0]
+    label = f"{first.count}× {gpu_name(first.gpu)}"
+    return [f"**Ways out on {label}** (each sized by the memory calculator):", *lines]
+
+
 def ways_out_lines(report: SizingReport) -> list[str]:
     """When no named GPU holds a training job (issue 18, class 9): each lever the memory
-    calculator re-sized on the closest configuration, with its figure, all together last."""
+    calculator re-sized on the closest configuration, with its figure, all together last.
+    Serving: `serving_ways_out_lines`."""
     ways = report.ways_out
     if not ways:
         return []
+    if not report.is_training:
+        return serving_ways_out_lines(report)
     first = ways[0]
     subjects = [*report.memory, *report.zero3_resize]
     named = next(
