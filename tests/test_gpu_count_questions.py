@@ -133,3 +133,34 @@ async def test_a_memory_answer_says_why_the_one_gpu_option_needs_less(text: str)
     difference = generic.per_gpu_bytes - headline.option.per_gpu_bytes
     assert difference >= (1024 - 256) * 262_144 * 16
     assert lines[1].startswith("On 1× A100") and "default batch limits" in lines[1]
+
+
+@pytest.mark.parametrize(
+    ("objective", "label"),
+    [
+        ("cheapest", "The recommender's cheapest by its ranking prices:"),
+        ("fewest_gpus", "Fewest GPUs, then fastest:"),
+    ],
+)
+async def test_the_recommenders_own_first_is_named_by_its_objective(
+    objective: str, label: str
+) -> None:
+    """When the priced rows lead with another option than the recommender ranked first, the
+    line naming the recommender's first says what it ranked by (it said 'Fewest GPUs, then
+    fastest' for a recommender ranking by price)."""
+    from assistant.offline.render.verdict import recommended_lines
+
+    _, conversation = await answer("fine-tune Qwen3 8B on 300M tokens within 12 hours")
+    report = sizing(conversation)
+    assert report.headline is not None and report.headline.rule == "cheapest"
+    rec = report.recommendation
+    assert rec is not None
+    other = next(o for o in rec.options[1:] if o.fits and o.meets_targets)
+    report = report.model_copy(
+        update={
+            "headline": report.headline.model_copy(update={"option": other}),
+            "recommendation": rec.model_copy(update={"objective": objective}),
+        }
+    )
+    lines = [str(x) for x in recommended_lines(report)]
+    assert any(x.startswith(f"**{label} ") for x in lines), lines

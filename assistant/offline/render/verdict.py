@@ -179,6 +179,15 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     return needs_line(option, verb) + f" {price}."
 
 
+_RANKED_FIRST = {
+    "cheapest": "The recommender's cheapest by its ranking prices",
+    "cheapest_per_token": "The recommender's cheapest per million tokens",
+    "fastest": "Fastest",
+    "fewest_gpus": "Fewest GPUs, then fastest",
+}
+"""How the recommender's own first option is named, by its objective."""
+
+
 def recommended_lines(report: SizingReport) -> list[str]:
     """The verdict when no GPU was named: the headline option (with its price when a price
     decided it), the recommender's first option when that is another one, or why nothing
@@ -198,9 +207,11 @@ def recommended_lines(report: SizingReport) -> list[str]:
     line = _headline_line(report, headline)
     lines = [CardLine(line) if card_shows_headline(report) else line]
     if headline.rule == "cheapest" and not _same(headline.option, meeting[0]):
-        # The recommender ranks by its objective (fewest GPUs, then fastest, or its own
-        # prices); when the priced rows put another option first, say what it ranked first.
-        lines.append(needs_line(meeting[0], "Fewest GPUs, then fastest:"))
+        # The recommender ranks by its objective (its own ranking prices, or fewest GPUs,
+        # then fastest); when the priced rows put another option first, say what it ranked
+        # first, and by what.
+        ranked = _RANKED_FIRST.get(rec.objective, "The recommender's first option")
+        lines.append(needs_line(meeting[0], f"{ranked}:"))
     return lines
 
 
