@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tools.pricing import RankingPrices
+from tools.pricing import RankingPrices, quote_order
 from tools.recommend.models import Option
 from tools.workload import Workload
 
@@ -77,6 +77,24 @@ def _lowest(options: list[Option], cost: Callable[[Option], float]) -> Option:
     return next(o for o in options if cost(o) <= low + abs(low) * SAME_COST_REL)
 
 
+def price_doubt(o: Option) -> tuple[bool, bool]:
+    """How an option's quoted price ranks before its USD figure (`tools.pricing.quote_order`'s
+    first two keys): (only a stale price hosts it, only a low-confidence rate does). Unpriced
+    options have no doubt here; their infinite cost ranks them after every priced one."""
+    stale, low, _ = quote_order(o.price_stale, o.price_low_confidence, 0.0)
+    return stale, low
+
+
+def _best_quoted(options: list[Option]) -> list[Option]:
+    """The priced options whose price is least in doubt by `quote_order` (fresh before stale,
+    then confirmed before low confidence); all of `options` when none is priced."""
+    priced = [o for o in options if o.usd_per_hour]
+    if not priced:
+        return options
+    best = min(price_doubt(o) for o in priced)
+    return [o for o in priced if price_doubt(o) == best]
+
+
 def _best(w: Workload, options: list[Option]) -> Option:
     """The smallest option meeting targets (the cheapest one when ranking by price and one is
     priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; for a
@@ -90,12 +108,12 @@ def _best(w: Workload, options: list[Option]) -> Option:
     if meeting and w.objective == "fastest":
         return max(meeting, key=lambda o: (_speed_key(o), -o.count))
     if meeting and w.objective == "cheapest" and any(o.usd_per_hour for o in meeting):
-        # A fresh price before a stale one: an old quote must not decide "cheapest".
-        fresh = [o for o in meeting if o.usd_per_hour and not o.price_stale]
-        return _lowest(fresh or meeting, lambda o: _cheapest_cost(w, o))
+        # `quote_order` across layouts: a fresh, confirmed price before a stale or
+        # low-confidence one — an old or unconfirmed quote must not decide "cheapest".
+        return _lowest(_best_quoted(meeting), lambda o: _cheapest_cost(w, o))
     priced = [o for o in meeting if math.isfinite(_per_token_cost(o))]
     if priced and w.objective == "cheapest_per_token":
-        return _lowest(priced, _per_token_cost)
+        return _lowest(_best_quoted(priced), _per_token_cost)
     if meeting:
         return min(meeting, key=lambda o: (o.count, -(o.decode_tokens_per_s_per_seq or 0)))
     fitting = [o for o in options if o.fits]
@@ -132,11 +150,22 @@ def _rank_key(w: Workload, prices: RankingPrices) -> Any:
         head = (not o.meets_targets, not o.fits)
         if objective == "fastest":
             return (*head, -speed(o), o.count)
-        # Freshly priced options before those only a stale (undated or too old) price hosts.
+        # By `quote_order`: freshly priced options before those only a stale (undated or too
+        # old) price hosts, confirmed before those only a low-confidence rate prices, then USD.
         if objective == "cheapest" and prices.rows:
-            return (*head, o.price_stale, _cheapest_cost(w, o), o.count, -speed(o))
+            return (
+                *head,
+                *quote_order(o.price_stale, o.price_low_confidence, _cheapest_cost(w, o)),
+                o.count,
+                -speed(o),
+            )
         if objective == "cheapest_per_token" and prices.rows:
-            return (*head, o.price_stale, _per_token_cost(o), o.count, -speed(o))
+            return (
+                *head,
+                *quote_order(o.price_stale, o.price_low_confidence, _per_token_cost(o)),
+                o.count,
+                -speed(o),
+            )
         return (*head, o.count, -speed(o))
 
     return key

@@ -21,7 +21,9 @@ per job (hourly price × wall-clock hours), never per token.
 3. *cheapest*: with a price objective ("cheapest": USD per hour, or the training job's total
    USD when its hours are known; "cheapest_per_token": USD per million output tokens at the
    price load) the lowest-priced option that fits and meets the targets within the GPU count
-   named, priced in the quote tier (fresh prices first).
+   named, priced in the quote tier, its quoted rows compared by `tools.pricing.quote_order`
+   (fresh before stale, confirmed before low confidence, then USD — the order the recommender
+   ranks by, so its first option and the headline agree).
 4. *recommender_first*: else the recommender's first option that fits and meets the targets
    (its ranking by the objective: fewest GPUs, fastest...).
 
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tools.pricing import quote_order
 from tools.recommend import Option, Recommendation
 from tools.sizing.report import (
     Headline,
@@ -191,14 +194,16 @@ def choose_headline(
         gpus_named = None
     prices = {(p.gpu, p.count): p for p in priced}
     if objective in PRICE_OBJECTIVES:
+        # `quote_order` across configurations, as the recommender ranks them: a fresh,
+        # confirmed quote before a stale or low-confidence one, then the lower figure.
         keyed = [
-            (key, o)
+            (quote_order(p.stale, p.low_confidence, key), o)
             for o in meeting
             if (p := prices.get((o.gpu, o.count))) is not None
             and (key := price_key(objective, p)) is not None
         ]
         if keyed:
-            key, option = min(keyed, key=lambda pair: pair[0])
+            _, option = min(keyed, key=lambda pair: pair[0])
             what = (
                 "USD per million output tokens"
                 if objective == "cheapest_per_token" and option.training_hours is None
