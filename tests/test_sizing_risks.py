@@ -90,9 +90,9 @@ def test_each_rule_alone(served: SizingReport) -> None:
     assert TIGHT_HEADROOM_FRACTION == 0.10
     assert _codes(_changed(base, headroom_bytes=int(budget * 0.099))) == ["tight_memory"]
     assert _codes(_changed(base, headroom_bytes=int(budget * 0.10) + 1)) == ["none"]
-    # 8. one replica serves everyone.
+    # 9. one replica serves everyone.
     assert _codes(_changed(base, dp=1)) == ["single_replica"]
-    # 9. the $/M figure rests on an estimated throughput (no basis stated counts as estimated).
+    # 10. the $/M figure rests on an estimated throughput (no basis stated counts as estimated).
     assert _codes(_changed(base, throughput_basis="estimated")) == ["estimated_speed"]
     assert _codes(_changed(base, throughput_basis=None)) == ["estimated_speed"]
     # 5. a stale quoted price.
@@ -100,6 +100,11 @@ def test_each_rule_alone(served: SizingReport) -> None:
     assert stale.headline is not None and stale.headline.price is not None
     stale.headline.price.stale = True
     assert _codes(stale) == ["stale_price"]
+    # 6. a low-confidence (unconfirmed) quoted price.
+    low = base.model_copy(deep=True)
+    assert low.headline is not None and low.headline.price is not None
+    low.headline.price.low_confidence = True
+    assert _codes(low) == ["low_confidence_price"]
     # 2. over the budget stated.
     over = base.model_copy(deep=True)
     over.budget_check = BudgetCheck(
@@ -156,6 +161,7 @@ def test_the_order_of_the_rules(served: SizingReport) -> None:
     report = _changed(base, headroom_bytes=budget // 20, dp=1, throughput_basis="estimated")
     assert report.headline is not None and report.headline.price is not None
     report.headline.price.stale = True
+    report.headline.price.low_confidence = True
     assert report.recommendation is not None
     report.recommendation.warnings = [Note(code="kv_dtype", text="w", severity="warning")]
     report.budget_check = BudgetCheck(
@@ -166,6 +172,7 @@ def test_the_order_of_the_rules(served: SizingReport) -> None:
         "tool_warning",
         "tight_memory",
         "stale_price",
+        "low_confidence_price",
         "single_replica",
         "estimated_speed",
     ]
@@ -230,3 +237,45 @@ def test_a_hosted_api_when_no_other_gpu_qualifies(scaled_out: SizingReport) -> N
 def test_no_alternative(scaled_out: SizingReport) -> None:
     report = scaled_out.model_copy(update={"costs": None}, deep=True)
     assert alternative(report) is None
+
+
+# --- a real low-confidence quote -----------------------------------------------------------------
+
+
+def test_two_a10g_priced_only_by_an_unconfirmed_undated_aws_row() -> None:
+    """Qwen2.5 14B on 2× A10G (TP 2): the only on-demand rows of 2+ A10Gs in one machine are
+    AWS g5.12xlarge (4 GPUs, 5.672 USD/h) and g5.48xlarge (8 GPUs, 16.288 USD/h), both
+    `confidence = "low"` and `as_of = "undated"` in catalog/prices.toml (research notes: the
+    same table carries pre-June-2025 P-family prices). Undated is stale, so both price rules
+    apply, stale first (the order `tools.pricing.quote_order` keys them in), and the proposal
+    names the row, its source and why it is unconfirmed."""
+    from assistant.proposal.document import Paragraph
+    from assistant.proposal.page_one import risk_blocks
+    from assistant.proposal.risk_text import RISK_NAMES, RISK_TITLES, risk_text
+
+    request = SizingRequest(
+        workload=Workload(model="qwen2.5-14b"),
+        configurations=[GpuConfiguration(gpu="a10g", count=2)],
+    )
+    report = size(request, today=DAY)
+    assert report.headline is not None and report.headline.price is not None
+    price = report.headline.price
+    assert (report.headline.option.gpu, report.headline.option.count) == ("a10g", 2)
+    # The 4-GPU instance, whole: 1.418 USD/GPU-h × 4 = 5.672 USD/h (catalog row, by hand).
+    assert price.price_id == "aws-g5-12xlarge-a10g-on-demand"
+    assert price.usd_per_hour == pytest.approx(1.418 * 4)
+    assert price.stale and price.low_confidence and price.confidence == "low"
+
+    # No warning, no tight memory or budget applies here: the stale price leads, the
+    # unconfirmed one comes next and is listed under 'Also' on page one.
+    codes = _codes(report)
+    assert codes[:2] == ["stale_price", "low_confidence_price"]
+    lead, also = risk_blocks(report)[:2]
+    assert isinstance(lead, Paragraph) and lead.lead == RISK_TITLES["stale_price"]
+    assert isinstance(also, Paragraph) and also.text.startswith("Also (see Risks): ")
+    assert RISK_NAMES["low_confidence_price"] in also.text
+    sentence = risk_text(next(r for r in risks(report) if r.code == "low_confidence_price"), report)
+    assert "aws-g5-12xlarge-a10g-on-demand" in sentence
+    assert "GitHub cost script" in sentence  # the row's source
+    assert "research confidence low" in sentence
+    assert "pre-June-2025 p4d" in sentence  # the row's own notes, as written

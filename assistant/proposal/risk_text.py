@@ -22,6 +22,7 @@ RISK_TITLES: dict[RiskCode, str] = {
     "tool_warning": "A tool warning about this request.",
     "tight_memory": "Tight memory.",
     "stale_price": "Stale price.",
+    "low_confidence_price": "Unconfirmed price.",
     "api_cheaper": "A hosted API costs less.",
     "speed_target_estimated": "The speed target rests on an estimate.",
     "single_replica": "Single point of failure.",
@@ -36,6 +37,7 @@ RISK_NAMES: dict[RiskCode, str] = {
     "tool_warning": "a tool warning",
     "tight_memory": "tight memory",
     "stale_price": "a stale price",
+    "low_confidence_price": "an unconfirmed (low-confidence) price",
     "api_cheaper": "a hosted API costs less",
     "speed_target_estimated": "a speed target resting on an estimate",
     "single_replica": "a single point of failure",
@@ -89,6 +91,28 @@ def _api_cheaper(risk: Risk, option: Option, report: SizingReport) -> str:
     )
 
 
+def _low_confidence(report: SizingReport) -> str:
+    """The row quoted, its source and why the research could not confirm it (its confidence
+    and notes, as written)."""
+    price = report.headline.price if report.headline else None
+    assert price is not None
+    amount = (
+        f"{usd(price.usd_job)} for the job"
+        if price.usd_job is not None
+        else f"{usd(price.usd_per_hour)} per hour"
+    )
+    why = f"research confidence {price.confidence or 'low'}"
+    if price.price_notes:
+        why += f": {price.price_notes}"
+    source = f"; source: {price.source}" if price.source else ""
+    return (
+        f"The {amount} quoted is {price.provider}'s row {price.price_id} ({tier(price.tier)}, "
+        f"{price_age(price)}{source}), a rate the research could not confirm ({why}); no "
+        "confirmed price as fresh prices this configuration: get a quote from the provider "
+        "before ordering."
+    )
+
+
 def risk_text(risk: Risk, report: SizingReport) -> str:
     """The sentence for `risk` (one per rule code, figures with their units)."""
     o = risk.option
@@ -119,7 +143,8 @@ def risk_text(risk: Risk, report: SizingReport) -> str:
         if o is None:
             return "No risk rule applies."
         return (
-            f"No rule flagged a risk: {gib(o.headroom_bytes)} of headroom per GPU, a fresh price "
+            f"No rule flagged a risk: {gib(o.headroom_bytes)} of headroom per GPU, a fresh, "
+            "confirmed price "
             f"and {basis(o.throughput_basis or o.speed_basis)} speed figures."
         )
     if risk.code == "tight_memory":
@@ -149,6 +174,8 @@ def risk_text(risk: Risk, report: SizingReport) -> str:
             f"was older than {report.request.pricing.max_price_age_days:,} days when sized: "
             "re-check it with the provider before ordering."
         )
+    if risk.code == "low_confidence_price":
+        return _low_confidence(report)
     if risk.code == "api_cheaper":
         return _api_cheaper(risk, o, report)
     if risk.code == "speed_target_estimated":

@@ -527,7 +527,8 @@ RULE_ORDER = (
     "The rules, in order (the first that applies is the main risk): a question still open; "
     "nothing meets the targets; "
     "over budget; a tool warning about the request or the GPU; memory headroom under "
-    f"{TIGHT_HEADROOM_FRACTION:.0%} of the per-GPU budget; a stale price; a hosted API cheaper; "
+    f"{TIGHT_HEADROOM_FRACTION:.0%} of the per-GPU budget; a stale price; an unconfirmed "
+    "(low-confidence) price; a hosted API cheaper; "
     "a speed target checked against an estimated speed; one replica (serving); an estimated "
     "speed behind the cost."
 )

@@ -81,6 +81,13 @@ class PricedRow(BaseModel):
         "in a provider article; tools.pricing.is_low_confidence): ranked after the confirmed "
         "rows of its tier as fresh (tools.pricing.quote_order), with a note.",
     )
+    confidence: str | None = Field(
+        default=None, description="The price entry's research confidence, as written."
+    )
+    price_notes: str | None = Field(
+        default=None,
+        description="The price entry's own notes (the research's caveats about the rate).",
+    )
     as_of_time: datetime | None = Field(
         default=None,
         description="The instant (UTC) the age counts from: `as_of` read as a timestamp; a "
@@ -116,6 +123,8 @@ def _price_fields(price: PriceEntry) -> dict[str, Any]:
         "low_confidence": is_low_confidence(price),
         "as_of_time": as_of_instant(price.as_of),
         "source": price.source,
+        "confidence": price.confidence,
+        "price_notes": price.notes,
     }
 
 
@@ -132,7 +141,6 @@ class ServingCostRow(PricedRow):
     usd_per_month: float | None
     usd_per_million_tokens: float | None = Field(description="Per million output tokens.")
     usd_per_million_blended_tokens: float | None
-    confidence: str | None
 
 
 class ApiComparisonRow(BaseModel):

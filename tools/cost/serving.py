@@ -121,7 +121,6 @@ def serving_row(
         usd_per_month=usd(per_month),
         usd_per_million_tokens=usd(per_mtok),
         usd_per_million_blended_tokens=usd(per_mtok_blended),
-        confidence=price.confidence,
         stale=stale,
         **age_fields(price, freshness),
         notes=notes,

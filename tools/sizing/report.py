@@ -108,6 +108,13 @@ class PricedConfiguration(BaseModel):
         description="A low-confidence (unconfirmed) rate: quoted only where no confirmed row "
         "as fresh prices the configuration; every surface says so beside it.",
     )
+    source: str | None = Field(default=None, description="The price entry's source.")
+    confidence: str | None = Field(
+        default=None, description="The price entry's research confidence, as written."
+    )
+    price_notes: str | None = Field(
+        default=None, description="The price entry's own notes (why a rate is in doubt)."
+    )
     billed_gpus: int
     per_hour: float = Field(description="Hourly price as published, in `currency`.")
     currency: str

@@ -15,18 +15,21 @@ it; the rule is decided here, once, over typed fields (never over a note's text)
    reserves more can push it out of memory.
 5. `stale_price` (medium): the recommended configuration's quoted price is stale (undated, or
    older than the report's staleness limit on the day it was sized).
-6. `api_cheaper` (medium): a hosted API of the model costs less than the recommended
+6. `low_confidence_price` (medium): the recommended configuration's quoted price is a rate the
+   research marks low confidence (`tools.pricing.is_low_confidence`: no confirmed row as fresh
+   prices it) — after `stale_price`, as `tools.pricing.quote_order` puts staleness first.
+7. `api_cheaper` (medium): a hosted API of the model costs less than the recommended
    configuration at its quoted price — at the user's volume, or at any volume the configuration
    can produce (its break-even is out of reach).
-7. `speed_target_estimated` (medium): a speed target was stated (tokens/s per user, aggregate
+8. `speed_target_estimated` (medium): a speed target was stated (tokens/s per user, aggregate
    tokens/s, time to first token, a training deadline) and the figure checked against it is
    estimated (default efficiencies), not measured or calibrated: the GPU count depends on it.
-8. `single_replica` (low): serving on one replica (DP 1): one GPU or server failure stops the
+9. `single_replica` (low): serving on one replica (DP 1): one GPU or server failure stops the
    service.
-9. `estimated_speed` (low): the speed the $/M tokens or the job's hours rest on is estimated.
+10. `estimated_speed` (low): the speed the $/M tokens or the job's hours rest on is estimated.
 
 With no rule applying, the main risk is `none` (the report's own figures say why: headroom, a
-fresh price, a measured or calibrated speed).
+fresh and confirmed price, a measured or calibrated speed).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ RiskCode = Literal[
     "tool_warning",
     "tight_memory",
     "stale_price",
+    "low_confidence_price",
     "api_cheaper",
     "speed_target_estimated",
     "single_replica",
@@ -171,6 +175,8 @@ def risks(report: SizingReport) -> list[Risk]:
     assert headline is not None
     if headline.price is not None and headline.price.stale:
         out.append(Risk(code="stale_price", severity="medium", option=option))
+    if headline.price is not None and headline.price.low_confidence:
+        out.append(Risk(code="low_confidence_price", severity="medium", option=option))
     cheaper = _api_cheaper(report)
     if cheaper is not None:
         out.append(Risk(code="api_cheaper", severity="medium", option=option, break_even=cheaper))
