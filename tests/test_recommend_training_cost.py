@@ -25,9 +25,11 @@ from tools.workload import Constraints, Workload
 
 TODAY = date(2026, 11, 29)  # the QA review's date
 
-# catalog/prices.toml, on-demand per-GPU rates (no gpus_per_instance), as_of 2026-09-19:
+# catalog/prices.toml, on-demand per-GPU rates (no gpus_per_instance), as_of 2026-09-19, all
+# confirmed (a low-confidence rate, such as Voltage Park's 1.99 USD/h H100, would rank after
+# them whatever its job total: tools.pricing.quote_order):
 A100_PCIE = ("hyperstack-a100-pcie-80gb-on-demand", "a100-80gb-pcie", 1.35)
-H100_SXM = ("voltage-park-lightning-ai-h100-ethernet-on-demand", "h100-sxm", 1.99)
+H100_SXM = ("hyperstack-h100-sxm-on-demand", "h100-sxm", 3.20)
 B200 = ("hyperstack-b200-on-demand", "b200-hgx", 6.00)
 # catalog/gpus.toml dense bf16 tensor TFLOPS from the datasheets: A100 312, H100 SXM 989.5,
 # B200 2,250.
@@ -72,14 +74,14 @@ def test_cheapest_training_ranks_by_the_jobs_total_usd() -> None:
     # (llm-foundry), H100 MPT-7B 46.44% and Llama 3 38–43%.
     assert 0.45 <= mfu["a100-80gb-pcie"] <= 0.65 and 0.38 <= mfu["h100-sxm"] <= 0.4644
     hand = {g: rate / (BF16_TFLOPS[g] * mfu[g]) for _, g, rate in (A100_PCIE, H100_SXM, B200)}
-    assert sorted(hand, key=hand.__getitem__) == ["h100-sxm", "b200-hgx", "a100-80gb-pcie"]
-    assert [o.gpu for o in rec.options] == ["h100-sxm", "b200-hgx", "a100-80gb-pcie"]
+    assert sorted(hand, key=hand.__getitem__) == ["b200-hgx", "h100-sxm", "a100-80gb-pcie"]
+    assert [o.gpu for o in rec.options] == ["b200-hgx", "h100-sxm", "a100-80gb-pcie"]
     totals = {}
     for gpu, o in by_gpu.items():
         assert o.meets_targets and o.usd_per_hour is not None and o.training_hours is not None
         totals[gpu] = o.usd_per_hour * o.training_hours
     # The job totals keep the hand ratio, although the A100 pair is cheaper per hour (2.70 <
-    # 3.98 USD/h). (QA's 206 / 95.9 = 2.15 came from one MFU for both generations.)
+    # 6.40 USD/h). (QA's 206 / 95.9 = 2.15 came from one MFU for both generations.)
     assert by_gpu["a100-80gb-pcie"].usd_per_hour < by_gpu["h100-sxm"].usd_per_hour
     ratio = totals["a100-80gb-pcie"] / totals["h100-sxm"]
     assert ratio == pytest.approx(hand["a100-80gb-pcie"] / hand["h100-sxm"], rel=1e-6)
@@ -99,6 +101,6 @@ def test_equal_job_totals_keep_the_fewest_gpus() -> None:
 
 def test_without_train_tokens_cheapest_training_stays_usd_per_hour_and_says_so() -> None:
     rec = recommend(_workload(None), _prices())
-    # Per hour: A100 PCIe 2 × 1.35 = 2.70 < H100 2 × 1.99 = 3.98 < B200 6.00 (one GPU).
-    assert [o.usd_per_hour for o in rec.options] == pytest.approx([2.70, 3.98, 6.00])
+    # Per hour: A100 PCIe 2 × 1.35 = 2.70 < B200 6.00 (one GPU) < H100 2 × 3.20 = 6.40.
+    assert [o.usd_per_hour for o in rec.options] == pytest.approx([2.70, 6.00, 6.40])
     assert any("ranked by USD/hour" in n and "train_tokens" in n for n in texts(rec.notes))
