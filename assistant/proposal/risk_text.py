@@ -13,6 +13,7 @@ from tools.cost.results import MATCH_WORDS, BreakEven
 from tools.recommend import Option
 from tools.sizing import SizingReport
 from tools.sizing.alternative import Alternative
+from tools.sizing.report import PricedConfiguration
 from tools.sizing.risks import TIGHT_HEADROOM_FRACTION, Risk, RiskCode
 
 RISK_TITLES: dict[RiskCode, str] = {
@@ -91,16 +92,20 @@ def _api_cheaper(risk: Risk, option: Option, report: SizingReport) -> str:
     )
 
 
+def _quoted(report: SizingReport) -> tuple[PricedConfiguration, str]:
+    """The headline's quoted price and its amount in words ('5.67 USD per hour', '95.9 USD
+    for the job'), for the rules about that price."""
+    price = report.headline.price if report.headline else None
+    assert price is not None
+    if price.usd_job is not None:
+        return price, f"{usd(price.usd_job)} for the job"
+    return price, f"{usd(price.usd_per_hour)} per hour"
+
+
 def _low_confidence(report: SizingReport) -> str:
     """The row quoted, its source and why the research could not confirm it (its confidence
     and notes, as written)."""
-    price = report.headline.price if report.headline else None
-    assert price is not None
-    amount = (
-        f"{usd(price.usd_job)} for the job"
-        if price.usd_job is not None
-        else f"{usd(price.usd_per_hour)} per hour"
-    )
+    price, amount = _quoted(report)
     why = f"research confidence {price.confidence or 'low'}"
     if price.price_notes:
         why += f": {price.price_notes}"
@@ -162,15 +167,9 @@ def risk_text(risk: Risk, report: SizingReport) -> str:
             "ordering, or size one step up."
         )
     if risk.code == "stale_price":
-        price = report.headline.price if report.headline else None
-        assert price is not None
-        amount = (
-            f"{usd(price.usd_job)} for the job"
-            if price.usd_job is not None
-            else f"{usd(price.usd_per_hour)} per hour"
-        )
+        quoted, amount = _quoted(report)
         return (
-            f"The {amount} quoted ({price.provider}, {tier(price.tier)}, {price_age(price)}) "
+            f"The {amount} quoted ({quoted.provider}, {tier(quoted.tier)}, {price_age(quoted)}) "
             f"was older than {report.request.pricing.max_price_age_days:,} days when sized: "
             "re-check it with the provider before ordering."
         )
