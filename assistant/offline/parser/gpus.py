@@ -87,6 +87,12 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             variants = []  # the RAM said picks the configuration
         if bin_note:
             p.notes.append(bin_note.format(text=text))
+        picked = _variant_with_stated_memory(t, variants, match.start, end)
+        if picked is not None and gpu_id == match.id:
+            gpu_id, said_start, end = picked
+            start = min(start, said_start)
+            text = t.original[said_start:end].strip()
+            variants = []  # the memory said picks the card ('12 GB RTX 3060')
         spec = get_catalog().gpus.get(gpu_id or "")
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
@@ -155,6 +161,25 @@ def _boards_as_devices(
         "you meant devices)"
     )
     return devices, end
+
+
+def _variant_with_stated_memory(
+    t: Text, variants: list[str], start: int, end: int
+) -> tuple[str, int, int] | None:
+    """A discrete card named without its memory but with a memory amount beside it ('12 GB RTX
+    3060', 'RTX 3060 with 8 GB'): the one variant sold with that memory (marketed GB, or the
+    same figure written in GiB), with the span start and end of the words read; None when no
+    amount is said or no single variant has it."""
+    stated = _stated_memory(t, start, end) if variants else None
+    if stated is None:
+        return None
+    said, said_start, said_end = stated
+    size = said // GiB if said % GiB == 0 else round(said / GB)
+    gpus = get_catalog().gpus
+    sold = [
+        v for v in variants if gpus[v].unified_memory is None and gpus[v].memory_bytes == size * GB
+    ]
+    return (sold[0], said_start, said_end) if len(sold) == 1 else None
 
 
 _MAC_PRODUCT = r"\b(?:my\s+)?(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|mini|pro)|imac)\b"
