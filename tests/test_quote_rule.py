@@ -283,6 +283,8 @@ def test_the_offline_answer_says_a_quoted_price_is_low_confidence(
     text = capsys.readouterr().out
     row = next(line for line in text.splitlines() if line.startswith("| A10G | 2 |"))
     assert "5.67" in row and "low confidence" in row  # 4 × 1.418 = 5.672 USD/h
+    # The row is undated: its as_of and its age say so once, not 'undated, undated'.
+    assert "(AWS, undated, low confidence)" in row and "undated, undated" not in text
 
 
 def test_the_app_card_says_a_quoted_price_is_low_confidence() -> None:

@@ -146,7 +146,8 @@ def search_workload(
     "fastest", so the one at exactly the named count is among the results); for a max-context
     question, the context found (at the utilisation it needed, so the options agree with it).
     Several GPUs named without counts and compared for speed ('3090 vs 4090, which is
-    faster?') with no load stated are compared one card each when every one holds the model
+    faster?') with no throughput or latency target are compared one card each when every one
+    holds the model at the load stated
     (`memory`, their one-GPU estimates): the fastest layout of any count would be eight of
     each, which is not the question."""
     w = request.workload
@@ -184,8 +185,8 @@ def _cards_compared_for_speed(
     named: Sequence[GpuConfiguration],
     memory: Sequence[SizedConfiguration],
 ) -> bool:
-    """Two or more GPUs named without counts, the fastest asked for, serving with no load or
-    target stated, and each GPU holding the model on one card (its estimate fits)."""
+    """Two or more GPUs named without counts, the fastest asked for, serving with no throughput
+    or latency target, and each GPU holding the model (at the users stated) on one card."""
     w = request.workload
     targets = {"tokens_per_s", "tokens_per_s_per_user", "ttft_s"}
     if w.is_training or w.objective != "fastest" or targets & w.model_fields_set:

@@ -64,39 +64,31 @@ def _api_providers() -> list[str]:
 
 
 @cache
-def _api_model_patterns() -> list[tuple[str, str]]:
-    """(pattern, family) for the hosted API models of the price catalog that are no catalog
-    model's (GPT, Claude, Gemini, …: `tools.cost.hosted_api.api_names`), longest first so
-    'GPT-4o mini' is read before 'GPT-4o'. Separators are free ('gpt 4o-mini', 'GPT-4o mini')."""
-    from tools.cost.hosted_api import api_names
+def _api_model_patterns() -> tuple[str, ...]:
+    """Patterns of the hosted API models of the price catalog that are no catalog model's
+    (GPT, Claude, Gemini, …; their keys are `tools.cost.hosted_api.api_names`, less the
+    provider-prefixed price ids), longest first so 'GPT-4o mini' is read before 'GPT-4o'.
+    Separators are free ('gpt 4o-mini', 'GPT-4o mini', 'Claude Sonnet 4.5')."""
+    from tools.cost.hosted_api import api_key, api_names
     from tools.pricing import load_price_book
 
-    keys: dict[str, str] = {}
+    keys: set[str] = set()
     for api in load_price_book().api_prices:
         if api.model_id is None and api.comparable_model_id is None and not api.superseded:
-            for key in api_names(api):
-                if not key.startswith(api_key_prefix(api.provider)):
-                    keys.setdefault(key, api.model_family or api.model)
-    patterns = [
-        (r"(?<![\w.])" + r"[\s\-_.]*".join(map(re.escape, key.split("-"))) + r"(?![\w])", key)
-        for key in keys
-    ]
-    return sorted(patterns, key=lambda pk: -len(pk[1]))
-
-
-def api_key_prefix(provider: str) -> str:
-    """The key prefix of a provider's price ids ('openai-'), left out of the names read in
-    prose ('openai gpt-4o' is the provider, then the model)."""
-    from tools.cost.hosted_api import api_key
-
-    return api_key(provider) + "-"
+            prefix = api_key(api.provider) + "-"
+            keys |= {key for key in api_names(api) if not key.startswith(prefix)}
+    ordered = sorted(keys, key=lambda key: (-len(key), key))
+    return tuple(
+        r"(?<![\w.])" + r"[\s\-_.]*".join(map(re.escape, key.split("-"))) + r"(?![\w])"
+        for key in ordered
+    )
 
 
 def extract_api_models(t: Text, p: ParsedWorkload) -> None:
     """A hosted API model named to compare with ('self-host Llama 3.3 70B or use GPT-4o
     mini?', 'vs Claude Sonnet 4.5'): a model no one self-hosts, so naming it in a sizing
     question weighs self-hosting against its API (priced by the cost tool, on price only)."""
-    for pattern, _ in _api_model_patterns():
+    for pattern in _api_model_patterns():
         for m in t.each(pattern):
             p.api_models.append(m.group(0).strip())
     if p.api_models:

@@ -48,7 +48,9 @@ def priced_by(price: Priced) -> str:
     it) its age on the clock of the call, and 'low confidence' for a rate the research could
     not confirm (a GPU price row's `low_confidence`)."""
     doubt = ", low confidence" if getattr(price, "low_confidence", False) else ""
-    return f"{price.provider}, {price.as_of}" + (f", {price.age}" if price.age else "") + doubt
+    # An undated row's age is 'undated' too: said once.
+    age = f", {price.age}" if price.age and price.age != price.as_of else ""
+    return f"{price.provider}, {price.as_of}{age}{doubt}"
 
 
 def gpu_name(gpu_id: str | None) -> str:
