@@ -130,3 +130,28 @@ async def test_owners_questions_size_on_the_catalog_card(
     assert memory.estimate.fits is False  # bf16 weights alone are over the budget
     assert f"budget {budget_gib:.1f} GiB" in text
     assert "not in the catalog" not in text and "memory you gave" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("will Llama 3.1 8B fit on a 12 GB RTX 3060?", 1),
+        ("will Llama 3.1 8B fit on my 12 GB RTX 3060?", 1),
+        ("Llama 3.1 8B on two 12 GB RTX 3060s", 2),
+        ("Llama 3.1 8B on 12 GB RTX 3060s", None),
+        ("Llama 3.1 8B on my 12 GB RTX 3060s", None),
+    ],
+)
+def test_a_count_said_before_the_memory_is_the_count(text: str, count: int | None) -> None:
+    """'a 12 GB RTX 3060' is one card, as 'a 4070' is: the memory that picks the variant sat
+    between the count and the name, so the count was not read and the answer led with how
+    many 3060s hold the model instead of the one card asked about."""
+    gpus = parse_workload(text).gpus
+    assert [(g.gpu, g.count) for g in gpus] == [("rtx-3060-12gb", count)]
+
+
+async def test_one_12gb_3060_gets_its_verdict_and_ways_out_first() -> None:
+    reply, _ = await answer("will Llama 3.1 8B fit on a 12 GB RTX 3060?")
+    lead = reply.splitlines()[0]
+    # 8,030,261,248 × 2 B = 16.06 GB of bf16 weights > the 10.48 GiB budget (11,927 MiB × 0.90).
+    assert lead.startswith("**Does not fit on 1× GeForce RTX 3060 12 GB**")
