@@ -55,8 +55,8 @@ async def test_the_plan_sizes_against_the_working_set_and_says_so(
 
 
 def test_a_discrete_card_given_by_memory_keeps_all_of_it() -> None:
-    parsed = parse_workload("Llama 3.1 8B on an RTX 4070 with 12 GB")
-    assert [(g.memory_bytes, g.unified_memory) for g in parsed.gpus] == [(12 * 10**9, None)]
+    parsed = parse_workload("Llama 3.1 8B on an RTX 2080 Ti with 11 GB")
+    assert [(g.memory_bytes, g.unified_memory) for g in parsed.gpus] == [(11 * 10**9, None)]
 
 
 def test_a_catalog_chip_with_its_ram_said_as_ram_is_that_configuration() -> None:

@@ -1,8 +1,8 @@
-"""A bare GeForce model number the catalog lacks ('Llama 3.1 8B on a 4070') is asked about,
+"""A bare GeForce model number the catalog lacks ('Llama 3.1 8B on a 2080') is asked about,
 or sized from the memory the user gave — never left unplaced while another GPU is answered.
 
-Hand arithmetic: 12 GB = 12 × 10^9 B = 11.18 GiB (÷ 2^30), the budget the '12 GB' reading
-shows.
+Hand arithmetic: 8 GB = 8 × 10^9 B = 7.45 GiB (÷ 2^30), the budget the '8 GB' reading shows.
+(The 4070 was the example until the catalog gained it.)
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from assistant.offline.parser import parse_workload
 from tests import offline_turns
 
 BARE = [
-    "Llama 3.1 8B on a 4070",
-    "can my 4070 run Llama 3.1 8B?",
-    "serve Llama 3.1 8B on one 4070 for 2 users",
+    "Llama 3.1 8B on a 2080",
+    "can my 2080 run Llama 3.1 8B?",
+    "serve Llama 3.1 8B on one 2080 for 2 users",
     "Qwen3 8B on a 3070 Ti",
 ]
 
@@ -31,15 +31,15 @@ def test_a_bare_unknown_card_is_asked_about(question: str) -> None:
 @pytest.mark.parametrize("question", BARE[:2])
 async def test_the_answer_is_the_question_not_another_gpu(question: str) -> None:
     text, _ = await offline_turns.answer(question)
-    assert "**One question before I size this exactly:** '4070' is not in the GPU catalog" in text
+    assert "**One question before I size this exactly:** '2080' is not in the GPU catalog" in text
     # The default reading's figures are labelled as such, without the card.
-    assert text.startswith("For the default reading (without '4070')")
+    assert text.startswith("For the default reading (without '2080')")
 
 
 async def test_with_its_memory_it_is_sized_from_what_the_user_said() -> None:
-    text, _ = await offline_turns.answer("Llama 3.1 8B on a 4070 with 12 GB")
-    assert "4070 (not in the catalog: the memory you gave)" in text
-    assert "of 11.2 GiB" in text  # 12 GB = 11.18 GiB
+    text, _ = await offline_turns.answer("Llama 3.1 8B on a 2080 with 8 GB")
+    assert "2080 (not in the catalog: the memory you gave)" in text
+    assert "of 7.5 GiB" in text  # 8 GB = 7.45 GiB
 
 
 @pytest.mark.parametrize(

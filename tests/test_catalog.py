@@ -207,9 +207,25 @@ def test_unknown_gpu_suggests_close_names() -> None:
 # ---------------------------------------------------------------------------------- GPU entries
 
 
-ADDED_GPU_IDS = ["rtx-4060-ti-8gb"]
+ADDED_GPU_IDS = [
+    "rtx-4060-ti-8gb",
+    "rtx-3060-12gb",
+    "rtx-3060-8gb",
+    "rtx-3060-ti",
+    "rtx-3070",
+    "rtx-4060",
+    "rtx-4070",
+    "rtx-4070-super",
+    "rtx-4070-ti",
+    "rtx-5060-ti-16gb",
+    "rtx-5060-ti-8gb",
+    "rtx-5070",
+    "rx-7800-xt",
+    "rx-9070-xt",
+]
 """GPUs added after the research passes, each sourced in its entry (the RTX 4060 Ti 8 GB: the
-16 GB card's variant, so 'RTX 4060 Ti' is never silently the 16 GB one)."""
+16 GB card's variant, so 'RTX 4060 Ti' is never silently the 16 GB one; then the consumer
+cards people own, read from the TechPowerUp GPU Database: tests/test_consumer_cards.py)."""
 
 
 def test_gpu_ids_match_research() -> None:

@@ -69,10 +69,11 @@ def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = _run(capsys, "gpus", "--json")
     assert code == 0
     records = {r["id"]: r for r in json.loads(out)}
-    # The 24 of the first research pass, the 55 of the 2026-12 pass (issue 15) and the RTX 4060
-    # Ti 8 GB (the 16 GB card's variant); the RAM configurations of unified-memory machines
-    # only with --all.
-    assert len(records) == 80
+    # The 24 of the first research pass, the 55 of the 2026-12 pass (issue 15), the RTX 4060
+    # Ti 8 GB (the 16 GB card's variant) and 13 consumer cards people own (RTX 3060 12/8 GB,
+    # 3060 Ti, 3070, 4060, 4070, 4070 SUPER, 4070 Ti, 5060 Ti 16/8 GB, 5070, RX 7800 XT,
+    # RX 9070 XT); the RAM configurations of unified-memory machines only with --all.
+    assert len(records) == 93
     h100 = records["h100-sxm"]
     # NVIDIA H100 datasheet: 80 GB, 3.35 TB/s; NVLink 4 900 GB/s bidirectional -> 450 GB/s.
     assert h100["memory_bytes"] == 80_000_000_000

@@ -136,14 +136,14 @@ async def test_q7_a_card_size_no_catalog_gpu_has_is_used() -> None:
 
 
 async def test_q8_unknown_gpu_without_a_size_is_a_question_naming_catalog_cards() -> None:
-    # (The RTX 3090 was the example until the catalog gained it, issue 15.)
-    text, conversation = await answer("can I run Llama 3.1 8B on an RTX 3060?")
-    assert "RTX 3060" in text and "rtx-3090" in text
+    # (The RTX 3090, then the RTX 3060 were the examples until the catalog gained them.)
+    text, conversation = await answer("can I run Llama 3.1 8B on an RTX 2080 Ti?")
+    assert "RTX 2080 Ti" in text and "rtx-3090" in text
     # The figures shown while asking are the default reading's: the model on no GPU named,
-    # never on a catalog card put in the 3060's place (issue 18, class 12).
+    # never on a catalog card put in the 2080 Ti's place (issue 18, class 12).
     assert _sized(conversation)
     assert all(m.gpu is None for m in sizing(conversation).memory)
-    assert text.startswith("For the default reading (without 'RTX 3060')")
+    assert text.startswith("For the default reading (without 'RTX 2080 Ti')")
 
 
 async def test_q9_unknown_name_with_a_size_is_a_generic_model_stated() -> None:

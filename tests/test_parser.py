@@ -328,11 +328,11 @@ def test_mixtral_name_is_not_split_by_the_count_rule() -> None:
 
 
 def test_gpu_missing_from_the_catalog_asks_instead_of_ignoring_it() -> None:
-    # The RTX 3060 is not in catalog/gpus.toml: sizing on "any GPU" would change the verdict.
-    # (The RTX 3090 was the example until the catalog gained it, issue 15.)
-    parsed = parse_workload("serve a 13B model on an RTX 3060")
-    assert parsed.unplaced == ["RTX 3060"]
-    assert parsed.questions and "'RTX 3060' is not in the GPU catalog" in parsed.questions[0]
+    # The RTX 2080 Ti is not in catalog/gpus.toml: sizing on "any GPU" would change the verdict.
+    # (The RTX 3090, then the RTX 3060 were the examples until the catalog gained them.)
+    parsed = parse_workload("serve a 13B model on an RTX 2080 Ti")
+    assert parsed.unplaced == ["RTX 2080 Ti"]
+    assert parsed.questions and "'RTX 2080 Ti' is not in the GPU catalog" in parsed.questions[0]
     assert "rtx-3090" in parsed.questions[0]
 
 

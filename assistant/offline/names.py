@@ -63,8 +63,13 @@ class _NameIndex:
         self._keyed = keyed
         patterns = sorted({_pattern(entry[2]) for entry in keyed.values()}, key=len, reverse=True)
         tail = r"(?:'?s)?" if plural else ""
+        # A GPU name followed by a tier word is another card ('3070 Ti' is not the 3070): no
+        # match, so the words are asked about unless the catalog has that card (longer names
+        # are tried first).
+        tier = _SEP + r"(?:" + "|".join(sorted(_TIER_WORDS)) + r")\b"
+        not_tier = rf"(?!{tier})" if plural else ""
         self._regex = re.compile(
-            r"(?<![a-z0-9])(?:" + "|".join(patterns) + r")" + tail + r"(?![a-z0-9])",
+            r"(?<![a-z0-9])(?:" + "|".join(patterns) + r")" + tail + r"(?![a-z0-9])" + not_tier,
             re.IGNORECASE,
         )
 
@@ -102,8 +107,8 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
             if key and (any(ch.isdigit() for ch in key) or len(_chunks(form)) > 1):
                 keyed.setdefault(key, (entry.id, (), _chunks(form)))
     # Leading parts of ids name a family: "a100" covers four A100 variants. A prefix that
-    # stops before a tier word is another card, not a family: "RTX 4070" is not the catalog's
-    # RTX 4070 Ti SUPER (12 GB, not 16), so it stays unknown and is asked about.
+    # stops before a tier word is another card, not a family: "RTX 5060" is not the catalog's
+    # RTX 5060 Ti (8 GB only, not 16), so it stays unknown and is asked about.
     families: dict[str, tuple[list[str], list[str]]] = {}
     for gpu_id in catalog.gpus:
         parts = _chunks(gpu_id)
@@ -131,7 +136,7 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
     # Hopper') resolve to one memory variant: the others (the same id but for its memory size)
     # are its variants, so the reading is said, or asked about when the verdicts differ.
     for key, (entry_id, variants, chunks) in keyed.items():
-        if entry_id is None or variants or any(_MEMORY_WORD.fullmatch(c) for c in chunks):
+        if entry_id is None or variants or _says_memory(chunks):
             continue
         siblings = _memory_siblings(catalog, entry_id)
         if len(siblings) > 1:
@@ -141,6 +146,15 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
 
 _MEMORY_WORD = re.compile(r"\d+gb|hbm\w*|gddr\w*")
 """A chunk of a GPU name that says its memory ('80gb', 'hbm3e')."""
+
+
+def _says_memory(chunks: list[str]) -> bool:
+    """The name's chunks say its memory: '80gb', 'hbm3e', or a number then 'gb' ('8', 'gb' of
+    'RTX 4060 Ti 8 GB')."""
+    return any(
+        _MEMORY_WORD.fullmatch(c) or (c.isdigit() and chunks[i + 1 : i + 2] == ["gb"])
+        for i, c in enumerate(chunks)
+    )
 
 
 def _memory_siblings(catalog: Catalog, gpu_id: str) -> tuple[str, ...]:

@@ -87,6 +87,17 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             variants = []  # the RAM said picks the configuration
         if bin_note:
             p.notes.append(bin_note.format(text=text))
+        picked = _variant_with_stated_memory(t, variants, match.start, end)
+        if picked is not None and gpu_id == match.id:
+            gpu_id, said_start, end = picked
+            counted_from = said_start
+            if count is None and said_start < start:
+                # 'a 12 GB RTX 3060', 'my 12 GB 3060', 'two 12 GB 3060s': the count is said
+                # before the memory, which sat between it and the name.
+                count, counted_from = _count_before_memory(t, count_before, said_start, end, p)
+            start = min(start, counted_from)
+            text = t.original[said_start:end].strip()
+            variants = []  # the memory said picks the card ('12 GB RTX 3060')
         spec = get_catalog().gpus.get(gpu_id or "")
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
@@ -105,6 +116,24 @@ _MINE = re.compile(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
 
 _PLURAL = re.compile(r"^'?s\b", re.I)
 """A plural right after a GPU's name ('my 3090s')."""
+
+
+def _count_before_memory(
+    t: Text, count_before: re.Pattern[str], said_start: int, end: int, p: ParsedWorkload
+) -> tuple[int | None, int]:
+    """The count said right before a memory that picks a card's variant ('a 12 GB RTX 3060':
+    one; 'two 12 GB 3060s': two; 'my 12 GB 3060': the user's one card), and where it starts."""
+    window = t.work[max(0, said_start - 12) : said_start]
+    before = count_before.search(window)
+    if before:
+        return positive_int(before.group(1) or before.group(2)), said_start - len(before.group(0))
+    mine = _MINE.search(window)
+    if mine is not None and not t.original[said_start:end].rstrip().lower().endswith("s"):
+        said = t.original[said_start:end].strip()
+        p.notes.append(f"'{mine.group(1)} {said}' read as one {said}")
+        return 1, said_start
+    return None, said_start
+
 
 _ONE_BOARD = re.compile(r"\b(?:an?|my|one|single|our)\s+(?:amd\s+)?$", re.I)
 _BOARD_WORDS = re.compile(r"^(?:'?s)?\s*(?:boards?|cards?|modules?|oams?|packages?)\b", re.I)
@@ -155,6 +184,25 @@ def _boards_as_devices(
         "you meant devices)"
     )
     return devices, end
+
+
+def _variant_with_stated_memory(
+    t: Text, variants: list[str], start: int, end: int
+) -> tuple[str, int, int] | None:
+    """A discrete card named without its memory but with a memory amount beside it ('12 GB RTX
+    3060', 'RTX 3060 with 8 GB'): the one variant sold with that memory (marketed GB, or the
+    same figure written in GiB), with the span start and end of the words read; None when no
+    amount is said or no single variant has it."""
+    stated = _stated_memory(t, start, end) if variants else None
+    if stated is None:
+        return None
+    said, said_start, said_end = stated
+    size = said // GiB if said % GiB == 0 else round(said / GB)
+    gpus = get_catalog().gpus
+    sold = [
+        v for v in variants if gpus[v].unified_memory is None and gpus[v].memory_bytes == size * GB
+    ]
+    return (sold[0], said_start, said_end) if len(sold) == 1 else None
 
 
 _MAC_PRODUCT = r"\b(?:my\s+)?(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|mini|pro)|imac)\b"
