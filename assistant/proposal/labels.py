@@ -59,8 +59,12 @@ def tier(name: str) -> str:
 
 def price_age(price: PricedRow | PricedConfiguration | ApiComparisonRow) -> str:
     """'as of 2026-09-19 (12 days old when priced)': the age the tools counted to the session's
-    clock, labelled with that time (a proposal is read later than it was priced)."""
-    age = f" ({price.age} when priced)" if price.age else ""
+    clock, labelled with that time (a proposal is read later than it was priced); an undated
+    row is 'undated' once."""
+    if price.as_of == "undated":
+        return "undated"
+    # An undated row (as_of "undated", "undated copy") has no age to add: said once.
+    age = f" ({price.age} when priced)" if price.age and price.age != "undated" else ""
     return f"as of {price.as_of}{age}"
 
 
