@@ -60,3 +60,25 @@ def test_the_variant_question_is_typed(capsys: pytest.CaptureFixture[str]) -> No
 def test_no_question_is_null(capsys: pytest.CaptureFixture[str]) -> None:
     sizing = _ask(capsys, "serve Llama 3.1 8B on an L4 to 10 users")
     assert sizing["shape_question"] is None and sizing["variant_question"] is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "can my 3090 run Qwen3 32B in 4-bit with 16k context?",
+        "Qwen3 32B int4 on one RTX 3090 at 16k context",
+    ],
+)
+def test_the_ways_out_are_typed(capsys: pytest.CaptureFixture[str], question: str) -> None:
+    """What would fit on the one 3090 is in the JSON too, not only in the answer's prose."""
+    sizing = _ask(capsys, question)
+    levers = {w["lever"]: w for w in sizing["ways_out"]}
+    shorter = levers["shorter_context"]
+    assert (shorter["gpu"], shorter["count"], shorter["fits"]) == ("rtx-3090", 1, True)
+    # Qwen3 32B's KV cache (config.json: 64 layers × 8 KV heads × 128 × 2 × 2 B = 262,144 B per
+    # token) leaves room for 3,456 tokens in whole 16-token blocks on the 3090's budget.
+    assert shorter["changes"]["context"] == 3_456
+    assert shorter["per_gpu_bytes"] <= shorter["budget_bytes_per_gpu"]
+    holds = sizing["holds"]
+    # 24.8 GiB needed against a 21.6 GiB budget: at least ceil(24.8 / 21.6) = 2 cards.
+    assert holds["gpu"] == "rtx-3090" and holds["count"] >= 2

@@ -12,8 +12,10 @@ no tool result supports and its claims the tools contradict.
 
 `--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
 model reads them), the sizing report's headline, weight format and price load, its clarifying
-questions typed (`variant_question`, `shape_question`: fields and the question in words), the
-tools' assumptions, and the full answer. The offline path never imports openai or textual.
+questions typed (`variant_question`, `shape_question`: fields and the question in words), what
+would fit when the GPUs named do not hold the load (`ways_out`, each lever re-sized, and `holds`:
+the count of that GPU that does), the tools' assumptions, and the full answer. The offline
+path never imports openai or textual.
 
 Every answer is saved as a session (assistant/sessions.py; `--no-save` skips it), so
 `gpu-sizer proposal --session ID` renders it and a later `ask` continues it, as `llm -c` does:
@@ -47,7 +49,7 @@ from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
-from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion
+from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion, WayOut
 
 _T = TypeVar("_T")
 
@@ -183,8 +185,43 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # only by its size whose verdict depends on its architecture (with their figures).
         "variant_question": _typed_question(report.question),
         "shape_question": _typed_question(report.shape_question),
+        # What would fit when the GPUs named do not hold the load: each lever re-sized, and
+        # the count of the named GPU that holds it (the full report is in `tool_calls`).
+        "ways_out": [_way_out(w) for w in report.ways_out],
+        "holds": _holds(report),
     }
     return record, list(dict.fromkeys(assumptions))
+
+
+def _way_out(way: WayOut) -> dict[str, Any]:
+    """A way out as JSON: the lever, its subject, what it changed and the re-sized fit."""
+    est = way.estimate
+    return {
+        "lever": way.lever,
+        "gpu": way.gpu,
+        "count": way.count,
+        "zero": way.zero,
+        "changes": way.changes,
+        "fits": way.fits,
+        "per_gpu_bytes": None if est is None else est.per_gpu_bytes,
+        "budget_bytes_per_gpu": None if est is None else est.budget_bytes_per_gpu,
+    }
+
+
+def _holds(report: SizingReport) -> dict[str, Any] | None:
+    """The count of the named GPU that holds the load they do not (`SizingReport.scale_out`)."""
+    scale = report.scale_out
+    if scale is None or scale.holds is None:
+        return None
+    o = scale.holds
+    return {
+        "gpu": o.gpu,
+        "count": o.count,
+        "tp": o.tp,
+        "pp": o.pp,
+        "replicas": o.dp,
+        "per_gpu_bytes": o.per_gpu_bytes,
+    }
 
 
 def _typed_question(question: VariantQuestion | ShapeQuestion | None) -> dict[str, Any] | None:
