@@ -209,19 +209,14 @@ def _way_out(way: WayOut) -> dict[str, Any]:
 
 
 def _holds(report: SizingReport) -> dict[str, Any] | None:
-    """The count of the named GPU that holds the load they do not (`SizingReport.scale_out`)."""
+    """The count of the named GPU that holds the load they do not (`SizingReport.scale_out`),
+    as `recommend --json` writes an option."""
+    from assistant.commands.recommend import option_record
+
     scale = report.scale_out
     if scale is None or scale.holds is None:
         return None
-    o = scale.holds
-    return {
-        "gpu": o.gpu,
-        "count": o.count,
-        "tp": o.tp,
-        "pp": o.pp,
-        "replicas": o.dp,
-        "per_gpu_bytes": o.per_gpu_bytes,
-    }
+    return option_record(scale.holds, report.is_training)
 
 
 def _typed_question(question: VariantQuestion | ShapeQuestion | None) -> dict[str, Any] | None:

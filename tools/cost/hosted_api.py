@@ -49,7 +49,7 @@ def api_names(api: ApiPriceEntry) -> set[str]:
     names.add(re.sub(r"\s*\(.*\)\s*$", "", api.model))
     if api.model_family:
         names.add(api.model_family)
-    return {api_key(n) for n in names if api_key(n)}
+    return {key for n in names if (key := api_key(n))}
 
 
 def named_api_prices(
