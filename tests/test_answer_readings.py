@@ -196,8 +196,10 @@ def test_a_major_version_alone_names_the_catalog_model_of_that_line() -> None:
 def test_a_misspelt_family_without_a_size_asks_which_model() -> None:
     parsed = parse_workload("mixtrall on 2 h100")
     assert parsed.model is None
-    assert "Mixtral 8x7B" in parsed.questions[0] and "Mixtral 8x22B" in parsed.questions[0]
-    assert "'mixtrall' read as Mixtral" in parsed.questions[0]
+    assert (
+        "Mixtral 8x7B" in parsed.questions[0].text and "Mixtral 8x22B" in parsed.questions[0].text
+    )
+    assert "'mixtrall' read as Mixtral" in parsed.questions[0].text
 
 
 def test_unrelated_words_are_not_corrected_into_models() -> None:

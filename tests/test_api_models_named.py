@@ -148,7 +148,7 @@ def test_an_api_model_alone_is_asked_about_not_sized(text: str) -> None:
     asks which model would be self-hosted beside it (not a bare 'Which model?')."""
     parsed = parse_workload(text)
     assert not parsed.has_model and parsed.api_models
-    question = next(q for q in parsed.questions if "hosted API" in q)
+    question = next(q for q in (x.text for x in parsed.questions) if "hosted API" in q)
     assert parsed.api_models[0] in question and "cannot be self-hosted" in question
 
 

@@ -82,7 +82,9 @@ async def test_a_chip_without_its_memory_is_asked_for_it_and_the_reply_sizes_it(
     from assistant.offline import OfflineEngine
 
     parsed = parse_workload(question)
-    assert any(q.startswith("How much unified memory does the") for q in parsed.questions)
+    assert any(
+        q.startswith("How much unified memory does the") for q in (x.text for x in parsed.questions)
+    )
     engine, conversation = OfflineEngine(), Conversation()
     for text in (question, reply):
         _ = [e async for e in engine.run_turn(conversation, text)]

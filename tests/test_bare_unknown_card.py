@@ -24,7 +24,10 @@ BARE = [
 def test_a_bare_unknown_card_is_asked_about(question: str) -> None:
     parsed = parse_workload(question)
     card = next(w for w in question.replace("?", "").split() if w.isdigit())
-    assert any(f"'{card}" in q and "not in the GPU catalog" in q for q in parsed.questions)
+    assert any(
+        f"'{card}" in q and "not in the GPU catalog" in q
+        for q in (x.text for x in parsed.questions)
+    )
     assert not parsed.gpus  # nothing else stands in for it
 
 
@@ -53,4 +56,4 @@ async def test_with_its_memory_it_is_sized_from_what_the_user_said() -> None:
 def test_catalog_cards_and_token_counts_are_not_mistaken(question: str, gpu: str) -> None:
     parsed = parse_workload(question)
     assert [m.gpu for m in parsed.gpus] == [gpu]
-    assert not any("not in the GPU catalog" in q for q in parsed.questions)
+    assert not any("not in the GPU catalog" in q for q in (x.text for x in parsed.questions))

@@ -199,13 +199,15 @@ def test_nothing_recognised_is_reported_not_dropped() -> None:
 
 def test_no_model_asks_which() -> None:
     parsed = parse_workload("100 concurrent chats on an H200")
-    assert parsed.questions and "Which model" in parsed.questions[0]
+    assert parsed.questions and "Which model" in parsed.questions[0].text
 
 
 def test_family_without_size_lists_the_catalog_choices() -> None:
     parsed = parse_workload("serve Mixtral on two GPUs")
     assert parsed.model is None
-    assert "Mixtral 8x7B" in parsed.questions[0] and "Mixtral 8x22B" in parsed.questions[0]
+    assert (
+        "Mixtral 8x7B" in parsed.questions[0].text and "Mixtral 8x22B" in parsed.questions[0].text
+    )
 
 
 def test_unknown_hf_id_with_a_size_sizes_a_generic_model_and_says_so() -> None:
@@ -216,7 +218,7 @@ def test_unknown_hf_id_with_a_size_sizes_a_generic_model_and_says_so() -> None:
     assert any("acme/SuperModel-13B" in n and "generic 13B" in n for n in parsed.notes)
     unsized = parse_workload("serve acme/SuperModel-v2 on 4 GPUs")
     assert unsized.params is None
-    assert any("acme/SuperModel-v2" in q for q in unsized.questions)
+    assert any("acme/SuperModel-v2" in q for q in (x.text for x in unsized.questions))
 
 
 def test_ambiguous_gpu_family_keeps_its_variants() -> None:
@@ -332,8 +334,10 @@ def test_gpu_missing_from_the_catalog_asks_instead_of_ignoring_it() -> None:
     # (The RTX 3090, then the RTX 3060 were the examples until the catalog gained them.)
     parsed = parse_workload("serve a 13B model on an RTX 2080 Ti")
     assert parsed.unplaced == ["RTX 2080 Ti"]
-    assert parsed.questions and "'RTX 2080 Ti' is not in the GPU catalog" in parsed.questions[0]
-    assert "rtx-3090" in parsed.questions[0]
+    assert (
+        parsed.questions and "'RTX 2080 Ti' is not in the GPU catalog" in parsed.questions[0].text
+    )
+    assert "rtx-3090" in parsed.questions[0].text
 
 
 def test_qualifier_after_a_rate_is_understood() -> None:
@@ -345,6 +349,6 @@ def test_qualifier_after_a_rate_is_understood() -> None:
 def test_long_context_without_a_size_asks_for_it() -> None:
     parsed = parse_workload("100 concurrent long-context chats on an H200 with Llama 3.1 8B")
     assert parsed.long_context and parsed.questions
-    assert "How long is the context" in parsed.questions[0]
+    assert "How long is the context" in parsed.questions[0].text
     answered = parse_workload("32k context", parsed)
     assert answered.context == 32 * 1024 and answered.questions == []

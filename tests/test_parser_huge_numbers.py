@@ -31,7 +31,9 @@ def _nothing_sized(text: str) -> None:
     if parsed.model:
         read.pop("params", None)
     assert read == {}, (text, read)
-    assert any("more than gpu-sizer can size" in q for q in parsed.questions), parsed.questions
+    assert any("more than gpu-sizer can size" in q for q in (x.text for x in parsed.questions)), (
+        parsed.questions
+    )
 
 
 @pytest.mark.parametrize(
@@ -51,7 +53,7 @@ def _nothing_sized(text: str) -> None:
 def test_out_of_range_figures_are_asked_back_with_the_bound(text: str, bound: str) -> None:
     parsed = parse_workload(text)
     assert parsed.users is None and parsed.context is None and parsed.tokens_per_s is None
-    assert len(parsed.questions) == 1 and bound in parsed.questions[0]
+    assert len(parsed.questions) == 1 and bound in parsed.questions[0].text
     assert parsed.unplaced, "the figure is listed as not placed, never silently dropped"
 
 

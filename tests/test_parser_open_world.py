@@ -45,7 +45,7 @@ def test_catalog_names_are_not_read_as_generic(text: str, expected: str) -> None
 
 def test_a_misspelling_without_a_size_unit_is_still_a_question() -> None:
     parsed = parse_workload("llama3.1-70 on h100")
-    assert parsed.params is None and "Did you mean" in parsed.questions[0]
+    assert parsed.params is None and "Did you mean" in parsed.questions[0].text
 
 
 @pytest.mark.parametrize(

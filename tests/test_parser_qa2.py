@@ -93,7 +93,7 @@ def test_qa2_training_sentence_is_read_whole() -> None:
 def test_negative_counts_are_asked_not_read_as_positive(text: str) -> None:
     parsed = parse_workload(text)
     assert parsed.users is None and parsed.params is None
-    assert "negative" in parsed.questions[0]
+    assert "negative" in parsed.questions[0].text
     assert plan_tool_calls(parsed) == []
 
 
@@ -109,8 +109,8 @@ def test_negative_counts_are_asked_not_read_as_positive(text: str) -> None:
 def test_near_miss_model_name_is_a_question_with_the_catalog_name(text: str, meant: str) -> None:
     parsed = parse_workload(text)
     assert parsed.model is None
-    assert "not a catalog model name" in parsed.questions[0]
-    assert meant.lower() in parsed.questions[0].lower()
+    assert "not a catalog model name" in parsed.questions[0].text
+    assert meant.lower() in parsed.questions[0].text.lower()
     assert plan_tool_calls(parsed) == []  # not a silent generic 70B
 
 

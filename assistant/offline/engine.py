@@ -21,7 +21,6 @@ from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
-from assistant.offline.parser.gpus import APPLE_RAM_ASKED
 from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls
 from assistant.offline.render import CallResult, render_answer, render_question
 from assistant.results import ToolError, tool_message
@@ -64,12 +63,11 @@ def _apple_ram_reply(text: str, previous: ParsedWorkload) -> str | None:
     """'24 GB' answering 'How much unified memory does the MacBook Air M3 have?': the machine
     with that memory ('MacBook Air M3 with 24 GB'), so it is sized on its working set."""
     match = _RAM_REPLY.match(text)
-    if match is None or not any(q.endswith(APPLE_RAM_ASKED) for q in previous.questions):
+    if match is None:
         return None
     for q in previous.questions:
-        asked = re.match(r"How much unified memory does the (.+?) have \(", q)
-        if asked and q.endswith(APPLE_RAM_ASKED):
-            return f"{asked.group(1)} with {match.group('gb')} GB"
+        if q.slot == "unified_memory" and q.words:
+            return f"{q.words} with {match.group('gb')} GB"
     return None
 
 
@@ -189,11 +187,9 @@ class OfflineEngine:
             if not planned or question:
                 # A clarifying question keeps the workload read so far: the reply refines it
                 # rather than starting over (issue 18, class 3).
-                asked = (
-                    parsed
-                    if question is None
-                    else parsed.model_copy(update={"questions": [*parsed.questions, question]})
-                )
+                asked = parsed.model_copy(deep=True)
+                if question is not None:
+                    asked.ask("gpu_variant", "ambiguous", question, _question_words(results))
                 final[WORKLOAD_KEY] = asked.model_dump(mode="json", exclude_defaults=True)
             conversation.add(final)
             yield Done(text=text, conversation=conversation, answer=answer)
@@ -219,6 +215,12 @@ def _question(results: list[CallResult]) -> str | None:
     """The question the sizing report asks first (a GPU name whose variants differ), if any."""
     report = _report(results)
     return None if report is None or report.question is None else report.question.question
+
+
+def _question_words(results: list[CallResult]) -> str | None:
+    """The GPU words the sizing report's question is about ('H100')."""
+    report = _report(results)
+    return None if report is None or report.question is None else report.question.text
 
 
 def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:

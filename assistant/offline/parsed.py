@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tools.hardware import GpuLimitRule
 from tools.sizing.claims import Claim
@@ -22,6 +22,53 @@ Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
 Asked = Literal["memory", "cost", "speed", "ttft"]
+
+
+AskedSlot = Literal[
+    "model", "gpu", "gpu_variant", "unified_memory", "context", "figure", "meaning", "budget"
+]
+"""The slot of the reading a clarifying question asks about: the model, a GPU the catalog
+lacks, which variant of a GPU name, an Apple machine's RAM, the context length, a figure out of
+range, what unread words mean, a budget's conversion."""
+
+AskedWhy = Literal["missing", "ambiguous", "unknown", "invalid", "unread"]
+"""Why it is asked: not said, said but several catalog entries fit, named but not in the
+catalog, not a value the tools accept, or said but not read."""
+
+
+class AskBack(BaseModel):
+    """A fact the verdict depends on that the question did not settle, asked back: which slot,
+    why, the words it is about. Decisions read `slot` and `why`, never `text`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    slot: AskedSlot
+    why: AskedWhy
+    text: str = Field(description="The question, as shown to the user.")
+    words: str | None = Field(default=None, description="The words asked about, as written.")
+
+
+class Span(BaseModel):
+    """Where a value was read: characters start:end of the question, and the text there."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+
+
+Origin = Literal["question", "conversation"]
+"""Where a slot's value came from: this turn's question, or an earlier turn kept."""
+
+
+class SlotSource(BaseModel):
+    """The provenance of one slot: this question's words (spans) or an earlier turn's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    origin: Origin = "question"
+    spans: list[Span] = Field(default_factory=list)
 
 
 class GpuMention(BaseModel):
@@ -164,10 +211,47 @@ class ParsedWorkload(BaseModel):
         "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
-    questions: list[str] = Field(
-        default_factory=list, description="Missing facts that change the verdict."
+    questions: list[AskBack] = Field(
+        default_factory=list, description="Missing facts that change the verdict, asked back."
     )
     unplaced: list[str] = Field(default_factory=list, description="Fragments not understood.")
+    unread: list[Span] = Field(
+        default_factory=list, description="Where the unplaced fragments are in the question."
+    )
+    sources: dict[str, SlotSource] = Field(
+        default_factory=dict,
+        description="Where each field that was read came from (field name → provenance).",
+    )
+
+    @field_validator("questions", mode="before")
+    @classmethod
+    def _stored_questions(cls, value: object) -> object:
+        """Sessions saved before questions were typed hold them as text: kept as asked-back
+        facts of no known slot ('meaning'), so a reply still refines that turn's workload."""
+        if isinstance(value, list):
+            return [
+                {"slot": "meaning", "why": "missing", "text": q} if isinstance(q, str) else q
+                for q in value
+            ]
+        return value
+
+    def ask(
+        self,
+        slot: AskedSlot,
+        why: AskedWhy,
+        text: str,
+        words: str | None = None,
+        *,
+        first: bool = False,
+    ) -> None:
+        """Ask `text` back about `slot` (first in line with `first`)."""
+        question = AskBack(slot=slot, why=why, text=text, words=words)
+        self.questions.insert(0 if first else len(self.questions), question)
+
+    def asks(self, slot: AskedSlot, *why: AskedWhy) -> bool:
+        """Whether a question about `slot` (for one of the reasons `why`, any when none) is
+        pending."""
+        return any(q.slot == slot and (not why or q.why in why) for q in self.questions)
 
     @property
     def has_model(self) -> bool:

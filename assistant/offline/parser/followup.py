@@ -31,7 +31,7 @@ start new questions as often as not, so they decide nothing."""
 def names_its_own_model(parsed: ParsedWorkload) -> bool:
     """The message named a model: from the catalog, a size, a file, or a name the catalog
     does not have (which the parser turns into a question naming the closest ones)."""
-    return parsed.has_model or any("catalog" in q for q in parsed.questions)
+    return parsed.has_model or parsed.asks("model", "unknown", "ambiguous")
 
 
 def is_follow_up(text: str, parsed: ParsedWorkload, previous: ParsedWorkload | None) -> bool:

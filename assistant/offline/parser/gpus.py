@@ -388,8 +388,7 @@ def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None
 APPLE_RAM_ASKED = (
     "Apple silicon's GPU uses macOS's default working set of it (there is no separate VRAM)."
 )
-"""How the question for an Apple chip's memory ends: a reply with a size ('24 GB') answers it
-(`offline.engine.variant_reply`)."""
+"""Why an Apple chip's memory is asked (the question's last sentence)."""
 
 
 def _with_mac_product(t: Text, m: re.Match[str]) -> tuple[int, str]:
@@ -451,14 +450,20 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
         p.unplaced.append(text)
         if m.group("apple"):
             # Apple silicon is sized from its unified memory: ask for that, not another GPU.
-            p.questions.append(
-                f"How much unified memory does the {text} have (e.g. '16 GB')? {APPLE_RAM_ASKED}"
+            p.ask(
+                "unified_memory",
+                "missing",
+                f"How much unified memory does the {text} have (e.g. '16 GB')? {APPLE_RAM_ASKED}",
+                text,
             )
             continue
         key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
         near = closest_names(key, list(gpus))
         hint = f" Closest in the catalog: {', '.join(near)}." if near else ""
-        p.questions.append(
+        p.ask(
+            "gpu",
+            "unknown",
             f"'{text}' is not in the GPU catalog (gpu-sizer gpus lists it): which catalog GPU "
-            f"should I size on?{hint}"
+            f"should I size on?{hint}",
+            text,
         )

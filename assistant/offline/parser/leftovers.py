@@ -23,9 +23,12 @@ def negative_numbers(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"(?<![\w.\-])[-−]\s?({QUANTITY})(?:[\s-]*([a-z]+))?"):
         said = m.group(0).strip()
         p.unplaced.append(said)
-        p.questions.append(
+        p.ask(
+            "figure",
+            "invalid",
             f"'{said}' is negative: counts, sizes and lengths must be positive. Did you mean "
-            f"'{said.lstrip('-−').strip()}'?"
+            f"'{said.lstrip('-−').strip()}'?",
+            said,
         )
 
 
@@ -41,7 +44,7 @@ def huge_numbers(t: Text, p: ParsedWorkload) -> None:
         t.consume(m.start(), m.end())
         said = m.group(0).strip()
         p.unplaced.append(said)
-        p.questions.append(out_of_range_question(said, m.group(6) or ""))
+        p.ask("figure", "invalid", out_of_range_question(said, m.group(6) or ""), said)
 
 
 def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:

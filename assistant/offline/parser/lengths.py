@@ -198,7 +198,8 @@ def set_context(p: ParsedWorkload, text: str) -> None:
         return
     if tokens > MAX_CONTEXT_TOKENS:
         p.unplaced.append(text.strip())
-        p.questions.append(out_of_range_question(f"{text.strip()} tokens", "tokens"))
+        said = f"{text.strip()} tokens"
+        p.ask("figure", "invalid", out_of_range_question(said, "tokens"), text.strip())
         return
     p.context = tokens
     if note:

@@ -115,7 +115,8 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
         if value > MAX_SEQUENCES:
             # Past the tools' bound: asked back, never sized at the bound or dropped.
             p.unplaced.append(m.group(0).strip())
-            p.questions.append(out_of_range_question(m.group(0).strip(), "users"))
+            said = m.group(0).strip()
+            p.ask("figure", "invalid", out_of_range_question(said, "users"), said)
             continue
         p.users = value
         if re.search(r"long[\s-]context", m.group(0), re.I):

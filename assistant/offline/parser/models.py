@@ -103,9 +103,12 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
                 "config.json or a GGUF file for exact figures)"
             )
             continue
-        p.questions.append(
+        p.ask(
+            "model",
+            "unknown",
             f"{repo!r} is not in the catalog: how many parameters does it have "
-            "(e.g. '13B'), or where is its config.json?"
+            "(e.g. '13B'), or where is its config.json?",
+            repo,
         )
         p.unplaced.append(repo)
 
@@ -155,7 +158,8 @@ def extract_misspelt_models(t: Text, p: ParsedWorkload) -> None:
         first = entries[0]
         if any(e.architecture != first.architecture for e in entries[1:]):
             names = " or ".join(e.name for e in entries)
-            p.questions.insert(0, f"Which model is '{said}': {names}? They differ in size.")
+            text = f"Which model is '{said}': {names}? They differ in size."
+            p.ask("model", "ambiguous", text, said, first=True)
             return
         t.consume(m.start(), m.end())
         p.model, p.model_text = first.id, said
@@ -182,7 +186,7 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     closest catalog names, not a silent generic model of the size it happens to contain. A
     name said with its size ('Falcon 40B', 'Foo-32B') is not a misspelling: it was read as a
     generic model of that size (extract_named_sizes, extract_bare_size), never as another."""
-    if p.model is not None or any("catalog" in q for q in p.questions):
+    if p.model is not None or p.asks("model", "unknown", "ambiguous"):
         return
     if p.params is not None and re.search(r"[a-z]", p.model_text or "", re.I):
         return
@@ -211,11 +215,14 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     if best is None:
         return
     near = [catalog.models[i].name for i in closest_names(normalize_name(best[1]), catalog.models)]
-    p.questions.insert(
-        0,
+    p.ask(
+        "model",
+        "unknown",
         f"'{best[1]}' is not a catalog model name. Did you mean {' or '.join(near)}? Give the "
         "catalog name (gpu-sizer models lists them), or a bare size such as '70B' for a "
         "generic model.",
+        best[1],
+        first=True,
     )
 
 
@@ -272,9 +279,12 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(r"\b(\d+)x(\d+(?:\.\d+)?)b\b"):
         p.unplaced.append(m.group(0))
         if not p.has_model:
-            p.questions.append(
+            p.ask(
+                "model",
+                "unknown",
                 f"'{m.group(0)}' looks like a mixture-of-experts model that is not in the "
-                "catalog: which model is it (name or Hugging Face id)?"
+                "catalog: which model is it (name or Hugging Face id)?",
+                m.group(0),
             )
 
 
@@ -291,8 +301,11 @@ def family_questions(t: Text, p: ParsedWorkload) -> None:
             spelt = "" if family == word else f" ('{word}' read as {family.capitalize()})"
             # Kept, so a reply that gives only the size ('8x7b') names the model with it.
             p.model_text = p.model_text or family
-            p.questions.append(
-                f"Which {family.capitalize()} model{spelt}? The catalog has: {names}."
+            p.ask(
+                "model",
+                "ambiguous",
+                f"Which {family.capitalize()} model{spelt}? The catalog has: {names}.",
+                family,
             )
             t.work = re.sub(rf"\b{word}\b[\s\-]*(?:\d(?:\.\d)?)?", " ", t.work, flags=re.I)
             return

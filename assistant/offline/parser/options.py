@@ -127,9 +127,12 @@ def api_model_question(t: Text, p: ParsedWorkload) -> None:
     catalog = get_catalog()
     same = list(dict.fromkeys(n.id for n in model_name_parts() if n.size == size))
     names = " or ".join(catalog.models[i].name for i in same) or "a model name"
-    p.questions.append(
+    p.ask(
+        "model",
+        "ambiguous",
         f"Hosted API prices are per model, so a generic {size.upper()} has none to compare "
-        f"with: which {size.upper()} model is it — {names}?"
+        f"with: which {size.upper()} model is it — {names}?",
+        p.model_text,
     )
 
 

@@ -117,7 +117,10 @@ _INHERITED = tuple(
     name
     for name in ParsedWorkload.model_fields
     if name
-    not in ("text", "notes", "questions", "unplaced", "model", "model_text", "params", "model_file")
+    not in (
+        *("text", "notes", "questions", "unplaced", "unread", "sources"),
+        *("model", "model_text", "params", "model_file"),
+    )
 )
 
 
@@ -142,26 +145,33 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         parsed = _merge(previous, parsed)
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
-    if not parsed.has_model and not any("model" in q for q in parsed.questions):
+    if not parsed.has_model and not parsed.asks("model"):
         if parsed.api_models:
             # 'serve GPT-4o mini to 100 users': a hosted API only, nothing to size on a GPU.
             named = " and ".join(dict.fromkeys(parsed.api_models))
-            parsed.questions.append(
+            parsed.ask(
+                "model",
+                "missing",
                 f"{named} is a hosted API (its weights are not published, so it cannot be "
                 "self-hosted): which model would you self-host to compare with it? Give a name "
-                "(e.g. 'Llama 3.3 70B'), a Hugging Face id or a size such as '70B'."
+                "(e.g. 'Llama 3.3 70B'), a Hugging Face id or a size such as '70B'.",
+                named,
             )
         else:
-            parsed.questions.append(
+            parsed.ask(
+                "model",
+                "missing",
                 "Which model? Give a name (e.g. 'Llama 3.1 70B'), a Hugging Face id or a size "
-                "such as '13B'."
+                "such as '13B'.",
             )
     if parsed.long_context and parsed.context is None and parsed.prompt_tokens is None:
         # "Long-context" with no size would be sized at the tools' short default context,
         # the opposite of what was said: the KV cache (and the verdict) scale with it.
-        parsed.questions.append(
+        parsed.ask(
+            "context",
+            "missing",
             "How long is the context per sequence, in tokens (e.g. '32k context' or '128k "
-            "context')? 'Long-context' sets the KV cache, and so the verdict."
+            "context')? 'Long-context' sets the KV cache, and so the verdict.",
         )
     parsed.notes = list(dict.fromkeys(parsed.notes))
     return parsed
@@ -172,7 +182,7 @@ def _with_model_from_reply(
 ) -> ParsedWorkload:
     """A reply to "Which Mixtral model?" that gives only the rest of the name ('8x7b'): read
     with the words the question was about ('mixtral 8x7b'), so it names the catalog model."""
-    asked = any(q.startswith("Which ") and " model" in q for q in previous.questions)
+    asked = previous.asks("model", "ambiguous", "missing")
     if parsed.has_model or not asked or not previous.model_text:
         return parsed
     named = parse_workload(f"{previous.model_text} {text}")
@@ -183,7 +193,7 @@ def _with_model_from_reply(
     return parsed.model_copy(
         update={
             **update,
-            "questions": [q for q in parsed.questions if not q.startswith(("Which ", "'"))],
+            "questions": [q for q in parsed.questions if q.slot != "model"],
             "unplaced": [u for u in parsed.unplaced if u.lower() not in text.lower()],
             "notes": [*parsed.notes, *named.notes],
         }
@@ -232,14 +242,16 @@ def _size_in_previous_family(parsed: ParsedWorkload, previous: ParsedWorkload) -
 
 def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
     data = new.model_dump()
-    if not new.has_model and not any("catalog" in q for q in new.questions):
+    if not new.has_model and not new.asks("model", "unknown", "ambiguous"):
         data["model"], data["model_text"], data["params"], data["model_file"] = (
             previous.model,
             previous.model_text,
             previous.params,
             previous.model_file,
         )
-        data["questions"] = [q for q in new.questions if not q.startswith("Which ")]
+        data["questions"] = [
+            q.model_dump() for q in new.questions if (q.slot, q.why) != ("model", "missing")
+        ]
     blank = ParsedWorkload()
     for name in _INHERITED:
         if getattr(new, name) == getattr(blank, name):

@@ -253,7 +253,7 @@ def render_question(
     without what is in doubt, `readings`: how it was read; or the report whose GPU name is in
     question, at the catalog's default for it), then the question; what was understood so far
     is folded."""
-    ask = question or (parsed.questions[0] if parsed.questions else "Which model?")
+    ask = question or (parsed.questions[0].text if parsed.questions else "Which model?")
     understood = understood_facts(parsed)
     lead: list[str] = []
     if report is not None:
