@@ -59,3 +59,23 @@ def last_answer(conversation: Conversation) -> Answer:
 def visible(conversation: Conversation) -> str:
     """What the last answer shows before its fold is opened."""
     return last_answer(conversation).visible
+
+
+def after_reading(text: str) -> str:
+    """An answer without the 'Read as' line it opens with (and the blank line after it): the
+    lines that answer the question, as a test of what the answer leads with reads them."""
+    lines = text.splitlines()
+    while lines and (not lines[0].strip() or lines[0].startswith("*Read as:")):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
+def lines_after_reading(lines: tuple[str, ...] | list[str]) -> list[str]:
+    """A section's lines without the 'Read as' line it opens with (and the blank after it)."""
+    return after_reading("\n".join(lines)).splitlines()
+
+
+def without_yes_no(line: str) -> str:
+    """A verdict line without the '**Yes.** ' / '**No.** ' a yes/no question's answer opens
+    with (tests of what follows it)."""
+    return line.removeprefix("**Yes.** ").removeprefix("**No.** ")

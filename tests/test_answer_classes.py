@@ -16,7 +16,7 @@ from assistant.llm.planner import offline_planner
 from assistant.offline import parse_workload, plan_tool_calls
 from assistant.offline.planner import LONG_CONTEXT_READING
 from assistant.offline.render import render_answer
-from tests.offline_turns import answer, last_answer
+from tests.offline_turns import after_reading, answer, last_answer, lines_after_reading
 from tools.sizing import SizingReport, SizingRequest, size
 from tools.units import GB, GiB
 
@@ -40,7 +40,7 @@ def _lead(question: str) -> str:
     """The lead section of the offline answer (the lines an answer opens with)."""
     report = _report(question)
     answer_ = render_answer(parse_workload(question), report)
-    return answer_.sections[0].markdown
+    return after_reading(answer_.sections[0].markdown)
 
 
 # --- class 4: rules of thumb are claims to check -------------------------------------------------
@@ -595,7 +595,7 @@ async def test_a_clarifying_question_shows_the_default_readings_figures_then_ask
     text: str, reading: str
 ) -> None:
     _, conversation = await answer(text)
-    lead = last_answer(conversation).sections[0].lines
+    lead = lines_after_reading(last_answer(conversation).sections[0].lines)
     assert lead[0].startswith("For the default reading (") and reading in lead[0]
     assert any(line.startswith(("**Fits", "**Needs", "**Does not", "**Cheapest")) for line in lead)
     assert lead[-1].startswith("**One question before I size this exactly:**")
@@ -672,7 +672,7 @@ async def test_the_default_readings_figures_open_with_the_number_asked(
     text: str, opening: str
 ) -> None:
     _, conversation = await answer(text)
-    lead = last_answer(conversation).sections[0].lines
+    lead = lines_after_reading(last_answer(conversation).sections[0].lines)
     # Long context read as 32,768 tokens for the figures, then asked about.
     assert (
         lead[0]

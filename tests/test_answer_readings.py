@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline import parse_workload
-from tests.offline_turns import answer, sizing, visible
+from tests.offline_turns import after_reading, answer, sizing, visible
 
 # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B config.json, counted on the
 # meta device); 2 bytes each in BF16 = 16,060,522,496 B = 14.96 GiB, 4 bytes in FP32 = 29.92 GiB.
@@ -35,14 +35,14 @@ def test_full_precision_is_read_as_bf16_and_the_fp32_reading_is_named(text: str)
 
 async def test_full_precision_on_a_4090_fits_in_bf16_and_says_the_reading() -> None:
     _text, conversation = await answer("serve Llama 3.1 8B in full precision on a 4090")
-    shown = visible(conversation)
+    shown = after_reading(visible(conversation))
     report = sizing(conversation)
     memory = report.memory[0].estimate
     assert report.request.workload.weights == "bf16"
     assert memory is not None and memory.breakdown["weights"] == 2 * LLAMA_31_8B_PARAMS
     # 14.96 GiB of weights + a 4,096-token KV cache (0.5 GiB) + runtime fits the 4090's
     # 21.3 GiB vLLM budget; FP32's 29.92 GiB of weights alone would not.
-    assert shown.startswith("**Fits on 1× GeForce RTX 4090**")
+    assert after_reading(shown).startswith("**Fits on 1× GeForce RTX 4090**")
     assert "read as BF16" in shown and "FP32" in shown
 
 
@@ -119,7 +119,7 @@ async def test_longest_context_at_the_model_maximum_says_it_is_the_maximum() -> 
     # 16 GiB, which with 14.96 GiB of weights fits an H100's 71.7 GiB budget: the model's
     # maximum, not the memory, is the limit, and the answer must say so.
     text, _ = await answer("how much context can I fit for llama 3.1 8b on an H100")
-    first = text.splitlines()[0]
+    first = after_reading(text).splitlines()[0]
     assert first.startswith("**Longest context that fits 1× H100 SXM5: 131,072 tokens**")
     assert "the model's maximum context" in first and "not the limit" in first
 
@@ -127,7 +127,7 @@ async def test_longest_context_at_the_model_maximum_says_it_is_the_maximum() -> 
 async def test_capacity_past_the_model_maximum_says_so_in_the_lead() -> None:
     # Mistral 7B v0.3's max_position_embeddings is 32,768; 64k chats are 65,536 tokens each.
     text, _ = await answer("how many 64k chats fit on one H100 with mistral 7b")
-    lead = "\n".join(text.splitlines()[:2])
+    lead = "\n".join(after_reading(text).splitlines()[:2])
     assert "65,536 tokens is past the model's maximum context of 32,768 tokens" in lead
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from assistant.offline import parse_workload, sizing_arguments
 from assistant.results import stored_calls
-from tests.offline_turns import answer, costs, sizing
+from tests.offline_turns import after_reading, answer, costs, sizing
 from tools.cost import UsageProfile
 from tools.cost.breakeven import break_even
 from tools.cost.results import ApiComparisonRow, ServingCostRow
@@ -153,7 +153,7 @@ async def test_the_answer_leads_with_self_hosted_vs_api_at_the_volume() -> None:
     # 1.5B tokens a month in and out → 375M output tokens; the API bills 375 × 0.23 = $86.25.
     assert even.volume_output_tokens_per_month == pytest.approx(375e6, rel=1e-4)
     assert even.api_usd_per_month_at_volume == pytest.approx(86.25, rel=1e-4)
-    first = text.splitlines()[0]
+    first = after_reading(text).splitlines()[0]
     assert first.startswith("**Self-hosted vs hosted API at 375.00M output tokens a month:")
     cheaper = "the API is cheaper" if even.cheaper_at_volume == "api" else "self-hosting"
     assert cheaper in first and "Groq" in first
@@ -165,7 +165,7 @@ async def test_a_bare_size_asks_which_model_the_api_prices_are_for() -> None:
     )
     assert "Hosted API prices are per model" in text and "Llama 3.1 70B" in text
     # The figures of the default reading (a generic 70B) come with the question (class 12).
-    assert text.startswith("For the default reading")
+    assert after_reading(text).startswith("For the default reading")
     (call,) = [c for c in stored_calls(conversation.messages) if c.name == "size"]
     assert call.arguments["workload"]["params"] == 70e9
 

@@ -8,7 +8,7 @@ import pytest
 
 from assistant.offline import parse_workload
 from tests.fuzzing_cli import run_cli
-from tests.offline_turns import answer, costs
+from tests.offline_turns import after_reading, answer, costs
 from tools.cost.hosted_api import named_api_prices
 from tools.errors import ToolInputError
 from tools.pricing import load_price_book
@@ -69,7 +69,7 @@ async def test_the_api_named_is_the_one_compared(
     assert even.api_usd_per_million_output_tokens == pytest.approx(per_output)
     assert even.volume_output_tokens_per_month == pytest.approx(volume)
     assert even.api_usd_per_month_at_volume == pytest.approx(volume / 1e6 * per_output)
-    lead = reply.splitlines()[0]
+    lead = after_reading(reply).splitlines()[0]
     assert lead.startswith("**Self-hosted vs hosted API at ")
     assert "another model, compared on price only" in lead
     assert "no hosted API price" not in reply

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from assistant.cli import main
+from tests.offline_turns import after_reading
 
 
 def test_ask_offline_prints_a_clarifying_question(capsys: pytest.CaptureFixture[str]) -> None:
@@ -51,7 +52,7 @@ def test_ask_writes_a_proposal_and_never_overwrites_without_force(
     question = ["ask", "--offline", "serve Llama 3.1 8B on an L4 to 10 users"]
     assert main([*question, "--proposal", str(target)]) == 0
     text = target.read_text(encoding="utf-8")
-    assert text.startswith("#") and "Llama 3.1 8B" in text and "l4" in text.lower()
+    assert after_reading(text).startswith("#") and "Llama 3.1 8B" in text and "l4" in text.lower()
     capsys.readouterr()
     # An existing file is refused before the question is answered: exit 2, file untouched.
     assert main([*question, "--proposal", str(target)]) == 2

@@ -14,7 +14,7 @@ import respx
 
 from assistant.cli import main
 from assistant.offline.render import verdict_text
-from tests.offline_turns import answer, sizing
+from tests.offline_turns import after_reading, answer, sizing
 
 BASE = "http://127.0.0.1:8080/v1"
 QUESTION = "serve Llama 3.1 70B in 4-bit to 40 users with 16k context on H100s"
@@ -55,8 +55,11 @@ def test_llm_text_answer_leads_with_the_report_verdict_then_the_model_then_flags
     # The same verdict the offline engine leads with for the same question (its own report).
     offline_text, conversation = asyncio.run(answer(QUESTION))
     verdict = verdict_text(sizing(conversation))
-    assert verdict and offline_text.startswith(verdict.splitlines()[0])
-    assert out.startswith(verdict)
+    assert verdict and after_reading(offline_text).startswith(verdict.splitlines()[0])
+    # Both open with the same reading of the question, then the verdict.
+    assert out.splitlines()[0] == offline_text.splitlines()[0]
+    assert out.splitlines()[0].startswith("*Read as: Llama 3.1 70B")
+    assert after_reading(out).startswith(verdict)
     assert "**Needs " in verdict.splitlines()[0]  # H100s named without a count: how many
     # Then the model's text, whatever it says, after the verdict.
     assert out.index(NONSENSE) > len(verdict) - 1

@@ -11,6 +11,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.sessions import list_sessions, load_session
+from tests.offline_turns import after_reading
 
 
 def _ask(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
@@ -109,7 +110,7 @@ def test_proposal_from_a_session_saved_by_ask(capsys: pytest.CaptureFixture[str]
     _ask(capsys, "-c", "and what if we use fp8 instead?")
     assert main(["proposal", "--session", report["session"]]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("# Hardware proposal")
+    assert after_reading(text).startswith("# Hardware proposal")
     assert report["session"] in text
     assert "serve Llama 3.1 70B to 20 users on 2x H100 SXM" in text
     assert "and what if we use fp8 instead?" in text

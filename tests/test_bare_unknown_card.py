@@ -36,7 +36,7 @@ async def test_the_answer_is_the_question_not_another_gpu(question: str) -> None
     text, _ = await offline_turns.answer(question)
     assert "**One question before I size this exactly:** '2080' is not in the GPU catalog" in text
     # The default reading's figures are labelled as such, without the card.
-    assert text.startswith("For the default reading (without '2080')")
+    assert offline_turns.after_reading(text).startswith("For the default reading (without '2080')")
 
 
 async def test_with_its_memory_it_is_sized_from_what_the_user_said() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from assistant.offline.parser import parse_workload
 from assistant.offline.render.results import gib
-from tests.offline_turns import answer, sizing
+from tests.offline_turns import after_reading, answer, sizing
 
 GPU_COUNT_QUESTIONS = [
     "how many H100s to serve DeepSeek V3 to 200 users?",
@@ -46,7 +46,7 @@ async def test_the_answer_leads_with_how_many_gpus(text: str) -> None:
     assert headline is not None
     option = headline.option
     assert option.gpu == "h100-sxm"
-    lead = reply.splitlines()[0]
+    lead = after_reading(reply).splitlines()[0]
     assert lead.startswith(f"**Needs {option.count}× H100 SXM5**"), lead
     assert "concurrent sequences" not in lead
     # Hand bound: DeepSeek-V3 holds 671,026,404,352 parameters (meta-device count, bench
@@ -99,7 +99,7 @@ async def test_a_one_gpu_headline_and_the_single_gpu_need_are_reconciled(text: s
     headline = report.headline
     assert headline is not None and headline.option.count == 1
     assert headline.option.gpu.startswith("a100")
-    lines = reply.split("\n\n")[0].splitlines()
+    lines = after_reading(reply).split("\n\n")[0].splitlines()
     single = next(i for i, line in enumerate(lines) if "on a single GPU" in line)
     explained = lines[single + 1]
     assert explained.startswith("On 1× A100") and "default batch limits" in explained
@@ -121,7 +121,7 @@ async def test_a_memory_answer_says_why_the_one_gpu_option_needs_less(text: str)
     assert headline is not None and headline.option.count == 1
     generic = report.memory[0].estimate
     assert generic is not None and report.memory[0].gpu is None
-    lines = reply.splitlines()
+    lines = after_reading(reply).splitlines()
     assert lines[0].startswith("**Needs ")
     # Hand figure: vLLM V1's OpenAI-server defaults are max_num_seqs 1024 on GPUs of at least
     # 70 GiB other than the A100, else 256; the sampler keeps 16 bytes per vocabulary entry per

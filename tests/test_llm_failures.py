@@ -24,6 +24,7 @@ from assistant.events import Done
 from assistant.llm import LlmEngine
 from assistant.sessions import load_session, session_path
 from tests import scripted_server as ss
+from tests.offline_turns import after_reading
 
 SECRET = "sk-test-9f8e7d6c5b4a39281706SECRET"
 KEY_ENV = "GPU_SIZER_TEST_KEY"
@@ -129,7 +130,9 @@ async def test_failure_matrix(
     out, err = capsys.readouterr()
     assert code == 1, (out, err)
     assert case.words in err
-    assert out.startswith("**Does not fit on 1× H100")
+    # The reading, then the verdict ('Does Llama 3.1 70B fit…?' is answered no first).
+    assert out.startswith("*Read as: Llama 3.1 70B")
+    assert after_reading(out).startswith("**No.** **Does not fit on 1× H100")
     assert (PARTIAL in out) == case.partial
     assert "the turn ended with an error" in out
     assert "Traceback" not in out + err

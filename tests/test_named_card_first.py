@@ -31,8 +31,10 @@ QWEN_ON_3090 = [
 
 
 def _lead(text: str) -> list[str]:
-    lines = text.split("\n\n", 1)[0].splitlines()
-    return [line for line in lines if line.strip()]
+    """The lead lines after the reading, the first without a yes/no question's 'No.'."""
+    lines = offline_turns.after_reading(text).split("\n\n", 1)[0].splitlines()
+    lead = [line for line in lines if line.strip()]
+    return [offline_turns.without_yes_no(lead[0]), *lead[1:]] if lead else lead
 
 
 @pytest.mark.parametrize("question", QWEN_ON_3090)

@@ -18,7 +18,15 @@ from assistant.offline import OfflineEngine, parse_workload, plan_tool_calls
 from assistant.offline.engine import previous_workload
 from assistant.offline.render import DETAILS_TOPIC, SCREEN_LINES
 from assistant.offline.render.fold import screen_lines
-from tests.offline_turns import answer, costs, last_answer, recommendation, sizing, visible
+from tests.offline_turns import (
+    after_reading,
+    answer,
+    costs,
+    last_answer,
+    recommendation,
+    sizing,
+    visible,
+)
 
 
 async def _turn(engine: OfflineEngine, conversation: Conversation, text: str) -> list[Event]:
@@ -135,7 +143,7 @@ async def test_verdict_leads_with_the_gpu_count_when_one_gpu_is_not_enough() -> 
         "serve Llama 3.1 70B in 4-bit to 40 users with 16k context on H100s",
     )
     done = next(e for e in events if isinstance(e, Done))
-    first, second = done.text.splitlines()[:2]
+    first, second = after_reading(done.text).splitlines()[:2]
     assert first.startswith("**Needs ") and "H100 SXM5" in first
     assert second.startswith("**Does not fit on 1× H100 SXM5**")
     rec = recommendation(conversation)
@@ -150,7 +158,7 @@ async def test_training_answer_prices_the_job_and_mentions_no_kv_cache() -> None
         OfflineEngine(), conversation, "full fine-tune of Llama 3.1 8B on 2B tokens on H100s"
     )
     done = next(e for e in events if isinstance(e, Done))
-    assert "KV-cache tokens" not in done.text.splitlines()[0]
+    assert "KV-cache tokens" not in after_reading(done.text).splitlines()[0]
     comparison = sizing(conversation).costs
     assert comparison is not None and comparison.training is not None
     on_demand = [r for r in comparison.training.rows if r.tier == "on_demand"]
@@ -202,7 +210,7 @@ async def test_gpus_with_the_same_verdict_share_one_line() -> None:
 
 async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
     text, conversation = await answer("Can I run Llama 3.1 8B in bf16 for 20 users?")
-    first = text.splitlines()[0]
+    first = after_reading(text).splitlines()[0]
     assert first.startswith(("**Cheapest priced option", "**Recommended:"))
     assert "no GPU named" not in text and "one GPU" not in first
     if first.startswith("**Cheapest"):
@@ -229,11 +237,11 @@ async def test_impossible_scale_explains_instead_of_a_bare_error() -> None:
     # (not an internal field such as the memory tool's `batch`) are named with the bound.
     text, _ = await answer("Llama 3.1 70B for 10^9 users")
     # The figures of the default reading (without the users in doubt) come first, then the ask.
-    assert text.startswith("For the default reading (without '1000000000 users'):")
+    assert after_reading(text).startswith("For the default reading (without '1000000000 users'):")
     assert "**One question before I size this exactly:**" in text
     assert "at most 10,000,000 concurrent users" in text and "batch" not in text
     text, _ = await answer("Llama 3.1 70B for 10^7 users")
-    assert text.startswith("**No option meets every target.**")
+    assert after_reading(text).startswith("**No option meets every target.**")
 
 
 # --- folded assumptions: what the user must check first, the tools' sources on demand ---------

@@ -10,7 +10,7 @@ import pytest
 
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls, sizing_arguments
-from tests.offline_turns import answer, costs, recommendation, sizing, visible
+from tests.offline_turns import after_reading, answer, costs, recommendation, sizing, visible
 from tools.memory import MemoryEstimate
 from tools.sizing import SizedConfiguration, SizingRequest, price_load
 from tools.units import GiB
@@ -49,7 +49,7 @@ async def test_qa2_zero3_answer_fits_on_the_32_named() -> None:
         "full fine-tune of Llama 3.1 70B with ZeRO-3 on 32 H100s, 2B tokens, 4k sequences, "
         "deadline 24 hours"
     )
-    assert text.startswith("**Fits on 32× H100 SXM5 with ZeRO-3**")
+    assert after_reading(text).startswith("**Fits on 32× H100 SXM5 with ZeRO-3**")
     # ZeRO-3 shards the optimizer state over 32 GPUs; with a ZeRO stage it holds the fp32
     # master copy too (the paper's K = 12): 12 × 70,553,706,496 / 32 B = 24.64 GiB.
     (named,) = sizing(conversation).memory
@@ -84,7 +84,9 @@ async def test_plain_data_parallelism_is_said_and_resized_with_zero3() -> None:
     assert option.training_hours is not None and price is not None and price.usd_job is not None
     assert option.gpu_hours == pytest.approx(option.training_hours * 32, rel=1e-6)
     assert price.usd_job == pytest.approx(price.per_hour * option.training_hours, rel=1e-3)
-    assert text.startswith(f"**32× H100 SXM5 as TP {option.tp} × PP {option.pp} × DP {option.dp}")
+    assert after_reading(text).startswith(
+        f"**32× H100 SXM5 as TP {option.tp} × PP {option.pp} × DP {option.dp}"
+    )
     assert "Memory per GPU (32× H100 SXM5, plain data parallelism)" in text
 
 

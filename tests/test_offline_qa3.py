@@ -13,7 +13,7 @@ import re
 from assistant.conversation import Conversation
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
-from tests.offline_turns import answer, last_answer, recommendation, sizing
+from tests.offline_turns import after_reading, answer, last_answer, recommendation, sizing
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.sizing import SizedConfiguration, SizingRequest
 from tools.sizing.plan import search_workload
@@ -55,7 +55,7 @@ def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> N
     # 58.66 GiB → 58 chats.
     assert GiB == 8192 * LLAMA_8B_KV_PER_TOKEN
     assert int(71.7 - 8.46 - 0.78 - 1.84 - 1024 * 128_256 * 16 / GiB) == 58
-    first = reply.splitlines()[0]
+    first = after_reading(reply).splitlines()[0]
     assert first.startswith("**58 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
     option = recommendation(conversation).options[0]
     assert option.max_concurrent_sequences == math.floor(option.kv_cache_capacity_bytes / GiB)
@@ -65,7 +65,7 @@ def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> N
 
 def test_a_users_at_8k_on_one_h100_is_a_capacity_question() -> None:
     reply, _ = _ask("how many users can one H100 serve at 8k context with Llama 3.1 8B fp8?")
-    assert reply.startswith("**58 concurrent sequences of 8,192 tokens")
+    assert after_reading(reply).startswith("**58 concurrent sequences of 8,192 tokens")
     assert "How many users" not in reply
 
 
@@ -101,11 +101,12 @@ def test_d_max_context_on_2x4090_is_the_longest_fitting_context() -> None:
     assert parsed.max_context and not parsed.unplaced
     reply, conversation = _ask(text)
     match = re.match(
-        r"\*\*Longest context that fits 2× GeForce RTX 4090: ([\d,]+) tokens\*\*", reply
+        r"\*\*Longest context that fits 2× GeForce RTX 4090: ([\d,]+) tokens\*\*",
+        after_reading(reply),
     )
     assert match is not None
     tokens = int(match.group(1).replace(",", ""))
-    assert "gpu_memory_utilization 0.90" in reply.splitlines()[0]
+    assert "gpu_memory_utilization 0.90" in after_reading(reply).splitlines()[0]
     report = sizing(conversation)
     (fit,) = report.longest_context
     result = _estimate(report.memory[0])
@@ -145,7 +146,7 @@ def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
 
 def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
     reply, _conversation = _ask("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
-    assert reply.startswith("**Needs 4× H200 SXM** (TP 2 × PP 1 × 2 replica(s))")
+    assert after_reading(reply).startswith("**Needs 4× H200 SXM** (TP 2 × PP 1 × 2 replica(s))")
     assert (
         "**Memory per GPU (2× H200 SXM, TP 2 × PP 1, one replica — the recommended layout)**"
         in reply

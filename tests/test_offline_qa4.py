@@ -8,7 +8,7 @@ import asyncio
 from assistant.conversation import Conversation
 from assistant.offline import OfflineEngine
 from assistant.offline.render.verdict import about_headline
-from tests.offline_turns import answer, sizing
+from tests.offline_turns import after_reading, answer, sizing
 from tools.notes import Note
 from tools.recommend import Option, recommend
 from tools.workload import Workload
@@ -46,7 +46,7 @@ def test_4_a_note_about_another_gpu_still_says_which() -> None:
     assert shown == f"About 1× L4, not the 1× L40S recommended above: {text}"
     note = Note(code="single_gpu_enough", text="Fits on 1× NVIDIA A10. Stop there.", gpu="a10")
     shown = about_headline(note, _option("a100-80gb-pcie"))
-    assert shown.startswith("About 1× A10,")
+    assert after_reading(shown).startswith("About 1× A10,")
     general = Note(code="moe", text="MoE: memory holds all parameters.")
     assert about_headline(general, _option("l40s")) == general.text
 
@@ -83,7 +83,7 @@ def test_1_how_many_users_on_8_h200_answers_for_the_8() -> None:
     assert round(per_sequence_gib, 2) == 15.75
     free = 76.0 - 1024 * 128_256 * 16 / 2**30
     assert int(free * 8 / per_sequence_gib) == 37
-    first = reply.splitlines()[0]
+    first = after_reading(reply).splitlines()[0]
     assert first.startswith("**37 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
     assert "on 4× H200" not in reply
 
@@ -121,7 +121,7 @@ LLAMA_70B_KV_PER_TOKEN = 2 * 80 * 8 * 128 * 2
 
 def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
     reply, conversation = _ask("can we serve Llama 3.1 70B on 4 A100 40GB for 10 users?")
-    verdict = reply.split("\n\n")[0]
+    verdict = after_reading(reply).split("\n\n")[0]
     assert "40×" not in reply and "Needs 40" not in reply
     assert "**Does not fit on 4× A100 40GB SXM4**" in verdict
     # What the 4 GPUs hold: TP 4 leaves room for one 4,096-token sequence (QA: 5,310 tokens).
@@ -177,7 +177,9 @@ def test_7_fp8_kv_follow_up_drops_the_bf16_kv_note() -> None:
     # #1's hand figure less the sampler reserve) hold 592 / (32,768 × 258,048 B = 7.875 GiB)
     # ≈ 75 sequences.
     assert int(592 / (32_768 * 258_048 / 2**30)) == 75
-    assert reply.startswith("**75 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
+    assert after_reading(reply).startswith(
+        "**75 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**"
+    )
 
 
 # --- 3: "X instead of Y" sizes X; two engines named say which one was sized -------------------
@@ -220,7 +222,8 @@ async def test_a_variant_reply_answers_the_which_gpu_question_and_keeps_the_coun
     reply = [e async for e in engine.run_turn(conversation, "SXM")]
     text = reply[-1].text
     assert "Which 'H100'" not in text
-    assert text.startswith("**Does not fit on 8× H100 SXM5**")
+    # 'can I run…?' asked yes or no: the reply to the variant question keeps that.
+    assert after_reading(text).startswith("**No.** **Does not fit on 8× H100 SXM5**")
 
 
 async def test_max_context_options_are_sized_at_the_context_found() -> None:

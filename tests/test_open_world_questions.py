@@ -11,7 +11,7 @@ import pytest
 from assistant.conversation import Conversation
 from assistant.results import stored_calls
 from tests.model_files import fake_hf_cache, write_gguf
-from tests.offline_turns import answer, sizing
+from tests.offline_turns import after_reading, answer, sizing
 from tests.test_model_sources import INDEX_TOTAL, LLAMA_CONFIG, SMALL, SMALL_TOTAL, TYPES
 from tools.local_serving import LocalServingPlan
 
@@ -143,7 +143,7 @@ async def test_q8_unknown_gpu_without_a_size_is_a_question_naming_catalog_cards(
     # never on a catalog card put in the 2080 Ti's place (issue 18, class 12).
     assert _sized(conversation)
     assert all(m.gpu is None for m in sizing(conversation).memory)
-    assert text.startswith("For the default reading (without 'RTX 2080 Ti')")
+    assert after_reading(text).startswith("For the default reading (without 'RTX 2080 Ti')")
 
 
 async def test_q9_unknown_name_with_a_size_is_a_generic_model_stated() -> None:
@@ -304,7 +304,7 @@ async def test_q19_falcon_40b_is_a_generic_40b_not_falcon3() -> None:
 async def test_q20_an_unknown_name_without_a_size_is_a_question(text: str, named: str) -> None:
     said, conversation = await answer(text)
     assert not _sized(conversation) and not _plans(conversation)
-    assert said.startswith("**One question before I size this:**") and named in said
+    assert after_reading(said).startswith("**One question before I size this:**") and named in said
 
 
 async def test_q21_gemma3_27b_on_a_16gb_card_offloads_a_few_layers() -> None:

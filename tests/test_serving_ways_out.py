@@ -91,7 +91,9 @@ async def test_qwen3_32b_on_one_3090_says_what_would_fit(question: str) -> None:
     assert scale.holds.count == 2 and scale.holds.fits
     # Presented right after the verdict, one line per way out, the figures the report's.
     lines = text.splitlines()
-    head = next(i for i, line in enumerate(lines) if line.startswith("**Does not fit on 1×"))
+    # A yes/no question's verdict line opens with its no.
+    opening = ("**Does not fit on 1×", "**No.** **Does not fit on 1×")
+    head = next(i for i, line in enumerate(lines) if line.startswith(opening))
     assert lines[head + 1].startswith("**Ways out on 1× GeForce RTX 3090**")
     assert "**fits at up to 3,456 tokens** per sequence at int4-awq weights" in lines[head + 2]
     assert "`--kv-cache-dtype fp8`): **fits at 6,928 tokens**" in lines[head + 3]
@@ -276,6 +278,6 @@ def test_the_mcp_text_carries_the_ways_out() -> None:
 
     # MCP text: plain lines (bold dropped), at most a few, the ways out among them.
     lines = render_result(_report(QWEN_ON_ONE_3090[0])).splitlines()
-    assert lines[0].startswith("Does not fit on 1× GeForce RTX 3090")
+    assert lines[0].startswith("No. Does not fit on 1× GeForce RTX 3090")  # asked yes or no
     assert "fits at up to 3,456 tokens per sequence" in lines[2]
     assert "fits at 6,928 tokens" in lines[3] and "2× GeForce RTX 3090" in lines[4]

@@ -59,10 +59,10 @@ async def test_offline_answer_leads_with_the_count_given(question: str) -> None:
     text, conversation = await offline_turns.answer(question)
     report = offline_turns.sizing(conversation)
     assert any(m.gpu is None and m.count == 4 for m in report.memory)
-    first = text.splitlines()[0]
+    first = offline_turns.after_reading(text).splitlines()[0]
     assert "on 4 GPUs" in first and "**" in first
     assert report.headline is not None and report.headline.option.count == 4
     assert f"{report.headline.option.count}× " in first
     # The one-GPU wording is gone where four were sized.
-    assert "on a single GPU" not in text.split("\n\n")[0]
+    assert "on a single GPU" not in offline_turns.after_reading(text).split("\n\n")[0]
     assert "per GPU on 4 GPUs (TP 4)" in text

@@ -109,7 +109,8 @@ def test_ask_text_keeps_the_verdict_lines(
     """`ask` has no card: its text leads with the verdict lines, as before."""
     assert main(["ask", "--offline", question]) == 0
     out = capsys.readouterr().out
-    first = next(line for line in out.splitlines() if line.strip())
+    assert out.startswith("*Read as: ")  # the reading first, then the verdict lines
+    first = next(line for line in offline_turns.after_reading(out).splitlines() if line.strip())
     assert head.split(":")[0] in first.replace("**", "")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from assistant import cli
-from tests.offline_turns import answer, sizing, visible
+from tests.offline_turns import after_reading, answer, sizing, visible
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 
 GB = 1e9
@@ -120,7 +120,10 @@ async def test_zero2_13b_on_8_a100_fits_with_the_paper_accounting(
     assert state == pytest.approx(3.75 * psi / GB, rel=5e-4)
     assert result.fits is True
     # The 8 GPUs named lead (issue 18, class 7): their layout, fitting.
-    assert shown.startswith("**8× A100 80GB") and "fits**" in shown.splitlines()[0]
+    assert (
+        after_reading(shown).startswith("**8× A100 80GB")
+        and "fits**" in after_reading(shown).splitlines()[0]
+    )
 
 
 def _model_state_gb(result: MemoryEstimate) -> float:

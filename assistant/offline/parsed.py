@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from assistant.reading.model import AskBack, AskedSlot, AskedWhy, SlotSource, Span
 from tools.hardware import GpuLimitRule
 from tools.sizing.claims import Claim
 
@@ -21,54 +22,7 @@ Task = Literal["inference", "full", "lora", "qlora"]
 Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
-Asked = Literal["memory", "cost", "speed", "ttft"]
-
-
-AskedSlot = Literal[
-    "model", "gpu", "gpu_variant", "unified_memory", "context", "figure", "meaning", "budget"
-]
-"""The slot of the reading a clarifying question asks about: the model, a GPU the catalog
-lacks, which variant of a GPU name, an Apple machine's RAM, the context length, a figure out of
-range, what unread words mean, a budget's conversion."""
-
-AskedWhy = Literal["missing", "ambiguous", "unknown", "invalid", "unread"]
-"""Why it is asked: not said, said but several catalog entries fit, named but not in the
-catalog, not a value the tools accept, or said but not read."""
-
-
-class AskBack(BaseModel):
-    """A fact the verdict depends on that the question did not settle, asked back: which slot,
-    why, the words it is about. Decisions read `slot` and `why`, never `text`."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    slot: AskedSlot
-    why: AskedWhy
-    text: str = Field(description="The question, as shown to the user.")
-    words: str | None = Field(default=None, description="The words asked about, as written.")
-
-
-class Span(BaseModel):
-    """Where a value was read: characters start:end of the question, and the text there."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    start: int = Field(ge=0)
-    end: int = Field(ge=0)
-    text: str
-
-
-Origin = Literal["question", "conversation"]
-"""Where a slot's value came from: this turn's question, or an earlier turn kept."""
-
-
-class SlotSource(BaseModel):
-    """The provenance of one slot: this question's words (spans) or an earlier turn's."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    origin: Origin = "question"
-    spans: list[Span] = Field(default_factory=list)
+Asked = Literal["memory", "cost", "speed", "ttft", "fits", "gpu_count", "throughput"]
 
 
 class GpuMention(BaseModel):
@@ -200,6 +154,9 @@ class ParsedWorkload(BaseModel):
         description="The number asked for: 'memory' ('how much VRAM…'), 'cost' ('how much "
         "would it cost'), 'speed' ('how many tokens/s…'), 'ttft' ('what is the time to first "
         "token'); the answer opens with it.",
+    )
+    how_long: bool = Field(
+        default=False, description="'How long will it take' asked: a training job's duration."
     )
     alternatives: bool = Field(
         default=False,

@@ -16,6 +16,7 @@ from typing import Any
 
 from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parsed import ParsedWorkload
+from assistant.reading.of_parsed import asked_figure
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.workload import Workload
 
@@ -183,6 +184,9 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["pretraining"] = True
     if parsed.claims:
         args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
+    asked = asked_figure(parsed)
+    if asked != "hardware":
+        args["asked"] = asked
     return args
 
 

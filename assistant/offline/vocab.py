@@ -143,6 +143,7 @@ OBJECTIVES: tuple[tuple[str, str], ...] = (
 # price. Read before any length or size rule, which would take "1M tokens" for a length.
 COST_PER_TOKEN = (
     r"\bper\s+(?:million|1\s?m|m)\s+(?:output\s+|generated\s+|input\s+)?tokens?\b"
+    r"|\bper[\s-](?:output\s+|generated\s+)?token\b"
     r"|\$\s?/\s?(?:1\s?)?m\s?(?:tok(?:en)?s?)?\b"
 )
 

@@ -11,6 +11,7 @@ tokens at the stated load are decided once:
 - `headline.py`: the one rule for the leading option and the one rule for the $/M load;
 - `memory.py`: the estimates of named configurations and the follow-ups that re-size them;
 - `prices.py`: the price quoted per configuration (cheapest row of the quote tier);
+- `asked.py`: the figure the question asked for (yes/no, the GPU count, throughput, cost …);
 - `shapes.py`: whether a model known only by its size fits with every plausible architecture.
 """
 
@@ -19,6 +20,7 @@ from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load,
 from tools.sizing.plan import MAX_PRICED, size
 from tools.sizing.report import (
     AlternativeReading,
+    AskedAnswer,
     BudgetCheck,
     ContextFit,
     FormatFit,
@@ -37,6 +39,7 @@ from tools.sizing.report import (
 )
 from tools.sizing.request import (
     SIZE_HIDDEN,
+    AskedFigure,
     Budget,
     GpuConfiguration,
     PricingScope,
@@ -48,6 +51,8 @@ __all__ = [
     "PRICE_OBJECTIVES",
     "SIZE_HIDDEN",
     "AlternativeReading",
+    "AskedAnswer",
+    "AskedFigure",
     "Budget",
     "BudgetCheck",
     "Claim",

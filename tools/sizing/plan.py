@@ -36,6 +36,7 @@ from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
 from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend, training_layouts_at
+from tools.sizing.asked import answer_asked
 from tools.sizing.headline import choose_headline, named_with_count, price_load
 from tools.sizing.memory import (
     alternative_reading,
@@ -473,6 +474,7 @@ def size(
             request, memory[0], headline.option, scale_out=headline.rule == "scale_out"
         )
     report.budget_check = _budget(request, report)
+    report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
     return report
 

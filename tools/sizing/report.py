@@ -24,7 +24,7 @@ from tools.notes import Note
 from tools.performance.basis import SpeedBasis
 from tools.recommend import Option, Recommendation
 from tools.sizing.claims import ClaimCheck
-from tools.sizing.request import PriceLoadBasis, SizingRequest
+from tools.sizing.request import AskedFigure, PriceLoadBasis, SizingRequest
 from tools.workload import Workload
 
 HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
@@ -357,6 +357,29 @@ class WayOut(BaseModel):
         return self.estimate is not None and bool(self.estimate.fits)
 
 
+AskedUnit = Literal["bytes", "tokens_per_s", "usd_per_month", "usd_per_hour", "hours"]
+
+
+class AskedAnswer(BaseModel):
+    """The answer to the figure asked: yes/no, or a value in `unit`, and the configuration."""
+
+    asked: AskedFigure
+    yes: bool | None = Field(default=None, description="A yes/no question's answer.")
+    gpu: str | None = Field(default=None, description="Catalog GPU id the answer is about.")
+    count: int | None = Field(default=None, description="GPUs of it, count.")
+    replicas: int | None = Field(default=None, description="Data-parallel replicas of it.")
+    value: float | None = Field(default=None, description="The figure, in `unit`.")
+    unit: AskedUnit | None = None
+    total: float | None = Field(
+        default=None, description="Throughput: over all replicas of the option, tokens/s."
+    )
+    basis: SpeedBasis | None = Field(default=None, description="A speed's basis.")
+    budget_bytes: int | None = Field(default=None, description="`fits`: budget per GPU, bytes.")
+    holds_load: bool | None = Field(
+        default=None, description="`fits` with a load stated: the count named holds it."
+    )
+
+
 class SizingReport(BaseModel):
     """Everything one sizing question's answer is made of (see the module docstring)."""
 
@@ -409,6 +432,9 @@ class SizingReport(BaseModel):
     )
     exchange_rate: RateUsed | None = Field(
         default=None, description="The EUR→USD rate the USD figures of EUR prices used."
+    )
+    asked_answer: AskedAnswer | None = Field(
+        default=None, description="The figure the question asked for (`tools.sizing.asked`)."
     )
     notes: list[Note] = Field(default_factory=list)
 

@@ -33,6 +33,23 @@ from tools.sizing.claims import Claim
 from tools.workload import Workload
 
 PriceLoadBasis = Literal["stated_load", "full_load"]
+AskedFigure = Literal[
+    "fits",
+    "hardware",
+    "gpu_count",
+    "memory",
+    "speed",
+    "ttft",
+    "throughput",
+    "cost",
+    "max_context",
+    "capacity",
+    "compare",
+    "training_time",
+]
+"""What a question asks for: yes or no (`fits`), what to run it on (`hardware`), how many GPUs,
+memory, speed per user, time to first token, the full-load throughput, a cost, the longest
+context, how many sequences fit, which of several options, how long training takes."""
 BudgetPeriod = Literal["hour", "month"]
 
 MAX_CONFIGURATIONS = 8
@@ -189,6 +206,11 @@ class SizingRequest(BaseModel):
         description="A full-training job from scratch (pre-training), not a fine-tune: "
         "adapters (LoRA, QLoRA) are no way out for it.",
     )
+    asked: AskedFigure | None = Field(
+        default=None,
+        description="The figure the question asks for ('fits' for yes/no, 'gpu_count', "
+        "'throughput', 'cost', 'memory', 'training_time' …): the answer leads with it.",
+    )
     claims: list[Claim] = Field(
         default_factory=list,
         max_length=MAX_LIST_ITEMS,
@@ -227,5 +249,6 @@ SIZE_HIDDEN = (
     "claims",
     "price_period",
     "alternative_weights",
+    "asked",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

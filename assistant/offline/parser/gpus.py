@@ -87,9 +87,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             variants = []  # the RAM said picks the configuration
         if bin_note:
             p.notes.append(bin_note.format(text=text))
-        picked = _variant_with_stated_memory(t, variants, match.start, end)
+        picked = _variants_with_stated_memory(t, variants, match.start, end)
         if picked is not None and gpu_id == match.id:
-            gpu_id, said_start, end = picked
+            sold, said_start, end = picked
+            gpu_id = match.id if match.id in sold else sold[0]
             counted_from = said_start
             if count is None and said_start < start:
                 # 'a 12 GB RTX 3060', 'my 12 GB 3060', 'two 12 GB 3060s': the count is said
@@ -97,7 +98,9 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
                 count, counted_from = _count_before_memory(t, count_before, said_start, end, p)
             start = min(start, counted_from)
             text = t.original[said_start:end].strip()
-            variants = []  # the memory said picks the card ('12 GB RTX 3060')
+            # The memory said picks the card ('12 GB RTX 3060'), or narrows the variants to
+            # those sold with it ('16 GB V100': PCIe or SXM2).
+            variants = sold if len(sold) > 1 else []
         spec = get_catalog().gpus.get(gpu_id or "")
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
@@ -186,13 +189,14 @@ def _boards_as_devices(
     return devices, end
 
 
-def _variant_with_stated_memory(
+def _variants_with_stated_memory(
     t: Text, variants: list[str], start: int, end: int
-) -> tuple[str, int, int] | None:
+) -> tuple[list[str], int, int] | None:
     """A discrete card named without its memory but with a memory amount beside it ('12 GB RTX
-    3060', 'RTX 3060 with 8 GB'): the one variant sold with that memory (marketed GB, or the
-    same figure written in GiB), with the span start and end of the words read; None when no
-    amount is said or no single variant has it."""
+    3060', 'RTX 3060 with 8 GB', 'a 16 GB V100'): the variants sold with that memory (marketed
+    GB, or the same figure written in GiB) — one, or several that differ in something else
+    (V100 16 GB: PCIe and SXM2) —, with the span start and end of the words read; None when no
+    amount is said or no variant has it."""
     stated = _stated_memory(t, start, end) if variants else None
     if stated is None:
         return None
@@ -202,7 +206,7 @@ def _variant_with_stated_memory(
     sold = [
         v for v in variants if gpus[v].unified_memory is None and gpus[v].memory_bytes == size * GB
     ]
-    return (sold[0], said_start, said_end) if len(sold) == 1 else None
+    return (sold, said_start, said_end) if sold else None
 
 
 _MAC_PRODUCT = r"\b(?:my\s+)?(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|mini|pro)|imac)\b"

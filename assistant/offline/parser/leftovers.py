@@ -50,7 +50,8 @@ def huge_numbers(t: Text, p: ParsedWorkload) -> None:
 def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
     """What no extractor read and is not filler, as runs of adjacent words, into `unplaced`."""
     fragment: list[str] = []
-    for token in re.findall(r"[^\s]+", t.work):
+    for m in list(re.finditer(r"[^\s]+", t.work)):
+        token = m.group(0)
         word = token.strip(".,;:!?()[]{}\"'`").lower()
         if not word or word in vocab.FILLER or not re.search(r"[a-z0-9]", word):
             if fragment:
@@ -58,5 +59,8 @@ def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
                 fragment = []
             continue
         fragment.append(token.strip(".,;:!?()[]{}\"'`"))
+        # Consumed, so the reading records where it is (`provenance.run_extractors`).
+        inner = len(token) - len(token.lstrip(".,;:!?()[]{}\"'`"))
+        t.consume(m.start() + inner, m.start() + inner + len(fragment[-1]))
     if fragment:
         p.unplaced.append(" ".join(fragment))

@@ -307,5 +307,10 @@ def family_questions(t: Text, p: ParsedWorkload) -> None:
                 f"Which {family.capitalize()} model{spelt}? The catalog has: {names}.",
                 family,
             )
-            t.work = re.sub(rf"\b{word}\b[\s\-]*(?:\d(?:\.\d)?)?", " ", t.work, flags=re.I)
+            t.work = re.sub(
+                rf"\b{word}\b[\s\-]*(?:\d(?:\.\d)?)?",
+                lambda m: " " * len(m.group(0)),
+                t.work,
+                flags=re.I,
+            )
             return

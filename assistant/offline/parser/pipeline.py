@@ -53,6 +53,7 @@ from assistant.offline.parser.options import (
     extract_price_period,
     extract_rank_and_flags,
 )
+from assistant.offline.parser.provenance import Offsets, run_extractors
 from assistant.offline.parser.questions import extract_question_kind
 from assistant.offline.parser.task import (
     FP8_WEIGHTS_ONLY,
@@ -69,6 +70,8 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
+from assistant.reading.coverage import classify, gate_question
+from assistant.reading.model import SlotSource, Span
 from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
@@ -131,10 +134,10 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     Never raises on any input text; what cannot be placed is listed in `unplaced`, missing
     verdict-changing facts in `questions`.
     """
-    t = Text(normalise(text[:4000]))
+    raw = text[:4000]
+    t = Text(normalise(raw))
     parsed = ParsedWorkload(text=text)
-    for extract in _EXTRACTORS:
-        extract(t, parsed)
+    run_extractors(t, parsed, _EXTRACTORS, Offsets(raw, t.original))
     claims_reading(parsed)
     if parsed.train_tokens is None and parsed.train_examples and parsed.tokens_per_example:
         epochs = parsed.epochs or 1.0
@@ -174,7 +177,19 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
             "context')? 'Long-context' sets the KV cache, and so the verdict.",
         )
     parsed.notes = list(dict.fromkeys(parsed.notes))
+    _gate(parsed)
     return parsed
+
+
+def _gate(parsed: ParsedWorkload) -> None:
+    """The coverage gate: words left unread that could change the verdict (a figure, money, a
+    rate, hardware, a sizing term) are asked about — after the other questions — so no verdict
+    is stated as the answer while they are not read (`assistant.reading.coverage`)."""
+    asked = {q.words for q in parsed.questions if q.words}
+    unread = [u for u in classify(parsed.unread) if u.matters and u.span.text not in asked]
+    if unread:
+        words = "; ".join(u.span.text for u in unread)
+        parsed.ask("meaning", "unread", gate_question(unread), words)
 
 
 def _with_model_from_reply(
@@ -194,6 +209,11 @@ def _with_model_from_reply(
         update={
             **update,
             "questions": [q for q in parsed.questions if q.slot != "model"],
+            # The reply's words name the model with the ones asked about.
+            "sources": {
+                **parsed.sources,
+                "model": SlotSource(spans=[Span(start=0, end=len(text), text=text)]),
+            },
             "unplaced": [u for u in parsed.unplaced if u.lower() not in text.lower()],
             "notes": [*parsed.notes, *named.notes],
         }
@@ -236,12 +256,17 @@ def _size_in_previous_family(parsed: ParsedWorkload, previous: ParsedWorkload) -
             "model_text": said,
             "params": None,
             "notes": [n for n in parsed.notes if said not in n] + [note],
+            "sources": {
+                **{k: v for k, v in parsed.sources.items() if k != "params"},
+                "model": parsed.sources.get("params", SlotSource()),
+            },
         }
     )
 
 
 def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
     data = new.model_dump()
+    kept: tuple[str, ...] = ()
     if not new.has_model and not new.asks("model", "unknown", "ambiguous"):
         data["model"], data["model_text"], data["params"], data["model_file"] = (
             previous.model,
@@ -252,9 +277,18 @@ def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
         data["questions"] = [
             q.model_dump() for q in new.questions if (q.slot, q.why) != ("model", "missing")
         ]
+        kept = ("model", "model_text", "params", "model_file")
     blank = ParsedWorkload()
     for name in _INHERITED:
         if getattr(new, name) == getattr(blank, name):
             data[name] = getattr(previous, name)
+            kept += (name,)
     data["notes"] = [*previous.notes, *new.notes]
+    # A value kept from an earlier turn says so: its words are that turn's.
+    earlier = {
+        name: {"origin": "conversation", "spans": source.model_dump()["spans"]}
+        for name, source in previous.sources.items()
+        if name in kept and name not in new.sources
+    }
+    data["sources"] = {**earlier, **data["sources"]}
     return ParsedWorkload.model_validate(data)

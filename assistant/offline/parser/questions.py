@@ -53,6 +53,44 @@ _SPEED_ASKED = (
 )
 
 
+_THROUGHPUT_ASKED = (
+    r"\b(?:max(?:imum)?|peak|total|aggregate|overall|full[\s-]load)\s+(?:output\s+)?"
+    r"(?:throughput|tokens?\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b))"
+    r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)?\s+(?:the\s+)?throughput\b"
+    r"|\bhow\s+much\s+throughput\b"
+)
+
+# A yes/no question: opens with an auxiliary ('Can my 3090 run…', 'Will it fit…', 'Is a 4090
+# enough…') — not a request ('Can you recommend…') —, or ends with a tag ('…, right?').
+_YES_NO_OPENING = (
+    r"(?:^|[.?!]\s+)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
+    r"(?:can|could|will|would|does|do|is|are|should|am)\b(?!\s+(?:you|u|someone|anyone|"
+    r"somebody|anybody|we\s+(?:get|have)\s+(?:a|an|some)\s+(?:recommendation|suggestion))\b)"
+)
+_RUN_VERB = (
+    r"\b(?:fit|fits|fitting|run|runs|running|work|works|load|handle|serve|host|squeeze\w*|"
+    r"enough|possible|able|manage|support|do\s+it|cope)\b"
+)
+_YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
+_YES_NO_PHRASE = (
+    r"\bis\s+it\s+(?:even\s+)?possible\s+to\b|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b"
+    r"|\benough\s+(?:vram|memory|gpu\s+memory)?\s*\?"
+)
+
+
+def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
+    """A yes/no question ('Can my 3090 run Qwen3 32B?', 'so it squeezes onto a 16 GB V100,
+    yes?', 'is it possible to run…'): the answer opens with yes or no. Read after every
+    figure-asking question (which wins: 'Can I run it, and how much VRAM?' asks the memory)."""
+    tag = t.each(_YES_NO_TAG)
+    opening = re.search(_YES_NO_OPENING, t.work, re.I) or t.each(_YES_NO_PHRASE)
+    # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
+    runs = re.search(_RUN_VERB, t.original, re.I)
+    asked_else = p.asked is not None or p.capacity or p.max_context or p.claims
+    if (tag or opening) and runs and not asked_else:
+        p.asked = "fits"
+
+
 def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     """The number the question asks for, which the answer opens with: memory ('how much VRAM
     does Llama 3.1 70B need?'), a cost ('how much would it cost per month?'), the time to first
@@ -65,9 +103,12 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "ttft"
     elif t.each(_SPEED_ASKED):
         p.asked = "speed"
+    elif t.each(_THROUGHPUT_ASKED):
+        p.asked = "throughput"
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
-    t.each(r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b)")
+    if t.each(r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b)"):
+        p.how_long = True
 
 
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
@@ -94,8 +135,15 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
         # Read on the original text: the GPU extractor has already consumed 'H100s'.
         if not re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I):
             p.capacity = True
+        elif p.asked is None:
+            p.asked = "gpu_count"
+    for m in t.each(r"\bhow\s+many\b|\bnumber\s+of\b|\bhow\s+much\s+hardware\b"):
+        # 'how many A10G?', 'how many GPUs do I need': a count of GPUs asked.
+        if re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I) and p.asked is None:
+            p.asked = "gpu_count"
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
+    extract_yes_no(t, p)
 
 
 _CTX = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"

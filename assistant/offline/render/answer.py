@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from assistant.answer import Answer, AnswerSection
+from assistant.answer import Answer, AnswerSection, CardLine
 from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.render.asked import asked_lines, with_yes_no, yes_no
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
 from assistant.offline.render.claims import claim_lines
 from assistant.offline.render.costs import (
@@ -21,12 +22,18 @@ from assistant.offline.render.costs import (
 from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
 from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines, speed_lines
+from assistant.offline.render.reading import not_read_line, read_as_line
 from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
-from assistant.offline.render.verdict import about_headline, verdict_block, verdict_lines
+from assistant.offline.render.verdict import (
+    about_headline,
+    named_training_lines,
+    verdict_block,
+    verdict_lines,
+)
+from assistant.reading.of_parsed import reading_of
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
-from tools.units import format_bytes, format_count
 
 # Importance of each part (0: the lead, always shown): the order sections are kept visible in
 # while the answer fits one screen. The table the question is about ranks above the other.
@@ -57,7 +64,9 @@ def render_answer(
     """The full answer for one turn: `report` from the `size` call (None when only llama.cpp /
     Ollama plans ran, or `error` says why it could not run), `local` the plans."""
     local = local or []
-    lead: list[str] = local_serving_lines(local)
+    # The reading first (issue 27): what the verdict below answers.
+    lead: list[str] = [CardLine(read_as_line(reading_of(parsed))), ""]
+    lead += local_serving_lines(local)
     if error is not None:
         lead.append(f"- Could not size this: {error}")
     values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
@@ -110,11 +119,15 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     key figures, cost errors."""
     # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
     api = api_comparison_lines(parsed, report)
-    lead = claim_lines(report)
+    lead = asked_lines(report, named_training=bool(named_training_lines(report)))
+    lead += claim_lines(report)
     lead += api if parsed.api_comparison else []
     lead += capacity_lines(parsed, report)
     lead += speed_lines(parsed, report)
-    lead += verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims))
+    lead += with_yes_no(
+        verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims)),
+        yes_no(report),
+    )
     lead += [] if parsed.api_comparison else api
     lead += unconverted_lines(report)
     breakdown_first = _primary_is_breakdown(parsed, report)
@@ -175,73 +188,6 @@ def _bullets(items: list[str]) -> list[str]:
     return ["- " + " ".join(item.split()) for item in items]
 
 
-_FACT_LABELS = {
-    "model": "model",
-    "model_text": "model as written",
-    "params": "parameters",
-    "model_file": "model file",
-    "weights": "weights",
-    "alternative_weights": "or weights",
-    "kv_dtype": "KV cache",
-    "context": "context (tokens)",
-    "prompt_tokens": "prompt (tokens)",
-    "output_tokens": "output (tokens)",
-    "users": "concurrent users",
-    "batch": "batch (sequences)",
-    "ttft_s": "time to first token under (s)",
-    "tokens_per_s_per_user": "tokens/s per user",
-    "tokens_per_s": "output tokens/s in all",
-    "output_tokens_per_day": "output tokens per day",
-    "api_comparison": "compared with hosted APIs",
-    "api_providers": "hosted API providers",
-    "api_models": "hosted API models",
-    "gpu_count": "GPUs",
-    "train_tokens": "training tokens",
-    "train_examples": "training examples",
-    "tokens_per_example": "tokens per example",
-    "deadline_hours": "deadline (h)",
-    "zero": "ZeRO stage",
-    "lora_rank": "LoRA rank",
-    "checkpointing": "activation checkpointing",
-    "objective": "ranked by",
-    "budget_amount": "budget",
-}
-"""How `understood_facts` names a parsed field; others are shown with their words."""
-_BYTE_FACTS = {"gpu_memory_bytes": "GPU memory", "system_ram_bytes": "system RAM"}
-_FACTS_LEFT_OUT = {"text", "notes", "questions", "unplaced", "gpus", "claims", "asked"}
-
-
-def _fact_value(value: object) -> str | None:
-    if value is True:
-        return "yes"
-    if value is False or value is None or value == []:
-        return None
-    if isinstance(value, int | float):
-        if abs(value) >= 1e6:  # '13B', '12.5M': the count as people write it
-            text = format_count(value)
-            return text[:-1].rstrip("0").rstrip(".") + text[-1]
-        return f"{int(value):,}" if float(value).is_integer() else f"{value:,.3g}"
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value).replace("_", " ")
-
-
-def understood_facts(parsed: ParsedWorkload) -> list[str]:
-    """What a clarifying answer says it has so far, in words: 'parameters: 13.00B',
-    'GPU: 8× A100' — never a raw field name or an unrounded float."""
-    facts: list[str] = []
-    fields = parsed.model_dump(exclude_defaults=True, exclude=_FACTS_LEFT_OUT)
-    for name, value in fields.items():
-        if name in _BYTE_FACTS and isinstance(value, int):
-            facts.append(f"{_BYTE_FACTS[name]}: {format_bytes(value, 'GB', 1)}")
-            continue
-        shown = _fact_value(value)
-        if shown is not None:
-            facts.append(f"{_FACT_LABELS.get(name, name.replace('_', ' '))}: {shown}")
-    facts += [f"GPU: {m.count or ''}{'× ' if m.count else ''}{m.text}" for m in parsed.gpus]
-    return facts
-
-
 def render_question(
     parsed: ParsedWorkload,
     question: str | None = None,
@@ -254,20 +200,23 @@ def render_question(
     question, at the catalog's default for it), then the question; what was understood so far
     is folded."""
     ask = question or (parsed.questions[0].text if parsed.questions else "Which model?")
-    understood = understood_facts(parsed)
+    reading = reading_of(parsed)
     lead: list[str] = []
+    if reading.unread_that_matters:
+        # What could change the verdict and was not read is said before any figure.
+        lead += [not_read_line(reading.unread_that_matters), ""]
+    lead += [CardLine(read_as_line(reading)), ""]
+    figures_shown = False
     if report is not None:
         figures = verdict_lines(report) if report.question is not None else verdict_block(report)
         # The number asked for leads the default reading's figures too (classes 11 and 12).
         figures = [*speed_lines(parsed, report), *figures] if figures else figures
         if figures:
-            reading = "; ".join(readings or []) or _variant_reading(report)
-            lead += [f"For the default reading ({reading}):", *figures, ""]
-    lead.append(f"**One question before I size this{' exactly' if lead else ''}:** {ask}")
+            how = "; ".join(readings or []) or _variant_reading(report)
+            lead += [f"For the default reading ({how}):", *figures, ""]
+            figures_shown = True
+    lead.append(f"**One question before I size this{' exactly' if figures_shown else ''}:** {ask}")
     parts = [_part(_LEAD, "verdict", lead)]
-    if understood:
-        so_far = ["So far I have: " + "; ".join(understood) + "."]
-        parts.append(_part(_READ_AS, "what I have so far", so_far))
     if parsed.unplaced:
         unplaced = ["I could not place: " + "; ".join(f"'{u}'" for u in parsed.unplaced) + "."]
         parts.append(_part(_READ_AS, "what I could not place", unplaced))

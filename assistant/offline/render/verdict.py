@@ -14,6 +14,7 @@ out; the card takes its words from here (`HOLDS_THE_LOAD`, `headline_verb`,
 from __future__ import annotations
 
 from assistant.answer import Answer, AnswerSection, CardLine
+from assistant.offline.render.asked import asked_lines, with_yes_no, yes_no
 from assistant.offline.render.costs import (
     billed_as,
     budget_line,
@@ -609,7 +610,10 @@ def verdict_answer(report: SizingReport) -> Answer:
     if report.question is not None:
         lines = [f"**One question before I size this:** {report.question.question}"]
     else:
-        lines = verdict_block(report, standalone=True)
+        named = bool(named_training_lines(report))
+        # The asked figure and a yes/no question's answer lead, as in the offline answer.
+        lines = asked_lines(report, named_training=named)
+        lines += with_yes_no(verdict_block(report, standalone=True), yes_no(report))
         while lines and not lines[0].strip():
             lines.pop(0)
         while lines and not lines[-1].strip():

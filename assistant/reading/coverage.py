@@ -1,0 +1,90 @@
+"""The coverage gate: which words of a question no extractor placed could change the verdict.
+
+A number (with or without a unit), an amount of money, a rate or percentile, a hardware name or
+a sizing term left unread means the question may be another one than the one read: the answer
+then says what it could not read first, gives the figures for what it did read and asks
+(`gate_question`). Plain words ('squeezes', 'yes') change nothing and are only listed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.reading.model import Span, Unread, UnreadKind
+
+_MONEY = re.compile(
+    r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks|quid|cents?|k\$|\$k)\b", re.I
+)
+_RATE = re.compile(
+    r"/\s*(?:s|sec|second|min|minute|h|hr|hour|day)\b|\bper\s+(?:second|sec|minute|min|hour|day)\b"
+    r"|\b(?:rps|qps|rpm|tps|req/s|reqs?|p50|p90|p95|p99|percentile|ms|msec)\b",
+    re.I,
+)
+_NUMBER_WORDS = re.compile(
+    r"\b(?:half|quarter|third|dozen|hundreds?|thousands?|millions?|billions?|trillions?|"
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+    r"forty|fifty|hundred|double|twice|triple|gigs?|gigabytes?|megabytes?|terabytes?)\b",
+    re.I,
+)
+_HARDWARE = re.compile(
+    r"\b(?:laptops?|notebooks?|mobile|macbooks?|imac|igpu|apu|jetson|orin|cpu[\s-]?only|"
+    r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation)\b",
+    re.I,
+)
+_TERMS = re.compile(
+    r"\b(?:lora|adapters?|embed\w*|rerank\w*|encoders?|spot|preemptible|reserved|"
+    r"speculative|draft|prefix|caching|disaggregat\w*|prefill|decode|offload\w*|moe|experts?|"
+    r"multimodal|vision|images?|audio|video|parallel\w*|distill\w*|kv|flash|batch\w*|"
+    r"concurren\w*|peak|replicas?|autoscal\w*|sla|slo|quantiz\w*|quantis\w*|ttft|itl|tpot|"
+    r"nvlink|pcie|sharding|fsdp|deepspeed|zero)\b",
+    re.I,
+)
+_YEAR = re.compile(r"(?:19[9]\d|20[0-3]\d)")
+
+
+def unread_kind(text: str) -> tuple[UnreadKind, bool]:
+    """What unread words look like, and whether they could change the verdict."""
+    if _MONEY.search(text):
+        return "money", True
+    if _RATE.search(text):
+        return "rate", True
+    if re.search(r"\d", text):
+        # A year ('in 2025') dates the question, it sizes nothing.
+        return "number", not _YEAR.fullmatch(text.strip())
+    if _NUMBER_WORDS.search(text):
+        return "number", True
+    if _HARDWARE.search(text):
+        return "hardware", True
+    if _TERMS.search(text):
+        return "term", True
+    return "word", False
+
+
+def classify(spans: list[Span]) -> list[Unread]:
+    """Each unread span with its kind and whether it matters."""
+    out: list[Unread] = []
+    for span in spans:
+        kind, matters = unread_kind(span.text)
+        out.append(Unread(span=span, kind=kind, matters=matters))
+    return out
+
+
+_KIND_WORDS: dict[UnreadKind, str] = {
+    "money": "an amount of money",
+    "rate": "a rate",
+    "number": "a figure",
+    "hardware": "hardware",
+    "term": "a sizing term",
+    "word": "words",
+}
+
+
+def gate_question(unread: list[Unread]) -> str:
+    """The question asked when unread words could change the verdict: what they are, that the
+    figures leave them out, and what to say instead."""
+    said = "; ".join(f"'{u.span.text}' ({_KIND_WORDS[u.kind]})" for u in unread)
+    return (
+        f"I could not read {said}, and it could change the verdict: the figures above leave it "
+        "out. What does it say? Restate it with its unit (e.g. '3,000 tokens/s in total', "
+        "'16 GB V100', '40 concurrent users', 'budget 2,000 EUR a month')."
+    )

@@ -1,0 +1,186 @@
+"""The parser's workload as a `Reading`: each field read becomes a slot with its value, the
+value in words and its provenance (`ParsedWorkload.sources`); the unread words are classified by
+the coverage gate; the figure asked for is the question kind the parser read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import JsonValue
+
+from assistant.offline.parsed import GpuMention, ParsedWorkload
+from assistant.reading.coverage import classify
+from assistant.reading.model import AskedFigure, Reading, ReadSlot, SlotSource, Unread
+from tools.catalog import get_catalog
+from tools.units import GB
+
+
+def _tokens(n: int) -> str:
+    return f"{n:,}"
+
+
+def _count(n: float) -> str:
+    """'13B', '1.5M', '40': a count as people write it."""
+    for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(n) >= threshold:
+            return f"{n / threshold:.2f}".rstrip("0").rstrip(".") + suffix
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.3g}"
+
+
+def _model(p: ParsedWorkload) -> str | None:
+    models = get_catalog().models
+    if p.model_file is not None:
+        return f"the model file {p.model_file}"
+    if p.model is not None:
+        entry = models.get(p.model)
+        return entry.name if entry is not None else p.model
+    if p.params is not None:
+        words = f" ('{p.model_text}')" if p.model_text else ""
+        return f"a generic {_count(p.params)}-parameter model{words}"
+    return None
+
+
+def _gpu(mention: GpuMention) -> str:
+    gpus = get_catalog().gpus
+    name = gpus[mention.gpu].name.removeprefix("NVIDIA ") if mention.gpu in gpus else mention.text
+    if mention.gpu is None and mention.memory_bytes is not None:
+        name = f"{mention.text} ({mention.memory_bytes / GB:g} GB)"
+    count = f"{mention.count:,}× " if mention.count is not None else ""
+    return f"{count}{name}"
+
+
+_TASKS = {"full": "full fine-tune", "lora": "LoRA fine-tune", "qlora": "QLoRA fine-tune"}
+
+_SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
+    "weights": lambda p: p.weights,
+    "alternative_weights": lambda p: f"or {p.alternative_weights}",
+    "kv_dtype": lambda p: f"{p.kv_dtype} KV cache",
+    "task": lambda p: _TASKS.get(p.task or "") if p.task != "inference" else None,
+    "launcher": lambda p: {"ollama": "Ollama", "llama-server": "llama.cpp"}.get(p.launcher or ""),
+    "engine": lambda p: {"vllm": "vLLM", "transformers": "Transformers"}.get(p.engine or ""),
+    "gpu_count": lambda p: f"{p.gpu_count:,} GPU{'s' if p.gpu_count != 1 else ''}",
+    "gpu_memory_bytes": lambda p: f"GPUs with {(p.gpu_memory_bytes or 0) / GB:g} GB",
+    "consumer_gpu": lambda p: "consumer cards",
+    "multi_gpu": lambda p: "several GPUs",
+    "interconnects": lambda p: " or ".join(
+        i.upper() if i == "pcie" else "NVLink" for i in p.interconnects
+    ),
+    "system_ram_bytes": lambda p: f"{(p.system_ram_bytes or 0) / GB:g} GB system RAM",
+    "users": lambda p: f"{p.users:,} concurrent users",
+    "batch": lambda p: f"batch of {p.batch:,}",
+    "tokens_per_s": lambda p: f"{p.tokens_per_s:,.0f} tokens/s in total",
+    "tokens_per_s_per_user": lambda p: f"{p.tokens_per_s_per_user:,.3g} tokens/s per user",
+    "ttft_s": lambda p: f"first token within {p.ttft_s:g} s",
+    "output_tokens_per_day": lambda p: (
+        f"{_count(p.output_tokens_per_day or 0)} output tokens a day"
+    ),
+    "context": lambda p: f"{_tokens(p.context or 0)}-token context",
+    "long_context": lambda p: "long context" if p.context is None else None,
+    "prompt_tokens": lambda p: f"{_tokens(p.prompt_tokens or 0)}-token prompts",
+    "output_tokens": lambda p: f"{_tokens(p.output_tokens or 0)}-token answers",
+    "budget_amount": lambda p: (
+        f"budget {p.budget_amount:,.0f} {p.budget_currency or ''}"
+        + ("" if p.budget_period in (None, "total") else f" a {p.budget_period}")
+    ),
+    "region": lambda p: {"eu": "EU only", "us": "US only"}.get(p.region or "", p.region),
+    "train_tokens": lambda p: f"{_count(p.train_tokens or 0)} training tokens",
+    "train_examples": lambda p: f"{p.train_examples:,} examples",
+    "tokens_per_example": lambda p: f"{p.tokens_per_example:,} tokens each",
+    "epochs": lambda p: f"{p.epochs:g} epochs",
+    "deadline_hours": lambda p: f"within {p.deadline_hours:g} h",
+    "optimizer": lambda p: p.optimizer,
+    "zero": lambda p: f"ZeRO-{p.zero}",
+    "lora_rank": lambda p: f"rank {p.lora_rank}",
+    "checkpointing": lambda p: (
+        "activation checkpointing" if p.checkpointing else "no checkpointing"
+    ),
+    "objective": lambda p: (p.objective or "").replace("_", " "),
+    "api_models": lambda p: "vs " + ", ".join(p.api_models),
+    "api_providers": lambda p: "vs the " + ", ".join(p.api_providers) + " API",
+    "api_comparison": lambda p: (
+        "vs a hosted API" if not p.api_models and not p.api_providers else None
+    ),
+    "claims": lambda p: "checks " + ", ".join(f"'{c.words}'" for c in p.claims),
+}
+"""How each field read is shown on the 'Read as' line (model and GPUs apart); None: not shown."""
+
+_ORDER = (
+    "model", "weights", "alternative_weights", "kv_dtype", "task", "launcher", "engine",
+    "users", "batch", "tokens_per_s", "tokens_per_s_per_user", "ttft_s",
+    "output_tokens_per_day", "context", "long_context", "prompt_tokens", "output_tokens",
+    "gpus", "gpu_count", "gpu_memory_bytes", "consumer_gpu", "multi_gpu", "interconnects",
+    "system_ram_bytes", "train_tokens", "train_examples", "tokens_per_example", "epochs",
+    "deadline_hours", "optimizer", "zero", "lora_rank", "checkpointing", "budget_amount",
+    "region", "objective", "api_models", "api_providers", "api_comparison", "claims",
+)  # fmt: skip
+
+
+def asked_figure(p: ParsedWorkload) -> AskedFigure:
+    """The figure the question asks for, from the question kind the parser read."""
+    if p.asked is not None:
+        return p.asked
+    if p.capacity:
+        return "capacity"
+    if p.max_context:
+        return "max_context"
+    if p.compare:
+        return "compare"
+    if p.task not in (None, "inference") and (p.how_long or p.train_tokens is not None):
+        return "training_time"
+    return "hardware"
+
+
+def _value(p: ParsedWorkload, name: str) -> JsonValue:
+    raw = getattr(p, name)
+    if isinstance(raw, list):
+        return [
+            item.model_dump(mode="json") if hasattr(item, "model_dump") else item for item in raw
+        ]
+    return raw  # type: ignore[no-any-return]
+
+
+def _unread(p: ParsedWorkload) -> list[Unread]:
+    """The unread words, classified; those a question already asks about do not count again."""
+    asked = {q.words for q in p.questions if q.words}
+    return [
+        u.model_copy(update={"matters": False}) if u.span.text in asked else u
+        for u in classify(p.unread)
+    ]
+
+
+def reading_of(p: ParsedWorkload) -> Reading:
+    """`p` as a Reading: slots in the 'Read as' order, each with its provenance."""
+    blank = ParsedWorkload()
+    slots: list[ReadSlot] = []
+    for name in _ORDER:
+        source = p.sources.get(name, SlotSource())
+        if name == "model":
+            shown = _model(p)
+            if shown is not None:
+                model_source = p.sources.get("model") or p.sources.get("params") or source
+                value: JsonValue = p.model or p.model_file or p.params
+                slots.append(ReadSlot(slot="model", value=value, shown=shown, source=model_source))
+            continue
+        if name == "gpus":
+            for mention in p.gpus:
+                slots.append(
+                    ReadSlot(
+                        slot="gpus",
+                        value=mention.model_dump(mode="json", exclude_defaults=True),
+                        shown=_gpu(mention),
+                        source=source,
+                    )
+                )
+            continue
+        if getattr(p, name) == getattr(blank, name):
+            continue
+        text = _SHOWN[name](p)
+        if text:
+            slots.append(ReadSlot(slot=name, value=_value(p, name), shown=text, source=source))
+    return Reading(
+        question=p.text,
+        slots=slots,
+        asked=asked_figure(p),
+        unread=_unread(p),
+        questions=list(p.questions),
+    )

@@ -1,0 +1,92 @@
+"""The figure a question asks for, answered from the sizing report: the first line of every
+answer (issue 27: "the asked figure leads").
+
+`AskedFigure` names what was asked (`SizingRequest.asked`, from the reading); `answer_asked`
+picks, once for every surface, the figure that answers it and the configuration it is about:
+
+- `fits` (a yes/no question): yes when the first configuration named fits in memory and, with
+  a load stated, holds it (no scale-out needed); its need against its budget per GPU.
+- `gpu_count`: the headline option (`tools.sizing.headline`: the named GPU scaled out to the
+  load when the count named does not hold it) — how many of which GPU.
+- `throughput`: that option's full-load output tokens/s per replica and in all.
+- `cost`: the headline option's quoted price per month (or per hour when asked by the hour).
+- `memory`: the per-GPU need of the first configuration sized, and its KV cache.
+- `training_time`: the headline training layout's wall-clock hours.
+
+The other kinds (speed, TTFT, capacity, the longest context, a comparison, what hardware) are
+answered by the report's own parts, which already lead with them.
+"""
+
+from __future__ import annotations
+
+from tools.recommend import Option
+from tools.sizing.report import AskedAnswer, AskedUnit, SizedConfiguration, SizingReport
+
+
+def _named(report: SizingReport) -> SizedConfiguration | None:
+    return next((m for m in report.memory if m.gpu is not None and m.estimate is not None), None)
+
+
+def _headline(report: SizingReport) -> Option | None:
+    return None if report.headline is None else report.headline.option
+
+
+def answer_asked(report: SizingReport) -> AskedAnswer | None:
+    """The answer to `report.request.asked`, or None when the report cannot give it (nothing
+    fits, nothing priced) or another part of the report answers it."""
+    asked = report.request.asked
+    if asked is None or report.question is not None:
+        return None
+    option = _headline(report)
+    if asked == "fits":
+        named = _named(report)
+        if named is None or named.estimate is None or named.estimate.fits is None:
+            return None
+        holds = None if not report.users_stated else report.scale_out is None
+        return AskedAnswer(
+            asked=asked,
+            yes=named.estimate.fits and holds is not False,
+            gpu=named.gpu,
+            count=named.count,
+            value=named.estimate.per_gpu_bytes,
+            unit="bytes",
+            budget_bytes=named.estimate.budget_bytes_per_gpu,
+            holds_load=holds,
+        )
+    if asked == "memory":
+        first = next((m for m in report.memory if m.estimate is not None), None)
+        if first is None or first.estimate is None:
+            return None
+        return AskedAnswer(
+            asked=asked,
+            gpu=first.gpu,
+            count=first.count,
+            value=first.estimate.per_gpu_bytes,
+            unit="bytes",
+            budget_bytes=first.estimate.budget_bytes_per_gpu,
+        )
+    if option is None:
+        return None
+    common = {"asked": asked, "gpu": option.gpu, "count": option.count, "replicas": option.dp}
+    if asked == "gpu_count":
+        return AskedAnswer(**common)
+    if asked == "throughput" and option.full_load_tokens_per_s is not None:
+        return AskedAnswer(
+            **common,
+            value=option.full_load_tokens_per_s,
+            unit="tokens_per_s",
+            total=option.full_load_tokens_per_s * option.dp,
+            basis=option.throughput_basis,
+        )
+    price = None if report.headline is None else report.headline.price
+    if asked == "cost" and price is not None:
+        by_hour = report.request.price_period == "hour" or price.usd_per_month is None
+        value = price.usd_per_hour if by_hour else price.usd_per_month
+        if value is not None:
+            unit: AskedUnit = "usd_per_hour" if by_hour else "usd_per_month"
+            return AskedAnswer(**common, value=value, unit=unit)
+    if asked == "training_time" and option.training_hours is not None:
+        return AskedAnswer(
+            **common, value=option.training_hours, unit="hours", basis=option.speed_basis
+        )
+    return None
