@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from assistant.answer import Answer
 from assistant.conversation import Conversation
+from assistant.reading.model import Reading
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,14 @@ class Verdict:
 
     text: str
     answer: Answer | None = None
+
+
+@dataclass(frozen=True)
+class ReadAs:
+    """How the question was read (`assistant.reading.Reading`), sent before any figure: the app
+    shows it above the verdict card. In LLM mode, the built-in parser's reading."""
+
+    reading: Reading
 
 
 @dataclass(frozen=True)
@@ -111,5 +120,13 @@ class Done:
 
 
 Event = (
-    TextDelta | Verdict | ToolCallStarted | ToolResult | UsageReport | Notice | ErrorEvent | Done
+    TextDelta
+    | Verdict
+    | ReadAs
+    | ToolCallStarted
+    | ToolResult
+    | UsageReport
+    | Notice
+    | ErrorEvent
+    | Done
 )

@@ -18,11 +18,13 @@ from assistant.events import (
     ErrorEvent,
     Event,
     Notice,
+    ReadAs,
     TextDelta,
     ToolCallStarted,
     ToolResult,
     Verdict,
 )
+from assistant.reading.model import Reading
 from assistant.results import cleaned
 from assistant.sanitize import StreamCleaner, clean_text, clean_value
 
@@ -37,6 +39,10 @@ def clean_event(event: Event) -> Event:
         return replace(event, name=clean_text(event.name), value=cleaned(event.value))
     if isinstance(event, Notice | ErrorEvent):
         return replace(event, message=clean_text(event.message))
+    if isinstance(event, ReadAs):
+        reading = cleaned(event.reading)
+        assert isinstance(reading, Reading)
+        return ReadAs(reading)
     if isinstance(event, Verdict):
         answer = None if event.answer is None else _clean_answer(event.answer)
         return Verdict(clean_text(event.text), answer)

@@ -20,12 +20,14 @@ from assistant.events import (
     Done,
     ErrorEvent,
     Notice,
+    ReadAs,
     TextDelta,
     ToolCallStarted,
     ToolResult,
     UsageReport,
     Verdict,
 )
+from assistant.offline.render.reading import read_as_line
 from assistant.turn_stream import clean_events
 
 
@@ -118,6 +120,8 @@ class TurnPresenter:
                 verdict = await self.log.new_answer(verdict=True)
                 await verdict.finish(event.text, answer=event.answer, beside_card=self._card())
             self._open_segment = None
+        elif isinstance(event, ReadAs):
+            await self.log.set_reading(read_as_line(event.reading))
         elif isinstance(event, TextDelta):
             await (await self._segment()).write(event.text)
         elif isinstance(event, ToolCallStarted):

@@ -115,6 +115,13 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
             )
         else:
             lines.append(VerdictLine("does_not_fit", f"No context fits on {where}"))
+    answer = report.asked_answer
+    if lines and answer is not None and answer.asked == "fits" and answer.yes is not None:
+        # A yes/no question: the card opens with its answer, as the text does.
+        first = lines[0]
+        lines[0] = VerdictLine(
+            first.kind, f"{'Yes' if answer.yes else 'No'}. {first.head}", first.detail
+        )
     return lines
 
 

@@ -10,7 +10,10 @@ the turn's sizing report (the engine's `Verdict` event: `assistant.offline.rende
 the lines the offline answer leads with), then the model's explanation, then the figures of it
 no tool result supports and its claims the tools contradict.
 
-`--json` prints the parsed workload, the tool calls with their results (lean JSON, as the
+`--json` prints the reading of the question (`reading`: each slot with its value, the value in
+words and where it came from — a span of the question or an earlier turn —, the words not read
+and whether they could change the verdict, the questions asked back, the figure asked for), the
+parsed workload, the tool calls with their results (lean JSON, as the
 model reads them), the sizing report's headline, weight format and price load, its clarifying
 questions typed (`variant_question`, `shape_question`: fields and the question in words), what
 would fit when the GPUs named do not hold the load (`ways_out`, each lever re-sized, and `holds`:
@@ -179,6 +182,10 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         "model_id": report.model_id,
         "weights_format": report.weights_format,
         "headline": headline_record(report),
+        # The figure the question asked for (yes/no, the GPU count, throughput …), typed.
+        "asked": None
+        if report.asked_answer is None
+        else report.asked_answer.model_dump(mode="json", exclude_none=True),
         "price_load": report.price_load.model_dump(mode="json"),
         "question": None if report.question is None else report.question.question,
         # The clarifying questions typed: a GPU name whose variants differ, and a model known
@@ -241,19 +248,27 @@ def _json_report(
             calls[event.call_id] |= {"result": event.result, "is_error": event.is_error}
     sizing, assumptions = _sizing_record(events)
     workload: dict[str, Any] | None = None
-    if engine.mode == "offline":
-        from assistant.offline import parse_workload
-        from assistant.offline.engine import previous_workload
+    reading: dict[str, Any] | None = None
+    from assistant.offline.engine import previous_workload
 
-        # The workload this turn sized: a follow-up's is the merge with the earlier turns'.
-        parsed = None if conversation is None else previous_workload(conversation)
-        parsed = parsed if parsed is not None else parse_workload(question)
+    # The workload this turn sized: a follow-up's is the merge with the earlier turns'. In LLM
+    # mode it is the built-in parser's reading of the question (stored on the user message).
+    parsed = None if conversation is None else previous_workload(conversation)
+    if parsed is None and engine.mode == "offline":
+        from assistant.offline import parse_workload
+
+        parsed = parse_workload(question)
+    if parsed is not None:
+        from assistant.reading.of_parsed import reading_of
+
         workload = parsed.model_dump(mode="json", exclude_defaults=True)
+        reading = reading_of(parsed).model_dump(mode="json")
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     report = {
         "question": question,
         "session": None if conversation is None else conversation.id,
         "engine": engine.mode,
+        "reading": reading,
         "workload": workload,
         "tool_calls": list(calls.values()),
         "sizing": sizing,

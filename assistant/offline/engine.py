@@ -18,11 +18,20 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from assistant.answer import ANSWER_KEY, Answer
 from assistant.conversation import WORKLOAD_KEY, Conversation
-from assistant.events import Done, ErrorEvent, Event, TextDelta, ToolCallStarted, ToolResult
+from assistant.events import (
+    Done,
+    ErrorEvent,
+    Event,
+    ReadAs,
+    TextDelta,
+    ToolCallStarted,
+    ToolResult,
+)
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls
 from assistant.offline.render import CallResult, render_answer, render_question
+from assistant.reading.of_parsed import reading_of
 from assistant.results import ToolError, tool_message
 from assistant.tool_calls import run_tool_call
 from tools.catalog import get_catalog
@@ -152,6 +161,7 @@ class OfflineEngine:
         try:
             previous = previous_workload(conversation)
             parsed = parse_workload(variant_reply(user_text, previous), previous)
+            yield ReadAs(reading_of(parsed))
             planned = plan_tool_calls(parsed)
             answer: Answer
             question: str | None = None

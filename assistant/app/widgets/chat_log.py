@@ -30,8 +30,11 @@ from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMess
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.app.widgets.turn_view import TurnView
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
-from assistant.conversation import Conversation
+from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.message_shapes import clean_message
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.render.reading import read_as_line
+from assistant.reading.of_parsed import reading_of
 from assistant.results import cleaned, is_error, load_result, parse_arguments_text
 from assistant.sanitize import clean_value
 
@@ -219,6 +222,10 @@ class ChatLog(VerticalScroll, can_focus=False):
                 return card
         return None
 
+    async def set_reading(self, line: str) -> None:
+        """How the current turn's question was read: shown on its verdict card."""
+        (await self._turn()).reading_line = line
+
     async def add_notice(self, message: str, level: str = "info") -> NoticeLine:
         """Append an info / warning / error line to the current turn."""
         return await (await self._turn()).add_notice(message, level)
@@ -258,7 +265,11 @@ class ChatLog(VerticalScroll, can_focus=False):
             role = message.get("role")
             if role == "user":
                 await self.start_turn(_shown(str(message.get("content") or "")))
-            elif role == "assistant":
+            if (line := stored_reading_line(message)) is not None:
+                await self.set_reading(line)
+            if role == "user":
+                continue
+            if role == "assistant":
                 shows_card = self.current_turn is not None and self.current_turn.verdict is not None
                 if message.get("verdict"):
                     # As when it was live: what the verdict card states is not repeated.
@@ -299,3 +310,16 @@ class ChatLog(VerticalScroll, can_focus=False):
                 if card is not None:
                     value = cleaned(load_result(message, card.tool_name))
                     await self.set_result(card, value, is_error=is_error(value))
+
+
+def stored_reading_line(message: dict[str, Any]) -> str | None:
+    """The 'Read as' line of the workload a stored message carries (the offline engine's on its
+    tool-call message, the LLM planner's on the user message), if any."""
+    stored = message.get(WORKLOAD_KEY)
+    if not isinstance(stored, dict):
+        return None
+    try:
+        parsed = ParsedWorkload.model_validate(stored)
+    except ValueError:
+        return None
+    return read_as_line(reading_of(parsed))

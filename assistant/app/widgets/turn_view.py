@@ -101,6 +101,8 @@ class TurnView(Vertical):
         super().__init__()
         self.question = question
         self.unit = unit
+        # How the question was read ('Read as: …'), shown atop the verdict card.
+        self.reading_line: str | None = None
 
     def compose(self) -> ComposeResult:
         if self.question is not None:
@@ -166,7 +168,8 @@ class TurnView(Vertical):
             lines = verdict_lines(value, self.unit)
             if lines:
                 await self.lead.remove_children()
-                await self.lead.mount(VerdictCard(lines, verdict_bars(value), self.unit))
+                card_view = VerdictCard(lines, verdict_bars(value), self.unit, self.reading_line)
+                await self.lead.mount(card_view)
             parts = [
                 ToolCard(f"{card.call_id}.{index}", part_name(part), {}, unit=self.unit,
                          classes="part")

@@ -42,16 +42,28 @@ class VerdictCard(Vertical):
     }
     VerdictCard.-does-not-fit { border-left: thick $error; background: $error 8%; }
     VerdictCard > .verdict { height: auto; }
+    VerdictCard > .reading { height: auto; }
     VerdictCard > MemoryBar { margin-top: 1; }
     """
 
-    def __init__(self, lines: list[VerdictLine], bars: list[MemoryBarData], unit: TableUnit):
+    def __init__(
+        self,
+        lines: list[VerdictLine],
+        bars: list[MemoryBarData],
+        unit: TableUnit,
+        reading: str | None = None,
+    ):
         super().__init__(classes="-does-not-fit" if lines[0].kind == "does_not_fit" else "")
         self.lines = lines
         self.bars = bars
         self.unit = unit
+        self.reading = reading
 
     def compose(self) -> ComposeResult:
+        if self.reading:
+            # How the question was read, before the verdict (issue 27); Markdown emphasis off.
+            plain = self.reading.strip("*")
+            yield Static(Text(plain, style="italic dim"), classes="reading")
         yield Static(verdict_text(self.lines), classes="verdict")
         for bar in self.bars:
             yield MemoryBar(bar, self.unit)
