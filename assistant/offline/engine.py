@@ -29,8 +29,13 @@ from assistant.events import (
 )
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls
-from assistant.offline.render import CallResult, render_answer, render_question
+from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls, scope_only
+from assistant.offline.render import (
+    CallResult,
+    render_answer,
+    render_out_of_scope,
+    render_question,
+)
 from assistant.reading.of_parsed import reading_of
 from assistant.results import ToolError, tool_message
 from assistant.tool_calls import run_tool_call
@@ -165,7 +170,10 @@ class OfflineEngine:
             planned = plan_tool_calls(parsed)
             answer: Answer
             question: str | None = None
-            if not planned:
+            if scope_only(parsed):
+                # Only something gpu-sizer cannot answer: said, nothing sized in its place.
+                answer = render_out_of_scope(parsed)
+            elif not planned:
                 # A question to ask: the figures of the default reading come with it.
                 reading = default_reading(parsed)
                 calls = [] if reading is None else plan_tool_calls(reading.workload)

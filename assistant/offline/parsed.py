@@ -162,6 +162,11 @@ class ParsedWorkload(BaseModel):
         default=False,
         description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
     )
+    out_of_scope: list[str] = Field(
+        default_factory=list,
+        description="Topics asked that gpu-sizer cannot answer ('live availability of GPUs', "
+        "'model quality …'), said in one sentence each (`parser.scope`).",
+    )
     claims: list[Claim] = Field(
         default_factory=list,
         description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "

@@ -16,6 +16,7 @@ from typing import Any
 
 from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.scope import sizes_something
 from assistant.reading.of_parsed import asked_figure
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.workload import Workload
@@ -225,6 +226,12 @@ def default_reading(parsed: ParsedWorkload) -> DefaultReading | None:
     return DefaultReading(parsed.model_copy(update=update), readings)
 
 
+def scope_only(parsed: ParsedWorkload) -> bool:
+    """Only something gpu-sizer cannot answer was asked (`parser.scope`): nothing is sized, so
+    no figure of another question stands in for it."""
+    return bool(parsed.out_of_scope) and not sizes_something(parsed)
+
+
 def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     """The calls that answer `parsed`; empty while a verdict-changing fact is missing.
 
@@ -233,7 +240,7 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     about local serving; a GPU the catalog lacks gets the local plans only (a recommender over
     catalog GPUs would put another GPU in its place).
     """
-    if parsed.questions or not parsed.has_model:
+    if parsed.questions or not parsed.has_model or scope_only(parsed):
         return []
     local = local_serving_calls(parsed)
     if any(m.memory_bytes is not None for m in parsed.gpus):

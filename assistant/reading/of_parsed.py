@@ -9,8 +9,17 @@ from collections.abc import Callable
 from pydantic import JsonValue
 
 from assistant.offline.parsed import GpuMention, ParsedWorkload
+from assistant.offline.parser.scope import instead_of
 from assistant.reading.coverage import classify
-from assistant.reading.model import AskedFigure, Reading, ReadSlot, SlotSource, Unread
+from assistant.reading.model import (
+    AskedFigure,
+    OutOfScope,
+    Reading,
+    ReadSlot,
+    SlotSource,
+    Span,
+    Unread,
+)
 from tools.catalog import get_catalog
 from tools.units import GB
 
@@ -177,8 +186,18 @@ def reading_of(p: ParsedWorkload) -> Reading:
         text = _SHOWN[name](p)
         if text:
             slots.append(ReadSlot(slot=name, value=_value(p, name), shown=text, source=source))
+    scope = p.sources.get("out_of_scope", SlotSource()).spans
+    out_of_scope = [
+        OutOfScope(
+            topic=topic,
+            span=scope[i] if i < len(scope) else Span(start=0, end=0, text=""),
+            instead=instead_of(topic),
+        )
+        for i, topic in enumerate(p.out_of_scope)
+    ]
     return Reading(
         question=p.text,
+        out_of_scope=out_of_scope,
         slots=slots,
         asked=asked_figure(p),
         unread=_unread(p),

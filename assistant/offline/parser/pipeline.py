@@ -55,6 +55,7 @@ from assistant.offline.parser.options import (
 )
 from assistant.offline.parser.provenance import Offsets, run_extractors
 from assistant.offline.parser.questions import extract_question_kind
+from assistant.offline.parser.scope import extract_out_of_scope, sizes_something
 from assistant.offline.parser.task import (
     FP8_WEIGHTS_ONLY,
     extract_kv_dtype,
@@ -103,6 +104,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_precision,
     extract_training_sequence_length,
     extract_question_kind,
+    extract_out_of_scope,
     extract_concurrency,
     extract_task,
     extract_context,
@@ -121,7 +123,7 @@ _INHERITED = tuple(
     for name in ParsedWorkload.model_fields
     if name
     not in (
-        *("text", "notes", "questions", "unplaced", "unread", "sources"),
+        *("text", "notes", "questions", "unplaced", "unread", "sources", "out_of_scope"),
         *("model", "model_text", "params", "model_file"),
     )
 )
@@ -148,7 +150,8 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         parsed = _merge(previous, parsed)
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
-    if not parsed.has_model and not parsed.asks("model"):
+    scope_only = parsed.out_of_scope and not sizes_something(parsed)
+    if not parsed.has_model and not parsed.asks("model") and not scope_only:
         if parsed.api_models:
             # 'serve GPT-4o mini to 100 users': a hosted API only, nothing to size on a GPU.
             named = " and ".join(dict.fromkeys(parsed.api_models))

@@ -21,7 +21,7 @@ and unconverted-offer lines, the price load), `tables` (key figures, memory brea
 `answer` (the whole turn's sections).
 """
 
-from assistant.offline.render.answer import render_answer, render_question
+from assistant.offline.render.answer import render_answer, render_out_of_scope, render_question
 from assistant.offline.render.fold import DETAILS_TOPIC, SCREEN_LINES
 from assistant.offline.render.results import CallResult
 from assistant.offline.render.tables import options_table
@@ -34,6 +34,7 @@ __all__ = [
     "memory_verdict_text",
     "options_table",
     "render_answer",
+    "render_out_of_scope",
     "render_question",
     "verdict_answer",
     "verdict_text",

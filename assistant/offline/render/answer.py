@@ -22,7 +22,7 @@ from assistant.offline.render.costs import (
 from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
 from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines, speed_lines
-from assistant.offline.render.reading import not_read_line, read_as_line
+from assistant.offline.render.reading import not_read_line, out_of_scope_lines, read_as_line
 from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
 from assistant.offline.render.verdict import (
@@ -65,7 +65,10 @@ def render_answer(
     Ollama plans ran, or `error` says why it could not run), `local` the plans."""
     local = local or []
     # The reading first (issue 27): what the verdict below answers.
-    lead: list[str] = [CardLine(read_as_line(reading_of(parsed))), ""]
+    reading = reading_of(parsed)
+    lead: list[str] = [CardLine(read_as_line(reading)), ""]
+    if reading.out_of_scope:
+        lead += [*out_of_scope_lines(reading), ""]
     lead += local_serving_lines(local)
     if error is not None:
         lead.append(f"- Could not size this: {error}")
@@ -188,6 +191,25 @@ def _bullets(items: list[str]) -> list[str]:
     return ["- " + " ".join(item.split()) for item in items]
 
 
+def render_out_of_scope(parsed: ParsedWorkload) -> Answer:
+    """The answer to a question gpu-sizer cannot answer: one sentence per topic saying so and
+    what it answers instead, and an example of that — never a sizing of something else."""
+    reading = reading_of(parsed)
+    model = reading.slot("model")
+    example = (
+        f"e.g. 'how much memory does {model.shown} need in Q4_K_M?' or 'will it fit on a 24 GB "
+        "GPU?'"
+        if model is not None
+        else "e.g. 'will Llama 3.1 70B in 4-bit fit on 2× RTX 3090?'"
+    )
+    lines = [
+        *out_of_scope_lines(reading),
+        "",
+        f"It can size memory, speed and cost for the model and hardware you name ({example}).",
+    ]
+    return fold([_part(_LEAD, "verdict", lines)])
+
+
 def render_question(
     parsed: ParsedWorkload,
     question: str | None = None,
@@ -206,6 +228,8 @@ def render_question(
         # What could change the verdict and was not read is said before any figure.
         lead += [not_read_line(reading.unread_that_matters), ""]
     lead += [CardLine(read_as_line(reading)), ""]
+    if reading.out_of_scope:
+        lead += [*out_of_scope_lines(reading), ""]
     figures_shown = False
     if report is not None:
         figures = verdict_lines(report) if report.question is not None else verdict_block(report)

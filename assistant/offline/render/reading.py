@@ -45,3 +45,11 @@ def not_read_line(unread: list[Unread]) -> str:
         f"**Not read:** {said} — this could change the verdict, so the figures below are for "
         "what I did read only."
     )
+
+
+def out_of_scope_lines(reading: Reading) -> list[str]:
+    """One plain sentence per topic asked that gpu-sizer cannot answer, with what it can."""
+    return [
+        f"**Not something gpu-sizer can answer:** {o.topic} — {o.instead}."
+        for o in reading.out_of_scope
+    ]

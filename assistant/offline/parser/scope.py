@@ -1,0 +1,67 @@
+"""What gpu-sizer cannot answer, said: live availability, a quantization's quality loss, which
+model is smartest, installing or debugging software, licences, building a PC. Each topic read is
+kept (`ParsedWorkload.out_of_scope`) with what gpu-sizer can answer instead, so the answer says
+so in one sentence — and never sizes something else in its place."""
+
+from __future__ import annotations
+
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.text import Text
+
+# (pattern, topic, what gpu-sizer answers instead)
+OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
+    (
+        r"\b(?:in[\s-]stock|availab(?:le|ility)|sold\s+out|lead\s+times?|waitlists?|"
+        r"can(?:'t|not)?\s+(?:i\s+)?(?:find|get\s+hold\s+of))\b",
+        "live availability of GPUs",
+        "it sizes the hardware and compares the catalog's dated cloud prices; it has no live "
+        "stock or capacity data",
+    ),
+    (
+        r"\b(?:quality|accuracy|perplexity|ppl|degradation|dumber|smarter|worse|"
+        r"intelligence|benchmark\s+scores?|mmlu|humaneval)\b(?:\s+(?:loss|drop|hit|difference|"
+        r"impact))?",
+        "model quality (a quantization's accuracy loss, which model is smarter)",
+        "it sizes memory, speed and cost for any format (bf16, fp8, int4, GGUF types); quality "
+        "needs the model's published evaluations",
+    ),
+    (
+        r"\b(?:install(?:ing|ation)?|compile|compiling|build\s+from\s+source|driver\s+version|"
+        r"segfault|seg(?:mentation)?\s+fault|traceback|stack\s+trace|error\s+(?:code|message)|"
+        r"crash(?:es|ing)?|bug)\b",
+        "installing or debugging software",
+        "it sizes what a setup needs (memory per GPU, speed, cost) and prints launch lines for "
+        "llama.cpp and Ollama",
+    ),
+    (
+        r"\b(?:licen[cs]e[sd]?|commercial\s+use|terms\s+of\s+use)\b",
+        "licences",
+        "it sizes hardware for any model; licences are in each model's card",
+    ),
+    (
+        r"\b(?:psu|power\s+supply|motherboards?|pcie\s+lanes|riser\s+cables?|cooling|case\s+fans?)\b",
+        "building a PC (power supply, motherboard, cooling)",
+        "it sizes GPU memory, speed and cost; it does not size the rest of a PC",
+    ),
+)
+
+
+def extract_out_of_scope(t: Text, p: ParsedWorkload) -> None:
+    """Topics gpu-sizer cannot answer, in the order said, each once (their words consumed)."""
+    for pattern, topic, _instead in OUT_OF_SCOPE:
+        if t.each(pattern) and topic not in p.out_of_scope:
+            p.out_of_scope.append(topic)
+
+
+def instead_of(topic: str) -> str:
+    """What gpu-sizer answers instead of `topic`."""
+    return next(instead for _p, name, instead in OUT_OF_SCOPE if name == topic)
+
+
+def sizes_something(p: ParsedWorkload) -> bool:
+    """Whether the question also asks for a sizing — a model with hardware, a load or a figure
+    asked: then that part is answered and the out-of-scope one said; else only the out-of-scope
+    sentence is (no 'Which model?' for 'are H100s available?')."""
+    said = p.gpus or p.users or p.context or p.gpu_count or p.tokens_per_s or p.train_tokens
+    asked = p.asked is not None or p.capacity or p.max_context
+    return p.has_model and (bool(said) or asked)
