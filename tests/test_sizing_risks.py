@@ -108,7 +108,7 @@ def test_each_rule_alone(served: SizingReport) -> None:
     # 2. over the budget stated.
     over = base.model_copy(deep=True)
     over.budget_check = BudgetCheck(
-        amount_usd=1, period="month", within=False, cheapest=base.headline.price
+        amount=1, amount_usd=1, period="month", within=False, cheapest=base.headline.price
     )
     assert _codes(over) == ["over_budget"]
 
@@ -165,7 +165,7 @@ def test_the_order_of_the_rules(served: SizingReport) -> None:
     assert report.recommendation is not None
     report.recommendation.warnings = [Note(code="kv_dtype", text="w", severity="warning")]
     report.budget_check = BudgetCheck(
-        amount_usd=1, period="month", within=False, cheapest=report.headline.price
+        amount=1, amount_usd=1, period="month", within=False, cheapest=report.headline.price
     )
     assert _codes(report) == [
         "over_budget",

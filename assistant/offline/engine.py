@@ -150,6 +150,7 @@ class OfflineEngine:
                 WORKLOAD_KEY: parsed.model_dump(mode="json", exclude_defaults=True),
             }
         )
+        stored = conversation.messages[-1]
         for call_id, call in zip(ids, planned, strict=True):
             events.append(ToolCallStarted(call_id, call.name, call.arguments))
             # Off the event loop, time-limited and cleaned (assistant.tool_calls).
@@ -157,6 +158,15 @@ class OfflineEngine:
             events.append(ToolResult(call_id, call.name, outcome.value, outcome.is_error))
             conversation.add(tool_message(call_id, call.name, outcome.value))
             results.append(CallResult(call.name, call.arguments, outcome.value, outcome.is_error))
+        report = _report(results)
+        if report is not None and report.headline is not None:
+            # What the answer led with, so 'double the cards' next turn has a count to double.
+            option = report.headline.option
+            stored[WORKLOAD_KEY] = {
+                **stored[WORKLOAD_KEY],
+                "answered_gpu": option.gpu,
+                "answered_count": option.count,
+            }
         return events, results
 
     async def run_turn(self, conversation: Conversation, user_text: str) -> AsyncIterator[Event]:

@@ -25,6 +25,21 @@ BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
 Asked = Literal["memory", "cost", "speed", "ttft", "fits", "gpu_count", "throughput"]
 
 
+ChangedSlot = Literal["gpus", "users", "context"]
+
+
+class Change(BaseModel):
+    """A change of the previous question's figure said relative to it: `slot` times `by`
+    ('double the cards': gpus × 2) or plus `by` ('one more': gpus + 1; 'one fewer': − 1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    slot: ChangedSlot
+    op: Literal["times", "plus"]
+    by: float
+    words: str
+
+
 class GpuMention(BaseModel):
     """A GPU named in the text: catalog id (None for a family with no default), how many, and
     the other catalog GPUs the same words could mean (e.g. 'A100' → 40 GB and 80 GB parts)."""
@@ -161,6 +176,17 @@ class ParsedWorkload(BaseModel):
     alternatives: bool = Field(
         default=False,
         description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
+    )
+    changes: list[Change] = Field(
+        default_factory=list,
+        description="Figures of the previous question changed relative to it ('double the "
+        "cards'), applied by the follow-up merge.",
+    )
+    answered_gpu: str | None = Field(
+        default=None, description="The GPU the answer to this reading led with (catalog id)."
+    )
+    answered_count: int | None = Field(
+        default=None, description="How many of it the answer led with ('double the cards')."
     )
     out_of_scope: list[str] = Field(
         default_factory=list,

@@ -169,10 +169,9 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         pricing["usage"] = {"output_tokens_per_month": volume}
     if pricing:
         args["pricing"] = pricing
-    period = parsed.budget_period
-    usd = parsed.budget_currency == "USD" and parsed.budget_amount is not None
-    if usd and period in ("hour", "month"):
-        args["budget"] = {"amount_usd": parsed.budget_amount, "period": period}
+    budget = budget_argument(parsed)
+    if budget is not None:
+        args["budget"] = budget
     if parsed.optimizer is not None and training:
         args["optimizer"] = parsed.optimizer
     if parsed.max_context and not training:
@@ -189,6 +188,22 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     if asked != "hardware":
         args["asked"] = asked
     return args
+
+
+_PER_MONTH = {"day": HOURS_PER_MONTH / 24, "year": 1 / 12}
+"""A budget per day or per year as one per billing month (730 h)."""
+
+
+def budget_argument(parsed: ParsedWorkload) -> dict[str, Any] | None:
+    """The `tools.sizing.Budget` of the budget said, in USD or EUR per hour or month (a day's or
+    a year's per month); None when none was said, or it is a total (checked by no rental
+    price) or in a currency the catalog has no rate for (asked back by the parser)."""
+    amount, currency, period = parsed.budget_amount, parsed.budget_currency, parsed.budget_period
+    if amount is None or currency not in ("USD", "EUR") or period in (None, "total"):
+        return None
+    if period in _PER_MONTH:
+        return {"amount": amount * _PER_MONTH[period], "currency": currency, "period": "month"}
+    return {"amount": amount, "currency": currency, "period": period}
 
 
 LONG_CONTEXT_READING = 32_768

@@ -88,5 +88,7 @@ def sized_as(report: SizingReport, arguments: dict[str, Any] | None = None) -> s
     if pricing.tiers:
         scope.append("tiers " + ", ".join(pricing.tiers))
     if request.budget is not None:
-        scope.append(f"budget {usd(request.budget.amount_usd)} per {request.budget.period}")
+        budget = request.budget
+        amount = usd(budget.amount) if budget.currency == "USD" else f"{budget.amount:,.0f} EUR"
+        scope.append(f"budget {amount} per {budget.period}")
     return ", ".join(parts) + f"; {gpus}; prices: " + ", ".join(scope)

@@ -89,7 +89,11 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "output_tokens": lambda p: f"{_tokens(p.output_tokens or 0)}-token answers",
     "budget_amount": lambda p: (
         f"budget {p.budget_amount:,.0f} {p.budget_currency or ''}"
-        + ("" if p.budget_period in (None, "total") else f" a {p.budget_period}")
+        + (
+            " in total (not checked)"
+            if p.budget_period in (None, "total")
+            else f" a {p.budget_period}"
+        )
     ),
     "region": lambda p: {"eu": "EU only", "us": "US only"}.get(p.region or "", p.region),
     "train_tokens": lambda p: f"{_count(p.train_tokens or 0)} training tokens",
@@ -150,7 +154,7 @@ def _value(p: ParsedWorkload, name: str) -> JsonValue:
 
 def _unread(p: ParsedWorkload) -> list[Unread]:
     """The unread words, classified; those a question already asks about do not count again."""
-    asked = {q.words for q in p.questions if q.words}
+    asked = {q.words for q in p.questions if q.words and q.why != "unread"}
     return [
         u.model_copy(update={"matters": False}) if u.span.text in asked else u
         for u in classify(p.unread)

@@ -336,11 +336,24 @@ def _budget(request: SizingRequest, report: SizingReport) -> BudgetCheck | None:
     field = "usd_per_hour" if period == "hour" else "usd_per_month"
     priced = [p for p in report.priced if getattr(p, field) is not None]
     cheapest = min(priced, key=lambda p: float(getattr(p, field))) if priced else None
+    budget = request.budget
+    # A EUR budget is compared in USD at the rate every EUR price of the report is.
+    rate = None
+    if budget.currency == "EUR":
+        used = report.exchange_rate or rate_used(request.pricing.eur_to_usd)
+        rate = used.usd_per_eur
+    amount_usd = budget.amount * (rate or 1.0)
     within = None
     if cheapest is not None:
-        within = float(getattr(cheapest, field)) <= request.budget.amount_usd
+        within = float(getattr(cheapest, field)) <= amount_usd
     return BudgetCheck(
-        amount_usd=request.budget.amount_usd, period=period, within=within, cheapest=cheapest
+        amount=budget.amount,
+        currency=budget.currency,
+        usd_per_eur=rate,
+        amount_usd=amount_usd,
+        period=period,
+        within=within,
+        cheapest=cheapest,
     )
 
 

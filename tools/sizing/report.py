@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
@@ -309,9 +309,22 @@ class ShapeQuestion(BaseModel):
 
 
 class BudgetCheck(BaseModel):
-    """A USD budget against the cheapest priced option in the quote tier."""
+    """A budget against the cheapest priced option in the quote tier, compared in USD."""
 
-    amount_usd: float
+    amount: float = Field(description="The budget as stated, in `currency`.")
+    currency: Literal["USD", "EUR"] = "USD"
+    usd_per_eur: float | None = Field(
+        default=None, description="The rate a EUR budget was compared at (the report's)."
+    )
+    amount_usd: float = Field(description="The budget in USD, as compared.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _usd_budget(cls, data: object) -> object:
+        """Reports saved before budgets had a currency hold only `amount_usd`: a USD budget."""
+        if isinstance(data, dict) and "amount" not in data and "amount_usd" in data:
+            return {**data, "amount": data["amount_usd"], "currency": "USD"}
+        return data
     period: Literal["hour", "month"]
     within: bool | None = Field(description="None when nothing was priced.")
     cheapest: PricedConfiguration | None = None

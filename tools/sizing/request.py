@@ -155,14 +155,26 @@ class PricingScope(BaseModel):
 
 
 class Budget(BaseModel):
-    """A budget the user stated, in USD: checked against the cheapest priced option."""
+    """A budget the user stated, in US dollars or euros: checked against the cheapest priced
+    option (a EUR budget in USD at the rate the report states, `tools.cost.exchange`)."""
 
     model_config = ConfigDict(extra="forbid", **FINITE)
 
-    amount_usd: float = Field(
-        gt=0, le=MAX_USD_PER_HOUR * HOURS_PER_MONTH, description="Budget, US dollars."
+    amount: float = Field(
+        gt=0, le=MAX_USD_PER_HOUR * HOURS_PER_MONTH, description="Budget, in `currency`."
     )
+    currency: Literal["USD", "EUR"] = Field(default="USD", description="'USD' or 'EUR'.")
     period: BudgetPeriod = Field(description="Per 'hour' or per 'month'.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _usd_amount(cls, data: object) -> object:
+        """`amount_usd` (the field's name in sessions saved before currencies) is a USD
+        amount."""
+        if isinstance(data, dict) and "amount_usd" in data and "amount" not in data:
+            rest = {k: v for k, v in data.items() if k != "amount_usd"}
+            return {**rest, "amount": data["amount_usd"], "currency": "USD"}
+        return data
 
 
 class SizingRequest(BaseModel):

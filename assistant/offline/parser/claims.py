@@ -22,6 +22,13 @@ _BYTES_PER_PARAMETER = (
     rf"\b{_ABOUT}{_NUM}\s*(?:bytes?|b)\s*(?:per|/|an?|for\s+each|for\s+every)\s*"
     r"(?:param(?:eter)?s?|weights?)\b"
 )
+# A per-parameter rule said in memory per billion parameters: 'half a gig per billion',
+# '0.5 GB per billion params', '2GB per 1B parameters' — a rule to check, never a GPU's memory.
+_GB_PER_BILLION = (
+    rf"\b{_ABOUT}(?:(?P<half>half\s+an?)|(?P<n>\d+(?:\.\d+)?))\s*"
+    r"(?:gigs?|gb|gigabytes?|gib)\s*(?:per|/|a|an|for\s+each|for\s+every|each)\s*"
+    r"(?:1\s*)?(?:billion|b|bn)\b(?:\s*(?:params?|parameters?|weights?))?"
+)
 _MULTIPLE = (
     rf"\b{_ABOUT}{_NUM}\s*(?:x|×|times)\s+(?:the\s+)?(?:size\s+of\s+the\s+)?"
     r"(?:model(?:'s)?(?:\s+(?:size|weights))?|weights|parameters|params)\b"
@@ -56,6 +63,10 @@ def extract_claims(t: Text, p: ParsedWorkload) -> None:
         p.claims.append(
             Claim(kind="bytes_per_parameter", value=_number(m.group(1)), words=m.group(0).strip())
         )
+    for m in t.each(_GB_PER_BILLION):
+        # '0.5 GB per billion parameters' is 0.5 bytes per parameter (1e9 B / 1e9 parameters).
+        amount = 0.5 if m.group("half") else _number(m.group("n"))
+        p.claims.append(Claim(kind="bytes_per_parameter", value=amount, words=m.group(0).strip()))
     for m in t.each(_MULTIPLE):
         p.claims.append(
             Claim(kind="multiple_of_model", value=_number(m.group(1)), words=m.group(0).strip())

@@ -38,7 +38,7 @@ def is_follow_up(text: str, parsed: ParsedWorkload, previous: ParsedWorkload | N
     """Whether `text` (parsed alone as `parsed`) refines `previous` (see the module)."""
     if previous is None:
         return False
-    if previous.questions:
+    if previous.questions or parsed.changes:
         return True
     if _CUE.match(text):
         return True

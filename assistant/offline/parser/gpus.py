@@ -102,6 +102,12 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             # those sold with it ('16 GB V100': PCIe or SXM2).
             variants = sold if len(sold) > 1 else []
         spec = get_catalog().gpus.get(gpu_id or "")
+        if spec is not None and not variants and spec.unified_memory is None:
+            # 'a 24 GB L4': the card's own memory said beside it confirms it (read, not left
+            # over); another amount ('a 20 GB L4') stays unread for the coverage gate.
+            stated = _stated_memory(t, start, end)
+            if stated is not None and _same_memory(stated[0], spec.memory_bytes):
+                start, end = min(start, stated[1]), max(end, stated[2])
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
         p.gpus.append(GpuMention(gpu=gpu_id, text=text, count=count, variants=variants))
@@ -187,6 +193,12 @@ def _boards_as_devices(
         "you meant devices)"
     )
     return devices, end
+
+
+def _same_memory(said: int, marketed: int) -> bool:
+    """A memory amount said (GB, or GiB as people write it) is a card's marketed memory."""
+    size = said // GiB if said % GiB == 0 else round(said / GB)
+    return size * GB == marketed
 
 
 def _variants_with_stated_memory(

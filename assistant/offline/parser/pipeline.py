@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.changes import apply_changes, extract_changes
 from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.claims import claims_reading, extract_claims
 from assistant.offline.parser.followup import is_follow_up
@@ -77,6 +78,7 @@ from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
+    extract_changes,
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
@@ -124,6 +126,7 @@ _INHERITED = tuple(
     if name
     not in (
         *("text", "notes", "questions", "unplaced", "unread", "sources", "out_of_scope"),
+        *("changes", "answered_gpu", "answered_count"),
         *("model", "model_text", "params", "model_file"),
     )
 )
@@ -144,7 +147,8 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     if parsed.train_tokens is None and parsed.train_examples and parsed.tokens_per_example:
         epochs = parsed.epochs or 1.0
         parsed.train_tokens = parsed.train_examples * parsed.tokens_per_example * epochs
-    if previous is not None and is_follow_up(text, parsed, previous):
+    follow_up = previous is not None and is_follow_up(text, parsed, previous)
+    if previous is not None and follow_up:
         parsed = _with_model_from_reply(text, parsed, previous)
         parsed = _size_in_previous_family(parsed, previous)
         parsed = _merge(previous, parsed)
@@ -179,9 +183,34 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
             "How long is the context per sequence, in tokens (e.g. '32k context' or '128k "
             "context')? 'Long-context' sets the KV cache, and so the verdict.",
         )
+    apply_changes(parsed, previous if follow_up else None)
+    _budget_questions(parsed)
     parsed.notes = list(dict.fromkeys(parsed.notes))
     _gate(parsed)
     return parsed
+
+
+def _budget_questions(parsed: ParsedWorkload) -> None:
+    """A budget the tools cannot compare is said, never dropped: one in a currency the catalog
+    has no rate for is asked back (it could change which option is within it); a total one is
+    noted as not checked against rental prices, which are per hour."""
+    if parsed.budget_amount is None or parsed.asks("budget"):
+        return
+    said = f"{parsed.budget_amount:,.0f} {parsed.budget_currency}"
+    if parsed.budget_currency not in ("USD", "EUR"):
+        parsed.ask(
+            "budget",
+            "unread",
+            f"A budget of {said} cannot be compared: the catalog's prices are in USD and EUR "
+            "and it has no rate for that currency. What is it in USD or EUR (e.g. '2,000 EUR "
+            "a month')?",
+            said,
+        )
+    elif parsed.budget_period == "total":
+        parsed.notes.append(
+            f"Budget of {said} said without a period: not checked against rental prices, which "
+            "are per hour (say 'per month' or 'per hour' to check it)"
+        )
 
 
 def _gate(parsed: ParsedWorkload) -> None:

@@ -45,10 +45,16 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
         p.train_examples = positive_int(m.group(1))
     for m in t.each(rf"{QW}\s+epochs?"):
         p.epochs = qty(m.group(1))
-    # Large token counts are datasets, not prompts; 10M tokens is far beyond any context window.
+    # Large token counts are datasets, unless said of the context ('context 10M tokens', '10M
+    # tokens of context': Llama 4 Scout's window is 10,485,760 tokens).
     for m in re.finditer(rf"{Q}\s*(?:training\s+)?tokens?\b", t.work, re.I):
         value = qty(m.group(1))
-        if value is not None and value >= 1e7:
+        before = t.work[max(0, m.start() - 24) : m.start()]
+        after = t.work[m.end() : m.end() + 24]
+        of_context = re.search(r"\b(?:context|ctx|window)\b[^.,;]*$", before, re.I) or re.match(
+            r"\s*(?:of\s+)?(?:context|ctx|window)\b", after, re.I
+        )
+        if value is not None and value >= 1e7 and not of_context:
             p.train_tokens = value
             t.consume(m.start(), m.end())
 

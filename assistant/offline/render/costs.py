@@ -60,7 +60,9 @@ def budget_line(report: SizingReport) -> str | None:
     check = report.budget_check
     if check is None:
         return None
-    budget = f"Budget {check.amount_usd:,.2f} USD per {check.period}"
+    budget = f"Budget {check.amount:,.2f} {check.currency} per {check.period}"
+    if check.usd_per_eur is not None:
+        budget += f" ({check.amount_usd:,.2f} USD at {check.usd_per_eur:g} USD per EUR)"
     cheapest, usd = check.cheapest, check.cheapest_usd
     if cheapest is None or usd is None:
         return f"**{budget}:** no option is priced here, so it could not be checked."
