@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from assistant import cli
-from tests.offline_turns import after_reading, answer, sizing, visible
+from tests.offline_turns import after_reading, answer, sizing, visible, without_yes_no
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 
 GB = 1e9
@@ -121,7 +121,8 @@ async def test_zero2_13b_on_8_a100_fits_with_the_paper_accounting(
     assert result.fits is True
     # The 8 GPUs named lead (issue 18, class 7): their layout, fitting.
     assert (
-        after_reading(shown).startswith("**8× A100 80GB")
+        # 'can I …?' is answered yes first.
+        without_yes_no(after_reading(shown)).startswith("**8× A100 80GB")
         and "fits**" in after_reading(shown).splitlines()[0]
     )
 

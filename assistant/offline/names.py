@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cache
+from itertools import pairwise
 
 from tools.catalog import Catalog, GpuSpec, get_catalog
 from tools.errors import ToolInputError
@@ -39,7 +40,13 @@ def _key(text: str) -> str:
 
 
 def _pattern(chunks: list[str]) -> str:
-    return _SEP.join(re.escape(c) for c in chunks)
+    """The chunks joined by loose separators — but a one-letter series word and its number
+    ('A2', 'T4', 'H100') at most by a dash: 'a 2.65-bit model' names no A2."""
+    out = re.escape(chunks[0]) if chunks else ""
+    for before, chunk in pairwise(chunks):
+        tight = len(before) == 1 and before.isalpha() and chunk[:1].isdigit()
+        out += ("-?" if tight else _SEP) + re.escape(chunk)
+    return out
 
 
 # key → (catalog id or None, ids it could also mean, the name's chunks for the pattern)
@@ -69,7 +76,12 @@ class _NameIndex:
         tier = _SEP + r"(?:" + "|".join(sorted(_TIER_WORDS)) + r")\b"
         not_tier = rf"(?!{tier})" if plural else ""
         self._regex = re.compile(
-            r"(?<![a-z0-9])(?:" + "|".join(patterns) + r")" + tail + r"(?![a-z0-9])" + not_tier,
+            r"(?<![a-z0-9])(?:"
+            + "|".join(patterns)
+            + r")"
+            + tail
+            + r"(?![a-z0-9]|[.,]\d)"
+            + not_tier,
             re.IGNORECASE,
         )
 

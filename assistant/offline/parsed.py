@@ -22,7 +22,9 @@ Task = Literal["inference", "full", "lora", "qlora"]
 Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
-Asked = Literal["memory", "cost", "speed", "ttft", "fits", "gpu_count", "throughput"]
+Asked = Literal[
+    "memory", "cost", "speed", "ttft", "fits", "gpu_count", "throughput", "which_models"
+]
 
 
 ChangedSlot = Literal["gpus", "users", "context"]
@@ -187,6 +189,11 @@ class ParsedWorkload(BaseModel):
     )
     answered_count: int | None = Field(
         default=None, description="How many of it the answer led with ('double the cards')."
+    )
+    assumed: list[str] = Field(
+        default_factory=list,
+        description="Fields whose value is a stated default reading of vague words ('fine-tune' "
+        "with no method: full), not something the question said.",
     )
     out_of_scope: list[str] = Field(
         default_factory=list,

@@ -51,8 +51,10 @@ SUFFIX_MULTIPLIER: dict[str, float] = {
 }
 
 # A number with optional thousands separators / decimals and an optional SI-ish suffix.
-NUMBER = r"\d[\d,]*(?:\.\d+)?"
-SUFFIX = r"(?:thousand|million|billion|trillion|bn|mn|k|m|b|t)?"
+# Never ending in a separator: '1, but' is 1, not 1 with a comma and a 'b'illion after it.
+NUMBER = r"\d(?:[\d,]*\d)?(?:\.\d+)?"
+# A suffix is a whole word part: '1 but' is 1, not 1 billion and 'ut'.
+SUFFIX = r"(?:(?:thousand|million|billion|trillion|bn|mn|k|m|b|t)(?![a-z]))?"
 QUANTITY = rf"{NUMBER}\s?{SUFFIX}"
 WORD_NUMBER = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 

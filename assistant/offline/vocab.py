@@ -77,13 +77,14 @@ TASKS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bq[\s-]?lora\b", "qlora", "fine-tune"),
     (r"\blora\b|\bpeft\b|\badapters?\b", "lora", "fine-tune"),
     (
-        r"\bfull(?:[\s-]parameter)?[\s-]+(?:fine[\s-]?tun\w*|ft|training)\b|\bfull[\s-]ft\b",
+        r"\b(?:full(?:[\s-]parameter)?|fully)[\s-]+(?:fine[\s-]?tun\w*|ft|train\w*)\b"
+        r"|\bfull[\s-]ft\b",
         "full",
         "fine-tune",
     ),
     (r"\bpre[\s-]?train\w*|\btrain\w*\s+from\s+scratch\b", "full", "pre-train"),
     (r"\bfine[\s-]?tun(?:e|es|ing)\b|\bfinetun\w*|\bsft\b", "full?", "fine-tune"),
-    (r"\btrain(?:ing)?\b", "full?", "fine-tune"),
+    (r"\btrain(?:ing|ed|s)?\b", "full?", "fine-tune"),
     (r"\b(?:rag|retrieval[\s-]augmented\w*|retrieval)\b", "inference", "rag"),
     (
         r"\bbatch(?:ed)?\s+(?:inference|jobs?|processing|generation)\b|\boffline\s+batch\b",

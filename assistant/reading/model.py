@@ -49,8 +49,9 @@ class Span(BaseModel):
     text: str
 
 
-Origin = Literal["question", "conversation"]
-"""Where a slot's value came from: this turn's question, or an earlier turn kept."""
+Origin = Literal["question", "conversation", "default"]
+"""Where a slot's value came from: this turn's question, an earlier turn kept, or a stated
+default reading of vague words ('fine-tune' with no method read as a full fine-tune)."""
 
 
 class SlotSource(BaseModel):

@@ -129,7 +129,10 @@ _ORDER = (
 
 
 def asked_figure(p: ParsedWorkload) -> AskedFigure:
-    """The figure the question asks for, from the question kind the parser read."""
+    """The figure the question asks for, from the question kind the parser read: a comparison
+    of two or more GPUs said with 'or' / 'vs' first ('A100 or H100: is one enough?')."""
+    if p.compare and len({m.gpu or m.text for m in p.gpus}) > 1 and p.asked in (None, "fits"):
+        return "compare"
     if p.asked is not None:
         return p.asked
     if p.capacity:
@@ -188,6 +191,9 @@ def reading_of(p: ParsedWorkload) -> Reading:
         if getattr(p, name) == getattr(blank, name):
             continue
         text = _SHOWN[name](p)
+        if name in p.assumed:
+            source = SlotSource(origin="default", spans=source.spans)
+            text = f"{text} (assumed)" if text else text
         if text:
             slots.append(ReadSlot(slot=name, value=_value(p, name), shown=text, source=source))
     scope = p.sources.get("out_of_scope", SlotSource()).spans

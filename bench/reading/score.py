@@ -126,7 +126,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     if p.weights is not None:
         out["weights"] = p.weights
     task = "pretrain" if p.use == "pre-train" else p.task
-    if task is not None:
+    if task is not None and "task" not in p.assumed:  # an assumed default is not read
         out["task"] = task
     gpus = _gpus(p)
     if gpus:

@@ -46,10 +46,12 @@ AskedFigure = Literal[
     "capacity",
     "compare",
     "training_time",
+    "which_models",
 ]
 """What a question asks for: yes or no (`fits`), what to run it on (`hardware`), how many GPUs,
 memory, speed per user, time to first token, the full-load throughput, a cost, the longest
-context, how many sequences fit, which of several options, how long training takes."""
+context, how many sequences fit, which of several options, how long training takes, which
+models the hardware runs."""
 BudgetPeriod = Literal["hour", "month"]
 
 MAX_CONFIGURATIONS = 8

@@ -108,6 +108,13 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             stated = _stated_memory(t, start, end)
             if stated is not None and _same_memory(stated[0], spec.memory_bytes):
                 start, end = min(start, stated[1]), max(end, stated[2])
+        if spec is not None and count is not None:
+            # '2x 3090 cards (total 48Gb)': the memory of all of them, the same cards.
+            total = _TOTAL_MEMORY.match(t.work[end : end + 32])
+            if total and _same_memory(
+                _memory_bytes(total.group(1), total.group(2)) // count, spec.memory_bytes
+            ):
+                end += total.end()
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
         p.gpus.append(GpuMention(gpu=gpu_id, text=text, count=count, variants=variants))
@@ -116,8 +123,39 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             others = ", ".join(v for v in variants if v != match.id)
             p.notes.append(f"'{text}' read as {name} (catalog default; also: {others})")
         t.consume(start, end)
+    p.gpus = _one_mention_each(p.gpus)
     for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
+
+
+_TOTAL_MEMORY = re.compile(
+    rf"^(?:'?s)?(?:\s+(?:cards?|gpus?))?\s*[(,]?\s*(?:total|in\s+total|combined)\s*(?:of\s+)?"
+    rf"({NUMBER})\s*(gb|gib|g)\b\s*\)?",
+    re.I,
+)
+"""The memory of all the cards of a counted mention ('(total 48Gb)'), right after it."""
+
+
+def _one_mention_each(mentions: list[GpuMention]) -> list[GpuMention]:
+    """The same card named again ('an RTX 4090 (24G) … a single 4090') is one mention: its
+    count the one said (mentions whose counts differ stay apart: '2x 3090 or 1x 3090')."""
+    out: list[GpuMention] = []
+    for mention in mentions:
+        same = next(
+            (
+                m
+                for m in out
+                if m.gpu is not None
+                and m.gpu == mention.gpu
+                and (m.count == mention.count or None in (m.count, mention.count))
+            ),
+            None,
+        )
+        if same is None:
+            out.append(mention)
+        elif same.count is None:
+            same.count = mention.count
+    return out
 
 
 _MINE = re.compile(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
@@ -293,16 +331,24 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     if t.each(r"\bmulti[\s-]?(?:gpu|node|card)s?\b"):
         p.multi_gpu = True
     described: list[str] = []
+    # '4 GPUs with 48GB memory': the memory said after the GPUs too.
+    with_memory = (
+        rf"(?:\s+(?:with|of|w/)\s+(?P<mem2>{NUMBER})\s*(?P<unit2>gb|gib|g)\b"
+        r"(?:\s+(?:of\s+)?(?:vram|memory|ram)(?:\s+each)?)?)?"
+    )
     for m in t.each(
         rf"{QW}?\s*(?:x\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}{gpu_word}\b"
+        + with_memory
     ):
         if m.group(1):
             p.gpu_count = positive_int(m.group(1))
         if m.group("mem"):
             p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
+        elif m.group("mem2"):
+            p.gpu_memory_bytes = _memory_bytes(m.group("mem2"), m.group("unit2"))
         if m.group("pre") or m.group("post"):
             p.consumer_gpu = True
-        if m.group("mem") or m.group("pre") or m.group("post"):
+        if m.group("mem") or m.group("mem2") or m.group("pre") or m.group("post"):
             described.append(m.group(0).strip())
     for m in t.each(
         rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)\b|\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?vram\b"
@@ -366,7 +412,7 @@ _GPU_LIKE = (
 # A memory amount right after ('M2 Ultra 192GB', 'RTX 3090 with 24 GB') or before
 # ('192 GB M2 Ultra') a GPU name.
 _MEMORY_AFTER = re.compile(
-    rf"^\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib)\b(?:\s+(?:of\s+)?"
+    rf"^\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
     r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
     re.I,
 )
@@ -377,7 +423,7 @@ _APPLE_CHIP_BEFORE = re.compile(
     r"\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?$",
     re.I,
 )
-_MEMORY_BEFORE = re.compile(rf"({NUMBER})\s*(gb|gib)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
+_MEMORY_BEFORE = re.compile(rf"({NUMBER})\s*(gb|gib|g)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
 
 
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:

@@ -17,6 +17,7 @@ from assistant.offline.names import (
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
 from assistant.offline.quantities import NUMBER
+from tools.architecture import count_parameters
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names
 from tools.model_sources.hf_cache import snapshot_file
@@ -67,17 +68,31 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
         p.notes.append(f"'{tag.text}' read as {entry.name} in {weights} ({how})")
 
 
+def _same_architecture(a: str | None, b: str | None) -> bool:
+    """Two catalog models with one architecture have the same figures (Llama 3.1 and 3.3 70B)."""
+    models = get_catalog().models
+    if a not in models or b not in models:
+        return False
+    return models[a].architecture == models[b].architecture
+
+
 def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
     """Catalog models by name, alias or Hugging Face id (the first named is sized, others
     noted); an org/name id the catalog lacks becomes a question instead of a guessed size."""
     for match in model_index().find(t.work):
         if p.model is None and p.model_file is None:
             p.model, p.model_text = match.id, t.original[match.start : match.end]
-        elif match.id != p.model:
-            p.notes.append(
-                f"several models named; sized {p.model_text!r}, not "
-                f"{t.original[match.start : match.end]!r}"
-            )
+        elif match.id != p.model and not _same_architecture(p.model, match.id):
+            # Two models with different figures: sizing one would answer for the other too.
+            said = t.original[match.start : match.end]
+            if not p.asks("model", "ambiguous"):
+                p.ask(
+                    "model",
+                    "ambiguous",
+                    f"Several models are named ({p.model_text!r} and {said!r}): which one should "
+                    "I size? (One model per answer; ask again for the other.)",
+                    said,
+                )
         t.consume(match.start, match.end)
     # An org/name id that is not in the catalog: the local Hugging Face cache, else the size
     # in its name (a generic model, said so), else a question rather than a guessed size.
@@ -268,6 +283,18 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"{fam}\b({NUMBER})\s*-?\s*{unit}(?![a-z])(?:[\s-]*param(?:eter)?s?)?"):
         scale = 1e9 if m.group(3).lower().startswith("b") else 1e6
         value = float(m.group(2).replace(",", "")) * scale
+        if p.model is not None and value > 0 and not _sizes_of(p.model, value):
+            # 'Llama 3.1 8B … a 70B': another size said beside a model — one of them is asked.
+            if not p.asks("model", "ambiguous"):
+                said = m.group(0).strip()
+                p.ask(
+                    "model",
+                    "ambiguous",
+                    f"Two models are named ({p.model_text!r} and {said!r}): which one should I "
+                    "size? (One model per answer; ask again for the other.)",
+                    said,
+                )
+            continue
         if p.model is not None or p.model_file is not None or value <= 0:
             continue
         if p.params is None:
@@ -286,6 +313,55 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
                 "catalog: which model is it (name or Hugging Face id)?",
                 m.group(0),
             )
+
+
+def _sizes_of(model_id: str, params: float) -> bool:
+    """Whether `params` is the catalog model's size as its name says it ('70B' of Llama 3.1
+    70B, '8x7B'/'47B' of Mixtral), within the rounding people write sizes with."""
+    entry = get_catalog().models.get(model_id)
+    if entry is None:
+        return True
+    sizes = {n.size for n in model_name_parts() if n.id == model_id}
+    said = f"{params / 1e9:g}b" if params >= 1e9 else f"{params / 1e6:g}m"
+    if said in sizes or any(s.endswith("x" + said) or s.endswith(said) for s in sizes):
+        return True
+    total = count_parameters(entry.architecture).total
+    return abs(total - params) / params < 0.15
+
+
+# A size said before its family ('70b llama2', 'the 120b model of gpt-oss', '7b*8 mixtral'):
+# the catalog model of that family, version and size.
+_SIZE_FAMILY = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)\s?([bm])\s+(?:(?:param(?:eter)?s?\s+)?(?:model|version|"
+    r"variant)\s+)?(?:of\s+|from\s+)?(?:the\s+)?([a-z][a-z]*(?:-[a-z]+)*)[\s\-_]*(v?\d+(?:\.\d+)?)?"
+    r"(?![\w.])",
+    re.I,
+)
+
+
+def extract_size_then_family(t: Text, p: ParsedWorkload) -> None:
+    """A model said size first ('70b llama2', 'the 120b model of gpt-oss'): read as the
+    catalog model the same words in the usual order name, when exactly one does."""
+    if p.has_model:
+        return
+    for m in _SIZE_FAMILY.finditer(t.work):
+        family = m.group(3).lower()
+        word = family.split("-")[0]
+        if word not in model_families() and corrected_family(word) is None:
+            continue
+        version = (m.group(4) or "").lstrip("v")
+        candidate = f"{family} {version} {m.group(1)}{m.group(2)}".replace("  ", " ")
+        found = {f.id for f in model_index().find(candidate) if f.id is not None}
+        if len(found) != 1:
+            continue
+        (model_id,) = found
+        t.consume(m.start(), m.end())
+        p.model, p.model_text = model_id, t.original[m.start() : m.end()].strip()
+        p.notes.append(
+            f"'{p.model_text}' read as {get_catalog().models[model_id].name}; say so if you "
+            "meant another"
+        )
+        return
 
 
 def family_questions(t: Text, p: ParsedWorkload) -> None:

@@ -42,6 +42,7 @@ from assistant.offline.parser.models import (
     extract_misspelt_models,
     extract_model_files_and_tags,
     extract_named_sizes,
+    extract_size_then_family,
     family_questions,
     near_miss_models,
 )
@@ -82,6 +83,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
+    extract_size_then_family,
     extract_named_sizes,
     negative_numbers,
     huge_numbers,
@@ -126,7 +128,7 @@ _INHERITED = tuple(
     if name
     not in (
         *("text", "notes", "questions", "unplaced", "unread", "sources", "out_of_scope"),
-        *("changes", "answered_gpu", "answered_count"),
+        *("changes", "answered_gpu", "answered_count", "assumed"),
         *("model", "model_text", "params", "model_file"),
     )
 )

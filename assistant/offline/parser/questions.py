@@ -23,8 +23,12 @@ _HARDWARE_NEXT = (
 )
 
 
+_MEM = r"(?:memory|mem|vram|gpu\s+ram|video\s+ram)"
 _MEMORY_ASKED = (
-    r"\bhow\s+much\s+(?:gpu\s+|video\s+)?(?:memory|vram)\b"
+    rf"\bhow\s+much\s+(?:gpu\s+|video\s+)?{_MEM}\b"
+    rf"|\b(?:required|needed|necessary|minimum)\s+(?:gpu\s+)?{_MEM}\b"
+    rf"|\b(?:gpu\s+)?{_MEM}\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
+    rf"|\b{_MEM}\s+(?:usage|consumption)\b"
     r"|\bhow\s+many\s+(?:gb|gib|gigs?|gigabytes?)\b"
     r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
     r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:gpu\s+)?(?:memory|vram)"
@@ -53,6 +57,14 @@ _SPEED_ASKED = (
 )
 
 
+_WHICH_MODELS = (
+    r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?)?(?:llms?|models?)\s+"
+    r"(?:can|could|would|will|should|to|do|does|is|are|fits?|runs?|works?)\b"
+    r"|\b(?:biggest|largest|best)\s+(?:llm|model)\s+(?:i|we|that|to|it)\b"
+    r"|\bwhat\s+(?:can|could)\s+(?:i|we)\s+run\b|\bhow\s+(?:big|large)\s+(?:of\s+)?an?\s+"
+    r"(?:llm|model)\b"
+)
+
 _THROUGHPUT_ASKED = (
     r"\b(?:max(?:imum)?|peak|total|aggregate|overall|full[\s-]load)\s+(?:output\s+)?"
     r"(?:throughput|tokens?\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b))"
@@ -69,12 +81,15 @@ _YES_NO_OPENING = (
 )
 _RUN_VERB = (
     r"\b(?:fit|fits|fitting|run|runs|running|work|works|load|handle|serve|host|squeeze\w*|"
+    r"train|finetune|fine-tune|infer|inference|"
     r"enough|possible|able|manage|support|do\s+it|cope)\b"
 )
 _YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
 _YES_NO_PHRASE = (
     r"\bis\s+it\s+(?:even\s+)?possible\s+to\b|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b"
-    r"|\benough\s+(?:vram|memory|gpu\s+memory)?\s*\?"
+    r"|\b(?:enough|sufficient|suffice)\b"
+    # An out-of-memory report asks whether (and how) it fits.
+    r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"
 )
 
 
@@ -83,9 +98,10 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     yes?', 'is it possible to run…'): the answer opens with yes or no. Read after every
     figure-asking question (which wins: 'Can I run it, and how much VRAM?' asks the memory)."""
     tag = t.each(_YES_NO_TAG)
-    opening = re.search(_YES_NO_OPENING, t.work, re.I) or t.each(_YES_NO_PHRASE)
+    phrase = t.each(_YES_NO_PHRASE)
+    opening = re.search(_YES_NO_OPENING, t.work, re.I) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
-    runs = re.search(_RUN_VERB, t.original, re.I)
+    runs = phrase or re.search(_RUN_VERB, t.original, re.I)
     asked_else = p.asked is not None or p.capacity or p.max_context or p.claims
     if (tag or opening) and runs and not asked_else:
         p.asked = "fits"
@@ -95,7 +111,9 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     """The number the question asks for, which the answer opens with: memory ('how much VRAM
     does Llama 3.1 70B need?'), a cost ('how much would it cost per month?'), the time to first
     token ('what's the TTFT on 2x H100?') or the speed ('how many tokens/s on one H100?')."""
-    if t.each(_MEMORY_ASKED):
+    if t.each(_WHICH_MODELS):
+        p.asked = "which_models"
+    elif t.each(_MEMORY_ASKED):
         p.asked = "memory"
     elif t.each(_COST_ASKED):
         p.asked = "cost"
@@ -107,7 +125,11 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "throughput"
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
-    if t.each(r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b)"):
+    if t.each(
+        r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b)"
+        r"|\b(?:completion|training|expected|estimated)\s+time\b|\bhow\s+many\s+(?:hours|days)\b"
+        r"|\btime\s+to\s+(?:train|finish|complete)\b"
+    ):
         p.how_long = True
 
 

@@ -75,10 +75,13 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
             if use is not None and (p.use is None or p.use in ("serve", "fine-tune")):
                 p.use = cast(Use, use)
             if assumed and p.task == "full":
+                p.assumed.append("task")
                 p.notes.append(
                     f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
                     "(LoRA and QLoRA need far less memory)"
                 )
+    if p.task in ("lora", "qlora"):
+        p.assumed = [f for f in p.assumed if f != "task"]
     if p.task == "qlora":
         _qlora_base(t, p)
 

@@ -64,6 +64,8 @@ def normalise(text: str) -> str:
     text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=[a-z])", r"\1\2 ", text, flags=re.I)
     # "2x4090": a small count before a four-digit GPU number ("2x 4090" already parses).
     text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", r"\1\2 ", text, flags=re.I)
+    # "7b*8", "7bx8": a mixture of experts written size first, as the catalog writes "8x7b".
+    text = re.sub(r"\b(\d{1,3})b\s*[x×*]\s*(\d{1,2})\b", r"\2x\1b", text, flags=re.I)
     text = re.sub(
         r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b",
         _power_of_ten,

@@ -17,6 +17,7 @@ _ASKED: dict[AskedFigure, str] = {
     "capacity": "how many fit",
     "compare": "which is better",
     "training_time": "how long training takes",
+    "which_models": "which models fit",
     "hardware": "",
 }
 """The figure asked for, as the 'Read as' line names it ('' for the default question)."""
@@ -26,7 +27,7 @@ def read_as_line(reading: Reading) -> str:
     """'Read as: Llama 3.1 70B · int4-awq · 40 concurrent users · 2× L40S — asks how many GPUs;
     kept from before: …': the slots read from this question, the figure asked for, then the
     slots kept from earlier turns."""
-    now = [s.shown for s in reading.slots if s.source.origin == "question"]
+    now = [s.shown for s in reading.slots if s.source.origin in ("question", "default")]
     kept = [s.shown for s in reading.slots if s.source.origin == "conversation"]
     line = "Read as: " + (" · ".join(now) if now else "nothing new")
     asked = _ASKED[reading.asked]
