@@ -176,7 +176,8 @@ def _same_gpus(gold: list[dict[str, Any]], read: list[dict[str, Any]]) -> bool:
             return False
         if g.get("gpu") is None and r["gpu"] is not None:
             return False
-        if g.get("count") != r["count"]:
+        # A card named without a count is sized as one: the gold's 1 and no count read agree.
+        if g.get("count") != r["count"] and {g.get("count"), r["count"]} != {1, None}:
             return False
         memory = g.get("memory_gb")
         stated = g.get("gpu") is None and memory is not None

@@ -23,6 +23,10 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
     is already the total; '8 H100s per node' with '4 nodes' elsewhere is 32."""
     for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\s*(?:of|with|x|×|\*|,\s*each\s+with)\s*"):
         t.nodes, t.per_node, t.nodes_text = positive_int(m.group(1)), True, m.group(0).strip()
+        # '4 nodes with 14 H100s' may be 14 in all or 14 each: asked unless 'each' says.
+        t.nodes_ambiguous = bool(re.search(r"\bwith\s*$", m.group(0), re.I)) and not re.search(
+            r"\beach\b|\bper\s+(?:node|server|machine|host)\b", t.original[m.end() :], re.I
+        )
     for m in t.each(rf"\b(?:across|over|on|in|spread\s+over)\s+{QW}\s+{_NODE}\b"):
         t.nodes, t.nodes_text = positive_int(m.group(1)), m.group(0).strip()
     if t.each(r"\b(?:per|each|a|in\s+each|on\s+each)\s+(?:node|server|machine|host|box)\b"):
@@ -44,6 +48,15 @@ def apply_nodes(t: Text, p: ParsedWorkload) -> None:
         p.notes.append(f"'{t.nodes_text}': {per_node:,} GPUs read as the total over all nodes")
         return
     total = per_node * t.nodes
+    if t.nodes_ambiguous:
+        p.ask(
+            "figure",
+            "ambiguous",
+            f"'{t.nodes_text} {per_node:,} GPUs': is that {per_node:,} GPUs in each of the "
+            f"{t.nodes:,} nodes ({total:,} in all), or {per_node:,} in all?",
+            t.nodes_text,
+        )
+        return
     if mention is not None:
         mention.count = total
     else:
@@ -447,6 +460,35 @@ def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None
     return None
 
 
+_COUNT_BEFORE = re.compile(
+    rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:gpus?\s+|cards?\s+)?"
+    r"(?:nvidia\s+|amd\s+|geforce\s+)*$",
+    re.I,
+)
+
+
+def _unknown_count(t: Text, start: int, p: ParsedWorkload) -> int | None:
+    """How many of a GPU the catalog lacks: a count right before its name ('4 GPU Mi50',
+    '2x P40'), 'my' / 'a' (one), or the GPU count said without a name ('4 GPUs', taken)."""
+    offset = max(0, start - 16)
+    before = _COUNT_BEFORE.search(t.work[offset:start])
+    if before:
+        t.consume(offset + before.start(), start)
+    else:
+        before = _COUNT_BEFORE.search(t.original[offset:start])
+    if before:
+        count = positive_int(before.group(1) or before.group(2))
+        if count is not None and p.gpu_count == count and not p.gpus:
+            p.gpu_count = None  # '4 GPU Mi50': the count read as unnamed GPUs is this GPU's
+        return count
+    if _MINE.search(t.original[max(0, start - 12) : start]):
+        return 1
+    if p.gpu_count is not None and not p.gpus:
+        count, p.gpu_count = p.gpu_count, None
+        return count
+    return None
+
+
 APPLE_RAM_ASKED = (
     "Apple silicon's GPU uses macOS's default working set of it (there is no separate VRAM)."
 )
@@ -502,7 +544,8 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
                     "default GPU working set of it (its bandwidth is unknown, so no catalog speed)"
                 )
                 continue
-            p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=memory))
+            count = _unknown_count(t, span_start, p)
+            p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=memory, count=count))
             p.notes.append(
                 f"'{text}' is not in the GPU catalog: sized against the {memory / GB:g} GB you "
                 "gave (its bandwidth is unknown, so no catalog speed)"

@@ -283,15 +283,19 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"{fam}\b({NUMBER})\s*-?\s*{unit}(?![a-z])(?:[\s-]*param(?:eter)?s?)?"):
         scale = 1e9 if m.group(3).lower().startswith("b") else 1e6
         value = float(m.group(2).replace(",", "")) * scale
-        if p.model is not None and value > 0 and not _sizes_of(p.model, value):
-            # 'Llama 3.1 8B … a 70B': another size said beside a model — one of them is asked.
+        other_size = p.params is not None and abs(p.params - value) > 0.01 * value
+        if value > 0 and (
+            (p.model is not None and not _sizes_of(p.model, value))
+            or (p.model is None and other_size)
+        ):
+            # 'Llama 3.1 8B … a 70B', '7B, 13B or 70B': sizing one would answer for another.
             if not p.asks("model", "ambiguous"):
                 said = m.group(0).strip()
                 p.ask(
                     "model",
                     "ambiguous",
-                    f"Two models are named ({p.model_text!r} and {said!r}): which one should I "
-                    "size? (One model per answer; ask again for the other.)",
+                    f"Several models are named ({p.model_text!r} and {said!r}): which one "
+                    "should I size? (One model per answer; ask again for the other.)",
                     said,
                 )
             continue

@@ -73,6 +73,7 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
+from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.coverage import classify, gate_question
 from assistant.reading.model import SlotSource, Span
 from tools.catalog import get_catalog
@@ -187,9 +188,46 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         )
     apply_changes(parsed, previous if follow_up else None)
     _budget_questions(parsed)
+    _conflicting_figures(parsed)
     parsed.notes = list(dict.fromkeys(parsed.notes))
     _gate(parsed)
     return parsed
+
+
+_FIGURE_SLOTS = {
+    "users": "concurrent users",
+    "tokens_per_s": "tokens/s",
+    "tokens_per_s_per_user": "tokens/s per user",
+    "ttft_s": "time to first token",
+    "context": "context",
+    "prompt_tokens": "prompt length",
+    "output_tokens": "output length",
+}
+_LEADING_NUMBER = re.compile(rf"({QUANTITY})", re.I)
+
+
+def _conflicting_figures(parsed: ParsedWorkload) -> None:
+    """Two different figures said for one slot ('~700 tokens/sec … ~3100 tokens/sec', '8
+    users … 40 users'): the extractors keep one, so which is meant is asked, not guessed."""
+    for slot, name in _FIGURE_SLOTS.items():
+        source = parsed.sources.get(slot)
+        if source is None or source.origin != "question" or len(source.spans) < 2:
+            continue
+        values: dict[float, str] = {}
+        for span in source.spans:
+            m = _LEADING_NUMBER.search(span.text)
+            value = None if m is None else parse_quantity(m.group(1).replace(" ", ""))
+            if value is not None and value > 0:
+                values.setdefault(value, span.text)
+        distinct = sorted(values)
+        if len(distinct) > 1 and distinct[-1] > distinct[0] * 1.03:
+            said = " and ".join(f"'{text}'" for text in values.values())
+            parsed.ask(
+                "figure",
+                "ambiguous",
+                f"Two figures are said for the {name} ({said}): which one should I size for?",
+                "; ".join(values.values()),
+            )
 
 
 def _budget_questions(parsed: ParsedWorkload) -> None:

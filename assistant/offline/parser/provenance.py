@@ -4,6 +4,7 @@ place to `ParsedWorkload.unread`. Offsets are the question's own (before `normal
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from difflib import SequenceMatcher
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
+from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.model import SlotSource, Span
 
 _NOT_SLOTS = frozenset({"text", "notes", "questions", "unplaced", "unread", "sources"})
@@ -75,6 +77,28 @@ class Offsets:
         return Span(start=raw_start, end=raw_end, text=self.raw[raw_start:raw_end])
 
 
+_NUMBER = re.compile(rf"({QUANTITY})", re.I)
+
+
+def _spans_of(value: object, spans: list[Span]) -> list[Span]:
+    """Of the spans one extractor read for several fields, those that say `value` (a number
+    whose figure is the field's: '2,000-token prompts' is the prompt's, '500 token answers'
+    the output's); all of them when none says it or the value is not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return spans
+    own = []
+    for span in spans:
+        for m in _NUMBER.finditer(span.text):
+            said = parse_quantity(m.group(1).replace(" ", ""))
+            if said is None:
+                continue
+            # 'Nk' tokens are read as N × 1024 when a power of two (quantities).
+            if abs(said - value) <= 0.03 * value or abs(said * 1.024 - value) <= 0.001 * value:
+                own.append(span)
+                break
+    return own or spans
+
+
 def run_extractors(
     t: Text,
     p: ParsedWorkload,
@@ -98,5 +122,6 @@ def run_extractors(
                 if len(p.questions) == asked:
                     p.unread += [s for s in spans if s not in p.unread]
                 continue
+            own = _spans_of(getattr(p, name), spans) if len(changed) > 1 else spans
             source = p.sources.setdefault(name, SlotSource())
-            source.spans += [s for s in spans if s not in source.spans]
+            source.spans += [s for s in own if s not in source.spans]

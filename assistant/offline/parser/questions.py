@@ -50,6 +50,8 @@ _TTFT_ASKED = (
 )
 _SPEED_ASKED = (
     rf"\bhow\s+many\s+{_PER_SECOND}"
+    r"|\b(?:poor|low|slow|bad|terrible)\s+(?:throughput|performance|speed|inference\s+speed)\b"
+    r"|\bexpected\s+(?:speed|throughput|performance|tokens?\s*(?:/|per)\s*s\w*)\b"
     r"|\bhow\s+fast\s+(?:is|does|would|will|can|could|do)\b"
     r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
     rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
@@ -86,7 +88,8 @@ _RUN_VERB = (
 )
 _YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
 _YES_NO_PHRASE = (
-    r"\bis\s+it\s+(?:even\s+)?possible\s+to\b|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b"
+    r"\b(?:is|it'?s)\s+(?:it\s+)?(?:also\s+|even\s+|still\s+)?possible\s+to\b"
+    r"|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b|\b(?:any|a)\s+way\s+(?:of|to)\s+(?:run|fit|load)"
     r"|\b(?:enough|sufficient|suffice)\b"
     # An out-of-memory report asks whether (and how) it fits.
     r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"

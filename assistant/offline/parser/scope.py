@@ -18,7 +18,7 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "stock or capacity data",
     ),
     (
-        r"\b(?:quality|accuracy|perplexity|ppl|degradation|dumber|smarter|worse|"
+        r"\b(?:quality|accuracy|perplexity|ppl|degradation|dumber|smarter|worse|improvements?|"
         r"intelligence|benchmark\s+scores?|mmlu|humaneval)\b(?:\s+(?:loss|drop|hit|difference|"
         r"impact))?",
         "model quality (a quantization's accuracy loss, which model is smarter)",

@@ -70,6 +70,8 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
                 continue
             assumed = task == "full?"
             task = "full" if assumed else task
+            if p.task is not None:
+                assumed = False  # read already, from more specific words
             if p.task is None or (p.task == "full" and task in ("lora", "qlora")):
                 p.task = cast(Task, task)
             if use is not None and (p.use is None or p.use in ("serve", "fine-tune")):

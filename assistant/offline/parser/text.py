@@ -22,6 +22,7 @@ class Text:
         self.nodes: int | None = None
         self.per_node = False
         self.nodes_text = ""
+        self.nodes_ambiguous = False
 
     def consume(self, start: int, end: int) -> None:
         self.work = self.work[:start] + " " * (end - start) + self.work[end:]
