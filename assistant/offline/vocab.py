@@ -107,7 +107,12 @@ ENGINES: tuple[tuple[str, str, str | None], ...] = (
         "vllm",
         "'{text}' sized like vLLM (paged KV cache, same memory reservation style)",
     ),
-    (r"\b(?:hugging\s?face\s+)?transformers\b|\baccelerate\b", "transformers", None),
+    (
+        r"\b(?:hugging\s?face\s+)?transformers\b|\baccelerate\b|\bfrom_pretrained\b"
+        r"|\btorch_dtype\b|\bautomodelfor\w*",
+        "transformers",
+        None,
+    ),
     (
         r"\bllama\.cpp\b|\bollama\b|\blm\s+studio\b",
         "generic",

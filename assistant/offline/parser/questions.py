@@ -23,11 +23,12 @@ _HARDWARE_NEXT = (
 )
 
 
-_MEM = r"(?:memory|mem|vram|gpu\s+ram|video\s+ram)"
+_MEM = r"(?:memory|mem|(?:ram\s*/\s*)?vram|gpu\s+ram|video\s+ram)"
 _MEMORY_ASKED = (
-    rf"\bhow\s+much\s+(?:gpu\s+|video\s+)?{_MEM}\b"
+    rf"\bhow\s+much\s+(?:more\s+)?(?:gpu\s+|video\s+)?(?:{_MEM}|ram)\b"
+    rf"|\bminimum\s+(?:capacity|{_MEM})\b"
     rf"|\b(?:required|needed|necessary|minimum)\s+(?:gpu\s+)?{_MEM}\b"
-    rf"|\b(?:gpu\s+)?{_MEM}\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
+    rf"|\b(?:gpu\s+)?{_MEM}\)?\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
     rf"|\b{_MEM}\s+(?:usage|consumption)\b"
     r"|\bhow\s+many\s+(?:gb|gib|gigs?|gigabytes?)\b"
     r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
@@ -51,6 +52,8 @@ _TTFT_ASKED = (
 _SPEED_ASKED = (
     rf"\bhow\s+many\s+{_PER_SECOND}"
     r"|\b(?:poor|low|slow|bad|terrible)\s+(?:throughput|performance|speed|inference\s+speed)\b"
+    rf"|\b(?:benchmark|number\s+of|only|just)\s+(?:\d[\d.,]*\s*)?{_PER_SECOND}"
+    r"|\b(?:should|is)\s+(?:it|this|that)\s+(?:should\s+)?(?:be\s+)?(?:that|this|so)\s+slow\b"
     r"|\bexpected\s+(?:speed|throughput|performance|tokens?\s*(?:/|per)\s*s\w*)\b"
     r"|\bhow\s+fast\s+(?:is|does|would|will|can|could|do)\b"
     r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
@@ -77,7 +80,7 @@ _THROUGHPUT_ASKED = (
 # A yes/no question: opens with an auxiliary ('Can my 3090 run…', 'Will it fit…', 'Is a 4090
 # enough…') — not a request ('Can you recommend…') —, or ends with a tag ('…, right?').
 _YES_NO_OPENING = (
-    r"(?:^|[.?!]\s+)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
+    r"(?:^|[.?!:]\s+)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
     r"(?:can|could|will|would|does|do|is|are|should|am)\b(?!\s+(?:you|u|someone|anyone|"
     r"somebody|anybody|we\s+(?:get|have)\s+(?:a|an|some)\s+(?:recommendation|suggestion))\b)"
 )
@@ -90,6 +93,9 @@ _YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it
 _YES_NO_PHRASE = (
     r"\b(?:is|it'?s)\s+(?:it\s+)?(?:also\s+|even\s+|still\s+)?possible\s+to\b"
     r"|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b|\b(?:any|a)\s+way\s+(?:of|to)\s+(?:run|fit|load)"
+    # '…ask if the rtx 3050 8g can run this model?', 'wondering whether it would fit'
+    r"|\b(?:if|whether)\b[^.?!]{0,80}?\b(?:can|could|will|would)\s+(?:\w+\s+)?"
+    r"(?:run|fit|work|load|handle)\b"
     r"|\b(?:enough|sufficient|suffice)\b"
     # An out-of-memory report asks whether (and how) it fits.
     r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"

@@ -34,6 +34,20 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "llama.cpp and Ollama",
     ),
     (
+        r"\bgpu[\s-]split\b|\b(?:best|right|optimal|correct)\s+(?:parameters|settings|flags|"
+        r"config(?:uration)?|args|arguments)\b|\bwhat\s+(?:parameters|settings|flags)\b"
+        r"|\b(?:tips?|how)\s+(?:to\s+)?(?:improve|speed\s+(?:it\s+)?up|boost|increase)\b",
+        "tuning a runtime's settings (GPU split, flags, speed-ups)",
+        "it sizes memory per GPU and the speed to expect, and prints llama.cpp / Ollama launch "
+        "lines for the configuration it sizes",
+    ),
+    (
+        r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
+        r"|\b(?:cpu|ram)[\s-]only\b|\bonly\s+(?:on\s+)?(?:the\s+)?cpu\b",
+        "running on a CPU without a GPU",
+        "it sizes GPUs, and the system RAM llama.cpp needs for the layers one does not hold",
+    ),
+    (
         r"\b(?:licen[cs]e[sd]?|commercial\s+use|terms\s+of\s+use)\b",
         "licences",
         "it sizes hardware for any model; licences are in each model's card",
