@@ -34,7 +34,7 @@ from assistant.commands._output import (
     output_format,
 )
 from assistant.commands._progress import working
-from assistant.commands.recommend import headline_lines, headline_record
+from assistant.commands.recommend import headline_blocks, headline_record
 from tools.catalog import get_catalog
 from tools.cost import (
     PriceFilter,
@@ -413,9 +413,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     doc = Document()
     if report is not None:
-        lead, *rest = headline_lines(report)
-        doc.add(Line(lead.removeprefix("headline: "), lead="headline:", lead_style="strong"))
-        doc.add(*(Line(r.removeprefix("priced: "), lead="priced:", lead_style="dim") for r in rest))
+        doc.add(*headline_blocks(report))
     # The report's cost notes already say how to set a EUR rate (assistant.sizing_tool).
     _cost_blocks(doc, result, train, notes, warnings, args.all, rate_hint=report is None)
     emit(doc, args)

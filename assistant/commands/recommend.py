@@ -231,9 +231,7 @@ def recommendation_document(report: SizingReport, all_layouts: bool = False) -> 
     shown = result.options + (result.rejected if all_layouts else [])
     table = options_table(shown, training)
     doc = Document(data=table)
-    lead, *rest = headline_lines(report)
-    doc.add(Line(lead.removeprefix("headline: "), lead="headline:", lead_style="strong"))
-    doc.add(*(Line(r.removeprefix("priced: "), lead="priced:", lead_style="dim") for r in rest))
+    doc.add(*headline_blocks(report))
     doc.line(
         f"{result.model_id}: {result.total_params:,} parameters ({result.active_params:,} "
         f"active), {result.weights_format} weights {format_bytes(result.weight_bytes, 'GiB')}, "
@@ -252,6 +250,14 @@ def recommendation_document(report: SizingReport, all_layouts: bool = False) -> 
     doc.add(Line("assumptions:", style="heading"))
     doc.add(*lines(result.assumptions, bullet="-", indent=2))
     return doc
+
+
+def headline_blocks(report: SizingReport) -> list[Line]:
+    """`headline_lines` as the CLI prints them: 'headline:' emphasised, 'priced:' dimmed."""
+    lead, *rest = headline_lines(report)
+    out = [Line(lead.removeprefix("headline: "), lead="headline:", lead_style="strong")]
+    out += [Line(r.removeprefix("priced: "), lead="priced:", lead_style="dim") for r in rest]
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
