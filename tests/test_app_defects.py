@@ -17,6 +17,7 @@ from textual.containers import VerticalScroll
 from assistant.app.app import GpuSizerApp
 from assistant.app.results import BarChart, ChartBar
 from assistant.app.screens.help import HelpScreen, HelpScroll
+from assistant.app.verdict import verdict_bars, verdict_lines
 from assistant.app.widgets.bar_chart import BarChartView
 from assistant.app.widgets.memory_bar import MemoryBar
 from assistant.app.widgets.message import AssistantMessage, NoticeLine
@@ -162,28 +163,31 @@ async def test_the_recommended_bar_names_the_headline_on_every_parity_workload()
     async with app.run_test(size=(120, 40)) as pilot:
         host = app.query_one("#turns")
         for question, report in reports:
-            turn = TurnView(question)
-            await host.mount(turn)
-            card = await turn.add_tool_card("c", "size", {})
-            await turn.set_result(card, report)
+            lines = verdict_lines(report)
+            if not lines:
+                continue
+            # The card a turn leads with (TurnView.set_result mounts the same widget).
+            card = VerdictCard(lines, verdict_bars(report), "GiB")
+            await host.mount(card)
             await pilot.pause()
             headline = report.headline
-            if headline is None or turn.verdict is None:
-                continue
-            o = headline.option
-            whole = f"{o.count}× {get_catalog().gpus[o.gpu].name.removeprefix('NVIDIA ')}"
-            bars = [b.data.label for b in turn.verdict.query(MemoryBar)]
-            for label in (b for b in bars if "(recommended" in b):
-                # e.g. '4× L40S (recommended; 2 replicas of 2 GPUs)' under a 4× L40S headline,
-                # never '2× L40S (recommended)' (one replica's count).
-                assert label.startswith(f"{o.count}× "), (question, label, o.count)
-                assert whole.split("× ")[1].split()[-1] in label, (question, label)
+            bars = [b.data.label for b in card.query(MemoryBar)]
+            recommended = [b for b in bars if "(recommended" in b]
+            if headline is not None and recommended:
+                o = headline.option
+                gpu = get_catalog().gpus[o.gpu].name
+                for label in recommended:
+                    # e.g. '4× L40S (recommended; 2 replicas of 2 GPUs)' under a 4× L40S
+                    # headline, never '2× L40S (recommended)' (one replica's count).
+                    assert label.startswith(f"{o.count}× "), (question, label, o.count)
+                    assert gpu.split()[-1] in label, (question, label, gpu)
+                    if o.dp > 1 and not report.is_training:  # one replica sized of dp
+                        assert f"{o.dp} replicas" in label, (question, label)
                 if card_shows_headline(report):
                     # The card's line for the headline names the same count.
-                    heads = [line.head for line in turn.verdict.lines]
-                    assert any(f"{o.count}× " in head for head in heads), (question, heads)
+                    assert any(f"{o.count}× " in line.head for line in lines), (question, lines)
                 checked += 1
-            await turn.remove()
+            await card.remove()
     assert checked >= 5  # the workloads whose recommended layout is drawn
 
 
