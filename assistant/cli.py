@@ -49,6 +49,18 @@ def version() -> str:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """`--version` in the help, its text read only when asked (importlib.metadata is ~25 ms
+    of every command's start otherwise)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=str(kwargs.get("help", "")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"gpu-sizer {version()}")
+        parser.exit()
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from assistant.commands._examples import help_with_examples
     from assistant.commands._flags import OneLineParser  # errors: one line, exit 2
@@ -59,7 +71,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "(app flags: --base-url URL, --model NAME, --api-key-env VAR, --timeout S, --offline).",
         **help_with_examples(""),
     )
-    parser.add_argument("-V", "--version", action="version", version=f"gpu-sizer {version()}")
+    parser.add_argument("-V", "--version", action=_VersionAction, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == only:

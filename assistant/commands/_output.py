@@ -372,8 +372,6 @@ def render_terminal(doc: Document, term: Terminal) -> str:
     from rich.console import Console
     from rich.text import Text
 
-    from assistant.commands._markdown import TerminalMarkdown
-
     console = _console(term)
     assert isinstance(console, Console)
     with console.capture() as captured:
@@ -391,6 +389,9 @@ def render_terminal(doc: Document, term: Terminal) -> str:
             elif isinstance(block, MarkdownText):
                 source = clean_text(block.source)
                 if term.is_terminal or term.color:
+                    # Lazy: Rich's Markdown and markdown-it cost ~50 ms, a pipe never needs them.
+                    from assistant.commands._markdown import TerminalMarkdown
+
                     console.print(TerminalMarkdown(source))
                 else:
                     console.out(source, end="", highlight=False)  # raw: exactly as written
