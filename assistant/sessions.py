@@ -65,6 +65,9 @@ class SessionSummary:
     message_count: int
     path: Path
     problem: str | None = None
+    sized: bool = False
+    """Whether a tool ran in it (a tool result is stored): the chat offers only such sessions
+    as recent ones, not a question nothing could be read from."""
 
 
 @dataclass
@@ -212,6 +215,7 @@ def _summary_of(path: Path, raw: object) -> SessionSummary:
         mode=text("mode"),
         message_count=len(messages),
         path=path,
+        sized=any(isinstance(m, dict) and m.get("role") == "tool" for m in messages),
     )
 
 

@@ -65,9 +65,10 @@ async def test_full_conversation_tool_card_streamed_answer_and_session_file(
         kinds = [type(w).__name__ for w in turn.children]
         assert kinds == [
             "UserMessage",
-            "Vertical",
+            "Vertical",  # the lead: the verdict card of a sizing report
             "AssistantMessage",
-            "Vertical",
+            "Vertical",  # the notices, under the answer
+            "Vertical",  # the charts
             "ComputedSection",
         ]
         assert turn.computed.query_one(ToolCard).call_id == "call_0"
@@ -257,7 +258,8 @@ async def test_prompt_history_and_newline_keys(sessions_dir: Path) -> None:
 
 
 async def test_new_chat_help_and_export_notice(sessions_dir: Path) -> None:
-    app = GpuSizerApp(FakeEngine(), sessions_directory=sessions_dir)
+    engine = FakeEngine(tool_calls=[("estimate_memory", {"gpu": "L4"}, MEMORY_RESULT)])
+    app = GpuSizerApp(engine, sessions_directory=sessions_dir)
     async with app.run_test(size=SIZE) as pilot:
         await _type(pilot, app, "question")
         await pilot.press("enter")

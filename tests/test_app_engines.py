@@ -88,8 +88,9 @@ async def test_llm_conversation_tool_card_streamed_answer_and_saved_tool_calls(
             card = app.query_one(ToolCard)
             assert card.tool_name == "find_gpu" and card.status == "done"
             assert card.table is not None
-            # NVIDIA H100 SXM datasheet: 80 GB HBM3 (the registry reports memory_GB).
-            assert ("memory", "80.00 GB") in card.table.rows
+            # NVIDIA H100 SXM datasheet: 80 GB HBM3, quoted as the datasheet's label (not
+            # converted: 80e9 B would read 74.51 GiB, less than the usable 79.65 GiB).
+            assert ("memory (datasheet)", "80 GB") in card.table.rows
             answer = app.query_one(AssistantMessage)
             assert answer.text == "".join(answer_parts)
             assert answer.markdown.source == answer.text

@@ -19,6 +19,7 @@ from assistant.app.results import (
     ResultTable,
     answer_unit,
     card_view,
+    chart_users,
     cost_charts,
     latency_charts,
 )
@@ -30,7 +31,7 @@ from assistant.app.widgets.tool_card import ToolCard
 from assistant.app.widgets.turn_view import report_parts, serving_costs
 from assistant.app.widgets.welcome import EXAMPLES, Welcome
 from assistant.config import Settings
-from tests.app_fakes import FakeEngine
+from tests.app_fakes import MEMORY_RESULT, FakeEngine
 from tests.offline_turns import after_reading
 from tests.record_app_turns import QUESTIONS, load_turn, replay_calls
 from tools.sizing import SizingReport
@@ -84,7 +85,8 @@ async def test_welcome_e_puts_the_example_in_the_prompt_to_edit(tmp_path: Path) 
 
 
 async def test_welcome_reopens_a_recent_session(tmp_path: Path) -> None:
-    first = GpuSizerApp(FakeEngine(), sessions_directory=tmp_path)
+    sized = FakeEngine(tool_calls=[("estimate_memory", {"gpu": "L4"}, MEMORY_RESULT)])
+    first = GpuSizerApp(sized, sessions_directory=tmp_path)
     async with first.run_test(size=NARROW) as pilot:
         await _ask(first, pilot, "Llama 3.1 8B on one L4?")
         saved_id = first.conversation.id
@@ -247,16 +249,18 @@ def test_verdict_per_kind_of_answer() -> None:
     assert [line.head for line in cost] == ["Fits on 1× L40S", "Fits on 1× H100 SXM5"]
 
 
-def test_llm_turn_cards_use_gb_as_the_model_does() -> None:
-    # A model reads the results in GB, so its turn's cards and verdict say GB, never GiB.
+def test_llm_turn_cards_use_gib_as_every_table_does() -> None:
+    # Issue 33: one display unit. An LLM turn leads with the tools' verdict in GiB, so its
+    # cards say GiB too (never GB beside it), as an offline turn's do.
     report = _report("fits")
     estimate = report.memory[0].estimate
     assert estimate is not None
+    assert answer_unit("llm") == answer_unit("offline") == "GiB"
     summary = call_summary("estimate_memory", {}, estimate, answer_unit("llm"))
-    assert summary.endswith(f"{estimate.per_gpu_bytes / 1e9:.1f} GB per GPU, fits")
-    (line,) = verdict_lines(report, "GB")
-    assert f"needs {estimate.per_gpu_bytes / 1e9:.1f} GB per GPU" in line.detail
-    assert "GiB" not in line.detail and "GiB" not in summary
+    assert summary.endswith(f"{estimate.per_gpu_bytes / 2**30:.1f} GiB per GPU, fits")
+    (line,) = verdict_lines(report, answer_unit("llm"))
+    assert f"needs {estimate.per_gpu_bytes / 2**30:.1f} GiB per GPU" in line.detail
+    assert " GB" not in line.detail and " GB" not in summary
 
 
 # ---- narrow windows: tables drop columns, charts shrink ----------------------------------
@@ -308,13 +312,16 @@ def test_latency_curve_of_the_configuration_that_works() -> None:
     report = _report("fits")
     option = working_option(report)
     assert option is not None and option.latency_curve
-    ttft, speed = latency_charts(option)
-    # One bar per concurrency the performance model computed, its own figures.
+    ttft, speed = latency_charts(option, report.users_stated)
+    # One bar per concurrency the performance model computed, its own figures — never past
+    # one replica's share of the users asked for: 10 users on one L40S (one replica) is 10.
+    assert report.users_stated and option.dp == 1 and chart_users(option) == 10
+    shown = [p for p in option.latency_curve if p.concurrency <= 10]
+    assert len(shown) < len(option.latency_curve)  # the curve itself runs further
+    assert len(shown) >= 2 and shown[-1].concurrency == 10
     assert [bar.label for bar in ttft.bars][:2] == ["1 user", "2 users"]
-    assert [bar.value for bar in ttft.bars] == [p.ttft_s for p in option.latency_curve]
-    assert [bar.value for bar in speed.bars] == [
-        p.tokens_per_s_per_user for p in option.latency_curve
-    ]
+    assert [bar.value for bar in ttft.bars] == [p.ttft_s for p in shown]
+    assert [bar.value for bar in speed.bars] == [p.tokens_per_s_per_user for p in shown]
     assert "1× L40S, per replica" in ttft.title
     # Every speed says how it was obtained: the chart titles carry the basis.
     assert ttft.title.endswith(f"· {option.ttft_basis or 'estimated'}")

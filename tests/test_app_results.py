@@ -17,35 +17,44 @@ from tools.recommend import recommend
 from tools.workload import Workload
 
 
-def test_memory_card_is_in_one_unit_gb() -> None:
-    # The model reads GB (10^9 bytes), so the whole card uses GB (never GB next to GiB).
+def test_memory_card_is_in_one_unit_gib() -> None:
+    # Issue 33: GiB on every card (as every CLI table), in either engine mode.
+    assert answer_unit("offline") == answer_unit("llm") == "GiB"
     rows = dict(card_view(MEMORY_RESULT).table.rows)
-    # 16,060,522,496 bytes = 16.06 GB; 2 GiB = 2,147,483,648 bytes = 2.15 GB; 24e9 = 24.00 GB.
-    assert rows["weights"] == "16.06 GB"
-    assert rows["KV cache"] == "2.15 GB"
-    assert rows["usable per GPU"] == "24.00 GB"
-    assert rows["headroom per GPU"] == "5.79 GB" and rows["fits"] == "yes"
-    assert not any("GiB" in value for value in rows.values())
-    # Beside an offline answer (GiB) the same card is in GiB throughout: 16,060,522,496 / 2^30
-    # = 14.96; 24e9 / 2^30 = 22.35; headroom 5,791,993,856 / 2^30 = 5.39.
-    assert answer_unit("offline") == "GiB" and answer_unit("llm") == "GB"
-    rows = dict(card_view(MEMORY_RESULT, "GiB").table.rows)
+    # 16,060,522,496 / 2^30 = 14.96; 2 GiB; 24e9 / 2^30 = 22.35; headroom 5,791,993,856 / 2^30
+    # = 5.39.
     assert (rows["weights"], rows["KV cache"]) == ("14.96 GiB", "2.00 GiB")
     assert (rows["usable per GPU"], rows["headroom per GPU"]) == ("22.35 GiB", "5.39 GiB")
+    assert rows["fits"] == "yes" and not any(v.endswith(" GB") for v in rows.values())
+    # GB on request is GB throughout: 16,060,522,496 B = 16.06 GB; 24e9 = 24.00 GB.
+    rows = dict(card_view(MEMORY_RESULT, "GB").table.rows)
+    assert (rows["weights"], rows["usable per GPU"]) == ("16.06 GB", "24.00 GB")
+    assert not any("GiB" in value for value in rows.values())
 
 
 def test_recommendation_card_lists_options_with_the_unit_in_the_header() -> None:
     rec = recommend(Workload(model="llama-3.1-8b", constraints={"only_gpus": ["l4", "h100-sxm"]}))
     view = card_view(rec)
-    assert "per GPU (GB)" in view.table.columns
+    assert "per GPU (GiB)" in view.table.columns
     assert [row[0] for row in view.table.rows] == [o.gpu for o in rec.options]
     assert view.table.columns[:2] == ("GPU", "GPUs")  # labels in words, not field names
     first = rec.options[0]
     cells = dict(zip(view.table.columns, view.table.rows[0], strict=True))
-    assert cells["per GPU (GB)"] == f"{first.per_gpu_bytes / 1e9:,.2f}"
+    assert cells["per GPU (GiB)"] == f"{first.per_gpu_bytes / 2**30:,.2f}"
     assert cells["TP×PP×DP"] == f"{first.tp}×{first.pp}×{first.dp}"
     assert view.table.to_markdown().splitlines()[1] == "|" + "---|" * len(view.table.columns)
     assert len(view.bars) == len(rec.options)
+
+
+def test_a_gpu_card_quotes_the_datasheet_label_and_says_why_usable_differs() -> None:
+    from assistant.lookups import FindGpuInput, find_gpu
+
+    view = card_view(find_gpu(FindGpuInput(name="h100")))
+    rows = dict(view.table.rows)
+    # NVIDIA H100 SXM5 datasheet: "80GB HBM3", 3.35 TB/s; usable 81,559 MiB = 79.65 GiB.
+    assert rows["memory (datasheet)"] == "80 GB" and rows["usable memory"] == "79.65 GiB"
+    assert rows["memory bandwidth (datasheet)"] == "3,350 GB/s"
+    assert any("not a byte count" in line for line in view.lines)
 
 
 def test_memory_bar_reads_breakdown_and_reported_headroom() -> None:

@@ -35,12 +35,18 @@ SAVED_SESSIONS = (
 def _write_sessions(directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for session_id, title, updated in SAVED_SESSIONS:
+        # Sessions something was sized in (a tool result): the welcome screen lists only those.
+        call = {"id": "c1", "type": "function", "function": {"name": "size", "arguments": "{}"}}
         record = {
             "id": session_id,
             "title": title,
             "updated": updated,
             "mode": "offline",
-            "messages": [{"role": "user", "content": title}],
+            "messages": [
+                {"role": "user", "content": title},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "{}"},
+            ],
         }
         (directory / f"{session_id}.json").write_text(json.dumps(record), encoding="utf-8")
 
@@ -107,3 +113,41 @@ def test_answer(snap_compare: Any, tmp_path: Path, turn: str, size: str) -> None
 
     app = _app(tmp_path, engine)
     assert snap_compare(app, terminal_size=SIZES[size], run_before=converse)
+
+
+# ---- issue 33: the screens its defects were on ------------------------------------------
+@pytest.mark.parametrize("where", ["top", "end"])
+def test_help_screen_scrolled_from_the_keyboard(
+    snap_compare: Any, tmp_path: Path, where: str
+) -> None:
+    async def open_help(pilot: Any) -> None:
+        pilot.app.query_one(PromptInput).cursor_blink = False
+        await pilot.press("f1")
+        await pilot.pause()
+        if where == "end":
+            await pilot.press("end")
+        await pilot.pause()
+
+    app = _app(tmp_path, FakeEngine())
+    assert snap_compare(app, terminal_size=SIZES["narrow"], run_before=open_help)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_gpus_listing_after_an_answer(snap_compare: Any, tmp_path: Path, size: str) -> None:
+    question, engine = _replay("fits")
+
+    async def listing(pilot: Any) -> None:
+        app = pilot.app
+        prompt = app.query_one(PromptInput)
+        prompt.cursor_blink = False
+        prompt.insert(question)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await _settled(pilot)
+        prompt.insert("/gpus")
+        await pilot.press("enter")
+        await pilot.wait_for_scheduled_animations()
+        await _settled(pilot)
+
+    app = _app(tmp_path, engine)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=listing)

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from assistant.cli import main
-from assistant.commands._table import render_table
+from assistant.commands._output import Column, Document, Table, plain_text
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -108,30 +108,41 @@ def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> No
     assert json.loads(out)["id"] == "a100-80gb-sxm4"
 
 
+def _rows(out: str) -> dict[str, list[str]]:
+    """The table's rows by id: piped, one row per line, cells two or more spaces apart."""
+    return {
+        cells[0]: cells
+        for line in out.splitlines()[1:]  # under the header
+        if (cells := re.split(r"\s{2,}", line.strip()))
+        and re.fullmatch(r"[a-z0-9][\w.-]*", cells[0])
+    }
+
+
 def test_gpus_table_labels_units_and_never_mixes_gb_with_gib(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     code, out, _ = _run(capsys, "gpus")
     assert code == 0
     header = out.splitlines()[0]
-    assert "marketed as" in header and "usable GB" in header and "GiB" not in header
-    assert "bandwidth GB/s" in header and "BF16 TFLOPS (dense)" in header and "as_of" in header
-    row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
-    cells = row.split()
-    # Datasheet 80 GB; 81,559 MiB usable = 81,559 x 1,048,576 = 85,520,809,984 B = 85.52 GB;
-    # BF16 1,979 sparse / 2 = 989.5.
-    assert "80" in cells and "85.52" in cells and "989.5" in cells and "3,350" in cells
+    # Memory in GiB, as every table (issue 33); GB only where the datasheet is quoted, labelled.
+    assert "usable GiB" in header and "usable GB " not in header
+    assert "marketed (datasheet)" in header and "bandwidth GB/s (datasheet)" in header
+    assert "BF16 TFLOPS (dense)" in header and "as_of" in header
+    cells = _rows(out)["h100-sxm"]
+    # Datasheet 80 GB; 81,559 MiB usable = 81,559 / 1,024 = 79.647 GiB; BF16 1,979 sparse / 2
+    # = 989.5; 3.35 TB/s = 3,350 GB/s.
+    assert "80 GB" in cells and "79.65" in cells and "989.5" in cells and "3,350" in cells
 
 
-def test_gpus_table_in_gib(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "gpus", "--unit", "GiB")
+def test_gpus_table_in_gb_on_request(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, "gpus", "--unit", "GB")
     assert code == 0
     header = out.splitlines()[0]
-    assert "usable GiB" in header and "usable GB" not in header
-    row = next(line for line in out.splitlines() if line.startswith("h100-sxm "))
-    # 81,559 MiB / 1,024 = 79.647 GiB usable; the label stays the vendor's "80 GB" (no 74.51
-    # GiB: that would convert a product label as if it were a byte count).
-    assert "79.65" in row.split() and "80 GB" in row and "74.51" not in row
+    assert "usable GB" in header and "usable GiB" not in header
+    cells = _rows(out)["h100-sxm"]
+    # 81,559 × 1,048,576 = 85,520,809,984 B = 85.52 GB; the label stays the vendor's "80 GB"
+    # (no 74.51 GiB: that would convert a product label as if it were a byte count).
+    assert "85.52" in cells and "80 GB" in cells and "74.51" not in cells
 
 
 def test_gpus_marketed_label_is_not_read_as_fewer_bytes_than_usable(
@@ -139,19 +150,20 @@ def test_gpus_marketed_label_is_not_read_as_fewer_bytes_than_usable(
 ) -> None:
     # QA round 2, finding 13. NVIDIA A100 datasheet: "40GB HBM2"; the catalog's rule: built as
     # 40 GiB = 40 x 2^30 B = 42,949,672,960 B, less 361 MiB the driver keeps
-    # = 42,949,672,960 - 378,535,936 = 42,571,137,024 B = 42.57 GB = 39.65 GiB usable.
+    # = 42,949,672,960 - 378,535,936 = 42,571,137,024 B = 39.65 GiB usable.
     assert 40 * 2**30 - 361 * 2**20 == 42_571_137_024
     code, out, _ = _run(capsys, "gpus")
     assert code == 0
-    row = next(line for line in out.splitlines() if line.startswith("a100-40gb-sxm4 "))
-    assert "40 GB" in row and "42.57" in row.split()
-    assert "label, not a byte count" in out
+    rows = _rows(out)
+    assert "40 GB" in rows["a100-40gb-sxm4"] and "39.65" in rows["a100-40gb-sxm4"]
+    # Both figures shown: the difference is explained under the table, on a row's figures.
+    assert "not a byte count" in out and "carries N GiB" in out
+    assert "marketed as 80 GB; one process can allocate 79.65 GiB" in out
     # Every row: the marketed column holds a label ("N GB"), never a bare number.
-    table = out.split("\n\n")[0].splitlines()[2:]
-    assert table and all(re.search(r"\s\d[\d,]* GB\s", line) for line in table)
+    assert len(rows) == 93 and all(re.fullmatch(r"[\d,]+ GB", r[3]) for r in rows.values())
     _, detail, _ = _run(capsys, "gpus", "a100-40gb-sxm4")
-    assert "marketed as: 40 GB HBM2 (the vendor's label" in detail
-    assert "= 42.57 GB = 39.65 GiB" in detail
+    assert "marketed as: 40 GB HBM2 (the datasheet's label" in detail
+    assert "usable: 39.65 GiB (42,571,137,024 bytes" in detail
 
 
 def test_gpus_detail_shows_basis_and_sources(capsys: pytest.CaptureFixture[str]) -> None:
@@ -171,8 +183,9 @@ def test_unknown_name_exits_2_with_suggestions(
     assert "Did you mean" in err and "Traceback" not in err
 
 
-def test_render_table_aligns_and_checks_width() -> None:
-    table = render_table(("name", "GB"), [("a", "1"), ("bbb", "100")], right_align=(1,))
-    assert table.splitlines() == ["name   GB", "----  ---", "a       1", "bbb   100"]
+def test_plain_tables_align_and_check_their_rows() -> None:
+    table = Table((Column("name"), Column("GB", numeric=True)), [("a", "1"), ("bbb", "100")])
+    lines = plain_text(Document([table])).splitlines()
+    assert lines[0].split() == ["name", "GB"] and lines[2:] == ["a       1", "bbb   100"]
     with pytest.raises(ValueError):
-        render_table(("a", "b"), [("only one",)])
+        Table((Column("a"), Column("b")), [("only one",)])

@@ -39,8 +39,12 @@ def _prefixes(parser: argparse.ArgumentParser) -> list[str]:
 
 
 # What a command needs before it looks at the rest (proposal: a session or a JSON file;
-# prices: its action).
-REQUIRED = {"proposal": ["--session", "no-such-session"], "prices": ["show"]}
+# prices and sessions: their action).
+REQUIRED = {
+    "proposal": ["--session", "no-such-session"],
+    "prices": ["show"],
+    "sessions": ["list"],
+}
 CASES = [
     (command, [*words, *REQUIRED.get(command, [])], prefix)
     for command in cli.COMMANDS

@@ -74,7 +74,7 @@ def test_no_configuration_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -
 def test_text_output_labels_tiers(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cost", "--gpu", "h100-sxm", "--count", "8", "--tokens-per-s", "5000"]) == 0
     text = capsys.readouterr().out
-    assert "on_demand prices" in text and "spot prices" in text and "USD/hour" in text
+    assert "on-demand prices" in text and "spot prices" in text and "USD/hour" in text
 
 
 def test_model_with_only_a_throughput_target_prices_only_options_meeting_it(

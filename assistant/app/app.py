@@ -163,15 +163,17 @@ class GpuSizerApp(App[None]):
 
     def welcome_info(self) -> WelcomeInfo:
         """The welcome screen's facts: the mode (endpoint shown without credentials) and the
-        most recent readable sessions of this app's store."""
+        most recent readable sessions of this app's store in which something was sized."""
         if self.engine.mode == "llm":
             mode = f"Mode: {self.sub_title} — the tools compute every figure, the model explains"
         else:
             mode = f"Mode: {self.sub_title} — no model, no network needed"
+        # Recent sessions are the ones something was sized in: a question nothing could be
+        # read from ("asdf") is kept on disk (Ctrl+O lists every file) but not offered here.
         sessions = [
             summary
             for summary in list_sessions(self.store.folder)
-            if summary.problem is None and summary.id != self.conversation.id
+            if summary.problem is None and summary.sized and summary.id != self.conversation.id
         ]
         return WelcomeInfo(clean_text(mode), llm=self.engine.mode == "llm", sessions=sessions)
 
@@ -335,8 +337,10 @@ class GpuSizerApp(App[None]):
             focused = self.focused
             if isinstance(focused, PromptInput) and focused.text:
                 return False
-        # App-level keys act on the chat only, not under a modal screen.
-        if action in {b.action for b in self.BINDINGS if isinstance(b, Binding)}:
+        # App-level keys act on the chat only, not under a modal screen (by action name:
+        # `scroll_chat('page_down')` arrives here as `scroll_chat`, so the help screen's own
+        # PageDown scrolls the help, not the chat behind it).
+        if action in {b.action.split("(")[0] for b in self.BINDINGS if isinstance(b, Binding)}:
             return not isinstance(self.screen, commands_modal_types())
         return True
 
@@ -353,6 +357,7 @@ class GpuSizerApp(App[None]):
         self.conversation = self._fresh_conversation()
         self.status.reset_usage()
         self.status.saved = ""
+        self.status.state = "ready"  # not the last turn's "cancelled" or "error"
         await self.chat_log.clear_log()
         await self.show_welcome()
         self.prompt.focus()
@@ -377,6 +382,9 @@ class GpuSizerApp(App[None]):
             return
         self.conversation = loaded.conversation
         self.status.reset_usage()
+        self.status.state = "ready"
+        # The session shown is the one named in the status bar (not the one before it).
+        self.status.saved = f"opened {loaded.conversation.id}"
         await self.chat_log.restore(loaded.conversation)
         if loaded.problems:
             await self.chat_log.add_notice(session_problems_text(loaded.problems), "warning")
@@ -535,14 +543,12 @@ class GpuSizerApp(App[None]):
     async def cmd_gpus(self, argument: str) -> None:
         from assistant.app.catalog_view import gpus_markdown
 
-        answer = await self.chat_log.new_answer()
-        await answer.finish(gpus_markdown())
+        await self.chat_log.add_listing(gpus_markdown(self.chat_log.text_width()))
 
     async def cmd_models(self, argument: str) -> None:
         from assistant.app.catalog_view import models_markdown
 
-        answer = await self.chat_log.new_answer()
-        await answer.finish(models_markdown())
+        await self.chat_log.add_listing(models_markdown(self.chat_log.text_width()))
 
 
 def commands_modal_types() -> tuple[type[Screen[Any]], ...]:

@@ -1,25 +1,34 @@
 """`/gpus` and `/models` in the chat: the same tables as `gpu-sizer gpus` / `gpu-sizer models`.
 
-Reuses the CLI listings' headers and rows (one formatter for both surfaces), shown in a
-preformatted block so columns stay aligned; the Markdown fence scrolls sideways at 80 columns.
+Reuses the CLI listings' columns and rows (one formatter for both surfaces), laid out to the
+chat's width as the CLI lays them out for a terminal (the most droppable columns go first and a
+line names them) and shown in a preformatted block so the columns stay aligned.
 """
 
 from __future__ import annotations
 
 from assistant.commands import gpus, models
-from assistant.commands._table import render_table
+from assistant.commands._output import Document, Table, Terminal, render_terminal
 from tools.catalog import get_catalog
 
 
-def gpus_markdown() -> str:
-    """The GPU catalog's devices (memory in GB, one unit per table, with each as_of); the RAM
+def _laid_out(table: Table, width: int | None) -> str:
+    """`table` as plain aligned text at `width` columns (None: its natural width)."""
+    return render_terminal(Document([table]), Terminal(False, width, None, False)).rstrip("\n")
+
+
+def gpus_markdown(width: int | None = None) -> str:
+    """The GPU catalog's devices (usable memory in GiB, as every table; the marketed label as
+    the datasheet prints it, explained under the table, with each as_of); the RAM
     configurations of unified-memory machines are in `gpu-sizer gpus --all`."""
-    table = gpus.table(get_catalog().devices(), "GB")
-    return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{gpus.UNITS_NOTE}"
+    devices = get_catalog().devices()
+    table = _laid_out(gpus.gpu_table(devices, "GiB"), width)
+    note = f"{gpus.UNITS_NOTE} {gpus.usable_example(devices)}"
+    return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{note}"
 
 
-def models_markdown() -> str:
+def models_markdown(width: int | None = None) -> str:
     """The model catalog (parameter counts computed from each architecture, with as_of)."""
     rows = [models._row(entry) for entry in get_catalog().models.values()]
-    table = render_table(models.HEADERS, rows, right_align=(2, 3, 4, 6))
+    table = _laid_out(Table(models.COLUMNS, rows), width)
     return f"**Model catalog**\n\n```text\n{table}\n```"

@@ -1,6 +1,8 @@
 """`gpu-sizer` with no arguments: load settings, pick the engine, run the chat app.
 
-Exit codes: 0 after a normal quit, 2 for an invalid config file or flag, 1 when the app stopped
+Exit codes: 0 after a normal quit, 2 for an invalid config file or flag or when stdin or stdout
+is not a terminal (a pipe, cron, CI: one line says so and names `gpu-sizer ask`), 1 when the app
+stopped
 on an unhandled error. Textual prints that error's traceback once the terminal is restored;
 `finish` then saves the conversation (nothing typed is lost) and adds one line saying what
 happened and where the session is, so the message is still on screen after the app is gone.
@@ -55,11 +57,37 @@ def run_app(overrides: Mapping[str, Any] | None = None) -> int:
     except EngineUnavailable as exc:
         print(f"gpu-sizer: error: {exc}", file=sys.stderr)
         return 1
+    missing = not_a_terminal()
+    if missing:
+        # Textual would draw into a pipe and wait on input that never comes: say so at once.
+        print(
+            f"gpu-sizer: error: the chat needs a terminal ({missing}); for one "
+            'answer on stdout: gpu-sizer ask "QUESTION" (gpu-sizer --help lists the commands)',
+            file=sys.stderr,
+        )
+        return 2
     from assistant.app.app import GpuSizerApp
 
     app = GpuSizerApp(engine, settings, engine_factory=build_engine)
     app.run()
     return finish(app, sys.stderr)
+
+
+def not_a_terminal(streams: Mapping[str, TextIO] | None = None) -> str:
+    """Which standard streams the chat needs are not a terminal ('stdin is not one', 'stdin
+    and stdout are not one'), or '' when both are."""
+    chosen = {"stdin": sys.stdin, "stdout": sys.stdout} if streams is None else streams
+    missing = []
+    for name, stream in chosen.items():
+        try:
+            tty = stream is not None and stream.isatty()
+        except (AttributeError, ValueError, OSError):
+            tty = False
+        if not tty:
+            missing.append(name)
+    if not missing:
+        return ""
+    return " and ".join(missing) + (" is not one" if len(missing) == 1 else " are not one")
 
 
 def finish(app: GpuSizerApp, stderr: TextIO) -> int:

@@ -1,9 +1,10 @@
 """Typed tool results → what a tool card shows: a compact table, warnings and memory bars.
 
 Pure functions, no Textual: the UI never computes a figure, so this module only selects,
-labels and converts units for display (bytes → GB via `tools.units`). One unit per table: GB
-(10^9 bytes), the unit the model reads the same results in, so a card matches the figures an
-LLM answer quotes. Each result type has its view (`card_view` dispatches on the type).
+labels and converts units for display (bytes → GiB via `tools.units`). One unit per card:
+GiB (2^30 bytes) for memory, as every table of the CLI; GB only where a datasheet is quoted
+(a GPU's marketed label, bandwidth in GB/s), labelled so. Each result type has its view
+(`card_view` dispatches on the type).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tools.cost import CostComparison, ServingCostResult, ServingCostRow
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
-from tools.units import format_bytes
+from tools.units import GB, format_bytes
 
 MAX_COLUMNS = 8
 """A card's table stays readable at 80 columns; the full result is in the session file."""
@@ -34,7 +35,13 @@ MEMORY_COMPONENTS = ("weights", "kv_cache", "activations", "gradients", "optimiz
 """Stacking order of a memory bar (the memory calculator's breakdown keys)."""
 
 TableUnit = Literal["GB", "GiB"]
-CARD_UNIT: TableUnit = "GB"
+CARD_UNIT: TableUnit = "GiB"
+"""The one display unit of memory (issue 33): GiB on every card, as on every CLI table."""
+
+DATASHEET_FIELDS = frozenset({"memory_bytes"})
+"""Byte fields that hold a datasheet's label, not a measured size: a GPU's marketed memory
+('80 GB' is a product name — the part carries 80 GiB of chips), quoted as the datasheet prints
+it, never converted to GiB (74.51 would read as less than the usable 79.65)."""
 
 
 @dataclass(frozen=True)
@@ -294,31 +301,59 @@ def report_view(report: SizingReport, unit: TableUnit = CARD_UNIT) -> CardView:
 def _facts_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
     rows = []
     for name, item in value:
-        if name.endswith("_bytes") and isinstance(item, int | float):
+        if name in DATASHEET_FIELDS and isinstance(item, int | float):
+            rows.append((f"{field_label(name)} (datasheet)", _datasheet_label(item)))
+        elif name.endswith("_bytes") and isinstance(item, int | float):
             rows.append((field_label(name), size_text(item, unit)))
         elif name.endswith("_bytes_per_s") and isinstance(item, int | float):
-            rows.append((field_label(name.removesuffix("_per_s")), size_text(item, unit) + "/s"))
+            # A bandwidth is the datasheet's GB/s (10^9 bytes per second), labelled so.
+            label = field_label(name.removesuffix("_per_s"))
+            rows.append((f"{label} (datasheet)", f"{item / GB:,.0f} GB/s"))
         elif isinstance(item, str | int | float | bool) or item is None:
             rows.append((field_label(name), format_value(item)))
     return CardView(table=_fields(rows))
+
+
+def _datasheet_label(num_bytes: float) -> str:
+    """A marketed capacity as the datasheet labels it ('80 GB'): a product name, not a size."""
+    return f"{num_bytes / GB:,.0f} GB"
+
+
+def _cell(name: str, value: Any, unit: TableUnit) -> str:
+    if name in DATASHEET_FIELDS and isinstance(value, int | float):
+        return _datasheet_label(value)
+    if name.endswith("_bytes") and isinstance(value, int | float):
+        return size_text(value, unit)
+    return format_value(value)
 
 
 def _list_view(rows: Sequence[BaseModel], unit: TableUnit = CARD_UNIT) -> CardView:
     if not rows:
         return CardView()
     columns = tuple(type(rows[0]).model_fields)
+    headers = tuple(
+        f"{field_label(c)} (datasheet)" if c in DATASHEET_FIELDS else field_label(c)
+        for c in columns
+    )
     return CardView(
         table=ResultTable(
-            tuple(field_label(c) for c in columns),
-            tuple(
-                tuple(
-                    size_text(v, unit) if c.endswith("_bytes") else format_value(v)
-                    for c, v in ((c, getattr(r, c)) for c in columns)
-                )
-                for r in rows
-            ),
+            headers,
+            tuple(tuple(_cell(c, getattr(r, c), unit) for c in columns) for r in rows),
         )
     )
+
+
+MARKETED_NOTE = (
+    "memory (datasheet) is the vendor's label in GB (10^9 bytes), not a byte count: the part "
+    "carries that many GiB of chips, and usable memory is what one process can allocate of them "
+    "(the driver and firmware keep the rest)."
+)
+"""Said on a card that shows a GPU's marketed label beside its usable memory."""
+
+
+def _gpu_facts_view(value: GpuFacts, unit: TableUnit = CARD_UNIT) -> CardView:
+    view = _facts_view(value, unit)
+    return CardView(table=view.table, lines=(MARKETED_NOTE,))
 
 
 _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...] = (
@@ -327,7 +362,7 @@ _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...]
     (CostComparison, lambda v, unit: cost_view(v)),
     (SizingReport, report_view),
     (ModelFacts, _facts_view),
-    (GpuFacts, _facts_view),
+    (GpuFacts, _gpu_facts_view),
     (ModelList, lambda v, unit: _list_view(v.models, unit)),
     (GpuList, lambda v, unit: _list_view(v.gpus, unit)),
 )
@@ -346,10 +381,10 @@ def card_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
 
 
 def answer_unit(mode: str) -> TableUnit:
-    """The byte unit an answer of this engine mode quotes, so its cards and bars match it: the
-    offline renderer writes GiB (as nvidia-smi); a model reads the results in GB
-    (prompts/system.md: "say GB") and so quotes GB."""
-    return "GB" if mode == "llm" else "GiB"
+    """The byte unit of a turn's cards and bars: GiB in either mode (issue 33: one display
+    unit, as nvidia-smi and PyTorch report; the deterministic verdict an LLM answer leads with
+    is in GiB too, so the card beside it is). `mode` is kept for callers that pass it."""
+    return "GiB"
 
 
 @dataclass(frozen=True)
@@ -432,20 +467,36 @@ def cost_charts(costs: ServingCostResult | None) -> list[BarChart]:
     return charts
 
 
-def latency_charts(option: Option | None) -> list[BarChart]:
+def chart_users(option: Option, users_stated: bool = True) -> int:
+    """How far a latency chart runs: one replica's share of the users asked for, or — with no
+    user count — the sequences one replica holds at full load (where $/M is priced)."""
+    if users_stated:
+        return max(1, option.sequences_per_replica)
+    return max(1, option.full_load_sequences_per_replica, option.sequences_per_replica)
+
+
+def latency_charts(option: Option | None, users_stated: bool = True) -> list[BarChart]:
     """The performance model's latency-vs-users curve of one option, as two bar charts (one
-    bar per concurrency it computed, one replica): time to first token, and the decode speed
-    each user sees. Empty when the option carries no curve."""
+    bar per concurrency it computed, one replica, up to `chart_users`: never past one
+    replica's share of the users — the curve's points beyond it are loads nobody asked
+    about, and their queueing would set the scale): time to first token, and the decode
+    speed each user sees. Empty when the option carries no curve."""
     if option is None or not option.latency_curve:
         return []
-    where = f"{option.count}× {gpu_name(option.gpu)}, per replica"
+    limit = chart_users(option, users_stated)
+    curve = [p for p in option.latency_curve if p.concurrency <= limit]
+    if not curve:
+        return []
+    share = f"up to {limit:,} user{'s' if limit != 1 else ''}"
+    if option.dp > 1 and users_stated:
+        share += " (one replica's share)"
+    where = f"{option.count}× {gpu_name(option.gpu)}, per replica, {share}"
     ttft_basis = option.ttft_basis or "estimated"
     speed_basis = option.throughput_basis or option.speed_basis or "estimated"
 
     def users(n: int) -> str:
         return f"{n:,} user{'s' if n != 1 else ''}"
 
-    curve = option.latency_curve
     return [
         BarChart(
             f"Time to first token (s) by concurrent users · {where} · {ttft_basis}",

@@ -26,7 +26,7 @@ from assistant.offline.render.verdict import (
     sequences_held,
 )
 from tools.recommend import Option
-from tools.sizing import SizingReport
+from tools.sizing import SizedConfiguration, SizingReport
 from tools.units import format_bytes
 
 Verdict = Literal["fits", "does_not_fit", "works", "info"]
@@ -141,6 +141,21 @@ def working_option(report: SizingReport) -> Option | None:
     return None if report.headline is None else report.headline.option
 
 
+def recommended_label(report: SizingReport, layout: SizedConfiguration) -> str:
+    """The label of the recommended layout's bar: the headline's configuration as the card's
+    line names it ('2× H100 SXM5'), even where the estimate sized one replica of it (serving
+    sizes TP × PP GPUs; every replica holds the same per GPU)."""
+    headline = report.headline
+    if headline is None:
+        return f"{config_label(layout)} (recommended)"
+    o = headline.option
+    whole = SizedConfiguration(gpu=o.gpu, count=o.count, zero=layout.zero)
+    if layout.count == o.count or o.dp < 2:
+        return f"{config_label(whole)} (recommended)"
+    gpus = "1 GPU" if layout.count == 1 else f"{layout.count} GPUs"
+    return f"{config_label(whole)} (recommended; {o.dp} replicas of {gpus})"
+
+
 def verdict_bars(report: SizingReport) -> list[MemoryBarData]:
     """The stacked memory bar of each configuration sized, then of the configuration that
     works (its own estimate when the report sized its layout, else its need as one bar)."""
@@ -152,7 +167,7 @@ def verdict_bars(report: SizingReport) -> list[MemoryBarData]:
                 bars.append(bar)
     layout = report.layout_breakdown
     if layout is not None and layout.estimate is not None:
-        bar = estimate_bar(layout.estimate, f"{config_label(layout)} (recommended)")
+        bar = estimate_bar(layout.estimate, recommended_label(report, layout))
         if bar is not None:
             bars.append(bar)
     elif report.scale_out is not None and report.scale_out.holds is not None:

@@ -284,6 +284,8 @@ def _help(flag: Flag) -> str:
         shown += f" (default {'on' if default is True else default})"
     if flag.kind == "list" and flag.choices:
         shown += f"; {allowed(flag)}, comma- or space-separated"
+    if _long_choices(flag):
+        shown += f"; {allowed(flag)}"
     if flag.display in CLI_NOTES:
         shown += f" ({CLI_NOTES[flag.display]})"
     if len(flag.names) > 1:
@@ -294,7 +296,18 @@ def _help(flag: Flag) -> str:
     return shown
 
 
+CHOICES_IN_USAGE = 24
+"""Choices longer than this (joined) are named in the help, not the usage line: argparse never
+breaks a `[--flag {a,b,c}]` group, so a long one would run past an 80-column terminal."""
+
+
+def _long_choices(flag: Flag) -> bool:
+    return flag.kind == "choice" and len(",".join(str(c) for c in flag.choices)) > CHOICES_IN_USAGE
+
+
 def _metavar(flag: Flag) -> str | None:
+    if _long_choices(flag):
+        return flag.dest.upper()
     if flag.kind == "choice":
         return "{" + ",".join(str(c) for c in flag.choices) + "}"
     if flag.dest in ("config", "model_file", "config_path"):

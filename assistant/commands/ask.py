@@ -1,5 +1,8 @@
 """`gpu-sizer ask "QUESTION"`: one-shot answer on stdout.
 
+The answer is Markdown: written as it arrives in a pipe, rendered (and paged when long) on a
+terminal, with a progress line on stderr until its first word (`assistant/commands/_stream.py`).
+
 Uses the configured endpoint when there is one (`assistant.engines.make_engine`), the offline
 engine otherwise or with `--offline`. The offline answer's folded part (its typed sections,
 `Done.answer`: the tables and notes past one screen, the tools' assumptions on sources,
@@ -36,7 +39,10 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from assistant.commands._examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
+from assistant.commands._output import add_pager_option
+from assistant.commands._stream import AnswerStream
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import (
@@ -64,7 +70,9 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     """Register `ask` and its flags (endpoint overrides from assistant.config)."""
     from assistant.config import add_config_arguments
 
-    parser = subparsers.add_parser("ask", help=help_text, description=help_text)
+    parser = subparsers.add_parser(
+        "ask", help=help_text, description=help_text, **help_with_examples("ask")
+    )
     parser.add_argument("question", nargs="+", help="the sizing question, in plain language")
     parser.add_argument(
         "--json", action="store_true", help="print workload, tool calls, results and answer"
@@ -103,6 +111,7 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         action="store_true",
         help="do not save this turn as a session (nothing to continue or write a proposal from)",
     )
+    add_pager_option(parser)
     add_config_arguments(parser)
 
 
@@ -139,25 +148,24 @@ def _engine(args: argparse.Namespace) -> Engine:
 async def _run_turn(
     engine: Engine,
     question: str,
-    stream: bool,
+    out: AnswerStream | None,
     conversation: Conversation | None = None,
 ) -> tuple[Done | None, list[Any]]:
-    """Run one turn on `conversation` (a new one when None), streaming the answer to stdout
-    when `stream` (engines stream only an answer's visible part: `_after_answer` prints the
-    folded part with `details`). An LLM answer is led by the engine's `Verdict` (the turn's
-    sizing report rendered), printed before the model's first word."""
+    """Run one turn on `conversation` (a new one when None), streaming the answer to `out`
+    (None: nothing streamed, `--json`; engines stream only an answer's visible part:
+    `_after_answer` prints the folded part with `details`). An LLM answer is led by the
+    engine's `Verdict` (the turn's sizing report rendered), printed before the model's first
+    word."""
     conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
     async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
-        if isinstance(event, Verdict) and stream:
+        if isinstance(event, Verdict) and out is not None:
             # The tools' verdict leads, whatever the model then writes (issue 17).
-            sys.stdout.write(event.text.rstrip("\n") + "\n\n")
-            sys.stdout.flush()
-        elif isinstance(event, TextDelta) and stream:
-            sys.stdout.write(event.text)
-            sys.stdout.flush()
+            out.write(event.text.rstrip("\n") + "\n\n")
+        elif isinstance(event, TextDelta) and out is not None:
+            out.write(event.text)
         elif isinstance(event, Notice | ErrorEvent):
             print(event.message, file=sys.stderr)
         elif isinstance(event, Done):
@@ -348,16 +356,16 @@ def run(args: argparse.Namespace) -> int:
     engine = _engine(args)
     store = SessionStore()
     conversation = _conversation(args, engine, store)
+    out = None if args.json else AnswerStream(page=not args.no_pager)
+    if out is not None:
+        out.waiting("sizing" if engine.mode == "offline" else "asking the model")
     try:
         with use_eur_to_usd(rate):
-            done, events = _run(
-                _run_turn(
-                    engine,
-                    question,
-                    stream=not args.json,
-                    conversation=conversation,
-                )
-            )
+            done, events = _run(_run_turn(engine, question, out, conversation=conversation))
+    except BaseException:
+        if out is not None:
+            out.close()  # what arrived stays on screen
+        raise
     finally:
         # Saved even when the turn is interrupted: the engine appended the question first.
         if not args.no_save:
@@ -370,8 +378,8 @@ def run(args: argparse.Namespace) -> int:
                 )
     if args.json:
         print(_json_report(question, engine, done, events, conversation))
-    elif done is not None:
-        print(_after_answer(done, args.details), end="")
+    elif out is not None:
+        out.close(_after_answer(done, args.details) if done is not None else "")
     if not args.no_save:
         print(
             f"session {conversation.id}: `gpu-sizer ask -c ...` continues it, "

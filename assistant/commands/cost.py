@@ -18,9 +18,23 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.clock import now
+from assistant.commands._examples import help_with_examples
 from assistant.commands._flags import CommandFlags, flagset, given, named, request
-from assistant.commands._table import render_table
-from assistant.commands.recommend import headline_lines, headline_record
+from assistant.commands._output import (
+    Blank,
+    Block,
+    Cell,
+    Column,
+    Document,
+    Line,
+    Styled,
+    Table,
+    add_format_options,
+    emit,
+    output_format,
+)
+from assistant.commands._progress import working
+from assistant.commands.recommend import headline_blocks, headline_record
 from tools.catalog import get_catalog
 from tools.cost import (
     PriceFilter,
@@ -94,7 +108,9 @@ class CostCommandOptions(BaseModel):
 def add_parser(subparsers: Any, help_text: str) -> None:
     """Register the `cost` sub-command: flags from Workload, the direct configuration, the
     price filter, the usage profile and CostCommandOptions (assistant/commands/_flags.py)."""
-    p = subparsers.add_parser("cost", help=help_text, description=help_text)
+    p = subparsers.add_parser(
+        "cost", help=help_text, description=help_text, **help_with_examples("cost")
+    )
     flags = CommandFlags(p)
     w = p.add_argument_group("workload (priced through gpu-sizer recommend; give a model)")
     flags.add(Workload, w, only=_MODEL_CHOICE)
@@ -110,20 +126,28 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     flags.add(UsageProfile, u)
     flags.add(CostCommandOptions, u, exclude=("count",))
     p.add_argument("--all", action="store_true", help=f"all rows, not {ROWS_PER_TIER} per tier")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_format_options(p, "print JSON")
 
 
 def _book(args: argparse.Namespace) -> PriceBook:
     """The prices the chat uses (catalog, refreshed file, user prices.toml), or --prices."""
     from assistant.cost_tool import price_book
 
-    if args.prices is not None and not Path(args.prices).is_file():
+    if args.prices is not None and not _is_file(Path(args.prices)):
         raise ToolInputError(
             "--prices",
             f"{args.prices}: user price file not found",
             "a TOML file of [[price]] / [[api_price]] entries in the catalog's schema",
         )
     return price_book(None if args.prices is None else Path(args.prices))
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a regular file; False for a name the system refuses (too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _eur_to_usd(args: argparse.Namespace) -> float | None:
@@ -349,7 +373,9 @@ def run(args: argparse.Namespace) -> int:
         from assistant.sizing_tool import run_size
 
         profile = _profile(args, request(Workload, args))
-        report = run_size(_sizing_request(args, flt, profile, options), book, today)
+        sizing = _sizing_request(args, flt, profile, options)
+        with working(f"sizing and pricing {sizing.workload.model or 'the model'}"):
+            report = run_size(sizing, book, today)
         result, train, notes = _from_report(args, report, book, flt, today, options)
         notes += _throughput_notes(report)
         if report.request.workload.task != "inference" and train is not None:
@@ -378,17 +404,19 @@ def run(args: argparse.Namespace) -> int:
     warnings = _staleness(result, train, book, today, options.max_age_days)
     if book.user_file:
         notes.append(f"user prices from {book.user_file}: {', '.join(book.user_ids)}")
-    if args.json:
+    if output_format(args) == "json":
         out = _json(result, train, notes, warnings)
         if report is not None:
             out["headline"] = headline_record(report)
             out["price_load"] = report.price_load.model_dump(mode="json")
         print(json.dumps(out, indent=2))
-    else:
-        lead = [] if report is None else headline_lines(report)
-        # The report's cost notes already say how to set a EUR rate (assistant.sizing_tool).
-        text = _text(result, train, notes, warnings, args.all, rate_hint=report is None)
-        print("\n".join([*lead, text]))
+        return 0
+    doc = Document()
+    if report is not None:
+        doc.add(*headline_blocks(report))
+    # The report's cost notes already say how to set a EUR rate (assistant.sizing_tool).
+    _cost_blocks(doc, result, train, notes, warnings, args.all, rate_hint=report is None)
+    emit(doc, args)
     return 0
 
 
@@ -440,32 +468,49 @@ def _money(value: float | None, currency: str = "USD", digits: int = 2) -> str:
     return f"{value:,.{digits}f}" if currency == "USD" else f"{value:,.{digits}f} {currency}"
 
 
-def _text(
+def _cost_blocks(
+    doc: Document,
     result: ServingCostResult | None,
     train: TrainingCostResult | None,
     notes: list[str],
     warnings: list[str],
     show_all: bool,
     rate_hint: bool = True,
-) -> str:
-    parts: list[str] = []
+) -> None:
+    """The price tables and what goes with them, into `doc`; its data table (`--format csv`)
+    is every row shown, the tier a column."""
     if result is not None:
-        parts.append(_serving_text(result, show_all, rate_hint))
+        doc.add(*_serving_blocks(result, show_all, rate_hint))
+        doc.data = _serving_table(_shown_rows(result.rows, show_all), with_tier=True)
     if train is not None:
-        parts.append(_training_text(train, show_all, rate_hint))
-    parts += [f"note: {n}" for n in notes]
+        doc.add(*_training_blocks(train, show_all, rate_hint))
+        if doc.data is None:
+            doc.data = _training_table(_shown_rows(train.rows, show_all))
+    if doc.data is None:
+        doc.data = _serving_table([], with_tier=True)
+    doc.add(Blank())
+    doc.add(*(Line(n, lead="note:", lead_style="dim") for n in notes))
     if warnings:
-        parts.append(f"{len(warnings)} price(s) past the staleness limit or undated:")
-        parts += [f"  warning: {w}" for w in warnings]
-    return "\n".join(parts)
+        doc.line(f"{len(warnings)} price(s) past the staleness limit or undated:", style="warn")
+        doc.add(*(Line(w, lead="warning:", lead_style="warn", indent=2) for w in warnings))
 
 
-def _age(row: ServingCostRow | TrainingCostRow) -> str:
+def _shown_rows(rows: list[Any], show_all: bool) -> list[Any]:
+    """The rows shown: all, or the cheapest `ROWS_PER_TIER` of each tier (in the tool's order)."""
+    shown: list[Any] = []
+    for tier in TIERS:
+        in_tier = [r for r in rows if r.tier == tier]
+        shown += in_tier if show_all else in_tier[:ROWS_PER_TIER]
+    return shown
+
+
+def _age(row: ServingCostRow | TrainingCostRow) -> Cell:
     """The row's age, 'stale' when it is past the limit and 'low confidence' for an
     unconfirmed rate (the rules are in the assumptions)."""
     age = row.age or "-"
     age = f"{age}, stale" if row.stale else age
-    return f"{age}, low confidence" if row.low_confidence else age
+    age = f"{age}, low confidence" if row.low_confidence else age
+    return Styled(age, "warn") if row.stale or row.low_confidence else age
 
 
 def _billed(billed_gpus: int, instance: str | None) -> str:
@@ -473,37 +518,55 @@ def _billed(billed_gpus: int, instance: str | None) -> str:
     return f"{billed_gpus} ({instance})" if instance else str(billed_gpus)
 
 
-def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = True) -> str:
-    headers = (
-        "provider", "gpu", "count", "billed GPUs", "region", "USD/hour", "USD/month",
-        "USD/M out tok", "USD/M blended", "per hour (published)", "as_of", "age",
-    )  # fmt: skip
-    parts: list[str] = []
+def _serving_table(rows: list[ServingCostRow], with_tier: bool = False) -> Table:
+    columns = [
+        Column("provider"),
+        Column("GPU"),
+        Column("count", numeric=True),
+        Column("billed GPUs", drop=7),
+        Column("region", drop=5),
+        Column("USD/hour", numeric=True),
+        Column("USD/month", numeric=True, drop=2),
+        Column("USD/M out tok", numeric=True),
+        Column("USD/M blended", numeric=True, drop=4),
+        Column("per hour (published)", numeric=True, drop=6),
+        Column("as_of", drop=3),
+        Column("age", drop=1),
+    ]
+    cells: list[list[Cell]] = [
+        [
+            r.provider, r.gpu, str(r.count), _billed(r.billed_gpus, r.instance),
+            r.region or "-", _money(r.usd_per_hour), _money(r.usd_per_month, digits=0),
+            _money(r.usd_per_million_tokens, digits=3),
+            _money(r.usd_per_million_blended_tokens, digits=3),
+            _money(r.per_hour, r.currency), r.as_of, _age(r),
+        ]
+        for r in rows
+    ]  # fmt: skip
+    if with_tier:
+        columns.insert(0, Column("tier"))
+        cells = [[r.tier, *row] for r, row in zip(rows, cells, strict=True)]
+    return Table(columns, cells)
+
+
+def _serving_blocks(result: ServingCostResult, show_all: bool, rate_hint: bool) -> list[Block]:
+    parts: list[Block] = []
     for tier in TIERS:
         rows = [r for r in result.rows if r.tier == tier]
         if not rows:
             continue
         shown = rows if show_all else rows[:ROWS_PER_TIER]
-        cells = [
-            [
-                r.provider, r.gpu, str(r.count), _billed(r.billed_gpus, r.instance),
-                r.region or "-", _money(r.usd_per_hour),
-                _money(r.usd_per_month, digits=0), _money(r.usd_per_million_tokens, digits=3),
-                _money(r.usd_per_million_blended_tokens, digits=3),
-                _money(r.per_hour, r.currency), r.as_of, _age(r),
-            ]
-            for r in shown
-        ]  # fmt: skip
         more = "" if len(shown) == len(rows) else f" (cheapest {len(shown)} of {len(rows)})"
-        parts.append(f"\n{tier} prices{more}:")
-        parts.append(render_table(headers, cells, right_align=(2, 5, 6, 7, 8, 9)))
+        parts += [
+            Blank(),
+            _titled(_serving_table(shown), f"{tier.replace('_', '-')} prices{more}:"),
+        ]
         parts += _row_notes(shown)
     if not parts:
-        parts.append("no price matches these filters")
+        parts.append(Line("no price matches these filters", style="warn"))
     parts += _unconverted_line(result.unconverted_note, rate_hint)
     if result.api_comparison:
-        parts.append("\nhosted APIs (USD per million tokens):")
-        api_cells = [
+        api_cells: list[list[Cell]] = [
             [
                 a.provider, a.model, a.match, _money(a.input_per_mtok, a.currency, 3),
                 _money(a.output_per_mtok, a.currency, 3), _money(a.usd_blended_per_mtok, digits=3),
@@ -511,66 +574,112 @@ def _serving_text(result: ServingCostResult, show_all: bool, rate_hint: bool = T
             ]
             for a in result.api_comparison
         ]  # fmt: skip
+        columns = (
+            Column("provider"),
+            Column("model"),
+            Column("match", drop=3),
+            Column("input", numeric=True, drop=2),
+            Column("output", numeric=True),
+            Column("USD blended", numeric=True),
+            Column("as_of", drop=4),
+            Column("age", drop=1),
+        )
+        parts += [
+            Blank(),
+            Table(columns, api_cells, title="hosted APIs (USD per million tokens):"),
+        ]
+    for even in result.break_even:
         parts.append(
-            render_table(
-                ("provider", "model", "match", "input", "output", "USD blended", "as_of", "age"),
-                api_cells,
-                right_align=(3, 4, 5),
+            Line(
+                even.explanation,
+                lead=f"break-even ({even.tier}, {even.provider} vs {even.api_provider}):",
+                lead_style="strong",
             )
         )
-    for even in result.break_even:
-        parts.append(f"break-even ({even.tier}, {even.provider} vs {even.api_provider}): "
-                     f"{even.explanation}")  # fmt: skip
-    parts += [f"assumption: {a}" for a in result.assumptions]
+    parts += [Line(a, lead="assumption:", lead_style="dim") for a in result.assumptions]
     if result.excluded:
-        parts.append(f"{len(result.excluded)} matching price(s) left out (see --json 'excluded')")
-    return "\n".join(parts)
+        parts.append(
+            Line(f"{len(result.excluded)} matching price(s) left out (see --json 'excluded')")
+        )
+    return parts
 
 
-def _unconverted_line(note: str | None, rate_hint: bool = True) -> list[str]:
+def _titled(table: Table, title: str) -> Table:
+    return Table(table.columns, table.rows, title=title)
+
+
+def _unconverted_line(note: str | None, rate_hint: bool = True) -> list[Block]:
     """The offers no USD figure could be given for, shown under the table they would rank in."""
     from assistant.cost_tool import HOW_TO_SET_RATE
 
     if note is None:
         return []
-    return [f"not compared in USD: {note}" + (f"; {HOW_TO_SET_RATE}" if rate_hint else "")]
+    text = note + (f"; {HOW_TO_SET_RATE}" if rate_hint else "")
+    return [Line(text, lead="not compared in USD:", lead_style="warn")]
 
 
-def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[str]:
+def _row_notes(rows: list[ServingCostRow] | list[TrainingCostRow]) -> list[Block]:
     """What a buyer must check about the rows shown (a per-GPU quote for a group that needs one
     machine, whole instances billed, a stale price, an unconverted currency)."""
-    return [f"  {r.provider} {r.gpu} ×{r.count}: {note}" for r in rows for note in r.notes]
+    return [
+        Line(note, lead=f"{r.provider} {r.gpu} ×{r.count}:", indent=2, bullet="·")
+        for r in rows
+        for note in r.notes
+    ]
 
 
-def _training_text(train: TrainingCostResult, show_all: bool, rate_hint: bool = True) -> str:
-    headers = ("provider", "gpu", "count", "TP", "tier", "wall h", "GPU-h", "USD",
-               "cost (published)", "deadline", "as_of", "age")  # fmt: skip
-    parts = ["\ntraining cost:"]
+def _training_table(rows: list[TrainingCostRow]) -> Table:
+    columns = [
+        Column("provider"),
+        Column("GPU"),
+        Column("count", numeric=True),
+        Column("TP", numeric=True, drop=4),
+        Column("tier", drop=7),
+        Column("wall h", numeric=True),
+        Column("GPU-h", numeric=True, drop=3),
+        Column("USD", numeric=True),
+        Column("cost (published)", numeric=True, drop=5),
+        Column("deadline", drop=2),
+        Column("as_of", drop=6),
+        Column("age", drop=1),
+    ]
+    cells: list[list[Cell]] = [
+        [
+            r.provider, r.gpu, str(r.count), "-" if r.tp is None else str(r.tp), r.tier,
+            f"{r.wall_hours:,.1f}", f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
+            _money(r.cost, r.currency, 0),
+            "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
+            r.as_of, _age(r),
+        ]
+        for r in rows
+    ]  # fmt: skip
+    return Table(columns, cells)
+
+
+def _training_blocks(train: TrainingCostResult, show_all: bool, rate_hint: bool) -> list[Block]:
+    parts: list[Block] = [Blank(), Line("training cost:", style="heading")]
     for tier in TIERS:
         rows = [r for r in train.rows if r.tier == tier]
         shown = rows if show_all else rows[:ROWS_PER_TIER]
         if not shown:
             continue
-        cells = [
-            [
-                r.provider, r.gpu, str(r.count), "-" if r.tp is None else str(r.tp), r.tier,
-                f"{r.wall_hours:,.1f}",
-                f"{r.gpu_hours:,.0f}", _money(r.usd_cost, digits=0),
-                _money(r.cost, r.currency, 0),
-                "-" if r.meets_deadline is None else ("meets" if r.meets_deadline else "misses"),
-                r.as_of, _age(r),
-            ]
-            for r in shown
-        ]  # fmt: skip
-        parts.append(render_table(headers, cells, right_align=(2, 3, 5, 6, 7, 8)))
+        parts.append(_training_table(shown))
         parts += _row_notes(shown)
     parts += _unconverted_line(train.unconverted_note, rate_hint)
     best = train.cheapest_meeting_deadline
     if best is not None:
         parts.append(
-            f"cheapest that meets the deadline: {best.provider} {best.gpu} ×{best.count} "
-            f"({best.tier}) {_money(best.usd_cost, digits=0)} USD, as_of {best.as_of} "
-            f"({_age(best)})"
+            Line(
+                f"{best.provider} {best.gpu} ×{best.count} ({best.tier}) "
+                f"{_money(best.usd_cost, digits=0)} USD, as_of {best.as_of} ({_age_text(best)})",
+                lead="cheapest that meets the deadline:",
+                lead_style="good",
+            )
         )
-    parts += [f"assumption: {a}" for a in train.assumptions]
-    return "\n".join(parts)
+    parts += [Line(a, lead="assumption:", lead_style="dim") for a in train.assumptions]
+    return parts
+
+
+def _age_text(row: ServingCostRow | TrainingCostRow) -> str:
+    age = _age(row)
+    return age.text if isinstance(age, Styled) else age

@@ -7,7 +7,17 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from assistant.commands._table import render_table
+from assistant.commands._examples import help_with_examples
+from assistant.commands._output import (
+    Column,
+    Document,
+    Table,
+    add_format_options,
+    emit,
+    output_format,
+    plain_text,
+    text_lines,
+)
 from tools.catalog import GpuSpec, get_catalog
 from tools.hardware import NO_BF16_NOTE, gpu_limit
 from tools.units import GB, ByteUnit, to_unit
@@ -15,7 +25,9 @@ from tools.units import GB, ByteUnit, to_unit
 
 def add_parser(subparsers: Any, help_text: str) -> None:
     """Register the `gpus` sub-command."""
-    parser = subparsers.add_parser("gpus", help=help_text, description=help_text)
+    parser = subparsers.add_parser(
+        "gpus", help=help_text, description=help_text, **help_with_examples("gpus")
+    )
     parser.add_argument(
         "name",
         nargs="?",
@@ -24,10 +36,10 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     )
     parser.add_argument(
         "--unit",
-        choices=("GB", "GiB"),
+        choices=("GiB", "GB"),
         default=None,
-        help="unit of the usable-memory column (default GB, like the GB/s bandwidth column; "
-        "GiB is what nvidia-smi and PyTorch report)",
+        help="unit of the usable-memory column (default GiB = 2^30 bytes, what nvidia-smi and "
+        "PyTorch report and every gpu-sizer table uses)",
     )
     parser.add_argument(
         "--all",
@@ -35,7 +47,7 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         help="also list every RAM configuration of the unified-memory machines (Apple silicon, "
         "DGX Spark, Strix Halo), each with its own GPU limit",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON (bytes as integers)")
+    add_format_options(parser, "print JSON (bytes as integers)")
 
 
 def gpu_record(gpu: GpuSpec) -> dict[str, Any]:
@@ -63,25 +75,27 @@ def marketed_label(gpu: GpuSpec) -> str:
     return f"{gpu.memory_bytes / GB:,.0f} GB"
 
 
-def _headers(usable_unit: ByteUnit) -> tuple[str, ...]:
+def _columns(usable_unit: ByteUnit) -> tuple[Column, ...]:
+    # GiB for memory (every gpu-sizer table); GB and GB/s only where the datasheet is quoted,
+    # and labelled so. The most droppable column goes first when a terminal is narrow.
     return (
-        "id",
-        "name",
-        "segment",
-        "marketed as",
-        f"usable {usable_unit}",
-        "bandwidth GB/s",
-        "BF16 TFLOPS (dense)",
-        "FP8 TFLOPS (dense)",
-        "interconnect GB/s (one direction)",
-        "TDP W",
-        "as_of",
+        Column("id"),
+        Column("name", drop=2),
+        Column("segment", drop=7),
+        Column("marketed (datasheet)", numeric=True, drop=1),
+        Column(f"usable {usable_unit}", numeric=True),
+        Column("bandwidth GB/s (datasheet)", numeric=True, drop=3),
+        Column("BF16 TFLOPS (dense)", numeric=True, drop=4),
+        Column("FP8 TFLOPS (dense)", numeric=True, drop=6),
+        Column("interconnect GB/s (one direction)", drop=8),
+        Column("TDP W", numeric=True, drop=9),
+        Column("as_of", drop=5),
     )
 
 
 def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
-    # One unit per table (GB and GiB are never mixed): GB by default, matching the GB/s
-    # bandwidth column; --unit GiB for nvidia-smi users. The marketed label is text, no unit.
+    # One unit per table (GB and GiB are never mixed): usable memory in GiB by default; the
+    # marketed label is the datasheet's text, no unit conversion.
     return [
         gpu.id,
         gpu.name,
@@ -98,19 +112,38 @@ def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
 
 
 UNITS_NOTE = (
-    "GB = 10^9 bytes, GiB = 2^30 bytes. 'marketed as' is the vendor's label, not a byte count: "
-    "memory is built in binary units, so a part labelled 'N GB' holds about N GiB and its "
-    "usable GB can exceed N. Usable = what one process can allocate; for unified-memory "
-    "machines, the GPU's default share of the RAM (macOS working-set limit). Throughputs are "
-    "dense (no sparsity); blank = not published."
+    "marketed is the vendor's label as the datasheet prints it (GB = 10^9 bytes), not a byte "
+    "count: memory is built in binary units, so a part labelled 'N GB' carries N GiB (2^30 "
+    "bytes) of chips. usable is what one process can allocate: the chips less what the driver, "
+    "firmware and ECC keep, so it sits just under N GiB — and above N GB, which is why usable "
+    "can read larger than the label. For unified-memory machines, usable is the GPU's default "
+    "share of the RAM (macOS working-set limit). Throughputs are the datasheet's, dense (no "
+    "sparsity); blank = not published."
 )
-"""What the columns mean, printed under the table (the chat's /gpus can show the same)."""
+"""What the columns mean, printed under the table (the chat's /gpus shows the same)."""
 
 
-def table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GB") -> str:
+def usable_example(gpus: Iterable[GpuSpec]) -> str:
+    """One row's figures spelled out (the H100 SXM5 when listed), so the rule reads on data."""
+    listed = list(gpus)
+    gpu = next((g for g in listed if g.id == "h100-sxm"), listed[0] if listed else None)
+    if gpu is None:
+        return ""
+    return (
+        f"Example: {gpu.name} is marketed as {marketed_label(gpu)}; one process can allocate "
+        f"{to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB "
+        f"({gpu.usable_memory_bytes:,} bytes)."
+    )
+
+
+def gpu_table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GiB") -> Table:
     """The GPU listing: the vendor's label as text, usable memory in `usable_unit` only."""
-    rows = [_row(g, usable_unit) for g in gpus]
-    return render_table(_headers(usable_unit), rows, right_align=(3, 4, 5, 6, 7, 9))
+    return Table(_columns(usable_unit), [_row(g, usable_unit) for g in gpus])
+
+
+def table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GiB") -> str:
+    """The GPU listing as aligned plain text (the chat's /gpus shows it preformatted)."""
+    return plain_text(Document([gpu_table(gpus, usable_unit)])).rstrip("\n")
 
 
 def _detail(gpu: GpuSpec) -> str:
@@ -118,12 +151,12 @@ def _detail(gpu: GpuSpec) -> str:
     lines = [
         f"{gpu.name} ({gpu.id}), {gpu.vendor} {gpu.architecture}, form factor {gpu.form_factor}, "
         f"{gpu.segment}",
-        f"  marketed as: {marketed_label(gpu)} {gpu.memory_type} (the vendor's label; memory "
-        "is built in binary units, so usable GB can exceed it)",
-        f"  usable: {gpu.usable_memory_bytes:,} bytes"
-        f" = {to_unit(gpu.usable_memory_bytes, 'GB'):,.2f} GB"
-        f" = {to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB ({gpu.usable_memory_basis})",
-        f"  memory bandwidth: {gpu.memory_bandwidth_bytes_per_s / GB:,.0f} GB/s",
+        f"  marketed as: {marketed_label(gpu)} {gpu.memory_type} (the datasheet's label, GB = "
+        "10^9 bytes; the chips are built in binary units, so a part labelled N GB carries N GiB)",
+        f"  usable: {to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB "
+        f"({gpu.usable_memory_bytes:,} bytes; what one process can allocate, the chips less what "
+        f"the driver and firmware keep): {gpu.usable_memory_basis}",
+        f"  memory bandwidth: {gpu.memory_bandwidth_bytes_per_s / GB:,.0f} GB/s (datasheet)",
     ]
     for label, value in (
         ("BF16", gpu.bf16_tflops),
@@ -192,13 +225,17 @@ def run(args: argparse.Namespace) -> int:
         gpus = [catalog.gpu(args.name)]
     else:
         gpus = list(catalog.gpus.values()) if args.all else catalog.devices()
-    if args.json:
+    unit: ByteUnit = args.unit or "GiB"
+    if output_format(args) == "json":
         records = [gpu_record(g) for g in gpus]
         print(json.dumps(records[0] if args.name else records, indent=2))
         return 0
+    data = gpu_table(gpus, unit)
     if args.name:
-        print(_detail(gpus[0]))
-        return 0
-    print(table(gpus, args.unit or "GB"))
-    print("\n" + UNITS_NOTE + " `gpu-sizer gpus NAME` shows sources, notes and the basis.")
+        doc = Document(text_lines(_detail(gpus[0])), data=data)
+    else:
+        doc = Document([data], data=data)
+        doc.line(UNITS_NOTE, style="dim").line(usable_example(gpus), style="dim")
+        doc.line("`gpu-sizer gpus NAME` shows one GPU's sources, notes and usable-memory basis.")
+    emit(doc, args)
     return 0

@@ -1,10 +1,12 @@
 """`gpu-sizer memory`: memory per GPU for a model and workload, with a breakdown.
 
-Imports only `tools` (never Textual or openai). `--json` prints the public contract: bytes as
-integers, `total_params`, `active_params`, `per_gpu_bytes`, `total_bytes`,
-`kv_cache_bytes_per_token`, `breakdown`, `assumptions` (and `fits`, `headroom_bytes` with --gpu;
-`shape_question` when a model given by `--params` fits one architecture of that size and not
-another: the question `ask` asks).
+Imports `tools` and the offline renderer's verdict words (never Textual or openai). The human
+output leads with the verdict (the line `ask` and the MCP server lead with), names components
+in words and shows memory in GiB (`--unit GB` on request). `--json` prints the public contract:
+bytes as integers, `total_params`, `active_params`, `per_gpu_bytes`, `total_bytes`,
+`kv_cache_bytes_per_token`, `breakdown`, `assumptions` (and `fits`, `headroom_bytes` with
+--gpu; `shape_question` when a model given by `--params` fits one architecture of that size and
+not another: the question `ask` asks).
 """
 
 from __future__ import annotations
@@ -13,8 +15,25 @@ import argparse
 import json
 from typing import Any
 
+from assistant.commands._examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
-from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
+from assistant.commands._output import (
+    Blank,
+    Cell,
+    Column,
+    Document,
+    Line,
+    MarkdownText,
+    Style,
+    Styled,
+    Table,
+    add_format_options,
+    emit,
+    lines,
+    output_format,
+)
+from assistant.commands._progress import working
+from tools.memory import MemoryEstimate, MemoryRequest, component_name, engine_name, estimate_memory
 from tools.sizing.report import ShapeQuestion, SizedConfiguration
 from tools.sizing.shapes import shape_question
 from tools.units import ByteUnit, format_count, to_unit
@@ -29,18 +48,21 @@ def add_parser(subparsers: Any, help_text: str) -> argparse.ArgumentParser:
         "memory",
         help=help_text,
         description="Memory needed per GPU: weights, KV cache, activations, gradients, "
-        "optimizer state and runtime overhead, with the assumptions behind each.",
+        "optimizer state and runtime overhead, with the assumptions behind each. With --gpu, "
+        "the first line says whether it fits.",
+        **help_with_examples("memory"),
     )
     flags = CommandFlags(p)
     flags.add(MemoryRequest, p.add_argument_group("model (give one)"), only=_MODEL_CHOICE)
     flags.add(MemoryRequest, exclude=_MODEL_CHOICE)
     p.add_argument(
         "--unit",
-        choices=["GB", "GiB"],
-        default="GB",
-        help="display unit of the table (default GB = 10^9 bytes)",
+        choices=["GiB", "GB"],
+        default="GiB",
+        help="display unit of the table (default GiB = 2^30 bytes, what nvidia-smi and PyTorch "
+        "report and every gpu-sizer table uses)",
     )
-    p.add_argument("--json", action="store_true", help="print the JSON contract")
+    add_format_options(p, "print the JSON contract")
     return p
 
 
@@ -49,43 +71,95 @@ def json_contract(est: MemoryEstimate) -> dict[str, Any]:
     return est.to_json_dict()
 
 
-def render_table(est: MemoryEstimate, unit: ByteUnit = "GB") -> str:
-    """Human output: one table in one unit family, then assumptions and warnings."""
-    lines = [
-        f"{est.model_name} · {est.task} · weights {est.weights_format} · KV {est.kv_dtype} · "
-        f"engine {est.engine} · {est.num_gpus} GPU(s) (tp {est.tp}, pp {est.pp}, dp {est.dp})",
+def _amount(num_bytes: float, unit: ByteUnit) -> str:
+    return f"{to_unit(num_bytes, unit):,.2f}"
+
+
+def component_table(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Table:
+    """The breakdown per GPU in one unit: each component that holds memory, by its name in
+    words (a component sized at zero — gradients when serving — is left out), then the total
+    and, with a GPU, what it offers and the headroom."""
+    columns = (
+        Column("component"),
+        Column(f"{unit} per GPU", numeric=True),
+        Column("what it is", drop=1),
+    )
+    rows: list[list[Cell]] = [
+        [component_name(c.name), _amount(c.bytes_per_gpu, unit), component_name(c.name, True)]
+        for c in est.components
+        if c.bytes_per_gpu
+    ]
+    rows.append(
+        [
+            Styled("total per GPU", "strong"),
+            Styled(_amount(est.per_gpu_bytes, unit), "strong"),
+            "the sum above",
+        ]
+    )
+    if est.num_gpus > 1:
+        rows.append(["all GPUs", _amount(est.total_bytes, unit), f"{est.num_gpus} GPUs together"])
+    if est.host_ram_bytes:
+        rows.append(["host RAM (offload)", _amount(est.host_ram_bytes, unit), "kept in CPU memory"])
+    if est.gpu is not None and est.budget_bytes_per_gpu is not None:
+        assert est.headroom_bytes is not None and est.usable_bytes_per_gpu is not None
+        verdict: Style = "good" if est.fits else "bad"
+        rows += [
+            [
+                f"usable on {est.gpu}",
+                _amount(est.usable_bytes_per_gpu, unit),
+                "what one process can allocate",
+            ],
+            ["budget", _amount(est.budget_bytes_per_gpu, unit), "what the engine may use of it"],
+            [
+                Styled("headroom", verdict),
+                Styled(_amount(est.headroom_bytes, unit), verdict),
+                "budget − total (negative: does not fit)",
+            ],
+        ]
+    return Table(columns, rows)
+
+
+def memory_document(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Document:
+    """Human output: the verdict first (the words `ask` and the MCP server lead with), what
+    was sized, one table in one unit, then warnings and assumptions."""
+    from assistant.offline.render.verdict import memory_verdict_text
+
+    table = component_table(est, unit)
+    doc = Document(data=table)
+    doc.add(MarkdownText(memory_verdict_text([est]).strip()))
+    doc.line(
+        f"{est.model_name} · {task_words(est.task)} · {est.weights_format} weights · "
+        f"{est.kv_dtype} KV cache · {engine_name(est.engine)} · {est.num_gpus} GPU"
+        f"{'s' if est.num_gpus != 1 else ''} (TP {est.tp}, PP {est.pp}, DP {est.dp})"
+    )
+    doc.line(
         f"Parameters: {format_count(est.total_params)} total, "
         f"{format_count(est.active_params)} active per token"
         + (f", {format_count(est.trainable_params)} trainable" if est.trainable_params else "")
-        + f"; context {est.context:,} tokens × batch {est.batch}",
-        "",
-    ]
-    width = 22
-    header = f"{'component':<{width}}{unit + ' per GPU':>14}"
-    lines += [header, "-" * len(header)]
-    for comp in est.components:
-        lines.append(f"{comp.name:<{width}}{to_unit(comp.bytes_per_gpu, unit):>14,.2f}")
-    lines.append("-" * len(header))
-    lines.append(f"{'total per GPU':<{width}}{to_unit(est.per_gpu_bytes, unit):>14,.2f}")
-    if est.num_gpus > 1:
-        lines.append(f"{'all GPUs':<{width}}{to_unit(est.total_bytes, unit):>14,.2f}")
-    if est.host_ram_bytes:
-        lines.append(f"{'host RAM (offload)':<{width}}{to_unit(est.host_ram_bytes, unit):>14,.2f}")
-    if est.gpu is not None and est.budget_bytes_per_gpu is not None:
-        assert est.headroom_bytes is not None and est.usable_bytes_per_gpu is not None
-        lines.append(
-            f"{'usable on ' + est.gpu:<{width}}{to_unit(est.usable_bytes_per_gpu, unit):>14,.2f}"
-        )
-        lines.append(f"{'budget':<{width}}{to_unit(est.budget_bytes_per_gpu, unit):>14,.2f}")
-        verdict = "fits" if est.fits else "does NOT fit"
-        lines.append(
-            f"{'headroom':<{width}}{to_unit(est.headroom_bytes, unit):>14,.2f}  → {verdict}"
-        )
-    lines.append(f"(1 {unit} = {'10^9' if unit == 'GB' else '2^30'} bytes)")
+        + f"; context {est.context:,} tokens × batch {est.batch}"
+    )
+    doc.add(Blank(), table)
+    doc.line(f"1 {unit} = {'10^9' if unit == 'GB' else '2^30'} bytes", style="dim")
     if est.warnings:
-        lines += ["", "Warnings:"] + [f"  ! {w}" for w in est.warnings]
-    lines += ["", "Assumptions:"] + [f"  - {a}" for a in est.assumptions]
-    return "\n".join(lines)
+        doc.add(Blank(), Line("Warnings:", style="warn"))
+        doc.add(*lines([str(w) for w in est.warnings], bullet="!", indent=2, style="warn"))
+    doc.add(Blank(), Line("Assumptions:", style="heading"))
+    doc.add(*lines(est.assumptions, bullet="-", indent=2))
+    return doc
+
+
+def render_table(est: MemoryEstimate, unit: ByteUnit = "GiB") -> str:
+    """The human output as plain text (no terminal: no colour, no wrapping)."""
+    from assistant.commands._output import Terminal, render_terminal
+
+    return render_terminal(memory_document(est, unit), Terminal(False, None, None, False))
+
+
+def task_words(task: str) -> str:
+    """The task as readers say it."""
+    return {"inference": "serving", "full": "full fine-tune", "lora": "LoRA", "qlora": "QLoRA"}.get(
+        task, task
+    )
 
 
 def architecture_question(req: MemoryRequest, est: MemoryEstimate) -> ShapeQuestion | None:
@@ -102,9 +176,10 @@ def run(args: argparse.Namespace) -> int:
     """Validate, estimate, print. Bad input raises ToolInputError naming the flag (the
     dispatcher restates a tool's own errors under the flag typed and exits 2)."""
     req = request(MemoryRequest, args)
-    estimate = estimate_memory(req)
-    question = architecture_question(req, estimate)
-    if args.json:
+    with working("estimating memory"):
+        estimate = estimate_memory(req)
+        question = architecture_question(req, estimate)
+    if output_format(args) == "json":
         record = json_contract(estimate)
         if question is not None:
             record["shape_question"] = {
@@ -112,8 +187,9 @@ def run(args: argparse.Namespace) -> int:
                 "question": question.question,
             }
         print(json.dumps(record, indent=2))
-    else:
-        print(render_table(estimate, args.unit))
-        if question is not None:
-            print(f"\nArchitecture question: {question.question}")
+        return 0
+    doc = memory_document(estimate, args.unit)
+    if question is not None:
+        doc.add(Blank(), Line(question.question, lead="Architecture question:", lead_style="warn"))
+    emit(doc, args)
     return 0

@@ -13,7 +13,16 @@ import math
 import re
 from typing import Any
 
-from assistant.commands._table import render_table
+from assistant.commands._examples import help_with_examples
+from assistant.commands._output import (
+    Column,
+    Document,
+    Table,
+    add_format_options,
+    emit,
+    output_format,
+    text_lines,
+)
 from tools.catalog import ModelEntry, get_catalog
 from tools.memory.kv_cache import kv_cache_bytes_per_token
 from tools.units import format_count
@@ -21,14 +30,16 @@ from tools.units import format_count
 
 def add_parser(subparsers: Any, help_text: str) -> None:
     """Register the `models` sub-command."""
-    parser = subparsers.add_parser("models", help=help_text, description=help_text)
+    parser = subparsers.add_parser(
+        "models", help=help_text, description=help_text, **help_with_examples("models")
+    )
     parser.add_argument(
         "name",
         nargs="?",
         metavar="MODEL",  # errors about it say "model: …"
         help="show one model in detail (id, alias or Hugging Face repo id)",
     )
-    parser.add_argument("--json", action="store_true", help="print JSON (counts as integers)")
+    add_format_options(parser, "print JSON (counts as integers)")
 
 
 def model_record(entry: ModelEntry) -> dict[str, Any]:
@@ -78,16 +89,17 @@ def _row(entry: ModelEntry) -> list[str]:
     ]
 
 
-HEADERS = (
-    "id",
-    "name",
-    "params (computed)",
-    "active/token",
-    "experts/top-k",
-    "attention",
-    "max context (tokens)",
-    "as_of",
+COLUMNS = (
+    Column("id"),
+    Column("name", drop=2),
+    Column("params (computed)", numeric=True),
+    Column("active/token", numeric=True),
+    Column("experts/top-k", numeric=True, drop=3),
+    Column("attention", drop=4),
+    Column("max context (tokens)", numeric=True),
+    Column("as_of", drop=1),
 )
+HEADERS = tuple(c.header for c in COLUMNS)
 
 
 _PUBLISHED_ACTIVE = re.compile(r"([0-9]+(?:\.[0-9]+)?)B (?:active|activated)")
@@ -177,21 +189,25 @@ def _shape_lines(entry: ModelEntry) -> list[str]:
     return lines
 
 
+NOTE = (
+    "Parameter counts are computed from each architecture (tools/architecture.py); "
+    "active/token counts the input embedding (`gpu-sizer models NAME` also shows it without, "
+    "the convention some publishers use)."
+)
+
+
 def run(args: argparse.Namespace) -> int:
     """List the models (or one model with `name`). Unknown names raise ToolInputError."""
     catalog = get_catalog()
     entries = [catalog.model(args.name)] if args.name else list(catalog.models.values())
-    if args.json:
+    if output_format(args) == "json":
         records = [model_record(e) for e in entries]
         print(json.dumps(records[0] if args.name else records, indent=2))
-    elif args.name:
-        print(_detail(entries[0]))
+        return 0
+    table = Table(COLUMNS, [_row(e) for e in entries])
+    if args.name:
+        doc = Document(text_lines(_detail(entries[0])), data=table)
     else:
-        rows = [_row(e) for e in entries]
-        print(render_table(HEADERS, rows, right_align=(2, 3, 4, 6)))
-        print(
-            "\nParameter counts are computed from each architecture (tools/architecture.py); "
-            "active/token counts the input embedding (`gpu-sizer models NAME` also shows it "
-            "without, the convention some publishers use)."
-        )
+        doc = Document([table], data=table).line(NOTE, style="dim")
+    emit(doc, args)
     return 0

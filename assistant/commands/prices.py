@@ -21,7 +21,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.commands._examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
+from assistant.commands._output import Document, add_pager_option, emit, text_lines
+from assistant.commands._progress import working
 from assistant.prices.fetch import DEFAULT_TIMEOUT_S
 from assistant.prices.sources import SOURCES, PriceSource, source_named
 from assistant.sanitize import clean_text
@@ -50,7 +53,9 @@ class PricesOptions(BaseModel):
 
 def add_parser(subparsers: Any, help_text: str) -> None:
     """Register `prices` with its `refresh` and `show` actions."""
-    p = subparsers.add_parser("prices", help=help_text, description=help_text)
+    p = subparsers.add_parser(
+        "prices", help=help_text, description=help_text, **help_with_examples("prices")
+    )
     p.add_argument(
         "action",
         nargs="?",
@@ -60,6 +65,7 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     )
     CommandFlags(p).add(PricesOptions)
     p.add_argument("--json", action="store_true", help="print JSON")
+    add_pager_option(p)
 
 
 def _sources(names: list[str]) -> list[PriceSource]:
@@ -113,7 +119,10 @@ def _refresh(options: PricesOptions, args: argparse.Namespace) -> int:
     headers = {"User-Agent": "gpu-sizer prices refresh"}
     timeout = options.timeout
     try:
-        with httpx2.Client(timeout=timeout, follow_redirects=True, headers=headers) as client:
+        with (
+            httpx2.Client(timeout=timeout, follow_redirects=True, headers=headers) as client,
+            working("downloading prices"),
+        ):
             report = refresh_prices(client, sources, now().replace(microsecond=0))
     except RefreshError as exc:
         try:
@@ -125,16 +134,19 @@ def _refresh(options: PricesOptions, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(_report_json(report), indent=2))
         return 0
-    print(f"wrote {report.path}: {report.rows:,} price rows")
+    out = [f"wrote {report.path}: {report.rows:,} price rows"]
     for s in report.sources:
-        print(f"  {_source_line(s.name, s.rows_read, s.rows_written, s.as_of, s.as_of_basis)}")
-        print(f"    skipped: {_skipped(s.skipped, s.unmapped)}")
+        out.append(f"  {_source_line(s.name, s.rows_read, s.rows_written, s.as_of, s.as_of_basis)}")
+        out.append(f"    skipped: {_skipped(s.skipped, s.unmapped)}")
     for name, count in report.carried_over.items():
-        print(f"  {name}: {count:,} rows kept from the previous file (not refreshed this time)")
-    print(
+        out.append(
+            f"  {name}: {count:,} rows kept from the previous file (not refreshed this time)"
+        )
+    out.append(
         "cost, recommend, the chat and the MCP server now add these rows to the catalog; a "
         "fresher row supersedes an older row of the same offer (gpu-sizer prices show)"
     )
+    emit(Document(text_lines("\n".join(out))), args)
     return 0
 
 
@@ -181,7 +193,10 @@ def _show(args: argparse.Namespace) -> int:
             "no refreshed prices yet: cost and recommend use the built-in catalog "
             "(gpu-sizer prices refresh downloads current ones)"
         )
-        print(json.dumps({"file": None}) if args.json else message)
+        if args.json:
+            print(json.dumps({"file": None}))
+        else:
+            emit(Document(text_lines(message)), args)
         return 0
     book = price_book()  # validates the file as cost will (ToolInputError → exit 2)
     header = read_header(path)
@@ -197,11 +212,11 @@ def _show(args: argparse.Namespace) -> int:
         print(json.dumps(out, indent=2))
         return 0
     fetched = str(header.get("fetched_at", "?"))
-    print(
+    shown = [
         f"refreshed prices in use: {path} (fetched {_printable(fetched)}, {_age(fetched)}), "
         f"{len(book.refreshed_ids):,} rows; {len(book.superseded_ids):,} older catalog rows of "
         "the same offers superseded"
-    )
+    ]
     for s in sources:
         line = _source_line(
             str(s.get("name", "?")),
@@ -210,8 +225,9 @@ def _show(args: argparse.Namespace) -> int:
             str(s.get("as_of", "?")),
             str(s.get("as_of_basis", "?")),
         )
-        print(f"  {line}")
-        print(f"    skipped: {_skipped(s.get('skipped', {}), s.get('unmapped', {}))}")
+        shown.append(f"  {line}")
+        shown.append(f"    skipped: {_skipped(s.get('skipped', {}), s.get('unmapped', {}))}")
+    emit(Document(text_lines("\n".join(shown))), args)
     return 0
 
 

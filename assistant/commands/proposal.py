@@ -1,8 +1,9 @@
 """`gpu-sizer proposal`: render a hardware proposal (Markdown or HTML) from a saved session.
 
 `--session ID` loads a saved session (assistant/sessions.py); `--from-json FILE` renders a
-conversation JSON file directly. Without `--output` the document goes to stdout; with it, the
-file is written only if it does not exist yet, unless `--force`.
+conversation JSON file directly. Without `--output` the document goes to stdout — Markdown
+rendered (and paged) on a terminal, raw in a pipe; with it, the file is written only if it
+does not exist yet, unless `--force`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assistant.commands._examples import help_with_examples
+from assistant.commands._output import add_pager_option, emit, markdown_doc
 from assistant.conversation import Conversation
 from assistant.proposal import FORMATS, format_for_path, render_proposal, write_proposal
 from assistant.sessions import load_session, read_conversation_file
@@ -20,7 +23,9 @@ from tools.errors import ToolInputError
 
 def add_parser(subparsers: Any, help_text: str) -> None:
     """Register the `proposal` sub-command."""
-    parser = subparsers.add_parser("proposal", help=help_text, description=help_text)
+    parser = subparsers.add_parser(
+        "proposal", help=help_text, description=help_text, **help_with_examples("proposal")
+    )
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--session", metavar="ID", help="id of a saved session")
     source.add_argument(
@@ -36,6 +41,7 @@ def add_parser(subparsers: Any, help_text: str) -> None:
     parser.add_argument(
         "--force", action="store_true", help="replace FILE if it exists (default: refuse)"
     )
+    add_pager_option(parser)
 
 
 def _load_json(path: Path) -> Conversation:
@@ -61,7 +67,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         conversation = _load_json(args.from_json)
     if args.output is None:
-        sys.stdout.write(render_proposal(conversation, args.format or "md"))
+        fmt = args.format or "md"
+        document = render_proposal(conversation, fmt)
+        if fmt == "md":
+            emit(markdown_doc(document), args)  # rendered on a terminal, raw in a pipe
+        else:
+            sys.stdout.write(document)
         return 0
     fmt = args.format or format_for_path(args.output)
     try:

@@ -14,7 +14,22 @@ import argparse
 import json
 from typing import Any
 
+from assistant.commands._examples import help_with_examples
 from assistant.commands._flags import CommandFlags, named, request
+from assistant.commands._output import (
+    Blank,
+    Cell,
+    Column,
+    Document,
+    Line,
+    Styled,
+    Table,
+    add_format_options,
+    emit,
+    lines,
+    output_format,
+)
+from assistant.commands._progress import working
 from tools.errors import ToolInputError
 from tools.notes import texts
 from tools.sizing import SizingReport, SizingRequest
@@ -26,11 +41,13 @@ _MODEL_CHOICE = ("model", "params", "config_path", "model_file")
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
-    parser = subparsers.add_parser("recommend", help=help_text, description=help_text)
+    parser = subparsers.add_parser(
+        "recommend", help=help_text, description=help_text, **help_with_examples("recommend")
+    )
     flags = CommandFlags(parser)
     flags.add(Workload, parser.add_argument_group("model (give one)"), only=_MODEL_CHOICE)
     flags.add(Workload, parser.add_argument_group("workload"), exclude=_MODEL_CHOICE)
-    parser.add_argument("--json", action="store_true", help="print the options as JSON")
+    add_format_options(parser, "print the options as JSON")
     parser.add_argument(
         "--all-layouts", action="store_true", help="also list every rejected layout"
     )
@@ -134,11 +151,121 @@ def headline_lines(report: SizingReport) -> list[str]:
     return [line, f"priced: {report.price_load.reason}"]
 
 
+def _number(value: float | None, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def _status(option: Any) -> Styled:
+    if option.meets_targets:
+        return Styled("ok", "good")
+    return Styled("misses targets", "warn") if option.fits else Styled("does not fit", "bad")
+
+
+def options_table(options: list[Any], training: bool) -> Table:
+    """The options (and rejected layouts) in one table: memory in GiB, speeds with their basis,
+    the on-demand price; the most droppable column goes first on a narrow terminal."""
+    columns = [
+        Column("GPU"),
+        Column("GPUs", numeric=True),
+        Column("TP×PP×DP", drop=3),
+        Column("per GPU GiB", numeric=True),
+        Column("KV left GiB", numeric=True, drop=8),
+        Column("KV tokens per replica", numeric=True, drop=7),
+        Column("max seqs per replica", numeric=True, drop=6),
+    ]
+    if training:
+        columns.append(Column("train hours", numeric=True))
+    else:
+        columns += [
+            Column("tok/s per user", numeric=True, drop=2),
+            Column("total tok/s", numeric=True, drop=5),
+            Column("TTFT s", numeric=True, drop=4),
+        ]
+    columns += [
+        Column("speed basis", drop=1),
+        Column("USD/h on demand", numeric=True),
+        Column("price age", drop=9),
+        Column("status"),
+    ]
+    rows: list[list[Cell]] = []
+    for o in options:
+        row: list[Cell] = [
+            o.gpu,
+            str(o.count),
+            f"{o.tp}×{o.pp}×{o.dp}",
+            f"{o.per_gpu_bytes / 2**30:,.1f}",
+            f"{o.kv_cache_capacity_bytes / 2**30:,.1f}",
+            f"{o.kv_cache_capacity_tokens:,}",
+            f"{o.max_concurrent_sequences:,}",
+        ]
+        if training:
+            row.append(_number(o.training_hours, ",.1f"))
+        else:
+            row += [
+                _number(o.decode_tokens_per_s_per_seq, ",.1f"),
+                _number(o.aggregate_tokens_per_s, ",.0f"),
+                _number(o.ttft_s, ".3f"),
+            ]
+        row += [o.basis_label or "-", _number(o.usd_per_hour, ",.2f"), o.price_age or "-"]
+        rows.append([*row, _status(o)])
+    return Table(columns, rows)
+
+
+def option_notes(options: list[Any]) -> list[Line]:
+    """What each option's row cannot hold: why it misses or does not fit, and its notes (how
+    its price was found, layout caveats), under the table with the row they belong to."""
+    out: list[Line] = []
+    for o in options:
+        who = f"{o.count}× {o.gpu}:"
+        out += [Line(r, lead=who, lead_style="warn", bullet="-", indent=2) for r in o.reasons]
+        out += [Line(n, lead=who, lead_style="dim", bullet="·", indent=2) for n in o.notes]
+    return out
+
+
+def recommendation_document(report: SizingReport, all_layouts: bool = False) -> Document:
+    """`recommend`'s human output: the headline and price load first, what was sized, the
+    options table with its notes, then warnings, notes and assumptions."""
+    result = report.recommendation
+    assert result is not None
+    training = report.request.workload.is_training
+    shown = result.options + (result.rejected if all_layouts else [])
+    table = options_table(shown, training)
+    doc = Document(data=table)
+    doc.add(*headline_blocks(report))
+    doc.line(
+        f"{result.model_id}: {result.total_params:,} parameters ({result.active_params:,} "
+        f"active), {result.weights_format} weights {format_bytes(result.weight_bytes, 'GiB')}, "
+        f"KV cache {result.kv_cache_bytes_per_token:,} bytes per token, "
+        f"context {result.context_tokens:,} tokens"
+    )
+    doc.add(Blank(), table)
+    notes = option_notes(shown)
+    if notes:
+        doc.add(*notes)
+    doc.add(Blank())
+    doc.add(*lines(texts(result.warnings), lead="warning:", lead_style="warn"))
+    doc.add(*lines(texts(result.notes), lead="note:", lead_style="dim"))
+    if result.nearest_feasible:
+        doc.line(result.nearest_feasible, style="warn")
+    doc.add(Line("assumptions:", style="heading"))
+    doc.add(*lines(result.assumptions, bullet="-", indent=2))
+    return doc
+
+
+def headline_blocks(report: SizingReport) -> list[Line]:
+    """`headline_lines` as the CLI prints them: 'headline:' emphasised, 'priced:' dimmed."""
+    lead, *rest = headline_lines(report)
+    out = [Line(lead.removeprefix("headline: "), lead="headline:", lead_style="strong")]
+    out += [Line(r.removeprefix("priced: "), lead="priced:", lead_style="dim") for r in rest]
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     from assistant.sizing_tool import run_size
 
     workload = request(Workload, args)
-    report = run_size(SizingRequest(workload=workload))
+    with working(f"sizing {workload.model or 'the model'}"):
+        report = run_size(SizingRequest(workload=workload))
     if report.recommendation is None:
         error = report.recommendation_error
         field = "model" if error is None else error.field
@@ -148,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
     result = report.recommendation
     training = workload.is_training
     assumptions = result.assumptions  # the defaulted request lengths lead them
-    if args.json:
+    if output_format(args) == "json":
         out: dict[str, Any] = {
             "headline": headline_record(report),
             "price_load": report.price_load.model_dump(mode="json"),
@@ -168,52 +295,5 @@ def run(args: argparse.Namespace) -> int:
             out["rejected"] = [option_record(o, training) for o in result.rejected]
         print(json.dumps(out, indent=2))
         return 0
-    for line in headline_lines(report):
-        print(line)
-    print(
-        f"{result.model_id}: {result.total_params:,} parameters ({result.active_params:,} "
-        f"active), {result.weights_format} weights {format_bytes(result.weight_bytes, 'GiB')}, "
-        f"KV cache {result.kv_cache_bytes_per_token:,} bytes per token, "
-        f"context {result.context_tokens:,} tokens"
-    )
-    header = (
-        "GPU | count | TP×PP×DP | per GPU (GiB) | KV left (GiB) | KV tokens per replica"
-        " | max seqs per replica"
-    )
-    header += " | train h" if training else " | tok/s/seq | aggregate tok/s | TTFT s"
-    header += " | speed basis | on-demand USD/h | price age"
-    print(header)
-    shown = result.options + (result.rejected if args.all_layouts else [])
-    for o in shown:
-        row = (
-            f"{o.gpu} | {o.count} | {o.tp}×{o.pp}×{o.dp} | "
-            f"{o.per_gpu_bytes / 2**30:,.1f} | {o.kv_cache_capacity_bytes / 2**30:,.1f} | "
-            f"{o.kv_cache_capacity_tokens:,} | {o.max_concurrent_sequences:,}"
-        )
-        if training:
-            row += f" | {'-' if o.training_hours is None else f'{o.training_hours:,.1f}'}"
-        else:
-            speed = o.decode_tokens_per_s_per_seq
-            agg = o.aggregate_tokens_per_s
-            row += f" | {'-' if speed is None else f'{speed:,.1f}'}"
-            row += f" | {'-' if agg is None else f'{agg:,.0f}'}"
-            row += f" | {'-' if o.ttft_s is None else f'{o.ttft_s:.3f}'}"
-        row += f" | {o.basis_label or '-'}"
-        row += f" | {'-' if o.usd_per_hour is None else f'{o.usd_per_hour:,.2f}'}"
-        row += f" | {o.price_age or '-'}"
-        status = "ok" if o.meets_targets else ("misses targets" if o.fits else "does not fit")
-        print(f"{row} | {status}")
-        for reason in o.reasons:
-            print(f"    - {reason}")
-        for note in o.notes:
-            print(f"    · {note}")
-    for warning in result.warnings:
-        print(f"warning: {warning}")
-    for line in texts(result.notes):
-        print(f"note: {line}")
-    if result.nearest_feasible:
-        print(result.nearest_feasible)
-    print("assumptions:")
-    for line in assumptions:
-        print(f"  - {line}")
+    emit(recommendation_document(report, args.all_layouts), args)
     return 0

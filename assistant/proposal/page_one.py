@@ -1,10 +1,14 @@
 """Page one: the decision, for a manager, in at most `PAGE_ONE_MAX_LINES` lines of Markdown.
 
 In order: the recommendation (exact configuration, engine, weight format, and the rule that
-chose it), why (memory per GPU against its budget, the speed at the load sized, the targets),
-the cost (a month of the configuration, its $/M tokens at the labelled load, with provider, tier
-and as_of; a training job's total), the main risk (`tools.sizing.risks.main_risk`), the
-alternative (`tools.sizing.alternative`) and how the request was read. Every figure is a field of
+chose it; when it is under the report's own headroom rule, that, and the option one step up),
+why (memory per GPU against its budget, the speed at the load sized, the targets), the cost (a
+month of the configuration, its $/M tokens at the labelled load, with provider, tier and as_of;
+a training job's total; a hosted API that costs less, named), the main risk
+(`tools.sizing.risks.main_risk`), the alternative (`tools.sizing.alternative`) and how the
+request was read. The risks that qualify the recommendation itself
+(`tools.sizing.risks.caveats`) are said where the recommendation and its cost are, whichever
+risk leads. Every figure is a field of
 the report, with its unit; catalog figures carry their as_of, speeds their basis.
 """
 
@@ -36,7 +40,7 @@ from tools.memory import engine_name
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.alternative import alternative
-from tools.sizing.risks import risks
+from tools.sizing.risks import TIGHT_HEADROOM_FRACTION, caveats, main_risk, risks, step_up
 
 PAGE_ONE_MAX_LINES = 60
 """Issue 14: the first page fits in 60 lines of Markdown (title and blank lines included)."""
@@ -84,10 +88,47 @@ def recommendation_blocks(report: SizingReport) -> list[Block]:
     if estimate is not None and not training:
         fmt += f", {estimate.kv_dtype} KV cache"
     setup.append(fmt)
-    return [
+    blocks: list[Block] = [
         Paragraph("; ".join(setup) + ".", lead=gpus(o)),
         Paragraph(headline.reason + ".", lead="Chosen because:"),
     ]
+    tight = next((r for r in caveats(report) if r.code == "tight_memory"), None)
+    if tight is not None:
+        blocks.append(headroom_caveat(report, o, main=main_risk(report).code == tight.code))
+    return blocks
+
+
+def headroom_caveat(report: SizingReport, o: Option, main: bool = False) -> Paragraph:
+    """The recommended layout is under the report's own headroom rule: said where it is
+    recommended (`tools.sizing.risks.caveats`), with the option one step up that keeps the
+    rule (`step_up`), priced, when there is one. `main`: the main risk section below says
+    why in full, so this says only how far under and what to choose instead."""
+    share = o.headroom_bytes / o.budget_bytes_per_gpu if o.budget_bytes_per_gpu else 0.0
+    rule = f"under the {TIGHT_HEADROOM_FRACTION:.0%} the risk rule asks"
+    if main:
+        text = f"{share:.1%} of the budget per GPU, {rule} (the main risk, below)"
+    else:
+        text = (
+            f"{gib(o.headroom_bytes)} per GPU is {share:.1%} of the "
+            f"{gib(o.budget_bytes_per_gpu)} budget, {rule}: test at the real load before "
+            "ordering"
+        )
+    up = step_up(report)
+    if up is None:
+        text += "; no other option evaluated keeps that headroom."
+    else:
+        up_share = up.headroom_bytes / up.budget_bytes_per_gpu if up.budget_bytes_per_gpu else 0.0
+        text += (
+            f"; one step up, {gpus(up)} keeps {gib(up.headroom_bytes)} ({up_share:.0%}) of its "
+            f"{gib(up.budget_bytes_per_gpu)} budget"
+        )
+        priced = report.price_of(up.gpu, up.count)
+        if priced is not None and priced.usd_per_hour is not None:
+            text += (
+                f", {usd(priced.usd_per_hour)} per hour ({tier(priced.tier)}, {priced.provider})"
+            )
+        text += "."
+    return Paragraph(text, lead="Headroom under the risk rule:")
 
 
 def memory_item(o: Option, context_tokens: int | None, training: bool) -> Item:
@@ -272,6 +313,20 @@ def cost_blocks(report: SizingReport) -> list[Block]:
                 f"{usd(b.cheapest_usd)} per {b.period}: {state}."
             )
         items.append(Item(f"{usd(b.amount_usd)} per {b.period}; {verdict}", lead="Budget:"))
+    cheaper = next((r for r in caveats(report) if r.code == "api_cheaper"), None)
+    if cheaper is not None:
+        # A hosted API that costs less is named beside the price, wherever the risks rank it
+        # (in full here unless the main risk below says it).
+        if main_risk(report).code == cheaper.code and cheaper.break_even is not None:
+            even = cheaper.break_even
+            text = (
+                f"{even.api_provider} ({even.api_id}) at "
+                f"{usd(even.api_usd_per_million_output_tokens)} per million output tokens, its "
+                "input tokens included (the main risk, below)."
+            )
+        else:
+            text = risk_text(cheaper, report)
+        items.append(Item(text, lead="A hosted API costs less:"))
     note = unconverted_text(report)
     if note:
         items.append(Item(note, lead="Not compared:"))

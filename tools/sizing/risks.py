@@ -12,7 +12,7 @@ it; the rule is decided here, once, over typed fields (never over a note's text)
    recommended GPU — a context above the model's maximum, ZeRO on one rank, a device caveat.
 4. `tight_memory` (medium): the recommended layout's headroom is under `TIGHT_HEADROOM_FRACTION`
    (10 %) of its per-GPU memory budget: a longer context, more users or an engine update that
-   reserves more can push it out of memory.
+   reserves more can push it out of memory. `step_up` names the first option that keeps it.
 5. `stale_price` (medium): the recommended configuration's quoted price is stale (undated, or
    older than the report's staleness limit on the day it was sized).
 6. `low_confidence_price` (medium): the recommended configuration's quoted price is a rate the
@@ -29,7 +29,9 @@ it; the rule is decided here, once, over typed fields (never over a note's text)
 10. `estimated_speed` (low): the speed the $/M tokens or the job's hours rest on is estimated.
 
 With no rule applying, the main risk is `none` (the report's own figures say why: headroom, a
-fresh and confirmed price, a measured or calibrated speed).
+fresh and confirmed price, a measured or calibrated speed). Rules 4 and 7 qualify the headline
+itself (`caveats`): a surface that states the headline states them with it, whichever risk
+leads.
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ def risks(report: SizingReport) -> list[Risk]:
     out += [Risk(code="tool_warning", severity="high", note=n) for n in _warnings(report, option)]
     if option is None:
         return out
-    if option.headroom_bytes < TIGHT_HEADROOM_FRACTION * option.budget_bytes_per_gpu:
+    if is_tight(option):
         out.append(Risk(code="tight_memory", severity="medium", option=option))
     assert headline is not None
     if headline.price is not None and headline.price.stale:
@@ -204,3 +206,43 @@ def risks(report: SizingReport) -> list[Risk]:
 def main_risk(report: SizingReport) -> Risk:
     """The first risk that applies (module docstring), the one a first page states."""
     return risks(report)[0]
+
+
+HEADLINE_CAVEATS: tuple[RiskCode, ...] = ("tight_memory", "api_cheaper")
+"""Risks that qualify the recommendation itself: a layout under the headroom rule this module
+states (rule 4), and a hosted API that costs less than the configuration recommended (rule
+7). A surface that states the headline states these with it — a proposal's first page, not
+only its list of other risks — whichever risk comes first."""
+
+
+def caveats(report: SizingReport) -> list[Risk]:
+    """The `HEADLINE_CAVEATS` that apply to the report's headline, in the rules' order."""
+    return [r for r in risks(report) if r.code in HEADLINE_CAVEATS]
+
+
+def is_tight(option: Option) -> bool:
+    """Rule 4: headroom under `TIGHT_HEADROOM_FRACTION` of the per-GPU budget."""
+    return option.headroom_bytes < TIGHT_HEADROOM_FRACTION * option.budget_bytes_per_gpu
+
+
+def step_up(report: SizingReport) -> Option | None:
+    """'Size one step up', made concrete: the first option, in the order the headline's rule
+    ranks them (by the same price under a price rule, else the recommender's order), that
+    fits, meets the targets within the GPUs allowed and keeps the headroom rule 4 asks; None
+    when the headline is not tight or no option does."""
+    from tools.sizing.headline import PRICE_OBJECTIVES, candidates, price_key
+
+    headline, rec = report.headline, report.recommendation
+    if headline is None or rec is None or not is_tight(headline.option):
+        return None
+    workload = report.search or report.request.workload
+    roomy = [o for o in candidates(rec, workload.constraints.max_gpus) if not is_tight(o)]
+    if headline.rule == "cheapest" and workload.objective in PRICE_OBJECTIVES:
+
+        def key(option: Option) -> tuple[int, float]:
+            priced = report.price_of(option.gpu, option.count)
+            value = None if priced is None else price_key(workload.objective, priced)
+            return (1, 0.0) if value is None else (0, value)
+
+        roomy.sort(key=key)  # stable: unpriced options keep the recommender's order
+    return roomy[0] if roomy else None

@@ -191,6 +191,24 @@ class ChatLog(VerticalScroll, can_focus=False):
         self.follow(pin=turn)
         return turn
 
+    async def add_listing(self, markdown: str) -> AssistantMessage:
+        """A slash command's output (/gpus, /models): a turn of its own at the end of the log
+        — never inside the previous answer — and the view moves to its first line."""
+        turn = await self.start_turn(None)
+        answer = await turn.new_answer()
+        await answer.finish(markdown)
+        self.follow(pin=turn)
+        return answer
+
+    FENCE_INSET = 7
+    """Cells a preformatted block in an answer loses to the answer's border and padding (3)
+    and the fence's own padding (4)."""
+
+    def text_width(self) -> int:
+        """Columns a preformatted line of an answer has in the log now (a /gpus table is laid
+        out to it; the fence would otherwise hide what runs past its edge)."""
+        return max(40, self.scrollable_content_region.width - self.FENCE_INSET)
+
     async def add_user(self, text: str) -> UserMessage:
         """Start a turn with the user's message; returns that message."""
         turn = await self.start_turn(text)

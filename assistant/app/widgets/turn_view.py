@@ -5,7 +5,9 @@ computed".
 TurnView
 ├── UserMessage          the question, as sent
 ├── Vertical.lead        the VerdictCard of a sizing report: verdict lines, memory bars
-├── AssistantMessage…    the answer segments (streamed: the explanation), notices in order
+├── AssistantMessage…    the answer segments (streamed: the explanation)
+├── Vertical.notices     what the app or engine says about the turn (an endpoint that ignored
+│                        tools, a stopped stream, an error): under the answer, never inside it
 ├── Vertical.figures     charts drawn from the turn's results: cost per configuration, the
 │                        latency-vs-users curve of the configuration that works
 └── ComputedSection      "How this was computed": one collapsed ToolCard per call, and one
@@ -94,6 +96,7 @@ class TurnView(Vertical):
     TurnView { height: auto; }
     TurnView > .figures { height: auto; }
     TurnView > .lead { height: auto; }
+    TurnView > .notices { height: auto; }
     TurnView > .figures > BarChartView { padding: 0 1; }
     """
 
@@ -108,6 +111,7 @@ class TurnView(Vertical):
         if self.question is not None:
             yield UserMessage(self.question)
         yield Vertical(classes="lead")
+        yield Vertical(classes="notices")
         yield Vertical(classes="figures")
         yield ComputedSection()
 
@@ -125,21 +129,26 @@ class TurnView(Vertical):
         return self.query_one(".figures", Vertical)
 
     @property
+    def notices(self) -> Vertical:
+        return self.query_one(".notices", Vertical)
+
+    @property
     def computed(self) -> ComputedSection:
         return self.query_one(ComputedSection)
 
     async def new_answer(self, text: str = "", verdict: bool = False) -> AssistantMessage:
-        """An answer segment, after the earlier ones, above the charts and the tool calls;
+        """An answer segment, after the earlier ones, above the notices, charts and tool calls;
         `verdict`: the tools' verdict an LLM answer leads with (marked as such)."""
         widget = AssistantMessage(text)
         if verdict:
             widget.add_class("verdict")
-        await self.mount(widget, before=self.figures)
+        await self.mount(widget, before=self.notices)
         return widget
 
     async def add_notice(self, message: str, level: str = "info") -> NoticeLine:
+        """A notice about the turn, under its answer (in the order they came)."""
         widget = NoticeLine(message, level)
-        await self.mount(widget, before=self.figures)
+        await self.notices.mount(widget)
         return widget
 
     async def add_tool_card(
@@ -185,7 +194,8 @@ class TurnView(Vertical):
                 self.computed.update_title()
         charts = [BarChartView(chart) for chart in cost_charts(serving_costs(value))]
         if isinstance(value, SizingReport):
-            charts += [BarChartView(chart) for chart in latency_charts(working_option(value))]
+            option = working_option(value)
+            charts += [BarChartView(c) for c in latency_charts(option, value.users_stated)]
         if charts:
             await self.figures.remove_children()
             await self.figures.mount_all(charts)
