@@ -586,11 +586,17 @@ def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) 
     layers (`--split-mode layer`, its default): each GPU holds a run of layers with their KV
     cache, as a pipeline stage does, so with no tp/pp given it is sized as pp = gpus."""
     layer_split = engine == "generic" and not req.is_training and req.gpus > 1
+    if layer_split and req.tp is None and req.pp == 1 and req.split_mode == "tensor":
+        parts.assumptions.append(
+            f"Layout: llama.cpp --split-mode tensor splits every weight and the KV cache over "
+            f"the {req.gpus} GPUs (sized as tp={req.gpus}; PR #19378)."
+        )
+        return plan_layout(arch, gpus=req.gpus, tp=req.gpus, pp=1, training=False)
     if layer_split and req.tp is None and req.pp == 1:
         parts.assumptions.append(
             f"Layout: llama.cpp splits the layers over the {req.gpus} GPUs (--split-mode "
             "layer, the default): each holds its run of layers and their KV cache (sized as "
-            f"pp={req.gpus}); --split-mode row would split each tensor instead."
+            f"pp={req.gpus}); --split-mode tensor (split_mode) splits each tensor instead."
         )
         return plan_layout(arch, gpus=req.gpus, tp=1, pp=req.gpus, training=False)
     return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)

@@ -111,6 +111,12 @@ class ModelChoice(BaseModel):
         le=1,
         description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
     )
+    split_mode: Literal["layer", "tensor"] | None = Field(
+        default=None,
+        description="llama.cpp (engine generic) on several GPUs: layer (default: pipeline "
+        "stages, capacity not speed) or tensor (--split-mode tensor, builds from 2026-04 on: "
+        "needs flash attention and an unquantized KV cache).",
+    )
 
     # How a generic weights spelling (int4, 4bit, q4) was read, for the assumptions.
     _weights_reading: str | None = PrivateAttr(default=None)
@@ -167,6 +173,23 @@ class ModelChoice(BaseModel):
                 "give exactly one of model, params, config_path or model_file"
                 + (f" (got {', '.join(given)})" if given else ""),
             )
+        return self
+
+    @model_validator(mode="after")
+    def _split_mode(self) -> Self:
+        if self.split_mode is not None and self.engine not in (None, "generic"):
+            raise ToolInputError(
+                "split_mode",
+                f"is llama.cpp's multi-GPU split; engine {self.engine} shards by tensor "
+                "parallelism (tp) instead",
+                "split_mode with engine generic (llama.cpp), or tp/pp with vllm",
+            )
+        if self.split_mode == "tensor":
+            from tools.performance.llama_split import tensor_split_problem
+
+            problem = tensor_split_problem(self.kv_dtype)
+            if problem:
+                raise ToolInputError("split_mode", problem, "split_mode layer, or kv_dtype fp16")
         return self
 
     @property

@@ -16,6 +16,7 @@ from tools.performance import (
     prefill_time,
     static_batching_factor,
 )
+from tools.performance.llama_split import split_note
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, memory_figures
@@ -160,6 +161,9 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         meets = False  # an unknown TTFT cannot be promised to meet a target
         reasons.append(f"{gpu.name} publishes no tensor throughput: TTFT cannot be estimated")
     labels = speed_labels(w, est, gpu, mg, batch)
+    split_notes: list[str] = []
+    if str(est.engine) == "generic" and tp * pp > 1:
+        split_notes.append(split_note("tensor" if tp > 1 else "layer", tp * pp, mg.arch))
     if labels.measured_tokens_per_s is not None:
         per_seq = labels.measured_tokens_per_s
     if count > w.constraints.max_gpus:
@@ -209,7 +213,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         speed_source=labels.source,
         **quote_fields(quote, prices),
         reasons=reasons,
-        notes=[*plan.notes, *price_notes],
+        notes=[*split_notes, *plan.notes, *price_notes],
         **opt,
     )
     option._serving = serving

@@ -158,8 +158,16 @@ def speed_labels(w: Workload, est: Any, gpu: GpuSpec, m: ModelOnGpus, batch: int
             if abs(at_request / at_measure - 1) < CONTEXT_TOLERANCE:
                 measured = found.tokens_per_s
                 source = f"measured: {found.source} (reference row {found.row})"
+    decode_basis: SpeedBasis = eff.decode_basis
+    if m.decode_speedup != 1.0:
+        from tools.performance.llama_split import TENSOR_SPLIT_SOURCE
+
+        # A published speed-up applied to the layer split's figure: an estimate.
+        decode_basis = "estimated"
+        throughput = "estimated"
+        source = f"estimated: {source}; × {m.decode_speedup:.2f} ({TENSOR_SPLIT_SOURCE})"
     return SpeedLabels(
-        speed="measured" if measured is not None else eff.decode_basis,
+        speed="measured" if measured is not None else decode_basis,
         throughput=throughput,
         ttft=weakest(eff.prefill_basis, eff.decode_basis),
         source=source,
