@@ -37,7 +37,10 @@ def test_two_3090s_run_70b_as_a_layer_split_within_25_percent(
     (option,) = [o for o in data["options"] if o["gpu"] == "rtx-3090"]  # type: ignore[attr-defined]
     # 39.6 GiB of Q4_K_M weights need both cards: the layer split, pp=2, never TP for llama.cpp.
     assert (option["tp"], option["pp"], option["count"]) == (1, 2, 2)
-    speed = option["decode_tokens_per_s_per_seq"]
+    # The published figure of this exact setup is shown as measured, and the performance
+    # model's own figure beside it is within 25% of it.
+    assert option["decode_tokens_per_s_per_seq"] == XD_3090_X2_70B_Q4KM
+    speed = option["modelled_tokens_per_s_per_seq"]
     assert XD_3090_X2_70B_Q4KM / 1.25 <= speed <= XD_3090_X2_70B_Q4KM * 1.25
     assert any("--split-mode layer" in n for n in option["notes"])
 
@@ -48,10 +51,14 @@ def test_tensor_split_is_the_published_speed_up_and_an_estimate(
     layer = _recommend(capsys)["options"][0]  # type: ignore[index]
     tensor = _recommend(capsys, "--split-mode", "tensor")["options"][0]  # type: ignore[index]
     assert (tensor["tp"], tensor["pp"]) == (2, 1)
-    # PR #19378, 4× RTX 4090, llama 1B F16 tg128: 314.75 → 409.87 tok/s = 1.302×.
+    # The layer split of this exact setup is published (16.29 tok/s): shown as measured. The
+    # tensor split is not that measurement: the modelled layer split × PR #19378's 1.302
+    # (4× RTX 4090, llama 1B F16 tg128: 314.75 → 409.87 tok/s), an estimate.
+    assert layer["speed_basis"] == "measured"
+    assert layer["decode_tokens_per_s_per_seq"] == XD_3090_X2_70B_Q4KM
     assert pytest.approx(1.302, abs=0.001) == TENSOR_SPLIT_DENSE_SPEEDUP
-    ratio = tensor["decode_tokens_per_s_per_seq"] / layer["decode_tokens_per_s_per_seq"]
-    assert ratio == pytest.approx(409.87 / 314.75, rel=0.01)
+    modelled_layer = tensor["decode_tokens_per_s_per_seq"] / TENSOR_SPLIT_DENSE_SPEEDUP
+    assert XD_3090_X2_70B_Q4KM / 1.25 <= modelled_layer <= XD_3090_X2_70B_Q4KM * 1.25
     assert tensor["speed_basis"] == "estimated"
 
 

@@ -164,8 +164,9 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     split_notes: list[str] = []
     if str(est.engine) == "generic" and tp * pp > 1:
         split_notes.append(split_note("tensor" if tp > 1 else "layer", tp * pp, mg.arch))
+    modelled: float | None = None
     if labels.measured_tokens_per_s is not None:
-        per_seq = labels.measured_tokens_per_s
+        modelled, per_seq = per_seq, labels.measured_tokens_per_s
     if count > w.constraints.max_gpus:
         meets = False
         fit_dp = _replicas_within_limit(w, tp, pp, dp)
@@ -199,6 +200,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         headroom_bytes=int(est.budget_bytes_per_gpu - loaded_bytes),
         sequences_per_replica=batch,
         decode_tokens_per_s_per_seq=per_seq,
+        modelled_tokens_per_s_per_seq=modelled,
         aggregate_tokens_per_s=plan.aggregate_tokens_per_s,
         full_load_sequences_per_replica=full_batch,
         full_load_tokens_per_s=full_per_replica * dp,

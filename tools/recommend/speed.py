@@ -150,7 +150,7 @@ def speed_labels(w: Workload, est: Any, gpu: GpuSpec, m: ModelOnGpus, batch: int
     throughput = weakest(eff.decode_basis, eff.prefill_basis)
     source = _calibrated_source(eff)
     measured = None
-    if batch == 1:
+    if batch == 1 and m.decode_speedup == 1.0:  # a tensor split is not the layer split measured
         found = find_measurement(est.model_id, gpu.id, m.weight_format, m.engine, m.tp, m.pp)
         if found is not None:
             at_request = decode_step(m, 1, w.context_tokens).seconds
