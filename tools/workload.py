@@ -164,6 +164,14 @@ class Workload(ModelChoice):
         le=MAX_TOKENS_PER_S,
         description="Target output tokens/s over all users.",
     )
+    replicas: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPUS,
+        description="Serving replicas, fixed (default: as many as the users and targets need). "
+        "1 = one saturated replica: it runs up to its batch cap, users past it wait for a "
+        "slot, and its full-load throughput is the answer.",
+    )
     tokens_per_s_per_user: float | None = Field(
         default=None,
         ge=MIN_RATE,

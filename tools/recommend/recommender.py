@@ -146,6 +146,8 @@ class LayoutBound:
         """A lower bound on the GPUs the layout needs for the users: each replica runs at
         most the sequences whose KV fits beside the weights."""
         group = tp * pp
+        if w.replicas is not None:
+            return group * w.replicas  # fixed: users past the cap wait, no scale-out
         users_given = "users" in w.model_fields_set or w.tokens_per_s is None
         if not users_given or self.kv_sequence_bytes <= 0:
             return group
