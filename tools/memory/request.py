@@ -111,6 +111,13 @@ class ModelChoice(BaseModel):
         le=1,
         description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
     )
+    engine_version: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="vLLM version whose memory accounting to size (e.g. 0.11, 0.19): activation "
+        "peak, non-torch memory and the default gpu_memory_utilization follow it; default: the "
+        "0.6-0.10 accounting.",
+    )
     split_mode: Literal["layer", "tensor"] | None = Field(
         default=None,
         description="llama.cpp (engine generic) on several GPUs: layer (default: pipeline "
@@ -174,6 +181,19 @@ class ModelChoice(BaseModel):
                 + (f" (got {', '.join(given)})" if given else ""),
             )
         return self
+
+    @field_validator("engine_version")
+    @classmethod
+    def _engine_version(cls, value: str | None) -> str | None:
+        from tools.memory.engine_versions import parse_version
+
+        if value is None:
+            return None
+        if parse_version(value) is None:
+            raise ToolInputError(
+                "engine_version", f"{value!r} is not a vLLM version", "a version such as 0.19"
+            )
+        return value.strip().lower().lstrip("v")
 
     @model_validator(mode="after")
     def _split_mode(self) -> Self:

@@ -72,6 +72,8 @@ def _validated_request(
         "weights": w.weights,
         "kv_dtype": w.kv_dtype,
         "engine": w.engine,
+        "engine_version": w.engine_version,
+        "split_mode": w.split_mode,
         "gpu_memory_utilization": w.gpu_memory_utilization,
         "context": w.training_sequence_tokens if w.is_training else w.context_tokens,
         "batch": batch,
