@@ -879,6 +879,8 @@ def measured_entries() -> list[dict[str, object]]:
                 "context_tokens": s.decode_context,
                 "tokens_per_s": s.value,
                 "source": f"{s.row['source_url']} ({s.row['source_date']})",
+                "engine_version": str(s.row.get("engine_version") or ""),
+                "source_date": str(s.row.get("source_date") or ""),
             }
         )
     return out

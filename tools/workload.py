@@ -168,9 +168,7 @@ class Workload(ModelChoice):
         default=None,
         ge=1,
         le=MAX_GPUS,
-        description="Serving replicas, fixed (default: as many as the users and targets need). "
-        "1 = one saturated replica: it runs up to its batch cap, users past it wait for a "
-        "slot, and its full-load throughput is the answer.",
+        description="Fixed replica count; 1 = one saturated replica (users past its cap wait).",
     )
     tokens_per_s_per_user: float | None = Field(
         default=None,

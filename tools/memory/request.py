@@ -114,15 +114,11 @@ class ModelChoice(BaseModel):
     engine_version: str | None = Field(
         default=None,
         max_length=MAX_NAME_CHARS,
-        description="vLLM version whose memory accounting to size (e.g. 0.11, 0.19): activation "
-        "peak, non-torch memory and the default gpu_memory_utilization follow it; default: the "
-        "0.6-0.10 accounting.",
+        description="vLLM version whose memory accounting to use, e.g. 0.19 (default 0.6-0.10).",
     )
     split_mode: Literal["layer", "tensor"] | None = Field(
         default=None,
-        description="llama.cpp (engine generic) on several GPUs: layer (default: pipeline "
-        "stages, capacity not speed) or tensor (--split-mode tensor, builds from 2026-04 on: "
-        "needs flash attention and an unquantized KV cache).",
+        description="llama.cpp multi-GPU split: layer (default) or tensor (needs an f16 KV cache).",
     )
 
     # How a generic weights spelling (int4, 4bit, q4) was read, for the assumptions.
