@@ -202,6 +202,10 @@ def _performance_sections(results: dict[str, dict[str, Any]]) -> list[str]:
                 f"{_pct(f['heldout_median_pct'])} | {_ratio(f['heldout_worst_ratio'])} | "
                 f"{verdict} | {held_pubs} | {f['not_covered']} |"
             )
+        misses = [f for f in res.get("perf_families", []) if f.get("why")]
+        if misses:
+            lines += ["", "Families that miss the held-out target, and why:", ""]
+            lines += [f"- **{f['family']}**: {f['why']}." for f in misses]
         lines += [
             "",
             "### Per group",
