@@ -42,6 +42,7 @@ from tools.memory.overhead import (
     CUDA_CONTEXT,
     LLAMA_CPP_N_UBATCH,
     METAL_RUNTIME,
+    MLX_PREFILL_STEP,
     VLLM_CUDA_GRAPHS,
     VLLM_GPU_MEMORY_UTILIZATION,
     vllm_batch_defaults,
@@ -220,7 +221,7 @@ def _inference_weights(
 ) -> tuple[int, int]:
     """Adds the weights component; returns (bytes per GPU, layers on the worst stage)."""
     arch = resolved.architecture
-    vision = engine != "generic"
+    vision = engine not in ("generic", "mlx")  # mlx-lm loads the text model only
     wb = model_weight_bytes(
         resolved,
         fmt,
@@ -556,6 +557,12 @@ def _activations(
         if not parts.lean:
             notes.append(
                 f"Activation peak profiled at max_num_batched_tokens = {chunk:,} tokens ({source})."
+            )
+    elif engine == "mlx":
+        chunk = min(context * req.batch, int(MLX_PREFILL_STEP.value))
+        if not parts.lean:
+            notes.append(
+                f"Prefill of at most {chunk:,} tokens per forward pass: {MLX_PREFILL_STEP.source}."
             )
     elif engine == "generic":
         # llama.cpp's compute buffer: one ubatch of at most n_ubatch tokens per forward pass,

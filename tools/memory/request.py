@@ -42,7 +42,7 @@ from tools.memory.training import OPTIMIZERS, PRECISIONS
 from tools.notes import Note
 
 Task = Literal["inference", "full", "lora", "qlora"]
-Engine = Literal["vllm", "transformers", "generic"]
+Engine = Literal["vllm", "transformers", "generic", "mlx"]
 KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
 OptimizerName = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
@@ -103,7 +103,8 @@ class ModelChoice(BaseModel):
     engine: Engine | None = Field(
         default=None,
         description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
-        "generic. Default vllm for inference, transformers for training.",
+        "generic (llama.cpp / Ollama), mlx (Apple MLX). Default vllm for inference, "
+        "transformers for training.",
     )
     gpu_memory_utilization: float | None = Field(
         default=None,
@@ -367,6 +368,7 @@ ENGINE_NAMES: dict[str, str] = {
     "vllm": "served with vLLM",
     "transformers": "run with Hugging Face Transformers",
     "generic": "served llama.cpp / Ollama style",
+    "mlx": "run with MLX (mlx-lm)",
 }
 """Each `Engine` the estimate sizes for, as readers see it (`engine_name`)."""
 

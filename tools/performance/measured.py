@@ -87,6 +87,7 @@ def measurements() -> tuple[Measurement, ...]:
 MEASURED_ENGINES: dict[str, tuple[str, ...]] = {
     "vllm": ("vllm",),
     "generic": ("llama.cpp",),
+    "mlx": ("mlx",),
     "transformers": ("transformers",),
 }
 
