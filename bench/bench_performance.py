@@ -245,7 +245,7 @@ FAMILY_NOTES: dict[str, str] = {
     "llama.cpp Metal": "the held-out publication is XiongjieDai's May-2024 runs (`main -n "
     "1024`, Q4_K_M and F16 on M1 Max, M2 Ultra, M3 Max); the fit's K-quant Metal rows are the "
     "2026 builds' (normiebench, geerlingguy), which run K-quants faster, so the 2024 M1 Max "
-    "comes out 2.05× (70B Q4_K_M) and 1.65× (8B): a build-era constant for K-quant kernels "
+    "comes out 2.09× (70B Q4_K_M) and 1.65× (8B): a build-era constant for K-quant kernels "
     "has no second publication to rest on",
     "llama.cpp Vulkan": "the held-out publication is llama.cpp PR 21024 (an RTX 3090 on "
     "Vulkan, 2026); the fit's Vulkan rows are AMD RX 7900 XTX and Intel Arc A770 only, so "
