@@ -314,6 +314,8 @@ _MEMORY_HIDDEN = (
     "cuda_context_bytes",
     "cuda_graph_bytes",
     "max_num_seqs",
+    "engine_version",
+    "split_mode",
 )
 _WORKLOAD_HIDDEN = (
     "config_path",
@@ -322,6 +324,7 @@ _WORKLOAD_HIDDEN = (
     "max_output_tokens",
     "batching",
     "micro_batch_sequences",
+    "engine_version",
     "constraints.allow_pipeline_parallel",
     "constraints.require_fast_interconnect",
 )
@@ -341,6 +344,7 @@ _LOCAL_HIDDEN = (
     "gpu_name",
     "weights",
     "params",
+    "engine_version",
 )
 
 # The `size` tool's input nests the workload: its expert fields are hidden there too.

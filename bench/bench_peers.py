@@ -314,7 +314,7 @@ def aiconfigurator_rows(config_dir: Path) -> tuple[list[dict[str, Any]], str | N
         held = held_out_value(setup, fit) if isinstance(setup, Setup) else None
         for tool, value, note in (
             ("gpu-sizer", fitted, "calibrated on the reference set, this row included"),
-            ("gpu-sizer held-out", held, "constants refitted without this row"),
+            ("gpu-sizer held-out", held, "a held-out row, or constants refitted without this row"),
             (AIC, r.get("value"), r.get("note", "")),
         ):
             rows.append(

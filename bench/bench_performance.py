@@ -11,12 +11,23 @@ cannot run are listed with the reason.
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Any
 
 from bench.fit_performance import chunk_tokens, compare, fit_all
 from bench.harness import percent_error
-from bench.perf_rows import DECODE_GROUPS, GROUP_TITLES, GROUPS, Setup, setups
+from bench.perf_rows import (
+    DECODE_GROUPS,
+    FAMILIES,
+    GROUP_TITLES,
+    GROUPS,
+    Setup,
+    family_of,
+    setups,
+    source_of,
+    split,
+)
 from tools.memory import MemoryRequest, estimate_memory
 from tools.performance import (
     decode_step,
@@ -31,6 +42,10 @@ from tools.units import GiB
 MEDIAN_TARGET_PCT = 10.0
 WORST_TARGET_PCT = 25.0
 MIN_SCORED_ROWS = 3
+HELDOUT_RATIO_TARGET = 1.3
+"""Issue 31's target on held-out rows, per source family with at least MIN_SCORED_ROWS of
+them: median |error| ≤ MEDIAN_TARGET_PCT and every prediction within 1/1.3 … 1.3 of the
+measurement."""
 
 
 def _kv_request(s: Setup) -> MemoryRequest:
@@ -113,7 +128,10 @@ def basis_of(s: Setup) -> str:
 
 
 def held_out_value(s: Setup, fit: Any) -> float | None:
-    """The row's figure predicted by constants fitted without it (None: not fitted)."""
+    """The row's figure predicted by constants fitted without it: a held-out row's own
+    prediction (no fit saw it), a fit row's leave-one-out refit (None: neither)."""
+    if split().get(s.id) == "held-out":
+        return predict(s)
     if s.id not in fit.heldout_pred or s.id not in fit.measured:
         return None
     ratio = fit.heldout_pred[s.id] / fit.measured[s.id]
@@ -131,6 +149,7 @@ def _summary(errors: list[float]) -> dict[str, float | None]:
 def run() -> dict[str, Any]:
     ok, skipped = setups()
     fit = fit_all()
+    part = split()
     drift = compare(fit, parse_calibration(calibration_path().read_text(encoding="utf-8")))
     rows: list[dict[str, Any]] = []
     for s in ok:
@@ -151,13 +170,19 @@ def run() -> dict[str, Any]:
                 "basis": basis_of(s),
                 "source": s.row["source_url"],
                 "gap": s.row.get("gap"),
+                "part": part[s.id],
+                "family": family_of(s.row),
+                "publication": source_of(s.row),
+                "ratio": ours / s.value,
             }
         )
     groups = []
     for g in GROUPS:
-        mine = [r for r in rows if r["group"] == g]
+        mine = [r for r in rows if r["group"] == g and r["part"] == "fit"]
         fit_err = [abs(r["error_pct"]) for r in mine]
-        held_err = [abs(r["heldout_error_pct"]) for r in mine if r["heldout_error_pct"] is not None]
+        held_err = [
+            abs(r["error_pct"]) for r in rows if r["group"] == g and r["part"] == "held-out"
+        ]
         f, h = _summary(fit_err), _summary(held_err)
         scored = len(mine) >= MIN_SCORED_ROWS
         meets = (
@@ -180,6 +205,7 @@ def run() -> dict[str, Any]:
                 "meets_target": meets if scored else None,
             }
         )
+    families = family_summaries(rows, skipped)
     uncovered = [
         {"group": u.group, "id": u.id, "reason": u.reason, "source": u.row["source_url"]}
         for u in skipped
@@ -200,6 +226,8 @@ def run() -> dict[str, Any]:
         "perf_rows": rows,
         "perf_groups": groups,
         "perf_uncovered": uncovered,
+        "perf_families": families,
+        "perf_heldout_ratio_target": HELDOUT_RATIO_TARGET,
         "perf_constants": constants,
         "perf_worst_target_pct": WORST_TARGET_PCT,
         "perf_calibration_drift": drift,
@@ -208,3 +236,64 @@ def run() -> dict[str, Any]:
             "calibration in sync with a fresh fit": "yes" if not drift else f"NO ({len(drift)})",
         },
     }
+
+
+FAMILY_NOTES: dict[str, str] = {
+    "TensorRT-LLM": "the held-out publication is MLPerf v4.1 (8-GPU offline throughput); the "
+    "fit's full-load rows are NVIDIA NIM's TP 2 runs only, so the 8-GPU Llama-2-70B rows come "
+    "out 0.61-0.71× and Mixtral 1.25× (the MoE GEMM efficiency had rested on MLPerf's rows)",
+    "llama.cpp Metal": "the held-out publication is XiongjieDai's May-2024 runs (`main -n "
+    "1024`, Q4_K_M and F16 on M1 Max, M2 Ultra, M3 Max); the fit's K-quant Metal rows are the "
+    "2026 builds' (normiebench, geerlingguy), which run K-quants faster, so the 2024 M1 Max "
+    "comes out 2.09× (70B Q4_K_M) and 1.65× (8B): a build-era constant for K-quant kernels "
+    "has no second publication to rest on",
+    "llama.cpp Vulkan": "the held-out publication is llama.cpp PR 21024 (an RTX 3090 on "
+    "Vulkan, 2026); the fit's Vulkan rows are AMD RX 7900 XTX and Intel Arc A770 only, so "
+    "NVIDIA on Vulkan runs at AMD RDNA's constants: 0.72-0.81×",
+}
+"""Why a family misses its held-out target, from the rows (written after the split was fixed;
+no constant was changed to meet it)."""
+
+
+def _worst_ratio(ratios: list[float]) -> float | None:
+    """The prediction/measurement ratio furthest from 1 (on a log scale)."""
+    if not ratios:
+        return None
+    return max(ratios, key=lambda x: abs(math.log(x)))
+
+
+def family_summaries(rows: list[dict[str, Any]], skipped: list[Any]) -> list[dict[str, Any]]:
+    """Per source family: rows in the fit and held out, median |error| and worst ratio of each,
+    the publications held out, and whether the held-out rows meet issue 31's target."""
+    out = []
+    names = [f for f in FAMILIES if any(r["family"] == f for r in rows)]
+    names += sorted({r["family"] for r in rows} - set(names))
+    for name in names:
+        mine = [r for r in rows if r["family"] == name]
+        fit = [r for r in mine if r["part"] == "fit"]
+        held = [r for r in mine if r["part"] == "held-out"]
+        held_err = [abs(r["error_pct"]) for r in held]
+        held_worst = _worst_ratio([r["ratio"] for r in held])
+        scored = len(held) >= MIN_SCORED_ROWS
+        meets = (
+            scored
+            and statistics.median(held_err) <= MEDIAN_TARGET_PCT
+            and held_worst is not None
+            and 1 / HELDOUT_RATIO_TARGET <= held_worst <= HELDOUT_RATIO_TARGET
+        )
+        out.append(
+            {
+                "family": name,
+                "fit_rows": len(fit),
+                "heldout_rows": len(held),
+                "fit_median_pct": _summary([abs(r["error_pct"]) for r in fit])["median"],
+                "fit_worst_ratio": _worst_ratio([r["ratio"] for r in fit]),
+                "heldout_median_pct": _summary(held_err)["median"],
+                "heldout_worst_ratio": held_worst,
+                "heldout_publications": sorted({r["publication"] for r in held}),
+                "not_covered": sum(1 for u in skipped if family_of(u.row) == name),
+                "meets_target": meets if scored else None,
+                "why": None if meets or not scored else FAMILY_NOTES.get(name),
+            }
+        )
+    return out

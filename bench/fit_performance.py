@@ -30,9 +30,18 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
-from bench.perf_rows import DECODE_GROUPS, Setup, setups
+from bench.perf_rows import (
+    DECODE_GROUPS,
+    Setup,
+    gpu_cores,
+    reference_rows,
+    setups,
+    source_of,
+    split,
+)
 from tools.memory.overhead import LLAMA_CPP_N_UBATCH
 from tools.performance import (
     Calibration,
@@ -61,10 +70,19 @@ from tools.performance.efficiency import (
     step_keys,
 )
 from tools.performance.engines import engine_family, kernel_family
-from tools.performance.hardware import apple_chip, compute_rate, stream_bandwidth, vector_flops
+from tools.performance.hardware import (
+    apple_chip,
+    apple_core_rate_keys,
+    compute_rate,
+    stream_bandwidth,
+    vector_flops,
+)
 from tools.performance.training import DEFAULT_WALLCLOCK_EFFICIENCY, WALLCLOCK_SOURCE
 
-MIN_ROWS = 2
+MIN_ROWS = 3
+MIN_SOURCES = 2
+"""Every constant rests on at least MIN_ROWS rows from at least MIN_SOURCES publications
+(issue 31); a key with fewer moves its rows to the next more general key."""
 RIDGE = 0.02  # weight of the prior per unknown, against relative-error rows of weight 1
 UNPRIORED_WHEN_SPANNED = ("step_overhead",)
 """Unknowns fitted without the ridge prior when their rows span two model depths or more. A
@@ -96,21 +114,32 @@ SCALE = {  # unknowns are solved in units that keep the normal equations well co
 # --- key assignment ----------------------------------------------------------------------
 
 
-def assign(candidates: dict[str, list[str]], min_rows: int = MIN_ROWS) -> dict[str, str | None]:
-    """The key each row uses: its most specific candidate that at least `min_rows` rows use,
-    found by moving the rows of thinner keys one level up until nothing moves."""
+@lru_cache(maxsize=1)
+def _row_sources() -> dict[str, str]:
+    return {str(r["id"]): source_of(r) for r in reference_rows()}
+
+
+def assign(
+    candidates: dict[str, list[str]], min_rows: int = MIN_ROWS, min_sources: int = MIN_SOURCES
+) -> dict[str, str | None]:
+    """The key each row uses: its most specific candidate that at least `min_rows` rows from
+    at least `min_sources` publications use, found by moving the rows of thinner keys one
+    level up until nothing moves."""
+    sources = _row_sources()
     level = dict.fromkeys(candidates, 0)
     while True:
         chosen = {
             r: (keys[level[r]] if level[r] < len(keys) else None) for r, keys in candidates.items()
         }
         counts: dict[str, int] = {}
-        for key in chosen.values():
+        publications: dict[str, set[str]] = {}
+        for r, key in chosen.items():
             if key is not None:
                 counts[key] = counts.get(key, 0) + 1
+                publications.setdefault(key, set()).add(sources.get(r, r))
         moved = False
         for r, key in chosen.items():
-            if key is not None and counts[key] < min_rows:
+            if key is not None and (counts[key] < min_rows or len(publications[key]) < min_sources):
                 level[r] += 1
                 moved = True
         if not moved:
@@ -155,7 +184,7 @@ def overhead_candidates(s: Setup) -> list[str]:
     return overhead_keys(f, mem, gen)
 
 
-STEP_OVERHEAD_FAMILIES = ("llama.cpp",)
+STEP_OVERHEAD_FAMILIES = ("llama.cpp", "mlx")
 """Engine families with a fixed host cost per token fitted apart from the per-layer one:
 llama.cpp builds its ggml graph and samples on the CPU every token, and its rows span 7B to
 70B (32 to 80 layers) in several GPU classes, so the two separate. CUDA-graph engines replay a
@@ -727,6 +756,46 @@ def training_result(rows: Sequence[Setup], out: FitResult) -> None:
         )
 
 
+def apple_implied_core_flops(s: Setup) -> float:
+    """The effective FLOP/s per GPU core an Apple prefill row implies: the prompt's matmul and
+    attention FLOPs over the measured time, over the chip's cores."""
+    m = s.model
+    tokens = s.input_tokens
+    flops = m.matmul_flops(tokens) + tokens * m.attention_flops_per_token(tokens / 2)
+    return flops / s.measured_seconds() / gpu_cores(s.gpu)
+
+
+def apple_prefill_result(rows: Sequence[Setup], out: FitResult) -> None:
+    """apple_core_flops per chip generation (then all pooled): the geometric mean of what each
+    fit row implies (`apple_implied_core_flops`); leave-one-out errors beside it."""
+    implied_rate = {s.id: apple_implied_core_flops(s) for s in rows}
+
+    def fit(subset: Sequence[Setup]) -> dict[str, float]:
+        keys = assign({s.id: apple_core_rate_keys(s.gpu) for s in subset})
+        grouped: dict[str, list[float]] = {}
+        for s in subset:
+            if keys[s.id] is not None:
+                grouped.setdefault(str(keys[s.id]), []).append(implied_rate[s.id])
+        table = {k: _geomean(v) for k, v in grouped.items()}
+        if "any" not in table and subset:
+            table["any"] = _geomean([implied_rate[s.id] for s in subset])
+        return table
+
+    def value_for(s: Setup, table: dict[str, float]) -> float:
+        return next(table[k] for k in apple_core_rate_keys(s.gpu) if k in table)
+
+    table = fit(rows)
+    keys = assign({s.id: apple_core_rate_keys(s.gpu) for s in rows})
+    for s in rows:
+        out.measured[s.id] = s.measured_seconds()
+        out.fit_pred[s.id] = s.measured_seconds() * implied_rate[s.id] / value_for(s, table)
+        rest = fit([r for r in rows if r.id != s.id])
+        out.heldout_pred[s.id] = s.measured_seconds() * implied_rate[s.id] / value_for(s, rest)
+    for key, value in sorted(table.items()):
+        ids = [rid for rid, k in keys.items() if k == key] or [s.id for s in rows]
+        out.fitted("apple_core_flops", key, value, ids)
+
+
 # --- pooled fallbacks for estimates --------------------------------------------------------
 
 
@@ -774,12 +843,18 @@ def _gemm_parents(key: str) -> list[str]:
 
 
 def fit_all() -> FitResult:
+    """The constants fitted on the rows of the fit part only (`perf_rows.split`): the held-out
+    rows never enter a fit."""
     ok, _ = setups()
+    part = split()
+    ok = [s for s in ok if part[s.id] == "fit"]
     out = FitResult()
     decode_rows = [s for s in ok if s.group in DECODE_GROUPS]
     decode = decode_result(decode_rows, out)
     compute_rows = [s for s in ok if s.group in ("ttft", "throughput")]
-    compute_result(compute_rows, decode, out)
+    apple = [s for s in compute_rows if gpu_class(s.gpu).memory == "apple"]
+    compute_result([s for s in compute_rows if s not in apple], decode, out)
+    apple_prefill_result(apple, out)
     training_result([s for s in ok if s.group == "training"], out)
     return out
 
@@ -804,6 +879,8 @@ def measured_entries() -> list[dict[str, object]]:
                 "context_tokens": s.decode_context,
                 "tokens_per_s": s.value,
                 "source": f"{s.row['source_url']} ({s.row['source_date']})",
+                "engine_version": str(s.row.get("engine_version") or ""),
+                "source_date": str(s.row.get("source_date") or ""),
             }
         )
     return out
@@ -832,6 +909,7 @@ UNITS = {
     "gemm_mfu": "share of datasheet tensor throughput in prefill and batched steps",
     "moe_gemm": "MoE expert-GEMM efficiency relative to dense GEMMs at full load",
     "training_mfu": "training MFU on the 6N (+attention) basis",
+    "apple_core_flops": "effective prompt-processing FLOP/s per Apple GPU core (llama.cpp Metal)",
 }
 
 

@@ -9,6 +9,7 @@ model cannot run it (a GPU or format not in the catalog yet, a row flagged in th
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -103,6 +104,11 @@ class Uncovered:
         return str(self.row["group"])
 
 
+def gpu_cores(gpu: GpuSpec) -> int:
+    """A unified-memory chip's GPU cores (0 when the catalog has none)."""
+    return 0 if gpu.unified_memory is None else gpu.unified_memory.gpu_cores or 0
+
+
 @lru_cache(maxsize=1)
 def reference_rows() -> tuple[dict[str, Any], ...]:
     """Every row of the reference set."""
@@ -129,7 +135,17 @@ def build(row: dict[str, Any]) -> Setup | Uncovered:
         resolved = resolve_model(model=model_id, params=row.get("params") if not model_id else None)
     except ToolInputError as exc:
         return Uncovered(row, f"model not resolvable: {exc}")
-    if row["group"] in ("ttft", "throughput", "training") and compute_rate(gpu, fmt) is None:
+    apple_prefill = (
+        row["group"] == "ttft"
+        and gpu.unified_memory is not None
+        and bool(gpu_cores(gpu))
+        and gpu.vendor == "Apple"
+    )
+    if (
+        row["group"] in ("ttft", "throughput", "training")
+        and not apple_prefill
+        and compute_rate(gpu, fmt) is None
+    ):
         return Uncovered(row, f"the catalog has no tensor throughput for {gpu.name}")
     arch = resolved.architecture
     tp = int(row.get("tp", 1))
@@ -161,3 +177,102 @@ def setups() -> tuple[list[Setup], list[Uncovered]]:
         built = build(row)
         (ok if isinstance(built, Setup) else skipped).append(built)  # type: ignore[arg-type]
     return ok, skipped
+
+
+# --- source families and the held-out split (issue 31) --------------------------------------
+
+FAMILIES = (
+    "vLLM",
+    "SGLang",
+    "TensorRT-LLM",
+    "llama.cpp CUDA",
+    "llama.cpp Metal",
+    "llama.cpp Vulkan",
+    "llama.cpp ROCm",
+    "llama.cpp SYCL",
+    "MLX",
+    "ExLlamaV2",
+    "MLC LLM",
+    "gpt-fast",
+    "Transformers",
+    "training",
+    "vLLM memory",
+)
+"""The source families the benchmark reports: engine × backend (the issue's list, plus the
+engines the reference set has rows of)."""
+
+_ENGINE_FAMILIES = {
+    "vllm": "vLLM",
+    "sglang": "SGLang",
+    "tensorrt-llm": "TensorRT-LLM",
+    "mlx": "MLX",
+    "exllamav2": "ExLlamaV2",
+    "mlc-llm": "MLC LLM",
+    "gpt-fast": "gpt-fast",
+    "transformers": "Transformers",
+}
+
+
+def source_of(row: dict[str, Any]) -> str:
+    """The publication a row comes from: its URL without the note after it; on GitHub the
+    repository, or its issue / pull request / discussion (a README, its notebooks and result
+    files are one publication)."""
+    url = re.split(r"[ ;(]", str(row.get("source_url") or ""), maxsplit=1)[0].rstrip("/.,")
+    match = re.match(r"(https://github\.com/[^/]+/[^/#]+)(/(issues|pull|discussions)/\d+)?", url)
+    if match:
+        return match.group(1) + (match.group(2) or "")
+    return url.split("#")[0]
+
+
+def family_of(row: dict[str, Any]) -> str:
+    """The source family of a row: the engine, and for llama.cpp its backend."""
+    if row.get("group") == "training":
+        return "training"
+    if row.get("group") == "kv":
+        return "vLLM memory"
+    engine = str(row.get("engine") or "").lower()
+    if engine == "llama.cpp":
+        text = f"{row.get('engine_version') or ''} {row.get('gpu') or ''}".lower()
+        if "metal" in text or str(row.get("gpu") or "").startswith("apple"):
+            return "llama.cpp Metal"
+        for word, fam in (
+            ("vulkan", "Vulkan"),
+            ("rocm", "ROCm"),
+            ("hip", "ROCm"),
+            ("sycl", "SYCL"),
+        ):
+            if word in text:
+                return f"llama.cpp {fam}"
+        return "llama.cpp CUDA"
+    return _ENGINE_FAMILIES.get(engine, engine or "other")
+
+
+def held_out_ids(rows: list[dict[str, Any]]) -> set[str]:
+    """The rows kept out of every fit, by source: within each family the sources in order of
+    size (most rows first), every second one held out whole; a family with one source keeps
+    every third of its rows (by id) out. Deterministic, decided before any fit, and never by
+    the rows' errors."""
+    by_family: dict[str, dict[str, list[str]]] = {}
+    for row in rows:
+        by_family.setdefault(family_of(row), {}).setdefault(source_of(row), []).append(
+            str(row["id"])
+        )
+    held: set[str] = set()
+    for sources in by_family.values():
+        ordered = sorted(sources.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        if len(ordered) >= 2:
+            for i, (_, ids) in enumerate(ordered):
+                if i % 2 == 1:
+                    held.update(ids)
+        else:
+            ids = sorted(ordered[0][1])
+            held.update(rid for i, rid in enumerate(ids) if i % 3 == 2)
+    return held
+
+
+@lru_cache(maxsize=1)
+def split() -> dict[str, str]:
+    """Each reference row's part: 'fit' or 'held-out' (`held_out_ids`)."""
+    rows = list(reference_rows())
+    held = held_out_ids(rows)
+    return {str(r["id"]): ("held-out" if r["id"] in held else "fit") for r in rows}

@@ -175,8 +175,8 @@ def test_moe_training_note_quotes_the_training_weights() -> None:
 
 
 def test_training_mfu_caveat_on_gpus_it_was_not_measured_on() -> None:
-    # catalog/performance.toml training_mfu is fitted on published runs on A100 (llm-foundry
-    # MPT, LLaMA paper §2.4) and H100 (llm-foundry MPT, Llama 3.1 model card) only. MI300X
+    # catalog/performance.toml training_mfu is fitted on published runs on H100 (llm-foundry
+    # MPT, Llama 3.1 model card) from two publications; A100's (llm-foundry) from one. MI300X
     # (CDNA 3) and Gaudi 3 have no such run: their training times are labelled estimated.
     rec = recommend(
         Workload(
@@ -192,9 +192,11 @@ def test_training_mfu_caveat_on_gpus_it_was_not_measured_on() -> None:
         assert o.training_hours is not None
         assert o.speed_basis == "estimated"
         assert any("no published training run on its generation" in n for n in o.notes), o.notes
-    for gpu in ("h100-sxm", "a100-80gb-sxm4"):
-        assert by_gpu[gpu].speed_basis == "calibrated"
-        assert not any("MFU" in n for n in by_gpu[gpu].notes)
+    assert by_gpu["h100-sxm"].speed_basis == "calibrated"
+    assert not any("MFU" in n for n in by_gpu["h100-sxm"].notes)
+    # Ampere's fitted runs are one publication's (llm-foundry; the LLaMA paper's run is held
+    # out of the fit, bench/perf_rows.py): fewer than the two a constant needs, so estimated.
+    assert by_gpu["a100-80gb-sxm4"].speed_basis == "estimated"
     assert any("training_mfu" in a and "effective training time" in a for a in rec.assumptions)
 
 

@@ -57,7 +57,7 @@ def _flags(app: GpuSizerApp) -> str:
 async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(
     server: ss.ScriptedServer, tmp_path: Path
 ) -> None:
-    claim = "Yes, it fits comfortably on a single H100, for $47 per hour."
+    claim = "Yes, it fits comfortably on a single H100, for $73 per hour."
     server.reset(ss.text(claim))
     app = GpuSizerApp(_engine(server), sessions_directory=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
@@ -71,7 +71,7 @@ async def test_verdict_leads_and_flags_are_shown_and_survive_reopening(
         assert "Does not fit on" not in answers[0].markdown.source
         flags = _flags(app)
         assert "Contradicts the tools" in flags and "does not fit" in flags
-        assert "Unverified: $47" in flags
+        assert "Unverified: $73" in flags
         assert app.status.state == "ready"
     saved = load_session(app.conversation.id, tmp_path)
     reopened = GpuSizerApp(_engine(server), sessions_directory=tmp_path, conversation=saved)

@@ -222,10 +222,26 @@ ADDED_GPU_IDS = [
     "rtx-5070",
     "rx-7800-xt",
     "rx-9070-xt",
+    "rtx-4060-laptop",
+    "rtx-4070-laptop",
+    "rtx-4080-laptop",
+    "rtx-4090-laptop",
+    "rtx-5060-laptop",
+    "rtx-5070-laptop",
+    "rtx-5070-ti-laptop",
+    "rtx-5080-laptop",
+    "rtx-5090-laptop",
+    "apple-m1",
+    "apple-m2",
+    "apple-m3",
+    "apple-m4",
+    "rtx-3080-ti",
+    "rtx-5060",
 ]
 """GPUs added after the research passes, each sourced in its entry (the RTX 4060 Ti 8 GB: the
 16 GB card's variant, so 'RTX 4060 Ti' is never silently the 16 GB one; then the consumer
-cards people own, read from the TechPowerUp GPU Database: tests/test_consumer_cards.py)."""
+cards people own, read from the TechPowerUp GPU Database: tests/test_consumer_cards.py; the
+laptop GPUs and the base Apple chips: tests/test_laptop_and_base_chips.py)."""
 
 
 def test_gpu_ids_match_research() -> None:

@@ -72,8 +72,10 @@ def test_gpus_json_has_bytes_and_sources(capsys: pytest.CaptureFixture[str]) -> 
     # The 24 of the first research pass, the 55 of the 2026-12 pass (issue 15), the RTX 4060
     # Ti 8 GB (the 16 GB card's variant) and 13 consumer cards people own (RTX 3060 12/8 GB,
     # 3060 Ti, 3070, 4060, 4070, 4070 SUPER, 4070 Ti, 5060 Ti 16/8 GB, 5070, RX 7800 XT,
-    # RX 9070 XT); the RAM configurations of unified-memory machines only with --all.
-    assert len(records) == 93
+    # RX 9070 XT), then the nine RTX 40/50 laptop GPUs, the four base Apple chips (M1-M4), the
+    # RTX 3080 Ti and the desktop RTX 5060 (issue 29); the RAM configurations of unified-memory
+    # machines only with --all.
+    assert len(records) == 93 + 9 + 4 + 2
     h100 = records["h100-sxm"]
     # NVIDIA H100 datasheet: 80 GB, 3.35 TB/s; NVLink 4 900 GB/s bidirectional -> 450 GB/s.
     assert h100["memory_bytes"] == 80_000_000_000

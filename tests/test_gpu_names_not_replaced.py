@@ -24,11 +24,12 @@ EXACT = {
 }
 # Cards the catalog lacks (the RTX 4070, 4070 Ti, 4060 and 5070 were the examples until the
 # catalog gained them): a 20 GB RX 7900 XT is not the 24 GB XTX, an 8 GB RTX 3070 Ti not the
-# RTX 3070, an 8 GB RTX 5060 not the RTX 5060 Ti 16GB, an RX 9070 not the RX 9070 XT.
+# RTX 3070, an RTX 3050 not the RTX 3060 (the RTX 5060 was one until the catalog gained it,
+# beside its laptop namesake), an RX 9070 not the RX 9070 XT.
 NOT_IN_CATALOG = [
     ("Llama 3.1 8B on an RX 7900 XT", "RX 7900 XT"),
     ("can my RTX 3070 Ti run Qwen3 8B?", "RTX 3070 Ti"),
-    ("Mistral 7B on an RTX 5060", "RTX 5060"),
+    ("Mistral 7B on an RTX 3050", "RTX 3050"),
     ("Llama 3.1 8B on an RX 9070", "RX 9070"),
 ]
 

@@ -72,11 +72,11 @@ def test_verdict_leads_and_a_contradiction_is_flagged_in_text_and_json(
     assert len(report["contradictions"]) == 1 and report["error"] is None
 
 
-@pytest.mark.parametrize("invented", ["100 GB", "$47", "70 GPUs"])
+@pytest.mark.parametrize("invented", ["100 GB", "$73", "70 GPUs"])
 def test_invented_round_figures_are_flagged(
     endpoint: ss.ScriptedServer, capsys: pytest.CaptureFixture[str], invented: str
 ) -> None:
-    # 100 (h100) and 70 (llama-3.1-70b) appear only inside names and ids; no USD figure is 47.
+    # 100 (h100) and 70 (llama-3.1-70b) appear only inside names and ids; no USD figure is 73.
     endpoint.reset(ss.text(f"You will need {invented} per hour of budget."))
     code, out, _ = _ask(capsys, "--json", QUESTION)
     assert code == 0

@@ -192,6 +192,16 @@ class GpuSpec(Sourced):
         description="Datasheet FP32 non-tensor (CUDA-core / vector ALU) throughput, 10^12 "
         "FLOP/s: the rate weight-only quantized kernels dequantize at.",
     )
+    cuda_total_memory_bytes: int | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_MEMORY_BYTES,
+        description="Total memory CUDA reports (cudaMemGetInfo), what vLLM multiplies by "
+        "gpu_memory_utilization, bytes, where an engine log shows it (below nvidia-smi's).",
+    )
+    cuda_total_memory_source: str | None = Field(
+        default=None, description="The log that shows cuda_total_memory_bytes."
+    )
     supports_bf16: bool = Field(
         default=True,
         description="Native bf16 tensor math. False for T4/V100/P100 (Turing, Volta, Pascal): "

@@ -137,8 +137,11 @@ def plan_replicas(
     throughput: Rate | None = None,
     ttft: Latency | None = None,
     ttft_s: float | None = None,
+    replicas: int | None = None,
 ) -> ReplicaPlan:
     """Plan the replicas of one parallel group that runs at most `capacity` (≥ 1) sequences.
+
+    `replicas`: a fixed replica count (the user's `replicas`): see `fixed_replicas`.
 
     `users`: concurrent sequences the user asked for, or None when only `tokens_per_s` (the
     aggregate output target) is given. `tokens_per_s_per_user`: the speed each sequence must
@@ -149,6 +152,19 @@ def plan_replicas(
         raise ValueError("capacity must be at least one sequence")
     if users is None and tokens_per_s is None:
         raise ValueError("either users or tokens_per_s must be given")
+    if replicas is not None:
+        return fixed_replicas(
+            speed,
+            capacity,
+            replicas,
+            users=users,
+            tokens_per_s=tokens_per_s,
+            tokens_per_s_per_user=tokens_per_s_per_user,
+            useful_share=useful_share,
+            throughput=throughput,
+            ttft=ttft,
+            ttft_s=ttft_s,
+        )
     rate = _rate(speed, throughput)
     reasons: list[str] = []
     notes: list[str] = []
@@ -213,6 +229,72 @@ def plan_replicas(
         meets = False
         reasons.append(
             f"TTFT {ttft(batch) * 1000:,.0f} ms at {batch:,} concurrent users per replica > "
+            f"target {ttft_s * 1000:,.0f} ms"
+        )
+    return ReplicaPlan(
+        sequences_per_replica=batch,
+        replicas=replicas,
+        tokens_per_s_per_seq=per_seq,
+        aggregate_tokens_per_s=aggregate,
+        meets=meets,
+        reasons=reasons,
+        notes=notes,
+    )
+
+
+def fixed_replicas(
+    speed: Speed,
+    capacity: int,
+    replicas: int,
+    *,
+    users: int | None,
+    tokens_per_s: float | None = None,
+    tokens_per_s_per_user: float | None = None,
+    useful_share: float = 1.0,
+    throughput: Rate | None = None,
+    ttft: Latency | None = None,
+    ttft_s: float | None = None,
+) -> ReplicaPlan:
+    """The plan of exactly `replicas` replicas of a group that runs at most `capacity`
+    sequences: the users spread evenly up to the cap, those past it waiting for a slot (no
+    scale-out); with no user count, every replica full (the saturated throughput). The targets
+    are checked at that load, never met by adding replicas."""
+    rate = _rate(speed, throughput)
+    reasons: list[str] = []
+    meets = True
+    offered = users if users is not None else replicas * capacity
+    per_replica = math.ceil(offered / replicas)
+    batch = max(1, min(per_replica, capacity))
+    per_seq = speed(batch)
+    aggregate = replicas * rate(batch) * useful_share
+    notes = [
+        f"{replicas:,} replica(s), fixed (replicas): each runs at most {capacity:,} sequences "
+        f"(its batch cap: KV capacity and the engine's max_num_seqs); at {batch:,} per replica "
+        f"they deliver {aggregate:,.0f} tok/s"
+        + (" — the full-load throughput" if batch == capacity else "")
+    ]
+    if per_replica > capacity:
+        waiting = offered - replicas * capacity
+        notes.append(
+            f"{waiting:,} of the {offered:,} users wait for a free slot (past {replicas:,} × "
+            f"{capacity:,} sequences): their time to first token includes that wait"
+        )
+    if tokens_per_s is not None and aggregate < tokens_per_s:
+        meets = False
+        reasons.append(
+            f"{replicas:,} replica(s) deliver {aggregate:,.0f} tok/s at full load < target "
+            f"{tokens_per_s:,.0f} tok/s"
+        )
+    if tokens_per_s_per_user is not None and per_seq < tokens_per_s_per_user:
+        meets = False
+        reasons.append(
+            f"decode {per_seq:.1f} tok/s per user at {batch:,} per replica < target "
+            f"{tokens_per_s_per_user:g} tok/s"
+        )
+    if ttft is not None and ttft_s is not None and ttft(per_replica) > ttft_s:
+        meets = False
+        reasons.append(
+            f"TTFT {ttft(per_replica) * 1000:,.0f} ms with {per_replica:,} users per replica > "
             f"target {ttft_s * 1000:,.0f} ms"
         )
     return ReplicaPlan(

@@ -164,6 +164,12 @@ class Workload(ModelChoice):
         le=MAX_TOKENS_PER_S,
         description="Target output tokens/s over all users.",
     )
+    replicas: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_GPUS,
+        description="Fixed replica count; 1 = one saturated replica (users past its cap wait).",
+    )
     tokens_per_s_per_user: float | None = Field(
         default=None,
         ge=MIN_RATE,

@@ -67,6 +67,7 @@ _JSON_FIELDS = (
     "max_concurrent_sequences",
     "sequences_per_replica",
     "decode_tokens_per_s_per_seq",
+    "modelled_tokens_per_s_per_seq",
     "aggregate_tokens_per_s",
     "prefill_tokens_per_s",
     "prefill_s",

@@ -21,11 +21,20 @@ OLLAMA_CACHE_TYPES = ("f16", "q8_0", "q4_0")
 
 
 def llama_server_command(
-    model_path: str, context_total: int, parallel: int, n_gpu_layers: int, cache_type: str, fa: bool
+    model_path: str,
+    context_total: int,
+    parallel: int,
+    n_gpu_layers: int,
+    cache_type: str,
+    fa: bool,
+    split_mode: str | None = None,
 ) -> str:
-    """The llama-server command line (shell-quoted)."""
+    """The llama-server command line (shell-quoted); `split_mode` 'tensor' adds
+    `--split-mode tensor` (llama.cpp PR #19378; the layer split is the default, no flag)."""
     args = ["llama-server", "-m", model_path, "-c", str(context_total), "-np", str(parallel)]
     args += ["-ngl", str(n_gpu_layers), "-fa", "on" if fa else "off"]
+    if split_mode == "tensor":
+        args += ["--split-mode", "tensor"]
     if cache_type != "f16":
         args += ["--cache-type-k", cache_type, "--cache-type-v", cache_type]
     return shlex.join(args)

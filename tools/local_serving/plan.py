@@ -31,11 +31,17 @@ from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, GpuLimit, gpu_lim
 from tools.local_serving.kv import kv_bytes_per_token, kv_cache_total, windowed_note
 from tools.local_serving.launch import OLLAMA_CACHE_TYPES, llama_server_command, ollama_setup
 from tools.local_serving.request import CacheType, LocalServingPlan, LocalServingRequest
-from tools.local_speed import decode_estimate, host_ram_bandwidth
+from tools.local_speed import DecodeEstimate, decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
 from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS
+from tools.performance.llama_split import (
+    TENSOR_SPLIT_SOURCE,
+    split_note,
+    tensor_split_problem,
+    tensor_split_speedup,
+)
 from tools.units import GB, GiB, format_bytes, format_count
 
 _KV_DTYPE_CACHE: dict[str, CacheType] = {
@@ -178,7 +184,11 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
             f"gave (no bandwidth known{known})"
         )
     if req.gpus > 1:
-        notes.append(_split_note(req.gpus, spec))
+        notes.append(
+            split_note("tensor", req.gpus, arch)
+            if req.split_mode == "tensor"
+            else _split_note(req.gpus, spec)
+        )
     # A unified-memory machine's CPU reads the off-GPU layers from the same memory.
     ram_bw, ram_source = host_ram_bandwidth(spec)
     if req.ram_bandwidth_gb_s:
@@ -206,9 +216,31 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         gpu_kv_bytes_read=kv_gpu,
         ram_label="the same unified memory, by the CPU" if unified else "system RAM",
     )
+    split = req.split_mode or "layer"
+    if req.gpus > 1 and split == "tensor":
+        problem = tensor_split_problem(cache, req.flash_attention)
+        if problem:
+            raise ToolInputError("split_mode", problem, "split_mode layer")
+        if speed is not None:
+            factor = tensor_split_speedup(arch)
+            speed = DecodeEstimate(
+                speed.tokens_per_s * factor,
+                speed.gpu_seconds_per_token / factor,
+                speed.ram_seconds_per_token,
+                f"estimated (layer split × {factor:.2f}, {TENSOR_SPLIT_SOURCE}): {speed.basis}",
+                "estimated",
+            )
     model_ref = req.model_file or req.model or resolved.id
     path = req.model_file or f"{resolved.id}.{fmt.upper()}.gguf"
-    command = llama_server_command(path, total_ctx, req.parallel, best, cache, req.flash_attention)
+    command = llama_server_command(
+        path,
+        total_ctx,
+        req.parallel,
+        best,
+        cache,
+        req.flash_attention,
+        split if req.gpus > 1 else None,
+    )
     modelfile: str | None = None
     env: dict[str, str] = {}
     if req.launcher == "ollama":
@@ -288,5 +320,5 @@ def _split_note(gpus: int, spec: GpuSpec | None) -> str:
         f"llama.cpp splits the layers over the {gpus} GPUs (--split-mode layer, the default): "
         "their memory adds up, but each token passes through them in turn, so the decode "
         "estimate reads every GPU-resident byte at one GPU's bandwidth (capacity, not speed; "
-        "--split-mode row splits each tensor instead)."
+        "--split-mode tensor, split_mode, splits each tensor instead)."
     )

@@ -56,6 +56,7 @@ def inference_activation_bytes(
     flash_attention: bool = True,
     act_bytes: int = 2,
     sampler_sequences: int | None = None,
+    mode: Literal["sampler_sum", "batch_logits", "sampler_max"] = "sampler_sum",
 ) -> ActivationBytes:
     """Peak activation bytes on one GPU while prefilling `chunk_tokens` tokens.
 
@@ -78,6 +79,19 @@ def inference_activation_bytes(
         seqs_in_chunk = max(1, min(sequences, t // max(sequence_tokens, 1)))
         per_layer += scores * seqs_in_chunk
         formula += f" + eager attention 2·(heads/tp)·s²·{act_bytes} B per sequence"
+    if sampler_sequences is not None and mode == "batch_logits":
+        # vLLM 0.11-0.16: the profile keeps fp32 logits of every profiled token.
+        logits = t * arch.vocab_size * 4
+        formula += f"; fp32 logits of the profiled batch T·V·4 B, V={arch.vocab_size}"
+        return ActivationBytes(per_layer, logits, formula)
+    if sampler_sequences is not None and mode == "sampler_max":
+        # vLLM 0.17 on: the layer working set and the sampler peak apart, the larger counts.
+        sampler = sampler_sequences * arch.vocab_size * VLLM_SAMPLER_BYTES_PER_LOGIT
+        formula += (
+            f"; the larger of that and the sampler max_num_seqs·V·{VLLM_SAMPLER_BYTES_PER_LOGIT} "
+            f"B, max_num_seqs={sampler_sequences}, V={arch.vocab_size}"
+        )
+        return ActivationBytes(max(per_layer, sampler), 0, formula)
     if sampler_sequences is not None:
         logits = sampler_sequences * arch.vocab_size * VLLM_SAMPLER_BYTES_PER_LOGIT
         formula += (

@@ -21,6 +21,14 @@ from tools.memory.activations import (
     training_activation_bytes,
 )
 from tools.memory.devices import DeviceNotes
+from tools.memory.engine_versions import (
+    MXFP4_PAD_SOURCE,
+    ActivationMode,
+    mxfp4_expert_padding,
+    profile_note,
+    vllm_budget_inputs,
+    vllm_profile,
+)
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, normalize_format
 from tools.memory.kv_cache import (
     VLLM_BLOCK_TOKENS,
@@ -34,6 +42,7 @@ from tools.memory.overhead import (
     CUDA_CONTEXT,
     LLAMA_CPP_N_UBATCH,
     METAL_RUNTIME,
+    MLX_PREFILL_STEP,
     VLLM_CUDA_GRAPHS,
     VLLM_GPU_MEMORY_UTILIZATION,
     vllm_batch_defaults,
@@ -190,6 +199,18 @@ def _vision_note(arch: Architecture, engine: str, loaded: bool) -> str:
     )
 
 
+def _mxfp4_hopper_extra(
+    req: MemoryRequest, arch: Architecture, fmt: str, engine: str, routed: int
+) -> int:
+    """Bytes vLLM's Hopper MXFP4 MoE kernels hold beyond the checkpoint's expert tensors
+    (tools/memory/engine_versions.py), per GPU before pipeline stages; 0 elsewhere."""
+    if engine != "vllm" or fmt != "mxfp4" or arch.moe is None or req.gpu is None:
+        return 0
+    if "hopper" not in get_catalog().gpu(req.gpu).architecture.lower():
+        return 0
+    return round(routed * (mxfp4_expert_padding(arch.hidden_size) - 1))
+
+
 def _inference_weights(
     req: MemoryRequest,
     resolved: ResolvedModel,
@@ -200,7 +221,7 @@ def _inference_weights(
 ) -> tuple[int, int]:
     """Adds the weights component; returns (bytes per GPU, layers on the worst stage)."""
     arch = resolved.architecture
-    vision = engine != "generic"
+    vision = engine not in ("generic", "mlx")  # mlx-lm loads the text model only
     wb = model_weight_bytes(
         resolved,
         fmt,
@@ -211,6 +232,8 @@ def _inference_weights(
     )
     stage = worst_stage(wb, layout.pp)
     nbytes = stage.bytes
+    padded = _mxfp4_hopper_extra(req, arch, fmt, engine, wb.routed_experts) // layout.pp
+    nbytes += padded
     if parts.lean and not (req.is_training and req.zero == 3 and layout.dp > 1):
         parts.add("weights", nbytes, "")
         return nbytes, stage.layers
@@ -250,6 +273,8 @@ def _inference_weights(
         notes.append(_vision_note(arch, engine, vision))
     if arch.mtp_layers:
         notes.append(_mtp_note(arch))
+    if padded:
+        notes.append(f"+ {format_bytes(padded, 'GiB')} per GPU: {MXFP4_PAD_SOURCE}.")
     formula = "Σ tensors × bytes per weight of the format"
     if layout.tp > 1:
         formula += f", split over tp={layout.tp} (KV projections and routers replicated)"
@@ -510,11 +535,15 @@ def _activations(
         parts.add("activations", act.total + extra, act.formula, *notes)
         return
     sampler: int | None = None
+    mode: ActivationMode = "sampler_sum"
     if engine == "vllm":
         spec = get_catalog().gpu(req.gpu) if req.gpu is not None else None
         default_seqs, default_tokens, source = vllm_batch_defaults(spec)
         sampler = max(req.batch, req.max_num_seqs or default_seqs)
-        if not parts.lean:
+        mode = vllm_profile(req.engine_version).activation
+        if not parts.lean and mode != "sampler_sum":
+            notes.append(profile_note(req.engine_version, vllm_profile(req.engine_version)))
+        if not parts.lean and mode == "sampler_sum":
             notes.append(
                 f"Sampler reserve for max_num_seqs = {req.max_num_seqs or default_seqs} "
                 f"requests (× V × {VLLM_SAMPLER_BYTES_PER_LOGIT} B: fp32 logits, probabilities "
@@ -528,6 +557,12 @@ def _activations(
         if not parts.lean:
             notes.append(
                 f"Activation peak profiled at max_num_batched_tokens = {chunk:,} tokens ({source})."
+            )
+    elif engine == "mlx":
+        chunk = min(context * req.batch, int(MLX_PREFILL_STEP.value))
+        if not parts.lean:
+            notes.append(
+                f"Prefill of at most {chunk:,} tokens per forward pass: {MLX_PREFILL_STEP.source}."
             )
     elif engine == "generic":
         # llama.cpp's compute buffer: one ubatch of at most n_ubatch tokens per forward pass,
@@ -550,16 +585,33 @@ def _activations(
         tp=layout.tp,
         flash_attention=req.flash_attention,
         sampler_sequences=sampler,
+        mode=mode,
     )
     parts.add("activations", act.total, act.formula, *notes)
 
 
-def _overhead(req: MemoryRequest, engine: str, parts: _Parts, spec: GpuSpec | None) -> None:
+def _overhead(
+    req: MemoryRequest, engine: str, parts: _Parts, spec: GpuSpec | None, layout: Layout
+) -> None:
     if spec is not None and spec.vendor == "Apple" and req.cuda_context_bytes is None:
         # A Mac runs Metal (llama.cpp, MLX, Ollama): no CUDA context, no cuBLAS workspace.
         value = int(METAL_RUNTIME.value)
         note = f"{METAL_RUNTIME.name} = {format_bytes(value, 'GiB')}: {METAL_RUNTIME.source}."
         parts.add("overhead", value, METAL_RUNTIME.name, note)
+        return
+    profile = vllm_profile(req.engine_version)
+    if engine == "vllm" and not profile.counts_cuda_context:
+        # 0.11 on: what the profile subtracts is the non-torch memory (NCCL at TP >= 2); the
+        # CUDA context and graphs sit in the (1 - utilization) margin.
+        tp, pp = layout.tp, layout.pp
+        value = profile.non_torch_bytes(tp, pp)
+        note = (
+            f"non_torch_bytes = {format_bytes(value, 'GiB')} at TP {tp}"
+            + (f", PP {pp}" if pp > 1 else "")
+            + f" ({profile.source}); CUDA context and graphs in the (1 − "
+            "gpu_memory_utilization) margin, not in the budget."
+        )
+        parts.add("overhead", value, "non_torch_bytes", note)
         return
     context_bytes = (
         req.cuda_context_bytes if req.cuda_context_bytes is not None else CUDA_CONTEXT.value
@@ -586,11 +638,17 @@ def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) 
     layers (`--split-mode layer`, its default): each GPU holds a run of layers with their KV
     cache, as a pipeline stage does, so with no tp/pp given it is sized as pp = gpus."""
     layer_split = engine == "generic" and not req.is_training and req.gpus > 1
+    if layer_split and req.tp is None and req.pp == 1 and req.split_mode == "tensor":
+        parts.assumptions.append(
+            f"Layout: llama.cpp --split-mode tensor splits every weight and the KV cache over "
+            f"the {req.gpus} GPUs (sized as tp={req.gpus}; PR #19378)."
+        )
+        return plan_layout(arch, gpus=req.gpus, tp=req.gpus, pp=1, training=False)
     if layer_split and req.tp is None and req.pp == 1:
         parts.assumptions.append(
             f"Layout: llama.cpp splits the layers over the {req.gpus} GPUs (--split-mode "
             "layer, the default): each holds its run of layers and their KV cache (sized as "
-            f"pp={req.gpus}); --split-mode row would split each tensor instead."
+            f"pp={req.gpus}); --split-mode tensor (split_mode) splits each tensor instead."
         )
         return plan_layout(arch, gpus=req.gpus, tp=1, pp=req.gpus, training=False)
     return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
@@ -747,7 +805,7 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
                 *_kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp),
             )
     _activations(req, arch, fmt, layout, context, engine, parts)
-    _overhead(req, engine, parts, spec)
+    _overhead(req, engine, parts, spec, layout)
 
     breakdown = {key: parts.nbytes[key] for key in BREAKDOWN_KEYS}
     per_gpu = sum(breakdown.values())
@@ -769,7 +827,7 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
         usable = spec.usable_memory_bytes
         util = 1.0
         if engine == "vllm":
-            util = req.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
+            usable, util = vllm_budget_inputs(spec, req.gpu_memory_utilization, req.engine_version)
             budget = int(usable * util)
         else:
             budget = usable
@@ -789,10 +847,22 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
         )
     if spec is not None and usable is not None:
         if engine == "vllm":
-            parts.assumptions.append(
-                f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} × "
-                f"gpu_memory_utilization {util:g} ({VLLM_GPU_MEMORY_UTILIZATION.source})."
+            profile = vllm_profile(req.engine_version)
+            seen = (
+                f"CUDA total {format_bytes(usable, 'GiB')} ({spec.cuda_total_memory_source})"
+                if usable == spec.cuda_total_memory_bytes
+                else f"usable {format_bytes(usable, 'GiB')}"
             )
+            util_source = (
+                VLLM_GPU_MEMORY_UTILIZATION.source
+                if req.engine_version is None
+                else profile.utilization_source
+            )
+            parts.assumptions.append(
+                f"Budget: {spec.name} {seen} × gpu_memory_utilization {util:g} ({util_source})."
+            )
+            if req.engine_version is None:
+                parts.assumptions.append(profile_note(None, profile))
         else:
             if req.gpu_memory_utilization is not None:
                 parts.warn(

@@ -77,6 +77,15 @@ LLAMA_CPP_N_UBATCH = SourcedConstant(
     "min(n_ctx, n_ubatch) tokens, so it does not grow with more sequences",
 )
 
+MLX_PREFILL_STEP = SourcedConstant(
+    "prefill_chunk_tokens",
+    2048,
+    "tokens per forward pass",
+    "mlx-lm generate_step: prefill_step_size = 2048, the prompt processed in steps of at most "
+    "2,048 tokens; MLX allocates the model, KV cache and those buffers inside Metal's working "
+    "set like llama.cpp (no memory reserve, no CUDA context)",
+)
+
 # vLLM V1 default batch limits for the OpenAI-compatible server (vllm/engine/arg_utils.py
 # EngineArgs.get_batch_defaults): GPUs with at least 70 GiB that are not A100s get
 # max_num_batched_tokens 8192 and max_num_seqs 1024 ("NOTE(Kuntai): Setting large

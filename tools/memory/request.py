@@ -42,7 +42,7 @@ from tools.memory.training import OPTIMIZERS, PRECISIONS
 from tools.notes import Note
 
 Task = Literal["inference", "full", "lora", "qlora"]
-Engine = Literal["vllm", "transformers", "generic"]
+Engine = Literal["vllm", "transformers", "generic", "mlx"]
 KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
 OptimizerName = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
@@ -103,13 +103,23 @@ class ModelChoice(BaseModel):
     engine: Engine | None = Field(
         default=None,
         description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
-        "generic. Default vllm for inference, transformers for training.",
+        "generic (llama.cpp / Ollama), mlx (Apple MLX). Default vllm for inference, "
+        "transformers for training.",
     )
     gpu_memory_utilization: float | None = Field(
         default=None,
         gt=0,
         le=1,
         description="vLLM's fraction of GPU memory it may use (default 0.9 per vLLM docs).",
+    )
+    engine_version: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="vLLM version whose memory accounting to use, e.g. 0.19 (default 0.6-0.10).",
+    )
+    split_mode: Literal["layer", "tensor"] | None = Field(
+        default=None,
+        description="llama.cpp multi-GPU split: layer (default) or tensor (needs an f16 KV cache).",
     )
 
     # How a generic weights spelling (int4, 4bit, q4) was read, for the assumptions.
@@ -167,6 +177,36 @@ class ModelChoice(BaseModel):
                 "give exactly one of model, params, config_path or model_file"
                 + (f" (got {', '.join(given)})" if given else ""),
             )
+        return self
+
+    @field_validator("engine_version")
+    @classmethod
+    def _engine_version(cls, value: str | None) -> str | None:
+        from tools.memory.engine_versions import parse_version
+
+        if value is None:
+            return None
+        if parse_version(value) is None:
+            raise ToolInputError(
+                "engine_version", f"{value!r} is not a vLLM version", "a version such as 0.19"
+            )
+        return value.strip().lower().lstrip("v")
+
+    @model_validator(mode="after")
+    def _split_mode(self) -> Self:
+        if self.split_mode is not None and self.engine not in (None, "generic"):
+            raise ToolInputError(
+                "split_mode",
+                f"is llama.cpp's multi-GPU split; engine {self.engine} shards by tensor "
+                "parallelism (tp) instead",
+                "split_mode with engine generic (llama.cpp), or tp/pp with vllm",
+            )
+        if self.split_mode == "tensor":
+            from tools.performance.llama_split import tensor_split_problem
+
+            problem = tensor_split_problem(self.kv_dtype)
+            if problem:
+                raise ToolInputError("split_mode", problem, "split_mode layer, or kv_dtype fp16")
         return self
 
     @property
@@ -328,6 +368,7 @@ ENGINE_NAMES: dict[str, str] = {
     "vllm": "served with vLLM",
     "transformers": "run with Hugging Face Transformers",
     "generic": "served llama.cpp / Ollama style",
+    "mlx": "run with MLX (mlx-lm)",
 }
 """Each `Engine` the estimate sizes for, as readers see it (`engine_name`)."""
 

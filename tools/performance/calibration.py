@@ -29,6 +29,7 @@ TABLES = (
     "gemm_mfu",
     "moe_gemm",
     "training_mfu",
+    "apple_core_flops",
 )
 
 

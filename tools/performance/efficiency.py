@@ -36,6 +36,7 @@ from tools.performance.hardware import (
     Accumulate,
     LinkKind,
     apple_chip,
+    apple_core_rate_keys,
     gpu_class,
     gpu_link,
     vector_flops,
@@ -248,8 +249,15 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     pcie_base = cal.lookup("allreduce_base", ["pcie", "any"])
     pcie_gpu = cal.lookup("allreduce_per_gpu", ["pcie", "any"])
     gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel))
+    apple_rate = None
+    if mem == "apple":
+        # The chip's rate is already the effective one (hardware.apple_compute_rate): no MFU.
+        apple_rate = cal.lookup("apple_core_flops", apple_core_rate_keys(gpu))
+        gemm = None
     moe = cal.lookup("moe_gemm", ["any"])
-    used = tuple(c for c in (bw, overhead, step, dq, ar_base, ar_gpu, gemm, moe) if c is not None)
+    used = tuple(
+        c for c in (bw, overhead, step, dq, ar_base, ar_gpu, gemm, moe, apple_rate) if c is not None
+    )
     decode_basis: SpeedBasis = (
         "calibrated"
         if _own_class(bw, family, mem)
@@ -258,6 +266,9 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         else "estimated"
     )
     prefill_basis: SpeedBasis = "calibrated" if _own_class(gemm, family, mem) else "estimated"
+    if mem == "apple":
+        own = apple_rate is not None and apple_rate.key != "any" and family == "llama.cpp"
+        prefill_basis = "calibrated" if own else "estimated"
     return Efficiencies(
         engine_family=family,
         kernel=kernel,
@@ -266,7 +277,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         layer_overhead_s=overhead.value if overhead else 0.0,
         allreduce_base_s=ar_base.value if ar_base else NCCL_RING_BASE_LATENCY_S,
         allreduce_per_gpu_s=ar_gpu.value if ar_gpu else 2 * NCCL_HOP_LATENCY_S[link],
-        gemm_mfu=gemm.value if gemm else DEFAULT_GEMM_MFU,
+        gemm_mfu=1.0 if mem == "apple" else gemm.value if gemm else DEFAULT_GEMM_MFU,
         moe_gemm_eff=moe.value if moe else 1.0,
         accumulate=accumulate_for(family),
         decode_basis=decode_basis,

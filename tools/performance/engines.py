@@ -6,6 +6,9 @@ Engine family — how the serving stack issues work to the GPU:
 - `llama.cpp`: ggml kernels (CUDA, Metal, Vulkan, ROCm), one ubatch at a time.
 - `eager`: PyTorch eager / Hugging Face Transformers (AutoAWQ, bitsandbytes): a Python launch per
   op, the largest per-layer overhead.
+- `mlx`: Apple's MLX (mlx-lm, vllm-mlx, Rapid-MLX): lazily built Metal graphs, its own kernels.
+- `exllamav2`: ExLlamaV2's CUDA kernels for GPTQ / EXL2 weights.
+- `mlc`: MLC LLM (TVM-compiled kernels).
 
 Kernel family — the weight format's matmul kernel: 16-bit GEMM/GEMV, fp8 W8A8, weight-only int8,
 weight-only int4 (GPTQ/AWQ/Marlin/tinygemm, NF4), GGUF block quants (llama.cpp), mxfp4.
@@ -17,7 +20,7 @@ from typing import Literal
 
 from tools.memory.formats import GGUF_FORMATS
 
-EngineFamily = Literal["graph", "llama.cpp", "eager"]
+EngineFamily = Literal["graph", "llama.cpp", "eager", "mlx", "exllamav2", "mlc"]
 KernelFamily = Literal["16bit", "fp8", "int8", "int4", "gguf", "mxfp4"]
 
 # Engine names (the memory/recommend `engine` field, and the engines the reference
@@ -30,12 +33,19 @@ _ENGINE_FAMILY: dict[str, EngineFamily] = {
     "generic": "llama.cpp",
     "llama.cpp": "llama.cpp",
     "transformers": "eager",
+    "mlx": "mlx",
+    "mlx-lm": "mlx",
+    "exllamav2": "exllamav2",
+    "mlc-llm": "mlc",
 }
 
 ENGINE_LABELS: dict[EngineFamily, str] = {
     "graph": "CUDA-graph serving engines (vLLM, SGLang, TensorRT-LLM, gpt-fast)",
     "llama.cpp": "llama.cpp",
     "eager": "PyTorch eager / Transformers",
+    "mlx": "MLX (Apple)",
+    "exllamav2": "ExLlamaV2",
+    "mlc": "MLC LLM",
 }
 
 

@@ -140,6 +140,34 @@ class ComputeRate:
     reason: str
 
 
+def apple_core_rate_keys(gpu: GpuSpec) -> list[str]:
+    """Lookup keys of the effective prefill FLOP/s per GPU core of an Apple chip: its
+    generation (m1 … m4), then every generation pooled."""
+    chip = apple_chip(gpu)
+    return [chip, "any"] if chip else ["any"]
+
+
+def apple_compute_rate(gpu: GpuSpec) -> ComputeRate | None:
+    """An Apple chip's prompt-processing rate: GPU cores × the effective FLOP/s per core that
+    published llama.cpp pp512/pp1024 rows imply (catalog/performance.toml apple_core_flops;
+    Apple publishes no GPU TFLOPS). Effective: it already holds the share of peak llama.cpp's
+    Metal kernels reach, so no GEMM MFU applies on top. None without a core count or a fit."""
+    from tools.performance.calibration import calibration  # the catalog file, loaded once
+
+    um = gpu.unified_memory
+    if um is None or not um.gpu_cores:
+        return None
+    per_core = calibration().lookup("apple_core_flops", apple_core_rate_keys(gpu))
+    if per_core is None:
+        return None
+    return ComputeRate(
+        um.gpu_cores * per_core.value,
+        "fp16",
+        f"{um.gpu_cores} GPU cores × {per_core.value / 1e9:.0f} GFLOP/s per core, the rate "
+        f"published prompt-processing rows imply (apple_core_flops {per_core.key})",
+    )
+
+
 def compute_rate(
     gpu: GpuSpec, weight_format: str, accumulate: Accumulate = "fp32"
 ) -> ComputeRate | None:
@@ -148,6 +176,8 @@ def compute_rate(
     `accumulate="fp16"`: the engine accumulates 16-bit matmuls in FP16, which GeForce cards run
     at twice their FP32-accumulate rate (`FP16_ACCUMULATE_SPEEDUP`)."""
     fmt = weight_format.lower()
+    if _is_apple(gpu) and gpu.fp16_tflops is None and gpu.bf16_tflops is None:
+        return apple_compute_rate(gpu)
     low = _LOW_PRECISION_COMPUTE.get(fmt)
     table: dict[ComputeDtype, float | None] = {
         "fp8": gpu.fp8_tflops,

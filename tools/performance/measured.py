@@ -1,20 +1,25 @@
 """Published batch-1 decode measurements of exact setups (catalog/performance.toml `measured`).
 
 A figure is *measured* only when a published measurement matches the setup — model, GPU,
-weight format, engine, tensor and pipeline parallelism, one sequence — and the context
+weight format, engine, tensor and pipeline parallelism, one sequence, and the engine version
+where the request names one (a vLLM 0.11 request is not a vLLM 0.21 row) — and the context
 the user asked for changes the modelled speed by less than `CONTEXT_TOLERANCE` from the
-context the measurement ran at (so the measurement still describes the request).
+context the measurement ran at (so the measurement still describes the request). Where several
+published rows match, the newest build's is the figure, and when they disagree by more than
+`SPREAD_TOLERANCE` every one is stated beside it (`Measurement.spread`).
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tools.performance.calibration import calibration_path
 
 CONTEXT_TOLERANCE = 0.05
+SPREAD_TOLERANCE = 0.10
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,22 @@ class Measurement:
     context_tokens: float
     tokens_per_s: float
     source: str
+    engine_version: str = ""
+    source_date: str = ""
+    others: tuple[tuple[float, str], ...] = ()
+    """The other published rows of the same setup: (tokens/s, date and build)."""
+
+    @property
+    def spread(self) -> str | None:
+        """The published rows of this setup in words when they disagree by more than
+        SPREAD_TOLERANCE (None: one row, or they agree)."""
+        values = [self.tokens_per_s, *(v for v, _ in self.others)]
+        if not self.others or max(values) / min(values) - 1 <= SPREAD_TOLERANCE:
+            return None
+        rows = [(self.tokens_per_s, self.engine_version or self.source_date), *self.others]
+        listed = "; ".join(f"{v:g} tok/s ({what})" for v, what in rows)
+        limit = f"{SPREAD_TOLERANCE:.0%}"
+        return f"published rows of this setup disagree by more than {limit}: {listed}"
 
 
 @lru_cache(maxsize=1)
@@ -54,6 +75,8 @@ def measurements() -> tuple[Measurement, ...]:
             context_tokens=float(item["context_tokens"]),
             tokens_per_s=float(item["tokens_per_s"]),
             source=str(item["source"]),
+            engine_version=str(item.get("engine_version", "")),
+            source_date=str(item.get("source_date", "")),
         )
         for item in data.get("measured", [])
     )
@@ -64,18 +87,41 @@ def measurements() -> tuple[Measurement, ...]:
 MEASURED_ENGINES: dict[str, tuple[str, ...]] = {
     "vllm": ("vllm",),
     "generic": ("llama.cpp",),
+    "mlx": ("mlx",),
     "transformers": ("transformers",),
 }
 
 
+def _version(text: str) -> tuple[int, int] | None:
+    found = re.search(r"\b(\d+)\.(\d+)(?:\.\d+)?\b", text)
+    return None if found is None else (int(found.group(1)), int(found.group(2)))
+
+
 def find_measurement(
-    model: str, gpu: str, weights: str, engine: str | None, tp: int, pp: int
+    model: str,
+    gpu: str,
+    weights: str,
+    engine: str | None,
+    tp: int,
+    pp: int,
+    engine_version: str | None = None,
 ) -> Measurement | None:
-    """The published batch-1 decode measurement of this setup, if any (first listed)."""
+    """The published batch-1 decode measurement of this setup, if any: among the matching rows
+    (the engine version's minor release too when one is named) the newest by its date, with
+    the others beside it (`Measurement.others`)."""
     engines = MEASURED_ENGINES.get((engine or "vllm").lower(), ((engine or "").lower(),))
-    for m in measurements():
-        if (m.model, m.gpu, m.weights, m.tp, m.pp) == (model, gpu, weights, tp, pp) and (
-            m.engine in engines
-        ):
-            return m
-    return None
+    wanted = None if engine_version is None else _version(engine_version)
+    matches = [
+        m
+        for m in measurements()
+        if (m.model, m.gpu, m.weights, m.tp, m.pp) == (model, gpu, weights, tp, pp)
+        and m.engine in engines
+        and (wanted is None or _version(m.engine_version) == wanted)
+    ]
+    if not matches:
+        return None
+    newest = max(matches, key=lambda m: m.source_date)
+    others = tuple(
+        (m.tokens_per_s, m.engine_version or m.source_date) for m in matches if m is not newest
+    )
+    return replace(newest, others=others)

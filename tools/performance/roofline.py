@@ -156,6 +156,9 @@ class ModelOnGpus:
     pp: int = 1
     weights: WeightBytes | None = None
     engine: str = "vllm"
+    decode_speedup: float = 1.0
+    """Decode steps (no prefill in the step) run this many times faster than the placement's
+    roofline: llama.cpp's --split-mode tensor over a pp-stage layout (performance/llama_split)."""
 
     def __post_init__(self) -> None:
         if self.weights is None:

@@ -50,6 +50,13 @@ def engine_limits(engine: str | None, gpu: GpuSpec) -> EngineLimits:
             TRTLLM_MAX_NUM_TOKENS,
             "TensorRT-LLM BuildConfig defaults: max_batch_size 2048, max_num_tokens 8192",
         )
+    if name in ("mlx", "mlx-lm"):
+        return EngineLimits(
+            None,
+            2048,
+            "mlx-lm: prompts prefilled in steps of prefill_step_size = 2048 tokens "
+            "(generate_step); concurrent sequences = its batch generator's",
+        )
     if name in ("generic", "llama.cpp"):
         return EngineLimits(
             None,

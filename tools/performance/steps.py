@@ -141,8 +141,11 @@ def forward_step(
     compute_s = linear_compute_s + attention_compute_s
     overhead_s = passes * const.layer_overheads_s
     comm_s = tp_comm_s(m, eff, tokens, passes)
+    seconds = overhead_s + core + comm_s
+    if m.decode_speedup != 1.0 and not prefill_tokens:
+        seconds /= m.decode_speedup  # llama.cpp's tensor split (performance/llama_split.py)
     return StepTime(
-        overhead_s + core + comm_s,
+        seconds,
         memory_s,
         compute_s,
         comm_s,

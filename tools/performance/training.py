@@ -113,7 +113,8 @@ def training_mfu_caveat(gpu: GpuSpec) -> str | None:
     have = ", ".join(g for g in measured if g != "any") or "none"
     return (
         f"Training time on {gpu.name} ({gpu.architecture}) is estimated: no published training "
-        f"run on its generation calibrates the MFU (generations with runs: {have}), so it "
+        f"run on its generation calibrates the MFU (runs from at least two publications; "
+        f"generations with such runs: {have}), so it "
         f"assumes {mfu.value:.0%} MFU of its datasheet bf16 peak; its software stack may reach "
         "a different share."
     )

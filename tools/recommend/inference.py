@@ -16,6 +16,7 @@ from tools.performance import (
     prefill_time,
     static_batching_factor,
 )
+from tools.performance.llama_split import split_note
 from tools.pricing import RankingPrices
 from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
 from tools.recommend.memory_calls import _memory_request, _model_on_gpus, memory_figures
@@ -129,9 +130,24 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         throughput=serving.throughput,
         ttft=serving.ttft if timed else None,
         ttft_s=ttft_target if timed else None,
+        replicas=w.replicas,
     )
     meets = plan.meets
     reasons.extend(plan.reasons)
+    cap_notes: list[str] = []
+    if w.replicas is not None:
+        binds = (
+            f"the engine's max_num_seqs {limits.max_num_seqs:,}"
+            if limits.max_num_seqs is not None and limits.max_num_seqs <= max_seqs
+            else f"the KV cache: {format_count(capacity_tokens)} tokens = {max_seqs:,} × "
+            f"{ctx:,}-token sequences"
+            + (
+                f" (max_num_seqs {limits.max_num_seqs:,} does not bind)"
+                if limits.max_num_seqs is not None
+                else ""
+            )
+        )
+        cap_notes.append(f"Batch cap {cap:,} sequences per replica: {binds}.")
     batch, dp, per_seq = plan.sequences_per_replica, plan.replicas, plan.tokens_per_s_per_seq
     per_replica = serving.throughput(batch) * factor
     full_batch, full_per_replica = full_load(
@@ -144,7 +160,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         ttft_s=ttft_target if timed else None,
     )
     count = tp * pp * dp
-    if users_given and dp > 1 and w.users > cap:
+    if users_given and dp > 1 and w.users > cap and w.replicas is None:
         held = (
             f"KV capacity {_gib(capacity)} per GPU holds {format_count(capacity_tokens)} tokens "
             f"= {max_seqs:,} × {ctx:,}-token sequences"
@@ -155,13 +171,19 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     prefill = prefill_time(mg, w.prompt_tokens, limits.max_num_batched_tokens)
     # TTFT at the load: for every layout when a target depends on it, else filled in for the
     # ranked options only (`with_load_latency`; a TTFT costs an engine step per layout).
-    ttft = serving.ttft(batch) if timed else None
+    # With replicas fixed, users past the cap queue for a slot: the TTFT at their load.
+    load = batch if w.replicas is None or not users_given else -(-w.users // dp)
+    ttft = serving.ttft(load) if timed else None
     if w.ttft_s is not None and not serving.can_prefill:
         meets = False  # an unknown TTFT cannot be promised to meet a target
         reasons.append(f"{gpu.name} publishes no tensor throughput: TTFT cannot be estimated")
     labels = speed_labels(w, est, gpu, mg, batch)
+    split_notes: list[str] = []
+    if str(est.engine) == "generic" and tp * pp > 1:
+        split_notes.append(split_note("tensor" if tp > 1 else "layer", tp * pp, mg.arch))
+    modelled: float | None = None
     if labels.measured_tokens_per_s is not None:
-        per_seq = labels.measured_tokens_per_s
+        modelled, per_seq = per_seq, labels.measured_tokens_per_s
     if count > w.constraints.max_gpus:
         meets = False
         fit_dp = _replicas_within_limit(w, tp, pp, dp)
@@ -195,6 +217,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         headroom_bytes=int(est.budget_bytes_per_gpu - loaded_bytes),
         sequences_per_replica=batch,
         decode_tokens_per_s_per_seq=per_seq,
+        modelled_tokens_per_s_per_seq=modelled,
         aggregate_tokens_per_s=plan.aggregate_tokens_per_s,
         full_load_sequences_per_replica=full_batch,
         full_load_tokens_per_s=full_per_replica * dp,
@@ -209,7 +232,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         speed_source=labels.source,
         **quote_fields(quote, prices),
         reasons=reasons,
-        notes=[*plan.notes, *price_notes],
+        notes=[*split_notes, *cap_notes, *plan.notes, *price_notes],
         **opt,
     )
     option._serving = serving
@@ -225,7 +248,10 @@ def with_load_latency(w: Workload, o: Option, curve: bool) -> Option:
         return o
     update: dict[str, object] = {}
     if o.ttft_s is None:
-        update["ttft_s"] = serving.ttft(o.sequences_per_replica)
+        load = o.sequences_per_replica
+        if w.replicas is not None and ("users" in w.model_fields_set or w.tokens_per_s is None):
+            load = max(load, -(-w.users // max(1, o.dp)))  # users past the cap wait for a slot
+        update["ttft_s"] = serving.ttft(load)
     if curve:
         update["latency_curve"] = serving.curve(o.sequences_per_replica)
     return o.model_copy(update=update) if update else o

@@ -10,6 +10,9 @@ import math
 from tools.architecture import Architecture
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
+from tools.memory import devices
+from tools.memory.devices import DeviceNotes
+from tools.memory.formats import GGUF_FORMATS
 from tools.memory.sharding import tp_splits_heads
 from tools.workload import Workload
 
@@ -75,7 +78,34 @@ def _allowed_gpus(w: Workload) -> list[GpuSpec]:
     return gpus
 
 
+def serves_with_llama_cpp(w: Workload, gpu: GpuSpec) -> bool:
+    """True when the memory calculator sizes this serving workload on `gpu` for llama.cpp
+    (engine generic): named, implied by GGUF weights, or the only engine the device runs."""
+    if w.is_training:
+        return False
+    if w.engine is not None:
+        return w.engine == "generic"
+    if w.weights in GGUF_FORMATS:
+        return True
+    return devices.default_engine(gpu, DeviceNotes()) == "generic"
+
+
+def _llama_cpp_layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
+    """llama.cpp's multi-GPU layouts within one machine: the layer split (its default) as pp
+    stages of whole layers, 1 … the GPUs allowed; --split-mode tensor (split_mode) as tp, over
+    the counts that split the heads. No layout spans machines (llama.cpp's RPC backend is not
+    sized)."""
+    limit = min(_node_size(gpu), w.constraints.max_gpus, arch.num_layers)
+    if gpu.unified_memory is not None and "max_gpus" not in w.constraints.model_fields_set:
+        limit = 1
+    if w.split_mode == "tensor":
+        return [(t, 1) for t in _tp_candidates(w, gpu, arch) if t <= limit]
+    return [(1, p) for p in range(1, limit + 1)]
+
+
 def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
+    if serves_with_llama_cpp(w, gpu):
+        return _llama_cpp_layouts(w, gpu, arch)
     tps = _tp_candidates(w, gpu, arch)
     layouts = [(t, 1) for t in tps]
     if gpu.unified_memory is not None and "max_gpus" not in w.constraints.model_fields_set:

@@ -72,6 +72,8 @@ def _validated_request(
         "weights": w.weights,
         "kv_dtype": w.kv_dtype,
         "engine": w.engine,
+        "engine_version": w.engine_version,
+        "split_mode": w.split_mode,
         "gpu_memory_utilization": w.gpu_memory_utilization,
         "context": w.training_sequence_tokens if w.is_training else w.context_tokens,
         "batch": batch,
@@ -109,17 +111,27 @@ def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> Mod
     # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
     fmt = "bf16" if w.task == "full" else str(est.weights_format)
     weights = _whole_weights(w, fmt)
+    speedup = 1.0
+    kv_per_gpu = float(est.kv_cache_bytes_per_token_per_gpu)
+    if str(est.engine) == "generic" and tp > 1 and not w.is_training:
+        # llama.cpp's --split-mode tensor: timed as the layer split over the same GPUs, decode
+        # sped up by the published factor (tools/performance/llama_split.py).
+        from tools.performance.llama_split import tensor_split_speedup
+
+        speedup = tensor_split_speedup(_arch(w))
+        tp, pp = 1, tp * pp
     return ModelOnGpus(
         arch=_arch(w),
         params=_params(w),
         weight_bytes_total=weights.total,
         weight_format=fmt,
         weights=weights,
-        kv_bytes_per_token_per_gpu=float(est.kv_cache_bytes_per_token_per_gpu),
+        kv_bytes_per_token_per_gpu=kv_per_gpu,
         gpu=gpu,
         tp=tp,
         pp=pp,
         engine=str(est.engine),
+        decode_speedup=speedup,
     )
 
 

@@ -62,6 +62,11 @@ class Option(BaseModel):
     decode_tokens_per_s_per_seq: float | None = Field(
         default=None, description="Decode speed each user sees at the chosen concurrency, tok/s."
     )
+    modelled_tokens_per_s_per_seq: float | None = Field(
+        default=None,
+        description="When the decode speed is a published measurement of this setup: the "
+        "performance model's own figure for it, tok/s (the two side by side).",
+    )
     aggregate_tokens_per_s: float | None = Field(
         default=None, description="Output tokens/s over all replicas at that concurrency."
     )

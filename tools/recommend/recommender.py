@@ -15,7 +15,7 @@ from tools.advice import advise, performance_assumptions
 from tools.catalog import GpuSpec, get_catalog
 from tools.memory import devices
 from tools.memory.devices import DeviceNotes
-from tools.memory.overhead import VLLM_GPU_MEMORY_UTILIZATION
+from tools.memory.engine_versions import vllm_budget_inputs
 from tools.memory.sharding import zero_single_rank_warning
 from tools.notes import Note
 from tools.performance import training_mfu_caveat
@@ -79,6 +79,7 @@ class LayoutBound:
     engine: str | None
     gpu_memory_utilization: float | None
     runtime_bytes_per_gpu: int = 0
+    engine_version: str | None = None
     """The memory calculator's runtime overhead per GPU (CUDA context, cuBLAS workspace, vLLM's
     CUDA graphs: the same on every CUDA GPU; none on a Mac)."""
 
@@ -91,11 +92,13 @@ class LayoutBound:
         found = self.budgets.get(gpu.id)
         if found is None:
             engine = self.engine or devices.default_engine(gpu, DeviceNotes()) or "vllm"
-            util, runtime = 1.0, 0
+            total, util, runtime = gpu.usable_memory_bytes, 1.0, 0
             if engine == "vllm":
-                util = self.gpu_memory_utilization or VLLM_GPU_MEMORY_UTILIZATION.value
+                total, util = vllm_budget_inputs(
+                    gpu, self.gpu_memory_utilization, self.engine_version
+                )
                 runtime = self.runtime_bytes_per_gpu
-            found = self.budgets[gpu.id] = (int(gpu.usable_memory_bytes * util), runtime)
+            found = self.budgets[gpu.id] = (int(total * util), runtime)
         return found
 
     def room(self, gpu: GpuSpec) -> int:
@@ -146,6 +149,8 @@ class LayoutBound:
         """A lower bound on the GPUs the layout needs for the users: each replica runs at
         most the sequences whose KV fits beside the weights."""
         group = tp * pp
+        if w.replicas is not None:
+            return group * w.replicas  # fixed: users past the cap wait, no scale-out
         users_given = "users" in w.model_fields_set or w.tokens_per_s is None
         if not users_given or self.kv_sequence_bytes <= 0:
             return group
@@ -298,6 +303,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
             workload.engine,
             workload.gpu_memory_utilization,
             int(base.breakdown.get("overhead", 0)),
+            workload.engine_version,
         )
     for gpu in gpus:
         opts = _gpu_options(workload, gpu, prices, bound)

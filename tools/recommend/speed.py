@@ -150,16 +150,28 @@ def speed_labels(w: Workload, est: Any, gpu: GpuSpec, m: ModelOnGpus, batch: int
     throughput = weakest(eff.decode_basis, eff.prefill_basis)
     source = _calibrated_source(eff)
     measured = None
-    if batch == 1:
-        found = find_measurement(est.model_id, gpu.id, m.weight_format, m.engine, m.tp, m.pp)
+    if batch == 1 and m.decode_speedup == 1.0:  # a tensor split is not the layer split measured
+        found = find_measurement(
+            est.model_id, gpu.id, m.weight_format, m.engine, m.tp, m.pp, w.engine_version
+        )
         if found is not None:
             at_request = decode_step(m, 1, w.context_tokens).seconds
             at_measure = decode_step(m, 1, found.context_tokens).seconds
             if abs(at_request / at_measure - 1) < CONTEXT_TOLERANCE:
                 measured = found.tokens_per_s
                 source = f"measured: {found.source} (reference row {found.row})"
+                if found.spread:
+                    source += f"; {found.spread}"
+    decode_basis: SpeedBasis = eff.decode_basis
+    if m.decode_speedup != 1.0:
+        from tools.performance.llama_split import TENSOR_SPLIT_SOURCE
+
+        # A published speed-up applied to the layer split's figure: an estimate.
+        decode_basis = "estimated"
+        throughput = "estimated"
+        source = f"estimated: {source}; × {m.decode_speedup:.2f} ({TENSOR_SPLIT_SOURCE})"
     return SpeedLabels(
-        speed="measured" if measured is not None else eff.decode_basis,
+        speed="measured" if measured is not None else decode_basis,
         throughput=throughput,
         ttft=weakest(eff.prefill_basis, eff.decode_basis),
         source=source,
