@@ -248,9 +248,8 @@ def test_a_count_of_prompts_is_not_a_length(text: str) -> None:
 
 
 def test_consumer_card_of_24_gb_is_the_rtx_4090() -> None:
-    # The catalog's 24 GB consumer cards (research: RTX 4090, 3090, 3090 Ti, RX 7900 XTX), and
-    # the 24 GB GeForce RTX 5090 Laptop GPU since the catalog has laptop GPUs (the reader does
-    # not yet tell a laptop GPU from a card: reported to the reader's owner).
+    # The catalog's 24 GB consumer cards (research: RTX 4090, 3090, 3090 Ti, RX 7900 XTX) — a
+    # card, so never the 24 GB GeForce RTX 5090 Laptop GPU.
     text = "a 7B in Q4_K_M on a 24 GB consumer card with 32k context"
     parsed = parse_workload(text)
     assert parsed.gpu_memory_bytes == 24 * GB and parsed.consumer_gpu
@@ -259,7 +258,7 @@ def test_consumer_card_of_24_gb_is_the_rtx_4090() -> None:
     memory, recommend = _calls(text)
     cards = {"rtx-4090", "rtx-3090", "rtx-3090-ti", "rx-7900-xtx"}
     assert {call["gpu"] for call in memory} == cards
-    assert set(recommend["constraints"]["only_gpus"]) == cards | {"rtx-5090-laptop"}
+    assert set(recommend["constraints"]["only_gpus"]) == cards
     assert recommend["context"] == 32 * 1024
 
 

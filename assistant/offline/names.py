@@ -287,11 +287,13 @@ def gpus_with_capacity(memory_bytes: int | None, consumer: bool = False) -> list
     """Catalog GPU ids marketed with exactly `memory_bytes` (a '48 GB GPU'; bytes, GB = 1e9),
     only consumer cards when `consumer`; None leaves the capacity open. Catalog order. A card
     described by its memory is a discrete one: unified-memory machines (a 24 GB Mac) are named
-    by their chip instead."""
+    by their chip instead, and laptop GPUs (ids '-laptop') by their laptop name: 'a 24 GB card'
+    is a card, not a laptop's RTX 5090."""
     return [
         gpu.id
         for gpu in get_catalog().gpus.values()
         if (memory_bytes is None or gpu.memory_bytes == memory_bytes)
         and (not consumer or is_consumer_gpu(gpu))
         and gpu.unified_memory is None
+        and not gpu.id.endswith("-laptop")
     ]
