@@ -23,16 +23,9 @@ CASES = [
     ("Llama 3.1 8B on a Mac mini M4 32GB", "apple-m4", 21_845 * MiB),  # 32 × 1024 × 2/3
     ("can my M2 with 16 GB of RAM run Qwen3 8B?", "apple-m2-16gb", 10_922 * MiB),  # 16,384 × 2/3
     ("Qwen3 8B on an M4 Mac mini with 48 GB of unified memory", "apple-m4-48gb", 36 * GiB),
-    pytest.param(
-        "Llama 3.1 8B on a 16GB M1 MacBook Air",
-        "apple-m1-16gb",
-        10_922 * MiB,
-        marks=pytest.mark.xfail(
-            reason="the parser does not attach a memory size said before the chip name "
-            "('a 16GB M1'; the same for 'an 18GB M3 Pro'), reported to the lead",
-            strict=True,
-        ),
-    ),
+    # A memory said before the chip name is its RAM too.
+    ("Llama 3.1 8B on a 16GB M1 MacBook Air", "apple-m1-16gb", 10_922 * MiB),
+    ("Qwen3 8B on an 18GB M3 Pro", "apple-m3-pro-18gb", 12_288 * MiB),  # 18,432 × 2/3
 ]
 
 

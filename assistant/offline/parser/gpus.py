@@ -94,9 +94,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
                 count = 1
                 p.notes.append(f"'{mine.group(1)} {text}' read as one {text}")
         variants = list(match.variants)
-        gpu_id, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
+        gpu_id, ram_start, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
         if gpu_id != match.id:
-            text = t.original[match.start : end].strip()
+            text = t.original[ram_start:end].strip()
+            start = min(start, ram_start)
             variants = []  # the RAM said picks the configuration
         if bin_note:
             p.notes.append(bin_note.format(text=text))
@@ -277,26 +278,26 @@ _MAC_PRODUCT = r"\b(?:my\s+)?(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|mini|
 
 def _with_stated_ram(
     t: Text, gpu_id: str | None, start: int, end: int
-) -> tuple[str | None, int, str | None]:
+) -> tuple[str | None, int, int, str | None]:
     """A unified-memory chip with its RAM said beside it ('M3 Max with 64 GB', 'M2 Ultra
-    192GB') is that RAM configuration (tools.catalog `with_ram`); its product name ('MacBook
+    192GB', 'a 16GB M1') is that RAM configuration (tools.catalog `with_ram`); its product name ('MacBook
     Pro') is part of the GPU. A RAM size sold only with another bin of the same chip ('M3 Max
     with 36 GB': the 30-core GPU's) is that bin's, noted. Returns the catalog id, the end of
-    the span used and the note ({text} for the words read)."""
+    the span used (start, end) and the note ({text} for the words read)."""
     catalog = get_catalog()
     chip = catalog.gpus.get(gpu_id) if gpu_id else None
     if chip is None or chip.unified_memory is None:
-        return gpu_id, end, None
+        return gpu_id, start, end, None
     for m in t.each(_MAC_PRODUCT):
         del m  # the product name says no more than the chip: consumed
     stated = _stated_memory(t, start, end)
-    if stated is None or stated[1] < start:
-        return gpu_id, end, None
-    ram, _, span_end = stated
+    if stated is None:
+        return gpu_id, start, end, None
+    ram, span_start, span_end = stated
     # Unified memory is sold as 'N GB' of N GiB DRAM: 'N GiB' means the same machine.
     size = ram // GiB if ram % GiB == 0 else round(ram / GB)
     chosen, note = _bin_with_ram(chip, size * GB)
-    return catalog.with_ram(chosen, size * GB).id, span_end, note
+    return catalog.with_ram(chosen, size * GB).id, span_start, span_end, note
 
 
 def _ram_sizes(chip: GpuSpec) -> set[int]:
