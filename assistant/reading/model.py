@@ -16,7 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from tools.sizing.request import AskedFigure
 
 AskedSlot = Literal[
-    "model", "gpu", "gpu_variant", "unified_memory", "context", "figure", "meaning", "budget"
+    "model",
+    "weights",
+    "gpu",
+    "gpu_variant",
+    "unified_memory",
+    "context",
+    "figure",
+    "meaning",
+    "budget",
 ]
 """The slot of the reading a clarifying question asks about: the model, a GPU the catalog
 lacks, which variant of a GPU name, an Apple machine's RAM, the context length, a figure out of

@@ -280,10 +280,10 @@ def _with_stated_ram(
     t: Text, gpu_id: str | None, start: int, end: int
 ) -> tuple[str | None, int, int, str | None]:
     """A unified-memory chip with its RAM said beside it ('M3 Max with 64 GB', 'M2 Ultra
-    192GB', 'a 16GB M1') is that RAM configuration (tools.catalog `with_ram`); its product name ('MacBook
-    Pro') is part of the GPU. A RAM size sold only with another bin of the same chip ('M3 Max
-    with 36 GB': the 30-core GPU's) is that bin's, noted. Returns the catalog id, the end of
-    the span used (start, end) and the note ({text} for the words read)."""
+    192GB', 'a 16GB M1') is that RAM configuration (tools.catalog `with_ram`); its product
+    name ('MacBook Pro') is part of the GPU. A RAM size sold only with another bin of the same
+    chip ('M3 Max with 36 GB': the 30-core GPU's) is that bin's, noted. Returns the catalog
+    id, the span used (start, end) and the note ({text} for the words read)."""
     catalog = get_catalog()
     chip = catalog.gpus.get(gpu_id) if gpu_id else None
     if chip is None or chip.unified_memory is None:
@@ -338,7 +338,8 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     GiB as written), consumer cards, 'multi-GPU', and NVLink / PCIe interconnects."""
     consumer = r"(?:(?P<{}>consumer|gaming|desktop|geforce)[\s-]+)?"
     mem = (
-        r"(?:(?P<mem>{NUMBER})\s*(?P<unit>gb|gib|g)[\s-]+(?:of\s+)?(?:vram\s+|memory\s+|hbm\s+)?)?"
+        r"(?:(?<![\d.,])(?P<mem>{NUMBER})\s*(?P<unit>gb|gib|g|gigs?)[\s-]+(?:of\s+)?"
+        r"(?:vram\s+|memory\s+|hbm\s+)?)?"
     )
     mem = mem.replace("{NUMBER}", NUMBER)
     gpu_word = r"(?:gpus?|cards?|accelerators?|devices?)"
@@ -351,7 +352,8 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         r"(?:\s+(?:of\s+)?(?:vram|memory|ram)(?:\s+each)?)?)?"
     )
     for m in t.each(
-        rf"{QW}?\s*(?:x\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}{gpu_word}\b"
+        rf"(?<![\d.,]){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
+        rf"{gpu_word}\b"
         + with_memory
     ):
         if m.group(1):

@@ -20,7 +20,8 @@ from assistant.offline.quantities import (
 def negative_numbers(t: Text, p: ParsedWorkload) -> None:
     """'-5 users', '-7B': a count or size cannot be negative. Reading the digits alone would
     size 5 users silently, so the fragment is not read and the user is asked instead."""
-    for m in t.each(rf"(?<![\w.\-])[-−]\s?({QUANTITY})(?:[\s-]*([a-z]+))?"):
+    # The minus sign against the digits: '- 2x 3090' is a list's bullet, not minus two.
+    for m in t.each(rf"(?<![\w.\-])[-−]({QUANTITY})(?:[\s-]*([a-z]+))?"):
         said = m.group(0).strip()
         p.unplaced.append(said)
         p.ask(

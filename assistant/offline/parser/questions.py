@@ -24,12 +24,14 @@ _HARDWARE_NEXT = (
 
 
 _MEM = r"(?:memory|mem|(?:ram\s*/\s*)?vram|gpu\s+ram|video\s+ram)"
+_MEMORY_ASKED_ELSEWHERE = r"需要多少(?:显存|内存)|多少显存|显存需求"
 _MEMORY_ASKED = (
     rf"\bhow\s+much\s+(?:more\s+)?(?:gpu\s+|video\s+)?(?:{_MEM}|ram)\b"
     rf"|\bminimum\s+(?:capacity|{_MEM})\b"
     rf"|\b(?:required|needed|necessary|minimum)\s+(?:gpu\s+)?{_MEM}\b"
     rf"|\b(?:gpu\s+)?{_MEM}\)?\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
     rf"|\b{_MEM}\s+(?:usage|consumption)\b"
+    rf"|{_MEMORY_ASKED_ELSEWHERE}"
     r"|\bhow\s+many\s+(?:gb|gib|gigs?|gigabytes?)\b"
     r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
     r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:gpu\s+)?(?:memory|vram)"
@@ -94,8 +96,18 @@ _YES_NO_PHRASE = (
     r"\b(?:is|it'?s)\s+(?:it\s+)?(?:also\s+|even\s+|still\s+)?possible\s+to\b"
     r"|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b|\b(?:any|a)\s+way\s+(?:of|to)\s+(?:run|fit|load)"
     # '…ask if the rtx 3050 8g can run this model?', 'wondering whether it would fit'
-    r"|\b(?:if|whether)\b[^.?!]{0,80}?\b(?:can|could|will|would)\s+(?:\w+\s+)?"
+    r"|\b(?:if|whether)\b[^.?!]{0,80}?\b(?:can|could|will|would|should)\s+(?:\w+\s+)?"
     r"(?:run|fit|work|load|handle)\b"
+    # '…could the model run inference on V100-32G?', 'will I be able to run it'
+    r"|\b(?:can|could|will|would)\s+(?:i|we|it|this|they|the\s+\w+)\s+(?:be\s+able\s+to\s+)?"
+    r"(?:run|fit|work|load)\b"
+    r"|\b(?:feasible|succeed\w*|(?:is\s+there\s+(?:a|any)|any)\s+chance)\b"
+    r"|\ballow\s+(?:this|it|the\s+\w+)\s+(?:model\s+)?to\s+(?:work|run|fit)\b"
+    r"|\bhow\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:deploy|run|serve|load|inference)\b"
+    r"|\bhow\s+to\s+(?:deploy|run|serve|load|inference)\b"
+    # Other languages asked in the same threads: 能跑 / 可以…吗 (zh), consigo … rodar (pt).
+    r"|能跑|跑得动|能运行|可以运行|能否运行|可以.{0,12}?(?:跑|推理|加载|运行).{0,12}?吗|能.{0,12}?跑.{0,8}?吗"
+    r"|\bconsigo\b|\brodar\b"
     r"|\b(?:enough|sufficient|suffice)\b"
     # An out-of-memory report asks whether (and how) it fits.
     r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"
@@ -107,7 +119,9 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     yes?', 'is it possible to run…'): the answer opens with yes or no. Read after every
     figure-asking question (which wins: 'Can I run it, and how much VRAM?' asks the memory)."""
     tag = t.each(_YES_NO_TAG)
-    phrase = t.each(_YES_NO_PHRASE)
+    # Searched, not consumed: the phrase may hold a GPU or a model read later ('if the rtx
+    # 3050 8g can run').
+    phrase = re.search(_YES_NO_PHRASE, t.work, re.I)
     opening = re.search(_YES_NO_OPENING, t.work, re.I) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
     runs = phrase or re.search(_RUN_VERB, t.original, re.I)

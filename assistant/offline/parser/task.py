@@ -23,6 +23,18 @@ def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
 def extract_precision(t: Text, p: ParsedWorkload) -> None:
     """The weights' number format (`vocab.PRECISIONS`; the first read is kept, with its note)."""
     named: dict[str, str] = {}
+    for m in t.each(_NO_SUCH_BITS):
+        # '3bit GPTQ', '2-bit quant': a bit width no format the tools size has — read as
+        # neither 4- nor 8-bit, asked.
+        said = m.group(0).strip()
+        p.unplaced.append(said)
+        p.ask(
+            "weights",
+            "unknown",
+            f"'{said}': gpu-sizer sizes 4-bit (AWQ, GPTQ, NF4, GGUF Q4_K_M …), 8-bit and the "
+            "GGUF types (Q2_K, Q3_K_M, Q5_K_M, Q6_K …): which format is it?",
+            said,
+        )
     for pattern, fmt, note in vocab.PRECISIONS:
         for m in t.each(pattern):
             if not re.fullmatch(r"\d+[\s-]?bits?", m.group(0).strip(), re.I):
@@ -43,6 +55,13 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
         )
     p.notes += format_notes(p)
 
+
+_NO_SUCH_BITS = (
+    r"(?<![\d.])[235-7](?:\.\d+)?[\s-]?bits?(?:\s+(?:gptq|awq|exl2|quant\w*))?\b"
+    r"|\b(?:gptq|awq|exl2)[\s_-]?[235-7][\s-]?bits?\b"
+)
+"""A weight bit width the tools have no format for ('3bit gptq', '2.65bit', '5-bit quant'); the
+GGUF types that carry their own name ('Q3_K_M') are read by `vocab.PRECISIONS`."""
 
 FP8_WEIGHTS_ONLY = (
     "'fp8' read as fp8 weights; the KV cache stays bf16 (say 'fp8 KV cache' to size it in fp8)"
