@@ -38,6 +38,7 @@ from assistant.keybindings import check_keybindings
 from assistant.redact import UrlCredentials, redact_url, split_credentials
 from assistant.sanitize import has_control
 from tools.errors import ToolInputError
+from tools.nesting import NestingError, loads_toml
 from tools.safe_files import read_text
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -243,7 +244,9 @@ def _read_file(path: Path) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
+    except NestingError as exc:
+        raise ToolInputError(str(path), f"not a settings file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ToolInputError(str(path), f"not valid TOML ({exc})") from exc
     for secret in ("api_key", "key", "openai_api_key"):

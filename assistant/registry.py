@@ -43,6 +43,7 @@ from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
 from tools.errors import ToolInputError, closest_names, field_problems
+from tools.nesting import MAX_DEPTH, NestingError, too_deep
 
 __all__ = [
     "SIGNIFICANT_DIGITS",
@@ -223,6 +224,9 @@ def _guard_error(data: dict[str, Any]) -> ToolError:
     return ToolError.model_validate(data)
 
 
+_TOO_DEEP = f"arguments nest more than {MAX_DEPTH} levels deep; send one flat JSON object"
+
+
 def parse_arguments(arguments: object) -> dict[str, Any] | str:
     """Parse model-sent arguments; returns the dict, or a message saying what to fix."""
     if arguments is None:
@@ -230,6 +234,8 @@ def parse_arguments(arguments: object) -> dict[str, Any] | str:
     if isinstance(arguments, Mapping):
         if not all(isinstance(key, str) for key in arguments):
             return "argument names must be strings"
+        if too_deep(arguments):
+            return _TOO_DEEP
         return dict(arguments)
     if isinstance(arguments, bytes | bytearray):
         arguments = bytes(arguments).decode("utf-8", errors="replace")
@@ -242,13 +248,13 @@ def parse_arguments(arguments: object) -> dict[str, Any] | str:
         return f"arguments are {len(text):,} characters long; at most {MAX_ARGUMENT_CHARS:,}"
     try:
         value = loads_arguments(text)
-    except RecursionError:
-        return "arguments nest too deeply; send one flat JSON object"
+    except NestingError:
+        return _TOO_DEEP
     except json.JSONDecodeError as exc:
         try:
             # Literal newlines/tabs inside strings are a common small-model mistake.
             value = loads_arguments(text, strict=False)
-        except (ValueError, RecursionError):
+        except ValueError:
             return (
                 f"arguments are not valid JSON ({exc.msg} at character {exc.pos}); send one "
                 'JSON object, e.g. {"model": "llama-3.1-8b"}'

@@ -29,6 +29,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, TextIO, TypeVar
 
+from tools.nesting import loads_json
+
 MAX_CONTROL_STRING = 4096
 """Longest payload (characters) an OSC/DCS/SOS/PM/APC string may have and still be removed with
 its introducer; terminals cap OSC strings similarly (xterm: a few KiB for most commands)."""
@@ -147,8 +149,8 @@ def clean_json_text(text: str) -> str:
     if "\\" not in text:
         return text  # no escapes: nothing encoded can hide a control character
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = loads_json(text)
+    except ValueError:  # not JSON, or nested too deeply to walk (tools.nesting)
         return text
     cleaned = _clean(value)
     if cleaned == value:

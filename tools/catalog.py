@@ -29,6 +29,7 @@ from tools.limits import (
     MAX_TFLOPS,
     MAX_WATTS,
 )
+from tools.nesting import NestingError, loads_toml
 from tools.safe_files import read_text
 from tools.units import GB
 
@@ -356,9 +357,11 @@ def load_entries(path: Path, table: str, model: type[E], limit: int | None = Non
             text = path.read_text(encoding="utf-8")
         else:
             text = read_text(path, "prices", limit, "price file")
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except ToolInputError as exc:
         raise CatalogError(path, "-", "-", exc.problem) from None
+    except NestingError as exc:
+        raise CatalogError(path, "-", "-", f"not a price file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(path, "-", "-", f"invalid TOML: {exc}") from None
     raw: list[dict[str, Any]] = data.get(table, [])

@@ -21,6 +21,7 @@ from typing import Any
 
 from tools.errors import ToolInputError
 from tools.model_sources.safe_files import open_regular, read_json_object
+from tools.nesting import NestingError, loads_json
 
 MAX_HEADER_BYTES = 100_000_000
 """safetensors: 'the header size is limited to 100MB' (format spec, N: u64)."""
@@ -64,7 +65,9 @@ def header_size(path: str | Path, field: str = "model_file") -> CheckpointSize:
         if len(raw) != length:
             raise ToolInputError(field, f"{path}: the safetensors header is cut short")
     try:
-        header: Any = json.loads(raw[:length].decode("utf-8"))
+        header: Any = loads_json(raw[:length].decode("utf-8"))
+    except NestingError as exc:
+        raise ToolInputError(field, f"{path}: the safetensors header is {exc}") from None
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise ToolInputError(field, f"{path}: the safetensors header is not JSON") from None
     if not isinstance(header, dict):
