@@ -376,7 +376,9 @@ def load_entries(path: Path, table: str, model: type[E], limit: int | None = Non
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "-"
-            raise CatalogError(path, entry_name, field, err["msg"]) from None
+            raise CatalogError(
+                path, entry_name, field, str(err["msg"]).removeprefix("Value error, ")
+            ) from None
         if entry_name in seen:
             raise CatalogError(path, entry_name, "id", "duplicate id")
         seen.add(entry_name)
