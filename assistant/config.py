@@ -134,6 +134,24 @@ class Settings(BaseModel):
             raise ValueError("contains control characters (escape sequences are not allowed)")
         return value
 
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # 'not a url' or 'localhost:8080' would be requested as a relative path and fail on the
+        # first question, or (without a model) leave the assistant offline without a word.
+        if value is None:
+            return value
+        parts = urlsplit(normalize_url(value))
+        try:
+            host = parts.hostname
+        except ValueError:  # an unbalanced '[' in the host
+            host = None
+        if parts.scheme not in ("http", "https") or not host:
+            raise ValueError(
+                f"{redact_url(value)[:80]!r} is not an http(s) URL (e.g. http://localhost:8080/v1)"
+            )
+        return value
+
     @field_validator("keybindings")
     @classmethod
     def _known_actions_and_keys(cls, value: dict[str, str]) -> dict[str, str]:
@@ -288,11 +306,30 @@ def load_config(
     merged: dict[str, Any] = _from_env(environ)
     merged.update(_read_file(file_path))
     validate_settings(merged, str(file_path))
-    merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+    try:
+        validate_settings({**merged, **flags}, "command line")
+    except ToolInputError as exc:
+        # A flag's value is wrong: say it under the flag typed (`--timeout`, not the field).
+        setting = exc.field.removeprefix("command line: ")
+        typed = f"{str(flags[setting])[:60]!r} rejected: " if setting in flags else ""
+        raise ToolInputError(
+            CONFIG_FLAGS.get(setting, exc.field), typed + exc.problem, exc.allowed
+        ) from None
+    merged.update(flags)
     settings = validate_settings(merged, "command line")
     if settings.base_url is not None:
         settings.base_url = normalize_url(settings.base_url)
     return settings
+
+
+CONFIG_FLAGS = {
+    "base_url": "--base-url",
+    "model": "--model",
+    "api_key_env": "--api-key-env",
+    "request_timeout_s": "--timeout",
+}
+"""Setting → the flag that overrides it (`add_config_arguments`): errors name the flag."""
 
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:

@@ -398,7 +398,9 @@ class GpuSizerApp(App[None]):
         target = Path(path) if path else data_dir() / "proposals" / f"{self.conversation.id}.md"
         self._save(self.conversation)
         try:
-            written = write_proposal(self.conversation, target, force=not path)
+            written = write_proposal(
+                self.conversation, target, force=not path, create_folders=not path
+            )
         except (ToolInputError, OSError) as exc:
             self.say(f"Proposal not written: {exc}", severity="error")
             return
