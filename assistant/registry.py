@@ -115,16 +115,21 @@ def error_result(message: str, **details: Any) -> ToolError:
     return ToolError(error=message, **details)
 
 
-def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> ToolError:
-    """Turn pydantic errors into a short list naming each field and the problem."""
+def validation_error_result(
+    exc: ValidationError, model: type[BaseModel], hidden: Iterable[str] = ()
+) -> ToolError:
+    """Turn pydantic errors into a short list naming each field and the problem. The fields
+    listed as allowed are the ones the tool's schema offers (`hidden` ones left out: an error
+    never points a model or an agent at a field it was not shown)."""
     problems = [
         Problem(field=field or "arguments", problem=problem)
         for field, problem, _ in field_problems(exc, model)[:5]
     ]
+    left_out = set(hidden)
     return error_result(
         "invalid arguments; fix these fields and call again",
         problems=problems,
-        allowed_fields=sorted(model.model_fields),
+        allowed_fields=sorted(f for f in model.model_fields if f not in left_out),
     )
 
 
@@ -162,6 +167,10 @@ class Registry:
             return ToolOutcome(str(name)[:100], {}, _guard_error(internal_error_result(exc)), True)
         if problem is not None:
             arguments_ok = unserialisable_result(outcome.arguments) is None
+            if outcome.is_error and unserialisable_result(outcome.result) is None:
+                # NaN/inf in the arguments only (a dict from MCP): the tool's own error, which
+                # names the field and what it allows, is the answer; the arguments are dropped.
+                return ToolOutcome(outcome.name, {}, outcome.value, is_error=True)
             return ToolOutcome(
                 outcome.name,
                 outcome.arguments if arguments_ok else {},
@@ -202,7 +211,10 @@ class Registry:
             validated = spec.input_model.model_validate(parsed)
         except ValidationError as exc:
             return ToolOutcome(
-                name, parsed, validation_error_result(exc, spec.input_model), is_error=True
+                name,
+                parsed,
+                validation_error_result(exc, spec.input_model, spec.hidden),
+                is_error=True,
             )
         try:
             result = spec.func(validated)
@@ -212,7 +224,10 @@ class Registry:
             return ToolOutcome(name, parsed, ToolError.from_input_error(exc), is_error=True)
         except ValidationError as exc:  # a tool validating a nested model itself
             return ToolOutcome(
-                name, parsed, validation_error_result(exc, spec.input_model), is_error=True
+                name,
+                parsed,
+                validation_error_result(exc, spec.input_model, spec.hidden),
+                is_error=True,
             )
         except Exception as exc:  # a tool bug or limit must not end the conversation
             return ToolOutcome(name, parsed, _guard_error(internal_error_result(exc)), True)
