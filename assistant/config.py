@@ -312,7 +312,8 @@ def load_config(
     except ToolInputError as exc:
         # A flag's value is wrong: say it under the flag typed (`--timeout`, not the field).
         setting = exc.field.removeprefix("command line: ")
-        typed = f"{str(flags[setting])[:60]!r} rejected: " if setting in flags else ""
+        value = repr(str(flags.get(setting, ""))[:60])
+        typed = f"{value} rejected: " if setting in flags and value not in exc.problem else ""
         raise ToolInputError(
             CONFIG_FLAGS.get(setting, exc.field), typed + exc.problem, exc.allowed
         ) from None

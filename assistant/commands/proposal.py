@@ -55,8 +55,6 @@ def _load_json(path: Path) -> Conversation:
             f"{exc.problem} — not a conversation JSON file",
             "a session file as saved by gpu-sizer (id, messages, ...)",
         ) from exc
-    for problem in loaded.problems:
-        print(f"gpu-sizer proposal: {path.name}: {problem}", file=sys.stderr)
     if not loaded.conversation.tool_results():
         # `{"a": 1}` reads as an empty conversation: a proposal of it would be a document
         # without one figure, so it is refused as the app refuses to export an empty chat.
@@ -66,6 +64,8 @@ def _load_json(path: Path) -> Conversation:
             "answered in it)",
             "a session file as saved by gpu-sizer, with at least one answered question",
         )
+    for problem in loaded.problems:
+        print(f"gpu-sizer proposal: {path.name}: {problem}", file=sys.stderr)
     return loaded.conversation
 
 

@@ -106,7 +106,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
             "gpu_memory_gb",
             f"{ram_sold / GB:g} GB of unified memory leaves no memory for the model after the "
             f"{OS_RESERVE_BYTES // GiB} GiB the operating system keeps",
-            f"more than {OS_RESERVE_BYTES / GB:.1f} GB of RAM",
+            f"more than {OS_RESERVE_BYTES // GiB} GB of RAM (as sold: N GB is N GiB of DRAM)",
         )
     if spec is None and limit is not None:
         usable = limit.bytes  # the memory given is the machine's RAM: the GPU gets its share
