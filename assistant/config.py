@@ -38,6 +38,7 @@ from assistant.keybindings import check_keybindings
 from assistant.redact import UrlCredentials, redact_url, split_credentials
 from assistant.sanitize import has_control
 from tools.errors import ToolInputError
+from tools.limits import MAX_CONTEXT_TOKENS, MAX_EXCHANGE_RATE, MIN_EXCHANGE_RATE
 from tools.nesting import NestingError, loads_toml
 from tools.safe_files import read_text
 
@@ -78,7 +79,7 @@ class Capabilities(BaseModel):
 class Settings(BaseModel):
     """Everything the assistant reads from the environment, the config file and CLI flags."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     base_url: str | None = None
     """OpenAI-compatible endpoint, e.g. http://localhost:8080/v1. None: OpenAI if a key is set."""
@@ -99,11 +100,11 @@ class Settings(BaseModel):
     """Longest Retry-After we honour; a longer one ends the turn with a rate-limit message."""
     max_tool_rounds: int = Field(default=4, ge=1, le=20)
     """Model ↔ tools round trips per turn before the engine stops asking for more tool calls."""
-    context_window_tokens: int | None = Field(default=None, ge=512)
+    context_window_tokens: int | None = Field(default=None, ge=512, le=MAX_CONTEXT_TOKENS)
     """The endpoint's context window, tokens. None: learned from the endpoint (llama.cpp, vLLM,
     Ollama say it; else its context-exceeded error), 32,768 until then. Prompt + tool schemas +
     history + answer are fitted inside it; older whole turns are trimmed (assistant.llm.window)."""
-    max_output_tokens: int = Field(default=2_048, ge=16)
+    max_output_tokens: int = Field(default=2_048, ge=16, le=MAX_CONTEXT_TOKENS)
     """Most `max_tokens` per model call; at most a quarter of a small window is used."""
     tool_profile: Literal["auto", "full", "lean"] = "auto"
     """Tools offered to the model: "lean" (two calculators, short prompt) for windows up to
@@ -112,7 +113,9 @@ class Settings(BaseModel):
     """An answer that sends nothing for this long mid-stream is stopped (partial kept)."""
     offline: bool = False
     """Use the offline engine even when an endpoint is configured."""
-    eur_to_usd: float | None = Field(default=None, gt=0)
+    eur_to_usd: float | None = Field(
+        default=None, ge=MIN_EXCHANGE_RATE, le=MAX_EXCHANGE_RATE, allow_inf_nan=False
+    )
     """US dollars per euro, to compare EUR-priced offers in USD. None: EUR offers are listed in
     EUR and left out of USD rankings (answers say so). There is no built-in rate: rates move
     daily and every price figure must come from a source the user can check."""
@@ -242,9 +245,11 @@ def _rate(text: str, name: str) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value <= 0:
+    if not math.isfinite(value) or not MIN_EXCHANGE_RATE <= value <= MAX_EXCHANGE_RATE:
         raise ToolInputError(
-            name, f"{text!r} is not an exchange rate", "US dollars per euro, a number > 0"
+            name,
+            f"{text!r} is not an exchange rate",
+            f"US dollars per euro, {MIN_EXCHANGE_RATE:g} to {MAX_EXCHANGE_RATE:g}",
         )
     return value
 

@@ -16,7 +16,8 @@ What is removed (ECMA-48 / ISO 6429 grammar, the same xterm follows):
 - other escape sequences (`ESC` + intermediates + one final byte: `ESC c`, `ESC 7`, `ESC ( B`);
 - every remaining C0 control except newline and tab, DEL, and every C1 control (0x80-0x9F);
 - the invisible format characters that reorder or hide text (`_INVISIBLE`: bidirectional
-  overrides, embeddings, isolates and marks; zero-width space, word joiner, BOM).
+  overrides, embeddings, isolates and marks; zero-width space, word joiner, BOM), and lone
+  surrogates (`_SURROGATES`), which no terminal shows and UTF-8 cannot store.
   `\\r\\n` becomes `\\n`; a lone `\\r` (which moves the cursor back over a line) is dropped.
 
 Markdown, Textual markup and HTML are left exactly as they are: escaping those is the renderer's
@@ -62,9 +63,14 @@ zero-width space, word joiner, invisible operators and BOM (U+200B, U+2060-2064,
 hide a difference between two names that look the same. Zero-width (non-)joiners (U+200C,
 U+200D) stay: emoji sequences and Persian or Indic words need them."""
 
-_CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
-"""Characters that must not survive: C0 except tab (0x09) and newline (0x0A), DEL, C1, and the
-invisible format characters of `_INVISIBLE`."""
+_SURROGATES = "\ud800-\udfff"
+"""Lone surrogates (a JSON `"\\ud800"` parses to one): no terminal can show them and no file
+can hold them in UTF-8 (saving a session holding one raised); a valid pair is one character
+by the time it is a Python string."""
+
+_CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}{_SURROGATES}]")
+"""Characters that must not survive: C0 except tab (0x09) and newline (0x0A), DEL, C1, the
+invisible format characters of `_INVISIBLE` and lone surrogates."""
 
 _PARTIAL_CSI = re.compile(
     rf"(?:\x1b\[|\x9b)[\x30-\x3f]{{0,{_MAX_CSI_PARAMETERS}}}[\x20-\x2f]{{0,{_MAX_CSI_INTERMEDIATES}}}"
@@ -77,7 +83,7 @@ _PARTIAL_ESCAPE = re.compile(r"\x1b[\x20-\x2f]*")
 
 _ENCODED_CONTROL = re.compile(
     r"\\u(?:00(?:[01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])|061[cC]|200[bBeEfF]|202[a-eA-E]"
-    r"|206[0-46-9]|[fF][eE][fF][fF])"
+    r"|206[0-46-9]|[fF][eE][fF][fF]|[dD][89a-fA-F][0-9a-fA-F]{2})"
 )
 """A character `_CONTROL` removes, written as a JSON escape (`\\u001b`, `\\u202e`)."""
 

@@ -9,7 +9,9 @@ Hugging Face config.json 4, a tool call's arguments 3, a config.toml or prices.t
 
 `loads_json` and `loads_toml` parse and then refuse a document nested deeper than
 `MAX_DEPTH` with `NestingError` (a `ValueError`, like a syntax error), so nothing past this
-point ever meets a document its own recursion cannot walk. `too_deep` checks a value that
+point ever meets a document its own recursion cannot walk. A 5,000-digit integer, which
+Python refuses to convert (a bare ValueError, not a syntax error), is kept as text in JSON
+and is a TOMLDecodeError in TOML. `too_deep` checks a value that
 arrived already parsed (an MCP request's arguments, a message of a session). The check walks
 the containers level by level (no recursion): ~0.1 s for a 100 MB session, against ~1 s to
 parse it.
@@ -60,11 +62,23 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> Any:
     return value
 
 
+MAX_INT_DIGITS = 400
+"""Integer literals longer than this are kept as their text: Python refuses int() of more than
+4,300 digits (ValueError, not a syntax error), and no field anywhere holds such a number, so
+the field's validation refuses the text by name instead."""
+
+
+def _bounded_int(text: str) -> int | str:
+    return int(text) if len(text) <= MAX_INT_DIGITS else text
+
+
 def loads_json(text: str | bytes, limit: int | None = MAX_DEPTH, **options: Any) -> Any:
-    """`json.loads(text, **options)` for a document nested at most `limit` levels.
+    """`json.loads(text, **options)` for a document nested at most `limit` levels, integers
+    of more than `MAX_INT_DIGITS` digits kept as text (unless `parse_int` is given).
     JSONDecodeError as json raises it; NestingError for a deeper document. `limit=None`: only
     what the parser itself can read (a session file, whose messages are checked one by one,
     so one message too deep is skipped and the rest kept)."""
+    options.setdefault("parse_int", _bounded_int)
     try:
         value = json.loads(text, **options)
     except RecursionError:
@@ -80,4 +94,10 @@ def loads_toml(text: str, limit: int = MAX_DEPTH) -> dict[str, Any]:
         value = tomllib.loads(text)
     except RecursionError:
         raise NestingError(limit) from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError:  # int() of a 5,000-digit literal: tomllib has no parse_int hook
+        raise tomllib.TOMLDecodeError(
+            "a number too long to read (more than 4,300 digits)"
+        ) from None
     return check_depth(value, limit)  # type: ignore[no-any-return]

@@ -174,6 +174,15 @@ def check_output(
     ToolInputError naming `field` otherwise. `create_folders`: the folder is the app's own
     (the data directory's proposals/), made when missing."""
     target = Path(path).expanduser()
+    try:
+        return _checked_output(target, field, create_folders)
+    except OSError as exc:  # a name too long for the file system, a loop of links, ...
+        raise ToolInputError(
+            field, f"{str(target)[:200]} cannot be written ({exc.strerror or exc})"
+        ) from None
+
+
+def _checked_output(target: Path, field: str, create_folders: bool) -> Path:
     parent = target.parent
     if target.is_dir():
         raise ToolInputError(field, f"{str(target)[:200]} is a folder", "a file name")
