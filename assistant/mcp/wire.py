@@ -123,8 +123,11 @@ def read_line(raw: str) -> Read:
     encoded = _SURROGATE.sub("\ufffd", json.dumps(value, ensure_ascii=False, allow_nan=False))
     request_id = value.get("id")
     has_id = "id" in value and request_id is not None
+    # A request is what is not a response: a message with an id and no result or error asks
+    # for something, even when its method is missing.
+    request = "method" in value or not ("result" in value or "error" in value)
     if has_id and not _valid_id(request_id):
-        if "method" not in value:
+        if not request:
             return Read(note="a response with an id that is not a string or an integer")
         return _error(
             None,
@@ -136,9 +139,10 @@ def read_line(raw: str) -> Read:
         types.jsonrpc_message_adapter.validate_json(encoded, by_name=False)
     except ValidationError as exc:
         problem = _problem(value, exc)
-        if has_id and "method" in value:
+        if has_id and request:
             return _error(request_id, types.INVALID_REQUEST, f"Invalid request: {problem}")
-        return Read(note=f"message dropped ({problem}): it has no id to answer")
+        what = "a response" if request is False else "a notification"
+        return Read(note=f"{what} dropped ({problem}): JSON-RPC answers neither")
     return Read(line=encoded)
 
 
@@ -146,6 +150,8 @@ def _problem(value: dict[str, Any], exc: ValidationError) -> str:
     """What is wrong with a message, in the envelope's own terms."""
     if value.get("jsonrpc") != "2.0":
         return "'jsonrpc' must be \"2.0\""
+    if "method" not in value and "result" not in value and "error" not in value:
+        return "'method' is missing"
     if "method" in value and not isinstance(value["method"], str):
         return "'method' must be a string"
     if value.get("params") is not None and not isinstance(value["params"], dict):
