@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fuzzing import Finding, Tally
-from tests.fuzzing_cli import Invocation, run_cli
+from tests.fuzzing_cli import Invocation, _refuse, run_cli
 
 SEED = 34
 
@@ -268,10 +268,6 @@ def check_file_invocation(inv: Invocation, tally: Tally, kind: str) -> None:
             json.loads(inv.out, parse_constant=_refuse)
         except ValueError as exc:
             tally.findings.append(Finding("non_finite", kind, shown, str(exc)[:300]))
-
-
-def _refuse(literal: str) -> Any:
-    raise ValueError(f"{literal} in --json output")
 
 
 def _write(path: Path, content: str | bytes) -> None:
