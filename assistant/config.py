@@ -38,6 +38,8 @@ from assistant.keybindings import check_keybindings
 from assistant.redact import UrlCredentials, redact_url, split_credentials
 from assistant.sanitize import has_control
 from tools.errors import ToolInputError
+from tools.limits import MAX_CONTEXT_TOKENS, MAX_EXCHANGE_RATE, MIN_EXCHANGE_RATE
+from tools.nesting import NestingError, loads_toml
 from tools.safe_files import read_text
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -77,7 +79,7 @@ class Capabilities(BaseModel):
 class Settings(BaseModel):
     """Everything the assistant reads from the environment, the config file and CLI flags."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
     base_url: str | None = None
     """OpenAI-compatible endpoint, e.g. http://localhost:8080/v1. None: OpenAI if a key is set."""
@@ -98,11 +100,11 @@ class Settings(BaseModel):
     """Longest Retry-After we honour; a longer one ends the turn with a rate-limit message."""
     max_tool_rounds: int = Field(default=4, ge=1, le=20)
     """Model ↔ tools round trips per turn before the engine stops asking for more tool calls."""
-    context_window_tokens: int | None = Field(default=None, ge=512)
+    context_window_tokens: int | None = Field(default=None, ge=512, le=MAX_CONTEXT_TOKENS)
     """The endpoint's context window, tokens. None: learned from the endpoint (llama.cpp, vLLM,
     Ollama say it; else its context-exceeded error), 32,768 until then. Prompt + tool schemas +
     history + answer are fitted inside it; older whole turns are trimmed (assistant.llm.window)."""
-    max_output_tokens: int = Field(default=2_048, ge=16)
+    max_output_tokens: int = Field(default=2_048, ge=16, le=MAX_CONTEXT_TOKENS)
     """Most `max_tokens` per model call; at most a quarter of a small window is used."""
     tool_profile: Literal["auto", "full", "lean"] = "auto"
     """Tools offered to the model: "lean" (two calculators, short prompt) for windows up to
@@ -111,7 +113,9 @@ class Settings(BaseModel):
     """An answer that sends nothing for this long mid-stream is stopped (partial kept)."""
     offline: bool = False
     """Use the offline engine even when an endpoint is configured."""
-    eur_to_usd: float | None = Field(default=None, gt=0)
+    eur_to_usd: float | None = Field(
+        default=None, ge=MIN_EXCHANGE_RATE, le=MAX_EXCHANGE_RATE, allow_inf_nan=False
+    )
     """US dollars per euro, to compare EUR-priced offers in USD. None: EUR offers are listed in
     EUR and left out of USD rankings (answers say so). There is no built-in rate: rates move
     daily and every price figure must come from a source the user can check."""
@@ -131,6 +135,24 @@ class Settings(BaseModel):
         # terminal (assistant.sanitize), so it is refused where it comes in.
         if value is not None and has_control(value):
             raise ValueError("contains control characters (escape sequences are not allowed)")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        # 'not a url' or 'localhost:8080' would be requested as a relative path and fail on the
+        # first question, or (without a model) leave the assistant offline without a word.
+        if value is None:
+            return value
+        parts = urlsplit(normalize_url(value))
+        try:
+            host = parts.hostname
+        except ValueError:  # an unbalanced '[' in the host
+            host = None
+        if parts.scheme not in ("http", "https") or not host:
+            raise ValueError(
+                f"{redact_url(value)[:80]!r} is not an http(s) URL (e.g. http://localhost:8080/v1)"
+            )
         return value
 
     @field_validator("keybindings")
@@ -223,9 +245,11 @@ def _rate(text: str, name: str) -> float:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not math.isfinite(value) or value <= 0:
+    if not math.isfinite(value) or not MIN_EXCHANGE_RATE <= value <= MAX_EXCHANGE_RATE:
         raise ToolInputError(
-            name, f"{text!r} is not an exchange rate", "US dollars per euro, a number > 0"
+            name,
+            f"{text!r} is not an exchange rate",
+            f"US dollars per euro, {MIN_EXCHANGE_RATE:g} to {MAX_EXCHANGE_RATE:g}",
         )
     return value
 
@@ -243,7 +267,9 @@ def _read_file(path: Path) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        data = tomllib.loads(text)
+        data = loads_toml(text)
+    except NestingError as exc:
+        raise ToolInputError(str(path), f"not a settings file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ToolInputError(str(path), f"not valid TOML ({exc})") from exc
     for secret in ("api_key", "key", "openai_api_key"):
@@ -285,11 +311,31 @@ def load_config(
     merged: dict[str, Any] = _from_env(environ)
     merged.update(_read_file(file_path))
     validate_settings(merged, str(file_path))
-    merged.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    flags = {k: v for k, v in (overrides or {}).items() if v is not None}
+    try:
+        validate_settings({**merged, **flags}, "command line")
+    except ToolInputError as exc:
+        # A flag's value is wrong: say it under the flag typed (`--timeout`, not the field).
+        setting = exc.field.removeprefix("command line: ")
+        value = repr(str(flags.get(setting, ""))[:60])
+        typed = f"{value} rejected: " if setting in flags and value not in exc.problem else ""
+        raise ToolInputError(
+            CONFIG_FLAGS.get(setting, exc.field), typed + exc.problem, exc.allowed
+        ) from None
+    merged.update(flags)
     settings = validate_settings(merged, "command line")
     if settings.base_url is not None:
         settings.base_url = normalize_url(settings.base_url)
     return settings
+
+
+CONFIG_FLAGS = {
+    "base_url": "--base-url",
+    "model": "--model",
+    "api_key_env": "--api-key-env",
+    "request_timeout_s": "--timeout",
+}
+"""Setting → the flag that overrides it (`add_config_arguments`): errors name the flag."""
 
 
 def add_config_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tools.nesting import loads_json
 from tools.units import GB, GiB
 
 RELATIVE_TOLERANCE = 0.01
@@ -208,7 +208,7 @@ def source_evidence(sources: Sequence[Any]) -> list[Evidence]:
     for src in sources:
         if isinstance(src, str):
             with contextlib.suppress(ValueError):
-                src = json.loads(src)
+                src = loads_json(src)  # ValueError: not JSON or too deep
         _evidence(src, out)
     return out
 

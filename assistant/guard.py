@@ -15,6 +15,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from tools.nesting import loads_json
+
 MAX_ARGUMENT_CHARS = 100_000
 """Longest arguments string accepted: a 16-option cost request is ~2,000 characters."""
 
@@ -93,8 +95,9 @@ def _bounded_int(text: str) -> int | str:
 
 def loads_arguments(text: str, strict: bool = True) -> Any:
     """`json.loads` that never yields NaN, ±inf or a 4,300-digit int (they stay strings, so
-    validation rejects them naming the field). Raises ValueError / RecursionError as json does."""
-    return json.loads(
+    validation rejects them naming the field), nor a document nested deeper than
+    `tools.nesting.MAX_DEPTH` (`NestingError`). Raises ValueError as json does."""
+    return loads_json(
         text,
         strict=strict,
         parse_constant=_keep_text,

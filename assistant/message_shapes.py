@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from assistant.sanitize import clean_json_text, clean_text, clean_value
+from tools.nesting import MAX_DEPTH, too_deep
 
 ROLES = ("user", "assistant", "tool")
 """Roles a conversation stores (the system prompt is never stored: it comes from prompts/)."""
@@ -90,6 +91,8 @@ def _check_message(message: Any, index: int) -> tuple[dict[str, Any] | None, lis
     role = message.get("role")
     if role not in ROLES:
         return None, [f"{where} skipped: role {str(role)[:40]!r} is not one of {', '.join(ROLES)}"]
+    if too_deep(message):  # nothing downstream (cleaning, validation, saving) recurses that far
+        return None, [f"{where} skipped: nested more than {MAX_DEPTH} levels deep"]
     out = dict(message)
     content = message.get("content")
     notes: list[str] = []

@@ -43,6 +43,7 @@ from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
 from tools.errors import ToolInputError, closest_names, field_problems
+from tools.nesting import MAX_DEPTH, NestingError, too_deep
 
 __all__ = [
     "SIGNIFICANT_DIGITS",
@@ -114,16 +115,21 @@ def error_result(message: str, **details: Any) -> ToolError:
     return ToolError(error=message, **details)
 
 
-def validation_error_result(exc: ValidationError, model: type[BaseModel]) -> ToolError:
-    """Turn pydantic errors into a short list naming each field and the problem."""
+def validation_error_result(
+    exc: ValidationError, model: type[BaseModel], hidden: Iterable[str] = ()
+) -> ToolError:
+    """Turn pydantic errors into a short list naming each field and the problem. The fields
+    listed as allowed are the ones the tool's schema offers (`hidden` ones left out: an error
+    never points a model or an agent at a field it was not shown)."""
     problems = [
         Problem(field=field or "arguments", problem=problem)
         for field, problem, _ in field_problems(exc, model)[:5]
     ]
+    left_out = set(hidden)
     return error_result(
         "invalid arguments; fix these fields and call again",
         problems=problems,
-        allowed_fields=sorted(model.model_fields),
+        allowed_fields=sorted(f for f in model.model_fields if f not in left_out),
     )
 
 
@@ -161,6 +167,10 @@ class Registry:
             return ToolOutcome(str(name)[:100], {}, _guard_error(internal_error_result(exc)), True)
         if problem is not None:
             arguments_ok = unserialisable_result(outcome.arguments) is None
+            if outcome.is_error and unserialisable_result(outcome.result) is None:
+                # NaN/inf in the arguments only (a dict from MCP): the tool's own error, which
+                # names the field and what it allows, is the answer; the arguments are dropped.
+                return ToolOutcome(outcome.name, {}, outcome.value, is_error=True)
             return ToolOutcome(
                 outcome.name,
                 outcome.arguments if arguments_ok else {},
@@ -201,7 +211,10 @@ class Registry:
             validated = spec.input_model.model_validate(parsed)
         except ValidationError as exc:
             return ToolOutcome(
-                name, parsed, validation_error_result(exc, spec.input_model), is_error=True
+                name,
+                parsed,
+                validation_error_result(exc, spec.input_model, spec.hidden),
+                is_error=True,
             )
         try:
             result = spec.func(validated)
@@ -211,7 +224,10 @@ class Registry:
             return ToolOutcome(name, parsed, ToolError.from_input_error(exc), is_error=True)
         except ValidationError as exc:  # a tool validating a nested model itself
             return ToolOutcome(
-                name, parsed, validation_error_result(exc, spec.input_model), is_error=True
+                name,
+                parsed,
+                validation_error_result(exc, spec.input_model, spec.hidden),
+                is_error=True,
             )
         except Exception as exc:  # a tool bug or limit must not end the conversation
             return ToolOutcome(name, parsed, _guard_error(internal_error_result(exc)), True)
@@ -223,6 +239,9 @@ def _guard_error(data: dict[str, Any]) -> ToolError:
     return ToolError.model_validate(data)
 
 
+_TOO_DEEP = f"arguments nest more than {MAX_DEPTH} levels deep; send one flat JSON object"
+
+
 def parse_arguments(arguments: object) -> dict[str, Any] | str:
     """Parse model-sent arguments; returns the dict, or a message saying what to fix."""
     if arguments is None:
@@ -230,6 +249,8 @@ def parse_arguments(arguments: object) -> dict[str, Any] | str:
     if isinstance(arguments, Mapping):
         if not all(isinstance(key, str) for key in arguments):
             return "argument names must be strings"
+        if too_deep(arguments):
+            return _TOO_DEEP
         return dict(arguments)
     if isinstance(arguments, bytes | bytearray):
         arguments = bytes(arguments).decode("utf-8", errors="replace")
@@ -242,13 +263,13 @@ def parse_arguments(arguments: object) -> dict[str, Any] | str:
         return f"arguments are {len(text):,} characters long; at most {MAX_ARGUMENT_CHARS:,}"
     try:
         value = loads_arguments(text)
-    except RecursionError:
-        return "arguments nest too deeply; send one flat JSON object"
+    except NestingError:
+        return _TOO_DEEP
     except json.JSONDecodeError as exc:
         try:
             # Literal newlines/tabs inside strings are a common small-model mistake.
             value = loads_arguments(text, strict=False)
-        except (ValueError, RecursionError):
+        except ValueError:
             return (
                 f"arguments are not valid JSON ({exc.msg} at character {exc.pos}); send one "
                 'JSON object, e.g. {"model": "llama-3.1-8b"}'

@@ -14,7 +14,6 @@ models (GB → bytes, missing nullable fields as None); what does not validate a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias
@@ -27,6 +26,7 @@ from tools.cost import CostComparison
 from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
+from tools.nesting import NestingError, loads_json, too_deep
 from tools.recommend import Recommendation
 from tools.sizing import SizingReport
 from tools.units import GB
@@ -205,7 +205,9 @@ def _first(exc: ValidationError) -> str:
 def _from_lean(tool: str, content: Any) -> BaseModel:
     """A result stored as lean JSON (before typed storage) read back into its tool's model."""
     try:
-        data = json.loads(content) if isinstance(content, str) else content
+        data = loads_json(content) if isinstance(content, str) else content
+    except NestingError as exc:
+        return LegacyResult(tool=tool, data={"raw": str(content)}, notice=_notice(tool, str(exc)))
     except ValueError:
         return LegacyResult(tool=tool, data={"raw": str(content)}, notice=_notice(tool, "not JSON"))
     if not isinstance(data, dict):
@@ -295,12 +297,13 @@ class StoredCall:
 
 
 def parse_arguments_text(text: Any) -> dict[str, Any]:
-    """Stored tool-call arguments (a JSON string) as a dict; `{"raw": text}` when not JSON."""
+    """Stored tool-call arguments (a JSON string) as a dict; `{"raw": text}` when not JSON or
+    nested deeper than `tools.nesting.MAX_DEPTH` (a model's arguments are stored as sent)."""
     if isinstance(text, dict):
-        return text
+        return text if not too_deep(text) else {"raw": "(nested too deeply to show)"}
     try:
-        value = json.loads(text or "{}")
-    except (TypeError, ValueError):
+        value = loads_json(text or "{}")
+    except (TypeError, ValueError):  # NestingError included
         return {"raw": str(text)}
     return value if isinstance(value, dict) else {"value": value}
 

@@ -14,7 +14,10 @@ What is removed (ECMA-48 / ISO 6429 grammar, the same xterm follows):
   with no terminator within `MAX_CONTROL_STRING` characters loses only its introducer (its
   payload stays as plain, harmless text, so a stray ESC never swallows the rest of an answer);
 - other escape sequences (`ESC` + intermediates + one final byte: `ESC c`, `ESC 7`, `ESC ( B`);
-- every remaining C0 control except newline and tab, DEL, and every C1 control (0x80-0x9F).
+- every remaining C0 control except newline and tab, DEL, and every C1 control (0x80-0x9F);
+- the invisible format characters that reorder or hide text (`_INVISIBLE`: bidirectional
+  overrides, embeddings, isolates and marks; zero-width space, word joiner, BOM), and lone
+  surrogates (`_SURROGATES`), which no terminal shows and UTF-8 cannot store.
   `\\r\\n` becomes `\\n`; a lone `\\r` (which moves the cursor back over a line) is dropped.
 
 Markdown, Textual markup and HTML are left exactly as they are: escaping those is the renderer's
@@ -28,6 +31,8 @@ import json
 import re
 from collections.abc import Mapping
 from typing import Any, TextIO, TypeVar
+
+from tools.nesting import loads_json
 
 MAX_CONTROL_STRING = 4096
 """Longest payload (characters) an OSC/DCS/SOS/PM/APC string may have and still be removed with
@@ -50,8 +55,22 @@ _SEQUENCE = re.compile(
     # Any other escape: intermediates, then one final byte (ESC c, ESC 7, ESC ( B, ESC ] alone).
     r"|\x1b[\x20-\x2f]*[\x30-\x7e]"
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-"""Characters that must not survive: C0 except tab (0x09) and newline (0x0A), DEL, C1."""
+_INVISIBLE = "\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff"
+"""Format characters that reorder or hide text: the bidirectional embeddings, overrides and
+isolates (U+202A-202E, U+2066-2069) and marks (U+200E, U+200F, U+061C) that make a terminal
+show text in another order than it is stored ('Trojan Source', CVE-2021-42574), and the
+zero-width space, word joiner, invisible operators and BOM (U+200B, U+2060-2064, U+FEFF) that
+hide a difference between two names that look the same. Zero-width (non-)joiners (U+200C,
+U+200D) stay: emoji sequences and Persian or Indic words need them."""
+
+_SURROGATES = "\ud800-\udfff"
+"""Lone surrogates (a JSON `"\\ud800"` parses to one): no terminal can show them and no file
+can hold them in UTF-8 (saving a session holding one raised); a valid pair is one character
+by the time it is a Python string."""
+
+_CONTROL = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}{_SURROGATES}]")
+"""Characters that must not survive: C0 except tab (0x09) and newline (0x0A), DEL, C1, the
+invisible format characters of `_INVISIBLE` and lone surrogates."""
 
 _PARTIAL_CSI = re.compile(
     rf"(?:\x1b\[|\x9b)[\x30-\x3f]{{0,{_MAX_CSI_PARAMETERS}}}[\x20-\x2f]{{0,{_MAX_CSI_INTERMEDIATES}}}"
@@ -62,8 +81,11 @@ _PARTIAL_STRING = re.compile(
 _PARTIAL_ESCAPE = re.compile(r"\x1b[\x20-\x2f]*")
 
 
-_ENCODED_CONTROL = re.compile(r"\\u00(?:[01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])")
-"""A control character written as a JSON escape (`\\u001b`)."""
+_ENCODED_CONTROL = re.compile(
+    r"\\u(?:00(?:[01][0-9a-fA-F]|7[fF]|[89][0-9a-fA-F])|061[cC]|200[bBeEfF]|202[a-eA-E]"
+    r"|206[0-46-9]|[fF][eE][fF][fF]|[dD][89a-fA-F][0-9a-fA-F]{2})"
+)
+"""A character `_CONTROL` removes, written as a JSON escape (`\\u001b`, `\\u202e`)."""
 
 
 def has_control(text: str) -> bool:
@@ -147,8 +169,8 @@ def clean_json_text(text: str) -> str:
     if "\\" not in text:
         return text  # no escapes: nothing encoded can hide a control character
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = loads_json(text)
+    except ValueError:  # not JSON, or nested too deeply to walk (tools.nesting)
         return text
     cleaned = _clean(value)
     if cleaned == value:

@@ -30,6 +30,7 @@ from assistant.atomic_write import write_text_atomic
 from assistant.conversation import ID_PATTERN, Conversation, new_id
 from assistant.sanitize import clean_text, json_has_control
 from tools.errors import ToolInputError
+from tools.nesting import NestingError, loads_json
 from tools.safe_files import read_text
 
 DATA_DIR_ENV = "GPU_SIZER_DATA_DIR"
@@ -113,15 +114,15 @@ def _read_json(path: Path) -> tuple[object, str]:
     if not text.strip():
         raise ToolInputError("session", f"{path.name} is empty")
     try:
-        return json.loads(text), text
+        return loads_json(text, limit=None), text  # messages: depth-checked one by one
+    except NestingError as exc:
+        raise ToolInputError("session", f"{path.name} is corrupt ({exc})") from None
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()):
             problem = f"{path.name} is truncated (it ends in the middle of the JSON document)"
         else:
             problem = f"{path.name} is corrupt ({exc.msg} at line {exc.lineno})"
         raise ToolInputError("session", problem) from None
-    except RecursionError:
-        raise ToolInputError("session", f"{path.name} is corrupt (nested too deeply)") from None
 
 
 def read_conversation_file(path: Path) -> LoadedSession:

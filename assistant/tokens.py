@@ -20,6 +20,8 @@ from typing import Any
 
 import tiktoken
 
+from tools.nesting import loads_json
+
 O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 """sha256 of the gunzipped vocabulary; same value as in tiktoken_ext/openai_public.py."""
 
@@ -122,8 +124,8 @@ def shorten_json_text(text: str, max_tokens: int) -> str:
     if count_text(text) <= max_tokens:
         return text
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = loads_json(text)
+    except ValueError:  # not JSON, or too deep to shrink (tools.nesting)
         ids = get_encoding().encode(text, disallowed_special=())
         return get_encoding().decode(ids[:max_tokens]) + " …[shortened]"
     for keep in (5, 3, 1):

@@ -347,6 +347,7 @@ async def _open_in_app(directory: Path) -> tuple[float, float]:
         await pilot.pause()
         start, cpu = time.perf_counter(), time.process_time()
         await app.cmd_load("long")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         return time.perf_counter() - start, time.process_time() - cpu
 

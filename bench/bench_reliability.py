@@ -1,5 +1,6 @@
-"""Reliability (issue 21, items 1 and 7): generated inputs through every tool of the registry
-and every CLI entry point, and how many broke the contract.
+"""Reliability (issue 21, items 1 and 7; issue 34): generated inputs through every tool of the
+registry, every CLI entry point, hostile config.toml / prices.toml / session files, the MCP
+wire, and the app opening a 50 MB session — and how many broke the contract.
 
 The same engines as the test suite (tests/fuzzing.py, tests/fuzzing_cli.py), at twice CI's
 volume: per tool, a valid share drawn from the field types and bounds, one-field mutations with
@@ -23,6 +24,13 @@ from typing import Any
 
 REGISTRY_INPUTS_PER_TOOL = 20_000
 CLI_INVOCATIONS_PER_COMMAND = 60
+FILES_PER_KIND = 200
+"""Hostile config.toml, prices.toml and session files read by the CLI (CI: 16 of each)."""
+WIRE_MESSAGES = 2_000
+"""Generated JSON-RPC lines sent to one `gpu-sizer mcp` (CI: 150)."""
+LARGE_SESSION_BYTES = 50 * 10**6
+"""The session the app opens while keys are pressed (issue 34: 50 MB blocked it for 73 s)."""
+KEY_LATENCY_TARGET_S = 0.5
 
 _KINDS = {
     "crash": "uncaught exceptions",
@@ -80,6 +88,108 @@ def _parser_huge_numbers() -> tuple[int, int]:
     return cases, failures
 
 
+def _large_session(folder: Path) -> Path:
+    """A ~50 MB session of real offline turns (a 70B sizing report each, ~0.46 MB), as a
+    long-used chat saves it."""
+    import asyncio
+    import json
+
+    from assistant.conversation import Conversation
+    from assistant.offline import OfflineEngine
+    from assistant.sessions import save_session, session_json
+
+    conversation = Conversation(id="large")
+
+    async def turn() -> None:
+        question = "serve Llama 3.1 70B to 40 users with 16k context"
+        async for _ in OfflineEngine().run_turn(conversation, question):
+            pass
+
+    asyncio.run(turn())
+    one = conversation.messages
+    turns = LARGE_SESSION_BYTES // len(session_json(conversation)) + 1
+    messages = []
+    for number in range(turns):
+        for message in json.loads(json.dumps(one)):
+            for call in message.get("tool_calls") or []:
+                call["id"] = f"{call['id']}-{number}"
+            if message.get("tool_call_id"):
+                message["tool_call_id"] = f"{message['tool_call_id']}-{number}"
+            messages.append(message)
+    conversation.messages = messages
+    return save_session(conversation, folder)
+
+
+def _large_session_latency(folder: Path) -> dict[str, Any]:
+    """Open the large session in the app (Pilot) and, every 50 ms until it is drawn, type a
+    key: the time from the key event reaching the app's driver to the prompt holding the
+    character (what a user sees as the key being taken), and how long the open took. Not
+    `Pilot.press`, which waits for every widget to go idle — during an open that is the
+    open, not the key."""
+    import asyncio
+    import statistics
+
+    from textual import events
+
+    from assistant.app.app import GpuSizerApp
+    from assistant.offline import OfflineEngine
+    from assistant.session_store import SessionStore
+
+    path = _large_session(folder)
+    read_s: list[float] = []
+    original = SessionStore.open
+
+    def timed_open(store: SessionStore, target: Path) -> Any:
+        start = time.perf_counter()
+        try:
+            return original(store, target)
+        finally:
+            read_s.append(time.perf_counter() - start)
+
+    SessionStore.open = timed_open  # type: ignore[method-assign]
+
+    async def measure() -> tuple[list[float], float]:
+        app = GpuSizerApp(OfflineEngine(), sessions_directory=folder)
+        latencies: list[float] = []
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.pause()
+            start = time.perf_counter()
+            await app.cmd_load("large")
+            app.prompt.focus()
+            await pilot.pause()
+            done: float | None = None
+            # Keys until the open is over and 5 s more: the log's layout after the last turn
+            # is mounted (one pass over every widget drawn) comes after the worker ends.
+            while done is None or time.perf_counter() - done < 5:
+                if done is None and not app.opening:
+                    done = time.perf_counter()
+                typed = len(app.prompt.text)
+                pressed = time.perf_counter()
+                key = events.Key("x", "x")
+                key.set_sender(app)
+                app._driver.send_message(key)  # type: ignore[union-attr]
+                while len(app.prompt.text) == typed and time.perf_counter() - pressed < 120:
+                    await asyncio.sleep(0.005)
+                latencies.append(time.perf_counter() - pressed)
+                await asyncio.sleep(0.05)
+            await pilot.pause()
+            return latencies, (done or time.perf_counter()) - start
+
+    try:
+        latencies, open_s = asyncio.run(measure())
+    finally:
+        SessionStore.open = original  # type: ignore[method-assign]
+    return {
+        "size_MB": path.stat().st_size / 1e6,
+        "read_s": read_s[0] if read_s else float("nan"),
+        "open_s": open_s,
+        "keys": len(latencies),
+        "keys_over_target": sum(s > KEY_LATENCY_TARGET_S for s in latencies),
+        "max_key_s": max(latencies, default=0.0),
+        "median_key_s": statistics.median(latencies) if latencies else 0.0,
+    }
+
+
 def run() -> dict[str, Any]:
     from assistant.registry import default_registry
     from tests.fuzzing import Tally, fuzz_tool
@@ -94,9 +204,15 @@ def run() -> dict[str, Any]:
     cli_tally = Tally()
     start = time.perf_counter()
     with _isolated() as workdir:
-        fuzz_cli(cli_tally, workdir, CLI_INVOCATIONS_PER_COMMAND)
+        fuzz_cli(cli_tally, workdir, CLI_INVOCATIONS_PER_COMMAND, FILES_PER_KIND)
     cli_s = time.perf_counter() - start
     parser_cases, parser_failures = _parser_huge_numbers()
+    from tests.fuzzing_mcp import fuzz_wire
+
+    with tempfile.TemporaryDirectory() as home:
+        wire = fuzz_wire(Path(home), WIRE_MESSAGES)
+    with tempfile.TemporaryDirectory() as folder:
+        opening = _large_session_latency(Path(folder))
 
     rows: list[dict[str, Any]] = []
     for tool in registry.names:
@@ -129,6 +245,32 @@ def run() -> dict[str, Any]:
                 "counts": _KINDS[kind],
             }
         )
+    for kind in ("config.toml", "prices.toml", "session"):
+        rows.append(
+            {
+                "suite": f"CLI reading a hostile {kind}",
+                "cases": cli_tally.inputs[kind],
+                "failures": sum(f.tool == kind for f in cli_tally.findings),
+                "counts": "tracebacks, exits other than 0/2, unclear or multi-line errors",
+            }
+        )
+    rows.append(
+        {
+            "suite": "MCP wire: generated JSON-RPC lines",
+            "cases": sum(wire.cases.values()),
+            "failures": len(wire.failures),
+            "counts": "requests with an id left unanswered, stray or malformed replies, "
+            "pings unanswered after a batch",
+        }
+    )
+    rows.append(
+        {
+            "suite": "app opening a 50 MB session",
+            "cases": opening["keys"],
+            "failures": opening["keys_over_target"],
+            "counts": f"key presses processed later than {KEY_LATENCY_TARGET_S} s",
+        }
+    )
     rows.append(
         {
             "suite": "offline parser: figures past every bound",
@@ -148,6 +290,15 @@ def run() -> dict[str, Any]:
             "CLI invocations tried": cli_tally.inputs["cli"],
             "CLI invocations refused (exit 2, one line)": cli_tally.errors["cli"],
             "CLI fuzzing, s": round(cli_s, 1),
+            "MCP wire messages sent": sum(wire.cases.values()),
+            "MCP wire fuzzing, s": round(wire.seconds, 1),
+            "large session, MB": round(opening["size_MB"], 1),
+            "large session: read + checked in the worker, s": round(opening["read_s"], 2),
+            "large session: opened and drawn, s": round(opening["open_s"], 2),
+            "large session: key presses while opening": opening["keys"],
+            "large session: slowest key press, s": round(opening["max_key_s"], 3),
+            "large session: median key press, s": round(opening["median_key_s"], 3),
         },
-        "findings": [vars(f) for f in (*registry_tally.findings, *cli_tally.findings)][:50],
+        "findings": [vars(f) for f in (*registry_tally.findings, *cli_tally.findings)][:50]
+        + [{"kind": "wire", "detail": failure} for failure in wire.failures[:20]],
     }

@@ -224,6 +224,9 @@ def fixed_invocations(tally: Tally, workdir: Path) -> Iterator[None]:
     claim, questions with huge numbers and control characters, the dispatcher's own errors."""
     garbage = workdir / "garbage.json"
     garbage.write_text('{"id": 1, "messages": [{"role": ', encoding="utf-8")
+    deep_toml, deep_json = workdir / "deep.toml", workdir / "config.json"
+    deep_toml.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    deep_json.write_text('{"model_type": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
     cases: list[list[str]] = [
         ["memory", "--model", "llama-3.1-8b", "--users", "0"],
         ["memory", "--model", "llama-3.1-8b", "--context", "1e400", "--json"],
@@ -248,6 +251,10 @@ def fixed_invocations(tally: Tally, workdir: Path) -> Iterator[None]:
         ["cost", "--gpu", "h100-sxm", "--eur-usd", "1000", "--max-usd-per-hour", "1e7", "--json"],
         ["cost", "--gpu", "h100-sxm", "--prices", str(garbage)],
         ["cost", "--gpu", "h100-sxm", "--prices", str(workdir / "missing.toml")],
+        ["cost", "--gpu", "h100-sxm", "--prices", str(deep_toml), "--json"],
+        ["memory", "--config", str(deep_json)],
+        ["memory", "--model-file", str(deep_json)],
+        ["proposal", "--from-json", str(deep_json)],
         ["proposal", "--from-json", str(garbage)],
         ["proposal", "--from-json", str(workdir)],
         ["models", "no-such-model"],
@@ -271,11 +278,15 @@ def fixed_invocations(tally: Tally, workdir: Path) -> Iterator[None]:
         yield
 
 
-def fuzz_cli(tally: Tally, workdir: Path, per_command: int = 30) -> None:
-    """Every entry point: the fixed cases, then `per_command` generated invocations each.
+def fuzz_cli(tally: Tally, workdir: Path, per_command: int = 30, files_per_kind: int = 16) -> None:
+    """Every entry point: the fixed cases, then `per_command` generated invocations each, then
+    `files_per_kind` hostile config.toml, prices.toml and session files read by the commands
+    that read them (tests/fuzzing_files.py; tallied under those names).
 
     Runs inside `workdir`: a generated `proposal --output 16k` writes a real file, and it must
     land in the test's folder, never in the checkout."""
+    from tests.fuzzing_files import fuzz_files
+
     start = time.process_time()
     with contextlib.chdir(workdir):
         for _ in fixed_invocations(tally, workdir):
@@ -285,4 +296,6 @@ def fuzz_cli(tally: Tally, workdir: Path, per_command: int = 30) -> None:
                 continue
             examples = max(6, per_command // 4) if command == "ask" else per_command
             command_invocations(command, tally, examples)
+        if files_per_kind:
+            fuzz_files(tally, workdir / "files", files_per_kind)
     tally.seconds["cli"] += time.process_time() - start

@@ -233,6 +233,7 @@ async def test_load_slash_command_and_unknown_command(sessions_dir: Path) -> Non
         app.prompt.clear()
         await _type(pilot, app, "/load abc")
         await pilot.press("enter")
+        await app.workers.wait_for_complete()  # the file is read in the background
         await pilot.pause()
         assert app.conversation.id == "abc"
         assert app.query_one(UserMessage).text == "hi"

@@ -193,11 +193,18 @@ def test_bad_eur_to_usd_env_names_the_variable(tmp_path: Path, raw: str) -> None
     assert repr(raw) in err.value.message and "US dollars per euro" in err.value.message
 
 
-def test_bad_eur_to_usd_in_file_names_the_field(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text("eur_to_usd = 0\n", encoding="utf-8")
+@pytest.mark.parametrize("raw", ["0", "5e-324", "1e308", "nan"])
+def test_bad_eur_to_usd_in_file_names_the_field(tmp_path: Path, raw: str) -> None:
+    # The same bounds as the price filter's rate (tools.limits: 0.001 to 1,000 USD per EUR):
+    # 5e-324 passed a bare "> 0" here and then failed the price filter with a traceback.
+    (tmp_path / "config.toml").write_text(f"eur_to_usd = {raw}\n", encoding="utf-8")
     with pytest.raises(ToolInputError) as err:
         load_config(env=_env(tmp_path))
-    assert "eur_to_usd" in err.value.field and "greater than 0" in err.value.message
+    assert "eur_to_usd" in err.value.field
+    assert any(
+        words in err.value.message
+        for words in ("greater than or equal to 0.001", "less than or equal to 1000", "finite")
+    )
 
 
 def test_eur_to_usd_round_trips_through_the_file(tmp_path: Path) -> None:

@@ -146,6 +146,7 @@ async def test_a_session_file_holding_escapes_replays_none(tmp_path: Path) -> No
         await pilot.pause()
         assert_terminal_safe(terminal_output(app))  # the list shows the title
         await pilot.press("enter")
+        await app.workers.wait_for_complete()  # the file is read in the background
         await pilot.pause()
         assert app.conversation.title == "Title"
         assert app.query(AssistantMessage).last().text == CLEAN_ANSWER

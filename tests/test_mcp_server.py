@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import anyio
 import pytest
@@ -27,6 +28,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from pydantic import BaseModel
 
 from assistant.cli import main
+from assistant.mcp.compact import DETAIL, summarised
 from assistant.registry import Registry, ToolSpec, default_registry
 
 NOW = "2026-12-14T09:00:00Z"
@@ -74,7 +76,13 @@ async def _session(home: Path) -> dict[str, Any]:
         "XDG_DATA_HOME": str(home / "data"),
     }
     params = StdioServerParameters(command=command, args=args, env=env)
-    record: dict[str, Any] = {"calls": {}, "invalid": {}, "unknown_field": {}, "resources": {}}
+    record: dict[str, Any] = {
+        "calls": {},
+        "full": {},
+        "invalid": {},
+        "unknown_field": {},
+        "resources": {},
+    }
     with anyio.fail_after(SESSION_TIMEOUT_S):
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             record["init"] = await session.initialize()
@@ -84,6 +92,10 @@ async def _session(home: Path) -> dict[str, Any]:
                     record["calls"][tool.name] = await session.call_tool(
                         tool.name, VALID[tool.name]
                     )
+                    if summarised(tool.name):
+                        record["full"][tool.name] = await session.call_tool(
+                            tool.name, {**VALID[tool.name], DETAIL: "full"}
+                        )
                 if tool.name in INVALID:
                     args_, _ = INVALID[tool.name]
                     record["invalid"][tool.name] = await session.call_tool(tool.name, args_)
@@ -91,6 +103,13 @@ async def _session(home: Path) -> dict[str, Any]:
                     tool.name, {UNKNOWN_FIELD: 1}
                 )
             record["no_such_tool"] = await session.call_tool("size_everything", {})
+            record["unknown_model"] = await session.call_tool(
+                "size", {"workload": {"model": "llama-3.1-70", "users": 10}}
+            )
+            record["unknown_gpu"] = await session.call_tool(
+                "size",
+                {"workload": {"model": "llama-3.1-70b"}, "configurations": [{"gpu": "H1000"}]},
+            )
             record["resource_list"] = (await session.list_resources()).resources
             for resource in record["resource_list"]:
                 result = await session.read_resource(str(resource.uri))
@@ -144,8 +163,13 @@ def test_every_registry_tool_is_listed_with_its_input_models_schema(
     listed = {t.name: t for t in transcript["tools"]}
     assert list(listed) == registry.names
     for name, spec in registry.specs.items():
-        # The schema the chat offers its model, generated from the tool's pydantic input.
-        assert listed[name].input_schema == spec.schema()["function"]["parameters"]
+        # The schema the chat offers its model, generated from the tool's pydantic input, and
+        # for the tools whose results are summarised by default, `detail` to ask for all.
+        offered = spec.schema()["function"]["parameters"]
+        if summarised(name):
+            assert listed[name].input_schema["properties"][DETAIL]["enum"] == ["summary", "full"]
+            offered = {**offered, "properties": {**offered["properties"], DETAIL: ANY}}
+        assert listed[name].input_schema == offered
         assert listed[name].input_schema["type"] == "object"
         assert listed[name].description == spec.description
         assert listed[name].annotations.read_only_hint is True
@@ -157,12 +181,21 @@ def test_results_are_structured_json_with_a_short_text_verdict_first(
     registry = default_registry()
     for name, result in transcript["calls"].items():
         assert result.is_error is False, name
-        # Structured content is exactly what the registry returns for the same call.
-        expected = registry.call(name, VALID[name]).result
-        if name not in ("size", "recommend", "compare_costs"):  # those carry the clock's ages
-            assert result.structured_content == expected, name
         text = result.content[0].text
         assert len(text.splitlines()) <= 10 and "structuredContent" in text.splitlines()[-1]
+        if summarised(name):
+            # The compact result by default: it says how to get the whole one, which is what
+            # the registry returns for the same call.
+            assert "full_result" in result.structured_content, name
+            assert '"detail": "full"' in text.splitlines()[-1]
+            full = transcript["full"][name]
+            assert not full.is_error and "full_result" not in full.structured_content
+            assert len(json.dumps(full.structured_content)) > len(
+                json.dumps(result.structured_content)
+            ), name
+            continue
+        # Structured content is exactly what the registry returns for the same call.
+        assert result.structured_content == registry.call(name, VALID[name]).result, name
     # The sizing report and the memory estimate lead with the verdict `gpu-sizer ask` leads
     # with (computed here in-process on the same clock), without its Markdown bold.
     size = transcript["calls"]["size"].content[0].text.splitlines()[0]
@@ -226,6 +259,21 @@ def test_invalid_arguments_come_back_as_error_results_naming_the_field(
     assert unknown.is_error and "unknown tool 'size_everything'" in unknown.content[0].text
 
 
+def test_an_unknown_model_or_gpu_is_an_error_with_the_closest_names(
+    transcript: dict[str, Any],
+) -> None:
+    # 'llama-3.1-70' is not a catalog id: the sizing report sized nothing it asked about.
+    model = transcript["unknown_model"]
+    assert model.is_error is True
+    assert model.structured_content["field"] == "workload.model"
+    assert "llama-3.1-70b" in model.structured_content["did_you_mean"]
+    assert model.content[0].text.startswith("Error in workload.model: unknown model")
+    assert "llama-3.1-70b" in model.content[0].text
+    gpu = transcript["unknown_gpu"]
+    assert gpu.is_error is True and gpu.structured_content["field"] == "configurations.0.gpu"
+    assert "h100-sxm" in gpu.structured_content["did_you_mean"]
+
+
 def test_catalog_listings_are_resources(transcript: dict[str, Any]) -> None:
     uris = [str(r.uri) for r in transcript["resource_list"]]
     assert uris == [
@@ -250,7 +298,7 @@ def test_catalog_listings_are_resources(transcript: dict[str, Any]) -> None:
 
 
 def test_memory_equals_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
-    mcp = transcript["calls"]["estimate_memory"].structured_content
+    mcp = transcript["full"]["estimate_memory"].structured_content
     cli = cli_json(
         "memory", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--context", "16384",
         "--batch", "4",
@@ -262,7 +310,7 @@ def test_memory_equals_the_cli(transcript: dict[str, Any], cli_json: Any) -> Non
 
 
 def test_recommend_equals_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
-    mcp = transcript["calls"]["recommend"].structured_content
+    mcp = transcript["full"]["recommend"].structured_content
     cli = cli_json("recommend", "--model", "llama-3.1-70b", "--users", "10")
     layout = ("gpu", "count", "tp", "pp", "dp", "price_id", "price_age", "meets_targets")
     assert [tuple(o.get(k) for k in layout) for o in mcp["options"]] == [
@@ -276,7 +324,7 @@ def test_recommend_equals_the_cli(transcript: dict[str, Any], cli_json: Any) -> 
 
 
 def test_costs_equal_the_cli(transcript: dict[str, Any], cli_json: Any) -> None:
-    mcp = transcript["calls"]["compare_costs"].structured_content
+    mcp = transcript["full"]["compare_costs"].structured_content
     cli = cli_json("cost", "--gpu", "h100-sxm", "--count", "8", "--tokens-per-s", "5000")
     assert mcp["cheapest_by_tier"] == cli["cheapest_by_tier"]
     mine = {r["price_id"]: r for r in mcp["rows"]}

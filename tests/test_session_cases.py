@@ -265,6 +265,7 @@ async def test_a_long_session_shows_its_last_turns_and_says_how_many_are_hidden(
     app = GpuSizerApp(FakeEngine(), sessions_directory=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await app.cmd_load("long")
+        await app.workers.wait_for_complete()  # the file is read in the background
         await pilot.pause()
         assert len(app.conversation.messages) == 4 * turns  # everything is kept
         users = app.query(UserMessage)
@@ -399,3 +400,59 @@ def test_a_cli_bug_exits_1_with_its_traceback_and_one_line(
     err = capsys.readouterr().err
     assert "Traceback" in err
     assert err.strip().splitlines()[-1] == "gpu-sizer gpus: internal error (KeyError: 'a bug')"
+
+
+# --- opening a large session keeps the app responsive (issue 34) ----------------------------
+
+
+async def test_a_session_is_read_in_the_background_while_keys_are_processed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is read, checked and cleaned off the UI thread: while it is (held here until
+    the key has been handled, so nothing depends on how fast the machine is), a key press
+    reaches the prompt, the chat log shows its loading indicator, and a question cannot be
+    sent into the chat about to be replaced. Then the session is drawn and the typed text
+    is still there."""
+    import threading
+
+    _write(tmp_path / "big.json", _session("big", turns=3))
+    app = GpuSizerApp(FakeEngine(), sessions_directory=tmp_path)
+    release, reading = threading.Event(), threading.Event()
+    original = SessionStore.open
+
+    def slow_open(store: SessionStore, path: Path) -> Any:
+        reading.set()
+        assert release.wait(30), "the key press was never processed while reading"
+        return original(store, path)
+
+    monkeypatch.setattr(SessionStore, "open", slow_open)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.cmd_load("big")  # returns at once: the reading runs in a worker
+        assert app.opening
+        await pilot.pause()
+        assert reading.wait(10)
+        assert app.chat_log.loading  # the loading indicator covers the log meanwhile
+        await pilot.press("h", "i")
+        assert app.prompt.text == "hi" and app.opening  # processed while still reading
+        await pilot.press("enter")  # sending now would land in the chat being replaced
+        assert app.prompt.text == "hi" and not app.conversation.messages
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.opening and not app.chat_log.loading
+        assert app.conversation.id == "big" and len(app.query(UserMessage)) == 3
+        assert app.prompt.text == "hi"  # nothing typed meanwhile is lost
+
+
+async def test_an_unreadable_session_opened_in_the_background_keeps_the_chat(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "broken.json").write_text('{"messages": [' + "[" * 5000, encoding="utf-8")
+    app = GpuSizerApp(FakeEngine(), sessions_directory=tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        before = app.conversation.id
+        await app.cmd_load("broken")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.conversation.id == before and not app.chat_log.loading
+        assert app.is_running

@@ -29,6 +29,7 @@ from tools.limits import (
     MAX_TFLOPS,
     MAX_WATTS,
 )
+from tools.nesting import NestingError, loads_toml
 from tools.safe_files import read_text
 from tools.units import GB
 
@@ -366,9 +367,11 @@ def load_entries(path: Path, table: str, model: type[E], limit: int | None = Non
             text = path.read_text(encoding="utf-8")
         else:
             text = read_text(path, "prices", limit, "price file")
-        data = tomllib.loads(text)
+        data = loads_toml(text)
     except ToolInputError as exc:
         raise CatalogError(path, "-", "-", exc.problem) from None
+    except NestingError as exc:
+        raise CatalogError(path, "-", "-", f"not a price file ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise CatalogError(path, "-", "-", f"invalid TOML: {exc}") from None
     raw: list[dict[str, Any]] = data.get(table, [])
@@ -383,7 +386,9 @@ def load_entries(path: Path, table: str, model: type[E], limit: int | None = Non
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "-"
-            raise CatalogError(path, entry_name, field, err["msg"]) from None
+            raise CatalogError(
+                path, entry_name, field, str(err["msg"]).removeprefix("Value error, ")
+            ) from None
         if entry_name in seen:
             raise CatalogError(path, entry_name, "id", "duplicate id")
         seen.add(entry_name)

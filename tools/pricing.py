@@ -31,7 +31,7 @@ from functools import cache, cached_property, lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from tools.catalog import CatalogError, Sourced, catalog_dir, get_catalog, load_entries
 from tools.limits import FINITE, MAX_GPUS, MAX_PRICE_PER_GPU_HOUR, MAX_PRICE_PER_MTOK
@@ -91,6 +91,11 @@ class PriceEntry(Sourced):
     )
     notes: str | None = None
 
+    @field_validator("as_of")
+    @classmethod
+    def _calendar_date(cls, value: str) -> str:
+        return check_as_of(value)
+
     @model_validator(mode="after")
     def _instance_price_consistent(self) -> PriceEntry:
         # The per-GPU price is the instance price split evenly; a mismatch above rounding
@@ -144,6 +149,11 @@ class ApiPriceEntry(Sourced):
     confidence: str | None = None
     superseded: str | None = None
     notes: str | None = None
+
+    @field_validator("as_of")
+    @classmethod
+    def _calendar_date(cls, value: str) -> str:
+        return check_as_of(value)
 
     @model_validator(mode="after")
     def _comparable_has_basis(self) -> ApiPriceEntry:
@@ -358,11 +368,33 @@ def parse_as_of(as_of: str) -> date | None:
 
     A month without a day reads as the first of that month, so its age is never understated.
     """
-    if m := _FULL_DATE.search(as_of):
-        return date(int(m[1]), int(m[2]), int(m[3]))
-    if m := _MONTH.search(as_of):
-        return date(int(m[1]), int(m[2]), 1)
+    try:
+        if m := _FULL_DATE.search(as_of):
+            return date(int(m[1]), int(m[2]), int(m[3]))
+        if m := _MONTH.search(as_of):
+            return date(int(m[1]), int(m[2]), 1)
+    except ValueError:  # '2026-13-45': no such day (entries refuse it at load: `check_as_of`)
+        return None
     return None
+
+
+def check_as_of(as_of: str) -> str:
+    """`as_of` when every date it writes is a calendar date ('2026-09-19', '2026-07',
+    '2026-12-14T09:30:00Z'); ValueError naming the text otherwise ('2026-13-45', '2026-02-30',
+    '2026-12-14T25:00'). A price file validates its entries with it, so an impossible date is
+    refused where it was written, never read later as 'undated'."""
+    try:
+        if m := _TIME.search(as_of):
+            datetime(int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6] or 0))
+        elif m := _FULL_DATE.search(as_of):
+            date(int(m[1]), int(m[2]), int(m[3]))
+        elif m := _MONTH.search(as_of):
+            date(int(m[1]), int(m[2]), 1)
+    except ValueError:
+        raise ValueError(
+            f"as_of {as_of[:40]!r} is not a calendar date (YYYY-MM-DD, YYYY-MM or an ISO 8601 time)"
+        ) from None
+    return as_of
 
 
 @lru_cache(maxsize=4096)  # a pure function of the text
@@ -374,9 +406,12 @@ def as_of_instant(as_of: str) -> datetime | None:
     it is never understated.
     """
     if m := _TIME.search(as_of):
-        stamp = datetime(
-            int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6] or 0), tzinfo=UTC
-        )
+        try:
+            stamp = datetime(
+                int(m[1]), int(m[2]), int(m[3]), int(m[4]), int(m[5]), int(m[6] or 0), tzinfo=UTC
+            )
+        except ValueError:  # no such time ('2026-12-14T25:00'): `check_as_of` refuses it
+            return None
         offset = m[7]
         if offset and offset != "Z":
             sign = 1 if offset[0] == "+" else -1
@@ -399,13 +434,38 @@ def _day(when: date) -> date:
     return as_instant(when).date() if isinstance(when, datetime) else when
 
 
+FUTURE_SLACK = timedelta(hours=14)
+"""How far a stated date may run ahead of the clock and still be today somewhere: UTC+14
+(Line Islands, Kiribati) is the earliest time zone, so a price dated 'today' there is up to 14 h
+ahead of UTC. Anything later is dated in the future: a typo (2099 for 2026) or a made-up
+stamp, never a fresh observation."""
+
+FUTURE = "dated in the future"
+"""The age label of a price dated after the clock (plus `FUTURE_SLACK`)."""
+
+
+def is_future(as_of: str, now: date) -> bool:
+    """Whether `as_of` states an instant after `now` + `FUTURE_SLACK`."""
+    stated = as_of_instant(as_of)
+    return stated is not None and stated > as_instant(now) + FUTURE_SLACK
+
+
 def price_age(as_of: str, now: date) -> timedelta | None:
     """How old a price is at `now` (a datetime, or a date read as its 00:00 UTC); None when
-    its `as_of` carries no date. Never negative: a price stamped after `now` is 0 old."""
+    its `as_of` carries no date. Never negative: a price stamped after `now` is 0 old (see
+    `age_label` and `staleness_warning`, which flag one dated in the future)."""
     stated = as_of_instant(as_of)
     if stated is None:
         return None
     return max(as_instant(now) - stated, timedelta(0))
+
+
+def age_label(as_of: str, now: date) -> str:
+    """How old a price is, as people read it (`format_age`), or `FUTURE` for a price dated
+    after the clock: never 'under 1 h old' for a date that has not come yet."""
+    if is_future(as_of, now):
+        return FUTURE
+    return format_age(price_age(as_of, now))
 
 
 def format_age(age: timedelta | None) -> str:
@@ -438,6 +498,11 @@ def staleness_warning(
     age = price_age_days(entry.as_of, today)
     if age is None:
         return f"{entry.provider} {entry.id}: price is undated ({entry.as_of}); verify it"
+    if is_future(entry.as_of, today):
+        return (
+            f"{entry.provider} {entry.id}: price is {FUTURE} (as_of {entry.as_of}, after "
+            f"{_day(today).isoformat()}); verify it"
+        )
     if age > max_age_days:
         return (
             f"{entry.provider} {entry.id}: price is {age} days old (as_of {entry.as_of}, "
@@ -587,7 +652,7 @@ class RankingPrices:
         found once per `as_of` (the recommender asks for every layout it prices)."""
         found = self._ages.get(price.as_of)
         if found is None:
-            found = self._ages[price.as_of] = format_age(price_age(price.as_of, self.today))
+            found = self._ages[price.as_of] = age_label(price.as_of, self.today)
         return found
 
     @cached_property

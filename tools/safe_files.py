@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from tools.errors import ToolInputError
+from tools.nesting import NestingError, loads_json
 
 MAX_JSON_BYTES = 64 * 2**20
 """config.json is a few KB; the largest safetensors index (DeepSeek-V3, 1,025 weight-map
@@ -77,7 +78,9 @@ def read_json_object(path: str | Path, field: str, limit: int = MAX_JSON_BYTES) 
     """A JSON object from a regular file of at most `limit` bytes."""
     text = read_text(path, field, limit)
     try:
-        value = json.loads(text)
+        value = loads_json(text)
+    except NestingError as exc:
+        raise ToolInputError(field, f"{path} is not a model file ({exc})") from None
     except json.JSONDecodeError as exc:
         raise ToolInputError(
             field, f"{path} is not valid JSON ({exc.msg} at line {exc.lineno})"

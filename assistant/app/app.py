@@ -7,6 +7,7 @@ modal screens in `screens/`, command parsing in `commands.py`, persistence in
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -69,6 +70,11 @@ def key_label(key: str) -> str:
     )
 
 
+OPENING_NOTICE_BYTES = 2 * 10**6
+"""Session files from this size on (a few hundred turns) get an 'Opening …' toast: reading
+them takes long enough to notice."""
+
+
 class GpuSizerApp(App[None]):
     """The chat. `engine_factory` rebuilds the engine when settings change (/model, /offline)."""
 
@@ -125,6 +131,7 @@ class GpuSizerApp(App[None]):
             self.store.track(conversation.id, FileStamp.of(self._session_file(conversation.id)))
         self._sent_text = ""
         self._turn: Worker[None] | None = None
+        self._opening: Worker[None] | None = None
 
     def _fatal_error(self) -> None:
         """An unhandled error's traceback, printed once the terminal is restored — without the
@@ -183,7 +190,7 @@ class GpuSizerApp(App[None]):
 
     @on(Welcome.ExampleChosen)
     def _on_example(self, event: Welcome.ExampleChosen) -> None:
-        if event.send and not self.turn_running:
+        if event.send and not self.turn_running and not self.opening:
             self.send(event.text)
         else:
             self.prompt.restore(event.text)
@@ -237,6 +244,12 @@ class GpuSizerApp(App[None]):
     def turn_running(self) -> bool:
         return self._turn is not None and self._turn.is_running
 
+    @property
+    def opening(self) -> bool:
+        """Whether a session is being read (`_open_in_background`): nothing is sent meanwhile,
+        so no question lands in the conversation about to be replaced."""
+        return self._opening is not None and self._opening.is_running
+
     def say(self, message: str, severity: SeverityLevel = "information", **kw: Any) -> None:
         """A toast with text that may hold outside words (a title, a path, a server's error):
         cleaned of control sequences and shown literally, never parsed as markup (a stray
@@ -258,6 +271,9 @@ class GpuSizerApp(App[None]):
             return
         if self.turn_running:
             self.notify("An answer is still running: Esc cancels it.", severity="warning")
+            return
+        if self.opening:
+            self.notify("A session is still opening: send this once it shows.", severity="warning")
             return
         self.send(text)
 
@@ -349,6 +365,8 @@ class GpuSizerApp(App[None]):
             self._turn.cancel()
 
     async def action_new_chat(self) -> None:
+        if self._opening is not None and self._opening.is_running:
+            self._opening.cancel()  # a new chat instead of the session being opened
         if self.turn_running:
             self.notify("Cancel the running answer first (Esc).", severity="warning")
             return
@@ -370,15 +388,36 @@ class GpuSizerApp(App[None]):
         self.push_screen(SessionsScreen(self.sessions_directory), self._open_session)
 
     async def _open_session(self, path: Path | None) -> None:
+        """Open the session saved in `path`, in the background (`_open_in_background`): the
+        handler returns at once, so keys, scrolling and Esc keep working while it loads."""
         if path is None:
             return
         if self.turn_running:
             self.say("Cancel the running answer first (Esc).", severity="warning")
             return
+        self._opening = self._open_in_background(path)
+
+    @work(exclusive=True, group="open")
+    async def _open_in_background(self, path: Path) -> None:
+        """Read, check and clean the file in a worker thread (a 50 MB session is seconds of
+        parsing) while the chat log shows a loading indicator and a toast says what is
+        opening; then draw it. An unreadable file is a toast; the chat shown stays."""
         try:
-            loaded = self.store.open(path)
+            size = path.stat().st_size
+        except OSError:
+            size = 0
+        if size >= OPENING_NOTICE_BYTES:
+            self.say(f"Opening {path.name} ({size / 1e6:,.1f} MB)…", timeout=3)
+        self.chat_log.loading = True
+        try:
+            loaded = await asyncio.to_thread(self.store.open, path)
         except ToolInputError as exc:
             self.say(exc.message, severity="error")
+            return
+        finally:
+            self.chat_log.loading = False
+        if self.turn_running:  # a question sent from elsewhere meanwhile keeps its chat
+            self.say("Not opened: an answer started meanwhile.", severity="warning")
             return
         self.conversation = loaded.conversation
         self.status.reset_usage()
@@ -406,7 +445,9 @@ class GpuSizerApp(App[None]):
         target = Path(path) if path else data_dir() / "proposals" / f"{self.conversation.id}.md"
         self._save(self.conversation)
         try:
-            written = write_proposal(self.conversation, target, force=not path)
+            written = write_proposal(
+                self.conversation, target, force=not path, create_folders=not path
+            )
         except (ToolInputError, OSError) as exc:
             self.say(f"Proposal not written: {exc}", severity="error")
             return

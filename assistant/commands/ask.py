@@ -135,14 +135,22 @@ def _conversation(args: argparse.Namespace, engine: Engine, store: SessionStore)
 
 
 def _engine(args: argparse.Namespace) -> Engine:
+    """The engine for this question. The settings are read and checked first, `--offline`
+    included: a broken config.toml or a bad `--timeout` is exit 2, never an answer that
+    carries the error as its text; an endpoint named with `--base-url` that cannot be used
+    (no model) is exit 2 too, never a silent offline answer."""
+    from assistant.config import load_config, overrides_from_args
+    from assistant.engines import make_engine
+
+    settings = load_config(overrides_from_args(args))
     if getattr(args, "offline", False):
         from assistant.offline import OfflineEngine
 
         return OfflineEngine()
-    from assistant.config import load_config, overrides_from_args
-    from assistant.engines import make_engine
-
-    return make_engine(load_config(overrides_from_args(args)))
+    reason = settings.offline_reason()
+    if getattr(args, "base_url", None) and reason is not None:
+        raise ToolInputError("--base-url", f"cannot be used: {reason}", "add --model NAME")
+    return make_engine(settings)
 
 
 async def _run_turn(
@@ -344,16 +352,26 @@ def run(args: argparse.Namespace) -> int:
     question = clean_text(" ".join(args.question)).strip()
     if not question:
         raise ToolInputError("question", "is empty", "a sizing question in plain language")
-    if args.proposal and Path(args.proposal).exists() and not args.force:
+    if args.proposal:
         # Refuse before spending a model call on an answer whose proposal cannot be written.
-        raise ToolInputError(
-            "--proposal", f"{args.proposal} already exists", "a new path, or --force to overwrite"
-        )
-    from assistant.cost_tool import use_eur_to_usd
+        from assistant.proposal import check_output
+
+        check_output(args.proposal, "--proposal")
+        if Path(args.proposal).exists() and not args.force:
+            raise ToolInputError(
+                "--proposal",
+                f"{args.proposal} already exists",
+                "a new path, or --force to overwrite",
+            )
+    from assistant.cost_tool import price_book, use_eur_to_usd
     from assistant.session_store import SessionStore
 
     rate = request(PriceFilter, args).eur_to_usd
     engine = _engine(args)
+    # The price files in force, read before the turn: a broken prices.toml (or refreshed file)
+    # is exit 2 with the file named, as `cost` and `recommend` say it, never an answer whose
+    # text is the error.
+    price_book()
     store = SessionStore()
     conversation = _conversation(args, engine, store)
     out = None if args.json else AnswerStream(page=not args.no_pager)
@@ -389,6 +407,8 @@ def run(args: argparse.Namespace) -> int:
     if args.proposal and done is not None:
         from assistant.proposal import write_proposal
 
-        written = write_proposal(done.conversation, Path(args.proposal), force=args.force)
+        written = write_proposal(
+            done.conversation, Path(args.proposal), force=args.force, field="--proposal"
+        )
         print(f"proposal written to {written}", file=sys.stderr)
     return 1 if any(isinstance(e, ErrorEvent) for e in events) else 0

@@ -162,9 +162,9 @@ def _report_json(report: Any) -> dict[str, Any]:
 
 def _age(as_of: str) -> str:
     from assistant.clock import now
-    from tools.pricing import format_age, price_age
+    from tools.pricing import age_label
 
-    return format_age(price_age(as_of, now()))
+    return age_label(as_of, now())
 
 
 def _source_line(name: str, read: int, written: int, as_of: str, basis: str) -> str:

@@ -16,7 +16,13 @@ from typing import Any
 from assistant.commands._examples import help_with_examples
 from assistant.commands._output import add_pager_option, emit, markdown_doc
 from assistant.conversation import Conversation
-from assistant.proposal import FORMATS, format_for_path, render_proposal, write_proposal
+from assistant.proposal import (
+    FORMATS,
+    check_output,
+    format_for_path,
+    render_proposal,
+    write_proposal,
+)
 from assistant.sessions import load_session, read_conversation_file
 from tools.errors import ToolInputError
 
@@ -51,10 +57,19 @@ def _load_json(path: Path) -> Conversation:
         loaded = read_conversation_file(path)
     except ToolInputError as exc:
         raise ToolInputError(
-            "from-json",
+            "--from-json",
             f"{exc.problem} — not a conversation JSON file",
             "a session file as saved by gpu-sizer (id, messages, ...)",
         ) from exc
+    if not loaded.conversation.tool_results():
+        # `{"a": 1}` reads as an empty conversation: a proposal of it would be a document
+        # without one figure, so it is refused as the app refuses to export an empty chat.
+        raise ToolInputError(
+            "--from-json",
+            f"{path.name} holds no tool result to write a proposal from (no sizing question "
+            "answered in it)",
+            "a session file as saved by gpu-sizer, with at least one answered question",
+        )
     for problem in loaded.problems:
         print(f"gpu-sizer proposal: {path.name}: {problem}", file=sys.stderr)
     return loaded.conversation
@@ -62,6 +77,8 @@ def _load_json(path: Path) -> Conversation:
 
 def run(args: argparse.Namespace) -> int:
     """Render the proposal; bad ids, files or an existing output raise ToolInputError."""
+    if args.output is not None:
+        check_output(args.output, "--output")  # before reading anything
     if args.session is not None:
         conversation = load_session(args.session)
     else:
@@ -75,11 +92,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(document)
         return 0
     fmt = args.format or format_for_path(args.output)
-    try:
-        path = write_proposal(conversation, args.output, fmt, force=args.force)
-    except OSError as exc:  # the path typed cannot be written: bad input, one line, exit 2
-        raise ToolInputError(
-            "output", f"{str(args.output)[:200]} cannot be written ({exc.strerror})"
-        ) from None
+    # A path that cannot be written (no such folder, a folder, /proc) is a ToolInputError
+    # naming --output: bad input, one line, exit 2.
+    path = write_proposal(conversation, args.output, fmt, force=args.force, field="--output")
     print(f"proposal written to {path}", file=sys.stderr)
     return 0

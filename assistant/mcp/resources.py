@@ -17,10 +17,9 @@ from typing import Any
 from tools.catalog import get_catalog
 from tools.pricing import (
     DEFAULT_MAX_PRICE_AGE_DAYS,
+    age_label,
     book_notes,
-    format_age,
     is_fresh,
-    price_age,
 )
 
 MIME_TYPE = "application/json"
@@ -59,7 +58,7 @@ def _prices() -> dict[str, Any]:
     rows = []
     for price in book.prices:
         record = price.model_dump(mode="json", exclude_none=True)
-        record["age"] = format_age(price_age(price.as_of, clock))
+        record["age"] = age_label(price.as_of, clock)
         record["stale"] = not is_fresh(price, clock)
         rows.append(record)
     return {

@@ -22,10 +22,20 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
+from assistant.mcp.compact import (
+    DETAIL,
+    DETAIL_LEVELS,
+    detail_property,
+    error_structured,
+    failed_report,
+    structured,
+    summarised,
+)
 from assistant.mcp.resources import MIME_TYPE, RESOURCES, read_resource
-from assistant.mcp.text import render_result
-from assistant.registry import Registry, ToolOutcome, default_registry, error_result
+from assistant.mcp.text import render_result, verdict_lines
+from assistant.registry import Registry, ToolOutcome, ToolSpec, default_registry, error_result
 from assistant.schemas import compact_schema
+from tools.sizing import SizingReport
 
 SERVER_NAME = "gpu-sizer"
 TOOL_TIMEOUT_S = 120.0
@@ -52,6 +62,18 @@ def _version() -> str:
         return "0"
 
 
+def input_schema(spec: ToolSpec) -> dict[str, Any]:
+    """A tool's MCP input schema: the chat's compact schema, plus `detail` for the tools whose
+    results are summarised by default (`assistant.mcp.compact`)."""
+    schema = compact_schema(spec.input_model, hidden=spec.hidden)
+    if summarised(spec.name):
+        schema = {
+            **schema,
+            "properties": {**schema.get("properties", {}), DETAIL: detail_property()},
+        }
+    return schema
+
+
 def tool_definitions(registry: Registry) -> list[types.Tool]:
     """The MCP tool list: one entry per registered tool, schema from its input model."""
     read_only = types.ToolAnnotations(
@@ -61,21 +83,47 @@ def tool_definitions(registry: Registry) -> list[types.Tool]:
         types.Tool(
             name=spec.name,
             description=spec.description,
-            input_schema=compact_schema(spec.input_model, hidden=spec.hidden),
+            input_schema=input_schema(spec),
             annotations=read_only,
         )
         for spec in registry.specs.values()
     ]
 
 
-def call_result(outcome: ToolOutcome) -> types.CallToolResult:
-    """A registry outcome as an MCP result: the JSON as structured content, the text first."""
-    text = render_result(outcome.value)
+def call_result(outcome: ToolOutcome, full: bool = False) -> types.CallToolResult:
+    """A registry outcome as an MCP result: the text first (verdict first), the structured
+    content compact unless `full` (`assistant.mcp.compact`). A sizing report with a name that
+    was not found is an error result with the closest names."""
+    value = outcome.value
+    failed = failed_report(value) if isinstance(value, SizingReport) else None
+    if failed is not None:
+        return types.CallToolResult(
+            content=[types.TextContent(text=render_result(failed))],
+            structured_content=error_structured(failed),
+            is_error=True,
+        )
+    compact = not full and not outcome.is_error and summarised(outcome.name)
     return types.CallToolResult(
-        content=[types.TextContent(text=text)],
-        structured_content=outcome.result,
+        content=[types.TextContent(text=render_result(value, summarised=compact))],
+        structured_content=structured(outcome, full, verdict_lines(value)),
         is_error=outcome.is_error,
     )
+
+
+def _detail(arguments: dict[str, Any], tool: str) -> tuple[bool, ToolOutcome | None]:
+    """(full result?, an error outcome for a bad `detail`), `detail` taken out of
+    `arguments` (the tool's own input model does not have it)."""
+    if DETAIL not in arguments or not summarised(tool):
+        return False, None
+    level = arguments.pop(DETAIL)
+    if level in DETAIL_LEVELS:
+        return level == "full", None
+    bad = error_result(
+        f"{str(level)[:40]!r} is not a detail level",
+        field=DETAIL,
+        allowed=" or ".join(DETAIL_LEVELS),
+    )
+    return False, ToolOutcome(tool, arguments, bad, is_error=True)
 
 
 def build_server(registry: Registry | None = None) -> Server[Any]:
@@ -91,11 +139,14 @@ def build_server(registry: Registry | None = None) -> Server[Any]:
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments: dict[str, Any] = dict(params.arguments or {})
+        full, refused = _detail(arguments, params.name)
+        if refused is not None:
+            return call_result(refused)
         with anyio.move_on_after(timeout_s()):
             outcome = await anyio.to_thread.run_sync(
                 tools.call, params.name, arguments, abandon_on_cancel=True
             )
-            return call_result(outcome)
+            return call_result(outcome, full)
         timed_out = error_result(
             f"the calculation took longer than {timeout_s():g} s and was abandoned; "
             "narrow the request (fewer GPUs, one objective) and call again",
@@ -140,9 +191,10 @@ def build_server(registry: Registry | None = None) -> Server[Any]:
 
 
 async def serve_stdio(registry: Registry | None = None) -> None:
-    """Serve over this process's stdin/stdout until the client closes them."""
-    from mcp.server.stdio import stdio_server
+    """Serve over this process's stdin/stdout until the client closes them; every line is read
+    through `assistant.mcp.wire` (a malformed request is answered, never dropped)."""
+    from assistant.mcp.wire import stdio_wire
 
     server = build_server(registry)
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_wire() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -40,6 +40,10 @@ FULL = (
     "Full result in structuredContent (JSON; *_GB = 10^9 bytes, usd_* = US dollars, "
     "prices with as_of and age); memory above in GiB (2^30 bytes)."
 )
+SUMMARY = (
+    "Summary in structuredContent (JSON; *_GB = 10^9 bytes, usd_* = US dollars, prices with "
+    'as_of and age; "detail": "full" for the whole result); memory above in GiB (2^30 bytes).'
+)
 
 
 def _count(value: float) -> str:
@@ -247,10 +251,21 @@ def render_error(error: ToolError) -> str:
     return "\n".join(lines)
 
 
-def render_result(value: BaseModel) -> str:
-    """The text content of a tool result: verdict first, then a few figures (see module)."""
+def verdict_lines(value: BaseModel) -> list[str]:
+    """The verdict lines every surface leads with, for a sizing report or a memory estimate
+    (the compact structured result carries them too); [] for other results."""
+    if isinstance(value, SizingReport):
+        return [clean_text(line) for line in _lines(verdict_text(value))]
+    if isinstance(value, MemoryEstimate):
+        return [clean_text(line) for line in _lines(memory_verdict_text([value]))]
+    return []
+
+
+def render_result(value: BaseModel, summarised: bool = False) -> str:
+    """The text content of a tool result: verdict first, then a few figures (see module);
+    the last line says where the rest is (`summarised`: a compact structured result)."""
     if isinstance(value, ToolError):
         return clean_text(render_error(value))
     lines = _render(value)
     # Names a user or a file gave can reach a result: no control sequence reaches a client.
-    return clean_text("\n".join([*lines[: MAX_LINES + 1], FULL]))
+    return clean_text("\n".join([*lines[: MAX_LINES + 1], SUMMARY if summarised else FULL]))

@@ -8,12 +8,12 @@ leave the previous price file in place.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 import httpx2
 
 from assistant.prices.sources import PriceSource
+from tools.nesting import loads_json
 from tools.pricing import as_of_instant
 
 MAX_RESPONSE_BYTES = 64 * 2**20
@@ -57,7 +57,7 @@ def data_date(client: httpx2.Client, source: PriceSource) -> datetime | None:
     commits API. None when that cannot be read (the caller then dates rows by the download)."""
     try:
         body = download(client, source.history_url, source.name)
-        commits = json.loads(body)
+        commits = loads_json(body)  # ValueError: not JSON, or nested too deeply
         stamp = commits[0]["commit"]["committer"]["date"]
     except (FetchError, ValueError, LookupError, TypeError):
         return None

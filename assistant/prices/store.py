@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,6 +26,7 @@ from typing import Any
 
 from assistant.atomic_write import write_text_atomic
 from tools.catalog import CatalogError
+from tools.nesting import loads_toml
 from tools.pricing import PriceEntry, builtin_price_book, load_refreshed_rows
 
 KEEP_FILES = 5
@@ -141,8 +141,8 @@ def write_refreshed(text: str, fetched_at: datetime, directory: Path | None = No
 def read_header(path: Path) -> dict[str, Any]:
     """The `[refresh]` table of a refreshed file (`CatalogError` when the file is not TOML)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = loads_toml(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError, TOMLDecodeError, NestingError
         raise CatalogError(path, "-", "-", f"unreadable refreshed price file: {exc}") from None
     header = data.get("refresh")
     return header if isinstance(header, dict) else {}

@@ -159,10 +159,45 @@ def format_for_path(path: Path) -> str:
     return "html" if path.suffix.lower() in (".html", ".htm") else "md"
 
 
-def _exists(target: Path) -> ProposalExistsError:
+def _exists(target: Path, field: str = "output") -> ProposalExistsError:
     return ProposalExistsError(
-        "output", f"{target} already exists; not overwritten", "a new path, or --force"
+        field, f"{target} already exists; not overwritten", "a new path, or --force"
     )
+
+
+def check_output(
+    path: str | os.PathLike[str], field: str = "output", create_folders: bool = False
+) -> Path:
+    """`path` as a proposal target, checked before anything is rendered: its folder exists
+    and is a folder (a path the user typed never creates folders: a typo in it would scatter
+    files), it is not a folder itself, and it names no file under /proc, /sys or /dev.
+    ToolInputError naming `field` otherwise. `create_folders`: the folder is the app's own
+    (the data directory's proposals/), made when missing."""
+    target = Path(path).expanduser()
+    try:
+        return _checked_output(target, field, create_folders)
+    except OSError as exc:  # a name too long for the file system, a loop of links, ...
+        raise ToolInputError(
+            field, f"{str(target)[:200]} cannot be written ({exc.strerror or exc})"
+        ) from None
+
+
+def _checked_output(target: Path, field: str, create_folders: bool) -> Path:
+    parent = target.parent
+    if target.is_dir():
+        raise ToolInputError(field, f"{str(target)[:200]} is a folder", "a file name")
+    if target.resolve().parts[1:2] in (("proc",), ("sys",), ("dev",)):
+        raise ToolInputError(
+            field, f"{str(target)[:200]} is not a place for a document", "a file in a folder"
+        )
+    if not create_folders and not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise ToolInputError(
+            field,
+            f"the folder {str(parent)[:200]} {what}",
+            "a file in an existing folder (create it first)",
+        )
+    return target
 
 
 def write_proposal(
@@ -171,21 +206,30 @@ def write_proposal(
     fmt: str | None = None,
     force: bool = False,
     summary: str | None = None,
+    *,
+    field: str = "output",
+    create_folders: bool = False,
 ) -> Path:
     """Render and write the proposal to `path`; returns the path written.
 
     `fmt` None picks from the file extension. An existing file is replaced only with
     `force=True` (else `ProposalExistsError` naming the path). The write is atomic: a temporary
-    file in the same directory, then `os.replace`.
+    file in the same directory, then `os.replace`. A target `check_output` refuses, or one the
+    system will not let us write (permissions, a full disk), is a ToolInputError naming
+    `field`, never an OSError.
     """
-    target = Path(path)
+    target = check_output(path, field, create_folders)
     text = render_proposal(conversation, fmt or format_for_path(target), summary)
     if target.exists() and not force:
-        raise _exists(target)
+        raise _exists(target, field)
     try:
         return write_text_atomic(target, text, overwrite=force)
     except FileExistsError:  # created since the check above
-        raise _exists(target) from None
+        raise _exists(target, field) from None
+    except OSError as exc:
+        raise ToolInputError(
+            field, f"{str(target)[:200]} cannot be written ({exc.strerror or exc})"
+        ) from None
 
 
 __all__ = [
@@ -193,6 +237,7 @@ __all__ = [
     "PAGE_ONE_MAX_LINES",
     "ProposalExistsError",
     "build_document",
+    "check_output",
     "render_markdown",
     "render_proposal",
     "write_proposal",

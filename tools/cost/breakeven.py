@@ -4,6 +4,8 @@ less than a hosted API, and whether the configuration can produce them.
 
 from __future__ import annotations
 
+import math
+
 from tools.cost.inputs import HOURS_PER_MONTH, UsageProfile
 from tools.cost.results import ApiComparisonRow, BreakEven, ServingCostRow
 
@@ -48,6 +50,18 @@ def break_even(
             f"${row.usd_per_million_tokens or float('nan'):.4g}/M output tokens vs the API's "
             f"${api_per_m_output:.4g}/M at any volume",
         )
+    if not _divides(fixed * 1e6, api_per_m_output):
+        # A free API (0 per token), or one so cheap no volume of tokens adds up to the bill.
+        return BreakEven(
+            **common,
+            **at_volume(fixed, api_per_m_output, capacity, profile),
+            break_even_output_tokens_per_month=None,
+            break_even_blended_tokens_per_month=None,
+            reachable=False,
+            explanation="the API stays cheaper at any volume: at "
+            f"${api_per_m_output:.4g} per million output tokens no volume adds up to the "
+            f"${fixed:,.0f} a month this configuration costs",
+        )
     volume = fixed * 1e6 / api_per_m_output
     reachable = None if capacity is None else volume <= capacity
     if reachable is False:
@@ -68,6 +82,12 @@ def break_even(
         reachable=reachable,
         explanation=explanation,
     )
+
+
+def _divides(numerator: float, price: float) -> bool:
+    """Whether numerator / price is a finite volume: never a division by a free price (0),
+    nor one by a price so small (5e-324) that the quotient overflows to infinity."""
+    return price > 0 and math.isfinite(numerator / price)
 
 
 def at_volume(

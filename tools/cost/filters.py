@@ -15,9 +15,10 @@ from tools.pricing import (
     PriceBook,
     PriceEntry,
     RankingPrices,
+    age_label,
     as_instant,
-    format_age,
     hosts_group,
+    is_future,
     is_low_confidence,
     on_demand_rows,
     price_age,
@@ -104,10 +105,10 @@ def age_fields(price: PriceEntry, freshness: Freshness | None) -> dict[str, Any]
     """The row's `age_hours` and `age` on the caller's clock (empty without one)."""
     if freshness is None:
         return {}
-    age = price_age(price.as_of, freshness[0])
+    age = None if is_future(price.as_of, freshness[0]) else price_age(price.as_of, freshness[0])
     return {
         "age_hours": None if age is None else age.total_seconds() / 3600,
-        "age": format_age(age),
+        "age": age_label(price.as_of, freshness[0]),
     }
 
 

@@ -36,11 +36,10 @@ from tools.pricing import (
     PriceBook,
     PriceEntry,
     Tier,
+    age_label,
     book_notes,
     configuration_price_per_hour,
-    format_age,
     per_gpu_quote_note,
-    price_age,
     quote_order,
     to_usd,
 )
@@ -242,7 +241,7 @@ def compare_costs(
         apis = [a for a in apis if any(n in a.provider.lower() for n in named)]
     if freshness is not None:
         clock = freshness[0]
-        apis = [a.model_copy(update={"age": format_age(price_age(a.as_of, clock))}) for a in apis]
+        apis = [a.model_copy(update={"age": age_label(a.as_of, clock)}) for a in apis]
     by_id = {r.price_id: r for r in rows}
     tps = {(o.gpu, o.count): o.aggregate_tokens_per_s for o in options}
     evens: list[BreakEven] = []

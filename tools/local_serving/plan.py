@@ -105,6 +105,15 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     ram_sold = round((req.gpu_memory_gb or 0) * GB) if spec is None else spec.memory_bytes
     unified = rule is not None
     limit = None if rule is None else gpu_limit(rule, ram_sold)
+    if limit is not None and limit.bytes <= 0:
+        # A coherent machine keeps OS_RESERVE_BYTES for the OS: RAM at or below that leaves
+        # the model nothing (never a negative budget).
+        raise ToolInputError(
+            "gpu_memory_gb",
+            f"{ram_sold / GB:g} GB of unified memory leaves no memory for the model after the "
+            f"{OS_RESERVE_BYTES // GiB} GiB the operating system keeps",
+            f"more than {OS_RESERVE_BYTES // GiB} GB of RAM (as sold: N GB is N GiB of DRAM)",
+        )
     if spec is None and limit is not None:
         usable = limit.bytes  # the memory given is the machine's RAM: the GPU gets its share
     cache: CacheType = req.cache_type or _KV_DTYPE_CACHE.get(req.kv_dtype or "fp16", "f16")

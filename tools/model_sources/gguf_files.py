@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from tools.architecture import MLA, Architecture, MoE
 from tools.errors import ToolInputError
+from tools.limits import MAX_LAYERS
 from tools.memory.gguf_mix import FILE_TYPE_NAMES, GGUF_FTYPES
 from tools.memory.weights import WeightBytes
 from tools.model_sources.loaded import LoadedModel
@@ -84,6 +85,43 @@ def _weights_format(file_type: int | None, types: Counter[str]) -> tuple[str, st
 
 
 def _architecture(reader: Any, arch: str, vocab: int, tied: bool) -> Architecture:
+    """The architecture the header states; ToolInputError naming the GGUF key of any value
+    out of range (the MoE and MLA parts included)."""
+    try:
+        return _architecture_fields(reader, arch, vocab, tied)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][-1]) if err["loc"] else ""
+        key = f"{arch}.{_HEADER_KEYS[name]}" if name in _HEADER_KEYS else name or "header"
+        value = f" = {err['input']:,}" if isinstance(err.get("input"), int) else ""
+        problem = str(err["msg"]).removeprefix("Value error, ")
+        raise ToolInputError(f"{FIELD}.{key}", f"GGUF header{value}: {problem}") from None
+
+
+_HEADER_KEYS = {
+    "num_layers": "block_count",
+    "hidden_size": "embedding_length",
+    "intermediate_size": "feed_forward_length",
+    "num_attention_heads": "attention.head_count",
+    "num_kv_heads": "attention.head_count_kv",
+    "head_dim": "attention.key_length",
+    "max_context": "context_length",
+    "sliding_window": "attention.sliding_window",
+    "num_experts": "expert_count",
+    "experts_per_token": "expert_used_count",
+    "expert_intermediate_size": "expert_feed_forward_length",
+    "num_shared_experts": "expert_shared_count",
+    "first_dense_layers": "leading_dense_block_count",
+    "q_lora_rank": "attention.q_lora_rank",
+    "kv_lora_rank": "attention.kv_lora_rank",
+    "qk_nope_head_dim": "attention.key_length",
+    "qk_rope_head_dim": "rope.dimension_count",
+    "v_head_dim": "attention.value_length",
+}
+"""Architecture field → the GGUF header key it is read from (an error names the key)."""
+
+
+def _architecture_fields(reader: Any, arch: str, vocab: int, tied: bool) -> Architecture:
     p = arch
     hidden = _need(reader, f"{p}.embedding_length")
     heads = _need(reader, f"{p}.attention.head_count")
@@ -135,12 +173,7 @@ def _architecture(reader: Any, arch: str, vocab: int, tied: bool) -> Architectur
             v_head_dim=value_length,
         )
         fields["num_kv_heads"] = heads
-    try:
-        return Architecture(**fields)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(part) for part in err["loc"])
-        raise ToolInputError(f"{FIELD}.{loc}", f"GGUF header: {err['msg']}") from None
+    return Architecture(**fields)
 
 
 def load_gguf(path: str | Path) -> LoadedModel:
@@ -162,6 +195,12 @@ def load_gguf(path: str | Path) -> LoadedModel:
         if not isinstance(arch, str) or not arch:
             raise ToolInputError(FIELD, f"{p}: the header has no general.architecture")
         layers = _need(reader, f"{arch}.block_count")
+        if layers > MAX_LAYERS:  # checked before the per-layer list is allocated from it
+            raise ToolInputError(
+                f"{FIELD}.{arch}.block_count",
+                f"GGUF header: {layers:,} layers is not a model",
+                f"at most {MAX_LAYERS:,} layers",
+            )
         per_layer = [0] * layers
         embedding = lm_head = other = 0
         params = 0

@@ -97,7 +97,12 @@ def estimate_fields(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, Sizi
         err = request_error(exc)
     except ToolInputError as exc:
         err = exc
-    return None, SizingError(field=err.field, problem=err.problem, allowed=err.allowed)
+    return None, SizingError(
+        field=err.field,
+        problem=err.problem,
+        allowed=err.allowed,
+        did_you_mean=list(err.suggestions or []),
+    )
 
 
 def configuration_fields(

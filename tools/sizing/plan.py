@@ -72,7 +72,12 @@ far down its list (a 7B model: B300 first, the L4 further down)."""
 
 
 def _error(exc: ToolInputError) -> SizingError:
-    return SizingError(field=exc.field, problem=exc.problem, allowed=exc.allowed)
+    return SizingError(
+        field=exc.field,
+        problem=exc.problem,
+        allowed=exc.allowed,
+        did_you_mean=list(exc.suggestions or []),
+    )
 
 
 def resolved_configurations(request: SizingRequest) -> list[GpuConfiguration]:

@@ -36,6 +36,9 @@ class SizingError(BaseModel):
     field: str
     problem: str
     allowed: str | None = None
+    did_you_mean: list[str] = Field(
+        default_factory=list, description="The closest catalog names, for a name not found."
+    )
 
     @property
     def text(self) -> str:
