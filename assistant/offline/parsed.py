@@ -23,7 +23,15 @@ Use = Literal["serve", "chat", "rag", "batch", "fine-tune", "pre-train"]
 Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
 Asked = Literal[
-    "memory", "cost", "speed", "ttft", "fits", "gpu_count", "throughput", "which_models"
+    "memory",
+    "cost",
+    "speed",
+    "ttft",
+    "fits",
+    "gpu_count",
+    "throughput",
+    "which_models",
+    "hardware",
 ]
 
 

@@ -88,3 +88,26 @@ def gate_question(unread: list[Unread]) -> str:
         "out. What does it say? Restate it with its unit (e.g. '3,000 tokens/s in total', "
         "'16 GB V100', '40 concurrent users', 'budget 2,000 EUR a month')."
     )
+
+
+MOST_WORDS_UNREAD = 2
+"""More words than this left unread (none of them a figure or a sizing term) and the question
+may be another one than the one read: the reading is confirmed before a verdict is stated. Set
+as a prior — a sentence or two of the question not understood — not fitted on the corpus."""
+
+
+def confirm_question(left: list[str]) -> str:
+    """The question asked when many words were left unread: is the reading above the
+    question?"""
+    said = "; ".join(f"'{w}'" for w in left[:8]) + ("; …" if len(left) > 8 else "")
+    return (
+        f"I could not place {said}. Is the reading above your question? If those words change "
+        "it, say how (a figure with its unit, the GPU, the model, what you want to know)."
+    )
+
+
+ASKED_QUESTION = (
+    "What would you like to know: whether it fits (on which GPU), the memory it needs, how "
+    "many GPUs, the speed, or the cost? The figures above are for what I read."
+)
+"""The question asked when a question asks something whose kind was not read."""

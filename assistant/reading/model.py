@@ -17,6 +17,7 @@ from tools.sizing.request import AskedFigure
 
 AskedSlot = Literal[
     "model",
+    "asked",
     "weights",
     "gpu",
     "gpu_variant",

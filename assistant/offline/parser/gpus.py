@@ -353,8 +353,7 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     )
     for m in t.each(
         rf"(?<![\d.,]){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
-        rf"{gpu_word}\b"
-        + with_memory
+        rf"{gpu_word}\b" + with_memory
     ):
         if m.group(1):
             p.gpu_count = positive_int(m.group(1))

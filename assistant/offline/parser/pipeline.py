@@ -56,7 +56,7 @@ from assistant.offline.parser.options import (
     extract_rank_and_flags,
 )
 from assistant.offline.parser.provenance import Offsets, run_extractors
-from assistant.offline.parser.questions import extract_question_kind
+from assistant.offline.parser.questions import asks_something, extract_question_kind
 from assistant.offline.parser.scope import extract_out_of_scope, sizes_something
 from assistant.offline.parser.task import (
     FP8_WEIGHTS_ONLY,
@@ -74,7 +74,13 @@ from assistant.offline.parser.training import (
     extract_zero,
 )
 from assistant.offline.quantities import QUANTITY, parse_quantity
-from assistant.reading.coverage import classify, gate_question
+from assistant.reading.coverage import (
+    ASKED_QUESTION,
+    MOST_WORDS_UNREAD,
+    classify,
+    confirm_question,
+    gate_question,
+)
 from assistant.reading.model import SlotSource, Span
 from tools.catalog import get_catalog
 
@@ -190,7 +196,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     _budget_questions(parsed)
     _conflicting_figures(parsed)
     parsed.notes = list(dict.fromkeys(parsed.notes))
-    _gate(parsed)
+    _gate(parsed, follow_up)
     return parsed
 
 
@@ -253,15 +259,41 @@ def _budget_questions(parsed: ParsedWorkload) -> None:
         )
 
 
-def _gate(parsed: ParsedWorkload) -> None:
-    """The coverage gate: words left unread that could change the verdict (a figure, money, a
-    rate, hardware, a sizing term) are asked about — after the other questions — so no verdict
-    is stated as the answer while they are not read (`assistant.reading.coverage`)."""
+def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
+    """The coverage gate (`assistant.reading.coverage`), after the other questions: no verdict
+    is stated as the answer while
+    - words left unread could change it (a figure, money, a rate, hardware, a sizing term);
+    - more than `MOST_WORDS_UNREAD` words were left unread: the question may be another one
+      than the one read, so the reading is confirmed;
+    - a question asks something whose kind was not read (not a statement of the workload, nor
+      a follow-up, which keeps what was asked before)."""
     asked = {q.words for q in parsed.questions if q.words}
-    unread = [u for u in classify(parsed.unread) if u.matters and u.span.text not in asked]
+    classified = classify(parsed.unread)
+    unread = [u for u in classified if u.matters and u.span.text not in asked]
     if unread:
         words = "; ".join(u.span.text for u in unread)
         parsed.ask("meaning", "unread", gate_question(unread), words)
+        return
+    if parsed.questions:
+        return
+    left = [u.span.text for u in classified]
+    if sum(len(w.split()) for w in left) > MOST_WORDS_UNREAD:
+        parsed.ask("meaning", "unread", confirm_question(left), "; ".join(left))
+        return
+    kind_read = (
+        parsed.asked is not None
+        or parsed.capacity
+        or parsed.max_context
+        or parsed.compare
+        or parsed.how_long
+        or bool(parsed.claims)
+        or bool(parsed.out_of_scope)
+        or parsed.objective is not None
+        or parsed.alternatives
+        or parsed.api_comparison
+    )
+    if not follow_up and not kind_read and asks_something(parsed.text):
+        parsed.ask("asked", "missing", ASKED_QUESTION)
 
 
 def _with_model_from_reply(

@@ -39,6 +39,9 @@ _MEMORY_ASKED = (
     r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
 )
 _COST_ASKED = (
+    r"\bwhat\s+(?:does|would|will|do)\b[^?.]{0,60}?\bcost\b"
+    r"|\b(?:monthly|hourly|yearly|total)\s+(?:cost|price|bill)\b"
+    r"|\bcost\s+(?:per|a|an|each)\s+(?:month|hour|year|day)\b|"
     r"\bhow\s+much\s+(?:does|would|will|do|did)\s+(?:it|this|that|they|we|i)\s+(?:\w+\s+)?cost"
     r"|\bwhat\s+(?:does|would|will)\s+(?:it|this|that)\s+cost\b"
     r"|\bwhat(?:'s|\s+is)\s+the\s+(?:monthly\s+|hourly\s+)?(?:cost|price|bill)\b"
@@ -88,7 +91,7 @@ _YES_NO_OPENING = (
 )
 _RUN_VERB = (
     r"\b(?:fit|fits|fitting|run|runs|running|work|works|load|handle|serve|host|squeeze\w*|"
-    r"train|finetune|fine-tune|infer|inference|"
+    r"train|finetune|fine[\s-]?tun\w*|q?lora|infer|inference|"
     r"enough|possible|able|manage|support|do\s+it|cope)\b"
 )
 _YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
@@ -103,8 +106,6 @@ _YES_NO_PHRASE = (
     r"(?:run|fit|work|load)\b"
     r"|\b(?:feasible|succeed\w*|(?:is\s+there\s+(?:a|any)|any)\s+chance)\b"
     r"|\ballow\s+(?:this|it|the\s+\w+)\s+(?:model\s+)?to\s+(?:work|run|fit)\b"
-    r"|\bhow\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:deploy|run|serve|load|inference)\b"
-    r"|\bhow\s+to\s+(?:deploy|run|serve|load|inference)\b"
     # Other languages asked in the same threads: 能跑 / 可以…吗 (zh), consigo … rodar (pt).
     r"|能跑|跑得动|能运行|可以运行|能否运行|可以.{0,12}?(?:跑|推理|加载|运行).{0,12}?吗|能.{0,12}?跑.{0,8}?吗"
     r"|\bconsigo\b|\brodar\b"
@@ -112,6 +113,44 @@ _YES_NO_PHRASE = (
     # An out-of-memory report asks whether (and how) it fits.
     r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"
 )
+
+
+_HARDWARE_ASKED = (
+    r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?(?:gpus?|hardware|cards?|"
+    r"graphics\s+cards?|configurations?|config|setup|instances?|systems?|machines?|servers?|specs?)\b"
+    r"|\b(?:gpus?|hardware|configuration|setup|instance|system|specs?)\s+(?:is\s+|are\s+)?"
+    r"(?:required|needed|necessary|recommended)\b|\brequirements?\b|\brecommend\w*\b"
+    r"|\bwhat\s+(?:do|would|will|should)\s+(?:i|we)\s+need\b"
+)
+"""A question that asks what to run it on ('what GPU do I need', 'hardware requirements')."""
+
+_INTERROGATIVE = re.compile(
+    r"(?:^|[.?!:]\s+)\W*(?:how|what|which|can|could|will|would|does|do|is|are|should|why|"
+    r"where)\b(?!\s+about\b)",
+    re.I,
+)
+
+
+def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
+    """'What GPU do I need…', 'hardware requirements': what to run it on is asked outright
+    (read after every figure-asking question, which wins)."""
+    if p.asked is None and re.search(_HARDWARE_ASKED, t.original, re.I):
+        p.asked = "hardware"
+
+
+def asks_something(text: str) -> bool:
+    """Whether the text asks a question in words (a sentence opening with how / what / can …)
+    rather than stating the workload ('serve Llama 3.1 70B to 40 users on H100s', '405B on
+    H100 SXM?')."""
+    return bool(_INTERROGATIVE.search(text))
+
+
+_HOW_TO_RUN = (
+    r"\bhow\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:deploy|run|serve|load|inference)\b"
+    r"|\bhow\s+to\s+(?:deploy|run|serve|load|inference)\b"
+)
+"""'How do I run it on my 3090?': whether (and how) it fits the hardware named; with none
+named, what to run it on."""
 
 
 def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
@@ -128,6 +167,9 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     asked_else = p.asked is not None or p.capacity or p.max_context or p.claims
     if (tag or opening) and runs and not asked_else:
         p.asked = "fits"
+    elif re.search(_HOW_TO_RUN, t.original, re.I) and not asked_else:
+        named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
+        p.asked = "fits" if named else "hardware"
 
 
 def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
@@ -149,7 +191,7 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
     if t.each(
-        r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b)"
+        r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b|\s*\?)"
         r"|\b(?:completion|training|expected|estimated)\s+time\b|\bhow\s+many\s+(?:hours|days)\b"
         r"|\btime\s+to\s+(?:train|finish|complete)\b"
     ):
@@ -189,6 +231,7 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
     extract_yes_no(t, p)
+    extract_hardware_asked(t, p)
 
 
 _CTX = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"
