@@ -292,3 +292,48 @@ def test_no_code_decides_by_the_wording_of_a_question_asked_back() -> None:
         ):
             offenders += [f"{path.name}: {m.group(0)}" for m in re.finditer(pattern, text)]
     assert offenders == []
+
+
+# --- the gate: a reading confirmed, a question whose kind was not read -----------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I bought it for my nephew who studies astronomy and likes Llama 3.1 8B on an RTX 4090",
+        "our intern says Llama 3.1 8B on one H100 is what everybody in marketing wants now",
+    ],
+)
+def test_many_words_left_unread_confirm_the_reading_before_a_verdict(question: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.asks("meaning", "unread")
+    reading = reading_of(parsed)
+    assert not reading.verdict_stands
+    assert sum(len(u.span.text.split()) for u in reading.unread) > 2
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's the deal with Llama 3.1 8B on an L4?",
+        "Why is Llama 3.1 8B like this on an H100?",
+    ],
+)
+def test_a_question_whose_kind_was_not_read_asks_what_is_wanted(question: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.asks("asked", "missing"), parsed.questions
+    text, _ = asyncio.run(answer(question))
+    assert "What would you like to know" in text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "serve Llama 3.1 70B to 40 users on H100s",  # a statement of the workload
+        "Llama 3.1 8B on an L4?",  # a bare 'X on Y?'
+        "What about Qwen3 32B on a 4090?",
+        "how much VRAM for Llama 3.1 70B at 32k?",
+    ],
+)
+def test_statements_and_questions_whose_kind_is_read_get_their_verdict(question: str) -> None:
+    assert reading_of(parse_workload(question)).verdict_stands

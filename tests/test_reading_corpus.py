@@ -1,0 +1,110 @@
+"""The reading benchmark's corpus and scorer (bench/reading): every question has its link and a
+gold reading in the README's schema, every source is in one split, and the scorer compares the
+way the README says (hand cases)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from bench.reading.score import CORPUS, SPLITS, Question, load, same, score
+from tools.catalog import get_catalog
+
+GOLD_KEYS = {
+    "asked", "model", "model_words", "params_b", "weights", "task", "gpus", "users",
+    "requests_per_s", "tokens_per_s", "tokens_per_s_per_user", "ttft_s", "context",
+    "prompt_tokens", "output_tokens", "budget", "engine", "system_ram_gb", "region",
+    "train_tokens", "train_examples", "epochs", "unanswerable",
+}  # fmt: skip
+ASKED = {
+    "fits", "hardware", "gpu_count", "memory", "speed", "ttft", "cost", "max_context",
+    "capacity", "compare", "which_models", "training_time", "out_of_scope", "throughput",
+}  # fmt: skip
+
+
+def _rows() -> list[dict[str, object]]:
+    return [
+        json.loads(line)
+        for path in sorted(CORPUS.glob("*.jsonl"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+
+
+def test_the_corpus_is_at_least_300_linked_questions_with_gold_readings() -> None:
+    rows = _rows()
+    assert len(rows) >= 300
+    assert len({r["id"] for r in rows}) == len(rows)
+    catalog = get_catalog()
+    for row in rows:
+        assert str(row["url"]).startswith("https://"), row["id"]
+        assert row["question"] and row["source"], row["id"]
+        gold = row["gold"]
+        assert isinstance(gold, dict) and set(gold) <= GOLD_KEYS, row["id"]
+        assert gold.get("asked", "hardware") in ASKED, row["id"]
+        if gold.get("model") is not None:
+            assert gold["model"] in catalog.models, row["id"]
+        for gpu in gold.get("gpus") or []:
+            assert gpu.get("gpu") is None or gpu["gpu"] in catalog.gpus, row["id"]
+
+
+def test_every_source_is_in_one_split_and_both_splits_are_large() -> None:
+    splits = tomllib.loads(Path(SPLITS).read_text(encoding="utf-8"))["sources"]
+    sources = {str(r["source"]) for r in _rows()}
+    assert sources <= set(splits) and set(splits.values()) <= {"dev", "test"}
+    questions = load()
+    for split in ("dev", "test"):
+        assert sum(q.split == split for q in questions) >= 100, split
+    # Split by source: no source has questions in both.
+    assert all(q.split == splits[q.source] for q in questions)
+
+
+@pytest.mark.parametrize(
+    ("slot", "gold", "read", "equal"),
+    [
+        ("weights", "4bit", "int4-awq", True),  # a bit width said matches any format of it
+        ("weights", "4bit", "q4_k_m", True),
+        ("weights", "8bit", "fp8", True),
+        ("weights", "4bit", "int8", False),
+        ("context", 131_072, 128_000, True),  # within 3 %: '128k' either way
+        ("context", 131_072, 32_768, False),
+        ("users", 40, 40, True),
+        ("budget", {"amount": 3000, "currency": "EUR", "period": "month"},
+         {"amount": 3000.0, "currency": "EUR", "period": "month"}, True),
+        ("budget", {"amount": 3000, "currency": "EUR", "period": "month"},
+         {"amount": 3000.0, "currency": "USD", "period": "month"}, False),
+        ("gpus", [{"gpu": "rtx-3090", "count": 2}],
+         [{"gpu": "rtx-3090", "count": 2, "memory_gb": None, "variants": []}], True),
+        ("gpus", [{"gpu": "rtx-3090", "count": 1}],
+         [{"gpu": "rtx-3090", "count": None, "memory_gb": None, "variants": []}], True),
+        ("gpus", [{"gpu": "rtx-3090", "count": 2}],
+         [{"gpu": "rtx-3090", "count": None, "memory_gb": None, "variants": []}], False),
+        ("gpus", [{"gpu": None, "count": 4, "memory_gb": 32}],
+         [{"gpu": None, "count": 4, "memory_gb": 32.0, "variants": []}], True),
+    ],
+)  # fmt: skip
+def test_the_scorer_compares_as_the_readme_says(
+    slot: str, gold: object, read: object, equal: bool
+) -> None:
+    assert same(slot, gold, read) is equal
+
+
+def test_a_verdict_on_a_misread_question_counts_as_a_different_question() -> None:
+    # 'How many A10G …' asks a count: read right, the verdict answers it.
+    asked = "how many A10Gs for 3000 tokens/s in total with Mistral 7B?"
+    right = score(
+        Question("x", "s", "https://x", asked,
+                 {"asked": "gpu_count", "model": "mistral-7b-v0.3", "tokens_per_s": 3000,
+                  "gpus": [{"gpu": "a10g", "count": None}]})
+    )  # fmt: skip
+    assert right.whole and right.verdict_stated and not right.different_question
+    # The same words with a gold that says 300 tokens/s: stated, and misread.
+    wrong = score(
+        Question("y", "s", "https://x", asked,
+                 {"asked": "gpu_count", "model": "mistral-7b-v0.3", "tokens_per_s": 300,
+                  "gpus": [{"gpu": "a10g", "count": None}]})
+    )  # fmt: skip
+    assert wrong.wrong == ["tokens_per_s"] and wrong.different_question
