@@ -337,3 +337,44 @@ def test_a_question_whose_kind_was_not_read_asks_what_is_wanted(question: str) -
 )
 def test_statements_and_questions_whose_kind_is_read_get_their_verdict(question: str) -> None:
     assert reading_of(parse_workload(question)).verdict_stands
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb"),
+    [
+        ("I have a Mac with 64GB of RAM and want to run Qwen3 30B", 64),
+        ("Llama 3.1 8B on my MacBook Pro 32GB", 32),
+        ("can my Mac mini with 16 GB run Llama 3.1 8B?", 16),
+    ],
+)
+def test_a_mac_given_by_its_memory_is_unified_memory_not_system_ram(
+    question: str, ram_gb: int
+) -> None:
+    parsed = parse_workload(question)
+    (mac,) = parsed.gpus
+    # Apple's 'N GB' is the machine's one memory: the GPU gets macOS's working set of it.
+    assert (mac.gpu, mac.memory_bytes, mac.unified_memory) == (
+        None,
+        ram_gb * 10**9,
+        "macos-working-set",
+    )
+    assert parsed.system_ram_bytes is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "It should be at least 30 GB of vram, right? for Llama 3.1 8B",
+        "I would need 10GB of VRAM for Llama 2 13B in 4-bit?",
+    ],
+)
+def test_a_need_stated_in_vram_is_a_claim_never_the_gpu(question: str) -> None:
+    parsed = parse_workload(question)
+    (claim,) = parsed.claims
+    assert claim.kind == "memory" and parsed.gpu_memory_bytes is None and not parsed.gpus
+
+
+def test_tokens_as_input_is_no_rate() -> None:
+    # '32K tokens as input': 'as' is not 'a s(econd)'.
+    parsed = parse_workload("Llama 3.1 8B with up to 32K tokens as input on an A10")
+    assert parsed.tokens_per_s is None and parsed.tokens_per_s_per_user is None

@@ -41,9 +41,15 @@ _PERCENT_MORE = (
 # A memory figure stated as a conclusion ('means 126 GB', 'so 64 GB', 'a 7B needs 40 GB'), never
 # a GPU's memory.
 _MEMORY = (
-    r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is|needs|takes|requires)\s+"
+    r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is|needs?|takes|requires|"
+    r"(?:be\s+)?at\s+least)\s+"
     r"|(?:=|→|->)\s*)"
     rf"{_ABOUT}{_NUM}\s*(gb|gib|tb)\b(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
+)
+# 'would need 10GB of VRAM', 'at least 30 GB of vram': a need stated, in VRAM words too.
+_NEED_VRAM = (
+    rf"\b(?:needs?|requires?|(?:be\s+)?at\s+least)\s+{_ABOUT}{_NUM}\s*(gb|gib|tb)\s+(?:of\s+)?"
+    r"(?:vram|gpu\s+memory|memory)\b"
 )
 _UNITS: dict[str, MemoryUnit] = {"gb": "GB", "gib": "GiB", "tb": "TB"}
 
@@ -85,6 +91,11 @@ def extract_claims(t: Text, p: ParsedWorkload) -> None:
                 words=m.group(0).strip(),
             )
         p.claims.append(claim)
+    for m in t.each(_NEED_VRAM):
+        unit = _UNITS[m.group(2).lower()]
+        p.claims.append(
+            Claim(kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
+        )
     for m in t.each(_MEMORY):
         unit = _UNITS[m.group(2).lower()]
         p.claims.append(

@@ -445,7 +445,8 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
     pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"
     for m in re.finditer(pattern, t.work, re.I):
-        if _APPLE_CHIP_BEFORE.search(t.work[max(0, m.start() - 48) : m.start()]):
+        before = t.work[max(0, m.start() - 48) : m.start()]
+        if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
         t.consume(m.start(), m.end())
         p.system_ram_bytes = _memory_bytes(m.group(1), m.group(2))
@@ -513,9 +514,41 @@ def _with_mac_product(t: Text, m: re.Match[str]) -> tuple[int, str]:
     return start, re.sub(r"^(?:my|our)\s+", "", " ".join(words.split()), flags=re.I)
 
 
+_MAC_BEFORE = re.compile(rf"(?:{_MAC_PRODUCT}|\bmac\b)\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?$", re.I)
+_MAC_WITH_MEMORY = re.compile(
+    rf"(?:\b(?:my|a|an|our)\s+)?(?P<mac>{_MAC_PRODUCT}|\bmac\b)\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?"
+    rf"(?P<gb>{NUMBER})\s*(?P<unit>gb|gib|g)\b(?:\s+(?:of\s+)?(?:unified\s+)?(?:memory|ram))?",
+    re.I,
+)
+
+
+def _macs_by_memory(t: Text, p: ParsedWorkload) -> None:
+    """'a Mac with 64GB of RAM', 'my MacBook Pro 32GB' with no chip named: Apple silicon with
+    that unified memory, the GPU at macOS's default working set of it (never system RAM beside
+    a GPU)."""
+    for m in t.each(_MAC_WITH_MEMORY.pattern):
+        memory = _memory_bytes(m.group("gb"), m.group("unit"))
+        words = " ".join(m.group("mac").split())
+        p.gpus.append(
+            GpuMention(
+                gpu=None,
+                text=words,
+                count=1,
+                memory_bytes=memory,
+                unified_memory="macos-working-set",
+            )
+        )
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as Apple silicon with {memory / GB:g} GB of unified "
+            "memory, the chip not said (the GPU limited to macOS's default working set of it; "
+            "its bandwidth unknown, so no catalog speed — name the chip for one)"
+        )
+
+
 def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
     """A GPU name the catalog lacks: with a memory amount beside it, sized against that memory
     (flagged); without one, a question naming the closest catalog GPUs. Never replaced."""
+    _macs_by_memory(t, p)
     gpus = get_catalog().gpus
     for m in list(re.finditer(_GPU_LIKE, t.work, re.I)):
         text = m.group(0).strip()

@@ -71,7 +71,9 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
     )
     # A qualifier may also follow the rate ("500 tokens/s aggregate throughput").
     after = r"((?:\s+(?:in\s+)?(?:aggregate|total|overall|combined))?(?:\s+throughput)?)"
-    rate = rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?)\s*(?:/|per|a)\s*(?:s|sec|second)\b{per_user}"
+    # 'tokens/s', 'tokens per second', 'tok a sec' — never '32K tokens as input' ('a' + 's').
+    per = r"(?:\s*/\s*|\s+(?:per|a)\s+)"
+    rate = rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?){per}(?:s|sec|second)\b{per_user}"
     for m in t.each(rate + after):
         value = qty(m.group(1))
         before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()
