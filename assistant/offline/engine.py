@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,9 +38,7 @@ from assistant.offline.render import (
 from assistant.reading.of_parsed import reading_of
 from assistant.results import ToolError, tool_message
 from assistant.tool_calls import run_tool_call
-from tools.catalog import get_catalog
 from tools.sizing import SizingReport
-from tools.units import GB
 
 if TYPE_CHECKING:
     from assistant.registry import Registry
@@ -57,57 +54,6 @@ def previous_workload(conversation: Conversation) -> ParsedWorkload | None:
             except ValueError:
                 return None
     return None
-
-
-_VARIANT_REPLY = re.compile(
-    r"^\s*(?:the\s+)?(?:(?P<v>sxm\d?|nvl|pcie)|(?P<gb>\d{1,4})\s*gb)"
-    r"(?:\s+(?:one|version|variant|card|model))?\s*[.!]?\s*$",
-    re.IGNORECASE,
-)
-
-
-_RAM_REPLY = re.compile(
-    r"^\s*(?:it\s+has\s+|with\s+|mine\s+has\s+)?(?:the\s+)?(?P<gb>\d{1,4})\s*gb"
-    r"(?:\s+(?:of\s+)?(?:unified\s+)?(?:memory|ram))?(?:\s+(?:one|version|model))?\s*[.!]?\s*$",
-    re.IGNORECASE,
-)
-
-
-def _apple_ram_reply(text: str, previous: ParsedWorkload) -> str | None:
-    """'24 GB' answering 'How much unified memory does the MacBook Air M3 have?': the machine
-    with that memory ('MacBook Air M3 with 24 GB'), so it is sized on its working set."""
-    match = _RAM_REPLY.match(text)
-    if match is None:
-        return None
-    for q in previous.questions:
-        if q.slot == "unified_memory" and q.words:
-            return f"{q.words} with {match.group('gb')} GB"
-    return None
-
-
-def variant_reply(text: str, previous: ParsedWorkload | None) -> str:
-    """A bare variant answering "Which 'H100' do you mean?" ('SXM', 'the PCIe one', 'the 8 GB
-    one') as the catalog GPU it picks, keeping the count asked about: 'SXM' → '8× h100-sxm'.
-    Any other text is returned unchanged (so 'SXM' is not read as a wish for an NVLink
-    interconnect)."""
-    if previous is not None and (machine := _apple_ram_reply(text, previous)) is not None:
-        return machine
-    match = _VARIANT_REPLY.match(text)
-    if match is None or previous is None:
-        return text
-    gpus = get_catalog().gpus
-    for mention in previous.gpus:
-        ids = {v for v in [mention.gpu, *mention.variants] if v}
-        if match.group("gb"):
-            # 'the 8 GB one': the variant with that memory as marketed ('RTX 4060 Ti 8 GB').
-            size = int(match.group("gb")) * GB
-            picked = sorted(v for v in ids if v in gpus and gpus[v].memory_bytes == size)
-        else:
-            picked = sorted(v for v in ids if match.group("v").lower() in v)
-        if len(ids) > 1 and len(picked) == 1:
-            count = f"{mention.count}× " if mention.count else ""
-            return f"{count}{picked[0]}"
-    return text
 
 
 class OfflineEngine:
@@ -175,7 +121,7 @@ class OfflineEngine:
         partial: list[str] = []
         try:
             previous = previous_workload(conversation)
-            parsed = parse_workload(variant_reply(user_text, previous), previous)
+            parsed = parse_workload(user_text, previous)
             yield ReadAs(reading_of(parsed))
             planned = plan_tool_calls(parsed)
             answer: Answer

@@ -57,6 +57,7 @@ from assistant.offline.parser.options import (
 )
 from assistant.offline.parser.provenance import Offsets, run_extractors
 from assistant.offline.parser.questions import asks_something, extract_question_kind
+from assistant.offline.parser.replies import reply_text
 from assistant.offline.parser.scope import extract_out_of_scope, sizes_something
 from assistant.offline.parser.task import (
     FP8_WEIGHTS_ONLY,
@@ -148,6 +149,9 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     Never raises on any input text; what cannot be placed is listed in `unplaced`, missing
     verdict-changing facts in `questions`.
     """
+    if previous is not None and previous.questions:
+        # A reply to a question asked back, in the words it means ('SXM' → '8× h100-sxm').
+        text = reply_text(text, previous)
     raw = text[:4000]
     t = Text(normalise(raw))
     parsed = ParsedWorkload(text=text)
