@@ -378,3 +378,49 @@ def test_tokens_as_input_is_no_rate() -> None:
     # '32K tokens as input': 'as' is not 'a s(econd)'.
     parsed = parse_workload("Llama 3.1 8B with up to 32K tokens as input on an A10")
     assert parsed.tokens_per_s is None and parsed.tokens_per_s_per_user is None
+
+
+@pytest.mark.parametrize(
+    ("question", "users"),
+    [
+        ("Llama 3.1 70B for 1,000 daily users, about 40 at peak", 40),
+        ("Llama 3.1 70B for 5000 users a day, peak of 60 concurrent users", 60),
+        ("serve Qwen3 32B: 2k daily users, peak concurrency 25", 25),
+    ],
+)
+def test_the_peak_is_the_concurrency_not_the_daily_count(question: str, users: int) -> None:
+    parsed = parse_workload(question)
+    assert parsed.users == users and not parsed.questions, parsed.questions
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "serve Llama 3.1 8B, 5 requests per second, 2000-token prompts",
+        "Llama 3.1 8B at 10 requests/s",
+        "Qwen3 8B with 300 requests a minute",
+    ],
+)
+def test_a_request_rate_is_never_read_as_concurrent_users(question: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.users is None
+    assert not reading_of(parsed).verdict_stands  # said before any verdict, and asked
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [("dual-3090 for Llama 3.1 70B", 2), ("my dual RTX 4090 GPUs for Qwen3 32B", 2),
+     ("a quad 3090 box for Llama 3.1 70B", 4)],
+)  # fmt: skip
+def test_dual_and_quad_are_counts(question: str, count: int) -> None:
+    assert [g.count for g in parse_workload(question).gpus] == [count]
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["embed 10 million documents with bge-m3 on an L4", "rerank with e5-m4 on one L4"],
+)
+def test_a_short_gpu_name_inside_a_model_name_is_no_gpu(question: str) -> None:
+    parsed = parse_workload(question)
+    assert all(not (g.gpu or "").startswith("apple-") for g in parsed.gpus)
+    assert parsed.params is None  # '10 million documents' is no 10M-parameter model

@@ -88,6 +88,8 @@ class _NameIndex:
     def find(self, text: str) -> list[NameMatch]:
         found: list[NameMatch] = []
         for m in self._regex.finditer(text):
+            if len(_key(m.group(0))) <= 3 and m.start() > 0 and text[m.start() - 1] in "-/.":
+                continue  # a short name inside another one ('bge-m3', 'e5-l4') is not it
             key = _key(m.group(0))
             entry = self._keyed.get(key) or self._keyed.get(key.removesuffix("s"))
             if entry is None:

@@ -20,6 +20,9 @@ NUMBER_WORDS: dict[str, int] = {
     "single": 1,
     "two": 2,
     "pair": 2,
+    "dual": 2,
+    "twin": 2,
+    "quad": 4,
     "three": 3,
     "four": 4,
     "five": 5,
@@ -54,8 +57,10 @@ SUFFIX_MULTIPLIER: dict[str, float] = {
 # Never ending in a separator: '1, but' is 1, not 1 with a comma and a 'b'illion after it.
 NUMBER = r"\d(?:[\d,]*\d)?(?:\.\d+)?"
 # A suffix is a whole word part: '1 but' is 1, not 1 billion and 'ut'.
-SUFFIX = r"(?:(?:thousand|million|billion|trillion|bn|mn|k|m|b|t)(?![a-z]))?"
-QUANTITY = rf"{NUMBER}\s?{SUFFIX}"
+_SUFFIX_WORD = r"(?:(?:thousand|million|billion|trillion|bn|mn|k|m|b|t)(?![a-z]))"
+SUFFIX = rf"{_SUFFIX_WORD}?"
+# The space before a suffix only with the suffix: '60 ' is 60, its space left to what follows.
+QUANTITY = rf"{NUMBER}(?:\s?{_SUFFIX_WORD})?"
 WORD_NUMBER = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 
 _QUANTITY_RE = re.compile(rf"^\s*({NUMBER})\s?({SUFFIX})\s*$", re.IGNORECASE)

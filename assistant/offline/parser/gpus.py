@@ -68,7 +68,7 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
     'vs' / 'or' between two GPUs asks for a comparison."""
     count_before = re.compile(
-        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:nvidia\s+|amd\s+)?$", re.I
+        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))[\s-]*(?:nvidia\s+|amd\s+)?$", re.I
     )
     count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
     found = gpu_index().find(t.work)
@@ -418,7 +418,8 @@ _GPU_LIKE = (
     r"\b(?:(?:nvidia|amd|intel|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct|rx|arc)[\s-]*)+"
     r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?|xtx|xt|gre)\b)?"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
-    r"|(?P<apple>\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b)"
+    # Not inside another name ('bge-m3', 'e5-m4').
+    r"|(?P<apple>(?<![\w-])(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b)"
     # A bare GeForce model number after 'a' / 'my' / 'on' ('Llama 3.1 8B on a 4070'): the
     # x050-x090 numbers of the 10- to 90-series, not a token count ('a 4096-token prompt').
     r"|(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bmy\s)|(?<=\bon\s)|(?<=\bone\s)|(?<=\bour\s))"

@@ -110,7 +110,34 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
     nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
     nouns += r"sequences?|agents?|employees?|people|queries)"
-    for m in t.each(rf"{QW}\s+{adjectives}{nouns}\b"):
+    # A count of users is not a rate of requests ('5 requests per second' is asked, not 5 users);
+    # '5000 users a day' is a daily count (said), not a rate.
+    rate_after = (
+        r"\s*(?:/|per\b|an?\s+(?:s|sec|second|minute|min|hour|day)\b"
+        r"|each\s+(?:second|minute))"
+    )
+    peak = (
+        rf"(?:{QW}\s+(?:users?\s+|requests?\s+|concurrent\s+)?at\s+(?:the\s+)?peak\b"
+        rf"|\bpeak\s+(?:concurrency\s+|load\s+)?(?:of\s+)?{QW}(?:\s+(?:concurrent\s+)?users?)?)"
+    )
+    for m in t.each(peak):
+        # '1,000 daily users, about 40 at peak': the peak is the concurrency sized.
+        value = positive_int(m.group(1) or m.group(2))
+        if value is not None and value <= MAX_SEQUENCES:
+            p.users = value
+            p.notes.append(f"'{m.group(0).strip()}' read as {value:,} concurrent users (the peak)")
+    peak_read = p.users is not None
+    for m in t.each(rf"{QW}\s+{adjectives}(?P<noun>{nouns})\b"):
+        if re.match(r"requests?|quer|calls?", m.group("noun"), re.I) and re.match(
+            rate_after, t.work[m.end() :], re.I
+        ):
+            # A rate, not a count: put back for the coverage gate to ask about.
+            t.work = t.work[: m.start()] + t.original[m.start() : m.end()] + t.work[m.end() :]
+            continue
+        if peak_read:
+            # The daily or total count beside a peak: the peak is sized, this one said.
+            p.notes.append(f"'{m.group(0).strip()}' said beside the peak: sized at the peak")
+            continue
         value = positive_int(m.group(1))
         if value is None:
             continue

@@ -280,7 +280,14 @@ def extract_bare_size(t: Text, p: ParsedWorkload) -> None:
     family = "|".join(sorted(vocab.FAMILY_WORDS, key=len, reverse=True))
     fam = rf"(?:\b({family})[\s\-]*(?:v?\d(?:\.\d)?)?[\s\-]*)?"
     unit = r"(b|bn|billion|m|million)"
-    for m in t.each(rf"{fam}\b({NUMBER})\s*-?\s*{unit}(?![a-z])(?:[\s-]*param(?:eter)?s?)?"):
+    params = r"(?P<params>[\s-]*param(?:eter)?s?|(?=[\s-]*(?:llms?|models?)\b))?"
+    for m in t.each(rf"{fam}\b({NUMBER})\s*-?\s*{unit}(?![a-z]){params}"):
+        # 'billion' / 'million' in words is a size only said as one ('a 7 billion parameter
+        # model', 'Falcon 40 billion'): '10 million documents', '2 billion input tokens' are not.
+        worded = len(m.group(3)) > 2
+        if worded and not (m.group(1) or m.group("params") is not None):
+            t.work = t.work[: m.start()] + t.original[m.start() : m.end()] + t.work[m.end() :]
+            continue
         scale = 1e9 if m.group(3).lower().startswith("b") else 1e6
         value = float(m.group(2).replace(",", "")) * scale
         other_size = p.params is not None and abs(p.params - value) > 0.01 * value

@@ -122,6 +122,6 @@ def run_extractors(
                 if len(p.questions) == asked:
                     p.unread += [s for s in spans if s not in p.unread]
                 continue
-            own = _spans_of(getattr(p, name), spans) if len(changed) > 1 else spans
+            own = _spans_of(getattr(p, name), spans)
             source = p.sources.setdefault(name, SlotSource())
             source.spans += [s for s in own if s not in source.spans]
