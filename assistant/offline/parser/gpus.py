@@ -5,6 +5,7 @@ the catalog lacks."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from assistant.offline.names import gpu_index, gpus_with_capacity
 from assistant.offline.parsed import GpuMention, ParsedWorkload
@@ -94,6 +95,12 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
                 count = 1
                 p.notes.append(f"'{mine.group(1)} {text}' read as one {text}")
         variants = list(match.variants)
+        laptop = _LAPTOP_BEFORE.search(t.work[max(0, start - 20) : start])
+        if laptop and f"{match.id}-laptop" in get_catalog().gpus:
+            # "my laptop's RTX 4080": the laptop part, not the desktop card of that name.
+            match = replace(match, id=f"{match.id}-laptop", variants=())
+            variants = []
+            start -= len(laptop.group(0))
         gpu_id, ram_start, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
         if gpu_id != match.id:
             text = t.original[ram_start:end].strip()
@@ -171,6 +178,13 @@ def _one_mention_each(mentions: list[GpuMention]) -> list[GpuMention]:
             same.count = mention.count
     return out
 
+
+_LAPTOP_BEFORE = re.compile(
+    r"\b(?:laptop|notebook|mobile)(?:'?s)?\s+(?:gpu\s+)?(?:is\s+(?:an?\s+)?)?"
+    r"(?:nvidia\s+|geforce\s+)*$",
+    re.I,
+)
+"""'my laptop's RTX 4080', 'laptop GPU is a 4070': a laptop part named before the card."""
 
 _MINE = re.compile(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
 """'my' / 'our' right before a GPU's name: the user's own card."""
