@@ -63,6 +63,7 @@ from assistant.llm.accumulate import PendingCall, ToolCallAccumulator, assistant
 from assistant.llm.degenerate import OutputGuard
 from assistant.llm.errors import (
     Explained,
+    KeyState,
     explain,
     rejected_capability,
     retry_after_s,
@@ -120,7 +121,9 @@ class _ModelReply:
     error_kind: str | None = None
     stopped: StopReason | None = None
     started: bool = False
-    """The endpoint answered 200 and the stream began (a failure now is mid-answer)."""
+    """The endpoint answered 200 and the stream began."""
+    answering: bool = False
+    """A first chunk arrived (a failure now is in the middle of the answer)."""
 
 
 @dataclass
@@ -144,7 +147,13 @@ class _Checks:
 
 
 class _Stalled(Exception):
-    """Internal: the stream sent nothing for `stall_timeout_s`."""
+    """Internal: the stream sent nothing for `waited_s` (before its first chunk: the request
+    timeout's wait; after it: `stall_timeout_s`)."""
+
+    def __init__(self, waited_s: float, answering: bool) -> None:
+        super().__init__(waited_s)
+        self.waited_s = waited_s
+        self.answering = answering
 
 
 class _NoRoom(Exception):
@@ -184,6 +193,12 @@ class LlmEngine:
         # an Authorization header only where the key's plain-http rule allows (config.py).
         credentials, withheld = resolve_url_credentials(settings)
         self._key_notice = " ".join(r for r in (key.withheld_reason, withheld) if r) or None
+        self._key_state = KeyState(
+            settings.api_key_env,
+            key_sent=key.value != KEYLESS_PLACEHOLDER,
+            credentials_sent=credentials is not None,
+            withheld=key.withheld_reason,
+        )
         headers = _SecretHeaders()
         if credentials is not None:
             headers["Authorization"] = basic_authorization(credentials)
@@ -638,19 +653,23 @@ class LlmEngine:
                     if reply.stopped:
                         yield self._stop_notice(reply.stopped, kwargs["max_tokens"])
                 break
-            except _Stalled:
+            except _Stalled as stalled:
+                if not stalled.answering:
+                    yield self._fail(reply, "timeout", self._no_first_chunk(stalled.waited_s))
+                    return
                 yield self._fail(
                     reply,
                     "stall",
-                    f"The endpoint sent nothing for {self.settings.stall_timeout_s:g} s in the "
-                    "middle of the answer, so gpu-sizer stopped waiting. The partial answer is "
-                    "kept and marked; ask again to retry (stall_timeout_s in config.toml).",
+                    f"The endpoint sent nothing for {stalled.waited_s:g} s in the middle of the "
+                    "answer, so gpu-sizer stopped waiting and closed the request. The partial "
+                    "answer is kept and marked; ask again to retry (stall_timeout_s in "
+                    "config.toml).",
                 )
                 return
             except openai.APIError as exc:
                 if partial or reply.started:
                     # The answer had begun: never retry silently, keep it and explain.
-                    kind, message = self._mid_answer(exc, partial)
+                    kind, message = self._mid_answer(exc, partial, reply)
                     yield self._fail(reply, kind, message)
                     return
                 notice = self._fallback(exc, kwargs, stream)
@@ -691,7 +710,7 @@ class LlmEngine:
             except Exception as exc:
                 # What the SDK does not wrap: a chunk that is not JSON, a connection cut in the
                 # middle of the body, a chunk of the wrong shape. Nothing may crash the turn.
-                kind, message = self._mid_answer(exc, partial)
+                kind, message = self._mid_answer(exc, partial, reply)
                 yield self._fail(reply, kind, message)
                 return
         if stream and not reply.finished:
@@ -705,8 +724,21 @@ class LlmEngine:
         self.scale.learn(fitted.estimated_tokens, reply.prompt_tokens)
         yield self._usage(kwargs, reply)
 
-    def _mid_answer(self, exc: BaseException, partial: list[str]) -> tuple[str, str]:
-        """(kind, message) for a failure after the answer began."""
+    def _no_first_chunk(self, waited_s: float) -> str:
+        """A request the endpoint accepted but never began answering: not a stall mid-answer."""
+        return (
+            f"The endpoint {self.settings.shown_base_url} sent no answer within {waited_s:g} s "
+            "(request_timeout_s), so gpu-sizer stopped waiting and closed the request. A local "
+            "server may still be reading a long prompt: raise request_timeout_s in config.toml, "
+            "or ask again."
+        )
+
+    def _mid_answer(
+        self, exc: BaseException, partial: list[str], reply: _ModelReply
+    ) -> tuple[str, str]:
+        """(kind, message) for a failure after the request was accepted."""
+        if isinstance(exc, openai.APITimeoutError) and not reply.answering:
+            return "timeout", self._no_first_chunk(self.settings.request_timeout_s)
         if isinstance(exc, openai.APIStatusError | openai.APIResponseValidationError) or (
             isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError)
         ):
@@ -772,10 +804,11 @@ class LlmEngine:
                 try:
                     chunk = await asyncio.wait_for(chunks.__anext__(), wait_s)
                     wait_s = self.settings.stall_timeout_s
+                    reply.answering = True
                 except StopAsyncIteration:
                     break
                 except TimeoutError as exc:
-                    raise _Stalled from exc
+                    raise _Stalled(wait_s, reply.answering) from exc
                 usage = getattr(chunk, "usage", None)
                 if usage is not None:
                     reply.prompt_tokens = usage.prompt_tokens
@@ -844,11 +877,13 @@ class LlmEngine:
         return UsageReport(prompt, completion, estimated=True)
 
     def _explain(self, exc: BaseException) -> Explained:
+        if isinstance(exc, openai.APITimeoutError):
+            return Explained("timeout", self._no_first_chunk(self.settings.request_timeout_s))
         return explain(
             exc,
             self.settings.shown_base_url,
             self.settings.model or "",
-            self.settings.api_key_env,
+            self._key_state,
             self._secrets,
         )
 
