@@ -325,7 +325,6 @@ class BudgetCheck(BaseModel):
         if isinstance(data, dict) and "amount" not in data and "amount_usd" in data:
             return {**data, "amount": data["amount_usd"], "currency": "USD"}
         return data
-
     period: Literal["hour", "month"]
     within: bool | None = Field(description="None when nothing was priced.")
     cheapest: PricedConfiguration | None = None
