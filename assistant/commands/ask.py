@@ -149,18 +149,36 @@ async def _run_turn(
     conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
+    printed: str | None = None
+    pending: str | None = None
+
+    def show(verdict: str) -> None:
+        nonlocal printed, pending
+        if verdict != printed:
+            sys.stdout.write(verdict.rstrip("\n") + "\n\n")
+            sys.stdout.flush()
+        printed, pending = verdict, None
+
     async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
         if isinstance(event, Verdict) and stream:
-            # The tools' verdict leads, whatever the model then writes (issue 17).
-            sys.stdout.write(event.text.rstrip("\n") + "\n\n")
-            sys.stdout.flush()
+            # The tools' verdict leads, whatever the model then writes (issue 17); the
+            # parser's provisional verdict waits until the model's reading confirms or
+            # replaces it (issue 28), or its first word comes.
+            if event.provisional:
+                pending = event.text
+            else:
+                show(event.text)
         elif isinstance(event, TextDelta) and stream:
+            if pending is not None:
+                show(pending)
             sys.stdout.write(event.text)
             sys.stdout.flush()
         elif isinstance(event, Notice | ErrorEvent):
             print(event.message, file=sys.stderr)
         elif isinstance(event, Done):
+            if pending is not None:
+                show(pending)
             done = event
     return done, events
 

@@ -51,6 +51,7 @@ from assistant.events import (
     ErrorEvent,
     Event,
     Notice,
+    ReadAs,
     StopReason,
     TextDelta,
     ToolCallStarted,
@@ -72,9 +73,9 @@ from assistant.llm.errors import (
     tools_unsupported,
     wait_too_long,
 )
-from assistant.llm.planner import Planner, offline_planner
+from assistant.llm.planner import Planner, default_reading_calls, offline_planner
 from assistant.llm.profile import LEAN_WINDOW_TOKENS, choose_profile, system_prompt, tool_schemas
-from assistant.llm.verdict import turn_verdict_answer
+from assistant.llm.verdict import model_verdict, parser_verdict, turn_parsed, turn_verdict_answer
 from assistant.llm.window import (
     DEFAULT_WINDOW_TOKENS,
     PROBE_TIMEOUT_S,
@@ -88,12 +89,18 @@ from assistant.llm.window import (
     window_from_ollama_show,
 )
 from assistant.prompts import load_prompt
+from assistant.reading.grounded import SIZING_TOOLS, conversed, ground_call, refusal
+from assistant.reading.model import Reading
+from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
+from assistant.reading.of_parsed import reading_of
+from assistant.reading.reconcile import Difference, chosen_reading, differences
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
-from assistant.results import DUPLICATE_KEY, tool_message
+from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
 from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
 from assistant.wire import compact_json, model_view
+from tools.sizing import SizingReport
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 """Message keys sent to the endpoint; others (our `verdict`, `checks`, `cancelled`, `error`,
@@ -136,8 +143,28 @@ class _Turn:
     """Canonical call (name + validated arguments) → id of the call that ran it."""
     verdict: str = ""
     verdict_answer: Answer | None = None
+    provisional: bool = False
+    """The verdict shown is the parser's, while the model may still read the question."""
+    parser_slots: dict[str, CallSlot] | None = None
+    """The parser's reading as a `size` call's slots (None: the parser sized nothing)."""
+    parser_report: SizingReport | None = None
+    parser_call_ids: set[str] = field(default_factory=set)
+    model_size: _ModelSize | None = None
+    """The model's latest grounded `size` call this turn."""
+    chosen: Literal["parser", "model"] = "parser"
     stopped: StopReason | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class _ModelSize:
+    """The model's reading of the question, from its grounded `size` call."""
+
+    call_id: str
+    slots: dict[str, CallSlot]
+    reading: Reading
+    diffs: list[Difference]
+    report: SizingReport | None = None
 
 
 @dataclass(frozen=True)
@@ -273,6 +300,9 @@ class LlmEngine:
                 async for event in self._call_model(conversation, offer_tools, reply, turn):
                     yield event
                 if reply.failed:
+                    final = self._final_verdict(turn)
+                    if final is not None:
+                        yield final
                     turn.error = reply.error_kind or "error"
                     text = "".join(turn.partial)
                     checks = self._save_answer(conversation, text, turn, mark="error")
@@ -308,6 +338,9 @@ class LlmEngine:
                             yield ev
                         continue
                 break
+            final = self._final_verdict(turn)
+            if final is not None:
+                yield final
             checks = self._save_answer(conversation, final_text, turn)
             yield self._done(conversation, final_text, turn, checks)
         except BaseException as exc:
@@ -322,24 +355,123 @@ class LlmEngine:
     async def _precompute(
         self, conversation: Conversation, user_text: str, turn: _Turn
     ) -> AsyncIterator[Event]:
-        """Run the tools the request clearly needs before the first model call (one round
-        trip instead of two), then send their verdict."""
-        planned = list(self.planner(user_text, conversation)) if self.precompute else []
-        if planned:
-            async for event in self._run_planned(conversation, planned, turn):
-                yield event
+        """Run the tools the parser's reading needs before the first model call (one round
+        trip instead of two) — on a clarifying turn, those of its default reading — then send
+        its verdict, provisional while the model may still read the question itself."""
+        if not self.precompute:
+            return
+        planned = list(self.planner(user_text, conversation))
+        parsed = turn_parsed(conversation.messages)
+        readings: list[str] | None = None
+        if not planned and parsed is not None and parsed.questions:
+            planned, readings = default_reading_calls(parsed)
+        if parsed is not None:
+            yield ReadAs(reading_of(parsed))
+        if not planned:
+            return
+        size_args = next((args for name, args in planned if name == "size"), None)
+        turn.parser_slots = self._slots("size", size_args) if size_args is not None else None
+        start = len(conversation.messages)
+        async for event in self._run_planned(conversation, planned, turn, verdict=False):
+            yield event
+        calls = [c for c in stored_calls(conversation.messages[start:]) if not c.is_error]
+        turn.parser_call_ids = {c.call_id for c in calls}
+        turn.parser_report = next(
+            (c.value for c in calls if isinstance(c.value, SizingReport)), None
+        )
+        answer = parser_verdict(parsed, calls, readings)
+        if answer is None:
+            answer = turn_verdict_answer(conversation.messages)
+        if answer is not None:
+            # The model may still read the question (and size it otherwise): provisional.
+            turn.provisional = self.capabilities.tools
+            yield self._set_verdict(turn, answer)
+
+    def _slots(self, tool: str, arguments: dict[str, Any]) -> dict[str, CallSlot] | None:
+        """A sizing call's reading as typed slots (None: its arguments do not validate)."""
+        spec = self.registry.specs.get(tool)
+        if spec is None:
+            return None
+        try:
+            request = spec.input_model.model_validate(arguments)
+            return call_slots(tool, request, arguments)
+        except Exception:
+            return None
+
+    def _set_verdict(self, turn: _Turn, answer: Answer) -> Verdict:
+        turn.verdict = answer.text.rstrip("\n")
+        turn.verdict_answer = answer
+        return Verdict(turn.verdict, answer, provisional=turn.provisional)
 
     def _verdict(self, conversation: Conversation, turn: _Turn) -> Verdict | None:
-        """The verdict of this turn's results, once: the first sizing results decide it."""
+        """After the model's calls: the verdict the rule gives (`assistant.reading.reconcile`)
+        — the model's grounded `size` reading when it differs from the parser's, else the
+        parser's — sent when it changes; or, when nothing was pre-computed, the verdict of the
+        results the model got."""
+        size = turn.model_size
+        if size is not None and size.report is not None:
+            chosen = chosen_reading(True, size.diffs) if turn.verdict else "model"
+            if chosen == "model":
+                turn.chosen = "model"
+                turn.provisional = False
+                if turn.parser_slots is None and turn_parsed(conversation.messages) is None:
+                    answer = model_verdict(size.reading, size.report, [], None)
+                else:
+                    answer = model_verdict(
+                        size.reading,
+                        size.report,
+                        size.diffs,
+                        turn.parser_report,
+                        _parser_question(conversation),
+                    )
+                if answer.text.rstrip("\n") == turn.verdict:
+                    return None
+                return self._set_verdict(turn, answer)
+            turn.chosen = "parser"
+            return self._final_verdict(turn)
         if turn.verdict:
             return None
-        answer = turn_verdict_answer(conversation.messages)
-        turn.verdict = "" if answer is None else answer.text.rstrip("\n")
-        turn.verdict_answer = answer
-        return Verdict(turn.verdict, answer) if turn.verdict else None
+        found = turn_verdict_answer(conversation.messages)
+        return None if found is None else self._set_verdict(turn, found)
+
+    def _final_verdict(self, turn: _Turn) -> Verdict | None:
+        """The provisional verdict confirmed (the model's reading agrees, or it sized nothing),
+        sent again as final; None when it is final already."""
+        if not turn.provisional or turn.verdict_answer is None:
+            return None
+        turn.provisional = False
+        return self._set_verdict(turn, turn.verdict_answer)
+
+    def _model_reading(
+        self, conversation: Conversation, call: PendingCall, turn: _Turn
+    ) -> tuple[_ModelSize | None, ToolError | None]:
+        """Ground a sizing call the model made (issue 28): its reading when every value is
+        grounded in the conversation, or the refusal the model reads instead."""
+        parsed = parse_arguments(call.arguments)
+        spec = self.registry.specs.get(call.name)
+        if call.name not in SIZING_TOOLS or not isinstance(parsed, dict) or spec is None:
+            return None, None
+        try:
+            request = spec.input_model.model_validate(parsed)
+        except Exception:
+            return None, None  # the tool itself says what is wrong with it
+        conv = conversed(conversation.messages)
+        grounding = ground_call(call.name, parsed, spec.input_model, conv)
+        if not grounding.ok:
+            return None, refusal(grounding, conv)
+        if call.name != "size":
+            return None, None
+        slots = call_slots(call.name, request, parsed)
+        reading = reading_of_call(call.name, request, parsed, conv.question, grounding)
+        diffs = differences(slots, turn.parser_slots or {})
+        return _ModelSize(call.id, slots, reading, diffs), None
 
     async def _run_planned(
-        self, conversation: Conversation, planned: list[tuple[str, dict[str, Any]]], turn: _Turn
+        self,
+        conversation: Conversation,
+        planned: list[tuple[str, dict[str, Any]]],
+        turn: _Turn,
+        verdict: bool = True,
     ) -> AsyncIterator[Event]:
         calls = [
             PendingCall(
@@ -351,9 +483,9 @@ class LlmEngine:
         turn.open_calls[:] = calls
         async for event in self._run_calls(conversation, calls, turn):
             yield event
-        verdict = self._verdict(conversation, turn)
-        if verdict is not None:
-            yield verdict
+        shown = self._verdict(conversation, turn) if verdict else None
+        if shown is not None:
+            yield shown
 
     def _call_key(self, call: PendingCall) -> str:
         """The call as the tool sees it: name + validated arguments (defaults filled in), so
@@ -400,7 +532,19 @@ class LlmEngine:
                 repeated += 1
                 continue
             parsed = parse_arguments(call.arguments)
+            reading, refused = (
+                self._model_reading(conversation, call, turn) if from_model else (None, None)
+            )
+            if reading is not None and reading.diffs:
+                # The model read the question otherwise: its reading heads the card it sizes.
+                yield ReadAs(reading.reading)
             yield ToolCallStarted(call.id, call.name, parsed if isinstance(parsed, dict) else {})
+            if refused is not None:
+                # Not grounded in the conversation: refused back to the model, never run.
+                conversation.add(tool_message(call.id, call.name, refused, with_name=False))
+                turn.open_calls.remove(call)
+                yield ToolResult(call.id, call.name, refused, True)
+                continue
             outcome = await run_tool_call(
                 self.registry,
                 call.name,
@@ -412,6 +556,11 @@ class LlmEngine:
             turn.open_calls.remove(call)
             if not outcome.is_error:
                 turn.seen_calls[key] = call.id
+                if reading is not None and isinstance(outcome.value, SizingReport):
+                    turn.model_size = _ModelSize(
+                        reading.call_id, reading.slots, reading.reading, reading.diffs,
+                        outcome.value,
+                    )  # fmt: skip
             yield ToolResult(call.id, call.name, outcome.value, outcome.is_error)
         if repeated:
             yield Notice(
@@ -918,6 +1067,14 @@ def _stream_fault(exc: BaseException) -> tuple[str, str]:
     if "Protocol" in name or "ReadError" in name or "Incomplete" in name or "Closed" in name:
         return "truncated", "the connection closed in the middle of the answer"
     return "stream", f"unexpected {name} while reading the stream"
+
+
+def _parser_question(conversation: Conversation) -> str | None:
+    """The question the parser asks back this turn, if it asks one."""
+    parsed = turn_parsed(conversation.messages)
+    if parsed is None or not parsed.questions:
+        return None
+    return parsed.questions[0].text
 
 
 def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

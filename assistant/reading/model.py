@@ -49,8 +49,10 @@ class Span(BaseModel):
     text: str
 
 
-Origin = Literal["question", "conversation"]
-"""Where a slot's value came from: this turn's question, or an earlier turn kept."""
+Origin = Literal["question", "conversation", "model"]
+"""Where a slot's value came from: this turn's question, or an earlier turn kept (both read by
+the built-in parser), or the model's tool call (its spans: where in the question the call's
+numbers were written; none for a value the tool defaults)."""
 
 
 class SlotSource(BaseModel):
