@@ -72,6 +72,9 @@ class Capabilities(BaseModel):
     """Send `parallel_tool_calls=true`."""
     strict: bool = False
     """Mark function schemas `strict`."""
+    structured_output: bool = True
+    """Without tools, ask the model for its reading of the question as JSON in a schema
+    (`response_format` json_schema; off for the session when the endpoint rejects it)."""
 
 
 class Settings(BaseModel):

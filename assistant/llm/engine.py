@@ -94,6 +94,14 @@ from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
 from assistant.reading.of_parsed import reading_of
 from assistant.reading.reconcile import Difference, chosen_reading, differences
+from assistant.reading.structured import (
+    READ_MAX_TOKENS,
+    READ_PROMPT,
+    SCHEMA,
+    parse_reading,
+    response_format,
+    size_arguments,
+)
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
@@ -152,6 +160,8 @@ class _Turn:
     model_size: _ModelSize | None = None
     """The model's latest grounded `size` call this turn."""
     chosen: Literal["parser", "model"] = "parser"
+    structured_done: bool = False
+    """The structured-output reading was asked for this turn (or could not be)."""
     stopped: StopReason | None = None
     error: str | None = None
 
@@ -285,6 +295,8 @@ class LlmEngine:
                 yield event
             async for event in self._learn_window():
                 yield event
+            async for event in self._structured_reading(conversation, turn):
+                yield event
             rounds = 0
             grounded_retry_done = False
             while True:
@@ -384,7 +396,8 @@ class LlmEngine:
             answer = turn_verdict_answer(conversation.messages)
         if answer is not None:
             # The model may still read the question (and size it otherwise): provisional.
-            turn.provisional = self.capabilities.tools
+            caps = self.capabilities
+            turn.provisional = caps.tools or caps.structured_output
             yield self._set_verdict(turn, answer)
 
     def _slots(self, tool: str, arguments: dict[str, Any]) -> dict[str, CallSlot] | None:
@@ -556,10 +569,11 @@ class LlmEngine:
             turn.open_calls.remove(call)
             if not outcome.is_error:
                 turn.seen_calls[key] = call.id
-                if reading is not None and isinstance(outcome.value, SizingReport):
+                report = outcome.value
+                if reading is not None and isinstance(report, SizingReport) and report.model_id:
+                    # A report that sized a model (not one that could not find it).
                     turn.model_size = _ModelSize(
-                        reading.call_id, reading.slots, reading.reading, reading.diffs,
-                        outcome.value,
+                        reading.call_id, reading.slots, reading.reading, reading.diffs, report
                     )  # fmt: skip
             yield ToolResult(call.id, call.name, outcome.value, outcome.is_error)
         if repeated:
@@ -927,14 +941,113 @@ class LlmEngine:
     async def _compute_without_tools(
         self, conversation: Conversation, turn: _Turn
     ) -> AsyncIterator[Event]:
-        """Tools are off: run the planned calculators ourselves unless this turn already did."""
-        if any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
+        """Tools are off: run the planned calculators ourselves unless this turn already did,
+        then ask the model for its reading as structured output."""
+        if not any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
+            user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
+            planned = list(self.planner(user_text, conversation))
+            if planned:
+                async for event in self._run_planned(conversation, planned, turn):
+                    yield event
+        async for event in self._structured_reading(conversation, turn):
+            yield event
+
+    async def _structured_reading(
+        self, conversation: Conversation, turn: _Turn
+    ) -> AsyncIterator[Event]:
+        """A model that cannot call tools reads the question into `reading.structured.SCHEMA`
+        (`response_format` json_schema) before it explains: that reading is grounded and
+        sized as its `size` call would be, and the rule decides between it and the parser's.
+        An endpoint that rejects the schema gets it switched off (the parser's reading
+        stands); one that answers nothing usable changes nothing."""
+        if turn.structured_done or self.capabilities.tools:
             return
-        user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
-        planned = list(self.planner(user_text, conversation))
-        if planned:
-            async for event in self._run_planned(conversation, planned, turn):
-                yield event
+        turn.structured_done = True
+        if not self.capabilities.structured_output:
+            return
+        question = str(_last_turn(conversation.messages)[0].get("content", ""))
+        try:
+            content = await self.read_question(question)
+        except _NoRoom:
+            return
+        except openai.APIError as exc:
+            if rejected_capability(exc, ["structured_output"]) is not None:
+                self.capabilities.structured_output = False
+                yield Notice(
+                    "The endpoint does not take a JSON schema (response_format), so the model "
+                    "cannot give its reading of the question: the built-in parser's reading "
+                    "stands."
+                )
+            else:
+                yield Notice(
+                    f"The model's structured reading failed ({self._explain(exc).message}); "
+                    "the built-in parser's reading stands."
+                )
+            return
+        except Exception as exc:
+            yield Notice(
+                f"The model's structured reading failed ({type(exc).__name__}); the built-in "
+                "parser's reading stands."
+            )
+            return
+        reading = parse_reading(content)
+        if reading is None:
+            yield Notice(
+                "The model's structured reading named no model; the built-in parser's reading "
+                "stands."
+            )
+            return
+        arguments = size_arguments(reading)
+        if self._slots("size", arguments) is None or not _known_model(reading.model):
+            yield Notice(
+                f"The model read the question as about {reading.model!r}, which gpu-sizer "
+                "cannot size; the built-in parser's reading stands."
+            )
+            return
+        call = PendingCall(
+            0, f"read_{conversation.id}_{len(conversation.messages)}", "size", json.dumps(arguments)
+        )
+        # Grounded before anything is recorded: a model without tools cannot fix a refusal.
+        _, refused = self._model_reading(conversation, call, turn)
+        if refused is not None:
+            yield Notice(
+                f"The model's reading of the question used a value the question does not give "
+                f"({refused.field}); the built-in parser's reading stands.",
+                "warning",
+            )
+            return
+        conversation.add(assistant_message("", [call]))
+        turn.open_calls[:] = [call]
+        async for event in self._run_calls(conversation, [call], turn, from_model=True):
+            yield event
+        verdict = self._verdict(conversation, turn)
+        if verdict is not None:
+            yield verdict
+
+    async def read_question(self, question: str) -> str | None:
+        """The model's reading of `question` as JSON in `reading.structured.SCHEMA` (the
+        reply's text, unchecked): one short request with `response_format` json_schema.
+        Raises the endpoint's error (`openai.APIError`), or `_NoRoom` when the request would
+        not fit the window."""
+        messages = [
+            {"role": "system", "content": READ_PROMPT},
+            {"role": "user", "content": question},
+        ]
+        window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
+        needed = count_messages(messages) + count_text(json.dumps(SCHEMA))
+        if self.scale.tokens(needed) + READ_MAX_TOKENS > window:
+            raise _NoRoom
+        kwargs: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": messages,
+            "max_tokens": READ_MAX_TOKENS,
+            "temperature": 0,
+            "stream": False,
+            "response_format": response_format(),
+        }
+        response = await self.client.chat.completions.create(**kwargs)
+        choices = getattr(response, "choices", None) or []
+        return choices[0].message.content if choices else None
 
     async def _stream(
         self, kwargs: dict[str, Any], reply: _ModelReply, partial: list[str]
@@ -1067,6 +1180,18 @@ def _stream_fault(exc: BaseException) -> tuple[str, str]:
     if "Protocol" in name or "ReadError" in name or "Incomplete" in name or "Closed" in name:
         return "truncated", "the connection closed in the middle of the answer"
     return "stream", f"unexpected {name} while reading the stream"
+
+
+def _known_model(name: str | None) -> bool:
+    """A model name the catalog knows (a structured reading naming another sizes nothing)."""
+    from tools.catalog import get_catalog
+    from tools.errors import ToolInputError
+
+    try:
+        get_catalog().model(name or "")
+    except ToolInputError:
+        return False
+    return True
 
 
 def _parser_question(conversation: Conversation) -> str | None:

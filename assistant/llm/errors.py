@@ -31,6 +31,7 @@ PARAM_MARKERS: dict[str, tuple[str, ...]] = {
     "parallel_tool_calls": ("parallel_tool_calls",),
     "strict": ("strict",),
     "streaming_tools": ("streaming with tools", "stream with tools", "tools with stream"),
+    "structured_output": ("response_format", "json_schema", "grammar", "structured output"),
 }
 """Capability switch → substrings of a 400 answer that say the endpoint rejects it."""
 
@@ -54,8 +55,10 @@ def tools_unsupported(exc: BaseException) -> bool:
 
 
 def rejected_capability(exc: BaseException, candidates: list[str]) -> str | None:
-    """Which of the capability switches in use a 400/422 answer rejects, if any."""
-    if getattr(exc, "status_code", None) not in (400, 422):
+    """Which of the capability switches in use a 400/422 answer rejects, if any (a 500 too
+    for a JSON schema: llama.cpp answers a schema it cannot turn into a grammar so)."""
+    status = getattr(exc, "status_code", None)
+    if status not in (400, 422) and not (status == 500 and "structured_output" in candidates):
         return None
     text = error_text(exc)
     for name in candidates:
