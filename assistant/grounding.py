@@ -382,7 +382,8 @@ def supported(fig: Figure, evidence: Sequence[Evidence]) -> bool:
     """Whether some evidence of the figure's unit and quantity equals it within its rounding."""
     if _gpu_memory_named(fig):
         return True
-    same = [e.value for e in evidence if e.family == fig.unit and _same_quantity(fig, e)]
+    # A negative figure (a headroom of -542.8 GB) is written as its size ('542.8 GB over').
+    same = [abs(e.value) for e in evidence if e.family == fig.unit and _same_quantity(fig, e)]
     if fig.unit == "gpus":
         return fig.value in same
     # The figure's own unit converts it (130.4 GiB = 140.0 GB); a GiB number labelled "GB"
