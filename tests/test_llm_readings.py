@@ -28,7 +28,7 @@ from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, Event, ReadAs, ToolCallStarted, ToolResult, Verdict
 from assistant.llm import LlmEngine
 from assistant.llm.planner import PlannedCalls, Planner
-from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.planner import plan_tool_calls
 from assistant.reading.model import SlotSource, Span
 from assistant.results import ToolError
@@ -299,3 +299,29 @@ async def test_the_app_replaces_the_provisional_verdict(
         reading = " ".join(str(w.render()) for w in app.query(".reading").results(Static))
         # The card shows the model's reading (the report it heads is the model's call's).
         assert "Read as: Llama 3.1 70B · 40 concurrent users" in reading
+
+
+async def test_the_models_claims_are_checked_against_the_reading_the_verdict_follows(
+    server: ss.ScriptedServer,
+) -> None:
+    # The parser misses '4-bit': bf16 weights of 141.1 GB do not fit one 80 GB H100; the
+    # model reads int4 (~35 GB of weights: 70.55e9 × 0.5 bytes), which does. Its claim is
+    # about the reading the verdict follows: no contradiction.
+    question = "Can I run Llama 3.1 70B in 4-bit on one H100?"
+    parsed = ParsedWorkload(
+        text=question,
+        model="llama-3.1-70b",
+        gpus=[GpuMention(gpu="h100-sxm", text="H100", count=1)],
+    )
+    call = {
+        "workload": {"model": "llama-3.1-70b", "weights": "int4"},
+        "configurations": [{"gpu": "h100", "count": 1}],
+    }
+    server.reset(ss.tool_calls(("size", json.dumps(call))), ss.text("It fits on one H100."))
+    engine = _engine(server, fixed_parser(parsed))
+    events = [e async for e in engine.run_turn(Conversation(), question)]
+    parser, model = _reports(events).values()
+    fits = [r.memory[0].estimate.fits for r in (parser, model) if r.memory[0].estimate]
+    assert fits == [False, True]
+    assert "the built-in parser read" in _verdicts(events)[-1].text
+    assert _done(events).contradictions == ()

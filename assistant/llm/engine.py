@@ -593,12 +593,14 @@ class LlmEngine:
     def _redact(self, text: str) -> str:
         return redact_secrets(text, self._secrets)
 
-    def _checks(self, conversation: Conversation, text: str) -> _Checks:
+    def _checks(self, conversation: Conversation, text: str, turn: _Turn) -> _Checks:
         if not text:
             return _Checks((), ())
         messages = conversation.messages
         flagged = unverified_figures(text, turn_sources(messages))
-        contra = contradictions(text, facts_from_messages(messages))
+        # The model's claims are checked against the reading the verdict follows.
+        skip = turn.parser_call_ids if turn.chosen == "model" else set()
+        contra = contradictions(text, facts_from_messages(messages, skip))
         return _Checks(tuple(flagged), tuple(str(c) for c in contra))
 
     def _save_answer(
@@ -607,7 +609,7 @@ class LlmEngine:
         """Append the answer with its verdict and flags (they survive saving and reopening);
         nothing when there is neither text nor verdict."""
         text = self._redact(text)
-        checks = self._checks(conversation, text)
+        checks = self._checks(conversation, text, turn)
         if not text and not turn.verdict:
             return checks
         message: dict[str, Any] = {"role": "assistant", "content": text}
