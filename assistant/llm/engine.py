@@ -107,6 +107,7 @@ from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
 from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
+from assistant.tool_calls import _refused_fields as refused_fields
 from assistant.wire import compact_json, model_view
 from tools.sizing import SizingReport
 
@@ -464,6 +465,8 @@ class LlmEngine:
         spec = self.registry.specs.get(call.name)
         if call.name not in SIZING_TOOLS or not isinstance(parsed, dict) or spec is None:
             return None, None
+        if refused_fields(parsed):
+            return None, None  # a local path a model may not name: refused as such first
         try:
             request = spec.input_model.model_validate(parsed)
         except Exception:
