@@ -325,3 +325,17 @@ async def test_the_models_claims_are_checked_against_the_reading_the_verdict_fol
     assert fits == [False, True]
     assert "the built-in parser read" in _verdicts(events)[-1].text
     assert _done(events).contradictions == ()
+
+
+async def test_with_no_parser_reading_the_models_verdict_names_no_difference(
+    server: ss.ScriptedServer,
+) -> None:
+    from assistant.llm.planner import no_planner
+
+    server.reset(ss.tool_calls(_size(40)), ss.text("Explained."))
+    events = await _turn(_engine(server, no_planner))
+    verdicts = _verdicts(events)
+    assert len(verdicts) == 1 and not verdicts[0].provisional
+    text = verdicts[0].text
+    assert text.startswith("*Read as: Llama 3.1 70B · 40 concurrent users")
+    assert "built-in parser" not in text and "Read as ;" not in text

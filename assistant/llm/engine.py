@@ -428,16 +428,16 @@ class LlmEngine:
             if chosen == "model":
                 turn.chosen = "model"
                 turn.provisional = False
-                if turn.parser_slots is None and turn_parsed(conversation.messages) is None:
-                    answer = model_verdict(size.reading, size.report, [], None)
-                else:
-                    answer = model_verdict(
-                        size.reading,
-                        size.report,
-                        size.diffs,
-                        turn.parser_report,
-                        _parser_question(conversation),
-                    )
+                # The parser sized nothing (it read no model, or asked first): no difference
+                # to name, only the question it asked.
+                diffs = size.diffs if turn.parser_slots is not None else []
+                answer = model_verdict(
+                    size.reading,
+                    size.report,
+                    diffs,
+                    turn.parser_report,
+                    _parser_question(conversation),
+                )
                 if answer.text.rstrip("\n") == turn.verdict:
                     return None
                 return self._set_verdict(turn, answer)

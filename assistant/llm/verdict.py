@@ -139,16 +139,15 @@ def model_verdict(
     parser_question: str | None = None,
 ) -> Answer:
     """The verdict of the model's reading (the rule chose it): its 'Read as' line, how it
-    differs from the parser's reading with the parser's verdict in one line, then the report's
-    verdict."""
+    differs from the parser's reading with the parser's verdict in one line (or the question
+    the parser asked instead of sizing), then the report's verdict."""
     other = None if parser_report is None else one_line(parser_report)
-    lines = [
-        CardLine(read_as_line(reading)),
-        "",
-        difference_line(diffs, other, parser_question),
-        "",
-        *_report_lines(report),
-    ]
+    lines = [CardLine(read_as_line(reading)), ""]
+    if diffs:
+        lines += [difference_line(diffs, other, parser_question), ""]
+    elif parser_question:
+        lines += [f"**The built-in parser could not size this; it asked:** {parser_question}", ""]
+    lines += _report_lines(report)
     return Answer.of([AnswerSection.of_lines(_trimmed(lines))])
 
 

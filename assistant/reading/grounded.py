@@ -12,6 +12,7 @@ the model's reading (`assistant.reading.of_call`).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import itertools
 import math
@@ -245,7 +246,8 @@ class _Numbers:
 
     question: list[tuple[float, Span]]
     base: list[float]
-    derived: set[float]
+    derived: list[float]
+    """Sorted, for a bisection: tens of thousands of values in a long conversation."""
 
     def span(self, value: float) -> Span | None:
         return next((s for v, s in self.question if _close(v, value)), None)
@@ -253,7 +255,9 @@ class _Numbers:
     def grounded(self, value: float) -> bool:
         if any(_close(v, value) for v in self.base):
             return True
-        return any(_close(v, value) for v in self.derived)
+        slack = max(abs(value) * RELATIVE_TOLERANCE, 1e-9)
+        i = bisect.bisect_left(self.derived, value - slack)
+        return i < len(self.derived) and self.derived[i] <= value + slack
 
 
 def _figures(text: str) -> list[WrittenNumber]:
@@ -286,7 +290,7 @@ def _numbers(conv: Conversed) -> _Numbers:
             derived.add(b / a)
     for a in small:
         derived.update(a * f for f in _FACTORS)
-    return _Numbers(question, base, derived)
+    return _Numbers(question, base, sorted(d for d in derived if math.isfinite(d)))
 
 
 # --- names ---------------------------------------------------------------------------------
