@@ -339,3 +339,27 @@ async def test_with_no_parser_reading_the_models_verdict_names_no_difference(
     text = verdicts[0].text
     assert text.startswith("*Read as: Llama 3.1 70B · 40 concurrent users")
     assert "built-in parser" not in text and "Read as ;" not in text
+
+
+def test_ask_json_reports_the_reading_and_report_the_verdict_follows(
+    server: ss.ScriptedServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server.reset(ss.tool_calls(_size(40)), ss.text("Explained."))
+    monkeypatch.setattr("assistant.llm.engine.offline_planner", fixed_parser(_parsed(1000)))
+    (tmp_path / "config.toml").write_text(
+        f'base_url = "{server.base_url}"\nmodel = "scripted"\nmax_retries = 0\n', encoding="utf-8"
+    )
+    monkeypatch.setenv("GPU_SIZER_CONFIG_DIR", str(tmp_path))
+    assert main(["ask", "--no-save", "--json", QUESTION]) == 0
+    record = json.loads(capsys.readouterr().out)
+    users = next(s for s in record["reading"]["slots"] if s["slot"] == "users")
+    assert users["value"] == 40 and users["source"]["origin"] == "model"
+    model_call = record["tool_calls"][-1]
+    assert model_call["arguments"]["workload"]["users"] == 40
+    option = model_call["result"]["headline"]["option"]
+    assert record["sizing"]["headline"]["count"] == option["count"]
+    assert record["sizing"]["headline"]["gpu"] == option["gpu"]
+    assert record["tool_calls"][0]["arguments"]["workload"]["users"] == 1000  # the parser's
