@@ -60,6 +60,7 @@ from assistant.events import (
     Verdict,
 )
 from assistant.grounding import turn_sources, unverified_figures
+from assistant.llm import structured
 from assistant.llm.accumulate import PendingCall, ToolCallAccumulator, assistant_message
 from assistant.llm.degenerate import OutputGuard
 from assistant.llm.errors import (
@@ -94,14 +95,6 @@ from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
 from assistant.reading.of_parsed import reading_of
 from assistant.reading.reconcile import Difference, chosen_reading, differences
-from assistant.reading.structured import (
-    READ_MAX_TOKENS,
-    READ_PROMPT,
-    SCHEMA,
-    parse_reading,
-    response_format,
-    size_arguments,
-)
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
@@ -973,53 +966,28 @@ class LlmEngine:
         question = str(_last_turn(conversation.messages)[0].get("content", ""))
         try:
             content = await self.read_question(question)
-        except _NoRoom:
+        except structured.TooLong:
             return
         except openai.APIError as exc:
             if rejected_capability(exc, ["structured_output"]) is not None:
                 self.capabilities.structured_output = False
-                yield Notice(
-                    "The endpoint does not take a JSON schema (response_format), so the model "
-                    "cannot give its reading of the question: the built-in parser's reading "
-                    "stands."
-                )
+                yield structured.REJECTED
             else:
-                yield Notice(
-                    f"The model's structured reading failed ({self._explain(exc).message}); "
-                    "the built-in parser's reading stands."
-                )
+                yield structured.failed(self._explain(exc).message)
             return
         except Exception as exc:
-            yield Notice(
-                f"The model's structured reading failed ({type(exc).__name__}); the built-in "
-                "parser's reading stands."
-            )
+            yield structured.failed(type(exc).__name__)
             return
-        reading = parse_reading(content)
-        if reading is None:
-            yield Notice(
-                "The model's structured reading named no model; the built-in parser's reading "
-                "stands."
-            )
-            return
-        arguments = size_arguments(reading)
-        if self._slots("size", arguments) is None or not _known_model(reading.model):
-            yield Notice(
-                f"The model read the question as about {reading.model!r}, which gpu-sizer "
-                "cannot size; the built-in parser's reading stands."
-            )
-            return
-        call = PendingCall(
-            0, f"read_{conversation.id}_{len(conversation.messages)}", "size", json.dumps(arguments)
+        call = structured.reading_call(
+            content, f"read_{conversation.id}_{len(conversation.messages)}"
         )
+        if isinstance(call, Notice):
+            yield call
+            return
         # Grounded before anything is recorded: a model without tools cannot fix a refusal.
         _, refused = self._model_reading(conversation, call, turn)
         if refused is not None:
-            yield Notice(
-                f"The model's reading of the question used a value the question does not give "
-                f"({refused.field}); the built-in parser's reading stands.",
-                "warning",
-            )
+            yield structured.refused(refused.field or "a field")
             return
         conversation.add(assistant_message("", [call]))
         turn.open_calls[:] = [call]
@@ -1031,28 +999,11 @@ class LlmEngine:
 
     async def read_question(self, question: str) -> str | None:
         """The model's reading of `question` as JSON in `reading.structured.SCHEMA` (the
-        reply's text, unchecked): one short request with `response_format` json_schema.
-        Raises the endpoint's error (`openai.APIError`), or `_NoRoom` when the request would
-        not fit the window."""
-        messages = [
-            {"role": "system", "content": READ_PROMPT},
-            {"role": "user", "content": question},
-        ]
+        reply's text, unchecked; `assistant.llm.structured`). Raises the endpoint's error
+        (`openai.APIError`), or `structured.TooLong` when it would not fit the window."""
         window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
-        needed = count_messages(messages) + count_text(json.dumps(SCHEMA))
-        if self.scale.tokens(needed) + READ_MAX_TOKENS > window:
-            raise _NoRoom
-        kwargs: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": messages,
-            "max_tokens": READ_MAX_TOKENS,
-            "temperature": 0,
-            "stream": False,
-            "response_format": response_format(),
-        }
-        response = await self.client.chat.completions.create(**kwargs)
-        choices = getattr(response, "choices", None) or []
-        return choices[0].message.content if choices else None
+        kwargs = structured.request(self.settings.model, question, window, self.scale)
+        return structured.reply_text(await self.client.chat.completions.create(**kwargs))
 
     async def _stream(
         self, kwargs: dict[str, Any], reply: _ModelReply, partial: list[str]
@@ -1185,18 +1136,6 @@ def _stream_fault(exc: BaseException) -> tuple[str, str]:
     if "Protocol" in name or "ReadError" in name or "Incomplete" in name or "Closed" in name:
         return "truncated", "the connection closed in the middle of the answer"
     return "stream", f"unexpected {name} while reading the stream"
-
-
-def _known_model(name: str | None) -> bool:
-    """A model name the catalog knows (a structured reading naming another sizes nothing)."""
-    from tools.catalog import get_catalog
-    from tools.errors import ToolInputError
-
-    try:
-        get_catalog().model(name or "")
-    except ToolInputError:
-        return False
-    return True
 
 
 def _parser_question(conversation: Conversation) -> str | None:
