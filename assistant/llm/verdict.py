@@ -26,12 +26,7 @@ from assistant.conversation import WORKLOAD_KEY
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render import memory_verdict_text, render_question, verdict_answer
 from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.reading import (
-    difference_line,
-    not_read_line,
-    out_of_scope_lines,
-    read_as_line,
-)
+from assistant.offline.render.reading import difference_line, read_as_line, reading_lead
 from assistant.offline.render.results import CallResult
 from assistant.reading.model import Reading
 from assistant.reading.of_parsed import reading_of
@@ -61,15 +56,7 @@ def _local(calls: Sequence[StoredCall]) -> list[CallResult]:
 
 
 def _reading_lead(reading: Reading | None) -> list[str]:
-    if reading is None:
-        return []
-    lead: list[str] = []
-    if reading.unread_that_matters:
-        lead += [not_read_line(reading.unread_that_matters), ""]
-    lead += [CardLine(read_as_line(reading)), ""]
-    if reading.out_of_scope:
-        lead += [*out_of_scope_lines(reading), ""]
-    return lead
+    return [] if reading is None else reading_lead(reading)
 
 
 def _trimmed(lines: list[str]) -> list[str]:

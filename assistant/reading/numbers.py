@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.offline.quantities import NUMBER_WORDS
 from assistant.reading.model import Span
 
 _SUFFIX: dict[str, tuple[float, ...]] = {
@@ -52,35 +53,18 @@ _UNIT_SCALES: dict[str, tuple[float, ...]] = {
 """Units whose number is also meant in the tools' unit: seconds, hours, fractions."""
 
 _WORDS: dict[str, float] = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "single": 1,
-    "two": 2,
+    **NUMBER_WORDS,
     "couple": 2,
-    "pair": 2,
     "double": 2,
     "twice": 2,
     "dual": 2,
-    "three": 3,
     "triple": 3,
     "thrice": 3,
-    "four": 4,
     "quad": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
     "eleven": 11,
-    "twelve": 12,
-    "dozen": 12,
     "thirteen": 13,
     "fourteen": 14,
     "fifteen": 15,
-    "sixteen": 16,
-    "twenty": 20,
     "thirty": 30,
     "forty": 40,
     "fifty": 50,
@@ -88,12 +72,11 @@ _WORDS: dict[str, float] = {
     "seventy": 70,
     "eighty": 80,
     "ninety": 90,
-    "hundred": 100,
-    "thousand": 1000,
     "half": 0.5,
     "quarter": 0.25,
 }
-"""Numbers written as words ('forty users', 'a dozen GPUs', 'double the cards')."""
+"""Numbers written as words ('forty users', 'a dozen GPUs', 'double the cards'): the parser's
+(`offline.quantities.NUMBER_WORDS`) and the multiples a follow-up says."""
 
 _NUMBER = re.compile(
     r"(?<![\d.])(?P<num>\d{1,3}(?:[,\u202f\u00a0_]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from assistant.answer import CardLine
 from assistant.reading.model import AskedFigure, Reading, Unread
 from assistant.reading.reconcile import Difference
 
@@ -83,3 +84,16 @@ def difference_line(
     elif parser_question:
         line += f" and asked: {parser_question}"
     return f"**{line.rstrip('.')}.**"
+
+
+def reading_lead(reading: Reading) -> list[str]:
+    """The lines a verdict opens with: what was not read that could change it, the 'Read as'
+    line (stated on the verdict card too), what gpu-sizer cannot answer — each block followed
+    by a blank line."""
+    lead: list[str] = []
+    if reading.unread_that_matters:
+        lead += [not_read_line(reading.unread_that_matters), ""]
+    lead += [CardLine(read_as_line(reading)), ""]
+    if reading.out_of_scope:
+        lead += [*out_of_scope_lines(reading), ""]
+    return lead
