@@ -74,6 +74,9 @@ class Capabilities(BaseModel):
     """Send `parallel_tool_calls=true`."""
     strict: bool = False
     """Mark function schemas `strict`."""
+    structured_output: bool = True
+    """Without tools, ask the model for its reading of the question as JSON in a schema
+    (`response_format` json_schema; off for the session when the endpoint rejects it)."""
 
 
 class Settings(BaseModel):
@@ -400,11 +403,13 @@ def is_loopback(host: str) -> bool:
 
 
 def resolve_api_key(settings: Settings, env: Mapping[str, str] | None = None) -> ResolvedKey:
-    """Read the key from `settings.api_key_env`, applying the security rules of issue 6.
+    """Read the key from `settings.api_key_env`, applying the security rules of issues 6 and 28.
 
-    - A key from OPENAI_API_KEY belongs to OpenAI: it goes to another endpoint only when
-      `send_key_to_custom_endpoint` is set, or when the user named that variable explicitly
-      via a non-default `api_key_env`.
+    - The pair `OPENAI_BASE_URL` + `OPENAI_API_KEY` means "this key for that endpoint" (the
+      openai SDK's convention): the key goes to the endpoint `OPENAI_BASE_URL` names.
+    - A key from OPENAI_API_KEY with a base URL from elsewhere (config.toml, `--base-url`) goes
+      there only when `send_key_to_custom_endpoint` is set or `api_key_env` was given
+      explicitly (`--api-key-env OPENAI_API_KEY` included): otherwise it is OpenAI's key.
     - A key never goes over plain http to a non-loopback host unless `allow_insecure_key`.
     Keyless endpoints get a placeholder, never None (openai would read OPENAI_API_KEY itself).
     """
@@ -415,15 +420,19 @@ def resolve_api_key(settings: Settings, env: Mapping[str, str] | None = None) ->
     url = settings.effective_base_url
     parts = urlsplit(url)
     custom = url != DEFAULT_BASE_URL
+    paired = normalize_url(split_credentials(environ.get("OPENAI_BASE_URL", ""))[0]) == url
     if (
         custom
         and settings.api_key_env == DEFAULT_KEY_ENV
+        and "api_key_env" not in settings.model_fields_set
         and not settings.send_key_to_custom_endpoint
+        and not paired
     ):
         return ResolvedKey(
             KEYLESS_PLACEHOLDER,
-            f"{DEFAULT_KEY_ENV} is not sent to {parts.netloc or url} (it is OpenAI's key); set "
-            "send_key_to_custom_endpoint = true or api_key_env to the variable holding this "
+            f"{DEFAULT_KEY_ENV} is not sent to {parts.netloc or url}: that base URL is not "
+            "OPENAI_BASE_URL, so the key is taken to be OpenAI's. Set OPENAI_BASE_URL to it, "
+            "send_key_to_custom_endpoint = true, or api_key_env to the variable holding this "
             "endpoint's key",
         )
     if (

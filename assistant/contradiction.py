@@ -23,7 +23,7 @@ sizing report (issue 14) and the finer tools' typed results feed `SizingFacts`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,14 +66,15 @@ class SizingFacts:
         return bool(self.fits or self.min_fitting or self.primary or self.usd_per_hour)
 
 
-def _turn_values(messages: Sequence[dict[str, Any]]) -> list[Any]:
+def _turn_values(messages: Sequence[dict[str, Any]], skip: Collection[str] = ()) -> list[Any]:
     """The typed results of the last turn's successful tool calls, in order
-    (`assistant.results.stored_calls`; error results and unreadable ones left out)."""
+    (`assistant.results.stored_calls`; error results, unreadable ones and the calls `skip`
+    names left out)."""
     last = sum(1 for m in messages if m.get("role") == "user")
     return [
         c.value
         for c in stored_calls(messages, turn=last)
-        if not isinstance(c.value, ToolError | LegacyResult)
+        if not isinstance(c.value, ToolError | LegacyResult) and c.call_id not in skip
     ]
 
 
@@ -108,11 +109,15 @@ def _rows(facts: SizingFacts, costs: CostComparison | None) -> None:
             facts.usd_per_hour[row.gpu] = min(facts.usd_per_hour.get(row.gpu, price), price)
 
 
-def facts_from_messages(messages: Sequence[dict[str, Any]]) -> SizingFacts:
+def facts_from_messages(
+    messages: Sequence[dict[str, Any]], skip: Collection[str] = ()
+) -> SizingFacts:
     """The facts of the last turn's typed tool results: the sizing report's configurations,
-    recommender options and priced rows, or those of the finer tools the model called."""
+    recommender options and priced rows, or those of the finer tools the model called.
+    `skip`: calls whose results are not the answer's (the parser's, when the model's reading
+    of the question was chosen instead: `assistant.reading.reconcile`)."""
     facts = SizingFacts()
-    for value in _turn_values(messages):
+    for value in _turn_values(messages, skip):
         if isinstance(value, SizingReport):
             for sized in value.memory:
                 if sized.estimate is not None:

@@ -32,12 +32,16 @@ class Verdict:
 
     text: str
     answer: Answer | None = None
+    provisional: bool = False
+    """The built-in parser's verdict, shown at once while the model may still read the
+    question; a later `Verdict` replaces it (the same verdict, final, or the model's)."""
 
 
 @dataclass(frozen=True)
 class ReadAs:
     """How the question was read (`assistant.reading.Reading`), sent before any figure: the app
-    shows it above the verdict card. In LLM mode, the built-in parser's reading."""
+    shows it above the verdict card. In LLM mode, the built-in parser's reading, then the
+    model's when the model read the question otherwise (the verdict follows it)."""
 
     reading: Reading
 

@@ -15,6 +15,15 @@ without a unit (`context: 8192`, `layers: 80`) are never evidence, so they canno
 "$16 per hour" or "70 GPUs" pass. A figure of one kind is never verified by a number of another
 ("$3.99" is not verified by 3.99 GB). GPU counts must match exactly.
 
+Quantity (issue 28): a figure is supported only by evidence of the same quantity, not by any
+number of its unit family in the turn. Money says its period ("$3.80 per hour", "/month",
+"per million tokens") and a speed whom it is for ("15.8 tokens/s per user", "630 tokens/s in
+total"): such a figure needs a field of that quantity (`usd_per_hour`, `usd_per_month`,
+`usd_per_million_tokens`; `..._per_seq` vs aggregate). A figure that says no quantity may be
+any of its family's. Evidence is what the model read (`turn_sources`: the summaries
+`assistant.wire` sends, not the full typed results behind them — a 70B report holds
+thousands of figures, and a figure the model was never shown cannot be a figure it quoted).
+
 Rounding: "140 GB" covers 139.5-140.5, "35.2" covers 35.15-35.25, or 1 % of the value when that
 is wider. A round number is read as rounded to two significant figures at most ("150 GB" covers
 145-155, "100 GB" 95-105, "1,000 GB" 950-1,050), never to one: otherwise "100 GB" would be
@@ -33,8 +42,10 @@ from typing import Any
 from tools.nesting import loads_json
 from tools.units import GB, GiB
 
-RELATIVE_TOLERANCE = 0.01
-"""1 %: covers rounding to 2-3 significant figures, the precision prose uses."""
+RELATIVE_TOLERANCE = 0.002
+"""0.2 %: a 6-significant-digit result converted (GB → GiB) and rounded again stays inside it;
+rounding itself is the figure's written precision (`_tolerance`). It was 1 % until issue 28:
+at 1 % a random '48 GB' found some result figure nearly half the time."""
 
 _NUMBER = r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _FIGURE = re.compile(
@@ -43,6 +54,11 @@ _FIGURE = re.compile(
     r"seconds?|s(?![A-Za-z])|(?:x|×)\s?(?=[A-Z])|GPUs?|cards?)?",
 )
 _SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9}
+
+
+Quantity = str | None
+"""Which quantity of a family a figure or a field is: "hour", "month", "mtok" (money per
+million tokens), "year" for $; "per_seq", "total" for tokens/s; None when it does not say."""
 
 
 @dataclass(frozen=True)
@@ -55,15 +71,114 @@ class Figure:
     decimals: int
     factor: float = 1.0
     """Base units per written unit (GiB → GB: 1.0737...), to scale the rounding step."""
+    quantity: Quantity = None
+    """The quantity the words around it name ('per hour', 'per user'), if any."""
+    gpus: frozenset[str] = frozenset()
+    """A GPU count's GPU ('2× MI300X'): the catalog ids its name may mean; empty when unnamed."""
+    before: str = ""
+    """The words right before it in its clause (a GPU name before '80GB' makes it the GPU's
+    memory, a catalog fact: `supported`)."""
 
 
 @dataclass(frozen=True)
 class Evidence:
-    """A number that may support a figure: its unit family and its value in the family's base
-    unit (GB for memory, s, tokens/s, $, GPUs)."""
+    """A number that may support a figure: its unit family, its value in the family's base
+    unit (GB for memory, s, tokens/s, $, GPUs) and, when its field names one, its quantity."""
 
     family: str
     value: float
+    quantity: Quantity = None
+
+
+_MONEY_PERIODS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "mtok",
+        re.compile(
+            r"^\s*(?:/\s*|per\s+|a\s+|for\s+(?:a|each|every)\s+)(?:1\s*)?"
+            r"(?:M\b|million\b|mtok)(?:\s*(?:output|input|generated|blended))?(?:\s*tok\w*)?",
+            re.I,
+        ),
+    ),
+    (
+        "hour",
+        re.compile(
+            r"^\s*(?:/\s*(?:gpu[\s-]?)?(?:h|hr|hour)\b|(?:per|an|a|each|every)\s+(?:gpu[\s-]?)?"
+            r"hour\b|(?:an?\s+)?hourly\b)",
+            re.I,
+        ),
+    ),
+    (
+        "month",
+        re.compile(
+            r"^\s*(?:/\s*mo(?:nth)?\b|(?:per|a|each|every)\s+month\b|(?:a\s+)?monthly\b)", re.I
+        ),
+    ),
+    ("year", re.compile(r"^\s*(?:/\s*y(?:ea)?r\b|(?:per|a|each)\s+year\b|yearly\b)", re.I)),
+)
+_PER_SEQUENCE = re.compile(
+    r"^\s*(?:/\s*|per\s+|for\s+each\s+|each\s+|for\s+every\s+)"
+    r"(?:user|sequence|seq|stream|request|session)\b",
+    re.I,
+)
+_TOTAL = re.compile(
+    r"^\s*(?:in\s+total|total|overall|aggregate|in\s+all|across\s+(?:all|the)|combined)\b",
+    re.I,
+)
+_TOTAL_BEFORE = re.compile(r"\b(?:total|overall|aggregate|combined)\s+(?:\w+\s+){0,2}$", re.I)
+_PER_SEQ_BEFORE = re.compile(r"\b(?:each|every|per)\s+(?:user|sequence|stream)\s+\w*\s*$", re.I)
+
+
+def _quantity(unit: str, before: str, after: str) -> Quantity:
+    """The quantity the words around a figure name, from the words right after it (and, for a
+    speed, right before it in the same clause)."""
+    if unit == "$":
+        for quantity, pattern in _MONEY_PERIODS:
+            if pattern.match(after):
+                return quantity
+        return None
+    if unit == "tok/s":
+        if _PER_SEQUENCE.match(after) or _PER_SEQ_BEFORE.search(before):
+            return "per_seq"
+        if _TOTAL.match(after) or _TOTAL_BEFORE.search(before):
+            return "total"
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _gpu_named(after: str) -> frozenset[str]:
+    """The catalog GPU ids the GPU name in `after` ('MI300X', 'A100 80GB PCIe') may mean,
+    read with the offline parser's catalog matcher (the reading of the user's words); empty
+    when none."""
+    from assistant.offline.parsed import ParsedWorkload
+    from assistant.offline.parser.gpus import extract_gpus
+    from assistant.offline.parser.text import Text, normalise
+
+    parsed = ParsedWorkload()
+    try:
+        extract_gpus(Text(normalise("1x " + after)), parsed)
+    except Exception:
+        return frozenset()
+    first = next((m for m in parsed.gpus if m.gpu is not None), None)
+    if first is None or first.gpu is None:
+        return frozenset()
+    return frozenset({first.gpu, *first.variants})
+
+
+@functools.lru_cache(maxsize=4096)
+def field_quantity(key: str, family: str) -> Quantity:
+    """The quantity a result field holds, from its name (`usd_per_hour` → "hour",
+    `decode_tokens_per_s_per_seq` → "per_seq"); None when its name does not say."""
+    k = key.lower()
+    if family == "$":
+        if "million" in k or "per_m_" in k or k.endswith("_per_m"):
+            return "mtok"
+        for word, quantity in (("hour", "hour"), ("month", "month"), ("year", "year")):
+            if word in k:
+                return quantity
+        return None
+    if family == "tok/s":
+        return "per_seq" if ("per_seq" in k or "per_user" in k) else "total"
+    return None
 
 
 def _unit_of(raw: str) -> tuple[str, float] | None:
@@ -116,7 +231,16 @@ def extract_figures(text: str) -> list[Figure]:
             if found is None:
                 continue
             unit, factor = found
-        figures.append(Figure(match.group(0).strip(), value * factor, unit, decimals, factor))
+        before = text[max(0, match.start() - 40) : match.start()]
+        before = re.split(r"[.;:!?\n]", before)[-1]
+        after = text[match.end() : match.end() + 40]
+        quantity = _quantity(unit, before, after)
+        written = match.group(0).strip()
+        named = unit == "gpus" and unit_raw.strip() in ("x", "×")
+        gpus = _gpu_named(re.split(r"[,.;:!?(\n]", after)[0]) if named else frozenset()
+        figures.append(
+            Figure(written, value * factor, unit, decimals, factor, quantity, gpus, before)
+        )
     return figures
 
 
@@ -179,10 +303,16 @@ def _evidence(value: Any, out: list[Evidence], key: str = "", family: str | None
         else:
             return
         kind = own or str(family)
-        out.extend(Evidence(kind, v) for v in values)
+        quantity = field_quantity(key, kind)
+        out.extend(Evidence(kind, v, quantity) for v in values)
     elif isinstance(value, dict):
         here = field_family(key) or family
+        gpu = value.get("gpu")
         for k, v in value.items():
+            if isinstance(gpu, str) and type(v) is int and field_family(str(k)) == "gpus":
+                # A count beside its GPU ('{"gpu": "mi300x", "count": 2}') counts that GPU.
+                out.append(Evidence("gpus", float(v), gpu))
+                continue
             _evidence(v, out, str(k), here)
     elif isinstance(value, list | tuple):
         for v in value:
@@ -199,7 +329,7 @@ def text_evidence(text: str) -> list[Evidence]:
 @functools.lru_cache(maxsize=8192)
 def _text_evidence(text: str) -> tuple[Evidence, ...]:
     # Remembered per text: a report repeats the same reasons and notes on many options.
-    return tuple(Evidence(f.unit, f.value) for f in extract_figures(text))
+    return tuple(Evidence(f.unit, f.value, f.quantity) for f in extract_figures(text))
 
 
 def source_evidence(sources: Sequence[Any]) -> list[Evidence]:
@@ -225,9 +355,35 @@ def _tolerance(fig: Figure) -> float:
     return max(step / 2 * fig.factor, RELATIVE_TOLERANCE * abs(fig.value))
 
 
+def _same_quantity(fig: Figure, evidence: Evidence) -> bool:
+    """The figure and the evidence are of one quantity: both say it and it is the same, or
+    either does not say (a bare "$3.80" may be any dollar figure). A count of a named GPU
+    ('2× MI300X') is supported only by a count of that GPU."""
+    if fig.unit == "gpus":
+        return not fig.gpus or evidence.quantity in fig.gpus
+    return fig.quantity is None or evidence.quantity is None or fig.quantity == evidence.quantity
+
+
+def _gpu_memory_named(fig: Figure) -> bool:
+    """A memory figure that is the catalog memory of the GPU named right before it ('A100
+    80GB', 'RTX 4060 Ti 16 GB'): part of the GPU's name, a catalog fact."""
+    if fig.unit != "GB" or not fig.before.strip():
+        return False
+    from tools.catalog import get_catalog
+
+    gpus = get_catalog().gpus
+    tol = _tolerance(fig)
+    words = re.split(r"[,;(]|\b(?:or|and|vs)\b", fig.before)[-1]
+    named = _gpu_named(words[-30:].strip())
+    return any(g in gpus and abs(gpus[g].memory_bytes / GB - fig.value) <= tol for g in named)
+
+
 def supported(fig: Figure, evidence: Sequence[Evidence]) -> bool:
-    """Whether some evidence of the figure's kind equals it within its rounding."""
-    same = [e.value for e in evidence if e.family == fig.unit]
+    """Whether some evidence of the figure's unit and quantity equals it within its rounding."""
+    if _gpu_memory_named(fig):
+        return True
+    # A negative figure (a headroom of -542.8 GB) is written as its size ('542.8 GB over').
+    same = [abs(e.value) for e in evidence if e.family == fig.unit and _same_quantity(fig, e)]
     if fig.unit == "gpus":
         return fig.value in same
     # The figure's own unit converts it (130.4 GiB = 140.0 GB); a GiB number labelled "GB"
@@ -247,18 +403,19 @@ def unverified_figures(text: str, sources: Sequence[Any]) -> list[str]:
 
 
 def turn_sources(messages: Sequence[dict[str, Any]]) -> list[Any]:
-    """Tool results, tool-call arguments and user text of the last turn (from its user message)."""
+    """Tool results as the model read them (`assistant.wire.model_view`: the summaries of large
+    results), tool-call arguments and user text of the last turn (from its user message)."""
     start = 0
     for i, message in enumerate(messages):
         if message.get("role") == "user":
             start = i
-    from assistant.results import result_payload
+    from assistant.wire import model_view
 
     sources: list[Any] = []
-    for message in messages[start:]:
+    for message in model_view(messages[start:]):
         role = message.get("role")
         if role == "tool":
-            sources.append(result_payload(message))
+            sources.append(message.get("content") or "")
         elif role == "user":
             # Plain text (the user's words) is prose: only figures written with units count.
             sources.append(message.get("content") or "")

@@ -45,7 +45,7 @@ def clean_event(event: Event) -> Event:
         return ReadAs(reading)
     if isinstance(event, Verdict):
         answer = None if event.answer is None else _clean_answer(event.answer)
-        return Verdict(clean_text(event.text), answer)
+        return replace(event, text=clean_text(event.text), answer=answer)
     if isinstance(event, Done):
         return replace(
             event,

@@ -14,7 +14,12 @@ questions in one session against llama.cpp serving SmolLM2-135M in a 4,096-token
 pre-computed as in normal use. Measured per answer: seconds from sending to the tool-grounded
 verdict (target ≤ 1 s) and to the model's first token, and by the server's own counts whether
 any request exceeded the window and any answer the cap; and how many answers the repetition
-guard stopped."""
+guard stopped; and each question's reading as structured output (issue 28: JSON of the schema,
+grounded, seconds).
+
+Grounding (issue 28): the share of figures invented at random that the grounding check lets
+through against the scenarios' size reports (target <= 5 %), and the reports' own figures it
+flags (target 0)."""
 
 from __future__ import annotations
 
@@ -145,6 +150,90 @@ def _size_results(registry: Registry) -> dict[str, Any]:
     }
 
 
+def _grounding(registry: Registry) -> dict[str, Any]:
+    """Issue 28: figures invented at random (1,000 per report, the forms answers use) and the
+    report's own figures, checked against what the model read of the `size` report planned for
+    each question: how many invented ones pass (target <= 5 %), how many own ones are flagged
+    (target 0)."""
+    import random
+
+    from assistant.grounding import turn_sources, unverified_figures
+    from assistant.results import tool_message
+    from tests.test_grounding_random import _invented, _own_figures
+
+    offline = importlib.import_module("assistant.offline")
+    passed = invented = own = own_flagged = 0
+    rng = random.Random(28)
+    for question in SCENARIOS:
+        for call in offline.plan_tool_calls(offline.parse_workload(question)):
+            if call.name != "size":
+                continue
+            out = registry.call(call.name, call.arguments)
+            if out.is_error:
+                continue
+            arguments = json.dumps(call.arguments)
+            messages = [
+                {"role": "user", "content": question},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "c", "type": "function",
+                         "function": {"name": "size", "arguments": arguments}}
+                    ],
+                },
+                tool_message("c", "size", out.value, with_name=False),
+            ]  # fmt: skip
+            sources = turn_sources(messages)
+            for _ in range(1000):
+                invented += 1
+                passed += not unverified_figures(f"So: {_invented(rng)}.", sources)
+            for figure in _own_figures(messages[-1]["content"]):
+                own += 1
+                own_flagged += bool(unverified_figures(f"So: {figure}.", sources))
+    return {
+        "invented_figures": invented,
+        "invented_passed_share": passed / max(1, invented),
+        "own_figures": own,
+        "own_figures_flagged": own_flagged,
+    }
+
+
+async def _structured_readings(base_url: str) -> dict[str, Any]:
+    """Issue 28: the reading of each real question as structured output (`response_format`
+    json_schema) from SmolLM2 on llama.cpp: seconds per reading, JSON of the schema, a model
+    named that the catalog knows, grounded in the question."""
+    from assistant.reading.grounded import Conversed, ground_call
+    from assistant.reading.structured import parse_reading, size_arguments
+    from tools.sizing import SizingRequest
+
+    settings = Settings(base_url=base_url, model="smollm2", max_output_tokens=REAL_CAP_TOKENS)
+    engine = LlmEngine(settings, env={})
+    rows = []
+    for question in REAL_QUESTIONS:
+        start = time.perf_counter()
+        content = await engine.read_question(question)
+        seconds = time.perf_counter() - start
+        try:
+            json.loads(content or "")
+            valid = True
+        except ValueError:
+            valid = False
+        reading = parse_reading(content)
+        grounded = None
+        if reading is not None:
+            args = size_arguments(reading)
+            grounded = ground_call("size", args, SizingRequest, Conversed(question)).ok
+        rows.append({"question": question, "s": seconds, "json": valid, "grounded": grounded})
+    return {
+        "readings": rows,
+        "seconds_max": max(r["s"] for r in rows),
+        "valid_json": sum(r["json"] for r in rows),
+        "with_a_model_named": sum(r["grounded"] is not None for r in rows),
+        "grounded": sum(bool(r["grounded"]) for r in rows),
+    }
+
+
 REAL_QUESTIONS = (
     "Does Llama 3.1 70B fit on one H100?",
     "And with fp8?",
@@ -222,7 +311,9 @@ def real_llama_cpp() -> dict[str, Any] | None:
     if server is None:
         return None
     try:
-        return asyncio.run(_real_session(server.base_url))
+        session = asyncio.run(_real_session(server.base_url))
+        session["structured_readings"] = asyncio.run(_structured_readings(server.base_url))
+        return session
     finally:
         server.stop()
 
@@ -250,6 +341,7 @@ def run() -> dict[str, Any]:
         "with_precompute": asyncio.run(_round_trips(True)),
         "without_precompute": asyncio.run(_round_trips(False)),
         "size_results": _size_results(registry),
+        "grounding": _grounding(registry),
         "schema_json_chars": len(compact_json(registry.schemas())),
     }
     with_pre, without_pre = out["with_precompute"], out["without_precompute"]
@@ -266,6 +358,10 @@ def run() -> dict[str, Any]:
             with_pre["mean_round_trips"]
         ),
         "model round trips per question, without pre-computing": without_pre["mean_round_trips"],
+        "invented figures that pass the grounding check (target <= 5 %)": out["grounding"][
+            "invented_passed_share"
+        ],
+        "report's own figures flagged (target 0)": out["grounding"]["own_figures_flagged"],
     }
     if real is not None:
         out["llm"] |= {
@@ -276,6 +372,15 @@ def run() -> dict[str, Any]:
             "llama.cpp SmolLM2: requests over the 4,096-token window": real["window_exceeded"],
             "llama.cpp SmolLM2: answers over the 128-token cap": real["answers_over_cap"],
             "llama.cpp SmolLM2: answers stopped for repetition": real["repetition_stopped"],
+            "llama.cpp SmolLM2: structured readings valid JSON (of 10)": real[
+                "structured_readings"
+            ]["valid_json"],
+            "llama.cpp SmolLM2: structured readings grounded (of 10)": real["structured_readings"][
+                "grounded"
+            ],
+            "llama.cpp SmolLM2: seconds per structured reading, max": real["structured_readings"][
+                "seconds_max"
+            ],
         }
     return out
 

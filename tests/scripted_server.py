@@ -11,6 +11,8 @@ request body and its headers are recorded. The server runs in a daemon thread (s
 from __future__ import annotations
 
 import json
+import select
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -34,12 +36,26 @@ class Step:
     seconds: float = 0.0
     echo_auth: bool = False
     """Put the request's Authorization header into the error body (a leaky proxy)."""
+    headers_after_s: float = 0.0
+    """Send nothing at all (not even headers) for this long first: a server reading the prompt
+    before it answers (llama.cpp sends its headers with the first token)."""
     respond: Callable[[dict[str, Any]], Step] | None = None
     """Decide the answer from the request (e.g. repeat a call the engine already ran)."""
 
 
-def text(content: str, finish: str = "stop", first_chunk_after_s: float = 0.0) -> Step:
-    return Step("text", text=content, finish=finish, seconds=first_chunk_after_s)
+def text(
+    content: str,
+    finish: str = "stop",
+    first_chunk_after_s: float = 0.0,
+    headers_after_s: float = 0.0,
+) -> Step:
+    return Step(
+        "text",
+        text=content,
+        finish=finish,
+        seconds=first_chunk_after_s,
+        headers_after_s=headers_after_s,
+    )
 
 
 def tool_calls(*calls: tuple[str, str], content: str = "") -> Step:
@@ -129,6 +145,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _answer(self, step: Step, request: dict[str, Any]) -> None:
         if step.respond is not None:
             step = step.respond(request)
+        if step.headers_after_s and self._wait(step.headers_after_s):
+            return
         if step.kind == "error":
             body = step.body
             if step.echo_auth:
@@ -162,7 +180,8 @@ class _Handler(BaseHTTPRequestHandler):
         if step.kind in ("text", "calls") and step.seconds:
             # A server still reading a long prompt: headers now, the first chunk later.
             self.wfile.flush()
-            self.server.owner.closing.wait(step.seconds)
+            if self._wait(step.seconds):
+                return
         for line in lines:
             self.wfile.write(line)
             self.wfile.flush()
@@ -170,12 +189,34 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(b'data: {"choices": [{"delta": {"content": "x"\n\n')
             self.wfile.flush()
         elif step.kind == "stall":
-            self.server.owner.closing.wait(step.seconds)
+            self._wait(step.seconds)
         self.close_connection = True
 
+    def _wait(self, seconds: float) -> bool:
+        """Wait `seconds` as a busy server would, watching the socket: True when the client
+        closed the connection meanwhile (recorded in `owner.disconnects`, as llama.cpp frees
+        the slot of a request whose client went away)."""
+        owner = self.server.owner
+        deadline = time.monotonic() + seconds
+        while not owner.closing.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            readable, _, _ = select.select([self.connection], [], [], min(left, 0.02))
+            if readable:
+                try:
+                    gone = self.connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    gone = True
+                if gone:
+                    owner.disconnects.append(time.monotonic())
+                    self.close_connection = True
+                    return True
+        return False
+
     def _non_stream(self, step: Step) -> None:
-        if step.kind == "stall":
-            self.server.owner.closing.wait(step.seconds)
+        if step.kind == "stall" and self._wait(step.seconds):
+            return
         message: dict[str, Any] = {"role": "assistant", "content": step.text or None}
         if step.kind == "calls":
             message["tool_calls"] = [
@@ -208,6 +249,8 @@ class ScriptedServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.gets: list[str] = []
+        self.disconnects: list[float] = []
+        """When a client closed its connection while the server was still answering."""
         self.models: dict[str, Any] | None = None
         self.default_text = "Explained from the results above."
         self.lock = threading.Lock()
@@ -236,6 +279,7 @@ class ScriptedServer:
         self.requests.clear()
         self.headers.clear()
         self.gets.clear()
+        self.disconnects.clear()
         self.models = (
             None
             if n_ctx is None

@@ -65,3 +65,44 @@ def test_runaway_length_past_the_cap() -> None:
     words = [f"word{i} " for i in range(200)]  # all different: no loop, just too long
     reasons = [guard.feed(w) for w in words]
     assert guard.stopped == "length" and reasons.index("length") < 60
+
+
+def _fragments(text: str, seed: int) -> list[str]:
+    """`text` cut at random places, as some tokenizer would stream it (1-6 characters)."""
+    import random
+
+    rng = random.Random(seed)
+    out, i = [], 0
+    while i < len(text):
+        step = rng.randint(1, 6)
+        out.append(text[i : i + step])
+        i += step
+    return out
+
+
+@pytest.mark.parametrize(
+    "loop",
+    ["::Llama", "Llama::", "ABC", "的", "<|im_end|>", "=" * 3 + ">", "0.", "-Llama-3.1-70B"],
+)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_loop_without_spaces_is_stopped_in_any_tokenisation(loop: str, seed: int) -> None:
+    # 'Answer: ' then the run repeated until the cap would end it: no space after the start.
+    text = "Answer: " + loop * 400
+    guard = OutputGuard(max_tokens=4096)
+    fed = 0
+    for fragment in _fragments(text, seed):
+        fed += len(fragment)
+        if guard.feed(fragment) is not None:
+            break
+    assert guard.stopped == "repetition"
+    # Stopped soon after the loop covers MIN_LOOP_CHARS (checked every few characters).
+    assert fed <= len("Answer: ") + max(160, 4 * len(loop)) + 2 * len(loop) + 16
+
+
+def test_prose_tables_and_rules_are_not_character_loops() -> None:
+    table = "| GPU | count |\n|" + "---|" * 12 + "\n| H100 | 2 |\n"
+    rule = "\n" + "-" * 80 + "\n"
+    text = PROSE[0] + rule + table + PROSE[2] + "A" * 40 + " and 1,000,000,000 bytes."
+    guard = OutputGuard(max_tokens=4096)
+    for fragment in _fragments(text, 7):
+        assert guard.feed(fragment) is None, guard.text

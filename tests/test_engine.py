@@ -262,6 +262,9 @@ async def test_tools_unsupported_falls_back_to_own_calculation() -> None:
         ]
     )
     eng = engine(planner=_planner, precompute=False)
+    # The structured-output reading a tool-less endpoint is asked for next is tested in
+    # tests/test_llm_structured.py; here the endpoint explains the results only.
+    eng.capabilities.structured_output = False
     events = await run(eng, "how much memory does an h100 have")
     retry = bodies(route)[1]
     assert "tools" not in retry

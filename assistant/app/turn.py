@@ -48,6 +48,8 @@ class TurnPresenter:
         self.status = status
         self.segments: list[AssistantMessage] = []
         self._open_segment: AssistantMessage | None = None
+        self._verdict: AssistantMessage | None = None
+        self._verdict_text: str | None = None
 
     async def _segment(self) -> AssistantMessage:
         if self._open_segment is None:
@@ -116,9 +118,20 @@ class TurnPresenter:
         if isinstance(event, Verdict):
             # The tools' verdict is its own segment, above the model's explanation; what the
             # verdict card already states is not repeated in it (nothing left: no segment).
-            if not self._card_states_all(event):
-                verdict = await self.log.new_answer(verdict=True)
-                await verdict.finish(event.text, answer=event.answer, beside_card=self._card())
+            # A provisional verdict (the built-in parser's, while the model reads the question)
+            # is shown dimmed; the next Verdict confirms it or takes its place.
+            if self._verdict is not None and event.text == self._verdict_text:
+                self._verdict.set_class(event.provisional, "provisional")
+            else:
+                if self._verdict is not None:
+                    await self._verdict.remove()
+                    self._verdict = None
+                if not self._card_states_all(event):
+                    verdict = await self.log.new_answer(verdict=True)
+                    verdict.set_class(event.provisional, "provisional")
+                    await verdict.finish(event.text, answer=event.answer, beside_card=self._card())
+                    self._verdict = verdict
+                self._verdict_text = event.text
             self._open_segment = None
         elif isinstance(event, ReadAs):
             await self.log.set_reading(read_as_line(event.reading))

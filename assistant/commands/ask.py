@@ -49,6 +49,7 @@ from assistant.events import (
     Done,
     ErrorEvent,
     Notice,
+    ReadAs,
     TextDelta,
     ToolCallStarted,
     ToolResult,
@@ -167,18 +168,44 @@ async def _run_turn(
     conversation = conversation if conversation is not None else Conversation(mode=engine.mode)
     done: Done | None = None
     events: list[Any] = []
+    printed: str | None = None
+    pending: str | None = None
+
+    def show(verdict: str) -> None:
+        nonlocal printed, pending
+        if verdict != printed and out is not None:
+            out.write(verdict.rstrip("\n") + "\n\n")
+        printed, pending = verdict, None
+
     async for event in clean_events(engine.run_turn(conversation, question)):
         events.append(event)
         if isinstance(event, Verdict) and out is not None:
-            # The tools' verdict leads, whatever the model then writes (issue 17).
-            out.write(event.text.rstrip("\n") + "\n\n")
+            # The tools' verdict leads, whatever the model then writes (issue 17); the
+            # parser's provisional verdict waits until the model's reading confirms or
+            # replaces it (issue 28), or its first word comes.
+            if event.provisional:
+                pending = event.text
+            else:
+                show(event.text)
         elif isinstance(event, TextDelta) and out is not None:
+            if pending is not None:
+                show(pending)
             out.write(event.text)
         elif isinstance(event, Notice | ErrorEvent):
             print(event.message, file=sys.stderr)
         elif isinstance(event, Done):
+            if pending is not None:
+                show(pending)
             done = event
     return done, events
+
+
+def _model_read(events: list[Any]) -> ReadAs | None:
+    """The model's reading, when the verdict follows it (LLM mode; issue 28)."""
+    readings = [e for e in events if isinstance(e, ReadAs)]
+    if readings and any(s.source.origin == "model" for s in readings[-1].reading.slots):
+        return readings[-1]
+    return None
 
 
 def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]:
@@ -187,7 +214,11 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
     from assistant.commands.recommend import headline_record
 
     values = [e.value for e in events if isinstance(e, ToolResult)]
-    report = next((v for v in values if isinstance(v, SizingReport)), None)
+    reports = [v for v in values if isinstance(v, SizingReport) and v.model_id]
+    # The report of the reading the verdict follows: the model's latest when its reading
+    # was chosen (issue 28: the last `ReadAs` is of origin "model"), else the first.
+    report = (reports[-1] if _model_read(events) else reports[0]) if reports else None
+    report = report or next((v for v in values if isinstance(v, SizingReport)), None)
     assumptions = [] if report is None else list(report.assumptions)
     for value in values:
         if not isinstance(value, SizingReport):
@@ -268,7 +299,8 @@ def _json_report(
     from assistant.offline.engine import previous_workload
 
     # The workload this turn sized: a follow-up's is the merge with the earlier turns'. In LLM
-    # mode it is the built-in parser's reading of the question (stored on the user message).
+    # mode it is the built-in parser's reading of the question (stored on the user message);
+    # the reading is the model's when the verdict follows it (`workload` stays the parser's).
     parsed = None if conversation is None else previous_workload(conversation)
     if parsed is None and engine.mode == "offline":
         from assistant.offline import parse_workload
@@ -279,6 +311,9 @@ def _json_report(
 
         workload = parsed.model_dump(mode="json", exclude_defaults=True)
         reading = reading_of(parsed).model_dump(mode="json")
+    model_read = _model_read(events)
+    if model_read is not None:
+        reading = model_read.reading.model_dump(mode="json")
     errors = [e for e in events if isinstance(e, ErrorEvent)]
     report = {
         "question": question,

@@ -4,7 +4,9 @@ Small local models (SmolLM2-135M in the shared llama.cpp captures) fall into loo
 Llama 3.1 70B is a 4-bit Llama 3.1 70B. The 4-bit Llama ..." — until the token cap, which takes
 tens of seconds and buries the answer. `OutputGuard.feed` sees each fragment and says when to
 stop: the same run of words repeated back to back (`MIN_REPEATS` times, at least
-`MIN_LOOP_WORDS` words in all), or more tokens than the request's cap (a server that ignores
+`MIN_LOOP_WORDS` words in all), the same run of characters repeated back to back (a loop
+without spaces — "::Llama::Llama::Llama…", "ABCABCABC…" — in any tokenisation: fragments are
+joined before they are compared), or more tokens than the request's cap (a server that ignores
 `max_tokens`). Words are compared lower-cased without punctuation, so "70B." and "70B" match.
 """
 
@@ -26,6 +28,13 @@ LENGTH_SLACK = 1.25
 an answer is runaway only past the cap by this factor (plus 16 tokens)."""
 """Longest repeated run looked for, in words (a repeated paragraph of ~4 lines)."""
 _TAIL_CHARS = 4000
+MIN_CHAR_REPEATS = 4
+MIN_LOOP_CHARS = 160
+"""A run of characters repeated `MIN_CHAR_REPEATS` times in a row over at least this many
+characters is a loop (a Markdown rule or table separator row is shorter)."""
+MAX_PERIOD_CHARS = 240
+_CHECK_EVERY_CHARS = 8
+"""The character check runs once per this many new characters (it slices the tail)."""
 _WORD_EDGES = re.compile(r"^\W+|\W+$")
 
 StopReason = Literal["repetition", "length"]
@@ -50,6 +59,21 @@ def repeated_tail(text: str) -> int | None:
     return None
 
 
+def repeated_chars(text: str) -> int | None:
+    """The period (in characters) of a loop of characters the text ends in, or None: whatever
+    the spaces, so a loop the word check cannot see ("::Llama::Llama…") is caught too.
+    Whitespace runs are one space, so a loop that varies only in spacing still repeats."""
+    tail = " ".join(text[-(MAX_PERIOD_CHARS * MIN_CHAR_REPEATS + MIN_LOOP_CHARS) :].split())
+    for period in range(1, MAX_PERIOD_CHARS + 1):
+        span = max(period * MIN_CHAR_REPEATS, MIN_LOOP_CHARS)
+        if span > len(tail):
+            break
+        window = tail[-span:]
+        if window[:-period] == window[period:] and window.strip():
+            return period
+    return None
+
+
 @dataclass
 class OutputGuard:
     """Watches one streamed answer; `feed` returns why to stop it, or None to go on."""
@@ -58,6 +82,7 @@ class OutputGuard:
     text: str = ""
     tokens: int = 0
     stopped: StopReason | None = field(default=None)
+    _checked_at: int = 0
 
     def feed(self, fragment: str) -> StopReason | None:
         """Add a fragment; the first time the output degenerates, say how."""
@@ -69,4 +94,8 @@ class OutputGuard:
             self.stopped = "length"
         elif any(c.isspace() for c in fragment) and repeated_tail(self.text) is not None:
             self.stopped = "repetition"
+        elif len(self.text) - self._checked_at >= _CHECK_EVERY_CHARS:
+            self._checked_at = len(self.text)
+            if repeated_chars(self.text) is not None:
+                self.stopped = "repetition"
         return self.stopped

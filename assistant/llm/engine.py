@@ -51,6 +51,7 @@ from assistant.events import (
     ErrorEvent,
     Event,
     Notice,
+    ReadAs,
     StopReason,
     TextDelta,
     ToolCallStarted,
@@ -59,10 +60,12 @@ from assistant.events import (
     Verdict,
 )
 from assistant.grounding import turn_sources, unverified_figures
+from assistant.llm import structured
 from assistant.llm.accumulate import PendingCall, ToolCallAccumulator, assistant_message
 from assistant.llm.degenerate import OutputGuard
 from assistant.llm.errors import (
     Explained,
+    KeyState,
     explain,
     rejected_capability,
     retry_after_s,
@@ -71,9 +74,9 @@ from assistant.llm.errors import (
     tools_unsupported,
     wait_too_long,
 )
-from assistant.llm.planner import Planner, offline_planner
+from assistant.llm.planner import Planner, default_reading_calls, offline_planner
 from assistant.llm.profile import LEAN_WINDOW_TOKENS, choose_profile, system_prompt, tool_schemas
-from assistant.llm.verdict import turn_verdict_answer
+from assistant.llm.verdict import model_verdict, parser_verdict, turn_parsed, turn_verdict_answer
 from assistant.llm.window import (
     DEFAULT_WINDOW_TOKENS,
     PROBE_TIMEOUT_S,
@@ -87,12 +90,19 @@ from assistant.llm.window import (
     window_from_ollama_show,
 )
 from assistant.prompts import load_prompt
+from assistant.reading.grounded import SIZING_TOOLS, conversed, ground_call, refusal
+from assistant.reading.model import Reading
+from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
+from assistant.reading.of_parsed import reading_of
+from assistant.reading.reconcile import Difference, chosen_reading, differences
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
-from assistant.results import DUPLICATE_KEY, tool_message
+from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
 from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
+from assistant.tool_calls import _refused_fields as refused_fields
 from assistant.wire import compact_json, model_view
+from tools.sizing import SizingReport
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
 """Message keys sent to the endpoint; others (our `verdict`, `checks`, `cancelled`, `error`,
@@ -120,7 +130,9 @@ class _ModelReply:
     error_kind: str | None = None
     stopped: StopReason | None = None
     started: bool = False
-    """The endpoint answered 200 and the stream began (a failure now is mid-answer)."""
+    """The endpoint answered 200 and the stream began."""
+    answering: bool = False
+    """A first chunk arrived (a failure now is in the middle of the answer)."""
 
 
 @dataclass
@@ -133,8 +145,30 @@ class _Turn:
     """Canonical call (name + validated arguments) → id of the call that ran it."""
     verdict: str = ""
     verdict_answer: Answer | None = None
+    provisional: bool = False
+    """The verdict shown is the parser's, while the model may still read the question."""
+    parser_slots: dict[str, CallSlot] | None = None
+    """The parser's reading as a `size` call's slots (None: the parser sized nothing)."""
+    parser_report: SizingReport | None = None
+    parser_call_ids: set[str] = field(default_factory=set)
+    model_size: _ModelSize | None = None
+    """The model's latest grounded `size` call this turn."""
+    chosen: Literal["parser", "model"] = "parser"
+    structured_done: bool = False
+    """The structured-output reading was asked for this turn (or could not be)."""
     stopped: StopReason | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class _ModelSize:
+    """The model's reading of the question, from its grounded `size` call."""
+
+    call_id: str
+    slots: dict[str, CallSlot]
+    reading: Reading
+    diffs: list[Difference]
+    report: SizingReport | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +178,13 @@ class _Checks:
 
 
 class _Stalled(Exception):
-    """Internal: the stream sent nothing for `stall_timeout_s`."""
+    """Internal: the stream sent nothing for `waited_s` (before its first chunk: the request
+    timeout's wait; after it: `stall_timeout_s`)."""
+
+    def __init__(self, waited_s: float, answering: bool) -> None:
+        super().__init__(waited_s)
+        self.waited_s = waited_s
+        self.answering = answering
 
 
 class _NoRoom(Exception):
@@ -184,6 +224,12 @@ class LlmEngine:
         # an Authorization header only where the key's plain-http rule allows (config.py).
         credentials, withheld = resolve_url_credentials(settings)
         self._key_notice = " ".join(r for r in (key.withheld_reason, withheld) if r) or None
+        self._key_state = KeyState(
+            settings.api_key_env,
+            key_sent=key.value != KEYLESS_PLACEHOLDER,
+            credentials_sent=credentials is not None,
+            withheld=key.withheld_reason,
+        )
         headers = _SecretHeaders()
         if credentials is not None:
             headers["Authorization"] = basic_authorization(credentials)
@@ -243,6 +289,8 @@ class LlmEngine:
                 yield event
             async for event in self._learn_window():
                 yield event
+            async for event in self._structured_reading(conversation, turn):
+                yield event
             rounds = 0
             grounded_retry_done = False
             while True:
@@ -258,6 +306,9 @@ class LlmEngine:
                 async for event in self._call_model(conversation, offer_tools, reply, turn):
                     yield event
                 if reply.failed:
+                    final = self._final_verdict(turn)
+                    if final is not None:
+                        yield final
                     turn.error = reply.error_kind or "error"
                     text = "".join(turn.partial)
                     checks = self._save_answer(conversation, text, turn, mark="error")
@@ -293,6 +344,9 @@ class LlmEngine:
                             yield ev
                         continue
                 break
+            final = self._final_verdict(turn)
+            if final is not None:
+                yield final
             checks = self._save_answer(conversation, final_text, turn)
             yield self._done(conversation, final_text, turn, checks)
         except BaseException as exc:
@@ -307,24 +361,126 @@ class LlmEngine:
     async def _precompute(
         self, conversation: Conversation, user_text: str, turn: _Turn
     ) -> AsyncIterator[Event]:
-        """Run the tools the request clearly needs before the first model call (one round
-        trip instead of two), then send their verdict."""
-        planned = list(self.planner(user_text, conversation)) if self.precompute else []
-        if planned:
-            async for event in self._run_planned(conversation, planned, turn):
-                yield event
+        """Run the tools the parser's reading needs before the first model call (one round
+        trip instead of two) — on a clarifying turn, those of its default reading — then send
+        its verdict, provisional while the model may still read the question itself."""
+        if not self.precompute:
+            return
+        planned = list(self.planner(user_text, conversation))
+        parsed = turn_parsed(conversation.messages)
+        readings: list[str] | None = None
+        if not planned and parsed is not None and parsed.questions:
+            planned, readings = default_reading_calls(parsed)
+        if parsed is not None:
+            yield ReadAs(reading_of(parsed))
+        if not planned:
+            return
+        size_args = next((args for name, args in planned if name == "size"), None)
+        turn.parser_slots = self._slots("size", size_args) if size_args is not None else None
+        start = len(conversation.messages)
+        async for event in self._run_planned(conversation, planned, turn, verdict=False):
+            yield event
+        calls = [c for c in stored_calls(conversation.messages[start:]) if not c.is_error]
+        turn.parser_call_ids = {c.call_id for c in calls}
+        turn.parser_report = next(
+            (c.value for c in calls if isinstance(c.value, SizingReport)), None
+        )
+        answer = parser_verdict(parsed, calls, readings)
+        if answer is None:
+            answer = turn_verdict_answer(conversation.messages)
+        if answer is not None:
+            # The model may still read the question (and size it otherwise): provisional.
+            caps = self.capabilities
+            turn.provisional = caps.tools or caps.structured_output
+            yield self._set_verdict(turn, answer)
+
+    def _slots(self, tool: str, arguments: dict[str, Any]) -> dict[str, CallSlot] | None:
+        """A sizing call's reading as typed slots (None: its arguments do not validate)."""
+        spec = self.registry.specs.get(tool)
+        if spec is None:
+            return None
+        try:
+            request = spec.input_model.model_validate(arguments)
+            return call_slots(tool, request, arguments)
+        except Exception:
+            return None
+
+    def _set_verdict(self, turn: _Turn, answer: Answer) -> Verdict:
+        turn.verdict = answer.text.rstrip("\n")
+        turn.verdict_answer = answer
+        return Verdict(turn.verdict, answer, provisional=turn.provisional)
 
     def _verdict(self, conversation: Conversation, turn: _Turn) -> Verdict | None:
-        """The verdict of this turn's results, once: the first sizing results decide it."""
+        """After the model's calls: the verdict the rule gives (`assistant.reading.reconcile`)
+        — the model's grounded `size` reading when it differs from the parser's, else the
+        parser's — sent when it changes; or, when nothing was pre-computed, the verdict of the
+        results the model got."""
+        size = turn.model_size
+        if size is not None and size.report is not None:
+            chosen = chosen_reading(True, size.diffs) if turn.verdict else "model"
+            if chosen == "model":
+                turn.chosen = "model"
+                turn.provisional = False
+                # The parser sized nothing (it read no model, or asked first): no difference
+                # to name, only the question it asked.
+                diffs = size.diffs if turn.parser_slots is not None else []
+                answer = model_verdict(
+                    size.reading,
+                    size.report,
+                    diffs,
+                    turn.parser_report,
+                    _parser_question(conversation),
+                )
+                if answer.text.rstrip("\n") == turn.verdict:
+                    return None
+                return self._set_verdict(turn, answer)
+            turn.chosen = "parser"
+            return self._final_verdict(turn)
         if turn.verdict:
             return None
-        answer = turn_verdict_answer(conversation.messages)
-        turn.verdict = "" if answer is None else answer.text.rstrip("\n")
-        turn.verdict_answer = answer
-        return Verdict(turn.verdict, answer) if turn.verdict else None
+        found = turn_verdict_answer(conversation.messages)
+        return None if found is None else self._set_verdict(turn, found)
+
+    def _final_verdict(self, turn: _Turn) -> Verdict | None:
+        """The provisional verdict confirmed (the model's reading agrees, or it sized nothing),
+        sent again as final; None when it is final already."""
+        if not turn.provisional or turn.verdict_answer is None:
+            return None
+        turn.provisional = False
+        return self._set_verdict(turn, turn.verdict_answer)
+
+    def _model_reading(
+        self, conversation: Conversation, call: PendingCall, turn: _Turn
+    ) -> tuple[_ModelSize | None, ToolError | None]:
+        """Ground a sizing call the model made (issue 28): its reading when every value is
+        grounded in the conversation, or the refusal the model reads instead."""
+        parsed = parse_arguments(call.arguments)
+        spec = self.registry.specs.get(call.name)
+        if call.name not in SIZING_TOOLS or not isinstance(parsed, dict) or spec is None:
+            return None, None
+        if refused_fields(parsed):
+            return None, None  # a local path a model may not name: refused as such first
+        try:
+            request = spec.input_model.model_validate(parsed)
+        except Exception:
+            return None, None  # the tool itself says what is wrong with it
+        conv = conversed(conversation.messages)
+        grounding = ground_call(call.name, parsed, spec.input_model, conv)
+        if not grounding.ok:
+            return None, refusal(grounding, conv)
+        if call.name != "size":
+            return None, None
+        slots = call_slots(call.name, request, parsed)
+        reading = reading_of_call(call.name, request, parsed, conv.question, grounding)
+        diffs = differences(slots, turn.parser_slots or {})
+        return _ModelSize(call.id, slots, reading, diffs), None
 
     async def _run_planned(
-        self, conversation: Conversation, planned: list[tuple[str, dict[str, Any]]], turn: _Turn
+        self,
+        conversation: Conversation,
+        planned: list[tuple[str, dict[str, Any]]],
+        turn: _Turn,
+        verdict: bool = True,
     ) -> AsyncIterator[Event]:
         calls = [
             PendingCall(
@@ -336,9 +492,9 @@ class LlmEngine:
         turn.open_calls[:] = calls
         async for event in self._run_calls(conversation, calls, turn):
             yield event
-        verdict = self._verdict(conversation, turn)
-        if verdict is not None:
-            yield verdict
+        shown = self._verdict(conversation, turn) if verdict else None
+        if shown is not None:
+            yield shown
 
     def _call_key(self, call: PendingCall) -> str:
         """The call as the tool sees it: name + validated arguments (defaults filled in), so
@@ -385,7 +541,19 @@ class LlmEngine:
                 repeated += 1
                 continue
             parsed = parse_arguments(call.arguments)
+            reading, refused = (
+                self._model_reading(conversation, call, turn) if from_model else (None, None)
+            )
+            if reading is not None and reading.diffs:
+                # The model read the question otherwise: its reading heads the card it sizes.
+                yield ReadAs(reading.reading)
             yield ToolCallStarted(call.id, call.name, parsed if isinstance(parsed, dict) else {})
+            if refused is not None:
+                # Not grounded in the conversation: refused back to the model, never run.
+                conversation.add(tool_message(call.id, call.name, refused, with_name=False))
+                turn.open_calls.remove(call)
+                yield ToolResult(call.id, call.name, refused, True)
+                continue
             outcome = await run_tool_call(
                 self.registry,
                 call.name,
@@ -397,6 +565,12 @@ class LlmEngine:
             turn.open_calls.remove(call)
             if not outcome.is_error:
                 turn.seen_calls[key] = call.id
+                report = outcome.value
+                if reading is not None and isinstance(report, SizingReport) and report.model_id:
+                    # A report that sized a model (not one that could not find it).
+                    turn.model_size = _ModelSize(
+                        reading.call_id, reading.slots, reading.reading, reading.diffs, report
+                    )  # fmt: skip
             yield ToolResult(call.id, call.name, outcome.value, outcome.is_error)
         if repeated:
             yield Notice(
@@ -415,12 +589,14 @@ class LlmEngine:
     def _redact(self, text: str) -> str:
         return redact_secrets(text, self._secrets)
 
-    def _checks(self, conversation: Conversation, text: str) -> _Checks:
+    def _checks(self, conversation: Conversation, text: str, turn: _Turn) -> _Checks:
         if not text:
             return _Checks((), ())
         messages = conversation.messages
         flagged = unverified_figures(text, turn_sources(messages))
-        contra = contradictions(text, facts_from_messages(messages))
+        # The model's claims are checked against the reading the verdict follows.
+        skip = turn.parser_call_ids if turn.chosen == "model" else set()
+        contra = contradictions(text, facts_from_messages(messages, skip))
         return _Checks(tuple(flagged), tuple(str(c) for c in contra))
 
     def _save_answer(
@@ -429,7 +605,7 @@ class LlmEngine:
         """Append the answer with its verdict and flags (they survive saving and reopening);
         nothing when there is neither text nor verdict."""
         text = self._redact(text)
-        checks = self._checks(conversation, text)
+        checks = self._checks(conversation, text, turn)
         if not text and not turn.verdict:
             return checks
         message: dict[str, Any] = {"role": "assistant", "content": text}
@@ -638,19 +814,23 @@ class LlmEngine:
                     if reply.stopped:
                         yield self._stop_notice(reply.stopped, kwargs["max_tokens"])
                 break
-            except _Stalled:
+            except _Stalled as stalled:
+                if not stalled.answering:
+                    yield self._fail(reply, "timeout", self._no_first_chunk(stalled.waited_s))
+                    return
                 yield self._fail(
                     reply,
                     "stall",
-                    f"The endpoint sent nothing for {self.settings.stall_timeout_s:g} s in the "
-                    "middle of the answer, so gpu-sizer stopped waiting. The partial answer is "
-                    "kept and marked; ask again to retry (stall_timeout_s in config.toml).",
+                    f"The endpoint sent nothing for {stalled.waited_s:g} s in the middle of the "
+                    "answer, so gpu-sizer stopped waiting and closed the request. The partial "
+                    "answer is kept and marked; ask again to retry (stall_timeout_s in "
+                    "config.toml).",
                 )
                 return
             except openai.APIError as exc:
                 if partial or reply.started:
                     # The answer had begun: never retry silently, keep it and explain.
-                    kind, message = self._mid_answer(exc, partial)
+                    kind, message = self._mid_answer(exc, partial, reply)
                     yield self._fail(reply, kind, message)
                     return
                 notice = self._fallback(exc, kwargs, stream)
@@ -691,7 +871,7 @@ class LlmEngine:
             except Exception as exc:
                 # What the SDK does not wrap: a chunk that is not JSON, a connection cut in the
                 # middle of the body, a chunk of the wrong shape. Nothing may crash the turn.
-                kind, message = self._mid_answer(exc, partial)
+                kind, message = self._mid_answer(exc, partial, reply)
                 yield self._fail(reply, kind, message)
                 return
         if stream and not reply.finished:
@@ -705,8 +885,21 @@ class LlmEngine:
         self.scale.learn(fitted.estimated_tokens, reply.prompt_tokens)
         yield self._usage(kwargs, reply)
 
-    def _mid_answer(self, exc: BaseException, partial: list[str]) -> tuple[str, str]:
-        """(kind, message) for a failure after the answer began."""
+    def _no_first_chunk(self, waited_s: float) -> str:
+        """A request the endpoint accepted but never began answering: not a stall mid-answer."""
+        return (
+            f"The endpoint {self.settings.shown_base_url} sent no answer within {waited_s:g} s "
+            "(request_timeout_s), so gpu-sizer stopped waiting and closed the request. A local "
+            "server may still be reading a long prompt: raise request_timeout_s in config.toml, "
+            "or ask again."
+        )
+
+    def _mid_answer(
+        self, exc: BaseException, partial: list[str], reply: _ModelReply
+    ) -> tuple[str, str]:
+        """(kind, message) for a failure after the request was accepted."""
+        if isinstance(exc, openai.APITimeoutError) and not reply.answering:
+            return "timeout", self._no_first_chunk(self.settings.request_timeout_s)
         if isinstance(exc, openai.APIStatusError | openai.APIResponseValidationError) or (
             isinstance(exc, openai.APIError) and not isinstance(exc, openai.APIConnectionError)
         ):
@@ -746,14 +939,71 @@ class LlmEngine:
     async def _compute_without_tools(
         self, conversation: Conversation, turn: _Turn
     ) -> AsyncIterator[Event]:
-        """Tools are off: run the planned calculators ourselves unless this turn already did."""
-        if any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
+        """Tools are off: run the planned calculators ourselves unless this turn already did,
+        then ask the model for its reading as structured output."""
+        if not any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
+            user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
+            planned = list(self.planner(user_text, conversation))
+            if planned:
+                async for event in self._run_planned(conversation, planned, turn):
+                    yield event
+        async for event in self._structured_reading(conversation, turn):
+            yield event
+
+    async def _structured_reading(
+        self, conversation: Conversation, turn: _Turn
+    ) -> AsyncIterator[Event]:
+        """A model that cannot call tools reads the question into `reading.structured.SCHEMA`
+        (`response_format` json_schema) before it explains: that reading is grounded and
+        sized as its `size` call would be, and the rule decides between it and the parser's.
+        An endpoint that rejects the schema gets it switched off (the parser's reading
+        stands); one that answers nothing usable changes nothing."""
+        if turn.structured_done or self.capabilities.tools:
             return
-        user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
-        planned = list(self.planner(user_text, conversation))
-        if planned:
-            async for event in self._run_planned(conversation, planned, turn):
-                yield event
+        turn.structured_done = True
+        if not self.capabilities.structured_output:
+            return
+        question = str(_last_turn(conversation.messages)[0].get("content", ""))
+        try:
+            content = await self.read_question(question)
+        except structured.TooLong:
+            return
+        except openai.APIError as exc:
+            if rejected_capability(exc, ["structured_output"]) is not None:
+                self.capabilities.structured_output = False
+                yield structured.REJECTED
+            else:
+                yield structured.failed(self._explain(exc).message)
+            return
+        except Exception as exc:
+            yield structured.failed(type(exc).__name__)
+            return
+        call = structured.reading_call(
+            content, f"read_{conversation.id}_{len(conversation.messages)}"
+        )
+        if isinstance(call, Notice):
+            yield call
+            return
+        # Grounded before anything is recorded: a model without tools cannot fix a refusal.
+        _, refused = self._model_reading(conversation, call, turn)
+        if refused is not None:
+            yield structured.refused(refused.field or "a field")
+            return
+        conversation.add(assistant_message("", [call]))
+        turn.open_calls[:] = [call]
+        async for event in self._run_calls(conversation, [call], turn, from_model=True):
+            yield event
+        verdict = self._verdict(conversation, turn)
+        if verdict is not None:
+            yield verdict
+
+    async def read_question(self, question: str) -> str | None:
+        """The model's reading of `question` as JSON in `reading.structured.SCHEMA` (the
+        reply's text, unchecked; `assistant.llm.structured`). Raises the endpoint's error
+        (`openai.APIError`), or `structured.TooLong` when it would not fit the window."""
+        window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
+        kwargs = structured.request(self.settings.model, question, window, self.scale)
+        return structured.reply_text(await self.client.chat.completions.create(**kwargs))
 
     async def _stream(
         self, kwargs: dict[str, Any], reply: _ModelReply, partial: list[str]
@@ -772,10 +1022,11 @@ class LlmEngine:
                 try:
                     chunk = await asyncio.wait_for(chunks.__anext__(), wait_s)
                     wait_s = self.settings.stall_timeout_s
+                    reply.answering = True
                 except StopAsyncIteration:
                     break
                 except TimeoutError as exc:
-                    raise _Stalled from exc
+                    raise _Stalled(wait_s, reply.answering) from exc
                 usage = getattr(chunk, "usage", None)
                 if usage is not None:
                     reply.prompt_tokens = usage.prompt_tokens
@@ -844,11 +1095,13 @@ class LlmEngine:
         return UsageReport(prompt, completion, estimated=True)
 
     def _explain(self, exc: BaseException) -> Explained:
+        if isinstance(exc, openai.APITimeoutError):
+            return Explained("timeout", self._no_first_chunk(self.settings.request_timeout_s))
         return explain(
             exc,
             self.settings.shown_base_url,
             self.settings.model or "",
-            self.settings.api_key_env,
+            self._key_state,
             self._secrets,
         )
 
@@ -883,6 +1136,14 @@ def _stream_fault(exc: BaseException) -> tuple[str, str]:
     if "Protocol" in name or "ReadError" in name or "Incomplete" in name or "Closed" in name:
         return "truncated", "the connection closed in the middle of the answer"
     return "stream", f"unexpected {name} while reading the stream"
+
+
+def _parser_question(conversation: Conversation) -> str | None:
+    """The question the parser asks back this turn, if it asks one."""
+    parsed = turn_parsed(conversation.messages)
+    if parsed is None or not parsed.questions:
+        return None
+    return parsed.questions[0].text
 
 
 def _last_turn(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -31,6 +31,7 @@ PARAM_MARKERS: dict[str, tuple[str, ...]] = {
     "parallel_tool_calls": ("parallel_tool_calls",),
     "strict": ("strict",),
     "streaming_tools": ("streaming with tools", "stream with tools", "tools with stream"),
+    "structured_output": ("response_format", "json_schema", "grammar", "structured output"),
 }
 """Capability switch → substrings of a 400 answer that say the endpoint rejects it."""
 
@@ -54,8 +55,10 @@ def tools_unsupported(exc: BaseException) -> bool:
 
 
 def rejected_capability(exc: BaseException, candidates: list[str]) -> str | None:
-    """Which of the capability switches in use a 400/422 answer rejects, if any."""
-    if getattr(exc, "status_code", None) not in (400, 422):
+    """Which of the capability switches in use a 400/422 answer rejects, if any (a 500 too
+    for a JSON schema: llama.cpp answers a schema it cannot turn into a grammar so)."""
+    status = getattr(exc, "status_code", None)
+    if status not in (400, 422) and not (status == 500 and "structured_output" in candidates):
         return None
     text = error_text(exc)
     for name in candidates:
@@ -106,23 +109,53 @@ class Explained:
     message: str
 
 
+@dataclass(frozen=True)
+class KeyState:
+    """What authentication the requests carried: a key (from which variable), URL credentials,
+    or nothing — and, when a key was configured but withheld, why. A 401 says which."""
+
+    key_env: str
+    key_sent: bool = True
+    credentials_sent: bool = False
+    withheld: str | None = None
+
+
 def explain(
-    exc: BaseException, base_url: str, model: str, key_env: str, secrets: Iterable[str] = ()
+    exc: BaseException,
+    base_url: str,
+    model: str,
+    key: KeyState | str,
+    secrets: Iterable[str] = (),
 ) -> Explained:
     """What happened and what to check. Never includes a secret: a server's error body may echo
     the key or the Authorization header, so `secrets` (the key, URL credentials), bearer/basic
-    tokens and URL credentials are masked in the message (assistant.redact)."""
-    explained = _explain(exc, base_url, model, key_env)
+    tokens and URL credentials are masked in the message (assistant.redact). `key`: what the
+    request carried (a bare variable name: a key from it was sent)."""
+    state = KeyState(key) if isinstance(key, str) else key
+    explained = _explain(exc, base_url, model, state)
     return Explained(explained.kind, redact_secrets(explained.message, secrets))
 
 
-def _explain(exc: BaseException, base_url: str, model: str, key_env: str) -> Explained:
-    if isinstance(exc, openai.AuthenticationError):
-        return Explained(
-            "auth",
-            f"The endpoint {base_url} rejected the API key (401). Check that ${key_env} holds "
-            "a valid key for this endpoint.",
+def _unauthorised(base_url: str, key: KeyState) -> str:
+    """The 401 message: what was sent, so the user knows whether the key or its absence is
+    the problem."""
+    if key.key_sent:
+        return (
+            f"The endpoint {base_url} rejected the API key from ${key.key_env} (401). Check "
+            "that it holds a valid key for this endpoint."
         )
+    if key.credentials_sent:
+        return (
+            f"The endpoint {base_url} rejected the credentials in the base URL (401; no API "
+            f"key was sent). Check them, or set ${key.key_env} to this endpoint's key."
+        )
+    why = f" ({key.withheld})" if key.withheld else f" (${key.key_env} is not set)"
+    return f"The endpoint {base_url} needs an API key (401), and no key was sent{why}."
+
+
+def _explain(exc: BaseException, base_url: str, model: str, key: KeyState) -> Explained:
+    if isinstance(exc, openai.AuthenticationError):
+        return Explained("auth", _unauthorised(base_url, key))
     if isinstance(exc, openai.PermissionDeniedError):
         return Explained(
             "auth",

@@ -53,3 +53,24 @@ def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
         if isinstance(name, str) and isinstance(arguments, dict):
             out.append((name, arguments))
     return out
+
+
+def default_reading_calls(parsed: Any) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """On a clarifying turn (the parser asks a question first): the calls of its default
+    reading — the workload without what is in doubt (`offline.planner.default_reading`) — and
+    how it was read, so LLM mode shows that reading's figures before the question, as the
+    offline answer does. Nothing when the parser has no default reading."""
+    try:
+        planner = importlib.import_module("assistant.offline.planner")
+        reading = planner.default_reading(parsed)
+        if reading is None:
+            return [], []
+        calls = planner.plan_tool_calls(reading.workload)
+    except Exception:
+        return [], []
+    out = [
+        (c.name, c.arguments)
+        for c in calls
+        if isinstance(getattr(c, "name", None), str) and isinstance(c.arguments, dict)
+    ]
+    return out, list(reading.readings)

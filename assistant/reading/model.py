@@ -58,9 +58,11 @@ class Span(BaseModel):
     text: str
 
 
-Origin = Literal["question", "conversation", "default"]
-"""Where a slot's value came from: this turn's question, an earlier turn kept, or a stated
-default reading of vague words ('fine-tune' with no method read as a full fine-tune)."""
+Origin = Literal["question", "conversation", "default", "model"]
+"""Where a slot's value came from: this turn's question, or an earlier turn kept (both read by
+the built-in parser), a stated default reading of vague words ('fine-tune' with no method read
+as a full fine-tune), or the model's tool call (its spans: where in the question the call's
+numbers were written; none for a value the tool defaults)."""
 
 
 class SlotSource(BaseModel):

@@ -92,6 +92,7 @@ class AssistantMessage(Vertical, can_focus=True):
     AssistantMessage > .flags { color: $warning; }
     AssistantMessage > .cancelled { color: $text-muted; text-style: italic; }
     AssistantMessage.verdict { border-left: thick $accent; }
+    AssistantMessage.verdict.provisional { border-left: thick $accent 40%; text-opacity: 70%; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "copy", "Copy answer", id="message.copy")]
