@@ -157,15 +157,16 @@ class PricingScope(BaseModel):
 
 
 class Budget(BaseModel):
-    """A budget the user stated, in US dollars or euros: checked against the cheapest priced
-    option (a EUR budget in USD at the rate the report states, `tools.cost.exchange`)."""
+    """A budget in USD or EUR, checked against the cheapest priced option."""
+
+    # A EUR budget is compared in USD at the rate the report states (`tools.cost.exchange`).
 
     model_config = ConfigDict(extra="forbid", **FINITE)
 
     amount: float = Field(
         gt=0, le=MAX_USD_PER_HOUR * HOURS_PER_MONTH, description="Budget, in `currency`."
     )
-    currency: Literal["USD", "EUR"] = Field(default="USD", description="'USD' or 'EUR'.")
+    currency: Literal["USD", "EUR"] = "USD"
     period: BudgetPeriod = Field(description="Per 'hour' or per 'month'.")
 
     @model_validator(mode="before")

@@ -31,9 +31,7 @@ def read_as_line(reading: Reading) -> str:
     """'Read as: Llama 3.1 70B · int4-awq · 40 concurrent users · 2× L40S — asks how many GPUs;
     kept from before: …': the slots read from this question, the figure asked for, then the
     slots kept from earlier turns."""
-    now = [
-        s.shown for s in reading.slots if s.source.origin in ("question", "default", "model")
-    ]
+    now = [s.shown for s in reading.slots if s.source.origin in ("question", "default", "model")]
     kept = [s.shown for s in reading.slots if s.source.origin == "conversation"]
     line = "Read as: " + (" · ".join(now) if now else "nothing new")
     asked = _ASKED[reading.asked]
