@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from assistant.answer import Answer, AnswerSection, CardLine
+from assistant.answer import Answer, AnswerSection
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.render.asked import asked_lines, with_yes_no, yes_no
 from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
@@ -22,7 +22,7 @@ from assistant.offline.render.costs import (
 from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
 from assistant.offline.render.local import local_serving_lines
 from assistant.offline.render.questions import capacity_lines, speed_lines
-from assistant.offline.render.reading import not_read_line, out_of_scope_lines, read_as_line
+from assistant.offline.render.reading import out_of_scope_lines, reading_lead
 from assistant.offline.render.results import CallResult, config_label
 from assistant.offline.render.tables import breakdown_table, key_figures, options_table
 from assistant.offline.render.verdict import (
@@ -65,10 +65,7 @@ def render_answer(
     Ollama plans ran, or `error` says why it could not run), `local` the plans."""
     local = local or []
     # The reading first (issue 27): what the verdict below answers.
-    reading = reading_of(parsed)
-    lead: list[str] = [CardLine(read_as_line(reading)), ""]
-    if reading.out_of_scope:
-        lead += [*out_of_scope_lines(reading), ""]
+    lead = reading_lead(reading_of(parsed))
     lead += local_serving_lines(local)
     if error is not None:
         lead.append(f"- Could not size this: {error}")
@@ -222,14 +219,8 @@ def render_question(
     question, at the catalog's default for it), then the question; what was understood so far
     is folded."""
     ask = question or (parsed.questions[0].text if parsed.questions else "Which model?")
-    reading = reading_of(parsed)
-    lead: list[str] = []
-    if reading.unread_that_matters:
-        # What could change the verdict and was not read is said before any figure.
-        lead += [not_read_line(reading.unread_that_matters), ""]
-    lead += [CardLine(read_as_line(reading)), ""]
-    if reading.out_of_scope:
-        lead += [*out_of_scope_lines(reading), ""]
+    # What could change the verdict and was not read is said before any figure, then the reading.
+    lead = reading_lead(reading_of(parsed))
     figures_shown = False
     if report is not None:
         figures = verdict_lines(report) if report.question is not None else verdict_block(report)
