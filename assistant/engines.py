@@ -21,6 +21,6 @@ def make_engine(config: Settings, env: Mapping[str, str] | None = None) -> Engin
         from assistant.llm import LlmEngine
 
         return LlmEngine(config, env=environ)
-    offline = importlib.import_module("assistant.offline")
+    offline = importlib.import_module("assistant.offline.engine")
     engine: Engine = offline.OfflineEngine()
     return engine

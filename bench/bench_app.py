@@ -33,7 +33,7 @@ t0 = time.perf_counter()
 import sys
 from pathlib import Path
 from assistant.app.app import GpuSizerApp
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 
 app = GpuSizerApp(OfflineEngine(), sessions_directory=Path(sys.argv[1]))
 

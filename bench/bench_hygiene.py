@@ -340,7 +340,7 @@ async def _open_in_app(directory: Path) -> tuple[float, float]:
     """Wall and CPU seconds from /load to the reopened session drawn (its last
     RESTORED_TURNS turns). CPU time is what a machine shared with other jobs cannot inflate."""
     from assistant.app.app import GpuSizerApp
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
 
     app = GpuSizerApp(OfflineEngine(), sessions_directory=directory)
     async with app.run_test(size=(100, 40)) as pilot:

@@ -131,11 +131,12 @@ async def _round_trips(precompute: bool) -> dict[str, Any]:
 def _size_results(registry: Registry) -> dict[str, Any]:
     """Full and sent tokens of the `size` call planned for each question (its report holds
     the costs the engine used to price in a separate call)."""
-    offline = importlib.import_module("assistant.offline")
+    offline = importlib.import_module("assistant.offline.planner")
+    parser = importlib.import_module("assistant.offline.parser")
     full: list[int] = []
     sent: list[int] = []
     for question in SCENARIOS:
-        for call in offline.plan_tool_calls(offline.parse_workload(question)):
+        for call in offline.plan_tool_calls(parser.parse_workload(question)):
             if call.name != "size":
                 continue
             out = registry.call(call.name, call.arguments)
@@ -161,11 +162,12 @@ def _grounding(registry: Registry) -> dict[str, Any]:
     from assistant.results import tool_message
     from tests.test_grounding_random import _invented, _own_figures
 
-    offline = importlib.import_module("assistant.offline")
+    offline = importlib.import_module("assistant.offline.planner")
+    parser = importlib.import_module("assistant.offline.parser")
     passed = invented = own = own_flagged = 0
     rng = random.Random(28)
     for question in SCENARIOS:
-        for call in offline.plan_tool_calls(offline.parse_workload(question)):
+        for call in offline.plan_tool_calls(parser.parse_workload(question)):
             if call.name != "size":
                 continue
             out = registry.call(call.name, call.arguments)

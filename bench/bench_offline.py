@@ -74,8 +74,8 @@ def answer_lengths() -> dict[str, Any]:
     from assistant.answer import Answer
     from assistant.conversation import Conversation
     from assistant.events import Done
-    from assistant.offline import OfflineEngine
-    from assistant.offline.render.fold import screen_lines
+    from assistant.offline.engine import OfflineEngine
+    from assistant.render.fold import screen_lines
 
     async def one(question: str) -> Answer:
         events = [e async for e in OfflineEngine().run_turn(Conversation(), question)]

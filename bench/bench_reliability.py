@@ -71,7 +71,7 @@ def _isolated() -> Iterator[Path]:
 
 def _parser_huge_numbers() -> tuple[int, int]:
     """(cases, failures): '<N> users/tokens/...' with N past every bound, in four notations."""
-    from assistant.offline import parse_workload
+    from assistant.offline.parser import parse_workload
 
     nouns = ("users", "concurrent users", "requests", "tokens of context", "tokens/s", "GPUs")
     numbers = [f"1e{e}" for e in (16, 20, 308, 400, 5000)]
@@ -95,7 +95,7 @@ def _large_session(folder: Path) -> Path:
     import json
 
     from assistant.conversation import Conversation
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
     from assistant.sessions import save_session, session_json
 
     conversation = Conversation(id="large")
@@ -132,7 +132,7 @@ def _large_session_latency(folder: Path) -> dict[str, Any]:
     from textual import events
 
     from assistant.app.app import GpuSizerApp
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
     from assistant.session_store import SessionStore
 
     path = _large_session(folder)

@@ -212,7 +212,7 @@ def valid_session(session_id: str = "fuzzed") -> dict[str, Any]:
     """A session as the app saves it after one real offline turn (tool calls, a typed sizing
     report, the answer's sections)."""
     from assistant.conversation import Conversation
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
 
     conversation = Conversation(id=session_id)
 

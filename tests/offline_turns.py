@@ -5,7 +5,7 @@ from __future__ import annotations
 from assistant.answer import Answer, stored_answer
 from assistant.conversation import Conversation
 from assistant.events import Done
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.results import stored_calls
 from tools.cost import ServingCostResult
 from tools.recommend import Recommendation

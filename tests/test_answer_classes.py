@@ -13,9 +13,9 @@ import pytest
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.llm.planner import offline_planner
-from assistant.offline import parse_workload, plan_tool_calls
-from assistant.offline.planner import LONG_CONTEXT_READING
-from assistant.offline.render import render_answer
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import LONG_CONTEXT_READING, plan_tool_calls
+from assistant.render import render_answer
 from tests.offline_turns import after_reading, answer, last_answer, lines_after_reading
 from tools.sizing import SizingReport, SizingRequest, size
 from tools.units import GB, GiB

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.offline import parse_workload, plan_tool_calls
-from assistant.offline.render import options_table, render_answer
-from assistant.offline.render.results import config_label, gpu_name
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls
+from assistant.render import options_table, render_answer
+from assistant.render.results import config_label, gpu_name
 from tools.sizing import SizingRequest, size
 from tools.sizing.headline import candidates
 

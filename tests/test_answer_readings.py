@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from tests.offline_turns import after_reading, answer, sizing, visible
 
 # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B config.json, counted on the

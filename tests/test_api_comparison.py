@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import parse_workload, sizing_arguments
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import sizing_arguments
 from assistant.results import stored_calls
 from tests.offline_turns import after_reading, answer, costs, sizing
 from tools.cost import UsageProfile

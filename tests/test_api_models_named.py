@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from tests.fuzzing_cli import run_cli
 from tests.offline_turns import after_reading, answer, costs
 from tools.cost.hosted_api import named_api_prices

@@ -28,8 +28,10 @@ from assistant.app.widgets.verdict_card import VerdictCard
 from assistant.app.widgets.welcome import Welcome
 from assistant.conversation import Conversation
 from assistant.events import Done, Event, Notice, TextDelta
-from assistant.offline import OfflineEngine, parse_workload, plan_tool_calls
-from assistant.offline.render.verdict import card_shows_headline
+from assistant.offline.engine import OfflineEngine
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls
+from assistant.render.verdict import card_shows_headline
 from assistant.sessions import list_sessions
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
 from tests.record_app_turns import load_turn, recorded_answer, replay_calls

@@ -24,7 +24,7 @@ from assistant.app.widgets.tool_card import ToolCard
 from assistant.config import Settings
 from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.sessions import load_session
 
 BASE = "http://127.0.0.1:8080/v1"

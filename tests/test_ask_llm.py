@@ -13,7 +13,7 @@ import pytest
 import respx
 
 from assistant.cli import main
-from assistant.offline.render import verdict_text
+from assistant.render import verdict_text
 from tests.offline_turns import after_reading, answer, sizing
 
 BASE = "http://127.0.0.1:8080/v1"

@@ -22,7 +22,7 @@ from assistant.conversation import Conversation
 from assistant.events import Done, Event, TextDelta, ToolCallStarted
 from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 
 BASE = "http://127.0.0.1:8080/v1"
 

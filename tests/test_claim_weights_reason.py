@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import parse_workload, sizing_arguments
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import sizing_arguments
 from tools.sizing import SizingRequest, size
 
 # AWQ int4 (AutoAWQ WQLinear_GEMM, group 128): 4 bits + an fp16 scale and a 4-bit zero per 128
@@ -49,7 +50,7 @@ def test_the_reason_carries_the_constants_and_the_16_bit_tensors(question: str, 
 
 @pytest.mark.parametrize(("question", "model"), QUESTIONS)
 def test_the_answer_says_the_reason_with_its_figures(question: str, model: str) -> None:
-    from assistant.offline.render.claims import claim_lines
+    from assistant.render.claims import claim_lines
 
     report, _ = _check(question)
     text = "\n".join(claim_lines(report))

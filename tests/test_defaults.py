@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from assistant.cli import main
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
 from bench.references import LLAMA_65B_CONFIG
 from tools.defaults import default_request_shape

@@ -13,7 +13,7 @@ def test_endpoint_and_model_give_llm_engine() -> None:
 
 def test_nothing_configured_gives_offline_engine() -> None:
     # The offline engine is built now: a missing one must fail here, not skip silently.
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
 
     engine = make_engine(Settings(), env={})
     assert isinstance(engine, OfflineEngine) and engine.mode == "offline"

@@ -14,7 +14,8 @@ import respx
 from assistant.config import Settings
 from assistant.conversation import Conversation
 from assistant.llm import LlmEngine
-from assistant.offline import OfflineEngine, parse_workload
+from assistant.offline.engine import OfflineEngine
+from assistant.offline.parser import parse_workload
 from assistant.offline.parser.followup import is_follow_up
 from assistant.results import stored_calls
 from tests.offline_turns import after_reading

@@ -9,9 +9,9 @@ import asyncio
 
 from assistant.conversation import Conversation
 from assistant.events import Done
-from assistant.offline import OfflineEngine, parse_workload
-from assistant.offline.engine import previous_workload
+from assistant.offline.engine import OfflineEngine, previous_workload
 from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser import parse_workload
 from assistant.reading.of_parsed import reading_of
 from tests.offline_turns import sizing
 

@@ -10,7 +10,7 @@ import math
 import pytest
 
 from assistant.offline.parser import parse_workload
-from assistant.offline.render.results import gib
+from assistant.render.results import gib
 from tests.offline_turns import after_reading, answer, sizing
 
 GPU_COUNT_QUESTIONS = [
@@ -148,7 +148,7 @@ async def test_the_recommenders_own_first_is_named_by_its_objective(
     """When the priced rows lead with another option than the recommender ranked first, the
     line naming the recommender's first says what it ranked by (it said 'Fewest GPUs, then
     fastest' for a recommender ranking by price)."""
-    from assistant.offline.render.verdict import recommended_lines
+    from assistant.render.verdict import recommended_lines
 
     _, conversation = await answer("fine-tune Qwen3 8B on 300M tokens within 12 hours")
     report = sizing(conversation)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.conversation import Conversation
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.offline.parser import parse_workload
 from tests.offline_turns import answer, sizing
 from tools.catalog import get_catalog

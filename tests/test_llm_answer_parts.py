@@ -17,7 +17,7 @@ from assistant.config import Settings
 from assistant.conversation import Conversation
 from assistant.events import Done, Verdict
 from assistant.llm import LlmEngine
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from tests import scripted_server as ss
 
 

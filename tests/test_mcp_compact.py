@@ -17,7 +17,7 @@ import pytest
 
 from assistant.mcp.compact import MAX_DEFAULT_CHARS
 from assistant.mcp.server import call_result
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from assistant.offline.planner import sizing_arguments
 from assistant.registry import ToolOutcome, default_registry
 from tests.test_parity import CASES, Case

@@ -217,7 +217,7 @@ def test_results_are_structured_json_with_a_short_text_verdict_first(
 
 def test_the_text_verdicts_are_the_chat_verdicts(monkeypatch: pytest.MonkeyPatch) -> None:
     from assistant.mcp.text import render_result
-    from assistant.offline.render import memory_verdict_text, verdict_text
+    from assistant.render import memory_verdict_text, verdict_text
 
     monkeypatch.setenv("GPU_SIZER_NOW", NOW)
     registry = default_registry()

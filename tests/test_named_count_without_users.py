@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from assistant.offline import parse_workload, sizing_arguments
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import sizing_arguments
 from tests.offline_turns import answer, sizing
 from tools.sizing import SizingRequest, size
 

@@ -18,7 +18,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.conversation import Conversation
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.registry import default_registry
 from assistant.results import parse_arguments_text, stored_calls
 from assistant.sanitize import clean_json_text

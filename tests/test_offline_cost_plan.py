@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from assistant.offline import parse_workload, sizing_arguments
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import sizing_arguments
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingRequest, price_load
 from tools.sizing.plan import cost_inputs

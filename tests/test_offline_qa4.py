@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from assistant.conversation import Conversation
-from assistant.offline import OfflineEngine
-from assistant.offline.render.verdict import about_headline
+from assistant.offline.engine import OfflineEngine
+from assistant.render.verdict import about_headline
 from tests.offline_turns import after_reading, answer, sizing
 from tools.notes import Note
 from tools.recommend import Option, recommend
@@ -152,7 +152,7 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
 
 async def _two_turns(first: str, second: str) -> str:
     from assistant.events import Done
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
 
     conversation = Conversation()
     engine = OfflineEngine()

@@ -14,7 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.offline import ParsedWorkload, parse_workload
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser import parse_workload
 
 
 def _gpus(parsed: ParsedWorkload) -> list[tuple[str | None, int | None]]:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from tools.limits import MAX_CONTEXT_TOKENS, MAX_SEQUENCES
 
 _READ = (

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from assistant.offline.planner import PlannedCall, plan_tool_calls
 from tools.catalog import get_catalog
 from tools.memory import MemoryRequest, estimate_memory

@@ -12,7 +12,7 @@ import asyncio
 import pytest
 
 from assistant.conversation import Conversation
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.proposal import render_proposal
 from assistant.results import stored_calls
 from tools.sizing import SizingReport

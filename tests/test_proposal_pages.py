@@ -19,7 +19,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.conversation import Conversation
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.proposal import render_proposal
 from assistant.proposal.extract import collect
 from assistant.proposal.figures import format_number

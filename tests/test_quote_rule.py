@@ -289,7 +289,8 @@ def test_the_offline_answer_says_a_quoted_price_is_low_confidence(
 
 def test_the_app_card_says_a_quoted_price_is_low_confidence() -> None:
     from assistant.app.verdict import verdict_lines
-    from assistant.offline import parse_workload, plan_tool_calls
+    from assistant.offline.parser import parse_workload
+    from assistant.offline.planner import plan_tool_calls
     from tools.sizing import SizingRequest, size
 
     question = "serve Qwen2.5 14B on A10Gs"
@@ -302,7 +303,8 @@ def test_the_app_card_says_a_quoted_price_is_low_confidence() -> None:
 
 
 def test_the_model_reads_that_a_quoted_price_is_low_confidence() -> None:
-    from assistant.offline import parse_workload, plan_tool_calls
+    from assistant.offline.parser import parse_workload
+    from assistant.offline.planner import plan_tool_calls
     from assistant.wire import model_content
     from tools.sizing import SizingRequest, size
 

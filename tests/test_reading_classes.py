@@ -11,9 +11,9 @@ import re
 import pytest
 
 from assistant.cli import main
-from assistant.offline import parse_workload
-from assistant.offline.render.reading import read_as_line
+from assistant.offline.parser import parse_workload
 from assistant.reading.of_parsed import reading_of
+from assistant.render.reading import read_as_line
 from tests.offline_turns import after_reading, answer, sizing
 
 LLAMA_31_8B_PARAMS = 8_030_261_248  # meta-device count of the published config.json

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.offline import parse_workload, plan_tool_calls, sizing_arguments
-from assistant.offline.render import verdict_text
-from assistant.offline.render.results import gpu_name
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls, sizing_arguments
+from assistant.render import verdict_text
+from assistant.render.results import gpu_name
 from tests.offline_turns import answer, sizing
 from tools.sizing import SizingReport, SizingRequest, size
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from assistant.offline import parse_workload, sizing_arguments
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import sizing_arguments
 from assistant.results import load_stored, stored
 from tools.sizing import SizingReport, SizingRequest, size
 from tools.sizing.headline import candidates

@@ -26,7 +26,7 @@ from assistant.app.widgets.memory_bar import MemoryBar
 from assistant.app.widgets.message import AssistantMessage
 from assistant.app.widgets.prompt import PromptInput
 from assistant.cli import main
-from assistant.offline import OfflineEngine
+from assistant.offline.engine import OfflineEngine
 from assistant.sessions import load_session
 from tests import offline_turns
 

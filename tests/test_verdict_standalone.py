@@ -12,7 +12,7 @@ import re
 import pytest
 
 from assistant.mcp.text import render_result
-from assistant.offline.render import verdict_text
+from assistant.render import verdict_text
 from tests import offline_turns
 
 POINTERS = re.compile(r"\b(below|above)\b", re.IGNORECASE)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.offline import parse_workload
+from assistant.offline.parser import parse_workload
 from tests.offline_turns import answer, recommendation, sizing
 
 SPEED_COMPARISONS = [

@@ -3,7 +3,7 @@ that came out — `Memory · Llama 3.1 70B int4-awq · 2× L40S TP 2 · 46.3 GiB
 
 Only selection and labels over the typed results (`assistant.results`): each figure is a field
 of the tool's model, converted to the card's unit for display; GPU and model names come from
-the catalog (`offline.render.gpu_name`, `model_name`).
+the catalog (`render.gpu_name`, `model_name`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from assistant.app.labels import tool_title, words
 from assistant.app.results import TableUnit
-from assistant.offline.render.results import gpu_name
+from assistant.render.results import gpu_name
 from tools.catalog import get_catalog
 from tools.cost import CostComparison, ServingCostResult
 from tools.local_serving import LocalServingPlan

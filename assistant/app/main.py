@@ -36,11 +36,13 @@ def build_engine(settings: Settings) -> Engine:
         engines = None
     if engines is not None:
         return cast(Engine, engines.make_engine(settings))
-    offline_engine = getattr(importlib.import_module("assistant.offline"), "OfflineEngine", None)
+    offline_engine = getattr(
+        importlib.import_module("assistant.offline.engine"), "OfflineEngine", None
+    )
     if offline_engine is None:
         raise EngineUnavailable(
-            "no engine is installed: assistant.engines and assistant.offline.OfflineEngine are "
-            "both missing"
+            "no engine is installed: assistant.engines and "
+            "assistant.offline.engine.OfflineEngine are both missing"
         )
     return cast(Engine, offline_engine())
 

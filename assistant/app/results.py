@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from assistant.app.labels import field_label, words
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
-from assistant.offline.render.results import gpu_name
+from assistant.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison, ServingCostResult, ServingCostRow
 from tools.memory import MemoryEstimate

@@ -27,7 +27,7 @@ from assistant.events import (
     UsageReport,
     Verdict,
 )
-from assistant.offline.render.reading import read_as_line
+from assistant.render.reading import read_as_line
 from assistant.turn_stream import clean_events
 
 

@@ -17,8 +17,8 @@ from typing import Literal
 
 from assistant.app.call_summary import option_text
 from assistant.app.results import MemoryBarData, TableUnit, estimate_bar, option_bar
-from assistant.offline.render.results import config_label, gpu_name
-from assistant.offline.render.verdict import (
+from assistant.render.results import config_label, gpu_name
+from assistant.render.verdict import (
     card_shows_headline,
     headline_price_text,
     headline_verb,

@@ -9,7 +9,7 @@ engine otherwise or with `--offline`. The offline answer's folded part (its type
 formulas and constants) is replaced by one line naming what it holds; `--details` prints it.
 
 With a model endpoint, the answer printed leads with the deterministic verdict rendered from
-the turn's sizing report (the engine's `Verdict` event: `assistant.offline.render.verdict_text`,
+the turn's sizing report (the engine's `Verdict` event: `assistant.render.verdict_text`,
 the lines the offline answer leads with), then the model's explanation, then the figures of it
 no tool result supports and its claims the tools contradict.
 
@@ -145,7 +145,7 @@ def _engine(args: argparse.Namespace) -> Engine:
 
     settings = load_config(overrides_from_args(args))
     if getattr(args, "offline", False):
-        from assistant.offline import OfflineEngine
+        from assistant.offline.engine import OfflineEngine
 
         return OfflineEngine()
     reason = settings.offline_reason()
@@ -303,7 +303,7 @@ def _json_report(
     # the reading is the model's when the verdict follows it (`workload` stays the parser's).
     parsed = None if conversation is None else previous_workload(conversation)
     if parsed is None and engine.mode == "offline":
-        from assistant.offline import parse_workload
+        from assistant.offline.parser import parse_workload
 
         parsed = parse_workload(question)
     if parsed is not None:

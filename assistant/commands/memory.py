@@ -122,7 +122,7 @@ def component_table(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Table:
 def memory_document(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Document:
     """Human output: the verdict first (the words `ask` and the MCP server lead with), what
     was sized, one table in one unit, then warnings and assumptions."""
-    from assistant.offline.render.verdict import memory_verdict_text
+    from assistant.render.verdict import memory_verdict_text
 
     table = component_table(est, unit)
     doc = Document(data=table)

@@ -37,10 +37,11 @@ def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
     model is still offered the tools, so a parser gap never blocks an answer.
     """
     try:
-        offline = importlib.import_module("assistant.offline")
+        parser = importlib.import_module("assistant.offline.parser")
+        planner = importlib.import_module("assistant.offline.planner")
         engine = importlib.import_module("assistant.offline.engine")
-        parsed = offline.parse_workload(user_text, offline.previous_workload(conversation))
-        planned = offline.plan_tool_calls(parsed)
+        parsed = parser.parse_workload(user_text, engine.previous_workload(conversation))
+        planned = planner.plan_tool_calls(parsed)
     except Exception:
         return []
     last = conversation.messages[-1] if conversation.messages else {}

@@ -10,9 +10,9 @@ in one line).
 
 The parser's verdict has the parts the offline answer leads with (issue 28, point 4): the
 reading ('Read as …'), the llama.cpp / Ollama plan for the user's own GPU before any cloud
-figure, the report's verdict (`assistant.offline.render.verdict_answer`, standalone: it points
+figure, the report's verdict (`assistant.render.verdict_answer`, standalone: it points
 to no table) with its ways out, and on a clarifying turn the figures of the default reading
-before the question (`assistant.offline.render.render_question`). A turn the model sized with
+before the question (`assistant.render.render_question`). A turn the model sized with
 `estimate_memory` only gets those estimates' fit lines (`memory_verdict_text`).
 """
 
@@ -24,13 +24,13 @@ from typing import Any
 from assistant.answer import Answer, AnswerSection, CardLine
 from assistant.conversation import WORKLOAD_KEY
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render import memory_verdict_text, render_question, verdict_answer
-from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.reading import difference_line, read_as_line, reading_lead
-from assistant.offline.render.results import CallResult
 from assistant.reading.model import Reading
 from assistant.reading.of_parsed import reading_of
 from assistant.reading.reconcile import Difference
+from assistant.render import memory_verdict_text, render_question, verdict_answer
+from assistant.render.local import local_serving_lines
+from assistant.render.reading import difference_line, read_as_line, reading_lead
+from assistant.render.results import CallResult
 from assistant.results import StoredCall, stored_calls
 from tools.catalog import get_catalog
 from tools.memory.request import MemoryEstimate

@@ -5,7 +5,7 @@ is what a person — or an agent that reads only text — sees: the verdict, a f
 and for an error what to fix. It is rendered from the typed result (`ToolOutcome.value`), never
 from the JSON, and it selects and labels figures, never computes one. The verdicts are the
 ones every other surface shows: a sizing report and a memory estimate lead with the lines
-`gpu-sizer ask` leads with (`offline.render.verdict_text`, `memory_verdict_text`), a local plan
+`gpu-sizer ask` leads with (`render.verdict_text`, `memory_verdict_text`), a local plan
 with the offline answer's llama.cpp block. Memory in the text is in GiB (2^30 bytes, as the
 chat answers); the structured content's `*_GB` fields are 10^9 bytes.
 
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from pydantic import BaseModel
 
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
-from assistant.offline.render import memory_verdict_text, verdict_text
-from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.results import CallResult, gib, gpu_name, priced_by
+from assistant.render import memory_verdict_text, verdict_text
+from assistant.render.local import local_serving_lines
+from assistant.render.results import CallResult, gib, gpu_name, priced_by
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison

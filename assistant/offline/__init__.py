@@ -1,25 +1,12 @@
 """The offline engine: plain language → the same tools as the LLM engine → a templated answer.
 
-`parse_workload` reads a request, `plan_tool_calls` maps it to tool calls (one `size` call,
-`sizing_arguments`, plus llama.cpp / Ollama plans), `OfflineEngine` runs a turn. The LLM engine
-reuses the parser and planner to pre-compute the same calls.
+`parser.parse_workload` reads a request into the typed workload (`parsed.ParsedWorkload`),
+`planner.plan_tool_calls` maps it to tool calls (one `size` call, `sizing_arguments`, plus
+llama.cpp / Ollama plans), `engine.OfflineEngine` runs a turn. The LLM engine reuses the parser
+and planner to pre-compute the same calls.
+
+This package's own module imports nothing: the reading and presentation layers read the typed
+workload (`assistant.offline.parsed`) and the engine imports those layers, so an eager import
+here would make every `assistant.offline.*` import load the engine first (an import cycle, and
+start-up cost for commands that only read the workload).
 """
-
-# tools.memory before the parser: tools.model_sources (which the parser reads) and tools.memory
-# import each other at import time, and only this order initialises both.
-import tools.memory  # noqa: F401  # isort: split
-from assistant.offline.engine import OfflineEngine, previous_workload
-from assistant.offline.parsed import GpuMention, ParsedWorkload
-from assistant.offline.parser import parse_workload
-from assistant.offline.planner import PlannedCall, plan_tool_calls, sizing_arguments
-
-__all__ = [
-    "GpuMention",
-    "OfflineEngine",
-    "ParsedWorkload",
-    "PlannedCall",
-    "parse_workload",
-    "plan_tool_calls",
-    "previous_workload",
-    "sizing_arguments",
-]

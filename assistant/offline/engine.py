@@ -29,13 +29,13 @@ from assistant.events import (
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls, scope_only
-from assistant.offline.render import (
+from assistant.reading.of_parsed import reading_of
+from assistant.render import (
     CallResult,
     render_answer,
     render_out_of_scope,
     render_question,
 )
-from assistant.reading.of_parsed import reading_of
 from assistant.results import ToolError, tool_message
 from assistant.tool_calls import run_tool_call
 from tools.sizing import SizingReport

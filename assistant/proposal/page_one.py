@@ -14,7 +14,6 @@ the report, with its unit; catalog figures carry their as_of, speeds their basis
 
 from __future__ import annotations
 
-from assistant.offline.render.assumptions import defaults_filled_in
 from assistant.proposal.document import Block, BulletList, Item, Paragraph, sectioned
 from assistant.proposal.extract import ProposalInputs
 from assistant.proposal.figures import count_of, format_number, gib, money, usd
@@ -36,6 +35,7 @@ from assistant.proposal.quotes import (
 )
 from assistant.proposal.request_words import sized_as
 from assistant.proposal.risk_text import RISK_NAMES, RISK_TITLES, alternative_text, risk_text
+from assistant.render.assumptions import defaults_filled_in
 from tools.memory import engine_name
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration, SizingReport

@@ -3,7 +3,7 @@ from — what was not read, what is asked back, and which figure the question as
 
 Both readers produce one: the offline parser (`assistant.reading.of_parsed`) and, in LLM mode,
 the model's own tool call. Every surface shows it in one line before the verdict
-(`assistant.offline.render.reading.read_as_line`) and `ask --json` carries it typed. Decisions
+(`assistant.render.reading.read_as_line`) and `ask --json` carries it typed. Decisions
 read its typed fields (`slot`, `why`, `matters`), never the words of the question.
 """
 

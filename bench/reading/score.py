@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant.offline import parse_workload, plan_tool_calls
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.planner import scope_only
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls, scope_only
 from assistant.reading.of_parsed import reading_of
 from tools.units import GB
 

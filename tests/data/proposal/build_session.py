@@ -62,7 +62,7 @@ GOLDEN = {
 
 async def _conversation(name: str, questions: tuple[str, ...]) -> object:
     from assistant.conversation import Conversation
-    from assistant.offline import OfflineEngine
+    from assistant.offline.engine import OfflineEngine
 
     conversation = Conversation(id=f"proposal-{Path(name).stem}", mode="offline")
     engine = OfflineEngine()

@@ -5,12 +5,18 @@ load $/M tokens were priced at.
 
 from __future__ import annotations
 
-from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render.results import config_label, gpu_name, option_label, priced_by
+from typing import TYPE_CHECKING
+
+from assistant.render.results import config_label, gpu_name, option_label, priced_by
 from tools.cost.results import MATCH_WORDS
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.headline import candidates
 from tools.units import format_count
+
+if TYPE_CHECKING:
+    # The parser's workload, for annotations only: the presentation layer never imports the
+    # offline engine's package at run time (it imports this layer).
+    from assistant.offline.parsed import ParsedWorkload
 
 
 def billed_as(price: PricedConfiguration) -> str:

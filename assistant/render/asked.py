@@ -6,7 +6,7 @@ here."""
 from __future__ import annotations
 
 from assistant.answer import CardLine
-from assistant.offline.render.results import gpu_name
+from assistant.render.results import gpu_name
 from tools.sizing import AskedAnswer, SizingReport
 
 

@@ -4,10 +4,16 @@ for facts not stated (with the value the sizing report holds), and what to ask n
 
 from __future__ import annotations
 
-from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render.results import config_label
+from typing import TYPE_CHECKING
+
+from assistant.render.results import config_label
 from tools.memory import engine_name
 from tools.sizing import SizingReport
+
+if TYPE_CHECKING:
+    # The parser's workload, for annotations only: the presentation layer never imports the
+    # offline engine's package at run time (it imports this layer).
+    from assistant.offline.parsed import ParsedWorkload
 
 
 def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str]:

@@ -21,11 +21,11 @@ and unconverted-offer lines, the price load), `tables` (key figures, memory brea
 `answer` (the whole turn's sections).
 """
 
-from assistant.offline.render.answer import render_answer, render_out_of_scope, render_question
-from assistant.offline.render.fold import DETAILS_TOPIC, SCREEN_LINES
-from assistant.offline.render.results import CallResult
-from assistant.offline.render.tables import options_table
-from assistant.offline.render.verdict import memory_verdict_text, verdict_answer, verdict_text
+from assistant.render.answer import render_answer, render_out_of_scope, render_question
+from assistant.render.fold import DETAILS_TOPIC, SCREEN_LINES
+from assistant.render.results import CallResult
+from assistant.render.tables import options_table
+from assistant.render.verdict import memory_verdict_text, verdict_answer, verdict_text
 
 __all__ = [
     "DETAILS_TOPIC",

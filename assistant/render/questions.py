@@ -4,11 +4,17 @@ how many sequences fit ('how many 8k chats fit on one H100?') or the longest con
 
 from __future__ import annotations
 
-from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render.results import config_label, gib, option_label
+from typing import TYPE_CHECKING
+
+from assistant.render.results import config_label, gib, option_label
 from tools.memory.kv_cache import VLLM_BLOCK_TOKENS
 from tools.recommend import Option
 from tools.sizing import SizedConfiguration, SizingReport
+
+if TYPE_CHECKING:
+    # The parser's workload, for annotations only: the presentation layer never imports the
+    # offline engine's package at run time (it imports this layer).
+    from assistant.offline.parsed import ParsedWorkload
 
 
 def _named_option(report: SizingReport, gpu_id: str, count: int) -> Option | None:

@@ -14,16 +14,16 @@ out; the card takes its words from here (`HOLDS_THE_LOAD`, `headline_verb`,
 from __future__ import annotations
 
 from assistant.answer import Answer, AnswerSection, CardLine
-from assistant.offline.render.asked import asked_lines, with_yes_no, yes_no
-from assistant.offline.render.costs import (
+from assistant.render.asked import asked_lines, with_yes_no, yes_no
+from assistant.render.costs import (
     billed_as,
     budget_line,
     cheaper_per_token_line,
     offer_text,
     usd_in_period,
 )
-from assistant.offline.render.questions import faster_lines, max_context_lines
-from assistant.offline.render.results import (
+from assistant.render.questions import faster_lines, max_context_lines
+from assistant.render.results import (
     config_label,
     gib,
     gib_as_gb,

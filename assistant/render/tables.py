@@ -4,7 +4,7 @@ per-GPU memory breakdown (GiB) and the recommender's options with their quoted p
 
 from __future__ import annotations
 
-from assistant.offline.render.results import gpu_name, priced_by
+from assistant.render.results import gpu_name, priced_by
 from tools.memory import component_name
 from tools.sizing import SizedConfiguration, SizingReport
 from tools.units import GiB, format_count

@@ -6,34 +6,40 @@ own assumptions always. Or a clarifying question, with the figures of the defaul
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel
 
 from assistant.answer import Answer, AnswerSection
-from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.render.asked import asked_lines, with_yes_no, yes_no
-from assistant.offline.render.assumptions import defaults_filled_in, follow_ups
-from assistant.offline.render.claims import claim_lines
-from assistant.offline.render.costs import (
+from assistant.reading.of_parsed import reading_of
+from assistant.render.asked import asked_lines, with_yes_no, yes_no
+from assistant.render.assumptions import defaults_filled_in, follow_ups
+from assistant.render.claims import claim_lines
+from assistant.render.costs import (
     api_comparison_lines,
     exchange_rate_lines,
     price_load_lines,
     unconverted_lines,
 )
-from assistant.offline.render.fold import Part, fold, tool_assumptions_topic
-from assistant.offline.render.local import local_serving_lines
-from assistant.offline.render.questions import capacity_lines, speed_lines
-from assistant.offline.render.reading import out_of_scope_lines, reading_lead
-from assistant.offline.render.results import CallResult, config_label
-from assistant.offline.render.tables import breakdown_table, key_figures, options_table
-from assistant.offline.render.verdict import (
+from assistant.render.fold import Part, fold, tool_assumptions_topic
+from assistant.render.local import local_serving_lines
+from assistant.render.questions import capacity_lines, speed_lines
+from assistant.render.reading import out_of_scope_lines, reading_lead
+from assistant.render.results import CallResult, config_label
+from assistant.render.tables import breakdown_table, key_figures, options_table
+from assistant.render.verdict import (
     about_headline,
     named_training_lines,
     verdict_block,
     verdict_lines,
 )
-from assistant.reading.of_parsed import reading_of
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
+
+if TYPE_CHECKING:
+    # The parser's workload, for annotations only: the presentation layer never imports the
+    # offline engine's package at run time (it imports this layer).
+    from assistant.offline.parsed import ParsedWorkload
 
 # Importance of each part (0: the lead, always shown): the order sections are kept visible in
 # while the answer fits one screen. The table the question is about ranks above the other.

@@ -4,7 +4,7 @@ system RAM the rest needs, the estimated decode speed and the launch line, from
 
 from __future__ import annotations
 
-from assistant.offline.render.results import CallResult, gib
+from assistant.render.results import CallResult, gib
 from assistant.results import ToolError
 from tools.local_serving import LocalServingPlan
 
