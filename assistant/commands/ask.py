@@ -60,6 +60,7 @@ from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
 from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion, WayOut
+from tools.sizing.verdict import verdict
 
 _T = TypeVar("_T")
 
@@ -243,6 +244,9 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # the count of the named GPU that holds it (the full report is in `tool_calls`).
         "ways_out": [_way_out(w) for w in report.ways_out],
         "holds": _holds(report),
+        # The verdict items every surface words (`tools.sizing.verdict`): fits or not per
+        # configuration, what works, the longest contexts, a yes/no answer.
+        "verdict": verdict(report).record(),
     }
     return record, list(dict.fromkeys(assumptions))
 
