@@ -28,9 +28,9 @@ from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, Event, ReadAs, ToolCallStarted, ToolResult, Verdict
 from assistant.llm import LlmEngine
 from assistant.llm.planner import PlannedCalls, Planner
-from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.planner import plan_tool_calls
 from assistant.reading.model import SlotSource, Span
+from assistant.reading.parsed import GpuMention, ParsedWorkload
 from assistant.results import ToolError
 from tests import scripted_server as ss
 from tools.sizing import SizingReport

@@ -99,8 +99,7 @@ from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
-from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
-from assistant.tool_calls import _refused_fields as refused_fields
+from assistant.tool_calls import TOOL_TIMEOUT_S, refused_fields, run_tool_call
 from assistant.wire import compact_json, model_view
 from tools.sizing import SizingReport
 

@@ -14,7 +14,7 @@ from tools.sizing import SizedConfiguration, SizingReport
 if TYPE_CHECKING:
     # The parser's workload, for annotations only: the presentation layer never imports the
     # offline engine's package at run time (it imports this layer).
-    from assistant.offline.parsed import ParsedWorkload
+    from assistant.reading.parsed import ParsedWorkload
 
 
 def _asked_option(report: SizingReport) -> Option | None:
