@@ -21,6 +21,11 @@ def make_engine(config: Settings, env: Mapping[str, str] | None = None) -> Engin
         from assistant.llm import LlmEngine
 
         return LlmEngine(config, env=environ)
+    return offline_engine()
+
+
+def offline_engine() -> Engine:
+    """The offline engine (the parser, the tools and the answer templates; `ask --offline`)."""
     offline = importlib.import_module("assistant.offline.engine")
     engine: Engine = offline.OfflineEngine()
     return engine

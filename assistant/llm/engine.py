@@ -89,20 +89,19 @@ from assistant.llm.window import (
     window_from_models,
     window_from_ollama_show,
 )
-from assistant.offline.parsed import ParsedWorkload
 from assistant.prompts import load_prompt
 from assistant.reading.adopt import adopted
 from assistant.reading.grounded import SIZING_TOOLS, conversed, ground_call, refusal
 from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import Difference, chosen_reading, differences
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
-from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
-from assistant.tool_calls import _refused_fields as refused_fields
+from assistant.tool_calls import TOOL_TIMEOUT_S, refused_fields, run_tool_call
 from assistant.wire import compact_json, model_view
 from tools.sizing import SizingReport
 

@@ -39,14 +39,14 @@ def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
     try:
         parser = importlib.import_module("assistant.offline.parser")
         planner = importlib.import_module("assistant.offline.planner")
-        engine = importlib.import_module("assistant.offline.engine")
-        parsed = parser.parse_workload(user_text, engine.previous_workload(conversation))
+        stored = importlib.import_module("assistant.reading.parsed")
+        parsed = parser.parse_workload(user_text, stored.previous_workload(conversation))
         planned = planner.plan_tool_calls(parsed)
     except Exception:
         return []
     last = conversation.messages[-1] if conversation.messages else {}
     if last.get("role") == "user" and (planned or parsed.questions):
-        last[engine.WORKLOAD_KEY] = parsed.model_dump(mode="json", exclude_defaults=True)
+        last[stored.WORKLOAD_KEY] = parsed.model_dump(mode="json", exclude_defaults=True)
     out: list[tuple[str, dict[str, Any]]] = []
     for call in planned or []:
         name = getattr(call, "name", None)
