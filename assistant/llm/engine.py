@@ -60,6 +60,7 @@ from assistant.events import (
     Verdict,
 )
 from assistant.grounding import turn_sources, unverified_figures
+from assistant.internal_errors import log_internal_error
 from assistant.llm import structured
 from assistant.llm.accumulate import PendingCall, ToolCallAccumulator, assistant_message
 from assistant.llm.degenerate import OutputGuard
@@ -332,7 +333,9 @@ class LlmEngine:
                 turn.stopped = reply.stopped
                 if not grounded_retry_done and self._ignored_tools(conversation, final_text):
                     grounded_retry_done = True
-                    planned = list(self.planner(user_text, conversation))
+                    planned, failed = self._plan(user_text, conversation)
+                    if failed is not None:
+                        yield failed
                     if planned:
                         conversation.add({"role": "assistant", "content": final_text})
                         yield Notice(
@@ -366,10 +369,12 @@ class LlmEngine:
         its verdict, provisional while the model may still read the question itself."""
         if not self.precompute:
             return
-        planned = list(self.planner(user_text, conversation))
+        planned, failed = self._plan(user_text, conversation)
+        if failed is not None:
+            yield failed
         parsed = turn_parsed(conversation.messages)
         readings: list[str] | None = None
-        if not planned and parsed is not None and parsed.questions:
+        if failed is None and not planned and parsed is not None and parsed.questions:
             planned, readings = default_reading_calls(parsed)
         if parsed is not None:
             yield ReadAs(reading_of(parsed))
@@ -585,6 +590,20 @@ class LlmEngine:
         if any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
             return False
         return bool(unverified_figures(text, turn_sources(conversation.messages)))
+
+    def _plan(
+        self, user_text: str, conversation: Conversation
+    ) -> tuple[list[tuple[str, dict[str, Any]]], Notice | None]:
+        """The planner's calls for `user_text`. A planner exception is a bug: logged as an
+        internal error with the request (secrets masked) and said in a warning; the model
+        then calls the tools itself — never a verdict skipped in silence."""
+        try:
+            return list(self.planner(user_text, conversation)), None
+        except Exception as exc:
+            said = log_internal_error("the question reader", user_text, exc, self._secrets)
+            return [], Notice(
+                f"{said} The model sizes this question with the calculators itself.", "warning"
+            )
 
     def _redact(self, text: str) -> str:
         return redact_secrets(text, self._secrets)
@@ -943,7 +962,9 @@ class LlmEngine:
         then ask the model for its reading as structured output."""
         if not any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
             user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
-            planned = list(self.planner(user_text, conversation))
+            planned, failed = self._plan(user_text, conversation)
+            if failed is not None:
+                yield failed
             if planned:
                 async for event in self._run_planned(conversation, planned, turn):
                     yield event
