@@ -102,7 +102,7 @@ from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_messa
 from assistant.tokens import count_messages, count_text
 from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
 from assistant.tool_calls import _refused_fields as refused_fields
-from assistant.wire import compact_json, model_view
+from assistant.wire import compact_json
 from tools.sizing import SizingReport
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
@@ -729,7 +729,7 @@ class LlmEngine:
         # (`assistant.wire`); the conversation keeps the full typed results (tool cards,
         # proposals and the grounding check read those).
         history: list[dict[str, Any]] = []
-        for message in model_view(conversation.messages):
+        for message in conversation.messages:
             sent = {k: message[k] for k in REQUEST_KEYS if k in message}
             if sent.get("role") == "assistant" and not sent.get("tool_calls"):
                 # An answer that failed before the model wrote anything is its verdict.
