@@ -6,13 +6,13 @@ a tool message has the model's `content` and the typed result under `results.RES
 `answer.ANSWER_KEY`. A file stores the same thing smaller:
 
 - format 2 (`FORMAT`, key `"format"`): each typed result is stored once, packed — the JSON of
-  `{"data", "content"}` (the result without its default values, and what the model read)
+  `{"data", "content"}` (the result as stored in memory, and what the model read)
   compressed with LZMA and written in base 85 under `"packed"` (a report is mostly repeated
-  keys and sources: ~190 KB of JSON packs into ~20 KB); an answer's text is left out where its
-  stored sections make it up exactly (`"content"` rebuilt from them when read, the sections
-  stored without their defaults), as is an LLM verdict's under `answer.VERDICT_KEY`.
-  Everything else — the questions, the answers' sections, the tool calls and the reading —
-  stays plain JSON, written compact (the file is data; `gpu-sizer sessions show` reads it).
+  keys and sources: ~190 KB of JSON packs into ~25 KB); an answer is stored once, as its
+  sections, packed the same way (its text, `"content"`, is rebuilt from them when read) where
+  they make up its text exactly, as is an LLM verdict under `answer.VERDICT_KEY`. The
+  questions, the tool calls, the reading and any other text stay plain JSON, written compact
+  (`gpu-sizer sessions show` prints a session).
 - format 1: no `"format"` key, the in-memory form as is (written by `main` from typed results,
   2026-12-01, until format 2). `MIGRATIONS[1]` reads it: nothing to unpack.
 
@@ -66,29 +66,19 @@ def _encode_message(message: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(message)
     result = out.get(RESULT_KEY)
     if out.get("role") == "tool" and isinstance(result, Mapping) and "data" in result:
-        body = {"data": _without_defaults(result), "content": out.pop("content", None)}
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
-        packed = base64.b85encode(lzma.compress(text.encode("utf-8"))).decode("ascii")
-        out[RESULT_KEY] = {"schema": result.get("schema"), PACKED_KEY: packed}
+        body = {"data": result["data"], "content": out.pop("content", None)}
+        out[RESULT_KEY] = {"schema": result.get("schema"), PACKED_KEY: _pack(body)}
     for sections, text_key in _TEXT_OF_SECTIONS:
         answer = _answer(out.get(sections))
         if answer is not None and answer.text == out.get(text_key):
             del out[text_key]
-            out[sections] = answer.model_dump(mode="json", exclude_defaults=True)
+            out[sections] = {PACKED_KEY: _pack(answer.model_dump(mode="json"))}
     return out
 
 
-def _without_defaults(result: Mapping[str, Any]) -> Any:
-    """The result's data less the fields at their default (restored by validation on load)."""
-    from assistant.results import SCHEMAS
-
-    model = SCHEMAS.get(str(result.get("schema")))
-    if model is None:
-        return result["data"]
-    try:
-        return model.model_validate(result["data"]).model_dump(mode="json", exclude_defaults=True)
-    except ValueError:  # pydantic's ValidationError: kept as it is, loaded as a LegacyResult
-        return result["data"]
+def _pack(value: Any) -> str:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return base64.b85encode(lzma.compress(text.encode("utf-8"))).decode("ascii")
 
 
 def _answer(sections: Any) -> Answer | None:
@@ -139,43 +129,52 @@ def _decode_message(message: Any) -> tuple[Any, bool]:
     dirty = False
     result = out.get(RESULT_KEY)
     if out.get("role") == "tool" and isinstance(result, Mapping) and PACKED_KEY in result:
-        text = _unpack(result[PACKED_KEY])
-        dirty = json_has_control(text)
-        try:
-            body = loads_json(text)
-        except (NestingError, ValueError) as exc:
-            raise ToolInputError("session", f"a packed tool result is corrupt ({exc})") from None
-        if not isinstance(body, dict):
-            raise ToolInputError("session", "a packed tool result is not an object")
+        body, dirty = _unpacked_object(result[PACKED_KEY])
         out[RESULT_KEY] = {"schema": result.get("schema"), "data": body.get("data")}
         if body.get("content") is not None:
             out["content"] = body["content"]
     for sections, text_key in _TEXT_OF_SECTIONS:
-        answer = _answer(out.get(sections)) if text_key not in out else None
+        stored = out.get(sections)
+        if isinstance(stored, Mapping) and PACKED_KEY in stored:
+            stored, unclean = _unpacked_object(stored[PACKED_KEY])
+            out[sections] = stored
+            dirty = dirty or unclean
+        answer = _answer(stored) if text_key not in out else None
         if answer is not None:
             out[text_key] = answer.text
-            out[sections] = answer.model_dump(mode="json")
     return out, dirty
+
+
+def _unpacked_object(packed: Any) -> tuple[dict[str, Any], bool]:
+    """A packed JSON object and whether it holds a control character."""
+    text = _unpack(packed)
+    try:
+        value = loads_json(text)
+    except (NestingError, ValueError) as exc:
+        raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
+    if not isinstance(value, dict):
+        raise ToolInputError("session", "a packed value is not an object")
+    return value, json_has_control(text)
 
 
 def _unpack(packed: Any) -> str:
     if not isinstance(packed, str):
-        raise ToolInputError("session", "a packed tool result is not text")
+        raise ToolInputError("session", "a packed value is not text")
     try:
         raw = base64.b85decode(packed)
         unpacker = lzma.LZMADecompressor()
         text = unpacker.decompress(raw, max_length=PACKED_MAX_BYTES)
     except (ValueError, lzma.LZMAError) as exc:
-        raise ToolInputError("session", f"a packed tool result is corrupt ({exc})") from None
+        raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
     if not unpacker.eof:
         raise ToolInputError(
             "session",
-            f"a packed tool result is truncated or expands past {PACKED_MAX_BYTES // 2**20} MiB",
+            f"a packed value is truncated or expands past {PACKED_MAX_BYTES // 2**20} MiB",
         )
     try:
         return text.decode("utf-8")
     except UnicodeDecodeError:
-        raise ToolInputError("session", "a packed tool result is not UTF-8 text") from None
+        raise ToolInputError("session", "a packed value is not UTF-8 text") from None
 
 
 # --- migrations ------------------------------------------------------------------------------

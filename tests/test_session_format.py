@@ -47,7 +47,7 @@ def test_one_offline_ask_writes_a_small_versioned_session(
     tools = [m for m in raw["messages"] if m["role"] == "tool"]
     assert tools and all(PACKED_KEY in m[RESULT_KEY] and "content" not in m for m in tools)
     answer = raw["messages"][-1]
-    assert ANSWER_KEY in answer and "content" not in answer  # the text is its sections'
+    assert PACKED_KEY in answer[ANSWER_KEY] and "content" not in answer  # stored once
     # Reopened, every message is back as the engine wrote it: typed results, texts.
     conversation = read_session_file(path).conversation
     calls = stored_calls(conversation.messages)
@@ -130,7 +130,7 @@ def _packed(text: bytes) -> dict[str, object]:
     [
         ({"format": FORMAT + 1, "messages": []}, "written by a newer gpu-sizer"),
         ({"format": "two", "messages": []}, "not a session format version"),
-        (_packed(b"{not json"), "packed tool result is corrupt"),
+        (_packed(b"{not json"), "packed value is corrupt"),
         (_packed(b"[1, 2]"), "not an object"),
         (
             {**_packed(b"{}"), "messages": [{"role": "tool", RESULT_KEY: {PACKED_KEY: "~~~"}}]},
@@ -171,4 +171,9 @@ def test_control_characters_in_a_packed_result_are_cleaned(tmp_path: Path) -> No
 def test_encode_keeps_a_text_its_sections_do_not_make_up() -> None:
     sections = {"sections": [{"title": None, "lines": ["Fits."], "folded": False}]}
     edited = {"role": "assistant", "content": "Fits. (edited)", ANSWER_KEY: sections}
-    assert encode({"messages": [edited]})["messages"][0]["content"] == "Fits. (edited)"
+    written = encode({"messages": [edited]})["messages"][0]
+    assert written == edited  # kept whole: the sections are not its text
+    same = {"role": "assistant", "content": "Fits.", ANSWER_KEY: sections}
+    decoded, _ = decode(encode({"messages": [same]}))
+    assert decoded["messages"][0]["content"] == "Fits."
+    assert decoded["messages"][0][ANSWER_KEY]["sections"][0]["lines"] == ["Fits."]
