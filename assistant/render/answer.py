@@ -22,7 +22,7 @@ from assistant.render.costs import (
     unconverted_lines,
 )
 from assistant.render.fold import Part, fold, tool_assumptions_topic
-from assistant.render.local import local_serving_lines
+from assistant.render.local import DATACENTER_HEADING, local_serving_lines, owned_lead
 from assistant.render.questions import capacity_lines, speed_lines
 from assistant.render.reading import out_of_scope_lines, reading_lead
 from assistant.render.results import CallResult, config_label
@@ -72,7 +72,13 @@ def render_answer(
     local = local or []
     # The reading first (issue 27): what the verdict below answers.
     lead = reading_lead(reading_of(parsed))
-    lead += local_serving_lines(local)
+    if report is not None and report.leads_with_local:
+        # Owned hardware (issue 29): the local plan is the verdict; the datacenter sizing
+        # follows as the alternative.
+        lead += with_yes_no(owned_lead(report, local), yes_no(report))
+        lead.append(DATACENTER_HEADING)
+    else:
+        lead += local_serving_lines(local)
     if error is not None:
         lead.append(f"- Could not size this: {error}")
     values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
@@ -132,7 +138,7 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     lead += speed_lines(parsed, report)
     lead += with_yes_no(
         verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims)),
-        yes_no(report),
+        None if report.leads_with_local else yes_no(report),
     )
     lead += [] if parsed.api_comparison else api
     lead += unconverted_lines(report)

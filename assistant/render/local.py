@@ -7,6 +7,7 @@ from __future__ import annotations
 from assistant.render.results import CallResult, gib
 from assistant.results import ToolError
 from tools.local_serving import LocalServingPlan
+from tools.sizing import SizingReport
 
 
 def _verdict(r: LocalServingPlan) -> str:
@@ -68,12 +69,63 @@ def local_serving_lines(calls: list[CallResult]) -> list[str]:
                 f"- Decode speed ≈ {r.decode_tokens_per_s:.1f} tokens/s per sequence, "
                 f"{r.decode_basis}."
             )
+        if r.format_choice is not None:
+            out.append(f"- Format: {r.format_choice.reason}.")
+        if r.longest_context_tokens is not None:
+            out.append(
+                f"- Longest context with every layer on the GPU: "
+                f"{r.longest_context_tokens:,} tokens per slot (in {r.weights_format})."
+            )
         out.append(
             f"- KV cache {r.cache_type}: {gib(r.kv_cache_bytes)} for "
             f"{r.parallel} slot(s) × {r.context_per_slot:,} tokens."
         )
-        out.append(f"- Launch: `{r.launch_command}`")
-        if r.ollama_modelfile is not None:
-            out += ["", "```", r.ollama_modelfile, "```"]
+        out += _launch_lines(r)
         out.append("")
     return out
+
+
+def _launch_lines(r: LocalServingPlan) -> list[str]:
+    """The launch line of the plan's launcher, then the others people paste (issue 29)."""
+    launch = r.launch
+    out = [f"- Launch: `{r.launch_command}`"]
+    if r.ollama_modelfile is not None:
+        out += ["", "```", r.ollama_modelfile, "```"]
+    if launch is None:
+        return out
+    if r.launcher != "ollama":
+        out.append(f"- Ollama: `ollama run {launch.ollama_reference}`")
+    else:
+        out.append(f"- llama.cpp: `{launch.llama_server}`")
+    out.append(f"- {launch.lm_studio}")
+    if launch.mlx_server is not None:
+        out.append(f"- MLX: `{launch.mlx_server}`")
+    return out
+
+
+def owned_lead(report: SizingReport, calls: list[CallResult]) -> list[str]:
+    """The local verdict an owned-hardware answer leads with (`report.leads_with_local`):
+    the plans in the report, and those of the separate calls."""
+    plans = [CallResult("plan_local_serving", {}, p) for p in report.local]
+    lines = local_serving_lines([*plans, *calls])
+    first = report.local[0] if report.local else None
+    if report.request.longest_context and first is not None:
+        # A longest-context question: that figure is the first verdict line.
+        if first.longest_context_tokens is None:
+            told = (
+                f"**No context keeps every layer on {first.gpu_label}** in {first.weights_format}"
+            )
+        else:
+            told = (
+                f"**Longest context on {first.gpu_label} with llama.cpp: "
+                f"{first.longest_context_tokens:,} tokens** per slot in {first.weights_format} "
+                "(every layer on the GPU; searched in powers of two up to the model's maximum)"
+            )
+        lines.insert(0, told + ".")
+    return lines
+
+
+DATACENTER_HEADING = (
+    "**Datacenter alternative** — as a cloud deployment would run it (vLLM, 16-bit weights "
+    "unless said, more GPUs when needed):"
+)

@@ -4,7 +4,9 @@ answer (issue 27: "the asked figure leads").
 `AskedFigure` names what was asked (`SizingRequest.asked`, from the reading); `answer_asked`
 picks, once for every surface, the figure that answers it and the configuration it is about:
 
-- `fits` (a yes/no question): yes when the first configuration named fits in memory and, with
+- `fits` (a yes/no question): on owned hardware (`report.leads_with_local`) yes when the
+  local plan keeps every layer on the GPU (or the rest fits the RAM stated), no when the RAM
+  cannot hold the rest, none said when the RAM is unknown; else yes when the first configuration named fits in memory and, with
   a load stated, holds it (no scale-out needed); its need against its budget per GPU.
 - `gpu_count`: the headline option (`tools.sizing.headline`: the named GPU scaled out to the
   load when the count named does not hold it) — how many of which GPU.
@@ -38,6 +40,19 @@ def answer_asked(report: SizingReport) -> AskedAnswer | None:
     if asked is None or report.question is not None:
         return None
     option = _headline(report)
+    if asked == "fits" and report.leads_with_local and report.local:
+        # Owned hardware (issue 29): the local plan is the verdict, so it answers yes or no.
+        plan = report.local[0]
+        runs = plan.fits_in_ram if not plan.fits_fully or plan.unified_memory else True
+        return AskedAnswer(
+            asked=asked,
+            yes=runs,
+            gpu=plan.gpu,
+            count=plan.gpus,
+            value=plan.gpu_bytes,
+            unit="bytes",
+            budget_bytes=plan.budget_bytes,
+        )
     if asked == "fits":
         named = _named(report)
         if named is None or named.estimate is None or named.estimate.fits is None:

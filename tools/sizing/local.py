@@ -1,0 +1,58 @@
+"""The local plans of a sizing request about hardware the user owns (issue 29): one
+`plan_local_serving` per named configuration, in the best GGUF type that fits
+(`tools.local_serving.choose`) unless the question named one, at the context and users said.
+"""
+
+from __future__ import annotations
+
+from tools.errors import ToolInputError
+from tools.local_serving import LocalServingPlan, LocalServingRequest, plan_local_serving
+from tools.memory.formats import GGUF_FORMATS
+from tools.sizing.headline import owned_hardware
+from tools.sizing.report import SizingError
+from tools.sizing.request import GpuConfiguration, OwnedHardware, SizingRequest
+
+
+def local_request(
+    request: SizingRequest, config: GpuConfiguration, owned: OwnedHardware
+) -> LocalServingRequest:
+    """The local-serving request for one named configuration of an owned-hardware request."""
+    w = request.workload
+    fields = w.model_fields_set
+    weights = w.weights if w.weights in GGUF_FORMATS else None
+    return LocalServingRequest(
+        model=w.model,
+        params=w.params,
+        config_path=w.config_path,
+        model_file=w.model_file,
+        weights=weights,
+        gpu=config.gpu,
+        gpus=config.count or 1,
+        context=w.context if "context" in fields else None,
+        parallel=w.users if "users" in fields else 1,
+        launcher=owned.launcher,
+        system_ram_gb=owned.system_ram_gb,
+        mlx=owned.mlx,
+        choose_format=weights is None,
+        split_mode=w.split_mode,
+    )
+
+
+def local_plans(
+    request: SizingRequest, configs: list[GpuConfiguration]
+) -> tuple[list[LocalServingPlan], list[SizingError]]:
+    """(plans, errors) for each named catalog configuration; none unless the request is about
+    owned hardware (`tools.sizing.headline.owned_hardware`)."""
+    owned = owned_hardware(request)
+    if owned is None:
+        return [], []
+    plans: list[LocalServingPlan] = []
+    errors: list[SizingError] = []
+    for config in configs:
+        if config.gpu is None:
+            continue
+        try:
+            plans.append(plan_local_serving(local_request(request, config, owned)))
+        except ToolInputError as exc:
+            errors.append(SizingError(field=exc.field, problem=exc.problem, allowed=exc.allowed))
+    return plans, errors
