@@ -6,8 +6,9 @@ picks, once for every surface, the figure that answers it and the configuration 
 
 - `fits` (a yes/no question): on owned hardware (`report.leads_with_local`) yes when the
   local plan keeps every layer on the GPU (or the rest fits the RAM stated), no when the RAM
-  cannot hold the rest, none said when the RAM is unknown; else yes when the first configuration named fits in memory and, with
-  a load stated, holds it (no scale-out needed); its need against its budget per GPU.
+  cannot hold the rest, none said when the RAM is unknown; else yes when the first
+  configuration named fits in memory and, with a load stated, holds it (no scale-out
+  needed); its need against its budget per GPU.
 - `gpu_count`: the headline option (`tools.sizing.headline`: the named GPU scaled out to the
   load when the count named does not hold it) — how many of which GPU.
 - `throughput`: that option's full-load output tokens/s per replica and in all.
