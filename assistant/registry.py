@@ -422,6 +422,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         offered=False,  # ~250 prompt tokens; the engines pre-compute it from the question
     ),
     _LazyTool(
+        "fits_on_hardware",
+        "Which catalog models run on the user's GPU(s) or Mac: best GGUF type, context, est. "
+        "tok/s, by size class.",
+        "tools.fits",
+        "FitsRequest",
+        "tools.fits",
+        "fits_on_hardware",
+        (),
+        offered=False,  # the prompt budget; the engines pre-compute it from the question
+    ),
+    _LazyTool(
         "compare_costs",
         "Cloud cost ($/hour, $/month, $/M tokens) per tier of configurations, API comparison, "
         "break-even; training cost for options with hours.",

@@ -187,7 +187,46 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked
+    if parsed.owned and not training:
+        args["owned"] = owned_argument(parsed)
     return args
+
+
+def owned_argument(parsed: ParsedWorkload) -> dict[str, Any]:
+    """`tools.sizing.OwnedHardware` of an owned-hardware question (issue 29)."""
+    owned: dict[str, Any] = {"launcher": parsed.launcher or "llama-server"}
+    if parsed.system_ram_bytes is not None:
+        owned["system_ram_gb"] = parsed.system_ram_bytes / 1e9
+    if parsed.local_app == "mlx":
+        owned["mlx"] = True
+    return owned
+
+
+def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
+    """`fits_on_hardware` per hardware named, for 'what can I run on my 24 GB GPU?'."""
+    calls: list[PlannedCall] = []
+    for mention in parsed.gpus:
+        args: dict[str, Any] = {}
+        if mention.memory_bytes is not None:
+            args["gpu_memory_gb"] = mention.memory_bytes / 1e9
+            if mention.unified_memory is not None:
+                args["gpu_unified_memory"] = mention.unified_memory
+        elif mention.gpu is not None:
+            args["gpu"] = mention.gpu
+        else:
+            continue
+        if mention.count is not None and mention.count > 1:
+            args["gpus"] = min(mention.count, 64)
+        if parsed.context is not None:
+            args["context"] = parsed.context
+        if parsed.fits_rank is not None:
+            args["rank_by"] = parsed.fits_rank
+        calls.append(PlannedCall("fits_on_hardware", args))
+    if not calls and parsed.gpu_memory_bytes is not None:
+        calls.append(
+            PlannedCall("fits_on_hardware", {"gpu_memory_gb": parsed.gpu_memory_bytes / 1e9})
+        )
+    return calls
 
 
 _PER_MONTH = {"day": HOURS_PER_MONTH / 24, "year": 1 / 12}
@@ -255,6 +294,8 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     about local serving; a GPU the catalog lacks gets the local plans only (a recommender over
     catalog GPUs would put another GPU in its place).
     """
+    if parsed.asked == "which_models" and not parsed.has_model and not parsed.questions:
+        return fits_calls(parsed)
     if parsed.questions or not parsed.has_model or scope_only(parsed):
         return []
     local = local_serving_calls(parsed)
@@ -294,8 +335,13 @@ def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     if parsed.system_ram_bytes is not None:
         base["system_ram_gb"] = parsed.system_ram_bytes / 1e9
     calls: list[PlannedCall] = []
+    owned_in_size = parsed.owned and parsed.task in (None, "inference")
+    if owned_in_size and parsed.weights is None:
+        base["choose_format"] = True
     for mention in parsed.gpus:
         args = dict(base)
+        if mention.memory_bytes is None and owned_in_size:
+            continue  # a catalog GPU's plan is in the sizing report (`owned`)
         if mention.memory_bytes is not None:
             args |= {"gpu_memory_gb": mention.memory_bytes / 1e9, "gpu_name": mention.text}
             if mention.unified_memory is not None:
@@ -309,7 +355,7 @@ def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
         call = PlannedCall("plan_local_serving", args)
         if call not in calls:
             calls.append(call)
-    if not calls:
+    if not calls and not owned_in_size:
         for gpu_id in described_gpus(parsed)[:_MAX_CAPACITY_MATCHES]:
             calls.append(PlannedCall("plan_local_serving", {**base, "gpu": gpu_id}))
     return calls

@@ -22,7 +22,12 @@ from assistant.render.costs import (
     unconverted_lines,
 )
 from assistant.render.fold import Part, fold, tool_assumptions_topic
-from assistant.render.local import DATACENTER_HEADING, local_serving_lines, owned_lead
+from assistant.render.local import (
+    DATACENTER_HEADING,
+    fits_lines,
+    local_serving_lines,
+    owned_lead,
+)
 from assistant.render.questions import capacity_lines, speed_lines
 from assistant.render.reading import out_of_scope_lines, reading_lead
 from assistant.render.results import CallResult, config_label
@@ -257,3 +262,15 @@ def _variant_reading(report: SizingReport) -> str:
     if not named or question is None:
         return "the catalog defaults"
     return f"{config_label(named[0])}, the catalog's default for '{question.text}'"
+
+
+def render_fits(parsed: ParsedWorkload, calls: list[CallResult]) -> Answer:
+    """The answer to 'what can I run on my …?': the reading, then the models that fit."""
+    lead = reading_lead(reading_of(parsed)) + fits_lines(calls)
+    notes = [a for c in calls for a in getattr(c.value, "assumptions", [])]
+    return fold(
+        [
+            _part(_LEAD, "verdict", lead),
+            _part(_READ_AS, "how the question was read", _bullets(notes), "Assumptions"),
+        ]
+    )

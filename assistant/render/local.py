@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from assistant.render.results import CallResult, gib
 from assistant.results import ToolError
+from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizingReport
 
@@ -93,8 +94,13 @@ def _launch_lines(r: LocalServingPlan) -> list[str]:
         out += ["", "```", r.ollama_modelfile, "```"]
     if launch is None:
         return out
-    if r.launcher != "ollama":
+    if r.launcher != "ollama" and launch.ollama_library_tag:
         out.append(f"- Ollama: `ollama run {launch.ollama_reference}`")
+    elif r.launcher != "ollama":
+        out.append(
+            f"- Ollama: a Modelfile `FROM {launch.ollama_reference}` (no library tag of this "
+            "type), then `ollama create NAME -f Modelfile`"
+        )
     else:
         out.append(f"- llama.cpp: `{launch.llama_server}`")
     out.append(f"- {launch.lm_studio}")
@@ -129,3 +135,47 @@ DATACENTER_HEADING = (
     "**Datacenter alternative** — as a cloud deployment would run it (vLLM, 16-bit weights "
     "unless said, more GPUs when needed):"
 )
+
+
+def fits_lines(calls: list[CallResult]) -> list[str]:
+    """One block per fits_on_hardware call: the models that run, by size class."""
+    out: list[str] = []
+    for call in calls:
+        if call.name != "fits_on_hardware":
+            continue
+        r = call.value
+        if not isinstance(r, FitsResult):
+            problem = r.text if isinstance(r, ToolError) else "no result"
+            out.append(f"- Could not list the models that fit: {problem}")
+            continue
+        count = f"{r.gpus}× " if r.gpus > 1 else ""
+        out.append(
+            f"**{r.listed} catalog models run on {count}{r.hardware} with every layer on the "
+            f"GPU ({gib(r.budget_bytes)}), at {r.context_per_slot:,} tokens, by {r.rank_by}:**"
+        )
+        for group in reversed(r.groups) if r.rank_by == "largest" else r.groups:
+            out.append(f"- *{group.name}*")
+            for m in group.models:
+                speed = (
+                    ""
+                    if m.decode_tokens_per_s is None
+                    else f", ≈ {m.decode_tokens_per_s:.0f} tokens/s ({m.decode_label})"
+                )
+                longest = (
+                    ""
+                    if m.longest_context_tokens is None
+                    else f", up to {m.longest_context_tokens:,} tokens"
+                )
+                run = (
+                    f"`ollama run {m.ollama_reference}`"
+                    if m.ollama_library_tag
+                    else f"GGUF `{m.ollama_reference.removeprefix('./')}`"
+                )
+                out.append(
+                    f"  - {m.model_name}: {m.weights_format.upper()}, {gib(m.gpu_bytes)}"
+                    f"{longest}{speed} — {run}"
+                )
+        if r.left_out:
+            out.append(f"- {r.left_out} more fit (raise limit to list them).")
+        out.append("")
+    return out

@@ -32,6 +32,15 @@ num_ctx (docs/faq.md), room for a multi-turn chat — a format that fits only at
 tokens is not one a user can use."""
 
 
+LOW_FORMATS = ("q3_k_m", "q2_k")
+"""Types below Q4_K_M: chosen only when no RAM was given for offloading (they cost quality)."""
+
+
+def _offload_intended(req: LocalServingRequest, q4: LocalServingPlan | None) -> bool:
+    """The user gave system RAM and Q4_K_M runs with the rest of its layers in it."""
+    return req.system_ram_gb is not None and q4 is not None and q4.fits_in_ram is True
+
+
 def _try(plan: LocalServingPlan) -> FormatTry:
     return FormatTry(
         weights_format=plan.weights_format,
@@ -102,6 +111,8 @@ def choose_local_format(req: LocalServingRequest, max_context: int) -> LocalServ
     plans: dict[str, LocalServingPlan] = {}
     chosen: LocalServingPlan | None = None
     for fmt in LOCAL_FORMAT_LADDER:
+        if fmt in LOW_FORMATS and _offload_intended(req, plans.get(OFFLOAD_FORMAT)):
+            break  # RAM was given for the layers that do not fit: Q4_K_M offloaded
         plan = plan_local_serving(req.model_copy(update={"weights": fmt, "choose_format": False}))
         plans[fmt] = plan
         tried.append(_try(plan))

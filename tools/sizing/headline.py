@@ -42,6 +42,7 @@ from collections.abc import Sequence
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan
+from tools.memory.formats import GGUF_FORMATS
 from tools.pricing import quote_order
 from tools.recommend import Option, Recommendation
 from tools.sizing.report import (
@@ -68,14 +69,20 @@ DATACENTER_ENGINES = ("vllm", "transformers")
 def owned_hardware(request: SizingRequest) -> OwnedHardware | None:
     """Whether `request` is about hardware the user owns (issue 29), and how it runs: the
     words said it (`request.owned`: my, our, I have, a laptop, a Mac, Ollama, llama.cpp, LM
-    Studio, MLX), or an inference question names a consumer, workstation or unified-memory
-    GPU without naming a datacenter engine. None: sized as a datacenter question."""
+    Studio, MLX), or a yes/no or longest-context question names a consumer, workstation or
+    unified-memory GPU without naming a datacenter engine. None: a datacenter question."""
     w = request.workload
     if w.is_training:
         return None
     if request.owned is not None:
         return request.owned
     engine_said = "engine" in w.model_fields_set and w.engine in DATACENTER_ENGINES
+    # A vLLM format said (AWQ, GPTQ, FP8 …) is a datacenter deployment, not a GGUF.
+    engine_said = engine_said or ("weights" in w.model_fields_set and w.weights not in GGUF_FORMATS)
+    # A card alone makes it owned for "does it run?" and "how much context?": a question
+    # for a speed, a cost or a count keeps the sizing that answers that figure.
+    if request.asked not in (None, "fits") and not request.longest_context:
+        return None
     catalog = get_catalog()
     owned_gpu = False
     for config in request.configurations:
