@@ -1,0 +1,200 @@
+"""Issue 29: hardware the user owns is answered as it is used (local plan first, the best GGUF
+type that fits), the reverse question, and launch lines people paste."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls
+from tools.fits import FitsRequest, fits_on_hardware
+from tools.local_serving import LocalServingRequest, plan_local_serving
+from tools.local_serving.ollama_tags import OLLAMA_TAG_GRAMMAR, ollama_reference
+from tools.memory import MemoryRequest, estimate_memory
+from tools.sizing import GpuConfiguration, OwnedHardware, SizingRequest, size
+from tools.workload import Workload
+
+GiB = 2**30
+
+# Qwen3 32B: 32.8 B parameters (Qwen3 technical report, arXiv 2505.09388, Table 1: 32.8B).
+# Q4_K_M averages ≈ 4.85 bits per weight (llama.cpp quantize table: 7B Q4_K_M 4.07 GB / 6.74 B
+# params → 4.83 bpw); Q5_K_M ≈ 5.69 bpw (4.78 GB / 6.74 B). A 3090 has 24 GiB (NVIDIA spec).
+QWEN3_32B_PARAMS = 32.8e9
+Q4_K_M_BPW = 4.85
+Q5_K_M_BPW = 5.69
+RTX_3090_BYTES = 24 * GiB
+
+
+def test_hand_arithmetic_qwen3_32b_on_a_3090() -> None:
+    q4 = QWEN3_32B_PARAMS * Q4_K_M_BPW / 8  # ≈ 19.9 GB: fits 25.8 GB with room for KV
+    q5 = QWEN3_32B_PARAMS * Q5_K_M_BPW / 8  # ≈ 23.3 GB: leaves < 2.5 GB for 8k of KV + buffers
+    kv_8k = 64 * 2 * 8 * 128 * 2 * 8192  # layers × K,V × kv heads × head dim × fp16 × tokens
+    assert q4 + kv_8k < RTX_3090_BYTES < q5 + kv_8k + 1.0e9
+    plan = plan_local_serving(
+        LocalServingRequest(model="qwen3-32b", gpu="rtx-3090", choose_format=True)
+    )
+    assert plan.weights_format == "q4_k_m" and plan.fits_fully
+    assert plan.weights_bytes == pytest.approx(q4, rel=0.03)
+    assert plan.context_per_slot == 8192 and plan.longest_context_tokens == 16384
+    assert plan.format_choice is not None
+    assert [t.weights_format for t in plan.format_choice.tried] == [
+        "q8_0",
+        "q6_k",
+        "q5_k_m",
+        "q4_k_m",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "can my 3090 run Qwen3 32B",
+        "I have an RTX 3090, will Qwen3 32B run on it?",
+        "Can Qwen3 32B run on one RTX 3090?",
+        "can qwen3 32b run on my rtx 3090 with ollama",
+    ],
+)
+def test_owned_card_questions_lead_with_the_local_plan(text: str) -> None:
+    from assistant.offline.engine import answer_text
+    from assistant.render.results import CallResult
+    from assistant.registry import default_registry
+
+    parsed = parse_workload(text)
+    registry = default_registry()
+    results = []
+    for call in plan_tool_calls(parsed):
+        outcome = registry.call(call.name, call.arguments)
+        results.append(CallResult(call.name, call.arguments, outcome.value, outcome.is_error))
+    lines = [ln for ln in answer_text(parsed, results).text.splitlines() if ln.strip()]
+    verdict = lines[1]  # after the 'Read as' line
+    assert verdict.startswith(
+        ("**Yes.** **llama.cpp", "**llama.cpp", "**Yes.** **Ollama", "**Ollama")
+    )
+    assert "q4_k_m" in verdict and "RTX 3090" in verdict and "fits on the GPU" in verdict
+    body = "\n".join(lines)
+    assert body.index("Datacenter alternative") > body.index("Launch:")
+
+
+def test_a_datacenter_format_keeps_the_datacenter_verdict() -> None:
+    report = size(
+        SizingRequest(
+            workload=Workload(model="llama-3.1-70b", weights="int4-awq"),
+            configurations=[GpuConfiguration(gpu="rtx-4090", count=2)],
+        )
+    )
+    assert not report.leads_with_local and not report.local
+
+
+def test_words_make_a_datacenter_card_owned() -> None:
+    report = size(
+        SizingRequest(
+            workload=Workload(model="llama-3.1-8b"),
+            configurations=[GpuConfiguration(gpu="h100-sxm", count=1)],
+            owned=OwnedHardware(launcher="ollama"),
+        )
+    )
+    assert report.leads_with_local
+    (plan,) = report.local
+    # Llama 3.1 8B: 8.03 B params × 8.5 bits (Q8_0: 34 bytes per 32 weights) ≈ 8.5 GB ≪ 80 GB.
+    assert plan.weights_format == "q8_0"
+    assert plan.weights_bytes == pytest.approx(8.03e9 * 34 / 32, rel=0.02)
+
+
+@pytest.mark.parametrize(
+    ("request_", "largest_min_params"),
+    [
+        (FitsRequest(gpu_memory_gb=24), 30e9),  # a 24 GB card holds a 32B at Q4_K_M
+        (FitsRequest(gpu="apple-m3-max-40c-64gb"), 30e9),
+        (FitsRequest(gpu="rtx-3090", gpus=2), 60e9),  # 48 GiB: a 70B at Q4_K_M (≈ 42.5 GB)
+        (FitsRequest(gpu="h100-sxm", gpus=8), 300e9),  # 640 GB: a 405B at Q8_0 ≈ 430 GB
+    ],
+)
+def test_reverse_question_lists_models_the_memory_calculator_confirms(
+    request_: FitsRequest, largest_min_params: float
+) -> None:
+    result = fits_on_hardware(request_)
+    models = [m for g in result.groups for m in g.models]
+    assert models and max(m.params for m in models) >= largest_min_params
+    for m in models:
+        # The memory calculator (llama.cpp accounting) agrees each fits in its budget.
+        est = estimate_memory(
+            MemoryRequest(
+                model=m.model_id,
+                weights=m.weights_format,
+                engine="generic",
+                context=m.context_per_slot,
+                gpu=request_.gpu,
+                gpus=request_.gpus,
+            )
+        )
+        assert est.breakdown["weights"] <= m.budget_bytes
+        assert m.gpu_bytes <= m.budget_bytes
+
+
+def test_reverse_question_ranked_by_what_was_asked() -> None:
+    fastest = fits_on_hardware(FitsRequest(gpu="rtx-4090", rank_by="fastest"))
+    speeds = [m.decode_tokens_per_s or 0 for g in fastest.groups for m in g.models]
+    assert speeds == sorted(speeds, reverse=True)
+    coding = fits_on_hardware(FitsRequest(gpu="rtx-4090", rank_by="coding"))
+    first = [g.models[0] for g in coding.groups if any("coding" in m.tags for m in g.models)]
+    assert first and all("coding" in m.tags for m in first)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What can I run on my 24 GB GPU?",
+        "what can my 3090 run",
+        "which models fit on an M3 Max 64GB?",
+        "What LLM can I run on 2x 3090?",
+    ],
+)
+def test_reverse_question_is_planned_as_fits(text: str) -> None:
+    calls = plan_tool_calls(parse_workload(text))
+    assert [c.name for c in calls] == ["fits_on_hardware"], calls
+
+
+@pytest.mark.parametrize(
+    ("model", "weights", "tag"),
+    [
+        ("llama-3.1-8b", "q4_k_m", "llama3.1:8b-instruct-q4_K_M"),
+        ("llama-3.1-8b", "q8_0", "llama3.1:8b-instruct-q8_0"),
+        ("qwen3-32b", "q8_0", "qwen3:32b-q8_0"),
+        ("gemma-3-27b", "q8_0", "gemma3:27b-it-q8_0"),
+        ("qwen3-14b", "q4_k_m", "qwen3:14b"),
+    ],
+)
+def test_modelfile_tags_are_ollama_tags(model: str, weights: str, tag: str) -> None:
+    assert ollama_reference(model, weights) == (tag, True)
+    assert OLLAMA_TAG_GRAMMAR.match(tag)
+    plan = plan_local_serving(
+        LocalServingRequest(model=model, gpu="h100-sxm", weights=weights, launcher="ollama")
+    )
+    assert plan.ollama_modelfile is not None
+    assert plan.ollama_modelfile.splitlines()[0] == f"FROM {tag}"
+
+
+def test_no_modelfile_names_a_catalog_id() -> None:
+    from tools.catalog import get_catalog
+
+    for entry in get_catalog().models.values():
+        ref, pulled = ollama_reference(entry.id, "q6_k")
+        assert ref != entry.id
+        assert OLLAMA_TAG_GRAMMAR.match(ref) if pulled else ref.endswith(".gguf")
+
+
+def test_launch_lines_carry_the_plan() -> None:
+    plan = plan_local_serving(
+        LocalServingRequest(
+            model="qwen3-32b", gpu="rtx-3090", choose_format=True, cache_type="q8_0", mlx=True
+        )
+    )
+    assert plan.launch is not None
+    line = plan.launch.llama_server
+    assert re.search(r"-ngl \d+", line) and "-c " in line and "-fa on" in line
+    assert "--cache-type-k q8_0" in line
+    assert "Context Length" in plan.launch.lm_studio and "Q8_0" in plan.launch.lm_studio
+    assert plan.launch.mlx_server is not None
+    assert plan.launch.mlx_server.startswith("mlx_lm.convert --hf-path Qwen/Qwen3-32B")
