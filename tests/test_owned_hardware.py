@@ -58,8 +58,8 @@ def test_hand_arithmetic_qwen3_32b_on_a_3090() -> None:
 )
 def test_owned_card_questions_lead_with_the_local_plan(text: str) -> None:
     from assistant.offline.engine import answer_text
-    from assistant.render.results import CallResult
     from assistant.registry import default_registry
+    from assistant.render.results import CallResult
 
     parsed = parse_workload(text)
     registry = default_registry()
