@@ -14,17 +14,22 @@ from tests.model_files import fake_hf_cache, write_gguf
 from tests.offline_turns import after_reading, answer, sizing
 from tests.test_model_sources import INDEX_TOTAL, LLAMA_CONFIG, SMALL, SMALL_TOTAL, TYPES
 from tools.local_serving import LocalServingPlan
+from tools.sizing import SizingReport
 
 GB = 1e9
 RAM_BANDWIDTH = 2 * 8 * 5600e6  # dual-channel DDR5-5600, the tool's stated default
 
 
 def _plans(conversation: Conversation) -> list[LocalServingPlan]:
-    return [
-        c.value
-        for c in stored_calls(conversation.messages)
-        if isinstance(c.value, LocalServingPlan)
-    ]
+    """The turn's local plans: separate calls, and those the sizing report carries (owned
+    hardware, issue 29)."""
+    out: list[LocalServingPlan] = []
+    for c in stored_calls(conversation.messages):
+        if isinstance(c.value, LocalServingPlan):
+            out.append(c.value)
+        elif isinstance(c.value, SizingReport):
+            out += c.value.local
+    return out
 
 
 def _sized(conversation: Conversation) -> bool:

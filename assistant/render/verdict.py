@@ -22,6 +22,7 @@ from assistant.render.costs import (
     offer_text,
     usd_in_period,
 )
+from assistant.render.local import DATACENTER_HEADING, owned_lead
 from assistant.render.questions import faster_lines, max_context_lines
 from assistant.render.results import (
     config_label,
@@ -611,9 +612,15 @@ def verdict_answer(report: SizingReport) -> Answer:
         lines = [f"**One question before I size this:** {report.question.question}"]
     else:
         named = bool(named_training_lines(report))
+        local = report.leads_with_local
+        # Owned hardware (issue 29): the local plan leads, the datacenter sizing follows.
+        lines = with_yes_no(owned_lead(report, []), yes_no(report)) if local else []
+        lines += [DATACENTER_HEADING] if local else []
         # The asked figure and a yes/no question's answer lead, as in the offline answer.
-        lines = asked_lines(report, named_training=named)
-        lines += with_yes_no(verdict_block(report, standalone=True), yes_no(report))
+        lines += asked_lines(report, named_training=named)
+        lines += with_yes_no(
+            verdict_block(report, standalone=True), None if local else yes_no(report)
+        )
         while lines and not lines[0].strip():
             lines.pop(0)
         while lines and not lines[-1].strip():

@@ -21,11 +21,12 @@ def local_request(
     fields = w.model_fields_set
     weights = w.weights if w.weights in GGUF_FORMATS else None
     return LocalServingRequest(
-        model=w.model,
+        model=owned.ollama_tag or w.model,
         params=w.params,
         config_path=w.config_path,
         model_file=w.model_file,
         weights=weights,
+        kv_dtype=w.kv_dtype,
         gpu=config.gpu,
         gpus=config.count or 1,
         context=w.context if "context" in fields else None,

@@ -193,6 +193,11 @@ class OwnedHardware(BaseModel):
         default=None, gt=0, le=100_000, description="System RAM, GB, for offloaded layers."
     )
     mlx: bool = Field(default=False, description="MLX was asked for: add mlx_lm lines.")
+    ollama_tag: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="The Ollama tag the user gave ('qwen3:32b'): the Modelfile's FROM line.",
+    )
 
 
 class SizingRequest(BaseModel):
