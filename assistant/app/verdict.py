@@ -54,7 +54,8 @@ def _option_detail(option: Option, unit: TableUnit) -> str:
 
 def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[VerdictLine]:
     """The card's lines (see the module docstring); empty when the report sized nothing."""
-    lines: list[VerdictLine] = []
+    lines: list[VerdictLine] = local_lines(report, unit)
+    first_datacenter = len(lines)
     for sized in [*report.memory, *report.zero3_resize]:
         est = sized.estimate
         if est is None or est.fits is None:
@@ -115,6 +116,11 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
             )
         else:
             lines.append(VerdictLine("does_not_fit", f"No context fits on {where}"))
+    if report.leads_with_local:
+        # Owned hardware: the datacenter lines follow as the alternative, and say so.
+        for i in range(first_datacenter, len(lines)):
+            line = lines[i]
+            lines[i] = VerdictLine(line.kind, f"Datacenter (vLLM): {line.head}", line.detail)
     answer = report.asked_answer
     if lines and answer is not None and answer.asked == "fits" and answer.yes is not None:
         # A yes/no question: the card opens with its answer, as the text does.
@@ -123,6 +129,32 @@ def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[Verdict
             first.kind, f"{'Yes' if answer.yes else 'No'}. {first.head}", first.detail
         )
     return lines
+
+
+def local_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[VerdictLine]:
+    """The local plans an owned-hardware card leads with (`report.leads_with_local`): where
+    the layers go, the memory against the GPU budget, the estimated speed, the longest
+    context — the offline answer's first lines, in the card's form."""
+    if not report.leads_with_local:
+        return []
+    out: list[VerdictLine] = []
+    for plan in report.local:
+        launcher = "Ollama" if plan.launcher == "ollama" else "llama.cpp"
+        where = f"{plan.gpus}× {plan.gpu_label}" if plan.gpus > 1 else plan.gpu_label
+        what = f"{launcher}, {plan.weights_format.upper()}, on {where}"
+        detail = f"{_size(plan.gpu_bytes, unit)} of {_size(plan.budget_bytes, unit)} on the GPU"
+        if plan.decode_tokens_per_s is not None and plan.decode_label is not None:
+            detail += f" · ≈ {plan.decode_tokens_per_s:.1f} tokens/s ({plan.decode_label})"
+        if plan.longest_context_tokens is not None:
+            detail += f" · longest context {plan.longest_context_tokens:,} tokens"
+        if plan.fits_fully and plan.fits_in_ram is not False:
+            out.append(VerdictLine("fits", f"Runs with {what}: every layer on the GPU", detail))
+        elif plan.fits_in_ram is False:
+            out.append(VerdictLine("does_not_fit", f"Does not run with {what}", detail))
+        else:
+            head = f"Runs with {what}: {plan.gpu_layers} of {plan.n_layers} layers on the GPU"
+            out.append(VerdictLine("works", head, f"{detail}; the rest in system RAM"))
+    return out
 
 
 def _fitting(report: SizingReport, gpu: str | None, count: int) -> Option | None:

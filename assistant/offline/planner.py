@@ -199,6 +199,8 @@ def owned_argument(parsed: ParsedWorkload) -> dict[str, Any]:
         owned["system_ram_gb"] = parsed.system_ram_bytes / 1e9
     if parsed.local_app == "mlx":
         owned["mlx"] = True
+    if parsed.gpu_memory_bytes is not None and not any(m.gpu for m in parsed.gpus):
+        owned["gpu_memory_gb"] = parsed.gpu_memory_bytes / 1e9  # 'a 24 GB GPU', as said
     if parsed.launcher == "ollama" and parsed.model_text and ":" in parsed.model_text:
         owned["ollama_tag"] = parsed.model_text  # the tag itself: the Modelfile's FROM line
     return owned

@@ -70,6 +70,11 @@ def local_serving_lines(calls: list[CallResult]) -> list[str]:
                 f"- Decode speed ≈ {r.decode_tokens_per_s:.1f} tokens/s per sequence, "
                 f"{r.decode_basis}."
             )
+        if r.decode_tokens_per_s is None:
+            out.append(
+                "- Decode speed: not estimated — no bandwidth is known for a GPU given only by "
+                "its memory (name the card for an estimate)."
+            )
         if r.format_choice is not None:
             out.append(f"- Format: {r.format_choice.reason}.")
         if r.longest_context_tokens is not None:

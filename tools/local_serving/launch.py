@@ -74,7 +74,7 @@ def lm_studio_settings(
 ) -> str:
     """LM Studio's model-load settings for the plan, in words (its llama.cpp engine: 'GPU
     Offload' counts the transformer layers, 'Context Length' is per chat)."""
-    layers = min(n_gpu_layers, n_layers)
+    layers = max(n_gpu_layers - 1, 0)  # -ngl counts the output layer; LM Studio the blocks
     offload = "all" if n_gpu_layers > n_layers else f"{layers} of {n_layers}"
     words = (
         f"LM Studio: load {file_name} with GPU Offload {offload} layers, Context Length "

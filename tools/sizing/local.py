@@ -28,6 +28,7 @@ def local_request(
         weights=weights,
         kv_dtype=w.kv_dtype,
         gpu=config.gpu,
+        gpu_memory_gb=owned.gpu_memory_gb if config.gpu is None else None,
         gpus=config.count or 1,
         context=w.context if "context" in fields else None,
         parallel=w.users if "users" in fields else 1,
@@ -49,8 +50,12 @@ def local_plans(
         return [], []
     plans: list[LocalServingPlan] = []
     errors: list[SizingError] = []
+    if owned.gpu_memory_gb is not None:
+        # One plan on the memory said: no catalog card stands in for the user's own.
+        count = next((c.count for c in configs if c.count), None)
+        configs = [GpuConfiguration(count=count)]
     for config in configs:
-        if config.gpu is None:
+        if config.gpu is None and owned.gpu_memory_gb is None:
             continue
         try:
             plans.append(plan_local_serving(local_request(request, config, owned)))

@@ -193,6 +193,13 @@ class OwnedHardware(BaseModel):
         default=None, gt=0, le=100_000, description="System RAM, GB, for offloaded layers."
     )
     mlx: bool = Field(default=False, description="MLX was asked for: add mlx_lm lines.")
+    gpu_memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="A GPU said only by its memory ('a 24 GB GPU'), GB: the local plan is "
+        "sized on it; the catalog cards of that memory are the datacenter alternative.",
+    )
     ollama_tag: str | None = Field(
         default=None,
         max_length=MAX_NAME_CHARS,
