@@ -581,7 +581,13 @@ def verdict_block(
     recommended option when no GPU was named, and the budget check — the lines an offline
     answer leads with (after a capacity question's count); `memory_first`: see
     `verdict_lines`; `standalone`: shown without the answer's tables (no line points to them)."""
-    lines = named_training_lines(report)
+    per_token = report.request.workload.objective == "cheapest_per_token"
+    cheaper = cheaper_per_token_line(report, per_token, standalone)
+    # 'Is an L40S cheaper than an H100 per million tokens?': the comparison is the answer,
+    # so it leads; the fit of each configuration follows.
+    compared = per_token and len(report.memory) > 1 and bool(cheaper)
+    lines = list(cheaper) if compared else []
+    lines += named_training_lines(report)
     lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first, standalone=standalone)
     lines += faster_lines(report)
@@ -592,9 +598,7 @@ def verdict_block(
     lines += scale_out_lines(report)
     # Without a scale-out, the lower formats that fit the named GPUs follow their verdict.
     lines += lower_format_lines(report) if report.scale_out is None else []
-    lines += cheaper_per_token_line(
-        report, report.request.workload.objective == "cheapest_per_token", standalone
-    )
+    lines += [] if compared else cheaper
     if not report.memory:
         lines += recommended_lines(report)
     budget = budget_line(report)
