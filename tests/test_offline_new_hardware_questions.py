@@ -21,7 +21,7 @@ from tests.offline_turns import answer, recommendation, sizing
 from tools.local_serving import LocalServingPlan
 from tools.memory.request import MemoryEstimate
 from tools.notes import texts
-from tools.sizing import SizedConfiguration
+from tools.sizing import SizedConfiguration, SizingReport
 
 GB, GiB, MiB = 10**9, 2**30, 2**20
 VLLM_UTILISATION = 0.9  # vLLM docs: gpu_memory_utilization defaults to 0.9
@@ -53,11 +53,15 @@ def _recommend_notes(conversation: Conversation) -> list[str]:
 
 
 def _plan(conversation: Conversation) -> LocalServingPlan:
-    (plan,) = [
-        c.value
-        for c in stored_calls(conversation.messages)
-        if isinstance(c.value, LocalServingPlan)
-    ]
+    """The turn's one local plan: a separate call, or the one its sizing report carries
+    (owned hardware, issue 29)."""
+    plans: list[LocalServingPlan] = []
+    for c in stored_calls(conversation.messages):
+        if isinstance(c.value, LocalServingPlan):
+            plans.append(c.value)
+        elif isinstance(c.value, SizingReport):
+            plans += c.value.local
+    (plan,) = plans
     return plan
 
 

@@ -208,9 +208,14 @@ def owned_argument(parsed: ParsedWorkload) -> dict[str, Any]:
 
 def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     """`fits_on_hardware` per hardware named, for 'what can I run on my 24 GB GPU?'."""
+    said: dict[str, Any] = {}
+    if parsed.context is not None:
+        said["context"] = parsed.context
+    if parsed.fits_rank is not None:
+        said["rank_by"] = parsed.fits_rank
     calls: list[PlannedCall] = []
     for mention in parsed.gpus:
-        args: dict[str, Any] = {}
+        args: dict[str, Any] = dict(said)
         if mention.memory_bytes is not None:
             args["gpu_memory_gb"] = mention.memory_bytes / 1e9
             if mention.unified_memory is not None:
@@ -221,15 +226,10 @@ def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
             continue
         if mention.count is not None and mention.count > 1:
             args["gpus"] = min(mention.count, 64)
-        if parsed.context is not None:
-            args["context"] = parsed.context
-        if parsed.fits_rank is not None:
-            args["rank_by"] = parsed.fits_rank
         calls.append(PlannedCall("fits_on_hardware", args))
     if not calls and parsed.gpu_memory_bytes is not None:
-        calls.append(
-            PlannedCall("fits_on_hardware", {"gpu_memory_gb": parsed.gpu_memory_bytes / 1e9})
-        )
+        memory = {"gpu_memory_gb": parsed.gpu_memory_bytes / 1e9}
+        calls.append(PlannedCall("fits_on_hardware", {**said, **memory}))
     return calls
 
 

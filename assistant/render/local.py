@@ -158,7 +158,7 @@ def fits_lines(calls: list[CallResult]) -> list[str]:
             f"**{r.listed} catalog models run on {count}{r.hardware} with every layer on the "
             f"GPU ({gib(r.budget_bytes)}), at {r.context_per_slot:,} tokens, by {r.rank_by}:**"
         )
-        for group in reversed(r.groups) if r.rank_by == "largest" else r.groups:
+        for group in r.groups:
             out.append(f"- *{group.name}*")
             for m in group.models:
                 speed = (

@@ -66,7 +66,7 @@ class ModelFit(BaseModel):
 
 
 class SizeClass(BaseModel):
-    """Models of one size class, ranked."""
+    """Models of one size class (or those named for the coding / reasoning asked), ranked."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -75,7 +75,8 @@ class SizeClass(BaseModel):
 
 
 class FitsResult(BaseModel):
-    """The models that fit, grouped by size class, each ranked by `rank_by`."""
+    """The models that fit, grouped by size class (largest first; coding / reasoning: the
+    models named so first), each ranked by `rank_by`."""
 
     model_config = ConfigDict(frozen=True)
 

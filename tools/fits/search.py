@@ -109,9 +109,16 @@ def fits_on_hardware(req: FitsRequest) -> FitsResult:
     fits.sort(key=_key(req.rank_by))
     listed = fits[: req.limit]
     groups: list[SizeClass] = []
-    for name, upper in SIZE_CLASSES:
+    rest = listed
+    if req.rank_by in ("coding", "reasoning"):
+        named = [m for m in listed if req.rank_by in m.tags]
+        rest = [m for m in listed if req.rank_by not in m.tags]
+        if named:
+            groups.append(SizeClass(name=f"named for {req.rank_by}", models=named))
+    # Largest class first: the biggest model that runs leads.
+    for name, upper in reversed(SIZE_CLASSES):
         lower = max([u for _, u in SIZE_CLASSES if u < upper], default=0.0)
-        members = [m for m in listed if lower <= m.params < upper]
+        members = [m for m in rest if lower <= m.params < upper]
         if members:
             groups.append(SizeClass(name=name, models=members))
     if req.rank_by in ("fastest", "context"):
