@@ -126,12 +126,13 @@ def fits_on_hardware(req: FitsRequest) -> FitsResult:
     notes = [
         "Each model in the best-quality GGUF type that keeps every layer on the GPU at the "
         "context (Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q3_K_M, Q2_K; plan_local_serving); speeds are "
-        "single-stream decode estimates (labelled per model).",
+        "single-stream decode estimates (labelled per model); a model's context is capped at "
+        "its maximum.",
     ]
     if req.rank_by in ("coding", "reasoning"):
-        named = sum(1 for m in listed if req.rank_by in m.tags)
+        count = sum(1 for m in listed if req.rank_by in m.tags)
         notes.append(
-            f"{named} listed model(s) are named for {req.rank_by} by their publishers (a Coder "
+            f"{count} listed model(s) are named for {req.rank_by} by their publishers (a Coder "
             "model, DeepSeek-R1 and its distills); the catalog holds no benchmark scores, so "
             "the rest are ranked by size."
         )
