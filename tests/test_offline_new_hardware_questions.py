@@ -16,12 +16,11 @@ import pytest
 
 from assistant.cli import main
 from assistant.conversation import Conversation
-from assistant.results import stored_calls
-from tests.offline_turns import answer, recommendation, sizing
+from tests.offline_turns import answer, local_plans, recommendation, sizing
 from tools.local_serving import LocalServingPlan
 from tools.memory.request import MemoryEstimate
 from tools.notes import texts
-from tools.sizing import SizedConfiguration, SizingReport
+from tools.sizing import SizedConfiguration
 
 GB, GiB, MiB = 10**9, 2**30, 2**20
 VLLM_UTILISATION = 0.9  # vLLM docs: gpu_memory_utilization defaults to 0.9
@@ -53,15 +52,7 @@ def _recommend_notes(conversation: Conversation) -> list[str]:
 
 
 def _plan(conversation: Conversation) -> LocalServingPlan:
-    """The turn's one local plan: a separate call, or the one its sizing report carries
-    (owned hardware, issue 29)."""
-    plans: list[LocalServingPlan] = []
-    for c in stored_calls(conversation.messages):
-        if isinstance(c.value, LocalServingPlan):
-            plans.append(c.value)
-        elif isinstance(c.value, SizingReport):
-            plans += c.value.local
-    (plan,) = plans
+    (plan,) = local_plans(conversation)
     return plan
 
 

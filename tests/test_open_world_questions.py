@@ -11,25 +11,16 @@ import pytest
 from assistant.conversation import Conversation
 from assistant.results import stored_calls
 from tests.model_files import fake_hf_cache, write_gguf
-from tests.offline_turns import after_reading, answer, sizing
+from tests.offline_turns import after_reading, answer, local_plans, sizing
 from tests.test_model_sources import INDEX_TOTAL, LLAMA_CONFIG, SMALL, SMALL_TOTAL, TYPES
 from tools.local_serving import LocalServingPlan
-from tools.sizing import SizingReport
 
 GB = 1e9
 RAM_BANDWIDTH = 2 * 8 * 5600e6  # dual-channel DDR5-5600, the tool's stated default
 
 
 def _plans(conversation: Conversation) -> list[LocalServingPlan]:
-    """The turn's local plans: separate calls, and those the sizing report carries (owned
-    hardware, issue 29)."""
-    out: list[LocalServingPlan] = []
-    for c in stored_calls(conversation.messages):
-        if isinstance(c.value, LocalServingPlan):
-            out.append(c.value)
-        elif isinstance(c.value, SizingReport):
-            out += c.value.local
-    return out
+    return local_plans(conversation)
 
 
 def _sized(conversation: Conversation) -> bool:

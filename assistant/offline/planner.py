@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.offline.names import gpus_with_capacity
-from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser.scope import sizes_something
 from assistant.reading.of_parsed import asked_figure
 from tools.cost.inputs import HOURS_PER_MONTH
@@ -206,6 +206,25 @@ def owned_argument(parsed: ParsedWorkload) -> dict[str, Any]:
     return owned
 
 
+def hardware_arguments(mention: GpuMention) -> dict[str, Any] | None:
+    """The hardware fields of `plan_local_serving` and `fits_on_hardware` for one GPU said:
+    a catalog id, or the memory (and unified-memory rule) of one the catalog lacks, and a
+    count above one (as said: a count past a tool's bound is its error to state); None when
+    neither was read."""
+    args: dict[str, Any]
+    if mention.memory_bytes is not None:
+        args = {"gpu_memory_gb": mention.memory_bytes / 1e9}
+        if mention.unified_memory is not None:
+            args["gpu_unified_memory"] = mention.unified_memory
+    elif mention.gpu is not None:
+        args = {"gpu": mention.gpu}
+    else:
+        return None
+    if mention.count is not None and mention.count > 1:
+        args["gpus"] = mention.count
+    return args
+
+
 def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     """`fits_on_hardware` per hardware named, for 'what can I run on my 24 GB GPU?'."""
     said: dict[str, Any] = {}
@@ -215,18 +234,9 @@ def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
         said["rank_by"] = parsed.fits_rank
     calls: list[PlannedCall] = []
     for mention in parsed.gpus:
-        args: dict[str, Any] = dict(said)
-        if mention.memory_bytes is not None:
-            args["gpu_memory_gb"] = mention.memory_bytes / 1e9
-            if mention.unified_memory is not None:
-                args["gpu_unified_memory"] = mention.unified_memory
-        elif mention.gpu is not None:
-            args["gpu"] = mention.gpu
-        else:
-            continue
-        if mention.count is not None and mention.count > 1:
-            args["gpus"] = min(mention.count, 64)
-        calls.append(PlannedCall("fits_on_hardware", args))
+        hardware = hardware_arguments(mention)
+        if hardware is not None:
+            calls.append(PlannedCall("fits_on_hardware", {**said, **hardware}))
     if not calls and parsed.gpu_memory_bytes is not None:
         memory = {"gpu_memory_gb": parsed.gpu_memory_bytes / 1e9}
         calls.append(PlannedCall("fits_on_hardware", {**said, **memory}))
@@ -346,16 +356,12 @@ def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
         args = dict(base)
         if mention.memory_bytes is None and owned_in_size:
             continue  # a catalog GPU's plan is in the sizing report (`owned`)
-        if mention.memory_bytes is not None:
-            args |= {"gpu_memory_gb": mention.memory_bytes / 1e9, "gpu_name": mention.text}
-            if mention.unified_memory is not None:
-                args["gpu_unified_memory"] = mention.unified_memory
-        elif mention.gpu is not None:
-            args["gpu"] = mention.gpu
-        else:
+        hardware = hardware_arguments(mention)
+        if hardware is None:
             continue
-        if mention.count is not None and mention.count > 1:
-            args["gpus"] = mention.count
+        args |= hardware
+        if mention.memory_bytes is not None:
+            args["gpu_name"] = mention.text
         call = PlannedCall("plan_local_serving", args)
         if call not in calls:
             calls.append(call)

@@ -4,6 +4,8 @@ system RAM the rest needs, the estimated decode speed and the launch line, from
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from assistant.render.results import CallResult, gib
 from assistant.results import ToolError
 from tools.fits import FitsResult
@@ -45,16 +47,32 @@ def _verdict(r: LocalServingPlan) -> str:
     )
 
 
+_T = TypeVar("_T")
+
+
+def _results(calls: list[CallResult], name: str, kind: type[_T], failed: str) -> list[_T | str]:
+    """The typed results of the calls to `name`; one that is not a `kind` as the line saying
+    why (`failed`: what could not be done)."""
+    out: list[_T | str] = []
+    for call in calls:
+        if call.name != name:
+            continue
+        r = call.value
+        if isinstance(r, kind):
+            out.append(r)
+        else:
+            problem = r.text if isinstance(r, ToolError) else "no result"
+            out.append(f"- {failed}: {problem}")
+    return out
+
+
 def local_serving_lines(calls: list[CallResult]) -> list[str]:
     """One block per plan_local_serving call."""
     out: list[str] = []
-    for call in calls:
-        if call.name != "plan_local_serving":
-            continue
-        r = call.value
-        if not isinstance(r, LocalServingPlan):
-            problem = r.text if isinstance(r, ToolError) else "no result"
-            out.append(f"- Local serving could not be sized: {problem}")
+    failed = "Local serving could not be sized"
+    for r in _results(calls, "plan_local_serving", LocalServingPlan, failed):
+        if isinstance(r, str):
+            out.append(r)
             continue
         launcher = "Ollama" if r.launcher == "ollama" else "llama.cpp (llama-server)"
         count = f"{r.gpus}× " if r.gpus > 1 else ""
@@ -145,13 +163,10 @@ DATACENTER_HEADING = (
 def fits_lines(calls: list[CallResult]) -> list[str]:
     """One block per fits_on_hardware call: the models that run, by size class."""
     out: list[str] = []
-    for call in calls:
-        if call.name != "fits_on_hardware":
-            continue
-        r = call.value
-        if not isinstance(r, FitsResult):
-            problem = r.text if isinstance(r, ToolError) else "no result"
-            out.append(f"- Could not list the models that fit: {problem}")
+    failed = "Could not list the models that fit"
+    for r in _results(calls, "fits_on_hardware", FitsResult, failed):
+        if isinstance(r, str):
+            out.append(r)
             continue
         count = f"{r.gpus}× " if r.gpus > 1 else ""
         out.append(
