@@ -81,3 +81,28 @@ def test_mcp_serves_the_reverse_question() -> None:
     assert not outcome.is_error
     text = render_result(outcome.value)
     assert "catalog models run on NVIDIA GeForce RTX 3090" in text.splitlines()[0]
+
+
+def test_app_cards_show_the_reverse_question_and_the_owned_headline() -> None:
+    from assistant.app.call_summary import call_summary
+    from assistant.app.results import card_view
+    from tools.fits import FitsRequest, fits_on_hardware
+
+    result = fits_on_hardware(FitsRequest(gpu="rtx-3090"))
+    view = card_view(result)
+    first = next(m for g in result.groups for m in g.models)
+    assert view.table.rows[0][1] == first.model_name
+    assert view.table.rows[0][2] == first.weights_format.upper()
+    summary = call_summary("fits_on_hardware", {"gpu": "rtx-3090"}, result)
+    assert summary.startswith("Models that fit") and f"{result.listed} models" in summary
+
+
+async def test_call_summary_of_an_owned_report_leads_local(
+    turn: tuple[str, SizingReport, object],
+) -> None:
+    from assistant.app.call_summary import call_summary
+
+    _, report, _ = turn
+    summary = call_summary("size", {}, report)
+    assert "leads: llama-server on NVIDIA GeForce RTX 3090, all layers on the GPU" in summary
+    assert "datacenter: 4× " in summary
