@@ -230,3 +230,18 @@ def test_launch_lines_carry_the_plan() -> None:
     assert "Context Length" in plan.launch.lm_studio and "Q8_0" in plan.launch.lm_studio
     assert plan.launch.mlx_server is not None
     assert plan.launch.mlx_server.startswith("mlx_lm.convert --hf-path Qwen/Qwen3-32B")
+
+
+def test_bits_said_in_vllm_words_are_the_gguf_type_of_those_bits() -> None:
+    """'in 4-bit' on owned hardware is Q4_K_M, not a better type chosen over the user's words:
+    Qwen3 32B at 16k context — 19.9 GB of Q4_K_M weights + 16,384 × 262,144 B of f16 KV
+    (4.3 GB) = 24.2 GB, inside the 3090's 25.8 GB."""
+    q4 = QWEN3_32B_PARAMS * Q4_K_M_BPW / 8
+    kv = 16384 * 64 * 2 * 8 * 128 * 2
+    assert q4 + kv < RTX_3090_BYTES
+    parsed = parse_workload("can my 3090 run Qwen3 32B in 4-bit with 16k context?")
+    (call,) = [c for c in plan_tool_calls(parsed) if c.name == "size"]
+    report = size(SizingRequest.model_validate(call.arguments))
+    (plan,) = report.local
+    assert plan.weights_format == "q4_k_m" and plan.format_choice is None
+    assert plan.context_per_slot == 16384 and plan.fits_fully

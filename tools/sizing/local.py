@@ -12,6 +12,27 @@ from tools.sizing.headline import owned_hardware
 from tools.sizing.report import SizingError
 from tools.sizing.request import GpuConfiguration, OwnedHardware, SizingRequest
 
+LOCAL_EQUIVALENT: dict[str, str] = {
+    "int4-awq": "q4_k_m",
+    "int4-gptq": "q4_k_m",
+    "nf4": "q4_k_m",
+    "nf4-dq": "q4_k_m",
+    "int8": "q8_0",
+    "fp8": "q8_0",
+    "bf16": "fp16",
+    "fp32": "fp16",
+}
+"""A precision said in vLLM's words ('4-bit', int8, bf16), as llama.cpp runs it: the GGUF
+type of those bits (Q4_K_M, Q8_0; 16-bit as an F16 GGUF, the default --outtype of llama.cpp's
+convert_hf_to_gguf.py)."""
+
+
+def local_weights(weights: str) -> str | None:
+    """The GGUF type a local plan sizes for the weights said; None: choose the best."""
+    if weights in GGUF_FORMATS or weights == "fp16":
+        return weights
+    return LOCAL_EQUIVALENT.get(weights)
+
 
 def local_request(
     request: SizingRequest, config: GpuConfiguration, owned: OwnedHardware
@@ -19,7 +40,7 @@ def local_request(
     """The local-serving request for one named configuration of an owned-hardware request."""
     w = request.workload
     fields = w.model_fields_set
-    weights = w.weights if w.weights in GGUF_FORMATS else None
+    weights = local_weights(w.weights) if w.weights and "weights" in w.model_fields_set else None
     return LocalServingRequest(
         model=owned.ollama_tag or w.model,
         params=w.params,
