@@ -245,3 +245,28 @@ def test_bits_said_in_vllm_words_are_the_gguf_type_of_those_bits() -> None:
     (plan,) = report.local
     assert plan.weights_format == "q4_k_m" and plan.format_choice is None
     assert plan.context_per_slot == 16384 and plan.fits_fully
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have an M3 Max with 64GB, can it run Llama 3.1 70B?",
+        "can my MacBook Pro M3 Max 64GB run llama 3.1 70b",
+        "Llama 3.1 70B on my M3 Max 64 GB with ollama",
+    ],
+)
+def test_a_mac_owner_gets_the_type_its_working_set_holds(text: str) -> None:
+    """Llama 3.1 70B (70.55 B parameters) on a 64 GB M3 Max: macOS lets the GPU use 3/4 of
+    64 GiB = 48 GiB (51.5 GB). Q4_K_M ≈ 70.55 × 4.85 / 8 = 42.8 GB fits with 8k of f16 KV
+    (80 layers × 2 × 8 × 128 × 2 B × 8,192 = 2.7 GB); Q5_K_M ≈ 70.55 × 5.69 / 8 = 50.2 GB
+    does not, with the same KV."""
+    params, working_set = 70.55e9, 0.75 * 64 * GiB
+    kv = 80 * 2 * 8 * 128 * 2 * 8192
+    assert params * Q4_K_M_BPW / 8 + kv < working_set < params * Q5_K_M_BPW / 8 + kv
+    parsed = parse_workload(text)
+    (call,) = [c for c in plan_tool_calls(parsed) if c.name == "size"]
+    report = size(SizingRequest.model_validate(call.arguments))
+    assert report.leads_with_local
+    (plan,) = report.local
+    assert plan.unified_memory and plan.weights_format == "q4_k_m" and plan.fits_fully
+    assert plan.budget_bytes == working_set
