@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "memory": "memory needed by a model and workload, per GPU, with a breakdown",
     "recommend": "smallest configuration on each GPU that fits and meets the targets",
     "cost": "cloud cost per hour, month and million tokens; hosted API comparison",
+    "fits": "which catalog models run on your GPU(s) or Mac, best GGUF type first",
     "ask": "answer a sizing question in plain language (one shot)",
     "proposal": "render a hardware proposal from a saved session",
     "sessions": "list, show or delete the saved sessions",

@@ -69,6 +69,12 @@ EXAMPLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("one session's questions and answers", "gpu-sizer sessions show a1b2c3"),
         ("delete two sessions without asking", "gpu-sizer sessions delete a1b2c3 d4e5f6 --yes"),
     ),
+    "fits": (
+        ("what runs on a 3090", "gpu-sizer fits --gpu rtx-3090"),
+        ("a 64 GB M3 Max, fastest first", "gpu-sizer fits --gpu m3-max-64gb --rank-by fastest"),
+        ("two 3090s at 32k context", "gpu-sizer fits --gpu rtx-3090 --gpus 2 --context 32k"),
+        ("a GPU the catalog lacks, as JSON", "gpu-sizer fits --gpu-memory-gb 24 --json"),
+    ),
     "models": (
         ("the model catalog", "gpu-sizer models"),
         ("one model in detail", "gpu-sizer models llama-3.1-70b"),

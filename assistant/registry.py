@@ -45,6 +45,7 @@ from assistant.schemas import compact_schema
 from assistant.sizing_tool import run_size
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
 from tools.errors import ToolInputError, closest_names, field_problems
+from tools.fits import FitsRequest, fits_on_hardware
 from tools.local_serving import LocalServingRequest, plan_local_serving
 from tools.memory import MemoryRequest, estimate_memory
 from tools.nesting import MAX_DEPTH, NestingError, too_deep
@@ -404,6 +405,15 @@ _CALCULATORS: tuple[ToolSpec, ...] = (
         plan_local_serving,
         _LOCAL_HIDDEN,
         offered=False,  # ~250 prompt tokens; the engines pre-compute it from the question
+    ),
+    ToolSpec(
+        "fits_on_hardware",
+        "Which catalog models run on the user's GPU(s) or Mac: best GGUF type, context, est. "
+        "tok/s, by size class.",
+        FitsRequest,
+        fits_on_hardware,
+        (),
+        offered=False,  # the prompt budget; the engines pre-compute it from the question
     ),
     ToolSpec(
         "compare_costs",

@@ -24,6 +24,7 @@ from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.wire import compact_json, lean, model_content
 from tools.cost import CostComparison
 from tools.errors import ToolInputError
+from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.nesting import loads_json, too_deep
@@ -96,6 +97,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         ModelList,
         GpuList,
         LocalServingPlan,
+        FitsResult,
         SizingReport,
         ToolError,
     ]
@@ -117,6 +119,7 @@ TOOL_RESULTS: dict[str, str] = {
     "list_models": "ModelList",
     "list_gpus": "GpuList",
     "plan_local_serving": "LocalServingPlan",
+    "fits_on_hardware": "FitsResult",
 }
 """Tool name → the schema of its result."""
 

@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from assistant.schemas import first_sentence
 from tools.cost import CostComparison, ServingCostRow
+from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
 from tools.sizing import FormatFit, SizedConfiguration, SizingReport
@@ -403,11 +404,67 @@ def _brief(option: Option) -> dict[str, Any]:
     return _pick(lean(option), _BRIEF_OPTION_KEYS)
 
 
+def local_record(plan: LocalServingPlan) -> dict[str, Any]:
+    """A local plan as the model and `ask --json` read it (bytes as integers)."""
+    record: dict[str, Any] = _pick(
+        plan.model_dump(mode="json"),
+        (
+            "launcher",
+            "gpu",
+            "gpu_label",
+            "gpus",
+            "weights_format",
+            "fits_fully",
+            "fits_in_ram",
+            "n_layers",
+            "gpu_layers",
+            "n_gpu_layers",
+            "gpu_bytes",
+            "budget_bytes",
+            "host_bytes",
+            "context_per_slot",
+            "longest_context_tokens",
+            "decode_tokens_per_s",
+            "decode_label",
+            "launch_command",
+        ),
+    )
+    if plan.format_choice is not None:
+        record["format_rule"] = plan.format_choice.reason
+    if plan.launch is not None:
+        record["ollama"] = plan.launch.ollama_reference
+    return record
+
+
+def _report_costs(costs: CostComparison) -> dict[str, Any]:
+    """The sizing report's costs as the model reads them: the cheapest per tier, the hosted APIs
+    compared, the break-even and the training cost."""
+    summary = summarize_costs(costs)
+    out: dict[str, Any] = {}
+    if "cheapest_by_tier" in summary:
+        out["cheapest_by_tier"] = {
+            tier: _pick(row, _BRIEF_ROW_KEYS) for tier, row in summary["cheapest_by_tier"].items()
+        }
+    serving = costs.serving
+    if serving is not None and serving.api_comparison:
+        out["api_comparison"] = [
+            _pick(lean(a), _API_KEYS) for a in serving.api_comparison[:MAX_REPORT_OPTIONS]
+        ]
+    for key in ("break_even_api", "training"):
+        if key in summary:
+            out[key] = summary[key]
+    return out
+
+
 def summarize_report(report: SizingReport) -> dict[str, Any]:
     """The sizing report as the model reads it: the headline with its price and the load $/M
     is priced at (with the reason), the memory verdict of each configuration named, the
     best options, the cheapest prices, the follow-ups and the notes."""
     out: dict[str, Any] = {"model_id": report.model_id, "weights_format": report.weights_format}
+    if report.leads_with_local:
+        # Owned hardware (issue 29): the local plan is the verdict, the rest the alternative.
+        out["leads_with"] = "local plan (llama.cpp / Ollama); datacenter sizing is the alternative"
+        out["local"] = [local_record(p) for p in report.local]
     out["price_load"] = {"basis": report.price_load.basis, "reason": report.price_load.reason}
     if report.question is not None:
         out["question"] = report.question.question
@@ -444,19 +501,7 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
             out["more_feasible_gpus"] = out["more_feasible_gpus"][:MAX_REJECTED_GPUS]
         out["notes"] = rec["notes"]
     if report.costs is not None:
-        costs = summarize_costs(report.costs)
-        if "cheapest_by_tier" in costs:
-            out["cheapest_by_tier"] = {
-                tier: _pick(row, _BRIEF_ROW_KEYS) for tier, row in costs["cheapest_by_tier"].items()
-            }
-        serving = report.costs.serving
-        if serving is not None and serving.api_comparison:
-            out["api_comparison"] = [
-                _pick(lean(a), _API_KEYS) for a in serving.api_comparison[:MAX_REPORT_OPTIONS]
-            ]
-        for key in ("break_even_api", "training"):
-            if key in costs:
-                out[key] = costs[key]
+        out |= _report_costs(report.costs)
     if report.zero3_resize:
         out["zero3_resize"] = [_sized(z) for z in report.zero3_resize]
     if report.scale_out is not None:

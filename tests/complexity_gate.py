@@ -38,7 +38,6 @@ NOT_YET_SPLIT: dict[str, int] = {
     "tools/performance/efficiency.py::_resolve": 28,
     "assistant/proposal/extract.py::collect": 28,
     "assistant/offline/planner.py::workload_arguments": 28,
-    "tools/sizing/asked.py::answer_asked": 27,
     "tools/memory/gguf_mix.py::_ffn_down_type": 27,
     "assistant/render/costs.py::api_comparison_lines": 27,
 }

@@ -8,6 +8,7 @@ from assistant.events import Done
 from assistant.offline.engine import OfflineEngine
 from assistant.results import stored_calls
 from tools.cost import ServingCostResult
+from tools.local_serving import LocalServingPlan
 from tools.recommend import Recommendation
 from tools.sizing import SizingReport
 
@@ -18,6 +19,18 @@ async def answer(text: str) -> tuple[str, Conversation]:
     events = [e async for e in OfflineEngine().run_turn(conversation, text)]
     done = next(e for e in events if isinstance(e, Done))
     return done.text, conversation
+
+
+def local_plans(conversation: Conversation) -> list[LocalServingPlan]:
+    """The turn's llama.cpp / Ollama plans: separate calls, and those its sizing report carries
+    (owned hardware, issue 29)."""
+    out: list[LocalServingPlan] = []
+    for c in stored_calls(conversation.messages):
+        if isinstance(c.value, LocalServingPlan):
+            out.append(c.value)
+        elif isinstance(c.value, SizingReport):
+            out += c.value.local
+    return out
 
 
 def sizing(conversation: Conversation) -> SizingReport:

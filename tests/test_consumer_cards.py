@@ -154,7 +154,14 @@ def test_a_count_said_before_the_memory_is_the_count(text: str, count: int | Non
 
 async def test_one_12gb_3060_gets_its_verdict_and_ways_out_first() -> None:
     reply, _ = await answer("will Llama 3.1 8B fit on a 12 GB RTX 3060?")
-    lead = after_reading(reply).splitlines()[0]
-    # 8,030,261,248 × 2 B = 16.06 GB of bf16 weights > the 10.48 GiB budget (11,927 MiB × 0.90).
-    # 'will … fit?' is a yes/no question: the answer opens with no, then the verdict.
-    assert lead.startswith("**No.** **Does not fit on 1× GeForce RTX 3060 12 GB**")
+    lines = after_reading(reply).splitlines()
+    # A consumer card is answered as it is run (issue 29): llama.cpp in the best GGUF type that
+    # fits. Q8_0 is 34 bytes per 32 weights: 8,030,261,248 × 34 / 32 = 8.53 GB = 7.95 GiB of
+    # weights, under the card's 11.6 GiB (11,927 MiB less the runtime), so 'will … fit?' opens
+    # with yes, in Q8_0.
+    assert lines[0].startswith("**Yes.** **llama.cpp (llama-server), q8_0, on NVIDIA GeForce")
+    # The datacenter sizing follows as the alternative: 8,030,261,248 × 2 B = 16.06 GB of bf16
+    # weights > the 10.48 GiB vLLM budget (11,927 MiB × 0.90), so it does not fit there.
+    alternative = lines.index(next(line for line in lines if "Datacenter alternative" in line))
+    lead = lines[alternative + 1]
+    assert lead.startswith("**Does not fit on 1× GeForce RTX 3060 12 GB**")

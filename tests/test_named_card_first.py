@@ -1,5 +1,7 @@
-"""'Can my 3090 run Qwen3 32B?': the card the user named leads the answer, and when the
-model does not fit it as asked, the answer says which lower weight format does.
+"""'Can my 3090 run Qwen3 32B?': the card the user named leads the answer, run as its owner runs
+it (issue 29: llama.cpp in the best GGUF type that fits), and the datacenter sizing that follows
+as the alternative says, when the model does not fit the card as asked, which lower weight
+format does.
 
 Hand arithmetic (Qwen3 32B config.json: 64 layers, 8 KV heads, head_dim 128; 32,762,123,264
 parameters in the HF safetensors metadata):
@@ -9,6 +11,9 @@ parameters in the HF safetensors metadata):
   4-bit needs 21.8 GiB at 4,096 tokens against vLLM's 0.90 × 24 GiB = 21.6 GiB budget, about
   0.15 GiB over: about 0.15 × 2^30 / 262,144 ≈ 614 tokens shorter fits, so the longest context
   lies between 3,000 and 3,482 tokens (activations shrink with it too).
+- Q4_K_M (about 4.8 bits a weight): 32.76e9 × 4.8 / 8 = 19.7 GB = 18.3 GiB of weights, under
+  the card's 24 GiB with an 8,192-token f16 KV cache (2 GiB): the local plan runs every layer on
+  the GPU; Q5_K_M (about 5.7 bits a weight, 21.7 GiB) plus that cache does not.
 - Llama 3.3 70B (70,553,706,496 parameters): 4-bit is about 35 GB of weights alone, more than
   one 24 GB RTX 4090 at any context: no lower format fits one.
 """
@@ -30,16 +35,26 @@ QWEN_ON_3090 = [
 ]
 
 
+def _local_lead(text: str) -> str:
+    """The answer's first line after the reading, without a yes/no question's 'Yes.'."""
+    first = offline_turns.after_reading(text).splitlines()[0]
+    return offline_turns.without_yes_no(first)
+
+
 def _lead(text: str) -> list[str]:
-    """The lead lines after the reading, the first without a yes/no question's 'No.'."""
-    lines = offline_turns.after_reading(text).split("\n\n", 1)[0].splitlines()
-    lead = [line for line in lines if line.strip()]
-    return [offline_turns.without_yes_no(lead[0]), *lead[1:]] if lead else lead
+    """The datacenter alternative's lead lines (after its heading)."""
+    after = offline_turns.after_reading(text).split("**Datacenter alternative**", 1)[1]
+    lines = after.split("\n\n", 1)[0].splitlines()[1:]
+    return [line for line in lines if line.strip()]
 
 
 @pytest.mark.parametrize("question", QWEN_ON_3090)
 async def test_the_named_3090_leads_and_the_format_that_fits_follows(question: str) -> None:
     text, conversation = await offline_turns.answer(question)
+    # Owned: the local plan leads, every layer on the card in Q4_K_M (hand arithmetic above).
+    local = _local_lead(text)
+    assert local.startswith("**llama.cpp (llama-server), q4_k_m, on NVIDIA GeForce RTX 3090")
+    assert "fits on the GPU: all 64 layers" in local
     lead = _lead(text)
     assert lead[0].startswith("**Does not fit on 1× GeForce RTX 3090**")
     report = offline_turns.sizing(conversation)
@@ -65,6 +80,8 @@ async def test_the_named_3090_leads_and_the_format_that_fits_follows(question: s
 )
 async def test_no_lower_format_fits_one_4090_for_a_70b(question: str) -> None:
     text, conversation = await offline_turns.answer(question)
+    # Owned: the local plan leads; no GGUF type keeps all 80 layers on 24 GB (35 GB at 4-bit).
+    assert "does not fit entirely" in _local_lead(text)
     assert _lead(text)[0].startswith("**Does not fit on 1× GeForce RTX 4090**")
     report = offline_turns.sizing(conversation)
     assert report.lower_formats

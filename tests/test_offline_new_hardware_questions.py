@@ -16,8 +16,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.conversation import Conversation
-from assistant.results import stored_calls
-from tests.offline_turns import answer, recommendation, sizing
+from tests.offline_turns import answer, local_plans, recommendation, sizing
 from tools.local_serving import LocalServingPlan
 from tools.memory.request import MemoryEstimate
 from tools.notes import texts
@@ -53,11 +52,7 @@ def _recommend_notes(conversation: Conversation) -> list[str]:
 
 
 def _plan(conversation: Conversation) -> LocalServingPlan:
-    (plan,) = [
-        c.value
-        for c in stored_calls(conversation.messages)
-        if isinstance(c.value, LocalServingPlan)
-    ]
+    (plan,) = local_plans(conversation)
     return plan
 
 

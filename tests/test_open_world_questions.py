@@ -11,7 +11,7 @@ import pytest
 from assistant.conversation import Conversation
 from assistant.results import stored_calls
 from tests.model_files import fake_hf_cache, write_gguf
-from tests.offline_turns import after_reading, answer, sizing
+from tests.offline_turns import after_reading, answer, local_plans, sizing
 from tests.test_model_sources import INDEX_TOTAL, LLAMA_CONFIG, SMALL, SMALL_TOTAL, TYPES
 from tools.local_serving import LocalServingPlan
 
@@ -20,11 +20,7 @@ RAM_BANDWIDTH = 2 * 8 * 5600e6  # dual-channel DDR5-5600, the tool's stated defa
 
 
 def _plans(conversation: Conversation) -> list[LocalServingPlan]:
-    return [
-        c.value
-        for c in stored_calls(conversation.messages)
-        if isinstance(c.value, LocalServingPlan)
-    ]
+    return local_plans(conversation)
 
 
 def _sized(conversation: Conversation) -> bool:

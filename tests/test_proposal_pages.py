@@ -37,7 +37,9 @@ SESSIONS: dict[str, tuple[str, ...]] = {
         "serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s",
     ),
     "training, LoRA": ("LoRA fine-tune of Llama 3.1 70B on 4 A100s",),
-    "a named GPU that does not fit": ("can my 3090 run Qwen3 32B?",),
+    "a named GPU that does not fit": ("Can Qwen3 32B run on one L4?",),
+    # Issue 29: hardware the user owns — the local plan is the recommendation.
+    "owned hardware": ("can my 3090 run Qwen3 32B?",),
     "named GPUs scaled out": ("serve Llama 3.1 70B to 40 users on 2x L40S",),
     "over budget": ("serve Llama 3.1 8B to 20 users, budget 500 USD a month",),
     "nothing fits": ("serve Llama 3.1 405B in bf16 on 1 RTX 4060 Ti 8GB",),
@@ -84,6 +86,15 @@ def test_page_one_fits_and_states_the_reports_decision(
     first = _unescaped(page_one(text))
     report = _covered(conversation)
     recommendation = section(first, "Recommendation")
+    if report.leads_with_local:
+        plan = report.local[0]
+        assert recommendation.startswith(f"**Runs on the hardware you have: {plan.gpu_label}.**")
+        assert plan.weights_format.upper() in recommendation
+        alternative_part = section(first, "Alternative")
+        assert alternative_part.startswith("**Datacenter alternative,**")
+        assert report.headline is not None
+        assert f"**{gpus(report.headline.option)}**" in alternative_part
+        return
     if report.headline is not None:
         assert recommendation.startswith(f"**{gpus(report.headline.option)}**")
         assert report.headline.reason in recommendation

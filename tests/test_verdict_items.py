@@ -69,7 +69,8 @@ def _card_lines_of_text(report: SizingReport) -> list[str]:
 def check_one_verdict(report: SizingReport) -> VerdictItems:
     """Every property of the module docstring, on one report."""
     items = verdict(report)
-    card = card_lines(report, items)
+    # Owned hardware: the local plans lead (one line each), the datacenter items follow.
+    card = card_lines(report, items)[len(items.local) :]
     heads = [line.head for line in card]
     # The card states the items, in order: one line per configuration, then what works.
     for line, fit in zip(card, items.configurations, strict=False):

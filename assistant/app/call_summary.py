@@ -18,6 +18,7 @@ from assistant.app.results import TableUnit
 from assistant.render.results import gpu_name
 from tools.catalog import get_catalog
 from tools.cost import CostComparison, ServingCostResult
+from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
@@ -137,8 +138,22 @@ def report_parts(report: SizingReport, unit: TableUnit) -> list[str]:
     named = [f"{m.count}× {gpu_name(m.gpu)}" for m in report.memory if m.gpu is not None]
     if named:
         parts.append(", ".join(dict.fromkeys(named)))
-    if report.headline is not None:
+    if report.leads_with_local and report.local:
+        # Owned hardware (issue 29): the local plan leads, the headline is the alternative.
+        parts.append("leads: " + ", ".join(local_parts(report.local[0])[1:]))
+        if report.headline is not None:
+            parts.append(f"datacenter: {option_text(report.headline.option)}")
+    elif report.headline is not None:
         parts.append(f"leads: {option_text(report.headline.option)}")
+    return parts
+
+
+def fits_parts(result: FitsResult) -> list[str]:
+    """The reverse question: how many models run on the hardware, the first one listed."""
+    parts = [f"{result.listed} models on {result.hardware}"]
+    first = next((m for g in result.groups for m in g.models), None)
+    if first is not None:
+        parts.append(f"first: {first.model_name} {first.weights_format}")
     return parts
 
 
@@ -155,6 +170,8 @@ def _parts(value: BaseModel, unit: TableUnit) -> list[str] | None:
         return local_parts(value)
     if isinstance(value, SizingReport):
         return report_parts(value, unit)
+    if isinstance(value, FitsResult):
+        return fits_parts(value)
     return None
 
 

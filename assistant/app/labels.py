@@ -181,6 +181,7 @@ TOOL_TITLES: dict[str, str] = {
     "recommend": "GPU options",
     "compare_costs": "Cost",
     "plan_local_serving": "Local serving",
+    "fits_on_hardware": "Models that fit",
     "model_info": "Model facts",
     "gpu_info": "GPU facts",
     "list_models": "Models",

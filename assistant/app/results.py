@@ -20,6 +20,7 @@ from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison, ServingCostResult, ServingCostRow
+from tools.fits import FitsResult
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
@@ -356,6 +357,34 @@ def _gpu_facts_view(value: GpuFacts, unit: TableUnit = CARD_UNIT) -> CardView:
     return CardView(table=view.table, lines=(MARKETED_NOTE,))
 
 
+def fits_view(result: FitsResult, unit: TableUnit = CARD_UNIT) -> CardView:
+    """The models that run on the hardware: one row each, in the result's order (its size
+    classes and rank), with the format, the memory on the GPU, the longest context, the
+    estimated speed and its basis."""
+    rows = tuple(
+        (
+            group.name,
+            m.model_name,
+            m.weights_format.upper(),
+            size_text(m.gpu_bytes, unit).removesuffix(f" {unit}"),
+            "n/a" if m.longest_context_tokens is None else f"{m.longest_context_tokens:,}",
+            "n/a" if m.decode_tokens_per_s is None else f"{m.decode_tokens_per_s:,.0f}",
+            m.decode_label or "n/a",
+        )
+        for group in result.groups
+        for m in group.models
+    )
+    columns = ("size class", "model", "format", f"GPU {unit}", "longest context", "tok/s")
+    lead = (
+        f"{result.listed} models run on {result.hardware} with every layer on the GPU, by "
+        f"{result.rank_by}."
+    )
+    return CardView(
+        table=ResultTable((*columns, "speed basis"), rows[:MAX_ROWS]),
+        lines=(lead,),
+    )
+
+
 _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...] = (
     (MemoryEstimate, memory_view),
     (Recommendation, recommendation_view),
@@ -365,6 +394,7 @@ _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...]
     (GpuFacts, _gpu_facts_view),
     (ModelList, lambda v, unit: _list_view(v.models, unit)),
     (GpuList, lambda v, unit: _list_view(v.gpus, unit)),
+    (FitsResult, fits_view),
 )
 
 

@@ -24,6 +24,7 @@ from assistant.render.verdict import (
     holds_label,
     sequences_held,
 )
+from tools.local_serving import LocalServingPlan
 from tools.recommend import Option
 from tools.sizing import ContextFit, SizedConfiguration, SizingReport
 from tools.sizing.verdict import (
@@ -126,10 +127,17 @@ def card_lines(
     configuration sized, the configuration that works, the longest contexts, a yes/no
     question's answer first; empty when the report sized nothing."""
     items = verdict(report) if items is None else items
-    lines = [_fit_line(fit, report, unit) for fit in items.configurations]
+    lines: list[VerdictLine] = local_lines(items.local, unit)
+    first_datacenter = len(lines)
+    lines += [_fit_line(fit, report, unit) for fit in items.configurations]
     if items.working is not None:
         lines.append(_working_line(report, items.working, unit))
     lines += [_context_line(fit) for fit in items.longest_context]
+    if report.leads_with_local:
+        # Owned hardware: the datacenter lines follow as the alternative, and say so.
+        for i in range(first_datacenter, len(lines)):
+            line = lines[i]
+            lines[i] = VerdictLine(line.kind, f"Datacenter (vLLM): {line.head}", line.detail)
     if lines and items.yes is not None:
         # A yes/no question: the card opens with its answer, as the text does.
         first = lines[0]
@@ -142,6 +150,30 @@ def card_lines(
 def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[VerdictLine]:
     """The card's lines (`card_lines` of the report's verdict items)."""
     return card_lines(report, unit=unit)
+
+
+def local_lines(plans: list[LocalServingPlan], unit: TableUnit = "GiB") -> list[VerdictLine]:
+    """The local plans an owned-hardware card leads with (the verdict items' `local`): where
+    the layers go, the memory against the GPU budget, the estimated speed, the longest
+    context — the offline answer's first lines, in the card's form."""
+    out: list[VerdictLine] = []
+    for plan in plans:
+        launcher = "Ollama" if plan.launcher == "ollama" else "llama.cpp"
+        where = f"{plan.gpus}× {plan.gpu_label}" if plan.gpus > 1 else plan.gpu_label
+        what = f"{launcher}, {plan.weights_format.upper()}, on {where}"
+        detail = f"{_size(plan.gpu_bytes, unit)} of {_size(plan.budget_bytes, unit)} on the GPU"
+        if plan.decode_tokens_per_s is not None and plan.decode_label is not None:
+            detail += f" · ≈ {plan.decode_tokens_per_s:.1f} tokens/s ({plan.decode_label})"
+        if plan.longest_context_tokens is not None:
+            detail += f" · longest context {plan.longest_context_tokens:,} tokens"
+        if plan.fits_fully and plan.fits_in_ram is not False:
+            out.append(VerdictLine("fits", f"Runs with {what}: every layer on the GPU", detail))
+        elif plan.fits_in_ram is False:
+            out.append(VerdictLine("does_not_fit", f"Does not run with {what}", detail))
+        else:
+            head = f"Runs with {what}: {plan.gpu_layers} of {plan.n_layers} layers on the GPU"
+            out.append(VerdictLine("works", head, f"{detail}; the rest in system RAM"))
+    return out
 
 
 def charted_option(report: SizingReport) -> Option | None:

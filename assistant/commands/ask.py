@@ -211,6 +211,7 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
     """The turn's sizing report as `--json` shows it (headline, weight format, price load)
     and every assumption the tools stated (report first, then other results)."""
     from assistant.commands.recommend import headline_record
+    from assistant.wire import local_record
 
     values = [e.value for e in events if isinstance(e, ToolResult)]
     reports = [v for v in values if isinstance(v, SizingReport) and v.model_id]
@@ -245,6 +246,9 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # The verdict items every surface words (`tools.sizing.verdict`): fits or not per
         # configuration, what works, the longest contexts, a yes/no answer.
         "verdict": verdict(report).record(),
+        # Owned hardware (issue 29): the local plan leads; the headline is the alternative.
+        "leads_with_local": report.leads_with_local,
+        "local": [local_record(p) for p in report.local],
     }
     return record, list(dict.fromkeys(assumptions))
 

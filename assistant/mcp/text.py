@@ -21,12 +21,13 @@ from pydantic import BaseModel
 
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
-from assistant.render.local import local_serving_lines
+from assistant.render.local import fits_lines, local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
 from tools.cost.results import ServingCostResult, ServingCostRow, TrainingCostResult
+from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate, component_name
 from tools.recommend import Option, Recommendation
@@ -80,7 +81,14 @@ def option_line(option: Option) -> str:
 
 
 def _report(report: SizingReport) -> list[str]:
-    return _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    lines = _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    if not report.leads_with_local:
+        return lines
+    # Owned hardware: the local plan's verdict and launch line, then the datacenter
+    # alternative with its ways out (the plan's other figures are in structuredContent).
+    split = next((i for i, line in enumerate(lines) if line.startswith("Datacenter")), len(lines))
+    launch = [line for line in lines[1:split] if line.startswith("- Launch:")]
+    return [lines[0], *launch, *lines[split:]]
 
 
 def _memory(est: MemoryEstimate) -> list[str]:
@@ -170,6 +178,10 @@ def _local(plan: LocalServingPlan) -> list[str]:
     return _lines(local_serving_lines([call])) + [f"Warning: {w}" for w in plan.warnings[:2]]
 
 
+def _fits(result: FitsResult) -> list[str]:
+    return _lines(fits_lines([CallResult("fits_on_hardware", {}, result)]))
+
+
 def _find_model(m: ModelFacts) -> list[str]:
     return [
         f"{m.name} ({m.id}): {m.total_params:,} parameters, {m.active_params_per_token:,} "
@@ -223,6 +235,7 @@ def _render(value: BaseModel) -> list[str]:
         (MemoryEstimate, _memory),
         (Recommendation, _recommend),
         (LocalServingPlan, _local),
+        (FitsResult, _fits),
         (CostComparison, _costs),
         (ModelFacts, _find_model),
         (GpuFacts, _find_gpu),

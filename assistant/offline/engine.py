@@ -33,6 +33,7 @@ from assistant.reading.parsed import ParsedWorkload, previous_workload
 from assistant.render import (
     CallResult,
     render_answer,
+    render_fits,
     render_out_of_scope,
     render_question,
 )
@@ -188,6 +189,8 @@ def _question_words(results: list[CallResult]) -> str | None:
 def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:
     """The turn's answer from its results: rendered from the sizing report (and the
     llama.cpp / Ollama plans), or the question the report asks first."""
+    if any(r.name == "fits_on_hardware" for r in results):
+        return render_fits(parsed, results)
     sizing = next((r for r in results if r.name == "size"), None)
     local = [r for r in results if r.name == "plan_local_serving"]
     report = sizing.value if sizing is not None else None

@@ -17,7 +17,7 @@ from typing import Any
 from assistant.offline.names import gpus_with_capacity
 from assistant.offline.parser.scope import sizes_something
 from assistant.reading.of_parsed import asked_figure
-from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.parsed import GpuMention, ParsedWorkload
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.workload import Workload
 
@@ -156,17 +156,7 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["configurations"] = configs
     if parsed.alternatives:
         args["named_count_is_limit"] = False
-    pricing: dict[str, Any] = {}
-    if parsed.region == "eu":
-        pricing["eu_only"] = True
-    if parsed.api_providers and not training:
-        pricing["api_providers"] = list(dict.fromkeys(parsed.api_providers))
-    if parsed.api_models and not training:
-        pricing["api_models"] = list(dict.fromkeys(parsed.api_models))
-    if parsed.output_tokens_per_day is not None and not training:
-        # The volume said, per billing month (730 h = 730/24 days): both bills at it.
-        volume = parsed.output_tokens_per_day * HOURS_PER_MONTH / 24
-        pricing["usage"] = {"output_tokens_per_month": volume}
+    pricing = pricing_arguments(parsed, training)
     if pricing:
         args["pricing"] = pricing
     budget = budget_argument(parsed)
@@ -187,7 +177,79 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked
+    if parsed.owned and not training:
+        args["owned"] = owned_argument(parsed)
     return args
+
+
+def pricing_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, Any]:
+    """`tools.sizing.PricingScope` fields for `parsed`: EU only, the hosted APIs named and the
+    token volume said (serving only for the last two)."""
+    pricing: dict[str, Any] = {}
+    if parsed.region == "eu":
+        pricing["eu_only"] = True
+    if training:
+        return pricing
+    if parsed.api_providers:
+        pricing["api_providers"] = list(dict.fromkeys(parsed.api_providers))
+    if parsed.api_models:
+        pricing["api_models"] = list(dict.fromkeys(parsed.api_models))
+    if parsed.output_tokens_per_day is not None:
+        # The volume said, per billing month (730 h = 730/24 days): both bills at it.
+        volume = parsed.output_tokens_per_day * HOURS_PER_MONTH / 24
+        pricing["usage"] = {"output_tokens_per_month": volume}
+    return pricing
+
+
+def owned_argument(parsed: ParsedWorkload) -> dict[str, Any]:
+    """`tools.sizing.OwnedHardware` of an owned-hardware question (issue 29)."""
+    owned: dict[str, Any] = {"launcher": parsed.launcher or "llama-server"}
+    if parsed.system_ram_bytes is not None:
+        owned["system_ram_gb"] = parsed.system_ram_bytes / 1e9
+    if parsed.local_app == "mlx":
+        owned["mlx"] = True
+    if parsed.gpu_memory_bytes is not None and not any(m.gpu for m in parsed.gpus):
+        owned["gpu_memory_gb"] = parsed.gpu_memory_bytes / 1e9  # 'a 24 GB GPU', as said
+    if parsed.launcher == "ollama" and parsed.model_text and ":" in parsed.model_text:
+        owned["ollama_tag"] = parsed.model_text  # the tag itself: the Modelfile's FROM line
+    return owned
+
+
+def hardware_arguments(mention: GpuMention) -> dict[str, Any] | None:
+    """The hardware fields of `plan_local_serving` and `fits_on_hardware` for one GPU said:
+    a catalog id, or the memory (and unified-memory rule) of one the catalog lacks, and a
+    count above one (as said: a count past a tool's bound is its error to state); None when
+    neither was read."""
+    args: dict[str, Any]
+    if mention.memory_bytes is not None:
+        args = {"gpu_memory_gb": mention.memory_bytes / 1e9}
+        if mention.unified_memory is not None:
+            args["gpu_unified_memory"] = mention.unified_memory
+    elif mention.gpu is not None:
+        args = {"gpu": mention.gpu}
+    else:
+        return None
+    if mention.count is not None and mention.count > 1:
+        args["gpus"] = mention.count
+    return args
+
+
+def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
+    """`fits_on_hardware` per hardware named, for 'what can I run on my 24 GB GPU?'."""
+    said: dict[str, Any] = {}
+    if parsed.context is not None:
+        said["context"] = parsed.context
+    if parsed.fits_rank is not None:
+        said["rank_by"] = parsed.fits_rank
+    calls: list[PlannedCall] = []
+    for mention in parsed.gpus:
+        hardware = hardware_arguments(mention)
+        if hardware is not None:
+            calls.append(PlannedCall("fits_on_hardware", {**said, **hardware}))
+    if not calls and parsed.gpu_memory_bytes is not None:
+        memory = {"gpu_memory_gb": parsed.gpu_memory_bytes / 1e9}
+        calls.append(PlannedCall("fits_on_hardware", {**said, **memory}))
+    return calls
 
 
 _PER_MONTH = {"day": HOURS_PER_MONTH / 24, "year": 1 / 12}
@@ -255,6 +317,8 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     about local serving; a GPU the catalog lacks gets the local plans only (a recommender over
     catalog GPUs would put another GPU in its place).
     """
+    if parsed.asked == "which_models" and not parsed.has_model and not parsed.questions:
+        return fits_calls(parsed)
     if parsed.questions or not parsed.has_model or scope_only(parsed):
         return []
     local = local_serving_calls(parsed)
@@ -294,22 +358,23 @@ def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     if parsed.system_ram_bytes is not None:
         base["system_ram_gb"] = parsed.system_ram_bytes / 1e9
     calls: list[PlannedCall] = []
+    owned_in_size = parsed.owned and parsed.task in (None, "inference")
+    if owned_in_size and parsed.weights is None:
+        base["choose_format"] = True
     for mention in parsed.gpus:
         args = dict(base)
-        if mention.memory_bytes is not None:
-            args |= {"gpu_memory_gb": mention.memory_bytes / 1e9, "gpu_name": mention.text}
-            if mention.unified_memory is not None:
-                args["gpu_unified_memory"] = mention.unified_memory
-        elif mention.gpu is not None:
-            args["gpu"] = mention.gpu
-        else:
+        if mention.memory_bytes is None and owned_in_size:
+            continue  # a catalog GPU's plan is in the sizing report (`owned`)
+        hardware = hardware_arguments(mention)
+        if hardware is None:
             continue
-        if mention.count is not None and mention.count > 1:
-            args["gpus"] = mention.count
+        args |= hardware
+        if mention.memory_bytes is not None:
+            args["gpu_name"] = mention.text
         call = PlannedCall("plan_local_serving", args)
         if call not in calls:
             calls.append(call)
-    if not calls:
+    if not calls and not owned_in_size:
         for gpu_id in described_gpus(parsed)[:_MAX_CAPACITY_MATCHES]:
             calls.append(PlannedCall("plan_local_serving", {**base, "gpu": gpu_id}))
     return calls

@@ -25,6 +25,13 @@ from assistant.proposal.labels import (
     servers,
     tier,
 )
+from assistant.proposal.local_page import (
+    datacenter_alternative_blocks,
+    local_cost_blocks,
+    local_recommendation_blocks,
+    local_risk_blocks,
+    local_why_blocks,
+)
 from assistant.proposal.quotes import (
     engine_of,
     estimate_of,
@@ -382,6 +389,22 @@ def page_one_blocks(inputs: ProposalInputs) -> list[Block]:
     report = inputs.report
     assert report is not None
     cost_title = JOB_COST if report.is_training else MONTHLY_COST
+    if report.leads_with_local and report.local and report.question is None:
+        # Owned hardware (issue 29): the local plan is the decision; the datacenter sizing
+        # is the alternative.
+        alternative = datacenter_alternative_blocks(
+            report, recommendation_blocks(report), cost_blocks(report)
+        )
+        return sectioned(
+            [
+                (RECOMMENDATION, local_recommendation_blocks(report)),
+                (WHY, local_why_blocks(report)),
+                (cost_title, local_cost_blocks(report)),
+                (MAIN_RISK, local_risk_blocks(report)),
+                (ALTERNATIVE, alternative),
+                (READ_AS, read_blocks(inputs)),
+            ]
+        )
     sections = [
         (RECOMMENDATION, recommendation_blocks(report)),
         (WHY, why_blocks(report)),

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.reading.model import AskBack, AskedSlot, AskedWhy, SlotSource, Span
+from tools.fits import RankBy
 from tools.hardware import GpuLimitRule
 from tools.sizing.claims import Claim
 
@@ -94,6 +95,19 @@ class ParsedWorkload(BaseModel):
     launcher: Literal["llama-server", "ollama"] | None = Field(
         default=None, description="Local serving said: llama.cpp / llama-server or Ollama."
     )
+    # --- Owned hardware (issue 29; parser/owned.py) ---
+    owned: bool = Field(
+        default=False,
+        description="The words say the hardware is the user's own (my, our, I have, a laptop, "
+        "a Mac, Ollama, llama.cpp, LM Studio, MLX).",
+    )
+    local_app: Literal["lm-studio", "mlx"] | None = Field(
+        default=None, description="LM Studio or MLX said."
+    )
+    fits_rank: RankBy | None = Field(
+        default=None, description="What a which-models question ranks by (largest, fastest…)."
+    )
+    # --- end owned hardware ---
     weights: str | None = Field(
         default=None, description="Weight format, names as tools.workload.Workload.weights."
     )

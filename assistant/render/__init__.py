@@ -21,7 +21,7 @@ and unconverted-offer lines, the price load), `tables` (key figures, memory brea
 `answer` (the whole turn's sections).
 """
 
-from assistant.render.answer import render_answer, render_out_of_scope, render_question
+from assistant.render.answer import render_answer, render_fits, render_out_of_scope, render_question
 from assistant.render.fold import DETAILS_TOPIC, SCREEN_LINES
 from assistant.render.results import CallResult
 from assistant.render.tables import options_table
@@ -34,6 +34,7 @@ __all__ = [
     "memory_verdict_text",
     "options_table",
     "render_answer",
+    "render_fits",
     "render_out_of_scope",
     "render_question",
     "verdict_answer",

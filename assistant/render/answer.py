@@ -22,7 +22,12 @@ from assistant.render.costs import (
     unconverted_lines,
 )
 from assistant.render.fold import Part, fold, tool_assumptions_topic
-from assistant.render.local import local_serving_lines
+from assistant.render.local import (
+    DATACENTER_HEADING,
+    fits_lines,
+    local_serving_lines,
+    owned_lead,
+)
 from assistant.render.questions import capacity_lines, speed_lines
 from assistant.render.reading import out_of_scope_lines, reading_lead
 from assistant.render.results import CallResult, config_label
@@ -72,7 +77,13 @@ def render_answer(
     local = local or []
     # The reading first (issue 27): what the verdict below answers.
     lead = reading_lead(reading_of(parsed))
-    lead += local_serving_lines(local)
+    if report is not None and report.leads_with_local:
+        # Owned hardware (issue 29): the local plan is the verdict; the datacenter sizing
+        # follows as the alternative.
+        lead += with_yes_no(owned_lead(report, local), yes_no(report))
+        lead.append(DATACENTER_HEADING)
+    else:
+        lead += local_serving_lines(local)
     if error is not None:
         lead.append(f"- Could not size this: {error}")
     values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
@@ -132,7 +143,7 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     lead += speed_lines(parsed, report)
     lead += with_yes_no(
         verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims)),
-        yes_no(report),
+        None if report.leads_with_local else yes_no(report),
     )
     lead += [] if parsed.api_comparison else api
     lead += unconverted_lines(report)
@@ -251,3 +262,15 @@ def _variant_reading(report: SizingReport) -> str:
     if not named or question is None:
         return "the catalog defaults"
     return f"{config_label(named[0])}, the catalog's default for '{question.text}'"
+
+
+def render_fits(parsed: ParsedWorkload, calls: list[CallResult]) -> Answer:
+    """The answer to 'what can I run on my …?': the reading, then the models that fit."""
+    lead = reading_lead(reading_of(parsed)) + fits_lines(calls)
+    notes = [a for c in calls for a in getattr(c.value, "assumptions", [])]
+    return fold(
+        [
+            _part(_LEAD, "verdict", lead),
+            _part(_READ_AS, "how the question was read", _bullets(notes), "Assumptions"),
+        ]
+    )

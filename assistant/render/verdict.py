@@ -22,6 +22,7 @@ from assistant.render.costs import (
     offer_text,
     usd_in_period,
 )
+from assistant.render.local import DATACENTER_HEADING, owned_lead
 from assistant.render.questions import faster_lines, max_context_lines
 from assistant.render.results import (
     config_label,
@@ -569,7 +570,13 @@ def verdict_block(
     recommended option when no GPU was named, and the budget check — the lines an offline
     answer leads with (after a capacity question's count); `memory_first`: see
     `verdict_lines`; `standalone`: shown without the answer's tables (no line points to them)."""
-    lines = named_training_lines(report)
+    per_token = report.request.workload.objective == "cheapest_per_token"
+    cheaper = cheaper_per_token_line(report, per_token, standalone)
+    # 'Is an L40S cheaper than an H100 per million tokens?': the comparison is the answer,
+    # so it leads; the fit of each configuration follows.
+    compared = per_token and len(report.memory) > 1 and bool(cheaper)
+    lines = list(cheaper) if compared else []
+    lines += named_training_lines(report)
     lines += max_context_lines(report)
     lines += verdict_lines(report, memory_first=memory_first, standalone=standalone)
     lines += faster_lines(report)
@@ -580,9 +587,7 @@ def verdict_block(
     lines += scale_out_lines(report)
     # Without a scale-out, the lower formats that fit the named GPUs follow their verdict.
     lines += lower_format_lines(report) if report.scale_out is None else []
-    lines += cheaper_per_token_line(
-        report, report.request.workload.objective == "cheapest_per_token", standalone
-    )
+    lines += [] if compared else cheaper
     if not report.memory:
         lines += recommended_lines(report)
     budget = budget_line(report)
@@ -600,9 +605,15 @@ def verdict_answer(report: SizingReport) -> Answer:
         lines = [f"**One question before I size this:** {report.question.question}"]
     else:
         named = bool(named_training_lines(report))
+        local = report.leads_with_local
+        # Owned hardware (issue 29): the local plan leads, the datacenter sizing follows.
+        lines = with_yes_no(owned_lead(report, []), yes_no(report)) if local else []
+        lines += [DATACENTER_HEADING] if local else []
         # The asked figure and a yes/no question's answer lead, as in the offline answer.
-        lines = asked_lines(report, named_training=named)
-        lines += with_yes_no(verdict_block(report, standalone=True), yes_no(report))
+        lines += asked_lines(report, named_training=named)
+        lines += with_yes_no(
+            verdict_block(report, standalone=True), None if local else yes_no(report)
+        )
         while lines and not lines[0].strip():
             lines.pop(0)
         while lines and not lines[-1].strip():

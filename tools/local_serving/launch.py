@@ -60,3 +60,39 @@ def ollama_setup(
         env["OLLAMA_KV_CACHE_TYPE"] = cache_type
     line = " ".join(f"{k}={v}" for k, v in env.items()) + " ollama serve"
     return modelfile, env, line
+
+
+LM_STUDIO_CACHE = {"q8_0": "Q8_0", "q4_0": "Q4_0", "q4_1": "Q4_1", "q5_0": "Q5_0", "q5_1": "Q5_1"}
+
+MLX_BITS = (8, 6, 4, 3, 2)
+"""Bits mlx_lm.convert's -q --q-bits quantizes to here (mlx-lm README: 4 by default); a GGUF
+type's bits are rounded down to one of these."""
+
+
+def lm_studio_settings(
+    file_name: str, n_gpu_layers: int, n_layers: int, context: int, cache_type: str, fa: bool
+) -> str:
+    """LM Studio's model-load settings for the plan, in words (its llama.cpp engine: 'GPU
+    Offload' counts the transformer layers, 'Context Length' is per chat)."""
+    layers = max(n_gpu_layers - 1, 0)  # -ngl counts the output layer; LM Studio the blocks
+    offload = "all" if n_gpu_layers > n_layers else f"{layers} of {n_layers}"
+    words = (
+        f"LM Studio: load {file_name} with GPU Offload {offload} layers, Context Length "
+        f"{context:,}, Flash Attention {'on' if fa else 'off'}"
+    )
+    if cache_type in LM_STUDIO_CACHE:
+        kind = LM_STUDIO_CACHE[cache_type]
+        words += f", K and V Cache Quantization Type {kind}"
+    return words + "."
+
+
+def mlx_lines(hf_repo: str, weights_bits: float, model_id: str) -> str:
+    """mlx_lm.convert (quantize the Hugging Face checkpoint) then mlx_lm.server (mlx-lm
+    README / SERVER.md: `mlx_lm.server --model PATH --port 8080`, an OpenAI-style API)."""
+    bits = next((b for b in MLX_BITS if b <= weights_bits), MLX_BITS[-1])
+    out = f"./{model_id}-mlx-{bits}bit"
+    convert = shlex.join(
+        ["mlx_lm.convert", "--hf-path", hf_repo, "-q", "--q-bits", str(bits), "--mlx-path", out]
+    )
+    server = shlex.join(["mlx_lm.server", "--model", out, "--port", "8080"])
+    return f"{convert} && {server}"

@@ -23,19 +23,35 @@ together must fit the machine's RAM less what the OS keeps.
 
 from __future__ import annotations
 
+import re
+import shlex
+
 from tools.architecture import vision_params
 from tools.catalog import GpuSpec, get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
 from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, GpuLimit, gpu_limit, ram_gib
+from tools.local_serving.choose import choose_local_format
 from tools.local_serving.kv import kv_bytes_per_token, kv_cache_total, windowed_note
-from tools.local_serving.launch import OLLAMA_CACHE_TYPES, llama_server_command, ollama_setup
-from tools.local_serving.request import CacheType, LocalServingPlan, LocalServingRequest
+from tools.local_serving.launch import (
+    OLLAMA_CACHE_TYPES,
+    llama_server_command,
+    lm_studio_settings,
+    mlx_lines,
+    ollama_setup,
+)
+from tools.local_serving.ollama_tags import gguf_file_name, ollama_reference
+from tools.local_serving.request import (
+    CacheType,
+    LaunchLines,
+    LocalServingPlan,
+    LocalServingRequest,
+)
 from tools.local_speed import DecodeEstimate, decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
-from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS
+from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
 from tools.performance.llama_split import (
     TENSOR_SPLIT_SOURCE,
     split_note,
@@ -91,6 +107,14 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     ToolInputError for inputs that cannot be sized."""
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
+    shipped_mxfp4 = resolved.checkpoint_format == "mxfp4"  # gpt-oss: its GGUF is MXFP4
+    if (
+        req.choose_format
+        and req.weights is None
+        and not shipped_mxfp4
+        and _format(req, resolved)[1]
+    ):
+        return choose_local_format(req, arch.max_context)  # no file or checkpoint fixes it
     notes = list(resolved.assumptions)
     warnings: list[str] = []
     fmt, fmt_note = _format(req, resolved)
@@ -239,21 +263,9 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
                 f"estimated (layer split × {factor:.2f}, {TENSOR_SPLIT_SOURCE}): {speed.basis}",
                 "estimated",
             )
-    model_ref = req.model_file or req.model or resolved.id
-    path = req.model_file or f"{resolved.id}.{fmt.upper()}.gguf"
-    command = llama_server_command(
-        path,
-        total_ctx,
-        req.parallel,
-        best,
-        cache,
-        req.flash_attention,
-        split if req.gpus > 1 else None,
+    launch, command, modelfile, env = _launch(
+        req, resolved, fmt, best, n, per_slot, cache, split if req.gpus > 1 else None
     )
-    modelfile: str | None = None
-    env: dict[str, str] = {}
-    if req.launcher == "ollama":
-        modelfile, env, command = ollama_setup(model_ref, per_slot, req.parallel, best, cache)
     notes.append(
         f"Placement as llama.cpp does it: token embedding in system RAM; -ngl {best} puts the "
         f"output layer and the last {on_gpu} of {n} layers on the GPU, each with its KV cache "
@@ -296,11 +308,63 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         decode_basis=None if speed is None else speed.basis,
         decode_label=None if speed is None else speed.label,
         launch_command=command,
+        launch=launch,
         ollama_modelfile=modelfile,
         ollama_env=env,
         assumptions=notes,
-        warnings=warnings + list(base.warnings),
+        warnings=warnings + list(map(str, base.warnings)),
     )
+
+
+def _launch(
+    req: LocalServingRequest,
+    resolved: ResolvedModel,
+    fmt: str,
+    best: int,
+    n: int,
+    per_slot: int,
+    cache: CacheType,
+    split: str | None,
+) -> tuple[LaunchLines, str, str | None, dict[str, str]]:
+    """The launch lines of the plan, and the one its launcher runs (with Ollama's Modelfile
+    and environment when it is Ollama)."""
+    # Ollama takes a tag the user gave as it is, a file as a path, else the library tag of
+    # this type (tools/local_serving/ollama_tags.py): never a catalog id it cannot pull.
+    library_ref, library_tag = ollama_reference(resolved.id, fmt)
+    if req.model and parse_tag(req.model) is not None:
+        model_ref, library_tag = req.model, True
+    elif req.model_file:
+        model_ref, library_tag = req.model_file, False
+    else:
+        model_ref = library_ref
+    path = req.model_file or gguf_file_name(resolved.id, fmt)
+    command = llama_server_command(
+        path,
+        per_slot * req.parallel,
+        req.parallel,
+        best,
+        cache,
+        req.flash_attention,
+        split,
+    )
+    server_line = command
+    ollama_file, ollama_env, ollama_line = ollama_setup(
+        model_ref, per_slot, req.parallel, best, cache
+    )
+    modelfile: str | None = None
+    env: dict[str, str] = {}
+    if req.launcher == "ollama":
+        modelfile, env, command = ollama_file, ollama_env, ollama_line
+    launch = LaunchLines(
+        ollama_reference=model_ref,
+        ollama_library_tag=library_tag,
+        ollama_run=f"{ollama_line} & ollama run {shlex.quote(model_ref)}",
+        ollama_modelfile=ollama_file,
+        llama_server=server_line,
+        lm_studio=lm_studio_settings(path, best, n, per_slot, cache, req.flash_attention),
+        mlx_server=_mlx(req, resolved, fmt),
+    )
+    return launch, command, modelfile, env
 
 
 def _unified_ram(
@@ -331,3 +395,15 @@ def _split_note(gpus: int, spec: GpuSpec | None) -> str:
         "estimate reads every GPU-resident byte at one GPU's bandwidth (capacity, not speed; "
         "--split-mode tensor, split_mode, splits each tensor instead)."
     )
+
+
+def _mlx(req: LocalServingRequest, resolved: ResolvedModel, fmt: str) -> str | None:
+    """The MLX lines when MLX was asked for and the model has a Hugging Face repo id."""
+    if not req.mlx:
+        return None
+    entry = get_catalog().models.get(resolved.id)
+    repo = None if entry is None else next((a for a in entry.aliases if "/" in a), None)
+    bits = re.search(r"(\d+)", fmt)
+    if repo is None or bits is None:
+        return None
+    return mlx_lines(repo, float(bits.group(1)), resolved.id)

@@ -16,6 +16,51 @@ CacheType = Literal["f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_
 Launcher = Literal["llama-server", "ollama"]
 
 
+class FormatTry(BaseModel):
+    """One GGUF type tried for the user's hardware."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weights_format: str
+    fits_fully: bool
+    n_gpu_layers: int
+    gpu_bytes: int
+    budget_bytes: int
+    weights_bytes: int
+
+
+class FormatChoice(BaseModel):
+    """The GGUF types tried, best quality first, and the rule that chose one."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tried: list[FormatTry]
+    rule: Literal["best_that_fits", "offload", "none_runs"] = Field(
+        description="best_that_fits: the best-quality type with every layer on the GPU; "
+        "offload: none fits, Q4_K_M with layers in RAM; none_runs: not even that."
+    )
+    reason: str = Field(description="The rule in words, with the context it was applied at.")
+
+
+class LaunchLines(BaseModel):
+    """What a user pastes to run the plan: Ollama, llama-server, LM Studio, MLX."""
+
+    model_config = ConfigDict(frozen=True)
+
+    ollama_reference: str = Field(
+        description="FROM / `ollama run` reference: a library tag "
+        "(name:size[-variant]-quant) or a local GGUF path."
+    )
+    ollama_library_tag: bool = Field(description="The reference is a tag Ollama pulls.")
+    ollama_run: str
+    ollama_modelfile: str
+    llama_server: str
+    lm_studio: str = Field(description="LM Studio's load settings, in words.")
+    mlx_server: str | None = Field(
+        default=None, description="mlx_lm.convert + mlx_lm.server lines (MLX asked for)."
+    )
+
+
 class LocalServingRequest(ModelChoice):
     """A model served by llama.cpp (llama-server) or Ollama on the user's own GPU(s)."""
 
@@ -58,6 +103,13 @@ class LocalServingRequest(ModelChoice):
         default=None, gt=0, le=100_000, description="System-RAM bandwidth, GB/s (default 89.6)."
     )
     launcher: Launcher = Field(default="llama-server", description="llama-server or ollama.")
+    # --- Owned hardware (issue 29): the format chosen for the user's hardware, MLX lines ---
+    choose_format: bool = Field(
+        default=False,
+        description="With no weights given: the best-quality GGUF type that fits on the GPU "
+        "at the context (Q8_0, Q6_K, Q5_K_M, Q4_K_M, Q3_K_M, Q2_K), else Q4_K_M offloaded.",
+    )
+    mlx: bool = Field(default=False, description="Also give the mlx_lm.server line (a Mac).")
 
 
 class LocalServingPlan(BaseModel):
@@ -126,6 +178,16 @@ class LocalServingPlan(BaseModel):
         "or estimated.",
     )
     launch_command: str
+    # --- Owned hardware (issue 29): the format chosen, the longest context, every launch line
+    format_choice: FormatChoice | None = Field(
+        default=None, description="How the GGUF type was chosen (choose_format), else None."
+    )
+    longest_context_tokens: int | None = Field(
+        default=None,
+        description="Longest context per slot that keeps every layer on the GPU(s), tokens, in "
+        "steps of a power of two (or the model's maximum); None when the model does not fit.",
+    )
+    launch: LaunchLines | None = Field(default=None, description="Every launch line.")
     ollama_modelfile: str | None = None
     ollama_env: dict[str, str] = Field(default_factory=dict)
     assumptions: list[str] = Field(default_factory=list)

@@ -16,7 +16,13 @@ tokens at the stated load are decided once:
 """
 
 from tools.sizing.claims import Claim, ClaimCheck
-from tools.sizing.headline import PRICE_OBJECTIVES, choose_headline, price_load, states_load
+from tools.sizing.headline import (
+    PRICE_OBJECTIVES,
+    choose_headline,
+    local_leads,
+    price_load,
+    states_load,
+)
 from tools.sizing.plan import MAX_PRICED, size
 from tools.sizing.report import (
     AlternativeReading,
@@ -42,6 +48,7 @@ from tools.sizing.request import (
     AskedFigure,
     Budget,
     GpuConfiguration,
+    OwnedHardware,
     PricingScope,
     SizingRequest,
 )
@@ -62,6 +69,7 @@ __all__ = [
     "GpuConfiguration",
     "Headline",
     "HeadlineRule",
+    "OwnedHardware",
     "PriceLoad",
     "PricedConfiguration",
     "PricingScope",
@@ -75,6 +83,7 @@ __all__ = [
     "VariantQuestion",
     "WayOut",
     "choose_headline",
+    "local_leads",
     "price_load",
     "size",
     "states_load",

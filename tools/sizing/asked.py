@@ -4,8 +4,11 @@ answer (issue 27: "the asked figure leads").
 `AskedFigure` names what was asked (`SizingRequest.asked`, from the reading); `answer_asked`
 picks, once for every surface, the figure that answers it and the configuration it is about:
 
-- `fits` (a yes/no question): yes when the first configuration named fits in memory and, with
-  a load stated, holds it (no scale-out needed); its need against its budget per GPU.
+- `fits` (a yes/no question): on owned hardware (`report.leads_with_local`) yes when the
+  local plan keeps every layer on the GPU (or the rest fits the RAM stated), no when the RAM
+  cannot hold the rest, none said when the RAM is unknown; else yes when the first
+  configuration named fits in memory and, with a load stated, holds it (no scale-out
+  needed); its need against its budget per GPU.
 - `gpu_count`: the headline option (`tools.sizing.headline`: the named GPU scaled out to the
   load when the count named does not hold it) — how many of which GPU.
 - `throughput`: that option's full-load output tokens/s per replica and in all.
@@ -31,6 +34,37 @@ def _headline(report: SizingReport) -> Option | None:
     return None if report.headline is None else report.headline.option
 
 
+def _fits_answer(report: SizingReport) -> AskedAnswer | None:
+    """Yes or no: the local plan's on owned hardware (issue 29: it is the verdict), else the
+    configuration named's fit and, with users stated, whether it holds their load."""
+    if report.leads_with_local and report.local:
+        plan = report.local[0]
+        runs = plan.fits_in_ram if not plan.fits_fully or plan.unified_memory else True
+        return AskedAnswer(
+            asked="fits",
+            yes=runs,
+            gpu=plan.gpu,
+            count=plan.gpus,
+            value=plan.gpu_bytes,
+            unit="bytes",
+            budget_bytes=plan.budget_bytes,
+        )
+    named = _named(report)
+    if named is None or named.estimate is None or named.estimate.fits is None:
+        return None
+    holds = None if not report.users_stated else report.scale_out is None
+    return AskedAnswer(
+        asked="fits",
+        yes=named.estimate.fits and holds is not False,
+        gpu=named.gpu,
+        count=named.count,
+        value=named.estimate.per_gpu_bytes,
+        unit="bytes",
+        budget_bytes=named.estimate.budget_bytes_per_gpu,
+        holds_load=holds,
+    )
+
+
 def answer_asked(report: SizingReport) -> AskedAnswer | None:
     """The answer to `report.request.asked`, or None when the report cannot give it (nothing
     fits, nothing priced) or another part of the report answers it."""
@@ -39,20 +73,7 @@ def answer_asked(report: SizingReport) -> AskedAnswer | None:
         return None
     option = _headline(report)
     if asked == "fits":
-        named = _named(report)
-        if named is None or named.estimate is None or named.estimate.fits is None:
-            return None
-        holds = None if not report.users_stated else report.scale_out is None
-        return AskedAnswer(
-            asked=asked,
-            yes=named.estimate.fits and holds is not False,
-            gpu=named.gpu,
-            count=named.count,
-            value=named.estimate.per_gpu_bytes,
-            unit="bytes",
-            budget_bytes=named.estimate.budget_bytes_per_gpu,
-            holds_load=holds,
-        )
+        return _fits_answer(report)
     if asked == "memory":
         first = next((m for m in report.memory if m.estimate is not None), None)
         if first is None or first.estimate is None:

@@ -39,6 +39,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tools.catalog import get_catalog
+from tools.errors import ToolInputError
+from tools.local_serving import LocalServingPlan
+from tools.memory.formats import GGUF_FORMATS
 from tools.pricing import quote_order
 from tools.recommend import Option, Recommendation
 from tools.sizing.report import (
@@ -48,10 +52,55 @@ from tools.sizing.report import (
     ScaleOut,
     SizedConfiguration,
 )
-from tools.sizing.request import SizingRequest
+from tools.sizing.request import OwnedHardware, SizingRequest
 from tools.workload import Workload
 
 PRICE_OBJECTIVES = ("cheapest", "cheapest_per_token")
+
+
+OWNED_SEGMENTS = ("consumer", "workstation", "unified-memory")
+"""GPU segments people own and run with llama.cpp, Ollama, LM Studio or MLX (a desktop or
+laptop card, a workstation card, a Mac or another unified-memory machine)."""
+
+DATACENTER_ENGINES = ("vllm", "transformers")
+"""Engines a question may name that are served as a datacenter deployment, not llama.cpp."""
+
+
+def owned_hardware(request: SizingRequest) -> OwnedHardware | None:
+    """Whether `request` is about hardware the user owns (issue 29), and how it runs: the
+    words said it (`request.owned`: my, our, I have, a laptop, a Mac, Ollama, llama.cpp, LM
+    Studio, MLX), or a yes/no or longest-context question names a consumer, workstation or
+    unified-memory GPU without naming a datacenter engine. None: a datacenter question."""
+    w = request.workload
+    if w.is_training:
+        return None
+    if request.owned is not None:
+        return request.owned
+    engine_said = "engine" in w.model_fields_set and w.engine in DATACENTER_ENGINES
+    # A vLLM format said (AWQ, GPTQ, FP8 …) is a datacenter deployment, not a GGUF.
+    engine_said = engine_said or ("weights" in w.model_fields_set and w.weights not in GGUF_FORMATS)
+    # A card alone makes it owned for "does it run?" and "how much context?": a question
+    # for a speed, a cost or a count keeps the sizing that answers that figure.
+    if request.asked not in (None, "fits") and not request.longest_context:
+        return None
+    catalog = get_catalog()
+    owned_gpu = False
+    for config in request.configurations:
+        if config.gpu is None:
+            continue
+        try:
+            owned_gpu = owned_gpu or catalog.gpu(config.gpu).segment in OWNED_SEGMENTS
+        except ToolInputError:
+            continue
+    return OwnedHardware() if owned_gpu and not engine_said else None
+
+
+def local_leads(request: SizingRequest, local: Sequence[LocalServingPlan]) -> bool:
+    """Hardware the user owns is answered as it is used (issue 29): the llama.cpp / Ollama
+    plan leads whenever the request is about owned hardware (`owned_hardware`) and a plan was
+    made; the datacenter sizing (vLLM, several GPUs) is then the alternative, never the
+    verdict."""
+    return owned_hardware(request) is not None and bool(local)
 
 
 def states_load(workload: Workload) -> bool:

@@ -37,7 +37,8 @@ from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend, training_layouts_at
 from tools.sizing.asked import answer_asked
-from tools.sizing.headline import choose_headline, named_with_count, price_load
+from tools.sizing.headline import choose_headline, local_leads, named_with_count, price_load
+from tools.sizing.local import local_plans
 from tools.sizing.memory import (
     alternative_reading,
     check_claims,
@@ -385,6 +386,8 @@ def size(
         price_load=load,
         users_stated="users" in request.workload.model_fields_set,
     )
+    report.local, report.local_errors = local_plans(request, configs)
+    report.leads_with_local = local_leads(request, report.local)
     report.claim_checks = check_claims(request)
     report.alternative = alternative_reading(request, memory)
     first = next((m.estimate for m in memory if m.estimate is not None), None)

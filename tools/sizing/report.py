@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
+from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.notes import Note
 from tools.performance.basis import SpeedBasis
@@ -454,6 +455,17 @@ class SizingReport(BaseModel):
         default=None, description="The figure the question asked for (`tools.sizing.asked`)."
     )
     notes: list[Note] = Field(default_factory=list)
+    # --- Owned hardware (issue 29): the local plans, and whether they lead ---
+    local: list[LocalServingPlan] = Field(
+        default_factory=list,
+        description="The llama.cpp / Ollama plan of each named configuration (owned hardware).",
+    )
+    local_errors: list[SizingError] = Field(default_factory=list)
+    leads_with_local: bool = Field(
+        default=False,
+        description="The local plan is the answer's verdict; the datacenter sizing (vLLM, "
+        "several GPUs) is the alternative (`tools.sizing.headline.local_leads`).",
+    )
 
     @property
     def is_training(self) -> bool:
@@ -464,7 +476,8 @@ class SizingReport(BaseModel):
         """Every tool result the report holds, in the order the tools ran: memory per
         configuration named, the recommender, the serving costs, then the follow-ups (ZeRO-3,
         the scale-out search, lower formats, the recommended layout)."""
-        out: list[BaseModel] = [m.estimate for m in self.memory if m.estimate is not None]
+        out: list[BaseModel] = [*self.local]
+        out += [m.estimate for m in self.memory if m.estimate is not None]
         if self.recommendation is not None:
             out.append(self.recommendation)
         if self.costs is not None and self.costs.serving is not None:

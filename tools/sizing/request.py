@@ -180,6 +180,33 @@ class Budget(BaseModel):
         return data
 
 
+class OwnedHardware(BaseModel):
+    """The user runs it on hardware they own (issue 29): the llama.cpp / Ollama plan of each
+    named configuration, in the best GGUF type that fits, leads the answer."""
+
+    model_config = ConfigDict(extra="forbid", **FINITE)
+
+    launcher: Literal["llama-server", "ollama"] = Field(
+        default="llama-server", description="The launcher said (llama.cpp unless Ollama)."
+    )
+    system_ram_gb: float | None = Field(
+        default=None, gt=0, le=100_000, description="System RAM, GB, for offloaded layers."
+    )
+    mlx: bool = Field(default=False, description="MLX was asked for: add mlx_lm lines.")
+    gpu_memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="A GPU said only by its memory ('a 24 GB GPU'), GB: the local plan is "
+        "sized on it; the catalog cards of that memory are the datacenter alternative.",
+    )
+    ollama_tag: str | None = Field(
+        default=None,
+        max_length=MAX_NAME_CHARS,
+        description="The Ollama tag the user gave ('qwen3:32b'): the Modelfile's FROM line.",
+    )
+
+
 class SizingRequest(BaseModel):
     """One sizing question: a workload, the GPUs named, the pricing scope, what to answer."""
 
@@ -232,6 +259,12 @@ class SizingRequest(BaseModel):
         description="Rules of thumb the user stated, to check (18 B/param, 126 GB, 4× the "
         "model, 10-20 % more).",
     )
+    # --- Owned hardware (issue 29) ---
+    owned: OwnedHardware | None = Field(
+        default=None,
+        description="Hardware the user owns ('my 3090', a Mac, Ollama): the local plan "
+        "(llama.cpp/Ollama, best GGUF type that fits) leads; datacenter sizing follows.",
+    )
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -265,5 +298,6 @@ SIZE_HIDDEN = (
     "price_period",
     "alternative_weights",
     "asked",
+    "owned",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from tools.local_serving import LocalServingPlan
 from tools.recommend import Option
 from tools.sizing.report import (
     AskedAnswer,
@@ -83,6 +84,11 @@ class WorkingOption(BaseModel):
 class VerdictItems(BaseModel):
     """The verdict items of a report, in the order an answer states them."""
 
+    local: list[LocalServingPlan] = Field(
+        default_factory=list,
+        description="Owned hardware (`SizingReport.leads_with_local`): the local plans that "
+        "lead; the configurations after them are the datacenter alternative.",
+    )
     configurations: list[ConfigurationFit] = Field(default_factory=list)
     working: WorkingOption | None = None
     longest_context: list[ContextFit] = Field(default_factory=list)
@@ -97,6 +103,18 @@ class VerdictItems(BaseModel):
         the figures that decide each item, bytes as integers, no option's whole record."""
         working = self.working
         return {
+            "local": [
+                {
+                    "gpu": plan.gpu_label,
+                    "gpus": plan.gpus,
+                    "launcher": plan.launcher,
+                    "weights_format": plan.weights_format,
+                    "fits_fully": plan.fits_fully,
+                    "gpu_layers": plan.gpu_layers,
+                    "n_layers": plan.n_layers,
+                }
+                for plan in self.local
+            ],
             "configurations": [
                 {
                     **fit.model_dump(mode="json", exclude={"option"}),
@@ -216,6 +234,7 @@ def verdict(report: SizingReport) -> VerdictItems:
     asked = report.asked_answer
     yes = None if asked is None or asked.asked != "fits" else asked.yes
     return VerdictItems(
+        local=list(report.local) if report.leads_with_local else [],
         configurations=configurations,
         working=working_option(report),
         longest_context=list(report.longest_context),

@@ -54,6 +54,7 @@ from assistant.offline.parser.options import (
     extract_price_period,
     extract_rank_and_flags,
 )
+from assistant.offline.parser.owned import extract_owned
 from assistant.offline.parser.provenance import Offsets, run_extractors
 from assistant.offline.parser.questions import asks_something, extract_question_kind
 from assistant.offline.parser.replies import reply_text
@@ -89,6 +90,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_changes,
     extract_model_files_and_tags,
+    extract_owned,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
     extract_size_then_family,
@@ -168,7 +170,8 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
     scope_only = parsed.out_of_scope and not sizes_something(parsed)
-    if not parsed.has_model and not parsed.asks("model") and not scope_only:
+    fits_question = parsed.asked == "which_models" and bool(parsed.gpus or parsed.gpu_memory_bytes)
+    if not parsed.has_model and not parsed.asks("model") and not scope_only and not fits_question:
         if parsed.api_models:
             # 'serve GPT-4o mini to 100 users': a hosted API only, nothing to size on a GPU.
             named = " and ".join(dict.fromkeys(parsed.api_models))
