@@ -299,7 +299,7 @@ def _scale_out(
             unlimited = None
         holds = None
         if unlimited is not None:
-            holds = next((o for o in unlimited.options if o.gpu == sized.gpu and o.fits), None)
+            holds = unlimited.fitting_on(sized.gpu)
         return ScaleOut(
             gpu=sized.gpu,
             count=sized.count,
