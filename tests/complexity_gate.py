@@ -25,7 +25,6 @@ NOT_YET_SPLIT: dict[str, int] = {
     "tools/local_serving/plan.py::plan_local_serving": 65,
     "assistant/wire.py::summarize_report": 42,
     "assistant/llm/engine.py::LlmEngine._call_model": 30,
-    "assistant/app/widgets/chat_log.py::ChatLog._restore_messages": 29,
     "tools/sizing/headline.py::choose_headline": 28,
     "assistant/offline/planner.py::workload_arguments": 28,
     "tools/sizing/asked.py::answer_asked": 32,
