@@ -21,7 +21,6 @@ from contextlib import contextmanager, suppress
 from types import ModuleType
 
 from assistant.sanitize import CleanStream
-from tools.errors import ToolInputError
 
 # name -> one-line help; the module assistant.commands.<name> provides add_parser/run.
 COMMANDS: dict[str, str] = {
@@ -74,7 +73,7 @@ def command_module(name: str) -> str:
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     from assistant.cli_examples import help_with_examples
-    from assistant.commands._flags import OneLineParser  # errors: one line, exit 2
+    from assistant.commands._parser import OneLineParser  # errors: one line, exit 2
 
     parser = OneLineParser(
         prog="gpu-sizer",
@@ -96,7 +95,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _run_app(args_list: list[str]) -> int:
     """`gpu-sizer [--base-url URL] [--model NAME] [--offline] ...`: open the chat app."""
     from assistant.app.main import run_app
-    from assistant.commands._flags import OneLineParser
+    from assistant.commands._parser import OneLineParser
     from assistant.config import add_config_arguments, overrides_from_args
 
     parser = OneLineParser(prog="gpu-sizer", add_help=False)
@@ -141,6 +140,8 @@ def _clean_stdio() -> Iterator[None]:
 
 
 def _run_command(module: ModuleType, args: argparse.Namespace) -> int:
+    from tools.errors import ToolInputError  # here: `--help` and `--version` load no tool
+
     try:
         code: int = module.run(args)
     except ToolInputError as exc:
