@@ -214,6 +214,30 @@ def _fit_fact(gpu: str, count: int, facts: SizingFacts) -> tuple[bool, str] | No
     return True, f"{_label(gpu, count)} fits (the smallest fitting is {smallest}×)"
 
 
+def _unnamed_fit_claim(clause: str, facts: SizingFacts, positive: bool) -> list[Contradiction]:
+    """A fit claim naming no GPU ('it fits'): about the configuration the answer sized first."""
+    if facts.primary is None:
+        return []
+    gpu, named_count, fits = facts.primary
+    if fits == positive:
+        return []
+    said = "fits" if fits else "does not fit"
+    return [Contradiction(clause, f"{_label(gpu, named_count)} {said}")]
+
+
+def _need_claim(
+    clause: str, mention: GpuMention, count: int, facts: SizingFacts
+) -> list[Contradiction]:
+    """'It needs N× GPU' where the smallest fitting count of that GPU is another."""
+    smallest = [
+        (g, facts.min_fitting[g]) for g in _candidates(mention, facts) if g in facts.min_fitting
+    ]
+    if not smallest or any(n == count for _, n in smallest):
+        return []
+    gpu, n = smallest[0]
+    return [Contradiction(clause, f"the smallest fitting configuration is {_label(gpu, n)}")]
+
+
 def _fit_claims(clause: str, facts: SizingFacts) -> list[Contradiction]:
     negative = bool(_NEGATIVE.search(clause))
     positive = not negative and bool(_POSITIVE.search(clause))
@@ -221,14 +245,9 @@ def _fit_claims(clause: str, facts: SizingFacts) -> list[Contradiction]:
     if not (negative or positive or need) or _CONDITIONAL.search(clause):
         return []
     mentions = _mentions(clause)
-    out: list[Contradiction] = []
     if not mentions:
-        if facts.primary is not None and (negative or positive):
-            gpu, named_count, fits = facts.primary
-            if fits != positive:
-                said = "fits" if fits else "does not fit"
-                out.append(Contradiction(clause, f"{_label(gpu, named_count)} {said}"))
-        return out
+        return _unnamed_fit_claim(clause, facts, positive) if negative or positive else []
+    out: list[Contradiction] = []
     for mention in mentions:
         count = _count(mention, clause)
         if count is None:
@@ -243,16 +262,7 @@ def _fit_claims(clause: str, facts: SizingFacts) -> list[Contradiction]:
             if len(wrong) == len(verdicts):
                 out.append(Contradiction(clause, wrong[0]))
         elif need:
-            smallest = [
-                (g, facts.min_fitting[g])
-                for g in _candidates(mention, facts)
-                if g in facts.min_fitting
-            ]
-            if smallest and all(n != count for _, n in smallest):
-                gpu, n = smallest[0]
-                out.append(
-                    Contradiction(clause, f"the smallest fitting configuration is {_label(gpu, n)}")
-                )
+            out += _need_claim(clause, mention, count, facts)
     return out
 
 

@@ -23,25 +23,13 @@ ROOTS = ("tools", "assistant")
 
 NOT_YET_SPLIT: dict[str, int] = {
     "tools/local_serving/plan.py::plan_local_serving": 60,
-    "tools/sizing/plan.py::size": 41,
-    "assistant/wire.py::summarize_report": 40,
-    "assistant/offline/parser/gpus.py::extract_gpus": 40,
-    "assistant/render/assumptions.py::defaults_filled_in": 35,
-    "tools/sizing/ways_out.py::ways_out": 34,
-    "tools/recommend/recommender.py::recommend": 31,
-    "assistant/reading/of_call.py::_workload_slots": 31,
+    "assistant/wire.py::summarize_report": 35,
     "assistant/llm/engine.py::LlmEngine._call_model": 30,
-    "assistant/render/tables.py::options_table": 29,
-    "assistant/contradiction.py::_fit_claims": 29,
-    "assistant/app/widgets/chat_log.py::ChatLog._restore_messages": 29,
     "tools/sizing/headline.py::choose_headline": 28,
-    "tools/performance/efficiency.py::_resolve": 28,
-    "assistant/proposal/extract.py::collect": 28,
     "assistant/offline/planner.py::workload_arguments": 28,
-    "tools/memory/gguf_mix.py::_ffn_down_type": 27,
-    "assistant/render/costs.py::api_comparison_lines": 27,
 }
-"""Functions over the limit, not split yet, at their complexity when listed (radon's count)."""
+"""Functions over the limit, not split yet, at their complexity when listed (radon's count);
+from here each entry only goes down."""
 
 
 def complexities(repo: Path) -> dict[str, int]:

@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 
 from assistant.app.verdict import card_lines, verdict_bars
 from assistant.cli import main
+from assistant.mcp.server import call_result
 from assistant.offline.parser import parse_workload
-from assistant.offline.planner import plan_tool_calls
+from assistant.offline.planner import plan_tool_calls, sizing_arguments
+from assistant.registry import default_registry
 from assistant.render.results import config_label
 from assistant.render.verdict import verdict_answer
 from tools.sizing import SizedConfiguration, SizingReport, SizingRequest, size
@@ -176,3 +178,23 @@ def test_ask_json_carries_the_same_items(
     assert main(["ask", "--offline", "--json", "--no-save", question]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["sizing"]["verdict"] == verdict(_report(question)).record()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "serve Llama 3.1 70B on 2x L40S for 20 users",
+        "Llama 3.1 70B on 2x L40S or 4x A100 80GB for 50 users",
+    ],
+)
+def test_mcp_carries_the_same_items(question: str) -> None:
+    outcome = default_registry().call("size", sizing_arguments(parse_workload(question)))
+    report = outcome.value
+    assert isinstance(report, SizingReport)
+    structured = call_result(outcome).structured_content
+    assert structured is not None
+    assert structured["verdict_items"] == verdict(report).record()
+    # The text an agent reads leads with the same verdict as the items.
+    items = verdict(report)
+    first = items.configurations[0]
+    assert ("Does not fit" in structured["verdict"][0]) == (not first.fits)

@@ -122,6 +122,39 @@ def _all_readings(conversation: Conversation) -> tuple[str, ...]:
     return tuple(readings)
 
 
+def _latest_results(
+    conversation: Conversation,
+    calls: list[StoredCall],
+    requests: tuple[str, ...],
+    notices: tuple[str, ...],
+) -> ProposalInputs:
+    """A conversation without a sizing report: the latest recommend and cost results and the
+    last turn's memory results."""
+    memory = _records(calls, MemoryEstimate)
+    recommends = _records(calls, Recommendation)
+    costs = _records(calls, CostComparison)
+    last_turn = memory[-1].turn if memory else None
+    shown = tuple(r for r in memory if r.turn == last_turn)
+    recommend = recommends[-1] if recommends else None
+    quoted: list[tuple[str, dict[str, Any]]] = [(r.name, r.arguments) for r in shown]
+    if recommend is not None:
+        quoted.append((recommend.name, recommend.arguments))
+    cost = costs[-1] if costs else None
+    if cost is not None:
+        quoted.append((cost.name, cost.arguments))
+    latest = [r.turn for r in (*shown, recommend, cost) if r is not None]
+    return ProposalInputs(
+        memory=shown,
+        recommend=recommend,
+        cost=cost,
+        requests=requests,
+        readings=_all_readings(conversation),
+        notices=notices,
+        arguments=tuple(quoted),
+        turn=max(latest, default=0),
+    )
+
+
 def collect(conversation: Conversation) -> ProposalInputs:
     """The covered sizing report (module docstring), else the latest recommend and cost
     results and the last turn's memory results."""
@@ -151,26 +184,4 @@ def collect(conversation: Conversation) -> ProposalInputs:
             parsed=parsed,
             sizing_turns=turns,
         )
-    memory = _records(calls, MemoryEstimate)
-    recommends = _records(calls, Recommendation)
-    costs = _records(calls, CostComparison)
-    last_turn = memory[-1].turn if memory else None
-    shown = tuple(r for r in memory if r.turn == last_turn)
-    recommend = recommends[-1] if recommends else None
-    quoted: list[tuple[str, dict[str, Any]]] = [(r.name, r.arguments) for r in shown]
-    if recommend is not None:
-        quoted.append((recommend.name, recommend.arguments))
-    cost = costs[-1] if costs else None
-    if cost is not None:
-        quoted.append((cost.name, cost.arguments))
-    latest = [r.turn for r in (*shown, recommend, cost) if r is not None]
-    return ProposalInputs(
-        memory=shown,
-        recommend=recommend,
-        cost=cost,
-        requests=requests,
-        readings=_all_readings(conversation),
-        notices=notices,
-        arguments=tuple(quoted),
-        turn=max(latest, default=0),
-    )
+    return _latest_results(conversation, calls, requests, notices)

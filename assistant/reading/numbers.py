@@ -76,7 +76,7 @@ _WORDS: dict[str, float] = {
     "quarter": 0.25,
 }
 """Numbers written as words ('forty users', 'a dozen GPUs', 'double the cards'): the parser's
-(`offline.quantities.NUMBER_WORDS`) and the multiples a follow-up says."""
+(`reading.quantities.NUMBER_WORDS`) and the multiples a follow-up says."""
 
 _NUMBER = re.compile(
     r"(?<![\d.])(?P<num>\d{1,3}(?:[,\u202f\u00a0_]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"

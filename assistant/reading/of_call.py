@@ -107,6 +107,40 @@ def _model(choice: Any) -> tuple[JsonValue, str] | None:
 _TASKS = {"full": "full fine-tune", "lora": "LoRA fine-tune", "qlora": "QLoRA fine-tune"}
 
 
+def _constraint_slots(
+    constraints: Any, craw: Mapping[str, Any], prefix: str
+) -> dict[str, CallSlot]:
+    """Slots of a workload's `constraints`: the GPUs it is held to, the region, a GPU limit
+    other than the default, an hourly budget."""
+    out: dict[str, CallSlot] = {}
+    if constraints.only_gpus:
+        ids = sorted({_gpu_id(g) for g in constraints.only_gpus})
+        shown = "on " + " or ".join(_gpu_name(g) for g in ids)
+        out["gpus"] = CallSlot(
+            [{"gpu": g} for g in ids], shown, (f"{prefix}constraints.only_gpus",),
+            "only_gpus" in craw,
+        )  # fmt: skip
+    region = "eu" if constraints.eu_only else constraints.region
+    if region:
+        shown = {"eu": "EU only", "us": "US only"}.get(region, region)
+        out["region"] = CallSlot(region, shown, (f"{prefix}constraints.region",))
+    default_max = type(constraints).model_fields["max_gpus"].default
+    if constraints.max_gpus != default_max:
+        out["max_gpus"] = CallSlot(
+            constraints.max_gpus,
+            f"at most {constraints.max_gpus:,} GPUs",
+            (f"{prefix}constraints.max_gpus",),
+        )
+    if constraints.budget_usd_per_hour is not None:
+        amount = constraints.budget_usd_per_hour
+        out["budget"] = CallSlot(
+            {"amount": amount, "currency": "USD", "period": "hour"},
+            f"budget {amount:,.2f} USD an hour",
+            (f"{prefix}constraints.budget_usd_per_hour",),
+        )
+    return out
+
+
 def _workload_slots(work: Any, raw: Mapping[str, Any], prefix: str) -> dict[str, CallSlot]:
     """Slots of a `Workload`-like input (the `size` call's workload, `recommend`'s input)."""
     out: dict[str, CallSlot] = {}
@@ -158,31 +192,7 @@ def _workload_slots(work: Any, raw: Mapping[str, Any], prefix: str) -> dict[str,
     if constraints is not None:
         found = raw.get("constraints")
         craw: Mapping[str, Any] = found if isinstance(found, dict) else {}
-        if constraints.only_gpus:
-            ids = sorted({_gpu_id(g) for g in constraints.only_gpus})
-            shown = "on " + " or ".join(_gpu_name(g) for g in ids)
-            out["gpus"] = CallSlot(
-                [{"gpu": g} for g in ids], shown, (f"{prefix}constraints.only_gpus",),
-                "only_gpus" in craw,
-            )  # fmt: skip
-        region = "eu" if constraints.eu_only else constraints.region
-        if region:
-            shown = {"eu": "EU only", "us": "US only"}.get(region, region)
-            out["region"] = CallSlot(region, shown, (f"{prefix}constraints.region",))
-        default_max = type(constraints).model_fields["max_gpus"].default
-        if constraints.max_gpus != default_max:
-            out["max_gpus"] = CallSlot(
-                constraints.max_gpus,
-                f"at most {constraints.max_gpus:,} GPUs",
-                (f"{prefix}constraints.max_gpus",),
-            )
-        if constraints.budget_usd_per_hour is not None:
-            amount = constraints.budget_usd_per_hour
-            out["budget"] = CallSlot(
-                {"amount": amount, "currency": "USD", "period": "hour"},
-                f"budget {amount:,.2f} USD an hour",
-                (f"{prefix}constraints.budget_usd_per_hour",),
-            )
+        out |= _constraint_slots(constraints, craw, prefix)
     return out
 
 

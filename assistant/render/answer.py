@@ -42,8 +42,6 @@ from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
 
 if TYPE_CHECKING:
-    # The parser's workload, for annotations only: the presentation layer never imports the
-    # offline engine's package at run time (it imports this layer).
     from assistant.reading.parsed import ParsedWorkload
 
 # Importance of each part (0: the lead, always shown): the order sections are kept visible in

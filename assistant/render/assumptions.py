@@ -11,21 +11,15 @@ from tools.memory import engine_name
 from tools.sizing import SizingReport
 
 if TYPE_CHECKING:
-    # The parser's workload, for annotations only: the presentation layer never imports the
-    # offline engine's package at run time (it imports this layer).
     from assistant.reading.parsed import ParsedWorkload
 
 
-def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
-    """What the tools used for facts the question did not state, with the value the report
-    holds (context tokens, concurrent sequences, weight format, serving engine)."""
-    sized = next((m.estimate for m in report.memory if m.estimate is not None), None)
-    rec = report.recommendation
+def _length_defaults(
+    parsed: ParsedWorkload, report: SizingReport, context: int | None
+) -> list[str]:
+    """The sequence length and the prompt length, when the question gave neither."""
     training = report.is_training
     lines: list[str] = []
-    context = sized.context if sized is not None else None
-    if context is None and rec is not None:
-        context = rec.context_tokens
     said_length = (parsed.context, parsed.prompt_tokens, parsed.output_tokens)
     unsaid = all(v is None for v in (*said_length, parsed.tokens_per_example))
     if context is not None and unsaid and not parsed.max_context:
@@ -35,30 +29,57 @@ def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str
     if not training and said_context and report.search is not None:
         prompt = report.search.prompt_tokens
         lines.append(f"Prompt length not stated: TTFT for a {prompt:,}-token prompt")
-    if training and parsed.zero is None:
-        for plain in (m for m in report.memory if m.plain_data_parallel):
-            lines.append(
-                f"ZeRO / FSDP not stated: {config_label(plain)} sized as plain data "
-                "parallelism, every GPU holding the whole weights, gradients and optimizer "
-                f"state; say 'ZeRO-3' or 'FSDP' to shard them over the {plain.count} GPUs"
-            )
-            break
-    if sized is not None and parsed.batch is None:
-        if training:
-            noun = "sequence" if sized.batch == 1 else "sequences"
-            lines.append(f"Micro-batch not stated: {sized.batch:,} {noun} per GPU")
-        elif parsed.users is None and parsed.tokens_per_s is None:
-            full = report.price_load.basis == "full_load"
-            lines.append(
-                f"Concurrent users not stated: memory and speed sized for {sized.batch:,} at a "
-                "time" + ("; $/M tokens at full load (below)" if full else "")
-            )
+    return lines
+
+
+def _zero_default(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
+    """Training on several GPUs with no ZeRO / FSDP named: the plain data parallelism sized."""
+    if not report.is_training or parsed.zero is not None:
+        return []
+    plain = next((m for m in report.memory if m.plain_data_parallel), None)
+    if plain is None:
+        return []
+    return [
+        f"ZeRO / FSDP not stated: {config_label(plain)} sized as plain data "
+        "parallelism, every GPU holding the whole weights, gradients and optimizer "
+        f"state; say 'ZeRO-3' or 'FSDP' to shard them over the {plain.count} GPUs"
+    ]
+
+
+def _load_default(parsed: ParsedWorkload, report: SizingReport, batch: int) -> list[str]:
+    """The micro-batch (training) or the concurrent users (serving) sized, when not given."""
+    if parsed.batch is not None:
+        return []
+    if report.is_training:
+        noun = "sequence" if batch == 1 else "sequences"
+        return [f"Micro-batch not stated: {batch:,} {noun} per GPU"]
+    if parsed.users is not None or parsed.tokens_per_s is not None:
+        return []
+    full = report.price_load.basis == "full_load"
+    return [
+        f"Concurrent users not stated: memory and speed sized for {batch:,} at a "
+        "time" + ("; $/M tokens at full load (below)" if full else "")
+    ]
+
+
+def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
+    """What the tools used for facts the question did not state, with the value the report
+    holds (context tokens, concurrent sequences, weight format, serving engine)."""
+    sized = next((m.estimate for m in report.memory if m.estimate is not None), None)
+    rec = report.recommendation
+    context = sized.context if sized is not None else None
+    if context is None and rec is not None:
+        context = rec.context_tokens
+    lines = _length_defaults(parsed, report, context)
+    lines += _zero_default(parsed, report)
+    if sized is not None:
+        lines += _load_default(parsed, report, sized.batch)
     weights = sized.weights_format if sized is not None else None
     if weights is None and rec is not None:
         weights = rec.weights_format
     if weights is not None and parsed.weights is None:
         lines.append(f"Precision not stated: {weights} weights")
-    if sized is not None and parsed.engine is None and not training:
+    if sized is not None and parsed.engine is None and not report.is_training:
         lines.append(f"Serving engine not stated: {engine_name(sized.engine)}")
     return lines
 

@@ -8,14 +8,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from assistant.render.results import config_label, gpu_name, option_label, priced_by
-from tools.cost.results import MATCH_WORDS
+from tools.cost.results import MATCH_WORDS, ApiComparisonRow
 from tools.sizing import PricedConfiguration, SizingReport
 from tools.sizing.headline import candidates
 from tools.units import format_count
 
 if TYPE_CHECKING:
-    # The parser's workload, for annotations only: the presentation layer never imports the
-    # offline engine's package at run time (it imports this layer).
     from assistant.reading.parsed import ParsedWorkload
 
 
@@ -153,6 +151,14 @@ def price_load_lines(report: SizingReport) -> list[str]:
     ]
 
 
+def _api_label(api: ApiComparisonRow | None, provider: str) -> str:
+    """The hosted API compared: provider and model, and how closely it matches the model."""
+    if api is None:
+        return provider
+    label = f"{api.provider} {api.model}"
+    return label if api.match == "same" else f"{label} ({MATCH_WORDS[api.match]})"
+
+
 def api_comparison_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     """Self-hosted vs hosted API, when asked or a volume was said: the cost tool's break-even
     of the cheapest on-demand configuration against the cheapest API for the model, and at the
@@ -178,9 +184,7 @@ def api_comparison_lines(parsed: ParsedWorkload, report: SizingReport) -> list[s
     provider = row.provider if row is not None else even.provider
     self_month = even.self_hosted_usd_per_month
     api_per_m = even.api_usd_per_million_output_tokens
-    api_label = (api.provider if api else even.api_provider) + (f" {api.model}" if api else "")
-    if api is not None and api.match != "same":
-        api_label += f" ({MATCH_WORDS[api.match]})"
+    api_label = _api_label(api, even.api_provider)
     threshold = even.break_even_output_tokens_per_month
     crossing = (
         ""

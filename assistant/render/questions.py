@@ -12,8 +12,6 @@ from tools.recommend import Option
 from tools.sizing import SizedConfiguration, SizingReport
 
 if TYPE_CHECKING:
-    # The parser's workload, for annotations only: the presentation layer never imports the
-    # offline engine's package at run time (it imports this layer).
     from assistant.reading.parsed import ParsedWorkload
 
 
@@ -77,9 +75,7 @@ def faster_lines(report: SizingReport) -> list[str]:
     speeds: list[tuple[float, Option]] = []
     for sized in named:
         assert sized.gpu is not None
-        option = report.option_at(sized.gpu, sized.count) or next(
-            (o for o in rec.options if o.gpu == sized.gpu and o.fits), None
-        )
+        option = report.option_at(sized.gpu, sized.count) or rec.fitting_on(sized.gpu)
         if option is not None and option.decode_tokens_per_s_per_seq is not None:
             speeds.append((option.decode_tokens_per_s_per_seq, option))
     if len(speeds) < 2:

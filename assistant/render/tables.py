@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from assistant.render.results import gpu_name, priced_by
 from tools.memory import component_name
-from tools.sizing import SizedConfiguration, SizingReport
+from tools.recommend import Option
+from tools.sizing import PricedConfiguration, SizedConfiguration, SizingReport
 from tools.units import GiB, format_count
 
 
@@ -53,6 +54,35 @@ def breakdown_table(sized: SizedConfiguration) -> list[str]:
     return rows if len(rows) > 2 else []
 
 
+def _price_cell(price: PricedConfiguration | None, training: bool) -> str:
+    """The quoted price of an option: the job total (training) or USD/h and $/M (serving)."""
+    if price is None:
+        return "not priced"
+    if training and price.usd_job is None:
+        # Priced by the hour only: without a data size there is no job total.
+        return f"n/a (no data size) · {price.usd:,.2f}/h ({priced_by(price)})"
+    if training:
+        return f"{price.usd:,.2f} at {price.per_hour}/h ({priced_by(price)})"
+    per_million = price.usd_per_million_tokens
+    million = "" if per_million is None else f" · {per_million:,.3f}"
+    return f"{price.usd:,.2f}{million} ({priced_by(price)})"
+
+
+def _training_cells(o: Option) -> list[str]:
+    hours = o.training_hours
+    return ["n/a (no data size)" if hours is None else f"{hours:,.1f}"]
+
+
+def _serving_cells(o: Option) -> list[str]:
+    speed_value = o.decode_tokens_per_s_per_seq
+    basis = f" ({o.basis_label})" if o.basis_label else ""
+    return [
+        f"{o.kv_cache_capacity_tokens:,}",
+        "n/a" if speed_value is None else f"{speed_value:,.1f}{basis}",
+        "n/a" if o.ttft_s is None else f"{o.ttft_s:,.3f}",
+    ]
+
+
 def options_table(report: SizingReport, limit: int = 5) -> list[str]:
     """The recommender's best options per GPU (fitting first), with the quoted price.
 
@@ -77,17 +107,6 @@ def options_table(report: SizingReport, limit: int = 5) -> list[str]:
     head += f" {tier} USD total |" if training else f" {tier} USD/h · USD/M output tokens{load} |"
     rows = [head, "|" + "---|" * (head.count("|") - 1)]
     for o in options:
-        price = report.price_of(o.gpu, o.count)
-        usd = "not priced"
-        if price is not None and training and price.usd_job is None:
-            # Priced by the hour only: without a data size there is no job total.
-            usd = f"n/a (no data size) · {price.usd:,.2f}/h ({priced_by(price)})"
-        elif price is not None and training:
-            usd = f"{price.usd:,.2f} at {price.per_hour}/h ({priced_by(price)})"
-        elif price is not None:
-            per_million = price.usd_per_million_tokens
-            million = "" if per_million is None else f" · {per_million:,.3f}"
-            usd = f"{price.usd:,.2f}{million} ({priced_by(price)})"
         cells = [
             gpu_name(o.gpu),
             str(o.count),
@@ -96,17 +115,7 @@ def options_table(report: SizingReport, limit: int = 5) -> list[str]:
             "yes" if o.meets_targets else "no",
             f"{o.per_gpu_bytes / GiB:,.1f}",
         ]
-        if training:
-            hours = o.training_hours
-            cells.append("n/a (no data size)" if hours is None else f"{hours:,.1f}")
-        else:
-            speed_value = o.decode_tokens_per_s_per_seq
-            basis = f" ({o.basis_label})" if o.basis_label else ""
-            cells += [
-                f"{o.kv_cache_capacity_tokens:,}",
-                "n/a" if speed_value is None else f"{speed_value:,.1f}{basis}",
-                "n/a" if o.ttft_s is None else f"{o.ttft_s:,.3f}",
-            ]
-        cells.append(usd)
+        cells += _training_cells(o) if training else _serving_cells(o)
+        cells.append(_price_cell(report.price_of(o.gpu, o.count), training))
         rows.append("| " + " | ".join(cells) + " |")
     return rows

@@ -258,14 +258,15 @@ def _attn_v_type(ftype: str, m: MixModel, default: str, i_attn_v: int) -> str:
     return new
 
 
-def _ffn_down_type(ftype: str, m: MixModel, default: str, i: int) -> str:
+def _ffn_down_2_3_bit(ftype: str, m: MixModel, default: str, i: int) -> str | None:
+    """llama-quant.cpp's ffn_down rules of the 2- and 3-bit file types, in its order; None
+    for the other file types."""
     n = m.n_layers
-    imatrix = has_imatrix(ftype)
     if ftype == "q2_k":
         return "Q3_K"
     if ftype == "q2_k_s":
         return "Q4_K" if i < n // 8 else default
-    if ftype == "iq3_xxs" and not imatrix:
+    if ftype == "iq3_xxs" and not has_imatrix(ftype):
         return "Q4_K" if i < n // 8 else "Q3_K"
     if ftype == "q3_k_m":
         return "Q5_K" if i < n // 16 else "Q4_K"  # (the Falcon-only Q3_K branch aside)
@@ -273,6 +274,15 @@ def _ffn_down_type(ftype: str, m: MixModel, default: str, i: int) -> str:
         return "Q4_K"
     if ftype == "q3_k_l":
         return "Q5_K"
+    return None
+
+
+def _ffn_down_type(ftype: str, m: MixModel, default: str, i: int) -> str:
+    low = _ffn_down_2_3_bit(ftype, m, default, i)
+    if low is not None:
+        return low
+    n = m.n_layers
+    imatrix = has_imatrix(ftype)
     if ftype == "q4_k_m":
         return "Q6_K" if use_more_bits(i, n) else default
     if i < n // 8 and ftype in ("iq4_nl", "iq4_xs") and not imatrix:

@@ -227,6 +227,22 @@ def resolve(
 _RESOLVED: dict[tuple[str, float, str, str], Efficiencies] = {}
 
 
+def _value(constant: Constant | None, default: float) -> float:
+    """A calibrated constant's value, else the published default."""
+    return default if constant is None else constant.value
+
+
+def _prefill_basis(
+    gemm: Constant | None, apple_rate: Constant | None, family: EngineFamily, mem: str
+) -> SpeedBasis:
+    """Prefill is calibrated when its GEMM efficiency was fitted on this GPU class (on Apple
+    chips: the chip's own effective FLOP/s per core, under llama.cpp)."""
+    if mem == "apple":
+        own = apple_rate is not None and apple_rate.key != "any" and family == "llama.cpp"
+        return "calibrated" if own else "estimated"
+    return "calibrated" if _own_class(gemm, family, mem) else "estimated"
+
+
 def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) -> Efficiencies:
     family = engine_family(engine)
     kernel = kernel_family(weight_format)
@@ -258,35 +274,30 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     used = tuple(
         c for c in (bw, overhead, step, dq, ar_base, ar_gpu, gemm, moe, apple_rate) if c is not None
     )
-    decode_basis: SpeedBasis = (
-        "calibrated"
-        if _own_class(bw, family, mem)
-        and _own_class(overhead, family, mem)
-        and (dq is not None or alu is None or not dequantises(kernel, gpu, family))
-        else "estimated"
-    )
-    prefill_basis: SpeedBasis = "calibrated" if _own_class(gemm, family, mem) else "estimated"
-    if mem == "apple":
-        own = apple_rate is not None and apple_rate.key != "any" and family == "llama.cpp"
-        prefill_basis = "calibrated" if own else "estimated"
+    # Decode is calibrated when its bandwidth and per-layer constants were fitted on this GPU
+    # class (and the dequantisation cost too, where the kernel dequantises).
+    dequant_known = dq is not None or alu is None or not dequantises(kernel, gpu, family)
+    decode_own = _own_class(bw, family, mem) and _own_class(overhead, family, mem)
+    decode_basis: SpeedBasis = "calibrated" if decode_own and dequant_known else "estimated"
+    prefill_basis = _prefill_basis(gemm, apple_rate, family, mem)
     return Efficiencies(
         engine_family=family,
         kernel=kernel,
         gpu_class=f"{mem}/{gen}",
-        bandwidth_eff=bw.value if bw else DECODE_BANDWIDTH_EFF,
-        layer_overhead_s=overhead.value if overhead else 0.0,
-        allreduce_base_s=ar_base.value if ar_base else NCCL_RING_BASE_LATENCY_S,
-        allreduce_per_gpu_s=ar_gpu.value if ar_gpu else 2 * NCCL_HOP_LATENCY_S[link],
-        gemm_mfu=1.0 if mem == "apple" else gemm.value if gemm else DEFAULT_GEMM_MFU,
-        moe_gemm_eff=moe.value if moe else 1.0,
+        bandwidth_eff=_value(bw, DECODE_BANDWIDTH_EFF),
+        layer_overhead_s=_value(overhead, 0.0),
+        allreduce_base_s=_value(ar_base, NCCL_RING_BASE_LATENCY_S),
+        allreduce_per_gpu_s=_value(ar_gpu, 2 * NCCL_HOP_LATENCY_S[link]),
+        gemm_mfu=1.0 if mem == "apple" else _value(gemm, DEFAULT_GEMM_MFU),
+        moe_gemm_eff=_value(moe, 1.0),
         accumulate=accumulate_for(family),
         decode_basis=decode_basis,
         prefill_basis=prefill_basis,
         constants=used,
-        kv_bandwidth_eff=kv_bw.value if kv_bw else None,
-        dequant_flops_per_byte=dq.value if dq else 0.0,
-        step_overhead_s=step.value if step else 0.0,
+        kv_bandwidth_eff=None if kv_bw is None else kv_bw.value,
+        dequant_flops_per_byte=_value(dq, 0.0),
+        step_overhead_s=_value(step, 0.0),
         vector_flops_per_s=alu,
-        pcie_allreduce_base_s=pcie_base.value if pcie_base else NCCL_RING_BASE_LATENCY_S,
-        pcie_allreduce_per_gpu_s=pcie_gpu.value if pcie_gpu else 2 * NCCL_HOP_LATENCY_S["pcie"],
+        pcie_allreduce_base_s=_value(pcie_base, NCCL_RING_BASE_LATENCY_S),
+        pcie_allreduce_per_gpu_s=_value(pcie_gpu, 2 * NCCL_HOP_LATENCY_S["pcie"]),
     )

@@ -246,6 +246,56 @@ def _walk_layouts(
     return options
 
 
+def _ranking_prices_note(prices: RankingPrices) -> str:
+    """Which prices rank the options and check budgets, in words."""
+    eur = (
+        "EUR only at a rate you give"
+        if prices.eur_to_usd is None
+        else f"EUR at {prices.eur_to_usd:g} USD per EUR"
+    )
+    return (
+        "Prices for ranking and budgets: each configuration at its cheapest current on-demand "
+        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, {eur}): "
+        "whole instances billed, each tensor-parallel group in one machine "
+        "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
+        f"undated or older than {prices.max_age_days} days on {prices.day.isoformat()} only "
+        "when no fresher price can host the layout, and rates the research marks low "
+        "confidence only when no confirmed price as fresh can (dates in the option notes and "
+        "`gpu-sizer cost`)."
+    )
+
+
+def _for_the_gpus(workload: Workload, gpus: list[GpuSpec]) -> Workload:
+    """The workload as every GPU allowed runs it: their engine when none has CUDA, fp16 where
+    none has bf16."""
+    implied = {devices.default_engine(g, DeviceNotes()) for g in gpus}
+    if (
+        workload.engine is None
+        and not workload.is_training
+        and len(implied) == 1
+        and None not in implied
+    ):
+        # Only GPUs without CUDA (Macs, Strix Halo): the engine they run, for every estimate,
+        # the GPU-free one included, so no vLLM figure appears in the answer.
+        workload = workload.model_copy(update={"engine": implied.pop()})
+    if not any(g.supports_bf16 for g in gpus) and workload.task != "full":
+        # Only GPUs without bf16 (T4, V100, P100): 16-bit means fp16 there, in every estimate.
+        updates = {"kv_dtype": workload.kv_dtype or "fp16"}
+        if workload.weights is None and resolved_model(workload).checkpoint_format is None:
+            updates["weights"] = "fp16"
+        workload = workload.model_copy(update=updates)
+    return workload
+
+
+def _mfu_caveat(workload: Workload, best: list[Option]) -> list[Note]:
+    """Training: the headline's hours (and job cost) rest on an MFU measured elsewhere — said
+    where the answer shows notes, not only in the option's own notes."""
+    if not workload.is_training or not best or best[0].training_hours is None:
+        return []
+    caveat = training_mfu_caveat(get_catalog().gpu(best[0].gpu))
+    return [Note(code="training_mfu_caveat", text=caveat, gpu=best[0].gpu)] if caveat else []
+
+
 def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recommendation:
     """Rank, for every allowed catalog GPU, its smallest layout that fits and meets the targets.
 
@@ -257,40 +307,10 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     if prices is None:
         eu_only = workload.constraints.eu_only
         prices = catalog_ranking_prices(eu_only=eu_only)
-    eur = (
-        "EUR only at a rate you give"
-        if prices.eur_to_usd is None
-        else f"EUR at {prices.eur_to_usd:g} USD per EUR"
-    )
-    price_notes = [
-        "Prices for ranking and budgets: each configuration at its cheapest current on-demand "
-        f"price {prices.scope} ({len(prices.priced_gpus())} GPUs priced; USD, {eur}): "
-        "whole instances billed, each tensor-parallel group in one machine "
-        "(a 1-GPU VM cannot host TP 2+; per-GPU quotes are kept with a note to check); prices "
-        f"undated or older than {prices.max_age_days} days on {prices.day.isoformat()} only "
-        "when no fresher price can host the layout, and rates the research marks low "
-        "confidence only when no confirmed price as fresh can (dates in the option notes and "
-        "`gpu-sizer cost`)."
-    ]
+    price_notes = [_ranking_prices_note(prices)]
     gpus = allowed_gpus(workload)
-    implied = {devices.default_engine(g, DeviceNotes()) for g in gpus}
-    if (
-        workload.engine is None
-        and not workload.is_training
-        and len(implied) == 1
-        and None not in implied
-    ):
-        # Only GPUs without CUDA (Macs, Strix Halo): the engine they run, for every estimate,
-        # the GPU-free one included, so no vLLM figure appears in the answer.
-        workload = workload.model_copy(update={"engine": implied.pop()})
+    workload = _for_the_gpus(workload, gpus)
     resolved = resolved_model(workload)
-    if not any(g.supports_bf16 for g in gpus) and workload.task != "full":
-        # Only GPUs without bf16 (T4, V100, P100): 16-bit means fp16 there, in every estimate.
-        updates = {"kv_dtype": workload.kv_dtype or "fp16"}
-        if workload.weights is None and resolved.checkpoint_format is None:
-            updates["weights"] = "fp16"
-        workload = workload.model_copy(update=updates)
-        resolved = resolved_model(workload)
     arch, params = architecture_of(workload), param_counts(workload)
     # One GPU-free estimate first: it validates the memory fields (bad weights → the memory
     # calculator's ToolInputError) and gives the model-level figures.
@@ -325,12 +345,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
             with_load_latency(workload, o, i < LATENCY_CURVE_OPTIONS) for i, o in enumerate(best)
         ]
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
-    if workload.is_training and best and best[0].training_hours is not None:
-        # The headline's hours (and job cost) rest on an MFU measured elsewhere: say so where
-        # the answer shows notes, not only in the option's own notes.
-        caveat = training_mfu_caveat(get_catalog().gpu(best[0].gpu))
-        if caveat:
-            notes.insert(0, Note(code="training_mfu_caveat", text=caveat, gpu=best[0].gpu))
+    notes[:0] = _mfu_caveat(workload, best)
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(option_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))

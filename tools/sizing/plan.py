@@ -27,7 +27,13 @@ from datetime import date
 from typing import Any
 
 from tools.catalog import get_catalog
-from tools.cost import PriceFilter, ServingCostInput, TrainingCostInput, price_configurations
+from tools.cost import (
+    CostComparison,
+    PriceFilter,
+    ServingCostInput,
+    TrainingCostInput,
+    price_configurations,
+)
 from tools.cost import ranking_prices as cost_ranking_prices
 from tools.cost.exchange import rate_used
 from tools.defaults import default_request_shape
@@ -54,6 +60,7 @@ from tools.sizing.prices import quoted_prices, with_load
 from tools.sizing.report import (
     BudgetCheck,
     ContextFit,
+    FormatFit,
     PriceLoad,
     ScaleOut,
     SizedConfiguration,
@@ -300,7 +307,7 @@ def _scale_out(
             unlimited = None
         holds = None
         if unlimited is not None:
-            holds = next((o for o in unlimited.options if o.gpu == sized.gpu and o.fits), None)
+            holds = unlimited.fitting_on(sized.gpu)
         return ScaleOut(
             gpu=sized.gpu,
             count=sized.count,
@@ -363,6 +370,78 @@ def _budget(request: SizingRequest, report: SizingReport) -> BudgetCheck | None:
     )
 
 
+def _longest_contexts(
+    request: SizingRequest, memory: list[SizedConfiguration], report: SizingReport
+) -> ContextFit | None:
+    """A max-context question (serving): the longest context each named configuration holds,
+    each sized again at it (`memory` updated in place); the first that holds any."""
+    if not request.longest_context or request.workload.is_training:
+        return None
+    found: ContextFit | None = None
+    for index, sized in enumerate(memory):
+        fit = longest_context(request, sized)
+        if fit is None:
+            continue
+        report.longest_context.append(fit)
+        if fit.context_tokens > 0:
+            memory[index] = sized.model_copy(update={"estimate": fit.estimate})
+            found = found or fit
+    report.memory = memory
+    return found
+
+
+def _lower_formats(
+    request: SizingRequest, memory: list[SizedConfiguration], scale_out: ScaleOut | None
+) -> list[FormatFit]:
+    """The lower weight formats sized on the named GPUs that do not hold the load: those of
+    the scale-out, else (serving) the first named GPU that does not hold the model as asked
+    ('can my 3090 run Qwen3 32B?' → 4-bit fits one 3090), the hardware kept."""
+    if scale_out is not None:
+        named = next(m for m in memory if m.gpu == scale_out.gpu)
+        return lower_format_fits(request, named)
+    if request.workload.is_training:
+        return []
+    short = next((m for m in memory if m.gpu is not None and _short(m)), None)
+    return [] if short is None else lower_format_fits(request, short)
+
+
+def _price(
+    request: SizingRequest,
+    rec: Recommendation,
+    serving: list[ServingCostInput],
+    jobs: list[TrainingCostInput],
+    book: PriceBook,
+    flt: PriceFilter,
+    today: date,
+) -> tuple[CostComparison | None, SizingError | None]:
+    """The cost tool over the options to price, or why none is priced."""
+    if serving or jobs:
+        training = request.workload.is_training
+        try:
+            costs = price_configurations(
+                serving,
+                jobs,
+                book,
+                flt,
+                request.pricing.usage,
+                rec.model_id,
+                (today, request.pricing.max_price_age_days),
+                deadline_hours=request.workload.deadline_hours if training else None,
+                spot_interruption_overhead=request.pricing.spot_interruption_overhead,
+            )
+        except ToolInputError as exc:
+            return None, _error(exc)
+        return costs, None
+    if any(o.fits for o in rec.options):
+        return None, SizingError(
+            field="workload",
+            problem="every option is outside what is priced (more than "
+            f"{MAX_GPUS:,} GPUs, a job shorter than {MIN_RATE:g} or longer than "
+            f"{MAX_HOURS:,.0f} hours, or a rate out of bounds), so none is priced",
+        )
+    return None, None
+
+
 def size(
     request: SizingRequest, book: PriceBook | None = None, today: date | None = None
 ) -> SizingReport:
@@ -393,17 +472,7 @@ def size(
     first = next((m.estimate for m in memory if m.estimate is not None), None)
     if first is not None:
         report.model_id, report.weights_format = first.model_id, first.weights_format
-    found: ContextFit | None = None
-    if request.longest_context and not request.workload.is_training:
-        for index, sized in enumerate(memory):
-            fit = longest_context(request, sized)
-            if fit is None:
-                continue
-            report.longest_context.append(fit)
-            if fit.context_tokens > 0:
-                memory[index] = sized.model_copy(update={"estimate": fit.estimate})
-                found = found or fit
-        report.memory = memory
+    found = _longest_contexts(request, memory, report)
     report.question = variant_question(configs, memory)
     if report.question is not None:
         return report
@@ -432,15 +501,7 @@ def size(
     report.recommendation = rec
     report.model_id, report.weights_format = rec.model_id, rec.weights_format
     report.scale_out = _scale_out(request, search, memory, rec, prices)
-    if report.scale_out is not None:
-        named = next(m for m in memory if m.gpu == report.scale_out.gpu)
-        report.lower_formats = lower_format_fits(request, named)
-    elif not request.workload.is_training:
-        # A named GPU that does not hold the model as asked: which lower weight format does
-        # ('can my 3090 run Qwen3 32B?' → 4-bit fits one 3090), the hardware kept.
-        short = next((m for m in memory if m.gpu is not None and _short(m)), None)
-        if short is not None:
-            report.lower_formats = lower_format_fits(request, short)
+    report.lower_formats = _lower_formats(request, memory, report.scale_out)
     # The headline chosen before prices (a named configuration, a scale-out) is priced too.
     early = choose_headline(request, rec, memory, [], report.scale_out, search)
     extra = (
@@ -449,36 +510,13 @@ def size(
         else [early.option]
     )
     serving, jobs, nearest = cost_inputs(rec, load, extra)
-    if serving or jobs:
-        training = request.workload.is_training
-        try:
-            report.costs = price_configurations(
-                serving,
-                jobs,
-                book,
-                flt,
-                request.pricing.usage,
-                rec.model_id,
-                (today, request.pricing.max_price_age_days),
-                deadline_hours=request.workload.deadline_hours if training else None,
-                spot_interruption_overhead=request.pricing.spot_interruption_overhead,
-            )
-        except ToolInputError as exc:
-            report.costs_error = _error(exc)
-    elif any(o.fits for o in rec.options):
-        report.costs_error = SizingError(
-            field="workload",
-            problem="every option is outside what is priced (more than "
-            f"{MAX_GPUS:,} GPUs, a job shorter than {MIN_RATE:g} or longer than "
-            f"{MAX_HOURS:,.0f} hours, or a rate out of bounds), so none is priced",
-        )
+    report.costs, report.costs_error = _price(request, rec, serving, jobs, book, flt, today)
     report.priced_nearest = nearest
     # Options priced: the search's, then the scale-out search's (a scale-out headline's
     # layout is only there), so each price carries the throughput at its load.
-    evaluated = [*rec.options, *rec.rejected]
+    evaluated = rec.evaluated()
     scaled = report.scale_out.recommendation if report.scale_out is not None else None
-    if scaled is not None:
-        evaluated += [*scaled.options, *scaled.rejected]
+    evaluated += [] if scaled is None else scaled.evaluated()
     report.priced = [
         with_load(p, evaluated, load)
         for p in quoted_prices(report.costs, request.pricing.quote_tier)

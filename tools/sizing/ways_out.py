@@ -81,6 +81,27 @@ def _levers(request: SizingRequest, estimate: MemoryEstimate) -> list[tuple[Leve
     return out
 
 
+def _closest_short(
+    request: SizingRequest,
+    memory: list[SizedConfiguration],
+    rec: Recommendation | None,
+    resized: list[SizedConfiguration],
+) -> SizedConfiguration | None:
+    """The subject of the ways out: the named training configuration closest to fitting (its
+    ZeRO-3 re-size included) when nothing fits — none of those named, no layout the
+    recommender tried on their GPUs, no re-size; None otherwise."""
+    if not request.workload.is_training:
+        return None
+    named = [m for m in memory if m.gpu is not None and m.estimate is not None]
+    if not named or any(m.fits for m in [*named, *resized]):
+        return None
+    gpus = {m.gpu for m in named}
+    if rec is not None and any(o.fits for o in rec.evaluated() if o.gpu in gpus):
+        return None
+    candidates = [*named, *(m for m in resized if m.gpu is not None and m.estimate is not None)]
+    return max(candidates, key=lambda m: m.estimate.headroom_bytes or 0 if m.estimate else 0)
+
+
 def ways_out(
     request: SizingRequest,
     memory: list[SizedConfiguration],
@@ -90,18 +111,9 @@ def ways_out(
     """Each lever, and all together, on the named training configuration closest to fitting,
     when nothing fits: none of those named, no layout the recommender tried on them (`rec`), no
     ZeRO-3 re-size (`resized`). Empty otherwise."""
-    if not request.workload.is_training:
+    closest = _closest_short(request, memory, rec, resized)
+    if closest is None or closest.gpu is None or closest.estimate is None:
         return []
-    named = [m for m in memory if m.gpu is not None and m.estimate is not None]
-    if not named or any(m.fits for m in [*named, *resized]):
-        return []
-    gpus = {m.gpu for m in named}
-    if rec is not None and any(o.fits for o in [*rec.options, *rec.rejected] if o.gpu in gpus):
-        return []
-    # The subject: the named configuration closest to fitting, its ZeRO-3 re-size included.
-    candidates = [*named, *(m for m in resized if m.gpu is not None and m.estimate is not None)]
-    closest = max(candidates, key=lambda m: m.estimate.headroom_bytes or 0 if m.estimate else 0)
-    assert closest.gpu is not None and closest.estimate is not None
     fields = configuration_fields(request, closest.gpu, closest.count)
     if closest.zero is not None:
         fields["zero"] = closest.zero

@@ -336,6 +336,43 @@ class ChatLog(VerticalScroll, can_focus=False):
             await asyncio.sleep(0)
         self.follow(pin=self.current_turn)
 
+    async def _restore_assistant(self, message: dict[str, Any], repeated: set[Any]) -> None:
+        """A stored assistant message: its verdict segment and answer as when it was live (what
+        the verdict card states not repeated), then its tool calls as collapsed cards."""
+        shows_card = self.current_turn is not None and self.current_turn.verdict is not None
+        if message.get("verdict"):
+            # As when it was live: what the verdict card states is not repeated.
+            sections = stored_answer(message, VERDICT_KEY, "verdict")
+            if not (shows_card and sections is not None and not sections.visible_beside_card):
+                verdict = await self.new_answer(verdict=True)
+                await verdict.finish(
+                    str(message["verdict"]), answer=sections, beside_card=shows_card
+                )
+        stored = message.get("checks")
+        checks: dict[str, Any] = stored if isinstance(stored, dict) else {}
+        if message.get("content") or checks.get("error") or checks.get("contradictions"):
+            answer = await self.new_answer()
+            await answer.finish(
+                _shown(str(message.get("content") or "")),
+                unverified_figures=[str(f) for f in checks.get("unverified", [])],
+                cancelled=bool(message.get("cancelled")),
+                contradictions=[str(c) for c in checks.get("contradictions", [])],
+                interrupted=str(checks["error"]) if checks.get("error") else None,
+                stopped=str(checks["stopped"]) if checks.get("stopped") else None,
+                answer=stored_answer(message),
+                beside_card=shows_card,
+            )
+        for call in message.get("tool_calls") or []:
+            if call.get("id") in repeated:
+                continue
+            function = call.get("function", {})
+            await self.add_tool_card(
+                str(call.get("id", "")),
+                str(function.get("name", "tool")),
+                clean_value(parse_arguments_text(function.get("arguments"))),
+                collapsed=True,
+            )
+
     async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
         repeated = {m.get("tool_call_id") for m in messages if m.get("duplicate_of")}
         for raw in messages:
@@ -348,41 +385,7 @@ class ChatLog(VerticalScroll, can_focus=False):
             if role == "user":
                 continue
             if role == "assistant":
-                shows_card = self.current_turn is not None and self.current_turn.verdict is not None
-                if message.get("verdict"):
-                    # As when it was live: what the verdict card states is not repeated.
-                    sections = stored_answer(message, VERDICT_KEY, "verdict")
-                    if not (
-                        shows_card and sections is not None and not sections.visible_beside_card
-                    ):
-                        verdict = await self.new_answer(verdict=True)
-                        await verdict.finish(
-                            str(message["verdict"]), answer=sections, beside_card=shows_card
-                        )
-                stored = message.get("checks")
-                checks: dict[str, Any] = stored if isinstance(stored, dict) else {}
-                if message.get("content") or checks.get("error") or checks.get("contradictions"):
-                    answer = await self.new_answer()
-                    await answer.finish(
-                        _shown(str(message.get("content") or "")),
-                        unverified_figures=[str(f) for f in checks.get("unverified", [])],
-                        cancelled=bool(message.get("cancelled")),
-                        contradictions=[str(c) for c in checks.get("contradictions", [])],
-                        interrupted=str(checks["error"]) if checks.get("error") else None,
-                        stopped=str(checks["stopped"]) if checks.get("stopped") else None,
-                        answer=stored_answer(message),
-                        beside_card=shows_card,
-                    )
-                for call in message.get("tool_calls") or []:
-                    if call.get("id") in repeated:
-                        continue
-                    function = call.get("function", {})
-                    await self.add_tool_card(
-                        str(call.get("id", "")),
-                        str(function.get("name", "tool")),
-                        clean_value(parse_arguments_text(function.get("arguments"))),
-                        collapsed=True,
-                    )
+                await self._restore_assistant(message, repeated)
             elif role == "tool" and not message.get("duplicate_of"):
                 card = self.card(str(message.get("tool_call_id", "")))
                 if card is not None:

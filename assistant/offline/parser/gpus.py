@@ -65,6 +65,59 @@ def apply_nodes(t: Text, p: ParsedWorkload) -> None:
     p.notes.append(f"{t.nodes:,} nodes × {per_node:,} GPUs per node read as {total:,} GPUs in all")
 
 
+def _count_said(
+    t: Text, count_before: re.Pattern[str], count_after: re.Pattern[str], start: int, end: int
+) -> tuple[int | None, int, int]:
+    """The count said before ('8x H100') or after ('H100 x 8') a GPU name, and the span
+    widened to it."""
+    count: int | None = None
+    before = count_before.search(t.work[max(0, start - 12) : start])
+    if before:
+        count = positive_int(before.group(1) or before.group(2))
+        start -= len(before.group(0))
+    after = count_after.match(t.work[end : end + 8])
+    if after:
+        count = positive_int(after.group(1))
+        end += len(after.group(0))
+    return count, start, end
+
+
+def _my_card(
+    t: Text, p: ParsedWorkload, start: int, end: int, text: str, gpu_id: str | None
+) -> int | None:
+    """'my 3090': the one card the user has (not 'my 3090s': how many is open); None when
+    no owner word comes before the name."""
+    mine = _MINE.search(t.work[max(0, start - 12) : start])
+    if mine is None:
+        return None
+    plural = _PLURAL.match(t.work[end : end + 3]) or (
+        text.lower().endswith("s") and not (gpu_id or "").endswith("s")
+    )
+    if plural:
+        return None
+    p.notes.append(f"'{mine.group(1)} {text}' read as one {text}")
+    return 1
+
+
+def _memory_said_beside(
+    t: Text, spec: GpuSpec, has_variants: bool, count: int | None, start: int, end: int
+) -> tuple[int, int]:
+    """The mention's span widened over a memory figure that confirms the card: its own memory
+    beside it ('a 24 GB L4'; another amount, 'a 20 GB L4', stays unread for the coverage gate),
+    or the total of the cards counted ('2x 3090 cards (total 48Gb)')."""
+    if not has_variants and spec.unified_memory is None:
+        stated = _stated_memory(t, start, end)
+        if stated is not None and _same_memory(stated[0], spec.memory_bytes):
+            start, end = min(start, stated[1]), max(end, stated[2])
+    if count is not None:
+        total = _TOTAL_MEMORY.match(t.work[end : end + 32])
+        if total and _same_memory(
+            _memory_bytes(total.group(1), total.group(2)) // count, spec.memory_bytes
+        ):
+            end += total.end()
+    return start, end
+
+
 def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
     'vs' / 'or' between two GPUs asks for a comparison."""
@@ -74,26 +127,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
     found = gpu_index().find(t.work)
     for match in found:
-        count: int | None = None
-        start, end = match.start, match.end
-        before = count_before.search(t.work[max(0, start - 12) : start])
-        if before:
-            count = positive_int(before.group(1) or before.group(2))
-            start -= len(before.group(0))
-        after = count_after.match(t.work[end : end + 8])
-        if after:
-            count = positive_int(after.group(1))
-            end += len(after.group(0))
+        count, start, end = _count_said(t, count_before, count_after, match.start, match.end)
         text = t.original[match.start : match.end].strip()
-        mine = _MINE.search(t.work[max(0, start - 12) : start])
-        if count is None and mine is not None:
-            plural = _PLURAL.match(t.work[end : end + 3]) or (
-                text.lower().endswith("s") and not (match.id or "").endswith("s")
-            )
-            if not plural:
-                # 'my 3090': the one card the user has (not 'my 3090s': how many is open).
-                count = 1
-                p.notes.append(f"'{mine.group(1)} {text}' read as one {text}")
+        if count is None:
+            count = _my_card(t, p, start, end, text, match.id)
         variants = list(match.variants)
         laptop = _LAPTOP_BEFORE.search(t.work[max(0, start - 20) : start])
         if laptop and f"{match.id}-laptop" in get_catalog().gpus:
@@ -123,19 +160,8 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             # those sold with it ('16 GB V100': PCIe or SXM2).
             variants = sold if len(sold) > 1 else []
         spec = get_catalog().gpus.get(gpu_id or "")
-        if spec is not None and not variants and spec.unified_memory is None:
-            # 'a 24 GB L4': the card's own memory said beside it confirms it (read, not left
-            # over); another amount ('a 20 GB L4') stays unread for the coverage gate.
-            stated = _stated_memory(t, start, end)
-            if stated is not None and _same_memory(stated[0], spec.memory_bytes):
-                start, end = min(start, stated[1]), max(end, stated[2])
-        if spec is not None and count is not None:
-            # '2x 3090 cards (total 48Gb)': the memory of all of them, the same cards.
-            total = _TOTAL_MEMORY.match(t.work[end : end + 32])
-            if total and _same_memory(
-                _memory_bytes(total.group(1), total.group(2)) // count, spec.memory_bytes
-            ):
-                end += total.end()
+        if spec is not None:
+            start, end = _memory_said_beside(t, spec, bool(variants), count, start, end)
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
         p.gpus.append(GpuMention(gpu=gpu_id, text=text, count=count, variants=variants))
