@@ -60,8 +60,19 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+SURFACE_COMMANDS = {"mcp": "assistant.mcp.command"}
+"""Subcommands that start another surface, by the module that surface owns them in (the
+dispatcher is the one place that joins the CLI to them; `assistant.commands` never imports
+another surface)."""
+
+
+def command_module(name: str) -> str:
+    """The module that provides a subcommand's `add_parser` and `run`."""
+    return SURFACE_COMMANDS.get(name, f"assistant.commands.{name}")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    from assistant.commands._examples import help_with_examples
+    from assistant.cli_examples import help_with_examples
     from assistant.commands._parser import OneLineParser  # errors: one line, exit 2
 
     parser = OneLineParser(
@@ -74,7 +85,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == only:
-            module = importlib.import_module(f"assistant.commands.{name}")
+            module = importlib.import_module(command_module(name))
             module.add_parser(sub, help_text)
         else:
             sub.add_parser(name, help=help_text)
@@ -108,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    module = importlib.import_module(f"assistant.commands.{args.command}")
+    module = importlib.import_module(command_module(args.command))
     with _clean_stdio():
         return _run_command(module, args)
 

@@ -20,6 +20,11 @@ def make_engine(config: Settings, env: Mapping[str, str] | None = None) -> Engin
         from assistant.llm import LlmEngine
 
         return LlmEngine(config, env=environ)
+    return offline_engine()
+
+
+def offline_engine() -> Engine:
+    """The offline engine (the parser, the tools and the answer templates; `ask --offline`)."""
     from assistant.offline.engine import OfflineEngine
 
     return OfflineEngine()

@@ -149,9 +149,9 @@ def _gpu_named(after: str) -> frozenset[str]:
     """The catalog GPU ids the GPU name in `after` ('MI300X', 'A100 80GB PCIe') may mean,
     read with the offline parser's catalog matcher (the reading of the user's words); empty
     when none."""
-    from assistant.offline.parsed import ParsedWorkload
     from assistant.offline.parser.gpus import extract_gpus
     from assistant.offline.parser.text import Text, normalise
+    from assistant.reading.parsed import ParsedWorkload
 
     parsed = ParsedWorkload()
     try:

@@ -45,7 +45,7 @@ from assistant.config import (
     resolve_url_credentials,
 )
 from assistant.contradiction import contradictions, facts_from_messages
-from assistant.conversation import Conversation
+from assistant.conversation import READING_KEY, WORKLOAD_KEY, Conversation
 from assistant.events import (
     Done,
     ErrorEvent,
@@ -91,17 +91,18 @@ from assistant.llm.window import (
     window_from_ollama_show,
 )
 from assistant.prompts import load_prompt
+from assistant.reading.adopt import adopted
 from assistant.reading.grounded import SIZING_TOOLS, conversed, ground_call, refusal
 from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import Difference, chosen_reading, differences
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
-from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
-from assistant.tool_calls import _refused_fields as refused_fields
+from assistant.tool_calls import TOOL_TIMEOUT_S, refused_fields, run_tool_call
 from assistant.wire import compact_json
 from tools.sizing import SizingReport
 
@@ -159,6 +160,27 @@ class _Turn:
     """The structured-output reading was asked for this turn (or could not be)."""
     stopped: StopReason | None = None
     error: str | None = None
+
+
+def _carry_model_reading(conversation: Conversation, size: _ModelSize) -> None:
+    """The turn's stored workload becomes the chosen reading (`reading.adopt`): follow-ups
+    refine the reading the verdict used. With no parser workload, the model's reading of the
+    question alone."""
+    user = next((m for m in reversed(conversation.messages) if m.get("role") == "user"), None)
+    if user is None:
+        return
+    stored = user.get(WORKLOAD_KEY)
+    try:
+        parsed = (
+            ParsedWorkload.model_validate(stored)
+            if isinstance(stored, dict)
+            else ParsedWorkload(text=str(user.get("content") or ""))
+        )
+    except ValueError:
+        return
+    diffs = size.diffs if isinstance(stored, dict) else differences(size.slots, {})
+    carried = adopted(parsed, size.slots, diffs, size.reading)
+    user[WORKLOAD_KEY] = carried.model_dump(mode="json", exclude_defaults=True)
 
 
 @dataclass(frozen=True)
@@ -426,6 +448,7 @@ class LlmEngine:
             if chosen == "model":
                 turn.chosen = "model"
                 turn.provisional = False
+                _carry_model_reading(conversation, size)
                 # The parser sized nothing (it read no model, or asked first): no difference
                 # to name, only the question it asked.
                 diffs = size.diffs if turn.parser_slots is not None else []
@@ -632,6 +655,9 @@ class LlmEngine:
             message["verdict"] = turn.verdict
             if turn.verdict_answer is not None:
                 message[VERDICT_KEY] = turn.verdict_answer.stored()
+            if turn.chosen == "model" and turn.model_size is not None:
+                # The reading the verdict follows, shown again when the session is reopened.
+                message[READING_KEY] = turn.model_size.reading.model_dump(mode="json")
         flags: dict[str, Any] = {
             "unverified": list(checks.unverified),
             "contradictions": list(checks.contradictions),

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
-from assistant.offline.engine import previous_workload
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import default_reading, plan_tool_calls
+from assistant.reading.parsed import previous_workload
 
 PlannedCalls = Sequence[tuple[str, dict[str, Any]]]
 Planner = Callable[[str, Conversation], PlannedCalls]
