@@ -28,7 +28,7 @@ import asyncio
 import base64
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -329,13 +329,8 @@ class LlmEngine:
                 async for event in self._call_model(conversation, offer_tools, reply, turn):
                     yield event
                 if reply.failed:
-                    final = self._final_verdict(turn)
-                    if final is not None:
-                        yield final
-                    turn.error = reply.error_kind or "error"
-                    text = "".join(turn.partial)
-                    checks = self._save_answer(conversation, text, turn, mark="error")
-                    yield self._done(conversation, text, turn, checks)
+                    for event in self._failed_turn(conversation, reply, turn):
+                        yield event
                     return
                 if reply.calls and offer_tools:
                     conversation.add(assistant_message(reply.text, reply.calls))
@@ -376,6 +371,19 @@ class LlmEngine:
             raise
 
     # --- pieces of a turn ----------------------------------------------------------------
+
+    def _failed_turn(
+        self, conversation: Conversation, reply: _ModelReply, turn: _Turn
+    ) -> Iterator[Event]:
+        """The model's request failed: the verdict (final now), then the partial answer saved
+        with the error's kind, and `Done`."""
+        final = self._final_verdict(turn)
+        if final is not None:
+            yield final
+        turn.error = reply.error_kind or "error"
+        text = "".join(turn.partial)
+        checks = self._save_answer(conversation, text, turn, mark="error")
+        yield self._done(conversation, text, turn, checks)
 
     async def _precompute(
         self, conversation: Conversation, user_text: str, turn: _Turn
