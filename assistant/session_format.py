@@ -41,6 +41,11 @@ FORMAT = 2
 FORMAT_KEY = "format"
 PACKED_KEY = "packed"
 
+PACK_PRESET = 2
+"""LZMA preset of what is packed: a session is saved after every turn, and on a 225 KB report
+preset 2 takes ~10 ms where the default (6) takes ~50 ms, for ~10 % more bytes (a 4-GPU
+comparison's session: 36.6 KB against 33.6 KB)."""
+
 PACKED_MAX_BYTES = 64 * 2**20
 """Largest unpacked result read (64 MiB, a thousand times a large report): a packed value that
 would expand further is refused, never expanded into memory."""
@@ -78,7 +83,8 @@ def _encode_message(message: Mapping[str, Any]) -> dict[str, Any]:
 
 def _pack(value: Any) -> str:
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    return base64.b85encode(lzma.compress(text.encode("utf-8"))).decode("ascii")
+    packed = lzma.compress(text.encode("utf-8"), preset=PACK_PRESET)
+    return base64.b85encode(packed).decode("ascii")
 
 
 def _answer(sections: Any) -> Answer | None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -120,6 +121,7 @@ async def _stream(tokens: int) -> dict[str, float]:
 
 def run() -> dict[str, Any]:
     """First paint and streaming timings (JSON-ready)."""
+    load = os.getloadavg()[0]
     paint = first_paint_ms()
     half = asyncio.run(_stream(ANSWER_TOKENS // 2))
     full = asyncio.run(_stream(ANSWER_TOKENS))
@@ -136,6 +138,8 @@ def run() -> dict[str, Any]:
             "streaming: total time 2,000 vs 1,000 tokens (2 = linear, 4 = quadratic)": (
                 full["total_ms"] / half["total_ms"]
             ),
+            # First paint is wall time: on a shared machine it says little without the load.
+            "load average (1 min) at the first-paint runs": round(load, 2),
         },
     }
 

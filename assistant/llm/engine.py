@@ -350,18 +350,12 @@ class LlmEngine:
                 turn.stopped = reply.stopped
                 if not grounded_retry_done and self._ignored_tools(conversation, final_text):
                     grounded_retry_done = True
-                    planned, failed = self._plan(user_text, conversation)
-                    if failed is not None:
-                        yield failed
-                    if planned:
-                        conversation.add({"role": "assistant", "content": final_text})
-                        yield Notice(
-                            "The model answered with figures but used no calculator; gpu-sizer "
-                            "ran the calculators itself and asked the model to explain them.",
-                            "warning",
-                        )
-                        async for ev in self._run_planned(conversation, planned, turn):
-                            yield ev
+                    count = len(conversation.messages)
+                    async for ev in self._compute_ignored(
+                        conversation, user_text, final_text, turn
+                    ):
+                        yield ev
+                    if len(conversation.messages) > count:  # ran: the model explains them
                         continue
                 break
             final = self._final_verdict(turn)
@@ -621,6 +615,26 @@ class LlmEngine:
         if any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
             return False
         return bool(unverified_figures(text, turn_sources(conversation.messages)))
+
+    async def _compute_ignored(
+        self, conversation: Conversation, user_text: str, final_text: str, turn: _Turn
+    ) -> AsyncIterator[Event]:
+        """The model answered with figures but called no calculator: run the planned calls
+        (after the answer it gave, kept) so it explains their results; nothing is added to
+        the conversation when the planner plans nothing."""
+        planned, failed = self._plan(user_text, conversation)
+        if failed is not None:
+            yield failed
+        if not planned:
+            return
+        conversation.add({"role": "assistant", "content": final_text})
+        yield Notice(
+            "The model answered with figures but used no calculator; gpu-sizer "
+            "ran the calculators itself and asked the model to explain them.",
+            "warning",
+        )
+        async for ev in self._run_planned(conversation, planned, turn):
+            yield ev
 
     def _plan(
         self, user_text: str, conversation: Conversation
