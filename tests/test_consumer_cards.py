@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.parser import parse_workload
-from tests.offline_turns import after_reading, answer, sizing
+from tests.offline_turns import after_reading, answer, datacenter_part, sizing
 from tools.catalog import get_catalog
 
 # id: (marketed GB, GB/s, W, TechPowerUp page)
@@ -155,6 +155,9 @@ def test_a_count_said_before_the_memory_is_the_count(text: str, count: int | Non
 async def test_one_12gb_3060_gets_its_verdict_and_ways_out_first() -> None:
     reply, _ = await answer("will Llama 3.1 8B fit on a 12 GB RTX 3060?")
     lead = after_reading(reply).splitlines()[0]
-    # 8,030,261,248 × 2 B = 16.06 GB of bf16 weights > the 10.48 GiB budget (11,927 MiB × 0.90).
-    # 'will … fit?' is a yes/no question: the answer opens with no, then the verdict.
-    assert lead.startswith("**No.** **Does not fit on 1× GeForce RTX 3060 12 GB**")
+    # Issue 29: the card as its owner runs it leads — Q8_0, 8.03 B × 34/32 B ≈ 8.5 GB, fits
+    # its 12 GB: yes. Then the datacenter sizing: 8,030,261,248 × 2 B = 16.06 GB of bf16
+    # weights > the 10.48 GiB vLLM budget (11,927 MiB × 0.90): does not fit.
+    assert lead.startswith("**Yes.** **llama.cpp (llama-server), q8_0, on NVIDIA GeForce RTX 3060")
+    lead = datacenter_part(reply).splitlines()[0]
+    assert lead.startswith("**Does not fit on 1× GeForce RTX 3060 12 GB**")

@@ -618,7 +618,7 @@ def verdict_answer(report: SizingReport) -> Answer:
         named = bool(named_training_lines(report))
         local = report.leads_with_local
         # Owned hardware (issue 29): the local plan leads, the datacenter sizing follows.
-        lines = with_yes_no(owned_lead(report, []), yes_no(report)) if local else []
+        lines = with_yes_no(owned_lead(report, [], brief=True), yes_no(report)) if local else []
         lines += [DATACENTER_HEADING] if local else []
         # The asked figure and a yes/no question's answer lead, as in the offline answer.
         lines += asked_lines(report, named_training=named)

@@ -345,7 +345,7 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         ollama_modelfile=modelfile,
         ollama_env=env,
         assumptions=notes,
-        warnings=warnings + list(base.warnings),
+        warnings=warnings + [str(w) for w in base.warnings],  # the estimate's notes, as text
     )
 
 
