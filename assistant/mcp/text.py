@@ -81,7 +81,7 @@ def option_line(option: Option) -> str:
 
 
 def _report(report: SizingReport) -> list[str]:
-    return _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    return _lines(verdict_text(report, brief=True)) or [f"Sized {report.model_id}."]
 
 
 def _memory(est: MemoryEstimate) -> list[str]:
