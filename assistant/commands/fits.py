@@ -10,9 +10,10 @@ import argparse
 import json
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
+from assistant.cli_examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
-from assistant.commands._output import (
+from assistant.commands._progress import working
+from assistant.render.output import (
     Blank,
     Column,
     Document,
@@ -22,7 +23,6 @@ from assistant.commands._output import (
     emit,
     output_format,
 )
-from assistant.commands._progress import working
 from tools.fits import FitsRequest, FitsResult, fits_on_hardware
 from tools.units import format_count, to_unit
 

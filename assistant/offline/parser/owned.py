@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload
 from tools.fits import RankBy
 
 _OWNED = re.compile(
