@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.app.verdict import card_lines, verdict_bars
+from assistant.app.verdict import card_lines, local_lines, verdict_bars
 from assistant.cli import main
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
@@ -70,6 +70,8 @@ def check_one_verdict(report: SizingReport) -> VerdictItems:
     """Every property of the module docstring, on one report."""
     items = verdict(report)
     card = card_lines(report, items)
+    # Owned hardware (issue 29): the local plan's lines lead the card; the items follow.
+    card = card[len(local_lines(report)) :]
     heads = [line.head for line in card]
     # The card states the items, in order: one line per configuration, then what works.
     for line, fit in zip(card, items.configurations, strict=False):
