@@ -88,6 +88,16 @@ def lines_after_reading(lines: tuple[str, ...] | list[str]) -> list[str]:
     return after_reading("\n".join(lines)).splitlines()
 
 
+def datacenter_part(text: str) -> str:
+    """The datacenter sizing of an owned-hardware answer: what follows its 'Datacenter
+    alternative' heading (issue 29: the local plan leads, this follows); the whole answer
+    after its reading when it has none."""
+    from assistant.render.local import DATACENTER_HEADING
+
+    body = after_reading(text)
+    return body.split(DATACENTER_HEADING, 1)[1].lstrip("\n") if DATACENTER_HEADING in body else body
+
+
 def without_yes_no(line: str) -> str:
     """A verdict line without the '**Yes.** ' / '**No.** ' a yes/no question's answer opens
     with (tests of what follows it)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.parser import parse_workload
-from tests.offline_turns import after_reading, answer, sizing
+from tests.offline_turns import after_reading, answer, datacenter_part, sizing
 from tools.catalog import get_catalog
 
 # id: (marketed GB, GB/s, W, TechPowerUp page)
@@ -154,14 +154,10 @@ def test_a_count_said_before_the_memory_is_the_count(text: str, count: int | Non
 
 async def test_one_12gb_3060_gets_its_verdict_and_ways_out_first() -> None:
     reply, _ = await answer("will Llama 3.1 8B fit on a 12 GB RTX 3060?")
-    lines = after_reading(reply).splitlines()
-    # A consumer card is answered as it is run (issue 29): llama.cpp in the best GGUF type that
-    # fits. Q8_0 is 34 bytes per 32 weights: 8,030,261,248 × 34 / 32 = 8.53 GB = 7.95 GiB of
-    # weights, under the card's 11.6 GiB (11,927 MiB less the runtime), so 'will … fit?' opens
-    # with yes, in Q8_0.
-    assert lines[0].startswith("**Yes.** **llama.cpp (llama-server), q8_0, on NVIDIA GeForce")
-    # The datacenter sizing follows as the alternative: 8,030,261,248 × 2 B = 16.06 GB of bf16
-    # weights > the 10.48 GiB vLLM budget (11,927 MiB × 0.90), so it does not fit there.
-    alternative = lines.index(next(line for line in lines if "Datacenter alternative" in line))
-    lead = lines[alternative + 1]
+    lead = after_reading(reply).splitlines()[0]
+    # Issue 29: the card as its owner runs it leads — Q8_0, 8.03 B × 34/32 B ≈ 8.5 GB, fits
+    # its 12 GB: yes. Then the datacenter sizing: 8,030,261,248 × 2 B = 16.06 GB of bf16
+    # weights > the 10.48 GiB vLLM budget (11,927 MiB × 0.90): does not fit.
+    assert lead.startswith("**Yes.** **llama.cpp (llama-server), q8_0, on NVIDIA GeForce RTX 3060")
+    lead = datacenter_part(reply).splitlines()[0]
     assert lead.startswith("**Does not fit on 1× GeForce RTX 3060 12 GB**")

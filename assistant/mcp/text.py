@@ -81,14 +81,7 @@ def option_line(option: Option) -> str:
 
 
 def _report(report: SizingReport) -> list[str]:
-    lines = _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
-    if not report.leads_with_local:
-        return lines
-    # Owned hardware: the local plan's verdict and launch line, then the datacenter
-    # alternative with its ways out (the plan's other figures are in structuredContent).
-    split = next((i for i, line in enumerate(lines) if line.startswith("Datacenter")), len(lines))
-    launch = [line for line in lines[1:split] if line.startswith("- Launch:")]
-    return [lines[0], *launch, *lines[split:]]
+    return _lines(verdict_text(report, brief=True)) or [f"Sized {report.model_id}."]
 
 
 def _memory(est: MemoryEstimate) -> list[str]:

@@ -66,8 +66,9 @@ def _results(calls: list[CallResult], name: str, kind: type[_T], failed: str) ->
     return out
 
 
-def local_serving_lines(calls: list[CallResult]) -> list[str]:
-    """One block per plan_local_serving call."""
+def local_serving_lines(calls: list[CallResult], brief: bool = False) -> list[str]:
+    """One block per plan_local_serving call; `brief`: the verdict, speed, format, longest
+    context and launch line only (a verdict other text follows: MCP, the LLM mode)."""
     out: list[str] = []
     failed = "Local serving could not be sized"
     for r in _results(calls, "plan_local_serving", LocalServingPlan, failed):
@@ -81,7 +82,7 @@ def local_serving_lines(calls: list[CallResult]) -> list[str]:
             given = "unified memory" if r.unified_memory else "memory"
             label += f" (not in the catalog: the {given} you gave)"
         out.append(f"**{launcher}, {r.weights_format}, on {label}: {_verdict(r)}.**")
-        if r.gpu_limit_basis is not None:
+        if r.gpu_limit_basis is not None and not brief:
             out.append(f"- GPU memory limit {gib(r.budget_bytes)}: {r.gpu_limit_basis}.")
         if r.decode_tokens_per_s is not None:
             out.append(
@@ -100,6 +101,9 @@ def local_serving_lines(calls: list[CallResult]) -> list[str]:
                 f"- Longest context with every layer on the GPU: "
                 f"{r.longest_context_tokens:,} tokens per slot (in {r.weights_format})."
             )
+        if brief:
+            out += [f"- Launch: `{r.launch_command}`", ""]
+            continue
         out.append(
             f"- KV cache {r.cache_type}: {gib(r.kv_cache_bytes)} for "
             f"{r.parallel} slot(s) × {r.context_per_slot:,} tokens."
@@ -132,11 +136,12 @@ def _launch_lines(r: LocalServingPlan) -> list[str]:
     return out
 
 
-def owned_lead(report: SizingReport, calls: list[CallResult]) -> list[str]:
+def owned_lead(report: SizingReport, calls: list[CallResult], brief: bool = False) -> list[str]:
     """The local verdict an owned-hardware answer leads with (`report.leads_with_local`):
-    the plans in the report, and those of the separate calls."""
+    the plans in the report, and those of the separate calls (`brief`: see
+    `local_serving_lines`)."""
     plans = [CallResult("plan_local_serving", {}, p) for p in report.local]
-    lines = local_serving_lines([*plans, *calls])
+    lines = local_serving_lines([*plans, *calls], brief)
     first = report.local[0] if report.local else None
     if report.request.longest_context and first is not None:
         # A longest-context question: that figure is the first verdict line.

@@ -596,7 +596,7 @@ def verdict_block(
     return lines
 
 
-def verdict_answer(report: SizingReport) -> Answer:
+def verdict_answer(report: SizingReport, brief: bool = False) -> Answer:
     """The deterministic verdict of a report alone, as one section: the lines an offline answer
     leads with (`verdict_block`, standalone: no line points to a table, none follows), for
     surfaces that add their own explanation (the LLM mode's answer, MCP text), or the question
@@ -607,7 +607,8 @@ def verdict_answer(report: SizingReport) -> Answer:
         named = bool(named_training_lines(report))
         local = report.leads_with_local
         # Owned hardware (issue 29): the local plan leads, the datacenter sizing follows.
-        lines = with_yes_no(owned_lead(report, []), yes_no(report)) if local else []
+        lead = owned_lead(report, [], brief=brief) if local else []
+        lines = with_yes_no(lead, yes_no(report)) if local else []
         lines += [DATACENTER_HEADING] if local else []
         # The asked figure and a yes/no question's answer lead, as in the offline answer.
         lines += asked_lines(report, named_training=named)
@@ -621,9 +622,10 @@ def verdict_answer(report: SizingReport) -> Answer:
     return Answer.of([AnswerSection.of_lines(lines)])
 
 
-def verdict_text(report: SizingReport) -> str:
-    """The text of `verdict_answer` (Markdown, one line per verdict line)."""
-    return verdict_answer(report).text
+def verdict_text(report: SizingReport, brief: bool = False) -> str:
+    """The text of `verdict_answer` (Markdown, one line per verdict line); `brief`: an
+    owned-hardware report's local plan in its short form (MCP's few lines)."""
+    return verdict_answer(report, brief).text
 
 
 def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
