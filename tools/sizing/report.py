@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
+from tools.deployment.engines import EnginePlan
 from tools.memory import MemoryEstimate
 from tools.notes import Note
 from tools.performance.basis import SpeedBasis
@@ -454,6 +455,13 @@ class SizingReport(BaseModel):
         default=None, description="The figure the question asked for (`tools.sizing.asked`)."
     )
     notes: list[Note] = Field(default_factory=list)
+    # issue 30 items 5-7
+    engine_plan: EnginePlan | None = Field(
+        default=None,
+        description="The leading option under the serving engine asked for: its own KV-pool "
+        "rule and the launch line (`tools.deployment.engines`).",
+    )
+    engine_plan_error: SizingError | None = None
 
     @property
     def is_training(self) -> bool:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.cost import PriceFilter, UsageProfile
 from tools.cost.inputs import HOURS_PER_MONTH, Name
+from tools.deployment.engine_rules import ServeEngine
 from tools.limits import (
     FINITE,
     MAX_EXCHANGE_RATE,
@@ -232,6 +233,12 @@ class SizingRequest(BaseModel):
         description="Rules of thumb the user stated, to check (18 B/param, 126 GB, 4× the "
         "model, 10-20 % more).",
     )
+    # issue 30 items 5-7
+    serve_engine: ServeEngine | None = Field(
+        default=None,
+        description="Serving engine whose own KV-pool rule and launch line to give for the "
+        "leading option: vllm, sglang, tensorrt-llm, llama.cpp, ollama, mlx.",
+    )
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -265,5 +272,6 @@ SIZE_HIDDEN = (
     "price_period",
     "alternative_weights",
     "asked",
+    "serve_engine",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

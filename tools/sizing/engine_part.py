@@ -1,0 +1,54 @@
+"""The report's engine part (issue 30 item 5): the leading option under the serving engine the
+question named — that engine's own KV-pool rule and the command line that starts it so."""
+
+from __future__ import annotations
+
+from tools.deployment.engines import EnginePlan, EngineRequest, plan_engine
+from tools.errors import ToolInputError
+from tools.memory.request import ModelChoice
+from tools.sizing.report import Headline, SizingError
+from tools.sizing.request import SizingRequest
+
+_MODEL_FIELDS = tuple(ModelChoice.model_fields)
+
+
+def headline_engine_plan(
+    request: SizingRequest, headline: Headline | None
+) -> tuple[EnginePlan | None, SizingError | None]:
+    """(the plan, None), (None, why it could not be made), or (None, None) when no engine was
+    asked for, the workload is training or nothing leads."""
+    engine = request.serve_engine
+    workload = request.workload
+    if engine is None or headline is None or workload.is_training:
+        return None, None
+    option = headline.option
+    model = {k: getattr(workload, k) for k in _MODEL_FIELDS if getattr(workload, k) is not None}
+    model.pop("engine", None)
+    model.pop("task", None)
+    model["weights"] = headline.weights_format
+    try:
+        plan = plan_engine(
+            EngineRequest(
+                **model,
+                serve_engine=engine,
+                gpu=option.gpu,
+                tp=option.tp,
+                pp=option.pp,
+                context=workload.context_tokens,
+                sequences=max(option.sequences_per_replica, 1),
+            )
+        )
+    except (ToolInputError, ValueError) as exc:
+        field = exc.field if isinstance(exc, ToolInputError) else "serve_engine"
+        return None, SizingError(field=field, problem=str(exc))
+    if option.dp > 1:
+        plan = plan.model_copy(
+            update={
+                "notes": [
+                    *plan.notes,
+                    f"One command per replica: {option.dp} replicas of TP {option.tp} × PP "
+                    f"{option.pp} ({option.count} GPUs).",
+                ]
+            }
+        )
+    return plan, None
