@@ -213,6 +213,14 @@ class ParsedWorkload(BaseModel):
         description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "
         "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
+    # issue 30 items 5-7
+    serve_engine: Literal["vllm", "sglang", "tensorrt-llm"] | None = Field(
+        default=None,
+        description="Serving engine whose own KV-pool rule and launch line the answer gives.",
+    )
+    launch_asked: bool = Field(
+        default=False, description="The command line that starts the server was asked for."
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

@@ -184,6 +184,8 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["pretraining"] = True
     if parsed.claims:
         args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
+    if parsed.serve_engine is not None and not training:
+        args["serve_engine"] = parsed.serve_engine
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked

@@ -21,6 +21,7 @@ from assistant.render.costs import (
     price_load_lines,
     unconverted_lines,
 )
+from assistant.render.deployment import deployment_lines
 from assistant.render.fold import Part, fold, tool_assumptions_topic
 from assistant.render.local import local_serving_lines
 from assistant.render.questions import capacity_lines, speed_lines
@@ -81,6 +82,8 @@ def render_answer(
         report_lead, report_parts = _report_parts(parsed, report)
         lead += report_lead
         parts += report_parts
+        rank = _LEAD if parsed.launch_asked else _SECONDARY  # issue 30 items 5-7
+        parts += [_part(rank, "launch line", deployment_lines(report))]
         values = [*report.results(), *values]
     read_as = [f"Could not place: {'; '.join(repr(u) for u in parsed.unplaced)}"]
     read_as = read_as if parsed.unplaced else []

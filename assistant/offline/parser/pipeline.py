@@ -16,6 +16,7 @@ from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.changes import apply_changes, extract_changes
 from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.claims import claims_reading, extract_claims
+from assistant.offline.parser.deployment import extract_launch_words, extract_serve_engine
 from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
@@ -117,10 +118,12 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_training_sequence_length,
     extract_question_kind,
     extract_out_of_scope,
+    extract_launch_words,
     extract_concurrency,
     extract_task,
     extract_context,
     extract_rank_and_flags,
+    extract_serve_engine,
     extract_bare_size,
     api_model_question,
     near_miss_models,
@@ -295,6 +298,7 @@ def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
         or parsed.objective is not None
         or parsed.alternatives
         or parsed.api_comparison
+        or parsed.launch_asked
     )
     if not follow_up and not kind_read and asks_something(parsed.text):
         parsed.ask("asked", "missing", ASKED_QUESTION)

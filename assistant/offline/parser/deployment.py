@@ -1,0 +1,70 @@
+"""Deployment words (issue 30 items 5-7): the serving engine whose own KV-pool rule and launch
+line the answer gives, and whether the command line itself was asked for.
+
+`extract_launch_words` runs before the task and engine extractors and consumes only the words
+that ask for a command ('the vllm serve command', 'launch line', 'how do I start it'), never
+the engine's name, which the engine extractor still reads. `extract_serve_engine` runs after
+it: SGLang and TensorRT-LLM are sized by their own KV-pool rule (`tools.deployment`), so the
+note that they were sized like vLLM is replaced by one that says which part is vLLM's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.parsed import ParsedWorkload
+from assistant.offline.parser.text import Text
+
+_COMMAND = (
+    r"\b(?:(?:serve|launch|start(?:up)?|run|server|docker)\s+)?(?:command[\s-]*lines?|commands?"
+    r"|cmd|cli\s+(?:flags|args)|flags|engine\s+arg(?:ument)?s|launch\s+(?:line|script))\b"
+)
+_HOW_START = r"\bhow\s+(?:do|should|would|can|to)\s+(?:i\s+|we\s+|you\s+)?(?:launch|start)\b"
+# 'vllm serve', 'trtllm-serve', 'sglang.launch_server': the engine's own entry point; only the
+# part after the engine's name is consumed.
+_ENTRY = r"\bvllm(\s+serve)\b|\bsglang(\.launch_server)\b|\b(trtllm[\s-]serve)\b"
+_LAUNCH = r"\blaunch(?:ing|ed)?\b"
+
+_ENGINE_WORDS: tuple[tuple[str, str], ...] = (
+    (r"\btrtllm\b|\btensorrt[\s-]?llm\b|\btrt[\s-]llm\b", "tensorrt-llm"),
+    (r"\bsglang\b", "sglang"),
+    (r"\bvllm\b", "vllm"),
+)
+_LOCAL_WORDS = r"\bllama\.cpp\b|\bllama[\s-]server\b|\bollama\b|\bmlx\b|\blm\s+studio\b"
+_LIKE_VLLM = "sized like vLLM (paged KV cache, same memory reservation style)"
+
+
+def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
+    """The words that ask for the command line (consumed; the engine's name is kept)."""
+    for m in re.finditer(_ENTRY, t.work, re.I):
+        group = next(g for g in range(1, 4) if m.group(g))
+        t.consume(m.start(group), m.end(group))
+        p.launch_asked = True
+    if t.each(_COMMAND) or t.each(_HOW_START):
+        p.launch_asked = True
+    if p.launch_asked:
+        t.each(_LAUNCH)
+        t.each(r"\b(?:give|show|write|print|tell)\s+(?:me|us)\b|\b(?:that|which)?\s*starts?\b")
+
+
+def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
+    """The engine the answer's launch line and KV-pool rule are for: SGLang or TensorRT-LLM
+    when named, vLLM when a command line was asked for a GPU server (llama.cpp, Ollama and
+    MLX have the local-serving plan's own lines)."""
+    text = t.original
+    named = [engine for pattern, engine in _ENGINE_WORDS if re.search(pattern, text, re.I)]
+    if re.search(_LOCAL_WORDS, text, re.I) and not named:
+        return
+    engine = named[0] if named else ("vllm" if p.launch_asked else None)
+    if engine is None or (engine == "vllm" and not p.launch_asked):
+        return
+    if p.task not in (None, "inference"):
+        return
+    p.serve_engine = engine  # type: ignore[assignment]
+    if engine != "vllm":
+        label = "SGLang" if engine == "sglang" else "TensorRT-LLM"
+        p.notes = [n for n in p.notes if not n.endswith(_LIKE_VLLM)]
+        p.notes.append(
+            f"{label}: weights and activations sized as for vLLM; its KV pool by {label}'s "
+            "own rule, with its launch line"
+        )
