@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from assistant.app.labels import field_label, words
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
+from assistant.render.deployment import deployment_card_lines
 from assistant.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison, ServingCostResult, ServingCostRow
@@ -285,6 +286,7 @@ def report_view(report: SizingReport, unit: TableUnit = CARD_UNIT) -> CardView:
                 f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes, unit)} of "
                 f"{size_text(est.budget_bytes_per_gpu, unit)} per GPU)"
             )
+    lines += deployment_card_lines(report)  # issue 30 items 5-7
     bars = [bar for m in report.memory if m.estimate and (bar := estimate_bar(m.estimate))]
     table = ResultTable((), ())
     if report.recommendation is not None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
+from assistant.render.deployment import deployment_lines
 from assistant.render.local import local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
 from assistant.results import ToolError
@@ -80,7 +81,8 @@ def option_line(option: Option) -> str:
 
 
 def _report(report: SizingReport) -> list[str]:
-    return _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    lines = _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    return lines + _lines(deployment_lines(report))  # issue 30 items 5-7
 
 
 def _memory(est: MemoryEstimate) -> list[str]:

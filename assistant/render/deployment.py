@@ -51,3 +51,15 @@ def deployment_lines(report: SizingReport) -> list[str]:
     elif report.engine_plan_error is not None:
         out.append(f"- No launch line: {report.engine_plan_error.text}")
     return out
+
+
+def deployment_card_lines(report: SizingReport) -> list[str]:
+    """The app card's short lines: the engine's pool on the leading option and its command."""
+    plan = report.engine_plan
+    if plan is None:
+        return []
+    return [
+        f"{plan.engine_label}: KV pool {gib(max(plan.kv_pool_bytes_per_gpu, 0))} per GPU, "
+        f"{plan.max_sequences:,} sequences of {plan.context:,} tokens",
+        f"launch: {plan.command}",
+    ]
