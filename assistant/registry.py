@@ -421,6 +421,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         _LOCAL_HIDDEN,
         offered=False,  # ~250 prompt tokens; the engines pre-compute it from the question
     ),
+    _LazyTool(  # issue 30 items 5-7
+        "plan_engine",
+        "A model on a GPU setup under vLLM, SGLang, TensorRT-LLM, llama.cpp, Ollama or MLX: "
+        "that engine's own KV pool and launch line.",
+        "tools.deployment",
+        "EngineRequest",
+        "tools.deployment",
+        "plan_engine",
+        ("engine", "gpu_memory_utilization", "config_path", "model_file", "split_mode"),
+        offered=False,  # the prompt budget is spent; `size` carries it for the leading option
+    ),
     _LazyTool(
         "compare_costs",
         "Cloud cost ($/hour, $/month, $/M tokens) per tier of configurations, API comparison, "

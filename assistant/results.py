@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.wire import compact_json, lean, model_content
 from tools.cost import CostComparison
+from tools.deployment import EnginePlan
 from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
@@ -98,6 +99,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         GpuList,
         LocalServingPlan,
         SizingReport,
+        EnginePlan,  # issue 30 items 5-7
         ToolError,
     ]
     return {m.__name__: m for m in models}
@@ -118,6 +120,7 @@ TOOL_RESULTS: dict[str, str] = {
     "list_models": "ModelList",
     "list_gpus": "GpuList",
     "plan_local_serving": "LocalServingPlan",
+    "plan_engine": "EnginePlan",
 }
 """Tool name → the schema of its result (how a result stored untyped is read back)."""
 

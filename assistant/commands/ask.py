@@ -243,6 +243,10 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # the count of the named GPU that holds it (the full report is in `tool_calls`).
         "ways_out": [_way_out(w) for w in report.ways_out],
         "holds": _holds(report),
+        # issue 30 items 5-7: the leading option under the engine asked for, with its command.
+        "engine_plan": None
+        if report.engine_plan is None
+        else report.engine_plan.model_dump(mode="json"),
     }
     return record, list(dict.fromkeys(assumptions))
 
