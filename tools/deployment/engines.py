@@ -10,6 +10,8 @@ does with the rest differs. llama.cpp and Ollama are the local-serving plan's
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tools.catalog import get_catalog
@@ -124,10 +126,31 @@ def _quantization(engine: ServeEngine, weights: str, native: str) -> str | None:
     return None
 
 
+_M = TypeVar("_M", bound=BaseModel)
+_INNER_FIELDS = {"parallel": "sequences", "batch": "sequences", "gpus": "tp"}
+"""Fields of the inner requests named as this request's own in an error."""
+
+
+def _inner(kind: type[_M], /, **fields: object) -> _M:
+    """`model(**fields)`; an invalid value is reported on this request's own field (a TP ×
+    PP past what the engine's plan sizes, more sequences than llama.cpp's slots)."""
+    try:
+        return kind.model_validate(fields)
+    except ValidationError as exc:
+        inner = from_validation_error(exc, kind)
+        field = _INNER_FIELDS.get(inner.field, inner.field)
+        if inner.field == "gpus":
+            problem = f"tp × pp is more GPUs than this engine's plan sizes ({inner.problem})"
+        else:
+            problem = inner.problem
+        raise ToolInputError(field, problem, inner.allowed) from exc
+
+
 def _gpu_plan(req: EngineRequest) -> EnginePlan:
     rule = RULES[req.serve_engine]
     mem = estimate_memory(
-        MemoryRequest(
+        _inner(
+            MemoryRequest,
             model=req.model,
             params=req.params,
             config_path=req.config_path,
@@ -251,7 +274,8 @@ def _local_plan(req: EngineRequest) -> EnginePlan:
     from tools.local_serving import LocalServingRequest, plan_local_serving
 
     local = plan_local_serving(
-        LocalServingRequest(
+        _inner(
+            LocalServingRequest,
             model=req.model,
             params=req.params,
             config_path=req.config_path,
@@ -303,7 +327,8 @@ def _local_plan(req: EngineRequest) -> EnginePlan:
 def _mlx_plan(req: EngineRequest) -> EnginePlan:
     """MLX: the memory calculator's MLX estimate; its cache grows per token (no pool)."""
     mem = estimate_memory(
-        MemoryRequest(
+        _inner(
+            MemoryRequest,
             model=req.model,
             params=req.params,
             config_path=req.config_path,
