@@ -433,6 +433,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         offered=False,  # the prompt budget is spent; `size` carries it for the leading option
     ),
     _LazyTool(
+        "buy_vs_rent",
+        "Buying GPUs vs renting them: purchase, power at a kWh price and PUE, break-even "
+        "months against the cheapest rental, energy per million tokens.",
+        "tools.deployment",
+        "BuyVsRentRequest",
+        "tools.deployment",
+        "buy_vs_rent",
+        (),
+        offered=False,  # the prompt budget is spent; `size` carries it for the leading option
+    ),
+    _LazyTool(
         "compare_costs",
         "Cloud cost ($/hour, $/month, $/M tokens) per tier of configurations, API comparison, "
         "break-even; training cost for options with hours.",

@@ -221,6 +221,14 @@ class ParsedWorkload(BaseModel):
     launch_asked: bool = Field(
         default=False, description="The command line that starts the server was asked for."
     )
+    buy_asked: bool = Field(
+        default=False, description="Buying the GPUs against renting them (or power) was asked."
+    )
+    usd_per_kwh: float | None = Field(default=None, description="Electricity price said, USD/kWh.")
+    pue: float | None = Field(default=None, description="Power usage effectiveness said.")
+    purchase_usd_per_gpu: float | None = Field(
+        default=None, description="Price of one card said ('at $30k a card'), USD."
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

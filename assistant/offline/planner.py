@@ -186,6 +186,13 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
     if parsed.serve_engine is not None and not training:
         args["serve_engine"] = parsed.serve_engine
+    if parsed.buy_asked:
+        buy = {
+            k: v
+            for k in ("usd_per_kwh", "pue", "purchase_usd_per_gpu")
+            if (v := getattr(parsed, k)) is not None
+        }
+        args["buy"] = buy
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked

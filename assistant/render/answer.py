@@ -82,7 +82,9 @@ def render_answer(
         report_lead, report_parts = _report_parts(parsed, report)
         lead += report_lead
         parts += report_parts
-        rank = _LEAD if parsed.launch_asked else _SECONDARY  # issue 30 items 5-7
+        rank = (
+            _LEAD if parsed.launch_asked or parsed.buy_asked else _SECONDARY
+        )  # issue 30 items 5-7
         parts += [_part(rank, "launch line", deployment_lines(report))]
         values = [*report.results(), *values]
     read_as = [f"Could not place: {'; '.join(repr(u) for u in parsed.unplaced)}"]

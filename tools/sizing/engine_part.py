@@ -1,11 +1,16 @@
-"""The report's engine part (issue 30 item 5): the leading option under the serving engine the
-question named — that engine's own KV-pool rule and the command line that starts it so."""
+"""The report's deployment parts (issue 30 items 5-6): the leading option under the serving
+engine the question named — that engine's own KV-pool rule and the command line that starts it
+so — and buying its GPUs against renting them at the price the report quotes."""
 
 from __future__ import annotations
 
+from datetime import date
+
+from tools.deployment.buy_vs_rent import BuyVsRent, BuyVsRentRequest, RentalUsed, buy_vs_rent
 from tools.deployment.engines import EnginePlan, EngineRequest, plan_engine
 from tools.errors import ToolInputError
 from tools.memory.request import ModelChoice
+from tools.pricing import PriceBook
 from tools.sizing.report import Headline, SizingError
 from tools.sizing.request import SizingRequest
 
@@ -52,3 +57,30 @@ def headline_engine_plan(
             }
         )
     return plan, None
+
+
+def headline_buy_vs_rent(
+    request: SizingRequest, headline: Headline | None, book: PriceBook, today: date
+) -> BuyVsRent | None:
+    """Buying the leading option's GPUs against renting them at the report's quoted price,
+    with the energy per million tokens at the report's price load; None unless asked."""
+    if request.buy is None or headline is None:
+        return None
+    o = headline.option
+    price = headline.price
+    rental = None
+    tokens = None
+    if price is not None and price.usd_per_hour is not None:
+        rental = RentalUsed(
+            usd_per_hour=price.usd_per_hour,
+            provider=price.provider,
+            price_id=price.price_id,
+            as_of=price.as_of,
+            stale=price.stale,
+            low_confidence=price.low_confidence,
+        )
+        tokens = price.tokens_per_s
+    req = BuyVsRentRequest(
+        **request.buy.model_dump(), gpu=o.gpu, count=o.count, tokens_per_s=tokens or None
+    )
+    return buy_vs_rent(req, book, today, rental)

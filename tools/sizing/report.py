@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
+from tools.deployment.buy_vs_rent import BuyVsRent
 from tools.deployment.engines import EnginePlan
 from tools.memory import MemoryEstimate
 from tools.notes import Note
@@ -462,6 +463,11 @@ class SizingReport(BaseModel):
         "rule and the launch line (`tools.deployment.engines`).",
     )
     engine_plan_error: SizingError | None = None
+    buy_vs_rent: BuyVsRent | None = Field(
+        default=None,
+        description="Buying the leading option's GPUs against renting them at its quoted "
+        "price (`tools.deployment.buy_vs_rent`).",
+    )
 
     @property
     def is_training(self) -> bool:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.cost import PriceFilter, UsageProfile
 from tools.cost.inputs import HOURS_PER_MONTH, Name
+from tools.deployment.buy_vs_rent import BuyOptions
 from tools.deployment.engine_rules import ServeEngine
 from tools.limits import (
     FINITE,
@@ -239,6 +240,11 @@ class SizingRequest(BaseModel):
         description="Serving engine whose own KV-pool rule and launch line to give for the "
         "leading option: vllm, sglang, tensorrt-llm, llama.cpp, ollama, mlx.",
     )
+    buy: BuyOptions | None = Field(
+        default=None,
+        description="Buying the leading option's GPUs against renting them: tariff, PUE, "
+        "card and server prices (defaults stated).",
+    )
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -273,5 +279,6 @@ SIZE_HIDDEN = (
     "alternative_weights",
     "asked",
     "serve_engine",
+    "buy",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

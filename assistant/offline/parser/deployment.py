@@ -68,3 +68,57 @@ def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
             f"{label}: weights and activations sized as for vLLM; its KV pool by {label}'s "
             "own rule, with its launch line"
         )
+
+
+_BUY = r"\b(?:buy(?:ing)?|purchas\w*|own(?:ing)?|on[\s-]?prem\w*)\b"
+_RENT = r"\b(?:rent\w*|cloud|leas\w*|break[\s-]?even|pays?\s+(?:for\s+)?itself|pay\s+off)\b"
+_ENERGY = (
+    r"\b(?:kwh|pue|electricity|power\s+(?:bill|costs?|draw|use)"
+    r"|energy(?:\s+(?:per\s+(?:million|1m|m)\s+tokens?|costs?|use))?)\b"
+)
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_KWH = rf"(?:\$\s*{_NUMBER}|{_NUMBER}\s*(?:\$|usd|dollars?))\s*(?:/|per|an?)\s*kwh\b"
+_CENTS_KWH = rf"{_NUMBER}\s*(?:¢|cents?|c)\s*(?:/|per|an?)\s*kwh\b"
+_EUR_KWH = rf"(?:€\s*{_NUMBER}|{_NUMBER}\s*(?:€|eur|euros?))\s*(?:/|per|an?)\s*kwh\b"
+_PUE = rf"\bpue\s*(?:of|=|:|is)?\s*{_NUMBER}|{_NUMBER}\s+pue\b"
+_CARD_PRICE = (
+    rf"\$\s*{_NUMBER}\s*(k)?\s*(?:a|per|each|/)\s*(?:card|gpu)\b"
+    rf"|\b(?:at|for|costs?)\s+\$\s*{_NUMBER}\s*(k)?\s+(?:a|per|each)\b"
+)
+
+
+def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
+    """Buy vs rent, power and energy: the tariff (USD, cents, or EUR at the catalog's
+    reference rate, said), the PUE and a card price, consumed before the money extractors
+    read them as a budget."""
+    for m in t.each(_KWH):
+        p.usd_per_kwh = float(m.group(1) or m.group(2))
+    for m in t.each(_CENTS_KWH):
+        p.usd_per_kwh = float(m.group(1)) / 100
+    for m in t.each(_EUR_KWH):
+        from tools.cost.exchange import rate_used
+
+        rate = rate_used(None)
+        eur = float(m.group(1) or m.group(2))
+        p.usd_per_kwh = eur * rate.usd_per_eur
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as {p.usd_per_kwh:.3f} USD per kWh at the ECB "
+            f"reference rate of {rate.as_of} ({rate.usd_per_eur:g} USD per EUR)"
+        )
+    for m in t.each(_PUE):
+        value = float(m.group(1) or m.group(2))
+        if 1 <= value <= 5:
+            p.pue = value
+    for m in t.each(_CARD_PRICE):
+        amount = float(m.group(1) or m.group(3))
+        p.purchase_usd_per_gpu = amount * (1000 if (m.group(2) or m.group(4)) else 1)
+    text = t.original
+    buy_and_rent = re.search(
+        rf"{_BUY}[^.?!]{{0,80}}{_RENT}|{_RENT}[^.?!]{{0,80}}{_BUY}", text, re.I
+    )
+    energy = t.each(_ENERGY)
+    said = p.usd_per_kwh is not None or p.pue is not None or p.purchase_usd_per_gpu is not None
+    if buy_and_rent or energy or said:
+        p.buy_asked = True
+        t.each(rf"{_BUY}|{_RENT}|\b(?:the\s+)?cards?\b(?=\s+or\b)|\bor\s+rent\b")
+        t.each(r"\b(?:power|energy)\b|\bper\s+million\s+tokens\b")

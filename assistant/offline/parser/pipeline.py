@@ -16,7 +16,11 @@ from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.changes import apply_changes, extract_changes
 from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.claims import claims_reading, extract_claims
-from assistant.offline.parser.deployment import extract_launch_words, extract_serve_engine
+from assistant.offline.parser.deployment import (
+    extract_buy_words,
+    extract_launch_words,
+    extract_serve_engine,
+)
 from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
@@ -97,6 +101,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     negative_numbers,
     huge_numbers,
     extract_claims,
+    extract_buy_words,
     extract_cost_per_token,
     extract_budget,
     extract_kv_dtype,
@@ -299,6 +304,7 @@ def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
         or parsed.alternatives
         or parsed.api_comparison
         or parsed.launch_asked
+        or parsed.buy_asked
     )
     if not follow_up and not kind_read and asks_something(parsed.text):
         parsed.ask("asked", "missing", ASKED_QUESTION)
