@@ -17,11 +17,15 @@ from pydantic import BaseModel
 
 from assistant.app.labels import field_label, words
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
-from assistant.render.deployment import deployment_card_lines, engine_plan_lines
+from assistant.render.deployment import (
+    buy_vs_rent_lines,
+    deployment_card_lines,
+    engine_plan_lines,
+)
 from assistant.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison, ServingCostResult, ServingCostRow
-from tools.deployment import EnginePlan
+from tools.deployment import BuyVsRent, EnginePlan
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
@@ -365,6 +369,7 @@ _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...]
     (CostComparison, lambda v, unit: cost_view(v)),
     (SizingReport, report_view),
     (EnginePlan, lambda v, unit: CardView(lines=tuple(engine_plan_lines(v)))),  # issue 30
+    (BuyVsRent, lambda v, unit: CardView(lines=tuple(buy_vs_rent_lines(v)))),
     (ModelFacts, _facts_view),
     (GpuFacts, _gpu_facts_view),
     (ModelList, lambda v, unit: _list_view(v.models, unit)),

@@ -247,6 +247,9 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         "engine_plan": None
         if report.engine_plan is None
         else report.engine_plan.model_dump(mode="json"),
+        "buy_vs_rent": None
+        if report.buy_vs_rent is None
+        else report.buy_vs_rent.model_dump(mode="json"),
     }
     return record, list(dict.fromkeys(assumptions))
 
