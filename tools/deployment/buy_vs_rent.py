@@ -27,7 +27,7 @@ from tools.catalog import get_catalog
 from tools.cost.exchange import rate_used
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.deployment.purchase_prices import PurchaseKind, purchase_prices
-from tools.limits import MAX_GPUS, MAX_NAME_CHARS
+from tools.limits import MAX_GPUS, MAX_NAME_CHARS, MIN_RATE
 from tools.pricing import (
     PriceBook,
     builtin_price_book,
@@ -84,10 +84,13 @@ class BuyVsRentRequest(BuyOptions):
     gpu: str = Field(max_length=MAX_NAME_CHARS, description="Catalog GPU id or name.")
     count: int = Field(default=1, ge=1, le=MAX_GPUS, description="GPUs, count.")
     rent_usd_per_gpu_hour: float | None = Field(
-        default=None, gt=0, le=1000, description="A rental to compare with, USD per GPU-hour."
+        default=None, ge=MIN_RATE, le=1000, description="A rental to compare with, USD/GPU-hour."
     )
     tokens_per_s: float | None = Field(
-        default=None, gt=0, le=1e9, description="Output tokens/s of the GPUs, for energy/token."
+        default=None,
+        ge=MIN_RATE,
+        le=1e9,
+        description="Output tokens/s of the GPUs, for energy/token.",
     )
 
 
