@@ -444,6 +444,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         offered=False,  # the prompt budget is spent; `size` carries it for the leading option
     ),
     _LazyTool(
+        "plan_speedups",
+        "Speculative decoding (Leviathan et al. 2023), prefix caching, prefill/decode split on "
+        "a sized replica's speeds and load.",
+        "tools.deployment",
+        "SpeedupRequest",
+        "tools.deployment",
+        "plan_speedups",
+        (),
+        offered=False,  # the prompt budget is spent; `size` carries it for the leading option
+    ),
+    _LazyTool(
         "compare_costs",
         "Cloud cost ($/hour, $/month, $/M tokens) per tier of configurations, API comparison, "
         "break-even; training cost for options with hours.",

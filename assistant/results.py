@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.wire import compact_json, lean, model_content
 from tools.cost import CostComparison
-from tools.deployment import BuyVsRent, EnginePlan
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
@@ -101,6 +101,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         SizingReport,
         EnginePlan,  # issue 30 items 5-7
         BuyVsRent,
+        Speedups,
         ToolError,
     ]
     return {m.__name__: m for m in models}
@@ -123,6 +124,7 @@ TOOL_RESULTS: dict[str, str] = {
     "plan_local_serving": "LocalServingPlan",
     "plan_engine": "EnginePlan",
     "buy_vs_rent": "BuyVsRent",
+    "plan_speedups": "Speedups",
 }
 """Tool name → the schema of its result (how a result stored untyped is read back)."""
 

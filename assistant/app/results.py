@@ -21,11 +21,12 @@ from assistant.render.deployment import (
     buy_vs_rent_lines,
     deployment_card_lines,
     engine_plan_lines,
+    speedup_lines,
 )
 from assistant.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison, ServingCostResult, ServingCostRow
-from tools.deployment import BuyVsRent, EnginePlan
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
@@ -370,6 +371,7 @@ _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...]
     (SizingReport, report_view),
     (EnginePlan, lambda v, unit: CardView(lines=tuple(engine_plan_lines(v)))),  # issue 30
     (BuyVsRent, lambda v, unit: CardView(lines=tuple(buy_vs_rent_lines(v)))),
+    (Speedups, lambda v, unit: CardView(lines=tuple(speedup_lines(v)))),
     (ModelFacts, _facts_view),
     (GpuFacts, _gpu_facts_view),
     (ModelList, lambda v, unit: _list_view(v.models, unit)),

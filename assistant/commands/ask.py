@@ -250,6 +250,7 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         "buy_vs_rent": None
         if report.buy_vs_rent is None
         else report.buy_vs_rent.model_dump(mode="json"),
+        "speedups": None if report.speedups is None else report.speedups.model_dump(mode="json"),
     }
     return record, list(dict.fromkeys(assumptions))
 

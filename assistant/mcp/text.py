@@ -21,14 +21,19 @@ from pydantic import BaseModel
 
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
-from assistant.render.deployment import buy_vs_rent_lines, deployment_lines, engine_plan_lines
+from assistant.render.deployment import (
+    buy_vs_rent_lines,
+    deployment_lines,
+    engine_plan_lines,
+    speedup_lines,
+)
 from assistant.render.local import local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
 from tools.cost.results import ServingCostResult, ServingCostRow, TrainingCostResult
-from tools.deployment import BuyVsRent, EnginePlan
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate, component_name
 from tools.recommend import Option, Recommendation
@@ -228,6 +233,7 @@ def _render(value: BaseModel) -> list[str]:
         (LocalServingPlan, _local),
         (EnginePlan, lambda plan: _lines(engine_plan_lines(plan))),  # issue 30 items 5-7
         (BuyVsRent, lambda b: _lines(buy_vs_rent_lines(b))),
+        (Speedups, lambda s: _lines(speedup_lines(s))),
         (CostComparison, _costs),
         (ModelFacts, _find_model),
         (GpuFacts, _find_gpu),

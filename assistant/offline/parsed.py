@@ -229,6 +229,15 @@ class ParsedWorkload(BaseModel):
     purchase_usd_per_gpu: float | None = Field(
         default=None, description="Price of one card said ('at $30k a card'), USD."
     )
+    speculative: bool = Field(default=False, description="Speculative decoding asked about.")
+    draft_model: str | None = Field(default=None, description="The draft model named (catalog id).")
+    acceptance_rate: float | None = Field(default=None, description="Acceptance rate α said.")
+    draft_tokens: int | None = Field(default=None, description="Draft tokens per step γ said.")
+    cached_prefix_fraction: float | None = Field(
+        default=None, description="Share of each prompt in the prefix cache said."
+    )
+    prefix_caching: bool = Field(default=False, description="Prefix caching asked about.")
+    disaggregated: bool = Field(default=False, description="A prefill/decode split asked about.")
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

@@ -193,6 +193,12 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
             if (v := getattr(parsed, k)) is not None
         }
         args["buy"] = buy
+    if not training and (parsed.speculative or parsed.prefix_caching or parsed.disaggregated):
+        fields = (
+            *("speculative", "draft_model", "acceptance_rate", "draft_tokens"),
+            *("cached_prefix_fraction", "prefix_caching", "disaggregated"),
+        )
+        args["speedups"] = {k: v for k in fields if (v := getattr(parsed, k)) not in (None, False)}
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked

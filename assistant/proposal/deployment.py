@@ -4,7 +4,12 @@ under the engine asked for, copied from the sizing report."""
 from __future__ import annotations
 
 from assistant.proposal.document import Block, Paragraph
-from assistant.render.deployment import buy_vs_rent_lines, buy_vs_rent_title, engine_plan_title
+from assistant.render.deployment import (
+    buy_vs_rent_lines,
+    buy_vs_rent_title,
+    engine_plan_title,
+    speedup_lines,
+)
 from assistant.render.results import gib
 from tools.sizing import SizingReport
 
@@ -16,6 +21,9 @@ def deployment_blocks(report: SizingReport) -> list[Block]:
     if b is not None:
         lines = [line.removeprefix("- ").replace("**", "") for line in buy_vs_rent_lines(b)]
         blocks.append(Paragraph(" ".join(lines[:5]), lead=buy_vs_rent_title(b) + "."))
+    if report.speedups is not None:
+        lines = [line.removeprefix("- ") for line in speedup_lines(report.speedups)]
+        blocks.append(Paragraph(" ".join(lines), lead="Speed-ups on the leading option."))
     plan = report.engine_plan
     if plan is None:
         return blocks

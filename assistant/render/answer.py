@@ -82,10 +82,12 @@ def render_answer(
         report_lead, report_parts = _report_parts(parsed, report)
         lead += report_lead
         parts += report_parts
-        rank = (
-            _LEAD if parsed.launch_asked or parsed.buy_asked else _SECONDARY
-        )  # issue 30 items 5-7
-        parts += [_part(rank, "launch line", deployment_lines(report))]
+        # issue 30 items 5-7: what was asked leads; an engine only named is a secondary part.
+        asked = report.request.serve_engine is None or parsed.launch_asked
+        deployment = deployment_lines(report)
+        parts += [_part(_LEAD if asked else _SECONDARY, "deployment", deployment)] * bool(
+            deployment
+        )
         values = [*report.results(), *values]
     read_as = [f"Could not place: {'; '.join(repr(u) for u in parsed.unplaced)}"]
     read_as = read_as if parsed.unplaced else []

@@ -5,7 +5,7 @@ the leading option and the command line that starts it, copied from the sizing r
 from __future__ import annotations
 
 from assistant.render.results import gib
-from tools.deployment import BuyVsRent, EnginePlan
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.sizing import SizingReport
 
 
@@ -93,12 +93,60 @@ def buy_vs_rent_lines(b: BuyVsRent) -> list[str]:
     return out
 
 
+def speedup_lines(s: Speedups) -> list[str]:
+    """Speculative decoding, prefix caching and the prefill/decode split, copied."""
+    out: list[str] = []
+    for row in s.speculative:
+        alpha = (
+            f"α {row.acceptance_rate:g}"
+            if row.acceptance_measured
+            else f"α {row.acceptance_rate:g} (a published end)"
+        )
+        gamma = f"γ {row.draft_tokens}" + (" (best)" if row.best_draft_tokens else "")
+        speed = (
+            ""
+            if row.decode_tokens_per_s is None
+            else f" → ≈{row.decode_tokens_per_s:,.1f} tokens/s per sequence (estimated)"
+        )
+        out.append(
+            f"- Speculative decoding with {s.draft_name} ({alpha}, {gamma}, "
+            f"c {row.cost_ratio:.3f}): {row.tokens_per_step:.2f} tokens per target step, "
+            f"×{row.speedup:.2f}{speed}."
+        )
+    if s.draft_weights_bytes is not None:
+        fits = {True: "fits the headroom", False: "does NOT fit the headroom", None: "added"}
+        out.append(
+            f"- Draft weights {gib(s.draft_weights_bytes)} on each GPU: {fits[s.draft_fits]}."
+        )
+    if s.cached_prefix_fraction is not None:
+        line = (
+            f"- Prefix caching, {s.cached_prefix_fraction:.0%} of each prompt cached: that share "
+            "of prefill work saved"
+        )
+        if s.ttft_s is not None and s.ttft_cached_s is not None:
+            line += f"; TTFT ≈{s.ttft_s:.2f} s → ≈{s.ttft_cached_s:.2f} s (estimated)"
+        out.append(line + ".")
+    if s.prefill_replicas is not None and s.decode_replicas is not None:
+        out.append(
+            f"- Prefill/decode split at ≈{s.requests_per_s or 0:,.2f} requests/s: "
+            f"{s.prefill_replicas} prefill + {s.decode_replicas} decode replica(s) = "
+            f"{s.gpus_disaggregated} GPUs (colocated: {s.gpus_colocated})."
+        )
+    out += [f"- {line}" for line in s.lines]
+    out += [f"- Source: {src}." for src in s.sources]
+    return out
+
+
 def deployment_lines(report: SizingReport) -> list[str]:
     """Every deployment part of the report, as lines (empty when none was asked for)."""
     out: list[str] = []
     if report.buy_vs_rent is not None:
         out += [f"**{buy_vs_rent_title(report.buy_vs_rent)}**"]
         out += [*buy_vs_rent_lines(report.buy_vs_rent), ""]
+    if report.speedups is not None:
+        out += ["**Speed-ups on the leading option**", *speedup_lines(report.speedups), ""]
+    elif report.speedups_error is not None:
+        out.append(f"- Speed-ups not modelled: {report.speedups_error.text}")
     if report.engine_plan is not None:
         out += [f"**{engine_plan_title(report.engine_plan)}**"]
         out += engine_plan_lines(report.engine_plan)
@@ -114,6 +162,12 @@ def deployment_card_lines(report: SizingReport) -> list[str]:
     if b is not None and b.break_even_months_low is not None:
         months = _months(b.break_even_months_low, b.break_even_months_high or 0.0)
         out.append(f"buy vs rent: break-even {months}")
+    sp = report.speedups
+    if sp is not None and sp.speculative:
+        ends = " to ".join(f"×{r.speedup:.2f}" for r in sp.speculative)
+        out.append(f"speculative decoding: {ends}")
+    if sp is not None and sp.gpus_disaggregated is not None:
+        out.append(f"prefill/decode split: {sp.gpus_disaggregated} GPUs")
     plan = report.engine_plan
     if plan is None:
         return out

@@ -1,6 +1,7 @@
-"""The report's deployment parts (issue 30 items 5-6): the leading option under the serving
+"""The report's deployment parts (issue 30 items 5-7): the leading option under the serving
 engine the question named — that engine's own KV-pool rule and the command line that starts it
-so — and buying its GPUs against renting them at the price the report quotes."""
+so —, buying its GPUs against renting them at the price the report quotes, and the speed-ups
+asked for (speculative decoding, prefix caching, a prefill/decode split) on its speeds."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from datetime import date
 
 from tools.deployment.buy_vs_rent import BuyVsRent, BuyVsRentRequest, RentalUsed, buy_vs_rent
 from tools.deployment.engines import EnginePlan, EngineRequest, plan_engine
+from tools.deployment.speedups import SpeedupRequest, Speedups, plan_speedups
 from tools.errors import ToolInputError
 from tools.memory.request import ModelChoice
 from tools.pricing import PriceBook
@@ -84,3 +86,35 @@ def headline_buy_vs_rent(
         **request.buy.model_dump(), gpu=o.gpu, count=o.count, tokens_per_s=tokens or None
     )
     return buy_vs_rent(req, book, today, rental)
+
+
+def headline_speedups(
+    request: SizingRequest, model_id: str, headline: Headline | None
+) -> tuple[Speedups | None, SizingError | None]:
+    """The speed-ups asked for on the leading option's sized speeds and load."""
+    asked = request.speedups
+    workload = request.workload
+    if asked is None or headline is None or workload.is_training:
+        return None, None
+    o = headline.option
+    try:
+        req = SpeedupRequest(
+            **asked.model_dump(),
+            model=model_id,
+            weights=headline.weights_format,
+            tp=o.tp,
+            replicas=o.dp,
+            gpus_per_replica=o.tp * o.pp,
+            decode_tokens_per_s=o.decode_tokens_per_s_per_seq or None,
+            prefill_tokens_per_s=o.prefill_tokens_per_s or None,
+            prompt_tokens=workload.prompt_tokens,
+            output_tokens=workload.output_tokens,
+            users=workload.users,
+            ttft_s=o.ttft_s,
+            prefill_s=o.prefill_s,
+            headroom_bytes=o.headroom_bytes,
+        )
+        return plan_speedups(req), None
+    except (ToolInputError, ValueError) as exc:
+        field = exc.field if isinstance(exc, ToolInputError) else "speedups"
+        return None, SizingError(field=f"speedups.{field}", problem=str(exc))

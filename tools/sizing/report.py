@@ -21,6 +21,7 @@ from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
 from tools.deployment.buy_vs_rent import BuyVsRent
 from tools.deployment.engines import EnginePlan
+from tools.deployment.speedups import Speedups
 from tools.memory import MemoryEstimate
 from tools.notes import Note
 from tools.performance.basis import SpeedBasis
@@ -463,6 +464,12 @@ class SizingReport(BaseModel):
         "rule and the launch line (`tools.deployment.engines`).",
     )
     engine_plan_error: SizingError | None = None
+    speedups: Speedups | None = Field(
+        default=None,
+        description="Speculative decoding, prefix caching, prefill/decode split on the leading "
+        "option (`tools.deployment.speedups`).",
+    )
+    speedups_error: SizingError | None = None
     buy_vs_rent: BuyVsRent | None = Field(
         default=None,
         description="Buying the leading option's GPUs against renting them at its quoted "

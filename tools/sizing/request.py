@@ -20,6 +20,7 @@ from tools.cost import PriceFilter, UsageProfile
 from tools.cost.inputs import HOURS_PER_MONTH, Name
 from tools.deployment.buy_vs_rent import BuyOptions
 from tools.deployment.engine_rules import ServeEngine
+from tools.deployment.speedups import SpeedupOptions
 from tools.limits import (
     FINITE,
     MAX_EXCHANGE_RATE,
@@ -240,6 +241,11 @@ class SizingRequest(BaseModel):
         description="Serving engine whose own KV-pool rule and launch line to give for the "
         "leading option: vllm, sglang, tensorrt-llm, llama.cpp, ollama, mlx.",
     )
+    speedups: SpeedupOptions | None = Field(
+        default=None,
+        description="Speculative decoding, prefix caching or a prefill/decode split to model "
+        "on the leading option.",
+    )
     buy: BuyOptions | None = Field(
         default=None,
         description="Buying the leading option's GPUs against renting them: tariff, PUE, "
@@ -280,5 +286,6 @@ SIZE_HIDDEN = (
     "asked",
     "serve_engine",
     "buy",
+    "speedups",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

@@ -122,3 +122,105 @@ def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
         p.buy_asked = True
         t.each(rf"{_BUY}|{_RENT}|\b(?:the\s+)?cards?\b(?=\s+or\b)|\bor\s+rent\b")
         t.each(r"\b(?:power|energy)\b|\bper\s+million\s+tokens\b")
+
+
+_SPECULATIVE = (
+    r"\bspeculative(?:\s+(?:decod\w*|sampling|inference))?\b|\bspec[\s-]decod\w*"
+    r"|\bdraft(?:\s+model)?\b|\bdrafter\b"
+)
+_ALPHA = r"\b(?:acceptance(?:\s+rate)?|α|alpha)\s*(?:of|=|:|is|at)?\s*(0?\.\d+|\d+(?:\.\d+)?\s*%)"
+_GAMMA = (
+    r"\b(\d+)\s+(?:draft|speculative|lookahead|proposed)\s+tokens?\b"
+    r"|\b(?:γ|gamma|num[_\s-]speculative[_\s-]tokens|draft\s+length)\s*(?:of|=|:|is)?\s*(\d+)\b"
+)
+_DRAFT_BEFORE = r"\b(?:using|with|use)\s+(.{3,40}?)\s+as\s+(?:a\s+|the\s+)?draft(?:\s+model)?\b"
+_DRAFT_AFTER = r"\bdraft(?:\s+model)?\s*(?::|=|of|is)?\s+(?!model\b)((?:[\w.\-/]+\s*){1,5})"
+_PREFIX = (
+    r"\b(?:automatic\s+)?prefix[\s-]cach\w*|\bprompt[\s-]cach\w*|\bradix\s*attention\b"
+    r"|\bkv[\s-]cache\s+reuse\b"
+)
+_PREFIX_SHARE = (
+    r"(\d+(?:\.\d+)?)\s*%\s+(?:of\s+(?:the\s+|each\s+|every\s+)?prompts?\s+)?(?:is\s+|are\s+)?"
+    r"(?:cached|shared|a\s+(?:shared|common)\s+prefix|cache\s+hits?)"
+    r"|\bcache\s+hit(?:\s+rate)?\s*(?:of|=|:|is)?\s*(\d+(?:\.\d+)?)\s*%"
+)
+_PREFIX_TOKENS = (
+    r"\b(?:of\s+which\s+)?(\d[\d,]*)\s*(?:tokens\s+)?(?:are|is)\s+(?:a\s+)?(?:shared|common|cached)"
+    r"\s+(?:system\s+)?(?:prompt|prefix)"
+    r"|\b(\d[\d,]*)[\s-]tokens?\s+(?:shared|common|cached)\s+(?:system\s+)?(?:prompt|prefix)"
+    r"|\b(?:shared|common|cached)\s+(?:system\s+)?(?:prompt|prefix)\s+of\s+(\d[\d,]*)\s+tokens\b"
+)
+_DISAGG = (
+    r"\bdisaggregat\w*(?:\s+(?:prefill\s*(?:/|and|-)\s*decode|p\s*/\s*d|serving|inference))?"
+    r"|\bp\s*/\s*d\s+(?:split|disaggregation|separation)\b"
+    r"|\bprefill\s*(?:/|and|-)\s*decode\s+(?:split|separation|disaggregation|pools?)\b"
+    r"|\bseparate\s+prefill\s+and\s+decode(?:\s+(?:pools?|gpus|instances))?\b"
+    r"|\bsplitwise\b|\bdistserve\b"
+)
+
+
+def _catalog_model(words: str, at_end: bool) -> str | None:
+    """The catalog id the longest run of `words` names — at their end ('using Llama 3.2 1B'
+    before 'as draft') or at their start ('draft model Llama 3.2 1B, …') — or None."""
+    from tools.catalog import get_catalog
+    from tools.errors import ToolInputError
+
+    tokens = words.split()
+    for n in range(min(len(tokens), 5), 0, -1):
+        run = tokens[-n:] if at_end else tokens[:n]
+        try:
+            return get_catalog().model(" ".join(run)).id
+        except (KeyError, ToolInputError):
+            continue
+    return None
+
+
+def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
+    """Speculative decoding (the draft model, consumed before the model extractors read it as
+    the model to size; α; γ), prefix caching (the cached share or the shared prefix's length)
+    and a prefill/decode split."""
+    for pattern, at_end in ((_DRAFT_BEFORE, True), (_DRAFT_AFTER, False)):
+        for m in re.finditer(pattern, t.work, re.I):
+            draft = _catalog_model(m.group(1), at_end)
+            if draft is not None:
+                p.draft_model = draft
+                p.speculative = True
+                t.consume(m.start(1) if at_end else m.start(), m.end())
+                break
+        if p.draft_model is not None:
+            break
+    for m in t.each(_ALPHA):
+        text = m.group(1).replace(" ", "")
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+        if 0 < value < 1:
+            p.acceptance_rate = value
+            p.speculative = True
+    for m in t.each(_GAMMA):
+        p.draft_tokens = int(m.group(1) or m.group(2))
+        p.speculative = True
+    if t.each(_SPECULATIVE):
+        p.speculative = True
+    for m in t.each(_PREFIX_SHARE):
+        value = float(m.group(1) or m.group(2)) / 100
+        if 0 <= value < 1:
+            p.cached_prefix_fraction = value
+            p.prefix_caching = True
+    if t.each(_PREFIX):
+        p.prefix_caching = True
+    if t.each(_DISAGG):
+        p.disaggregated = True
+
+
+def extract_prefix_tokens(t: Text, p: ParsedWorkload) -> None:
+    """A shared prefix given as a length ('of which 1,500 are a shared system prompt'): its
+    share of the prompt, once the prompt's length is read."""
+    for m in t.each(_PREFIX_TOKENS):
+        tokens = int((m.group(1) or m.group(2) or m.group(3)).replace(",", ""))
+        prompt = p.prompt_tokens or p.context
+        p.prefix_caching = True
+        if prompt and 0 < tokens < prompt:
+            p.cached_prefix_fraction = tokens / prompt
+            p.notes.append(
+                f"Cached prefix: {tokens:,} of {prompt:,} prompt tokens "
+                f"({tokens / prompt:.0%}) read from '{m.group(0).strip()}'"
+            )

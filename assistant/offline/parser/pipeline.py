@@ -19,7 +19,9 @@ from assistant.offline.parser.claims import claims_reading, extract_claims
 from assistant.offline.parser.deployment import (
     extract_buy_words,
     extract_launch_words,
+    extract_prefix_tokens,
     extract_serve_engine,
+    extract_speedup_words,
 )
 from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
@@ -92,6 +94,7 @@ from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
+    extract_speedup_words,
     extract_changes,
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
@@ -127,6 +130,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_concurrency,
     extract_task,
     extract_context,
+    extract_prefix_tokens,
     extract_rank_and_flags,
     extract_serve_engine,
     extract_bare_size,
@@ -305,6 +309,9 @@ def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
         or parsed.api_comparison
         or parsed.launch_asked
         or parsed.buy_asked
+        or parsed.speculative
+        or parsed.prefix_caching
+        or parsed.disaggregated
     )
     if not follow_up and not kind_read and asks_something(parsed.text):
         parsed.ask("asked", "missing", ASKED_QUESTION)
