@@ -219,7 +219,8 @@ def _speculative(req: SpeedupRequest, out: dict[str, object]) -> None:
     sources.append(
         f"c = draft weight bytes / the target's active bytes per GPU ({format_bytes(d_bytes)} "
         f"/ {format_bytes(t_bytes / req.tp)}, the draft unsharded): decode at small batch "
-        "reads the weights once per step; at high load the verify pass grows compute-bound and the speed-up shrinks"
+        "reads the weights once per step; at high load the verify pass grows compute-bound "
+        "and the speed-up shrinks"
     )
 
 
