@@ -71,7 +71,7 @@ class BuyOptions(BaseModel):
         default=None, ge=1, le=5, description="Power usage effectiveness (default 1.56)."
     )
     load_fraction: float = Field(
-        default=1.0, gt=0, le=1, description="Share of TDP drawn on average (default 1)."
+        default=1.0, gt=0.0, le=1.0, description="Share of TDP drawn on average (default 1)."
     )
     host_watts: float = Field(
         default=0, ge=0, le=1e7, description="Host power (CPUs, fans) beyond the GPUs, W."

@@ -52,8 +52,8 @@ class EngineRequest(ModelChoice):
     )
     memory_fraction: float | None = Field(
         default=None,
-        gt=0,
-        le=1,
+        gt=0.0,
+        le=1.0,
         description="The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang "
         "--mem-fraction-static, TensorRT-LLM free fraction); default the engine's.",
     )

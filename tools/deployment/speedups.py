@@ -31,7 +31,9 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import count_parameters
+from tools.errors import ToolInputError
 from tools.limits import MAX_NAME_CHARS, MAX_SEQUENCES, MIN_RATE
+from tools.memory.formats import normalize_format
 from tools.memory.model import model_weight_bytes, resolve_model
 from tools.units import format_bytes
 
@@ -74,16 +76,16 @@ class SpeedupOptions(BaseModel):
         default=None, max_length=MAX_NAME_CHARS, description="Draft model (catalog id or name)."
     )
     draft_params: float | None = Field(
-        default=None, ge=1e6, le=2e13, description="Draft parameters, count (a model not named)."
+        default=None, ge=1e7, le=2e13, description="Draft parameters, count (a model not named)."
     )
     acceptance_rate: float | None = Field(
-        default=None, gt=0, lt=1, description="α: chance a draft token is accepted."
+        default=None, gt=0.0, lt=1.0, description="α: chance a draft token is accepted."
     )
     draft_tokens: int | None = Field(
         default=None, ge=1, le=MAX_DRAFT_TOKENS, description="γ: draft tokens per step."
     )
     cached_prefix_fraction: float | None = Field(
-        default=None, ge=0, lt=1, description="Share of each prompt found in the prefix cache."
+        default=None, ge=0.0, lt=1.0, description="Share of each prompt found in the prefix cache."
     )
     prefix_caching: bool = Field(default=False, description="Prefix caching asked about.")
     disaggregated: bool = Field(default=False, description="Separate prefill and decode pools.")
@@ -174,8 +176,12 @@ def _speculative(req: SpeedupRequest, out: dict[str, object]) -> None:
         out["lines"].append(SELF_DRAFT_LINE)  # type: ignore[attr-defined]
         return
     target = resolve_model(model=req.model)
-    draft = resolve_model(model=req.draft_model, params=req.draft_params)
-    fmt = req.weights or "bf16"
+    try:
+        draft = resolve_model(model=req.draft_model, params=req.draft_params)
+    except ToolInputError as exc:
+        field = "draft_model" if req.draft_model is not None else "draft_params"
+        raise ToolInputError(field, exc.problem, exc.allowed, exc.suggestions) from exc
+    fmt = normalize_format(req.weights or "bf16")
     t_counts = count_parameters(target.architecture)
     # An MoE target reads only its active experts per step: its bytes scaled to them.
     active = t_counts.active_per_token / t_counts.total
