@@ -42,7 +42,10 @@ def test_lean_profile_within_its_budget_and_still_validated() -> None:
     lean = tool_schemas(REGISTRY, "lean")
     total = count_text(system_prompt("lean", load_prompt())) + count_tools(lean)
     assert total <= LEAN_BUDGET_TOKENS, total
-    assert {t["function"]["name"] for t in lean} == {"estimate_memory", "recommend"}
+    # One tool, the sizing report's: the model's reading is compared from its `size` call.
+    assert [t["function"]["name"] for t in lean] == ["size"]
+    workload = lean[0]["function"]["parameters"]["properties"]["workload"]["properties"]
+    assert {"model", "users", "context", "weights"} <= set(workload)
     # Every lean field is a field of the full schema, with the same required list...
     for tool in lean:
         name = tool["function"]["name"]
@@ -51,8 +54,14 @@ def test_lean_profile_within_its_budget_and_still_validated() -> None:
         assert set(params["properties"]) <= set(full["properties"])
         assert params.get("required", []) == full.get("required", [])
     # ...and a call with a field only the full profile offers is still accepted.
-    out = REGISTRY.call("recommend", {"model": "llama-3.1-8b", "ttft_s": 2.0})
+    out = REGISTRY.call("size", {"workload": {"model": "llama-3.1-8b", "ttft_s": 2.0}})
     assert not out.is_error, out.result
+    # The strict form requires only properties it offers, at every level.
+    (strict,) = tool_schemas(REGISTRY, "lean", strict=True)
+    params = strict["function"]["parameters"]
+    inner = params["properties"]["workload"]
+    for node in (params, inner):
+        assert set(node.get("required", [])) <= set(node["properties"])
 
 
 def test_profile_follows_the_window() -> None:

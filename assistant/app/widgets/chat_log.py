@@ -34,9 +34,10 @@ from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMess
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.app.widgets.turn_view import TurnView
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
-from assistant.conversation import WORKLOAD_KEY, Conversation
+from assistant.conversation import READING_KEY, WORKLOAD_KEY, Conversation
 from assistant.message_shapes import clean_message
 from assistant.offline.parsed import ParsedWorkload
+from assistant.reading.model import Reading
 from assistant.reading.of_parsed import reading_of
 from assistant.render.reading import read_as_line
 from assistant.results import cleaned, is_error, load_result, parse_arguments_text
@@ -390,8 +391,15 @@ class ChatLog(VerticalScroll, can_focus=False):
 
 
 def stored_reading_line(message: dict[str, Any]) -> str | None:
-    """The 'Read as' line of the workload a stored message carries (the offline engine's on its
+    """The 'Read as' line of the reading a stored message carries: the model's reading an LLM
+    verdict followed (on the answer), else the workload's (the offline engine's on its
     tool-call message, the LLM planner's on the user message), if any."""
+    chosen = message.get(READING_KEY)
+    if isinstance(chosen, dict):
+        try:
+            return read_as_line(Reading.model_validate(chosen))
+        except ValueError:
+            pass
     stored = message.get(WORKLOAD_KEY)
     if not isinstance(stored, dict):
         return None
