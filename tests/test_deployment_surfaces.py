@@ -66,3 +66,23 @@ def test_plan_engine_is_a_registered_tool() -> None:
     assert any("trtllm-serve" in line for line in card_view(out.value).lines)
     bad = registry.call("plan_engine", {"model": "llama-3.1-8b", "gpu": "h100-sxm"})
     assert bad.is_error and "serve_engine" in json.dumps(bad.result)
+
+
+def test_the_model_reads_the_deployment_parts() -> None:
+    from assistant.wire import summarize_report
+
+    report = _report()
+    assert report.engine_plan is not None
+    summary = summarize_report(report)
+    assert summary["engine_plan"]["command"] == report.engine_plan.command
+    # Nothing asked, nothing added to what the model reads.
+    plain = size(SizingRequest.model_validate({"workload": {"model": "llama-3.1-8b"}}))
+    assert not {"engine_plan", "buy_vs_rent", "speedups"} & set(summarize_report(plain))
+
+
+def test_the_llm_verdict_states_the_launch_line() -> None:
+    from assistant.llm.verdict import _report_lines
+
+    report = _report()
+    assert report.engine_plan is not None
+    assert report.engine_plan.command in "\n".join(_report_lines(report))

@@ -127,6 +127,14 @@ def _quantization(engine: ServeEngine, weights: str, native: str) -> str | None:
 
 
 _M = TypeVar("_M", bound=BaseModel)
+_MODEL_FIELDS = ("model", "params", "config_path", "model_file", "weights", "kv_dtype")
+
+
+def _model_fields(req: EngineRequest) -> dict[str, object]:
+    """The model, its files and formats, as the inner requests take them."""
+    return {k: getattr(req, k) for k in _MODEL_FIELDS}
+
+
 _INNER_FIELDS = {"parallel": "sequences", "batch": "sequences", "gpus": "tp"}
 """Fields of the inner requests named as this request's own in an error."""
 
@@ -151,12 +159,7 @@ def _gpu_plan(req: EngineRequest) -> EnginePlan:
     mem = estimate_memory(
         _inner(
             MemoryRequest,
-            model=req.model,
-            params=req.params,
-            config_path=req.config_path,
-            model_file=req.model_file,
-            weights=req.weights,
-            kv_dtype=req.kv_dtype,
+            **_model_fields(req),
             engine="vllm",
             gpu_memory_utilization=req.memory_fraction if req.serve_engine == "vllm" else None,
             engine_version=req.engine_version if req.serve_engine == "vllm" else None,
@@ -276,12 +279,7 @@ def _local_plan(req: EngineRequest) -> EnginePlan:
     local = plan_local_serving(
         _inner(
             LocalServingRequest,
-            model=req.model,
-            params=req.params,
-            config_path=req.config_path,
-            model_file=req.model_file,
-            weights=req.weights,
-            kv_dtype=req.kv_dtype,
+            **_model_fields(req),
             gpu=req.gpu,
             gpus=req.tp * req.pp,
             context=req.context,
@@ -329,12 +327,7 @@ def _mlx_plan(req: EngineRequest) -> EnginePlan:
     mem = estimate_memory(
         _inner(
             MemoryRequest,
-            model=req.model,
-            params=req.params,
-            config_path=req.config_path,
-            model_file=req.model_file,
-            weights=req.weights,
-            kv_dtype=req.kv_dtype,
+            **_model_fields(req),
             engine="mlx",
             gpu=req.gpu,
             context=req.context,
