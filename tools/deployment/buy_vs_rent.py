@@ -27,7 +27,7 @@ from tools.catalog import get_catalog
 from tools.cost.exchange import rate_used
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.deployment.purchase_prices import PurchaseKind, purchase_prices
-from tools.limits import MAX_GPUS, MAX_NAME_CHARS, MIN_RATE
+from tools.limits import FINITE, MAX_GPUS, MAX_NAME_CHARS, MIN_RATE
 from tools.pricing import (
     PriceBook,
     builtin_price_book,
@@ -56,7 +56,7 @@ class BuyOptions(BaseModel):
     """What buying costs beyond the catalog's figures: the card price, the server, the power
     tariff and facility (the `size` request carries these for its leading option)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     purchase_usd_per_gpu: float | None = Field(
         default=None, gt=0, le=10_000_000, description="Price of one card, USD (default catalog)."

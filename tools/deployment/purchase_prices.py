@@ -9,6 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from tools.limits import FINITE
 from tools.nesting import loads_toml
 
 CATALOG = Path(__file__).resolve().parents[2] / "catalog" / "purchase_prices.toml"
@@ -18,11 +19,11 @@ PurchaseKind = Literal["msrp", "street", "used"]
 class PurchasePrice(BaseModel):
     """One card's purchase price in USD: a list price (low = high) or a range."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     gpu: str = Field(description="Catalog GPU id.")
-    usd_low: float = Field(gt=0)
-    usd_high: float = Field(gt=0)
+    usd_low: float = Field(gt=0, le=10_000_000, description="Low end, USD per card.")
+    usd_high: float = Field(gt=0, le=10_000_000, description="High end, USD per card.")
     kind: PurchaseKind
     source: str = Field(min_length=3)
     as_of: str = Field(min_length=4)

@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import count_parameters
 from tools.errors import ToolInputError
-from tools.limits import MAX_NAME_CHARS, MAX_SEQUENCES, MIN_RATE
+from tools.limits import FINITE, MAX_NAME_CHARS, MAX_SEQUENCES, MIN_RATE
 from tools.memory.formats import normalize_format
 from tools.memory.model import model_weight_bytes, resolve_model
 from tools.units import format_bytes
@@ -69,7 +69,7 @@ PD_RANGE = (
 class SpeedupOptions(BaseModel):
     """Which speed-ups to model (the `size` request carries these for its leading option)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, **FINITE)
 
     speculative: bool = Field(default=False, description="Model speculative decoding.")
     draft_model: str | None = Field(
@@ -111,7 +111,10 @@ class SpeedupRequest(SpeedupOptions):
     ttft_s: float | None = Field(default=None, ge=0, le=1e6, description="TTFT sized, s.")
     prefill_s: float | None = Field(default=None, ge=0, le=1e6, description="Of which prefill.")
     headroom_bytes: int | None = Field(
-        default=None, description="Memory left per GPU after the sized load, bytes."
+        default=None,
+        ge=-(2**60),
+        le=2**60,
+        description="Memory left per GPU after the sized load, bytes (negative: over).",
     )
 
 

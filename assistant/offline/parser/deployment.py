@@ -44,7 +44,9 @@ def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
         p.launch_asked = True
     if p.launch_asked:
         t.each(_LAUNCH)
-        t.each(r"\b(?:give|show|write|print|tell)\s+(?:me|us)\b|\b(?:that|which)?\s*starts?\b")
+        t.each(
+            r"\b(?:give|show|write|print|tell)\b(?:\s+(?:me|us)\b)?|\b(?:that|which)?\s*starts?\b"
+        )
 
 
 def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
@@ -81,10 +83,7 @@ _KWH = rf"(?:\$\s*{_NUMBER}|{_NUMBER}\s*(?:\$|usd|dollars?))\s*(?:/|per|an?)\s*k
 _CENTS_KWH = rf"{_NUMBER}\s*(?:¢|cents?|c)\s*(?:/|per|an?)\s*kwh\b"
 _EUR_KWH = rf"(?:€\s*{_NUMBER}|{_NUMBER}\s*(?:€|eur|euros?))\s*(?:/|per|an?)\s*kwh\b"
 _PUE = rf"\bpue\s*(?:of|=|:|is)?\s*{_NUMBER}|{_NUMBER}\s+pue\b"
-_CARD_PRICE = (
-    rf"\$\s*{_NUMBER}\s*(k)?\s*(?:a|per|each|/)\s*(?:card|gpu)\b"
-    rf"|\b(?:at|for|costs?)\s+\$\s*{_NUMBER}\s*(k)?\s+(?:a|per|each)\b"
-)
+_CARD_PRICE = r"\$\s*(\d[\d,]*(?:\.\d+)?)\s*(k)?\s*(?:(?:a|per|each|/)\s*(?:card|gpu)\b|each\b)"
 
 
 def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
@@ -110,8 +109,8 @@ def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
         if 1 <= value <= 5:
             p.pue = value
     for m in t.each(_CARD_PRICE):
-        amount = float(m.group(1) or m.group(3))
-        p.purchase_usd_per_gpu = amount * (1000 if (m.group(2) or m.group(4)) else 1)
+        amount = float(m.group(1).replace(",", ""))
+        p.purchase_usd_per_gpu = amount * (1000 if m.group(2) else 1)
     text = t.original
     buy_and_rent = re.search(
         rf"{_BUY}[^.?!]{{0,80}}{_RENT}|{_RENT}[^.?!]{{0,80}}{_BUY}", text, re.I
