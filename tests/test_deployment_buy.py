@@ -147,6 +147,13 @@ def test_which_gpu_to_buy_is_not_a_buy_vs_rent_question() -> None:
     assert not parse_workload("What GPU should I buy for Llama 3.1 70B?").buy_asked
 
 
+def test_card_prices_and_budgets_are_told_apart() -> None:
+    parsed = parse_workload("Buy 8 H100s at $25,000 each or rent them, for Llama 3.1 70B?")
+    assert parsed.purchase_usd_per_gpu == 25_000
+    budget = parse_workload("Serve Llama 3.1 8B to 20 users for $0.01 per hour")
+    assert budget.purchase_usd_per_gpu is None and not budget.buy_asked
+
+
 def test_buy_vs_rent_on_every_surface(capsys: pytest.CaptureFixture[str]) -> None:
     question = "Buy or rent 8 H100s for Llama 3.1 70B with 100 users? $0.12/kWh"
     assert main(["ask", "--offline", "--json", question]) == 0
