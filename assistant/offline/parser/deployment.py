@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload
 
 _COMMAND = (
     r"\b(?:(?:serve|launch|start(?:up)?|run|server|docker)\s+)?(?:command[\s-]*lines?|commands?"
