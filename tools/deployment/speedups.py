@@ -262,5 +262,9 @@ def plan_speedups(req: SpeedupRequest) -> Speedups:
             out["decode_replicas"] = req.replicas
             out["gpus_disaggregated"] = (prefill + req.replicas) * req.gpus_per_replica
             out["gpus_colocated"] = req.replicas * req.gpus_per_replica
+            out["lines"].append(  # type: ignore[attr-defined]
+                f"Both pools' replicas take the sized layout ({req.gpus_per_replica} GPUs "
+                "each); a prefill pool on fewer GPUs per replica is not sized here."
+            )
             out["lines"].append(PD_RANGE)  # type: ignore[attr-defined]
     return Speedups.model_validate(out)
