@@ -44,6 +44,14 @@ from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
 from assistant.sizing_tool import run_size
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
+from tools.deployment import (
+    BuyVsRentRequest,
+    EngineRequest,
+    SpeedupRequest,
+    buy_vs_rent,
+    plan_engine,
+    plan_speedups,
+)
 from tools.errors import ToolInputError, closest_names, field_problems
 from tools.fits import FitsRequest, fits_on_hardware
 from tools.local_serving import LocalServingRequest, plan_local_serving
@@ -405,6 +413,31 @@ _CALCULATORS: tuple[ToolSpec, ...] = (
         plan_local_serving,
         _LOCAL_HIDDEN,
         offered=False,  # ~250 prompt tokens; the engines pre-compute it from the question
+    ),
+    ToolSpec(  # issue 30 items 5-7
+        "plan_engine",
+        "A model on a GPU setup under vLLM, SGLang, TensorRT-LLM, llama.cpp, Ollama or MLX: "
+        "that engine's own KV pool and launch line.",
+        EngineRequest,
+        plan_engine,
+        ("engine", "gpu_memory_utilization", "config_path", "model_file", "split_mode"),
+        offered=False,  # the prompt budget is spent; `size` carries it for the leading option
+    ),
+    ToolSpec(
+        "buy_vs_rent",
+        "Buying GPUs vs renting them: purchase, power at a kWh price and PUE, break-even "
+        "months against the cheapest rental, energy per million tokens.",
+        BuyVsRentRequest,
+        buy_vs_rent,
+        offered=False,  # the prompt budget is spent; `size` carries it for the leading option
+    ),
+    ToolSpec(
+        "plan_speedups",
+        "Speculative decoding (Leviathan et al. 2023), prefix caching, prefill/decode split on "
+        "a sized replica's speeds and load.",
+        SpeedupRequest,
+        plan_speedups,
+        offered=False,  # the prompt budget is spent; `size` carries it for the leading option
     ),
     ToolSpec(
         "fits_on_hardware",

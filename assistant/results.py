@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.wire import compact_json, lean, model_content
 from tools.cost import CostComparison
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.errors import ToolInputError
 from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
@@ -99,6 +100,9 @@ def _schemas() -> dict[str, type[BaseModel]]:
         LocalServingPlan,
         FitsResult,
         SizingReport,
+        EnginePlan,  # issue 30 items 5-7
+        BuyVsRent,
+        Speedups,
         ToolError,
     ]
     return {m.__name__: m for m in models}
@@ -120,6 +124,9 @@ TOOL_RESULTS: dict[str, str] = {
     "list_gpus": "GpuList",
     "plan_local_serving": "LocalServingPlan",
     "fits_on_hardware": "FitsResult",
+    "plan_engine": "EnginePlan",
+    "buy_vs_rent": "BuyVsRent",
+    "plan_speedups": "Speedups",
 }
 """Tool name → the schema of its result."""
 

@@ -525,7 +525,33 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
             "period": check.period,
             "within": check.within,
         }
+    out |= deployment_summary(report)  # issue 30 items 5-7
     return {k: v for k, v in out.items() if v is not None}
+
+
+_ENGINE_KEYS: tuple[str, ...] = (
+    *("engine", "command", "config_file", "kv_pool_bytes_per_gpu", "pool_tokens"),
+    *("max_sequences", "fits", "memory_fraction"),
+)
+_BUY_KEYS: tuple[str, ...] = (
+    *("purchase_usd_low", "purchase_usd_high", "power_usd_per_month", "rent_usd_per_month"),
+    *("break_even_months_low", "break_even_months_high", "kwh_per_million_tokens"),
+)
+
+
+def deployment_summary(report: SizingReport) -> dict[str, Any]:
+    """The deployment parts the question asked for (engine launch line, buy vs rent,
+    speed-ups), as the model reads them: figures copied for it to state."""
+    out: dict[str, Any] = {}
+    if report.engine_plan is not None:
+        out["engine_plan"] = _pick(lean(report.engine_plan), _ENGINE_KEYS)
+    if report.buy_vs_rent is not None:
+        out["buy_vs_rent"] = _pick(lean(report.buy_vs_rent), _BUY_KEYS)
+    if report.speedups is not None:
+        speedups = lean(report.speedups)
+        speedups.pop("sources", None)
+        out["speedups"] = speedups
+    return out
 
 
 def summary(value: BaseModel) -> dict[str, Any] | None:

@@ -17,9 +17,16 @@ from pydantic import BaseModel
 
 from assistant.app.labels import field_label, words
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
+from assistant.render.deployment import (
+    buy_vs_rent_lines,
+    deployment_card_lines,
+    engine_plan_lines,
+    speedup_lines,
+)
 from assistant.render.results import gpu_name
 from assistant.results import LegacyResult, ToolError
 from tools.cost import CostComparison, ServingCostResult, ServingCostRow
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.fits import FitsResult
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
@@ -286,6 +293,7 @@ def report_view(report: SizingReport, unit: TableUnit = CARD_UNIT) -> CardView:
                 f"{sized.count}× {sized.gpu}: {verdict} ({size_text(est.per_gpu_bytes, unit)} of "
                 f"{size_text(est.budget_bytes_per_gpu, unit)} per GPU)"
             )
+    lines += deployment_card_lines(report)  # issue 30 items 5-7
     bars = [bar for m in report.memory if m.estimate and (bar := estimate_bar(m.estimate))]
     table = ResultTable((), ())
     if report.recommendation is not None:
@@ -390,6 +398,9 @@ _VIEWS: tuple[tuple[type[BaseModel], Callable[[Any, TableUnit], CardView]], ...]
     (Recommendation, recommendation_view),
     (CostComparison, lambda v, unit: cost_view(v)),
     (SizingReport, report_view),
+    (EnginePlan, lambda v, unit: CardView(lines=tuple(engine_plan_lines(v)))),  # issue 30
+    (BuyVsRent, lambda v, unit: CardView(lines=tuple(buy_vs_rent_lines(v)))),
+    (Speedups, lambda v, unit: CardView(lines=tuple(speedup_lines(v)))),
     (ModelFacts, _facts_view),
     (GpuFacts, _gpu_facts_view),
     (ModelList, lambda v, unit: _list_view(v.models, unit)),

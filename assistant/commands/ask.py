@@ -249,6 +249,14 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # Owned hardware (issue 29): the local plan leads; the headline is the alternative.
         "leads_with_local": report.leads_with_local,
         "local": [local_record(p) for p in report.local],
+        # issue 30 items 5-7: the leading option under the engine asked for, with its command.
+        "engine_plan": None
+        if report.engine_plan is None
+        else report.engine_plan.model_dump(mode="json"),
+        "buy_vs_rent": None
+        if report.buy_vs_rent is None
+        else report.buy_vs_rent.model_dump(mode="json"),
+        "speedups": None if report.speedups is None else report.speedups.model_dump(mode="json"),
     }
     return record, list(dict.fromkeys(assumptions))
 

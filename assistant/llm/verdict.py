@@ -28,6 +28,7 @@ from assistant.reading.of_parsed import reading_of
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import Difference
 from assistant.render import memory_verdict_text, render_question, verdict_answer
+from assistant.render.deployment import deployment_lines
 from assistant.render.local import local_serving_lines
 from assistant.render.reading import difference_line, read_as_line, reading_lead
 from assistant.render.results import CallResult
@@ -44,7 +45,8 @@ def _lines(section: AnswerSection) -> list[str]:
 
 def _report_lines(report: SizingReport) -> list[str]:
     answer = verdict_answer(report)
-    return _lines(answer.sections[0]) if answer.sections else []
+    lines = _lines(answer.sections[0]) if answer.sections else []
+    return lines + deployment_lines(report)  # issue 30 items 5-7: asked for, so stated
 
 
 def _local(calls: Sequence[StoredCall]) -> list[CallResult]:

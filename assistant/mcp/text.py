@@ -21,12 +21,19 @@ from pydantic import BaseModel
 
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
+from assistant.render.deployment import (
+    buy_vs_rent_lines,
+    deployment_lines,
+    engine_plan_lines,
+    speedup_lines,
+)
 from assistant.render.local import fits_lines, local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
 from tools.cost.results import ServingCostResult, ServingCostRow, TrainingCostResult
+from tools.deployment import BuyVsRent, EnginePlan, Speedups
 from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate, component_name
@@ -81,7 +88,8 @@ def option_line(option: Option) -> str:
 
 
 def _report(report: SizingReport) -> list[str]:
-    return _lines(verdict_text(report, brief=True)) or [f"Sized {report.model_id}."]
+    lines = _lines(verdict_text(report, brief=True)) or [f"Sized {report.model_id}."]
+    return lines + _lines(deployment_lines(report))  # issue 30 items 5-7
 
 
 def _memory(est: MemoryEstimate) -> list[str]:
@@ -229,6 +237,9 @@ def _render(value: BaseModel) -> list[str]:
         (Recommendation, _recommend),
         (LocalServingPlan, _local),
         (FitsResult, _fits),
+        (EnginePlan, lambda plan: _lines(engine_plan_lines(plan))),  # issue 30 items 5-7
+        (BuyVsRent, lambda b: _lines(buy_vs_rent_lines(b))),
+        (Speedups, lambda s: _lines(speedup_lines(s))),
         (CostComparison, _costs),
         (ModelFacts, _find_model),
         (GpuFacts, _find_gpu),

@@ -174,11 +174,36 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["pretraining"] = True
     if parsed.claims:
         args["claims"] = [c.model_dump(mode="json", exclude_defaults=True) for c in parsed.claims]
+    args |= deployment_arguments(parsed, training)
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked
     if parsed.owned and not training:
         args["owned"] = owned_argument(parsed)
+    return args
+
+
+def deployment_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, Any]:
+    """The issue 30 items 5-7 fields for `parsed`: the serving engine whose rule and launch
+    line to give, buying against renting, and the speed-ups to model (serving only)."""
+    args: dict[str, Any] = {}
+    if parsed.buy_asked:
+        buy = {
+            k: v
+            for k in ("usd_per_kwh", "pue", "purchase_usd_per_gpu")
+            if (v := getattr(parsed, k)) is not None
+        }
+        args["buy"] = buy
+    if training:
+        return args
+    if parsed.serve_engine is not None:
+        args["serve_engine"] = parsed.serve_engine
+    if parsed.speculative or parsed.prefix_caching or parsed.disaggregated:
+        fields = (
+            *("speculative", "draft_model", "acceptance_rate", "draft_tokens"),
+            *("cached_prefix_fraction", "prefix_caching", "disaggregated"),
+        )
+        args["speedups"] = {k: v for k in fields if (v := getattr(parsed, k)) not in (None, False)}
     return args
 
 

@@ -14,6 +14,7 @@ the report, with its unit; catalog figures carry their as_of, speeds their basis
 
 from __future__ import annotations
 
+from assistant.proposal.deployment import deployment_blocks
 from assistant.proposal.document import Block, BulletList, Item, Paragraph, sectioned
 from assistant.proposal.extract import ProposalInputs
 from assistant.proposal.figures import count_of, format_number, gib, money, usd
@@ -102,7 +103,7 @@ def recommendation_blocks(report: SizingReport) -> list[Block]:
     tight = next((r for r in caveats(report) if r.code == "tight_memory"), None)
     if tight is not None:
         blocks.append(headroom_caveat(report, o, main=main_risk(report).code == tight.code))
-    return blocks
+    return blocks + deployment_blocks(report)  # issue 30 items 5-7
 
 
 def headroom_caveat(report: SizingReport, o: Option, main: bool = False) -> Paragraph:

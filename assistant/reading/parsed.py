@@ -232,6 +232,31 @@ class ParsedWorkload(BaseModel):
         description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "
         "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
+    # issue 30 items 5-7
+    serve_engine: Literal["vllm", "sglang", "tensorrt-llm"] | None = Field(
+        default=None,
+        description="Serving engine whose own KV-pool rule and launch line the answer gives.",
+    )
+    launch_asked: bool = Field(
+        default=False, description="The command line that starts the server was asked for."
+    )
+    buy_asked: bool = Field(
+        default=False, description="Buying the GPUs against renting them (or power) was asked."
+    )
+    usd_per_kwh: float | None = Field(default=None, description="Electricity price said, USD/kWh.")
+    pue: float | None = Field(default=None, description="Power usage effectiveness said.")
+    purchase_usd_per_gpu: float | None = Field(
+        default=None, description="Price of one card said ('at $30k a card'), USD."
+    )
+    speculative: bool = Field(default=False, description="Speculative decoding asked about.")
+    draft_model: str | None = Field(default=None, description="The draft model named (catalog id).")
+    acceptance_rate: float | None = Field(default=None, description="Acceptance rate α said.")
+    draft_tokens: int | None = Field(default=None, description="Draft tokens per step γ said.")
+    cached_prefix_fraction: float | None = Field(
+        default=None, description="Share of each prompt in the prefix cache said."
+    )
+    prefix_caching: bool = Field(default=False, description="Prefix caching asked about.")
+    disaggregated: bool = Field(default=False, description="A prefill/decode split asked about.")
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

@@ -21,6 +21,7 @@ from assistant.render.costs import (
     price_load_lines,
     unconverted_lines,
 )
+from assistant.render.deployment import deployment_lines
 from assistant.render.fold import Part, fold, tool_assumptions_topic
 from assistant.render.local import (
     DATACENTER_HEADING,
@@ -90,6 +91,12 @@ def render_answer(
         report_lead, report_parts = _report_parts(parsed, report)
         lead += report_lead
         parts += report_parts
+        # issue 30 items 5-7: what was asked leads; an engine only named is a secondary part.
+        asked = report.request.serve_engine is None or parsed.launch_asked
+        deployment = deployment_lines(report)
+        parts += [_part(_LEAD if asked else _SECONDARY, "deployment", deployment)] * bool(
+            deployment
+        )
         values = [*report.results(), *values]
     read_as = [f"Could not place: {'; '.join(repr(u) for u in parsed.unplaced)}"]
     read_as = read_as if parsed.unplaced else []

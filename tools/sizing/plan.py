@@ -43,6 +43,11 @@ from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
 from tools.recommend import Option, Recommendation, recommend, training_layouts_at
 from tools.sizing.asked import answer_asked
+from tools.sizing.engine_part import (
+    headline_buy_vs_rent,
+    headline_engine_plan,
+    headline_speedups,
+)
 from tools.sizing.headline import choose_headline, local_leads, named_with_count, price_load
 from tools.sizing.local import local_plans
 from tools.sizing.memory import (
@@ -533,6 +538,10 @@ def size(
             request, memory[0], headline.option, scale_out=headline.rule == "scale_out"
         )
     report.budget_check = _budget(request, report)
+    # issue 30 items 5-7
+    report.engine_plan, report.engine_plan_error = headline_engine_plan(request, headline)
+    report.buy_vs_rent = headline_buy_vs_rent(request, headline, book, today)
+    report.speedups, report.speedups_error = headline_speedups(request, report.model_id, headline)
     report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
     return report

@@ -19,6 +19,9 @@ from pydantic import BaseModel, Field, model_validator
 
 from tools.cost import CostComparison
 from tools.cost.exchange import RateUsed
+from tools.deployment.buy_vs_rent import BuyVsRent
+from tools.deployment.engines import EnginePlan
+from tools.deployment.speedups import Speedups
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.notes import Note
@@ -465,6 +468,24 @@ class SizingReport(BaseModel):
         default=False,
         description="The local plan is the answer's verdict; the datacenter sizing (vLLM, "
         "several GPUs) is the alternative (`tools.sizing.headline.local_leads`).",
+    )
+    # issue 30 items 5-7
+    engine_plan: EnginePlan | None = Field(
+        default=None,
+        description="The leading option under the serving engine asked for: its own KV-pool "
+        "rule and the launch line (`tools.deployment.engines`).",
+    )
+    engine_plan_error: SizingError | None = None
+    speedups: Speedups | None = Field(
+        default=None,
+        description="Speculative decoding, prefix caching, prefill/decode split on the leading "
+        "option (`tools.deployment.speedups`).",
+    )
+    speedups_error: SizingError | None = None
+    buy_vs_rent: BuyVsRent | None = Field(
+        default=None,
+        description="Buying the leading option's GPUs against renting them at its quoted "
+        "price (`tools.deployment.buy_vs_rent`).",
     )
 
     @property

@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.cost import PriceFilter, UsageProfile
 from tools.cost.inputs import HOURS_PER_MONTH, Name
+from tools.deployment.buy_vs_rent import BuyOptions
+from tools.deployment.engine_rules import ServeEngine
+from tools.deployment.speedups import SpeedupOptions
 from tools.limits import (
     FINITE,
     MAX_EXCHANGE_RATE,
@@ -265,6 +268,22 @@ class SizingRequest(BaseModel):
         description="Hardware the user owns ('my 3090', a Mac, Ollama): the local plan "
         "(llama.cpp/Ollama, best GGUF type that fits) leads; datacenter sizing follows.",
     )
+    # issue 30 items 5-7
+    serve_engine: ServeEngine | None = Field(
+        default=None,
+        description="Serving engine whose own KV-pool rule and launch line to give for the "
+        "leading option: vllm, sglang, tensorrt-llm, llama.cpp, ollama, mlx.",
+    )
+    speedups: SpeedupOptions | None = Field(
+        default=None,
+        description="Speculative decoding, prefix caching or a prefill/decode split to model "
+        "on the leading option.",
+    )
+    buy: BuyOptions | None = Field(
+        default=None,
+        description="Buying the leading option's GPUs against renting them: tariff, PUE, "
+        "card and server prices (defaults stated).",
+    )
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -299,5 +318,8 @@ SIZE_HIDDEN = (
     "alternative_weights",
     "asked",
     "owned",
+    "serve_engine",
+    "buy",
+    "speedups",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

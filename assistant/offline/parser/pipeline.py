@@ -15,6 +15,13 @@ from collections.abc import Callable
 from assistant.offline.parser.changes import apply_changes, extract_changes
 from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.claims import claims_reading, extract_claims
+from assistant.offline.parser.deployment import (
+    extract_buy_words,
+    extract_launch_words,
+    extract_prefix_tokens,
+    extract_serve_engine,
+    extract_speedup_words,
+)
 from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
@@ -88,6 +95,7 @@ from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
+    extract_speedup_words,
     extract_changes,
     extract_model_files_and_tags,
     extract_owned,
@@ -98,6 +106,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     negative_numbers,
     huge_numbers,
     extract_claims,
+    extract_buy_words,
     extract_cost_per_token,
     extract_budget,
     extract_kv_dtype,
@@ -119,10 +128,13 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_training_sequence_length,
     extract_question_kind,
     extract_out_of_scope,
+    extract_launch_words,
     extract_concurrency,
     extract_task,
     extract_context,
+    extract_prefix_tokens,
     extract_rank_and_flags,
+    extract_serve_engine,
     extract_bare_size,
     api_model_question,
     near_miss_models,
@@ -266,6 +278,30 @@ def _budget_questions(parsed: ParsedWorkload) -> None:
         )
 
 
+def _kind_read(parsed: ParsedWorkload) -> bool:
+    """Whether the reading holds what the question asks for (a figure, a capacity, a
+    comparison, a claim, a launch line …), not only a workload."""
+    return any(
+        (
+            parsed.asked is not None,
+            parsed.capacity,
+            parsed.max_context,
+            parsed.compare,
+            parsed.how_long,
+            bool(parsed.claims),
+            bool(parsed.out_of_scope),
+            parsed.objective is not None,
+            parsed.alternatives,
+            parsed.api_comparison,
+            parsed.launch_asked,
+            parsed.buy_asked,
+            parsed.speculative,
+            parsed.prefix_caching,
+            parsed.disaggregated,
+        )
+    )
+
+
 def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
     """The coverage gate (`assistant.reading.coverage`), after the other questions: no verdict
     is stated as the answer while
@@ -287,18 +323,7 @@ def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
     if sum(len(w.split()) for w in left) > MOST_WORDS_UNREAD:
         parsed.ask("meaning", "unread", confirm_question(left), "; ".join(left))
         return
-    kind_read = (
-        parsed.asked is not None
-        or parsed.capacity
-        or parsed.max_context
-        or parsed.compare
-        or parsed.how_long
-        or bool(parsed.claims)
-        or bool(parsed.out_of_scope)
-        or parsed.objective is not None
-        or parsed.alternatives
-        or parsed.api_comparison
-    )
+    kind_read = _kind_read(parsed)
     if not follow_up and not kind_read and asks_something(parsed.text):
         parsed.ask("asked", "missing", ASKED_QUESTION)
 

@@ -1,0 +1,225 @@
+"""Deployment words (issue 30 items 5-7): the serving engine whose own KV-pool rule and launch
+line the answer gives, and whether the command line itself was asked for.
+
+`extract_launch_words` runs before the task and engine extractors and consumes only the words
+that ask for a command ('the vllm serve command', 'launch line', 'how do I start it'), never
+the engine's name, which the engine extractor still reads. `extract_serve_engine` runs after
+it: SGLang and TensorRT-LLM are sized by their own KV-pool rule (`tools.deployment`), so the
+note that they were sized like vLLM is replaced by one that says which part is vLLM's.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload
+
+_COMMAND = (
+    r"\b(?:(?:serve|launch|start(?:up)?|run|server|docker)\s+)?(?:command[\s-]*lines?|commands?"
+    r"|cmd|cli\s+(?:flags|args)|flags|engine\s+arg(?:ument)?s|launch\s+(?:line|script))\b"
+)
+_HOW_START = r"\bhow\s+(?:do|should|would|can|to)\s+(?:i\s+|we\s+|you\s+)?(?:launch|start)\b"
+# 'vllm serve', 'trtllm-serve', 'sglang.launch_server': the engine's own entry point; only the
+# part after the engine's name is consumed.
+_ENTRY = r"\bvllm(\s+serve)\b|\bsglang(\.launch_server)\b|\b(trtllm[\s-]serve)\b"
+_LAUNCH = r"\blaunch(?:ing|ed)?\b"
+
+_ENGINE_WORDS: tuple[tuple[str, str], ...] = (
+    (r"\btrtllm\b|\btensorrt[\s-]?llm\b|\btrt[\s-]llm\b", "tensorrt-llm"),
+    (r"\bsglang\b", "sglang"),
+    (r"\bvllm\b", "vllm"),
+)
+_LOCAL_WORDS = r"\bllama\.cpp\b|\bllama[\s-]server\b|\bollama\b|\bmlx\b|\blm\s+studio\b"
+_LIKE_VLLM = "sized like vLLM (paged KV cache, same memory reservation style)"
+
+
+def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
+    """The words that ask for the command line (consumed; the engine's name is kept)."""
+    for m in re.finditer(_ENTRY, t.work, re.I):
+        group = next(g for g in range(1, 4) if m.group(g))
+        t.consume(m.start(group), m.end(group))
+        p.launch_asked = True
+    if t.each(_COMMAND) or t.each(_HOW_START):
+        p.launch_asked = True
+    if p.launch_asked:
+        t.each(_LAUNCH)
+        t.each(
+            r"\b(?:give|show|write|print|tell)\b(?:\s+(?:me|us)\b)?|\b(?:that|which)?\s*starts?\b"
+        )
+
+
+def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
+    """The engine the answer's launch line and KV-pool rule are for: SGLang or TensorRT-LLM
+    when named, vLLM when a command line was asked for a GPU server (llama.cpp, Ollama and
+    MLX have the local-serving plan's own lines)."""
+    text = t.original
+    named = [engine for pattern, engine in _ENGINE_WORDS if re.search(pattern, text, re.I)]
+    if re.search(_LOCAL_WORDS, text, re.I) and not named:
+        return
+    engine = named[0] if named else ("vllm" if p.launch_asked else None)
+    if engine is None or (engine == "vllm" and not p.launch_asked):
+        return
+    if p.task not in (None, "inference"):
+        return
+    p.serve_engine = engine  # type: ignore[assignment]
+    if engine != "vllm":
+        label = "SGLang" if engine == "sglang" else "TensorRT-LLM"
+        p.notes = [n for n in p.notes if not n.endswith(_LIKE_VLLM)]
+        p.notes.append(
+            f"{label}: weights and activations sized as for vLLM; its KV pool by {label}'s "
+            "own rule, with its launch line"
+        )
+
+
+_BUY = r"\b(?:buy(?:ing)?|purchas\w*|own(?:ing)?|on[\s-]?prem\w*)\b"
+_RENT = r"\b(?:rent\w*|cloud|leas\w*|break[\s-]?even|pays?\s+(?:for\s+)?itself|pay\s+off)\b"
+_ENERGY = (
+    r"\b(?:kwh|pue|electricity|power\s+(?:bill|costs?|draw|use)"
+    r"|energy(?:\s+(?:per\s+(?:million|1m|m)\s+tokens?|costs?|use))?)\b"
+)
+_NUMBER = r"(\d+(?:\.\d+)?)"
+_KWH = rf"(?:\$\s*{_NUMBER}|{_NUMBER}\s*(?:\$|usd|dollars?))\s*(?:/|per|an?)\s*kwh\b"
+_CENTS_KWH = rf"{_NUMBER}\s*(?:¢|cents?|c)\s*(?:/|per|an?)\s*kwh\b"
+_EUR_KWH = rf"(?:€\s*{_NUMBER}|{_NUMBER}\s*(?:€|eur|euros?))\s*(?:/|per|an?)\s*kwh\b"
+_PUE = rf"\bpue\s*(?:of|=|:|is)?\s*{_NUMBER}|{_NUMBER}\s+pue\b"
+_CARD_PRICE = r"\$\s*(\d[\d,]*(?:\.\d+)?)\s*(k)?\s*(?:(?:a|per|each|/)\s*(?:card|gpu)\b|each\b)"
+
+
+def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
+    """Buy vs rent, power and energy: the tariff (USD, cents, or EUR at the catalog's
+    reference rate, said), the PUE and a card price, consumed before the money extractors
+    read them as a budget."""
+    for m in t.each(_KWH):
+        p.usd_per_kwh = float(m.group(1) or m.group(2))
+    for m in t.each(_CENTS_KWH):
+        p.usd_per_kwh = float(m.group(1)) / 100
+    for m in t.each(_EUR_KWH):
+        from tools.cost.exchange import rate_used
+
+        rate = rate_used(None)
+        eur = float(m.group(1) or m.group(2))
+        p.usd_per_kwh = eur * rate.usd_per_eur
+        p.notes.append(
+            f"'{m.group(0).strip()}' read as {p.usd_per_kwh:.3f} USD per kWh at the ECB "
+            f"reference rate of {rate.as_of} ({rate.usd_per_eur:g} USD per EUR)"
+        )
+    for m in t.each(_PUE):
+        value = float(m.group(1) or m.group(2))
+        if 1 <= value <= 5:
+            p.pue = value
+    for m in t.each(_CARD_PRICE):
+        amount = float(m.group(1).replace(",", ""))
+        p.purchase_usd_per_gpu = amount * (1000 if m.group(2) else 1)
+    text = t.original
+    buy_and_rent = re.search(
+        rf"{_BUY}[^.?!]{{0,80}}{_RENT}|{_RENT}[^.?!]{{0,80}}{_BUY}", text, re.I
+    )
+    energy = t.each(_ENERGY)
+    said = p.usd_per_kwh is not None or p.pue is not None or p.purchase_usd_per_gpu is not None
+    if buy_and_rent or energy or said:
+        p.buy_asked = True
+        t.each(rf"{_BUY}|{_RENT}|\b(?:the\s+)?cards?\b(?=\s+or\b)|\bor\s+rent\b")
+        t.each(r"\b(?:power|energy)\b|\bper\s+million\s+tokens\b")
+
+
+_SPECULATIVE = (
+    r"\bspeculative(?:\s+(?:decod\w*|sampling|inference))?\b|\bspec[\s-]decod\w*"
+    r"|\bdraft(?:\s+model)?\b|\bdrafter\b"
+)
+_ALPHA = r"\b(?:acceptance(?:\s+rate)?|α|alpha)\s*(?:of|=|:|is|at)?\s*(0?\.\d+|\d+(?:\.\d+)?\s*%)"
+_GAMMA = (
+    r"\b(\d+)\s+(?:draft|speculative|lookahead|proposed)\s+tokens?\b"
+    r"|\b(?:γ|gamma|num[_\s-]speculative[_\s-]tokens|draft\s+length)\s*(?:of|=|:|is)?\s*(\d+)\b"
+)
+_DRAFT_BEFORE = r"\b(?:using|with|use)\s+(.{3,40}?)\s+as\s+(?:a\s+|the\s+)?draft(?:\s+model)?\b"
+_DRAFT_AFTER = r"\bdraft(?:\s+model)?\s*(?::|=|of|is)?\s+(?!model\b)((?:[\w.\-/]+\s*){1,5})"
+_PREFIX = (
+    r"\b(?:automatic\s+)?prefix[\s-]cach\w*|\bprompt[\s-]cach\w*|\bradix\s*attention\b"
+    r"|\bkv[\s-]cache\s+reuse\b"
+)
+_PREFIX_SHARE = (
+    r"(\d+(?:\.\d+)?)\s*%\s+(?:of\s+(?:the\s+|each\s+|every\s+)?prompts?\s+)?(?:is\s+|are\s+)?"
+    r"(?:cached|shared|a\s+(?:shared|common)\s+prefix|cache\s+hits?)"
+    r"|\bcache\s+hit(?:\s+rate)?\s*(?:of|=|:|is)?\s*(\d+(?:\.\d+)?)\s*%"
+)
+_PREFIX_TOKENS = (
+    r"\b(?:of\s+which\s+)?(\d[\d,]*)\s*(?:tokens\s+)?(?:are|is)\s+(?:a\s+)?(?:shared|common|cached)"
+    r"\s+(?:system\s+)?(?:prompt|prefix)"
+    r"|\b(\d[\d,]*)[\s-]tokens?\s+(?:shared|common|cached)\s+(?:system\s+)?(?:prompt|prefix)"
+    r"|\b(?:shared|common|cached)\s+(?:system\s+)?(?:prompt|prefix)\s+of\s+(\d[\d,]*)\s+tokens\b"
+)
+_DISAGG = (
+    r"\bdisaggregat\w*(?:\s+(?:prefill\s*(?:/|and|-)\s*decode|p\s*/\s*d|serving|inference))?"
+    r"|\bp\s*/\s*d\s+(?:split|disaggregation|separation)\b"
+    r"|\bprefill\s*(?:/|and|-)\s*decode\s+(?:split|separation|disaggregation|pools?)\b"
+    r"|\bseparate\s+prefill\s+and\s+decode(?:\s+(?:pools?|gpus|instances))?\b"
+    r"|\bsplitwise\b|\bdistserve\b"
+)
+
+
+def _catalog_model(words: str, at_end: bool) -> str | None:
+    """The catalog id the longest run of `words` names — at their end ('using Llama 3.2 1B'
+    before 'as draft') or at their start ('draft model Llama 3.2 1B, …') — or None."""
+    from tools.catalog import get_catalog
+    from tools.errors import ToolInputError
+
+    tokens = words.split()
+    for n in range(min(len(tokens), 5), 0, -1):
+        run = tokens[-n:] if at_end else tokens[:n]
+        try:
+            return get_catalog().model(" ".join(run)).id
+        except (KeyError, ToolInputError):
+            continue
+    return None
+
+
+def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
+    """Speculative decoding (the draft model, consumed before the model extractors read it as
+    the model to size; α; γ), prefix caching (the cached share or the shared prefix's length)
+    and a prefill/decode split."""
+    for pattern, at_end in ((_DRAFT_BEFORE, True), (_DRAFT_AFTER, False)):
+        for m in re.finditer(pattern, t.work, re.I):
+            draft = _catalog_model(m.group(1), at_end)
+            if draft is not None:
+                p.draft_model = draft
+                p.speculative = True
+                t.consume(m.start(1) if at_end else m.start(), m.end())
+                break
+        if p.draft_model is not None:
+            break
+    for m in t.each(_ALPHA):
+        text = m.group(1).replace(" ", "")
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+        if 0 < value < 1:
+            p.acceptance_rate = value
+            p.speculative = True
+    for m in t.each(_GAMMA):
+        p.draft_tokens = int(m.group(1) or m.group(2))
+        p.speculative = True
+    if t.each(_SPECULATIVE):
+        p.speculative = True
+    for m in t.each(_PREFIX_SHARE):
+        value = float(m.group(1) or m.group(2)) / 100
+        if 0 <= value < 1:
+            p.cached_prefix_fraction = value
+            p.prefix_caching = True
+    if t.each(_PREFIX):
+        p.prefix_caching = True
+    if t.each(_DISAGG):
+        p.disaggregated = True
+
+
+def extract_prefix_tokens(t: Text, p: ParsedWorkload) -> None:
+    """A shared prefix given as a length ('of which 1,500 are a shared system prompt'): its
+    share of the prompt, once the prompt's length is read."""
+    for m in t.each(_PREFIX_TOKENS):
+        tokens = int((m.group(1) or m.group(2) or m.group(3)).replace(",", ""))
+        prompt = p.prompt_tokens or p.context
+        p.prefix_caching = True
+        if prompt and 0 < tokens < prompt:
+            p.cached_prefix_fraction = tokens / prompt
+            p.notes.append(
+                f"Cached prefix: {tokens:,} of {prompt:,} prompt tokens "
+                f"({tokens / prompt:.0%}) read from '{m.group(0).strip()}'"
+            )
