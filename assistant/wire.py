@@ -482,7 +482,24 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
             "period": check.period,
             "within": check.within,
         }
+    out |= workload_summary(report)  # issue 30 items 1-4
     return {k: v for k, v in out.items() if v is not None}
+
+
+_WORKLOAD_DROPPED = ("source", "as_of", "throughput_note", "assumptions")
+"""Fields of a workload part the model's summary leaves out (the full result keeps them)."""
+
+
+def workload_summary(report: SizingReport) -> dict[str, Any]:
+    """The report's workload parts (issue 30 items 1-4), lean, for the model's summary."""
+    out: dict[str, Any] = {}
+    if report.lora_serving is not None:
+        out["lora_serving"] = {
+            k: v for k, v in lean(report.lora_serving).items() if k not in _WORKLOAD_DROPPED
+        }
+    if report.workloads_error is not None:
+        out["workloads_error"] = report.workloads_error.text
+    return out
 
 
 def summary(value: BaseModel) -> dict[str, Any] | None:

@@ -186,6 +186,7 @@ TOOL_TITLES: dict[str, str] = {
     "list_models": "Models",
     "list_gpus": "GPUs",
     "size": "Sizing",
+    "lora_serving": "LoRA serving",  # issue 30 items 1-4
 }
 """Tool name → the title its card carries."""
 

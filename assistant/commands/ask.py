@@ -243,8 +243,19 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # the count of the named GPU that holds it (the full report is in `tool_calls`).
         "ways_out": [_way_out(w) for w in report.ways_out],
         "holds": _holds(report),
+        # issue 30 items 1-4: the workload parts, typed (lora_serving, …).
+        "workloads": _workload_parts(report),
     }
     return record, list(dict.fromkeys(assumptions))
+
+
+def _workload_parts(report: SizingReport) -> dict[str, Any]:
+    """The report's workload parts as JSON, each its typed result (issue 30 items 1-4)."""
+    parts = {"lora_serving": report.lora_serving}
+    out: dict[str, Any] = {k: v.model_dump(mode="json") for k, v in parts.items() if v}
+    if report.workloads_error is not None:
+        out["error"] = report.workloads_error.model_dump(mode="json")
+    return out
 
 
 def _way_out(way: WayOut) -> dict[str, Any]:

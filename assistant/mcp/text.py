@@ -23,6 +23,7 @@ from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
 from assistant.render.local import local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
+from assistant.render.workloads import workload_lines
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
@@ -80,7 +81,8 @@ def option_line(option: Option) -> str:
 
 
 def _report(report: SizingReport) -> list[str]:
-    return _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    lines = _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
+    return lines + _lines(workload_lines(report))  # issue 30 items 1-4
 
 
 def _memory(est: MemoryEstimate) -> list[str]:

@@ -213,6 +213,10 @@ class ParsedWorkload(BaseModel):
         description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "
         "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
+    # issue 30 items 1-4: workloads beyond plain serving (`parser/workloads.py`).
+    lora_adapters: int | None = Field(
+        default=None, description="LoRA adapters served on the model (multi-LoRA serving)."
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

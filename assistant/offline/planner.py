@@ -45,6 +45,8 @@ def _model_args(parsed: ParsedWorkload) -> dict[str, Any]:
     elif parsed.params is not None:
         args["params"] = parsed.params
     for name in ("weights", "kv_dtype", "engine", "lora_rank", "checkpointing"):
+        if name == "lora_rank" and parsed.lora_adapters is not None:
+            continue  # the served adapters' rank: the LoRA serving part's (issue 30)
         value = getattr(parsed, name)
         if value is not None:
             args[name] = value
@@ -187,7 +189,19 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked
+    args |= workload_parts(parsed)  # issue 30 items 1-4
     return args
+
+
+def workload_parts(parsed: ParsedWorkload) -> dict[str, Any]:
+    """The `SizingRequest` workload parts the text said (issue 30 items 1-4)."""
+    parts: dict[str, Any] = {}
+    if parsed.lora_adapters is not None:
+        lora: dict[str, Any] = {"adapters": parsed.lora_adapters}
+        if parsed.lora_rank is not None:
+            lora["max_lora_rank"] = parsed.lora_rank
+        parts["lora_serving"] = lora
+    return parts
 
 
 _PER_MONTH = {"day": HOURS_PER_MONTH / 24, "year": 1 / 12}

@@ -42,6 +42,7 @@ from assistant.proposal.page_one import PAGE_ONE_MAX_LINES, page_one_blocks
 from assistant.proposal.quotes import first_estimate
 from assistant.proposal.request_words import TASK_WORDS
 from assistant.proposal.tables import tables_blocks
+from assistant.proposal.workloads import workload_blocks
 from assistant.results import result_payload
 from tools.errors import ToolInputError
 
@@ -133,7 +134,7 @@ def build_document(conversation: Conversation, summary: str | None = None) -> Do
     inputs: ProposalInputs = collect(conversation)
     if inputs.report is not None:
         page = page_one_blocks(inputs)
-        tables = tables_blocks(inputs.report)
+        tables = tables_blocks(inputs.report) + workload_blocks(inputs.report)  # issue 30
         appendix = appendix_blocks(inputs)
     else:
         page = legacy_page_one(inputs)

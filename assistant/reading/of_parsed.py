@@ -114,11 +114,13 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
         "vs a hosted API" if not p.api_models and not p.api_providers else None
     ),
     "claims": lambda p: "checks " + ", ".join(f"'{c.words}'" for c in p.claims),
+    "lora_adapters": lambda p: f"serving {p.lora_adapters:,} LoRA adapters",  # issue 30
 }
 """How each field read is shown on the 'Read as' line (model and GPUs apart); None: not shown."""
 
 _ORDER = (
-    "model", "weights", "alternative_weights", "kv_dtype", "task", "launcher", "engine",
+    "model", "weights", "alternative_weights", "kv_dtype", "task", "lora_adapters", "launcher",
+    "engine",
     "users", "batch", "tokens_per_s", "tokens_per_s_per_user", "ttft_s",
     "output_tokens_per_day", "context", "long_context", "prompt_tokens", "output_tokens",
     "gpus", "gpu_count", "gpu_memory_bytes", "consumer_gpu", "multi_gpu", "interconnects",

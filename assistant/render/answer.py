@@ -33,6 +33,7 @@ from assistant.render.verdict import (
     verdict_block,
     verdict_lines,
 )
+from assistant.render.workloads import workload_lines
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
 
@@ -135,6 +136,7 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
         yes_no(report),
     )
     lead += [] if parsed.api_comparison else api
+    lead += workload_lines(report)  # issue 30 items 1-4
     lead += unconverted_lines(report)
     breakdown_first = _primary_is_breakdown(parsed, report)
     parts: list[Part] = []

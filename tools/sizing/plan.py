@@ -63,6 +63,7 @@ from tools.sizing.report import (
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
 from tools.sizing.ways_out import serving_ways_out, ways_out
+from tools.sizing.workloads import size_workload_parts
 from tools.units import GB
 from tools.workload import Workload, validate_workload
 
@@ -494,6 +495,10 @@ def size(
     report.budget_check = _budget(request, report)
     report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
+    try:
+        size_workload_parts(request, report)  # issue 30 items 1-4
+    except ToolInputError as exc:
+        report.workloads_error = _error(exc)
     return report
 
 

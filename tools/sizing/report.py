@@ -26,6 +26,7 @@ from tools.recommend import Option, Recommendation
 from tools.sizing.claims import ClaimCheck
 from tools.sizing.request import AskedFigure, PriceLoadBasis, SizingRequest
 from tools.workload import Workload
+from tools.workloads import LoraServingResult
 
 HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
 
@@ -454,6 +455,13 @@ class SizingReport(BaseModel):
         default=None, description="The figure the question asked for (`tools.sizing.asked`)."
     )
     notes: list[Note] = Field(default_factory=list)
+    # issue 30 items 1-4: the workload parts, each on the headline layout (`tools.workloads`).
+    lora_serving: LoraServingResult | None = Field(
+        default=None, description="The LoRA adapters' memory and the vLLM launch line."
+    )
+    workloads_error: SizingError | None = Field(
+        default=None, description="A workload part that could not be sized, and why."
+    )
 
     @property
     def is_training(self) -> bool:

@@ -31,6 +31,7 @@ from tools.memory.request import OptimizerName
 from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, Tier
 from tools.sizing.claims import Claim
 from tools.workload import Workload
+from tools.workloads import LoraServing
 
 PriceLoadBasis = Literal["stated_load", "full_load"]
 AskedFigure = Literal[
@@ -232,6 +233,10 @@ class SizingRequest(BaseModel):
         description="Rules of thumb the user stated, to check (18 B/param, 126 GB, 4× the "
         "model, 10-20 % more).",
     )
+    # issue 30 items 1-4: workloads beyond plain serving, each sized on the headline layout.
+    lora_serving: LoraServing | None = Field(
+        default=None, description="LoRA adapters served (not training)."
+    )
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -265,5 +270,8 @@ SIZE_HIDDEN = (
     "price_period",
     "alternative_weights",
     "asked",
+    # issue 30 items 1-4: the parts' expert fields (the parser and the CLI set them).
+    "lora_serving.max_loras",
+    "lora_serving.max_cpu_loras",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

@@ -74,6 +74,7 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
+from assistant.offline.parser.workloads import extract_lora_serving
 from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.coverage import (
     ASKED_QUESTION,
@@ -93,6 +94,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_misspelt_models,
     extract_size_then_family,
     extract_named_sizes,
+    extract_lora_serving,  # issue 30 items 1-4
     negative_numbers,
     huge_numbers,
     extract_claims,

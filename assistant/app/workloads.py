@@ -1,0 +1,40 @@
+"""The app's view of a sizing report's workload parts (issue 30 items 1-4): which parts a
+report holds (one card each under its `size` call), the card's title, its one-line summary and
+its lines — the offline answer's lines (`assistant.render.workloads`), nothing computed."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from assistant.render.workloads import lora_lines
+from tools.sizing import SizingReport
+from tools.units import format_gib
+from tools.workloads import LoraServingResult
+
+
+def workload_results(report: SizingReport) -> list[BaseModel]:
+    """The workload parts `report` holds, in the issue's order."""
+    return [p for p in (report.lora_serving,) if p is not None]
+
+
+def workload_part_name(value: BaseModel) -> str | None:
+    """The card title key of a workload part (`labels.TOOL_TITLES`); None for other results."""
+    return "lora_serving" if isinstance(value, LoraServingResult) else None
+
+
+def workload_summary(value: BaseModel) -> list[str] | None:
+    """A workload part's summary line parts; None for other results."""
+    if isinstance(value, LoraServingResult):
+        return [
+            f"{value.adapters:,} adapters",
+            f"{value.max_loras:,} slots of rank {value.max_lora_rank}",
+            f"{format_gib(value.gpu_bytes_per_gpu)} per GPU",
+        ]
+    return None
+
+
+def workload_card_lines(value: BaseModel) -> list[str] | None:
+    """A workload part's card lines (the answer's); None for other results."""
+    if isinstance(value, LoraServingResult):
+        return [line.removeprefix("- ") for line in lora_lines(value)]
+    return None
