@@ -435,6 +435,17 @@ _CALCULATORS: tuple[_LazyTool, ...] = (
         _COST_HIDDEN,
         offered=False,  # `size` prices its options at the load it states
     ),
+    # issue 30 item 2: an embedding / reranker corpus (no LLM), pre-computed like local plans.
+    _LazyTool(
+        "embed_corpus",
+        "Embedding/reranker model: memory, tokens and documents/s, time and cost for a corpus.",
+        "tools.workloads.embedding",
+        "EmbeddingRequest",
+        "assistant.workload_tools",
+        "run_embed",
+        (),
+        offered=False,  # ~150 prompt tokens past the budget; the engines pre-compute it
+    ),
 )
 
 

@@ -30,6 +30,7 @@ from tools.nesting import NestingError, loads_json, too_deep
 from tools.recommend import Recommendation
 from tools.sizing import SizingReport
 from tools.units import GB
+from tools.workloads.embedding import EmbeddingResult
 
 RESULT_KEY = "result"
 """Key of the typed result on a tool message (local: never sent to an API)."""
@@ -98,6 +99,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         GpuList,
         LocalServingPlan,
         SizingReport,
+        EmbeddingResult,  # issue 30 item 2
         ToolError,
     ]
     return {m.__name__: m for m in models}
@@ -118,6 +120,7 @@ TOOL_RESULTS: dict[str, str] = {
     "list_models": "ModelList",
     "list_gpus": "GpuList",
     "plan_local_serving": "LocalServingPlan",
+    "embed_corpus": "EmbeddingResult",  # issue 30 item 2
 }
 """Tool name → the schema of its result (how a result stored untyped is read back)."""
 

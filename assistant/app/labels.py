@@ -187,6 +187,7 @@ TOOL_TITLES: dict[str, str] = {
     "list_gpus": "GPUs",
     "size": "Sizing",
     "lora_serving": "LoRA serving",  # issue 30 items 1-4
+    "embed_corpus": "Embedding",
 }
 """Tool name → the title its card carries."""
 

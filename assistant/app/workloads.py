@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from assistant.render.workloads import lora_lines
+from assistant.render.workloads import embedding_lines, lora_lines
 from tools.sizing import SizingReport
 from tools.units import format_gib
 from tools.workloads import LoraServingResult
+from tools.workloads.embedding import EmbeddingResult
 
 
 def workload_results(report: SizingReport) -> list[BaseModel]:
@@ -24,6 +25,14 @@ def workload_part_name(value: BaseModel) -> str | None:
 
 def workload_summary(value: BaseModel) -> list[str] | None:
     """A workload part's summary line parts; None for other results."""
+    if isinstance(value, EmbeddingResult):
+        best = value.headline
+        parts = [value.model.name]
+        if best is not None:
+            parts += [f"{best.count}× {best.gpu_name}", f"≈{best.tokens_per_s:,.0f} tokens/s"]
+            if best.hours is not None:
+                parts.append(f"{best.hours:,.1f} h")
+        return parts
     if isinstance(value, LoraServingResult):
         return [
             f"{value.adapters:,} adapters",
@@ -37,4 +46,6 @@ def workload_card_lines(value: BaseModel) -> list[str] | None:
     """A workload part's card lines (the answer's); None for other results."""
     if isinstance(value, LoraServingResult):
         return [line.removeprefix("- ") for line in lora_lines(value)]
+    if isinstance(value, EmbeddingResult):
+        return [line.removeprefix("- ").replace("**", "") for line in embedding_lines(value)]
     return None

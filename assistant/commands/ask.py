@@ -60,6 +60,7 @@ from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
 from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion, WayOut
+from tools.workloads.embedding import EmbeddingResult
 
 _T = TypeVar("_T")
 
@@ -334,6 +335,15 @@ def _json_report(
         "workload": workload,
         "tool_calls": list(calls.values()),
         "sizing": sizing,
+        # issue 30 item 2: an embedding corpus's typed result (no sizing report for it).
+        "embedding": next(
+            (
+                e.value.model_dump(mode="json")
+                for e in events
+                if isinstance(e, ToolResult) and isinstance(e.value, EmbeddingResult)
+            ),
+            None,
+        ),
         "assumptions": assumptions,
         "verdict": done.verdict if done else "",
         "answer": done.text if done else None,

@@ -23,7 +23,7 @@ from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
 from assistant.render.local import local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
-from assistant.render.workloads import workload_lines
+from assistant.render.workloads import embedding_lines, workload_lines
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
@@ -33,6 +33,7 @@ from tools.memory import MemoryEstimate, component_name
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
 from tools.units import format_bytes
+from tools.workloads.embedding import EmbeddingResult
 
 MAX_LINES = 8
 """Lines of the rendering after the verdict (the full result is the structured content)."""
@@ -230,6 +231,7 @@ def _render(value: BaseModel) -> list[str]:
         (GpuFacts, _find_gpu),
         (ModelList, _models),
         (GpuList, _gpus),
+        (EmbeddingResult, lambda v: _lines(embedding_lines(v))),  # issue 30 item 2
     ]
     for kind, render in renderers:
         if isinstance(value, kind):

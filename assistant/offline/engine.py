@@ -201,7 +201,7 @@ def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:
     """The turn's answer from its results: rendered from the sizing report (and the
     llama.cpp / Ollama plans), or the question the report asks first."""
     sizing = next((r for r in results if r.name == "size"), None)
-    local = [r for r in results if r.name == "plan_local_serving"]
+    local = [r for r in results if r.name in ("plan_local_serving", "embed_corpus")]
     report = sizing.value if sizing is not None else None
     if isinstance(report, SizingReport):
         if report.question is not None:

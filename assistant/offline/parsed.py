@@ -217,6 +217,12 @@ class ParsedWorkload(BaseModel):
     lora_adapters: int | None = Field(
         default=None, description="LoRA adapters served on the model (multi-LoRA serving)."
     )
+    embedding_model: str | None = Field(
+        default=None, description="Embedding / reranker model (tools.workloads catalog id)."
+    )
+    documents: int | None = Field(default=None, description="Texts to embed or rerank, count.")
+    tokens_per_document: int | None = Field(default=None, description="Tokens per text.")
+    corpus_tokens: float | None = Field(default=None, description="The corpus, tokens.")
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

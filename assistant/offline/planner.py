@@ -193,6 +193,29 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     return args
 
 
+def embedding_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
+    """`tools.workloads.embedding.EmbeddingRequest` fields (issue 30 item 2): the model, the
+    corpus said, the GPUs named with their count, a deadline."""
+    args: dict[str, Any] = {"model": parsed.embedding_model}
+    for name, key in (
+        ("documents", "documents"),
+        ("tokens_per_document", "tokens_per_document"),
+        ("corpus_tokens", "total_tokens"),
+    ):
+        value = getattr(parsed, name)
+        if value is not None:
+            args[key] = value
+    named = parsed.named_gpu_ids or described_gpus(parsed)
+    if named:
+        args["gpus"] = named
+    count = next((m.count for m in parsed.gpus if m.count is not None), parsed.gpu_count)
+    if count is not None:
+        args["count"] = count
+    if parsed.deadline_hours is not None and ("documents" in args or "total_tokens" in args):
+        args["deadline_hours"] = parsed.deadline_hours
+    return args
+
+
 def workload_parts(parsed: ParsedWorkload) -> dict[str, Any]:
     """The `SizingRequest` workload parts the text said (issue 30 items 1-4)."""
     parts: dict[str, Any] = {}
@@ -269,6 +292,8 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     about local serving; a GPU the catalog lacks gets the local plans only (a recommender over
     catalog GPUs would put another GPU in its place).
     """
+    if parsed.embedding_model is not None and not parsed.questions:
+        return [PlannedCall("embed_corpus", embedding_arguments(parsed))]  # issue 30 item 2
     if parsed.questions or not parsed.has_model or scope_only(parsed):
         return []
     local = local_serving_calls(parsed)

@@ -3,13 +3,42 @@ the lines every surface shows (`assistant.render.workloads`), as plain bullets."
 
 from __future__ import annotations
 
-from assistant.proposal.document import Block, BulletList, Heading
-from assistant.render.workloads import lora_lines
+from assistant.conversation import Conversation
+from assistant.proposal.document import Block, BulletList, Heading, Paragraph
+from assistant.render.workloads import embedding_lines, lora_lines
+from assistant.results import stored_calls
 from tools.sizing import SizingReport
+from tools.workloads.embedding import EmbeddingResult
 
 
 def _plain(lines: list[str]) -> tuple[str, ...]:
-    return tuple(line.removeprefix("- ").replace("`", "") for line in lines)
+    return tuple(line.removeprefix("- ").replace("`", "").replace("**", "") for line in lines)
+
+
+def latest_embedding(conversation: Conversation) -> EmbeddingResult | None:
+    """The session's latest `embed_corpus` result (issue 30 item 2), if any."""
+    found = [c.value for c in stored_calls(conversation.messages)]
+    return next((v for v in reversed(found) if isinstance(v, EmbeddingResult)), None)
+
+
+def embedding_page(result: EmbeddingResult) -> list[Block]:
+    """Page one of a session that sized an embedding corpus and no LLM: the recommendation
+    (the headline option), every option, and the tool's assumptions."""
+    lines = embedding_lines(result)
+    best = result.headline
+    lead = (
+        "No GPU option was estimated."
+        if best is None
+        else f"{best.count}× {best.gpu_name} for {result.model.name} (speeds estimated)."
+    )
+    return [
+        Heading("Recommendation", 2),
+        Paragraph(lead),
+        Heading("Why", 2),
+        BulletList(_plain(lines)),
+        Heading("Assumptions", 2),
+        BulletList(tuple(result.assumptions)),
+    ]
 
 
 def workload_blocks(report: SizingReport) -> list[Block]:

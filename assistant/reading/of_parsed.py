@@ -115,12 +115,16 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     ),
     "claims": lambda p: "checks " + ", ".join(f"'{c.words}'" for c in p.claims),
     "lora_adapters": lambda p: f"serving {p.lora_adapters:,} LoRA adapters",  # issue 30
+    "embedding_model": lambda p: f"embedding model {p.embedding_model}",
+    "documents": lambda p: f"{p.documents:,} texts",
+    "tokens_per_document": lambda p: f"{p.tokens_per_document:,} tokens each",
+    "corpus_tokens": lambda p: f"{p.corpus_tokens:,.0f} tokens in the corpus",
 }
 """How each field read is shown on the 'Read as' line (model and GPUs apart); None: not shown."""
 
 _ORDER = (
-    "model", "weights", "alternative_weights", "kv_dtype", "task", "lora_adapters", "launcher",
-    "engine",
+    "model", "embedding_model", "documents", "tokens_per_document", "corpus_tokens", "weights",
+    "alternative_weights", "kv_dtype", "task", "lora_adapters", "launcher", "engine",
     "users", "batch", "tokens_per_s", "tokens_per_s_per_user", "ttft_s",
     "output_tokens_per_day", "context", "long_context", "prompt_tokens", "output_tokens",
     "gpus", "gpu_count", "gpu_memory_bytes", "consumer_gpu", "multi_gpu", "interconnects",

@@ -33,9 +33,14 @@ from assistant.render.verdict import (
     verdict_block,
     verdict_lines,
 )
-from assistant.render.workloads import workload_lines
+from assistant.render.workloads import (
+    embedding_call_lines,
+    workload_follow_ups,
+    workload_lines,
+)
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
+from tools.workloads.embedding import EmbeddingResult
 
 if TYPE_CHECKING:
     # The parser's workload, for annotations only: the presentation layer never imports the
@@ -74,9 +79,12 @@ def render_answer(
     # The reading first (issue 27): what the verdict below answers.
     lead = reading_lead(reading_of(parsed))
     lead += local_serving_lines(local)
+    lead += embedding_call_lines(local)  # issue 30 item 2
     if error is not None:
         lead.append(f"- Could not size this: {error}")
-    values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
+    values: list[BaseModel] = [
+        c.value for c in local if isinstance(c.value, LocalServingPlan | EmbeddingResult)
+    ]
     parts: list[Part] = []
     if report is not None:
         report_lead, report_parts = _report_parts(parsed, report)
@@ -101,7 +109,7 @@ def render_answer(
         _part(
             _ASK_NEXT,
             "what to ask next",
-            [f"- {a}" for a in follow_ups(parsed)],
+            [f"- {a}" for a in workload_follow_ups(parsed) or follow_ups(parsed)],
             "What to ask next",
         ),
         _part(_PRICING, "how $/M is priced", _bullets(pricing), "How $/M tokens are priced"),

@@ -74,7 +74,7 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
-from assistant.offline.parser.workloads import extract_lora_serving
+from assistant.offline.parser.workloads import extract_embedding, extract_lora_serving
 from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.coverage import (
     ASKED_QUESTION,
@@ -89,6 +89,7 @@ from tools.catalog import get_catalog
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_changes,
+    extract_embedding,  # issue 30 items 1-4: before models and GPUs ('bge-m3' is no M3)
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
@@ -170,7 +171,8 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         # Notes that follow from the merged formats are derived again from the merge.
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
     scope_only = parsed.out_of_scope and not sizes_something(parsed)
-    if not parsed.has_model and not parsed.asks("model") and not scope_only:
+    embedding = parsed.embedding_model is not None  # issue 30: an embedding model is a model
+    if not parsed.has_model and not parsed.asks("model") and not scope_only and not embedding:
         if parsed.api_models:
             # 'serve GPT-4o mini to 100 users': a hosted API only, nothing to size on a GPU.
             named = " and ".join(dict.fromkeys(parsed.api_models))

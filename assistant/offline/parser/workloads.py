@@ -1,13 +1,15 @@
 """Workloads beyond plain serving (issue 30 items 1-4), read before the words they share are
 read as something else: LoRA adapters *served* ('Llama 3.1 8B with 20 LoRA adapters for 50
-users' is multi-LoRA serving, not LoRA training)."""
+users' is multi-LoRA serving, not LoRA training); an embedding corpus ('embed 10 million
+documents with bge-m3 on an L4': bge-m3 is a model, not an Apple M3; 10 million documents are
+the corpus, not a model size)."""
 
 from __future__ import annotations
 
 import re
 
 from assistant.offline.parsed import ParsedWorkload
-from assistant.offline.parser.text import QW, Text, positive_int
+from assistant.offline.parser.text import QW, Text, positive_int, qty
 
 # A fine-tune asked for: the verb or the noun, never the participle of a model already tuned
 # ('a fine-tuned model', 'trained adapters' are served).
@@ -36,3 +38,89 @@ def extract_lora_serving(t: Text, p: ParsedWorkload) -> None:
         if count is not None:
             p.lora_adapters = count
             p.task = p.task or "inference"
+
+
+# A count of texts: '10 million documents', '10M docs', '2.5k passages', '1,000,000 pairs'.
+_COUNT = r"(\d[\d,]*(?:\.\d+)?\s*(?:k|thousand|m|mn|million|b|bn|billion|t|trillion)?)"
+_TEXTS = (
+    r"(?:documents?|docs?|texts?|passages?|chunks?|pages?|records?|sentences?|articles?|"
+    r"(?:query[\s-]*document\s+|query[\s-]*doc\s+)?pairs?|files?|emails?|tickets?|products?)"
+)
+_PER_TEXT = (
+    r"(?:each|apiece|per\s+(?:document|doc|text|passage|chunk|page|record|pair|item|article))"
+)
+_LENGTH_PATTERNS = (
+    rf"(?:of|with|at|averaging|avg\.?|average\s+(?:of\s+)?|about|~)?\s*{_COUNT}\s*"
+    rf"(?:-\s*)?tokens?\s*{_PER_TEXT}",
+    rf"{_COUNT}\s*-?\s*tokens?\s+(?:long\s+)?{_TEXTS}",
+    rf"(?:averaging|average\s+(?:of\s+)?|avg\.?\s+(?:of\s+)?)\s*{_COUNT}\s*tokens?\b",
+    rf"\bof\s+{_COUNT}\s*tokens?\b",
+)
+
+
+def _model_pattern() -> re.Pattern[str]:
+    """Every spelling of the catalog's embedding and reranker models, longest first, with
+    space, hyphen or underscore between their parts."""
+    from tools.workloads.embedding_models import embedding_models
+
+    names = {n for m in embedding_models().values() for n in (m.id, m.name, *m.aliases) if n}
+    parts = []
+    for name in sorted(names, key=len, reverse=True):
+        pieces = re.split(r"[\s_-]+", name.strip())
+        parts.append(r"[\s_-]?".join(re.escape(p) for p in pieces))
+    return re.compile(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
+
+
+_MODEL: re.Pattern[str] | None = None
+
+
+def extract_embedding(t: Text, p: ParsedWorkload) -> None:
+    """An embedding or reranker model of the catalog ('bge-m3' — never Apple's M3 —, 'e5
+    large v2', 'Qwen3-Embedding-8B'), the corpus (documents and their length, or its tokens:
+    '10 million documents' is a corpus, not a model size), read before models and GPUs."""
+    global _MODEL
+    from tools.workloads.embedding_models import find_embedding_model
+
+    _MODEL = _MODEL or _model_pattern()
+    found = [m for m in _MODEL.finditer(t.work)]
+    if not found:
+        return
+    first = find_embedding_model(re.sub(r"[\s_]+", "-", found[0].group(0)))
+    if first is None:
+        first = find_embedding_model(found[0].group(0))
+    if first is None:
+        return
+    for m in found:
+        t.consume(m.start(), m.end())
+    p.embedding_model = first.id
+    t.each(r"\b(?:embed\w*|re-?rank\w*|vectori[sz]\w*|encod(?:e|ing))\b")  # the task, read
+    # What is asked of a corpus: the tool answers time, speed and cost together.
+    for m in t.each(
+        r"\bhow\s+(long|much|fast|quickly|many\s+hours)\b(?:\s+(?:would|will)\s+it\s+take)?"
+    ):
+        word = m.group(1).lower()
+        if word == "much":
+            p.asked = p.asked or "cost"
+        elif word in ("fast", "quickly"):
+            p.asked = p.asked or "speed"
+        else:
+            p.how_long = True
+    for pattern in _LENGTH_PATTERNS:
+        for m in t.each(pattern):
+            length = positive_int_or_none(m.group(1))
+            if length is not None and p.tokens_per_document is None:
+                p.tokens_per_document = length
+    for m in t.each(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b"):
+        count = positive_int_or_none(m.group(1))
+        if count is not None and p.documents is None:
+            p.documents = count
+    for m in t.each(rf"{_COUNT}\s*tokens?\b"):
+        total = qty(m.group(1))
+        if total is not None and total >= 1 and p.corpus_tokens is None:
+            p.corpus_tokens = total
+
+
+def positive_int_or_none(text: str) -> int | None:
+    """A whole count from '10M', '2.5k', '1,000' (None when it is not one)."""
+    value = qty(text)
+    return None if value is None or value < 1 else round(value)
