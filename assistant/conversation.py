@@ -23,6 +23,11 @@ that made the tool calls, when the offline planner chose them. Local: never sent
 LLM engine sends only role/content/tool_calls/tool_call_id/name); proposals read its `notes`
 (how the user's words were read)."""
 
+READING_KEY = "reading"
+"""Key of the reading an LLM answer's verdict followed when it was the model's
+(`assistant.reading.model.Reading`, JSON) on that answer's message: a reopened session heads the
+verdict card with it, as the live turn did. Local, like `WORKLOAD_KEY`."""
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")

@@ -363,3 +363,72 @@ def test_ask_json_reports_the_reading_and_report_the_verdict_follows(
     assert record["sizing"]["headline"]["count"] == option["count"]
     assert record["sizing"]["headline"]["gpu"] == option["gpu"]
     assert record["tool_calls"][0]["arguments"]["workload"]["users"] == 1000  # the parser's
+
+
+# --- the chosen reading carried forward: follow-ups and reopened sessions ----------------------
+
+
+@pytest.mark.parametrize(
+    ("parser_users", "model_users", "carried"),
+    [
+        (1000, 40, 40),  # the model read right: its reading is the one refined next
+        (
+            40,
+            1000,
+            1000,
+        ),  # the model misread, grounded: the rule followed it, so does the next turn
+        (40, 40, 40),  # both agree: the parser's workload stands, unchanged
+    ],
+)
+async def test_a_follow_up_refines_the_reading_the_verdict_followed(
+    server: ss.ScriptedServer, parser_users: int, model_users: int, carried: int
+) -> None:
+    from assistant.offline.engine import previous_workload
+    from assistant.offline.parser import parse_workload
+
+    server.reset(ss.tool_calls(_size(model_users)), ss.text("Explained."))
+    events = await _turn(_engine(server, fixed_parser(_parsed(parser_users))))
+    conversation = _done(events).conversation
+    previous = previous_workload(conversation)
+    assert previous is not None
+    assert previous.model == "llama-3.1-70b" and previous.users == carried
+    # Where the model's value was taken, so is its provenance (the model's call, its span).
+    source = previous.sources["users"]
+    assert source.origin == ("model" if parser_users != model_users else "question")
+    # "What about 8-bit?" keeps the model and the users the verdict was computed for.
+    follow_up = parse_workload("what about in 8-bit?", previous)
+    assert follow_up.model == "llama-3.1-70b" and follow_up.users == carried
+    assert follow_up.weights is not None and "8" in follow_up.weights
+
+
+async def test_without_a_parser_reading_the_models_reading_is_the_one_refined(
+    server: ss.ScriptedServer,
+) -> None:
+    from assistant.offline.engine import previous_workload
+
+    def reads_nothing(text: str, conversation: Conversation) -> PlannedCalls:
+        return []
+
+    server.reset(ss.tool_calls(_size(40)), ss.text("Explained."))
+    events = await _turn(_engine(server, reads_nothing))
+    previous = previous_workload(_done(events).conversation)
+    assert previous is not None and previous.users == 40 and previous.model == "llama-3.1-70b"
+
+
+async def test_a_reopened_session_heads_the_card_with_the_reading_the_verdict_followed(
+    server: ss.ScriptedServer, tmp_path: Path
+) -> None:
+    from textual.widgets import Static
+
+    from assistant.app.app import GpuSizerApp
+    from assistant.offline.engine import OfflineEngine
+
+    server.reset(ss.tool_calls(_size(40)), ss.text("Explained."))
+    events = await _turn(_engine(server, fixed_parser(_parsed(1000))))
+    conversation = _done(events).conversation
+    app = GpuSizerApp(OfflineEngine(), sessions_directory=tmp_path, conversation=conversation)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        reading = " ".join(str(w.render()) for w in app.query(".reading").results(Static))
+        assert "Read as: Llama 3.1 70B · 40 concurrent users" in reading
+        assert "1,000 concurrent users" not in reading

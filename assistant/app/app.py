@@ -8,6 +8,7 @@ modal screens in `screens/`, command parsing in `commands.py`, persistence in
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -419,6 +420,10 @@ class GpuSizerApp(App[None]):
         if self.turn_running:  # a question sent from elsewhere meanwhile keeps its chat
             self.say("Not opened: an answer started meanwhile.", severity="warning")
             return
+        # The session's messages live as long as the chat; a 50 MB one is millions of objects
+        # that every full collection would walk again (half a second each, the app frozen).
+        # Frozen, collections skip them; reference counting still frees them when replaced.
+        gc.freeze()
         self.conversation = loaded.conversation
         self.status.reset_usage()
         self.status.state = "ready"

@@ -45,7 +45,7 @@ from assistant.config import (
     resolve_url_credentials,
 )
 from assistant.contradiction import contradictions, facts_from_messages
-from assistant.conversation import Conversation
+from assistant.conversation import READING_KEY, WORKLOAD_KEY, Conversation
 from assistant.events import (
     Done,
     ErrorEvent,
@@ -89,7 +89,9 @@ from assistant.llm.window import (
     window_from_models,
     window_from_ollama_show,
 )
+from assistant.offline.parsed import ParsedWorkload
 from assistant.prompts import load_prompt
+from assistant.reading.adopt import adopted
 from assistant.reading.grounded import SIZING_TOOLS, conversed, ground_call, refusal
 from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
@@ -158,6 +160,27 @@ class _Turn:
     """The structured-output reading was asked for this turn (or could not be)."""
     stopped: StopReason | None = None
     error: str | None = None
+
+
+def _carry_model_reading(conversation: Conversation, size: _ModelSize) -> None:
+    """The turn's stored workload becomes the chosen reading (`reading.adopt`): follow-ups
+    refine the reading the verdict used. With no parser workload, the model's reading of the
+    question alone."""
+    user = next((m for m in reversed(conversation.messages) if m.get("role") == "user"), None)
+    if user is None:
+        return
+    stored = user.get(WORKLOAD_KEY)
+    try:
+        parsed = (
+            ParsedWorkload.model_validate(stored)
+            if isinstance(stored, dict)
+            else ParsedWorkload(text=str(user.get("content") or ""))
+        )
+    except ValueError:
+        return
+    diffs = size.diffs if isinstance(stored, dict) else differences(size.slots, {})
+    carried = adopted(parsed, size.slots, diffs, size.reading)
+    user[WORKLOAD_KEY] = carried.model_dump(mode="json", exclude_defaults=True)
 
 
 @dataclass(frozen=True)
@@ -421,6 +444,7 @@ class LlmEngine:
             if chosen == "model":
                 turn.chosen = "model"
                 turn.provisional = False
+                _carry_model_reading(conversation, size)
                 # The parser sized nothing (it read no model, or asked first): no difference
                 # to name, only the question it asked.
                 diffs = size.diffs if turn.parser_slots is not None else []
@@ -613,6 +637,9 @@ class LlmEngine:
             message["verdict"] = turn.verdict
             if turn.verdict_answer is not None:
                 message[VERDICT_KEY] = turn.verdict_answer.stored()
+            if turn.chosen == "model" and turn.model_size is not None:
+                # The reading the verdict follows, shown again when the session is reopened.
+                message[READING_KEY] = turn.model_size.reading.model_dump(mode="json")
         flags: dict[str, Any] = {
             "unverified": list(checks.unverified),
             "contradictions": list(checks.contradictions),

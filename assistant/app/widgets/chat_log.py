@@ -16,13 +16,17 @@ message, so a 50 MB session opens at once; the conversation itself keeps everyth
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+from typing import Any, ClassVar
 
 from pydantic import BaseModel
+from rich.text import Text
 from textual import events
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
+from textual.widgets import Static
 
 from assistant.answer import VERDICT_KEY, stored_answer
 from assistant.app.results import TableUnit, answer_unit
@@ -30,9 +34,10 @@ from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMess
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.app.widgets.turn_view import TurnView
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
-from assistant.conversation import WORKLOAD_KEY, Conversation
+from assistant.conversation import READING_KEY, WORKLOAD_KEY, Conversation
 from assistant.message_shapes import clean_message
 from assistant.offline.parsed import ParsedWorkload
+from assistant.reading.model import Reading
 from assistant.reading.of_parsed import reading_of
 from assistant.render.reading import read_as_line
 from assistant.results import cleaned, is_error, load_result, parse_arguments_text
@@ -40,6 +45,11 @@ from assistant.sanitize import clean_value
 
 RESTORED_TURNS = 20
 """Turns (a user message and everything up to the next) drawn when a session is reopened."""
+SHOWN_TURNS = 3
+"""Of those, the last ones shown; the earlier ones are drawn hidden behind one line that shows
+them (`EarlierTurns`): every layout pass over the log costs in proportion to what it shows, and
+20 turns of answers (a hundred widgets each: table cells, bullets, cards) held the app for a
+second or more at every pass — each key, toast or resize after a long session was reopened."""
 RESTORED_TEXT_CHARS = 100_000
 """Longest text drawn for one reopened message (about 25 screens); the rest stays saved."""
 
@@ -60,9 +70,45 @@ def last_turns(messages: list[dict[str, Any]], turns: int) -> tuple[list[dict[st
     return messages[starts[-turns] :], len(starts) - turns
 
 
+def _turns(messages: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """`messages` cut before each user message (what comes before the first is its own part)."""
+    parts: list[list[dict[str, Any]]] = []
+    for message in messages:
+        if not parts or message.get("role") == "user":
+            parts.append([])
+        parts[-1].append(message)
+    return parts
+
+
 QUESTION_SHARE = 4
 """A pinned turn shows at most a quarter of the window of its question (a long paste), so the
 answer's first lines are in view."""
+
+
+class EarlierTurns(Static, can_focus=True):
+    """The line a reopened session's earlier turns hide behind (`SHOWN_TURNS`): Enter or a
+    click shows them (one layout pass over all of them, then the line goes)."""
+
+    DEFAULT_CSS = """
+    EarlierTurns { height: auto; color: $text-muted; padding: 0 1; }
+    EarlierTurns:focus { text-style: reverse; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [("enter", "show", "Show earlier turns")]
+
+    def __init__(self, count: int) -> None:
+        super().__init__(
+            Text(f"▸ {count:,} more turn{'s' if count != 1 else ''} hidden (Enter or click: show).")
+        )
+        self.count = count
+        self.turns: list[Widget] = []
+
+    def on_click(self) -> None:
+        self.action_show()
+
+    def action_show(self) -> None:
+        for view in self.turns:
+            view.display = True
+        self.remove()
 
 
 class ChatLog(VerticalScroll, can_focus=False):
@@ -272,8 +318,22 @@ class ChatLog(VerticalScroll, can_focus=False):
                 f"{hidden:,} earlier turn{'s' if hidden != 1 else ''} not shown (kept in the "
                 "session, its proposal and the model's history).",
             )
-        with self.app.batch_update():
-            await self._restore_messages(messages)
+        turns = _turns(messages)
+        earlier = max(0, sum(1 for t in turns if t[0].get("role") == "user") - SHOWN_TURNS)
+        behind: EarlierTurns | None = None
+        if earlier:
+            behind = EarlierTurns(earlier)
+            await self.mount(behind)
+        for turn in turns:
+            # One turn per update: keys typed meanwhile are taken between turns.
+            with self.app.batch_update():
+                await self._restore_messages(turn)
+                if behind is not None and len(behind.turns) < earlier:
+                    view = self.current_turn
+                    if view is not None and view not in behind.turns:
+                        view.display = False
+                        behind.turns.append(view)
+            await asyncio.sleep(0)
         self.follow(pin=self.current_turn)
 
     async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
@@ -331,8 +391,15 @@ class ChatLog(VerticalScroll, can_focus=False):
 
 
 def stored_reading_line(message: dict[str, Any]) -> str | None:
-    """The 'Read as' line of the workload a stored message carries (the offline engine's on its
+    """The 'Read as' line of the reading a stored message carries: the model's reading an LLM
+    verdict followed (on the answer), else the workload's (the offline engine's on its
     tool-call message, the LLM planner's on the user message), if any."""
+    chosen = message.get(READING_KEY)
+    if isinstance(chosen, dict):
+        try:
+            return read_as_line(Reading.model_validate(chosen))
+        except ValueError:
+            pass
     stored = message.get(WORKLOAD_KEY)
     if not isinstance(stored, dict):
         return None

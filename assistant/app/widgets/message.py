@@ -18,6 +18,7 @@ from typing import ClassVar
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -156,9 +157,7 @@ class AssistantMessage(Vertical, can_focus=True):
         await self.markdown.update(shown)
         self.finished = True
         if sections is not None and sections.details_title is not None:
-            body = answer_markdown(sections.details, "details")
-            # The title is the answer's own: shown literally, never parsed as markup.
-            await self.mount(LiteralCollapsible(body, title=sections.details_title, collapsed=True))
+            await self.mount(FoldedDetails(sections.details, title=sections.details_title))
         if contradictions:
             await self.mount(Static(contradiction_flag_text(contradictions), classes="flags"))
         if unverified_figures:
@@ -200,6 +199,25 @@ def unverified_flag_text(figures: Sequence[str]) -> Text:
     flag.append(", ".join(figures))
     flag.append(" — not found in this turn's tool results; check before relying on them.")
     return flag
+
+
+class FoldedDetails(LiteralCollapsible):
+    """An answer's folded part (tool assumptions, sources), drawn when first opened: folded
+    Markdown would otherwise be hundreds of widgets per answer (its tables' cells, its
+    bullets) laid out on every pass over the log though never shown — what made a reopened
+    long session hold the app for seconds. The title is the answer's own, shown literally."""
+
+    def __init__(self, text: str, *, title: str) -> None:
+        super().__init__(title=title, collapsed=True)
+        self.text = text
+        self._drawn = False
+
+    @on(Collapsible.Expanded)
+    async def _draw(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is not self or self._drawn:
+            return
+        self._drawn = True
+        await self.query_one(Collapsible.Contents).mount(answer_markdown(self.text, "details"))
 
 
 class NoticeLine(Static):
