@@ -337,9 +337,11 @@ _MEMORY_HIDDEN = (
     "max_num_seqs",
     "engine_version",
     "split_mode",
-    # Training-expert knobs rarely said in a chat: hidden to pay for issue 30's workload parts.
+    # Training-expert knobs rarely said in a chat, and vLLM's utilisation (which `size` hides
+    # too): hidden to pay for issue 30's workload parts.
     "adapter_dtype",
     "offload_optimizer",
+    "gpu_memory_utilization",
 )
 _WORKLOAD_HIDDEN = (
     "config_path",

@@ -497,6 +497,10 @@ def workload_summary(report: SizingReport) -> dict[str, Any]:
         out["lora_serving"] = {
             k: v for k, v in lean(report.lora_serving).items() if k not in _WORKLOAD_DROPPED
         }
+    if report.batch_job is not None:
+        job = {k: v for k, v in lean(report.batch_job).items() if k not in _WORKLOAD_DROPPED}
+        job["apis"] = job.get("apis", [])[:3]
+        out["batch_job"] = job
     if report.workloads_error is not None:
         out["workloads_error"] = report.workloads_error.text
     return out

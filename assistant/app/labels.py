@@ -188,6 +188,7 @@ TOOL_TITLES: dict[str, str] = {
     "size": "Sizing",
     "lora_serving": "LoRA serving",  # issue 30 items 1-4
     "embed_corpus": "Embedding",
+    "batch_job": "Batch job",
 }
 """Tool name → the title its card carries."""
 

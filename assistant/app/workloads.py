@@ -6,25 +6,34 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from assistant.render.workloads import embedding_lines, lora_lines
+from assistant.render.workloads import batch_lines, embedding_lines, lora_lines
 from tools.sizing import SizingReport
 from tools.units import format_gib
 from tools.workloads import LoraServingResult
+from tools.workloads.batch import BatchJobResult
 from tools.workloads.embedding import EmbeddingResult
 
 
 def workload_results(report: SizingReport) -> list[BaseModel]:
     """The workload parts `report` holds, in the issue's order."""
-    return [p for p in (report.lora_serving,) if p is not None]
+    return [p for p in (report.lora_serving, report.batch_job) if p is not None]
 
 
 def workload_part_name(value: BaseModel) -> str | None:
     """The card title key of a workload part (`labels.TOOL_TITLES`); None for other results."""
-    return "lora_serving" if isinstance(value, LoraServingResult) else None
+    if isinstance(value, LoraServingResult):
+        return "lora_serving"
+    return "batch_job" if isinstance(value, BatchJobResult) else None
 
 
 def workload_summary(value: BaseModel) -> list[str] | None:
     """A workload part's summary line parts; None for other results."""
+    if isinstance(value, BatchJobResult):
+        return [
+            f"{value.count}× {value.gpu_name}",
+            f"{value.hours:,.1f} h at full load",
+            f"{value.gpu_hours:,.1f} GPU-hours",
+        ]
     if isinstance(value, EmbeddingResult):
         best = value.headline
         parts = [value.model.name]
@@ -48,4 +57,6 @@ def workload_card_lines(value: BaseModel) -> list[str] | None:
         return [line.removeprefix("- ") for line in lora_lines(value)]
     if isinstance(value, EmbeddingResult):
         return [line.removeprefix("- ").replace("**", "") for line in embedding_lines(value)]
+    if isinstance(value, BatchJobResult):
+        return [line.removeprefix("- ").replace("**", "") for line in batch_lines(value)]
     return None

@@ -23,7 +23,7 @@ from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render import memory_verdict_text, verdict_text
 from assistant.render.local import local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
-from assistant.render.workloads import embedding_lines, workload_lines
+from assistant.render.workloads import embedding_lines, job_lead_lines, workload_lines
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
@@ -83,7 +83,7 @@ def option_line(option: Option) -> str:
 
 def _report(report: SizingReport) -> list[str]:
     lines = _lines(verdict_text(report)) or [f"Sized {report.model_id}."]
-    return lines + _lines(workload_lines(report))  # issue 30 items 1-4
+    return _lines(job_lead_lines(report)) + lines + _lines(workload_lines(report))  # issue 30
 
 
 def _memory(est: MemoryEstimate) -> list[str]:

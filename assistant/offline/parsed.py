@@ -223,6 +223,13 @@ class ParsedWorkload(BaseModel):
     documents: int | None = Field(default=None, description="Texts to embed or rerank, count.")
     tokens_per_document: int | None = Field(default=None, description="Tokens per text.")
     corpus_tokens: float | None = Field(default=None, description="The corpus, tokens.")
+    batch_input_tokens: float | None = Field(default=None, description="A job's input, total.")
+    batch_output_tokens: float | None = Field(
+        default=None, description="A job's output tokens, total."
+    )
+    batch_requests: int | None = Field(
+        default=None, description="A job's requests (documents), count; lengths per request."
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

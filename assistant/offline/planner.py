@@ -190,6 +190,8 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     if asked != "hardware":
         args["asked"] = asked
     args |= workload_parts(parsed)  # issue 30 items 1-4
+    if "batch_job" in args and args.get("asked") in ("cost", "throughput", "hardware"):
+        del args["asked"]  # a job's cost and hours lead its answer (the batch part)
     return args
 
 
@@ -224,7 +226,30 @@ def workload_parts(parsed: ParsedWorkload) -> dict[str, Any]:
         if parsed.lora_rank is not None:
             lora["max_lora_rank"] = parsed.lora_rank
         parts["lora_serving"] = lora
+    job = batch_job_argument(parsed)
+    if job is not None:
+        parts["batch_job"] = job
     return parts
+
+
+def batch_job_argument(parsed: ParsedWorkload) -> dict[str, Any] | None:
+    """`tools.workloads.batch.BatchJob` fields: the totals said, or documents × the lengths
+    per document; None when no job was said (the parser asks for a missing length)."""
+    job: dict[str, Any] = {}
+    if parsed.batch_input_tokens is not None and parsed.batch_output_tokens is not None:
+        job = {"input_tokens": parsed.batch_input_tokens}
+        job["output_tokens"] = parsed.batch_output_tokens
+    elif parsed.batch_requests is not None:
+        if parsed.prompt_tokens is None or parsed.output_tokens is None:
+            return None
+        job = {"input_tokens": parsed.batch_requests * parsed.prompt_tokens}
+        job["output_tokens"] = parsed.batch_requests * parsed.output_tokens
+        job["requests"] = parsed.batch_requests
+    else:
+        return None
+    if parsed.deadline_hours is not None:
+        job["deadline_hours"] = parsed.deadline_hours
+    return job
 
 
 _PER_MONTH = {"day": HOURS_PER_MONTH / 24, "year": 1 / 12}

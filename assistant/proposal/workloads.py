@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from assistant.conversation import Conversation
 from assistant.proposal.document import Block, BulletList, Heading, Paragraph
-from assistant.render.workloads import embedding_lines, lora_lines
+from assistant.render.workloads import batch_lines, embedding_lines, lora_lines
 from assistant.results import stored_calls
 from tools.sizing import SizingReport
 from tools.workloads.embedding import EmbeddingResult
@@ -49,6 +49,8 @@ def workload_blocks(report: SizingReport) -> list[Block]:
             Heading("LoRA adapters served", 2),
             BulletList(_plain(lora_lines(report.lora_serving))),
         ]
+    if report.batch_job is not None:
+        blocks += [Heading("Batch job", 2), BulletList(_plain(batch_lines(report.batch_job)))]
     if report.workloads_error is not None:
         blocks += [Heading("Workload not sized", 2), BulletList((report.workloads_error.text,))]
     return blocks

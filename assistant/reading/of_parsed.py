@@ -119,12 +119,16 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "documents": lambda p: f"{p.documents:,} texts",
     "tokens_per_document": lambda p: f"{p.tokens_per_document:,} tokens each",
     "corpus_tokens": lambda p: f"{p.corpus_tokens:,.0f} tokens in the corpus",
+    "batch_input_tokens": lambda p: f"a job of {p.batch_input_tokens:,.0f} input tokens",
+    "batch_output_tokens": lambda p: f"{p.batch_output_tokens:,.0f} output tokens in total",
+    "batch_requests": lambda p: f"a job of {p.batch_requests:,} documents",
 }
 """How each field read is shown on the 'Read as' line (model and GPUs apart); None: not shown."""
 
 _ORDER = (
     "model", "embedding_model", "documents", "tokens_per_document", "corpus_tokens", "weights",
-    "alternative_weights", "kv_dtype", "task", "lora_adapters", "launcher", "engine",
+    "alternative_weights", "kv_dtype", "task", "lora_adapters", "batch_input_tokens",
+    "batch_output_tokens", "batch_requests", "launcher", "engine",
     "users", "batch", "tokens_per_s", "tokens_per_s_per_user", "ttft_s",
     "output_tokens_per_day", "context", "long_context", "prompt_tokens", "output_tokens",
     "gpus", "gpu_count", "gpu_memory_bytes", "consumer_gpu", "multi_gpu", "interconnects",

@@ -35,6 +35,7 @@ from assistant.render.verdict import (
 )
 from assistant.render.workloads import (
     embedding_call_lines,
+    job_lead_lines,
     workload_follow_ups,
     workload_lines,
 )
@@ -134,7 +135,8 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     key figures, cost errors."""
     # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
     api = api_comparison_lines(parsed, report)
-    lead = asked_lines(report, named_training=bool(named_training_lines(report)))
+    lead = job_lead_lines(report)  # issue 30 item 3: a batch job leads with its hours and cost
+    lead += asked_lines(report, named_training=bool(named_training_lines(report)))
     lead += claim_lines(report)
     lead += api if parsed.api_comparison else []
     lead += capacity_lines(parsed, report)

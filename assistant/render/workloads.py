@@ -12,6 +12,7 @@ from assistant.results import ToolError
 from tools.sizing import SizingReport
 from tools.units import format_bytes, format_count, format_gib
 from tools.workloads import LoraServingResult
+from tools.workloads.batch import BatchJobResult
 from tools.workloads.embedding import EmbeddingOption, EmbeddingResult
 from tools.workloads.prices import HourlyQuote
 
@@ -55,6 +56,49 @@ def lora_lines(lora: LoraServingResult) -> list[str]:
             )
     lines.append(f"- Launch: `{lora.launch}`")
     lines.append(f"- {lora.throughput_note}")
+    return lines
+
+
+def batch_lines(job: BatchJobResult) -> list[str]:
+    """The job's hours, GPU-hours and cost on the headline layout, the deadline's count, and
+    the hosted APIs' price for the same tokens."""
+    where = f"{job.count}× {job.gpu_name}"
+    basis = job.basis or "estimated"
+    lines = [
+        f"**Batch job: {format_count(job.input_tokens)} input + "
+        f"{format_count(job.output_tokens)} output tokens on {where}: {job.hours:,.1f} h at "
+        f"full load ({job.gpu_hours:,.1f} GPU-hours)**, at ≈{job.output_tokens_per_s:,.0f} "
+        f"output + ≈{job.input_tokens_per_s:,.0f} input tokens/s ({basis}).",
+    ]
+    if job.quotes:
+        lines.append(
+            "- Cost of the job: "
+            + ", ".join(
+                f"{q.job_usd:,.2f} USD {_TIER_WORDS.get(q.quote.tier, q.quote.tier)} "
+                f"({q.quote.usd_per_hour:,.2f} USD/h, {q.quote.provider}, {q.quote.as_of}"
+                + (", stale" if q.quote.stale else "")
+                + ")"
+                for q in job.quotes
+            )
+            + "."
+        )
+    if job.gpus_for_deadline is not None and job.deadline_hours is not None:
+        lines.append(
+            f"- Within {job.deadline_hours:g} h: {job.gpus_for_deadline}× {job.gpu_name} "
+            f"({job.replicas_for_deadline} replica(s), {job.hours_for_deadline or 0:,.1f} h)."
+        )
+    for api in job.apis[:3]:
+        batch = ""
+        if api.batch_usd is not None and api.discount is not None:
+            up_to = "up to " if api.discount.up_to else ""
+            batch = (
+                f"; {api.batch_usd:,.2f} USD with its batch API ({up_to}"
+                f"{api.discount.fraction:.0%} off, {api.discount.as_of})"
+            )
+        lines.append(
+            f"- Hosted {api.provider} ({api.model}, {api.as_of}): {api.usd:,.2f} USD at "
+            f"real-time prices{batch}."
+        )
     return lines
 
 
@@ -152,7 +196,18 @@ def embedding_call_lines(calls: list[CallResult]) -> list[str]:
 
 def workload_follow_ups(parsed: ParsedWorkload) -> list[str]:
     """What to ask next about a workload of issue 30 (an embedding corpus: its size and
-    length), in place of the serving questions; empty for other workloads."""
+    length; a batch job: its requests and deadline), in place of the serving questions;
+    empty for other workloads."""
+    if parsed.batch_input_tokens is not None or parsed.batch_requests is not None:
+        job: list[str] = []
+        if parsed.batch_requests is None:
+            job.append(
+                "How many requests is the job? The prompt length per request sets the "
+                "prefill share (sized at the default prompt, at the job's ratio)."
+            )
+        if parsed.deadline_hours is None:
+            job.append("A deadline ('within 24 hours') gives the GPU count that meets it.")
+        return job
     if parsed.embedding_model is None:
         return []
     asks: list[str] = []
@@ -163,3 +218,8 @@ def workload_follow_ups(parsed: ParsedWorkload) -> list[str]:
     if not parsed.gpus:
         asks.append("Which GPU, if you have one in mind? The cheapest per token lead otherwise.")
     return asks or ["A deadline ('within 4 hours') gives the GPU count that meets it."]
+
+
+def job_lead_lines(report: SizingReport) -> list[str]:
+    """A batch job's lines, which lead its answer (issue 30 item 3); empty otherwise."""
+    return [] if report.batch_job is None else batch_lines(report.batch_job)

@@ -496,7 +496,7 @@ def size(
     report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
     try:
-        size_workload_parts(request, report)  # issue 30 items 1-4
+        size_workload_parts(request, report, book, today)  # issue 30 items 1-4
     except ToolInputError as exc:
         report.workloads_error = _error(exc)
     return report

@@ -27,6 +27,7 @@ from tools.sizing.claims import ClaimCheck
 from tools.sizing.request import AskedFigure, PriceLoadBasis, SizingRequest
 from tools.workload import Workload
 from tools.workloads import LoraServingResult
+from tools.workloads.batch import BatchJobResult
 
 HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
 
@@ -458,6 +459,9 @@ class SizingReport(BaseModel):
     # issue 30 items 1-4: the workload parts, each on the headline layout (`tools.workloads`).
     lora_serving: LoraServingResult | None = Field(
         default=None, description="The LoRA adapters' memory and the vLLM launch line."
+    )
+    batch_job: BatchJobResult | None = Field(
+        default=None, description="An offline job's hours, GPU-hours and cost on the headline."
     )
     workloads_error: SizingError | None = Field(
         default=None, description="A workload part that could not be sized, and why."

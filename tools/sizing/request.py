@@ -32,6 +32,7 @@ from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, Tier
 from tools.sizing.claims import Claim
 from tools.workload import Workload
 from tools.workloads import LoraServing
+from tools.workloads.batch import BatchJob
 
 PriceLoadBasis = Literal["stated_load", "full_load"]
 AskedFigure = Literal[
@@ -237,6 +238,29 @@ class SizingRequest(BaseModel):
     lora_serving: LoraServing | None = Field(
         default=None, description="LoRA adapters served (not training)."
     )
+    batch_job: BatchJob | None = Field(
+        default=None, description="An offline job's token totals (not per request)."
+    )
+
+    @model_validator(mode="after")
+    def _batch_job_shape(self) -> SizingRequest:
+        """A batch job sets the request shape the serving model runs at (its totals over its
+        requests, else its input:output ratio) and ranks by $/M tokens at full load, unless
+        the workload says otherwise (issue 30 item 3)."""
+        job = self.batch_job
+        if job is None:
+            return self
+        w = self.workload
+        update: dict[str, object] = {}
+        told = {"prompt_tokens", "output_tokens"} & w.model_fields_set
+        if not told:
+            prompt, output = job.request_shape(w.prompt_tokens)
+            update |= {"prompt_tokens": prompt, "output_tokens": output}
+        if "objective" not in w.model_fields_set or w.objective == "cheapest":
+            update["objective"] = "cheapest_per_token"  # a fixed job's cheapest: per token
+        if update:
+            self.workload = Workload.model_validate({**w.model_dump(exclude_unset=True), **update})
+        return self
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -273,5 +297,8 @@ SIZE_HIDDEN = (
     # issue 30 items 1-4: the parts' expert fields (the parser and the CLI set them).
     "lora_serving.max_loras",
     "lora_serving.max_cpu_loras",
+    "lora_serving.max_lora_rank",
+    "batch_job.requests",
+    "batch_job.deadline_hours",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

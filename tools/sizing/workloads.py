@@ -3,11 +3,16 @@ sized on the report's headline layout (`tools.workloads`), so every surface show
 
 from __future__ import annotations
 
+from datetime import date
+
 from tools.catalog import get_catalog
 from tools.memory.model import resolve_model
+from tools.pricing import PriceBook
 from tools.sizing.report import SizingReport
 from tools.sizing.request import SizingRequest
 from tools.workloads import size_lora_serving
+from tools.workloads.batch import api_job_costs, size_batch_job
+from tools.workloads.prices import hourly_quotes
 
 _FOUR_BYTE_FORMATS = frozenset({"fp32"})
 """Weight formats whose activations (and so vLLM's `lora_dtype auto`) are 4 bytes; every other
@@ -23,13 +28,28 @@ def served_name(model_id: str) -> str:
     return next((a for a in entry.aliases if "/" in a), model_id)
 
 
-def size_workload_parts(request: SizingRequest, report: SizingReport) -> None:
+def size_workload_parts(
+    request: SizingRequest, report: SizingReport, book: PriceBook, today: date
+) -> None:
     """Fill `report`'s workload parts from `request`'s (ToolInputError for a bad part)."""
+    job = request.batch_job
+    if job is not None and report.headline is not None:
+        option = report.headline.option
+        w = request.workload
+        quotes = hourly_quotes(
+            book, option.gpu, option.count, today, request.pricing.eu_only, option.tp
+        )
+        serving = None if report.costs is None else report.costs.serving
+        rate = None if report.exchange_rate is None else report.exchange_rate.usd_per_eur
+        apis = [] if serving is None else api_job_costs(job, serving.api_comparison, rate)
+        report.batch_job = size_batch_job(
+            job, option, (w.prompt_tokens, w.output_tokens), quotes, apis
+        )
     lora = request.lora_serving
     if lora is not None:
         w = request.workload
         resolved = resolve_model(w.model, w.params, w.config_path, w.model_file)
-        option = None if report.headline is None else report.headline.option
+        headline = None if report.headline is None else report.headline.option
         fmt = report.weights_format or ""
         users = w.users if report.users_stated else None
         report.lora_serving = size_lora_serving(
@@ -37,6 +57,6 @@ def size_workload_parts(request: SizingRequest, report: SizingReport) -> None:
             resolved.architecture,
             served_name(resolved.id),
             4 if fmt in _FOUR_BYTE_FORMATS else 2,
-            option,
+            headline,
             users,
         )

@@ -43,15 +43,16 @@ class HourlyQuote(BaseModel):
 
 
 def hourly_quotes(
-    book: PriceBook, gpu: str, count: int, today: date, eu_only: bool = False
+    book: PriceBook, gpu: str, count: int, today: date, eu_only: bool = False, tp: int = 1
 ) -> list[HourlyQuote]:
-    """The quoted row per tier of `JOB_TIERS` that prices `count` × `gpu` (none: no row)."""
+    """The quoted row per tier of `JOB_TIERS` that prices `count` × `gpu` in groups of `tp`
+    GPUs that each sit in one machine (none: no row)."""
     rate = rate_used(None).usd_per_eur
     excluded: list[ExcludedPrice] = []
     best: dict[Tier, tuple[tuple[bool, bool, float], HourlyQuote]] = {}
     flt = PriceFilter(eu_only=eu_only, tiers=list(JOB_TIERS))
-    for price in eligible_prices(book, gpu, 1, flt, excluded):
-        amount, _, _ = configuration_price_per_hour(price, count)
+    for price in eligible_prices(book, gpu, tp, flt, excluded):
+        amount, _, _ = configuration_price_per_hour(price, count, tp)
         usd = to_usd(amount, price.currency, rate)
         if usd is None:
             continue

@@ -74,7 +74,11 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
-from assistant.offline.parser.workloads import extract_embedding, extract_lora_serving
+from assistant.offline.parser.workloads import (
+    extract_batch_job,
+    extract_embedding,
+    extract_lora_serving,
+)
 from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.coverage import (
     ASKED_QUESTION,
@@ -90,6 +94,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_changes,
     extract_embedding,  # issue 30 items 1-4: before models and GPUs ('bge-m3' is no M3)
+    extract_batch_job,  # and job totals before model sizes ('2 billion input tokens')
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     extract_misspelt_models,

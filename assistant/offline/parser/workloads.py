@@ -124,3 +124,82 @@ def positive_int_or_none(text: str) -> int | None:
     """A whole count from '10M', '2.5k', '1,000' (None when it is not one)."""
     value = qty(text)
     return None if value is None or value < 1 else round(value)
+
+
+# Totals of a batch job: '2 billion input tokens', '200M output', '500M tokens in', '50M out'.
+_IN_WORDS = r"(?:input|prompt|in)"
+_OUT_WORDS = r"(?:output|generated|completion|out)"
+_BATCH_CUE = re.compile(
+    r"\b(?:batch\w*|offline|in\s+total|total|overall|corpus|dataset|job|backfill|"
+    r"summari[sz]\w*|classif\w*|translat\w*|process\w*|extract\w*|label\w*|tag\w*|rewrit\w*|"
+    r"annotat\w*|generat\w*)\b",
+    re.I,
+)
+_JOB_WORDS = (
+    r"\b(?:backfill|summari[sz]\w*|classif\w*|"
+    r"translat\w*|process\w*|annotat\w*|label(?:l?ing)?|tag(?:ging)?|rewrit\w*)\b"
+)
+"""The job's verbs, read once a job is (they say what it does, not what to size); 'batch' and
+'offline' are left to the task reading (`use` batch) and 'batch size'."""
+_TOTAL_MIN = 1e6
+"""A token count this large with a batch cue is a total, never one request's length (no
+catalog model but Llama 4 Scout reads a million-token prompt)."""
+_PER_DOC_OUT = (
+    rf"{_COUNT}\s*-?\s*tokens?\s+(?:summar(?:y|ies)|answers?|outputs?|responses?|labels?|"
+    r"completions?|translations?)",
+    rf"{_COUNT}\s*tokens?\s+(?:of\s+)?{_OUT_WORDS}(?:put)?\s*{_PER_TEXT}",
+    rf"(?:outputs?|summar(?:y|ies)|answers?|responses?)\s+(?:of\s+)?{_COUNT}\s*tokens?",
+)
+
+
+def extract_batch_job(t: Text, p: ParsedWorkload) -> None:
+    """An offline job's totals ('summarize 2 billion input tokens, 200 million output': the
+    job, not one prompt's length) or its documents × lengths ('1M documents of 2,000 tokens,
+    200-token summaries'), read before model sizes and prompt lengths."""
+    if not _BATCH_CUE.search(t.work) or p.embedding_model is not None:
+        return
+    totals: dict[str, float] = {}
+    for which, words in (("in", _IN_WORDS), ("out", _OUT_WORDS)):
+        pattern = rf"{_COUNT}\s*(?:{words}\s*tokens?|tokens?\s+(?:of\s+)?{words}\b|{words}\b)"
+        for m in re.finditer(pattern, t.work, re.I):
+            value = qty(m.group(1).rstrip(","))
+            if value is not None and value >= _TOTAL_MIN and which not in totals:
+                totals[which] = value  # a total; smaller counts are left to the lengths
+                t.consume(m.start(), m.end())
+    if totals:
+        p.batch_input_tokens = totals.get("in")
+        p.batch_output_tokens = totals.get("out")
+        t.each(_JOB_WORDS)
+        if len(totals) == 1:
+            missing = "output" if "in" in totals else "input"
+            p.ask(
+                "figure",
+                "missing",
+                f"How many {missing} tokens does the job have in total (or per request)? "
+                "Its hours and cost follow from both.",
+            )
+        return
+    docs = re.search(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b", t.work, re.I)
+    count = None if docs is None else positive_int_or_none(docs.group(1))
+    if count is None or count < 1000:
+        return  # a handful of documents is a serving question, not a batch job
+    t.consume(docs.start(), docs.end())  # type: ignore[union-attr]
+    p.batch_requests = count
+    t.each(_JOB_WORDS)
+    for pattern in _PER_DOC_OUT:
+        for m in t.each(pattern):
+            length = positive_int_or_none(m.group(1))
+            if length is not None and p.output_tokens is None:
+                p.output_tokens = length
+    for pattern in _LENGTH_PATTERNS:
+        for m in t.each(pattern):
+            length = positive_int_or_none(m.group(1))
+            if length is not None and p.prompt_tokens is None:
+                p.prompt_tokens = length
+    if p.prompt_tokens is None or p.output_tokens is None:
+        p.ask(
+            "figure",
+            "missing",
+            f"How many tokens is each of the {count:,} documents, and each output (e.g. "
+            "'2,000 tokens each, 200-token summaries')? The job's hours follow from both.",
+        )
