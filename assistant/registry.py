@@ -342,6 +342,7 @@ _MEMORY_HIDDEN = (
     "adapter_dtype",
     "offload_optimizer",
     "gpu_memory_utilization",
+    "optimizer",
 )
 _WORKLOAD_HIDDEN = (
     "config_path",

@@ -501,6 +501,9 @@ def workload_summary(report: SizingReport) -> dict[str, Any]:
         job = {k: v for k, v in lean(report.batch_job).items() if k not in _WORKLOAD_DROPPED}
         job["apis"] = job.get("apis", [])[:3]
         out["batch_job"] = job
+    if report.request_rate is not None:
+        rate = lean(report.request_rate)
+        out["request_rate"] = {k: v for k, v in rate.items() if k not in _WORKLOAD_DROPPED}
     if report.workloads_error is not None:
         out["workloads_error"] = report.workloads_error.text
     return out

@@ -189,6 +189,7 @@ TOOL_TITLES: dict[str, str] = {
     "lora_serving": "LoRA serving",  # issue 30 items 1-4
     "embed_corpus": "Embedding",
     "batch_job": "Batch job",
+    "request_rate": "Request rate",
 }
 """Tool name → the title its card carries."""
 

@@ -6,28 +6,38 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from assistant.render.workloads import batch_lines, embedding_lines, lora_lines
+from assistant.render.workloads import batch_lines, embedding_lines, lora_lines, rate_lines
 from tools.sizing import SizingReport
 from tools.units import format_gib
 from tools.workloads import LoraServingResult
 from tools.workloads.batch import BatchJobResult
 from tools.workloads.embedding import EmbeddingResult
+from tools.workloads.request_rate import RequestRateResult
 
 
 def workload_results(report: SizingReport) -> list[BaseModel]:
     """The workload parts `report` holds, in the issue's order."""
-    return [p for p in (report.lora_serving, report.batch_job) if p is not None]
+    parts = (report.lora_serving, report.batch_job, report.request_rate)
+    return [p for p in parts if p is not None]
 
 
 def workload_part_name(value: BaseModel) -> str | None:
     """The card title key of a workload part (`labels.TOOL_TITLES`); None for other results."""
     if isinstance(value, LoraServingResult):
         return "lora_serving"
+    if isinstance(value, RequestRateResult):
+        return "request_rate"
     return "batch_job" if isinstance(value, BatchJobResult) else None
 
 
 def workload_summary(value: BaseModel) -> list[str] | None:
     """A workload part's summary line parts; None for other results."""
+    if isinstance(value, RequestRateResult):
+        return [
+            f"{value.requests_per_s:,.2f} requests/s",
+            f"{value.gpus}× {value.gpu_name}",
+            f"≈{value.concurrency:,.1f} in flight",
+        ]
     if isinstance(value, BatchJobResult):
         return [
             f"{value.count}× {value.gpu_name}",
@@ -59,4 +69,6 @@ def workload_card_lines(value: BaseModel) -> list[str] | None:
         return [line.removeprefix("- ").replace("**", "") for line in embedding_lines(value)]
     if isinstance(value, BatchJobResult):
         return [line.removeprefix("- ").replace("**", "") for line in batch_lines(value)]
+    if isinstance(value, RequestRateResult):
+        return [line.removeprefix("- ").replace("**", "") for line in rate_lines(value)]
     return None

@@ -252,7 +252,11 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
 
 def _workload_parts(report: SizingReport) -> dict[str, Any]:
     """The report's workload parts as JSON, each its typed result (issue 30 items 1-4)."""
-    parts = {"lora_serving": report.lora_serving, "batch_job": report.batch_job}
+    parts = {
+        "lora_serving": report.lora_serving,
+        "batch_job": report.batch_job,
+        "request_rate": report.request_rate,
+    }
     out: dict[str, Any] = {k: v.model_dump(mode="json") for k, v in parts.items() if v}
     if report.workloads_error is not None:
         out["error"] = report.workloads_error.model_dump(mode="json")

@@ -230,6 +230,14 @@ class ParsedWorkload(BaseModel):
     batch_requests: int | None = Field(
         default=None, description="A job's requests (documents), count; lengths per request."
     )
+    requests_per_s: float | None = Field(default=None, description="Arrivals, requests/s.")
+    peak_factor: float | None = Field(default=None, description="Peak ÷ average arrivals.")
+    latency_percentile: Literal[50, 90, 95, 99] | None = Field(
+        default=None, description="The percentile a latency target is at ('p99')."
+    )
+    inter_token_target_s: float | None = Field(
+        default=None, description="Inter-token time target, seconds."
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

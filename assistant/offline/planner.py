@@ -192,6 +192,12 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     args |= workload_parts(parsed)  # issue 30 items 1-4
     if "batch_job" in args and args.get("asked") in ("cost", "throughput", "hardware"):
         del args["asked"]  # a job's cost and hours lead its answer (the batch part)
+    if "request_rate" in args:
+        # The TTFT target is the rate's percentile target (the size request bounds the search
+        # by it); 'ttft' asked leads with the percentiles.
+        args["workload"].pop("ttft_s", None)
+        if args.get("asked") in ("ttft", "speed", "hardware"):
+            del args["asked"]
     return args
 
 
@@ -229,6 +235,16 @@ def workload_parts(parsed: ParsedWorkload) -> dict[str, Any]:
     job = batch_job_argument(parsed)
     if job is not None:
         parts["batch_job"] = job
+    if parsed.requests_per_s is not None:
+        rate: dict[str, Any] = {"requests_per_s": parsed.requests_per_s}
+        if parsed.peak_factor is not None:
+            rate["peak_factor"] = parsed.peak_factor
+        targets = {"ttft_s": parsed.ttft_s, "inter_token_s": parsed.inter_token_target_s}
+        targets = {k: v for k, v in targets.items() if v is not None}
+        if targets or parsed.latency_percentile is not None:
+            # A target said without a percentile is the median's.
+            rate["percentile"] = parsed.latency_percentile or 50
+        parts["request_rate"] = rate | targets
     return parts
 
 

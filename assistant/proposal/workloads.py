@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from assistant.conversation import Conversation
 from assistant.proposal.document import Block, BulletList, Heading, Paragraph
-from assistant.render.workloads import batch_lines, embedding_lines, lora_lines
+from assistant.render.workloads import batch_lines, embedding_lines, lora_lines, rate_lines
 from assistant.results import stored_calls
 from tools.sizing import SizingReport
 from tools.workloads.embedding import EmbeddingResult
@@ -51,6 +51,9 @@ def workload_blocks(report: SizingReport) -> list[Block]:
         ]
     if report.batch_job is not None:
         blocks += [Heading("Batch job", 2), BulletList(_plain(batch_lines(report.batch_job)))]
+    if report.request_rate is not None:
+        rate = _plain(rate_lines(report.request_rate))
+        blocks += [Heading("Request rate and latency", 2), BulletList(rate)]
     if report.workloads_error is not None:
         blocks += [Heading("Workload not sized", 2), BulletList((report.workloads_error.text,))]
     return blocks

@@ -15,6 +15,7 @@ from tools.workloads import LoraServingResult
 from tools.workloads.batch import BatchJobResult
 from tools.workloads.embedding import EmbeddingOption, EmbeddingResult
 from tools.workloads.prices import HourlyQuote
+from tools.workloads.request_rate import RequestRateResult
 
 if TYPE_CHECKING:
     from assistant.offline.parsed import ParsedWorkload
@@ -198,6 +199,13 @@ def workload_follow_ups(parsed: ParsedWorkload) -> list[str]:
     """What to ask next about a workload of issue 30 (an embedding corpus: its size and
     length; a batch job: its requests and deadline), in place of the serving questions;
     empty for other workloads."""
+    if parsed.requests_per_s is not None:
+        rate: list[str] = []
+        if parsed.peak_factor is None:
+            rate.append("How much higher is the peak than the average rate? Peaks add replicas.")
+        if parsed.latency_percentile is None:
+            rate.append("A latency target ('p99 TTFT under 500 ms') gives the count meeting it.")
+        return rate
     if parsed.batch_input_tokens is not None or parsed.batch_requests is not None:
         job: list[str] = []
         if parsed.batch_requests is None:
@@ -220,6 +228,40 @@ def workload_follow_ups(parsed: ParsedWorkload) -> list[str]:
     return asks or ["A deadline ('within 4 hours') gives the GPU count that meets it."]
 
 
+def rate_lines(rate: RequestRateResult) -> list[str]:
+    """The rate's replicas, concurrency by Little's law and the latency percentiles."""
+    peak = f"{rate.requests_per_s:,.2f} requests/s"
+    if rate.peak_factor != 1:
+        peak += f" at peak ({rate.average_requests_per_s:,.2f}/s × {rate.peak_factor:g})"
+    target = ""
+    if rate.percentile is not None:
+        goals = []
+        if rate.ttft_target_s is not None:
+            goals.append(f"TTFT ≤ {rate.ttft_target_s:g} s")
+        if rate.inter_token_target_s is not None:
+            goals.append(f"inter-token ≤ {rate.inter_token_target_s * 1000:g} ms")
+        target = f" meet p{rate.percentile} " + " and ".join(goals) if goals else ""
+    price = "" if rate.usd_per_hour is None else f"; {rate.usd_per_hour:,.2f} USD/h on demand"
+    head = (
+        f"**{peak}: {rate.gpus}× {rate.gpu_name} ({rate.replicas} replica(s)){target}**"
+        f"{price} — ≈{rate.concurrency:,.1f} requests in flight (Little's law: "
+        f"{rate.requests_per_s:,.2f}/s × {rate.request_s:,.2f} s each), prefill queue "
+        f"{rate.utilisation:.0%} busy per replica (estimated)."
+    )
+    names = " / ".join(f"p{q.percentile}" for q in rate.quantiles)
+    ttft = " / ".join(f"{q.ttft_s:.3f}" for q in rate.quantiles)
+    itl = " / ".join(f"{q.inter_token_s * 1000:,.0f}" for q in rate.quantiles)
+    lines = [
+        head,
+        f"- TTFT {names}: {ttft} s; inter-token time {names}: {itl} ms (M/D/1 prefill "
+        "queue, estimated).",
+    ]
+    lines += [f"- {a}" for a in rate.assumptions[1:]]
+    return lines
+
+
 def job_lead_lines(report: SizingReport) -> list[str]:
-    """A batch job's lines, which lead its answer (issue 30 item 3); empty otherwise."""
-    return [] if report.batch_job is None else batch_lines(report.batch_job)
+    """A batch job's or a request rate's lines, which lead the answer (issue 30 items 3-4);
+    empty otherwise."""
+    lines = [] if report.batch_job is None else batch_lines(report.batch_job)
+    return lines + ([] if report.request_rate is None else rate_lines(report.request_rate))

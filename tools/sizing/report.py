@@ -28,6 +28,7 @@ from tools.sizing.request import AskedFigure, PriceLoadBasis, SizingRequest
 from tools.workload import Workload
 from tools.workloads import LoraServingResult
 from tools.workloads.batch import BatchJobResult
+from tools.workloads.request_rate import RequestRateResult
 
 HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
 
@@ -462,6 +463,9 @@ class SizingReport(BaseModel):
     )
     batch_job: BatchJobResult | None = Field(
         default=None, description="An offline job's hours, GPU-hours and cost on the headline."
+    )
+    request_rate: RequestRateResult | None = Field(
+        default=None, description="A request rate's concurrency, percentiles and replicas."
     )
     workloads_error: SizingError | None = Field(
         default=None, description="A workload part that could not be sized, and why."

@@ -33,6 +33,7 @@ from tools.sizing.claims import Claim
 from tools.workload import Workload
 from tools.workloads import LoraServing
 from tools.workloads.batch import BatchJob
+from tools.workloads.request_rate import RequestRate
 
 PriceLoadBasis = Literal["stated_load", "full_load"]
 AskedFigure = Literal[
@@ -239,8 +240,25 @@ class SizingRequest(BaseModel):
         default=None, description="LoRA adapters served (not training)."
     )
     batch_job: BatchJob | None = Field(
-        default=None, description="An offline job's token totals (not per request)."
+        default=None, description="Offline job token totals (not per request)."
     )
+    request_rate: RequestRate | None = Field(
+        default=None, description="Requests/s; a TTFT target (s) at a percentile."
+    )
+
+    @model_validator(mode="after")
+    def _rate_target(self) -> SizingRequest:
+        """A percentile TTFT target bounds the options searched by their TTFT without
+        queueing (a prefill slower than the target meets it at no rate), unless the workload
+        states its own (issue 30 item 4)."""
+        rate = self.request_rate
+        w = self.workload
+        if rate is None or rate.ttft_s is None or "ttft_s" in w.model_fields_set:
+            return self
+        self.workload = Workload.model_validate(
+            {**w.model_dump(exclude_unset=True), "ttft_s": rate.ttft_s}
+        )
+        return self
 
     @model_validator(mode="after")
     def _batch_job_shape(self) -> SizingRequest:
@@ -300,5 +318,7 @@ SIZE_HIDDEN = (
     "lora_serving.max_lora_rank",
     "batch_job.requests",
     "batch_job.deadline_hours",
+    "request_rate.peak_factor",
+    "request_rate.inter_token_s",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

@@ -8,11 +8,13 @@ from datetime import date
 from tools.catalog import get_catalog
 from tools.memory.model import resolve_model
 from tools.pricing import PriceBook
+from tools.recommend import Option
 from tools.sizing.report import SizingReport
 from tools.sizing.request import SizingRequest
 from tools.workloads import size_lora_serving
 from tools.workloads.batch import api_job_costs, size_batch_job
 from tools.workloads.prices import hourly_quotes
+from tools.workloads.request_rate import cheapest_meeting
 
 _FOUR_BYTE_FORMATS = frozenset({"fp32"})
 """Weight formats whose activations (and so vLLM's `lora_dtype auto`) are 4 bytes; every other
@@ -32,6 +34,17 @@ def size_workload_parts(
     request: SizingRequest, report: SizingReport, book: PriceBook, today: date
 ) -> None:
     """Fill `report`'s workload parts from `request`'s (ToolInputError for a bad part)."""
+    arrivals = request.request_rate
+    rec = report.recommendation
+    if arrivals is not None and rec is not None:
+        # The cheapest ranked layout whose replicas meet the rate and its percentile target.
+        def hourly(option: Option) -> float | None:
+            quoted = report.price_of(option.gpu, option.count)
+            return None if quoted is None else quoted.usd_per_hour
+
+        report.request_rate = cheapest_meeting(
+            arrivals, list(rec.options), request.workload.output_tokens, hourly
+        )
     job = request.batch_job
     if job is not None and report.headline is not None:
         option = report.headline.option

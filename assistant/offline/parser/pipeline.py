@@ -78,6 +78,7 @@ from assistant.offline.parser.workloads import (
     extract_batch_job,
     extract_embedding,
     extract_lora_serving,
+    extract_request_rate,
 )
 from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.coverage import (
@@ -95,6 +96,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_changes,
     extract_embedding,  # issue 30 items 1-4: before models and GPUs ('bge-m3' is no M3)
     extract_batch_job,  # and job totals before model sizes ('2 billion input tokens')
+    extract_request_rate,  # and rates before GPUs and users ('p99', '10 req/s')
     extract_model_files_and_tags,
     extract_hf_and_catalog_models,
     extract_misspelt_models,

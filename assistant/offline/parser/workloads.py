@@ -7,6 +7,7 @@ the corpus, not a model size)."""
 from __future__ import annotations
 
 import re
+from typing import Literal, cast
 
 from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import QW, Text, positive_int, qty
@@ -203,3 +204,48 @@ def extract_batch_job(t: Text, p: ParsedWorkload) -> None:
             f"How many tokens is each of the {count:,} documents, and each output (e.g. "
             "'2,000 tokens each, 200-token summaries')? The job's hours follow from both.",
         )
+
+
+# Arrival rates: '10 requests per second', '10 req/s', '50 QPS', '2M requests a day'.
+_PER_UNIT = {"s": 1.0, "sec": 1.0, "second": 1.0, "min": 60.0, "minute": 60.0, "h": 3600.0}
+_PER_UNIT |= {"hr": 3600.0, "hour": 3600.0, "day": 86400.0}
+_RATE_PATTERNS = (
+    rf"{_COUNT}\s*(?:requests?|reqs?|queries|calls|prompts)\s*(?:/|per|a|an|each|every)\s*"
+    r"(s|sec|second|min|minute|h|hr|hour|day)s?\b",
+    rf"{_COUNT}\s*(?:req/s|reqs/s|requests/s|req/sec|rps|qps)\b",
+)
+
+
+def extract_request_rate(t: Text, p: ParsedWorkload) -> None:
+    """An arrival rate ('10 requests per second' is a rate, not 10 users), a peak factor
+    ('3× peak', 'peak factor 2'), and latency percentiles ('p99 TTFT' — never a GPU), read
+    before GPUs and concurrency."""
+    for index, pattern in enumerate(_RATE_PATTERNS):
+        for m in t.each(pattern):
+            value = qty(m.group(1).rstrip(","))
+            if value is None or value <= 0 or p.requests_per_s is not None:
+                continue
+            unit = 1.0 if index else _PER_UNIT[m.group(2).lower()]
+            p.requests_per_s = value / unit
+    if p.requests_per_s is None:
+        return
+    for m in t.each(
+        r"\bpeak(?:s|ing)?(?:\s+(?:factor|load|traffic))?\s*(?:of|at|is|=|:)?\s*(\d+(?:\.\d+)?)"
+        r"\s*[x×]?(?:\s+(?:the\s+)?(?:average|mean))?|\b(\d+(?:\.\d+)?)\s*[x×]\s*(?:at\s+)?peak\b"
+    ):
+        factor = float(m.group(1) or m.group(2))
+        if factor >= 1:
+            p.peak_factor = factor
+    for m in t.each(r"\bp(50|90|95|99)\b"):
+        p.latency_percentile = cast(Literal[50, 90, 95, 99], int(m.group(1)))
+    if p.latency_percentile is not None:
+        # 'p99 TTFT at 10 req/s' asks for the TTFT; 'TTFT under 500 ms' is left to the target.
+        target = r"\s*(?:under|below|<|<=|≤|of|within|at\s+most|less\s+than|must|should)"
+        for _ in t.each(rf"\b(?:ttft|time\s+to\s+first\s+token)\b(?!{target})"):
+            p.asked = p.asked or "ttft"
+    for m in t.each(
+        r"\b(?:inter[\s-]?token|itl|tpot)(?:\s+(?:latency|time))?\s*(?:under|below|<=?|of|at\s+"
+        r"most|within)\s*(\d+(?:\.\d+)?)\s*(ms|s)\b"
+    ):
+        value = float(m.group(1))
+        p.inter_token_target_s = value / 1000 if m.group(2).lower() == "ms" else value
