@@ -45,6 +45,7 @@ run: $(STAMP_RUN)
 lint: $(STAMP_DEV)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check assistant tools tests bench
+	$(BIN)/python -m tests.complexity_gate
 
 typecheck: $(STAMP_DEV)
 	$(BIN)/mypy tools assistant

@@ -21,7 +21,6 @@ from contextlib import contextmanager, suppress
 from types import ModuleType
 
 from assistant.sanitize import CleanStream
-from tools.errors import ToolInputError
 
 # name -> one-line help; the module assistant.commands.<name> provides add_parser/run.
 COMMANDS: dict[str, str] = {
@@ -61,9 +60,20 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+SURFACE_COMMANDS = {"mcp": "assistant.mcp.command"}
+"""Subcommands that start another surface, by the module that surface owns them in (the
+dispatcher is the one place that joins the CLI to them; `assistant.commands` never imports
+another surface)."""
+
+
+def command_module(name: str) -> str:
+    """The module that provides a subcommand's `add_parser` and `run`."""
+    return SURFACE_COMMANDS.get(name, f"assistant.commands.{name}")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    from assistant.commands._examples import help_with_examples
-    from assistant.commands._flags import OneLineParser  # errors: one line, exit 2
+    from assistant.cli_examples import help_with_examples
+    from assistant.commands._parser import OneLineParser  # errors: one line, exit 2
 
     parser = OneLineParser(
         prog="gpu-sizer",
@@ -75,7 +85,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in COMMANDS.items():
         if name == only:
-            module = importlib.import_module(f"assistant.commands.{name}")
+            module = importlib.import_module(command_module(name))
             module.add_parser(sub, help_text)
         else:
             sub.add_parser(name, help=help_text)
@@ -85,7 +95,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def _run_app(args_list: list[str]) -> int:
     """`gpu-sizer [--base-url URL] [--model NAME] [--offline] ...`: open the chat app."""
     from assistant.app.main import run_app
-    from assistant.commands._flags import OneLineParser
+    from assistant.commands._parser import OneLineParser
     from assistant.config import add_config_arguments, overrides_from_args
 
     parser = OneLineParser(prog="gpu-sizer", add_help=False)
@@ -109,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    module = importlib.import_module(f"assistant.commands.{args.command}")
+    module = importlib.import_module(command_module(args.command))
     with _clean_stdio():
         return _run_command(module, args)
 
@@ -130,6 +140,8 @@ def _clean_stdio() -> Iterator[None]:
 
 
 def _run_command(module: ModuleType, args: argparse.Namespace) -> int:
+    from tools.errors import ToolInputError  # here: `--help` and `--version` load no tool
+
     try:
         code: int = module.run(args)
     except ToolInputError as exc:

@@ -27,9 +27,9 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser.gpus import extract_gpus
 from assistant.offline.parser.text import Text, normalise
+from assistant.reading.parsed import GpuMention, ParsedWorkload
 from assistant.results import LegacyResult, ToolError, stored_calls
 from tools.catalog import get_catalog
 from tools.cost.comparison import CostComparison

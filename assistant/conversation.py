@@ -18,7 +18,7 @@ from assistant.message_shapes import check_messages, clean_message, repair_tool_
 from assistant.sanitize import clean_text
 
 WORKLOAD_KEY = "offline_workload"
-"""Key of the parsed workload (assistant.offline.ParsedWorkload, JSON) on the assistant message
+"""Key of the parsed workload (`assistant.reading.parsed.ParsedWorkload`, JSON) on the message
 that made the tool calls, when the offline planner chose them. Local: never sent to an API (the
 LLM engine sends only role/content/tool_calls/tool_call_id/name); proposals read its `notes`
 (how the user's words were read)."""

@@ -149,9 +149,9 @@ def _gpu_named(after: str) -> frozenset[str]:
     """The catalog GPU ids the GPU name in `after` ('MI300X', 'A100 80GB PCIe') may mean,
     read with the offline parser's catalog matcher (the reading of the user's words); empty
     when none."""
-    from assistant.offline.parsed import ParsedWorkload
     from assistant.offline.parser.gpus import extract_gpus
     from assistant.offline.parser.text import Text, normalise
+    from assistant.reading.parsed import ParsedWorkload
 
     parsed = ParsedWorkload()
     try:
@@ -403,16 +403,15 @@ def unverified_figures(text: str, sources: Sequence[Any]) -> list[str]:
 
 
 def turn_sources(messages: Sequence[dict[str, Any]]) -> list[Any]:
-    """Tool results as the model read them (`assistant.wire.model_view`: the summaries of large
-    results), tool-call arguments and user text of the last turn (from its user message)."""
+    """Tool results as the model read them (their `content`: `assistant.wire.model_content`,
+    the summaries of large results), tool-call arguments and user text of the last turn (from
+    its user message)."""
     start = 0
     for i, message in enumerate(messages):
         if message.get("role") == "user":
             start = i
-    from assistant.wire import model_view
-
     sources: list[Any] = []
-    for message in model_view(messages[start:]):
+    for message in messages[start:]:
         role = message.get("role")
         if role == "tool":
             sources.append(message.get("content") or "")

@@ -8,13 +8,12 @@ what to fix, never as an exception. A call's `value` is the tool's typed result;
 reads of it (`content`: lean JSON, bytes as `*_GB`, large results summarised) is derived in
 `assistant.wire`.
 
-The calculators are written by other modules and imported lazily: a tool whose module is not
-importable is left out and listed in `Registry.unavailable` (never a stub).
+The calculators are imported directly: a tool that cannot be imported is an import error of
+this module (a test failure, a crash at start), never a tool quietly left out.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from assistant.cost_tool import CostRequest, run_cost_request
 from assistant.guard import (
     MAX_ARGUMENT_CHARS,
     internal_error_result,
@@ -39,11 +39,19 @@ from assistant.lookups import (
     list_gpus,
     list_models,
 )
+from assistant.recommend_tool import run_recommend
 from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
+from assistant.sizing_tool import run_size
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
+from assistant.workload_tools import run_embed
 from tools.errors import ToolInputError, closest_names, field_problems
+from tools.local_serving import LocalServingRequest, plan_local_serving
+from tools.memory import MemoryRequest, estimate_memory
 from tools.nesting import MAX_DEPTH, NestingError, too_deep
+from tools.sizing import SIZE_HIDDEN, SizingRequest
+from tools.workload import Workload
+from tools.workloads.embedding import EmbeddingRequest
 
 __all__ = [
     "SIGNIFICANT_DIGITS",
@@ -136,10 +144,8 @@ def validation_error_result(
 class Registry:
     """The tools offered to the model, by name."""
 
-    def __init__(self, specs: Iterable[ToolSpec], unavailable: Mapping[str, str] | None = None):
+    def __init__(self, specs: Iterable[ToolSpec]):
         self.specs: dict[str, ToolSpec] = {s.name: s for s in specs}
-        self.unavailable: dict[str, str] = dict(unavailable or {})
-        """Tool name → why it is not registered (its module could not be imported)."""
 
     @property
     def names(self) -> list[str]:
@@ -305,19 +311,7 @@ LOOKUP_TOOLS: tuple[ToolSpec, ...] = (
 )
 
 
-# --- calculators, imported lazily ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _LazyTool:
-    name: str
-    description: str
-    module: str
-    input_attr: str
-    func_module: str
-    func_attr: str
-    hidden: tuple[str, ...] = ()
-    offered: bool = True
+# --- calculators ---------------------------------------------------------------------------
 
 
 # Expert overrides not offered to the model: each costs ~20-30 tokens in every request, users
@@ -386,104 +380,60 @@ _SIZE_HIDDEN = (
 # Groq API', 'vs GPT-4o mini').
 _COST_HIDDEN = ("api_providers", "api_models")
 
-_CALCULATORS: tuple[_LazyTool, ...] = (
-    _LazyTool(
+_CALCULATORS: tuple[ToolSpec, ...] = (
+    ToolSpec(
         "size",
         "Size a workload in one call: memory per named GPU setup, ranked options, costs, "
         "the leading option (`headline`) and follow-ups.",
-        "tools.sizing",
-        "SizingRequest",
-        "assistant.sizing_tool",
-        "run_size",
-        (),
+        SizingRequest,
+        run_size,
+        tuple(dict.fromkeys((*SIZE_HIDDEN, *_SIZE_HIDDEN))),
     ),
-    _LazyTool(
+    ToolSpec(
         "estimate_memory",
         "GPU memory per GPU for a model + workload: breakdown, assumptions, fit on `gpu`.",
-        "tools.memory",
-        "MemoryRequest",
-        "tools.memory",
-        "estimate_memory",
+        MemoryRequest,
+        estimate_memory,
         _MEMORY_HIDDEN,
     ),
-    _LazyTool(
+    ToolSpec(
         "recommend",
         "Smallest configuration per GPU type that fits and meets the targets, ranked.",
-        "tools.workload",
-        "Workload",
-        "assistant.recommend_tool",
-        "run_recommend",
+        Workload,
+        run_recommend,
         _WORKLOAD_HIDDEN,
         offered=False,  # `size` answers it (and more) within the prompt budget
     ),
-    _LazyTool(
+    ToolSpec(
         "plan_local_serving",
         "llama.cpp/Ollama on own GPU(s): layers that fit (-ngl), rest in RAM, est. tok/s, "
         "launch line.",
-        "tools.local_serving",
-        "LocalServingRequest",
-        "tools.local_serving",
-        "plan_local_serving",
+        LocalServingRequest,
+        plan_local_serving,
         _LOCAL_HIDDEN,
         offered=False,  # ~250 prompt tokens; the engines pre-compute it from the question
     ),
-    _LazyTool(
+    ToolSpec(
         "compare_costs",
         "Cloud cost ($/hour, $/month, $/M tokens) per tier of configurations, API comparison, "
         "break-even; training cost for options with hours.",
-        "assistant.cost_tool",
-        "CostRequest",
-        "assistant.cost_tool",
-        "run_cost_request",
+        CostRequest,
+        run_cost_request,
         _COST_HIDDEN,
         offered=False,  # `size` prices its options at the load it states
     ),
     # issue 30 item 2: an embedding / reranker corpus (no LLM), pre-computed like local plans.
-    _LazyTool(
+    ToolSpec(
         "embed_corpus",
         "Embedding/reranker model: memory, tokens and documents/s, time and cost for a corpus.",
-        "tools.workloads.embedding",
-        "EmbeddingRequest",
-        "assistant.workload_tools",
-        "run_embed",
+        EmbeddingRequest,
+        run_embed,
         (),
         offered=False,  # ~150 prompt tokens past the budget; the engines pre-compute it
     ),
 )
 
 
-def _hidden(tool: _LazyTool, input_model: type[BaseModel]) -> tuple[str, ...]:
-    if tool.name != "size":
-        return tool.hidden
-    from tools.sizing import SIZE_HIDDEN
-
-    return tuple(dict.fromkeys((*SIZE_HIDDEN, *_SIZE_HIDDEN)))
-
-
-def _load_calculators() -> tuple[list[ToolSpec], dict[str, str]]:
-    specs: list[ToolSpec] = []
-    missing: dict[str, str] = {}
-    for tool in _CALCULATORS:
-        try:
-            input_model = getattr(importlib.import_module(tool.module), tool.input_attr)
-            func = getattr(importlib.import_module(tool.func_module), tool.func_attr)
-        except (ImportError, AttributeError) as exc:
-            missing[tool.name] = f"{tool.func_module}.{tool.func_attr} unavailable ({exc})"
-            continue
-        specs.append(
-            ToolSpec(
-                tool.name,
-                tool.description,
-                input_model,
-                func,
-                _hidden(tool, input_model),
-                tool.offered,
-            )
-        )
-    return specs, missing
-
-
 def default_registry() -> Registry:
-    """The calculators that are importable, plus the catalog look-ups."""
-    calculators, missing = _load_calculators()
-    return Registry([*calculators, *LOOKUP_TOOLS], missing)
+    """The calculators and the catalog look-ups."""
+    return Registry([*_CALCULATORS, *LOOKUP_TOOLS])

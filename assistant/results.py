@@ -6,10 +6,10 @@ Every tool returns a pydantic model. A `{"role": "tool"}` message keeps that mod
 result — the offline renderer, the app's tool cards, the proposal, the CLI, the grounding check
 — loads it back here, with a `TypeAdapter` per schema, and reads attributes.
 
-Sessions written before results were stored typed have only `content` (the lean JSON, bytes as
-`*_GB` at 6 significant digits, nulls dropped). `load_result` reads those back into the same
-models (GB → bytes, missing nullable fields as None); what does not validate any more becomes a
-`LegacyResult` carrying the raw JSON and a notice, never an exception.
+A stored result that does not validate any more (its model changed since it was saved), or a
+tool message with no typed result at all, loads as a `LegacyResult` carrying the raw JSON and
+a notice, never an exception. How results are written to a session file (packed, versioned) is
+`assistant.session_format`'s business: in memory they are always `{"schema", "data"}`.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from tools.cost import CostComparison
 from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
-from tools.nesting import NestingError, loads_json, too_deep
+from tools.nesting import loads_json, too_deep
 from tools.recommend import Recommendation
 from tools.sizing import SizingReport
-from tools.units import GB
 from tools.workloads.embedding import EmbeddingResult
 
 RESULT_KEY = "result"
@@ -122,12 +121,17 @@ TOOL_RESULTS: dict[str, str] = {
     "plan_local_serving": "LocalServingPlan",
     "embed_corpus": "EmbeddingResult",  # issue 30 item 2
 }
-"""Tool name → the schema of its result (how a result stored untyped is read back)."""
+"""Tool name → the schema of its result."""
 
 
 def stored(value: BaseModel) -> dict[str, Any]:
-    """The JSON a tool message keeps under `RESULT_KEY` for `value`."""
-    return {"schema": type(value).__name__, "data": value.model_dump(mode="json")}
+    """The JSON a tool message keeps under `RESULT_KEY` for `value`: its fields that differ
+    from their defaults (loading validates it back into the same model, defaults restored; a
+    report is a fifth smaller so)."""
+    return {
+        "schema": type(value).__name__,
+        "data": value.model_dump(mode="json", exclude_defaults=True),
+    }
 
 
 def tool_message(
@@ -191,7 +195,11 @@ def load_result(message: Mapping[str, Any], tool: str = "") -> BaseModel:
     name = tool or str(message.get("name") or "")
     if RESULT_KEY in message:
         return load_stored(message[RESULT_KEY], name)
-    return _from_lean(name, message.get("content"))
+    return LegacyResult(
+        tool=name,
+        data={"raw": str(message.get("content") or "")},
+        notice=_notice(name, "no typed result stored"),
+    )
 
 
 def _notice(tool: str, why: str) -> str:
@@ -203,79 +211,6 @@ def _first(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(p) for p in err["loc"]) or "result"
     return f"{where}: {err['msg']}"
-
-
-def _from_lean(tool: str, content: Any) -> BaseModel:
-    """A result stored as lean JSON (before typed storage) read back into its tool's model."""
-    try:
-        data = loads_json(content) if isinstance(content, str) else content
-    except NestingError as exc:
-        return LegacyResult(tool=tool, data={"raw": str(content)}, notice=_notice(tool, str(exc)))
-    except ValueError:
-        return LegacyResult(tool=tool, data={"raw": str(content)}, notice=_notice(tool, "not JSON"))
-    if not isinstance(data, dict):
-        return LegacyResult(tool=tool, data={"raw": data}, notice=_notice(tool, "not an object"))
-    if "error" in data:
-        try:
-            return ToolError.model_validate(data)
-        except ValidationError:
-            return ToolError(error=str(data["error"]))
-    schema = TOOL_RESULTS.get(tool)
-    if schema is None or schema not in SCHEMAS:
-        return LegacyResult(tool=tool, data=data, notice=_notice(tool, "unknown tool"))
-    bytes_form = _unlean(data)
-    if schema == "CostComparison" and isinstance(bytes_form, dict):
-        training = bytes_form.pop("training", None)
-        bytes_form = {"serving": bytes_form or None, "training": training}
-    return _validate_filling_nulls(SCHEMAS[schema], bytes_form, tool)
-
-
-def _unlean(value: Any) -> Any:
-    """Undo `wire.lean`'s renaming: `x_GB` → `x_bytes` (integer bytes), `x_GB_per_s` →
-    `x_bytes_per_s`. Figures keep lean's 6 significant digits."""
-    if isinstance(value, dict):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            name = str(key)
-            number = isinstance(item, int | float) and not isinstance(item, bool)
-            if number and name.endswith("_GB_per_s"):
-                name, item = name.removesuffix("_GB_per_s") + "_bytes_per_s", item * GB
-            elif number and name.endswith("_GB"):
-                name, item = name.removesuffix("_GB") + "_bytes", round(item * GB)
-            out[name] = _unlean(item)
-        return out
-    if isinstance(value, list):
-        return [_unlean(v) for v in value]
-    return value
-
-
-_MAX_FILLS = 200
-
-
-def _validate_filling_nulls(model: type[BaseModel], data: Any, tool: str) -> BaseModel:
-    """Validate `data`; a required field it lacks is retried as None (lean dropped nulls),
-    until it validates or an error is of another kind (then a `LegacyResult`)."""
-    for _ in range(_MAX_FILLS):
-        try:
-            return model.model_validate(data)
-        except ValidationError as exc:
-            missing = [e["loc"] for e in exc.errors() if e["type"] == "missing"]
-            if not missing or not all(_set_null(data, list(loc)) for loc in missing):
-                return LegacyResult(tool=tool, data=data, notice=_notice(tool, _first(exc)))
-    return LegacyResult(tool=tool, data=data, notice=_notice(tool, "too many missing fields"))
-
-
-def _set_null(data: Any, loc: list[Any]) -> bool:
-    node = data
-    for part in loc[:-1]:
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
-            return False
-    if not isinstance(node, dict) or loc[-1] in node:
-        return False
-    node[loc[-1]] = None
-    return True
 
 
 # --- a conversation's calls ------------------------------------------------------------------

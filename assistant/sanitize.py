@@ -32,8 +32,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, TextIO, TypeVar
 
-from tools.nesting import loads_json
-
 MAX_CONTROL_STRING = 4096
 """Longest payload (characters) an OSC/DCS/SOS/PM/APC string may have and still be removed with
 its introducer; terminals cap OSC strings similarly (xterm: a few KiB for most commands)."""
@@ -168,6 +166,8 @@ def clean_json_text(text: str) -> str:
     text = clean_text(text)
     if "\\" not in text:
         return text  # no escapes: nothing encoded can hide a control character
+    from tools.nesting import loads_json  # here: `--help` builds a CleanStream, loads no tool
+
     try:
         value = loads_json(text)
     except ValueError:  # not JSON, or nested too deeply to walk (tools.nesting)

@@ -1,7 +1,9 @@
 """Saved chat sessions: one JSON file per conversation, written atomically.
 
 A session is the full `Conversation` (OpenAI-format messages, tool calls and tool results
-included), so reopening it rebuilds every tool card and a proposal can be rendered from it.
+included), so reopening it rebuilds every tool card and a proposal can be rendered from it. The
+file carries a format version, typed results packed once (`assistant.session_format`, which
+also holds the migrations from older formats).
 Files live in `platformdirs.user_data_dir("gpu-sizer")/sessions`; the environment variable
 `GPU_SIZER_DATA_DIR` replaces the data directory (tests, portable installs).
 
@@ -97,9 +99,12 @@ def session_path(session_id: str, directory: Path | None = None) -> Path:
 
 
 def session_json(conversation: Conversation) -> str:
-    """What a session file holds: the conversation with every tool call answered."""
+    """What a session file holds: the conversation with every tool call answered, in the
+    current file format (`session_format.encode`)."""
+    from assistant.session_format import encode
+
     repaired, _ = conversation.repaired()
-    return repaired.model_dump_json(indent=1)
+    return json.dumps(encode(repaired.model_dump(mode="json")), ensure_ascii=False)
 
 
 def save_session(conversation: Conversation, directory: Path | None = None) -> Path:
@@ -128,9 +133,18 @@ def _read_json(path: Path) -> tuple[object, str]:
 def read_conversation_file(path: Path) -> LoadedSession:
     """A conversation JSON file anywhere (a regular file under the size cap), its messages
     checked, repaired and cleaned. ToolInputError when it cannot be read or parsed."""
+    from assistant.session_format import decode
+
     data, text = _read_json(path)
     try:
-        conversation, problems = Conversation.from_saved(data, clean=json_has_control(text))
+        if not isinstance(data, dict):
+            raise ValueError(f"a session is a JSON object, not {type(data).__name__}")
+        data, control = decode(data)
+        conversation, problems = Conversation.from_saved(
+            data, clean=control or json_has_control(text)
+        )
+    except ToolInputError as exc:
+        raise ToolInputError("session", f"{path.name} cannot be opened: {exc.problem}") from None
     except ValueError as exc:
         raise ToolInputError("session", f"{path.name} is not a session ({exc})") from None
     return LoadedSession(conversation, path, problems)

@@ -55,7 +55,7 @@ async def run_tool_call(
     `timeout_s` seconds returns an error result (kind "timeout").
     """
     if from_model:
-        refused = _refused_fields(arguments)
+        refused = refused_fields(arguments)
         if refused:
             return _refusal(name, arguments, refused)
     try:
@@ -110,7 +110,7 @@ async def in_thread(func: Callable[[], R], timeout_s: float, *, thread_name: str
     return await asyncio.wait_for(future, timeout_s)
 
 
-def _refused_fields(arguments: str | Mapping[str, Any] | None) -> list[str]:
+def refused_fields(arguments: str | Mapping[str, Any] | None) -> list[str]:
     parsed = parse_arguments(arguments)
     if not isinstance(parsed, dict):
         return []  # the registry reports the JSON problem itself

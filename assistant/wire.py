@@ -9,8 +9,6 @@ module's forms of it, and nothing else does:
   (memory, recommend, cost, size) are summarised: the verdict and the figures an answer needs,
   each value copied from the lean result under its own key — never recomputed or converted —
   plus the first sentence of assumptions, reasons and notes. Errors and look-ups go whole.
-- `model_view`: the message list as sent, tool contents in that form (for messages stored by
-  earlier versions, whose content is the whole lean result, the summary is derived again).
 """
 
 from __future__ import annotations
@@ -530,34 +528,3 @@ def model_content(tool_name: str, value: BaseModel) -> str:
         return compact_json(lean_result(value))
     short["note"] = SEEN_IN_FULL
     return compact_json(short)
-
-
-def summarize_content(tool_name: str, content: str) -> str:
-    """The content to send for a lean `content` of `tool_name` stored by an earlier version
-    (before results were stored typed): read back typed, then summarised; content that does not
-    load as its tool's result (errors, look-ups, unknown shapes) passes through unchanged."""
-    from assistant.results import load_result
-
-    value = load_result({"role": "tool", "name": tool_name, "content": content}, tool_name)
-    return content if summary(value) is None else model_content(tool_name, value)
-
-
-def model_view(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Copies of `messages` with each tool message's content in the form the model reads.
-
-    A message stored with its typed result already has that content; one stored by an earlier
-    version (the whole lean result) is summarised here. The tool name of a result is found
-    from the assistant message's `tool_calls` with the same id. The input is not modified."""
-    from assistant.results import RESULT_KEY
-
-    names: dict[str, str] = {}
-    out: list[dict[str, Any]] = []
-    for message in messages:
-        for call in message.get("tool_calls") or []:
-            names[str(call.get("id"))] = str(call.get("function", {}).get("name", ""))
-        legacy = message.get("role") == "tool" and RESULT_KEY not in message
-        if legacy and isinstance(message.get("content"), str):
-            name = names.get(str(message.get("tool_call_id")), "")
-            message = {**message, "content": summarize_content(name, message["content"])}
-        out.append(message)
-    return out

@@ -46,13 +46,18 @@ def _isolated_user_dirs(
 ) -> None:
     """Tests never read the developer's own settings, prices.toml or sessions: platformdirs
     resolves the config and data dirs under XDG_* on Linux, so point them at an empty temporary
-    folder, and drop the settings' environment variables. A test that needs them sets them."""
+    folder, and drop the settings' environment variables. A test that needs them sets them.
+    The user cache folder is the run's own (tools/toml_cache.py)."""
     home = tmp_path_factory.mktemp("user-dirs")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    # The parsed-catalog cache is keyed by the files' hash: one for the whole run (all workers)
+    # is safe and spares each CLI subprocess parsing the TOML again.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp().parent / "cache"))
     for name in (
         "GPU_SIZER_CONFIG_DIR",
         "GPU_SIZER_DATA_DIR",
+        "GPU_SIZER_CACHE_DIR",
         "GPU_SIZER_EUR_TO_USD",
         "GPU_SIZER_NOW",
         "GPU_SIZER_MODEL",

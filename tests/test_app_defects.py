@@ -31,13 +31,13 @@ from assistant.events import Done, Event, Notice, TextDelta
 from assistant.offline.engine import OfflineEngine
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
-from assistant.render.verdict import card_shows_headline
 from assistant.sessions import list_sessions
 from tests.app_fakes import MEMORY_RESULT, FakeEngine
 from tests.record_app_turns import load_turn, recorded_answer, replay_calls
 from tests.test_parity import CASES
 from tools.catalog import get_catalog
 from tools.sizing import SizingReport, SizingRequest, size
+from tools.sizing.verdict import states_headline
 
 SIZE = (80, 24)
 
@@ -185,7 +185,7 @@ async def test_the_recommended_bar_names_the_headline_on_every_parity_workload()
                     assert gpu.split()[-1] in label, (question, label, gpu)
                     if o.dp > 1 and not report.is_training:  # one replica sized of dp
                         assert f"{o.dp} replicas" in label, (question, label)
-                if card_shows_headline(report):
+                if states_headline(report):
                     # The card's line for the headline names the same count.
                     assert any(f"{o.count}× " in line.head for line in lines), (question, lines)
                 checked += 1

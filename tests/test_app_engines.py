@@ -25,7 +25,7 @@ from assistant.config import Settings
 from assistant.llm import LlmEngine
 from assistant.llm.planner import no_planner
 from assistant.offline.engine import OfflineEngine
-from assistant.sessions import load_session
+from assistant.sessions import load_session, read_session_file
 
 BASE = "http://127.0.0.1:8080/v1"
 SIZE = (80, 24)
@@ -96,7 +96,7 @@ async def test_llm_conversation_tool_card_streamed_answer_and_saved_tool_calls(
             assert answer.markdown.source == answer.text
         assert route.call_count == 2
 
-    saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
+    saved = read_session_file(tmp_path / f"{app.conversation.id}.json").conversation.model_dump()
     calls = [m for m in saved["messages"] if m.get("tool_calls")]
     assert calls[0]["tool_calls"][0]["function"]["name"] == "find_gpu"
     tool_messages = [m for m in saved["messages"] if m["role"] == "tool"]
@@ -118,7 +118,7 @@ async def test_llm_401_shows_notice_and_keeps_prompt(tmp_path: Path) -> None:
             assert notice.has_class("error")
             assert notice.message in [n.message for n in app._notifications]
     # The question itself is saved even though the request failed.
-    saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
+    saved = read_session_file(tmp_path / f"{app.conversation.id}.json").conversation.model_dump()
     assert saved["messages"][0] == {"role": "user", "content": "Llama 3.1 70B on 2× H100?"}
 
 
@@ -143,7 +143,7 @@ async def test_offline_conversation_draws_cards_and_memory_bars(tmp_path: Path) 
         stored = stored_answer(app.conversation.messages[-1])
         assert stored is not None and answer.text == stored.text
         assert answer.markdown.source == stored.visible_beside_card
-    saved = json.loads((tmp_path / f"{app.conversation.id}.json").read_text())
+    saved = read_session_file(tmp_path / f"{app.conversation.id}.json").conversation.model_dump()
     assert saved["mode"] == "offline"
     assert any(m.get("tool_calls") for m in saved["messages"])
 

@@ -23,7 +23,7 @@ from assistant.app.results import (
     cost_charts,
     latency_charts,
 )
-from assistant.app.verdict import verdict_lines, working_option
+from assistant.app.verdict import charted_option, verdict_lines
 from assistant.app.widgets.bar_chart import render_chart
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.result_table import fitting_columns, rich_table
@@ -310,7 +310,7 @@ def test_recorded_turns_are_the_questions_they_claim() -> None:
 
 def test_latency_curve_of_the_configuration_that_works() -> None:
     report = _report("fits")
-    option = working_option(report)
+    option = charted_option(report)
     assert option is not None and option.latency_curve
     ttft, speed = latency_charts(option, report.users_stated)
     # One bar per concurrency the performance model computed, its own figures — never past
@@ -325,7 +325,7 @@ def test_latency_curve_of_the_configuration_that_works() -> None:
     assert "1× L40S, per replica" in ttft.title
     # Every speed says how it was obtained: the chart titles carry the basis.
     assert ttft.title.endswith(f"· {option.ttft_basis or 'estimated'}")
-    assert latency_charts(working_option(_report("training"))) == []  # training: no curve
+    assert latency_charts(charted_option(_report("training"))) == []  # training: no curve
 
 
 async def test_card_titles_keep_their_lines_when_the_scrollbar_appears(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from assistant.cli import main
-from assistant.commands._output import Column, Document, Table, plain_text
+from assistant.render.output import Column, Document, Table, plain_text
 from tools.catalog import get_catalog
 
 

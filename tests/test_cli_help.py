@@ -8,7 +8,7 @@ import shlex
 import pytest
 
 from assistant import cli
-from assistant.commands._examples import EXAMPLES
+from assistant.cli_examples import EXAMPLES
 from assistant.registry import default_registry
 
 

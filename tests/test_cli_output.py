@@ -21,8 +21,9 @@ from pathlib import Path
 import pytest
 
 from assistant import cli
-from assistant.commands import _output, _progress
-from assistant.commands._output import (
+from assistant.commands import _progress
+from assistant.render import output as _output
+from assistant.render.output import (
     Column,
     Document,
     Line,

@@ -93,7 +93,7 @@ def test_cost_per_million_tokens_always_on(book: PriceBook) -> None:
     assert row.output_tokens_per_month == pytest.approx(26_280_000_000)
     assert row.usd_per_million_tokens == pytest.approx(1.528889, rel=1e-6)
     assert row.usd_per_million_blended_tokens == pytest.approx(0.382222, rel=1e-5)
-    assert row.as_of == "2026-09-19" and row.provider == "AWS" and row.tier == "on_demand"
+    assert row.as_of and row.provider == "AWS" and row.tier == "on_demand"
 
 
 def test_monthly_cost_at_utilization(book: PriceBook) -> None:

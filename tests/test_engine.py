@@ -514,3 +514,38 @@ def test_key_never_in_saved_or_logged_output(
 
 async def _collect(eng: LlmEngine, conv: Conversation) -> list[Event]:
     return [e async for e in eng.run_turn(conv, "hi")]
+
+
+@respx.mock
+async def test_a_parser_exception_is_logged_with_the_request_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A bug in the question reader (here: parse_workload raising) must not skip the verdict
+    # silently: the request is logged with the traceback (the key masked), the user is told,
+    # and the model is still offered the tools.
+    from assistant.internal_errors import log_path
+    from assistant.llm import planner as planner_module
+
+    def broken(*_: object) -> object:
+        raise RuntimeError("reader bug")
+
+    monkeypatch.setenv("GPU_SIZER_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(planner_module, "parse_workload", broken)
+    secret = "sk-secret-never-show-123"
+    settings = Settings(base_url=BASE, model="m", api_key_env="MY_KEY")
+    eng = LlmEngine(
+        settings, planner=planner_module.offline_planner, env={"MY_KEY": secret}, system_prompt="S"
+    )
+    route = respx.post(URL).mock(side_effect=[text_reply("Which GPU do you have?")])
+    question = f"Llama 3 70B on 2x H100, my key is {secret}"
+    events = await run(eng, question)
+    warnings = [e for e in events if isinstance(e, Notice) and e.level == "warning"]
+    assert any("Internal error in the question reader" in w.message for w in warnings)
+    assert any("RuntimeError: reader bug" in w.message for w in warnings)
+    logged = log_path().read_text()
+    assert "RuntimeError: reader bug" in logged and "Traceback" in logged
+    assert "Llama 3 70B on 2x H100" in logged  # the request
+    assert secret not in logged
+    assert all(secret not in w.message for w in warnings)
+    assert bodies(route)[0]["tools"]  # the model still has the calculators
+    assert done(events).text == "Which GPU do you have?"

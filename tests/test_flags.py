@@ -14,10 +14,10 @@ from assistant.commands._flags import (
     FLAGSET,
     CommandFlags,
     FlagSet,
-    OneLineParser,
     allowed,
     request,
 )
+from assistant.commands._parser import OneLineParser
 from tools.errors import ToolInputError
 from tools.memory import MemoryRequest
 from tools.workload import Workload

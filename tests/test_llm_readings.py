@@ -28,9 +28,9 @@ from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.events import Done, Event, ReadAs, ToolCallStarted, ToolResult, Verdict
 from assistant.llm import LlmEngine
 from assistant.llm.planner import PlannedCalls, Planner
-from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.planner import plan_tool_calls
 from assistant.reading.model import SlotSource, Span
+from assistant.reading.parsed import GpuMention, ParsedWorkload
 from assistant.results import ToolError
 from tests import scripted_server as ss
 from tools.sizing import SizingReport
@@ -383,8 +383,8 @@ def test_ask_json_reports_the_reading_and_report_the_verdict_follows(
 async def test_a_follow_up_refines_the_reading_the_verdict_followed(
     server: ss.ScriptedServer, parser_users: int, model_users: int, carried: int
 ) -> None:
-    from assistant.offline.engine import previous_workload
     from assistant.offline.parser import parse_workload
+    from assistant.reading.parsed import previous_workload
 
     server.reset(ss.tool_calls(_size(model_users)), ss.text("Explained."))
     events = await _turn(_engine(server, fixed_parser(_parsed(parser_users))))
@@ -404,7 +404,7 @@ async def test_a_follow_up_refines_the_reading_the_verdict_followed(
 async def test_without_a_parser_reading_the_models_reading_is_the_one_refined(
     server: ss.ScriptedServer,
 ) -> None:
-    from assistant.offline.engine import previous_workload
+    from assistant.reading.parsed import previous_workload
 
     def reads_nothing(text: str, conversation: Conversation) -> PlannedCalls:
         return []

@@ -287,8 +287,12 @@ def test_catalog_listings_are_resources(transcript: dict[str, Any]) -> None:
     assert h100["memory_bytes"] == 80_000_000_000 and h100["as_of"]
     prices = json.loads(transcript["resources"]["gpu-sizer://catalog/prices"].text)
     p5 = next(p for p in prices["prices"] if p["id"] == "aws-p5-48xlarge-h100-sxm-on-demand")
-    # as_of 2026-09-19 → 2026-12-14 09:00 UTC (the pinned clock): 86 days.
-    assert (p5["price_per_instance_hour"], p5["age"], p5["stale"]) == (55.04, "86 days old", False)
+    # Its age counted by hand from its own date to 2026-12-14 09:00 UTC (the pinned clock).
+    from datetime import date
+
+    days = (date(2026, 12, 14) - date.fromisoformat(p5["as_of"][:10])).days
+    assert (p5["age"], p5["stale"]) == (f"{days} days old", days > 180)
+    assert p5["price_per_instance_hour"] == 55.04  # AWS p5.48xlarge on demand, as sourced
     models = json.loads(transcript["resources"]["gpu-sizer://catalog/models"].text)
     assert any(m["id"] == "llama-3.1-8b" for m in models["models"])
     assert all(r.mime_type == "application/json" for r in transcript["resource_list"])

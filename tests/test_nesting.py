@@ -183,8 +183,10 @@ def test_stored_arguments_and_results_never_raise() -> None:
     assert clean_json_text(text) == text  # too deep to walk: cleaned as plain text
     from assistant.results import load_result
 
-    legacy = load_result({"role": "tool", "name": "size", "content": nested(DEEP)}, "size")
-    assert "nested more than 64 levels" in legacy.notice  # type: ignore[attr-defined]
+    stored = {"role": "tool", "name": "size", "result": {"schema": "SizingReport", "data": "x"}}
+    stored["result"]["data"] = json.loads(nested(SHALLOW_ENOUGH_TO_PARSE))
+    legacy = load_result(stored, "size")
+    assert "cannot be shown" in legacy.notice  # type: ignore[attr-defined]
 
 
 def test_model_sent_arguments_too_deep_are_a_tool_error() -> None:

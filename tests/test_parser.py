@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
+from assistant.reading.parsed import ParsedWorkload
 
 
 def _gpus(parsed: ParsedWorkload) -> list[tuple[str | None, int | None]]:

@@ -65,9 +65,13 @@ def test_every_cost_row_carries_its_age_on_the_callers_clock() -> None:
     option = [ServingCostInput(gpu="h100-sxm", count=8)]
     result = compare_costs(option, builtin_price_book(), PriceFilter(), freshness=(CLOCK, 180))
     p5 = next(r for r in result.rows if r.price_id == "aws-p5-48xlarge-h100-sxm-on-demand")
-    assert (p5.as_of, p5.age, p5.stale) == ("2026-09-19", "74 days old", False)
-    assert p5.age_hours == pytest.approx(74 * 24 + 10)
-    assert p5.as_of_time == datetime(2026, 9, 19, tzinfo=UTC)
+    # Counted by hand from the row's own date (a re-dated catalog row keeps this true): a date
+    # alone is 00:00 UTC, the clock is 10:00 UTC, so whole days plus 10 hours.
+    dated = date.fromisoformat(p5.as_of[:10])
+    days = (CLOCK.date() - dated).days
+    assert (p5.age, p5.stale) == (f"{days} days old", days > 180)
+    assert p5.age_hours == pytest.approx(days * 24 + 10)
+    assert p5.as_of_time == datetime(dated.year, dated.month, dated.day, tzinfo=UTC)
     # The same rows without a clock carry no age (nothing to count it to).
     bare = compare_costs(option, builtin_price_book(), PriceFilter())
     assert all(r.age is None and r.age_hours is None for r in bare.rows)
@@ -174,8 +178,13 @@ async def test_answers_and_proposals_show_each_prices_age(
     monkeypatch.setenv("GPU_SIZER_NOW", "2026-12-02T10:00:00Z")
     text, conversation = await answer("serve Llama 3.1 8B to 20 users on H100, what does it cost?")
     cost = costs(conversation)
-    # The catalog's 2026-09-19 rows are 74 days old on 2026-12-02 (hand count above).
-    assert "74 days old" in {r.age for r in cost.rows}
+    # Each row's age counted by hand from its own date to 2026-12-02 (the pinned clock).
+    dated = [r for r in cost.rows if len(r.as_of) == 10 and r.as_of.count("-") == 2]
+    assert dated
+    for row in dated:
+        days = (date(2026, 12, 2) - date.fromisoformat(row.as_of)).days
+        if days >= 2:
+            assert row.age == f"{days} days old"
     assert any("older than 180 days on 2026-12-02" in a for a in cost.assumptions)
     # The sizing report's quoted prices carry the same ages, and the answer shows them.
     assert all(p.age and p.age.endswith("old") for p in sizing(conversation).priced)

@@ -463,16 +463,6 @@ def test_empty_session_renders_placeholders() -> None:
     assert page_one_problems(text) == []
 
 
-def test_a_session_stored_before_typed_results_renders_the_same_proposal() -> None:
-    # session-v0.json is the legacy session as an older version stored it (tool contents are
-    # the lean JSON, no typed result); session-legacy.json holds the same results typed.
-    legacy = _load("session-v0.json")
-    assert not any("result" in m for m in legacy.messages if m.get("role") == "tool")
-    golden = (DATA / "proposal-legacy.md").read_text(encoding="utf-8")
-    assert render_proposal(legacy, "md") == golden
-    assert "no headline, risk or alternative rule ran" in page_one(golden)
-
-
 def test_a_result_that_no_longer_loads_is_named_not_fatal() -> None:
     conversation = _conversation([("recommend", {"model": "x"}, _recommendation("llama"))])
     broken = {"schema": "Recommendation", "data": {"model_id": "llama", "options": "?"}}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.reading.adopt import adopted
 from assistant.reading.of_call import call_slots
+from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import differences
 from tools.sizing import SizingRequest
 

@@ -46,7 +46,7 @@ def _option(rec: Recommendation, gpu: str) -> Option:
     return next(o for o in rec.options if o.gpu == gpu)
 
 
-def _layouts(rec: Recommendation, gpu: str) -> list[Option]:
+def candidate_layouts(rec: Recommendation, gpu: str) -> list[Option]:
     return [o for o in [*rec.options, *rec.rejected] if o.gpu == gpu]
 
 
@@ -59,7 +59,7 @@ def test_405b_bf16_does_not_fit_one_h100_node_and_the_alternatives_are_named() -
     assert LLAMA_405B_BF16_BYTES / 8 > VLLM_DEFAULT_UTILIZATION * H100_USABLE
     rec = _rec(model="llama-3.1-405b", constraints={"only_gpus": ["h100-sxm", "h200", "b200"]})
     assert rec.weight_bytes == LLAMA_405B_BF16_BYTES
-    one_node = [o for o in _layouts(rec, "h100-sxm") if o.tp * o.pp <= 8]
+    one_node = [o for o in candidate_layouts(rec, "h100-sxm") if o.tp * o.pp <= 8]
     assert one_node and not any(o.fits for o in one_node)
     assert all(o.reasons for o in one_node)
     h100 = _option(rec, "h100-sxm")
@@ -94,7 +94,7 @@ def test_70b_bf16_on_one_h200_does_not_fit_at_vllm_default_reserve() -> None:
     assert weights > int(VLLM_DEFAULT_UTILIZATION * H200_USABLE)
     rec = _rec(model="llama-3.1-70b", constraints={"only_gpus": ["h200-sxm"]})
     assert rec.weight_bytes == weights
-    single = next(o for o in _layouts(rec, "h200-sxm") if o.count == 1)
+    single = next(o for o in candidate_layouts(rec, "h200-sxm") if o.count == 1)
     assert not single.fits and single.kv_cache_capacity_tokens == 0
     assert "126.4 GiB" in single.reasons[0]  # 135,679,338,086 B = 126.36 GiB budget
     chosen = _option(rec, "h200-sxm")
@@ -414,7 +414,7 @@ def test_fastest_objective_adds_tensor_parallel_gpus() -> None:
     fastest = _rec(**fields, objective="fastest")
     o = _option(fastest, "h100-sxm")
     assert o.meets_targets and o.tp == 8
-    tried = [x for x in _layouts(fastest, "h100-sxm") if x.meets_targets]
+    tried = [x for x in candidate_layouts(fastest, "h100-sxm") if x.meets_targets]
     assert {x.tp for x in tried} >= {2, 4, 8}
     assert o.decode_tokens_per_s_per_seq == max(x.decode_tokens_per_s_per_seq or 0 for x in tried)
     # The default objective still stops at the fewest GPUs that meet the targets.

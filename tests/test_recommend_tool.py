@@ -7,7 +7,6 @@ EU (Gravelines / Paris), as_of 2026-09-26; AWS p5.4xlarge, 1× H100, 7.3616 USD/
 
 from __future__ import annotations
 
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -54,10 +53,12 @@ def test_eur_rows_rank_at_the_reference_rate_or_the_users(config_home: Path) -> 
     assert any("OVHcloud h100-380" in note for note in with_rate.notes)
 
 
-def test_the_users_price_file_decides_cheapest(config_home: Path) -> None:
-    (config_home / "prices.toml").write_text(
-        USER_ROW.format(today=date.today().isoformat()), encoding="utf-8"
-    )
+def test_the_users_price_file_decides_cheapest(
+    config_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The clock pinned (never today's date): the user's row is a day old, fresh.
+    monkeypatch.setenv("GPU_SIZER_NOW", "2026-12-02T10:00:00Z")
+    (config_home / "prices.toml").write_text(USER_ROW.format(today="2026-12-01"), encoding="utf-8")
     rec = run_recommend(validate_workload({"model": "llama-3.1-8b"}))
     first = rec.options[0]
     # 0.10 USD/GPU-h is below every catalog price: one L40S at that rate ranks first.

@@ -22,9 +22,26 @@ def test_lookups_registered_with_schemas() -> None:
     assert "title" not in schema["function"]["parameters"]["properties"]["name"]
 
 
-def test_missing_calculators_are_listed_not_stubbed() -> None:
-    for name in ("estimate_memory", "recommend", "compare_costs"):
-        assert (name in REGISTRY.names) != (name in REGISTRY.unavailable)
+def test_every_calculator_is_registered() -> None:
+    # Tools are imported directly (no string imports): a calculator that cannot be imported
+    # fails this module's import, it is never left out quietly.
+    expected = {"size", "estimate_memory", "recommend", "plan_local_serving", "compare_costs"}
+    assert expected <= set(REGISTRY.names)
+
+
+def test_a_calculator_that_cannot_be_imported_is_an_error_not_a_missing_tool() -> None:
+    import subprocess
+    import sys
+
+    # `sys.modules[name] = None` makes `import name` raise ImportError (the import system's
+    # documented behaviour): the registry must not load without it.
+    probe = (
+        "import sys; sys.modules['tools.local_serving'] = None\n"
+        "try:\n    import assistant.registry\nexcept ImportError as e:\n    print('raised', e)\n"
+        "else:\n    print('loaded')"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.startswith("raised"), done.stdout + done.stderr
 
 
 def test_find_model_exact_params() -> None:

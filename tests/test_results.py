@@ -1,5 +1,5 @@
 """Typed storage of tool results (assistant/results.py): what a tool message keeps, how every
-result loads back into its model, and sessions written before typed storage.
+result loads back into its model, and what no longer loads.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from assistant.results import (
     stored_calls,
     tool_message,
 )
-from assistant.wire import compact_json
 from tools.cost import CostComparison
 from tools.memory import MemoryEstimate
 from tools.recommend import Recommendation
@@ -54,39 +53,18 @@ def test_a_stored_result_loads_back_equal_to_the_tool_result(
     assert reopened["content"] == outcome.content
 
 
-@pytest.mark.parametrize(("name", "arguments", "kind"), CALLS)
-def test_a_result_stored_as_lean_json_by_the_previous_version_loads_typed(
-    name: str, arguments: dict[str, object], kind: type
-) -> None:
-    outcome = REGISTRY.call(name, arguments)
-    old = {"role": "tool", "tool_call_id": "c1", "content": compact_json(outcome.result)}
-    value = load_result(old, name)
-    assert isinstance(value, kind), getattr(value, "notice", value)
-
-
-def test_the_old_lean_bytes_come_back_as_bytes_within_its_rounding() -> None:
-    outcome = REGISTRY.call("estimate_memory", {"model": "llama-3.1-70b", "gpu": "h100-sxm"})
-    value = load_result({"content": compact_json(outcome.result)}, "estimate_memory")
-    assert isinstance(value, MemoryEstimate) and isinstance(outcome.value, MemoryEstimate)
-    # Lean JSON kept 6 significant digits of GB: the bytes are exact to that precision.
-    assert value.per_gpu_bytes == pytest.approx(outcome.value.per_gpu_bytes, rel=1e-5)
-    assert value.breakdown == outcome.value.breakdown  # bytes there were never converted
-
-
 def test_errors_load_as_tool_errors() -> None:
     outcome = REGISTRY.call("find_gpu", {"name": "h1000"})
     assert outcome.is_error and isinstance(outcome.value, ToolError)
     value = load_result(json.loads(json.dumps(tool_message("c", "find_gpu", outcome.value))))
     assert isinstance(value, ToolError) and value.field == "name" and value.did_you_mean
-    legacy = load_result({"content": '{"error":"cancelled before the tool ran"}'}, "recommend")
-    assert isinstance(legacy, ToolError) and legacy.text == "cancelled before the tool ran"
 
 
 @pytest.mark.parametrize(
     "message",
     [
         {"content": "not json"},
-        {"content": '{"options": "?"}'},
+        {"content": '{"options": "?"}'},  # before typed results: the content only
         {RESULT_KEY: {"schema": "Recommendation", "data": {"options": 3}}},
         {RESULT_KEY: {"schema": "NoSuchResult", "data": {}}},
         {RESULT_KEY: "garbage"},

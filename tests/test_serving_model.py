@@ -24,8 +24,8 @@ from tools.memory.overhead import vllm_batch_defaults
 from tools.performance import engine_limits, forward_step, steady_state
 from tools.pricing import builtin_price_book
 from tools.recommend import Option, recommend
-from tools.recommend.inference import _model_on_gpus
-from tools.recommend.memory_calls import _memory_request, estimate_memory
+from tools.recommend.inference import model_on_gpus
+from tools.recommend.memory_calls import estimate_memory, memory_request_for
 from tools.workload import Workload, validate_workload
 
 SECONDS_PER_HOUR = 3600
@@ -38,8 +38,8 @@ def _only(model: str, gpu: str, **fields: object) -> tuple[Workload, Option]:
 
 def _model(w: Workload, o: Option):  # type: ignore[no-untyped-def]
     gpu = get_catalog().gpu(o.gpu)
-    est = estimate_memory(_memory_request(w, gpu, o.tp, o.pp, 1, 1))
-    return _model_on_gpus(w, est, gpu, o.tp, o.pp), est
+    est = estimate_memory(memory_request_for(w, gpu, o.tp, o.pp, 1, 1))
+    return model_on_gpus(w, est, gpu, o.tp, o.pp), est
 
 
 def test_vllm_batch_cap_follows_the_gpu() -> None:

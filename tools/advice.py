@@ -36,6 +36,49 @@ def fp8_kv_saving(kv_dtype: str | None) -> str | None:
     return "halves it" if factor == 2 else f"cuts it {factor}×"
 
 
+def _single_gpu_notes(w: Workload, o: Option, weight_bytes: int) -> list[Note]:
+    """One GPU meets the targets: stop there, no link needed, and room for other tenants."""
+    notes: list[Note] = []
+    what = (
+        f"{_gib(o.kv_cache_capacity_bytes)} left for KV cache "
+        f"({format_count(o.kv_cache_capacity_tokens)} tokens)"
+        if not w.is_training
+        else f"{_gib(o.headroom_bytes)} headroom"
+    )
+    notes.append(
+        Note(
+            code="single_gpu_enough",
+            text=f"Fits on 1× {o.gpu_name} with {what}: stop there — a second GPU adds cost "
+            "and all-reduce traffic, not capacity this workload needs.",
+            gpu=o.gpu,
+            count=1,
+        )
+    )
+    if not w.is_training:
+        notes.append(
+            Note(
+                code="single_gpu_no_link_needed",
+                text="Single-GPU inference has no GPU-to-GPU traffic: PCIe / NVL cards serve "
+                "it as well as SXM parts with the same memory and bandwidth.",
+            )
+        )
+    spare = o.headroom_bytes
+    # Serving only: a training job's spare memory is not a place for a second model's
+    # users (QA round 4, 11).
+    if not w.is_training and weight_bytes and spare >= weight_bytes:
+        notes.append(
+            Note(
+                code="room_for_tenants",
+                text=f"1× {o.gpu_name} keeps {_gib(spare)} free after this load, ≥ the "
+                f"{_gib(weight_bytes)} of weights: room for a second model or many LoRA "
+                "adapters on the same GPU (multi-tenant serving).",
+                gpu=o.gpu,
+                count=1,
+            )
+        )
+    return notes
+
+
 def advise(
     w: Workload,
     arch: Architecture,
@@ -53,44 +96,7 @@ def advise(
     # so "a second GPU adds cost" is not true of it (and "cheapest" training ranks job totals).
     single = [o for o in meeting if o.count == 1] if not w.is_training else []
     if single:
-        o = single[0]
-        what = (
-            f"{_gib(o.kv_cache_capacity_bytes)} left for KV cache "
-            f"({format_count(o.kv_cache_capacity_tokens)} tokens)"
-            if not w.is_training
-            else f"{_gib(o.headroom_bytes)} headroom"
-        )
-        notes.append(
-            Note(
-                code="single_gpu_enough",
-                text=f"Fits on 1× {o.gpu_name} with {what}: stop there — a second GPU adds cost "
-                "and all-reduce traffic, not capacity this workload needs.",
-                gpu=o.gpu,
-                count=1,
-            )
-        )
-        if not w.is_training:
-            notes.append(
-                Note(
-                    code="single_gpu_no_link_needed",
-                    text="Single-GPU inference has no GPU-to-GPU traffic: PCIe / NVL cards serve "
-                    "it as well as SXM parts with the same memory and bandwidth.",
-                )
-            )
-        spare = o.headroom_bytes
-        # Serving only: a training job's spare memory is not a place for a second model's
-        # users (QA round 4, 11).
-        if not w.is_training and weight_bytes and spare >= weight_bytes:
-            notes.append(
-                Note(
-                    code="room_for_tenants",
-                    text=f"1× {o.gpu_name} keeps {_gib(spare)} free after this load, ≥ the "
-                    f"{_gib(weight_bytes)} of weights: room for a second model or many LoRA "
-                    "adapters on the same GPU (multi-tenant serving).",
-                    gpu=o.gpu,
-                    count=1,
-                )
-            )
+        notes += _single_gpu_notes(w, single[0], weight_bytes)
     multi = [o for o in meeting if o.tp > 1 or (w.is_training and o.count > 1)]
     if multi and not single:
         o = multi[0]
@@ -315,6 +321,88 @@ def one_node_note(
     )
 
 
+def _ttft_line(w: Workload, tried: list[Option]) -> list[str]:
+    """A TTFT target no layout meets: the fastest prefill of the prompt any layout gets."""
+    timed = [o for o in tried if o.ttft_s is not None]
+    if w.ttft_s is None or not timed or min(o.ttft_s or 0 for o in timed) <= w.ttft_s:
+        return []
+    o = min(timed, key=lambda x: x.ttft_s or 0)
+    return [
+        f"TTFT target {w.ttft_s * 1000:,.0f} ms: the fastest prefill of a "
+        f"{w.prompt_tokens:,}-token prompt is {(o.ttft_s or 0) * 1000:,.0f} ms on "
+        f"{o.tp * o.pp}× {o.gpu_name} (TP={o.tp}); shorter prompts or a smaller model "
+        "lower it."
+    ]
+
+
+def _speed_line(w: Workload, tried: list[Option]) -> list[str]:
+    """A per-user speed target no layout meets: the fastest decode any layout gets."""
+    if w.tokens_per_s_per_user is None:
+        return []
+    fastest = max(tried, key=lambda x: x.decode_tokens_per_s_per_seq or 0)
+    speed = fastest.decode_tokens_per_s_per_seq or 0
+    if speed >= w.tokens_per_s_per_user:
+        return []
+    return [
+        f"Per-user speed target {w.tokens_per_s_per_user:g} tok/s: the fastest is "
+        f"{speed:,.1f} tok/s on {fastest.tp * fastest.pp}× {fastest.gpu_name} "
+        f"(TP={fastest.tp}); lower-bit weights read fewer bytes per token."
+    ]
+
+
+def _scale_line(w: Workload, fitting: list[Option]) -> list[str]:
+    """The load needs more GPUs than max_gpus: the fewest that hold it, and the most users
+    served within the limit (whole replicas of the layout that serves most)."""
+    limit = w.constraints.max_gpus
+    over = [o for o in fitting if o.count > limit]
+    if not over or [o for o in fitting if o.count <= limit and not o.reasons]:
+        return []
+
+    def replicas(o: Option) -> int:
+        return limit // (o.tp * o.pp)
+
+    def served(o: Option) -> int:
+        return replicas(o) * o.sequences_per_replica
+
+    o = max(over, key=served)
+    cheapest_full = min(over, key=lambda x: x.count)
+    rate = f" / {w.tokens_per_s:,.0f} tok/s" if w.tokens_per_s else ""
+    return [
+        f"Scale: {w.users:,} users{rate} need at least {cheapest_full.count:,}× "
+        f"{cheapest_full.gpu_name}; within max_gpus {limit:,} the most served is "
+        f"{served(o):,} concurrent users on {replicas(o) * o.tp * o.pp:,}× {o.gpu_name} "
+        f"({replicas(o):,} replica(s) of TP={o.tp} × PP={o.pp}, "
+        f"{o.sequences_per_replica:,} sequences each)."
+    ]
+
+
+def _within_budget(o: Option, budget: float | None) -> bool:
+    return budget is None or (o.usd_per_hour is not None and o.usd_per_hour <= budget)
+
+
+def _deadline_line(w: Workload, tried: list[Option]) -> list[str]:
+    """A training deadline missed: the fastest layout within max_gpus and the budget."""
+    if not w.is_training or w.deadline_hours is None:
+        return []
+    # Every layout tried that meets the other training targets (fits, within max_gpus and the
+    # budget), not only the one kept per GPU type.
+    budget = w.constraints.budget_usd_per_hour
+    timed = [
+        o
+        for o in tried
+        if o.training_hours is not None
+        and o.count <= w.constraints.max_gpus
+        and _within_budget(o, budget)
+    ]
+    if not timed:
+        return []
+    o = min(timed, key=lambda x: x.training_hours or math.inf)
+    return [
+        f"Deadline {w.deadline_hours:,.1f} h: the fastest within max_gpus is "
+        f"{o.training_hours or 0:,.1f} h on {o.count}× {o.gpu_name}."
+    ]
+
+
 def nearest_feasible(w: Workload, best: list[Option], evaluated: list[Option]) -> str | None:
     """When no option meets every target: for each target missed, the closest any evaluated
     layout gets (`evaluated`: every layout tried), and the configuration that comes nearest
@@ -330,61 +418,11 @@ def nearest_feasible(w: Workload, best: list[Option], evaluated: list[Option]) -
             f"(TP={o.tp}, PP={o.pp}): " + "; ".join(o.reasons or ["-"])
         )
         return " ".join(lines)
-    limit = w.constraints.max_gpus
     tried = [o for o in evaluated if o.fits]
-    if w.ttft_s is not None:
-        timed = [o for o in tried if o.ttft_s is not None]
-        if timed and min(o.ttft_s or 0 for o in timed) > w.ttft_s:
-            o = min(timed, key=lambda x: x.ttft_s or 0)
-            lines.append(
-                f"TTFT target {w.ttft_s * 1000:,.0f} ms: the fastest prefill of a "
-                f"{w.prompt_tokens:,}-token prompt is {(o.ttft_s or 0) * 1000:,.0f} ms on "
-                f"{o.tp * o.pp}× {o.gpu_name} (TP={o.tp}); shorter prompts or a smaller model "
-                "lower it."
-            )
-    if w.tokens_per_s_per_user is not None:
-        fastest = max(tried, key=lambda x: x.decode_tokens_per_s_per_seq or 0)
-        speed = fastest.decode_tokens_per_s_per_seq or 0
-        if speed < w.tokens_per_s_per_user:
-            lines.append(
-                f"Per-user speed target {w.tokens_per_s_per_user:g} tok/s: the fastest is "
-                f"{speed:,.1f} tok/s on {fastest.tp * fastest.pp}× {fastest.gpu_name} "
-                f"(TP={fastest.tp}); lower-bit weights read fewer bytes per token."
-            )
-    over = [o for o in fitting if o.count > limit]
-    if over and not [o for o in fitting if o.count <= limit and not o.reasons]:
-
-        def served(o: Option) -> int:
-            return (limit // (o.tp * o.pp)) * o.sequences_per_replica
-
-        o = max(over, key=served)
-        cheapest_full = min(over, key=lambda x: x.count)
-        lines.append(
-            f"Scale: {w.users:,} users"
-            + (f" / {w.tokens_per_s:,.0f} tok/s" if w.tokens_per_s else "")
-            + f" need at least {cheapest_full.count:,}× {cheapest_full.gpu_name}; within "
-            f"max_gpus {limit:,} the most served is {served(o):,} concurrent users on "
-            f"{(limit // (o.tp * o.pp)) * o.tp * o.pp:,}× {o.gpu_name} "
-            f"({limit // (o.tp * o.pp):,} replica(s) of TP={o.tp} × PP={o.pp}, "
-            f"{o.sequences_per_replica:,} sequences each)."
-        )
-    if w.is_training and w.deadline_hours is not None:
-        # Every layout tried that meets the other training targets (fits, within max_gpus
-        # and the budget), not only the one kept per GPU type.
-        budget = w.constraints.budget_usd_per_hour
-        timed = [
-            o
-            for o in tried
-            if o.training_hours is not None
-            and o.count <= limit
-            and (budget is None or (o.usd_per_hour is not None and o.usd_per_hour <= budget))
-        ]
-        if timed:
-            o = min(timed, key=lambda x: x.training_hours or math.inf)
-            lines.append(
-                f"Deadline {w.deadline_hours:,.1f} h: the fastest within max_gpus is "
-                f"{o.training_hours or 0:,.1f} h on {o.count}× {o.gpu_name}."
-            )
+    lines += _ttft_line(w, tried)
+    lines += _speed_line(w, tried)
+    lines += _scale_line(w, fitting)
+    lines += _deadline_line(w, tried)
     o = fitting[0]
     lines.append(
         f"Nearest: {o.count:,}× {o.gpu_name} (TP={o.tp}, PP={o.pp}, DP={o.dp}) fits but "

@@ -29,8 +29,9 @@ from tools.limits import (
     MAX_TFLOPS,
     MAX_WATTS,
 )
-from tools.nesting import NestingError, loads_toml
+from tools.nesting import NestingError
 from tools.safe_files import read_text
+from tools.toml_cache import parse_toml_cached
 from tools.units import GB
 
 
@@ -367,7 +368,7 @@ def load_entries(path: Path, table: str, model: type[E], limit: int | None = Non
             text = path.read_text(encoding="utf-8")
         else:
             text = read_text(path, "prices", limit, "price file")
-        data = loads_toml(text)
+        data = parse_toml_cached(path, text)
     except ToolInputError as exc:
         raise CatalogError(path, "-", "-", exc.problem) from None
     except NestingError as exc:

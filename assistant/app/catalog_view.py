@@ -7,8 +7,8 @@ line names them) and shown in a preformatted block so the columns stay aligned.
 
 from __future__ import annotations
 
-from assistant.commands import gpus, models
-from assistant.commands._output import Document, Table, Terminal, render_terminal
+from assistant.render.catalog import UNITS_NOTE, gpu_table, model_table, usable_example
+from assistant.render.output import Document, Table, Terminal, render_terminal
 from tools.catalog import get_catalog
 
 
@@ -22,13 +22,12 @@ def gpus_markdown(width: int | None = None) -> str:
     the datasheet prints it, explained under the table, with each as_of); the RAM
     configurations of unified-memory machines are in `gpu-sizer gpus --all`."""
     devices = get_catalog().devices()
-    table = _laid_out(gpus.gpu_table(devices, "GiB"), width)
-    note = f"{gpus.UNITS_NOTE} {gpus.usable_example(devices)}"
+    table = _laid_out(gpu_table(devices, "GiB"), width)
+    note = f"{UNITS_NOTE} {usable_example(devices)}"
     return f"**GPU catalog**\n\n```text\n{table}\n```\n\n{note}"
 
 
 def models_markdown(width: int | None = None) -> str:
     """The model catalog (parameter counts computed from each architecture, with as_of)."""
-    rows = [models._row(entry) for entry in get_catalog().models.values()]
-    table = _laid_out(Table(models.COLUMNS, rows), width)
+    table = _laid_out(model_table(get_catalog().models.values()), width)
     return f"**Model catalog**\n\n```text\n{table}\n```"

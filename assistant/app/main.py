@@ -10,10 +10,9 @@ happened and where the session is, so the message is still on screen after the a
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any, TextIO
 
 from assistant.config import Settings, load_config
 from assistant.engine_base import Engine
@@ -23,28 +22,12 @@ if TYPE_CHECKING:
     from assistant.app.app import GpuSizerApp
 
 
-class EngineUnavailable(RuntimeError):
-    """Neither the engine factory nor the offline engine could be imported."""
-
-
 def build_engine(settings: Settings) -> Engine:
     """The engine for `settings`: `assistant.engines.make_engine` (LLM when an endpoint is
-    configured, else offline); falls back to the offline engine when that module is absent."""
-    try:
-        engines = importlib.import_module("assistant.engines")
-    except ModuleNotFoundError:
-        engines = None
-    if engines is not None:
-        return cast(Engine, engines.make_engine(settings))
-    offline_engine = getattr(
-        importlib.import_module("assistant.offline.engine"), "OfflineEngine", None
-    )
-    if offline_engine is None:
-        raise EngineUnavailable(
-            "no engine is installed: assistant.engines and "
-            "assistant.offline.engine.OfflineEngine are both missing"
-        )
-    return cast(Engine, offline_engine())
+    configured, else offline)."""
+    from assistant.engines import make_engine
+
+    return make_engine(settings)
 
 
 def run_app(overrides: Mapping[str, Any] | None = None) -> int:
@@ -56,9 +39,6 @@ def run_app(overrides: Mapping[str, Any] | None = None) -> int:
     except ToolInputError as exc:
         print(f"gpu-sizer: error: {exc.message}", file=sys.stderr)
         return 2
-    except EngineUnavailable as exc:
-        print(f"gpu-sizer: error: {exc}", file=sys.stderr)
-        return 1
     missing = not_a_terminal()
     if missing:
         # Textual would draw into a pipe and wait on input that never comes: say so at once.

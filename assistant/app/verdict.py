@@ -19,24 +19,30 @@ from assistant.app.call_summary import option_text
 from assistant.app.results import MemoryBarData, TableUnit, estimate_bar, option_bar
 from assistant.render.results import config_label, gpu_name
 from assistant.render.verdict import (
-    card_shows_headline,
     headline_price_text,
     headline_verb,
     holds_label,
     sequences_held,
 )
 from tools.recommend import Option
-from tools.sizing import SizedConfiguration, SizingReport
+from tools.sizing import ContextFit, SizedConfiguration, SizingReport
+from tools.sizing.verdict import (
+    ConfigurationFit,
+    VerdictItems,
+    WorkingOption,
+    verdict,
+    working_option,
+)
 from tools.units import format_bytes
 
-Verdict = Literal["fits", "does_not_fit", "works", "info"]
+LineKind = Literal["fits", "does_not_fit", "works", "info"]
 
 
 @dataclass(frozen=True)
 class VerdictLine:
     """One line of the card: its kind (icon and colour), the words, the deciding figure."""
 
-    kind: Verdict
+    kind: LineKind
     head: str
     detail: str = ""
 
@@ -52,90 +58,95 @@ def _option_detail(option: Option, unit: TableUnit) -> str:
     )
 
 
-def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[VerdictLine]:
-    """The card's lines (see the module docstring); empty when the report sized nothing."""
-    lines: list[VerdictLine] = []
-    for sized in [*report.memory, *report.zero3_resize]:
-        est = sized.estimate
-        if est is None or est.fits is None:
-            continue
-        capacity = est.budget_bytes_per_gpu or est.usable_bytes_per_gpu
-        budget = "budget" if est.budget_bytes_per_gpu is not None else "usable"
-        detail = f"needs {_size(est.per_gpu_bytes, unit)} per GPU, {budget} {_size(capacity, unit)}"
-        if est.fits:
-            capacity_option = _fitting(report, sized.gpu, sized.count)
-            if capacity_option is not None and not report.is_training:
-                # The KV-cache capacity the text's fit line states: said here instead.
-                tokens = capacity_option.kv_cache_capacity_tokens
-                detail += (
-                    f"; KV-cache capacity {_size(capacity_option.kv_cache_capacity_bytes, unit)}"
-                    f" ({tokens:,} tokens)"
-                )
-                rec = report.recommendation
-                if not report.users_stated and rec is not None and rec.context_tokens:
-                    # No user count given: what it holds, as the text's fit line says it.
-                    detail += f", {sequences_held(capacity_option, rec.context_tokens)}"
-            lines.append(VerdictLine("fits", f"Fits on {config_label(sized)}", detail))
-        else:
-            lines.append(
-                VerdictLine("does_not_fit", f"Does not fit on {config_label(sized)}", detail)
-            )
-    scale_out = report.scale_out
-    if scale_out is not None and scale_out.holds is not None:
-        holds = scale_out.holds
-        lines.append(
-            VerdictLine(
-                "works", f"{holds_label(report)}: {option_text(holds)}", _option_detail(holds, unit)
-            )
+def _fit_line(fit: ConfigurationFit, report: SizingReport, unit: TableUnit) -> VerdictLine:
+    label = config_label(SizedConfiguration(gpu=fit.gpu, count=fit.count, zero=fit.zero))
+    detail = (
+        f"needs {_size(fit.need_bytes_per_gpu, unit)} per GPU, {fit.capacity_basis} "
+        f"{_size(fit.capacity_bytes_per_gpu, unit)}"
+    )
+    if not fit.fits:
+        return VerdictLine("does_not_fit", f"Does not fit on {label}", detail)
+    option = fit.option
+    if option is not None:
+        # The KV-cache capacity the text's fit line states: said here instead.
+        tokens = option.kv_cache_capacity_tokens
+        detail += (
+            f"; KV-cache capacity {_size(option.kv_cache_capacity_bytes, unit)} ({tokens:,} tokens)"
         )
-    elif report.headline is not None and card_shows_headline(report):
-        headline = report.headline
-        detail = _option_detail(headline.option, unit)
-        price = headline.price
-        quoted = headline_price_text(report, headline)
-        named = any(m.gpu is not None for m in report.memory)
-        if quoted:
-            detail += f" · {quoted}"
-        elif price is not None and price.usd_per_million_tokens is not None:
-            detail += f" · {price.usd_per_million_tokens:,.3f} USD per million output tokens"
-        elif price is not None and price.usd_job is not None:
-            detail += f" · {price.usd_job:,.0f} USD for the job"
-        elif price is not None and price.usd_per_hour is not None:
-            detail += f" · {price.usd_per_hour:,.2f} USD per hour"
-        if not quoted and price is not None and price.low_confidence:
-            detail += " (low-confidence price)"  # the quoted text says so itself
-        # Named GPUs that do not fit: what they need; else the rule that chose the option.
-        verb = "Needs" if named else headline_verb(report, headline)
-        lines.append(VerdictLine("works", f"{verb} {option_text(headline.option)}", detail))
-    for fit in report.longest_context:
-        where = f"{fit.count}× {gpu_name(fit.gpu)}"
-        if fit.context_tokens:
-            lines.append(
-                VerdictLine("fits", f"Longest context on {where}: {fit.context_tokens:,} tokens")
-            )
-        else:
-            lines.append(VerdictLine("does_not_fit", f"No context fits on {where}"))
-    answer = report.asked_answer
-    if lines and answer is not None and answer.asked == "fits" and answer.yes is not None:
+        rec = report.recommendation
+        if not report.users_stated and rec is not None and rec.context_tokens:
+            # No user count given: what it holds, as the text's fit line says it.
+            detail += f", {sequences_held(option, rec.context_tokens)}"
+    return VerdictLine("fits", f"Fits on {label}", detail)
+
+
+def _price_detail(report: SizingReport, working: WorkingOption) -> str:
+    """The working option's price as the card says it: the headline's quoted text, else the
+    figure that priced it."""
+    price = working.price
+    headline = report.headline
+    quoted = "" if headline is None else headline_price_text(report, headline)
+    if quoted:
+        return f" · {quoted}"  # it says 'low-confidence' itself
+    if price is None:
+        return ""
+    text = ""
+    if price.usd_per_million_tokens is not None:
+        text = f" · {price.usd_per_million_tokens:,.3f} USD per million output tokens"
+    elif price.usd_job is not None:
+        text = f" · {price.usd_job:,.0f} USD for the job"
+    elif price.usd_per_hour is not None:
+        text = f" · {price.usd_per_hour:,.2f} USD per hour"
+    return text + (" (low-confidence price)" if price.low_confidence else "")
+
+
+def _working_line(report: SizingReport, working: WorkingOption, unit: TableUnit) -> VerdictLine:
+    option = working.option
+    detail = _option_detail(option, unit)
+    if working.role == "holds_load":
+        return VerdictLine("works", f"{holds_label(report)}: {option_text(option)}", detail)
+    headline = report.headline
+    # Named GPUs that do not fit: what they need; else the rule that chose the option.
+    verb = "Needs" if working.named_gpus or headline is None else headline_verb(report, headline)
+    detail += _price_detail(report, working)
+    return VerdictLine("works", f"{verb} {option_text(option)}", detail)
+
+
+def _context_line(fit: ContextFit) -> VerdictLine:
+    where = f"{fit.count}× {gpu_name(fit.gpu)}"
+    if fit.context_tokens:
+        return VerdictLine("fits", f"Longest context on {where}: {fit.context_tokens:,} tokens")
+    return VerdictLine("does_not_fit", f"No context fits on {where}")
+
+
+def card_lines(
+    report: SizingReport, items: VerdictItems | None = None, unit: TableUnit = "GiB"
+) -> list[VerdictLine]:
+    """The card's words for the report's verdict items (`tools.sizing.verdict`): one line per
+    configuration sized, the configuration that works, the longest contexts, a yes/no
+    question's answer first; empty when the report sized nothing."""
+    items = verdict(report) if items is None else items
+    lines = [_fit_line(fit, report, unit) for fit in items.configurations]
+    if items.working is not None:
+        lines.append(_working_line(report, items.working, unit))
+    lines += [_context_line(fit) for fit in items.longest_context]
+    if lines and items.yes is not None:
         # A yes/no question: the card opens with its answer, as the text does.
         first = lines[0]
         lines[0] = VerdictLine(
-            first.kind, f"{'Yes' if answer.yes else 'No'}. {first.head}", first.detail
+            first.kind, f"{'Yes' if items.yes else 'No'}. {first.head}", first.detail
         )
     return lines
 
 
-def _fitting(report: SizingReport, gpu: str | None, count: int) -> Option | None:
-    """The recommender's fitting option with exactly `count` of `gpu` (the named one)."""
-    rec = report.recommendation
-    if rec is None or gpu is None:
-        return None
-    found = (o for o in [*rec.options, *rec.rejected] if o.gpu == gpu and o.count == count)
-    return next((o for o in found if o.fits), None)
+def verdict_lines(report: SizingReport, unit: TableUnit = "GiB") -> list[VerdictLine]:
+    """The card's lines (`card_lines` of the report's verdict items)."""
+    return card_lines(report, unit=unit)
 
 
-def working_option(report: SizingReport) -> Option | None:
-    """The configuration the card says works: what holds the load, else the headline."""
+def charted_option(report: SizingReport) -> Option | None:
+    """The configuration whose latency curve the turn draws: what holds the load, else the
+    headline (stated on the card or not)."""
     if report.scale_out is not None and report.scale_out.holds is not None:
         return report.scale_out.holds
     return None if report.headline is None else report.headline.option
@@ -170,6 +181,6 @@ def verdict_bars(report: SizingReport) -> list[MemoryBarData]:
         bar = estimate_bar(layout.estimate, recommended_label(report, layout))
         if bar is not None:
             bars.append(bar)
-    elif report.scale_out is not None and report.scale_out.holds is not None:
-        bars.append(option_bar(report.scale_out.holds))
+    elif (working := working_option(report)) is not None and working.role == "holds_load":
+        bars.append(option_bar(working.option))
     return bars

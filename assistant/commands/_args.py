@@ -36,7 +36,7 @@ def number_from(text: str, whole: bool) -> int | float:
 def tokens_from(text: str) -> int | float:
     """A token count from `16384`, `1e8`, `16k`, `128K`, `1M`, `2B` (int when whole, inf past
     float range). ValueError when it is not a token count."""
-    from assistant.offline.quantities import context_tokens_from  # lazy: parser vocabulary
+    from assistant.reading.quantities import context_tokens_from  # lazy: parser vocabulary
 
     try:
         return number_from(text, whole=True)

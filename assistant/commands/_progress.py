@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from assistant.commands._output import color_allowed, isatty, raw_stream
+from assistant.render.output import color_allowed, isatty, raw_stream
 from assistant.sanitize import clean_text
 
 DELAY_S = 0.5

@@ -14,7 +14,8 @@ import sys
 from contextlib import AbstractContextManager, suppress
 from typing import Any
 
-from assistant.commands._output import (
+from assistant.commands._progress import working
+from assistant.render.output import (
     Terminal,
     isatty,
     markdown_doc,
@@ -23,7 +24,6 @@ from assistant.commands._output import (
     terminal,
     write_out,
 )
-from assistant.commands._progress import working
 from assistant.sanitize import clean_text
 
 LIVE_REFRESH_PER_S = 8
@@ -39,7 +39,7 @@ class _Tail:
     def __rich_console__(self, console: Any, options: Any) -> Any:
         from rich.segment import Segment
 
-        from assistant.commands._markdown import TerminalMarkdown
+        from assistant.render.terminal_markdown import TerminalMarkdown
 
         lines = console.render_lines(TerminalMarkdown(self.source), options, pad=False)
         for line in lines[-max(1, self.height - 1) :]:

@@ -39,9 +39,8 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from assistant.commands._examples import help_with_examples
+from assistant.cli_examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
-from assistant.commands._output import add_pager_option
 from assistant.commands._stream import AnswerStream
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
@@ -55,11 +54,13 @@ from assistant.events import (
     ToolResult,
     Verdict,
 )
+from assistant.render.output import add_pager_option
 from assistant.sanitize import clean_text
 from assistant.turn_stream import clean_events
 from tools.cost import PriceFilter
 from tools.errors import ToolInputError
 from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion, WayOut
+from tools.sizing.verdict import verdict
 from tools.workloads.embedding import EmbeddingResult
 
 _T = TypeVar("_T")
@@ -142,13 +143,11 @@ def _engine(args: argparse.Namespace) -> Engine:
     carries the error as its text; an endpoint named with `--base-url` that cannot be used
     (no model) is exit 2 too, never a silent offline answer."""
     from assistant.config import load_config, overrides_from_args
-    from assistant.engines import make_engine
+    from assistant.engines import make_engine, offline_engine
 
     settings = load_config(overrides_from_args(args))
     if getattr(args, "offline", False):
-        from assistant.offline.engine import OfflineEngine
-
-        return OfflineEngine()
+        return offline_engine()
     reason = settings.offline_reason()
     if getattr(args, "base_url", None) and reason is not None:
         raise ToolInputError("--base-url", f"cannot be used: {reason}", "add --model NAME")
@@ -244,6 +243,9 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         # the count of the named GPU that holds it (the full report is in `tool_calls`).
         "ways_out": [_way_out(w) for w in report.ways_out],
         "holds": _holds(report),
+        # The verdict items every surface words (`tools.sizing.verdict`): fits or not per
+        # configuration, what works, the longest contexts, a yes/no answer.
+        "verdict": verdict(report).record(),
         # issue 30 items 1-4: the workload parts, typed (lora_serving, …).
         "workloads": _workload_parts(report),
     }
@@ -312,7 +314,7 @@ def _json_report(
     sizing, assumptions = _sizing_record(events)
     workload: dict[str, Any] | None = None
     reading: dict[str, Any] | None = None
-    from assistant.offline.engine import previous_workload
+    from assistant.reading.parsed import previous_workload
 
     # The workload this turn sized: a follow-up's is the merge with the earlier turns'. In LLM
     # mode it is the built-in parser's reading of the question (stored on the user message);

@@ -17,10 +17,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.cli_examples import help_with_examples
 from assistant.clock import now
-from assistant.commands._examples import help_with_examples
 from assistant.commands._flags import CommandFlags, flagset, given, named, request
-from assistant.commands._output import (
+from assistant.commands._progress import working
+from assistant.commands.recommend import headline_blocks, headline_record
+from assistant.render.output import (
     Blank,
     Block,
     Cell,
@@ -33,8 +35,6 @@ from assistant.commands._output import (
     emit,
     output_format,
 )
-from assistant.commands._progress import working
-from assistant.commands.recommend import headline_blocks, headline_record
 from tools.catalog import get_catalog
 from tools.cost import (
     PriceFilter,

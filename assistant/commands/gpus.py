@@ -7,11 +7,16 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
-from assistant.commands._output import (
-    Column,
+from assistant.cli_examples import help_with_examples
+from assistant.render.catalog import (
+    UNITS_NOTE,
+    gpu_record,
+    gpu_table,
+    marketed_label,
+    usable_example,
+)
+from assistant.render.output import (
     Document,
-    Table,
     add_format_options,
     emit,
     output_format,
@@ -48,97 +53,6 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         "DGX Spark, Strix Halo), each with its own GPU limit",
     )
     add_format_options(parser, "print JSON (bytes as integers)")
-
-
-def gpu_record(gpu: GpuSpec) -> dict[str, Any]:
-    """A JSON-ready record of every catalog field (bytes and bytes/s as numbers, no units)."""
-    return gpu.model_dump(mode="json")
-
-
-def _number(value: float | None, digits: int = 0) -> str:
-    return "" if value is None else f"{value:,.{digits}f}"
-
-
-def _link(gpu: GpuSpec) -> str:
-    if gpu.interconnect_bytes_per_s is None:
-        return gpu.interconnect
-    return f"{gpu.interconnect} {gpu.interconnect_bytes_per_s / GB:,.0f}"
-
-
-def marketed_label(gpu: GpuSpec) -> str:
-    """The capacity as the vendor labels it ('40 GB'): a product name, not a byte count.
-
-    The catalog stores the label's number × 10^9 (`memory_bytes`); the part itself is built in
-    binary units (an 'A100 40GB' holds 40 GiB), so converting the label to GiB (37.25) or
-    setting it next to usable GB (42.57) reads as a contradiction. Shown as text instead.
-    """
-    return f"{gpu.memory_bytes / GB:,.0f} GB"
-
-
-def _columns(usable_unit: ByteUnit) -> tuple[Column, ...]:
-    # GiB for memory (every gpu-sizer table); GB and GB/s only where the datasheet is quoted,
-    # and labelled so. The most droppable column goes first when a terminal is narrow.
-    return (
-        Column("id"),
-        Column("name", drop=2),
-        Column("segment", drop=7),
-        Column("marketed (datasheet)", numeric=True, drop=1),
-        Column(f"usable {usable_unit}", numeric=True),
-        Column("bandwidth GB/s (datasheet)", numeric=True, drop=3),
-        Column("BF16 TFLOPS (dense)", numeric=True, drop=4),
-        Column("FP8 TFLOPS (dense)", numeric=True, drop=6),
-        Column("interconnect GB/s (one direction)", drop=8),
-        Column("TDP W", numeric=True, drop=9),
-        Column("as_of", drop=5),
-    )
-
-
-def _row(gpu: GpuSpec, usable_unit: ByteUnit) -> list[str]:
-    # One unit per table (GB and GiB are never mixed): usable memory in GiB by default; the
-    # marketed label is the datasheet's text, no unit conversion.
-    return [
-        gpu.id,
-        gpu.name,
-        gpu.segment,
-        marketed_label(gpu),
-        _number(to_unit(gpu.usable_memory_bytes, usable_unit), 2),
-        _number(gpu.memory_bandwidth_bytes_per_s / GB),
-        _number(gpu.bf16_tflops, 1),
-        _number(gpu.fp8_tflops, 1),
-        _link(gpu),
-        _number(gpu.tdp_w),
-        gpu.as_of,
-    ]
-
-
-UNITS_NOTE = (
-    "marketed is the vendor's label as the datasheet prints it (GB = 10^9 bytes), not a byte "
-    "count: memory is built in binary units, so a part labelled 'N GB' carries N GiB (2^30 "
-    "bytes) of chips. usable is what one process can allocate: the chips less what the driver, "
-    "firmware and ECC keep, so it sits just under N GiB — and above N GB, which is why usable "
-    "can read larger than the label. For unified-memory machines, usable is the GPU's default "
-    "share of the RAM (macOS working-set limit). Throughputs are the datasheet's, dense (no "
-    "sparsity); blank = not published."
-)
-"""What the columns mean, printed under the table (the chat's /gpus shows the same)."""
-
-
-def usable_example(gpus: Iterable[GpuSpec]) -> str:
-    """One row's figures spelled out (the H100 SXM5 when listed), so the rule reads on data."""
-    listed = list(gpus)
-    gpu = next((g for g in listed if g.id == "h100-sxm"), listed[0] if listed else None)
-    if gpu is None:
-        return ""
-    return (
-        f"Example: {gpu.name} is marketed as {marketed_label(gpu)}; one process can allocate "
-        f"{to_unit(gpu.usable_memory_bytes, 'GiB'):,.2f} GiB "
-        f"({gpu.usable_memory_bytes:,} bytes)."
-    )
-
-
-def gpu_table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GiB") -> Table:
-    """The GPU listing: the vendor's label as text, usable memory in `usable_unit` only."""
-    return Table(_columns(usable_unit), [_row(g, usable_unit) for g in gpus])
 
 
 def table(gpus: Iterable[GpuSpec], usable_unit: ByteUnit = "GiB") -> str:

@@ -15,9 +15,10 @@ import argparse
 import json
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
+from assistant.cli_examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
-from assistant.commands._output import (
+from assistant.commands._progress import working
+from assistant.render.output import (
     Blank,
     Cell,
     Column,
@@ -32,7 +33,6 @@ from assistant.commands._output import (
     lines,
     output_format,
 )
-from assistant.commands._progress import working
 from tools.memory import MemoryEstimate, MemoryRequest, component_name, engine_name, estimate_memory
 from tools.sizing.report import ShapeQuestion, SizedConfiguration
 from tools.sizing.shapes import shape_question
@@ -150,7 +150,7 @@ def memory_document(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Document:
 
 def render_table(est: MemoryEstimate, unit: ByteUnit = "GiB") -> str:
     """The human output as plain text (no terminal: no colour, no wrapping)."""
-    from assistant.commands._output import Terminal, render_terminal
+    from assistant.render.output import Terminal, render_terminal
 
     return render_terminal(memory_document(est, unit), Terminal(False, None, None, False))
 

@@ -13,11 +13,10 @@ import math
 import re
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
-from assistant.commands._output import (
-    Column,
+from assistant.cli_examples import help_with_examples
+from assistant.render.catalog import model_record, model_table
+from assistant.render.output import (
     Document,
-    Table,
     add_format_options,
     emit,
     output_format,
@@ -25,7 +24,6 @@ from assistant.commands._output import (
 )
 from tools.catalog import ModelEntry, get_catalog
 from tools.memory.kv_cache import kv_cache_bytes_per_token
-from tools.units import format_count
 
 
 def add_parser(subparsers: Any, help_text: str) -> None:
@@ -40,66 +38,6 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         help="show one model in detail (id, alias or Hugging Face repo id)",
     )
     add_format_options(parser, "print JSON (counts as integers)")
-
-
-def model_record(entry: ModelEntry) -> dict[str, Any]:
-    """A JSON-ready record: catalog fields plus the computed parameter counts (integers)."""
-    counts = entry.params
-    return {
-        "id": entry.id,
-        "name": entry.name,
-        "aliases": list(entry.aliases),
-        "total_params": counts.total,
-        "active_params": counts.active_per_token,
-        "active_params_without_input_embedding": counts.active_per_token - counts.embedding,
-        "embedding_params": counts.embedding,
-        "lm_head_params": counts.lm_head,
-        "vision_params": counts.vision,
-        "text_only_params": counts.text_only,
-        "mtp_params_on_disk": counts.mtp,
-        "checkpoint_params": entry.checkpoint_params,
-        "official_params": entry.official_params,
-        "same_architecture_as": entry.same_architecture_as,
-        "checkpoints": [c.model_dump(mode="json") for c in entry.checkpoints],
-        "attention": entry.architecture.attention_kind,
-        "max_context_tokens": entry.architecture.max_context,
-        "checkpoint_format": entry.checkpoint_format,
-        "architecture": entry.architecture.model_dump(mode="json"),
-        "notes": entry.notes,
-        "conflicts": entry.conflicts,
-        "gaps": entry.gaps,
-        "source": entry.source,
-        "as_of": entry.as_of,
-    }
-
-
-def _row(entry: ModelEntry) -> list[str]:
-    counts = entry.params
-    arch = entry.architecture
-    moe = arch.moe
-    return [
-        entry.id,
-        entry.name,
-        format_count(counts.total),
-        format_count(counts.active_per_token) if moe else "",
-        f"{moe.num_experts}/{moe.experts_per_token}" if moe else "",
-        arch.attention_kind,
-        f"{arch.max_context:,}",
-        entry.as_of,
-    ]
-
-
-COLUMNS = (
-    Column("id"),
-    Column("name", drop=2),
-    Column("params (computed)", numeric=True),
-    Column("active/token", numeric=True),
-    Column("experts/top-k", numeric=True, drop=3),
-    Column("attention", drop=4),
-    Column("max context (tokens)", numeric=True),
-    Column("as_of", drop=1),
-)
-HEADERS = tuple(c.header for c in COLUMNS)
 
 
 _PUBLISHED_ACTIVE = re.compile(r"([0-9]+(?:\.[0-9]+)?)B (?:active|activated)")
@@ -204,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         records = [model_record(e) for e in entries]
         print(json.dumps(records[0] if args.name else records, indent=2))
         return 0
-    table = Table(COLUMNS, [_row(e) for e in entries])
+    table = model_table(entries)
     if args.name:
         doc = Document(text_lines(_detail(entries[0])), data=table)
     else:

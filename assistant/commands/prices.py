@@ -21,12 +21,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.commands._examples import help_with_examples
+from assistant.cli_examples import help_with_examples
 from assistant.commands._flags import CommandFlags, request
-from assistant.commands._output import Document, add_pager_option, emit, text_lines
 from assistant.commands._progress import working
 from assistant.prices.fetch import DEFAULT_TIMEOUT_S
 from assistant.prices.sources import SOURCES, PriceSource, source_named
+from assistant.render.output import Document, add_pager_option, emit, text_lines
 from assistant.sanitize import clean_text
 from tools.errors import ToolInputError
 from tools.limits import FINITE

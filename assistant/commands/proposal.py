@@ -13,8 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
-from assistant.commands._output import add_pager_option, emit, markdown_doc
+from assistant.cli_examples import help_with_examples
 from assistant.conversation import Conversation
 from assistant.proposal import (
     FORMATS,
@@ -23,6 +22,7 @@ from assistant.proposal import (
     render_proposal,
     write_proposal,
 )
+from assistant.render.output import add_pager_option, emit, markdown_doc
 from assistant.sessions import load_session, read_conversation_file
 from tools.errors import ToolInputError
 

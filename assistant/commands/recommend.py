@@ -14,9 +14,10 @@ import argparse
 import json
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
+from assistant.cli_examples import help_with_examples
 from assistant.commands._flags import CommandFlags, named, request
-from assistant.commands._output import (
+from assistant.commands._progress import working
+from assistant.render.output import (
     Blank,
     Cell,
     Column,
@@ -29,7 +30,6 @@ from assistant.commands._output import (
     lines,
     output_format,
 )
-from assistant.commands._progress import working
 from tools.errors import ToolInputError
 from tools.notes import texts
 from tools.sizing import SizingReport, SizingRequest

@@ -15,8 +15,9 @@ import json
 import sys
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
-from assistant.commands._output import (
+from assistant.cli_examples import help_with_examples
+from assistant.conversation import Conversation
+from assistant.render.output import (
     Column,
     Document,
     Line,
@@ -28,7 +29,6 @@ from assistant.commands._output import (
     markdown_doc,
     output_format,
 )
-from assistant.conversation import Conversation
 from assistant.sanitize import clean_text
 from assistant.sessions import SessionSummary, delete_session, list_sessions, open_session
 from tools.errors import ToolInputError

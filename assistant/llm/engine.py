@@ -28,7 +28,7 @@ import asyncio
 import base64
 import contextlib
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -60,6 +60,7 @@ from assistant.events import (
     Verdict,
 )
 from assistant.grounding import turn_sources, unverified_figures
+from assistant.internal_errors import log_internal_error
 from assistant.llm import structured
 from assistant.llm.accumulate import PendingCall, ToolCallAccumulator, assistant_message
 from assistant.llm.degenerate import OutputGuard
@@ -89,21 +90,20 @@ from assistant.llm.window import (
     window_from_models,
     window_from_ollama_show,
 )
-from assistant.offline.parsed import ParsedWorkload
 from assistant.prompts import load_prompt
 from assistant.reading.adopt import adopted
 from assistant.reading.grounded import SIZING_TOOLS, conversed, ground_call, refusal
 from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot, call_slots, reading_of_call
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import Difference, chosen_reading, differences
 from assistant.redact import UrlCredentials, redact_secrets
 from assistant.registry import Registry, default_registry, parse_arguments
 from assistant.results import DUPLICATE_KEY, ToolError, stored_calls, tool_message
 from assistant.tokens import count_messages, count_text
-from assistant.tool_calls import TOOL_TIMEOUT_S, run_tool_call
-from assistant.tool_calls import _refused_fields as refused_fields
-from assistant.wire import compact_json, model_view
+from assistant.tool_calls import TOOL_TIMEOUT_S, refused_fields, run_tool_call
+from assistant.wire import compact_json
 from tools.sizing import SizingReport
 
 REQUEST_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
@@ -329,13 +329,8 @@ class LlmEngine:
                 async for event in self._call_model(conversation, offer_tools, reply, turn):
                     yield event
                 if reply.failed:
-                    final = self._final_verdict(turn)
-                    if final is not None:
-                        yield final
-                    turn.error = reply.error_kind or "error"
-                    text = "".join(turn.partial)
-                    checks = self._save_answer(conversation, text, turn, mark="error")
-                    yield self._done(conversation, text, turn, checks)
+                    for event in self._failed_turn(conversation, reply, turn):
+                        yield event
                     return
                 if reply.calls and offer_tools:
                     conversation.add(assistant_message(reply.text, reply.calls))
@@ -355,7 +350,9 @@ class LlmEngine:
                 turn.stopped = reply.stopped
                 if not grounded_retry_done and self._ignored_tools(conversation, final_text):
                     grounded_retry_done = True
-                    planned = list(self.planner(user_text, conversation))
+                    planned, failed = self._plan(user_text, conversation)
+                    if failed is not None:
+                        yield failed
                     if planned:
                         conversation.add({"role": "assistant", "content": final_text})
                         yield Notice(
@@ -381,6 +378,19 @@ class LlmEngine:
 
     # --- pieces of a turn ----------------------------------------------------------------
 
+    def _failed_turn(
+        self, conversation: Conversation, reply: _ModelReply, turn: _Turn
+    ) -> Iterator[Event]:
+        """The model's request failed: the verdict (final now), then the partial answer saved
+        with the error's kind, and `Done`."""
+        final = self._final_verdict(turn)
+        if final is not None:
+            yield final
+        turn.error = reply.error_kind or "error"
+        text = "".join(turn.partial)
+        checks = self._save_answer(conversation, text, turn, mark="error")
+        yield self._done(conversation, text, turn, checks)
+
     async def _precompute(
         self, conversation: Conversation, user_text: str, turn: _Turn
     ) -> AsyncIterator[Event]:
@@ -389,10 +399,12 @@ class LlmEngine:
         its verdict, provisional while the model may still read the question itself."""
         if not self.precompute:
             return
-        planned = list(self.planner(user_text, conversation))
+        planned, failed = self._plan(user_text, conversation)
+        if failed is not None:
+            yield failed
         parsed = turn_parsed(conversation.messages)
         readings: list[str] | None = None
-        if not planned and parsed is not None and parsed.questions:
+        if failed is None and not planned and parsed is not None and parsed.questions:
             planned, readings = default_reading_calls(parsed)
         if parsed is not None:
             yield ReadAs(reading_of(parsed))
@@ -610,6 +622,20 @@ class LlmEngine:
             return False
         return bool(unverified_figures(text, turn_sources(conversation.messages)))
 
+    def _plan(
+        self, user_text: str, conversation: Conversation
+    ) -> tuple[list[tuple[str, dict[str, Any]]], Notice | None]:
+        """The planner's calls for `user_text`. A planner exception is a bug: logged as an
+        internal error with the request (secrets masked) and said in a warning; the model
+        then calls the tools itself — never a verdict skipped in silence."""
+        try:
+            return list(self.planner(user_text, conversation)), None
+        except Exception as exc:
+            said = log_internal_error("the question reader", user_text, exc, self._secrets)
+            return [], Notice(
+                f"{said} The model sizes this question with the calculators itself.", "warning"
+            )
+
     def _redact(self, text: str) -> str:
         return redact_secrets(text, self._secrets)
 
@@ -737,7 +763,7 @@ class LlmEngine:
         # (`assistant.wire`); the conversation keeps the full typed results (tool cards,
         # proposals and the grounding check read those).
         history: list[dict[str, Any]] = []
-        for message in model_view(conversation.messages):
+        for message in conversation.messages:
             sent = {k: message[k] for k in REQUEST_KEYS if k in message}
             if sent.get("role") == "assistant" and not sent.get("tool_calls"):
                 # An answer that failed before the model wrote anything is its verdict.
@@ -970,7 +996,9 @@ class LlmEngine:
         then ask the model for its reading as structured output."""
         if not any(m.get("role") == "tool" for m in _last_turn(conversation.messages)):
             user_text = str(_last_turn(conversation.messages)[0].get("content", ""))
-            planned = list(self.planner(user_text, conversation))
+            planned, failed = self._plan(user_text, conversation)
+            if failed is not None:
+                yield failed
             if planned:
                 async for event in self._run_planned(conversation, planned, turn):
                     yield event

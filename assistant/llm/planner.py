@@ -4,17 +4,20 @@ The pre-computation is one `size` call (`tools.sizing`: memory for each configur
 the recommender, costs and the follow-ups — exactly what the offline engine runs), plus the
 llama.cpp / Ollama plans for local-serving questions. Used before the first model call (so a
 typical question needs one round trip) and as the fallback when an endpoint has no tools or the
-model ignores them. `assistant.offline` is imported lazily; when it is missing the planner plans
-nothing and the model calls the tools itself.
+model ignores them. A parser exception is not caught here: it is a bug, and the engine logs it
+as an internal error with the request and tells the user (`assistant.internal_errors`) before
+letting the model call the tools itself.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assistant.conversation import Conversation
+from assistant.conversation import WORKLOAD_KEY, Conversation
+from assistant.offline.parser import parse_workload
+from assistant.offline.planner import default_reading, plan_tool_calls
+from assistant.reading.parsed import previous_workload
 
 PlannedCalls = Sequence[tuple[str, dict[str, Any]]]
 Planner = Callable[[str, Conversation], PlannedCalls]
@@ -33,27 +36,15 @@ def offline_planner(user_text: str, conversation: Conversation) -> PlannedCalls:
     engine's key (never sent: requests carry only the API's message keys) — also when nothing
     is planned because a fact is missing, so the reply to the model's clarifying question
     refines it (`followup.is_follow_up`: a previous workload with questions takes the reply).
-    Any failure of the parser (missing module, unparseable text) means "nothing planned": the
-    model is still offered the tools, so a parser gap never blocks an answer.
+    Text the parser cannot read plans nothing (the model is still offered the tools); an
+    exception is a bug and propagates (the engine logs it and says so).
     """
-    try:
-        parser = importlib.import_module("assistant.offline.parser")
-        planner = importlib.import_module("assistant.offline.planner")
-        engine = importlib.import_module("assistant.offline.engine")
-        parsed = parser.parse_workload(user_text, engine.previous_workload(conversation))
-        planned = planner.plan_tool_calls(parsed)
-    except Exception:
-        return []
+    parsed = parse_workload(user_text, previous_workload(conversation))
+    planned = plan_tool_calls(parsed)
     last = conversation.messages[-1] if conversation.messages else {}
     if last.get("role") == "user" and (planned or parsed.questions):
-        last[engine.WORKLOAD_KEY] = parsed.model_dump(mode="json", exclude_defaults=True)
-    out: list[tuple[str, dict[str, Any]]] = []
-    for call in planned or []:
-        name = getattr(call, "name", None)
-        arguments = getattr(call, "arguments", None)
-        if isinstance(name, str) and isinstance(arguments, dict):
-            out.append((name, arguments))
-    return out
+        last[WORKLOAD_KEY] = parsed.model_dump(mode="json", exclude_defaults=True)
+    return [(call.name, call.arguments) for call in planned]
 
 
 def default_reading_calls(parsed: Any) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
@@ -61,17 +52,8 @@ def default_reading_calls(parsed: Any) -> tuple[list[tuple[str, dict[str, Any]]]
     reading — the workload without what is in doubt (`offline.planner.default_reading`) — and
     how it was read, so LLM mode shows that reading's figures before the question, as the
     offline answer does. Nothing when the parser has no default reading."""
-    try:
-        planner = importlib.import_module("assistant.offline.planner")
-        reading = planner.default_reading(parsed)
-        if reading is None:
-            return [], []
-        calls = planner.plan_tool_calls(reading.workload)
-    except Exception:
+    reading = default_reading(parsed)
+    if reading is None:
         return [], []
-    out = [
-        (c.name, c.arguments)
-        for c in calls
-        if isinstance(getattr(c, "name", None), str) and isinstance(c.arguments, dict)
-    ]
-    return out, list(reading.readings)
+    calls = plan_tool_calls(reading.workload)
+    return [(c.name, c.arguments) for c in calls], list(reading.readings)

@@ -2,13 +2,15 @@
 context windows.
 
 Prompt + tool schemas cost about 2,460 o200k tokens in full — more than half of a 4,096-token
-llama.cpp window before any question. The lean profile offers only the two calculators a
-sizing answer needs (`estimate_memory`, `recommend`) with their inference fields, under one-line
-descriptions, and a short system prompt (`prompts/system-lean.md`): at most
-`LEAN_BUDGET_TOKENS` (tests/test_token_budget.py, bench/bench_llm.py). Validation is the same
-either way: a lean call may still send any field the full schema offers. The engine pre-computes
-the tools a question needs before the model is asked, so a small model mostly explains results.
-Once the sizing report's one `size` tool exists (issue 14) it is the natural lean tool.
+llama.cpp window before any question. The lean profile offers one tool, the sizing report's
+`size`, with its serving fields (the model, format, context, users, prompt and output lengths,
+the GPUs named) under a one-line description, and a short system prompt
+(`prompts/system-lean.md`): at most `LEAN_BUDGET_TOKENS` (tests/test_token_budget.py,
+bench/bench_llm.py). `size` because the model's reading is compared with the parser's from its
+`size` call (`assistant.reading.reconcile`): a small model that reads the question right still
+wins over a parser that read it wrong. Validation is the same either way: a lean call may still
+send any field the full schema offers. The engine pre-computes the tools a question needs
+before the model is asked, so a small model mostly explains results.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from typing import Any, Literal
 
 from assistant.prompts import load_prompt
 from assistant.registry import Registry
-from assistant.schemas import compact_schema
 
 Profile = Literal["full", "lean"]
 
@@ -27,40 +28,39 @@ FULL_BUDGET_TOKENS = 2_500
 LEAN_BUDGET_TOKENS = 1_200
 """Prompt + schemas, o200k_base tokens (issue 17 acceptance)."""
 
-_TRAINING_AND_TARGETS = (
-    "sequence_length",
-    "global_batch_sequences",
-    "train_tokens",
-    "deadline_hours",
-    "lora_rank",
-    "checkpointing",
-    "zero",
-    "optimizer",
-    "offload_optimizer",
-    "gpu_memory_utilization",
-    "adapter_dtype",
-    "tokens_per_s_per_user",
-    "ttft_s",
-    "prompt_tokens",
-    "output_tokens",
-    "engine",
-    "kv_dtype",
-    "params",
-    "tp",
-    "pp",
-    "batch",
-    "constraints",
-    "objective",
-)
-
-LEAN_TOOLS: dict[str, tuple[str, str]] = {
-    "recommend": ("Best GPU configurations for a serving workload.", "users"),
-    "estimate_memory": (
-        "GPU memory per GPU for a model on `gpus`× `gpu`, and whether it fits.",
-        "",
+LEAN_TOOL = "size"
+"""The one tool a lean profile offers: the sizing report's (the verdict, its reading compared
+with the parser's by `assistant.reading.reconcile`, is computed from `size` calls only)."""
+LEAN_DESCRIPTION = "Size a model for serving: does it fit the GPUs named, and the best GPUs if not."
+LEAN_FIELDS: dict[str, frozenset[str] | None] = {
+    "workload": frozenset(
+        {"model", "params", "weights", "context", "users", "prompt_tokens", "output_tokens"}
     ),
+    "configurations": None,
 }
-"""Lean tool → (description, a field kept although listed above)."""
+"""Top-level field → the nested fields kept (None: all of them); everything else is left out
+of the lean schema (still accepted by validation)."""
+
+
+def _pruned(node: dict[str, Any], kept: frozenset[str] | set[str]) -> dict[str, Any]:
+    """An object schema with only the `kept` properties (its `required` list cut to match:
+    a strict schema lists every property as required)."""
+    props = {k: v for k, v in node.get("properties", {}).items() if k in kept}
+    out = {**node, "properties": props}
+    if "required" in node:
+        out["required"] = [r for r in node["required"] if r in props]
+    return out
+
+
+def _lean_parameters(parameters: dict[str, Any]) -> dict[str, Any]:
+    """`parameters` (a compact schema) with only `LEAN_FIELDS`. Every field validation
+    requires is among them (tests/test_token_budget.py checks it against the full schema)."""
+    out = _pruned(parameters, set(LEAN_FIELDS))
+    for name, inner in LEAN_FIELDS.items():
+        node = out["properties"].get(name)
+        if inner is not None and isinstance(node, dict) and "properties" in node:
+            out["properties"][name] = _pruned(node, inner)
+    return out
 
 
 def choose_profile(setting: str, window_tokens: int) -> Profile:
@@ -81,25 +81,15 @@ def tool_schemas(
     """The `tools` list for `profile`."""
     if profile == "full":
         return registry.schemas(strict=strict)
-    out: list[dict[str, Any]] = []
-    for name, (description, kept) in LEAN_TOOLS.items():
-        spec = registry.specs.get(name)
-        if spec is None:
-            continue
-        fields = spec.input_model.model_fields
-        hidden = {
-            *spec.hidden,
-            *(f for f in _TRAINING_AND_TARGETS if f in fields and f != kept),
-        }
-        hidden = {h for h in hidden if "." not in h}
-        if "task" in fields:
-            hidden.add("task")
-        function: dict[str, Any] = {
-            "name": name,
-            "description": description,
-            "parameters": compact_schema(spec.input_model, strict, sorted(hidden)),
-        }
-        if strict:
-            function["strict"] = True
-        out.append({"type": "function", "function": function})
-    return out
+    spec = registry.specs.get(LEAN_TOOL)
+    if spec is None:
+        return []
+    full = spec.schema(strict=strict)["function"]
+    function: dict[str, Any] = {
+        "name": LEAN_TOOL,
+        "description": LEAN_DESCRIPTION,
+        "parameters": _lean_parameters(full["parameters"]),
+    }
+    if strict:
+        function["strict"] = True
+    return [{"type": "function", "function": function}]

@@ -23,9 +23,9 @@ from typing import Any
 
 from assistant.answer import Answer, AnswerSection, CardLine
 from assistant.conversation import WORKLOAD_KEY
-from assistant.offline.parsed import ParsedWorkload
 from assistant.reading.model import Reading
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import Difference
 from assistant.render import memory_verdict_text, render_question, verdict_answer
 from assistant.render.local import local_serving_lines

@@ -29,6 +29,7 @@ from tools.memory import MemoryEstimate
 from tools.recommend import Recommendation
 from tools.sizing import SizingReport
 from tools.sizing.request import SizingRequest
+from tools.sizing.verdict import verdict as verdict_items
 
 DETAIL = "detail"
 """The argument MCP adds to the summarised tools: "summary" (the default) or "full"."""
@@ -133,6 +134,9 @@ def structured(outcome: ToolOutcome, full: bool, verdict: list[str]) -> dict[str
         out["reading"] = reading(value)
     if verdict:
         out["verdict"] = verdict
+    if isinstance(value, SizingReport):
+        # The typed items the verdict lines word (`tools.sizing.verdict`).
+        out["verdict_items"] = verdict_items(value).record()
     out |= short
     out["full_result"] = f'call again with "{DETAIL}": "full" for the whole result'
     return out

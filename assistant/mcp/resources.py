@@ -36,14 +36,14 @@ class CatalogResource:
 
 
 def _models() -> dict[str, Any]:
-    from assistant.commands.models import model_record
+    from assistant.render.catalog import model_record
 
     records = [model_record(m) for m in get_catalog().models.values()]
     return {"models": records, "count": len(records)}
 
 
 def _gpus() -> dict[str, Any]:
-    from assistant.commands.gpus import gpu_record
+    from assistant.render.catalog import gpu_record
 
     records = [gpu_record(g) for g in get_catalog().gpus.values()]
     return {"gpus": records, "count": len(records)}

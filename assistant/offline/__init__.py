@@ -6,7 +6,7 @@ llama.cpp / Ollama plans), `engine.OfflineEngine` runs a turn. The LLM engine re
 and planner to pre-compute the same calls.
 
 This package's own module imports nothing: the reading and presentation layers read the typed
-workload (`assistant.offline.parsed`) and the engine imports those layers, so an eager import
+workload (`assistant.reading.parsed`) and the engine imports those layers, so an eager import
 here would make every `assistant.offline.*` import load the engine first (an import cycle, and
 start-up cost for commands that only read the workload).
 """

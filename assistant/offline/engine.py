@@ -26,10 +26,10 @@ from assistant.events import (
     ToolCallStarted,
     ToolResult,
 )
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls, scope_only
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload, previous_workload
 from assistant.render import (
     CallResult,
     render_answer,
@@ -42,18 +42,6 @@ from tools.sizing import SizingReport
 
 if TYPE_CHECKING:
     from assistant.registry import Registry
-
-
-def previous_workload(conversation: Conversation) -> ParsedWorkload | None:
-    """The workload of the latest turn that had one, rebuilt from the conversation."""
-    for message in reversed(conversation.messages):
-        data = message.get(WORKLOAD_KEY)
-        if isinstance(data, dict):
-            try:
-                return ParsedWorkload.model_validate(data)
-            except ValueError:
-                return None
-    return None
 
 
 class OfflineEngine:

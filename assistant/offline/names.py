@@ -25,6 +25,9 @@ _CHUNK_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?(?:x\d+)?[a-z]*")
 _VENDOR_RE = re.compile(r"^(nvidia|amd|intel)\s+", re.IGNORECASE)
 
 
+_REGEX_CACHE = 256
+"""Candidate-set regexes kept per index (a long session reads a few hundred texts)."""
+
 _TIER_WORDS = frozenset({"ti", "super", "xt", "xtx", "pro", "max", "ultra", "plus"})
 """Words after a model number that make it another product ('4070 Ti', 'M3 Max', '7900 XTX'),
 unlike memory or form-factor suffixes ('A100 80GB', 'H100 PCIe')."""
@@ -66,28 +69,55 @@ class NameMatch:
 
 
 class _NameIndex:
+    """One regex alternation of every name pattern, longest first. Compiling all of them is
+    most of a cold start's parsing, so `find` compiles only the alternatives whose first
+    chunk occurs in the text (the others cannot match there; order kept, so the first
+    alternative that matches at each position, and the matches, are the same) and caches that
+    regex by the set; text that is not ASCII (where case-insensitive matching folds
+    characters such as 'K' to 'k') uses the whole alternation."""
+
     def __init__(self, keyed: dict[str, _Entry], plural: bool) -> None:
         self._keyed = keyed
-        patterns = sorted({_pattern(entry[2]) for entry in keyed.values()}, key=len, reverse=True)
-        tail = r"(?:'?s)?" if plural else ""
+        firsts = {_pattern(entry[2]): entry[2][0] for entry in keyed.values() if entry[2]}
+        self._patterns = tuple(sorted(firsts, key=len, reverse=True))
+        self._first = tuple(firsts[p] for p in self._patterns)
+        self._plural = plural
+        self._compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+    def _regex(self, patterns: tuple[str, ...]) -> re.Pattern[str]:
+        cached = self._compiled.get(patterns)
+        if cached is not None:
+            return cached
+        tail = r"(?:'?s)?" if self._plural else ""
         # A GPU name followed by a tier word is another card ('3070 Ti' is not the 3070): no
         # match, so the words are asked about unless the catalog has that card (longer names
         # are tried first).
         tier = _SEP + r"(?:" + "|".join(sorted(_TIER_WORDS)) + r")\b"
-        not_tier = rf"(?!{tier})" if plural else ""
-        self._regex = re.compile(
+        not_tier = rf"(?!{tier})" if self._plural else ""
+        regex = re.compile(
             r"(?<![a-z0-9])(?:"
-            + "|".join(patterns)
+            + ("|".join(patterns) or r"(?!)")
             + r")"
             + tail
             + r"(?![a-z0-9]|[.,]\d)"
             + not_tier,
             re.IGNORECASE,
         )
+        if len(self._compiled) >= _REGEX_CACHE:
+            self._compiled.clear()
+        self._compiled[patterns] = regex
+        return regex
+
+    def _candidates(self, text: str) -> tuple[str, ...]:
+        if not text.isascii():
+            return self._patterns
+        lowered = text.lower()
+        pairs = zip(self._patterns, self._first, strict=True)
+        return tuple(p for p, first in pairs if first in lowered)
 
     def find(self, text: str) -> list[NameMatch]:
         found: list[NameMatch] = []
-        for m in self._regex.finditer(text):
+        for m in self._regex(self._candidates(text)).finditer(text):
             if len(_key(m.group(0))) <= 3 and m.start() > 0 and text[m.start() - 1] in "-/.":
                 continue  # a short name inside another one ('bge-m3', 'e5-l4') is not it
             key = _key(m.group(0))
@@ -149,10 +179,11 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
     # Words that name a card but not its memory ('Tesla V100', 'A100 PCIe', '3080', 'Grace
     # Hopper') resolve to one memory variant: the others (the same id but for its memory size)
     # are its variants, so the reading is said, or asked about when the verdicts differ.
+    memory_siblings = _Siblings(catalog)
     for key, (entry_id, variants, chunks) in keyed.items():
         if entry_id is None or variants or _says_memory(chunks):
             continue
-        siblings = _memory_siblings(catalog, entry_id)
+        siblings = memory_siblings.of(entry_id)
         if len(siblings) > 1:
             keyed[key] = (entry_id, siblings, chunks)
     return keyed
@@ -171,28 +202,45 @@ def _says_memory(chunks: list[str]) -> bool:
     )
 
 
-def _memory_siblings(catalog: Catalog, gpu_id: str) -> tuple[str, ...]:
-    """`gpu_id` and the catalog GPUs whose ids differ from it only in the memory size
-    ('a100-80gb-pcie', 'a100-40gb-pcie'); for a unified-memory chip, its RAM configurations
-    ('apple-m3-pro', 'apple-m3-pro-18gb')."""
-    spec = catalog.gpus[gpu_id]
-    if spec.unified_memory is not None:
-        base = spec.configuration_of or spec.id
-        return tuple(
-            sorted(g.id for g in catalog.gpus.values() if base in (g.id, g.configuration_of))
-        )
+class _Siblings:
+    """`of(gpu_id)`: the id and the catalog GPUs whose ids differ from it only in the memory
+    size ('a100-80gb-pcie', 'a100-40gb-pcie'); for a unified-memory chip, its RAM
+    configurations ('apple-m3-pro', 'apple-m3-pro-18gb'). Grouped once per catalog."""
 
-    def product(an_id: str) -> list[str]:
-        return [c for c in _chunks(an_id) if not _MEMORY_WORD.fullmatch(c)]
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+        self._products = _by_product(catalog)
+        self._configurations = _configurations(catalog)
 
-    own = product(gpu_id)
-    return tuple(
-        sorted(
-            g.id
-            for g in catalog.gpus.values()
-            if g.configuration_of is None and product(g.id) == own
-        )
-    )
+    def of(self, gpu_id: str) -> tuple[str, ...]:
+        spec = self._catalog.gpus[gpu_id]
+        if spec.unified_memory is not None:
+            return self._configurations.get(spec.configuration_of or spec.id, ())
+        return self._products.get(_product(gpu_id), ())
+
+
+def _product(gpu_id: str) -> tuple[str, ...]:
+    """An id's chunks less those that say its memory: what memory variants share."""
+    return tuple(c for c in _chunks(gpu_id) if not _MEMORY_WORD.fullmatch(c))
+
+
+def _by_product(catalog: Catalog) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Product chunks → the ids of the catalog GPUs (not configurations) sharing them, sorted."""
+    grouped: dict[tuple[str, ...], list[str]] = {}
+    for gpu in catalog.gpus.values():
+        if gpu.configuration_of is None:
+            grouped.setdefault(_product(gpu.id), []).append(gpu.id)
+    return {key: tuple(sorted(ids)) for key, ids in grouped.items()}
+
+
+def _configurations(catalog: Catalog) -> dict[str, tuple[str, ...]]:
+    """A unified-memory chip's id → its id and its RAM configurations' ids, sorted."""
+    grouped: dict[str, list[str]] = {}
+    for gpu in catalog.gpus.values():
+        grouped.setdefault(gpu.id, []).append(gpu.id)
+        if gpu.configuration_of is not None:
+            grouped.setdefault(gpu.configuration_of, []).append(gpu.id)
+    return {key: tuple(sorted(set(ids))) for key, ids in grouped.items()}
 
 
 @cache

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.offline.names import gpus_with_capacity
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.scope import sizes_something
 from assistant.reading.of_parsed import asked_figure
+from assistant.reading.parsed import ParsedWorkload
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.workload import Workload
 

@@ -22,7 +22,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
-from assistant.offline.parsed import ParsedWorkload
+from assistant.reading.parsed import ParsedWorkload
 from assistant.results import LegacyResult, StoredCall, stored_calls
 from tools.cost import CostComparison
 from tools.memory import MemoryEstimate

@@ -21,7 +21,7 @@ from tools.sizing import PricedConfiguration, SizingReport
 def evaluated(report: SizingReport) -> list[Option]:
     """Every option the recommender evaluated: its best per GPU type, then the set-aside ones."""
     rec = report.recommendation
-    return [] if rec is None else [*rec.options, *rec.rejected]
+    return [] if rec is None else rec.evaluated()
 
 
 def gpu_name(report: SizingReport, gpu: str) -> str:

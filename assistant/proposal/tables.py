@@ -27,7 +27,6 @@ from assistant.proposal.labels import (
 )
 from assistant.proposal.quotes import (
     estimate_of,
-    evaluated,
     gpu_name,
     serving_row,
     unconverted,
@@ -59,10 +58,6 @@ BASIS_LEGEND = (
 )
 
 
-def _same(a: Option, b: Option) -> bool:
-    return (a.gpu, a.count, a.tp, a.pp, a.dp) == (b.gpu, b.count, b.tp, b.pp, b.dp)
-
-
 def compared_options(report: SizingReport) -> list[Option]:
     """The options the tables compare: the headline, then each priced configuration's option
     (the report's price order), then any other option that fits and meets the targets is left
@@ -72,15 +67,8 @@ def compared_options(report: SizingReport) -> list[Option]:
         return []
     shown: list[Option] = [] if report.headline is None else [report.headline.option]
     for priced in report.priced:
-        option = next(
-            (
-                o
-                for o in evaluated(report)
-                if o.gpu == priced.gpu and o.count == priced.count and o.fits
-            ),
-            None,
-        )
-        if option is not None and not any(_same(option, s) for s in shown):
+        option = report.option_at(priced.gpu, priced.count)
+        if option is not None and not any(option.same_layout(s) for s in shown):
             shown.append(option)
     if not shown:
         limit = (report.search or report.request.workload).constraints.max_gpus

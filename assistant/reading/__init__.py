@@ -1,2 +1,3 @@
 """The reading of a question: typed slots with provenance (`model`), built from the parser's
-workload (`of_parsed`), and the coverage gate (`coverage`)."""
+typed workload (`parsed`: `ParsedWorkload`, with the number words of `quantities`) by
+`of_parsed`, and the coverage gate (`coverage`)."""

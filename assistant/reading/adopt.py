@@ -16,9 +16,9 @@ from typing import Any
 
 from pydantic import JsonValue, ValidationError
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot
+from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.reconcile import Difference
 
 

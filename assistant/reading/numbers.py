@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assistant.offline.quantities import NUMBER_WORDS
 from assistant.reading.model import Span
+from assistant.reading.quantities import NUMBER_WORDS
 
 _SUFFIX: dict[str, tuple[float, ...]] = {
     "k": (1e3, 2**10),

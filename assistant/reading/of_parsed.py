@@ -8,7 +8,6 @@ from collections.abc import Callable
 
 from pydantic import JsonValue
 
-from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser.scope import instead_of
 from assistant.reading.coverage import classify
 from assistant.reading.model import (
@@ -20,6 +19,7 @@ from assistant.reading.model import (
     Span,
     Unread,
 )
+from assistant.reading.parsed import GpuMention, ParsedWorkload
 from tools.catalog import get_catalog
 from tools.units import GB
 

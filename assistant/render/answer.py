@@ -46,7 +46,7 @@ from tools.workloads.embedding import EmbeddingResult
 if TYPE_CHECKING:
     # The parser's workload, for annotations only: the presentation layer never imports the
     # offline engine's package at run time (it imports this layer).
-    from assistant.offline.parsed import ParsedWorkload
+    from assistant.reading.parsed import ParsedWorkload
 
 # Importance of each part (0: the lead, always shown): the order sections are kept visible in
 # while the answer fits one screen. The table the question is about ranks above the other.

@@ -13,7 +13,7 @@ from tools.sizing import SizingReport
 if TYPE_CHECKING:
     # The parser's workload, for annotations only: the presentation layer never imports the
     # offline engine's package at run time (it imports this layer).
-    from assistant.offline.parsed import ParsedWorkload
+    from assistant.reading.parsed import ParsedWorkload
 
 
 def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str]:

@@ -16,7 +16,7 @@ from tools.units import format_count
 if TYPE_CHECKING:
     # The parser's workload, for annotations only: the presentation layer never imports the
     # offline engine's package at run time (it imports this layer).
-    from assistant.offline.parsed import ParsedWorkload
+    from assistant.reading.parsed import ParsedWorkload
 
 
 def billed_as(price: PricedConfiguration) -> str:

@@ -14,22 +14,7 @@ from tools.sizing import SizedConfiguration, SizingReport
 if TYPE_CHECKING:
     # The parser's workload, for annotations only: the presentation layer never imports the
     # offline engine's package at run time (it imports this layer).
-    from assistant.offline.parsed import ParsedWorkload
-
-
-def _named_option(report: SizingReport, gpu_id: str, count: int) -> Option | None:
-    """The recommender's fitting option on `gpu_id` with exactly `count` GPUs."""
-    rec = report.recommendation
-    if rec is None:
-        return None
-    return next(
-        (
-            o
-            for o in [*rec.options, *rec.rejected]
-            if o.gpu == gpu_id and o.count == count and o.fits
-        ),
-        None,
-    )
+    from assistant.reading.parsed import ParsedWorkload
 
 
 def _asked_option(report: SizingReport) -> Option | None:
@@ -40,7 +25,7 @@ def _asked_option(report: SizingReport) -> Option | None:
         return None
     named = next((m for m in report.memory if m.gpu and m.estimate is not None), None)
     if named is not None and named.gpu is not None:
-        option = _named_option(report, named.gpu, named.count)
+        option = report.option_at(named.gpu, named.count)
         if option is not None:
             return option
     if report.headline is not None and report.headline.option.fits:
@@ -92,7 +77,7 @@ def faster_lines(report: SizingReport) -> list[str]:
     speeds: list[tuple[float, Option]] = []
     for sized in named:
         assert sized.gpu is not None
-        option = _named_option(report, sized.gpu, sized.count) or next(
+        option = report.option_at(sized.gpu, sized.count) or next(
             (o for o in rec.options if o.gpu == sized.gpu and o.fits), None
         )
         if option is not None and option.decode_tokens_per_s_per_seq is not None:
@@ -123,7 +108,7 @@ def capacity_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     option: Option | None = None
     named = next((m for m in report.memory if m.gpu and m.estimate is not None), None)
     if named is not None and named.gpu is not None:
-        option = _named_option(report, named.gpu, named.count)
+        option = report.option_at(named.gpu, named.count)
     if option is None:
         option = next((o for o in rec.options if o.fits), None)
     if option is None:

@@ -33,50 +33,16 @@ from assistant.render.results import (
 )
 from tools.memory.request import MemoryEstimate
 from tools.notes import Note
-from tools.recommend import Option, Recommendation
+from tools.recommend import Option
 from tools.sizing import Headline, SizedConfiguration, SizingReport, WayOut
 from tools.sizing.headline import candidates
+from tools.sizing.verdict import (
+    ConfigurationFit,
+    configuration_fit,
+    states_headline,
+    working_option,
+)
 from tools.units import format_count
-
-
-def _fitting_option(
-    rec: Recommendation | None, gpu_id: str | None, above: int = 0, at_most: int | None = None
-) -> Option | None:
-    """The recommender's first fitting option on `gpu_id` with more than `above` and at most
-    `at_most` GPUs."""
-    if rec is None or gpu_id is None:
-        return None
-    return next(
-        (
-            o
-            for o in rec.options
-            if o.gpu == gpu_id
-            and o.fits
-            and o.count > above
-            and (at_most is None or o.count <= at_most)
-        ),
-        None,
-    )
-
-
-def _evaluated(rec: Recommendation | None) -> list[Option]:
-    return [] if rec is None else [*rec.options, *rec.rejected]
-
-
-def _kv_capacity(
-    rec: Recommendation | None, gpu_id: str | None, count: int, sequences: bool = False
-) -> str | None:
-    """'3.2 GiB (21,016 tokens)' of the fitting option of `gpu_id` × `count`; `sequences`
-    (no user count given): with the sequences of the context sized it holds at once."""
-    for option in _evaluated(rec):
-        if option.gpu == gpu_id and option.count == count and option.fits:
-            tokens = option.kv_cache_capacity_tokens
-            held = ""
-            if sequences and rec is not None and rec.context_tokens:
-                held = f", so it holds {sequences_held(option, rec.context_tokens)}"
-                held += " (no user count given)"
-            return gib(option.kv_cache_capacity_bytes) + f" ({tokens:,} tokens){held}"
-    return None
 
 
 def sequences_held(option: Option, context: int) -> str:
@@ -109,10 +75,6 @@ def holds_label(report: SizingReport) -> str:
     context = None if rec is None else rec.context_tokens
     length = "" if context is None else f" of {context:,} tokens"
     return f"What holds one sequence{length} (no user count given)"
-
-
-def _same(a: Option, b: Option) -> bool:
-    return (a.gpu, a.count, a.tp, a.pp, a.dp) == (b.gpu, b.count, b.tp, b.pp, b.dp)
 
 
 def _per_token_headline(report: SizingReport, headline: Headline) -> bool:
@@ -159,17 +121,6 @@ def headline_price_text(report: SizingReport, headline: Headline) -> str:
     return f"{usd_in_period(price, report)} {tier}{source}"
 
 
-def card_shows_headline(report: SizingReport) -> bool:
-    """Whether the verdict card states the headline option: no configuration that holds the
-    load was found beyond the named GPUs, and no named configuration fits."""
-    if report.headline is None:
-        return False
-    if report.scale_out is not None and report.scale_out.holds is not None:
-        return False
-    sized = [*report.memory, *report.zero3_resize]
-    return not any(m.estimate is not None and m.estimate.fits for m in sized)
-
-
 def _headline_line(report: SizingReport, headline: Headline) -> str:
     """The headline option with its quoted price and the rule that chose it."""
     option = headline.option
@@ -206,8 +157,8 @@ def recommended_lines(report: SizingReport) -> list[str]:
         nearest = nearest.strip()
         return [f"**{head}.**" + (f" {nearest}" if nearest else "")]
     line = _headline_line(report, headline)
-    lines = [CardLine(line) if card_shows_headline(report) else line]
-    if headline.rule == "cheapest" and not _same(headline.option, meeting[0]):
+    lines = [CardLine(line) if states_headline(report) else line]
+    if headline.rule == "cheapest" and not headline.option.same_layout(meeting[0]):
         # The recommender ranks by its objective (its own ranking prices, or fewest GPUs,
         # then fastest); when the priced rows put another option first, say what it ranked
         # first, and by what.
@@ -216,25 +167,139 @@ def recommended_lines(report: SizingReport) -> list[str]:
     return lines
 
 
+NotFitting = tuple[str, str, str]
+"""The key of a "does not fit" line GPUs share: need, budget and excess per GPU, as shown."""
+
+
+def _need_lines(
+    report: SizingReport, sized: SizedConfiguration, est: MemoryEstimate, memory_first: bool
+) -> list[str]:
+    """A configuration sized without a GPU verdict (no GPU named): the memory it needs, the
+    recommended layout's need, and the headline option (first, or after the need for a memory
+    question)."""
+    headline = recommended_lines(report)
+    parts = (
+        "weights, gradients, optimizer state, activations and runtime"
+        if report.is_training
+        else "weights, KV cache and runtime"
+    )
+    need = gib(est.per_gpu_bytes)
+    where = "on a single GPU"
+    if sized.count > 1:
+        # 'on 4 GPUs': sized over that many (per GPU), not on one.
+        split = f"TP {est.tp}" if est.tp > 1 else f"{est.num_gpus} GPUs"
+        where = f"per GPU on {sized.count} GPUs ({split})"
+    whole = f"of GPU memory for this load {where} ({parts}; {gib_as_gb(est.per_gpu_bytes)})."
+    differs = _one_gpu_headline_differs(report, est.per_gpu_bytes)
+    lines: list[str] = []
+    if memory_first:
+        # A memory question: the whole need leads, then the layout that holds it.
+        lines += [f"**Needs {need}** {whole}", *differs]
+    else:
+        lines += headline
+    layout = report.layout_breakdown
+    if layout is not None and layout.estimate is not None:
+        # The recommended layout sized at the sequences it serves per replica: the figure the
+        # options table shows, not one sequence on one GPU.
+        batch = layout.estimate.batch
+        load = "" if report.is_training else f", {batch:,} sequences per replica"
+        lines.append(
+            f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on the "
+            f"recommended layout ({config_label(layout, zero=False)}{load})."
+        )
+    elif not memory_first:
+        lines += [f"Needs {need} {whole}", *differs]
+    return lines + (headline if memory_first else [])
+
+
+def _fits_lines(
+    report: SizingReport, sized: SizedConfiguration, fit: ConfigurationFit, standalone: bool
+) -> list[str]:
+    """A configuration that fits: need of budget, its KV capacity (serving) or headroom, then
+    how it does against the targets and what it costs (unless a named training cluster
+    leads)."""
+    option = fit.option
+    if option is not None:
+        tokens = option.kv_cache_capacity_tokens
+        held = ""
+        rec = report.recommendation
+        if not report.users_stated and rec is not None and rec.context_tokens:
+            held = f", so it holds {sequences_held(option, rec.context_tokens)}"
+            held += " (no user count given)"
+        extra = (
+            f"; KV-cache capacity {gib(option.kv_cache_capacity_bytes)} ({tokens:,} tokens){held}"
+        )
+    else:
+        extra = f"; {gib(fit.headroom_bytes)} headroom per GPU"
+    lines: list[str] = [
+        CardLine(
+            f"**Fits on {config_label(sized)}** — needs {gib(fit.need_bytes_per_gpu)} of "
+            f"{gib(fit.capacity_bytes_per_gpu)} per GPU{extra}."
+        )
+    ]
+    if _named_training(report) is None:
+        lines += _named_targets(report, sized, standalone)
+        lines += _named_cost(report, sized)
+    return lines
+
+
+def _short_lead(report: SizingReport, sized: SizedConfiguration) -> list[str]:
+    """Before a configuration's "does not fit": the recommender's layout within the GPUs named
+    (plain data parallelism that does not fit, where TP/PP does), else the larger option on
+    the same GPU that fits — the count the user asked about ("on H100s" → how many)."""
+    rec = report.recommendation
+    within = None
+    if sized.plain_data_parallel and _named_training(report) is None and rec is not None:
+        # The recommender shards with TP/PP where plain replicas cannot: its layout on the GPUs
+        # named is the answer (the lead, for a cluster named with its count), the replicated
+        # estimate says why it is not plain DP.
+        within = rec.fitting_on(sized.gpu, at_most=sized.count)
+    if within is not None:
+        why = f", the recommender's layout within the {sized.count} named"
+        return [needs_line(within, "Fits as", why)]
+    larger = None
+    if report.scale_out is None and rec is not None:
+        larger = rec.fitting_on(sized.gpu, above=sized.count)
+    if larger is None:
+        return []
+    # Under the per-token objective the recommender's layout is the cheapest per token, not
+    # the fewest GPUs that fit: say which.
+    per_token = rec is not None and rec.objective == "cheapest_per_token"
+    line = needs_line(larger, "Cheapest per token:" if per_token else "Needs")
+    working = working_option(report)
+    # The card says 'Needs' the headline option: the same statement, when it is this.
+    on_card = working is not None and working.role == "headline"
+    on_card = on_card and working is not None and working.option.same_layout(larger)
+    return [CardLine(line) if on_card and not per_token else line]
+
+
+def _not_fitting_key(fit: ConfigurationFit) -> NotFitting:
+    headroom = fit.headroom_bytes
+    return (
+        gib(fit.need_bytes_per_gpu),
+        gib(fit.capacity_bytes_per_gpu),
+        gib(None if headroom is None else -headroom),
+    )
+
+
 def verdict_lines(
     report: SizingReport, memory_first: bool = False, standalone: bool = False
 ) -> list[str]:
-    """One line per configuration sized: fits or not, needed vs budget per GPU. When a sized
-    configuration does not fit but the recommender found a larger one on the same GPU, that
-    answer comes first: it is the verdict the user asked for ("on H100s" → how many). With no
-    GPU named, the headline option leads and the one-GPU need follows. GPUs with the same need
-    and budget (a '24 GB GPU' matches several) share one line. When the named GPUs cannot hold
-    the load (`report.scale_out`), `scale_out_lines` says what does, so no larger option of
-    the same search leads. `memory_first`: a memory question — with no GPU named, the memory
-    needed leads and the headline option follows. `standalone`: shown without the answer's
-    tables (`verdict_text`), so no line refers to them."""
-    rec = report.recommendation
-    layout = report.layout_breakdown
-    scaled = report.scale_out is not None
+    """One line per configuration sized: fits or not, needed vs budget per GPU (the report's
+    verdict items, `tools.sizing.verdict`). When a sized configuration does not fit but the
+    recommender found a larger one on the same GPU, that answer comes first: it is the verdict
+    the user asked for ("on H100s" → how many). With no GPU named, the headline option leads
+    and the one-GPU need follows. GPUs with the same need and budget (a '24 GB GPU' matches
+    several) share one line. When the named GPUs cannot hold the load (`report.scale_out`),
+    `scale_out_lines` says what does, so no larger option of the same search leads.
+    `memory_first`: a memory question — with no GPU named, the memory needed leads and the
+    headline option follows. `standalone`: shown without the answer's tables (`verdict_text`),
+    so no line refers to them."""
     # Each entry is a finished line, or the key of a "does not fit" line shared by GPUs.
-    entries: list[str | tuple[str, str, str]] = []
-    not_fitting: dict[tuple[str, str, str], list[str]] = {}
-    for sized in [*report.memory, *report.zero3_resize]:
+    entries: list[str | NotFitting] = []
+    not_fitting: dict[NotFitting, list[str]] = {}
+    resized = [(m, False) for m in report.memory] + [(z, True) for z in report.zero3_resize]
+    for sized, zero3 in resized:
         est = sized.estimate
         if est is None:
             if sized.gpu is None:
@@ -242,98 +307,20 @@ def verdict_lines(
             problem = "rejected" if sized.error is None else sized.error.text
             entries.append(f"- Could not size {config_label(sized)}: {problem}")
             continue
-        label = config_label(sized)
-        if sized.gpu is None or est.fits is None:
-            headline = recommended_lines(report)
-            entries += [] if memory_first else headline
-            parts = (
-                "weights, gradients, optimizer state, activations and runtime"
-                if report.is_training
-                else "weights, KV cache and runtime"
-            )
-            need = gib(est.per_gpu_bytes)
-            where = "on a single GPU"
-            if sized.count > 1:
-                # 'on 4 GPUs': sized over that many (per GPU), not on one.
-                split = f"TP {est.tp}" if est.tp > 1 else f"{est.num_gpus} GPUs"
-                where = f"per GPU on {sized.count} GPUs ({split})"
-            whole = (
-                f"of GPU memory for this load {where} ({parts}; {gib_as_gb(est.per_gpu_bytes)})."
-            )
-            if memory_first:
-                # A memory question: the whole need leads, then the layout that holds it.
-                entries.append(f"**Needs {need}** {whole}")
-                entries += _one_gpu_headline_differs(report, est.per_gpu_bytes)
-            if layout is not None and layout.estimate is not None:
-                # The recommended layout sized at the sequences it serves per replica: the
-                # figure the options table shows, not one sequence on one GPU.
-                batch = layout.estimate.batch
-                load = "" if report.is_training else f", {batch:,} sequences per replica"
-                entries.append(
-                    f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on the "
-                    f"recommended layout ({config_label(layout, zero=False)}{load})."
-                )
-            elif not memory_first:
-                entries.append(f"Needs {need} {whole}")
-                entries += _one_gpu_headline_differs(report, est.per_gpu_bytes)
-            entries += headline if memory_first else []
-            continue
-        named_lead = _named_training(report) is not None
-        if est.fits:
-            kv = (
-                None
-                if report.is_training
-                else _kv_capacity(rec, sized.gpu, sized.count, sequences=not report.users_stated)
-            )
-            extra = (
-                f"; KV-cache capacity {kv}"
-                if kv
-                else f"; {gib(est.headroom_bytes)} headroom per GPU"
-            )
-            entries.append(
-                CardLine(
-                    f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of "
-                    f"{gib(est.budget_bytes_per_gpu)} per GPU{extra}."
-                )
-            )
-            entries += [] if named_lead else _named_targets(rec, sized.gpu, sized.count, standalone)
-            entries += [] if named_lead else _named_cost(report, sized)
-            continue
-        larger = None if scaled else _fitting_option(rec, sized.gpu, above=sized.count)
-        within = None
-        if sized.plain_data_parallel:
-            # The recommender shards with TP/PP where plain replicas cannot: its layout on the
-            # GPUs named is the answer (the lead, for a cluster named with its count), the
-            # replicated estimate says why it is not plain DP.
-            if not named_lead:
-                within = _fitting_option(rec, sized.gpu, at_most=sized.count)
-            label += " as plain data parallelism (whole training state on every GPU)"
-        if within is not None:
-            entries.append(
-                needs_line(
-                    within, "Fits as", f", the recommender's layout within the {sized.count} named"
-                )
-            )
-        elif larger is not None:
-            # Under the per-token objective the recommender's layout is the cheapest per token,
-            # not the fewest GPUs that fit: say which.
-            per_token = rec is not None and rec.objective == "cheapest_per_token"
-            line = needs_line(larger, "Cheapest per token:" if per_token else "Needs")
-            head = report.headline
-            # The card says 'Needs' the headline option: the same statement, when it is this.
-            on_card = (
-                head is not None and _same(head.option, larger) and card_shows_headline(report)
-            )
-            entries.append(CardLine(line) if on_card and not per_token else line)
-        headroom = est.headroom_bytes
-        key = (
-            gib(est.per_gpu_bytes),
-            gib(est.budget_bytes_per_gpu),
-            gib(None if headroom is None else -headroom),
-        )
-        if key not in not_fitting:
-            entries.append(key)
-        not_fitting.setdefault(key, []).append(label)
+        fit = None if sized.gpu is None else configuration_fit(report, sized, zero3)
+        if fit is None:
+            entries += _need_lines(report, sized, est, memory_first)
+        elif fit.fits:
+            entries += _fits_lines(report, sized, fit, standalone)
+        else:
+            entries += _short_lead(report, sized)
+            label = config_label(sized)
+            if sized.plain_data_parallel:
+                label += " as plain data parallelism (whole training state on every GPU)"
+            key = _not_fitting_key(fit)
+            if key not in not_fitting:
+                entries.append(key)
+            not_fitting.setdefault(key, []).append(label)
     lines: list[str] = []
     for entry in entries:
         if isinstance(entry, str):
@@ -393,27 +380,26 @@ def _named_cost(report: SizingReport, sized: SizedConfiguration) -> list[str]:
 
 
 def _named_targets(
-    rec: Recommendation | None, gpu_id: str | None, count: int, standalone: bool = False
+    report: SizingReport, sized: SizedConfiguration, standalone: bool = False
 ) -> list[str]:
     """How the named configuration does against the targets (a deadline), from the recommender's
     fitting option with exactly the named count: '32× H100 SXM5 misses a target: 25.7 h on 32
     GPUs > deadline 24.0 h'. Empty when it meets them or the recommender did not size it."""
-    for option in _evaluated(rec):
-        if option.gpu == gpu_id and option.count == count and option.fits:
-            label = f"{count}× {gpu_name(gpu_id)}"
-            hours = option.training_hours
-            took = "" if hours is None else f" ({hours:,.1f} h)"
-            if option.meets_targets:
-                return [f"- {label} meets the targets{took}."] if hours is not None else []
-            reasons = "; ".join(str(r) for r in option.reasons)
-            # Standalone, there is no options table below to point to.
-            fallback = (
-                "it misses a target the recommender checks"
-                if standalone
-                else ("see the options below")
-            )
-            return [f"**{label} misses a target**: {reasons or fallback}."]
-    return []
+    rec = report.recommendation
+    option = None if rec is None else rec.fitting_at(sized.gpu, sized.count)
+    if option is None:
+        return []
+    label = f"{sized.count}× {gpu_name(sized.gpu)}"
+    hours = option.training_hours
+    took = "" if hours is None else f" ({hours:,.1f} h)"
+    if option.meets_targets:
+        return [f"- {label} meets the targets{took}."] if hours is not None else []
+    reasons = "; ".join(str(r) for r in option.reasons)
+    # Standalone, there is no options table below to point to.
+    fallback = (
+        "it misses a target the recommender checks" if standalone else "see the options below"
+    )
+    return [f"**{label} misses a target**: {reasons or fallback}."]
 
 
 def about_headline(note: Note, headline: Option | None) -> str:
@@ -474,7 +460,10 @@ def scale_out_lines(report: SizingReport) -> list[str]:
             f"{holds_label(report)}:",
             f", the recommender without the {scale.count}-GPU limit",
         )
-        lines.append(CardLine(holds.removesuffix(".") + f"{seqs_text}."))
+        holds = holds.removesuffix(".") + f"{seqs_text}."
+        # The card states it only as what works (no configuration sized fits).
+        working = working_option(report)
+        lines.append(CardLine(holds) if working and working.role == "holds_load" else holds)
     elif single and not any(w.fits for w in report.ways_out) and not _lower_fits(report):
         lines.append(
             f"**Nothing the tools try fits on {label}**: no shorter context, 8-bit KV cache or "

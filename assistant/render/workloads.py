@@ -18,7 +18,7 @@ from tools.workloads.prices import HourlyQuote
 from tools.workloads.request_rate import RequestRateResult
 
 if TYPE_CHECKING:
-    from assistant.offline.parsed import ParsedWorkload
+    from assistant.reading.parsed import ParsedWorkload
 
 
 def lora_lines(lora: LoraServingResult) -> list[str]:

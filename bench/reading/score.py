@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls, scope_only
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload
 from tools.units import GB
 
 HERE = Path(__file__).resolve().parent

@@ -106,7 +106,7 @@ class PricedRow(BaseModel):
     notes: list[str]
 
 
-def _price_fields(price: PriceEntry) -> dict[str, Any]:
+def price_fields(price: PriceEntry) -> dict[str, Any]:
     """The fields of a cost row that come straight from the price entry."""
     assert price.gpu is not None  # only matched prices are ever priced
     return {

@@ -28,7 +28,7 @@ from tools.cost.results import (
     ExcludedPrice,
     ServingCostResult,
     ServingCostRow,
-    _price_fields,
+    price_fields,
 )
 from tools.errors import ToolInputError
 from tools.pricing import (
@@ -105,7 +105,7 @@ def serving_row(
         return None if value is None else to_usd(value, price.currency, eur_to_usd)
 
     return ServingCostRow(
-        **_price_fields(price),
+        **price_fields(price),
         gpu_label=price.gpu_label,
         count=option.count,
         instances=instances,

@@ -15,7 +15,7 @@ from tools.cost.filters import (
     staleness,
 )
 from tools.cost.inputs import SPOT_INTERRUPTION_OVERHEAD, Freshness, PriceFilter, TrainingCostInput
-from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, _price_fields
+from tools.cost.results import ExcludedPrice, TrainingCostResult, TrainingCostRow, price_fields
 from tools.errors import ToolInputError
 from tools.pricing import (
     TIERS,
@@ -62,7 +62,7 @@ def training_row(
     if price.currency != "USD" and eur_to_usd is None:
         notes.append(f"price in {price.currency}; not converted (no exchange rate given)")
     return TrainingCostRow(
-        **_price_fields(price),
+        **price_fields(price),
         count=job.count,
         tp=job.tp,
         instances=instances,

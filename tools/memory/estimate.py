@@ -8,6 +8,7 @@ budget − (per_gpu_bytes − breakdown["kv_cache"]).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from tools.architecture import Architecture, count_parameters, vision_params
 from tools.catalog import GpuSpec, get_catalog
@@ -724,6 +725,182 @@ def memory_figures(req: MemoryRequest) -> MemoryFigures:
     return figures
 
 
+def _request_warnings(
+    req: MemoryRequest,
+    spec: GpuSpec | None,
+    engine: str,
+    fmt: str,
+    device: DeviceNotes,
+    parts: _Parts,
+) -> None:
+    """What the device or the engine cannot run as asked, and a QLoRA base that is not 4-bit."""
+    for warning in (devices.engine_warning(spec, engine), devices.fp8_warning(spec, fmt)):
+        if warning and not req.is_training:
+            device.warnings.append(warning)
+    if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
+        parts.warn(
+            "memory_warning",
+            f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4",
+        )
+
+
+def _inference_warnings(req: MemoryRequest, engine: str, kv_dtype: str, parts: _Parts) -> None:
+    """Training-only fields given for inference, and a KV-cache type the engine lacks."""
+    if req.is_training:
+        return
+    kv_warning = engine_kv_dtype_warning(engine, kv_dtype)
+    if kv_warning:
+        parts.warn("kv_dtype", kv_warning)
+    if req.zero:
+        parts.warn(
+            "zero_ignored_for_inference", "zero applies to training only; ignored for inference"
+        )
+    if req.offload_optimizer:
+        parts.warn(
+            "offload_ignored_for_inference", "offload_optimizer applies to training only; ignored"
+        )
+
+
+def _model_states(
+    req: MemoryRequest,
+    resolved: ResolvedModel,
+    fmt: str,
+    layout: Layout,
+    engine: str,
+    parts: _Parts,
+) -> int:
+    """Weights, gradients and optimizer state per GPU (training or inference); the layers one
+    pipeline stage holds."""
+    if req.task == "full":
+        return _full_training_state(req, resolved, layout, parts)
+    _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts, engine)
+    if req.task in ("lora", "qlora"):
+        _adapter_state(req, resolved.architecture, layout, stage_layers, parts)
+    else:
+        parts.add("gradients", 0, "inference: none")
+        parts.add("optimizer", 0, "inference: none")
+    return stage_layers
+
+
+def _kv_cache(
+    req: MemoryRequest,
+    arch: Architecture,
+    kv_dtype: str,
+    context: int,
+    layout: Layout,
+    engine: str,
+    parts: _Parts,
+) -> None:
+    """The KV cache per GPU (none in training), with its formula unless `parts.lean`."""
+    if req.is_training:
+        parts.add("kv_cache", 0, "training: no KV cache")
+        return
+    block = VLLM_BLOCK_TOKENS if engine == "vllm" else 1
+    kv = kv_cache_bytes(
+        arch,
+        context=context,
+        sequences=req.batch,
+        kv_dtype=kv_dtype,
+        tp=layout.tp,
+        pp=layout.pp,
+        block_tokens=block,
+        llama_cpp_windows=engine == "generic",
+    )
+    if parts.lean:
+        parts.add("kv_cache", kv, "")
+        return
+    per_token = kv_cache_bytes_per_token(arch, kv_dtype)
+    parts.add(
+        "kv_cache",
+        kv,
+        f"per-token bytes × context {context} × {req.batch} sequences"
+        + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
+        *_kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp),
+    )
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """What one GPU offers the estimate: usable bytes, the engine's share and the verdict."""
+
+    usable: int
+    utilization: float
+    budget: int
+    headroom: int
+    fits: bool
+
+
+def _fit_fields(budget: _Budget | None) -> dict[str, Any]:
+    """The estimate's GPU fields (all None without a GPU)."""
+    if budget is None:
+        return {"usable_bytes_per_gpu": None, "budget_bytes_per_gpu": None, "fits": None}
+    return {
+        "usable_bytes_per_gpu": budget.usable,
+        "budget_bytes_per_gpu": budget.budget,
+        "fits": budget.fits,
+    }
+
+
+def _model_state_bytes(
+    req: MemoryRequest, breakdown: dict[str, int], layout: Layout, parts: _Parts
+) -> int | None:
+    """Training: weights + gradients + optimizer state resident per GPU after ZeRO
+    partitioning, without ZeRO-3's all-gathered working set (the ZeRO paper's per-device
+    figure); None for inference."""
+    if not req.is_training:
+        return None
+    state = breakdown["weights"] + breakdown["gradients"] + breakdown["optimizer"] - parts.gathered
+    if req.zero and layout.dp > 1:
+        parts.assumptions.append(_zero_state_statement(req.zero, layout.dp, state))
+    return state
+
+
+def _budget(req: MemoryRequest, spec: GpuSpec, engine: str, per_gpu: int) -> _Budget:
+    """The GPU's budget: vLLM's CUDA total × gpu_memory_utilization, else the usable memory."""
+    usable, util = spec.usable_memory_bytes, 1.0
+    if engine == "vllm":
+        usable, util = vllm_budget_inputs(spec, req.gpu_memory_utilization, req.engine_version)
+        budget = int(usable * util)
+    else:
+        budget = usable
+    headroom = budget - per_gpu
+    return _Budget(usable, util, budget, headroom, headroom >= 0)
+
+
+def _budget_words(
+    req: MemoryRequest, spec: GpuSpec, engine: str, budget: _Budget, parts: _Parts
+) -> None:
+    """The budget's basis, stated as an assumption (and a utilisation given to a non-vLLM
+    engine, warned about)."""
+    usable, util = budget.usable, budget.utilization
+    if engine != "vllm":
+        if req.gpu_memory_utilization is not None:
+            parts.warn(
+                "utilization_vllm_only", "gpu_memory_utilization applies to engine=vllm only"
+            )
+        parts.assumptions.append(
+            f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} "
+            f"({spec.usable_memory_basis}; as of {spec.as_of})."
+        )
+        return
+    profile = vllm_profile(req.engine_version)
+    seen = (
+        f"CUDA total {format_bytes(usable, 'GiB')} ({spec.cuda_total_memory_source})"
+        if usable == spec.cuda_total_memory_bytes
+        else f"usable {format_bytes(usable, 'GiB')}"
+    )
+    util_source = (
+        VLLM_GPU_MEMORY_UTILIZATION.source
+        if req.engine_version is None
+        else profile.utilization_source
+    )
+    parts.assumptions.append(
+        f"Budget: {spec.name} {seen} × gpu_memory_utilization {util:g} ({util_source})."
+    )
+    if req.engine_version is None:
+        parts.assumptions.append(profile_note(None, profile))
+
+
 def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     """The estimate of `req`; `lean` (inference only): its figures without the text."""
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
@@ -745,94 +922,25 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     kv_dtype = devices.sixteen_bit(
         spec, req.kv_dtype or DEFAULT_KV_DTYPE, req.kv_dtype is not None, "KV cache", device
     )
-    for warning in (devices.engine_warning(spec, engine), devices.fp8_warning(spec, fmt)):
-        if warning and not req.is_training:
-            device.warnings.append(warning)
-    if req.task == "qlora" and fmt not in ("nf4", "nf4-dq", "int4-gptq", "int4-awq"):
-        parts.warn(
-            "memory_warning",
-            f"task=qlora with a {fmt} base is plain LoRA; QLoRA quantizes the base to NF4",
-        )
+    _request_warnings(req, spec, engine, fmt, device, parts)
     context = _context(req, arch, parts)
-    kv_warning = engine_kv_dtype_warning(engine, kv_dtype)
-    if not req.is_training and kv_warning:
-        parts.warn("kv_dtype", kv_warning)
-    if not req.is_training and req.zero:
-        parts.warn(
-            "zero_ignored_for_inference", "zero applies to training only; ignored for inference"
-        )
-    if not req.is_training and req.offload_optimizer:
-        parts.warn(
-            "offload_ignored_for_inference", "offload_optimizer applies to training only; ignored"
-        )
-
-    if req.task == "full":
-        stage_layers = _full_training_state(req, resolved, layout, parts)
-    else:
-        _, stage_layers = _inference_weights(req, resolved, fmt, layout, parts, engine)
-        if req.task in ("lora", "qlora"):
-            _adapter_state(req, arch, layout, stage_layers, parts)
-        else:
-            parts.add("gradients", 0, "inference: none")
-            parts.add("optimizer", 0, "inference: none")
-
+    _inference_warnings(req, engine, kv_dtype, parts)
+    stage_layers = _model_states(req, resolved, fmt, layout, engine, parts)
     per_token = kv_cache_bytes_per_token(arch, kv_dtype)
     per_token_gpu = -(
         -kv_cache_bytes_per_token(arch, kv_dtype, layout.tp) * stage_layers // arch.num_layers
     )
-    if req.is_training:
-        parts.add("kv_cache", 0, "training: no KV cache")
-    else:
-        block = VLLM_BLOCK_TOKENS if engine == "vllm" else 1
-        kv = kv_cache_bytes(
-            arch,
-            context=context,
-            sequences=req.batch,
-            kv_dtype=kv_dtype,
-            tp=layout.tp,
-            pp=layout.pp,
-            block_tokens=block,
-            llama_cpp_windows=engine == "generic",
-        )
-        if lean:
-            parts.add("kv_cache", kv, "")
-        else:
-            parts.add(
-                "kv_cache",
-                kv,
-                f"per-token bytes × context {context} × {req.batch} sequences"
-                + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
-                *_kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp),
-            )
+    _kv_cache(req, arch, kv_dtype, context, layout, engine, parts)
     _activations(req, arch, fmt, layout, context, engine, parts)
     _overhead(req, engine, parts, spec, layout)
 
     breakdown = {key: parts.nbytes[key] for key in BREAKDOWN_KEYS}
     per_gpu = sum(breakdown.values())
-    model_state: int | None = None
-    if req.is_training:
-        model_state = (
-            breakdown["weights"] + breakdown["gradients"] + breakdown["optimizer"] - parts.gathered
-        )
-        if req.zero and layout.dp > 1:
-            parts.assumptions.append(_zero_state_statement(req.zero, layout.dp, model_state))
+    model_state = _model_state_bytes(req, breakdown, layout, parts)
     for comp in parts.components.values():
         parts.assumptions.extend(comp.assumptions)
 
-    gpu_id: str | None = None
-    usable = budget = headroom = None
-    fits: bool | None = None
-    if spec is not None:
-        gpu_id = spec.id
-        usable = spec.usable_memory_bytes
-        util = 1.0
-        if engine == "vllm":
-            usable, util = vllm_budget_inputs(spec, req.gpu_memory_utilization, req.engine_version)
-            budget = int(usable * util)
-        else:
-            budget = usable
-        headroom = budget - per_gpu
-        fits = headroom >= 0
+    budget = None if spec is None else _budget(req, spec, engine, per_gpu)
     if lean:
         return MemoryFigures(
             model_id=resolved.id,
@@ -841,38 +949,12 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
             breakdown=breakdown,
             per_gpu_bytes=per_gpu,
             kv_cache_bytes_per_token_per_gpu=per_token_gpu,
-            usable_bytes_per_gpu=usable,
-            budget_bytes_per_gpu=budget,
-            fits=fits,
+            **_fit_fields(budget),
         )
-    if spec is not None and usable is not None:
-        if engine == "vllm":
-            profile = vllm_profile(req.engine_version)
-            seen = (
-                f"CUDA total {format_bytes(usable, 'GiB')} ({spec.cuda_total_memory_source})"
-                if usable == spec.cuda_total_memory_bytes
-                else f"usable {format_bytes(usable, 'GiB')}"
-            )
-            util_source = (
-                VLLM_GPU_MEMORY_UTILIZATION.source
-                if req.engine_version is None
-                else profile.utilization_source
-            )
-            parts.assumptions.append(
-                f"Budget: {spec.name} {seen} × gpu_memory_utilization {util:g} ({util_source})."
-            )
-            if req.engine_version is None:
-                parts.assumptions.append(profile_note(None, profile))
-        else:
-            if req.gpu_memory_utilization is not None:
-                parts.warn(
-                    "utilization_vllm_only", "gpu_memory_utilization applies to engine=vllm only"
-                )
-            parts.assumptions.append(
-                f"Budget: {spec.name} usable {format_bytes(usable, 'GiB')} "
-                f"({spec.usable_memory_basis}; as of {spec.as_of})."
-            )
-        devices.budget_notes(spec, layout.gpus, per_gpu, util, device)
+    gpu_id = None if spec is None else spec.id
+    if spec is not None and budget is not None:
+        _budget_words(req, spec, engine, budget, parts)
+        devices.budget_notes(spec, layout.gpus, per_gpu, budget.utilization, device)
     parts.assumptions.extend(device.assumptions)
     for warning in device.warnings:  # what this device cannot run as asked (tools.memory.devices)
         parts.warnings.append(Note(code="device", text=warning, gpu=gpu_id, severity="warning"))
@@ -905,10 +987,8 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
         pp=layout.pp,
         dp=layout.dp,
         gpu=gpu_id,
-        usable_bytes_per_gpu=usable,
-        budget_bytes_per_gpu=budget,
-        fits=fits,
-        headroom_bytes=headroom,
+        **_fit_fields(budget),
+        headroom_bytes=None if budget is None else budget.headroom,
         host_ram_bytes=parts.host_ram,
         model_state_bytes_per_gpu=model_state,
     )

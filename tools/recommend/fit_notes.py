@@ -11,9 +11,9 @@ from tools.advice import engine_reserve_note, one_node_note
 from tools.catalog import GpuSpec, get_catalog
 from tools.notes import Note
 from tools.pricing import RankingPrices
-from tools.recommend.inference import _inference_option
-from tools.recommend.layouts import _node_size, _tp_candidates
-from tools.recommend.memory_calls import _arch, _memory_request, estimate_memory
+from tools.recommend.inference import inference_option
+from tools.recommend.layouts import node_size_of, tp_candidates
+from tools.recommend.memory_calls import architecture_of, estimate_memory, memory_request_for
 from tools.recommend.models import Option
 from tools.units import format_gib as _gib
 from tools.workload import Constraints, Workload
@@ -25,7 +25,7 @@ SEQUENCE_STEP = 256
 """Granularity of the longest-fitting training sequence search, tokens."""
 
 
-def _shorter_sequence_note(w: Workload, closest: Option) -> list[Note]:
+def shorter_sequence_note(w: Workload, closest: Option) -> list[Note]:
     """Training that fits nowhere: the longest sequence (a multiple of SEQUENCE_STEP tokens)
     with which the closest layout fits, found by asking the memory calculator (activations
     grow with the sequence; weights and optimizer state do not). Empty when none fits."""
@@ -33,7 +33,9 @@ def _shorter_sequence_note(w: Workload, closest: Option) -> list[Note]:
     batch = w.micro_batch_sequences
 
     def fits(tokens: int) -> bool:
-        request = _memory_request(w, gpu, closest.tp, closest.pp, closest.dp, batch, context=tokens)
+        request = memory_request_for(
+            w, gpu, closest.tp, closest.pp, closest.dp, batch, context=tokens
+        )
         return bool(estimate_memory(request).fits)
 
     lo, hi = 0, (w.training_sequence_tokens - 1) // SEQUENCE_STEP  # in steps; the asked fails
@@ -66,7 +68,7 @@ def _shorter_sequence_note(w: Workload, closest: Option) -> list[Note]:
 _LOWER_FORMATS = {"generic": ("q8_0", "q4_k_m"), "vllm": ("fp8", "int4-awq")}
 
 
-def _lower_format_notes(
+def lower_format_notes(
     w: Workload, model_name: str, fmt: str, best: list[Option], prices: RankingPrices
 ) -> list[Note]:
     """A named GPU that holds nothing in 16-bit weights (a Mac, a GeForce card): the first lower
@@ -79,11 +81,11 @@ def _lower_format_notes(
         if o.fits:
             continue
         gpu = get_catalog().gpu(o.gpu)
-        engine = estimate_memory(_memory_request(w, gpu, o.tp, o.pp, 1, 1)).engine
+        engine = estimate_memory(memory_request_for(w, gpu, o.tp, o.pp, 1, 1)).engine
         for lower in _LOWER_FORMATS.get(engine, ()):
             if lower == "fp8" and not gpu.supports_bf16:
                 continue  # no FP8 on T4/V100/P100
-            probe = _inference_option(
+            probe = inference_option(
                 w.model_copy(update={"weights": lower}), gpu, o.tp, o.pp, prices
             )
             if probe.fits:
@@ -99,7 +101,7 @@ def _lower_format_notes(
     return notes
 
 
-def _fit_notes(
+def option_fit_notes(
     w: Workload,
     model_name: str,
     fmt: str,
@@ -146,7 +148,7 @@ def _fit_notes(
     first = short[0]
     if fmt in _SIXTEEN_BIT:
         probe = w.model_copy(update={"weights": "fp8"})
-        low = _inference_option(probe, catalog.gpu(first.gpu), first.tp, first.pp, prices)
+        low = inference_option(probe, catalog.gpu(first.gpu), first.tp, first.pp, prices)
         if low.fits:
             lower.append(("fp8", low))
     larger = _larger_gpus_that_fit(w, catalog.gpu(first.gpu), chosen, per_gpu, short_ids, prices)
@@ -155,7 +157,7 @@ def _fit_notes(
 
 def _group_limit(w: Workload, gpu: GpuSpec) -> int:
     """The most GPUs one group may span here: a node, or fewer when the user allowed fewer."""
-    return min(_node_size(gpu), w.constraints.max_gpus)
+    return min(node_size_of(gpu), w.constraints.max_gpus)
 
 
 def _larger_gpus_that_fit(
@@ -185,10 +187,10 @@ def _larger_gpus_that_fit(
                 out.append(min(fitting, key=lambda x: (x.count, -x.kv_cache_capacity_tokens)))
             continue
         free = w.model_copy(update={"constraints": Constraints()})
-        for tp in sorted(_tp_candidates(free, gpu, _arch(w))):
+        for tp in sorted(tp_candidates(free, gpu, architecture_of(w))):
             if tp > limit:
                 break
-            option = _inference_option(w, gpu, tp, 1, prices)
+            option = inference_option(w, gpu, tp, 1, prices)
             if option.fits:
                 out.append(option)
                 break

@@ -6,7 +6,7 @@ numbers for every target missed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tools.catalog import GpuSpec
 from tools.performance import (
@@ -18,10 +18,10 @@ from tools.performance import (
 )
 from tools.performance.llama_split import split_note
 from tools.pricing import RankingPrices
-from tools.recommend.layouts import _node_size, _replicas_within_limit, serving_nodes
-from tools.recommend.memory_calls import _memory_request, _model_on_gpus, memory_figures
+from tools.recommend.layouts import node_size_of, replicas_within_limit, serving_nodes
+from tools.recommend.memory_calls import memory_figures, memory_request_for, model_on_gpus
 from tools.recommend.models import Option
-from tools.recommend.prices import _hourly_cost, quote_fields
+from tools.recommend.prices import hourly_cost, quote_fields
 from tools.recommend.speed import ServingSpeed, speed_labels
 from tools.replicas import full_load, plan_replicas
 from tools.units import format_count
@@ -44,10 +44,145 @@ def _kv_bytes_per_token_at_context(est: MemoryFigures, kv_one_seq: int, ctx: int
     return min(full_rate, kv_one_seq / ctx)
 
 
-def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: RankingPrices) -> Option:
+def _sequences_held(
+    w: Workload, gpu: GpuSpec, tp: int, pp: int, est: Any, kv_one_seq: int
+) -> tuple[int, int]:
+    """What each further sequence adds per GPU, bytes, and how many sequences the budget holds.
+
+    Each further sequence adds its KV cache and whatever else the memory calculator scales
+    with the batch (other engines' sampled logits, 6·V bytes each): est(2) − est(1), so the
+    concurrency planned here is one the memory tool also finds within the budget. vLLM
+    reserves its sampler for max_num_seqs requests whatever the batch, so there a sequence
+    adds exactly its KV blocks (tests/test_recommend* compare with the memory calculator).
+    When one sequence does not fit (est(1) over budget), none does: no second estimate."""
+    if not kv_one_seq or est.per_gpu_bytes > est.budget_bytes_per_gpu:
+        return 0, 0
+    if est.engine == "vllm":
+        per_sequence = kv_one_seq
+    else:
+        est_two = memory_figures(memory_request_for(w, gpu, tp, pp, 1, 2))
+        per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
+    if per_sequence <= 0:
+        return per_sequence, 0
+    without_sequences = est.per_gpu_bytes - per_sequence
+    return per_sequence, max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
+
+
+def _holding_no_sequence(
+    w: Workload,
+    gpu: GpuSpec,
+    tp: int,
+    pp: int,
+    est: Any,
+    kv_one_seq: int,
+    capacity: int,
+    opt: dict[str, Any],
+) -> Option:
+    """The layout does not hold one sequence: an option that does not fit, and why (`est`:
+    the layout's `MemoryFigures`, a GPU given, so its budget and usable memory are set)."""
+    ctx = w.context_tokens
+    non_kv = est.per_gpu_bytes - kv_one_seq
+    need = non_kv + kv_one_seq
+    reasons: list[str] = []
+    util = est.budget_bytes_per_gpu / est.usable_bytes_per_gpu
+    left = (
+        f"{_gib(capacity)} left for KV cache < one sequence ({_gib(kv_one_seq)})"
+        if capacity >= 0
+        else f"short by {_gib(-capacity)} before any KV cache"
+    )
+    reasons.append(
+        f"TP={tp} PP={pp}: weights, activations and runtime take {_gib(non_kv)} per GPU; "
+        f"budget {_gib(est.budget_bytes_per_gpu)} ({_gib(est.usable_bytes_per_gpu)} usable "
+        f"× {util:.2f}): {left} of {ctx:,} tokens"
+    )
+    return Option(
+        count=tp * pp,
+        dp=1,
+        nodes=serving_nodes(tp, pp, 1, node_size_of(gpu)),
+        fits=False,
+        meets_targets=False,
+        per_gpu_bytes=need,
+        headroom_bytes=int(est.budget_bytes_per_gpu - need),
+        reasons=reasons,
+        **opt,
+    )
+
+
+def _cap_note(limits: EngineLimits, cap: int, max_seqs: int, capacity_tokens: int, ctx: int) -> str:
+    """What binds the batch cap per replica: the engine's max_num_seqs or the KV cache."""
+    if limits.max_num_seqs is not None and limits.max_num_seqs <= max_seqs:
+        binds = f"the engine's max_num_seqs {limits.max_num_seqs:,}"
+    else:
+        binds = (
+            f"the KV cache: {format_count(capacity_tokens)} tokens = {max_seqs:,} × "
+            f"{ctx:,}-token sequences"
+        )
+        if limits.max_num_seqs is not None:
+            binds += f" (max_num_seqs {limits.max_num_seqs:,} does not bind)"
+    return f"Batch cap {cap:,} sequences per replica: {binds}."
+
+
+def _over_limits(
+    w: Workload,
+    gpu: GpuSpec,
+    tp: int,
+    pp: int,
+    dp: int,
+    batch: int,
+    per_replica: float,
+    throughput_basis: str,
+) -> list[str]:
+    """The GPU-count constraints the layout breaks (max_gpus, single_node), each with what
+    the limit would serve."""
+    count = tp * pp * dp
+    reasons: list[str] = []
+    if count > w.constraints.max_gpus:
+        fit_dp = replicas_within_limit(w, tp, pp, dp)
+        within = (
+            f"; {fit_dp * tp * pp:,} GPUs ({fit_dp:,} replica(s)) serve {fit_dp * batch:,} users "
+            f"at {fit_dp * per_replica:,.0f} tok/s ({throughput_basis})"
+            if fit_dp >= 1
+            else ""
+        )
+        reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}{within}")
+    if w.constraints.single_node and count > node_size_of(gpu):
+        reasons.append(f"needs {count:,} GPUs > one node of {node_size_of(gpu)} (single_node)")
+    return reasons
+
+
+def _replicas_reason(
+    w: Workload, dp: int, cap: int, capacity: int, capacity_tokens: int, max_seqs: int
+) -> str:
+    """Why the users need `dp` replicas: what one replica's KV capacity (or batch cap) holds."""
+    held = (
+        f"KV capacity {_gib(capacity)} per GPU holds {format_count(capacity_tokens)} tokens "
+        f"= {max_seqs:,} × {w.context_tokens:,}-token sequences"
+    )
+    if cap < max_seqs:
+        held += f", the engine runs at most {cap:,} (max_num_seqs)"
+    return f"{held} < {w.users:,} users → {dp:,} replicas"
+
+
+def _prefill_fields(w: Workload, prefill: Any) -> dict[str, float | None]:
+    """The prompt's prefill rate (tokens/s) and time (s); None where it cannot be estimated."""
+    if prefill is None:
+        return {"prefill_tokens_per_s": None, "prefill_s": None}
+    return {"prefill_tokens_per_s": w.prompt_tokens / prefill.seconds, "prefill_s": prefill.seconds}
+
+
+def _useful_share(w: Workload) -> float:
+    """The share of a batch's decode steps that produce tokens: 1 under continuous batching,
+    mean/max output length under static batching (slots wait for the longest)."""
+    if w.batching != "static":
+        return 1.0
+    longest = w.max_output_tokens or 2 * w.output_tokens
+    return static_batching_factor(w.output_tokens, longest)
+
+
+def inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: RankingPrices) -> Option:
     # The memory calculator's figures without its text: an option carries its own reasons,
     # and the answer's assumptions come from the recommender's one full estimate.
-    est = memory_figures(_memory_request(w, gpu, tp, pp, 1, 1))
+    est = memory_figures(memory_request_for(w, gpu, tp, pp, 1, 1))
     ctx = w.context_tokens
     kv_one_seq = int(est.breakdown.get("kv_cache", 0))
     # tools.memory keeps per_gpu_bytes = Σ breakdown, so everything that is not KV cache is
@@ -55,23 +190,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     non_kv = est.per_gpu_bytes - kv_one_seq
     capacity = int(est.budget_bytes_per_gpu - non_kv)
     capacity_tokens = max(0, int(capacity // _kv_bytes_per_token_at_context(est, kv_one_seq, ctx)))
-    # Each further sequence adds its KV cache and whatever else the memory calculator scales
-    # with the batch (other engines' sampled logits, 6·V bytes each): est(2) − est(1), so the
-    # concurrency planned here is one the memory tool also finds within the budget. vLLM
-    # reserves its sampler for max_num_seqs requests whatever the batch, so there a sequence
-    # adds exactly its KV blocks (tests/test_recommend* compare with the memory calculator).
-    # When one sequence does not fit (est(1) over budget), none does: no second estimate.
-    per_sequence = 0
-    max_seqs = 0
-    if kv_one_seq and est.per_gpu_bytes <= est.budget_bytes_per_gpu:
-        if est.engine == "vllm":
-            per_sequence = kv_one_seq
-        else:
-            est_two = memory_figures(_memory_request(w, gpu, tp, pp, 1, 2))
-            per_sequence = int(est_two.per_gpu_bytes - est.per_gpu_bytes)
-        without_sequences = est.per_gpu_bytes - per_sequence
-        if per_sequence > 0:
-            max_seqs = max(0, int(est.budget_bytes_per_gpu - without_sequences) // per_sequence)
+    per_sequence, max_seqs = _sequences_held(w, gpu, tp, pp, est, kv_one_seq)
     reasons: list[str] = []
     opt = dict(
         gpu=gpu.id,
@@ -85,39 +204,17 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         gpu_as_of=gpu.as_of,
     )
     if max_seqs < 1:
-        need = non_kv + kv_one_seq
-        util = est.budget_bytes_per_gpu / est.usable_bytes_per_gpu
-        left = (
-            f"{_gib(capacity)} left for KV cache < one sequence ({_gib(kv_one_seq)})"
-            if capacity >= 0
-            else f"short by {_gib(-capacity)} before any KV cache"
-        )
-        reasons.append(
-            f"TP={tp} PP={pp}: weights, activations and runtime take {_gib(non_kv)} per GPU; "
-            f"budget {_gib(est.budget_bytes_per_gpu)} ({_gib(est.usable_bytes_per_gpu)} usable "
-            f"× {util:.2f}): {left} of {ctx:,} tokens"
-        )
-        return Option(
-            count=tp * pp,
-            dp=1,
-            nodes=serving_nodes(tp, pp, 1, _node_size(gpu)),
-            fits=False,
-            meets_targets=False,
-            per_gpu_bytes=need,
-            headroom_bytes=int(est.budget_bytes_per_gpu - need),
-            reasons=reasons,
-            **opt,
-        )
-    mg = _model_on_gpus(w, est, gpu, tp, pp)
+        return _holding_no_sequence(w, gpu, tp, pp, est, kv_one_seq, capacity, opt)
+    mg = model_on_gpus(w, est, gpu, tp, pp)
     limits: EngineLimits = engine_limits(str(est.engine), gpu)
     cap = batch_cap(max_seqs, limits)
-    factor = 1.0
-    if w.batching == "static":
-        longest = w.max_output_tokens or 2 * w.output_tokens
-        factor = static_batching_factor(w.output_tokens, longest)
+    factor = _useful_share(w)
     serving = ServingSpeed(mg, w.prompt_tokens, w.output_tokens, cap, limits)
-    ttft_target = w.ttft_s
-    timed = ttft_target is not None and serving.can_prefill
+    timed = w.ttft_s is not None and serving.can_prefill
+    # A TTFT target the layouts are held to (only where the GPU's prefill can be estimated).
+    ttft_targets: dict[str, Any] = (
+        {"ttft": serving.ttft, "ttft_s": w.ttft_s} if timed else {"ttft": None, "ttft_s": None}
+    )
     # Users are the concurrency when given (or when no throughput target replaces them).
     users_given = "users" in w.model_fields_set or w.tokens_per_s is None
     plan = plan_replicas(
@@ -128,26 +225,14 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         tokens_per_s_per_user=w.tokens_per_s_per_user,
         useful_share=factor,
         throughput=serving.throughput,
-        ttft=serving.ttft if timed else None,
-        ttft_s=ttft_target if timed else None,
+        **ttft_targets,
         replicas=w.replicas,
     )
     meets = plan.meets
     reasons.extend(plan.reasons)
-    cap_notes: list[str] = []
-    if w.replicas is not None:
-        binds = (
-            f"the engine's max_num_seqs {limits.max_num_seqs:,}"
-            if limits.max_num_seqs is not None and limits.max_num_seqs <= max_seqs
-            else f"the KV cache: {format_count(capacity_tokens)} tokens = {max_seqs:,} × "
-            f"{ctx:,}-token sequences"
-            + (
-                f" (max_num_seqs {limits.max_num_seqs:,} does not bind)"
-                if limits.max_num_seqs is not None
-                else ""
-            )
-        )
-        cap_notes.append(f"Batch cap {cap:,} sequences per replica: {binds}.")
+    cap_notes = (
+        [] if w.replicas is None else [_cap_note(limits, cap, max_seqs, capacity_tokens, ctx)]
+    )
     batch, dp, per_seq = plan.sequences_per_replica, plan.replicas, plan.tokens_per_s_per_seq
     per_replica = serving.throughput(batch) * factor
     full_batch, full_per_replica = full_load(
@@ -156,18 +241,11 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         tokens_per_s_per_user=w.tokens_per_s_per_user,
         useful_share=factor,
         throughput=serving.throughput,
-        ttft=serving.ttft if timed else None,
-        ttft_s=ttft_target if timed else None,
+        **ttft_targets,
     )
     count = tp * pp * dp
     if users_given and dp > 1 and w.users > cap and w.replicas is None:
-        held = (
-            f"KV capacity {_gib(capacity)} per GPU holds {format_count(capacity_tokens)} tokens "
-            f"= {max_seqs:,} × {ctx:,}-token sequences"
-        )
-        if cap < max_seqs:
-            held += f", the engine runs at most {cap:,} (max_num_seqs)"
-        reasons.append(f"{held} < {w.users:,} users → {dp:,} replicas")
+        reasons.append(_replicas_reason(w, dp, cap, capacity, capacity_tokens, max_seqs))
     prefill = prefill_time(mg, w.prompt_tokens, limits.max_num_batched_tokens)
     # TTFT at the load: for every layout when a target depends on it, else filled in for the
     # ranked options only (`with_load_latency`; a TTFT costs an engine step per layout).
@@ -184,21 +262,11 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
     modelled: float | None = None
     if labels.measured_tokens_per_s is not None:
         modelled, per_seq = per_seq, labels.measured_tokens_per_s
-    if count > w.constraints.max_gpus:
-        meets = False
-        fit_dp = _replicas_within_limit(w, tp, pp, dp)
-        within = (
-            f"; {fit_dp * tp * pp:,} GPUs ({fit_dp:,} replica(s)) serve {fit_dp * batch:,} users "
-            f"at {fit_dp * per_replica:,.0f} tok/s ({labels.throughput})"
-            if fit_dp >= 1
-            else ""
-        )
-        reasons.append(f"needs {count:,} GPUs > max_gpus {w.constraints.max_gpus:,}{within}")
-    nodes = serving_nodes(tp, pp, dp, _node_size(gpu))
-    if w.constraints.single_node and count > _node_size(gpu):
-        meets = False
-        reasons.append(f"needs {count:,} GPUs > one node of {_node_size(gpu)} (single_node)")
-    quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
+    over = _over_limits(w, gpu, tp, pp, dp, batch, per_replica, labels.throughput)
+    meets = meets and not over
+    reasons += over
+    nodes = serving_nodes(tp, pp, dp, node_size_of(gpu))
+    quote, within_budget, price_notes = hourly_cost(w, gpu, count, tp, prices, reasons)
     meets = meets and within_budget
     # What each GPU holds serving `batch` sequences: the memory calculator's figure at that
     # batch. With flash attention (the recommender never turns it off) its inference estimate
@@ -221,8 +289,7 @@ def _inference_option(w: Workload, gpu: GpuSpec, tp: int, pp: int, prices: Ranki
         aggregate_tokens_per_s=plan.aggregate_tokens_per_s,
         full_load_sequences_per_replica=full_batch,
         full_load_tokens_per_s=full_per_replica * dp,
-        prefill_tokens_per_s=None if prefill is None else w.prompt_tokens / prefill.seconds,
-        prefill_s=None if prefill is None else prefill.seconds,
+        **_prefill_fields(w, prefill),
         ttft_s=ttft,
         batch_cap=cap,
         engine_max_num_seqs=limits.max_num_seqs,

@@ -23,7 +23,7 @@ DEFAULT_GPUS_PER_NODE = 8
 MAX_PIPELINE_STAGES = 16
 
 
-def _node_size(gpu: GpuSpec) -> int:
+def node_size_of(gpu: GpuSpec) -> int:
     return gpu.gpus_per_node or DEFAULT_GPUS_PER_NODE
 
 
@@ -39,10 +39,10 @@ def serving_nodes(tp: int, pp: int, dp: int, node_size: int) -> int:
     return math.ceil(group / node_size) * dp
 
 
-def _tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
+def tp_candidates(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[int]:
     """TP sizes within one node that split the attention evenly (the rule
     tools.memory.sharding.tp_splits_heads enforces, shared so the two cannot disagree)."""
-    limit = min(_node_size(gpu), w.constraints.max_gpus)
+    limit = min(node_size_of(gpu), w.constraints.max_gpus)
     return [t for t in range(1, limit + 1) if tp_splits_heads(arch, t)]
 
 
@@ -54,7 +54,7 @@ def _named_gpu(name: str, field: str) -> GpuSpec:
         raise exc.renamed(field) from None
 
 
-def _allowed_gpus(w: Workload) -> list[GpuSpec]:
+def allowed_gpus(w: Workload) -> list[GpuSpec]:
     catalog = get_catalog()
     # Unnamed GPUs: the rentable and datacenter parts; owned hardware (Macs, most GeForce
     # cards, China-only SKUs: catalog recommend_by_default false) only when named.
@@ -95,18 +95,18 @@ def _llama_cpp_layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tu
     stages of whole layers, 1 … the GPUs allowed; --split-mode tensor (split_mode) as tp, over
     the counts that split the heads. No layout spans machines (llama.cpp's RPC backend is not
     sized)."""
-    limit = min(_node_size(gpu), w.constraints.max_gpus, arch.num_layers)
+    limit = min(node_size_of(gpu), w.constraints.max_gpus, arch.num_layers)
     if gpu.unified_memory is not None and "max_gpus" not in w.constraints.model_fields_set:
         limit = 1
     if w.split_mode == "tensor":
-        return [(t, 1) for t in _tp_candidates(w, gpu, arch) if t <= limit]
+        return [(t, 1) for t in tp_candidates(w, gpu, arch) if t <= limit]
     return [(1, p) for p in range(1, limit + 1)]
 
 
-def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
+def candidate_layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
     if serves_with_llama_cpp(w, gpu):
         return _llama_cpp_layouts(w, gpu, arch)
-    tps = _tp_candidates(w, gpu, arch)
+    tps = tp_candidates(w, gpu, arch)
     layouts = [(t, 1) for t in tps]
     if gpu.unified_memory is not None and "max_gpus" not in w.constraints.model_fields_set:
         # A Mac, DGX Spark or Strix Halo box is one device per machine: several of them only
@@ -121,12 +121,12 @@ def _layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, i
     return layouts
 
 
-def _replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
+def replicas_within_limit(w: Workload, tp: int, pp: int, dp: int) -> int:
     """Replicas of a tp×pp group that max_gpus (and single_node) allow, at most `dp`."""
     return min(dp, w.constraints.max_gpus // (tp * pp))
 
 
-def _gpu_limit(w: Workload, gpu: GpuSpec) -> int:
+def gpu_count_limit(w: Workload, gpu: GpuSpec) -> int:
     """Most GPUs one configuration may use: max_gpus, and one node under single_node."""
     limit = w.constraints.max_gpus
-    return min(limit, _node_size(gpu)) if w.constraints.single_node else limit
+    return min(limit, node_size_of(gpu)) if w.constraints.single_node else limit

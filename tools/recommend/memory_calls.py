@@ -40,7 +40,7 @@ def memory_figures(request: Any) -> Any:
 _TEMPLATES: dict[int, tuple[Workload, Any]] = {}
 
 
-def _memory_request(
+def memory_request_for(
     w: Workload, gpu: GpuSpec | None, tp: int, pp: int, dp: int, batch: int, **override: Any
 ) -> Any:
     """The MemoryRequest for one layout. Fields the user left unset stay unset, so the memory
@@ -89,28 +89,28 @@ def _validated_request(
     return _memory().validate_request({k: v for k, v in fields.items() if v is not None})
 
 
-def _whole_weights(w: Workload, fmt: str) -> Any:
+def whole_weights(w: Workload, fmt: str) -> Any:
     """Per-tensor weight bytes of the whole model in `fmt` (tp=1, pp=1): what the performance
     model reads, each tensor at its own stored size (a model file's own bytes when it was read
     from one in that format; tools.memory.model_weight_bytes caches the computed ones)."""
     from tools.memory.model import model_weight_bytes
 
-    return model_weight_bytes(_resolved(w), fmt)
+    return model_weight_bytes(resolved_model(w), fmt)
 
 
-def _whole_weight_bytes(w: Workload, fmt: str) -> int:
+def whole_weight_bytes(w: Workload, fmt: str) -> int:
     """Weight bytes of the whole model in `fmt`.
 
     The per-GPU `breakdown["weights"]` × tp × pp would overcount: KV projections are
     replicated under TP and the worst pipeline stage is heavier than the mean."""
-    total: int = _whole_weights(w, fmt).total
+    total: int = whole_weights(w, fmt).total
     return total
 
 
-def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
+def model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> ModelOnGpus:
     # Full fine-tuning reports its training state as the "format"; its matmuls run in bf16.
     fmt = "bf16" if w.task == "full" else str(est.weights_format)
-    weights = _whole_weights(w, fmt)
+    weights = whole_weights(w, fmt)
     speedup = 1.0
     kv_per_gpu = float(est.kv_cache_bytes_per_token_per_gpu)
     if str(est.engine) == "generic" and tp > 1 and not w.is_training:
@@ -118,11 +118,11 @@ def _model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> Mod
         # sped up by the published factor (tools/performance/llama_split.py).
         from tools.performance.llama_split import tensor_split_speedup
 
-        speedup = tensor_split_speedup(_arch(w))
+        speedup = tensor_split_speedup(architecture_of(w))
         tp, pp = 1, tp * pp
     return ModelOnGpus(
-        arch=_arch(w),
-        params=_params(w),
+        arch=architecture_of(w),
+        params=param_counts(w),
         weight_bytes_total=weights.total,
         weight_format=fmt,
         weights=weights,
@@ -144,17 +144,17 @@ def _resolve(
     )
 
 
-def _resolved(w: Workload) -> Any:
+def resolved_model(w: Workload) -> Any:
     return _resolve(w.model, w.params, w.config_path, w.model_file)
 
 
-def _arch(w: Workload) -> Architecture:
-    arch: Architecture = _resolved(w).architecture
+def architecture_of(w: Workload) -> Architecture:
+    arch: Architecture = resolved_model(w).architecture
     return arch
 
 
-def _params(w: Workload) -> ParamCounts:
-    return _param_counts(_arch(w))
+def param_counts(w: Workload) -> ParamCounts:
+    return _param_counts(architecture_of(w))
 
 
 @lru_cache(maxsize=64)

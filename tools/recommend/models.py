@@ -163,6 +163,17 @@ class Option(BaseModel):
             groups.setdefault(basis, []).append(what)
         return "; ".join(f"{', '.join(whats)} {basis}" for basis, whats in groups.items())
 
+    def same_layout(self, other: Option) -> bool:
+        """Whether `other` is this configuration: the same GPU, count and TP × PP × DP layout
+        (the one layout identity every surface compares options by)."""
+        return (self.gpu, self.count, self.tp, self.pp, self.dp) == (
+            other.gpu,
+            other.count,
+            other.tp,
+            other.pp,
+            other.dp,
+        )
+
     # The steady-state model of a serving layout (tools.recommend.speed.ServingSpeed), kept so
     # the ranked options' latency curves need no second memory estimate; never serialised.
     _serving: Any = PrivateAttr(default=None)
@@ -191,3 +202,36 @@ class Recommendation(BaseModel):
         description="The memory calculator's warnings about the request (e.g. a context above "
         "the model's maximum).",
     )
+
+    def evaluated(self) -> list[Option]:
+        """Every option evaluated: the best per GPU type (ranked), then the set-aside layouts."""
+        return [*self.options, *self.rejected]
+
+    def fitting_at(self, gpu: str | None, count: int) -> Option | None:
+        """The option of `gpu` at exactly `count` GPUs that fits: the recommender's own for
+        that GPU when it is that count, else the first set-aside layout that fits (the one
+        "option of this GPU at this count" selector; None for no GPU or none fitting)."""
+        if gpu is None:
+            return None
+        return next(
+            (o for o in self.evaluated() if o.gpu == gpu and o.count == count and o.fits), None
+        )
+
+    def fitting_on(
+        self, gpu: str | None, above: int = 0, at_most: int | None = None
+    ) -> Option | None:
+        """The recommender's own fitting option of `gpu` (its best for that GPU) when it has
+        more than `above` and at most `at_most` GPUs; None otherwise."""
+        if gpu is None:
+            return None
+        return next(
+            (
+                o
+                for o in self.options
+                if o.gpu == gpu
+                and o.fits
+                and o.count > above
+                and (at_most is None or o.count <= at_most)
+            ),
+            None,
+        )

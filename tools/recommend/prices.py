@@ -46,7 +46,7 @@ def quote_fields(quote: ConfigurationPrice | None, prices: RankingPrices) -> dic
     }
 
 
-def _hourly_cost(
+def hourly_cost(
     w: Workload, gpu: GpuSpec, count: int, tp: int, prices: RankingPrices, reasons: list[str]
 ) -> tuple[ConfigurationPrice | None, bool, list[str]]:
     """The cheapest rentable price of `count` GPUs whose tensor-parallel groups of `tp` each

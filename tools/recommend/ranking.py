@@ -1,5 +1,5 @@
-"""Choosing and ordering options: the best layout of one GPU type (`_best`) and the order of
-GPU types by the objective (`_rank_key`: smallest, cheapest — per hour, or the training job's
+"""Choosing and ordering options: the best layout of one GPU type (`best_option`) and the order of
+GPU types by the objective (`rank_key`: smallest, cheapest — per hour, or the training job's
 total when its token count is known —, cheapest per token or fastest).
 """
 
@@ -95,7 +95,7 @@ def _best_quoted(options: list[Option]) -> list[Option]:
     return [o for o in priced if price_doubt(o) == best]
 
 
-def _best(w: Workload, options: list[Option]) -> Option:
+def best_option(w: Workload, options: list[Option]) -> Option:
     """The smallest option meeting targets (the cheapest one when ranking by price and one is
     priced: ten 1-GPU VMs can cost less than the one 8-GPU machine a TP 4 group needs; for a
     training job of known token count, the lowest job total, usd_per_hour × hours; the one
@@ -140,7 +140,7 @@ def _best(w: Workload, options: list[Option]) -> Option:
     return max(options, key=lambda o: o.headroom_bytes)
 
 
-def _rank_key(w: Workload, prices: RankingPrices) -> Any:
+def rank_key(w: Workload, prices: RankingPrices) -> Any:
     """Sort key of the best options of each GPU type under `w.objective`: options meeting the
     targets first, then fitting ones, each group in the objective's order."""
     speed = _speed_key

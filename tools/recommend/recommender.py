@@ -20,21 +20,27 @@ from tools.memory.sharding import zero_single_rank_warning
 from tools.notes import Note
 from tools.performance import training_mfu_caveat
 from tools.pricing import RankingPrices, catalog_ranking_prices
-from tools.recommend.fit_notes import _fit_notes, _lower_format_notes, _shorter_sequence_note
-from tools.recommend.inference import _inference_option, with_load_latency
-from tools.recommend.layouts import _allowed_gpus, _gpu_limit, _layouts, _node_size, serving_nodes
+from tools.recommend.fit_notes import lower_format_notes, option_fit_notes, shorter_sequence_note
+from tools.recommend.inference import inference_option, with_load_latency
+from tools.recommend.layouts import (
+    allowed_gpus,
+    candidate_layouts,
+    gpu_count_limit,
+    node_size_of,
+    serving_nodes,
+)
 from tools.recommend.memory_calls import (
-    _arch,
-    _memory_request,
-    _params,
-    _resolved,
-    _whole_weight_bytes,
-    _whole_weights,
+    architecture_of,
     estimate_memory,
+    memory_request_for,
+    param_counts,
+    resolved_model,
+    whole_weight_bytes,
+    whole_weights,
 )
 from tools.recommend.models import Option, Recommendation
-from tools.recommend.ranking import _best, _rank_key, ranks_by_job_usd
-from tools.recommend.training import _training_option
+from tools.recommend.ranking import best_option, rank_key, ranks_by_job_usd
+from tools.recommend.training import training_option
 from tools.units import format_gib
 from tools.workload import Workload
 
@@ -129,7 +135,7 @@ class LayoutBound:
                 tp=tp,
                 pp=pp,
                 dp=1,
-                nodes=serving_nodes(tp, pp, 1, _node_size(gpu)),
+                nodes=serving_nodes(tp, pp, 1, node_size_of(gpu)),
                 fits=False,
                 meets_targets=False,
                 per_gpu_bytes=share,
@@ -174,11 +180,11 @@ def _gpu_options(
     every_layout = w.objective in ("fastest", "cheapest_per_token") or ranks_by_job_usd(w)
     if not w.is_training:
         return _serving_options(w, gpu, prices, bound, every_layout)
-    limit = _gpu_limit(w, gpu)
-    for tp, pp in _layouts(w, gpu, _arch(w)):
+    limit = gpu_count_limit(w, gpu)
+    for tp, pp in candidate_layouts(w, gpu, architecture_of(w)):
         dp = 1
         while tp * pp * dp <= limit:
-            opt = _training_option(w, gpu, tp, pp, dp, prices)
+            opt = training_option(w, gpu, tp, pp, dp, prices)
             options.append(opt)
             if not every_layout and (opt.meets_targets or (opt.fits and w.train_tokens is None)):
                 return options
@@ -196,7 +202,7 @@ def _serving_options(
     when none can, so the GPU says by how much it falls short), and layouts whose GPU count
     must exceed max_gpus, which cannot meet the targets: those are evaluated only when no
     other layout meets them (the best option then comes from every fitting one)."""
-    layouts = _layouts(w, gpu, _arch(w))
+    layouts = candidate_layouts(w, gpu, architecture_of(w))
     if bound is None:
         return _walk_layouts(w, gpu, prices, layouts, every, None)
     order = {lay: i for i, lay in enumerate(layouts)}
@@ -233,7 +239,7 @@ def _walk_layouts(
                 break  # a larger group cannot meet the targets with fewer GPUs
             if bound is not None and bound.fewest_gpus(w, gpu, tp, pp) >= fewest_meeting:
                 continue  # its KV capacity needs more replicas than the layout found
-        opt = _inference_option(w, gpu, tp, pp, prices)
+        opt = inference_option(w, gpu, tp, pp, prices)
         options.append(opt)
         if opt.meets_targets:
             fewest_meeting = min(opt.count, fewest_meeting or opt.count)
@@ -266,7 +272,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         "confidence only when no confirmed price as fresh can (dates in the option notes and "
         "`gpu-sizer cost`)."
     ]
-    gpus = _allowed_gpus(workload)
+    gpus = allowed_gpus(workload)
     implied = {devices.default_engine(g, DeviceNotes()) for g in gpus}
     if (
         workload.engine is None
@@ -277,26 +283,26 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         # Only GPUs without CUDA (Macs, Strix Halo): the engine they run, for every estimate,
         # the GPU-free one included, so no vLLM figure appears in the answer.
         workload = workload.model_copy(update={"engine": implied.pop()})
-    resolved = _resolved(workload)
+    resolved = resolved_model(workload)
     if not any(g.supports_bf16 for g in gpus) and workload.task != "full":
         # Only GPUs without bf16 (T4, V100, P100): 16-bit means fp16 there, in every estimate.
         updates = {"kv_dtype": workload.kv_dtype or "fp16"}
         if workload.weights is None and resolved.checkpoint_format is None:
             updates["weights"] = "fp16"
         workload = workload.model_copy(update=updates)
-        resolved = _resolved(workload)
-    arch, params = _arch(workload), _params(workload)
+        resolved = resolved_model(workload)
+    arch, params = architecture_of(workload), param_counts(workload)
     # One GPU-free estimate first: it validates the memory fields (bad weights → the memory
     # calculator's ToolInputError) and gives the model-level figures.
-    base = estimate_memory(_memory_request(workload, None, 1, 1, 1, 1))
+    base = estimate_memory(memory_request_for(workload, None, 1, 1, 1, 1))
     fmt = "bf16" if workload.task == "full" else str(base.weights_format)
-    weight_bytes = _whole_weight_bytes(workload, fmt)
+    weight_bytes = whole_weight_bytes(workload, fmt)
     best: list[Option] = []
     rejected: list[Option] = []
     per_gpu: dict[str, list[Option]] = {}
     bound = None
     if not workload.is_training:
-        text_weights = weight_bytes - int(_whole_weights(workload, fmt).vision)
+        text_weights = weight_bytes - int(whole_weights(workload, fmt).vision)
         bound = LayoutBound(
             text_weights,
             int(base.breakdown.get("kv_cache", 0)),
@@ -308,10 +314,10 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
     for gpu in gpus:
         opts = _gpu_options(workload, gpu, prices, bound)
         per_gpu[gpu.id] = opts
-        chosen = _best(workload, opts)
+        chosen = best_option(workload, opts)
         best.append(chosen)
         rejected.extend(o for o in opts if o is not chosen)
-    best.sort(key=_rank_key(workload, prices))
+    best.sort(key=rank_key(workload, prices))
     if not workload.is_training:
         # The latency curve of the options an answer leads with (a curve costs ~30 engine
         # steps; every option would double the recommender's time).
@@ -327,10 +333,10 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
             notes.insert(0, Note(code="training_mfu_caveat", text=caveat, gpu=best[0].gpu))
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
-        notes.extend(_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
-        notes.extend(_lower_format_notes(workload, resolved.name, fmt, best, prices))
+        notes.extend(option_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))
+        notes.extend(lower_format_notes(workload, resolved.name, fmt, best, prices))
     elif best and not any(o.fits for o in best):
-        notes.extend(_shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
+        notes.extend(shorter_sequence_note(workload, max(best, key=lambda o: o.headroom_bytes)))
     assumptions = [
         *([workload.weights_reading] if workload.weights_reading else []),
         *workload.default_notes,
@@ -369,9 +375,9 @@ def training_layouts_at(
     gpu = get_catalog().gpu(gpu_id)
     prices = prices if prices is not None else catalog_ranking_prices(workload.constraints.eu_only)
     out: list[Option] = []
-    for tp, pp in _layouts(workload, gpu, _arch(workload)):
+    for tp, pp in candidate_layouts(workload, gpu, architecture_of(workload)):
         if count % (tp * pp) == 0:
-            out.append(_training_option(workload, gpu, tp, pp, count // (tp * pp), prices))
+            out.append(training_option(workload, gpu, tp, pp, count // (tp * pp), prices))
     return out
 
 

@@ -10,18 +10,18 @@ from typing import Literal
 from tools.catalog import GpuSpec
 from tools.performance import training_mfu_caveat, training_time
 from tools.pricing import RankingPrices
-from tools.recommend.layouts import _node_size
-from tools.recommend.memory_calls import _memory_request, _model_on_gpus, estimate_memory
+from tools.recommend.layouts import node_size_of
+from tools.recommend.memory_calls import estimate_memory, memory_request_for, model_on_gpus
 from tools.recommend.models import Option
-from tools.recommend.prices import _hourly_cost, quote_fields
+from tools.recommend.prices import hourly_cost, quote_fields
 from tools.units import format_gib as _gib
 from tools.workload import Workload
 
 
-def _training_option(
+def training_option(
     w: Workload, gpu: GpuSpec, tp: int, pp: int, dp: int, prices: RankingPrices
 ) -> Option:
-    est = estimate_memory(_memory_request(w, gpu, tp, pp, dp, w.micro_batch_sequences))
+    est = estimate_memory(memory_request_for(w, gpu, tp, pp, dp, w.micro_batch_sequences))
     count = tp * pp * dp
     fits = bool(est.fits)
     reasons: list[str] = []
@@ -36,7 +36,7 @@ def _training_option(
     source = None
     meets = fits
     if fits and w.train_tokens is not None:
-        mg = _model_on_gpus(w, est, gpu, tp, pp)
+        mg = model_on_gpus(w, est, gpu, tp, pp)
         task: Literal["full", "lora", "qlora"] = w.task  # type: ignore[assignment]
         recompute = w.checkpointing is not False
         tt = training_time(
@@ -68,7 +68,7 @@ def _training_option(
                 reasons.append(
                     f"{hours:,.1f} h on {count} GPUs > deadline {w.deadline_hours:,.1f} h"
                 )
-    quote, within_budget, price_notes = _hourly_cost(w, gpu, count, tp, prices, reasons)
+    quote, within_budget, price_notes = hourly_cost(w, gpu, count, tp, prices, reasons)
     meets = meets and within_budget
     if count > w.constraints.max_gpus:
         meets = False
@@ -80,7 +80,7 @@ def _training_option(
         tp=tp,
         pp=pp,
         dp=dp,
-        nodes=math.ceil(count / _node_size(gpu)),
+        nodes=math.ceil(count / node_size_of(gpu)),
         fits=fits,
         meets_targets=meets,
         per_gpu_bytes=est.per_gpu_bytes,

@@ -48,17 +48,15 @@ def _fitting_formats(report: SizingReport) -> list[FormatFit]:
     return [f for f in report.lower_formats if f.estimate is not None and f.estimate.fits is True]
 
 
-def _same(a: Option, b: Option) -> bool:
-    return (a.gpu, a.count, a.tp, a.pp, a.dp) == (b.gpu, b.count, b.tp, b.pp, b.dp)
-
-
 def _runner_up(report: SizingReport) -> Alternative | None:
     rec, headline = report.recommendation, report.headline
     if rec is None or headline is None:
         return None
     workload = report.search or report.request.workload
     others = [
-        o for o in candidates(rec, workload.constraints.max_gpus) if not _same(o, headline.option)
+        o
+        for o in candidates(rec, workload.constraints.max_gpus)
+        if not o.same_layout(headline.option)
     ]
     if not others:
         return None

@@ -109,7 +109,7 @@ def _at_count(rec: Recommendation, gpu: str, count: int) -> Option | None:
     its own choice for that GPU when it is that count, else the fastest evaluated."""
     exact = [
         o
-        for o in [*rec.options, *rec.rejected]
+        for o in rec.evaluated()
         if o.gpu == gpu and o.count == count and o.fits and o.meets_targets
     ]
     chosen = [o for o in exact if any(o is best for best in rec.options)]
@@ -122,7 +122,7 @@ def _larger(rec: Recommendation, gpu: str, count: int) -> Option | None:
     """The recommender's fitting layout on `gpu` with more than `count` GPUs: its own choice
     for that GPU, which it keeps although over the count named to say what the load needs (the
     "Needs 3× L4" an answer about one L4 leads with)."""
-    return next((o for o in rec.options if o.gpu == gpu and o.count > count and o.fits), None)
+    return rec.fitting_on(gpu, above=count)
 
 
 def named_with_count(memory: Sequence[SizedConfiguration]) -> SizedConfiguration | None:

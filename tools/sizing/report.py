@@ -533,6 +533,12 @@ class SizingReport(BaseModel):
             or (headline is not None and headline.currency != "USD")
         )
 
+    def option_at(self, gpu: str | None, count: int) -> Option | None:
+        """The recommender's fitting option of `gpu` at exactly `count` GPUs
+        (`Recommendation.fitting_at`, the one selector); None without a recommendation."""
+        rec = self.recommendation
+        return None if rec is None else rec.fitting_at(gpu, count)
+
     def price_of(self, gpu: str, count: int) -> PricedConfiguration | None:
         """The priced row quoted for (GPU, count), if that configuration was priced."""
         return next((p for p in self.priced if p.gpu == gpu and p.count == count), None)

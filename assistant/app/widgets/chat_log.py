@@ -36,9 +36,9 @@ from assistant.app.widgets.turn_view import TurnView
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
 from assistant.conversation import READING_KEY, WORKLOAD_KEY, Conversation
 from assistant.message_shapes import clean_message
-from assistant.offline.parsed import ParsedWorkload
 from assistant.reading.model import Reading
 from assistant.reading.of_parsed import reading_of
+from assistant.reading.parsed import ParsedWorkload
 from assistant.render.reading import read_as_line
 from assistant.results import cleaned, is_error, load_result, parse_arguments_text
 from assistant.sanitize import clean_value

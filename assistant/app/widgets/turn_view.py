@@ -30,7 +30,7 @@ from textual.widgets import Static
 
 from assistant.app.call_summary import part_name
 from assistant.app.results import TableUnit, cost_charts, latency_charts
-from assistant.app.verdict import verdict_bars, verdict_lines, working_option
+from assistant.app.verdict import charted_option, verdict_bars, verdict_lines
 from assistant.app.widgets.bar_chart import BarChartView
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
@@ -196,7 +196,7 @@ class TurnView(Vertical):
                 self.computed.update_title()
         charts = [BarChartView(chart) for chart in cost_charts(serving_costs(value))]
         if isinstance(value, SizingReport):
-            option = working_option(value)
+            option = charted_option(value)
             charts += [BarChartView(c) for c in latency_charts(option, value.users_stated)]
         if charts:
             await self.figures.remove_children()

@@ -6,9 +6,9 @@ typed changes (`ParsedWorkload.changes`), applied to the previous reading by the
 
 from __future__ import annotations
 
-from assistant.offline.parsed import Change, ChangedSlot, GpuMention, ParsedWorkload
 from assistant.offline.parser.text import Text
-from assistant.offline.quantities import NUMBER, NUMBER_WORDS
+from assistant.reading.parsed import Change, ChangedSlot, GpuMention, ParsedWorkload
+from assistant.reading.quantities import NUMBER, NUMBER_WORDS
 
 _FACTORS = {"double": 2.0, "twice": 2.0, "triple": 3.0, "thrice": 3.0, "quadruple": 4.0}
 _FACTORS |= {"half": 0.5, "halve": 0.5, "doubled": 2.0, "halved": 0.5, "tripled": 3.0}

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload
 
 # One option: a word such as 'AWQ', 'llama.cpp', 'H100', 'int4-awq', with an optional variant
 # or size word after it ('A100 80GB', 'H100 SXM'), so the variant goes with its GPU.

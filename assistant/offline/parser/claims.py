@@ -8,8 +8,8 @@ Read after the model names (so '7B' is the model) and before budgets, GPUs and p
 
 from __future__ import annotations
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload
 from tools.sizing import Claim
 from tools.sizing.claims import MemoryUnit
 

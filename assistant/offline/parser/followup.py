@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
+from assistant.reading.parsed import ParsedWorkload
 
 _CUE = re.compile(
     r"^\W*(?:and|also|what\s+about|how\s+about|what\s+if|instead|same)\b", re.IGNORECASE

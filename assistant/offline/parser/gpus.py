@@ -8,9 +8,9 @@ import re
 from dataclasses import replace
 
 from assistant.offline.names import gpu_index, gpus_with_capacity
-from assistant.offline.parsed import GpuMention, ParsedWorkload
 from assistant.offline.parser.text import QW, Text, positive_int
-from assistant.offline.quantities import NUMBER, WORD_NUMBER
+from assistant.reading.parsed import GpuMention, ParsedWorkload
+from assistant.reading.quantities import NUMBER, WORD_NUMBER
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import closest_names
 from tools.units import GB, GiB

@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from assistant.offline import vocab
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
-from assistant.offline.quantities import (
+from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import (
     HUGE_NUMBER,
     QUANTITY,
     huge_value,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Q, Text
-from assistant.offline.quantities import NUMBER, context_tokens_from, out_of_range_question
+from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import NUMBER, context_tokens_from, out_of_range_question
 from tools.limits import MAX_CONTEXT_TOKENS
 
 

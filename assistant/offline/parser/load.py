@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
-from assistant.offline.quantities import NUMBER, out_of_range_question
+from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import NUMBER, out_of_range_question
 from tools.cost.inputs import DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN, HOURS_PER_MONTH
 from tools.limits import MAX_SEQUENCES
 

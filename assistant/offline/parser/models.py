@@ -14,9 +14,9 @@ from assistant.offline.names import (
     model_index,
     model_name_parts,
 )
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
-from assistant.offline.quantities import NUMBER
+from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import NUMBER
 from tools.architecture import count_parameters
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names

@@ -7,8 +7,8 @@ import re
 from functools import cache
 
 from assistant.offline import vocab
-from assistant.offline.parsed import BudgetPeriod, ParsedWorkload
 from assistant.offline.parser.text import Q, Text, qty
+from assistant.reading.parsed import BudgetPeriod, ParsedWorkload
 
 
 def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.changes import apply_changes, extract_changes
 from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.claims import claims_reading, extract_claims
@@ -80,7 +79,6 @@ from assistant.offline.parser.workloads import (
     extract_lora_serving,
     extract_request_rate,
 )
-from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.coverage import (
     ASKED_QUESTION,
     MOST_WORDS_UNREAD,
@@ -89,6 +87,8 @@ from assistant.reading.coverage import (
     gate_question,
 )
 from assistant.reading.model import SlotSource, Span
+from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import QUANTITY, parse_quantity
 from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (

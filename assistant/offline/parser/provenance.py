@@ -10,10 +10,10 @@ from difflib import SequenceMatcher
 
 from pydantic import BaseModel
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
-from assistant.offline.quantities import QUANTITY, parse_quantity
 from assistant.reading.model import SlotSource, Span
+from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import QUANTITY, parse_quantity
 
 _NOT_SLOTS = frozenset({"text", "notes", "questions", "unplaced", "unread", "sources"})
 SLOT_FIELDS = tuple(name for name in ParsedWorkload.model_fields if name not in _NOT_SLOTS)

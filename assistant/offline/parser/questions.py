@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.text import Q, Text
+from assistant.reading.parsed import ParsedWorkload
 
 _SEQUENCE_NOUNS = (
     r"(?:chats?|users?|sequences?|conversations?|requests?|sessions?|streams?|contexts?|"

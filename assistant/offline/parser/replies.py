@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parsed import ParsedWorkload
+from assistant.reading.parsed import ParsedWorkload
 from tools.catalog import get_catalog
 from tools.units import GB
 

@@ -5,8 +5,8 @@ so in one sentence — and never sizes something else in its place."""
 
 from __future__ import annotations
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload
 
 # (pattern, topic, what gpu-sizer answers instead)
 OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (

@@ -7,8 +7,8 @@ import re
 from typing import cast
 
 from assistant.offline import vocab
-from assistant.offline.parsed import ParsedWorkload, Task, Use
 from assistant.offline.parser.text import Text
+from assistant.reading.parsed import ParsedWorkload, Task, Use
 from tools.memory import normalize_format
 
 

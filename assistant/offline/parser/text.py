@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.quantities import QUANTITY, WORD_NUMBER, parse_quantity
+from assistant.reading.quantities import QUANTITY, WORD_NUMBER, parse_quantity
 
 # A quantity ('16k', '2B', '1,000') as group 1; QW also takes a number word ('eight').
 Q = rf"({QUANTITY})"

@@ -7,12 +7,12 @@ import re
 from typing import Literal, cast
 
 from assistant.offline import vocab
-from assistant.offline.parsed import ParsedWorkload, Task
 from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.load import BATCH
 from assistant.offline.parser.task import extract_task
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
-from assistant.offline.quantities import context_tokens_from
+from assistant.reading.parsed import ParsedWorkload, Task
+from assistant.reading.quantities import context_tokens_from
 
 
 def extract_optimizer(t: Text, p: ParsedWorkload) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Literal, cast
 
-from assistant.offline.parsed import ParsedWorkload
 from assistant.offline.parser.text import QW, Text, positive_int, qty
+from assistant.reading.parsed import ParsedWorkload
 
 # A fine-tune asked for: the verb or the noun, never the participle of a model already tuned
 # ('a fine-tuned model', 'trained adapters' are served).

@@ -16,8 +16,8 @@ fixed id and fixed timestamps.
 - `session-followup.json`: Mixtral 8x7B for 16 users in the EU at 1.08 USD per EUR, then a
   follow-up adding 16k context and a monthly budget (two sizing turns; the proposal covers
   the second).
-- `session-legacy.json` / `session-v0.json`: a session from before sizing reports (memory,
-  recommend and cost calls), stored typed and as the older lean JSON; not rebuilt here.
+- `session-legacy.json`: a session from before sizing reports (memory, recommend and cost
+  calls), stored typed; not rebuilt here.
 """
 
 from __future__ import annotations

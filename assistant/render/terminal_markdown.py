@@ -16,7 +16,7 @@ from rich.markdown import Markdown, TableElement
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from assistant.commands._output import COLUMN_GAP, Column, Table, column_widths
+from assistant.render.output import COLUMN_GAP, Column, Table, column_widths
 
 
 class FittedTable(TableElement):

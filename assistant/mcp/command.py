@@ -1,4 +1,5 @@
-"""`gpu-sizer mcp`: serve the sizing tools to coding agents over MCP on stdin/stdout.
+"""`gpu-sizer mcp`: serve the sizing tools to coding agents over MCP on stdin/stdout (the
+subcommand the dispatcher, `assistant.cli`, hands to this surface).
 
 Meant to be started by an MCP client (Claude Code, Claude Desktop, Cursor, ...; the README has
 their configuration). It needs no network and no API key: the tools are the offline engine's.
@@ -13,7 +14,7 @@ import sys
 import textwrap
 from typing import Any
 
-from assistant.commands._examples import help_with_examples
+from assistant.cli_examples import help_with_examples
 
 
 def tools_text(width: int | None = None) -> str:

@@ -1,4 +1,8 @@
-"""`ParsedWorkload`: what the offline parser understood from plain language.
+"""`ParsedWorkload`: what the parser (`assistant.offline.parser`) understood from plain language.
+
+A reading-layer type, not the offline engine's: the parser writes it, and the reading
+(`of_parsed`), the presentation layer (`assistant.render`), the LLM engine's verdict, the
+proposal and the app's chat log read it, none of them importing the offline engine.
 
 Every field is optional: None (or empty) means the text did not say. The planner turns this into
 tool arguments, and the renderer states each default the tools filled in (`render.
@@ -14,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.reading.model import AskBack, AskedSlot, AskedWhy, SlotSource, Span
 from tools.hardware import GpuLimitRule
 from tools.sizing.claims import Claim
@@ -294,3 +299,16 @@ class ParsedWorkload(BaseModel):
             if mention.gpu is not None and mention.gpu not in out:
                 out.append(mention.gpu)
         return out
+
+
+def previous_workload(conversation: Conversation) -> ParsedWorkload | None:
+    """The workload of the latest turn that had one, rebuilt from the conversation (stored
+    under `WORKLOAD_KEY` by the engine that planned it)."""
+    for message in reversed(conversation.messages):
+        data = message.get(WORKLOAD_KEY)
+        if isinstance(data, dict):
+            try:
+                return ParsedWorkload.model_validate(data)
+            except ValueError:
+                return None
+    return None

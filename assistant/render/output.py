@@ -390,7 +390,7 @@ def render_terminal(doc: Document, term: Terminal) -> str:
                 source = clean_text(block.source)
                 if term.is_terminal or term.color:
                     # Lazy: Rich's Markdown and markdown-it cost ~50 ms, a pipe never needs them.
-                    from assistant.commands._markdown import TerminalMarkdown
+                    from assistant.render.terminal_markdown import TerminalMarkdown
 
                     console.print(TerminalMarkdown(source))
                 else:

@@ -1,0 +1,189 @@
+"""The session file format: a version number, explicit migrations, results packed once.
+
+In memory a conversation's messages are as the engines write them (`assistant.conversation`):
+a tool message has the model's `content` and the typed result under `results.RESULT_KEY` as
+`{"schema", "data"}`; an answer has its text under `content` and its sections under
+`answer.ANSWER_KEY`. A file stores the same thing smaller:
+
+- format 2 (`FORMAT`, key `"format"`): each typed result is stored once, packed — the JSON of
+  `{"data", "content"}` (the result as stored in memory, and what the model read)
+  compressed with LZMA and written in base 85 under `"packed"` (a report is mostly repeated
+  keys and sources: ~190 KB of JSON packs into ~25 KB); an answer is stored once, as its
+  sections, packed the same way (its text, `"content"`, is rebuilt from them when read) where
+  they make up its text exactly, as is an LLM verdict under `answer.VERDICT_KEY`. The
+  questions, the tool calls, the reading and any other text stay plain JSON, written compact
+  (`gpu-sizer sessions show` prints a session).
+- format 1: no `"format"` key, the in-memory form as is (written by `main` from typed results,
+  2026-12-01, until format 2). `MIGRATIONS[1]` reads it: nothing to unpack.
+
+Sessions from before typed results (tool contents only, 2026-11-29 to 2026-12-01, never in a
+release) are not converted: such a tool message opens as a `LegacyResult` that says so, with
+its text kept. A file of a newer format than `FORMAT` is refused with a message saying so.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import lzma
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from assistant.answer import ANSWER_KEY, VERDICT_KEY, Answer
+from assistant.results import RESULT_KEY
+from assistant.sanitize import json_has_control
+from tools.errors import ToolInputError
+from tools.nesting import NestingError, loads_json
+
+FORMAT = 2
+"""The format this version writes (key `"format"` of a session file)."""
+
+FORMAT_KEY = "format"
+PACKED_KEY = "packed"
+
+PACKED_MAX_BYTES = 64 * 2**20
+"""Largest unpacked result read (64 MiB, a thousand times a large report): a packed value that
+would expand further is refused, never expanded into memory."""
+
+_TEXT_OF_SECTIONS = ((ANSWER_KEY, "content"), (VERDICT_KEY, "verdict"))
+"""(sections key, text key): a text left out of the file where its sections make it up."""
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def encode(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The file form (format `FORMAT`) of a conversation's `model_dump(mode="json")`."""
+    messages = [_encode_message(m) for m in data.get("messages", [])]
+    return {
+        FORMAT_KEY: FORMAT,
+        **{k: v for k, v in data.items() if k != "messages"},
+        "messages": messages,
+    }
+
+
+def _encode_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(message)
+    result = out.get(RESULT_KEY)
+    if out.get("role") == "tool" and isinstance(result, Mapping) and "data" in result:
+        body = {"data": result["data"], "content": out.pop("content", None)}
+        out[RESULT_KEY] = {"schema": result.get("schema"), PACKED_KEY: _pack(body)}
+    for sections, text_key in _TEXT_OF_SECTIONS:
+        answer = _answer(out.get(sections))
+        if answer is not None and answer.text == out.get(text_key):
+            del out[text_key]
+            out[sections] = {PACKED_KEY: _pack(answer.model_dump(mode="json"))}
+    return out
+
+
+def _pack(value: Any) -> str:
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return base64.b85encode(lzma.compress(text.encode("utf-8"))).decode("ascii")
+
+
+def _answer(sections: Any) -> Answer | None:
+    if not isinstance(sections, Mapping):
+        return None
+    try:
+        return Answer.model_validate(sections)
+    except ValueError:  # pydantic's ValidationError: shown whole, as stored_answer does
+        return None
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def decode(data: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The in-memory form of a parsed session file of any format this version reads, and
+    whether what was unpacked holds a control character (to be cleaned like the file's text).
+    ToolInputError for a newer format or a packed value that does not unpack."""
+    version = data.get(FORMAT_KEY, 1)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ToolInputError("session", f"format {version!r} is not a session format version")
+    if version > FORMAT:
+        raise ToolInputError(
+            "session",
+            f"it was written by a newer gpu-sizer (session format {version}); this version "
+            f"reads formats 1 to {FORMAT}",
+        )
+    while version < FORMAT:
+        data = MIGRATIONS[version](data)
+        version += 1
+    control = False
+    messages = data.get("messages")
+    if isinstance(messages, list):
+        decoded = []
+        for message in messages:
+            message, dirty = _decode_message(message)
+            decoded.append(message)
+            control = control or dirty
+        data = {**data, "messages": decoded}
+    data.pop(FORMAT_KEY, None)
+    return data, control
+
+
+def _decode_message(message: Any) -> tuple[Any, bool]:
+    if not isinstance(message, dict):
+        return message, False
+    out = dict(message)
+    dirty = False
+    result = out.get(RESULT_KEY)
+    if out.get("role") == "tool" and isinstance(result, Mapping) and PACKED_KEY in result:
+        body, dirty = _unpacked_object(result[PACKED_KEY])
+        out[RESULT_KEY] = {"schema": result.get("schema"), "data": body.get("data")}
+        if body.get("content") is not None:
+            out["content"] = body["content"]
+    for sections, text_key in _TEXT_OF_SECTIONS:
+        stored = out.get(sections)
+        if isinstance(stored, Mapping) and PACKED_KEY in stored:
+            stored, unclean = _unpacked_object(stored[PACKED_KEY])
+            out[sections] = stored
+            dirty = dirty or unclean
+        answer = _answer(stored) if text_key not in out else None
+        if answer is not None:
+            out[text_key] = answer.text
+    return out, dirty
+
+
+def _unpacked_object(packed: Any) -> tuple[dict[str, Any], bool]:
+    """A packed JSON object and whether it holds a control character."""
+    text = _unpack(packed)
+    try:
+        value = loads_json(text)
+    except (NestingError, ValueError) as exc:
+        raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
+    if not isinstance(value, dict):
+        raise ToolInputError("session", "a packed value is not an object")
+    return value, json_has_control(text)
+
+
+def _unpack(packed: Any) -> str:
+    if not isinstance(packed, str):
+        raise ToolInputError("session", "a packed value is not text")
+    try:
+        raw = base64.b85decode(packed)
+        unpacker = lzma.LZMADecompressor()
+        text = unpacker.decompress(raw, max_length=PACKED_MAX_BYTES)
+    except (ValueError, lzma.LZMAError) as exc:
+        raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
+    if not unpacker.eof:
+        raise ToolInputError(
+            "session",
+            f"a packed value is truncated or expands past {PACKED_MAX_BYTES // 2**20} MiB",
+        )
+    try:
+        return text.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ToolInputError("session", "a packed value is not UTF-8 text") from None
+
+
+# --- migrations ------------------------------------------------------------------------------
+
+
+def _from_format_1(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 1 is format 2 with nothing packed and every text written out: read as it is."""
+    return {**data, FORMAT_KEY: 2}
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _from_format_1}
+"""Format N → the function turning a format-N file into format N + 1."""

@@ -1,0 +1,179 @@
+"""Session files (assistant/session_format.py): a format version, results packed once, the
+answer's text stored once, migrations from older formats, and refusals that say why."""
+
+from __future__ import annotations
+
+import base64
+import json
+import lzma
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assistant.answer import ANSWER_KEY
+from assistant.cli import main
+from assistant.results import RESULT_KEY, LegacyResult, load_result, stored_calls
+from assistant.session_format import FORMAT, PACKED_KEY, decode, encode
+from assistant.sessions import list_sessions, read_session_file, session_json
+from tools.errors import ToolInputError
+
+DATA = Path(__file__).resolve().parent / "data" / "proposal"
+
+QUESTIONS = (
+    "Llama 3 70B on 2x H100 for 50 users",
+    "We want to serve Llama 3.1 70B in bf16 to 32 concurrent users at 20 tokens/s each. "
+    "Would 2x H100 SXM do? Compare H100, H200, MI300X and L40S and tell me what it costs.",
+    "fine-tune llama 3.1 8b with lora on one A100",
+)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GPU_SIZER_DATA_DIR", str(tmp_path))
+    return tmp_path / "sessions"
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_one_offline_ask_writes_a_small_versioned_session(
+    question: str, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ask", "--offline", "--no-pager", question]) == 0
+    (path,) = data_dir.glob("*.json")
+    # Issue 32: under 40 KB (the typed report was ~200 KB of JSON, the answer stored twice).
+    assert path.stat().st_size < 40_000
+    raw = json.loads(path.read_text())
+    assert raw["format"] == FORMAT
+    tools = [m for m in raw["messages"] if m["role"] == "tool"]
+    assert tools and all(PACKED_KEY in m[RESULT_KEY] and "content" not in m for m in tools)
+    answer = raw["messages"][-1]
+    assert PACKED_KEY in answer[ANSWER_KEY] and "content" not in answer  # stored once
+    # Reopened, every message is back as the engine wrote it: typed results, texts.
+    conversation = read_session_file(path).conversation
+    calls = stored_calls(conversation.messages)
+    assert calls and not any(isinstance(c.value, LegacyResult) for c in calls)
+    printed = capsys.readouterr().out
+    assert conversation.messages[-1]["content"].splitlines()[0] in printed
+    assert all(isinstance(m.get("content"), str) for m in conversation.tool_results())
+
+
+@pytest.mark.parametrize("name", ["session.json", "session-legacy.json", "session-followup.json"])
+def test_a_format_1_session_opens_through_the_migration_and_saves_as_format_2(
+    name: str, tmp_path: Path
+) -> None:
+    old = json.loads((DATA / name).read_text())
+    assert "format" not in old  # format 1: what main wrote before format 2
+    copy = tmp_path / name
+    shutil.copy(DATA / name, copy)
+    opened = read_session_file(copy)
+    assert opened.problems == [] or all("id" in p for p in opened.problems)
+    # Format 1 is the in-memory form: the migration changes no message.
+    assert opened.conversation.messages == old["messages"]
+    text = session_json(opened.conversation)
+    assert json.loads(text)["format"] == FORMAT
+    assert len(text) < len(json.dumps(old, indent=1)) / 4
+    copy.write_text(text)
+    again = read_session_file(copy).conversation
+    # Packed and unpacked: every result loads back equal as data, every text is the same.
+    before = stored_calls(opened.conversation.messages)
+    after = stored_calls(again.messages)
+    assert [c.value.model_dump(mode="json") for c in after] == [
+        c.value.model_dump(mode="json") for c in before
+    ]
+    assert [m.get("content") for m in again.messages] == [
+        m.get("content") for m in opened.conversation.messages
+    ]
+
+
+def test_a_session_from_before_typed_results_still_opens_with_a_notice() -> None:
+    # Tool contents only (2026-11-29 to 2026-12-01, never released): not converted any more,
+    # but the session opens, the text is kept and the card says why it cannot be shown.
+    data = {
+        "id": "old1",
+        "messages": [
+            {"role": "user", "content": "70B on H100?"},
+            {"role": "assistant", "content": "", "tool_calls": [_call("c1", "estimate_memory")]},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"per_gpu_GB": 141.1}'},
+        ],
+    }
+    decoded, _ = decode(data)
+    value = load_result(decoded["messages"][2], "estimate_memory")
+    assert isinstance(value, LegacyResult) and "no typed result stored" in value.notice
+    assert value.data == {"raw": '{"per_gpu_GB": 141.1}'}
+
+
+def _call(call_id: str, name: str) -> dict[str, object]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": "{}"}}
+
+
+def _packed(text: bytes) -> dict[str, object]:
+    return {
+        "format": FORMAT,
+        "id": "p1",
+        "messages": [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": "", "tool_calls": [_call("c1", "find_gpu")]},
+            {
+                "role": "tool",
+                "tool_call_id": "c1",
+                RESULT_KEY: {
+                    "schema": "GpuFacts",
+                    PACKED_KEY: base64.b85encode(lzma.compress(text)).decode(),
+                },
+            },
+        ],
+    }
+
+
+@pytest.mark.parametrize(
+    ("data", "problem"),
+    [
+        ({"format": FORMAT + 1, "messages": []}, "written by a newer gpu-sizer"),
+        ({"format": "two", "messages": []}, "not a session format version"),
+        (_packed(b"{not json"), "packed value is corrupt"),
+        (_packed(b"[1, 2]"), "not an object"),
+        (
+            {**_packed(b"{}"), "messages": [{"role": "tool", RESULT_KEY: {PACKED_KEY: "~~~"}}]},
+            "corrupt",
+        ),
+    ],
+)
+def test_what_cannot_be_read_is_refused_saying_why(
+    data: dict[str, object], problem: str, data_dir: Path
+) -> None:
+    data_dir.mkdir(parents=True)
+    path = data_dir / "bad1.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ToolInputError) as caught:
+        read_session_file(path)
+    assert problem in caught.value.problem and "bad1.json" in caught.value.problem
+    assert list_sessions(data_dir)[0].path == path  # still listed, never hidden
+
+
+def test_a_packed_result_that_expands_past_the_cap_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import assistant.session_format as session_format
+
+    monkeypatch.setattr(session_format, "PACKED_MAX_BYTES", 1_000)
+    with pytest.raises(ToolInputError, match="expands past"):
+        decode(_packed(b'{"data": "' + b"0" * 10_000 + b'"}'))
+
+
+def test_control_characters_in_a_packed_result_are_cleaned(tmp_path: Path) -> None:
+    facts = {"data": {"id": "h100", "name": "H100 \x1b[31mred"}, "content": "{}"}
+    path = tmp_path / "ctl1.json"
+    path.write_text(json.dumps(_packed(json.dumps(facts).encode())))
+    conversation = read_session_file(path).conversation
+    assert "\x1b" not in json.dumps(conversation.messages)
+
+
+def test_encode_keeps_a_text_its_sections_do_not_make_up() -> None:
+    sections = {"sections": [{"title": None, "lines": ["Fits."], "folded": False}]}
+    edited = {"role": "assistant", "content": "Fits. (edited)", ANSWER_KEY: sections}
+    written = encode({"messages": [edited]})["messages"][0]
+    assert written == edited  # kept whole: the sections are not its text
+    same = {"role": "assistant", "content": "Fits.", ANSWER_KEY: sections}
+    decoded, _ = decode(encode({"messages": [same]}))
+    assert decoded["messages"][0]["content"] == "Fits."
+    assert decoded["messages"][0][ANSWER_KEY]["sections"][0]["lines"] == ["Fits."]

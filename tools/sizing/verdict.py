@@ -1,0 +1,225 @@
+"""The verdict of a sizing report as typed items, decided once for every surface.
+
+`verdict(report)` selects, from the report, what an answer's verdict states: each configuration
+sized (fits or not, the memory needed per GPU against the budget, and, when it fits, the
+recommender's option at exactly that count with its KV capacity); the configuration that works
+(what holds the load the named GPUs cannot, else the headline option when no named
+configuration fits); the longest context per named configuration; the asked figure and a
+yes/no question's answer; the ways out that fit. Selection only: every figure is the tools'
+(`MemoryEstimate`, `Option`, `PricedConfiguration`), and the words are the surfaces' (the text
+verdict `assistant.render.verdict`, the app's card `assistant.app.verdict`, `ask --json`, MCP).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from tools.recommend import Option
+from tools.sizing.report import (
+    AskedAnswer,
+    ContextFit,
+    HeadlineRule,
+    PricedConfiguration,
+    SizedConfiguration,
+    SizingReport,
+    WayOut,
+)
+
+
+class ConfigurationFit(BaseModel):
+    """One configuration sized, with the figures that decide its fit."""
+
+    gpu: str | None = Field(description="Catalog GPU id; None: sized without a GPU.")
+    count: int = Field(description="GPUs sized, count.")
+    zero: int | None = Field(default=None, description="ZeRO stage sized (training).")
+    fits: bool
+    need_bytes_per_gpu: int = Field(description="Memory needed per GPU, bytes.")
+    capacity_bytes_per_gpu: int | None = Field(
+        description="What it is compared with per GPU, bytes: the engine's budget, else the "
+        "GPU's usable memory (`capacity_basis`)."
+    )
+    capacity_basis: Literal["budget", "usable"]
+    headroom_bytes: int | None = Field(description="Capacity minus need per GPU, bytes.")
+    plain_data_parallel: bool = Field(
+        default=False, description="Full training replicated on every GPU (no ZeRO, TP, PP)."
+    )
+    zero3_resize: bool = Field(
+        default=False, description="The named configuration sized again with ZeRO-3."
+    )
+    option: Option | None = Field(
+        default=None,
+        description="When it fits (serving): the recommender's option at exactly this GPU and "
+        "count, whose KV capacity the verdict states.",
+    )
+
+
+WorkingRole = Literal["holds_load", "headline"]
+
+
+class WorkingOption(BaseModel):
+    """The configuration the verdict says works."""
+
+    role: WorkingRole = Field(
+        description="'holds_load': what holds the load the named GPUs cannot (the recommender "
+        "without their count limit); 'headline': the report's headline option, stated because "
+        "no configuration sized fits."
+    )
+    option: Option
+    rule: HeadlineRule | None = Field(
+        default=None, description="The headline rule that chose it ('headline' role)."
+    )
+    price: PricedConfiguration | None = Field(
+        default=None, description="Its quoted price ('headline' role), if priced."
+    )
+    named_gpus: bool = Field(
+        default=False,
+        description="GPUs were named (and none fits): the option is what they need, not a "
+        "choice among every GPU.",
+    )
+
+
+class VerdictItems(BaseModel):
+    """The verdict items of a report, in the order an answer states them."""
+
+    configurations: list[ConfigurationFit] = Field(default_factory=list)
+    working: WorkingOption | None = None
+    longest_context: list[ContextFit] = Field(default_factory=list)
+    asked: AskedAnswer | None = Field(default=None, description="The figure asked for.")
+    yes: bool | None = Field(default=None, description="A yes/no fit question's answer.")
+    ways_out: list[WayOut] = Field(
+        default_factory=list, description="The levers that make a named configuration fit."
+    )
+
+    def record(self) -> dict[str, Any]:
+        """The items as compact JSON (`ask --json` `sizing.verdict`, MCP `verdict_items`):
+        the figures that decide each item, bytes as integers, no option's whole record."""
+        working = self.working
+        return {
+            "configurations": [
+                {
+                    **fit.model_dump(mode="json", exclude={"option"}),
+                    "kv_cache_capacity_tokens": None
+                    if fit.option is None
+                    else fit.option.kv_cache_capacity_tokens,
+                }
+                for fit in self.configurations
+            ],
+            "working": None
+            if working is None
+            else {
+                "role": working.role,
+                "rule": working.rule,
+                **_layout(working.option),
+                "usd_per_hour": None if working.price is None else working.price.usd_per_hour,
+                "usd_per_million_tokens": None
+                if working.price is None
+                else working.price.usd_per_million_tokens,
+            },
+            "longest_context": [
+                {"gpu": c.gpu, "count": c.count, "context_tokens": c.context_tokens}
+                for c in self.longest_context
+            ],
+            "yes": self.yes,
+            "ways_out": [{"lever": w.lever, "gpu": w.gpu, "count": w.count} for w in self.ways_out],
+        }
+
+
+def _layout(option: Option) -> dict[str, Any]:
+    return {
+        "gpu": option.gpu,
+        "count": option.count,
+        "tp": option.tp,
+        "pp": option.pp,
+        "dp": option.dp,
+        "per_gpu_bytes": option.per_gpu_bytes,
+        "budget_bytes_per_gpu": option.budget_bytes_per_gpu,
+    }
+
+
+def sized_configurations(report: SizingReport) -> list[SizedConfiguration]:
+    """The configurations the verdict speaks of: the named ones, then their ZeRO-3 re-sizes."""
+    return [*report.memory, *report.zero3_resize]
+
+
+def configuration_fit(
+    report: SizingReport, sized: SizedConfiguration, zero3_resize: bool = False
+) -> ConfigurationFit | None:
+    """The fit item of one configuration sized; None without an estimate or a GPU verdict."""
+    est = sized.estimate
+    if est is None or est.fits is None:
+        return None
+    basis: Literal["budget", "usable"] = (
+        "budget" if est.budget_bytes_per_gpu is not None else "usable"
+    )
+    option = None
+    rec = report.recommendation
+    if est.fits and rec is not None and not report.is_training:
+        option = rec.fitting_at(sized.gpu, sized.count)
+    return ConfigurationFit(
+        gpu=sized.gpu,
+        count=sized.count,
+        zero=sized.zero,
+        fits=est.fits,
+        need_bytes_per_gpu=est.per_gpu_bytes,
+        capacity_bytes_per_gpu=est.budget_bytes_per_gpu or est.usable_bytes_per_gpu,
+        capacity_basis=basis,
+        headroom_bytes=est.headroom_bytes,
+        plain_data_parallel=sized.plain_data_parallel,
+        zero3_resize=zero3_resize,
+        option=option,
+    )
+
+
+def states_headline(report: SizingReport) -> bool:
+    """Whether the verdict states the headline option as what works: no configuration that
+    holds the load was found beyond the named GPUs, and no configuration sized fits."""
+    if report.headline is None:
+        return False
+    if report.scale_out is not None and report.scale_out.holds is not None:
+        return False
+    return not any(m.fits for m in sized_configurations(report))
+
+
+def working_option(report: SizingReport) -> WorkingOption | None:
+    """The configuration that works (see `WorkingOption`); None when the verdict states none:
+    when a configuration sized fits, that is what works (a scale-out of another GPU named
+    beside it, 'What holds this load: 8× L40S' under 'Fits on 4× A100', would contradict it)."""
+    if any(m.fits for m in sized_configurations(report)):
+        return None
+    scale_out = report.scale_out
+    if scale_out is not None and scale_out.holds is not None:
+        return WorkingOption(role="holds_load", option=scale_out.holds)
+    headline = report.headline
+    if headline is None or not states_headline(report):
+        return None
+    return WorkingOption(
+        role="headline",
+        option=headline.option,
+        rule=headline.rule,
+        price=headline.price,
+        named_gpus=any(m.gpu is not None for m in report.memory),
+    )
+
+
+def verdict(report: SizingReport) -> VerdictItems:
+    """The verdict items of `report` (see the module docstring)."""
+    configurations = [
+        fit
+        for sized, resized in [
+            *((m, False) for m in report.memory),
+            *((z, True) for z in report.zero3_resize),
+        ]
+        if (fit := configuration_fit(report, sized, zero3_resize=resized)) is not None
+    ]
+    asked = report.asked_answer
+    yes = None if asked is None or asked.asked != "fits" else asked.yes
+    return VerdictItems(
+        configurations=configurations,
+        working=working_option(report),
+        longest_context=list(report.longest_context),
+        asked=asked,
+        yes=yes,
+        ways_out=[w for w in report.ways_out if w.fits],
+    )
