@@ -189,12 +189,17 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked
-    args |= workload_parts(parsed)  # issue 30 items 1-4
+    return with_workload_parts(args, parsed)  # issue 30 items 1-4
+
+
+def with_workload_parts(args: dict[str, Any], parsed: ParsedWorkload) -> dict[str, Any]:
+    """`args` with the workload parts said: a batch job's cost and hours, and a rate's
+    percentiles, lead their answer in place of the figure asked; a rate's TTFT target is its
+    percentile target (the size request bounds the search by it)."""
+    args |= workload_parts(parsed)
     if "batch_job" in args and args.get("asked") in ("cost", "throughput", "hardware"):
-        del args["asked"]  # a job's cost and hours lead its answer (the batch part)
+        del args["asked"]
     if "request_rate" in args:
-        # The TTFT target is the rate's percentile target (the size request bounds the search
-        # by it); 'ttft' asked leads with the percentiles.
         args["workload"].pop("ttft_s", None)
         if args.get("asked") in ("ttft", "speed", "hardware"):
             del args["asked"]

@@ -495,10 +495,7 @@ def size(
     report.budget_check = _budget(request, report)
     report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
-    try:
-        size_workload_parts(request, report, book, today)  # issue 30 items 1-4
-    except ToolInputError as exc:
-        report.workloads_error = _error(exc)
+    report.workloads_error = size_workload_parts(request, report, book, today)  # issue 30
     return report
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import date
 
 from tools.catalog import get_catalog
+from tools.errors import ToolInputError
 from tools.memory.model import resolve_model
 from tools.pricing import PriceBook
 from tools.recommend import Option
-from tools.sizing.report import SizingReport
+from tools.sizing.report import SizingError, SizingReport
 from tools.sizing.request import SizingRequest
 from tools.workloads import size_lora_serving
 from tools.workloads.batch import api_job_costs, size_batch_job
@@ -32,8 +33,22 @@ def served_name(model_id: str) -> str:
 
 def size_workload_parts(
     request: SizingRequest, report: SizingReport, book: PriceBook, today: date
-) -> None:
-    """Fill `report`'s workload parts from `request`'s (ToolInputError for a bad part)."""
+) -> SizingError | None:
+    """Fill `report`'s workload parts from `request`'s; the error of a part that cannot be
+    sized (the field, the problem, what is allowed), else None."""
+    try:
+        _size_parts(request, report, book, today)
+    except ToolInputError as exc:
+        return SizingError(
+            field=exc.field,
+            problem=exc.problem,
+            allowed=exc.allowed,
+            did_you_mean=list(exc.suggestions or []),
+        )
+    return None
+
+
+def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, today: date) -> None:
     arrivals = request.request_rate
     rec = report.recommendation
     if arrivals is not None and rec is not None:

@@ -133,7 +133,7 @@ _OUT_WORDS = r"(?:output|generated|completion|out)"
 _BATCH_CUE = re.compile(
     r"\b(?:batch\w*|offline|in\s+total|total|overall|corpus|dataset|job|backfill|"
     r"summari[sz]\w*|classif\w*|translat\w*|process\w*|extract\w*|label\w*|tag\w*|rewrit\w*|"
-    r"annotat\w*|generat\w*)\b",
+    r"annotat\w*)\b",
     re.I,
 )
 _JOB_WORDS = (
@@ -142,6 +142,11 @@ _JOB_WORDS = (
 )
 """The job's verbs, read once a job is (they say what it does, not what to size); 'batch' and
 'offline' are left to the task reading (`use` batch) and 'batch size'."""
+_PERIOD = (
+    r"\s*(?:tokens?\s*)?(?:daily|weekly|monthly|a\s+(?:day|week|month)|per\s+(?:day|week|month)|"
+    r"/\s*(?:day|week|month)|each\s+(?:day|week|month)|every\s+(?:day|week|month))"
+)
+"""A volume over time ('10M output tokens daily') is a serving load, never a job's total."""
 _TOTAL_MIN = 1e6
 """A token count this large with a batch cue is a total, never one request's length (no
 catalog model but Llama 4 Scout reads a million-token prompt)."""
@@ -161,7 +166,10 @@ def extract_batch_job(t: Text, p: ParsedWorkload) -> None:
         return
     totals: dict[str, float] = {}
     for which, words in (("in", _IN_WORDS), ("out", _OUT_WORDS)):
-        pattern = rf"{_COUNT}\s*(?:{words}\s*tokens?|tokens?\s+(?:of\s+)?{words}\b|{words}\b)"
+        pattern = (
+            rf"{_COUNT}\s*(?:{words}\s*tokens?|tokens?\s+(?:of\s+)?{words}\b|{words}\b)"
+            rf"(?!{_PERIOD})"
+        )
         for m in re.finditer(pattern, t.work, re.I):
             value = qty(m.group(1).rstrip(","))
             if value is not None and value >= _TOTAL_MIN and which not in totals:
