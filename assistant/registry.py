@@ -44,6 +44,7 @@ from assistant.results import Problem, ToolError
 from assistant.schemas import compact_schema
 from assistant.sizing_tool import run_size
 from assistant.wire import SIGNIFICANT_DIGITS, compact_json, lean, lean_result, model_content
+from assistant.workload_tools import run_embed
 from tools.deployment import (
     BuyVsRentRequest,
     EngineRequest,
@@ -59,6 +60,7 @@ from tools.memory import MemoryRequest, estimate_memory
 from tools.nesting import MAX_DEPTH, NestingError, too_deep
 from tools.sizing import SIZE_HIDDEN, SizingRequest
 from tools.workload import Workload
+from tools.workloads.embedding import EmbeddingRequest
 
 __all__ = [
     "SIGNIFICANT_DIGITS",
@@ -338,6 +340,12 @@ _MEMORY_HIDDEN = (
     "max_num_seqs",
     "engine_version",
     "split_mode",
+    # Training-expert knobs rarely said in a chat, and vLLM's utilisation (which `size` hides
+    # too): hidden to pay for issue 30's workload parts.
+    "adapter_dtype",
+    "offload_optimizer",
+    "gpu_memory_utilization",
+    "optimizer",
 )
 _WORKLOAD_HIDDEN = (
     "config_path",
@@ -456,6 +464,15 @@ _CALCULATORS: tuple[ToolSpec, ...] = (
         run_cost_request,
         _COST_HIDDEN,
         offered=False,  # `size` prices its options at the load it states
+    ),
+    # issue 30 item 2: an embedding / reranker corpus (no LLM), pre-computed like local plans.
+    ToolSpec(
+        "embed_corpus",
+        "Embedding/reranker model: memory, tokens and documents/s, time and cost for a corpus.",
+        EmbeddingRequest,
+        run_embed,
+        (),
+        offered=False,  # ~150 prompt tokens past the budget; the engines pre-compute it
     ),
 )
 

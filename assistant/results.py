@@ -31,6 +31,7 @@ from tools.memory import MemoryEstimate
 from tools.nesting import loads_json, too_deep
 from tools.recommend import Recommendation
 from tools.sizing import SizingReport
+from tools.workloads.embedding import EmbeddingResult
 
 RESULT_KEY = "result"
 """Key of the typed result on a tool message (local: never sent to an API)."""
@@ -103,6 +104,7 @@ def _schemas() -> dict[str, type[BaseModel]]:
         EnginePlan,  # issue 30 items 5-7
         BuyVsRent,
         Speedups,
+        EmbeddingResult,  # issue 30 item 2
         ToolError,
     ]
     return {m.__name__: m for m in models}
@@ -127,6 +129,7 @@ TOOL_RESULTS: dict[str, str] = {
     "plan_engine": "EnginePlan",
     "buy_vs_rent": "BuyVsRent",
     "plan_speedups": "Speedups",
+    "embed_corpus": "EmbeddingResult",  # issue 30 item 2
 }
 """Tool name → the schema of its result."""
 

@@ -526,6 +526,7 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
             "within": check.within,
         }
     out |= deployment_summary(report)  # issue 30 items 5-7
+    out |= workload_summary(report)  # issue 30 items 1-4
     return {k: v for k, v in out.items() if v is not None}
 
 
@@ -551,6 +552,29 @@ def deployment_summary(report: SizingReport) -> dict[str, Any]:
         speedups = lean(report.speedups)
         speedups.pop("sources", None)
         out["speedups"] = speedups
+    return out
+
+
+_WORKLOAD_DROPPED = ("source", "as_of", "throughput_note", "assumptions")
+"""Fields of a workload part the model's summary leaves out (the full result keeps them)."""
+
+
+def workload_summary(report: SizingReport) -> dict[str, Any]:
+    """The report's workload parts (issue 30 items 1-4), lean, for the model's summary."""
+    out: dict[str, Any] = {}
+    if report.lora_serving is not None:
+        out["lora_serving"] = {
+            k: v for k, v in lean(report.lora_serving).items() if k not in _WORKLOAD_DROPPED
+        }
+    if report.batch_job is not None:
+        job = {k: v for k, v in lean(report.batch_job).items() if k not in _WORKLOAD_DROPPED}
+        job["apis"] = job.get("apis", [])[:3]
+        out["batch_job"] = job
+    if report.request_rate is not None:
+        rate = lean(report.request_rate)
+        out["request_rate"] = {k: v for k, v in rate.items() if k not in _WORKLOAD_DROPPED}
+    if report.workloads_error is not None:
+        out["workloads_error"] = report.workloads_error.text
     return out
 
 

@@ -45,6 +45,7 @@ from tools.memory.formats import WEIGHT_FORMATS
 from tools.memory.kv_cache import KV_DTYPES
 from tools.pricing import TIERS
 from tools.workload import Workload
+from tools.workloads.embedding_models import embedding_models
 
 TARGET_INPUTS_PER_TOOL = 10_000
 """Issue 21's acceptance: at least this many generated inputs per tool through the registry."""
@@ -168,6 +169,11 @@ _FEW_GPUS = st.fixed_dictionaries(
 OVERRIDES: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     # One or two GPU types: a full-catalog search is ~0.1-0.3 s; two are ~10 ms.
     "recommend": {"constraints": _FEW_GPUS},
+    # Embedding models have their own catalog (issue 30 item 2); one or two GPUs keep it cheap.
+    "embed_corpus": {
+        "model": st.sampled_from(sorted(embedding_models())),
+        "gpus": st.lists(st.sampled_from(VOCAB["gpu"]), min_size=1, max_size=2),
+    },
 }
 
 

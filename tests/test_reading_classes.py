@@ -394,17 +394,19 @@ def test_the_peak_is_the_concurrency_not_the_daily_count(question: str, users: i
 
 
 @pytest.mark.parametrize(
-    "question",
+    ("question", "rate"),
     [
-        "serve Llama 3.1 8B, 5 requests per second, 2000-token prompts",
-        "Llama 3.1 8B at 10 requests/s",
-        "Qwen3 8B with 300 requests a minute",
+        ("serve Llama 3.1 8B, 5 requests per second, 2000-token prompts", 5.0),
+        ("Llama 3.1 8B at 10 requests/s", 10.0),
+        ("Qwen3 8B with 300 requests a minute", 5.0),
     ],
 )
-def test_a_request_rate_is_never_read_as_concurrent_users(question: str) -> None:
+def test_a_request_rate_is_never_read_as_concurrent_users(question: str, rate: float) -> None:
     parsed = parse_workload(question)
     assert parsed.users is None
-    assert not reading_of(parsed).verdict_stands  # said before any verdict, and asked
+    # Issue 30 item 4: read as an arrival rate (Little's law gives the concurrency).
+    assert parsed.requests_per_s == pytest.approx(rate)
+    assert any(s.slot == "requests_per_s" for s in reading_of(parsed).slots)
 
 
 @pytest.mark.parametrize(

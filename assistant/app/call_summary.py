@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from assistant.app.labels import tool_title, words
 from assistant.app.results import TableUnit
+from assistant.app.workloads import workload_part_name, workload_summary
 from assistant.render.results import gpu_name
 from tools.catalog import get_catalog
 from tools.cost import CostComparison, ServingCostResult
@@ -172,7 +173,7 @@ def _parts(value: BaseModel, unit: TableUnit) -> list[str] | None:
         return report_parts(value, unit)
     if isinstance(value, FitsResult):
         return fits_parts(value)
-    return None
+    return workload_summary(value)  # issue 30 items 1-4
 
 
 def _argument_parts(arguments: Mapping[str, Any]) -> list[str]:
@@ -210,4 +211,4 @@ def part_name(value: BaseModel) -> str:
         return "recommend"
     if isinstance(value, CostComparison | ServingCostResult):
         return "compare_costs"
-    return "size"
+    return workload_part_name(value) or "size"

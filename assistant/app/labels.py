@@ -187,6 +187,10 @@ TOOL_TITLES: dict[str, str] = {
     "list_models": "Models",
     "list_gpus": "GPUs",
     "size": "Sizing",
+    "lora_serving": "LoRA serving",  # issue 30 items 1-4
+    "embed_corpus": "Embedding",
+    "batch_job": "Batch job",
+    "request_rate": "Request rate",
 }
 """Tool name → the title its card carries."""
 

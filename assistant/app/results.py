@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from assistant.app.labels import field_label, words
+from assistant.app.workloads import workload_card_lines
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render.deployment import (
     buy_vs_rent_lines,
@@ -418,7 +419,8 @@ def card_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
     for kind, view in _VIEWS:
         if isinstance(value, kind):
             return view(value, unit)
-    return _facts_view(value, unit)
+    lines = workload_card_lines(value)  # issue 30 items 1-4
+    return _facts_view(value, unit) if lines is None else CardView(lines=tuple(lines))
 
 
 def answer_unit(mode: str) -> TableUnit:

@@ -61,6 +61,7 @@ from tools.cost import PriceFilter
 from tools.errors import ToolInputError
 from tools.sizing import ShapeQuestion, SizingReport, VariantQuestion, WayOut
 from tools.sizing.verdict import verdict
+from tools.workloads.embedding import EmbeddingResult
 
 _T = TypeVar("_T")
 
@@ -257,8 +258,23 @@ def _sizing_record(events: list[Any]) -> tuple[dict[str, Any] | None, list[str]]
         if report.buy_vs_rent is None
         else report.buy_vs_rent.model_dump(mode="json"),
         "speedups": None if report.speedups is None else report.speedups.model_dump(mode="json"),
+        # issue 30 items 1-4: the workload parts, typed (lora_serving, …).
+        "workloads": _workload_parts(report),
     }
     return record, list(dict.fromkeys(assumptions))
+
+
+def _workload_parts(report: SizingReport) -> dict[str, Any]:
+    """The report's workload parts as JSON, each its typed result (issue 30 items 1-4)."""
+    parts = {
+        "lora_serving": report.lora_serving,
+        "batch_job": report.batch_job,
+        "request_rate": report.request_rate,
+    }
+    out: dict[str, Any] = {k: v.model_dump(mode="json") for k, v in parts.items() if v}
+    if report.workloads_error is not None:
+        out["error"] = report.workloads_error.model_dump(mode="json")
+    return out
 
 
 def _way_out(way: WayOut) -> dict[str, Any]:
@@ -337,6 +353,15 @@ def _json_report(
         "workload": workload,
         "tool_calls": list(calls.values()),
         "sizing": sizing,
+        # issue 30 item 2: an embedding corpus's typed result (no sizing report for it).
+        "embedding": next(
+            (
+                e.value.model_dump(mode="json")
+                for e in events
+                if isinstance(e, ToolResult) and isinstance(e.value, EmbeddingResult)
+            ),
+            None,
+        ),
         "assumptions": assumptions,
         "verdict": done.verdict if done else "",
         "answer": done.text if done else None,

@@ -29,6 +29,7 @@ from assistant.render.deployment import (
 )
 from assistant.render.local import fits_lines, local_serving_lines
 from assistant.render.results import CallResult, gib, gpu_name, priced_by
+from assistant.render.workloads import embedding_lines, job_lead_lines, workload_lines
 from assistant.results import ToolError
 from assistant.sanitize import clean_text
 from tools.cost import CostComparison
@@ -40,6 +41,7 @@ from tools.memory import MemoryEstimate, component_name
 from tools.recommend import Option, Recommendation
 from tools.sizing import SizingReport
 from tools.units import format_bytes
+from tools.workloads.embedding import EmbeddingResult
 
 MAX_LINES = 8
 """Lines of the rendering after the verdict (the full result is the structured content)."""
@@ -89,7 +91,9 @@ def option_line(option: Option) -> str:
 
 def _report(report: SizingReport) -> list[str]:
     lines = _lines(verdict_text(report, brief=True)) or [f"Sized {report.model_id}."]
-    return lines + _lines(deployment_lines(report))  # issue 30 items 5-7
+    # issue 30: a job's lead first; the deployment and workload parts after the verdict.
+    lead = _lines(job_lead_lines(report))
+    return lead + lines + _lines(deployment_lines(report)) + _lines(workload_lines(report))
 
 
 def _memory(est: MemoryEstimate) -> list[str]:
@@ -245,6 +249,7 @@ def _render(value: BaseModel) -> list[str]:
         (GpuFacts, _find_gpu),
         (ModelList, _models),
         (GpuList, _gpus),
+        (EmbeddingResult, lambda v: _lines(embedding_lines(v))),  # issue 30 item 2
     ]
     for kind, render in renderers:
         if isinstance(value, kind):

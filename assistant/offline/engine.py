@@ -192,7 +192,7 @@ def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:
     if any(r.name == "fits_on_hardware" for r in results):
         return render_fits(parsed, results)
     sizing = next((r for r in results if r.name == "size"), None)
-    local = [r for r in results if r.name == "plan_local_serving"]
+    local = [r for r in results if r.name in ("plan_local_serving", "embed_corpus")]
     report = sizing.value if sizing is not None else None
     if isinstance(report, SizingReport):
         if report.question is not None:

@@ -45,6 +45,8 @@ def _model_args(parsed: ParsedWorkload) -> dict[str, Any]:
     elif parsed.params is not None:
         args["params"] = parsed.params
     for name in ("weights", "kv_dtype", "engine", "lora_rank", "checkpointing"):
+        if name == "lora_rank" and parsed.lora_adapters is not None:
+            continue  # the served adapters' rank: the LoRA serving part's (issue 30)
         value = getattr(parsed, name)
         if value is not None:
             args[name] = value
@@ -180,7 +182,7 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         args["asked"] = asked
     if parsed.owned and not training:
         args["owned"] = owned_argument(parsed)
-    return args
+    return with_workload_parts(args, parsed)  # issue 30 items 1-4
 
 
 def deployment_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, Any]:
@@ -277,6 +279,87 @@ def fits_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     return calls
 
 
+def with_workload_parts(args: dict[str, Any], parsed: ParsedWorkload) -> dict[str, Any]:
+    """`args` with the workload parts said: a batch job's cost and hours, and a rate's
+    percentiles, lead their answer in place of the figure asked; a rate's TTFT target is its
+    percentile target (the size request bounds the search by it)."""
+    args |= workload_parts(parsed)
+    if "batch_job" in args and args.get("asked") in ("cost", "throughput", "hardware"):
+        del args["asked"]
+    if "request_rate" in args:
+        args["workload"].pop("ttft_s", None)
+        if args.get("asked") in ("ttft", "speed", "hardware"):
+            del args["asked"]
+    return args
+
+
+def embedding_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
+    """`tools.workloads.embedding.EmbeddingRequest` fields (issue 30 item 2): the model, the
+    corpus said, the GPUs named with their count, a deadline."""
+    args: dict[str, Any] = {"model": parsed.embedding_model}
+    for name, key in (
+        ("documents", "documents"),
+        ("tokens_per_document", "tokens_per_document"),
+        ("corpus_tokens", "total_tokens"),
+    ):
+        value = getattr(parsed, name)
+        if value is not None:
+            args[key] = value
+    named = parsed.named_gpu_ids or described_gpus(parsed)
+    if named:
+        args["gpus"] = named
+    count = next((m.count for m in parsed.gpus if m.count is not None), parsed.gpu_count)
+    if count is not None:
+        args["count"] = count
+    if parsed.deadline_hours is not None and ("documents" in args or "total_tokens" in args):
+        args["deadline_hours"] = parsed.deadline_hours
+    return args
+
+
+def workload_parts(parsed: ParsedWorkload) -> dict[str, Any]:
+    """The `SizingRequest` workload parts the text said (issue 30 items 1-4)."""
+    parts: dict[str, Any] = {}
+    if parsed.lora_adapters is not None:
+        lora: dict[str, Any] = {"adapters": parsed.lora_adapters}
+        if parsed.lora_rank is not None:
+            lora["max_lora_rank"] = parsed.lora_rank
+        parts["lora_serving"] = lora
+    job = batch_job_argument(parsed)
+    if job is not None:
+        parts["batch_job"] = job
+    if parsed.requests_per_s is not None:
+        rate: dict[str, Any] = {"requests_per_s": parsed.requests_per_s}
+        if parsed.peak_factor is not None:
+            rate["peak_factor"] = parsed.peak_factor
+        targets = {"ttft_s": parsed.ttft_s, "inter_token_s": parsed.inter_token_target_s}
+        targets = {k: v for k, v in targets.items() if v is not None}
+        if targets or parsed.latency_percentile is not None:
+            # A target said without a percentile is the median's.
+            rate["percentile"] = parsed.latency_percentile or 50
+        parts["request_rate"] = rate | targets
+    return parts
+
+
+def batch_job_argument(parsed: ParsedWorkload) -> dict[str, Any] | None:
+    """`tools.workloads.batch.BatchJob` fields: the totals said, or documents × the lengths
+    per document; None when no job was said (the parser asks for a missing length)."""
+    job: dict[str, Any] = {}
+    if parsed.batch_input_tokens is not None and parsed.batch_output_tokens is not None:
+        job = {"input_tokens": parsed.batch_input_tokens}
+        job["output_tokens"] = parsed.batch_output_tokens
+    elif parsed.batch_requests is not None:
+        if parsed.prompt_tokens is None or parsed.output_tokens is None:
+            return None
+        job = {"input_tokens": parsed.batch_requests * parsed.prompt_tokens}
+        job["output_tokens"] = parsed.batch_requests * parsed.output_tokens
+        job["requests"] = parsed.batch_requests
+    else:
+        return None
+    if parsed.deadline_hours is not None:
+        job["deadline_hours"] = parsed.deadline_hours
+    return job
+
+
 _PER_MONTH = {"day": HOURS_PER_MONTH / 24, "year": 1 / 12}
 """A budget per day or per year as one per billing month (730 h)."""
 
@@ -344,6 +427,8 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     """
     if parsed.asked == "which_models" and not parsed.has_model and not parsed.questions:
         return fits_calls(parsed)
+    if parsed.embedding_model is not None and not parsed.questions:
+        return [PlannedCall("embed_corpus", embedding_arguments(parsed))]  # issue 30 item 2
     if parsed.questions or not parsed.has_model or scope_only(parsed):
         return []
     local = local_serving_calls(parsed)

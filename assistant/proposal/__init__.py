@@ -42,6 +42,7 @@ from assistant.proposal.page_one import PAGE_ONE_MAX_LINES, page_one_blocks
 from assistant.proposal.quotes import first_estimate
 from assistant.proposal.request_words import TASK_WORDS
 from assistant.proposal.tables import tables_blocks
+from assistant.proposal.workloads import embedding_page, latest_embedding, workload_blocks
 from assistant.results import result_payload
 from tools.errors import ToolInputError
 
@@ -131,10 +132,13 @@ def build_document(conversation: Conversation, summary: str | None = None) -> Do
     """The proposal's blocks, in order, from the conversation's stored tool results: page one,
     a page break, the tables, a page break, the appendix."""
     inputs: ProposalInputs = collect(conversation)
+    embedding = latest_embedding(conversation)  # issue 30 item 2: a corpus, no LLM
     if inputs.report is not None:
         page = page_one_blocks(inputs)
-        tables = tables_blocks(inputs.report)
+        tables = tables_blocks(inputs.report) + workload_blocks(inputs.report)  # issue 30
         appendix = appendix_blocks(inputs)
+    elif embedding is not None and inputs.empty:
+        page, tables, appendix = embedding_page(embedding), [], _legacy_appendix(inputs)
     else:
         page = legacy_page_one(inputs)
         tables = legacy_tables(inputs)

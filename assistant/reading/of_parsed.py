@@ -122,11 +122,26 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
         "vs a hosted API" if not p.api_models and not p.api_providers else None
     ),
     "claims": lambda p: "checks " + ", ".join(f"'{c.words}'" for c in p.claims),
+    "lora_adapters": lambda p: f"serving {p.lora_adapters:,} LoRA adapters",  # issue 30
+    "embedding_model": lambda p: f"embedding model {p.embedding_model}",
+    "documents": lambda p: f"{p.documents:,} texts",
+    "tokens_per_document": lambda p: f"{p.tokens_per_document:,} tokens each",
+    "corpus_tokens": lambda p: f"{p.corpus_tokens:,.0f} tokens in the corpus",
+    "batch_input_tokens": lambda p: f"a job of {p.batch_input_tokens:,.0f} input tokens",
+    "batch_output_tokens": lambda p: f"{p.batch_output_tokens:,.0f} output tokens in total",
+    "batch_requests": lambda p: f"a job of {p.batch_requests:,} documents",
+    "requests_per_s": lambda p: f"{p.requests_per_s:,.4g} requests/s",
+    "peak_factor": lambda p: f"peak × {p.peak_factor:g}",
+    "latency_percentile": lambda p: f"at p{p.latency_percentile}",
+    "inter_token_target_s": lambda p: f"inter-token ≤ {(p.inter_token_target_s or 0) * 1000:g} ms",
 }
 """How each field read is shown on the 'Read as' line (model and GPUs apart); None: not shown."""
 
 _ORDER = (
-    "model", "weights", "alternative_weights", "kv_dtype", "task", "launcher", "engine",
+    "model", "embedding_model", "documents", "tokens_per_document", "corpus_tokens", "weights",
+    "alternative_weights", "kv_dtype", "task", "lora_adapters", "batch_input_tokens",
+    "batch_output_tokens", "batch_requests", "requests_per_s", "peak_factor",
+    "latency_percentile", "inter_token_target_s", "launcher", "engine",
     "users", "batch", "tokens_per_s", "tokens_per_s_per_user", "ttft_s",
     "output_tokens_per_day", "context", "long_context", "prompt_tokens", "output_tokens",
     "gpus", "gpu_count", "gpu_memory_bytes", "consumer_gpu", "multi_gpu", "interconnects",

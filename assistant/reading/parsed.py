@@ -257,6 +257,31 @@ class ParsedWorkload(BaseModel):
     )
     prefix_caching: bool = Field(default=False, description="Prefix caching asked about.")
     disaggregated: bool = Field(default=False, description="A prefill/decode split asked about.")
+    # issue 30 items 1-4: workloads beyond plain serving (`parser/workloads.py`).
+    lora_adapters: int | None = Field(
+        default=None, description="LoRA adapters served on the model (multi-LoRA serving)."
+    )
+    embedding_model: str | None = Field(
+        default=None, description="Embedding / reranker model (tools.workloads catalog id)."
+    )
+    documents: int | None = Field(default=None, description="Texts to embed or rerank, count.")
+    tokens_per_document: int | None = Field(default=None, description="Tokens per text.")
+    corpus_tokens: float | None = Field(default=None, description="The corpus, tokens.")
+    batch_input_tokens: float | None = Field(default=None, description="A job's input, total.")
+    batch_output_tokens: float | None = Field(
+        default=None, description="A job's output tokens, total."
+    )
+    batch_requests: int | None = Field(
+        default=None, description="A job's requests (documents), count; lengths per request."
+    )
+    requests_per_s: float | None = Field(default=None, description="Arrivals, requests/s.")
+    peak_factor: float | None = Field(default=None, description="Peak ÷ average arrivals.")
+    latency_percentile: Literal[50, 90, 95, 99] | None = Field(
+        default=None, description="The percentile a latency target is at ('p99')."
+    )
+    inter_token_target_s: float | None = Field(
+        default=None, description="Inter-token time target, seconds."
+    )
     notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
     questions: list[AskBack] = Field(
         default_factory=list, description="Missing facts that change the verdict, asked back."

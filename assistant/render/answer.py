@@ -39,8 +39,15 @@ from assistant.render.verdict import (
     verdict_block,
     verdict_lines,
 )
+from assistant.render.workloads import (
+    embedding_call_lines,
+    job_lead_lines,
+    workload_follow_ups,
+    workload_lines,
+)
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizedConfiguration, SizingReport
+from tools.workloads.embedding import EmbeddingResult
 
 if TYPE_CHECKING:
     from assistant.reading.parsed import ParsedWorkload
@@ -83,9 +90,12 @@ def render_answer(
         lead.append(DATACENTER_HEADING)
     else:
         lead += local_serving_lines(local)
+    lead += embedding_call_lines(local)  # issue 30 item 2
     if error is not None:
         lead.append(f"- Could not size this: {error}")
-    values: list[BaseModel] = [c.value for c in local if isinstance(c.value, LocalServingPlan)]
+    values: list[BaseModel] = [
+        c.value for c in local if isinstance(c.value, LocalServingPlan | EmbeddingResult)
+    ]
     parts: list[Part] = []
     if report is not None:
         report_lead, report_parts = _report_parts(parsed, report)
@@ -116,7 +126,7 @@ def render_answer(
         _part(
             _ASK_NEXT,
             "what to ask next",
-            [f"- {a}" for a in follow_ups(parsed)],
+            [f"- {a}" for a in workload_follow_ups(parsed) or follow_ups(parsed)],
             "What to ask next",
         ),
         _part(_PRICING, "how $/M is priced", _bullets(pricing), "How $/M tokens are priced"),
@@ -141,7 +151,8 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     key figures, cost errors."""
     # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
     api = api_comparison_lines(parsed, report)
-    lead = asked_lines(report, named_training=bool(named_training_lines(report)))
+    lead = job_lead_lines(report)  # issue 30 item 3: a batch job leads with its hours and cost
+    lead += asked_lines(report, named_training=bool(named_training_lines(report)))
     lead += claim_lines(report)
     lead += api if parsed.api_comparison else []
     lead += capacity_lines(parsed, report)
@@ -151,6 +162,7 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
         None if report.leads_with_local else yes_no(report),
     )
     lead += [] if parsed.api_comparison else api
+    lead += workload_lines(report)  # issue 30 items 1-4
     lead += unconverted_lines(report)
     breakdown_first = _primary_is_breakdown(parsed, report)
     parts: list[Part] = []

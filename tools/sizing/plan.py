@@ -76,6 +76,7 @@ from tools.sizing.report import (
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
 from tools.sizing.ways_out import serving_ways_out, ways_out
+from tools.sizing.workloads import size_workload_parts
 from tools.units import GB
 from tools.workload import Workload, validate_workload
 
@@ -544,6 +545,7 @@ def size(
     report.speedups, report.speedups_error = headline_speedups(request, report.model_id, headline)
     report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
+    report.workloads_error = size_workload_parts(request, report, book, today)  # issue 30
     return report
 
 

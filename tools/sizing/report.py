@@ -30,6 +30,9 @@ from tools.recommend import Option, Recommendation
 from tools.sizing.claims import ClaimCheck
 from tools.sizing.request import AskedFigure, PriceLoadBasis, SizingRequest
 from tools.workload import Workload
+from tools.workloads import LoraServingResult
+from tools.workloads.batch import BatchJobResult
+from tools.workloads.request_rate import RequestRateResult
 
 HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
 
@@ -486,6 +489,19 @@ class SizingReport(BaseModel):
         default=None,
         description="Buying the leading option's GPUs against renting them at its quoted "
         "price (`tools.deployment.buy_vs_rent`).",
+    )
+    # issue 30 items 1-4: the workload parts, each on the headline layout (`tools.workloads`).
+    lora_serving: LoraServingResult | None = Field(
+        default=None, description="The LoRA adapters' memory and the vLLM launch line."
+    )
+    batch_job: BatchJobResult | None = Field(
+        default=None, description="An offline job's hours, GPU-hours and cost on the headline."
+    )
+    request_rate: RequestRateResult | None = Field(
+        default=None, description="A request rate's concurrency, percentiles and replicas."
+    )
+    workloads_error: SizingError | None = Field(
+        default=None, description="A workload part that could not be sized, and why."
     )
 
     @property

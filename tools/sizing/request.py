@@ -34,6 +34,9 @@ from tools.memory.request import OptimizerName
 from tools.pricing import DEFAULT_MAX_PRICE_AGE_DAYS, Tier
 from tools.sizing.claims import Claim
 from tools.workload import Workload
+from tools.workloads import LoraServing
+from tools.workloads.batch import BatchJob
+from tools.workloads.request_rate import RequestRate
 
 PriceLoadBasis = Literal["stated_load", "full_load"]
 AskedFigure = Literal[
@@ -284,6 +287,50 @@ class SizingRequest(BaseModel):
         description="Buying the leading option's GPUs against renting them: tariff, PUE, "
         "card and server prices (defaults stated).",
     )
+    # issue 30 items 1-4: workloads beyond plain serving, each sized on the headline layout.
+    lora_serving: LoraServing | None = Field(
+        default=None, description="LoRA adapters served (not training)."
+    )
+    batch_job: BatchJob | None = Field(
+        default=None, description="Offline job token totals (not per request)."
+    )
+    request_rate: RequestRate | None = Field(
+        default=None, description="Requests/s; a TTFT target (s) at a percentile."
+    )
+
+    @model_validator(mode="after")
+    def _rate_target(self) -> SizingRequest:
+        """A percentile TTFT target bounds the options searched by their TTFT without
+        queueing (a prefill slower than the target meets it at no rate), unless the workload
+        states its own (issue 30 item 4)."""
+        rate = self.request_rate
+        w = self.workload
+        if rate is None or rate.ttft_s is None or "ttft_s" in w.model_fields_set:
+            return self
+        self.workload = Workload.model_validate(
+            {**w.model_dump(exclude_unset=True), "ttft_s": rate.ttft_s}
+        )
+        return self
+
+    @model_validator(mode="after")
+    def _batch_job_shape(self) -> SizingRequest:
+        """A batch job sets the request shape the serving model runs at (its totals over its
+        requests, else its input:output ratio) and ranks by $/M tokens at full load, unless
+        the workload says otherwise (issue 30 item 3)."""
+        job = self.batch_job
+        if job is None:
+            return self
+        w = self.workload
+        update: dict[str, object] = {}
+        told = {"prompt_tokens", "output_tokens"} & w.model_fields_set
+        if not told:
+            prompt, output = job.request_shape(w.prompt_tokens)
+            update |= {"prompt_tokens": prompt, "output_tokens": output}
+        if "objective" not in w.model_fields_set or w.objective == "cheapest":
+            update["objective"] = "cheapest_per_token"  # a fixed job's cheapest: per token
+        if update:
+            self.workload = Workload.model_validate({**w.model_dump(exclude_unset=True), **update})
+        return self
 
     @model_validator(mode="after")
     def _one_region(self) -> SizingRequest:
@@ -321,5 +368,13 @@ SIZE_HIDDEN = (
     "serve_engine",
     "buy",
     "speedups",
+    # issue 30 items 1-4: the parts' expert fields (the parser and the CLI set them).
+    "lora_serving.max_loras",
+    "lora_serving.max_cpu_loras",
+    "lora_serving.max_lora_rank",
+    "batch_job.requests",
+    "batch_job.deadline_hours",
+    "request_rate.peak_factor",
+    "request_rate.inter_token_s",
 )
 """Expert fields the `size` tool does not offer the model (the CLI and the parser set them)."""

@@ -35,6 +35,7 @@ from assistant.app.widgets.bar_chart import BarChartView
 from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
 from assistant.app.widgets.tool_card import ToolCard
 from assistant.app.widgets.verdict_card import VerdictCard
+from assistant.app.workloads import workload_results
 from tools.cost import CostComparison, ServingCostResult
 from tools.sizing import SizingReport
 
@@ -54,6 +55,7 @@ def report_parts(report: SizingReport) -> list[BaseModel]:
     parts += [f.estimate for f in report.lower_formats if f.estimate is not None]
     if report.layout_breakdown is not None and report.layout_breakdown.estimate is not None:
         parts.append(report.layout_breakdown.estimate)
+    parts += workload_results(report)  # issue 30 items 1-4
     return parts
 
 

@@ -81,6 +81,12 @@ from assistant.offline.parser.training import (
     extract_training_sequence_length,
     extract_zero,
 )
+from assistant.offline.parser.workloads import (
+    extract_batch_job,
+    extract_embedding,
+    extract_lora_serving,
+    extract_request_rate,
+)
 from assistant.reading.coverage import (
     ASKED_QUESTION,
     MOST_WORDS_UNREAD,
@@ -97,12 +103,16 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     set_aside_rejected,
     extract_speedup_words,
     extract_changes,
+    extract_embedding,  # issue 30 items 1-4: before models and GPUs ('bge-m3' is no M3)
+    extract_batch_job,  # and job totals before model sizes ('2 billion input tokens')
+    extract_request_rate,  # and rates before GPUs and users ('p99', '10 req/s')
     extract_model_files_and_tags,
     extract_owned,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
     extract_size_then_family,
     extract_named_sizes,
+    extract_lora_serving,  # issue 30 items 1-4
     negative_numbers,
     huge_numbers,
     extract_claims,
@@ -183,7 +193,14 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
         parsed.notes = [n for n in parsed.notes if n != FP8_WEIGHTS_ONLY] + format_notes(parsed)
     scope_only = parsed.out_of_scope and not sizes_something(parsed)
     fits_question = parsed.asked == "which_models" and bool(parsed.gpus or parsed.gpu_memory_bytes)
-    if not parsed.has_model and not parsed.asks("model") and not scope_only and not fits_question:
+    embedding = parsed.embedding_model is not None  # issue 30: an embedding model is a model
+    if (
+        not parsed.has_model
+        and not parsed.asks("model")
+        and not scope_only
+        and not fits_question
+        and not embedding
+    ):
         if parsed.api_models:
             # 'serve GPT-4o mini to 100 users': a hosted API only, nothing to size on a GPU.
             named = " and ".join(dict.fromkeys(parsed.api_models))
