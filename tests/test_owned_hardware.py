@@ -270,3 +270,24 @@ def test_a_mac_owner_gets_the_type_its_working_set_holds(text: str) -> None:
     (plan,) = report.local
     assert plan.unified_memory and plan.weights_format == "q4_k_m" and plan.fits_fully
     assert plan.budget_bytes == working_set
+
+
+def test_more_cards_than_llama_cpp_splits_over_is_said_under_the_configuration() -> None:
+    # llama.cpp's plan splits layers over at most 64 GPUs (LocalServingRequest.gpus): a
+    # configuration of 100 owned cards is still sized for the datacenter, and the local plan's
+    # refusal names the configuration's count (a fuzz finding: it named a bare inner field).
+    from assistant.registry import default_registry
+
+    out = default_registry().call(
+        "size",
+        {
+            "workload": {"model": "llama-3.1-8b"},
+            "configurations": [{"gpu": "rtx-3090", "count": 100}],
+            "owned": {"launcher": "llama-server"},
+        },
+    )
+    assert not out.is_error
+    report = out.value
+    assert report.local == []
+    (error,) = report.local_errors
+    assert error.field == "configurations.count" and "64" in error.problem

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from tools.errors import ToolInputError
 from tools.local_serving import LocalServingPlan, LocalServingRequest, plan_local_serving
 from tools.memory.formats import GGUF_FORMATS
@@ -82,4 +84,14 @@ def local_plans(
             plans.append(plan_local_serving(local_request(request, config, owned)))
         except ToolInputError as exc:
             errors.append(SizingError(field=exc.field, problem=exc.problem, allowed=exc.allowed))
+        except ValidationError as exc:
+            # A named configuration the local plan cannot take (more GPUs than llama.cpp
+            # splits layers over): said under the configuration, never a bare inner field.
+            problem = "; ".join(e["msg"] for e in exc.errors())
+            errors.append(
+                SizingError(
+                    field="configurations.count",
+                    problem=f"no local llama.cpp plan for this configuration: {problem}",
+                )
+            )
     return plans, errors
