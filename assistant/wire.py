@@ -559,20 +559,24 @@ _WORKLOAD_DROPPED = ("source", "as_of", "throughput_note", "assumptions")
 """Fields of a workload part the model's summary leaves out (the full result keeps them)."""
 
 
+def _workload_part(part: BaseModel) -> dict[str, Any]:
+    """A workload part, lean, without the fields the model's summary leaves out."""
+    return {k: v for k, v in lean(part).items() if k not in _WORKLOAD_DROPPED}
+
+
 def workload_summary(report: SizingReport) -> dict[str, Any]:
     """The report's workload parts (issue 30 items 1-4), lean, for the model's summary."""
     out: dict[str, Any] = {}
     if report.lora_serving is not None:
-        out["lora_serving"] = {
-            k: v for k, v in lean(report.lora_serving).items() if k not in _WORKLOAD_DROPPED
-        }
-    if report.batch_job is not None:
-        job = {k: v for k, v in lean(report.batch_job).items() if k not in _WORKLOAD_DROPPED}
-        job["apis"] = job.get("apis", [])[:3]
-        out["batch_job"] = job
+        out["lora_serving"] = _workload_part(report.lora_serving)
+    job = report.batch_job
+    if job is not None:
+        # The three cheapest hosted APIs for the same tokens are enough to compare with.
+        out["batch_job"] = {"apis": []} | _workload_part(
+            job.model_copy(update={"apis": job.apis[:3]})
+        )
     if report.request_rate is not None:
-        rate = lean(report.request_rate)
-        out["request_rate"] = {k: v for k, v in rate.items() if k not in _WORKLOAD_DROPPED}
+        out["request_rate"] = _workload_part(report.request_rate)
     if report.workloads_error is not None:
         out["workloads_error"] = report.workloads_error.text
     return out

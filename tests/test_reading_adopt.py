@@ -13,8 +13,7 @@ from tools.sizing import SizingRequest
 
 
 def _slots(arguments: dict[str, Any]) -> dict[str, Any]:
-    request = SizingRequest.model_validate(arguments)
-    return call_slots("size", request, arguments)
+    return call_slots("size", SizingRequest.model_validate(arguments), arguments)
 
 
 def test_gpus_budget_and_lengths_map_onto_the_workload() -> None:
@@ -28,7 +27,7 @@ def test_gpus_budget_and_lengths_map_onto_the_workload() -> None:
     diffs = differences(model, parser)
     assert {d.slot for d in diffs} >= {"gpus", "budget", "context"}
     parsed = ParsedWorkload(text="q", model="llama-3.1-8b", users=10)
-    carried = adopted(parsed, model, diffs)
+    carried = adopted(parsed, SizingRequest.model_validate(model_args), model, diffs)
     assert carried.context == 16384
     assert [(g.gpu, g.count) for g in carried.gpus] == [("l40s", 2)]
     assert (carried.budget_amount, carried.budget_currency, carried.budget_period) == (
@@ -45,9 +44,9 @@ def test_a_slot_the_model_left_to_the_default_is_cleared_and_agreeing_slots_stay
     model, parser = _slots(model_args), _slots(parser_args)
     diffs = differences(model, parser)
     parsed = ParsedWorkload(text="q", model="llama-3.1-8b", users=10, context=8192)
-    carried = adopted(parsed, model, diffs)
+    carried = adopted(parsed, SizingRequest.model_validate(model_args), model, diffs)
     if any(d.slot == "context" for d in diffs):
         assert carried.context is None
     assert carried.users == 10
     # No difference: the very same workload.
-    assert adopted(parsed, parser, []) == parsed
+    assert adopted(parsed, SizingRequest.model_validate(parser_args), parser, []) == parsed

@@ -179,7 +179,9 @@ def _carry_model_reading(conversation: Conversation, size: _ModelSize) -> None:
     except ValueError:
         return
     diffs = size.diffs if isinstance(stored, dict) else differences(size.slots, {})
-    carried = adopted(parsed, size.slots, diffs, size.reading)
+    if size.report is None:
+        return
+    carried = adopted(parsed, size.report.request, size.slots, diffs, size.reading)
     user[WORKLOAD_KEY] = carried.model_dump(mode="json", exclude_defaults=True)
 
 

@@ -5,7 +5,8 @@ value in every slot the two readings differ on, so the next turn starts from the
 answer used, not the one it set aside.
 
 Slots map to `ParsedWorkload` fields by name (`users`, `context`, `weights` …); `gpus` becomes
-the GPU mentions, `budget` the amount, currency and period. A slot the model left to the tool's
+the GPU mentions of the request's typed configurations, `budget` its typed budget's amount,
+currency and period. A slot the model left to the tool's
 default is cleared. A value the workload does not accept is left as the parser read it.
 """
 
@@ -14,37 +15,48 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import JsonValue, ValidationError
+from pydantic import ValidationError
 
 from assistant.reading.model import Reading
 from assistant.reading.of_call import CallSlot
-from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.parsed import GpuMention, ParsedWorkload
 from assistant.reading.reconcile import Difference
+from tools.sizing import SizingRequest
 
 
-def _fields(slot: str, value: JsonValue | None, shown: str | None) -> dict[str, Any] | None:
-    """The workload fields a slot's value sets (None: a slot the workload has no field for)."""
+def _gpu_fields(request: SizingRequest, shown: str | None) -> dict[str, Any]:
+    """The GPU mentions of the configurations the model sized (typed, from its request), each
+    named as the reading shows it; a count said without a GPU is the workload's GPU count."""
+    configs = list(request.configurations)
+    named = [c for c in configs if c.gpu]
+    words = (shown or "").split(" or ")
+    texts = words if len(words) == len(configs) else [str(c.gpu) for c in named]
+    mentions = [
+        GpuMention(gpu=c.gpu, count=c.count, text=text)
+        for c, text in zip(named, texts, strict=False)
+    ]
+    unnamed = [c.count for c in configs if not c.gpu]
+    return {"gpus": mentions, "gpu_count": unnamed[0] if unnamed else None}
+
+
+def _fields(
+    slot: str, stated: CallSlot | None, shown: str | None, request: SizingRequest
+) -> dict[str, Any] | None:
+    """The workload fields a slot sets from the model's reading (None: a slot the workload
+    has no field for); `stated` None: the model left it to the tool's default."""
     if slot == "gpus":
-        entries = [g for g in (value if isinstance(value, list) else []) if isinstance(g, dict)]
-        named = [g for g in entries if g.get("gpu")]
-        words = (shown or "").split(" or ")
-        texts = words if len(words) == len(entries) else [str(g["gpu"]) for g in named]
-        mentions = [
-            {"gpu": g["gpu"], "count": g.get("count"), "text": text}
-            for g, text in zip(named, texts, strict=False)
-        ]
-        unnamed = [g.get("count") for g in entries if not g.get("gpu")]
-        return {"gpus": mentions, "gpu_count": unnamed[0] if unnamed else None}
+        return _gpu_fields(request, shown) if stated is not None else {"gpus": []}
     if slot == "budget":
-        budget = value if isinstance(value, dict) else {}
+        budget = request.budget if stated is not None else None
         return {
-            "budget_amount": budget.get("amount"),
-            "budget_currency": budget.get("currency"),
-            "budget_period": budget.get("period"),
+            "budget_amount": None if budget is None else budget.amount,
+            "budget_currency": None if budget is None else budget.currency,
+            "budget_period": None if budget is None else budget.period,
         }
+    value = None if stated is None else stated.value
     if slot == "model":
         # The catalog id the model sized, named as it named it; a bare size no longer applies.
-        return {"model": value, "model_text": shown, "params": None}
+        return {"model": value, "model_text": shown if stated else None, "params": None}
     if slot in ParsedWorkload.model_fields and slot not in ("text", "sources"):
         return {slot: value}
     return None
@@ -52,34 +64,31 @@ def _fields(slot: str, value: JsonValue | None, shown: str | None) -> dict[str, 
 
 def adopted(
     parsed: ParsedWorkload,
+    request: SizingRequest,
     model_slots: Mapping[str, CallSlot],
     diffs: Sequence[Difference],
     reading: Reading | None = None,
 ) -> ParsedWorkload:
-    """`parsed` with the model's value in each differing slot (see the module docstring); each
+    """`parsed` with the model's value in each differing slot (see the module docstring):
+    scalars from the call's typed slots, GPUs and budget from its validated `request`; each
     slot taken from `reading` gets the model's provenance."""
     current = parsed
     for diff in diffs:
         slot = model_slots.get(diff.slot)
         stated = slot if slot is not None and slot.stated else None
-        fields = _fields(
-            diff.slot,
-            None if stated is None else stated.value,
-            None if stated is None else diff.model,
-        )
+        fields = _fields(diff.slot, stated, diff.model, request)
         if fields is None:
             continue
-        data = current.model_dump(mode="json")
-        data.update(fields)
-        sources = dict(data.get("sources") or {})
+        sources = dict(current.sources)
         read = reading.slot(diff.slot) if reading is not None else None
         if read is not None:
-            sources[diff.slot] = read.source.model_dump(mode="json")
+            sources[diff.slot] = read.source
         else:
             sources.pop(diff.slot, None)
-        data["sources"] = sources
         try:
-            current = ParsedWorkload.model_validate(data)
+            current = ParsedWorkload.model_validate(
+                {**current.model_dump(), **fields, "sources": sources}
+            )
         except ValidationError:
             continue  # the parser's value stays: the workload cannot hold the model's
     return current
