@@ -166,18 +166,25 @@ async def test_the_models_grounded_reading_wins_and_the_difference_is_named(
     assert saved["verdict"] == final
 
 
-def test_ask_prints_only_the_verdict_the_rule_chose(
-    server: ss.ScriptedServer,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+def _cli_reading_40_over_1000(
+    server: ss.ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`gpu-sizer ask` against the scripted model reading 40 users, the parser 1,000."""
     server.reset(ss.tool_calls(_size(40)), ss.text("Explained."))
     monkeypatch.setattr("assistant.llm.engine.offline_planner", fixed_parser(_parsed(1000)))
     (tmp_path / "config.toml").write_text(
         f'base_url = "{server.base_url}"\nmodel = "scripted"\nmax_retries = 0\n', encoding="utf-8"
     )
     monkeypatch.setenv("GPU_SIZER_CONFIG_DIR", str(tmp_path))
+
+
+def test_ask_prints_only_the_verdict_the_rule_chose(
+    server: ss.ScriptedServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _cli_reading_40_over_1000(server, tmp_path, monkeypatch)
     code = main(["ask", "--no-save", QUESTION])
     out, _ = capsys.readouterr()
     assert code == 0
@@ -347,12 +354,7 @@ def test_ask_json_reports_the_reading_and_report_the_verdict_follows(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    server.reset(ss.tool_calls(_size(40)), ss.text("Explained."))
-    monkeypatch.setattr("assistant.llm.engine.offline_planner", fixed_parser(_parsed(1000)))
-    (tmp_path / "config.toml").write_text(
-        f'base_url = "{server.base_url}"\nmodel = "scripted"\nmax_retries = 0\n', encoding="utf-8"
-    )
-    monkeypatch.setenv("GPU_SIZER_CONFIG_DIR", str(tmp_path))
+    _cli_reading_40_over_1000(server, tmp_path, monkeypatch)
     assert main(["ask", "--no-save", "--json", QUESTION]) == 0
     record = json.loads(capsys.readouterr().out)
     users = next(s for s in record["reading"]["slots"] if s["slot"] == "users")
