@@ -181,3 +181,59 @@ def test_the_chat_stack_check_sees_a_leak(tmp_path: Path) -> None:
         0,
         ["tiktoken"],
     )
+
+
+# The app paints its first screen before it imports what a turn runs on (issue 32, fast start:
+# first paint within 0.5 s, bench/bench_app.py); it imports those after the first frame
+# (`GpuSizerApp._warm_up`). Importing the app and the offline engine — all `gpu-sizer` does
+# before the first frame — must not pull them in.
+_AFTER_FIRST_PAINT = (
+    "assistant.offline.parser",  # the parser, the planner and the tools (tools.sizing.plan)
+    "assistant.offline.planner",
+    "tools.sizing.plan",
+    "tools.memory",
+    "assistant.app.turn",  # a turn's widgets and the card renderers
+    "assistant.app.results",
+    "assistant.app.widgets.message",  # Markdown (markdown-it, pygments)
+    "assistant.app.screens.settings",  # tomlkit, with the settings screen
+)
+
+
+def test_the_first_screen_is_drawn_without_what_a_turn_runs_on() -> None:
+    code = (
+        "import json, sys\n"
+        "import assistant.app.app, assistant.app.main, assistant.offline.engine\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(done.stdout))
+    assert "assistant.app.app" in loaded  # the probe saw the import
+    assert not loaded & set(_AFTER_FIRST_PAINT), sorted(loaded & set(_AFTER_FIRST_PAINT))
+
+
+def test_after_the_first_frame_the_app_imports_what_a_turn_runs_on(tmp_path: Path) -> None:
+    code = (
+        "import asyncio, json, sys\n"
+        "from pathlib import Path\n"
+        "from assistant.app.app import GpuSizerApp\n"
+        "from assistant.offline.engine import OfflineEngine\n"
+        "async def main():\n"
+        "    app = GpuSizerApp(OfflineEngine(), sessions_directory=Path(sys.argv[1]))\n"
+        "    async with app.run_test(size=(80, 24)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "        await app.workers.wait_for_complete()\n"
+        "    print(json.dumps(sorted(sys.modules)))\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert set(_AFTER_FIRST_PAINT) - {"assistant.app.screens.settings"} <= loaded
