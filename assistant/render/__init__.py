@@ -34,9 +34,10 @@ if TYPE_CHECKING:
         render_question,
     )
     from assistant.render.fold import DETAILS_TOPIC, SCREEN_LINES
+    from assistant.render.memory_verdict import memory_verdict_text
     from assistant.render.results import CallResult
     from assistant.render.tables import options_table
-    from assistant.render.verdict import memory_verdict_text, verdict_answer, verdict_text
+    from assistant.render.verdict import verdict_answer, verdict_text
 
 # Loaded on first use (PEP 562): the terminal output layer (`render.output`) lives in this
 # package, and a command that only prints a table must not pay for the answer renderer — which
@@ -50,7 +51,7 @@ _WHERE = {
     "SCREEN_LINES": "fold",
     "CallResult": "results",
     "options_table": "tables",
-    "memory_verdict_text": "verdict",
+    "memory_verdict_text": "memory_verdict",
     "verdict_answer": "verdict",
     "verdict_text": "verdict",
 }

@@ -7,6 +7,7 @@ tokens at the stated load are decided once:
 
 - `request.py`: `SizingRequest` (workload, configurations named, pricing scope, what to answer);
 - `report.py`: `SizingReport` and its typed parts (`Headline`, `PriceLoad`, `ScaleOut`, ...);
+- `configuration.py`: `SizedConfiguration` and the other parts the `memory` command reads;
 - `plan.py`: `size()` — memory → recommend → cost → follow-ups;
 - `headline.py`: the one rule for the leading option and the one rule for the $/M load;
 - `memory.py`: the estimates of named configurations and the follow-ups that re-size them;
@@ -22,6 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tools.sizing.claims import Claim, ClaimCheck
+    from tools.sizing.configuration import (
+        ShapeFit,
+        ShapeQuestion,
+        SizedConfiguration,
+        SizingError,
+    )
     from tools.sizing.headline import (
         PRICE_OBJECTIVES,
         choose_headline,
@@ -41,10 +48,6 @@ if TYPE_CHECKING:
         PricedConfiguration,
         PriceLoad,
         ScaleOut,
-        ShapeFit,
-        ShapeQuestion,
-        SizedConfiguration,
-        SizingError,
         SizingReport,
         VariantQuestion,
         WayOut,
@@ -82,10 +85,10 @@ _WHERE = {
     "PricedConfiguration": "report",
     "PriceLoad": "report",
     "ScaleOut": "report",
-    "ShapeFit": "report",
-    "ShapeQuestion": "report",
-    "SizedConfiguration": "report",
-    "SizingError": "report",
+    "ShapeFit": "configuration",
+    "ShapeQuestion": "configuration",
+    "SizedConfiguration": "configuration",
+    "SizingError": "configuration",
     "SizingReport": "report",
     "VariantQuestion": "report",
     "WayOut": "report",
