@@ -95,6 +95,7 @@ def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, t
             4 if fmt in _FOUR_BYTE_FORMATS else 2,
             headline,
             users,
+            included=w.lora_slots is not None,
         )
 
 
