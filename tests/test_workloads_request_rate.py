@@ -237,3 +237,20 @@ def test_a_rate_leads_with_the_layout_that_serves_it_for_least() -> None:
     assert headline is not None and rate is not None
     assert headline.rule == "request_rate" and "40.00 requests/s" in headline.reason
     assert rate.gpu == headline.option.gpu and rate.gpus_per_replica == headline.option.count
+
+
+async def test_the_answer_leads_with_one_gpu_for_the_rate_and_the_headline() -> None:
+    """The issue's symptom, on the rendered answer: the rate line's GPU is the headline line's,
+    and the headline says the rate chose it (not 'the recommender's first option')."""
+    text, conversation = await answer(
+        "Serve Llama 3.1 8B at 40 requests per second with 8000-token prompts, p99 TTFT under 2 s"
+    )
+    report = sizing(conversation)
+    assert report.headline is not None and report.request_rate is not None
+    name = report.headline.option.gpu_name
+    rate_line = next(line for line in text.splitlines() if "requests/s:" in line)
+    head_line = next(
+        line for line in text.splitlines() if "Cheapest layout for the request rate" in line
+    )
+    assert name in rate_line and name in head_line
+    assert "recommender's first option" not in head_line
