@@ -205,3 +205,30 @@ def test_the_recommender_sizes_every_layout_with_the_adapter_slots() -> None:
     plain_option = plain.headline.option
     assert plain_option.tp == 2
     assert plain_option.headroom_bytes < 100 * 64 * LAYERS * 55_296 * 2 == 22_649_241_600
+
+
+def test_a_named_gpus_memory_verdict_counts_the_slots_too() -> None:
+    """'on one L4' with 100 adapters for 4 users: 4 slots (one per user) of rank 64 =
+    4 × 64 × 32 × 81,920 × 2 B = 1,342,177,280 B on top of the weights, in the named L4's own
+    estimate — the same need the recommender sized, so the two never disagree on the fit."""
+    workload = {"model": "llama-3.1-8b", "users": 4}
+    one_l4 = [{"gpu": "l4", "count": 1}]
+    plain = size(SizingRequest.model_validate({"workload": workload, "configurations": one_l4}))
+    served = size(
+        SizingRequest.model_validate(
+            {
+                "workload": workload,
+                "configurations": one_l4,
+                "lora_serving": {"adapters": 100, "max_lora_rank": 64},
+            }
+        )
+    )
+    before, after = plain.memory[0].estimate, served.memory[0].estimate
+    assert before is not None and after is not None
+    slots = 4 * 64 * LAYERS * PER_RANK_PER_LAYER * 2
+    assert slots == 1_342_177_280
+    assert after.breakdown["weights"] - before.breakdown["weights"] == slots
+    lora = served.lora_serving
+    assert (
+        lora is not None and lora.max_loras == 4 and lora.gpu_bytes_per_gpu * lora.tp >= slots / 2
+    )
