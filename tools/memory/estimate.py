@@ -780,7 +780,7 @@ def _model_states(
     else:
         parts.add("gradients", 0, "inference: none")
         parts.add("optimizer", 0, "inference: none")
-        if req.lora_slots:
+        if req.lora_slots and engine == "vllm":  # vLLM's slots; other engines load adapters
             _lora_slot_weights(req, resolved.architecture, fmt, layout, parts)
     return stage_layers
 

@@ -293,7 +293,7 @@ class MemoryRequest(ModelChoice):
         ge=1,
         le=MAX_LORA_ADAPTERS,
         description="Serving: vLLM LoRA adapter slots (--max-loras) of rank `lora_rank` "
-        "(default 16), counted with the weights.",
+        "(default 16), counted with the weights under engine vllm.",
     )
     adapter_dtype: Literal["bf16", "fp32"] = Field(
         default="bf16",
