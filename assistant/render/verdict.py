@@ -94,6 +94,8 @@ def headline_verb(report: SizingReport, headline: Headline) -> str:
     that fits and meets the targets:', or 'Recommended:' (the recommender's first option)."""
     # 'on 4 GPUs' (no GPU type named): chosen among that many GPUs, said so.
     on = "" if headline.gpus_named is None else f" on {headline.gpus_named} GPUs"
+    if headline.rule == "request_rate":
+        return "Cheapest layout for the request rate (its replicas serve it for the least USD/h):"
     if headline.rule != "cheapest" or headline.price is None:
         return f"Recommended{on}:"
     if _per_token_headline(report, headline):
@@ -128,7 +130,8 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     verb = headline_verb(report, headline)
     price = headline_price_text(report, headline)
     if not price:
-        return needs_line(option, verb, " (the recommender's first option)")
+        chose = "" if headline.rule == "request_rate" else " (the recommender's first option)"
+        return needs_line(option, verb, chose)
     return needs_line(option, verb) + f" {price}."
 
 

@@ -38,7 +38,9 @@ from tools.workloads import LoraServingResult
 from tools.workloads.batch import BatchJobResult
 from tools.workloads.request_rate import RequestRateResult
 
-HeadlineRule = Literal["named_configuration", "scale_out", "cheapest", "recommender_first"]
+HeadlineRule = Literal[
+    "named_configuration", "scale_out", "cheapest", "recommender_first", "request_rate"
+]
 
 
 class PriceLoad(BaseModel):
