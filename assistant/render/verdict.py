@@ -631,28 +631,6 @@ def verdict_text(report: SizingReport, brief: bool = False) -> str:
     return verdict_answer(report, brief).text
 
 
-def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
-    """The verdict of memory estimates alone (Markdown), in `verdict_lines`' words: for a turn
-    in which the model sized the question itself with `estimate_memory` (no sizing report)."""
-    lines: list[str] = []
-    for est in estimates:
-        label = config_label(SizedConfiguration(gpu=est.gpu, count=est.num_gpus, estimate=est))
-        budget, headroom = est.budget_bytes_per_gpu, est.headroom_bytes
-        if est.fits is None or budget is None or headroom is None:
-            lines.append(f"Needs {gib(est.per_gpu_bytes)} of GPU memory per GPU on {label}.")
-        elif est.fits:
-            lines.append(
-                f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of {gib(budget)} per GPU; "
-                f"{gib(headroom)} headroom per GPU."
-            )
-        else:
-            lines.append(
-                f"**Does not fit on {label}** — needs {gib(est.per_gpu_bytes)} per GPU, budget "
-                f"{gib(budget)} ({gib(-headroom)} over)."
-            )
-    return "\n".join(dict.fromkeys(lines)) + "\n" if lines else ""
-
-
 _METHOD = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA (adapters on a 4-bit base)"}
 
 
