@@ -112,7 +112,8 @@ def test_gpus_detail_of_a_mac_says_how_to_raise_the_limit(
     code, out, _ = _run(capsys, "gpus", "M3 Max")
     assert code == 0
     # 128 GB: default 96 GiB (3/4); raised to 128 − 8 = 120 GiB = 122,880 MiB.
-    assert "96.00 GiB" in out and "sudo sysctl iogpu.wired_limit_mb=122880" in out
+    raised_mib = (128 - 8) * 1024  # 120 GiB = 122,880 MiB
+    assert "96.00 GiB" in out and f"sudo sysctl iogpu.wired_limit_mb={raised_mib}" in out
 
 
 def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> None:
