@@ -155,15 +155,22 @@ def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
 
 
 def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
-    reply, _conversation = _ask("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
+    reply, conversation = _ask("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
+    report = sizing(conversation)
+    assert report.headline is not None
+    lead = report.headline.option
+    assert (lead.gpu, lead.count, lead.tp, lead.pp, lead.dp) == ("h200-sxm", 4, 2, 1, 2)
     assert after_reading(reply).startswith("**Needs 4× H200 SXM** (TP 2 × PP 1 × 2 replica(s))")
     assert (
         "**Memory per GPU (2× H200 SXM, TP 2 × PP 1, one replica — the recommended layout)**"
         in reply
     )
     # 32 users over 2 replicas = 16 sequences × 32,768 tokens × 327,680 B / TP 2 = 80 GiB.
-    assert 80 * GiB == 16 * 32768 * KV_PER_TOKEN_80_LAYERS / 2
-    assert "| KV cache | 80.00 |" in reply
+    kv_per_gpu = 16 * 32768 * KV_PER_TOKEN_80_LAYERS // 2
+    assert kv_per_gpu == 80 * GiB
+    layout = _estimate(report.layout_breakdown)
+    assert (layout.batch, layout.tp, layout.breakdown["kv_cache"]) == (16, 2, kv_per_gpu)
+    assert f"| KV cache | {kv_per_gpu / GiB:,.2f} |" in reply
     assert "| KV cache | 320.00 |" not in reply
 
 
