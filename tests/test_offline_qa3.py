@@ -56,17 +56,24 @@ def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> N
     # max_num_seqs = 1,024 requests (H100: ≥ 70 GiB), 1,024 × 128,256 × 16 B = 1.96 GiB:
     # 58.66 GiB → 58 chats.
     assert GiB == 8192 * LLAMA_8B_KV_PER_TOKEN
-    assert int(71.7 - 8.46 - 0.78 - 1.84 - 1024 * 128_256 * 16 / GiB) == 58
-    first = after_reading(reply).splitlines()[0]
-    assert first.startswith("**58 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
+    chats = int(71.7 - 8.46 - 0.78 - 1.84 - 1024 * 128_256 * 16 / GiB)
+    assert chats == 58
     option = recommendation(conversation).options[0]
+    assert (option.gpu, option.count) == ("h100-sxm", 1)
+    assert option.max_concurrent_sequences == chats
     assert option.max_concurrent_sequences == math.floor(option.kv_cache_capacity_bytes / GiB)
+    first = after_reading(reply).splitlines()[0]
+    assert first.startswith(f"**{chats} concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
     assert "KV cache is sized in bf16" in reply
     assert "How many users generate at the same time?" not in reply
 
 
 def test_a_users_at_8k_on_one_h100_is_a_capacity_question() -> None:
-    reply, _ = _ask("how many users can one H100 serve at 8k context with Llama 3.1 8B fp8?")
+    reply, conversation = _ask(
+        "how many users can one H100 serve at 8k context with Llama 3.1 8B fp8?"
+    )
+    # The same workload as the 8k-chats question above: 58 chats of 1 GiB of KV each.
+    assert recommendation(conversation).options[0].max_concurrent_sequences == 58
     assert after_reading(reply).startswith("**58 concurrent sequences of 8,192 tokens")
     assert "How many users" not in reply
 
