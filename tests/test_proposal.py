@@ -220,7 +220,8 @@ def test_page_one_quotes_the_decision_with_units_and_dates(
     assert price.usd_per_hour == pytest.approx(4 * 1.99)
     assert price.usd_per_month == pytest.approx(4 * 1.99 * 730)
     cost = section(first, "Monthly cost")
-    assert f"**{format_number(4 * 1.99 * 730)} USD per month** (7.96 USD per hour" in cost
+    month = f"**{format_number(4 * 1.99 * 730)} USD per month**"
+    assert f"{month} ({format_number(4 * 1.99)} USD per hour × 730 h billed)" in cost
     assert "Voltage Park / Lightning AI" in cost and "as of 2026-09-19" in cost
     # $/M = USD per hour ÷ (output tokens/s × 3,600 s) × 10⁶ at the stated load.
     tokens_per_s = lead.aggregate_tokens_per_s
