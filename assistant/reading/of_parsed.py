@@ -28,6 +28,12 @@ def _tokens(n: int) -> str:
     return f"{n:,}"
 
 
+def _model_name(model_id: str) -> str:
+    """A catalog model's name ('Llama 3.2 1B'), or the id as read when the catalog lacks it."""
+    entry = get_catalog().models.get(model_id)
+    return entry.name if entry is not None else model_id
+
+
 def _model(p: ParsedWorkload) -> str | None:
     models = get_catalog().models
     if p.model_file is not None:
@@ -130,6 +136,25 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "peak_factor": lambda p: f"peak × {p.peak_factor:g}",
     "latency_percentile": lambda p: f"at p{p.latency_percentile}",
     "inter_token_target_s": lambda p: f"inter-token ≤ {(p.inter_token_target_s or 0) * 1000:g} ms",
+    # issue 30 items 5-7: what the deployment parts were asked to answer.
+    "buy_asked": lambda p: "buy vs rent",
+    "usd_per_kwh": lambda p: f"{p.usd_per_kwh:g} USD/kWh",
+    "pue": lambda p: f"PUE {p.pue:g}",
+    "purchase_usd_per_gpu": lambda p: f"{p.purchase_usd_per_gpu:,.0f} USD a card",
+    "speculative": lambda p: (
+        "speculative decoding" if p.draft_model is None and p.draft_params is None else None
+    ),
+    "draft_model": lambda p: f"speculative decoding with {_model_name(p.draft_model or '')}",
+    "draft_params": lambda p: (
+        f"speculative decoding, a draft of {spoken_count(p.draft_params or 0)} parameters"
+    ),
+    "acceptance_rate": lambda p: f"α {p.acceptance_rate:g}",
+    "draft_tokens": lambda p: f"γ {p.draft_tokens}",
+    "prefix_caching": lambda p: "prefix caching" if p.cached_prefix_fraction is None else None,
+    "cached_prefix_fraction": lambda p: (
+        f"{(p.cached_prefix_fraction or 0) * 100:g}% of each prompt cached"
+    ),
+    "disaggregated": lambda p: "prefill/decode split",
 }
 """How each field read is shown on the 'Read as' line (model and GPUs apart); None: not shown."""
 
@@ -144,6 +169,9 @@ _ORDER = (
     "system_ram_bytes", "train_tokens", "train_examples", "tokens_per_example", "epochs",
     "deadline_hours", "optimizer", "zero", "lora_rank", "checkpointing", "budget_amount",
     "region", "objective", "api_models", "api_providers", "api_comparison", "claims",
+    "buy_asked", "usd_per_kwh", "pue", "purchase_usd_per_gpu", "speculative", "draft_model",
+    "draft_params", "acceptance_rate", "draft_tokens", "prefix_caching",
+    "cached_prefix_fraction", "disaggregated",
 )  # fmt: skip
 
 

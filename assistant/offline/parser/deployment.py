@@ -165,17 +165,18 @@ _DISAGG = (
 )
 
 
-def _catalog_model(words: str, at_end: bool) -> str | None:
+def _catalog_model(words: str, at_end: bool) -> tuple[str, int] | None:
     """The catalog id the longest run of `words` names — at their end ('using Llama 3.2 1B'
-    before 'as draft') or at their start ('draft model Llama 3.2 1B, …') — or None."""
+    before 'as draft') or at their start ('draft model Llama 3.2 1B, …') — with the run's
+    length in characters, or None."""
     from tools.catalog import get_catalog
     from tools.errors import ToolInputError
 
     tokens = words.split()
     for n in range(min(len(tokens), 5), 0, -1):
-        run = tokens[-n:] if at_end else tokens[:n]
+        run = " ".join(tokens[-n:] if at_end else tokens[:n])
         try:
-            return get_catalog().model(" ".join(run)).id
+            return get_catalog().model(run).id, len(run)
         except (KeyError, ToolInputError):
             continue
     return None
@@ -187,11 +188,18 @@ def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
     and a prefill/decode split."""
     for pattern, at_end in ((_DRAFT_BEFORE, True), (_DRAFT_AFTER, False)):
         for m in re.finditer(pattern, t.work, re.I):
-            draft = _catalog_model(m.group(1), at_end)
-            if draft is not None:
-                p.draft_model = draft
+            found = _catalog_model(m.group(1), at_end)
+            if found is not None:
+                p.draft_model, length = found
                 p.speculative = True
-                t.consume(m.start(1) if at_end else m.start(), m.end())
+                # Only the words that name the draft: 'draft model Llama 3.2 1B on 4 H100s'
+                # leaves 'on 4 H100s' to the GPU extractor.
+                words = m.group(1).strip()
+                start = m.start(1) + m.group(1).index(words)
+                if at_end:
+                    t.consume(start + len(words) - length, m.end())
+                else:
+                    t.consume(m.start(), start + length)
                 break
         if p.draft_model is not None:
             break
