@@ -232,3 +232,22 @@ def test_a_named_gpus_memory_verdict_counts_the_slots_too() -> None:
     assert (
         lora is not None and lora.max_loras == 4 and lora.gpu_bytes_per_gpu * lora.tp >= slots / 2
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "adapters", "rank"),
+    [
+        ("serve 30 rank-16 LoRAs on top of Qwen2.5 7B, 10 concurrent users, which GPU?", 30, 16),
+        ("serve 12 rank 32 adapters on Llama 3.1 8B for 40 users", 12, 32),
+        ("Llama 3.1 8B hosting 8 rank-64 LoRA adapters for 20 users", 8, 64),
+    ],
+)
+def test_a_rank_said_before_the_adapters_is_the_rank_not_the_count(
+    text: str, adapters: int, rank: int
+) -> None:
+    # '30 rank-16 LoRAs' is 30 adapters of rank 16 (it was read as 16 adapters, '30 rank-'
+    # left unread).
+    parsed = parse_workload(text)
+    assert (parsed.lora_adapters, parsed.lora_rank, parsed.task) == (adapters, rank, "inference")
+    size_call = next(c for c in plan_tool_calls(parsed) if c.name == "size")
+    assert size_call.arguments["lora_serving"] == {"adapters": adapters, "max_lora_rank": rank}

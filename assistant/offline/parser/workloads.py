@@ -29,11 +29,24 @@ _ADAPTERS = (
 )
 
 
+# '30 rank-16 LoRAs', '30 rank 64 adapters': the count, then the rank (not 16 adapters).
+_RANKED_ADAPTERS = (
+    rf"{QW}\s*(?:different\s+|distinct\s+)?rank[\s-]?(\d+)\s+(?:(?:lora|peft)\s*"
+    r"(?:adapters?|fine[\s-]?tunes|models|variants)|loras|adapters)\b"
+)
+
+
 def extract_lora_serving(t: Text, p: ParsedWorkload) -> None:
     """A count of LoRA adapters in a serving question (no fine-tune asked for): multi-LoRA
     serving, the task inference. A fine-tune with adapters is left to the training reading."""
     if _TRAINING.search(t.work) or not _SERVING.search(t.work):
         return
+    for m in t.each(_RANKED_ADAPTERS):
+        count = positive_int(m.group(1))
+        if count is not None:
+            p.lora_adapters = count
+            p.lora_rank = int(m.group(2))
+            p.task = p.task or "inference"
     for m in t.each(_ADAPTERS):
         count = positive_int(m.group(1))
         if count is not None:
