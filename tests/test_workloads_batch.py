@@ -89,6 +89,12 @@ JOBS = [
      "Llama 3.1 8B", 1e10, 2e9, 10_000_000),
     ("translate 3B input tokens and 3B output tokens with Llama 3.1 8B on H100s", 3e9, 3e9,
      None),
+    # Requests counted as prompts, both lengths said together: 50,000 × 1,500 = 75M in and
+    # 50,000 × 300 = 15M out (it was read as a batch of 50,000 concurrent sequences).
+    ("offline batch: 50k prompts, 1500 input / 300 output tokens each, Llama 3.1 8B, "
+     "cheapest GPUs and total cost", 7.5e7, 1.5e7, 50_000),
+    ("batch-process 20,000 support tickets with Llama 3.1 8B, 600 input and 80 output tokens "
+     "each", 1.2e7, 1.6e6, 20_000),
 ]  # fmt: skip
 
 
@@ -160,3 +166,11 @@ def test_a_job_whose_ratio_gives_a_request_longer_than_allowed_is_shaped_at_the_
     assert job.output_tokens == 1e9 and job.input_tokens == 1
     # Within the limit, the shape is the plain ratio: 2 billion in, 200 million out → 10:1.
     assert BatchJob(input_tokens=2e9, output_tokens=2e8).request_shape(1_000) == (1_000, 100)
+
+
+def test_requests_a_day_are_a_rate_never_a_jobs_count() -> None:
+    parsed = parse_workload(
+        "we get about 2 million requests a day in total, 800 tokens in 200 out, Llama 3.1 70B"
+    )
+    assert parsed.batch_requests is None
+    assert parsed.requests_per_s == pytest.approx(2e6 / 86_400)

@@ -132,6 +132,11 @@ CORPORA = [
      "bge-reranker-v2-m3", 5_000_000, None, None),
     ("Qwen3-Embedding-8B on an H100: how fast for 1,000,000 chunks of 512 tokens?",
      "qwen3-embedding-8b", 1_000_000, 512, None),
+    # Fewer tokens than texts is each text's length, not the corpus (it was 256 tokens in all).
+    ("we need to embed 200M chunks (~256 tokens) with Qwen3-Embedding-8B, how many H100s?",
+     "qwen3-embedding-8b", 200_000_000, 256, None),
+    ("embed 3 million support articles, 700 tokens, using bge-m3 on an L4", "bge-m3",
+     3_000_000, 700, "l4"),
 ]  # fmt: skip
 
 

@@ -58,8 +58,12 @@ def extract_lora_serving(t: Text, p: ParsedWorkload) -> None:
 _COUNT = r"(\d[\d,]*(?:\.\d+)?\s*(?:k|thousand|m|mn|million|b|bn|billion|t|trillion)?)"
 _TEXTS = (
     r"(?:documents?|docs?|texts?|passages?|chunks?|pages?|records?|sentences?|articles?|"
-    r"(?:query[\s-]*document\s+|query[\s-]*doc\s+)?pairs?|files?|emails?|tickets?|products?)"
+    r"(?:query[\s-]*document\s+|query[\s-]*doc\s+)?pairs?|files?|emails?|tickets?|products?|"
+    r"prompts?|requests?|queries|questions?|conversations?|samples?|examples?|rows?|items?|"
+    r"messages?|reviews?|transcripts?)"
 )
+_NOT_A_RATE = r"(?!\s*(?:/|per|a|an|each|every)\s*(?:s|sec|second|min|minute|h|hr|hour|day)s?\b)"
+"""'2M requests a day' is an arrival rate (`extract_request_rate`), never a job's count."""
 _PER_TEXT = (
     r"(?:each|apiece|per\s+(?:document|doc|text|passage|chunk|page|record|pair|item|article))"
 )
@@ -119,6 +123,11 @@ def extract_embedding(t: Text, p: ParsedWorkload) -> None:
             p.asked = p.asked or "speed"
         else:
             p.how_long = True
+    _read_corpus(t, p)
+
+
+def _read_corpus(t: Text, p: ParsedWorkload) -> None:
+    """The corpus of an embedding question: each text's length, the texts, or its tokens."""
     for pattern in _LENGTH_PATTERNS:
         for m in t.each(pattern):
             length = positive_int_or_none(m.group(1))
@@ -130,7 +139,13 @@ def extract_embedding(t: Text, p: ParsedWorkload) -> None:
             p.documents = count
     for m in t.each(rf"{_COUNT}\s*tokens?\b"):
         total = qty(m.group(1))
-        if total is not None and total >= 1 and p.corpus_tokens is None:
+        if total is None or total < 1:
+            continue
+        if p.documents is not None and total < p.documents and p.tokens_per_document is None:
+            # Fewer tokens than texts is no corpus total: '200M chunks (~256 tokens)' is
+            # each chunk's length.
+            p.tokens_per_document = round(total)
+        elif p.corpus_tokens is None:
             p.corpus_tokens = total
 
 
@@ -150,7 +165,7 @@ _BATCH_CUE = re.compile(
     re.I,
 )
 _JOB_WORDS = (
-    r"\b(?:backfill|summari[sz]\w*|classif\w*|"
+    r"\bbatch[\s-]process\w*|\b(?:backfill|summari[sz]\w*|classif\w*|"
     r"translat\w*|process\w*|annotat\w*|label(?:l?ing)?|tag(?:ging)?|rewrit\w*)\b"
 )
 """The job's verbs, read once a job is (they say what it does, not what to size); 'batch' and
@@ -171,12 +186,26 @@ _PER_DOC_OUT = (
 )
 
 
+_IN_OUT_EACH = (
+    rf"{_COUNT}\s*(?:tokens?\s+)?{_IN_WORDS}(?:\s*tokens?)?\s*(?:/|,|and|\+|&)\s*"
+    rf"{_COUNT}\s*(?:tokens?\s+)?{_OUT_WORDS}(?:\s*tokens?)?(?:\s*{_PER_TEXT})?"
+)
+"""One request's two lengths said together ('1500 input / 300 output tokens each')."""
+
+
 def extract_batch_job(t: Text, p: ParsedWorkload) -> None:
     """An offline job's totals ('summarize 2 billion input tokens, 200 million output': the
     job, not one prompt's length) or its documents × lengths ('1M documents of 2,000 tokens,
     200-token summaries'), read before model sizes and prompt lengths."""
     if not _BATCH_CUE.search(t.work) or p.embedding_model is not None:
         return
+    if not _job_totals(t, p):
+        _job_documents(t, p)
+
+
+def _job_totals(t: Text, p: ParsedWorkload) -> bool:
+    """The job's token totals ('2 billion input tokens, 200 million output'); False when none
+    was said."""
     totals: dict[str, float] = {}
     for which, words in (("in", _IN_WORDS), ("out", _OUT_WORDS)):
         pattern = (
@@ -200,14 +229,23 @@ def extract_batch_job(t: Text, p: ParsedWorkload) -> None:
                 f"How many {missing} tokens does the job have in total (or per request)? "
                 "Its hours and cost follow from both.",
             )
-        return
-    docs = re.search(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b", t.work, re.I)
+        return True
+    return False
+
+
+def _job_documents(t: Text, p: ParsedWorkload) -> None:
+    """The job as documents × lengths ('1M documents of 2,000 tokens, 200-token summaries')."""
+    docs = re.search(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b{_NOT_A_RATE}", t.work, re.I)
     count = None if docs is None else positive_int_or_none(docs.group(1))
     if count is None or count < 1000:
         return  # a handful of documents is a serving question, not a batch job
     t.consume(docs.start(), docs.end())  # type: ignore[union-attr]
     p.batch_requests = count
     t.each(_JOB_WORDS)
+    for m in t.each(_IN_OUT_EACH):  # '1500 input / 300 output tokens each'
+        prompt, output = positive_int_or_none(m.group(1)), positive_int_or_none(m.group(2))
+        p.prompt_tokens = p.prompt_tokens or prompt
+        p.output_tokens = p.output_tokens or output
     for pattern in _PER_DOC_OUT:
         for m in t.each(pattern):
             length = positive_int_or_none(m.group(1))
