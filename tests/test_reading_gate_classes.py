@@ -1,0 +1,106 @@
+"""The coverage gate over classes of phrasing (issue 27, item 2): a verdict is never stated as
+if it answered the question while words that could change it were not read — a GPU the catalog
+lacks, words that say something else is asked, a count said without its figure — and a
+question read fully still gets its verdict. Expectations are written by hand from the
+question's words."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from assistant.reading.coverage import unread_kind
+from assistant.reading.of_parsed import reading_of
+
+
+def _held_for(question: str) -> dict[str, str]:
+    """The unread words that hold the verdict back, with their kinds."""
+    reading = reading_of(parse_workload(question))
+    assert not reading.verdict_stands, question
+    assert any(q.slot == "meaning" and q.why == "unread" for q in reading.questions)
+    return {u.span.text: u.kind for u in reading.unread_that_matters}
+
+
+# --- a GPU name the catalog lacks: the verdict would be for no GPU at all --------------------
+
+UNKNOWN_HARDWARE = [
+    ("Will Llama 2 13B fit on a Radeon VII?", "Radeon VII"),
+    ("Will Llama 2 7B fit on a Titan Xp?", "Titan Xp"),
+    ("Can Mistral 7B run on a Radeon Vega Frontier?", "Radeon Vega Frontier"),
+    ("Is Llama 2 13B on a GeForce Titan enough?", "GeForce Titan"),
+    ("Does Mistral 7B run on the free tier of Colab?", "Colab"),
+]
+
+
+@pytest.mark.parametrize(("question", "words"), UNKNOWN_HARDWARE)
+def test_an_unknown_gpu_name_holds_the_verdict_and_is_named(question: str, words: str) -> None:
+    held = _held_for(question)
+    assert held.get(words) == "hardware", held
+    # Nothing was sized for another GPU in its place.
+    assert parse_workload(question).gpus == []
+
+
+# --- words that say something other than the verdict is asked --------------------------------
+
+ASKED_ELSEWHERE = [
+    ("My 4090 runs Llama 2 13B at 30 tokens/s, is that normal?", "normal"),
+    ("Llama 3 8B on an L4 gives 20 tokens/s. Is this expected?", "expected"),
+    ("Which settings should I use for Llama 2 13B on a 4090?", "settings"),
+]
+
+
+@pytest.mark.parametrize(("question", "words"), ASKED_ELSEWHERE)
+def test_words_that_ask_something_else_hold_the_verdict(question: str, words: str) -> None:
+    assert _held_for(question).get(words) == "asked"
+
+
+# --- a count said without its figure: how many GPUs the verdict is for is not known ----------
+
+VAGUE_COUNTS = [
+    ("How to run Llama 3.1 70B on multiple 4090s?", "multiple"),
+    ("Can I run Llama 3.1 70B across several 3090s?", "across several"),
+    ("Will Llama 2 70B fit on a few A100 80GB?", "few"),
+    ("Can I serve Llama 3 8B on a couple of L4s?", "couple"),
+    ("How to run llama3.1-70B-Instruct inference with mutil-gpu? how to run on 4090.", "mutil-"),
+]
+
+
+@pytest.mark.parametrize(("question", "words"), VAGUE_COUNTS)
+def test_a_count_without_its_figure_holds_the_verdict(question: str, words: str) -> None:
+    held = _held_for(question)
+    assert held.get(words) == "number", held
+    # The named card is read with no count: a one-GPU verdict would answer another question.
+    (gpu,) = parse_workload(question).gpus
+    assert gpu.count is None
+
+
+# --- a question read fully keeps its verdict --------------------------------------------------
+
+READ_FULLY = [
+    "Can Llama 2 13B run on an RTX 4090?",
+    "Does Qwen2.5 72B run on 4x A6000 with 32k context and 10 users?",
+    "Whether RTX A6000 48GB is enough for 70B ?",
+    "how many concurrent users can Llama 3 8B serve on an L4?",
+]
+
+
+@pytest.mark.parametrize("question", READ_FULLY)
+def test_a_question_read_fully_gets_its_verdict(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert reading.verdict_stands, [(u.span.text, u.kind) for u in reading.unread]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "matters"),
+    [
+        ("Radeon", "hardware", True),
+        ("Instinct", "hardware", True),  # a word of the catalog's AMD Instinct names
+        ("Quadro", "hardware", True),
+        ("normal", "asked", True),
+        ("several", "number", True),
+        ("squeezes", "word", False),
+        ("Max", "word", False),  # a word of 'M2 Max' that is a plain word on its own
+    ],
+)
+def test_unread_kinds(text: str, kind: str, matters: bool) -> None:
+    assert unread_kind(text) == (kind, matters)
