@@ -104,3 +104,31 @@ def test_a_question_read_fully_gets_its_verdict(question: str) -> None:
 )
 def test_unread_kinds(text: str, kind: str, matters: bool) -> None:
     assert unread_kind(text) == (kind, matters)
+
+
+# --- a yes/no said as one last word or in a clause after the workload: the answer is yes/no --
+
+YES_NO_ELSEWHERE = [
+    "QLoRA for 65B on a single 48GB GPU possible?",
+    "Llama 3.1 405B on 8x H100 in fp8 fits?",
+    "After upgrading to a 4090 I want to run Llama 2 70B. Possible?",
+    "Llama 2 13B on a 3060 12GB, doable?",
+    "I got my hands on a 4090 and a 3060, will Mixtral 8x7B fit in 4-bit?",
+    "We have 2 A6000s - can they serve Llama 2 70B in 8 bit?",
+]
+
+
+@pytest.mark.parametrize("question", YES_NO_ELSEWHERE)
+def test_a_yes_no_said_late_is_read_as_a_yes_no(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "fits"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Serve Llama 3.1 70B to 40 users on H100s, what do I need?",
+        "For Llama 2 70B at 4-bit, which GPUs would you recommend to serve 20 users?",
+    ],
+)
+def test_a_request_for_hardware_is_not_a_yes_no(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "hardware"

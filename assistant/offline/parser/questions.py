@@ -85,16 +85,21 @@ _THROUGHPUT_ASKED = (
 # A yes/no question: opens with an auxiliary ('Can my 3090 run…', 'Will it fit…', 'Is a 4090
 # enough…') — not a request ('Can you recommend…') —, or ends with a tag ('…, right?').
 _YES_NO_OPENING = (
-    r"(?:^|[.?!:]\s+)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
+    # A clause after a comma or dash opens one too: 'I got a 4090 and a 3060, will it fit?'
+    r"(?:^|[.?!:]\s+|[,;]\s*|\s[-–—]\s*)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
     r"(?:can|could|will|would|does|do|is|are|should|am)\b(?!\s+(?:you|u|someone|anyone|"
     r"somebody|anybody|we\s+(?:get|have)\s+(?:a|an|some)\s+(?:recommendation|suggestion))\b)"
 )
 _RUN_VERB = (
     r"\b(?:fit|fits|fitting|run|runs|running|work|works|load|handle|serve|host|squeeze\w*|"
     r"train|finetune|fine[\s-]?tun\w*|q?lora|infer|inference|"
-    r"enough|possible|able|manage|support|do\s+it|cope)\b"
+    r"enough|possible|doable|feasible|viable|able|manage|support|do\s+it|cope)\b"
 )
-_YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
+_YES_NO_TAG = (
+    r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
+    # A question said as one last word: '… on a single 48GB GPU possible?', '… in fp8 fits?'
+    r"|\b(?:possible|doable|feasible|viable|fits?|works?)\s*\?+"
+)
 _YES_NO_PHRASE = (
     r"\b(?:is|it'?s)\s+(?:it\s+)?(?:also\s+|even\s+|still\s+)?possible\s+to\b"
     r"|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b|\b(?:any|a)\s+way\s+(?:of|to)\s+(?:run|fit|load)"
