@@ -132,3 +132,45 @@ def test_a_yes_no_said_late_is_read_as_a_yes_no(question: str) -> None:
 )
 def test_a_request_for_hardware_is_not_a_yes_no(question: str) -> None:
     assert reading_of(parse_workload(question)).asked == "hardware"
+
+
+# --- the speed asked around a figure ---------------------------------------------------------
+
+SPEED_ASKED = [
+    ("How can I achieve 30 tokens per second with Llama 3.1 70B on 2 A100 80GB?", 30.0),
+    ("Has anyone used a 4090 with Llama 2 7B? How many tokens it generates per second?", None),
+    ("Mixtral 8x22B on 4x A100 80GB: tokens-per-second slower than expected", None),
+]
+
+
+@pytest.mark.parametrize(("question", "per_user"), SPEED_ASKED)
+def test_the_speed_asked_in_other_words_leads(question: str, per_user: float | None) -> None:
+    parsed = parse_workload(question)
+    assert reading_of(parsed).asked == "speed"
+    # The figure said is still the per-stream target it was, never dropped.
+    assert parsed.tokens_per_s_per_user == per_user
+
+
+# --- an engine's context flag is the context -------------------------------------------------
+
+CONTEXT_FLAGS = [
+    ("Llama 3.1 8B on an L4 with --max-model-len 32768, does it fit?", 32_768),
+    ("qwen2.5 7b with num_ctx=16384 on my 3060", 16_384),
+    ("Mistral 7B with --max-total-tokens 8,192 on an A10G", 8_192),
+    ("Llama 3.1 8B with max_model_len=4096 on a T4", 4_096),
+]
+
+
+@pytest.mark.parametrize(("question", "tokens"), CONTEXT_FLAGS)
+def test_an_engine_context_flag_is_read_as_the_context(question: str, tokens: int) -> None:
+    parsed = parse_workload(question)
+    assert parsed.context == tokens
+    assert not any(str(tokens) in u.replace(",", "") for u in parsed.unplaced)
+
+
+def test_two_context_flags_tried_are_not_one_context() -> None:
+    # Two lengths tried that both failed: neither is the context asked about.
+    question = "Llama 2 13B on 24GB: tried --max_seq_len 4096 and then --max_seq_len 3584, both OOM"
+    parsed = parse_workload(question)
+    assert parsed.context is None
+    assert not reading_of(parsed).verdict_stands

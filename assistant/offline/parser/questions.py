@@ -64,7 +64,17 @@ _SPEED_ASKED = (
     r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
     rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
     rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
+    r"|\bhow\s+many\s+tokens?\b[^.?!]{0,40}?\b(?:per\s+sec(?:ond)?|a\s+second)\b"
 )
+_SPEED_SAID = (
+    rf"\bhow\s+(?:can|could|do|would|should)\s+(?:i|we)\s+(?P<verb>achieve|get|reach|hit)\b"
+    rf"[^.?!]{{0,20}}?{_PER_SECOND}"
+    r"|\btokens?[\s-]+per[\s-]+second[\s-]+(?:is\s+|are\s+)?(?:much\s+)?"
+    r"(?P<than>(?:slower|lower|faster|higher)\s+than\s+expected)\b"
+)
+"""The speed asked around a figure the load extractor reads first ('how can I achieve 30
+tokens per second', 'tokens-per-second slower than expected'): matched on the text as written,
+only the asking words consumed."""
 
 
 _WHICH_MODELS = (
@@ -193,6 +203,10 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
     elif t.each(_THROUGHPUT_ASKED):
         p.asked = "throughput"
+    elif said := re.search(_SPEED_SAID, t.original, re.I):
+        p.asked = "speed"
+        words = said.group("verb") or said.group("than")
+        t.each(rf"\b{re.escape(words)}\b|-per-second\b")
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
     if t.each(
