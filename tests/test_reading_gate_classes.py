@@ -174,3 +174,23 @@ def test_two_context_flags_tried_are_not_one_context() -> None:
     parsed = parse_workload(question)
     assert parsed.context is None
     assert not reading_of(parsed).verdict_stands
+
+
+# --- which models fit, asked in other words; a model named as what runs now ----------------
+
+WHICH_MODELS = [
+    "What's the best model for my 4090?",
+    "Recommend a model for my M2 Max 32GB",
+    "Any good model that runs on my 3060 12GB?",
+    "I run Mistral 7B on my 3060 12GB, which bigger model can I run?",
+]
+
+
+@pytest.mark.parametrize("question", WHICH_MODELS)
+def test_which_models_asked_is_answered_with_the_list(question: str) -> None:
+    from assistant.offline.planner import plan_tool_calls
+
+    parsed = parse_workload(question)
+    assert reading_of(parsed).asked == "which_models"
+    # The list of models that fit the card, never a sizing of the model already run on it.
+    assert [c.name for c in plan_tool_calls(parsed)] == ["fits_on_hardware"]

@@ -78,9 +78,13 @@ only the asking words consumed."""
 
 
 _WHICH_MODELS = (
-    r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?)?(?:llms?|models?)\s+"
+    r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?|(?:bigger|larger|smaller|other|"
+    r"good|best)\s+)?(?:llms?|models?)\s+"
     r"(?:can|could|would|will|should|to|do|does|is|are|fits?|runs?|works?)\b"
-    r"|\b(?:biggest|largest|best)\s+(?:llm|model)\s+(?:i|we|that|to|it)\b"
+    r"|\b(?:biggest|largest|best)\s+(?:llm|model)\s+(?:i|we|that|to|it|for)\b"
+    # 'recommend a model for my M2 Max', 'any good model that runs on my 4060?'
+    r"|\brecommend\s+(?:an?\s+|some\s+)?(?:good\s+)?(?:llms?|models?)\b"
+    r"|\bany\s+(?:good\s+)?(?:llms?|models?)\s+(?:that|which|i\s+can|we\s+can)\b"
     r"|\bwhat\s+(?:can|could)\s+(?:i|we)\s+run\b|\bhow\s+(?:big|large)\s+(?:of\s+)?an?\s+"
     r"(?:llm|model)\b"
 )
