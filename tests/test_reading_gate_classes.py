@@ -194,3 +194,32 @@ def test_which_models_asked_is_answered_with_the_list(question: str) -> None:
     assert reading_of(parsed).asked == "which_models"
     # The list of models that fit the card, never a sizing of the model already run on it.
     assert [c.name for c in plan_tool_calls(parsed)] == ["fits_on_hardware"]
+
+
+# --- 'how long': a job's hours, or something no figure here answers ---------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long would it take to fine-tune Llama 2 7B with LoRA on an A100 80GB?",
+        "Would it take long to fine-tune Llama 2 13B with QLoRA on a 4090 on 10k examples?",
+        "how long will it take to train Llama 2 7B on 8 A100s with 1B tokens?",
+    ],
+)
+def test_how_long_with_a_training_job_asks_its_hours(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "training_time"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How long does Llama 3.1 8B take to load on a 4090?",
+        "How long will Llama 3.1 70B take to answer on 2 H100?",
+    ],
+)
+def test_how_long_without_a_job_is_asked_back(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    # A load time or a reply's latency: no verdict stands for it; what is wanted is asked.
+    assert not reading.verdict_stands
+    assert any(q.slot == "asked" for q in reading.questions)

@@ -304,7 +304,9 @@ def _kind_read(parsed: ParsedWorkload) -> bool:
             parsed.capacity,
             parsed.max_context,
             parsed.compare,
-            parsed.how_long,
+            # 'How long' is read as a job's hours: a training run or a batch job, not a load
+            # time or a reply's latency, which no figure here answers.
+            parsed.how_long and _has_job(parsed),
             bool(parsed.claims),
             bool(parsed.out_of_scope),
             parsed.objective is not None,
@@ -317,6 +319,12 @@ def _kind_read(parsed: ParsedWorkload) -> bool:
             parsed.disaggregated,
         )
     )
+
+
+def _has_job(parsed: ParsedWorkload) -> bool:
+    """Whether a job with a duration was read: training, or a batch job's totals."""
+    batch = (parsed.batch_input_tokens, parsed.batch_output_tokens, parsed.batch_requests)
+    return parsed.task not in (None, "inference") or any(v is not None for v in batch)
 
 
 def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:

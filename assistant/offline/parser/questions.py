@@ -183,7 +183,7 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     opening = re.search(_YES_NO_OPENING, t.work, re.I) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
     runs = phrase or re.search(_RUN_VERB, t.original, re.I)
-    asked_else = p.asked is not None or p.capacity or p.max_context or p.claims
+    asked_else = p.asked is not None or p.capacity or p.max_context or p.claims or p.how_long
     if (tag or opening) and runs and not asked_else:
         p.asked = "fits"
     elif re.search(_HOW_TO_RUN, t.original, re.I) and not asked_else:
@@ -216,7 +216,7 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     if t.each(
         r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b|\s*\?)"
         r"|\b(?:completion|training|expected|estimated)\s+time\b|\bhow\s+many\s+(?:hours|days)\b"
-        r"|\btime\s+to\s+(?:train|finish|complete)\b"
+        r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True
 
