@@ -223,3 +223,34 @@ def test_how_long_without_a_job_is_asked_back(question: str) -> None:
     # A load time or a reply's latency: no verdict stands for it; what is wanted is asked.
     assert not reading.verdict_stands
     assert any(q.slot == "asked" for q in reading.questions)
+
+
+# --- a slowness report asks the speed; a request for advice or a fix holds the verdict -------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Llama 3.1 8B on my 4090 is so slow",
+        "Qwen2.5 32B runs really slow on 2x L4",
+    ],
+)
+def test_a_slowness_report_asks_the_speed(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "speed"
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Llama 2 70B on 2 A100 80GB is very slow, any advice?", "advice"),
+        ("Mixtral 8x7B on 2x 3090 crashes with CUDA error, how to fix?", "fix"),
+        ("Llama 2 13B on my 3090 outputs gibberish", "outputs gibberish"),
+    ],
+)
+def test_a_request_for_a_fix_or_advice_holds_the_verdict(question: str, words: str) -> None:
+    assert _held_for(question).get(words) == "asked"
+
+
+def test_an_out_of_memory_error_still_asks_whether_it_fits() -> None:
+    reading = reading_of(parse_workload("OOM Error on RTX 3090 24 GB with Llama-2-7B-hf"))
+    assert reading.asked == "fits" and reading.verdict_stands

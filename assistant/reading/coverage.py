@@ -79,7 +79,10 @@ def _hardware_names() -> re.Pattern[str]:
 
 _ASKED_WORDS = re.compile(
     r"\b(?:normal|expected|usual|reasonable|acceptable|first[\s-]+token|faster|slower|quicker|"
-    r"usable|improve\w*|optimi[sz]\w*|tweak\w*|settings?|parameters?|split|bottleneck\w*)\b",
+    r"usable|improve\w*|optimi[sz]\w*|tweak\w*|settings?|parameters?|split|bottleneck\w*|"
+    # Not 'error' or 'crash' alone: an out-of-memory error asks whether it fits.
+    r"advice|advise|tips?|tricks?|fix\w*|gibberish|garbage|install\w*|drivers?|"
+    r"cuda\s+(?:version|error))\b",
     re.I,
 )
 """Words that say what is asked, left unread ('is that normal?', 'faster', 'which settings'):

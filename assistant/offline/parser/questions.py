@@ -66,6 +66,13 @@ _SPEED_ASKED = (
     rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
     r"|\bhow\s+many\s+tokens?\b[^.?!]{0,40}?\b(?:per\s+sec(?:ond)?|a\s+second)\b"
 )
+_SLOW_SAID = (
+    r"\b(?:is|are|was|were|runs?|running|seems?|feels?|got|gets)\s+(?:very\s+|so\s+|too\s+|"
+    r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow\b"
+)
+"""'Llama 2 70B on 2 A100 is very slow': the speed is what a question asks when it asks
+nothing else (a yes/no or a hardware question said beside it wins)."""
+
 _SPEED_SAID = (
     rf"\bhow\s+(?:can|could|do|would|should)\s+(?:i|we)\s+(?P<verb>achieve|get|reach|hit)\b"
     rf"[^.?!]{{0,20}}?{_PER_SECOND}"
@@ -255,6 +262,13 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
         p.alternatives = True
     extract_yes_no(t, p)
     extract_hardware_asked(t, p)
+    if (
+        p.asked is None
+        and not p.capacity
+        and not p.max_context
+        and re.search(_SLOW_SAID, t.original, re.I)
+    ):
+        p.asked = "speed"
 
 
 _CTX = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"
