@@ -254,3 +254,26 @@ def test_a_request_for_a_fix_or_advice_holds_the_verdict(question: str, words: s
 def test_an_out_of_memory_error_still_asks_whether_it_fits() -> None:
     reading = reading_of(parse_workload("OOM Error on RTX 3090 24 GB with Llama-2-7B-hf"))
     assert reading.asked == "fits" and reading.verdict_stands
+
+
+# --- one GPU said with two counts: which the verdict is for is asked -------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Llama 3.1 70B on one H100 works for me; can I serve Llama 3.1 70B to 50 users on 2 H100?",
+        "Shouldn't Llama 2 13B run on a single RTX 3090? I also tried two 3090s, still OOM.",
+        "It OOMs when serving Llama 3.1 405B on h100*16 with vllm. Is the minimum h100 * 32?",
+    ],
+)
+def test_one_gpu_with_two_counts_is_asked_back(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert not reading.verdict_stands
+    assert any(q.slot == "figure" and q.why == "ambiguous" for q in reading.questions)
+
+
+def test_two_counts_compared_are_both_sized() -> None:
+    parsed = parse_workload("Is 1x H100 or 2x H100 better for Llama 3.1 70B at 20 users?")
+    assert [(m.gpu, m.count) for m in parsed.gpus] == [("h100-sxm", 1), ("h100-sxm", 2)]
+    assert reading_of(parsed).verdict_stands

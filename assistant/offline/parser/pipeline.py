@@ -231,6 +231,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     apply_changes(parsed, previous if follow_up else None)
     _budget_questions(parsed)
     _conflicting_figures(parsed)
+    _conflicting_counts(parsed)
     parsed.notes = list(dict.fromkeys(parsed.notes))
     _gate(parsed, follow_up)
     return parsed
@@ -270,6 +271,29 @@ def _conflicting_figures(parsed: ParsedWorkload) -> None:
                 f"Two figures are said for the {name} ({said}): which one should I size for?",
                 "; ".join(values.values()),
             )
+
+
+def _conflicting_counts(parsed: ParsedWorkload) -> None:
+    """One GPU said with two counts and no comparison asked ('a single RTX 3090 … two 3090s',
+    'h100*16 … h100 * 32'): one is what was tried or what runs now, the other what is asked
+    about, and the words do not say which the verdict is for — asked, not guessed. A
+    comparison ('1x H100 or 2x H100?') sizes both."""
+    if parsed.compare:
+        return
+    counts: dict[str, dict[int, str]] = {}
+    for mention in parsed.gpus:
+        if mention.gpu is not None:
+            counts.setdefault(mention.gpu, {}).setdefault(mention.count or 1, mention.text)
+    for said in counts.values():
+        if len(said) > 1:
+            words = " and ".join(f"'{n}× {text}'" for n, text in sorted(said.items()))
+            parsed.ask(
+                "figure",
+                "ambiguous",
+                f"Two counts are said for one GPU ({words}): which should I size for?",
+                "; ".join(said.values()),
+            )
+            return
 
 
 def _budget_questions(parsed: ParsedWorkload) -> None:
