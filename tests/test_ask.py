@@ -35,6 +35,29 @@ def test_ask_json_has_workload_calls_and_answer(capsys: pytest.CaptureFixture[st
     assert report["answer"]
 
 
+def test_ask_json_counts_the_rejected_layouts_and_lists_them_on_request(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A training search weighs every GPU × count × ZeRO/sharding layout; `recommend --json`
+    # lists the rejected ones only with --all-layouts, and `ask --json` says how many there are.
+    flags = ["--model", "llama-3.1-8b", "--task", "lora", "--train-tokens", "1B", "--json"]
+    assert main(["recommend", *flags, "--all-layouts"]) == 0
+    listed = len(json.loads(capsys.readouterr().out)["rejected"])
+    assert listed > 100  # the search is wide: each GPU at several counts and strategies
+
+    question = "LoRA fine-tune of Llama 3.1 8B on 1B tokens"
+    assert main(["ask", "--offline", "--json", "--no-save", question]) == 0
+    (call,) = json.loads(capsys.readouterr().out)["tool_calls"]
+    recommendation = call["result"]["recommendation"]
+    assert "rejected" not in recommendation  # counted, not listed
+    assert recommendation["rejected_layouts"] == listed  # the same search as `recommend`
+    assert recommendation["options"]
+
+    assert main(["ask", "--offline", "--json", "--no-save", "--all-layouts", question]) == 0
+    (call,) = json.loads(capsys.readouterr().out)["tool_calls"]
+    assert len(call["result"]["recommendation"]["rejected"]) == listed
+
+
 def test_ask_without_endpoint_uses_offline(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: object
 ) -> None:

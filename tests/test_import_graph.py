@@ -17,6 +17,7 @@ a function, and `importlib.import_module("…")` with a literal name — over as
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,10 +64,16 @@ def _absolute(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     return ".".join([*base, *([node.module] if node.module else [])])
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """One parse per file for all the checks (parsing the ~300 files is most of their time)."""
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
 def imports_of(path: Path) -> list[Import]:
     """Every import of one source file, function-level and `importlib` ones included."""
     module = module_name(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _tree(path)
     found: list[Import] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -90,7 +97,7 @@ def imports_of(path: Path) -> list[Import]:
 def private_attributes(path: Path) -> list[Import]:
     """`module._name` reads where `module` is a module this file imported by name."""
     module = module_name(path)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _tree(path)
     modules: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -1,8 +1,9 @@
 """Layer hygiene: each layer imports without the ones above it (docs/ARCHITECTURE.md).
 
 Each check runs in a fresh interpreter so that modules imported by other tests cannot hide a
-stray import. Every listed module exists now: one that is missing or fails to import fails the
-check (it used to be skipped while modules were being written, which would hide a broken import).
+stray import; one interpreter per layer, and each module alone only to name a leak. Every
+listed module exists now: one that is missing or fails to import fails the check (it used to be
+skipped while modules were being written, which would hide a broken import).
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -52,9 +51,7 @@ ENGINE_MODULES = (
     "assistant.offline",
     "assistant.sessions",
 )
-# Engine-side modules added after the list above (CLI subcommands, proposal, summaries...). A
-# negative check, so one interpreter importing them all is enough: if together they pull in no
-# Textual, none of them does. Keeps the suite fast (one subprocess instead of one per module).
+# Engine-side modules added after the list above (CLI subcommands, proposal, summaries...).
 MORE_ENGINE_MODULES = (
     "assistant.engines",
     "assistant.wire",
@@ -94,27 +91,31 @@ def _loaded_after_import(*modules: str) -> set[str]:
     return {name.split(".")[0] for name in json.loads(done.stdout)}
 
 
-@pytest.mark.parametrize("module", TOOLS_MODULES)
-def test_tools_import_without_ui_llm_or_assistant(module: str) -> None:
-    loaded = _loaded_after_import(module)
-    assert not loaded & {"textual", "openai", "assistant"}, loaded
+def _leaking(modules: tuple[str, ...], forbidden: set[str]) -> dict[str, set[str]]:
+    """The modules among `modules` whose import pulls in a `forbidden` package, each with what
+    it pulled in. A negative check, so one interpreter importing them all decides the common
+    case (if together they pull in none of `forbidden`, none of them does); only when it finds
+    a leak is each module probed alone, so the failure names the module that leaks."""
+    if not _loaded_after_import(*modules) & forbidden:
+        return {}
+    alone = {module: _loaded_after_import(module) & forbidden for module in modules}
+    return {module: leaked for module, leaked in alone.items() if leaked}
 
 
-@pytest.mark.parametrize("module", ENGINE_MODULES)
-def test_engine_and_cli_import_without_textual(module: str) -> None:
-    assert "textual" not in _loaded_after_import(module)
+def test_tools_import_without_ui_llm_or_assistant() -> None:
+    assert not _leaking(TOOLS_MODULES, {"textual", "openai", "assistant"})
 
 
-def test_more_engine_side_modules_import_without_textual() -> None:
-    assert "textual" not in _loaded_after_import(*MORE_ENGINE_MODULES)
+def test_engine_and_cli_import_without_textual() -> None:
+    assert not _leaking(ENGINE_MODULES + MORE_ENGINE_MODULES, {"textual"})
 
 
-@pytest.mark.parametrize("module", CLI_WITHOUT_OPENAI)
-def test_catalog_cli_imports_without_openai(module: str) -> None:
-    assert "openai" not in _loaded_after_import(module)
+def test_catalog_cli_imports_without_openai() -> None:
+    assert not _leaking(CLI_WITHOUT_OPENAI, {"openai"})
 
 
 def test_probe_detects_a_leak() -> None:
     # The check itself must be able to fail: importing textual is seen as textual (textual is a
-    # core dependency, so it is never skipped).
+    # core dependency, so it is never skipped), and the leak is named by module.
     assert "textual" in _loaded_after_import("textual")
+    assert _leaking(("tools.units", "textual"), {"textual"}) == {"textual": {"textual"}}

@@ -81,6 +81,11 @@ def add_parser(subparsers: Any, help_text: str) -> None:
         "--json", action="store_true", help="print workload, tool calls, results and answer"
     )
     parser.add_argument(
+        "--all-layouts",
+        action="store_true",
+        help="with --json: also list every rejected layout in the tool results (as `recommend`)",
+    )
+    parser.add_argument(
         "--details",
         action="store_true",
         help="print every assumption (model sources, formulas, constants), not only the count",
@@ -310,19 +315,40 @@ def _typed_question(question: VariantQuestion | ShapeQuestion | None) -> dict[st
     return {**question.model_dump(mode="json"), "question": question.question}
 
 
+def _tool_result(event: ToolResult, all_layouts: bool) -> dict[str, Any]:
+    """A tool's result as `ask --json` lists it: the lean form the model reads, with a sizing
+    report's rejected layouts counted instead of listed unless `all_layouts` (as `recommend
+    --json` does): a training search rejects ~1,600 layouts, ~2 MB of JSON."""
+    report = event.value
+    if all_layouts or not isinstance(report, SizingReport) or report.recommendation is None:
+        return event.result
+    rec = report.recommendation
+    if not rec.rejected:
+        return event.result
+    shown = report.model_copy(update={"recommendation": rec.model_copy(update={"rejected": []})})
+    from assistant.wire import lean_result
+
+    result = lean_result(shown)
+    del result["recommendation"]["rejected"]
+    result["recommendation"]["rejected_layouts"] = len(rec.rejected)
+    return result
+
+
 def _json_report(
     question: str,
     engine: Engine,
     done: Done | None,
     events: list[Any],
     conversation: Conversation | None = None,
+    all_layouts: bool = False,
 ) -> str:
     calls: dict[str, dict[str, Any]] = {}
     for event in events:
         if isinstance(event, ToolCallStarted):
             calls[event.call_id] = {"name": event.name, "arguments": event.arguments}
         elif isinstance(event, ToolResult) and event.call_id in calls:
-            calls[event.call_id] |= {"result": event.result, "is_error": event.is_error}
+            result = _tool_result(event, all_layouts)
+            calls[event.call_id] |= {"result": result, "is_error": event.is_error}
     sizing, assumptions = _sizing_record(events)
     workload: dict[str, Any] | None = None
     reading: dict[str, Any] | None = None
@@ -469,7 +495,7 @@ def run(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
     if args.json:
-        print(_json_report(question, engine, done, events, conversation))
+        print(_json_report(question, engine, done, events, conversation, args.all_layouts))
     elif out is not None:
         out.close(_after_answer(done, args.details) if done is not None else "")
     if not args.no_save:
