@@ -277,3 +277,23 @@ def test_two_counts_compared_are_both_sized() -> None:
     parsed = parse_workload("Is 1x H100 or 2x H100 better for Llama 3.1 70B at 20 users?")
     assert [(m.gpu, m.count) for m in parsed.gpus] == [("h100-sxm", 1), ("h100-sxm", 2)]
     assert reading_of(parsed).verdict_stands
+
+
+# --- 'N sequence length' is a length, never N concurrent sequences ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "tokens"),
+    [
+        ("QLoRA on Llama 2 13B with a batch size of 16 and 2048 sequence length on one A100", 2048),
+        ("fine-tune Llama 2 7B with 4096 sequence length on 2 A100 80GB", 4096),
+        ("serve Llama 2 7B with 2048 seq len on an L4", 2048),
+    ],
+)
+def test_a_sequence_length_is_a_length(question: str, tokens: int) -> None:
+    parsed = parse_workload(question)
+    assert parsed.context == tokens and parsed.users is None
+
+
+def test_sequences_counted_are_still_concurrent_sequences() -> None:
+    assert parse_workload("serve Llama 2 7B to 64 sequences at once on an L4").users == 64

@@ -134,7 +134,8 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     for name in ("users", "tokens_per_s", "tokens_per_s_per_user", "ttft_s", "context"):
         if getattr(p, name) is not None:
             out[name] = getattr(p, name)
-    if p.batch is not None and "users" not in out:
+    if p.batch is not None and "users" not in out and task in (None, "inference"):
+        # A batch served is the gold's `users`; a training batch has no gold slot (README).
         out["users"] = p.batch
     for name in ("prompt_tokens", "output_tokens", "region", "train_tokens"):
         if getattr(p, name) is not None:

@@ -109,7 +109,8 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     adjectives = r"(?:(?:concurrent|simultaneous|parallel|active|daily|monthly|long[\s-]context|"
     adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
     nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
-    nouns += r"sequences?|agents?|employees?|people|queries)"
+    # 'sequence' not followed by length: '2048 sequence length' is a length, not 2,048 users.
+    nouns += r"sequences?(?![\s-]*(?:length|len)\b)|agents?|employees?|people|queries)"
     # A count of users is not a rate of requests ('5 requests per second' is asked, not 5 users);
     # '5000 users a day' is a daily count (said), not a rate.
     rate_after = (
