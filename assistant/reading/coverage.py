@@ -33,7 +33,8 @@ _NUMBER_WORDS = re.compile(
 )
 _HARDWARE = re.compile(
     r"\b(?:laptops?|notebooks?|mobile|macbooks?|imac|igpu|apu|jetson|orin|cpu[\s-]?only|"
-    r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation)\b",
+    r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation|cpus?|(?:smart)?phones?|iphone|"
+    r"android|tablets?|ipad|raspberry)\b",
     re.I,
 )
 _TERMS = re.compile(
