@@ -133,10 +133,10 @@ async def test_every_surface_shows_the_job() -> None:
     report = sizing(conversation)
     job = report.batch_job
     assert job is not None
-    assert text.splitlines()[2].startswith("**Batch job: 2.00B input + 200.00M output tokens")
+    assert text.splitlines()[2].startswith("**Batch job: 2B input + 200M output tokens")
     assert f"{job.hours:,.1f} h at full load" in text
     assert any("GPU-hours" in line for line in card_view(job).lines)
-    assert "Batch job: 2.00B input" in render_result(report)
+    assert "Batch job: 2B input" in render_result(report)
     assert "## Batch job" in render_proposal(conversation)
 
 

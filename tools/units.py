@@ -37,6 +37,15 @@ def format_gib(num_bytes: float) -> str:
     return format_bytes(num_bytes, "GiB", 1)
 
 
+def spoken_count(n: float) -> str:
+    """A count as people write it in a question: '13B', '1.5M', '2T', '40', '12,500' (no 'k':
+    '40k users' would read as a rounded figure where the user wrote 40,000)."""
+    for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(n) >= threshold:
+            return f"{n / threshold:.2f}".rstrip("0").rstrip(".") + suffix
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.3g}"
+
+
 def format_count(n: float, digits: int = 2) -> str:
     """Format a large count (parameters, tokens) with an SI suffix: 8.03B, 131k."""
     for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):

@@ -24,6 +24,7 @@ from assistant.reading.model import Reading, ReadSlot, SlotSource, Span
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.sizing import SizingRequest
+from tools.units import spoken_count
 
 VERDICT_SLOTS = (
     "model",
@@ -62,13 +63,6 @@ class CallSlot:
     stated: bool = True
 
 
-def _count(n: float) -> str:
-    for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if abs(n) >= threshold:
-            return f"{n / threshold:.2f}".rstrip("0").rstrip(".") + suffix
-    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.3g}"
-
-
 def _gpu_id(name: str) -> str:
     try:
         return get_catalog().gpu(name).id
@@ -100,7 +94,7 @@ def _model(choice: Any) -> tuple[JsonValue, str] | None:
             count = float(resolve_model(params=params).params.total)
         except (ToolInputError, AttributeError, ValueError):
             return f"params:{params}", f"a generic {params}-parameter model"
-        return count, f"a generic {_count(count)}-parameter model"
+        return count, f"a generic {spoken_count(count)}-parameter model"
     return None
 
 
@@ -173,7 +167,7 @@ def _workload_slots(work: Any, raw: Mapping[str, Any], prefix: str) -> dict[str,
             put(name, value, words.format(value), name)
     train = getattr(work, "train_tokens", None)
     if train is not None:
-        put("train_tokens", train, f"{_count(train)} training tokens", "train_tokens")
+        put("train_tokens", train, f"{spoken_count(train)} training tokens", "train_tokens")
     prompt, output = getattr(work, "prompt_tokens", None), getattr(work, "output_tokens", None)
     length = getattr(work, "sequence_length", None) if training else None
     context = length or getattr(work, "context", None)

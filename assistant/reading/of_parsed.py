@@ -21,19 +21,11 @@ from assistant.reading.model import (
 )
 from assistant.reading.parsed import GpuMention, ParsedWorkload
 from tools.catalog import get_catalog
-from tools.units import GB
+from tools.units import GB, spoken_count
 
 
 def _tokens(n: int) -> str:
     return f"{n:,}"
-
-
-def _count(n: float) -> str:
-    """'13B', '1.5M', '40': a count as people write it."""
-    for threshold, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if abs(n) >= threshold:
-            return f"{n / threshold:.2f}".rstrip("0").rstrip(".") + suffix
-    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.3g}"
 
 
 def _model(p: ParsedWorkload) -> str | None:
@@ -45,7 +37,7 @@ def _model(p: ParsedWorkload) -> str | None:
         return entry.name if entry is not None else p.model
     if p.params is not None:
         words = f" ('{p.model_text}')" if p.model_text else ""
-        return f"a generic {_count(p.params)}-parameter model{words}"
+        return f"a generic {spoken_count(p.params)}-parameter model{words}"
     return None
 
 
@@ -89,7 +81,7 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "tokens_per_s_per_user": lambda p: f"{p.tokens_per_s_per_user:,.3g} tokens/s per user",
     "ttft_s": lambda p: f"first token within {p.ttft_s:g} s",
     "output_tokens_per_day": lambda p: (
-        f"{_count(p.output_tokens_per_day or 0)} output tokens a day"
+        f"{spoken_count(p.output_tokens_per_day or 0)} output tokens a day"
     ),
     "context": lambda p: f"{_tokens(p.context or 0)}-token context",
     "long_context": lambda p: "long context" if p.context is None else None,
@@ -104,7 +96,7 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
         )
     ),
     "region": lambda p: {"eu": "EU only", "us": "US only"}.get(p.region or "", p.region),
-    "train_tokens": lambda p: f"{_count(p.train_tokens or 0)} training tokens",
+    "train_tokens": lambda p: f"{spoken_count(p.train_tokens or 0)} training tokens",
     "train_examples": lambda p: f"{p.train_examples:,} examples",
     "tokens_per_example": lambda p: f"{p.tokens_per_example:,} tokens each",
     "epochs": lambda p: f"{p.epochs:g} epochs",
@@ -124,12 +116,16 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "claims": lambda p: "checks " + ", ".join(f"'{c.words}'" for c in p.claims),
     "lora_adapters": lambda p: f"serving {p.lora_adapters:,} LoRA adapters",  # issue 30
     "embedding_model": lambda p: f"embedding model {p.embedding_model}",
-    "documents": lambda p: f"{p.documents:,} texts",
+    "documents": lambda p: f"{spoken_count(p.documents or 0)} texts",
     "tokens_per_document": lambda p: f"{p.tokens_per_document:,} tokens each",
-    "corpus_tokens": lambda p: f"{p.corpus_tokens:,.0f} tokens in the corpus",
-    "batch_input_tokens": lambda p: f"a job of {p.batch_input_tokens:,.0f} input tokens",
-    "batch_output_tokens": lambda p: f"{p.batch_output_tokens:,.0f} output tokens in total",
-    "batch_requests": lambda p: f"a job of {p.batch_requests:,} documents",
+    "corpus_tokens": lambda p: f"{spoken_count(p.corpus_tokens or 0)} tokens in the corpus",
+    "batch_input_tokens": lambda p: (
+        f"a job of {spoken_count(p.batch_input_tokens or 0)} input tokens"
+    ),
+    "batch_output_tokens": lambda p: (
+        f"{spoken_count(p.batch_output_tokens or 0)} output tokens in total"
+    ),
+    "batch_requests": lambda p: f"a job of {spoken_count(p.batch_requests or 0)} documents",
     "requests_per_s": lambda p: f"{p.requests_per_s:,.4g} requests/s",
     "peak_factor": lambda p: f"peak × {p.peak_factor:g}",
     "latency_percentile": lambda p: f"at p{p.latency_percentile}",

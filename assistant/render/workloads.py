@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from assistant.render.results import CallResult
 from assistant.results import ToolError
 from tools.sizing import SizingReport
-from tools.units import format_bytes, format_count, format_gib
+from tools.units import format_bytes, format_gib, spoken_count
 from tools.workloads import LoraServingResult
 from tools.workloads.batch import BatchJobResult
 from tools.workloads.embedding import EmbeddingOption, EmbeddingResult
@@ -66,8 +66,8 @@ def batch_lines(job: BatchJobResult) -> list[str]:
     where = f"{job.count}× {job.gpu_name}"
     basis = job.basis or "estimated"
     lines = [
-        f"**Batch job: {format_count(job.input_tokens)} input + "
-        f"{format_count(job.output_tokens)} output tokens on {where}: {job.hours:,.1f} h at "
+        f"**Batch job: {spoken_count(job.input_tokens)} input + "
+        f"{spoken_count(job.output_tokens)} output tokens on {where}: {job.hours:,.1f} h at "
         f"full load ({job.gpu_hours:,.1f} GPU-hours)**, at ≈{job.output_tokens_per_s:,.0f} "
         f"output + ≈{job.input_tokens_per_s:,.0f} input tokens/s ({basis}).",
     ]
@@ -158,7 +158,7 @@ def embedding_lines(result: EmbeddingResult) -> list[str]:
     if result.total_tokens is not None:
         texts = "" if result.documents is None else f"{result.documents:,} texts × "
         per = f"{result.tokens_per_document:,} tokens = " if result.documents else ""
-        head += f": {texts}{per}{format_count(result.total_tokens)} tokens."
+        head += f": {texts}{per}{spoken_count(result.total_tokens)} tokens."
     else:
         head += "."
     lines = [head]
