@@ -334,3 +334,30 @@ def test_a_need_stated_is_still_a_claim_to_check() -> None:
 def test_a_device_that_is_no_catalog_gpu_holds_the_verdict(question: str, words: str) -> None:
     held = _held_for(question)
     assert any(words in text and kind in ("hardware", "number") for text, kind in held.items())
+
+
+# --- 'quantized' says no bit width: 4-bit is an assumed reading, shown as one ----------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can I run a quantized Llama 2 70B on two 3090s?",
+        "Is there a quantized version of Mixtral 8x7B that fits a single 24GB GPU?",
+        "Llama 2 70B quantised on 2x 3090?",
+    ],
+)
+def test_quantized_is_an_assumed_4_bit(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    weights = reading.slot("weights")
+    assert weights is not None and weights.value == "int4-awq"
+    assert weights.source.origin == "default" and weights.shown.endswith("(assumed)")
+
+
+@pytest.mark.parametrize(
+    ("question", "fmt"), [("Llama 2 70B in 4-bit on 2x 3090?", "int4-awq"),
+                          ("Can Llama 2 13B GPTQ run on a 3060?", "int4-gptq")]
+)  # fmt: skip
+def test_a_bit_width_or_format_said_is_read_not_assumed(question: str, fmt: str) -> None:
+    weights = reading_of(parse_workload(question)).slot("weights")
+    assert weights is not None and weights.value == fmt and weights.source.origin == "question"

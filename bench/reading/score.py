@@ -123,7 +123,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
         out["model"] = p.model
     if p.params is not None:
         out["params_b"] = p.params / 1e9
-    if p.weights is not None:
+    if p.weights is not None and "weights" not in p.assumed:  # an assumed default is not read
         out["weights"] = p.weights
     task = "pretrain" if p.use == "pre-train" else p.task
     if task is not None and "task" not in p.assumed:  # an assumed default is not read
