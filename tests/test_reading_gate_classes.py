@@ -361,3 +361,17 @@ def test_quantized_is_an_assumed_4_bit(question: str) -> None:
 def test_a_bit_width_or_format_said_is_read_not_assumed(question: str, fmt: str) -> None:
     weights = reading_of(parse_workload(question)).slot("weights")
     assert weights is not None and weights.value == fmt and weights.source.origin == "question"
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("Can Command R+ run on 2 A100 80GB?", "command-r-plus-104b"),
+        ("Command R+, on 4 H100?", "command-r-plus-104b"),
+        ("Can Command R run on a 4090?", "command-r-35b"),
+    ],
+)
+def test_a_trailing_plus_names_another_model(question: str, model: str) -> None:
+    # Command R+ is 104B (CohereForAI/c4ai-command-r-plus), Command R 35B: never the one
+    # for the other.
+    assert parse_workload(question).model == model
