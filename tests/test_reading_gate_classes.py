@@ -60,7 +60,7 @@ VAGUE_COUNTS = [
     ("How to run Llama 3.1 70B on multiple 4090s?", "multiple"),
     ("Can I run Llama 3.1 70B across several 3090s?", "across several"),
     ("Will Llama 2 70B fit on a few A100 80GB?", "few"),
-    ("Can I serve Llama 3 8B on a couple of L4s?", "couple"),
+    ("Can I serve Llama 3 8B on a bunch of L4s?", "bunch"),
     ("How to run llama3.1-70B-Instruct inference with mutil-gpu? how to run on 4090.", "mutil-"),
 ]
 
@@ -375,3 +375,31 @@ def test_a_trailing_plus_names_another_model(question: str, model: str) -> None:
     # Command R+ is 104B (CohereForAI/c4ai-command-r-plus), Command R 35B: never the one
     # for the other.
     assert parse_workload(question).model == model
+
+
+# --- counts said in words; users over a day are not users at once -----------------------------
+
+
+@pytest.mark.parametrize(
+    "question", ["Llama 2 70B on a pair of 4090s?", "Llama 2 70B on a couple of 4090s?"]
+)
+def test_a_pair_or_a_couple_of_cards_is_two(question: str) -> None:
+    assert [(m.gpu, m.count) for m in parse_workload(question).gpus] == [("rtx-4090", 2)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Llama 3.1 8B for 500 daily users on an L4?",
+        "Can an L4 serve Llama 3.1 8B to 5,000 monthly users?",
+    ],
+)
+def test_users_over_a_day_or_month_ask_for_the_peak(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert not reading.verdict_stands
+    assert any(q.slot == "figure" and q.why == "missing" for q in reading.questions)
+
+
+def test_users_over_a_day_with_a_peak_size_the_peak() -> None:
+    parsed = parse_workload("1,000 daily users, about 40 at peak, Llama 3.1 8B on an L4")
+    assert parsed.users == 40 and reading_of(parsed).verdict_stands

@@ -122,7 +122,9 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
     'vs' / 'or' between two GPUs asks for a comparison."""
     count_before = re.compile(
-        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))[\s-]*(?:nvidia\s+|amd\s+)?$", re.I
+        # 'a pair of 4090s', 'a couple of A100s': the count word with its 'of'.
+        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*(?:nvidia\s+|amd\s+)?$",
+        re.I,
     )
     count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
     found = gpu_index().find(t.work)
