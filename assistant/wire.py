@@ -25,7 +25,7 @@ from tools.cost import CostComparison, ServingCostRow
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.recommend import Option, Recommendation
-from tools.sizing import FormatFit, SizedConfiguration, SizingReport
+from tools.sizing import FormatFit, Headline, SizedConfiguration, SizingReport
 from tools.units import GB
 
 SIGNIFICANT_DIGITS = 6
@@ -461,6 +461,34 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
     is priced at (with the reason), the memory verdict of each configuration named, the
     best options, the cheapest prices, the follow-ups and the notes."""
     out: dict[str, Any] = {"model_id": report.model_id, "weights_format": report.weights_format}
+    out |= _framing_summary(report)
+    if report.headline is not None:
+        out["headline"] = _headline_summary(report.headline)
+    out["memory"] = [_sized(m) for m in report.memory]
+    errors = [e for e in (report.recommendation_error, report.costs_error) if e is not None]
+    if errors:
+        out["errors"] = [e.text for e in errors]
+    if report.recommendation is not None:
+        out |= _options_summary(report.recommendation, scaled_out=report.scale_out is not None)
+    if report.costs is not None:
+        out |= _report_costs(report.costs)
+    out |= _other_sizings_summary(report)
+    if report.budget_check is not None:
+        check = report.budget_check
+        out["budget_check"] = {
+            "amount_usd": check.amount_usd,
+            "period": check.period,
+            "within": check.within,
+        }
+    out |= deployment_summary(report)  # issue 30 items 5-7
+    out |= workload_summary(report)  # issue 30 items 1-4
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def _framing_summary(report: SizingReport) -> dict[str, Any]:
+    """What frames the verdict: the local plan when it leads (owned hardware), the load $/M is
+    priced at with its reason, the question asked back, the architecture question."""
+    out: dict[str, Any] = {}
     if report.leads_with_local:
         # Owned hardware (issue 29): the local plan is the verdict, the rest the alternative.
         out["leads_with"] = "local plan (llama.cpp / Ollama); datacenter sizing is the alternative"
@@ -470,38 +498,48 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
         out["question"] = report.question.question
     if report.shape_question is not None:
         out["architecture_question"] = report.shape_question.question
-    headline = report.headline
-    if headline is not None:
-        figures = _option(headline.option)
-        for key in ("notes", "nodes", "fits", "meets_targets"):
-            figures.pop(key, None)
-        out["headline"] = {"rule": headline.rule, "reason": headline.reason, **figures}
-        if headline.price is not None:
-            out["headline"]["price"] = _pick(lean(headline.price), _PRICE_KEYS)
-            if headline.price.low_confidence:  # said only where true: a flag, not a field
-                out["headline"]["price"]["low_confidence"] = True
-    out["memory"] = [_sized(m) for m in report.memory]
-    errors = [e for e in (report.recommendation_error, report.costs_error) if e is not None]
-    if errors:
-        out["errors"] = [e.text for e in errors]
-    if report.recommendation is not None:
-        rec = summarize_recommend(report.recommendation)
-        keys = ["not_feasible", "more_feasible_gpus"]
-        if report.scale_out is None:  # else the scale-out says what holds and comes closest
-            keys += ["best_options", "nearest_feasible"]
-        out |= {key: rec[key] for key in keys if key in rec}
-        # The headline leads; two more options and the other GPUs' names are enough to say
-        # what else fits (the user sees the whole table).
-        if "best_options" in out:
-            best = [dict(o) for o in out["best_options"][:MAX_REPORT_OPTIONS]]
-            for option in best:
-                option.pop("notes", None)
-            out["best_options"] = best
-        if "more_feasible_gpus" in out:
-            out["more_feasible_gpus"] = out["more_feasible_gpus"][:MAX_REJECTED_GPUS]
-        out["notes"] = rec["notes"]
-    if report.costs is not None:
-        out |= _report_costs(report.costs)
+    return out
+
+
+def _headline_summary(headline: Headline) -> dict[str, Any]:
+    """The headline's rule, reason and figures, without the options table's bookkeeping, and
+    its price (its low confidence said only where true: a flag, not a field)."""
+    figures = _option(headline.option)
+    for key in ("notes", "nodes", "fits", "meets_targets"):
+        figures.pop(key, None)
+    out: dict[str, Any] = {"rule": headline.rule, "reason": headline.reason, **figures}
+    if headline.price is not None:
+        out["price"] = _pick(lean(headline.price), _PRICE_KEYS)
+        if headline.price.low_confidence:
+            out["price"]["low_confidence"] = True
+    return out
+
+
+def _options_summary(rec: Recommendation, scaled_out: bool) -> dict[str, Any]:
+    """What else fits, after the headline: two more options (without their notes) and up to
+    `MAX_REJECTED_GPUS` other GPUs' names (the user sees the whole table), what comes closest
+    when nothing fits, and the recommender's notes. A scale-out (`scaled_out`) says what holds
+    and comes closest instead of the options and the nearest."""
+    summary = summarize_recommend(rec)
+    keys = ["not_feasible", "more_feasible_gpus"]
+    if not scaled_out:
+        keys += ["best_options", "nearest_feasible"]
+    out = {key: summary[key] for key in keys if key in summary}
+    if "best_options" in out:
+        best = [dict(o) for o in out["best_options"][:MAX_REPORT_OPTIONS]]
+        for option in best:
+            option.pop("notes", None)
+        out["best_options"] = best
+    if "more_feasible_gpus" in out:
+        out["more_feasible_gpus"] = out["more_feasible_gpus"][:MAX_REJECTED_GPUS]
+    out["notes"] = summary["notes"]
+    return out
+
+
+def _other_sizings_summary(report: SizingReport) -> dict[str, Any]:
+    """The follow-up sizings the report made: the ZeRO-3 resize, the scale-out past the GPUs
+    named, the lower weight formats, the longest context per configuration."""
+    out: dict[str, Any] = {}
     if report.zero3_resize:
         out["zero3_resize"] = [_sized(z) for z in report.zero3_resize]
     if report.scale_out is not None:
@@ -518,16 +556,7 @@ def summarize_report(report: SizingReport) -> dict[str, Any]:
             _pick(lean(c), ("gpu", "count", "context_tokens", "gpu_memory_utilization"))
             for c in report.longest_context
         ]
-    if report.budget_check is not None:
-        check = report.budget_check
-        out["budget_check"] = {
-            "amount_usd": check.amount_usd,
-            "period": check.period,
-            "within": check.within,
-        }
-    out |= deployment_summary(report)  # issue 30 items 5-7
-    out |= workload_summary(report)  # issue 30 items 1-4
-    return {k: v for k, v in out.items() if v is not None}
+    return out
 
 
 _ENGINE_KEYS: tuple[str, ...] = (

@@ -549,3 +549,23 @@ async def test_a_parser_exception_is_logged_with_the_request_and_said(
     assert all(secret not in w.message for w in warnings)
     assert bodies(route)[0]["tools"]  # the model still has the calculators
     assert done(events).text == "Which GPU do you have?"
+
+
+@respx.mock
+async def test_a_question_over_the_whole_window_is_refused_before_any_request() -> None:
+    # A 512-token window (the smallest setting) cannot hold a question of 2,000 words (at
+    # least one token each), even without the tool schemas: nothing is sent, the error says
+    # the window and what to change.
+    route = respx.post(URL).mock(return_value=text_reply("never"))
+    eng = LlmEngine(
+        Settings(base_url=BASE, model="m", context_window_tokens=512),
+        planner=no_planner,
+        env={},
+        system_prompt="SYS",
+    )
+    events = await run(eng, "word " * 2000)
+    errors = [e for e in events if isinstance(e, ErrorEvent)]
+    assert [e.kind for e in errors] == ["context"] and route.call_count == 0
+    assert "512-token context window" in errors[0].message
+    assert "llama.cpp -c, Ollama num_ctx" in errors[0].message
+    assert done(events).error is not None

@@ -74,6 +74,41 @@ async def test_proposal_page_one_recommends_the_local_plan(
     assert "Datacenter alternative" in alternative
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        QUESTION,
+        "I have an RTX 3090, will Qwen3 32B run on it?",
+        "Qwen3 32B on my 3090 at home, does it fit?",
+    ],
+)
+async def test_proposal_says_how_the_owned_question_was_read_before_the_datacenter_defaults(
+    question: str,
+) -> None:
+    # The local plan is the decision, so "How the request was read" leads with what it was
+    # sized as on the user's card — llama.cpp, the GGUF type chosen and the context per slot —
+    # and the datacenter sizing's vLLM defaults are labelled as the alternative's, never stated
+    # as if they were how the user's own question was served.
+    _, conversation = await answer(question)
+    (plan,) = sizing(conversation).local
+    markdown = render_proposal(conversation).replace("\\_", "_")  # type: ignore[arg-type]
+    read = page_one(markdown).split("## How the request was read", 1)[1]
+    lines = [line for line in read.splitlines() if line.startswith("- ")]
+    local = next(i for i, line in enumerate(lines) if line.startswith("- **Sized on your hardware"))
+    datacenter = next(
+        i for i, line in enumerate(lines) if "Datacenter alternative sized as" in line
+    )
+    assert local < datacenter
+    assert "llama.cpp (llama-server)" in lines[local] and f"{FORMAT} weights" in lines[local]
+    # 8,192 tokens: the usable context the format is chosen at, twice Ollama's 4,096 default.
+    assert plan.context_per_slot == 2 * 4_096 and "1 slot × 8,192 tokens" in lines[local]
+    assert "- Serving engine not stated: llama.cpp (llama-server), as on your own hardware" in lines
+    # The whole document (page one and Appendix A): vLLM is only ever the alternative's engine.
+    defaults = [line for line in markdown.splitlines() if "engine not stated" in line]
+    assert "- Datacenter alternative: serving engine not stated: served with vLLM" in defaults
+    assert all("vLLM" not in line or "Datacenter alternative" in line for line in defaults)
+
+
 def test_mcp_serves_the_reverse_question() -> None:
     names = {tool.name for tool in tool_definitions(default_registry())}
     assert "fits_on_hardware" in names

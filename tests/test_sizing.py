@@ -244,3 +244,30 @@ def test_a_training_quote_is_the_row_its_tier_leads_with(question: str) -> None:
         confirmed = [r for r in rows if not r.low_confidence and not r.stale]
         if confirmed:
             assert priced.usd_job == min(r.usd_cost or 0.0 for r in confirmed)
+
+
+@pytest.mark.parametrize(
+    ("question", "count", "basis"),
+    [
+        # "on 4 GPUs" names a count without a type: the headline is one of exactly 4 GPUs,
+        # chosen by the request's own objective (the default "cheapest": USD per hour).
+        ("serve Llama 3.1 70B in 4-bit on 4 GPUs to 20 users", 4, "USD per hour"),
+        (
+            "cheapest per token to serve Llama 3.1 8B to 20 users on 2 GPUs",
+            2,
+            "USD per million output tokens",
+        ),
+        ("fine-tune Llama 3.1 8B with LoRA on 10M tokens, cheapest", None, "job USD"),
+    ],
+)
+def test_a_price_headline_says_its_basis_and_the_gpu_count_named(
+    question: str, count: int | None, basis: str
+) -> None:
+    headline = _report(question).headline
+    assert headline is not None and headline.rule == "cheapest"
+    assert headline.gpus_named == count
+    assert f"the lowest {basis} of the priced options" in headline.reason
+    if count is not None:
+        assert headline.option.count == count and headline.reason.endswith(f" on {count} GPUs")
+    else:
+        assert "GPUs" not in headline.reason

@@ -81,6 +81,7 @@ from assistant.llm.verdict import model_verdict, parser_verdict, turn_parsed, tu
 from assistant.llm.window import (
     DEFAULT_WINDOW_TOKENS,
     PROBE_TIMEOUT_S,
+    ContextExceeded,
     FittedRequest,
     TokenScale,
     Window,
@@ -210,6 +211,26 @@ class _Stalled(Exception):
         super().__init__(waited_s)
         self.waited_s = waited_s
         self.answering = answering
+
+
+@dataclass
+class _Retries:
+    """The retries one model call has made: transient errors retried, the context retry."""
+
+    attempt: int = 0
+    context_retried: bool = False
+
+
+@dataclass(frozen=True)
+class _Recovery:
+    """What to do after an API error before the answer began: a retry (after `notice`, once
+    the figures are computed without tools, after `wait_s` seconds) or, with `failure` set,
+    the (kind, message) to end the call with."""
+
+    notice: Notice | None = None
+    without_tools: bool = False
+    wait_s: float | None = None
+    failure: tuple[str, str] | None = None
 
 
 class _NoRoom(Exception):
@@ -853,106 +874,156 @@ class LlmEngine:
     ) -> AsyncIterator[Event]:
         """Yield the events of one model call; the last event is an ErrorEvent on failure."""
         partial = turn.partial
-        attempt = 0
-        context_retried = False
+        retries = _Retries()
         while True:
             try:
                 kwargs, stream, fitted = self._request(
                     conversation, offer_tools and self.capabilities.tools
                 )
             except _NoRoom:
-                window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
-                yield self._fail(
-                    reply,
-                    "context",
-                    f"The question and its tool results do not fit in the endpoint's "
-                    f"{window:,}-token context window. Raise the server's context size "
-                    "(llama.cpp -c, Ollama num_ctx) or ask a shorter question.",
-                )
+                yield self._fail(reply, "context", self._no_room())
                 return
             try:
-                if stream:
-                    async for event in self._stream(kwargs, reply, partial):
-                        yield event
-                else:
-                    response = await self.client.chat.completions.create(**kwargs)
-                    self._read_response(response, reply)
-                    if reply.text:
-                        partial.append(reply.text)
-                        yield TextDelta(reply.text)
-                    if reply.stopped:
-                        yield self._stop_notice(reply.stopped, kwargs["max_tokens"])
+                async for event in self._send(kwargs, stream, reply, partial):
+                    yield event
                 break
             except _Stalled as stalled:
-                if not stalled.answering:
-                    yield self._fail(reply, "timeout", self._no_first_chunk(stalled.waited_s))
-                    return
-                yield self._fail(
-                    reply,
-                    "stall",
-                    f"The endpoint sent nothing for {stalled.waited_s:g} s in the middle of the "
-                    "answer, so gpu-sizer stopped waiting and closed the request. The partial "
-                    "answer is kept and marked; ask again to retry (stall_timeout_s in "
-                    "config.toml).",
-                )
+                yield self._fail(reply, *self._stalled(stalled))
                 return
             except openai.APIError as exc:
                 if partial or reply.started:
                     # The answer had begun: never retry silently, keep it and explain.
-                    kind, message = self._mid_answer(exc, partial, reply)
-                    yield self._fail(reply, kind, message)
+                    yield self._fail(reply, *self._mid_answer(exc, partial, reply))
                     return
-                notice = self._fallback(exc, kwargs, stream)
-                if notice is not None:
-                    yield notice
-                    if "tools" in kwargs and not self.capabilities.tools:
-                        async for event in self._compute_without_tools(conversation, turn):
-                            yield event
-                    continue
-                exceeded = context_exceeded(exc)
-                if exceeded is not None and not context_retried:
-                    context_retried = True
-                    if exceeded.window:
-                        self.window = Window(exceeded.window, "the endpoint's error")
-                    self.scale.learn(fitted.estimated_tokens, exceeded.prompt_tokens)
-                    size = f"{self.window.tokens:,}-token " if self.window else ""
-                    yield Notice(
-                        f"The request was over the endpoint's {size}context window; "
-                        "retrying with older turns left out."
-                    )
-                    continue
-                if retryable(exc) and attempt < self.settings.max_retries:
-                    wait = retry_after_s(exc)
-                    if wait is None:
-                        wait = BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)]
-                    if wait <= self.settings.max_retry_wait_s:
-                        attempt += 1
-                        yield Notice(retry_notice(exc, wait, attempt, self.settings.max_retries))
-                        await self._sleep(wait)
-                        continue
-                    if getattr(exc, "status_code", None) == 429:
-                        long_wait = wait_too_long(wait, self.settings.max_retry_wait_s)
-                        yield self._fail(reply, long_wait.kind, long_wait.message)
-                        return
-                explained = self._explain(exc)
-                yield self._fail(reply, explained.kind, explained.message)
-                return
+                recovery = self._recovery(exc, kwargs, stream, fitted, retries)
+                if recovery.failure is not None:
+                    yield self._fail(reply, *recovery.failure)
+                    return
+                if recovery.notice is not None:
+                    yield recovery.notice
+                if recovery.without_tools:
+                    async for event in self._compute_without_tools(conversation, turn):
+                        yield event
+                if recovery.wait_s is not None:
+                    await self._sleep(recovery.wait_s)
+                continue
             except Exception as exc:
                 # What the SDK does not wrap: a chunk that is not JSON, a connection cut in the
                 # middle of the body, a chunk of the wrong shape. Nothing may crash the turn.
-                kind, message = self._mid_answer(exc, partial, reply)
-                yield self._fail(reply, kind, message)
+                yield self._fail(reply, *self._mid_answer(exc, partial, reply))
                 return
+        yield self._ended(kwargs, stream, fitted, reply)
+
+    def _ended(
+        self, kwargs: dict[str, Any], stream: bool, fitted: FittedRequest, reply: _ModelReply
+    ) -> ErrorEvent | UsageReport:
+        """The last event of a call the endpoint answered: a stream that stopped before the
+        endpoint said it was complete is truncated; else the token usage (and the token
+        scale learned from it)."""
         if stream and not reply.finished:
-            yield self._fail(
+            return self._fail(
                 reply,
                 "truncated",
                 "The answer stopped before the endpoint said it was complete (truncated "
                 "stream). The partial answer is kept and marked; ask again to retry.",
             )
-            return
         self.scale.learn(fitted.estimated_tokens, reply.prompt_tokens)
-        yield self._usage(kwargs, reply)
+        return self._usage(kwargs, reply)
+
+    async def _send(
+        self, kwargs: dict[str, Any], stream: bool, reply: _ModelReply, partial: list[str]
+    ) -> AsyncIterator[Event]:
+        """The request itself, streamed or not: the answer's text as it comes and, unstreamed,
+        the notice of a stop before the end (a stream yields its own). Raises what the
+        endpoint or the stream raised."""
+        if stream:
+            async for event in self._stream(kwargs, reply, partial):
+                yield event
+            return
+        response = await self.client.chat.completions.create(**kwargs)
+        self._read_response(response, reply)
+        if reply.text:
+            partial.append(reply.text)
+            yield TextDelta(reply.text)
+        if reply.stopped:
+            yield self._stop_notice(reply.stopped, kwargs["max_tokens"])
+
+    def _recovery(
+        self,
+        exc: openai.APIError,
+        kwargs: dict[str, Any],
+        stream: bool,
+        fitted: FittedRequest,
+        retries: _Retries,
+    ) -> _Recovery:
+        """What to do after `exc`, an API error before the answer began, in order: switch off
+        what the endpoint rejected and retry (computing the figures first when it was the
+        tools); retry once with older turns left out when the request was over the context
+        window; retry a transient error after its backoff; else fail, the error explained."""
+        notice = self._fallback(exc, kwargs, stream)
+        if notice is not None:
+            without_tools = "tools" in kwargs and not self.capabilities.tools
+            return _Recovery(notice=notice, without_tools=without_tools)
+        exceeded = context_exceeded(exc)
+        if exceeded is not None and not retries.context_retried:
+            retries.context_retried = True
+            return _Recovery(notice=self._learn_from_context_error(exceeded, fitted))
+        backoff = self._backoff(exc, retries)
+        if backoff is not None:
+            return backoff
+        explained = self._explain(exc)
+        return _Recovery(failure=(explained.kind, explained.message))
+
+    def _backoff(self, exc: openai.APIError, retries: _Retries) -> _Recovery | None:
+        """A retry after the wait the endpoint asked for (Retry-After, else `BACKOFF_S` by
+        attempt) while retries are left and the wait is within `max_retry_wait_s`; a failure
+        that says the wait for a 429 asking for longer; None when `exc` is not retried."""
+        if not retryable(exc) or retries.attempt >= self.settings.max_retries:
+            return None
+        wait = retry_after_s(exc)
+        if wait is None:
+            wait = BACKOFF_S[min(retries.attempt, len(BACKOFF_S) - 1)]
+        if wait <= self.settings.max_retry_wait_s:
+            retries.attempt += 1
+            notice = Notice(retry_notice(exc, wait, retries.attempt, self.settings.max_retries))
+            return _Recovery(notice=notice, wait_s=wait)
+        if getattr(exc, "status_code", None) == 429:
+            long_wait = wait_too_long(wait, self.settings.max_retry_wait_s)
+            return _Recovery(failure=(long_wait.kind, long_wait.message))
+        return None
+
+    def _learn_from_context_error(self, exceeded: ContextExceeded, fitted: FittedRequest) -> Notice:
+        """Learn the window and the token scale from a context-exceeded error (the window it
+        states, the prompt's size against the estimate sent) and say the retry."""
+        if exceeded.window:
+            self.window = Window(exceeded.window, "the endpoint's error")
+        self.scale.learn(fitted.estimated_tokens, exceeded.prompt_tokens)
+        size = f"{self.window.tokens:,}-token " if self.window else ""
+        return Notice(
+            f"The request was over the endpoint's {size}context window; "
+            "retrying with older turns left out."
+        )
+
+    def _no_room(self) -> str:
+        """The question and its results do not fit the window even without tool schemas."""
+        window = self.window.tokens if self.window else DEFAULT_WINDOW_TOKENS
+        return (
+            f"The question and its tool results do not fit in the endpoint's "
+            f"{window:,}-token context window. Raise the server's context size "
+            "(llama.cpp -c, Ollama num_ctx) or ask a shorter question."
+        )
+
+    def _stalled(self, stalled: _Stalled) -> tuple[str, str]:
+        """(kind, message) for a stream that went silent: before its first chunk a timeout,
+        in the middle of the answer a stall."""
+        if not stalled.answering:
+            return "timeout", self._no_first_chunk(stalled.waited_s)
+        return "stall", (
+            f"The endpoint sent nothing for {stalled.waited_s:g} s in the middle of the "
+            "answer, so gpu-sizer stopped waiting and closed the request. The partial "
+            "answer is kept and marked; ask again to retry (stall_timeout_s in "
+            "config.toml)."
+        )
 
     def _no_first_chunk(self, waited_s: float) -> str:
         """A request the endpoint accepted but never began answering: not a stall mid-answer."""

@@ -73,8 +73,20 @@ def described_gpus(parsed: ParsedWorkload) -> list[str]:
 
 def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     """`tools.workload.Workload` fields for the recommender (only what the text said)."""
-    args = _model_args(parsed)
     training = parsed.task not in (None, "inference")
+    args = _model_args(parsed) | _shape_arguments(parsed, training)
+    args |= _target_arguments(parsed, training)
+    constraints = _search_constraints(parsed)
+    if constraints:
+        args["constraints"] = constraints
+    return args
+
+
+def _shape_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, Any]:
+    """The request or sequence shape said: token lengths, the context (a training job's
+    sequence length), concurrent users for serving (a serving batch is that many users) or the
+    per-GPU and global batch for training."""
+    args: dict[str, Any] = {}
     if parsed.prompt_tokens is not None:
         args["prompt_tokens"] = parsed.prompt_tokens
     if parsed.output_tokens is not None:
@@ -89,25 +101,39 @@ def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
         # A training batch is per GPU (the memory tool's micro-batch), for every layout sized.
         args["micro_batch_sequences"] = parsed.batch
         args["global_batch_sequences"] = max(parsed.batch, _GLOBAL_BATCH_DEFAULT)
+    return args
+
+
+def _target_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, Any]:
+    """The targets and the objective said: speeds, TTFT, the training data, its deadline (only
+    with the data size, which the recommender needs to use one), the ZeRO stage (training)."""
+    args: dict[str, Any] = {}
     for name in ("tokens_per_s", "tokens_per_s_per_user", "ttft_s", "deadline_hours"):
         value = getattr(parsed, name)
         if value is not None:
             args[name] = value
     if parsed.train_tokens is not None:
         args["train_tokens"] = parsed.train_tokens
+    else:
+        args.pop("deadline_hours", None)
     if parsed.zero is not None and training:
         args["zero"] = parsed.zero
     if parsed.objective is not None:
         args["objective"] = parsed.objective
+    return args
+
+
+def _search_constraints(parsed: ParsedWorkload) -> dict[str, Any]:
+    """`tools.workload.Constraints` fields said: the GPUs named (else those described by
+    memory or as a consumer card), a GPU count said without a GPU, NVLink, the region, an
+    hourly USD budget. Empty when none was said."""
     constraints: dict[str, Any] = {}
-    named = parsed.named_gpu_ids
-    if not named:
-        named = described_gpus(parsed)
+    named = parsed.named_gpu_ids or described_gpus(parsed)
     if named:
         constraints["only_gpus"] = named
+    # A GPU count named with the GPU ("on 8× H200") bounds the search in tools.sizing.
     if parsed.gpu_count is not None and not parsed.gpus:
         constraints["max_gpus"] = parsed.gpu_count
-    # A GPU count named with the GPU ("on 8× H200") bounds the search in tools.sizing.
     if parsed.interconnects == ["nvlink"]:
         constraints["require_fast_interconnect"] = True
     if parsed.region is not None:
@@ -115,11 +141,7 @@ def workload_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     hourly_usd = parsed.budget_currency == "USD" and parsed.budget_period == "hour"
     if hourly_usd and parsed.budget_amount is not None:
         constraints["budget_usd_per_hour"] = parsed.budget_amount
-    if constraints:
-        args["constraints"] = constraints
-    if "deadline_hours" in args and "train_tokens" not in args:
-        del args["deadline_hours"]  # the recommender needs the data size to use a deadline
-    return args
+    return constraints
 
 
 def configurations(parsed: ParsedWorkload) -> list[dict[str, Any]]:

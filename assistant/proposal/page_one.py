@@ -41,9 +41,10 @@ from assistant.proposal.quotes import (
     training_row,
     unconverted_text,
 )
-from assistant.proposal.request_words import sized_as
+from assistant.proposal.request_words import sized_as, sized_locally_as
 from assistant.proposal.risk_text import RISK_NAMES, RISK_TITLES, alternative_text, risk_text
-from assistant.render.assumptions import defaults_filled_in
+from assistant.render.assumptions import defaults_filled_in, local_defaults_filled_in
+from tools.local_serving import LocalServingPlan
 from tools.memory import engine_name
 from tools.recommend import Option
 from tools.sizing import PricedConfiguration, SizingReport
@@ -59,6 +60,8 @@ MONTHLY_COST = "Monthly cost"
 JOB_COST = "Cost of the training job"
 MAIN_RISK = "Main risk"
 ALTERNATIVE = "Alternative"
+DATACENTER = "Datacenter alternative"
+"""How the datacenter sizing is named where the user's own hardware is the decision."""
 READ_AS = "How the request was read"
 PAGE_ONE_SECTIONS = (RECOMMENDATION, WHY, MONTHLY_COST, MAIN_RISK, ALTERNATIVE, READ_AS)
 """Page one's section headings (a training job's cost section is `JOB_COST`)."""
@@ -358,11 +361,25 @@ def alternative_blocks(report: SizingReport) -> list[Block]:
     return [Paragraph(text, lead=lead)]
 
 
+def _local_plan(report: SizingReport | None) -> LocalServingPlan | None:
+    """The plan on the user's own hardware when it is the decision (issue 29), else None."""
+    if report is None or not report.leads_with_local or report.question is not None:
+        return None
+    return report.local[0] if report.local else None
+
+
 def readings(inputs: ProposalInputs) -> list[str]:
-    """How the covered turn's words were read and the defaults filled in, once each."""
+    """How the covered turn's words were read and the defaults filled in, once each. On owned
+    hardware the local plan's defaults come first; the datacenter sizing's are its
+    alternative's, said so."""
     items = list(inputs.readings)
     if inputs.parsed is not None and inputs.report is not None:
-        items += defaults_filled_in(inputs.parsed, inputs.report)
+        datacenter = defaults_filled_in(inputs.parsed, inputs.report)
+        plan = _local_plan(inputs.report)
+        if plan is not None:
+            items += local_defaults_filled_in(inputs.parsed, plan)
+            datacenter = [f"{DATACENTER}: {line[0].lower()}{line[1:]}" for line in datacenter]
+        items += datacenter
     return list(dict.fromkeys(items))
 
 
@@ -377,7 +394,11 @@ def read_blocks(inputs: ProposalInputs) -> list[Block]:
         items.append(Item(f"“{shown}”", lead=lead))
     if inputs.report is not None:
         arguments = inputs.arguments[0][1] if inputs.arguments else None
-        items.append(Item(sized_as(inputs.report, arguments) + ".", lead="Sized as:"))
+        plan = _local_plan(inputs.report)
+        if plan is not None:
+            items.append(Item(sized_locally_as(plan) + ".", lead="Sized on your hardware as:"))
+        lead = "Sized as:" if plan is None else f"{DATACENTER} sized as:"
+        items.append(Item(sized_as(inputs.report, arguments) + ".", lead=lead))
     found = readings(inputs)
     items += found[:READ_ITEMS]
     if len(found) > READ_ITEMS:

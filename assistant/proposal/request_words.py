@@ -10,6 +10,8 @@ from typing import Any
 
 from assistant.proposal.figures import format_number, usd
 from assistant.proposal.quotes import gpu_name
+from assistant.render.local import launcher_words
+from tools.local_serving import LocalServingPlan
 from tools.sizing import SizingReport
 
 TASK_WORDS = {
@@ -92,3 +94,15 @@ def sized_as(report: SizingReport, arguments: dict[str, Any] | None = None) -> s
         amount = usd(budget.amount) if budget.currency == "USD" else f"{budget.amount:,.0f} EUR"
         scope.append(f"budget {amount} per {budget.period}")
     return ", ".join(parts) + f"; {gpus}; prices: " + ", ".join(scope)
+
+
+def sized_locally_as(plan: LocalServingPlan) -> str:
+    """'qwen3-32b with llama.cpp (llama-server), q4_k_m weights, 1 slot × 8,192 tokens; on 1×
+    NVIDIA GeForce RTX 3090 (24.0 GiB for llama.cpp)': the plan on the user's own hardware."""
+    slots = f"{plan.parallel} slot{'s' if plan.parallel != 1 else ''}"
+    memory = f"{plan.budget_bytes / 2**30:,.1f} GiB for {launcher_words(plan).split(' ')[0]}"
+    return (
+        f"{plan.model_id} with {launcher_words(plan)}, {plan.weights_format} weights, {slots} × "
+        f"{plan.context_per_slot:,} tokens, {plan.cache_type} KV cache; on {plan.gpus}× "
+        f"{plan.gpu_label} ({memory})"
+    )

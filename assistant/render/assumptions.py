@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from assistant.render.local import launcher_words
 from assistant.render.results import config_label
+from tools.local_serving import LocalServingPlan
 from tools.memory import engine_name
 from tools.sizing import SizingReport
 
@@ -81,6 +83,26 @@ def defaults_filled_in(parsed: ParsedWorkload, report: SizingReport) -> list[str
         lines.append(f"Precision not stated: {weights} weights")
     if sized is not None and parsed.engine is None and not report.is_training:
         lines.append(f"Serving engine not stated: {engine_name(sized.engine)}")
+    return lines
+
+
+def local_defaults_filled_in(parsed: ParsedWorkload, plan: LocalServingPlan) -> list[str]:
+    """The defaults behind a plan on the user's own hardware (issue 29): what the local plan
+    chose where the question was silent — not the datacenter sizing's vLLM defaults."""
+    lines: list[str] = []
+    if parsed.context is None and parsed.prompt_tokens is None and not parsed.max_context:
+        lines.append(
+            f"Context not stated: {plan.context_per_slot:,} tokens per slot on "
+            f"{plan.gpu_label}, the usable context the format is chosen at"
+        )
+    if parsed.users is None and parsed.batch is None:
+        slots = f"{plan.parallel} slot{'s' if plan.parallel != 1 else ''}"
+        lines.append(f"Concurrent users not stated: {slots} (-np {plan.parallel})")
+    if parsed.weights is None:
+        chosen = plan.format_choice.reason if plan.format_choice is not None else None
+        lines.append(f"Precision not stated: {chosen or plan.weights_format}")
+    if parsed.engine is None and parsed.launcher is None:
+        lines.append(f"Serving engine not stated: {launcher_words(plan)}, as on your own hardware")
     return lines
 
 

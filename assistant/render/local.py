@@ -66,6 +66,11 @@ def _results(calls: list[CallResult], name: str, kind: type[_T], failed: str) ->
     return out
 
 
+def launcher_words(plan: LocalServingPlan) -> str:
+    """The engine a local plan runs on, as the answers name it."""
+    return "Ollama" if plan.launcher == "ollama" else "llama.cpp (llama-server)"
+
+
 def local_serving_lines(calls: list[CallResult], brief: bool = False) -> list[str]:
     """One block per plan_local_serving call; `brief`: the verdict, speed, format, longest
     context and launch line only (a verdict other text follows: MCP, the LLM mode)."""
@@ -75,7 +80,7 @@ def local_serving_lines(calls: list[CallResult], brief: bool = False) -> list[st
         if isinstance(r, str):
             out.append(r)
             continue
-        launcher = "Ollama" if r.launcher == "ollama" else "llama.cpp (llama-server)"
+        launcher = launcher_words(r)
         count = f"{r.gpus}× " if r.gpus > 1 else ""
         label = f"{count}{r.gpu_label}"
         if r.gpu_memory_stated:

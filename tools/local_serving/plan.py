@@ -19,28 +19,39 @@ GPU-resident byte at one GPU's bandwidth (capacity, not speed). A unified-memory
 silicon, DGX Spark) has no separate RAM: the GPU may use its working-set limit, the layers off
 the GPU run on the CPU from the same memory at the same peak bandwidth, and GPU and CPU parts
 together must fit the machine's RAM less what the OS keeps.
+
+The parts: the machine and its unified-memory limit (`machine.py`), the -ngl search and the
+bytes on each side (`placement.py`), the warnings and notes in words (`notes.py`), the launch
+lines (`launch.py`); this module puts them together and estimates the decode speed.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from dataclasses import dataclass
 
-from tools.architecture import vision_params
-from tools.catalog import GpuSpec, get_catalog
+from tools.architecture import Architecture
+from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
-from tools.hardware import LAYER_SPLIT_NOTE, OS_RESERVE_BYTES, GpuLimit, gpu_limit, ram_gib
 from tools.local_serving.choose import choose_local_format
-from tools.local_serving.kv import kv_bytes_per_token, kv_cache_total, windowed_note
+from tools.local_serving.kv import kv_cache_total, windowed_note
 from tools.local_serving.launch import (
-    OLLAMA_CACHE_TYPES,
     llama_server_command,
     lm_studio_settings,
     mlx_lines,
     ollama_setup,
 )
+from tools.local_serving.machine import Machine, machine_of, unified_ram
+from tools.local_serving.notes import machine_notes, placement_note, plan_warnings, vision_note
 from tools.local_serving.ollama_tags import gguf_file_name, ollama_reference
+from tools.local_serving.placement import (
+    ModelBytes,
+    Placement,
+    bytes_read_per_token,
+    place_layers,
+)
 from tools.local_serving.request import (
     CacheType,
     LaunchLines,
@@ -48,17 +59,17 @@ from tools.local_serving.request import (
     LocalServingRequest,
 )
 from tools.local_speed import DecodeEstimate, decode_estimate, host_ram_bandwidth
-from tools.memory import MemoryRequest, estimate_memory
+from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
+from tools.memory.weights import WeightBytes
 from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
 from tools.performance.llama_split import (
     TENSOR_SPLIT_SOURCE,
-    split_note,
     tensor_split_problem,
     tensor_split_speedup,
 )
-from tools.units import GB, GiB, format_bytes, format_count
+from tools.units import GB
 
 _KV_DTYPE_CACHE: dict[str, CacheType] = {
     "fp16": "f16",
@@ -82,77 +93,26 @@ def _format(req: LocalServingRequest, resolved: ResolvedModel) -> tuple[str, str
     )
 
 
-def _gpu(req: LocalServingRequest) -> tuple[GpuSpec | None, str, int, float | None, bool]:
-    """(catalog spec, label, usable bytes per GPU, bandwidth, memory stated by the user)."""
-    if req.gpu is not None:
-        spec = get_catalog().gpu(req.gpu)
-        return (
-            spec,
-            spec.name,
-            spec.usable_memory_bytes,
-            spec.memory_bandwidth_bytes_per_s,
-            False,
-        )
-    if req.gpu_memory_gb is None:
-        raise ToolInputError(
-            "gpu", "give the GPU: a catalog id, or gpu_memory_gb for one not in the catalog"
-        )
-    label = req.gpu_name or f"GPU with {req.gpu_memory_gb:g} GB"
-    bandwidth = None if req.gpu_bandwidth_gb_s is None else req.gpu_bandwidth_gb_s * GB
-    return None, label, round(req.gpu_memory_gb * GB), bandwidth, True
-
-
 def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
     """The llama.cpp / Ollama plan for `req` (bytes; tokens/s estimated). Raises
     ToolInputError for inputs that cannot be sized."""
     resolved = resolve_model(req.model, req.params, req.config_path, req.model_file)
     arch = resolved.architecture
-    shipped_mxfp4 = resolved.checkpoint_format == "mxfp4"  # gpt-oss: its GGUF is MXFP4
-    if (
-        req.choose_format
-        and req.weights is None
-        and not shipped_mxfp4
-        and _format(req, resolved)[1]
-    ):
-        return choose_local_format(req, arch.max_context)  # no file or checkpoint fixes it
+    if _format_to_choose(req, resolved):
+        return choose_local_format(req, arch.max_context)
     notes = list(resolved.assumptions)
-    warnings: list[str] = []
     fmt, fmt_note = _format(req, resolved)
     if fmt_note:
         notes.append(fmt_note)
-    spec, label, usable, bandwidth, stated = _gpu(req)
-    gpu_id = None if spec is None else spec.id
-    # Unified memory: a catalog machine's rule, or the one said of a machine given by its RAM.
-    rule = req.gpu_unified_memory if spec is None else None
-    if spec is not None and spec.unified_memory is not None:
-        rule = spec.unified_memory.gpu_limit
-    ram_sold = round((req.gpu_memory_gb or 0) * GB) if spec is None else spec.memory_bytes
-    unified = rule is not None
-    limit = None if rule is None else gpu_limit(rule, ram_sold)
-    if limit is not None and limit.bytes <= 0:
-        # A coherent machine keeps OS_RESERVE_BYTES for the OS: RAM at or below that leaves
-        # the model nothing (never a negative budget).
-        raise ToolInputError(
-            "gpu_memory_gb",
-            f"{ram_sold / GB:g} GB of unified memory leaves no memory for the model after the "
-            f"{OS_RESERVE_BYTES // GiB} GiB the operating system keeps",
-            f"more than {OS_RESERVE_BYTES // GiB} GB of RAM (as sold: N GB is N GiB of DRAM)",
-        )
-    if spec is None and limit is not None:
-        usable = limit.bytes  # the memory given is the machine's RAM: the GPU gets its share
+    machine = machine_of(req)
     cache: CacheType = req.cache_type or _KV_DTYPE_CACHE.get(req.kv_dtype or "fp16", "f16")
     per_slot = req.context or min(DEFAULT_CONTEXT_TOKENS, arch.max_context)
     if req.context is None:
         notes.append(f"Context: {per_slot:,} tokens per slot (default; set context).")
-    total_ctx = per_slot * req.parallel
     # The text GGUF holds no vision tower (llama.cpp loads it from a separate --mmproj file).
     wb = model_weight_bytes(resolved, fmt, vision=False)
     if arch.vision is not None:
-        notes.append(
-            f"Vision tower ({format_count(vision_params(arch))} parameters) left out: the "
-            "text GGUF does not hold it; llama.cpp loads the encoder from a separate --mmproj "
-            "file (Ollama's multimodal models carry it as a second layer) when images are used."
-        )
+        notes.append(vision_note(arch))
     base = estimate_memory(
         MemoryRequest(
             model=req.model,
@@ -165,142 +125,57 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
             batch=req.parallel,
         )
     )
-    fixed_per_gpu = base.breakdown["activations"] + base.breakdown["overhead"]
-    fixed = fixed_per_gpu * req.gpus
-    budget = usable * req.gpus
-    kv_total = kv_cache_total(arch, cache, per_slot, req.parallel)
+    model = _model_bytes(req, arch, wb, cache, per_slot, base)
     windowed = windowed_note(arch, per_slot)
     if windowed:
         notes.append(windowed)
-    kv_layer = kv_total / arch.num_layers
-    # A tied model's output layer is a GPU copy of the token embedding (llama.cpp duplicates it).
-    output = (wb.lm_head or wb.embedding) + wb.final_norm
-    layers = list(wb.layers)
-    n = arch.num_layers
-
-    def gpu_bytes(k: int) -> int:
-        on = max(k - 1, 0)
-        return fixed + (output if k >= 1 else 0) + sum(layers[n - on :]) + round(kv_layer * on)
-
-    best = 0
-    for k in range(n + 1, -1, -1):
-        if gpu_bytes(k) <= budget:
-            best = k
-            break
-    on_gpu = max(best - 1, 0)
-    weights_gpu = (output if best >= 1 else 0) + sum(layers[n - on_gpu :])
-    kv_gpu = round(kv_layer * on_gpu)
-    host = wb.embedding + sum(layers[: n - on_gpu]) + (kv_total - kv_gpu)
-    if best == 0:
-        host += output
-    ram = None if req.system_ram_gb is None else round(req.system_ram_gb * GB)
-    fits_fully = best == n + 1
-    ram_room = ram
-    ram_needed = host
-    if limit is not None:
-        ram, ram_room = _unified_ram(limit, ram_sold, notes, fits_fully)
-        ram_needed = host + gpu_bytes(best)  # one memory holds both parts
-    if fixed > budget:
-        warnings.append(
-            f"the compute buffers and runtime alone ({format_bytes(fixed, 'GiB')}) exceed "
-            f"{label}'s {format_bytes(budget, 'GiB')}: llama.cpp would run on the CPU only"
-        )
-    if cache not in ("f16", "f32", "bf16") and not req.flash_attention:
-        warnings.append(f"a {cache} V cache needs flash attention (-fa on) in llama.cpp")
-    if req.launcher == "ollama" and cache not in OLLAMA_CACHE_TYPES:
-        warnings.append(f"Ollama's OLLAMA_KV_CACHE_TYPE takes f16, q8_0 or q4_0, not {cache}")
-    if stated:
-        given = "of unified memory " if unified else ""
-        known = "" if bandwidth is None else f"; {bandwidth / GB:g} GB/s"
-        notes.append(
-            f"{label} is not in the catalog: sized on the {req.gpu_memory_gb:g} GB {given}you "
-            f"gave (no bandwidth known{known})"
-        )
-    if req.gpus > 1:
-        notes.append(
-            split_note("tensor", req.gpus, arch)
-            if req.split_mode == "tensor"
-            else _split_note(req.gpus, spec)
-        )
-    # A unified-memory machine's CPU reads the off-GPU layers from the same memory.
-    ram_bw, ram_source = host_ram_bandwidth(spec)
-    if req.ram_bandwidth_gb_s:
-        ram_bw = req.ram_bandwidth_gb_s * GB
-    elif not fits_fully:
-        notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {ram_source}.")
-    # Bytes read per decoded token: MoE reads the routed experts a token uses (top-k of n).
-    layer_total: int = sum(layers)
-    unread = 0.0
-    if arch.moe is not None and layer_total:
-        unread = wb.routed_experts * (1 - arch.moe.experts_per_token / arch.moe.num_experts)
-    read_share = 1 - unread / layer_total if layer_total else 1.0
-    gpu_read = (weights_gpu - (output if best >= 1 else 0)) * read_share + (
-        output if best >= 1 else 0
-    )
-    ram_read = sum(layers[: n - on_gpu]) * read_share + (output if best == 0 else 0)
-    speed = decode_estimate(
-        gpu_read + kv_gpu,
-        ram_read + (kv_total - kv_gpu),
-        bandwidth,
-        ram_bw,
-        gpu=spec,
-        weight_format=fmt,
-        gpu_layers=on_gpu,
-        gpu_kv_bytes_read=kv_gpu,
-        ram_label="the same unified memory, by the CPU" if unified else "system RAM",
-    )
+    budget = machine.usable_bytes * req.gpus
+    placement = place_layers(model, budget)
+    ram = _ram_fit(req, machine, placement, notes)
+    warnings = plan_warnings(req, machine, cache, model.fixed, budget)
+    notes += machine_notes(req, machine, arch)
+    speed = _decode_speed(req, machine, arch, fmt, cache, model, placement, notes)
     split = req.split_mode or "layer"
-    if req.gpus > 1 and split == "tensor":
-        problem = tensor_split_problem(cache, req.flash_attention)
-        if problem:
-            raise ToolInputError("split_mode", problem, "split_mode layer")
-        if speed is not None:
-            factor = tensor_split_speedup(arch)
-            speed = DecodeEstimate(
-                speed.tokens_per_s * factor,
-                speed.gpu_seconds_per_token / factor,
-                speed.ram_seconds_per_token,
-                f"estimated (layer split × {factor:.2f}, {TENSOR_SPLIT_SOURCE}): {speed.basis}",
-                "estimated",
-            )
     launch, command, modelfile, env = _launch(
-        req, resolved, fmt, best, n, per_slot, cache, split if req.gpus > 1 else None
+        req,
+        resolved,
+        fmt,
+        placement.n_gpu_layers,
+        arch.num_layers,
+        per_slot,
+        cache,
+        split if req.gpus > 1 else None,
     )
-    notes.append(
-        f"Placement as llama.cpp does it: token embedding in system RAM; -ngl {best} puts the "
-        f"output layer and the last {on_gpu} of {n} layers on the GPU, each with its KV cache "
-        f"({cache}: {kv_bytes_per_token(arch, cache):,.0f} bytes per token); -c {total_ctx:,}"
-        f" = {per_slot:,} tokens × {req.parallel} slots."
-    )
+    notes.append(placement_note(arch, placement, cache, per_slot, req.parallel))
     return LocalServingPlan(
         model_id=resolved.id,
         model_name=resolved.name,
         weights_format=fmt,
         launcher=req.launcher,
-        gpu=gpu_id,
-        gpu_label=label,
-        gpu_memory_stated=stated,
+        gpu=None if machine.spec is None else machine.spec.id,
+        gpu_label=machine.label,
+        gpu_memory_stated=machine.stated,
         gpus=req.gpus,
         budget_bytes=budget,
-        n_layers=n,
-        gpu_layers=on_gpu,
-        n_gpu_layers=best,
-        output_on_gpu=best >= 1,
-        fits_fully=fits_fully,
-        fits_in_ram=None if ram_room is None else ram_needed <= ram_room,
-        ram_needed_bytes=ram_needed,
-        ram_available_bytes=ram_room,
-        gpu_bytes=gpu_bytes(best),
-        host_bytes=host,
+        n_layers=arch.num_layers,
+        gpu_layers=placement.gpu_layers,
+        n_gpu_layers=placement.n_gpu_layers,
+        output_on_gpu=placement.output_on_gpu,
+        fits_fully=placement.fits_fully,
+        fits_in_ram=ram.fits,
+        ram_needed_bytes=ram.needed_bytes,
+        ram_available_bytes=ram.available_bytes,
+        gpu_bytes=placement.gpu_bytes,
+        host_bytes=placement.host_bytes,
         weights_bytes=wb.total,
-        weights_gpu_bytes=weights_gpu,
-        kv_cache_bytes=kv_total,
-        kv_cache_gpu_bytes=kv_gpu,
-        compute_and_overhead_bytes=fixed,
-        system_ram_bytes=ram,
-        unified_memory=unified,
-        gpu_limit_basis=None if limit is None else limit.basis,
-        context_total=total_ctx,
+        weights_gpu_bytes=placement.weights_gpu_bytes,
+        kv_cache_bytes=model.kv_total,
+        kv_cache_gpu_bytes=placement.kv_gpu_bytes,
+        compute_and_overhead_bytes=model.fixed,
+        system_ram_bytes=ram.system_bytes,
+        unified_memory=machine.unified,
+        gpu_limit_basis=None if machine.limit is None else machine.limit.basis,
+        context_total=per_slot * req.parallel,
         context_per_slot=per_slot,
         parallel=req.parallel,
         cache_type=cache,
@@ -313,6 +188,132 @@ def plan_local_serving(req: LocalServingRequest) -> LocalServingPlan:
         ollama_env=env,
         assumptions=notes,
         warnings=warnings + list(map(str, base.warnings)),
+    )
+
+
+def _format_to_choose(req: LocalServingRequest, resolved: ResolvedModel) -> bool:
+    """Whether the weight format is chosen by what fits (`choose_local_format`): asked for,
+    and no format said, no GGUF file or checkpoint fixing it (gpt-oss ships MXFP4, its GGUF's
+    format)."""
+    shipped_mxfp4 = resolved.checkpoint_format == "mxfp4"
+    return (
+        req.choose_format
+        and req.weights is None
+        and not shipped_mxfp4
+        and _format(req, resolved)[1] is not None
+    )
+
+
+@dataclass(frozen=True)
+class _RamFit:
+    """The system RAM side of a plan, bytes."""
+
+    system_bytes: int | None
+    """The machine's RAM: as given, or a unified-memory machine's; None when not known."""
+    available_bytes: int | None
+    """What the plan's RAM part may use (unified memory: GPU and CPU parts together)."""
+    needed_bytes: int
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether the RAM part fits what is available; None when that is not known."""
+        return None if self.available_bytes is None else self.needed_bytes <= self.available_bytes
+
+
+def _ram_fit(
+    req: LocalServingRequest, machine: Machine, placement: Placement, notes: list[str]
+) -> _RamFit:
+    """The RAM the plan needs and may use: what the CPU holds against the RAM given, or, on a
+    unified-memory machine, both parts against the RAM less what the OS keeps (noted)."""
+    ram = None if req.system_ram_gb is None else round(req.system_ram_gb * GB)
+    if machine.limit is None:
+        return _RamFit(ram, ram, placement.host_bytes)
+    ram, room = unified_ram(machine.limit, machine.ram_sold_bytes, notes, placement.fits_fully)
+    # One memory holds both parts.
+    return _RamFit(ram, room, placement.host_bytes + placement.gpu_bytes)
+
+
+def _model_bytes(
+    req: LocalServingRequest,
+    arch: Architecture,
+    wb: WeightBytes,
+    cache: CacheType,
+    per_slot: int,
+    base: MemoryEstimate,
+) -> ModelBytes:
+    """The bytes llama.cpp places for `req`: the format's exact per-tensor weights `wb`, the
+    KV cache of every slot in `cache`, the generic engine's compute buffers and runtime on
+    each GPU, and the share of the layers a decoded token reads (MoE: the routed experts a
+    token uses, top-k of n)."""
+    fixed_per_gpu = base.breakdown["activations"] + base.breakdown["overhead"]
+    layer_total: int = sum(wb.layers)
+    unread = 0.0
+    if arch.moe is not None and layer_total:
+        unread = wb.routed_experts * (1 - arch.moe.experts_per_token / arch.moe.num_experts)
+    return ModelBytes(
+        fixed=fixed_per_gpu * req.gpus,
+        # A tied model's output layer is a GPU copy of the token embedding (llama.cpp
+        # duplicates it).
+        output=(wb.lm_head or wb.embedding) + wb.final_norm,
+        embedding=wb.embedding,
+        layers=tuple(wb.layers),
+        num_layers=arch.num_layers,
+        kv_total=kv_cache_total(arch, cache, per_slot, req.parallel),
+        read_share=1 - unread / layer_total if layer_total else 1.0,
+    )
+
+
+def _decode_speed(
+    req: LocalServingRequest,
+    machine: Machine,
+    arch: Architecture,
+    fmt: str,
+    cache: CacheType,
+    model: ModelBytes,
+    placement: Placement,
+    notes: list[str],
+) -> DecodeEstimate | None:
+    """The estimated decode speed of one sequence: the bytes a token reads on each side at the
+    GPU's and the system RAM's bandwidth (on a unified-memory machine the CPU reads the
+    off-GPU layers from the same memory), scaled for llama.cpp's tensor split. Notes the RAM
+    bandwidth assumed when layers run on the CPU. Raises ToolInputError for a tensor split
+    llama.cpp refuses."""
+    ram_bw, ram_source = host_ram_bandwidth(machine.spec)
+    if req.ram_bandwidth_gb_s:
+        ram_bw = req.ram_bandwidth_gb_s * GB
+    elif not placement.fits_fully:
+        notes.append(f"System-RAM bandwidth {ram_bw / GB:g} GB/s: {ram_source}.")
+    gpu_read, ram_read = bytes_read_per_token(model, placement)
+    speed = decode_estimate(
+        gpu_read,
+        ram_read,
+        machine.bandwidth_bytes_per_s,
+        ram_bw,
+        gpu=machine.spec,
+        weight_format=fmt,
+        gpu_layers=placement.gpu_layers,
+        gpu_kv_bytes_read=placement.kv_gpu_bytes,
+        ram_label="the same unified memory, by the CPU" if machine.unified else "system RAM",
+    )
+    if req.gpus > 1 and (req.split_mode or "layer") == "tensor":
+        problem = tensor_split_problem(cache, req.flash_attention)
+        if problem:
+            raise ToolInputError("split_mode", problem, "split_mode layer")
+        if speed is not None:
+            speed = _tensor_split(speed, arch)
+    return speed
+
+
+def _tensor_split(speed: DecodeEstimate, arch: Architecture) -> DecodeEstimate:
+    """The layer-split estimate `speed` scaled by llama.cpp's measured tensor-split speed-up
+    for `arch` (tools/performance/llama_split.py)."""
+    factor = tensor_split_speedup(arch)
+    return DecodeEstimate(
+        speed.tokens_per_s * factor,
+        speed.gpu_seconds_per_token / factor,
+        speed.ram_seconds_per_token,
+        f"estimated (layer split × {factor:.2f}, {TENSOR_SPLIT_SOURCE}): {speed.basis}",
+        "estimated",
     )
 
 
@@ -365,36 +366,6 @@ def _launch(
         mlx_server=_mlx(req, resolved, fmt),
     )
     return launch, command, modelfile, env
-
-
-def _unified_ram(
-    limit: GpuLimit, ram_sold: int, notes: list[str], fits_fully: bool
-) -> tuple[int, int]:
-    """(the machine's RAM, what GPU and CPU parts together may use) of a unified-memory
-    machine sold with `ram_sold` bytes ('N GB'), with the note that says how it was sized."""
-    ram = round(ram_gib(ram_sold) * GiB)  # 'N GB' of unified memory is N GiB
-    room = ram - OS_RESERVE_BYTES
-    raise_hint = f"; {limit.raise_hint}" if limit.raise_hint and not fits_fully else ""
-    notes.append(
-        f"Unified memory: no separate VRAM. The GPU may use {format_bytes(limit.bytes, 'GiB')} "
-        f"({limit.basis}){raise_hint}; the layers llama.cpp keeps off the GPU run on the CPU "
-        f"from the same {format_bytes(ram, 'GiB')} at the same peak bandwidth (the CPU cores "
-        "reach less of it than the GPU, so the estimate is an upper bound), and GPU and CPU "
-        f"parts together must fit the RAM less {OS_RESERVE_BYTES // GiB} GiB for the OS."
-    )
-    return ram, room
-
-
-def _split_note(gpus: int, spec: GpuSpec | None) -> str:
-    """llama.cpp's layer split over several GPUs: capacity, not speed (measured)."""
-    if spec is not None and spec.pcie_only:
-        return LAYER_SPLIT_NOTE
-    return (
-        f"llama.cpp splits the layers over the {gpus} GPUs (--split-mode layer, the default): "
-        "their memory adds up, but each token passes through them in turn, so the decode "
-        "estimate reads every GPU-resident byte at one GPU's bandwidth (capacity, not speed; "
-        "--split-mode tensor, split_mode, splits each tensor instead)."
-    )
 
 
 def _mlx(req: LocalServingRequest, resolved: ResolvedModel, fmt: str) -> str | None:

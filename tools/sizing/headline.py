@@ -206,74 +206,108 @@ def choose_headline(
     """The option the answer leads with (rules in the module docstring)."""
     if rec is None:
         return None
-    fmt = rec.weights_format
     named = named_with_count(memory)
     if named is not None and named.gpu is not None:
-        option = _at_count(rec, named.gpu, named.count)
-        if option is not None:
-            return Headline(
-                option=option,
-                rule="named_configuration",
-                reason=f"the {named.count}× {option.gpu_name} named, at its fastest layout "
-                "that meets the targets",
-                weights_format=fmt,
-            )
-        holds = scale_out.holds if scale_out is not None else None
-        holds = holds or _larger(rec, named.gpu, named.count)
-        if holds is not None:
-            return Headline(
-                option=holds,
-                rule="scale_out",
-                reason=f"the {named.count} {option_name(holds)} named do not hold the load; "
-                f"{holds.count} do",
-                weights_format=fmt,
-            )
+        headline = _named_headline(rec, named, named.gpu, scale_out)
+        if headline is not None:
+            return headline
     workload = search or request.workload
     meeting = candidates(rec, workload.constraints.max_gpus)
     if not meeting:
         return None
-    objective = workload.objective
-    gpus_named = next((m.count for m in memory if m.gpu is None and m.count_named), None)
-    at_count = [o for o in meeting if o.count == gpus_named]
-    if gpus_named is not None and at_count:
-        # 'on 4 GPUs': those 4, of the GPU the request's own objective prefers (the search
-        # ranked by speed only to list the layouts at the count).
-        meeting, objective = at_count, request.workload.objective
-    else:
-        gpus_named = None
-    prices = {(p.gpu, p.count): p for p in priced}
+    meeting, objective, gpus_named = _within_count_named(request, workload, memory, meeting)
+    on_count = "" if gpus_named is None else f" on {gpus_named} GPUs"
     if objective in PRICE_OBJECTIVES:
-        # `quote_order` across configurations, as the recommender ranks them: a fresh,
-        # confirmed quote before a stale or low-confidence one, then the lower figure.
-        keyed = [
-            (quote_order(p.stale, p.low_confidence, key), o)
-            for o in meeting
-            if (p := prices.get((o.gpu, o.count))) is not None
-            and (key := price_key(objective, p)) is not None
-        ]
-        if keyed:
-            _, option = min(keyed, key=lambda pair: pair[0])
-            what = (
-                "USD per million output tokens"
-                if objective == "cheapest_per_token" and option.training_hours is None
-                else ("job USD" if option.training_hours is not None else "USD per hour")
-            )
+        option = _cheapest(objective, meeting, priced)
+        if option is not None:
             return Headline(
                 option=option,
                 rule="cheapest",
-                reason=f"the lowest {what} of the priced options that fit and meet the targets"
-                + ("" if gpus_named is None else f" on {gpus_named} GPUs"),
-                weights_format=fmt,
+                reason=f"the lowest {_price_basis(objective, option)} of the priced options "
+                f"that fit and meet the targets{on_count}",
+                weights_format=rec.weights_format,
                 gpus_named=gpus_named,
             )
     return Headline(
         option=meeting[0],
         rule="recommender_first",
         reason=f"the recommender's first option that fits and meets the targets ({objective})"
-        + ("" if gpus_named is None else f" on {gpus_named} GPUs"),
-        weights_format=fmt,
+        + on_count,
+        weights_format=rec.weights_format,
         gpus_named=gpus_named,
     )
+
+
+def _named_headline(
+    rec: Recommendation, named: SizedConfiguration, gpu: str, scale_out: ScaleOut | None
+) -> Headline | None:
+    """Rules 1-2 for the one configuration named with a count (`gpu` its GPU): that many GPUs
+    when a layout of them meets the targets, else the larger count that holds the load; None
+    when neither does (the objective then decides)."""
+    option = _at_count(rec, gpu, named.count)
+    if option is not None:
+        return Headline(
+            option=option,
+            rule="named_configuration",
+            reason=f"the {named.count}× {option.gpu_name} named, at its fastest layout "
+            "that meets the targets",
+            weights_format=rec.weights_format,
+        )
+    holds = scale_out.holds if scale_out is not None else None
+    holds = holds or _larger(rec, gpu, named.count)
+    if holds is None:
+        return None
+    return Headline(
+        option=holds,
+        rule="scale_out",
+        reason=f"the {named.count} {option_name(holds)} named do not hold the load; "
+        f"{holds.count} do",
+        weights_format=rec.weights_format,
+    )
+
+
+def _within_count_named(
+    request: SizingRequest,
+    workload: Workload,
+    memory: Sequence[SizedConfiguration],
+    meeting: list[Option],
+) -> tuple[list[Option], str, int | None]:
+    """The options rules 3-4 choose among, the objective they choose by, and the GPU count
+    named without a type: with "on 4 GPUs" and a layout of 4 that meets the targets, those
+    layouts by the request's own objective (the search ranked by speed only to list the
+    layouts at the count); else all of `meeting` by the search's objective, no count."""
+    gpus_named = next((m.count for m in memory if m.gpu is None and m.count_named), None)
+    at_count = [o for o in meeting if o.count == gpus_named]
+    if gpus_named is not None and at_count:
+        return at_count, request.workload.objective, gpus_named
+    return meeting, workload.objective, None
+
+
+def _cheapest(
+    objective: str, meeting: Sequence[Option], priced: Sequence[PricedConfiguration]
+) -> Option | None:
+    """Rule 3: the lowest-priced of `meeting` by the price `objective`, its quoted rows
+    compared by `quote_order` across configurations, as the recommender ranks them (a fresh,
+    confirmed quote before a stale or low-confidence one, then the lower figure); None when
+    none of them is priced."""
+    prices = {(p.gpu, p.count): p for p in priced}
+    keyed = [
+        (quote_order(p.stale, p.low_confidence, key), o)
+        for o in meeting
+        if (p := prices.get((o.gpu, o.count))) is not None
+        and (key := price_key(objective, p)) is not None
+    ]
+    if not keyed:
+        return None
+    return min(keyed, key=lambda pair: pair[0])[1]
+
+
+def _price_basis(objective: str, option: Option) -> str:
+    """The words for what rule 3 compared for `option`: USD per million output tokens
+    (serving, per token), the job's USD (training) or USD per hour."""
+    if objective == "cheapest_per_token" and option.training_hours is None:
+        return "USD per million output tokens"
+    return "job USD" if option.training_hours is not None else "USD per hour"
 
 
 def option_name(option: Option) -> str:
