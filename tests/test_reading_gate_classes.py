@@ -403,3 +403,30 @@ def test_users_over_a_day_or_month_ask_for_the_peak(question: str) -> None:
 def test_users_over_a_day_with_a_peak_size_the_peak() -> None:
     parsed = parse_workload("1,000 daily users, about 40 at peak, Llama 3.1 8B on an L4")
     assert parsed.users == 40 and reading_of(parsed).verdict_stands
+
+
+# --- a command the user ran is pasted, not asked for ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I launched vllm serve with Llama 3.1 8B on an L4 and it crashes with OOM.",
+        "I'm running vllm serve Qwen2.5 32B on 2 L40S with these flags --max-num-seqs 64.",
+        "We're using the command vllm serve on one H100 for Llama 3.1 8B, does it fit 40 users?",
+    ],
+)
+def test_a_command_the_user_ran_asks_for_no_launch_line(question: str) -> None:
+    assert not parse_workload(question).launch_asked
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "give me the vllm serve command for Llama 3.1 70B on H100s, 20 users",
+        "How do I launch Llama 3.1 8B with SGLang on an L40S?",
+        "I used vllm before; which flags should I pass for Llama 3.1 70B on 4 A100 80GB?",
+    ],
+)
+def test_a_command_asked_for_is_a_launch_line(question: str) -> None:
+    assert parse_workload(question).launch_asked

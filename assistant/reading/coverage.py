@@ -28,7 +28,7 @@ _NUMBER_WORDS = re.compile(
     r"forty|fifty|hundred|double|twice|triple|gigs?|gigabytes?|megabytes?|terabytes?|"
     # A count said without its figure ('multiple 4090s', 'across several A100s'): how many
     # GPUs (or users) the verdict is for was not read.
-    r"several|multiple|multi|mutil|various|couple|few|bunch|handful)\b",
+    r"several|multiple|mutil|various|couple|few|bunch|handful)\b",
     re.I,
 )
 _HARDWARE = re.compile(

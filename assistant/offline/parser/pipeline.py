@@ -346,9 +346,11 @@ def _kind_read(parsed: ParsedWorkload) -> bool:
 
 
 def _has_job(parsed: ParsedWorkload) -> bool:
-    """Whether a job with a duration was read: training, or a batch job's totals."""
+    """Whether a job with a duration was read: training, a batch job's totals, or a corpus
+    to embed."""
     batch = (parsed.batch_input_tokens, parsed.batch_output_tokens, parsed.batch_requests)
-    return parsed.task not in (None, "inference") or any(v is not None for v in batch)
+    corpus = (parsed.embedding_model, parsed.documents, parsed.corpus_tokens)
+    return parsed.task not in (None, "inference") or any(v is not None for v in (*batch, *corpus))
 
 
 def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
