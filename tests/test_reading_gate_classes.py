@@ -430,3 +430,28 @@ def test_a_command_the_user_ran_asks_for_no_launch_line(question: str) -> None:
 )
 def test_a_command_asked_for_is_a_launch_line(question: str) -> None:
     assert parse_workload(question).launch_asked
+
+
+# --- a currency symbol after the amount is the budget's currency -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "amount", "currency", "period"),
+    [
+        ("Llama 3.1 8B on an L4, my budget is about 1000€", 1000, "EUR", "total"),
+        ("Llama 3.1 8B on an L4, budget 1000 €", 1000, "EUR", "total"),
+        # The dot separates thousands where the symbol follows the amount: 1.000 € is 1,000 €.
+        ("Llama 3.1 8B on an L4 with a budget of 1.000€ per month", 1000, "EUR", "month"),
+        ("Llama 3.1 8B on an L4, budget 500£", 500, "GBP", "total"),
+        ("Llama 3.1 8B on an L4 for 3k$ a month", 3000, "USD", "month"),
+    ],
+)
+def test_a_trailing_currency_symbol_is_the_budget_currency(
+    question: str, amount: int, currency: str, period: str
+) -> None:
+    parsed = parse_workload(question)
+    assert (parsed.budget_amount, parsed.budget_currency, parsed.budget_period) == (
+        amount,
+        currency,
+        period,
+    )

@@ -9,6 +9,7 @@ from functools import cache
 from assistant.offline import vocab
 from assistant.offline.parser.text import Q, Text, qty
 from assistant.reading.parsed import BudgetPeriod, ParsedWorkload
+from assistant.reading.quantities import QUANTITY
 
 
 def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:
@@ -143,6 +144,17 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
     found: list[tuple[str, str, str | None, str]] = []  # amount, currency, period, said
     for m in t.each(rf"([$€£])\s*{Q}{_GRAND}{_PERIOD}?"):
         found.append((_amount(m.group(2), m.group(3)), _SYMBOLS[m.group(1)], m.group(4), ""))
+    # The symbol after the amount, as written across Europe ('1000€', '500 £', '1.000 € per
+    # month': the dot there separates thousands).
+    for m in t.each(
+        rf"(?<![\d.,])(\d{{1,3}}(?:\.\d{{3}})+|{QUANTITY}){_GRAND}\s*([€£$])(?!\w){_PERIOD}?"
+    ):
+        number = (
+            m.group(1).replace(".", "")
+            if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", m.group(1))
+            else m.group(1)
+        )
+        found.append((_amount(number, m.group(2)), _SYMBOLS[m.group(3)], m.group(4), ""))
     words = "|".join(_CURRENCY_WORDS)
     for m in t.each(rf"{Q}{_GRAND}\s*({words})\b{_PERIOD}?", re.I):
         found.append(
