@@ -8,13 +8,16 @@ an error or a cancellation), whose `conversation` holds everything to persist.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel
+if TYPE_CHECKING:
+    # Annotations only: the app imports these event types before its first paint, and the
+    # reading's model pulls in the sizing request's pydantic models (issue 32, fast start).
+    from pydantic import BaseModel
 
-from assistant.answer import Answer
-from assistant.conversation import Conversation
-from assistant.reading.model import Reading
+    from assistant.answer import Answer
+    from assistant.conversation import Conversation
+    from assistant.reading.model import Reading
 
 
 @dataclass(frozen=True)

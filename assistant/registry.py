@@ -346,6 +346,8 @@ _MEMORY_HIDDEN = (
     "offload_optimizer",
     "gpu_memory_utilization",
     "optimizer",
+    # Served adapters' slots: the `size` tool's `lora_serving` part sets them.
+    "lora_slots",
 )
 _WORKLOAD_HIDDEN = (
     "config_path",
@@ -357,6 +359,8 @@ _WORKLOAD_HIDDEN = (
     "engine_version",
     "constraints.allow_pipeline_parallel",
     "constraints.require_fast_interconnect",
+    "lora_slots",
+    "lora_slot_rank",
 )
 
 _LOCAL_HIDDEN = (

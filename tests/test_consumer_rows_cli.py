@@ -64,7 +64,7 @@ def test_each_measured_setup_is_answered(
         # is asked as a configuration, the layer split over exactly that many.
         name = get_catalog().gpu(gpu).name
         question = f"{model} {weights} on {gpus}x {name} with llama.cpp"
-        assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+        assert main(["ask", "--offline", "--no-save", "--json", "--all-layouts", question]) == 0
         data = json.loads(capsys.readouterr().out)
         (report,) = [c["result"] for c in data["tool_calls"] if "recommendation" in c["result"]]
         rec = report["recommendation"]

@@ -66,6 +66,26 @@ def test_purchase_catalog_entries_are_sourced_and_dated() -> None:
         assert entry.source and entry.as_of[:2] == "20"
 
 
+@pytest.mark.parametrize(
+    ("gpu", "low", "high", "kind"),
+    [
+        ("h200-sxm", 25_000, 35_000, "street"),  # awesomeagents.ai: '$25,000-$35,000'
+        ("mi300x", 10_000, 15_000, "street"),  # awesomeagents.ai: '$10,000-$15,000'
+        ("l40s", 7_000, 10_000, "street"),  # datastorage.com: 'On-premise Module ~$7k–$10k'
+        ("l4", 2_500, 2_500, "street"),  # runlocalai.co: '$2,500 retail'
+        ("rtx-6000-ada", 6_799, 6_799, "msrp"),  # pcpartdb.com: 'MSRP of $6,799'
+        ("rtx-3090", 1_499, 1_499, "msrp"),  # Indian Express, 2 Sep 2020: '$1499'
+        ("apple-m4-max-32c", 1_999, 1_999, "msrp"),  # Macworld: Mac Studio 'starts at $1,999'
+    ],
+)
+def test_the_added_purchase_prices_are_the_sources_figures(
+    gpu: str, low: int, high: int, kind: str
+) -> None:
+    entry = purchase_prices()[gpu]
+    assert (entry.usd_low, entry.usd_high, entry.kind) == (low, high, kind)
+    assert "http" in entry.source  # every added entry names the page it was read on
+
+
 def test_a_range_gives_a_break_even_range() -> None:
     out = buy_vs_rent(BuyVsRentRequest(gpu="h100-sxm", count=8, rent_usd_per_gpu_hour=3.0))
     assert out.break_even_months_low is not None and out.break_even_months_high is not None
@@ -79,7 +99,8 @@ def test_cheapest_rental_follows_the_quote_rule() -> None:
 
 
 def test_no_price_is_said_not_guessed() -> None:
-    out = buy_vs_rent(BuyVsRentRequest(gpu="l4", rent_usd_per_gpu_hour=0.8))
+    # The A10G is an AWS instance GPU, never sold on its own: the catalog has no price for it.
+    out = buy_vs_rent(BuyVsRentRequest(gpu="a10g", rent_usd_per_gpu_hour=0.8))
     assert out.purchase_usd_low is None and out.break_even_months_low is None
     assert any("purchase_usd_per_gpu" in w for w in out.warnings)
 

@@ -50,7 +50,7 @@ def test_mcp_text_and_cards_show_the_command() -> None:
 def test_proposal_names_the_launch_line() -> None:
     report = _report()
     text = " ".join(getattr(b, "text", "") for b in recommendation_blocks(report))
-    assert "--mem-fraction-static 0.88" in text  # SGLang's TP-1 default (v0.4 rule)
+    assert "--mem-fraction-static 0.88" in text  # SGLang's TP-1 default (its 2024 rule)
 
 
 def test_plan_engine_is_a_registered_tool() -> None:

@@ -9,10 +9,10 @@ import asyncio
 
 from assistant.conversation import Conversation
 from assistant.events import Done
-from assistant.offline.engine import OfflineEngine, previous_workload
+from assistant.offline.engine import OfflineEngine
 from assistant.offline.parser import parse_workload
 from assistant.reading.of_parsed import reading_of
-from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.parsed import ParsedWorkload, previous_workload
 from tests.offline_turns import sizing
 
 

@@ -14,9 +14,10 @@ from assistant.answer import ANSWER_KEY, stored_answer
 from assistant.conversation import Conversation
 from assistant.engine_base import Engine
 from assistant.events import Done, Event, TextDelta, ToolCallStarted, ToolResult
-from assistant.offline.engine import OfflineEngine, previous_workload
+from assistant.offline.engine import OfflineEngine
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
+from assistant.reading.parsed import previous_workload
 from assistant.render import DETAILS_TOPIC, SCREEN_LINES
 from assistant.render.fold import screen_lines
 from tests.offline_turns import (

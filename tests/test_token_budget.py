@@ -16,16 +16,25 @@ from assistant.config import Settings
 from assistant.conversation import Conversation
 from assistant.cost_tool import CostRequest, run_cost_request
 from assistant.llm import LlmEngine
-from assistant.llm.profile import LEAN_BUDGET_TOKENS, choose_profile, system_prompt, tool_schemas
+from assistant.llm.profile import (
+    LEAN_BUDGET_TOKENS,
+    choose_profile,
+    system_prompt,
+    tool_schemas,
+    workload_offers,
+)
+from assistant.offline.parser import parse_workload
 from assistant.prompts import load_prompt
 from assistant.registry import default_registry
 from assistant.results import load_result
 from assistant.schemas import compact_schema, first_sentence
 from assistant.tokens import count_text, count_tools
 from assistant.wire import compact_json, lean, model_content
+from tools.deployment.speedups import SpeedupOptions
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate
 from tools.pricing import builtin_price_book
+from tools.sizing import SizingRequest
 
 REGISTRY = default_registry()
 BUDGET_TOKENS = 2_500  # issue 6, scope 5: prompt + tool schemas <= 2,500 tokens (o200k_base)
@@ -35,6 +44,42 @@ def test_prompt_plus_schemas_within_budget() -> None:
     total = count_text(load_prompt()) + count_tools(REGISTRY.schemas())
     assert total <= BUDGET_TOKENS, total
     assert tool_schemas(REGISTRY, "full") == REGISTRY.schemas()
+
+
+READINGS = [
+    ("Does Llama 3.1 70B fit on one H100?", set()),
+    ("Give me the SGLang launch command for Llama 3.1 8B on one H100", {"deployment"}),
+    ("Buy or rent 8 H100s for Llama 3.1 70B at 0.10 USD per kWh?", {"deployment"}),
+    ("Llama 3.1 70B on 4 H100, speculative decoding, Llama 3.2 1B as draft", {"deployment"}),
+    ("How long to embed 10 million documents with bge-m3 on an L4?", {"embedding"}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "offers"), READINGS)
+def test_every_readings_offer_is_within_the_budget(question: str, offers: set[str]) -> None:
+    """Issue 30: the workload tools are offered when the reading shows the workload, and every
+    turn's prompt + schemas stays within the 2,500 tokens."""
+    reading = parse_workload(question)
+    assert workload_offers(reading) == offers
+    tools = tool_schemas(REGISTRY, "full", reading=reading)
+    total = count_text(load_prompt()) + count_tools(tools)
+    assert total <= BUDGET_TOKENS, total
+    names = [t["function"]["name"] for t in tools]
+    size = next(t for t in tools if t["function"]["name"] == "size")
+    parts = set(size["function"]["parameters"]["properties"])
+    assert ("embed_corpus" in names) == ("embedding" in offers)
+    assert {"serve_engine", "buy", "speedups"} <= parts or "deployment" not in offers
+    assert ("estimate_memory" in names) == (not offers)
+    # Every field offered is one validation takes (the expert ones stay hidden, not lost).
+    if "deployment" in offers:
+        fields = SizingRequest.model_fields
+        assert parts <= set(fields)
+        assert set(parts_of(size, "speedups")) <= set(SpeedupOptions.model_fields)
+
+
+def parts_of(tool: dict[str, Any], part: str) -> dict[str, Any]:
+    props: dict[str, Any] = tool["function"]["parameters"]["properties"][part]["properties"]
+    return props
 
 
 def test_lean_profile_within_its_budget_and_still_validated() -> None:

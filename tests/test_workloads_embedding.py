@@ -188,3 +188,19 @@ def test_ask_json_carries_the_typed_result() -> None:
     data = json.loads(run.out)
     assert data["embedding"]["model"]["id"] == "bge-m3"
     assert data["embedding"]["documents"] == 10_000_000
+
+
+@pytest.mark.parametrize(
+    ("model", "dimensions"),
+    # Qwen3-Embedding pools the last token's hidden state: the embedding has the base model's
+    # hidden_size — Qwen3-0.6B 1024, Qwen3-4B 2560, Qwen3-8B 4096 (published config.json; the
+    # xinference model specs list the same dimensions).
+    [("qwen3-embedding-0.6b", 1024), ("qwen3-embedding-4b", 2560), ("qwen3-embedding-8b", 4096)],
+)
+def test_a_decoder_embedders_dimension_is_its_base_models_hidden_size(
+    model: str, dimensions: int
+) -> None:
+    entry = embedding_model(model)
+    assert entry.dimensions == dimensions
+    assert entry.base_model is not None
+    assert get_catalog().model(entry.base_model).architecture.hidden_size == dimensions

@@ -16,9 +16,11 @@ from tests.fuzzing_cli import run_cli
 from tests.offline_turns import answer, sizing
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
+from tools.memory import MemoryRequest, estimate_memory
+from tools.memory.lora_slots import slot_params_per_gpu, slot_rank
+from tools.memory.request import validate_request
 from tools.sizing import SizingRequest, size
 from tools.workloads import LoraServing, size_lora_serving
-from tools.workloads.lora_serving import slot_params_per_gpu, slot_rank
 
 # meta-llama/Llama-3.1-8B config.json: hidden_size 4096, 32 layers, 32 attention heads,
 # 8 key-value heads (head_dim 128: k and v project to 1024), intermediate_size 14336.
@@ -84,7 +86,9 @@ def test_the_report_sizes_the_slots_on_its_headline_with_one_slot_per_user_at_mo
     assert lora.max_loras == 10  # 10 users use at most 10 adapters in a batch
     assert lora.gpu == report.headline.option.gpu and lora.tp == report.headline.option.tp
     option = report.headline.option
-    assert lora.fits == (option.headroom_bytes >= lora.gpu_bytes_per_gpu)
+    # The headline was sized with the slots: its headroom is after them, the part's before.
+    assert lora.fits and option.headroom_bytes >= 0
+    assert lora.headroom_bytes == option.headroom_bytes + lora.gpu_bytes_per_gpu
     assert "--enable-lora --max-loras 10 --max-lora-rank 16" in lora.launch
     assert lora.launch.startswith("vllm serve meta-llama/Llama-3.1-8B ")
 
@@ -150,3 +154,81 @@ def test_ask_json_carries_the_typed_part() -> None:
     assert run.code == 0, run.err
     part = json.loads(run.out)["sizing"]["workloads"]["lora_serving"]
     assert part["max_loras"] == 20 and part["gpu_bytes_per_gpu"] == 20 * SLOT_16 * 2
+
+
+def test_the_memory_calculator_counts_the_slots_with_the_weights() -> None:
+    # 20 slots of rank 16 in bf16 on one GPU: 20 × 16 × 32 layers × 81,920 (Σ in + out of
+    # q, k, v, o, gate, up, down) × 2 B = 20 × 41,943,040 × 2 = 1,677,721,600 B.
+    plain = estimate_memory(MemoryRequest(model="llama-3.1-8b"))
+    served = estimate_memory(MemoryRequest(model="llama-3.1-8b", lora_slots=20))
+    assert served.breakdown["weights"] - plain.breakdown["weights"] == 1_677_721_600
+    # At TP 2 each GPU holds 20 × 16 × 32 × 55,296 × 2 B (B of q, k, v, gate, up and A of
+    # o, down halved) = 1,132,462,080 B more than its half of the weights.
+    plain2 = estimate_memory(MemoryRequest(model="llama-3.1-8b", gpus=2, tp=2))
+    served2 = estimate_memory(MemoryRequest(model="llama-3.1-8b", gpus=2, tp=2, lora_slots=20))
+    assert served2.breakdown["weights"] - plain2.breakdown["weights"] == 1_132_462_080
+    with pytest.raises(ToolInputError) as caught:
+        validate_request({"model": "llama-3.1-8b", "task": "lora", "lora_slots": 4})
+    assert caught.value.field == "lora_slots"
+
+
+def test_the_recommender_sizes_every_layout_with_the_adapter_slots() -> None:
+    """100 slots of rank 64 on Llama 3.1 8B in bf16: 100 × 64 × 32 × 81,920 × 2 B =
+    33,554,432,000 B (33.6 GB) of adapters on one GPU, more than an L4's 24 GB. The recommended
+    L4 layout is one that holds weights + slots + the load (more GPUs than without them), and
+    the part says it fits there."""
+    slots_bytes_one_gpu = 100 * 64 * LAYERS * PER_RANK_PER_LAYER * 2
+    assert slots_bytes_one_gpu == 33_554_432_000
+    workload = {"model": "llama-3.1-8b", "users": 100, "prompt_tokens": 1000,
+                "output_tokens": 200}  # fmt: skip
+    only_l4 = [{"gpu": "l4"}]
+    plain = size(SizingRequest.model_validate({"workload": workload, "configurations": only_l4}))
+    served = size(
+        SizingRequest.model_validate(
+            {
+                "workload": workload,
+                "configurations": only_l4,
+                "lora_serving": {"adapters": 100, "max_lora_rank": 64},
+            }
+        )
+    )
+    assert plain.headline is not None and served.headline is not None
+    lora = served.lora_serving
+    assert lora is not None and lora.max_loras == 100 and lora.max_lora_rank == 64
+    option = served.headline.option
+    assert option.gpu == "l4" and option.tp > plain.headline.option.tp
+    # What each GPU of the layout holds includes its share of the slots, within the budget.
+    assert lora.fits and option.headroom_bytes >= 0
+    assert lora.gpu_bytes_per_gpu == 100 * slot_params_per_gpu(_arch(), 64, option.tp) * 2
+    # Without adapters fewer L4s lead (TP 2 for 100 users), and their headroom could not take
+    # the slots at that TP: 100 × 64 × 32 × 55,296 (the TP-2 sum above) × 2 B = 22.6 GB.
+    plain_option = plain.headline.option
+    assert plain_option.tp == 2
+    assert plain_option.headroom_bytes < 100 * 64 * LAYERS * 55_296 * 2 == 22_649_241_600
+
+
+def test_a_named_gpus_memory_verdict_counts_the_slots_too() -> None:
+    """'on one L4' with 100 adapters for 4 users: 4 slots (one per user) of rank 64 =
+    4 × 64 × 32 × 81,920 × 2 B = 1,342,177,280 B on top of the weights, in the named L4's own
+    estimate — the same need the recommender sized, so the two never disagree on the fit."""
+    workload = {"model": "llama-3.1-8b", "users": 4}
+    one_l4 = [{"gpu": "l4", "count": 1}]
+    plain = size(SizingRequest.model_validate({"workload": workload, "configurations": one_l4}))
+    served = size(
+        SizingRequest.model_validate(
+            {
+                "workload": workload,
+                "configurations": one_l4,
+                "lora_serving": {"adapters": 100, "max_lora_rank": 64},
+            }
+        )
+    )
+    before, after = plain.memory[0].estimate, served.memory[0].estimate
+    assert before is not None and after is not None
+    slots = 4 * 64 * LAYERS * PER_RANK_PER_LAYER * 2
+    assert slots == 1_342_177_280
+    assert after.breakdown["weights"] - before.breakdown["weights"] == slots
+    lora = served.lora_serving
+    assert (
+        lora is not None and lora.max_loras == 4 and lora.gpu_bytes_per_gpu * lora.tp >= slots / 2
+    )

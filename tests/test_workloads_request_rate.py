@@ -6,8 +6,11 @@ the report's own typed figures, and the parser reading 'p99' as a percentile (ne
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from assistant.app.results import card_view
 from assistant.mcp.text import render_result
@@ -15,8 +18,9 @@ from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
 from tests.fuzzing_cli import run_cli
 from tests.offline_turns import answer, sizing
-from tools.sizing import SizingRequest, size
-from tools.workloads.request_rate import md1_wait_cdf, wait_quantile
+from tools.errors import ToolInputError
+from tools.sizing import SizingRequest, choose_headline, size
+from tools.workloads.request_rate import md1_wait_cdf, size_request_rate, wait_quantile
 
 
 @pytest.mark.parametrize("rho", [0.3, 0.5, 0.8])
@@ -120,3 +124,133 @@ def test_ask_json_carries_the_typed_part() -> None:
     assert run.code == 0, run.err
     part = json.loads(run.out)["sizing"]["workloads"]["request_rate"]
     assert part["requests_per_s"] == 30 and part["percentile"] == 99
+
+
+MODELS = ("llama-3.1-8b", "mistral-7b-v0.3", "llama-3.1-70b", "qwen2.5-32b")
+NAMED = (None, "h100-sxm", "l40s", "a100-80gb-sxm4", "rtx-4090")
+
+
+@st.composite
+def rate_requests(draw: st.DrawFn) -> dict[str, Any]:
+    """A serving workload with a request rate, a GPU named or not, and a percentile target or
+    none — the shapes the parser and the model send."""
+    workload: dict[str, Any] = {
+        "model": draw(st.sampled_from(MODELS)),
+        "prompt_tokens": draw(st.sampled_from((500, 2000, 8000))),
+        "output_tokens": draw(st.sampled_from((100, 300, 1000))),
+    }
+    users = draw(st.sampled_from((None, 8, 64)))
+    if users is not None:
+        workload["users"] = users
+    rate: dict[str, Any] = {"requests_per_s": draw(st.sampled_from((0.5, 4.0, 10.0, 40.0)))}
+    if draw(st.booleans()):
+        rate["peak_factor"] = 3.0
+    if draw(st.booleans()):
+        rate |= {"percentile": draw(st.sampled_from((50, 90, 99))), "ttft_s": 2.0}
+    args: dict[str, Any] = {"workload": workload, "request_rate": rate}
+    gpu = draw(st.sampled_from(NAMED))
+    if gpu is not None:
+        args["configurations"] = [{"gpu": gpu}]
+    return args
+
+
+@settings(max_examples=12, derandomize=True, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(rate_requests())
+def test_the_rate_part_is_sized_on_the_headline_layout(args: dict[str, Any]) -> None:
+    """One verdict: the rate's GPUs are replicas of the headline's own layout — never another
+    GPU than the answer leads with — and when the rate chose that layout, it serves the rate
+    for no more an hour than the plain cheapest-an-hour layout would (issue 30 item 5)."""
+    report = size(SizingRequest.model_validate(args))
+    rate, headline = report.request_rate, report.headline
+    if headline is None:
+        assert rate is None
+        return
+    if rate is None:  # the headline cannot serve the rate: an error names the part
+        assert report.workloads_error is not None
+        assert report.workloads_error.field == "request_rate"
+        return
+    option = headline.option
+    assert (rate.gpu, rate.gpu_name) == (option.gpu, option.gpu_name)
+    assert rate.gpus_per_replica == option.count // option.dp
+    assert rate.replicas >= option.dp and rate.gpus == rate.replicas * rate.gpus_per_replica
+    price = headline.price
+    if price is not None and price.usd_per_hour is not None:
+        # The headline's quoted row per replica × the replicas the rate needs.
+        per_replica = price.usd_per_hour / option.dp
+        assert rate.usd_per_hour == pytest.approx(per_replica * rate.replicas)
+    if headline.rule != "request_rate":
+        return
+    # The rate chose the headline: the plain cheapest-an-hour layout would serve the same
+    # rate for no less (compared only between quotes of the same freshness and confidence).
+    request = report.request
+    plain = choose_headline(
+        request, report.recommendation, report.memory, report.priced, report.scale_out,
+        report.search,
+    )  # fmt: skip
+    assert plain is not None and price is not None and price.usd_per_hour is not None
+    other = report.price_of(plain.option.gpu, plain.option.count)
+    assert request.request_rate is not None
+    if other is None or other.usd_per_hour is None:
+        return
+    if (other.stale, other.low_confidence) != (price.stale, price.low_confidence):
+        return
+    try:
+        on_plain = size_request_rate(
+            request.request_rate, plain.option, request.workload.output_tokens
+        )
+    except ToolInputError:
+        return  # the plain layout cannot serve the rate at all
+    plain_cost = other.usd_per_hour * on_plain.replicas / plain.option.dp
+    assert rate.usd_per_hour is not None and rate.usd_per_hour <= plain_cost + 1e-9
+
+
+def test_a_named_gpu_carries_the_rate_even_when_another_is_cheaper() -> None:
+    """'at 40 req/s on L40S': the rate is spread over L40S replicas (the headline), not moved
+    to whichever GPU would be cheapest for it."""
+    report = size(
+        SizingRequest.model_validate(
+            {
+                "workload": {"model": "llama-3.1-8b", "prompt_tokens": 2000, "output_tokens": 300},
+                "configurations": [{"gpu": "l40s"}],
+                "request_rate": {"requests_per_s": 40},
+            }
+        )
+    )
+    assert report.headline is not None and report.request_rate is not None
+    assert report.headline.option.gpu == report.request_rate.gpu == "l40s"
+
+
+def test_a_rate_leads_with_the_layout_that_serves_it_for_least() -> None:
+    """Llama 3.1 8B, 8,000-token prompts at 40 requests/s: the cheapest card an hour needs
+    many replicas; the headline is the layout whose replicas cost least, its rule says so,
+    and the rate part names the same GPU and count per replica."""
+    report = size(
+        SizingRequest.model_validate(
+            {
+                "workload": {"model": "llama-3.1-8b", "prompt_tokens": 8000, "output_tokens": 300},
+                "request_rate": {"requests_per_s": 40},
+            }
+        )
+    )
+    headline, rate = report.headline, report.request_rate
+    assert headline is not None and rate is not None
+    assert headline.rule == "request_rate" and "40.00 requests/s" in headline.reason
+    assert rate.gpu == headline.option.gpu and rate.gpus_per_replica == headline.option.count
+
+
+async def test_the_answer_leads_with_one_gpu_for_the_rate_and_the_headline() -> None:
+    """The issue's symptom, on the rendered answer: the rate line's GPU is the headline line's,
+    and the headline says the rate chose it (not 'the recommender's first option')."""
+    text, conversation = await answer(
+        "Serve Llama 3.1 8B at 40 requests per second with 8000-token prompts, p99 TTFT under 2 s"
+    )
+    report = sizing(conversation)
+    assert report.headline is not None and report.request_rate is not None
+    name = report.headline.option.gpu_name
+    rate_line = next(line for line in text.splitlines() if "requests/s:" in line)
+    head_line = next(
+        line for line in text.splitlines() if "Cheapest layout for the request rate" in line
+    )
+    assert name in rate_line and name in head_line
+    assert "recommender's first option" not in head_line

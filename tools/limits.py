@@ -57,6 +57,9 @@ MAX_MEMORY_GB = 100_000.0
 """A GPU's memory, GB: ~350× the largest device in the catalog."""
 MAX_LORA_RANK = 65_536
 """LoRA adapter rank: a rank above the hidden size adds nothing; published ranks are 8-256."""
+MAX_LORA_ADAPTERS = 100_000
+"""LoRA adapters one deployment registers or holds in GPU slots, at most (S-LoRA serves 2,000
+on one A100; a bound, not a limit any engine states)."""
 MAX_MEMORY_BYTES = 10**14
 """A GPU's memory, bytes (100 TB; MAX_MEMORY_GB in bytes)."""
 MAX_BANDWIDTH_BYTES_PER_S = 1e15

@@ -40,6 +40,7 @@ from tools.limits import (
     MAX_GPUS,
     MAX_HOURS,
     MAX_LIST_ITEMS,
+    MAX_LORA_ADAPTERS,
     MAX_LORA_RANK,
     MAX_NAME_CHARS,
     MAX_SECONDS,
@@ -229,6 +230,16 @@ class Workload(ModelChoice):
     )
     lora_rank: int | None = Field(
         default=None, ge=1, le=MAX_LORA_RANK, description="LoRA/QLoRA adapter rank."
+    )
+    lora_slots: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_LORA_ADAPTERS,
+        description="Serving: vLLM LoRA adapter slots counted in every layout (set from "
+        "`SizingRequest.lora_serving`).",
+    )
+    lora_slot_rank: int | None = Field(
+        default=None, ge=1, le=512, description="Rank of the served adapter slots."
     )
     checkpointing: bool | None = Field(
         default=None,

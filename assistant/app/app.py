@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,15 +23,11 @@ from textual.widgets import Header
 from textual.worker import Worker
 
 from assistant.app import commands
-from assistant.app.results import answer_unit
-from assistant.app.screens.help import HelpScreen
-from assistant.app.screens.sessions import SessionsScreen
-from assistant.app.screens.settings import SettingsScreen
-from assistant.app.turn import TurnPresenter
+from assistant.app.screens import ChatModal
+from assistant.app.units import answer_unit
 from assistant.app.widgets.chat_log import ChatLog
 from assistant.app.widgets.prompt import PromptInput
 from assistant.app.widgets.status_bar import StatusBar
-from assistant.app.widgets.tool_card import ToolCard
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
 from assistant.config import DEFAULT_KEYBINDINGS, Settings, normalize_url, validate_settings
 from assistant.conversation import Conversation
@@ -70,6 +67,14 @@ def key_label(key: str) -> str:
         for part in key.split("+")
     )
 
+
+WARM_UP_MODULES = (
+    "assistant.app.turn",
+    "assistant.app.widgets.tool_card",
+    "assistant.session_format",
+)
+"""The app's own modules a turn needs, imported after the first paint (`_warm_up`), not before
+it: the first screen shows without them (issue 32, fast start: first paint within 0.5 s)."""
 
 OPENING_NOTICE_BYTES = 2 * 10**6
 """Session files from this size on (a few hundred turns) get an 'Opening …' toast: reading
@@ -168,6 +173,20 @@ class GpuSizerApp(App[None]):
             await self.chat_log.restore(self.conversation)
         else:
             await self.show_welcome()
+
+    def on_ready(self) -> None:
+        # Textual's Ready: the DOM is mounted and the first frame has been displayed.
+        self._warm_up()
+
+    @work(group="warm-up")
+    async def _warm_up(self) -> None:
+        """Import what a turn needs — the turn's widgets, the session file format and the
+        engine's own `turn_modules` (the offline engine's parser and tools) — once the first
+        screen is painted, one module per pass of the event loop, so keys typed meanwhile are
+        taken between them; on the app's own thread, never beside a turn's imports."""
+        for name in (*WARM_UP_MODULES, *getattr(self.engine, "turn_modules", ())):
+            importlib.import_module(name)
+            await asyncio.sleep(0)
 
     def welcome_info(self) -> WelcomeInfo:
         """The welcome screen's facts: the mode (endpoint shown without credentials) and the
@@ -294,6 +313,8 @@ class GpuSizerApp(App[None]):
     @work(exclusive=True, group="turn")
     async def _run_turn(self, text: str) -> None:
         await self.chat_log.add_user(text)
+        from assistant.app.turn import TurnPresenter
+
         presenter = TurnPresenter(self.chat_log, self.status)
         try:
             outcome = await presenter.run(self.engine, self.conversation, text)
@@ -386,6 +407,8 @@ class GpuSizerApp(App[None]):
             self.say(f"Session saved ({self.conversation.id}).")
 
     def action_open_sessions(self) -> None:
+        from assistant.app.screens.sessions import SessionsScreen
+
         self.push_screen(SessionsScreen(self.sessions_directory), self._open_session)
 
     async def _open_session(self, path: Path | None) -> None:
@@ -469,6 +492,8 @@ class GpuSizerApp(App[None]):
         answer.action_copy()
 
     def action_toggle_details(self) -> None:
+        from assistant.app.widgets.tool_card import ToolCard
+
         cards = list(self.query(ToolCard))
         collapse = any(not card.collapsed for card in cards)
         for card in cards:
@@ -490,6 +515,8 @@ class GpuSizerApp(App[None]):
             ("Ctrl+P", "command palette"),
             ("Ctrl+Q", "quit"),
         ]
+        from assistant.app.screens.help import HelpScreen
+
         self.push_screen(HelpScreen(commands.help_markdown(rows)))
 
     def active_bindings_for_help(self) -> Iterable[Binding]:
@@ -502,6 +529,8 @@ class GpuSizerApp(App[None]):
         if self.settings is None:
             self.notify("No settings loaded (the app was started with a fixed engine).")
             return
+        from assistant.app.screens.settings import SettingsScreen
+
         self.push_screen(SettingsScreen(self.settings, self.config_file), self._apply_settings)
 
     def _apply_settings(self, settings: Settings | None) -> None:
@@ -598,8 +627,9 @@ class GpuSizerApp(App[None]):
 
 
 def commands_modal_types() -> tuple[type[Screen[Any]], ...]:
-    """Screens under which the chat's keys are inactive."""
-    return (HelpScreen, SessionsScreen, SettingsScreen)
+    """Screens under which the chat's keys are inactive: the help, sessions and settings
+    screens (`ChatModal`), not the command palette."""
+    return (ChatModal,)
 
 
 def session_problems_text(problems: list[str], shown: int = 5) -> str:

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
 from assistant.app.labels import field_label, words
+from assistant.app.units import CARD_UNIT as CARD_UNIT
+from assistant.app.units import TableUnit as TableUnit
+from assistant.app.units import answer_unit as answer_unit
 from assistant.app.workloads import workload_card_lines
 from assistant.lookups import GpuFacts, GpuList, ModelFacts, ModelList
 from assistant.render.deployment import (
@@ -42,10 +45,6 @@ MAX_ROWS = 12
 
 MEMORY_COMPONENTS = ("weights", "kv_cache", "activations", "gradients", "optimizer", "overhead")
 """Stacking order of a memory bar (the memory calculator's breakdown keys)."""
-
-TableUnit = Literal["GB", "GiB"]
-CARD_UNIT: TableUnit = "GiB"
-"""The one display unit of memory (issue 33): GiB on every card, as on every CLI table."""
 
 DATASHEET_FIELDS = frozenset({"memory_bytes"})
 """Byte fields that hold a datasheet's label, not a measured size: a GPU's marketed memory
@@ -421,13 +420,6 @@ def card_view(value: BaseModel, unit: TableUnit = CARD_UNIT) -> CardView:
             return view(value, unit)
     lines = workload_card_lines(value)  # issue 30 items 1-4
     return _facts_view(value, unit) if lines is None else CardView(lines=tuple(lines))
-
-
-def answer_unit(mode: str) -> TableUnit:
-    """The byte unit of a turn's cards and bars: GiB in either mode (issue 33: one display
-    unit, as nvidia-smi and PyTorch report; the deterministic verdict an LLM answer leads with
-    is in GiB too, so the card beside it is). `mode` is kept for callers that pass it."""
-    return "GiB"
 
 
 @dataclass(frozen=True)

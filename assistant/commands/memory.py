@@ -34,7 +34,7 @@ from assistant.render.output import (
     output_format,
 )
 from tools.memory import MemoryEstimate, MemoryRequest, component_name, engine_name, estimate_memory
-from tools.sizing.report import ShapeQuestion, SizedConfiguration
+from tools.sizing.configuration import ShapeQuestion, SizedConfiguration
 from tools.sizing.shapes import shape_question
 from tools.units import ByteUnit, format_count, to_unit
 
@@ -122,7 +122,7 @@ def component_table(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Table:
 def memory_document(est: MemoryEstimate, unit: ByteUnit = "GiB") -> Document:
     """Human output: the verdict first (the words `ask` and the MCP server lead with), what
     was sized, one table in one unit, then warnings and assumptions."""
-    from assistant.render.verdict import memory_verdict_text
+    from assistant.render.memory_verdict import memory_verdict_text
 
     table = component_table(est, unit)
     doc = Document(data=table)

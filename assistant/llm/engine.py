@@ -823,7 +823,8 @@ class LlmEngine:
             else system_prompt(profile, self.system_prompt)
         )
         system = [{"role": "system", "content": prompt}]
-        tools = tool_schemas(self.registry, profile, caps.strict) if offer_tools else []
+        reading = turn_parsed(conversation.messages)  # the offer follows the workload read
+        tools = tool_schemas(self.registry, profile, caps.strict, reading) if offer_tools else []
         history = self._history(conversation)
         fitted = self._fit(conversation, system, history, tools)
         if not fitted.fits and tools:

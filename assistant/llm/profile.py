@@ -11,13 +11,26 @@ bench/bench_llm.py). `size` because the model's reading is compared with the par
 wins over a parser that read it wrong. Validation is the same either way: a lean call may still
 send any field the full schema offers. The engine pre-computes the tools a question needs
 before the model is asked, so a small model mostly explains results.
+
+The full profile offers by the question's reading (issue 30): the 2,500-token budget holds the
+everyday tools, not every workload's. When the parser's reading of the turn shows a deployment
+question (a serving engine named, buying against renting, speculative decoding / prefix caching
+/ a prefill-decode split: `assistant.offline.planner.deployment_arguments`) `size` is offered
+with those parts (`serve_engine`, `buy`, `speedups`: the engine plan, buy-vs-rent and speed-ups
+of its leading option, in the report); when it shows an embedding corpus, `embed_corpus` is
+offered. On those turns `estimate_memory` is not offered (`size` answers the memory of every
+configuration named), which pays for them: every turn's prompt + schemas stays within
+`FULL_BUDGET_TOKENS` (tests/test_token_budget.py). The left-out tools stay callable.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Literal
 
+from assistant.offline.planner import deployment_arguments
 from assistant.prompts import load_prompt
+from assistant.reading.parsed import ParsedWorkload
 from assistant.registry import Registry
 
 Profile = Literal["full", "lean"]
@@ -40,6 +53,56 @@ LEAN_FIELDS: dict[str, frozenset[str] | None] = {
 }
 """Top-level field → the nested fields kept (None: all of them); everything else is left out
 of the lean schema (still accepted by validation)."""
+
+
+WorkloadOffer = Literal["deployment", "embedding"]
+
+SIZE_DEPLOYMENT_PARTS = ("serve_engine", "buy", "speedups")
+"""The `size` parts a deployment reading offers (hidden from `size` otherwise)."""
+SIZE_DEPLOYMENT_EXPERT = (
+    "buy.server_usd",
+    "buy.load_fraction",
+    "buy.host_watts",
+    "speedups.draft_params",
+    "speedups.draft_tokens",
+    "speedups.prefix_caching",
+)
+"""Their expert fields, still hidden (the parser and the CLI set them; validation takes them)."""
+MEMORY_TOOL = "estimate_memory"
+EMBEDDING_TOOL = "embed_corpus"
+
+
+def workload_offers(reading: ParsedWorkload | None) -> frozenset[WorkloadOffer]:
+    """The workload tools the reading of the turn shows (module docstring); none without one."""
+    if reading is None:
+        return frozenset()
+    offers: set[WorkloadOffer] = set()
+    if deployment_arguments(reading, reading.task not in (None, "inference")):
+        offers.add("deployment")
+    if reading.embedding_model is not None:
+        offers.add("embedding")
+    return frozenset(offers)
+
+
+def _full_schemas(
+    registry: Registry, strict: bool, offers: frozenset[WorkloadOffer]
+) -> list[dict[str, Any]]:
+    """The full profile's tools for a turn whose reading shows `offers`."""
+    if not offers:
+        return registry.schemas(strict=strict)
+    out: list[dict[str, Any]] = []
+    for spec in registry.specs.values():
+        if spec.name == MEMORY_TOOL:
+            continue  # `size` answers the memory of the configurations named
+        if spec.name == LEAN_TOOL and "deployment" in offers:
+            hidden = [h for h in spec.hidden if h not in SIZE_DEPLOYMENT_PARTS]
+            spec = replace(spec, hidden=(*hidden, *SIZE_DEPLOYMENT_EXPERT))
+        elif spec.name == EMBEDDING_TOOL and "embedding" in offers:
+            pass
+        elif not spec.offered:
+            continue
+        out.append(spec.schema(strict))
+    return out
 
 
 def _pruned(node: dict[str, Any], kept: frozenset[str] | set[str]) -> dict[str, Any]:
@@ -76,11 +139,15 @@ def system_prompt(profile: Profile, full_prompt: str) -> str:
 
 
 def tool_schemas(
-    registry: Registry, profile: Profile, strict: bool = False
+    registry: Registry,
+    profile: Profile,
+    strict: bool = False,
+    reading: ParsedWorkload | None = None,
 ) -> list[dict[str, Any]]:
-    """The `tools` list for `profile`."""
+    """The `tools` list for `profile`; the full profile's by the turn's `reading` (module
+    docstring)."""
     if profile == "full":
-        return registry.schemas(strict=strict)
+        return _full_schemas(registry, strict, workload_offers(reading))
     spec = registry.specs.get(LEAN_TOOL)
     if spec is None:
         return []

@@ -26,23 +26,28 @@ from assistant.events import (
     ToolCallStarted,
     ToolResult,
 )
-from assistant.offline.parser import parse_workload
-from assistant.offline.planner import PlannedCall, default_reading, plan_tool_calls, scope_only
-from assistant.reading.of_parsed import reading_of
-from assistant.reading.parsed import ParsedWorkload, previous_workload
-from assistant.render import (
-    CallResult,
-    render_answer,
-    render_fits,
-    render_out_of_scope,
-    render_question,
-)
-from assistant.results import ToolError, tool_message
-from assistant.tool_calls import run_tool_call
-from tools.sizing import SizingReport
 
 if TYPE_CHECKING:
+    from assistant.offline.planner import PlannedCall
+    from assistant.reading.parsed import ParsedWorkload
     from assistant.registry import Registry
+    from assistant.render import CallResult
+    from tools.sizing import SizingReport
+
+TURN_MODULES = (
+    "assistant.offline.parser",
+    "assistant.offline.planner",
+    "assistant.reading.of_parsed",
+    "assistant.reading.parsed",
+    "assistant.render.answer",
+    "assistant.results",
+    "assistant.tool_calls",
+    "assistant.registry",
+    "tools.sizing.plan",
+)
+"""What a turn runs on — the parser, the planner, the tools and the answer templates —, imported
+by the turn, not with the engine: the app paints its first screen with the engine made but these
+not yet loaded, then imports them (`turn_modules`; issue 32, fast start)."""
 
 
 class OfflineEngine:
@@ -50,6 +55,8 @@ class OfflineEngine:
 
     mode: Literal["llm", "offline"] = "offline"
     label: str = "offline · built-in parser + tools"
+    turn_modules: tuple[str, ...] = TURN_MODULES
+    """What the app imports after its first paint, so the first answer does not wait on it."""
 
     def __init__(self, registry: Registry | None = None) -> None:
         self._registry = registry
@@ -66,6 +73,10 @@ class OfflineEngine:
         self, conversation: Conversation, planned: list[PlannedCall], parsed: ParsedWorkload
     ) -> tuple[list[Event], list[CallResult]]:
         """Run one round of calls: events plus the OpenAI-format messages appended."""
+        from assistant.render import CallResult
+        from assistant.results import tool_message
+        from assistant.tool_calls import run_tool_call
+
         events: list[Event] = []
         results: list[CallResult] = []
         base = len([m for m in conversation.messages if m.get("role") == "tool"])
@@ -106,6 +117,12 @@ class OfflineEngine:
 
     async def run_turn(self, conversation: Conversation, user_text: str) -> AsyncIterator[Event]:
         """One turn; see the module docstring. Always ends with exactly one `Done`."""
+        from assistant.offline.parser import parse_workload
+        from assistant.offline.planner import default_reading, plan_tool_calls, scope_only
+        from assistant.reading.of_parsed import reading_of
+        from assistant.reading.parsed import previous_workload
+        from assistant.render import render_out_of_scope, render_question
+
         conversation.add({"role": "user", "content": user_text})
         partial: list[str] = []
         try:
@@ -171,6 +188,8 @@ class OfflineEngine:
 
 def _report(results: list[CallResult]) -> SizingReport | None:
     """The turn's sizing report, if its `size` call ran."""
+    from tools.sizing import SizingReport
+
     return next((r.value for r in results if isinstance(r.value, SizingReport)), None)
 
 
@@ -189,6 +208,10 @@ def _question_words(results: list[CallResult]) -> str | None:
 def answer_text(parsed: ParsedWorkload, results: list[CallResult]) -> Answer:
     """The turn's answer from its results: rendered from the sizing report (and the
     llama.cpp / Ollama plans), or the question the report asks first."""
+    from assistant.render import render_answer, render_fits, render_question
+    from assistant.results import ToolError
+    from tools.sizing import SizingReport
+
     if any(r.name == "fits_on_hardware" for r in results):
         return render_fits(parsed, results)
     sizing = next((r for r in results if r.name == "size"), None)

@@ -21,11 +21,50 @@ and unconverted-offer lines, the price load), `tables` (key figures, memory brea
 `answer` (the whole turn's sections).
 """
 
-from assistant.render.answer import render_answer, render_fits, render_out_of_scope, render_question
-from assistant.render.fold import DETAILS_TOPIC, SCREEN_LINES
-from assistant.render.results import CallResult
-from assistant.render.tables import options_table
-from assistant.render.verdict import memory_verdict_text, verdict_answer, verdict_text
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assistant.render.answer import (
+        render_answer,
+        render_fits,
+        render_out_of_scope,
+        render_question,
+    )
+    from assistant.render.fold import DETAILS_TOPIC, SCREEN_LINES
+    from assistant.render.memory_verdict import memory_verdict_text
+    from assistant.render.results import CallResult
+    from assistant.render.tables import options_table
+    from assistant.render.verdict import verdict_answer, verdict_text
+
+# Loaded on first use (PEP 562): the terminal output layer (`render.output`) lives in this
+# package, and a command that only prints a table must not pay for the answer renderer — which
+# pulls in the parser, the sizing report and their pydantic models — at start-up.
+_WHERE = {
+    "render_answer": "answer",
+    "render_fits": "answer",
+    "render_out_of_scope": "answer",
+    "render_question": "answer",
+    "DETAILS_TOPIC": "fold",
+    "SCREEN_LINES": "fold",
+    "CallResult": "results",
+    "options_table": "tables",
+    "memory_verdict_text": "memory_verdict",
+    "verdict_answer": "verdict",
+    "verdict_text": "verdict",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DETAILS_TOPIC",

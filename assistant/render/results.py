@@ -5,14 +5,16 @@ and `CallResult` (a tool call beside the sizing report, e.g. a llama.cpp plan).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
 from tools.catalog import get_catalog
-from tools.recommend import Option
-from tools.sizing import SizedConfiguration
 from tools.units import format_bytes
+
+if TYPE_CHECKING:
+    from tools.recommend import Option
+    from tools.sizing.configuration import SizedConfiguration
 
 
 @dataclass(frozen=True)

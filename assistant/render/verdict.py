@@ -94,6 +94,8 @@ def headline_verb(report: SizingReport, headline: Headline) -> str:
     that fits and meets the targets:', or 'Recommended:' (the recommender's first option)."""
     # 'on 4 GPUs' (no GPU type named): chosen among that many GPUs, said so.
     on = "" if headline.gpus_named is None else f" on {headline.gpus_named} GPUs"
+    if headline.rule == "request_rate":
+        return "Cheapest layout for the request rate (its replicas serve it for the least USD/h):"
     if headline.rule != "cheapest" or headline.price is None:
         return f"Recommended{on}:"
     if _per_token_headline(report, headline):
@@ -128,7 +130,8 @@ def _headline_line(report: SizingReport, headline: Headline) -> str:
     verb = headline_verb(report, headline)
     price = headline_price_text(report, headline)
     if not price:
-        return needs_line(option, verb, " (the recommender's first option)")
+        chose = "" if headline.rule == "request_rate" else " (the recommender's first option)"
+        return needs_line(option, verb, chose)
     return needs_line(option, verb) + f" {price}."
 
 
@@ -626,28 +629,6 @@ def verdict_text(report: SizingReport, brief: bool = False) -> str:
     """The text of `verdict_answer` (Markdown, one line per verdict line); `brief`: an
     owned-hardware report's local plan in its short form (MCP's few lines)."""
     return verdict_answer(report, brief).text
-
-
-def memory_verdict_text(estimates: list[MemoryEstimate]) -> str:
-    """The verdict of memory estimates alone (Markdown), in `verdict_lines`' words: for a turn
-    in which the model sized the question itself with `estimate_memory` (no sizing report)."""
-    lines: list[str] = []
-    for est in estimates:
-        label = config_label(SizedConfiguration(gpu=est.gpu, count=est.num_gpus, estimate=est))
-        budget, headroom = est.budget_bytes_per_gpu, est.headroom_bytes
-        if est.fits is None or budget is None or headroom is None:
-            lines.append(f"Needs {gib(est.per_gpu_bytes)} of GPU memory per GPU on {label}.")
-        elif est.fits:
-            lines.append(
-                f"**Fits on {label}** — needs {gib(est.per_gpu_bytes)} of {gib(budget)} per GPU; "
-                f"{gib(headroom)} headroom per GPU."
-            )
-        else:
-            lines.append(
-                f"**Does not fit on {label}** — needs {gib(est.per_gpu_bytes)} per GPU, budget "
-                f"{gib(budget)} ({gib(-headroom)} over)."
-            )
-    return "\n".join(dict.fromkeys(lines)) + "\n" if lines else ""
 
 
 _METHOD = {"full": "a full fine-tune", "lora": "LoRA", "qlora": "QLoRA (adapters on a 4-bit base)"}

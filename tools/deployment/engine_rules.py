@@ -10,10 +10,10 @@ holds a different number of tokens under each (all figures per GPU):
   the CUDA context); activations and CUDA graphs live in the (1 − mem_fraction_static) rest
   (sglang/srt/model_executor/model_runner.py profile_max_num_token: rest_memory =
   available_gpu_memory − total_gpu_memory × (1 − mem_fraction_static)). The default depends on
-  the tensor-parallel size in SGLang's ServerArgs.__post_init__ (v0.4): 0.88 at TP 1, 0.87 at
-  TP ≥ 2, 0.85 at ≥ 4, 0.81 at ≥ 8, 0.79 at ≥ 16; releases from 0.5 derive it from the GPU's
-  memory, the chunked-prefill size and the CUDA-graph batch size instead, so the launch line
-  passes the fraction sized here explicitly.
+  the tensor-parallel size in SGLang's 2024 ServerArgs.__post_init__ (v0.3-v0.4): 0.88 at TP 1,
+  0.87 at TP ≥ 2, 0.85 at ≥ 4, 0.81 at ≥ 8, 0.79 at ≥ 16; later releases (from the v0.4.8 era)
+  derive it from the GPU's memory, reserving memory for activations and CUDA graphs by memory
+  tier and TP × PP, so the launch line passes the fraction sized here explicitly.
 - TensorRT-LLM: pool = kv_cache_free_gpu_memory_fraction × the memory still free after the
   weights, the CUDA context and the activation buffers are allocated (trtllm-serve
   tensorrt_llm/commands/serve.py: 'Free GPU memory fraction reserved for KV Cache, after
@@ -36,9 +36,12 @@ AS_OF = "2026-12-02"
 SGLANG_TP_DEFAULTS: tuple[tuple[int, float], ...] = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87))
 SGLANG_TP1_DEFAULT = 0.88
 SGLANG_SOURCE = (
-    "sgl-project/sglang python/sglang/srt/server_args.py ServerArgs.__post_init__ (v0.4): "
-    "mem_fraction_static 0.88 at TP 1, 0.87 / 0.85 / 0.81 / 0.79 at TP ≥ 2 / 4 / 8 / 16; "
-    "model_runner.profile_max_num_token: pool = available − total × (1 − fraction)"
+    "sgl-project/sglang python/sglang/srt/server_args.py ServerArgs.__post_init__, its 2024 "
+    "releases (v0.3-v0.4; read 2026-12-02): mem_fraction_static 0.88 at TP 1, 0.87 / 0.85 / "
+    "0.81 / 0.79 at TP ≥ 2 / 4 / 8 / 16; later releases (the v0.4.8 era on, PR #10975 "
+    "'general heuristics') derive it from the GPU's memory — round((gpu_mem − reserved) / "
+    "gpu_mem, 3), reserved by memory tier and TP × PP — so the launch line pins the fraction "
+    "sized here; model_runner.profile_max_num_token: pool = available − total × (1 − fraction)"
 )
 TRTLLM_FREE_FRACTION = 0.9
 TRTLLM_SOURCE = (
@@ -99,7 +102,7 @@ RULES: dict[ServeEngine, EngineRule] = {
 
 
 def sglang_default_fraction(tp: int) -> float:
-    """SGLang's default --mem-fraction-static at tensor-parallel size `tp` (v0.4 rule)."""
+    """SGLang's default --mem-fraction-static at tensor-parallel size `tp` (its 2024 rule)."""
     for at_least, fraction in SGLANG_TP_DEFAULTS:
         if tp >= at_least:
             return fraction

@@ -197,9 +197,9 @@ def _gpu_plan(req: EngineRequest) -> EnginePlan:
         )
         if req.memory_fraction is None:
             notes.append(
-                f"--mem-fraction-static {fraction:.2f}: SGLang's default at TP {req.tp} (v0.4 "
-                "rule); from 0.5 SGLang derives its default from the GPU's memory, so the line "
-                "sets it explicitly."
+                f"--mem-fraction-static {fraction:.2f}: SGLang's default at TP {req.tp} (its "
+                "2024 rule, v0.3-v0.4); later releases derive their default from the GPU's "
+                "memory, so the line sets it explicitly."
             )
     else:
         fraction = req.memory_fraction or TRTLLM_FREE_FRACTION

@@ -9,8 +9,10 @@ published range.
   draft step relative to a target step. Decode at small batch reads the weights once per step,
   so c is taken as the draft's weight bytes (run unsharded on one GPU) over the target's active
   weight bytes per GPU (stated). Without a measured
-  α the figures are given at both ends of the range Leviathan et al. measured for their T5 and
-  LaMDA pairs (Table 3: α 0.61–0.82). The draft's weights take memory on every GPU holding it.
+  α the figures are given at both ends of the range Leviathan et al. measured for their
+  language-model drafts (T5-XXL with T5-small/base/large, Table 2: α 0.65–0.82 at argmax
+  sampling T = 0, 0.53–0.71 at T = 1; LaMDA 137B with 100M/2B/8B drafts, Table 3: 0.61/0.71/0.75
+  at T = 0): α 0.53–0.82. The draft's weights take memory on every GPU holding it.
 - Prefix caching (vLLM automatic prefix caching; SGLang RadixAttention, Zheng et al. 2023,
   arXiv 2312.07104): a prompt's cached prefix is not prefilled again, so prefill work and the
   prefill part of TTFT scale with the uncached share (1 − f) (prefill cost taken as linear in
@@ -41,9 +43,14 @@ LEVIATHAN = (
     "Leviathan, Kalman & Matias 2023 (arXiv 2211.17192): tokens per step (1 − α^(γ+1))/(1 − α), "
     "speed-up (1 − α^(γ+1))/((1 − α)(γc + 1))"
 )
-ALPHA_RANGE = (0.61, 0.82)
-"""Acceptance rates Leviathan et al. measured (Table 3, T5 and LaMDA target/draft pairs)."""
-ALPHA_SOURCE = "Leviathan et al. 2023, Table 3: α 0.61–0.82 for their T5 and LaMDA pairs"
+ALPHA_RANGE = (0.53, 0.82)
+"""Acceptance rates Leviathan et al. measured for language-model drafts, both sampling
+temperatures (Tables 2-3; the unigram and bigram drafts, α 0.03-0.23, left out)."""
+ALPHA_SOURCE = (
+    "Leviathan et al. 2023 (arXiv 2211.17192, ICML; read 2026-12-02): α 0.53–0.82 — Table 2, "
+    "T5-XXL with T5-small/base/large drafts: 0.65–0.82 at T = 0, 0.53–0.71 at T = 1; Table 3, "
+    "LaMDA 137B with 100M/2B/8B drafts: 0.61/0.71/0.75 at T = 0"
+)
 MAX_DRAFT_TOKENS = 16
 SELF_DRAFT_LINE = (
     "Draft heads (EAGLE, Medusa, MTP) are not modelled here: EAGLE reports 2.7–3.5× lower "

@@ -37,6 +37,7 @@ from tools.memory.kv_cache import (
     kv_cache_bytes,
     kv_cache_bytes_per_token,
 )
+from tools.memory.lora_slots import VLLM_DEFAULT_MAX_LORA_RANK, slot_bytes_per_gpu, slot_rank
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
 from tools.memory.overhead import (
     CUBLAS_WORKSPACE,
@@ -779,7 +780,36 @@ def _model_states(
     else:
         parts.add("gradients", 0, "inference: none")
         parts.add("optimizer", 0, "inference: none")
+        if req.lora_slots and engine == "vllm":  # vLLM's slots; other engines load adapters
+            _lora_slot_weights(req, resolved.architecture, fmt, layout, parts)
     return stage_layers
+
+
+def _lora_slot_weights(
+    req: MemoryRequest, arch: Architecture, fmt: str, layout: Layout, parts: _Parts
+) -> None:
+    """vLLM's LoRA adapter slots (`tools.memory.lora_slots`: `--max-loras` × rank × Σ over the
+    wrapped projections of (in + out), split by TP and PP) added to the weights: allocated at
+    load, before the KV pool is profiled. `lora_dtype auto`: the activations' dtype, 4 bytes
+    for fp32 weights, else 2 (bf16, fp16 and the quantized formats compute in 16 bits)."""
+    slots = req.lora_slots or 0
+    rank = slot_rank(req.lora_rank or VLLM_DEFAULT_MAX_LORA_RANK)
+    dtype_bytes = 4 if fmt == "fp32" else 2
+    nbytes = slot_bytes_per_gpu(arch, slots, rank, dtype_bytes, layout.tp, layout.pp)
+    base_bytes = parts.nbytes["weights"]
+    if parts.lean:
+        parts.add("weights", base_bytes + nbytes, "")
+        return
+    base = parts.components["weights"]
+    parts.add(
+        "weights",
+        base_bytes + nbytes,
+        base.formula + f" + {slots} LoRA slots × rank {rank} × Σ(in + out) × {dtype_bytes} B",
+        *base.assumptions,
+        f"vLLM --enable-lora: {slots} adapter slot(s) of rank {rank} take "
+        f"{format_bytes(nbytes, 'GiB')} per GPU, allocated with the weights "
+        "(create_lora_weights; A = rank × input, B = output × rank per projection).",
+    )
 
 
 def _kv_cache(

@@ -28,6 +28,7 @@ from tools.limits import (
     FINITE,
     MAX_CONTEXT_TOKENS,
     MAX_GPUS,
+    MAX_LORA_ADAPTERS,
     MAX_LORA_RANK,
     MAX_NAME_CHARS,
     MAX_OVERHEAD_BYTES,
@@ -37,6 +38,7 @@ from tools.limits import (
 )
 from tools.memory.formats import GGUF_FORMATS, WEIGHT_FORMATS, format_reading, normalize_format
 from tools.memory.kv_cache import KV_DTYPES
+from tools.memory.lora_slots import VLLM_LORA_RANKS
 from tools.memory.tensors import LORA_TARGETS
 from tools.memory.training import OPTIMIZERS, PRECISIONS
 from tools.notes import Note
@@ -286,6 +288,13 @@ class MemoryRequest(ModelChoice):
         description="LoRA/QLoRA adapter rank r (default 8 for lora, the PEFT default; 64 "
         "for qlora, as in the QLoRA paper).",
     )
+    lora_slots: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_LORA_ADAPTERS,
+        description="Serving: vLLM LoRA adapter slots (--max-loras) of rank `lora_rank` "
+        "(default 16), counted with the weights under engine vllm.",
+    )
     adapter_dtype: Literal["bf16", "fp32"] = Field(
         default="bf16",
         description="LoRA adapter weights/gradients dtype: bf16 (QLoRA paper) or fp32 (PEFT's "
@@ -327,6 +336,25 @@ class MemoryRequest(ModelChoice):
         le=MAX_OVERHEAD_BYTES,
         description="Override: vLLM CUDA graphs per GPU, bytes.",
     )
+
+    @model_validator(mode="after")
+    def _lora_slots_serve(self) -> Self:
+        """Adapter slots are a serving engine's buffers, at a rank vLLM takes."""
+        if self.lora_slots is None:
+            return self
+        if self.task != "inference":
+            raise ToolInputError(
+                "lora_slots",
+                f"are served adapters' GPU slots; task {self.task} trains an adapter",
+                "lora_slots with task inference, or lora_rank alone for training",
+            )
+        if self.lora_rank is not None and self.lora_rank > VLLM_LORA_RANKS[-1]:
+            raise ToolInputError(
+                "lora_rank",
+                f"{self.lora_rank} is above the largest --max-lora-rank vLLM takes",
+                f"at most {VLLM_LORA_RANKS[-1]} with lora_slots",
+            )
+        return self
 
 
 def validate_request(data: Mapping[str, Any]) -> MemoryRequest:

@@ -7,6 +7,7 @@ tokens at the stated load are decided once:
 
 - `request.py`: `SizingRequest` (workload, configurations named, pricing scope, what to answer);
 - `report.py`: `SizingReport` and its typed parts (`Headline`, `PriceLoad`, `ScaleOut`, ...);
+- `configuration.py`: `SizedConfiguration` and the other parts the `memory` command reads;
 - `plan.py`: `size()` — memory → recommend → cost → follow-ups;
 - `headline.py`: the one rule for the leading option and the one rule for the $/M load;
 - `memory.py`: the estimates of named configurations and the follow-ups that re-size them;
@@ -15,43 +16,100 @@ tokens at the stated load are decided once:
 - `shapes.py`: whether a model known only by its size fits with every plausible architecture.
 """
 
-from tools.sizing.claims import Claim, ClaimCheck
-from tools.sizing.headline import (
-    PRICE_OBJECTIVES,
-    choose_headline,
-    local_leads,
-    price_load,
-    states_load,
-)
-from tools.sizing.plan import MAX_PRICED, size
-from tools.sizing.report import (
-    AlternativeReading,
-    AskedAnswer,
-    BudgetCheck,
-    ContextFit,
-    FormatFit,
-    Headline,
-    HeadlineRule,
-    PricedConfiguration,
-    PriceLoad,
-    ScaleOut,
-    ShapeFit,
-    ShapeQuestion,
-    SizedConfiguration,
-    SizingError,
-    SizingReport,
-    VariantQuestion,
-    WayOut,
-)
-from tools.sizing.request import (
-    SIZE_HIDDEN,
-    AskedFigure,
-    Budget,
-    GpuConfiguration,
-    OwnedHardware,
-    PricingScope,
-    SizingRequest,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tools.sizing.claims import Claim, ClaimCheck
+    from tools.sizing.configuration import (
+        ShapeFit,
+        ShapeQuestion,
+        SizedConfiguration,
+        SizingError,
+    )
+    from tools.sizing.headline import (
+        PRICE_OBJECTIVES,
+        choose_headline,
+        local_leads,
+        price_load,
+        states_load,
+    )
+    from tools.sizing.plan import MAX_PRICED, size
+    from tools.sizing.report import (
+        AlternativeReading,
+        AskedAnswer,
+        BudgetCheck,
+        ContextFit,
+        FormatFit,
+        Headline,
+        HeadlineRule,
+        PricedConfiguration,
+        PriceLoad,
+        ScaleOut,
+        SizingReport,
+        VariantQuestion,
+        WayOut,
+    )
+    from tools.sizing.request import (
+        SIZE_HIDDEN,
+        AskedFigure,
+        Budget,
+        GpuConfiguration,
+        OwnedHardware,
+        PricingScope,
+        SizingRequest,
+    )
+
+# Loaded on first use (PEP 562): a command that needs one typed part (`memory` reads
+# `ShapeQuestion` from report.py) does not import the whole planner — recommend, cost,
+# deployment and their pydantic models — at start-up.
+_WHERE = {
+    "Claim": "claims",
+    "ClaimCheck": "claims",
+    "PRICE_OBJECTIVES": "headline",
+    "choose_headline": "headline",
+    "local_leads": "headline",
+    "price_load": "headline",
+    "states_load": "headline",
+    "MAX_PRICED": "plan",
+    "size": "plan",
+    "AlternativeReading": "report",
+    "AskedAnswer": "report",
+    "BudgetCheck": "report",
+    "ContextFit": "report",
+    "FormatFit": "report",
+    "Headline": "report",
+    "HeadlineRule": "report",
+    "PricedConfiguration": "report",
+    "PriceLoad": "report",
+    "ScaleOut": "report",
+    "ShapeFit": "configuration",
+    "ShapeQuestion": "configuration",
+    "SizedConfiguration": "configuration",
+    "SizingError": "configuration",
+    "SizingReport": "report",
+    "VariantQuestion": "report",
+    "WayOut": "report",
+    "SIZE_HIDDEN": "request",
+    "AskedFigure": "request",
+    "Budget": "request",
+    "GpuConfiguration": "request",
+    "OwnedHardware": "request",
+    "PricingScope": "request",
+    "SizingRequest": "request",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "MAX_PRICED",

@@ -86,6 +86,8 @@ def memory_fields(request: SizingRequest) -> dict[str, Any]:
             fields["optimizer"] = request.optimizer
     elif "users" in w.model_fields_set:
         fields["batch"] = w.users
+    if w.lora_slots is not None:  # served adapters' slots, as the recommender sizes them
+        fields |= {"lora_slots": w.lora_slots, "lora_rank": w.lora_slot_rank}
     return fields
 
 

@@ -76,7 +76,7 @@ from tools.sizing.report import (
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
 from tools.sizing.ways_out import serving_ways_out, ways_out
-from tools.sizing.workloads import size_workload_parts
+from tools.sizing.workloads import rate_headline, size_workload_parts
 from tools.units import GB
 from tools.workload import Workload, validate_workload
 
@@ -528,6 +528,7 @@ def size(
         for p in quoted_prices(report.costs, request.pricing.quote_tier)
     ]
     headline = choose_headline(request, rec, memory, report.priced, report.scale_out, search)
+    headline = rate_headline(request, rec, headline, report.price_of, search)  # issue 30 item 5
     if headline is not None:
         headline.price = report.price_of(headline.option.gpu, headline.option.count)
     report.headline = headline

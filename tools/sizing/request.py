@@ -313,6 +313,25 @@ class SizingRequest(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _lora_slots(self) -> SizingRequest:
+        """Served adapters' GPU slots are sized in every layout (issue 30 item 4): the
+        workload carries `lora_serving`'s slot count and rank, so the recommender's memory
+        need includes them and the GPUs it recommends hold them."""
+        lora = self.lora_serving
+        w = self.workload
+        if lora is None or w.is_training or "lora_slots" in w.model_fields_set:
+            return self
+        users = w.users if "users" in w.model_fields_set else None
+        self.workload = Workload.model_validate(
+            {
+                **w.model_dump(exclude_unset=True),
+                "lora_slots": lora.slots(users),
+                "lora_slot_rank": lora.slot_rank,
+            }
+        )
+        return self
+
+    @model_validator(mode="after")
     def _batch_job_shape(self) -> SizingRequest:
         """A batch job sets the request shape the serving model runs at (its totals over its
         requests, else its input:output ratio) and ranks by $/M tokens at full load, unless

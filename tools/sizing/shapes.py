@@ -27,7 +27,7 @@ from tools.errors import ToolInputError
 from tools.generic_model import parse_param_count
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.memory.kv_cache import kv_cache_bytes_per_token
-from tools.sizing.report import ShapeFit, ShapeQuestion, SizedConfiguration
+from tools.sizing.configuration import ShapeFit, ShapeQuestion, SizedConfiguration
 
 SIZE_FACTOR = 1.2
 """Catalog models within ×/÷ 1.2 of the stated count are 'of that size' (a 32B: 26.7–38.4B)."""

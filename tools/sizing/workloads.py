@@ -1,21 +1,35 @@
 """The workload parts of a sizing report (issue 30 items 1-4): each part the request carries,
-sized on the report's headline layout (`tools.workloads`), so every surface shows one figure."""
+sized on the report's headline layout (`tools.workloads`), so every surface shows one figure.
+
+A request rate also chooses the headline (`rate_headline`, rule *request_rate*): under a price
+objective with no configuration named, the layout that leads is the one whose replicas serve
+the rate (and meet its percentile target) for the least USD an hour — a card that is cheapest
+an hour is not the cheapest way to serve 40 requests/s when it takes ten times the replicas.
+The rate part is then sized on that headline (`headline_rate`): one verdict."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.memory.model import resolve_model
-from tools.pricing import PriceBook
-from tools.recommend import Option
-from tools.sizing.report import SizingError, SizingReport
+from tools.pricing import PriceBook, quote_order
+from tools.recommend import Option, Recommendation
+from tools.sizing.headline import PRICE_OBJECTIVES, candidates
+from tools.sizing.report import Headline, PricedConfiguration, SizingError, SizingReport
 from tools.sizing.request import SizingRequest
+from tools.workload import Workload
 from tools.workloads import size_lora_serving
 from tools.workloads.batch import api_job_costs, size_batch_job
 from tools.workloads.prices import hourly_quotes
-from tools.workloads.request_rate import cheapest_meeting
+from tools.workloads.request_rate import (
+    RequestRate,
+    RequestRateResult,
+    curve_of,
+    size_request_rate,
+)
 
 _FOUR_BYTE_FORMATS = frozenset({"fp32"})
 """Weight formats whose activations (and so vLLM's `lora_dtype auto`) are 4 bytes; every other
@@ -50,15 +64,9 @@ def size_workload_parts(
 
 def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, today: date) -> None:
     arrivals = request.request_rate
-    rec = report.recommendation
-    if arrivals is not None and rec is not None:
-        # The cheapest ranked layout whose replicas meet the rate and its percentile target.
-        def hourly(option: Option) -> float | None:
-            quoted = report.price_of(option.gpu, option.count)
-            return None if quoted is None else quoted.usd_per_hour
-
-        report.request_rate = cheapest_meeting(
-            arrivals, list(rec.options), request.workload.output_tokens, hourly
+    if arrivals is not None and report.headline is not None:
+        report.request_rate = headline_rate(
+            arrivals, report.headline, request.workload.output_tokens
         )
     job = request.batch_job
     if job is not None and report.headline is not None:
@@ -87,4 +95,86 @@ def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, t
             4 if fmt in _FOUR_BYTE_FORMATS else 2,
             headline,
             users,
+            included=w.lora_slots is not None,
         )
+
+
+def headline_rate(
+    arrivals: RequestRate, headline: Headline, output_tokens: int
+) -> RequestRateResult:
+    """`arrivals` on the headline's own layout: the replicas of it that keep up and meet the
+    percentile target, priced at the headline's quoted row (per replica: the row ÷ its data
+    parallel replicas), so the rate part never leads with another GPU than the answer does.
+    ToolInputError when the headline does not hold the workload or has no speed."""
+    option = headline.option
+    if not option.fits:
+        raise ToolInputError(
+            "request_rate",
+            f"{option.count}× {option.gpu_name} does not hold the workload, so no rate is "
+            "served on it",
+            "a layout that fits the model at this context",
+        )
+    result = size_request_rate(arrivals, option, output_tokens)
+    price = headline.price
+    if price is None or price.usd_per_hour is None:
+        return result
+    hourly = price.usd_per_hour * result.replicas / max(1, option.dp)
+    return result.model_copy(update={"usd_per_hour": hourly})
+
+
+PriceOf = Callable[[str, int], PricedConfiguration | None]
+"""The priced row quoted for (GPU, count) — `SizingReport.price_of`."""
+
+
+def rate_headline(
+    request: SizingRequest,
+    rec: Recommendation | None,
+    headline: Headline | None,
+    price_of: PriceOf,
+    search: Workload | None = None,
+) -> Headline | None:
+    """The headline for a request rate (module docstring): `headline` unless the request has a
+    rate, a price objective and no configuration or count named (those lead by their own
+    rules), else the fitting option that meets the targets whose replicas meeting the rate
+    cost least an hour by `quote_order` (priced before unpriced, then the recommender's rank);
+    `headline` when no option can serve the rate."""
+    arrivals = request.request_rate
+    objective = request.workload.objective
+    if (
+        arrivals is None
+        or rec is None
+        or headline is None
+        or headline.rule not in ("cheapest", "recommender_first")
+        or headline.gpus_named is not None
+        or objective not in PRICE_OBJECTIVES
+    ):
+        return headline
+    limit = (search or request.workload).constraints.max_gpus
+    keyed: list[tuple[tuple[bool, tuple[bool, bool, float], int], Option]] = []
+    for rank, option in enumerate(candidates(rec, limit)):
+        if not curve_of(option):
+            continue
+        try:
+            result = size_request_rate(arrivals, option, request.workload.output_tokens)
+        except ToolInputError:
+            continue
+        priced = price_of(option.gpu, option.count)
+        if priced is None or priced.usd_per_hour is None:
+            keyed.append(((True, (False, False, 0.0), rank), option))
+            continue
+        hourly = priced.usd_per_hour * result.replicas / max(1, option.dp)
+        keyed.append(
+            ((False, quote_order(priced.stale, priced.low_confidence, hourly), rank), option)
+        )
+    if not keyed:
+        return headline
+    _, option = min(keyed, key=lambda pair: pair[0])
+    peak = arrivals.requests_per_s * arrivals.peak_factor
+    return Headline(
+        option=option,
+        rule="request_rate",
+        reason=f"the layout whose replicas serve {peak:,.2f} requests/s"
+        + ("" if arrivals.percentile is None else f" within the p{arrivals.percentile} target")
+        + " for the least USD per hour, of the priced options that fit and meet the targets",
+        weights_format=headline.weights_format,
+    )

@@ -5,9 +5,9 @@ A sizing question carries each as an optional part of `tools.sizing.SizingReques
 computes its result on the report's headline layout, so every surface shows the same figures.
 """
 
+from tools.memory.lora_slots import VLLM_LORA_RANKS
 from tools.workloads.lora_serving import (
     LORA_THROUGHPUT_NOTE,
-    VLLM_LORA_RANKS,
     LoraServing,
     LoraServingResult,
     size_lora_serving,

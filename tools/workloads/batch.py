@@ -73,23 +73,26 @@ BATCH_DISCOUNTS: tuple[BatchDiscount, ...] = (
     BatchDiscount(
         provider="openai",
         fraction=0.5,
-        source="OpenAI API docs, Batch API guide (platform.openai.com/docs/guides/batch): "
-        "'50% cost discount compared to synchronous APIs'",
+        source="OpenAI API docs, Batch API guide (https://platform.openai.com/docs/guides/batch): "
+        "'Better cost efficiency: 50% cost discount compared to synchronous APIs', as quoted "
+        "by OpenAI staff at https://community.openai.com/t/why-batch-api-over-synchronous-apis/"
+        "866627/8 (the guide itself is not in the research store)",
         as_of="2026-12-02",
     ),
     BatchDiscount(
         provider="anthropic",
         fraction=0.5,
-        source="Anthropic docs, Message Batches API (docs.anthropic.com/en/docs/build-with-"
-        "claude/batch-processing): batches cost 50% of standard API prices",
+        source="Anthropic docs, Batch processing (https://platform.claude.com/docs/en/build-"
+        "with-claude/batch-processing, formerly docs.anthropic.com): the Message Batches API "
+        "'reducing costs by 50%'",
         as_of="2026-12-02",
     ),
     BatchDiscount(
         provider="together",
         fraction=0.5,
         up_to=True,
-        source="Together AI docs, Batch inference overview (docs.together.ai/docs/inference/"
-        "batch/overview): 'up to 50% off serverless rates', on selected models",
+        source="Together AI docs, Batch inference overview (https://docs.together.ai/docs/"
+        "inference/batch/overview): 'up to 50% off serverless rates', on selected models",
         as_of="2026-12-02",
     ),
 )

@@ -21,8 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import Architecture
 from tools.errors import ToolInputError
-from tools.limits import FINITE
-from tools.memory.tensors import layer_shapes
+from tools.limits import FINITE, MAX_LORA_ADAPTERS
+from tools.memory.lora_slots import (
+    VLLM_DEFAULT_MAX_LORA_RANK,
+    VLLM_LORA_RANKS,
+    slot_params_per_gpu,
+    slot_rank,
+)
 
 if TYPE_CHECKING:
     from tools.recommend import Option
@@ -35,15 +40,7 @@ VLLM_LORA_SOURCE = (
 )
 VLLM_LORA_AS_OF = "2026-12-02"
 
-VLLM_LORA_RANKS = (1, 8, 16, 32, 64, 128, 256, 320, 512)
-"""`--max-lora-rank` values vLLM accepts (`MaxLoRARanks`, vllm/config/lora.py)."""
-VLLM_DEFAULT_MAX_LORA_RANK = 16
-MAX_ADAPTERS = 100_000
-"""Adapters one deployment registers, at most (S-LoRA serves 2,000 on one A100; a bound, not a
-limit any engine states)."""
-
-_COLUMN = frozenset({"q", "k", "v", "gate", "up"})
-"""Column-parallel LoRA targets in vLLM (A whole, B split by TP); o and down are row-parallel."""
+MAX_ADAPTERS = MAX_LORA_ADAPTERS
 
 LORA_THROUGHPUT_NOTE = (
     "Throughput cost of adapters is not modelled: published figures put it at a few percent "
@@ -79,6 +76,20 @@ class LoraServing(BaseModel):
         le=MAX_ADAPTERS,
         description="Adapters cached in host RAM; default all adapters.",
     )
+
+    def slots(self, users: int | None) -> int:
+        """GPU adapter slots (`--max-loras`): as given, else every adapter, at most one per
+        user when the users are stated."""
+        if self.max_loras is not None:
+            return self.max_loras
+        return self.adapters if users is None else min(self.adapters, users)
+
+    @property
+    def slot_rank(self) -> int:
+        """The rank of every slot (`--max-lora-rank`): the rank said rounded up to one vLLM
+        takes, else vLLM's default 16."""
+        asked = self.max_lora_rank
+        return VLLM_DEFAULT_MAX_LORA_RANK if asked is None else slot_rank(asked)
 
 
 class LoraServingResult(BaseModel):
@@ -121,34 +132,6 @@ class LoraServingResult(BaseModel):
     as_of: str = VLLM_LORA_AS_OF
 
 
-def slot_rank(rank: int) -> int:
-    """The smallest `--max-lora-rank` vLLM accepts that holds an adapter of `rank`."""
-    return next(r for r in VLLM_LORA_RANKS if r >= rank)
-
-
-def slot_params_per_gpu(arch: Architecture, rank: int, tp: int = 1, pp: int = 1) -> int:
-    """Adapter parameters of one slot on one GPU: Σ over LoRA-wrapped linears of rank × (input
-    + output), A's input split by TP for row-parallel layers, B's output for column-parallel
-    ones; layers split evenly over `pp` stages (the largest stage counted)."""
-    total = 0
-    layers = 0
-    for shape in layer_shapes(arch):
-        per_layer = 0
-        for lin in shape.linears:
-            if lin.lora_target is None:
-                continue
-            inp, out = lin.cols, lin.rows
-            if lin.lora_target in _COLUMN:
-                out = -(-out // tp)
-            else:
-                inp = -(-inp // tp)
-            per_layer += rank * (inp + out) * lin.copies
-        total += per_layer * shape.count
-        layers += shape.count
-    stage_layers = -(-layers // pp)
-    return total if pp == 1 else -(-total * stage_layers // layers)
-
-
 def size_lora_serving(
     request: LoraServing,
     arch: Architecture,
@@ -156,12 +139,15 @@ def size_lora_serving(
     dtype_bytes: int,
     option: Option | None = None,
     users: int | None = None,
+    included: bool = False,
 ) -> LoraServingResult:
     """The adapters' memory for `arch` on `option`'s layout (TP/PP; None: one GPU) and the
-    launch line; `repo` names the model on the line, `users` caps the default batch slots."""
+    launch line; `repo` names the model on the line, `users` caps the default batch slots.
+    `included`: `option` was sized with the slots (the recommender counts them with the
+    weights, `tools.memory.lora_slots`), so its headroom and KV pool are already after them."""
     assumptions: list[str] = []
     asked = request.max_lora_rank
-    rank = VLLM_DEFAULT_MAX_LORA_RANK if asked is None else slot_rank(asked)
+    rank = request.slot_rank
     if asked is None:
         assumptions.append(
             f"Adapter rank up to {rank} (vLLM's default --max-lora-rank); a larger rank needs "
@@ -171,9 +157,8 @@ def size_lora_serving(
         assumptions.append(
             f"Rank {asked} served in rank-{rank} slots (the next --max-lora-rank vLLM accepts)."
         )
-    max_loras = request.max_loras
-    if max_loras is None:
-        max_loras = request.adapters if users is None else min(request.adapters, users)
+    max_loras = request.slots(users)
+    if request.max_loras is None:
         assumptions.append(
             f"{max_loras} adapter slot(s) on the GPU (--max-loras): every adapter can be in one "
             "batch" + ("" if max_loras == request.adapters else ", at most one per user")
@@ -195,6 +180,11 @@ def size_lora_serving(
     pp = 1 if option is None else option.pp
     per_slot = slot_params_per_gpu(arch, rank)
     gpu_bytes = max_loras * slot_params_per_gpu(arch, rank, tp, pp) * dtype_bytes
+    if included:
+        assumptions.append(
+            "The adapter slots are counted with the weights in every layout sized, so the "
+            "GPUs recommended hold them with the load."
+        )
     result = LoraServingResult(
         adapters=request.adapters,
         max_loras=max_loras,
@@ -210,27 +200,37 @@ def size_lora_serving(
         launch=launch_line(repo, max_loras, rank, cpu, tp, pp),
         assumptions=assumptions,
     )
-    if option is not None:
-        kv_bytes = option.kv_cache_capacity_bytes
-        after = option.kv_cache_capacity_tokens
-        if kv_bytes > 0:
-            after = max(0, option.kv_cache_capacity_tokens * (kv_bytes - gpu_bytes) // kv_bytes)
-        slot_gpu = gpu_bytes // max_loras
-        fits = option.fits and option.headroom_bytes >= gpu_bytes
-        most = None if fits or not option.fits else max(0, option.headroom_bytes // slot_gpu)
-        result = result.model_copy(
-            update={
-                "max_loras_that_fit": most,
-                "gpu": option.gpu,
-                "gpu_name": option.gpu_name,
-                "count": option.count,
-                "headroom_bytes": option.headroom_bytes,
-                "fits": fits,
-                "kv_tokens_before": option.kv_cache_capacity_tokens,
-                "kv_tokens_after": after,
-            }
-        )
-    return result
+    if option is None:
+        return result
+    return result.model_copy(update=_on_layout(option, gpu_bytes, max_loras, included))
+
+
+def _on_layout(option: Option, gpu_bytes: int, slots: int, included: bool) -> dict[str, object]:
+    """The slots on `option`'s layout: its headroom and KV tokens before and after them (the
+    KV pool shrinks by the slots' bytes at the same bytes per token), whether it holds them,
+    and the most slots that fit when it does not."""
+    kv_bytes = option.kv_cache_capacity_bytes
+    tokens = option.kv_cache_capacity_tokens
+    if included:
+        headroom = option.headroom_bytes + gpu_bytes
+        before = tokens if kv_bytes <= 0 else tokens * (kv_bytes + gpu_bytes) // kv_bytes
+        after = tokens
+    else:
+        headroom = option.headroom_bytes
+        before = tokens
+        after = tokens if kv_bytes <= 0 else max(0, tokens * (kv_bytes - gpu_bytes) // kv_bytes)
+    fits = option.fits and headroom >= gpu_bytes
+    most = None if fits or not option.fits else max(0, headroom // max(1, gpu_bytes // slots))
+    return {
+        "max_loras_that_fit": most,
+        "gpu": option.gpu,
+        "gpu_name": option.gpu_name,
+        "count": option.count,
+        "headroom_bytes": headroom,
+        "fits": fits,
+        "kv_tokens_before": before,
+        "kv_tokens_after": after,
+    }
 
 
 def launch_line(repo: str, max_loras: int, rank: int, cpu: int, tp: int, pp: int) -> str:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -95,40 +94,6 @@ class RequestRateResult(BaseModel):
     )
     basis: Literal["estimated"] = "estimated"
     assumptions: list[str] = Field(default_factory=list)
-
-
-def cheapest_meeting(
-    request: RequestRate,
-    options: list[Option],
-    output_tokens: int,
-    usd_per_hour: Callable[[Option], float | None],
-) -> RequestRateResult:
-    """Of `options` (ranked serving layouts that fit), the one whose replica count
-    meeting `request` costs least an hour (`usd_per_hour` of the layout; unpriced after
-    priced, in rank order); the first option's error when none meets it."""
-    best: tuple[tuple[bool, float, int], RequestRateResult] | None = None
-    first_error: ToolInputError | None = None
-    for rank, option in enumerate(options):
-        if not curve_of(option) or not option.fits:
-            continue
-        try:
-            result = size_request_rate(request, option, output_tokens)
-        except ToolInputError as exc:
-            first_error = first_error or exc
-            continue
-        hourly = usd_per_hour(option)
-        cost = math.inf if hourly is None else hourly * result.replicas / max(1, option.dp)
-        key = (hourly is None, cost, rank)
-        if best is None or key < best[0]:
-            best = (
-                key,
-                result.model_copy(update={"usd_per_hour": None if hourly is None else cost}),
-            )
-    if best is None:
-        raise first_error or ToolInputError(
-            "request_rate", "no ranked option has a latency curve", "a serving workload"
-        )
-    return best[1]
 
 
 def _interpolate(curve: list[LatencyPoint], load: float) -> tuple[float, float, float]:

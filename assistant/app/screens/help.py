@@ -12,8 +12,9 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Markdown, Static
+
+from assistant.app.screens import ChatModal
 
 
 class HelpScroll(VerticalScroll):
@@ -24,7 +25,7 @@ class HelpScroll(VerticalScroll):
     ]
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(ChatModal[None]):
     """A modal with the help text; Esc / F1 / q closes it."""
 
     DEFAULT_CSS = """

@@ -14,10 +14,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
+from assistant.app.screens import ChatModal
 from assistant.sanitize import clean_text
 from assistant.sessions import SessionSummary, delete_session_file, list_sessions
 
@@ -33,7 +33,7 @@ def _label(summary: SessionSummary) -> Text:
     return text
 
 
-class SessionsScreen(ModalScreen[Path | None]):
+class SessionsScreen(ChatModal[Path | None]):
     """Returns the chosen session file, or None when closed."""
 
     DEFAULT_CSS = """

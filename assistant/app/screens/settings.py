@@ -17,9 +17,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.notifications import SeverityLevel
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Switch
 
+from assistant.app.screens import ChatModal
 from assistant.config import Capabilities, Settings
 from assistant.config_file import save_config_changes, settings_changes
 from assistant.redact import split_credentials
@@ -35,7 +35,7 @@ CAPABILITY_LABELS: dict[str, str] = {
 }
 
 
-class SettingsScreen(ModalScreen[Settings | None]):
+class SettingsScreen(ChatModal[Settings | None]):
     """Edit and save settings; returns the saved `Settings`, or None when cancelled."""
 
     DEFAULT_CSS = """

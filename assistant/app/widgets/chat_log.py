@@ -17,9 +17,8 @@ message, so a 50 MB session opens at once; the conversation itself keeps everyth
 from __future__ import annotations
 
 import asyncio
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel
 from rich.text import Text
 from textual import events
 from textual.binding import BindingType
@@ -29,19 +28,21 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from assistant.answer import VERDICT_KEY, stored_answer
-from assistant.app.results import TableUnit, answer_unit
-from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
-from assistant.app.widgets.tool_card import ToolCard
-from assistant.app.widgets.turn_view import TurnView
+from assistant.app.units import TableUnit, answer_unit
 from assistant.app.widgets.welcome import Welcome, WelcomeInfo
 from assistant.conversation import READING_KEY, WORKLOAD_KEY, Conversation
 from assistant.message_shapes import clean_message
-from assistant.reading.model import Reading
-from assistant.reading.of_parsed import reading_of
-from assistant.reading.parsed import ParsedWorkload
-from assistant.render.reading import read_as_line
-from assistant.results import cleaned, is_error, load_result, parse_arguments_text
 from assistant.sanitize import clean_value
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from assistant.app.widgets.message import AssistantMessage, NoticeLine, UserMessage
+    from assistant.app.widgets.tool_card import ToolCard
+    from assistant.app.widgets.turn_view import TurnView
+
+# A turn's widgets (messages, cards, tables, charts) and a stored turn's reading are imported
+# where a turn is drawn, not with the log: the empty chat paints first (issue 32, fast start).
 
 RESTORED_TURNS = 20
 """Turns (a user message and everything up to the next) drawn when a session is reopened."""
@@ -143,6 +144,8 @@ class ChatLog(VerticalScroll, can_focus=False):
         pin = self._pin
         if pin is None or not pin.is_mounted or pin.parent is not self:
             return target
+        from assistant.app.widgets.message import UserMessage
+
         top = pin.virtual_region.y
         question = pin.query_children(UserMessage)
         if question:
@@ -203,6 +206,8 @@ class ChatLog(VerticalScroll, can_focus=False):
     # ---- content ------------------------------------------------------------------------
     @property
     def current_turn(self) -> TurnView | None:
+        from assistant.app.widgets.turn_view import TurnView
+
         turns = self.query_children(TurnView)
         return turns.last() if turns else None
 
@@ -231,6 +236,8 @@ class ChatLog(VerticalScroll, can_focus=False):
     async def start_turn(self, question: str | None) -> TurnView:
         """A new turn for `question` (None: output that answers no question, e.g. /gpus).
         Sending is the user's own act: the log follows it again, pinned to its first line."""
+        from assistant.app.widgets.turn_view import TurnView
+
         await self.remove_welcome()
         turn = TurnView(question, self.unit)
         await self.mount(turn)
@@ -257,6 +264,8 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     async def add_user(self, text: str) -> UserMessage:
         """Start a turn with the user's message; returns that message."""
+        from assistant.app.widgets.message import UserMessage
+
         turn = await self.start_turn(text)
         return turn.query_one(UserMessage)
 
@@ -273,6 +282,8 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     async def set_result(self, card: ToolCard, value: BaseModel, is_error: bool) -> None:
         """Complete a card (and draw what its result leads its turn with)."""
+        from assistant.app.widgets.turn_view import TurnView
+
         view = next((w for w in card.ancestors_with_self if isinstance(w, TurnView)), None)
         if view is None:
             await card.set_result(value, is_error=is_error)
@@ -281,6 +292,8 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     def card(self, call_id: str) -> ToolCard | None:
         """The card for `call_id`, if there is one."""
+        from assistant.app.widgets.tool_card import ToolCard
+
         for card in self.query(ToolCard):
             if card.call_id == call_id:
                 return card
@@ -296,6 +309,8 @@ class ChatLog(VerticalScroll, can_focus=False):
 
     def last_answer(self) -> AssistantMessage | None:
         """The most recent answer segment (for "copy answer")."""
+        from assistant.app.widgets.message import AssistantMessage
+
         answers = self.query(AssistantMessage)
         return answers.last() if answers else None
 
@@ -339,6 +354,8 @@ class ChatLog(VerticalScroll, can_focus=False):
     async def _restore_assistant(self, message: dict[str, Any], repeated: set[Any]) -> None:
         """A stored assistant message: its verdict segment and answer as when it was live (what
         the verdict card states not repeated), then its tool calls as collapsed cards."""
+        from assistant.results import parse_arguments_text
+
         shows_card = self.current_turn is not None and self.current_turn.verdict is not None
         if message.get("verdict"):
             # As when it was live: what the verdict card states is not repeated.
@@ -374,6 +391,8 @@ class ChatLog(VerticalScroll, can_focus=False):
             )
 
     async def _restore_messages(self, messages: list[dict[str, Any]]) -> None:
+        from assistant.results import cleaned, is_error, load_result
+
         repeated = {m.get("tool_call_id") for m in messages if m.get("duplicate_of")}
         for raw in messages:
             message = clean_message(raw)  # a conversation built in code skipped add()
@@ -397,6 +416,11 @@ def stored_reading_line(message: dict[str, Any]) -> str | None:
     """The 'Read as' line of the reading a stored message carries: the model's reading an LLM
     verdict followed (on the answer), else the workload's (the offline engine's on its
     tool-call message, the LLM planner's on the user message), if any."""
+    from assistant.reading.model import Reading
+    from assistant.reading.of_parsed import reading_of
+    from assistant.reading.parsed import ParsedWorkload
+    from assistant.render.reading import read_as_line
+
     chosen = message.get(READING_KEY)
     if isinstance(chosen, dict):
         try:
