@@ -117,3 +117,10 @@ def test_a_training_batch_is_not_read_as_users_a_served_batch_is() -> None:
     assert "users" not in trained and trained["task"] == "lora"
     served, _ = read("Serve Llama 3.1 8B with a batch size of 32 on an L4")
     assert served["users"] == 32
+
+
+def test_the_engine_named_is_read_before_the_rule_it_is_sized_by() -> None:
+    # SGLang is sized by vLLM's memory rule (assistant/offline/parser/deployment.py), but the
+    # question named SGLang: the gold's engine is the one named.
+    named, _ = read("Using 2 H100*8 machines to deploy deepseek-R1 with sglang")
+    assert named["engine"] == "sglang"

@@ -414,6 +414,7 @@ def test_users_over_a_day_with_a_peak_size_the_peak() -> None:
         "I launched vllm serve with Llama 3.1 8B on an L4 and it crashes with OOM.",
         "I'm running vllm serve Qwen2.5 32B on 2 L40S with these flags --max-num-seqs 64.",
         "We're using the command vllm serve on one H100 for Llama 3.1 8B, does it fit 40 users?",
+        "I have one RTX 3080 for Llama 3.1 8B. Once the commands were input it went OOM.",
     ],
 )
 def test_a_command_the_user_ran_asks_for_no_launch_line(question: str) -> None:

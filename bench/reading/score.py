@@ -146,7 +146,12 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
             "currency": p.budget_currency,
             "period": p.budget_period or "total",
         }
-    engine = _ENGINES.get(p.launcher or "") or (p.engine if p.engine != "generic" else None)
+    # The engine named (SGLang, TensorRT-LLM) before the sizing rule it is sized by (vLLM's).
+    engine = (
+        _ENGINES.get(p.launcher or "")
+        or p.serve_engine
+        or (p.engine if p.engine != "generic" else None)
+    )
     if engine is not None:
         out["engine"] = engine
     if p.system_ram_bytes is not None:

@@ -37,7 +37,8 @@ _LIKE_VLLM = "sized like vLLM (paged KV cache, same memory reservation style)"
 _NARRATED = re.compile(
     r"\b(?:i|we|i'm|we're|i've|we've)\s+(?:(?:am|are|have|had)\s+)?(?:ran|run|running|used|use|"
     r"using|launched|launching|started|starting|tried|trying|executed|deployed|served)\b"
-    r"|\b(?:my|our)\s+(?:command|cmd|launch|server|setup|flags)\b|\bwith\s+(?:this|these|the\s+following)\b",
+    r"|\b(?:my|our)\s+(?:command|cmd|launch|server|setup|flags)\b|\bwith\s+(?:this|these|the\s+following)\b"
+    r"|\b(?:were|was|got|been)\s+(?:input|entered|typed|run|executed|pasted)\b",
     re.I,
 )
 _REQUESTED = re.compile(
@@ -49,12 +50,12 @@ _REQUESTED = re.compile(
 
 def _narrated(t: Text, start: int) -> bool:
     """Whether a command at `start` is one the user ran ('I launched vllm serve …', 'my
-    command'), in a sentence that asks for none: pasted, not asked for."""
+    command', 'once the commands were input'), in a sentence that asks for none: pasted or
+    told, not asked for."""
     sentence_start = max(t.original.rfind(c, 0, start) for c in ".?!\n") + 1
     ends = [i for i in (t.original.find(c, start) for c in ".?!\n") if i >= 0]
     sentence = t.original[sentence_start : min(ends, default=len(t.original))]
-    before = t.original[sentence_start:start]
-    return bool(_NARRATED.search(before)) and not _REQUESTED.search(sentence)
+    return bool(_NARRATED.search(sentence)) and not _REQUESTED.search(sentence)
 
 
 def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
