@@ -456,3 +456,22 @@ def test_a_trailing_currency_symbol_is_the_budget_currency(
         currency,
         period,
     )
+
+
+# --- the engine named stays named, even when sized by another engine's rule ------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "named", "shown"),
+    [
+        ("Can TGI serve Llama 2 70B on 4 A10G?", "tgi", "TGI (sized like vLLM)"),
+        ("Llama 3.1 8B with text-generation-inference on an L4", "tgi", "TGI (sized like vLLM)"),
+        ("Llama 3.1 8B with SGLang on an H100", "sglang", "SGLang"),
+        ("Llama 3.1 8B on an L4 with vLLM", "vllm", "vLLM"),
+    ],
+)
+def test_the_engine_named_is_the_engine_shown(question: str, named: str, shown: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.engine_named == named
+    engine = reading_of(parsed).slot("engine")
+    assert engine is not None and engine.shown == shown

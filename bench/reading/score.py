@@ -150,6 +150,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     engine = (
         _ENGINES.get(p.launcher or "")
         or p.serve_engine
+        or p.engine_named
         or (p.engine if p.engine != "generic" else None)
     )
     if engine is not None:

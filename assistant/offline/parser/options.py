@@ -204,6 +204,26 @@ def extract_price_period(t: Text, p: ParsedWorkload) -> None:
         p.price_period = "hour"
 
 
+_ENGINE_NAMES = (
+    (r"tgi|text[\s-]generation", "tgi"),
+    (r"sglang", "sglang"),
+    (r"tensorrt", "tensorrt-llm"),
+    (r"vllm", "vllm"),
+    (r"llama\.cpp", "llama.cpp"),
+    (r"ollama", "ollama"),
+    (r"lm\s+studio", "lm-studio"),
+)
+
+
+def _engine_named(words: str) -> str:
+    """The engine the words name, by its usual id ('text-generation-inference' → tgi); the
+    Transformers family of words ('from_pretrained', 'accelerate') is transformers."""
+    return next(
+        (name for pattern, name in _ENGINE_NAMES if re.match(pattern, words, re.I)),
+        "transformers",
+    )
+
+
 def _amount(number: str, grand: str | None) -> str:
     """The amount as a quantity text: '5' with 'grand' is 5k."""
     return f"{number.strip()}k" if grand else number
@@ -221,6 +241,7 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
     for pattern, engine, note in vocab.ENGINES:
         for m in t.each(pattern):
             p.engine = engine
+            p.engine_named = p.engine_named or _engine_named(m.group(0))
             named.setdefault(engine, m.group(0).strip())
             if note:
                 p.notes.append(note.format(text=m.group(0).strip()))
