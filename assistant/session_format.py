@@ -5,16 +5,23 @@ a tool message has the model's `content` and the typed result under `results.RES
 `{"schema", "data"}`; an answer has its text under `content` and its sections under
 `answer.ANSWER_KEY`. A file stores the same thing smaller:
 
-- format 2 (`FORMAT`, key `"format"`): each typed result is stored once, packed — the JSON of
+- format 3 (`FORMAT`, key `"format"`): each typed result is stored once, packed — the JSON of
   `{"data", "content"}` (the result as stored in memory, and what the model read)
-  compressed with LZMA and written in base 85 under `"packed"` (a report is mostly repeated
-  keys and sources: ~190 KB of JSON packs into ~25 KB); an answer is stored once, as its
+  compressed with LZMA and written in base 64 under `"packed"` (a report is mostly repeated
+  keys and sources: ~225 KB of JSON packs into ~29 KB); an answer is stored once, as its
   sections, packed the same way (its text, `"content"`, is rebuilt from them when read) where
   they make up its text exactly, as is an LLM verdict under `answer.VERDICT_KEY`. The
   questions, the tool calls, the reading and any other text stay plain JSON, written compact
   (`gpu-sizer sessions show` prints a session).
+- format 2: format 3 with the packed values in base 85 (2026-12-01 to 2026-12-02). Python's
+  base-85 codec is pure Python: reading a 50 MB session spent 9 s in it, where base 64 is C.
+  `MIGRATIONS[2]` re-encodes the packed values.
 - format 1: no `"format"` key, the in-memory form as is (written by `main` from typed results,
   2026-12-01, until format 2). `MIGRATIONS[1]` reads it: nothing to unpack.
+
+A session is saved after every turn, whole: a value packed once is not packed again while this
+process runs (`_PACKED`, keyed by a digest of its JSON, filled when a file is read too), so a
+save packs only the new turn's values.
 
 Sessions from before typed results (tool contents only, 2026-11-29 to 2026-12-01, never in a
 release) are not converted: such a tool message opens as a `LegacyResult` that says so, with
@@ -24,8 +31,12 @@ its text kept. A file of a newer format than `FORMAT` is refused with a message 
 from __future__ import annotations
 
 import base64
+import binascii
+import hashlib
 import json
 import lzma
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -35,16 +46,27 @@ from assistant.sanitize import json_has_control
 from tools.errors import ToolInputError
 from tools.nesting import NestingError, loads_json
 
-FORMAT = 2
+FORMAT = 3
 """The format this version writes (key `"format"` of a session file)."""
 
 FORMAT_KEY = "format"
 PACKED_KEY = "packed"
 
-PACK_PRESET = 2
-"""LZMA preset of what is packed: a session is saved after every turn, and on a 225 KB report
-preset 2 takes ~10 ms where the default (6) takes ~50 ms, for ~10 % more bytes (a 4-GPU
-comparison's session: 36.6 KB against 33.6 KB)."""
+PACK_PRESET = 4
+"""LZMA preset of what is packed: on a 225 KB report preset 4 takes ~20 ms where the default (6)
+takes ~36 ms, for ~6 % more bytes, and preset 2 ~10 ms for ~5 % more again; each value is
+packed once (`_PACKED`), so a save pays it for the new turn only. A 4-GPU comparison's session
+is ~37 KB in base 64 at preset 4 (36.6 KB in format 2's base 85 at preset 2)."""
+
+PACKED_CACHE_BYTES = 64 * 2**20
+"""The packed values kept for the next save, at most this many bytes of them (a 50 MB session's
+whole packed content); the least recently used go first."""
+
+_PACKED: OrderedDict[bytes, str] = OrderedDict()
+"""Digest of a value's JSON text → its packed form (see the module docstring)."""
+_packed_bytes = 0
+_packed_lock = threading.Lock()
+"""The app saves from a worker thread while another may read a session."""
 
 PACKED_MAX_BYTES = 64 * 2**20
 """Largest unpacked result read (64 MiB, a thousand times a large report): a packed value that
@@ -82,9 +104,41 @@ def _encode_message(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _pack(value: Any) -> str:
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    packed = lzma.compress(text.encode("utf-8"), preset=PACK_PRESET)
-    return base64.b85encode(packed).decode("ascii")
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    key = _digest(text)
+    with _packed_lock:
+        packed = _PACKED.get(key)
+        if packed is not None:
+            _PACKED.move_to_end(key)
+            return packed
+    packed = base64.b64encode(lzma.compress(text, preset=PACK_PRESET)).decode("ascii")
+    _remember(key, packed)
+    return packed
+
+
+def _digest(text: bytes) -> bytes:
+    return hashlib.blake2b(text, digest_size=16).digest()
+
+
+def forget_packed() -> None:
+    """Empty the packed values kept for the next save (tests, and a caller freeing memory)."""
+    global _packed_bytes
+    with _packed_lock:
+        _PACKED.clear()
+        _packed_bytes = 0
+
+
+def _remember(key: bytes, packed: str) -> None:
+    """Keep `packed` for the next save, within `PACKED_CACHE_BYTES`."""
+    global _packed_bytes
+    with _packed_lock:
+        if key in _PACKED:
+            return
+        _PACKED[key] = packed
+        _packed_bytes += len(packed)
+        while _packed_bytes > PACKED_CACHE_BYTES and _PACKED:
+            _, dropped = _PACKED.popitem(last=False)
+            _packed_bytes -= len(dropped)
 
 
 def _answer(sections: Any) -> Answer | None:
@@ -152,14 +206,17 @@ def _decode_message(message: Any) -> tuple[Any, bool]:
 
 
 def _unpacked_object(packed: Any) -> tuple[dict[str, Any], bool]:
-    """A packed JSON object and whether it holds a control character."""
+    """A packed JSON object and whether it holds a control character. Its depth is checked
+    with the message that holds it (`message_shapes`), not here as well: one walk per value."""
     text = _unpack(packed)
     try:
-        value = loads_json(text)
+        value = loads_json(text, limit=None)
     except (NestingError, ValueError) as exc:
         raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
     if not isinstance(value, dict):
         raise ToolInputError("session", "a packed value is not an object")
+    if isinstance(packed, str):  # as this version would pack it again: not packed again
+        _remember(_digest(text.encode("utf-8")), packed)
     return value, json_has_control(text)
 
 
@@ -167,7 +224,14 @@ def _unpack(packed: Any) -> str:
     if not isinstance(packed, str):
         raise ToolInputError("session", "a packed value is not text")
     try:
-        raw = base64.b85decode(packed)
+        raw = base64.b64decode(packed, validate=True)
+    except binascii.Error as exc:
+        raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
+    return _unpacked_text(raw)
+
+
+def _unpacked_text(raw: bytes) -> str:
+    try:
         unpacker = lzma.LZMADecompressor()
         text = unpacker.decompress(raw, max_length=PACKED_MAX_BYTES)
     except (ValueError, lzma.LZMAError) as exc:
@@ -191,5 +255,31 @@ def _from_format_1(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, FORMAT_KEY: 2}
 
 
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _from_format_1}
+def _from_format_2(data: dict[str, Any]) -> dict[str, Any]:
+    """Format 2 is format 3 with the packed values in base 85: each one re-encoded."""
+    messages = data.get("messages")
+    if isinstance(messages, list):
+        data = {**data, "messages": [_base64_packed(m) for m in messages]}
+    return {**data, FORMAT_KEY: 3}
+
+
+def _base64_packed(message: Any) -> Any:
+    if not isinstance(message, dict):
+        return message
+    out = dict(message)
+    for key in (RESULT_KEY, *(sections for sections, _ in _TEXT_OF_SECTIONS)):
+        stored = out.get(key)
+        if isinstance(stored, Mapping) and isinstance(stored.get(PACKED_KEY), str):
+            try:
+                raw = base64.b85decode(stored[PACKED_KEY])
+            except ValueError as exc:
+                raise ToolInputError("session", f"a packed value is corrupt ({exc})") from None
+            out[key] = {**stored, PACKED_KEY: base64.b64encode(raw).decode("ascii")}
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    1: _from_format_1,
+    2: _from_format_2,
+}
 """Format N → the function turning a format-N file into format N + 1."""

@@ -75,7 +75,8 @@ def _single(per_gpu_bytes: int, budget_bytes: int) -> Option:
 # 1,024-token sequences, so each sequence holds 1 GiB; weights + runtime 94 GiB, so one
 # sequence needs 95 GiB. 0.01 of 100 GiB = 1 GiB = 1,024 KV tokens ("1.02k").
 USABLE = 100 * GIB
-ONE_SEQUENCE = _single(95 * GIB, 90 * GIB)
+FIXED_GIB, PER_SEQUENCE_GIB = 94, 1  # weights + runtime; KV of one 1,024-token sequence
+ONE_SEQUENCE = _single((FIXED_GIB + PER_SEQUENCE_GIB) * GIB, 90 * GIB)
 
 
 def _note(users: int, kv_dtype: str | None = None) -> str:
@@ -88,7 +89,8 @@ def _note(users: int, kv_dtype: str | None = None) -> str:
 def test_engine_reserve_note_one_user() -> None:
     # 95 / 100 → gpu_memory_utilization 0.95 fits the one sequence.
     note = _note(1)
-    assert "95.0 GiB > the 90.0 GiB budget at gpu_memory_utilization 0.90" in note
+    need = FIXED_GIB + PER_SEQUENCE_GIB  # 95 GiB
+    assert f"{need:.1f} GiB > the 90.0 GiB budget at gpu_memory_utilization 0.90" in note
     assert "At 0.95 it fits one GPU" in note
     assert "1.02k KV tokens" in note
     assert "fp8 KV cache also helps" in note
@@ -97,7 +99,9 @@ def test_engine_reserve_note_one_user() -> None:
 def test_engine_reserve_note_all_users_fit_at_a_higher_utilisation() -> None:
     # 3 users: 94 + 3 × 1 = 97 GiB → 0.97.
     note = _note(3)
-    assert "At 0.97 one GPU holds all 3 users' 1,024-token sequences (97.0 GiB)" in note
+    need = FIXED_GIB + 3 * PER_SEQUENCE_GIB  # 97 GiB of the 100 usable
+    said = f"At {need / 100:.2f} one GPU holds all 3 users' 1,024-token sequences ({need:.1f} GiB)"
+    assert said in note
     assert "it fits one GPU" not in note
 
 
@@ -105,8 +109,12 @@ def test_engine_reserve_note_says_how_many_users_fit_when_not_all_do() -> None:
     # 10 users: 94 + 10 × 1 = 104 GiB > 100 GiB usable. At 0.95 (what one sequence needs):
     # (95 − 94) / 1 = 1 sequence; at 1.00: (100 − 94) / 1 = 6.
     note = _note(10)
-    assert "At 0.95 one GPU holds 1 of the 10 users' 1,024-token sequences (6 at 1.00)" in note
-    assert "all 10 need 104.0 GiB > the 100.0 GiB usable" in note
+    at_95 = (95 - FIXED_GIB) // PER_SEQUENCE_GIB  # 1
+    at_100 = (100 - FIXED_GIB) // PER_SEQUENCE_GIB  # 6
+    held = f"holds {at_95} of the 10 users' 1,024-token sequences ({at_100} at 1.00)"
+    assert f"At 0.95 one GPU {held}" in note
+    need = FIXED_GIB + 10 * PER_SEQUENCE_GIB  # 104 GiB
+    assert f"all 10 need {need:.1f} GiB > the 100.0 GiB usable" in note
     assert "it fits one GPU" not in note
 
 
@@ -163,12 +171,14 @@ def test_moe_training_note_quotes_the_training_weights() -> None:
         Workload(model="mixtral-8x7b", task="full", constraints={"only_gpus": ["h100-sxm"]})
     )
     note = next(n.text for n in rec.notes if n.code == "moe")
-    assert "261.0 GiB of training weights, 6 B per parameter" in note
-    assert "87.0 GiB" not in note
+    mixtral = 46_702_792_704
+    assert f"{mixtral * 6 / GIB:.1f} GiB of training weights, 6 B per parameter" in note  # 261.0
+    assert f"{mixtral * 2 / GIB:.1f} GiB" not in note  # 87.0
     assert "decode" not in note and "training FLOPs per token" in note
     # Serving quotes the bf16 weights: 46,702,792,704 × 2 B = 87.0 GiB.
     served = recommend(Workload(model="mixtral-8x7b", constraints={"only_gpus": ["h100-sxm"]}))
-    assert "(87.0 GiB of weights)" in next(n.text for n in served.notes if n.code == "moe")
+    served_note = next(n.text for n in served.notes if n.code == "moe")
+    assert f"({mixtral * 2 / GIB:.1f} GiB of weights)" in served_note
 
 
 # --- the training MFU was measured on H100 / A100 only (QA round 4, 13) ----------------------

@@ -17,6 +17,7 @@ from assistant.offline.parser import parse_workload
 from assistant.offline.planner import LONG_CONTEXT_READING, plan_tool_calls
 from assistant.render import render_answer
 from tests.offline_turns import after_reading, answer, last_answer, lines_after_reading
+from tools.catalog import get_catalog
 from tools.sizing import SizingReport, SizingRequest, size
 from tools.units import GB, GiB
 
@@ -269,6 +270,13 @@ def test_what_fits_lists_larger_gpus_by_memory_at_the_fewest_that_fit(text: str)
     # 405,853,388,800 × 2 B = 811.7 GB of weights: 4 × 256 GB MI325X hold them (2 × 256 =
     # 512 GB do not); 141 GB H200s need 8, the next TP that splits 128 heads after 4 (564 GB).
     assert pytest.approx(811.7, abs=0.1) == 2 * LLAMA_31_405B / GB
+    # AMD MI325X datasheet: 256 GB HBM3E; NVIDIA H200 SXM: 141 GB HBM3e.
+    catalog = get_catalog()
+    assert (catalog.gpu("mi325x").memory_bytes, catalog.gpu("h200-sxm").memory_bytes) == (
+        256 * GB,
+        141 * GB,
+    )
+    assert 2 * 256 * GB < 2 * LLAMA_31_405B < 4 * 256 * GB and 4 * 141 * GB < 2 * LLAMA_31_405B
     assert "4× AMD Instinct MI325X (256 GB each)" in listed
     assert "8× NVIDIA H200 SXM (141 GB each)" in listed
     sizes = [float(s.split(" GB each")[0]) for s in listed.split("(")[1:] if "GB each" in s]

@@ -9,6 +9,7 @@ import pytest
 
 from assistant.offline.parser import parse_workload
 from tests.offline_turns import after_reading, answer, sizing, visible
+from tools.catalog import get_catalog
 
 # Llama 3.1 8B: 8,030,261,248 parameters (meta-llama/Llama-3.1-8B config.json, counted on the
 # meta device); 2 bytes each in BF16 = 16,060,522,496 B = 14.96 GiB, 4 bytes in FP32 = 29.92 GiB.
@@ -118,17 +119,24 @@ async def test_longest_context_at_the_model_maximum_says_it_is_the_maximum() -> 
     # 32 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 131,072 B/token, so 131,072 tokens take
     # 16 GiB, which with 14.96 GiB of weights fits an H100's 71.7 GiB budget: the model's
     # maximum, not the memory, is the limit, and the answer must say so.
-    text, _ = await answer("how much context can I fit for llama 3.1 8b on an H100")
+    text, conversation = await answer("how much context can I fit for llama 3.1 8b on an H100")
+    (fit,) = sizing(conversation).longest_context
+    assert (fit.gpu, fit.count, fit.context_tokens) == ("h100-sxm", 1, 131_072)
     first = after_reading(text).splitlines()[0]
-    assert first.startswith("**Longest context that fits 1× H100 SXM5: 131,072 tokens**")
+    assert first.startswith(f"**Longest context that fits 1× H100 SXM5: {131_072:,} tokens**")
     assert "the model's maximum context" in first and "not the limit" in first
 
 
 async def test_capacity_past_the_model_maximum_says_so_in_the_lead() -> None:
     # Mistral 7B v0.3's max_position_embeddings is 32,768; 64k chats are 65,536 tokens each.
-    text, _ = await answer("how many 64k chats fit on one H100 with mistral 7b")
+    text, conversation = await answer("how many 64k chats fit on one H100 with mistral 7b")
+    report = sizing(conversation)
+    assert report.request.workload.context == 64 * 1024
+    model = get_catalog().model(report.request.workload.model or "")
+    assert model.architecture.max_context == 32_768
     lead = "\n".join(after_reading(text).splitlines()[:2])
-    assert "65,536 tokens is past the model's maximum context of 32,768 tokens" in lead
+    past = f"{64 * 1024:,} tokens is past the model's maximum context of {32_768:,} tokens"
+    assert past in lead
 
 
 # --- class 6: budgets ---------------------------------------------------------------------------

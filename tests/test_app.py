@@ -23,7 +23,12 @@ from assistant.conversation import Conversation
 from assistant.results import load_result, tool_message
 from assistant.sessions import load_session, read_session_file, save_session
 from assistant.wire import lean
-from tests.app_fakes import MEMORY_RESULT, FakeEngine
+from tests.app_fakes import (
+    L4_USABLE_BYTES,
+    LLAMA_8B_BF16_WEIGHT_BYTES,
+    MEMORY_RESULT,
+    FakeEngine,
+)
 from tools.memory import MemoryEstimate
 
 SIZE = (80, 24)  # the app must work in a classic 80×24 terminal
@@ -322,7 +327,9 @@ async def test_copy_answer_and_card_table(sessions_dir: Path) -> None:
         assert app.clipboard == "Fits on **1× L4** with room for KV cache."
         app.query_one(ToolCard).action_copy_table()
         assert app.clipboard.splitlines()[0] == "| field | value |"
-        assert "| headroom per GPU | 5.39 GiB |" in app.clipboard
+        # The scripted result's headroom: 24e9 − 16,060,522,496 − 2 GiB = 5,791,993,856 B.
+        headroom = L4_USABLE_BYTES - LLAMA_8B_BF16_WEIGHT_BYTES - 2 * 2**30
+        assert f"| headroom per GPU | {headroom / 2**30:.2f} GiB |" in app.clipboard  # 5.39
 
 
 async def test_header_shows_mode_and_keymap_remap(sessions_dir: Path, tmp_path: Path) -> None:

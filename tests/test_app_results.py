@@ -68,7 +68,9 @@ def test_memory_bar_reads_breakdown_and_reported_headroom() -> None:
     text = render_bar(bar, 80).plain
     # 16,060,522,496 B / 2^30 = 14.96 GiB → "15.0"; 24e9 B = 22.35 GiB; 5,791,993,856 B = 5.39 GiB.
     assert "weights 15.0" in text and "KV cache 2.0 GiB" in text
-    assert "/ 22.4 GiB usable, 5.4 GiB free" in text
+    usable_gib = 24e9 / 2**30  # 22.35 → "22.4"
+    free_gib = (24e9 - LLAMA_8B_BF16_WEIGHT_BYTES - 2 * 2**30) / 2**30  # 5.39 → "5.4"
+    assert f"/ {usable_gib:.1f} GiB usable, {free_gib:.1f} GiB free" in text
 
 
 def test_errors_and_unreadable_results_are_shown_as_such() -> None:

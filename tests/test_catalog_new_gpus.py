@@ -142,7 +142,7 @@ def test_m3_max_128gb_is_sized_against_its_default_limit() -> None:
     assert m3.usable_memory_bytes == 96 * GiB
     assert raised_limit_bytes("macos-working-set", 128 * GB) == 120 * GiB
     hint = gpu_limit("macos-working-set", 128 * GB).raise_hint or ""
-    assert "sudo sysctl iogpu.wired_limit_mb=122880" in hint
+    assert f"sudo sysctl iogpu.wired_limit_mb={(128 - 8) * 1024}" in hint  # 120 GiB in MiB
 
 
 def test_ram_configurations_are_generated_with_their_own_limits() -> None:

@@ -9,6 +9,7 @@ import pytest
 
 from assistant.cli import main
 from assistant.render.output import Column, Document, Table, plain_text
+from tools.architecture import vision_params
 from tools.catalog import get_catalog
 
 
@@ -61,8 +62,17 @@ def test_models_detail_says_what_is_on_disk_and_in_memory(
     assert "MTP modules: 1" in out and "not in memory" in out
     assert "the same as deepseek-v3" in out
     # Gemma 3 27B: SigLIP + projector 423,060,336 (meta device), 52 of 62 layers capped at 1,024.
+    # config.json: 62 layers, every 6th global (sliding_window_pattern 6): 62 − 62 // 6 = 52
+    # local layers with sliding_window 1024.
+    arch = get_catalog().model("gemma-3-27b").architecture
+    assert vision_params(arch) == 423_060_336
+    assert (arch.num_layers, arch.sliding_window_layers, arch.sliding_window) == (
+        62,
+        62 - 62 // 6,
+        1024,
+    )
     code, out, _ = _run(capsys, "models", "google/gemma-3-27b-it")
-    assert "vision tower: 423,060,336 parameters" in out and "--mmproj" in out
+    assert f"vision tower: {423_060_336:,} parameters" in out and "--mmproj" in out
     assert "52 of 62 layers keep at most 1,024 tokens" in out
 
 
@@ -102,7 +112,8 @@ def test_gpus_detail_of_a_mac_says_how_to_raise_the_limit(
     code, out, _ = _run(capsys, "gpus", "M3 Max")
     assert code == 0
     # 128 GB: default 96 GiB (3/4); raised to 128 − 8 = 120 GiB = 122,880 MiB.
-    assert "96.00 GiB" in out and "sudo sysctl iogpu.wired_limit_mb=122880" in out
+    raised_mib = (128 - 8) * 1024  # 120 GiB = 122,880 MiB
+    assert "96.00 GiB" in out and f"sudo sysctl iogpu.wired_limit_mb={raised_mib}" in out
 
 
 def test_gpus_one_json_record_by_alias(capsys: pytest.CaptureFixture[str]) -> None:
@@ -161,14 +172,20 @@ def test_gpus_marketed_label_is_not_read_as_fewer_bytes_than_usable(
     assert "40 GB" in rows["a100-40gb-sxm4"] and "39.65" in rows["a100-40gb-sxm4"]
     # Both figures shown: the difference is explained under the table, on a row's figures.
     assert "not a byte count" in out and "carries N GiB" in out
-    assert "marketed as 80 GB; one process can allocate 79.65 GiB" in out
+    # H100 SXM5: 81,559 MiB usable (nvidia-smi) = 85,520,809,984 B = 79.65 GiB.
+    h100 = get_catalog().gpu("h100-sxm")
+    assert (h100.memory_bytes, h100.usable_memory_bytes) == (80 * 10**9, 81_559 * 2**20)
+    usable_gib = 81_559 * 2**20 / 2**30
+    assert f"marketed as 80 GB; one process can allocate {usable_gib:.2f} GiB" in out
     # Every row: the marketed column holds a label ("N GB"), never a bare number.
     # One row per listed device (tools.catalog: the machines' RAM configurations apart).
     listed = len(get_catalog().devices())
     assert len(rows) == listed and all(re.fullmatch(r"[\d,]+ GB", r[3]) for r in rows.values())
     _, detail, _ = _run(capsys, "gpus", "a100-40gb-sxm4")
     assert "marketed as: 40 GB HBM2 (the datasheet's label" in detail
-    assert "usable: 39.65 GiB (42,571,137,024 bytes" in detail
+    usable = 40 * 2**30 - 361 * 2**20
+    assert get_catalog().gpu("a100-40gb-sxm4").usable_memory_bytes == usable
+    assert f"usable: {usable / 2**30:.2f} GiB ({usable:,} bytes" in detail
 
 
 def test_gpus_detail_shows_basis_and_sources(capsys: pytest.CaptureFixture[str]) -> None:

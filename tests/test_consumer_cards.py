@@ -153,7 +153,16 @@ def test_a_count_said_before_the_memory_is_the_count(text: str, count: int | Non
 
 
 async def test_one_12gb_3060_gets_its_verdict_and_ways_out_first() -> None:
-    reply, _ = await answer("will Llama 3.1 8B fit on a 12 GB RTX 3060?")
+    reply, conversation = await answer("will Llama 3.1 8B fit on a 12 GB RTX 3060?")
+    report = sizing(conversation)
+    (plan,) = report.local
+    assert (plan.gpu, plan.weights_format, plan.fits_fully) == ("rtx-3060-12gb", "q8_0", True)
+    # Q8_0: 34 bytes per 32 weights (the norms stay f32: within 0.1 %).
+    assert plan.weights_bytes == pytest.approx(8_030_261_248 * 34 / 32, rel=1e-3)
+    (named,) = report.memory
+    assert named.estimate is not None and named.fits is False
+    assert named.estimate.breakdown["weights"] == 8_030_261_248 * 2
+    assert named.estimate.budget_bytes_per_gpu == int(11_927 * 2**20 * 0.90)
     lead = after_reading(reply).splitlines()[0]
     # Issue 29: the card as its owner runs it leads — Q8_0, 8.03 B × 34/32 B ≈ 8.5 GB, fits
     # its 12 GB: yes. Then the datacenter sizing: 8,030,261,248 × 2 B = 16.06 GB of bf16

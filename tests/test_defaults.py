@@ -92,8 +92,13 @@ def test_cli_memory_and_recommend_print_the_same_context(
     text = capsys.readouterr().out
     assert memory["context"] == 4096 and "context 4,096 tokens" in text
     assert memory["breakdown"]["kv_cache"] == LLAMA_8B_KV_PER_TOKEN * 4096
-    # The recommender's defaults are stated, not silently used.
-    assert "Request shape: 3,072 prompt + 1,024 output = 4,096 tokens" in text
+    # The recommender's defaults are stated, not silently used: 4,096 tokens split 3:1.
+    workload = validate_workload(
+        {"model": "llama-3.1-8b", "constraints": {"only_gpus": ["h100-sxm"]}}
+    )
+    assert (workload.prompt_tokens, workload.output_tokens) == (4096 * 3 // 4, 4096 // 4)
+    shape = f"{4096 * 3 // 4:,} prompt + {4096 // 4:,} output = {4096:,} tokens"
+    assert f"Request shape: {shape}" in text
 
 
 def test_training_defaults_to_4096_in_both() -> None:

@@ -137,6 +137,19 @@ def test_prefill_decode_pools_by_hand() -> None:
             "How much faster is Llama 3.1 70B with a draft model Llama 3.2 1B on 4 H100s?",
             {"draft_model": "llama-3.2-1b"},
         ),
+        # A draft named by its size alone: sized as a generic model of that many parameters.
+        (
+            "speculative decoding speedup for Llama 3.1 70B with an 8B draft on 4x H100",
+            {"draft_params": 8e9},
+        ),
+        (
+            "Llama 3.3 70B on 2x H200 with a 1B draft model, how much faster?",
+            {"draft_params": 1e9},
+        ),
+        (
+            "spec decoding with a 0.5B drafter for Qwen2.5 72B on 4 H100s",
+            {"draft_params": 0.5e9},
+        ),
         (
             "Llama 3.1 8B on an H100, 50 users, 2000-token prompts of which 1500 are a shared "
             "system prompt, prefix caching on",
@@ -164,7 +177,7 @@ def test_offline_questions_reach_the_speedups(question: str, expect: dict[str, o
         assert args["speedups"][key] == value
     report = size(SizingRequest.model_validate(args))
     assert report.speedups is not None, report.speedups_error
-    if "draft_model" in expect:
+    if "draft_model" in expect or "draft_params" in expect:
         assert report.speedups.speculative and report.speedups.speculative[0].speedup > 1
     if "cached_prefix_fraction" in expect:
         assert report.speedups.prefill_work_saved == expect["cached_prefix_fraction"]
@@ -205,3 +218,21 @@ def test_speedups_on_every_surface(capsys: pytest.CaptureFixture[str]) -> None:
     assert not result.is_error and isinstance(result.value, Speedups)
     assert "Leviathan" in render_result(result.value)
     assert any("Speculative" in line for line in card_view(result.value).lines)
+
+
+def test_a_draft_named_by_size_costs_its_bytes_over_the_targets_per_gpu() -> None:
+    # 'an 8B draft' for Llama 3.1 70B bf16 at TP 4: c = the draft's bf16 weights, run whole on
+    # one GPU (8e9 × 2 B = 16.0e9 B, a generic model's count), over the target's weights per
+    # GPU (141,107,412,992 B / 4 = 35,276,853,248 B): c ≈ 0.4536.
+    question = "speculative decoding speedup for Llama 3.1 70B with an 8B draft on 4x H100"
+    parsed = parse_workload(question)
+    assert parsed.draft_params == 8e9 and parsed.draft_model is None
+    assert "speedup" not in parsed.unplaced and not parsed.questions
+    args = next(c.arguments for c in plan_tool_calls(parsed) if c.name == "size")
+    report = size(SizingRequest.model_validate(args))
+    assert report.speedups is not None and report.headline is not None
+    assert report.headline.option.tp == 4
+    (low, high) = report.speedups.speculative
+    assert low.cost_ratio == pytest.approx(16.0e9 / (141_107_412_992 / 4), rel=0.02)
+    # α at Leviathan et al.'s published ends (0.53 and 0.82): speed-up grows with α.
+    assert 1 < low.speedup < high.speedup

@@ -19,6 +19,7 @@ from assistant.events import Done, Verdict
 from assistant.llm import LlmEngine
 from assistant.offline.engine import OfflineEngine
 from tests import scripted_server as ss
+from tests.offline_turns import answer, sizing
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +78,10 @@ async def test_a_clarifying_turn_shows_the_default_readings_figures_then_asks(
     server: ss.ScriptedServer,
 ) -> None:
     verdict = await _llm_verdict(server, CLARIFYING)
-    # 'long context' is sized at 32,768 tokens while its length is asked.
-    assert "For the default reading (long context read as 32,768 tokens):" in verdict
+    # 'long context' is sized at 32,768 tokens (2^15) while its length is asked.
+    _, conversation = await answer(CLARIFYING)
+    assert sizing(conversation).request.workload.context == 2**15
+    assert f"For the default reading (long context read as {2**15:,} tokens):" in verdict
     assert verdict.index("Fits on 1× L40S") < verdict.index("One question before I size")
 
 

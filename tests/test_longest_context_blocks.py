@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.offline_turns import answer
+from tests.offline_turns import answer, sizing
 
 QUESTIONS = [
     "how much context can I fit for Llama 3.1 8B on a 4090?",
@@ -33,5 +33,10 @@ def test_the_longest_context_is_the_capacity_in_whole_blocks(question: str) -> N
 
 def test_a_context_capped_by_the_model_says_the_cap_not_the_blocks() -> None:
     # Llama 3.1 8B's max_position_embeddings is 131,072: on an L40S memory is not the limit.
-    text, _ = asyncio.run(answer("what's the longest context Llama 3.1 8B can take on one L40S?"))
-    assert "131,072 tokens** for one sequence at a time (batch 1) — the model's maximum" in text
+    text, conversation = asyncio.run(
+        answer("what's the longest context Llama 3.1 8B can take on one L40S?")
+    )
+    (fit,) = sizing(conversation).longest_context
+    assert (fit.gpu, fit.context_tokens) == ("l40s", 131_072)
+    maximum = f"{131_072:,} tokens** for one sequence at a time (batch 1) — the model's maximum"
+    assert maximum in text

@@ -141,6 +141,9 @@ async def test_eur_offers_are_compared_at_the_dated_reference_rate_and_it_is_sai
     assert cost.unconverted == []
     eur = [r for r in cost.rows if r.currency == "EUR"]
     assert eur and all(r.usd_per_hour == pytest.approx(r.per_hour * 1.1172) for r in eur)
+    rate = sizing(conversation).exchange_rate
+    assert rate is not None and (rate.basis, rate.as_of) == ("reference", "2026-10-30")
+    assert rate.usd_per_eur == 1.1172
     shown = visible(conversation)
     assert "ECB euro reference rate of 2026-10-30: 1.1172 USD per EUR" in shown
 

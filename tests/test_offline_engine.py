@@ -229,8 +229,12 @@ async def test_no_gpu_named_leads_with_an_option_not_a_one_gpu_total() -> None:
 
 
 async def test_budget_is_checked_against_the_priced_options() -> None:
-    text, _ = await answer("Serve Llama 3.1 8B to 20 users for $0.01 per hour")
+    text, conversation = await answer("Serve Llama 3.1 8B to 20 users for $0.01 per hour")
     # No GPU rents for a cent an hour: every priced row is over this budget.
+    check = sizing(conversation).budget_check
+    assert check is not None and (check.amount_usd, check.period) == (0.01, "hour")
+    assert check.within is False and check.cheapest is not None
+    assert check.cheapest.usd_per_hour is not None and check.cheapest.usd_per_hour > 0.01
     assert "**Budget 0.01 USD per hour: over**" in text
 
 

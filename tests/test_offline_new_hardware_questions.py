@@ -18,6 +18,7 @@ from assistant.cli import main
 from assistant.conversation import Conversation
 from tests.offline_turns import answer, local_plans, recommendation, sizing
 from tools.local_serving import LocalServingPlan
+from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.request import MemoryEstimate
 from tools.notes import texts
 from tools.sizing import SizedConfiguration
@@ -126,6 +127,11 @@ async def test_llama33_70b_on_an_m3_max_128gb_fits_in_q8_not_bf16() -> None:
     assert result.fits is False and not result.warnings
     assert any("sudo sysctl iogpu.wired_limit_mb=122880" in a for a in result.assumptions)
     # Q8_0 (34 bytes per 32 weights): 70.55 × 34/32 ≈ 75.0 GB < 96 GiB.
+    q8 = estimate_memory(
+        MemoryRequest(model="llama-3.3-70b", weights="q8_0", gpu=args.gpu, engine="generic")
+    )
+    assert q8.breakdown["weights"] == pytest.approx(LLAMA_33_70B * 34 / 32, rel=1e-3)
+    assert q8.budget_bytes_per_gpu == 96 * GiB and q8.fits is True
     assert "In q8_0 weights Llama 3.3 70B fits 1× Apple M3 Max" in text
     assert "I could not place" not in text  # 'MacBook Pro' and '128 GB' are the machine
 
@@ -188,6 +194,18 @@ async def test_gemma3_27b_on_an_rtx_4090_needs_4_bit() -> None:
     _, result = _memory(conversation)
     assert result.breakdown["weights"] == 2 * GEMMA3_27B_TOTAL  # 54.9 GB > 22.9 GB budget
     assert result.fits is False
+    # The lower formats on the same GPU: fp8 keeps the vision tower (423,060,336) and the tied
+    # embedding (262,208 × 5,376 = 1,409,630,208) in bf16: (27,432,406,640 − 423,060,336 −
+    # 1,409,630,208) × 1 B + (423,060,336 + 1,409,630,208) × 2 B = 29.27e9 B (norms aside),
+    # still over the 22.85e9 B budget; int4-awq (~0.5 B each for the quantized layers) fits.
+    lower = {f.weights: f.estimate for f in sizing(conversation).lower_formats}
+    fp8, awq = lower["fp8"], lower["int4-awq"]
+    assert fp8 is not None and awq is not None and fp8.budget_bytes_per_gpu is not None
+    kept = 423_060_336 + 262_208 * 5_376
+    fp8_weights = (GEMMA3_27B_TOTAL - kept) * 1 + kept * 2
+    assert fp8.breakdown["weights"] == pytest.approx(fp8_weights, rel=1e-4)
+    assert fp8_weights > fp8.budget_bytes_per_gpu and fp8.fits is False
+    assert awq.fits is True
     assert "In int4-awq weights Gemma 3 27B fits 1× NVIDIA GeForce RTX 4090" in text
 
 

@@ -119,8 +119,12 @@ async def test_batch_answer_prices_the_stated_load() -> None:
 
 async def test_ttft_names_the_default_prompt_when_only_the_context_is_said() -> None:
     _, conversation = await answer("can I serve Llama 3.1 8B with 128k context on one GPU?")
-    # tools/defaults.py: the default request is a 3,072-token prompt + 1,024 output tokens.
-    assert "Prompt length not stated: TTFT for a 3,072-token prompt" in visible(conversation)
+    # tools/defaults.py: the default request is 4,096 tokens split 3:1, a 3,072-token prompt
+    # + 1,024 output tokens.
+    search = sizing(conversation).search
+    assert search is not None and search.prompt_tokens == 4096 * 3 // 4
+    said = f"Prompt length not stated: TTFT for a {4096 * 3 // 4:,}-token prompt"
+    assert said in visible(conversation)
 
 
 async def test_no_prompt_line_when_the_prompt_is_said() -> None:

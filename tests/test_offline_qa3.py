@@ -10,6 +10,8 @@ import asyncio
 import math
 import re
 
+import pytest
+
 from assistant.conversation import Conversation
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
@@ -54,17 +56,24 @@ def test_a_eight_k_chats_is_a_context_and_the_answer_leads_with_the_count() -> N
     # max_num_seqs = 1,024 requests (H100: ≥ 70 GiB), 1,024 × 128,256 × 16 B = 1.96 GiB:
     # 58.66 GiB → 58 chats.
     assert GiB == 8192 * LLAMA_8B_KV_PER_TOKEN
-    assert int(71.7 - 8.46 - 0.78 - 1.84 - 1024 * 128_256 * 16 / GiB) == 58
-    first = after_reading(reply).splitlines()[0]
-    assert first.startswith("**58 concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
+    chats = int(71.7 - 8.46 - 0.78 - 1.84 - 1024 * 128_256 * 16 / GiB)
+    assert chats == 58
     option = recommendation(conversation).options[0]
+    assert (option.gpu, option.count) == ("h100-sxm", 1)
+    assert option.max_concurrent_sequences == chats
     assert option.max_concurrent_sequences == math.floor(option.kv_cache_capacity_bytes / GiB)
+    first = after_reading(reply).splitlines()[0]
+    assert first.startswith(f"**{chats} concurrent sequences of 8,192 tokens fit on 1× H100 SXM5**")
     assert "KV cache is sized in bf16" in reply
     assert "How many users generate at the same time?" not in reply
 
 
 def test_a_users_at_8k_on_one_h100_is_a_capacity_question() -> None:
-    reply, _ = _ask("how many users can one H100 serve at 8k context with Llama 3.1 8B fp8?")
+    reply, conversation = _ask(
+        "how many users can one H100 serve at 8k context with Llama 3.1 8B fp8?"
+    )
+    # The same workload as the 8k-chats question above: 58 chats of 1 GiB of KV each.
+    assert recommendation(conversation).options[0].max_concurrent_sequences == 58
     assert after_reading(reply).startswith("**58 concurrent sequences of 8,192 tokens")
     assert "How many users" not in reply
 
@@ -79,9 +88,17 @@ def test_c_a_named_count_bounds_the_recommender_and_the_deadline_is_checked() ->
     assert search is not None and search.constraints.only_gpus == ["h100-sxm"]
     assert search.constraints.max_gpus == 32 and search.objective == "cheapest"
     # QA hand: 1.172e21 FLOPs / (32 × 989e12 FLOP/s × 0.4 MFU) / 3600 = 25.7 h > 24 h.
-    assert round(1.172e21 / (32 * 989e12 * 0.4) / 3600, 1) == 25.7
+    hours = 1.172e21 / (32 * 989e12 * 0.4) / 3600
+    assert round(hours, 1) == 25.7
+    rec = sizing(conversation).recommendation
+    assert rec is not None
+    (option,) = [o for o in rec.options if o.count == 32]
+    # The QA figure rounds the FLOPs to 4 digits: the tool's hours agree within 0.2 %.
+    assert option.training_hours == pytest.approx(hours, rel=2e-3)
+    assert not option.meets_targets
     verdict = last_answer(conversation).sections[0].markdown  # the lead
-    assert "**32× H100 SXM5 misses a target**: 25.7 h on 32 GPUs > deadline 24.0 h" in verdict
+    missed = f"{hours:.1f} h on 32 GPUs > deadline 24.0 h"
+    assert f"**32× H100 SXM5 misses a target**: {missed}" in verdict
     assert "64" not in verdict
 
 
@@ -145,15 +162,22 @@ def test_e_needs_line_and_layout_are_at_the_load_served() -> None:
 
 
 def test_f_gpu_without_count_shows_the_recommended_layout() -> None:
-    reply, _conversation = _ask("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
+    reply, conversation = _ask("serve Qwen2.5 72B in fp8 to 32 users at 32k context on H200s")
+    report = sizing(conversation)
+    assert report.headline is not None
+    lead = report.headline.option
+    assert (lead.gpu, lead.count, lead.tp, lead.pp, lead.dp) == ("h200-sxm", 4, 2, 1, 2)
     assert after_reading(reply).startswith("**Needs 4× H200 SXM** (TP 2 × PP 1 × 2 replica(s))")
     assert (
         "**Memory per GPU (2× H200 SXM, TP 2 × PP 1, one replica — the recommended layout)**"
         in reply
     )
     # 32 users over 2 replicas = 16 sequences × 32,768 tokens × 327,680 B / TP 2 = 80 GiB.
-    assert 80 * GiB == 16 * 32768 * KV_PER_TOKEN_80_LAYERS / 2
-    assert "| KV cache | 80.00 |" in reply
+    kv_per_gpu = 16 * 32768 * KV_PER_TOKEN_80_LAYERS // 2
+    assert kv_per_gpu == 80 * GiB
+    layout = _estimate(report.layout_breakdown)
+    assert (layout.batch, layout.tp, layout.breakdown["kv_cache"]) == (16, 2, kv_per_gpu)
+    assert f"| KV cache | {kv_per_gpu / GiB:,.2f} |" in reply
     assert "| KV cache | 320.00 |" not in reply
 
 

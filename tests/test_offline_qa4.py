@@ -82,9 +82,13 @@ def test_1_how_many_users_on_8_h200_answers_for_the_8() -> None:
     per_sequence_gib = 32_768 * LLAMA_405B_KV_PER_TOKEN / 2**30
     assert round(per_sequence_gib, 2) == 15.75
     free = 76.0 - 1024 * 128_256 * 16 / 2**30
-    assert int(free * 8 / per_sequence_gib) == 37
+    users = int(free * 8 / per_sequence_gib)
+    assert users == 37
+    lead = sizing(conversation).headline
+    assert lead is not None and (lead.option.gpu, lead.option.count) == ("h200-sxm", 8)
+    assert lead.option.max_concurrent_sequences == users
     first = after_reading(reply).splitlines()[0]
-    assert first.startswith("**37 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
+    assert first.startswith(f"**{users} concurrent sequences of 32,768 tokens fit on 8× H200 SXM**")
     assert "on 4× H200" not in reply
 
     from assistant.proposal import render_proposal
@@ -125,6 +129,10 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
     assert "40×" not in reply and "Needs 40" not in reply
     assert "**Does not fit on 4× A100 40GB SXM4**" in verdict
     # What the 4 GPUs hold: TP 4 leaves room for one 4,096-token sequence (QA: 5,310 tokens).
+    report = sizing(conversation)
+    scale = report.scale_out
+    assert scale is not None and scale.within is not None and scale.holds is not None
+    assert scale.within.tp * scale.within.pp == 4 and scale.within.max_concurrent_sequences == 1
     assert "**4× A100 40GB SXM4 hold 1 concurrent sequence of 4,096 tokens**" in verdict
     assert "not the 10 users asked" in verdict
     # QA4 hand arithmetic on 8× TP 8: 35.68 GiB budget − 16.43 weights − 1.84 runtime − 0.59
@@ -132,15 +140,17 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
     # sampler for 256 requests, 256 × 128,256 × 16 B = 0.49 GiB) = 16.82 GiB free × 8 GPUs =
     # 134.6 GiB / 1.25 GiB ≈ 107.
     per_sequence_gib = 4096 * LLAMA_70B_KV_PER_TOKEN / 2**30
-    assert per_sequence_gib == 1.25 and int(16.82 * 8 / per_sequence_gib) == 107
+    per_replica = int(16.82 * 8 / per_sequence_gib)
+    assert per_sequence_gib == 1.25 and per_replica == 107
+    assert (scale.holds.count, scale.holds.tp) == (8, 8)
+    assert scale.holds.max_concurrent_sequences == per_replica
     assert "**What holds this load: 8× A100 40GB SXM4**" in verdict
-    assert "107 concurrent sequences per replica" in verdict
+    assert f"{per_replica} concurrent sequences per replica" in verdict
     # Lower precision on the 4 GPUs: 70.55B weights at 1 B (int8; the A100 has no fp8 units)
     # ≈ 70.6 GB / 4 = 16.4 GiB per GPU and at ~0.5 B (AWQ) ≈ 8.2 GiB: both well under the
     # 35.7 GiB budget with 10 × 1.25 GiB / 4 = 3.1 GiB of KV per GPU.
     assert "int8 fits" in verdict and "int4-awq fits" in verdict
     assert "10 users need at least 40" not in reply
-    report = sizing(conversation)
     # The search within the 4 named, and again without that limit: the count that holds it.
     assert report.scale_out is not None and report.scale_out.recommendation is not None
     assert report.scale_out.holds is not None and report.scale_out.holds.count == 8
@@ -150,7 +160,7 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
 # --- 7: a follow-up that changes the KV dtype re-derives the notes about it -------------------
 
 
-async def _two_turns(first: str, second: str) -> str:
+async def _two_turns(first: str, second: str) -> tuple[str, Conversation]:
     from assistant.events import Done
     from assistant.offline.engine import OfflineEngine
 
@@ -158,7 +168,7 @@ async def _two_turns(first: str, second: str) -> str:
     engine = OfflineEngine()
     _ = [e async for e in engine.run_turn(conversation, first)]
     events = [e async for e in engine.run_turn(conversation, second)]
-    return next(e for e in events if isinstance(e, Done)).text
+    return next(e for e in events if isinstance(e, Done)).text, conversation
 
 
 def test_7_fp8_kv_follow_up_drops_the_bf16_kv_note() -> None:
@@ -169,16 +179,20 @@ def test_7_fp8_kv_follow_up_drops_the_bf16_kv_note() -> None:
     second = parse_workload("and with fp8 KV cache?", first)
     assert second.kv_dtype == "fp8" and second.weights == "fp8"
     assert not any("KV cache stays bf16" in n for n in second.notes)
-    reply = asyncio.run(
+    reply, conversation = asyncio.run(
         _two_turns("Llama 3.1 405B fp8 on 8×H200: how many users at 32k?", "and with fp8 KV cache?")
     )
     assert "KV cache stays bf16" not in reply
     # fp8 KV halves 516,096 B per token to 258,048 B: the 8 GPUs' 592 GiB of free memory (QA4
     # #1's hand figure less the sampler reserve) hold 592 / (32,768 × 258,048 B = 7.875 GiB)
     # ≈ 75 sequences.
-    assert int(592 / (32_768 * 258_048 / 2**30)) == 75
+    users = int(592 / (32_768 * 258_048 / 2**30))
+    assert users == 75
+    lead = sizing(conversation).headline
+    assert lead is not None and sizing(conversation).request.workload.kv_dtype == "fp8"
+    assert lead.option.max_concurrent_sequences == users
     assert after_reading(reply).startswith(
-        "**75 concurrent sequences of 32,768 tokens fit on 8× H200 SXM**"
+        f"**{users} concurrent sequences of 32,768 tokens fit on 8× H200 SXM**"
     )
 
 

@@ -38,6 +38,7 @@ from tests.proposal_checks import page_one, page_one_problems, section
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.recommend import Recommendation
+from tools.sizing.report import SizingReport
 from tools.sizing.risks import TIGHT_HEADROOM_FRACTION
 
 DATA = Path(__file__).parent / "data" / "proposal"
@@ -190,26 +191,51 @@ def test_the_page_one_check_catches_a_long_or_incomplete_page(markdown: dict[str
     assert any("Alternative" in p for p in page_one_problems(empty_alternative + "\n---\n"))
 
 
-def test_page_one_quotes_the_decision_with_units_and_dates(markdown: dict[str, str]) -> None:
+def _report(conversation: Conversation) -> SizingReport:
+    """The typed sizing report the session's latest `size` call stored."""
+    results = [m["result"] for m in conversation.messages if m.get("name") == "size"]
+    return SizingReport.model_validate(results[-1]["data"])
+
+
+def test_page_one_quotes_the_decision_with_units_and_dates(
+    session: Conversation, markdown: dict[str, str]
+) -> None:
+    report = _report(session)
     first = page_one(markdown["session.json"])
     # 2× H100 SXM named: bf16 Llama 3.1 70B on TP 2 needs 70,553,706,496 parameters × 2 B / 2
     # = 65.71 GiB of weights per GPU before any KV cache: over the 71.68 GiB budget with the
     # 32 users' cache, so the recommendation scales out to 4 (tools.sizing rule scale_out).
-    assert "**4× NVIDIA H100 SXM5** in 1 server" in first
+    assert report.scale_out is not None and report.headline is not None
+    assert (report.scale_out.gpu, report.scale_out.count) == ("h100-sxm", 2)
+    lead = report.headline.option
+    assert (lead.gpu, lead.count, lead.tp) == ("h100-sxm", 4, 4)
+    assert f"**{lead.count}× NVIDIA H100 SXM5** in 1 server" in first
     assert "the 2 H100 SXM5 named do not hold the load; 4 do" in first
     assert "2× NVIDIA H100 SXM5 named:** does not fit" in first
-    # A month always on: 7.96 USD per hour × 730 h = 5,810.8 USD (tools.cost HOURS_PER_MONTH).
-    assert round(7.96 * 730, 2) == 5810.8
+    # catalog/prices.toml, Voltage Park / Lightning AI H100, as of 2026-09-19: 1.99 USD per
+    # GPU-hour; 4 GPUs = 7.96 USD per hour; a month always on: 7.96 × 730 h = 5,810.8 USD
+    # (tools.cost HOURS_PER_MONTH).
+    price = report.headline.price
+    assert price is not None and price.billed_gpus == 4
+    assert price.usd_per_hour == pytest.approx(4 * 1.99)
+    assert price.usd_per_month == pytest.approx(4 * 1.99 * 730)
     cost = section(first, "Monthly cost")
-    assert "**5,810.8 USD per month** (7.96 USD per hour × 730 h billed)" in cost
+    month = f"**{format_number(4 * 1.99 * 730)} USD per month**"
+    assert f"{month} ({format_number(4 * 1.99)} USD per hour × 730 h billed)" in cost
     assert "Voltage Park / Lightning AI" in cost and "as of 2026-09-19" in cost
     # $/M = USD per hour ÷ (output tokens/s × 3,600 s) × 10⁶ at the stated load.
-    assert format_number(7.96 / (1544.16 * 3600) * 1e6) == "1.43"
-    assert "**1.43 USD per million output tokens** at the stated load" in cost
-    # Speeds say how they were obtained.
+    tokens_per_s = lead.aggregate_tokens_per_s
+    assert tokens_per_s is not None
+    assert price.usd_per_million_tokens == pytest.approx(4 * 1.99 / (tokens_per_s * 3600) * 1e6)
+    dollars_per_million = format_number(4 * 1.99 / (tokens_per_s * 3600) * 1e6)
+    assert f"**{dollars_per_million} USD per million output tokens** at the stated load" in cost
+    # Speeds say how they were obtained: the figure the option holds, with its basis.
+    assert (lead.speed_basis, lead.ttft_basis) == ("calibrated", "calibrated")
+    assert lead.decode_tokens_per_s_per_seq is not None and lead.ttft_s is not None
     why = section(first, "Why")
-    assert "48.29 tokens/s per user (calibrated)" in why
-    assert "first token after 0.194 s (calibrated)" in why
+    speed = format_number(lead.decode_tokens_per_s_per_seq)
+    assert f"{speed} tokens/s per user (calibrated)" in why
+    assert f"first token after {format_number(lead.ttft_s)} s (calibrated)" in why
 
 
 def test_the_training_page_prices_the_job(markdown: dict[str, str]) -> None:
@@ -219,15 +245,23 @@ def test_the_training_page_prices_the_job(markdown: dict[str, str]) -> None:
     assert "a deadline of 24 h: met" in first
 
 
-def test_a_follow_up_session_covers_its_latest_sizing_turn(markdown: dict[str, str]) -> None:
+def test_a_follow_up_session_covers_its_latest_sizing_turn(
+    sessions: dict[str, Conversation], markdown: dict[str, str]
+) -> None:
+    report = _report(sessions["session-followup.json"])
     text = markdown["session-followup.json"]
     first = page_one(text)
     assert "It answers question 2 of 2" in first
     assert "“with 16k context and a budget of 5000 USD a month”" in first
     assert "16,384-token context" in first and "EU regions only" in first
     # The EUR price was compared at the rate the session ran with (1.08 USD per EUR).
+    assert report.request.pricing.eur_to_usd == 1.08
     assert "converted at 1.08 USD per EUR" in first
-    assert "**Budget:** 5,000 USD per month" in first
+    # "a budget of 5000 USD a month", as the user wrote it.
+    assert report.request.budget is not None
+    budget = report.request.budget
+    assert (budget.amount, budget.currency, budget.period) == (5000, "USD", "month")
+    assert f"**Budget:** {5000:,} USD per month" in first
     appendix = text.split("## Appendix A.")[1].split("## Appendix B.")[0]
     assert "Question 1 (sized: " in appendix
     assert "Question 2 (covered by this proposal, sized: " in appendix
@@ -250,19 +284,28 @@ def test_the_number_check_catches_an_invented_figure(
     assert untraced_numbers(text, session) == ["123.456789"]
 
 
-def test_quoted_figures_match_hand_calculations(markdown: dict[str, str]) -> None:
+def test_quoted_figures_match_hand_calculations(
+    session: Conversation, markdown: dict[str, str]
+) -> None:
     text = markdown["session.json"]
     # Llama 3.1 70B config.json (meta-llama): 80 layers, 8 KV heads, head_dim 128; bf16 K and V:
     # 80 × 8 × 128 × 2 (K, V) × 2 bytes = 327,680 bytes per token.
     assert f"KV cache {80 * 8 * 128 * 2 * 2:,} bytes per token" in text
     # Parameters of Llama 3.1 70B, exact count from its architecture (shared/research/params.json).
-    assert "70,553,706,496 parameters in total" in text
+    assert f"{70_553_706_496:,} parameters in total" in text
     # 2× H100 (TP 2), bf16: weights 70,553,706,496 × 2 B / 2 = 65.71 GiB per GPU; KV cache
     # 327,680 B × 3,024 tokens (a multiple of vLLM's 16-token blocks) × 32 sequences / 2
     # = 15,854,469,120 B = 14.77 GiB.
-    assert bytes_as_gib(70_553_706_496 * 2 // 2) == "65.71"
-    assert 327_680 * 3_024 * 32 // 2 == 15_854_469_120
-    assert "| 2× NVIDIA H100 SXM5 named | 65.71 | 14.77 |" in text
+    named = _report(session).memory[0]
+    assert (named.gpu, named.count, named.count_named) == ("h100-sxm", 2, True)
+    assert named.estimate is not None
+    assert named.estimate.breakdown["kv_cache"] == 327_680 * 3_024 * 32 // 2
+    # The weights per GPU also hold what TP replicates (norms): within 0.01 % of the split.
+    assert named.estimate.breakdown["weights"] == pytest.approx(70_553_706_496 * 2 // 2, rel=1e-4)
+    weights_gib = bytes_as_gib(70_553_706_496 * 2 // 2)
+    kv_gib = bytes_as_gib(327_680 * 3_024 * 32 // 2)
+    assert (weights_gib, kv_gib) == ("65.71", "14.77")
+    assert f"| 2× NVIDIA H100 SXM5 named | {weights_gib} | {kv_gib} |" in text
 
 
 def test_numbers_are_rounded_for_reading() -> None:

@@ -124,6 +124,8 @@ def test_the_rules_pick_what_a_reader_expects(conversations: dict[str, Conversat
     assert risk("a question first") == "question_pending"
     scaled = _covered(conversations["named GPUs scaled out"])
     assert scaled.headline is not None and scaled.headline.rule == "scale_out"
+    assert scaled.scale_out is not None
+    assert (scaled.scale_out.gpu, scaled.scale_out.count) == ("l40s", 2)
     # The named 2× L40S are stated on page one with why they do not hold the load.
     first = _unescaped(page_one(render_proposal(conversations["named GPUs scaled out"], "md")))
     assert "**2× NVIDIA L40S named:** does not fit" in first
@@ -131,12 +133,17 @@ def test_the_rules_pick_what_a_reader_expects(conversations: dict[str, Conversat
     # 2 replicas; the memory table leads with one replica of the recommended layout: 16
     # sequences × 32,768 tokens × 327,680 B (Qwen2.5 72B: 2 × 80 layers × 8 KV heads × 128 ×
     # 2 B) / TP 2 = 80 GiB of KV cache per GPU.
-    assert 16 * 32768 * 327_680 // 2 == 80 * 2**30
+    kv_per_gpu = 16 * 32768 * 327_680 // 2
+    assert kv_per_gpu == 80 * 2**30
+    layout = _covered(conversations["a GPU named without a count"]).layout_breakdown
+    assert layout is not None and layout.estimate is not None
+    assert (layout.gpu, layout.count, layout.estimate.batch) == ("h200-sxm", 2, 16)
+    assert layout.estimate.breakdown["kv_cache"] == kv_per_gpu
     text = _unescaped(render_proposal(conversations["a GPU named without a count"], "md"))
     table = section(text, "Memory per GPU").split("\n| configuration |")[1]
     first_row = table.splitlines()[2]
     assert first_row.startswith("| 2× NVIDIA H200 SXM, one replica (recommended) |")
-    assert "| 80 |" in first_row
+    assert f"| {kv_per_gpu // 2**30} |" in first_row
 
 
 def test_which_turn_is_covered(conversations: dict[str, Conversation]) -> None:

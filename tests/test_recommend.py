@@ -398,7 +398,10 @@ def test_training_note_names_what_each_layout_communicates() -> None:
     said = training_traffic(w, arch, tp8_pp3)
     assert "all-reduces gradients" not in said and "DP=" not in said
     # Megatron-LM: 2 all-reduces per layer forward and 2 backward → 4 × 80 layers.
-    assert "TP=8 all-reduces activations 320 times" in said and "PP=3 passes activations" in said
+    assert arch.num_layers == 80  # Llama 3.1 70B config.json num_hidden_layers
+    assert (
+        f"TP=8 all-reduces activations {4 * 80} times" in said and "PP=3 passes activations" in said
+    )
 
 
 def test_fastest_objective_adds_tensor_parallel_gpus() -> None:

@@ -31,7 +31,10 @@ def test_a_fixed_replica_runs_full_and_the_rest_wait() -> None:
 def test_a_fixed_replica_misses_a_throughput_it_cannot_reach() -> None:
     plan = plan_replicas(speed, 10, users=None, tokens_per_s=1000.0, replicas=1)
     assert plan.sequences_per_replica == 10  # saturated: every slot in use
-    assert not plan.meets and "667 tok/s at full load < target 1,000" in plan.reasons[0]
+    # 10 × 100 / (1 + 10/20) = 666.7 tok/s, under the 1,000 asked.
+    assert plan.aggregate_tokens_per_s == pytest.approx(10 * 100 / 1.5)
+    assert not plan.meets
+    assert f"{10 * 100 / 1.5:,.0f} tok/s at full load < target 1,000" in plan.reasons[0]
     assert plan_replicas(speed, 10, users=None, tokens_per_s=1000.0, replicas=2).meets
 
 

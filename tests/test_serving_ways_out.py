@@ -96,8 +96,10 @@ async def test_qwen3_32b_on_one_3090_says_what_would_fit(question: str) -> None:
     opening = ("**Does not fit on 1×", "**No.** **Does not fit on 1×")
     head = next(i for i, line in enumerate(lines) if line.startswith(opening))
     assert lines[head + 1].startswith("**Ways out on 1× GeForce RTX 3090**")
-    assert "**fits at up to 3,456 tokens** per sequence at int4-awq weights" in lines[head + 2]
-    assert "`--kv-cache-dtype fp8`): **fits at 6,928 tokens**" in lines[head + 3]
+    assert (
+        f"**fits at up to {shorter:,} tokens** per sequence at int4-awq weights" in lines[head + 2]
+    )
+    assert f"`--kv-cache-dtype fp8`): **fits at {eight:,} tokens**" in lines[head + 3]
     assert lines[head + 4].startswith(
         "**What holds one sequence of 16,384 tokens (no user count given): 2× GeForce RTX 3090**"
     )
@@ -119,8 +121,8 @@ def test_llama_8b_at_128k_on_one_4090(question: str) -> None:
     budget, fixed = _fixed(report)
     # budget 22,852,141,056 − (16,060,522,496 + 735,051,776 + 1,978,662,912) = 4,077,903,872 B:
     # / 131,072 = 31,112.3 tokens → 1,944 blocks = 31,104; / 65,536 = 62,223.9 → 62,208.
-    assert _longest(budget, fixed, LLAMA_8B_KV) == 31_104
-    assert _longest(budget, fixed, LLAMA_8B_KV // 2) == 62_208
+    shorter, eight = _longest(budget, fixed, LLAMA_8B_KV), _longest(budget, fixed, LLAMA_8B_KV // 2)
+    assert (shorter, eight) == (31_104, 62_208)
     ways = {w.lever: w.changes for w in report.ways_out}
     assert ways == {
         "shorter_context": {"context": 31_104},
@@ -130,8 +132,8 @@ def test_llama_8b_at_128k_on_one_4090(question: str) -> None:
     assert scale is not None and scale.holds is not None and scale.holds.gpu == "rtx-4090"
     assert scale.holds.count >= math.ceil(est.per_gpu_bytes / budget) == 2
     text = verdict_text(report)
-    assert "**fits at up to 31,104 tokens** per sequence at bf16 weights" in text
-    assert "**fits at 62,208 tokens**" in text
+    assert f"**fits at up to {shorter:,} tokens** per sequence at bf16 weights" in text
+    assert f"**fits at {eight:,} tokens**" in text
 
 
 def test_an_8bit_kv_cache_that_fits_at_the_context_asked_is_said_so() -> None:
@@ -145,7 +147,10 @@ def test_an_8bit_kv_cache_that_fits_at_the_context_asked_is_said_so() -> None:
     ways = {w.lever: w for w in report.ways_out}
     assert ways["fp8_kv_cache"].changes == {"kv_dtype": "fp8", "context": 48_000}
     assert ways["fp8_kv_cache"].fits
-    assert "**fits at 48,000 tokens** (2.9 GiB of KV cache;" in verdict_text(report)
+    fp8_kv_gib = 48_000 * LLAMA_8B_KV // 2 / GIB  # 3,145,728,000 B = 2.93 GiB
+    assert f"**fits at {48_000:,} tokens** ({fp8_kv_gib:.1f} GiB of KV cache;" in verdict_text(
+        report
+    )
 
 
 def test_several_users_keep_their_count_in_the_shorter_context() -> None:
@@ -270,7 +275,7 @@ def test_one_gpu_that_holds_fewer_users_says_how_many_in_the_singular() -> None:
     assert scale is not None and scale.within is not None and scale.count == 1
     assert 4_077_903_872 // LLAMA_8B_KV // 4_096 == 7 == scale.within.max_concurrent_sequences
     text = verdict_text(report)
-    assert "**1× GeForce RTX 4090 holds 7 concurrent sequences of 4,096 tokens**" in text
+    assert f"**1× GeForce RTX 4090 holds 7 concurrent sequences of {4_096:,} tokens**" in text
     assert "not the 20 users asked" in text
 
 
@@ -279,10 +284,16 @@ def test_the_mcp_text_carries_the_ways_out() -> None:
 
     # MCP text: plain lines (bold dropped), at most a few, the ways out among them. 'int4'
     # said without 'my': a vLLM format on the card, the datacenter verdict (issue 29).
-    lines = render_result(_report(QWEN_ON_ONE_3090[1])).splitlines()
+    report = _report(QWEN_ON_ONE_3090[1])
+    budget, fixed = _fixed(report)
+    # The contexts of the first test's hand arithmetic: 3,456 and (fp8 KV) 6,928 tokens.
+    shorter = _longest(budget, fixed, QWEN3_32B_KV)
+    eight = _longest(budget, fixed, QWEN3_32B_KV // 2)
+    assert (shorter, eight) == (3_456, 6_928)
+    lines = render_result(report).splitlines()
     assert lines[0].startswith("Does not fit on 1× GeForce RTX 3090")
-    assert "fits at up to 3,456 tokens per sequence" in lines[2]
-    assert "fits at 6,928 tokens" in lines[3] and "2× GeForce RTX 3090" in lines[4]
+    assert f"fits at up to {shorter:,} tokens per sequence" in lines[2]
+    assert f"fits at {eight:,} tokens" in lines[3] and "2× GeForce RTX 3090" in lines[4]
     # 'can my 3090 …': owned hardware — the local plan leads the MCP text too.
     owned = render_result(_report(QWEN_ON_ONE_3090[0])).splitlines()
     assert owned[0].startswith("Yes. llama.cpp (llama-server), q4_k_m, on NVIDIA GeForce RTX 3090")

@@ -58,7 +58,7 @@ def test_one_offline_ask_writes_a_small_versioned_session(
 
 
 @pytest.mark.parametrize("name", ["session.json", "session-legacy.json", "session-followup.json"])
-def test_a_format_1_session_opens_through_the_migration_and_saves_as_format_2(
+def test_a_format_1_session_opens_through_the_migrations_and_saves_in_the_current_format(
     name: str, tmp_path: Path
 ) -> None:
     old = json.loads((DATA / name).read_text())
@@ -118,7 +118,7 @@ def _packed(text: bytes) -> dict[str, object]:
                 "tool_call_id": "c1",
                 RESULT_KEY: {
                     "schema": "GpuFacts",
-                    PACKED_KEY: base64.b85encode(lzma.compress(text)).decode(),
+                    PACKED_KEY: base64.b64encode(lzma.compress(text)).decode(),
                 },
             },
         ],
@@ -177,3 +177,65 @@ def test_encode_keeps_a_text_its_sections_do_not_make_up() -> None:
     decoded, _ = decode(encode({"messages": [same]}))
     assert decoded["messages"][0]["content"] == "Fits."
     assert decoded["messages"][0][ANSWER_KEY]["sections"][0]["lines"] == ["Fits."]
+
+
+def _as_format_2(text: str) -> str:
+    """A current session file as format 2 wrote it: the same, packed values in base 85."""
+    data = json.loads(text)
+    for message in data["messages"]:
+        for key in (RESULT_KEY, ANSWER_KEY):
+            stored = message.get(key)
+            if isinstance(stored, dict) and PACKED_KEY in stored:
+                raw = base64.b64decode(stored[PACKED_KEY])
+                stored[PACKED_KEY] = base64.b85encode(raw).decode("ascii")
+    data["format"] = 2
+    return json.dumps(data)
+
+
+def test_a_format_2_session_opens_through_its_migration_with_every_value_equal(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ask", "--offline", "--no-pager", QUESTIONS[0]]) == 0
+    (path,) = data_dir.glob("*.json")
+    current = read_session_file(path).conversation
+    old = path.with_name("f2old1.json")
+    old.write_text(_as_format_2(path.read_text()))
+    assert json.loads(old.read_text())["format"] == 2
+    opened = read_session_file(old)
+    assert opened.problems == [] or all("id" in p for p in opened.problems)
+    assert opened.conversation.messages == current.messages
+    assert json.loads(session_json(opened.conversation))["format"] == FORMAT == 3
+
+
+def test_a_save_packs_only_what_it_has_not_packed_before(
+    data_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A session is saved whole after every turn: without the cache a 38-turn session packed
+    # every report again on each save (~1.2 CPU s a turn). Packed once, whether written by
+    # this process or read from the file.
+    import assistant.session_format as session_format
+
+    assert main(["ask", "--offline", "--no-pager", QUESTIONS[0]]) == 0
+    (path,) = data_dir.glob("*.json")
+    first = path.read_text()
+    session_format.forget_packed()
+    conversation = read_session_file(path).conversation
+    calls: list[int] = []
+    real = lzma.compress
+
+    def counted(data: bytes, *args: object, **kwargs: object) -> bytes:
+        calls.append(len(data))
+        return real(data, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(session_format.lzma, "compress", counted)
+    assert session_json(conversation) == first  # nothing packed again, the same file
+    assert calls == []
+    session_format.forget_packed()
+    assert session_json(conversation) == first
+    packed = [
+        m
+        for m in json.loads(first)["messages"]
+        for key in (RESULT_KEY, ANSWER_KEY)
+        if PACKED_KEY in (m.get(key) or {})
+    ]
+    assert len(calls) == len(packed) >= 2  # nothing remembered: each value packed once

@@ -224,7 +224,7 @@ def deployment_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, An
         args["serve_engine"] = parsed.serve_engine
     if parsed.speculative or parsed.prefix_caching or parsed.disaggregated:
         fields = (
-            *("speculative", "draft_model", "acceptance_rate", "draft_tokens"),
+            *("speculative", "draft_model", "draft_params", "acceptance_rate", "draft_tokens"),
             *("cached_prefix_fraction", "prefix_caching", "disaggregated"),
         )
         args["speedups"] = {k: v for k in fields if (v := getattr(parsed, k)) not in (None, False)}

@@ -19,6 +19,18 @@ OPTIMIZERS: tuple[tuple[str, str], ...] = (
     (r"\badafactor\b", "adafactor"),
 )
 
+GGUF_TYPE = (
+    r"(?<![\w.])(?:gguf[\s_:-]?)?(?:"
+    r"q[1-8](?:[_-]?k(?:[_-]?[sml])?|[_-]?[01])"
+    r"|iq[1-4][_-]?(?:xxs|xs|nl|[sm])"
+    r"|tq[12][_-]?0"
+    r")(?![\w.])"
+)
+"""A llama.cpp quantization type by its own name, any case and separators ('Q4_0', 'q5_k_s',
+'IQ4_XS', 'q6k', 'gguf q3_k_l'); `task.gguf_type` keeps the names the tools size, and one they
+do not ('Q4_K') is asked about. Checked before the table: a type is more precise than any
+word for a bit width near it. A bare 'q4' is read by the table (Q4_K_M, with a note)."""
+
 # (pattern, weight format, note or None). The note records a reading a user may not expect.
 PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bq4[_\-]?k[_\-]?m\b", "q4_k_m", None),

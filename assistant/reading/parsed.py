@@ -255,6 +255,9 @@ class ParsedWorkload(BaseModel):
     )
     speculative: bool = Field(default=False, description="Speculative decoding asked about.")
     draft_model: str | None = Field(default=None, description="The draft model named (catalog id).")
+    draft_params: float | None = Field(
+        default=None, description="A draft model named by its size alone ('an 8B draft'), count."
+    )
     acceptance_rate: float | None = Field(default=None, description="Acceptance rate α said.")
     draft_tokens: int | None = Field(default=None, description="Draft tokens per step γ said.")
     cached_prefix_fraction: float | None = Field(

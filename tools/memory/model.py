@@ -15,6 +15,7 @@ from tools.generic_model import generic_architecture, parse_param_count
 from tools.memory.weights import WeightBytes, weight_bytes
 from tools.model_sources.loaded import LoadedModel
 from tools.model_sources.tags import ollama_default_weights, parse_tag
+from tools.units import spoken_count
 
 
 @dataclass(frozen=True)
@@ -201,5 +202,10 @@ def resolve_model(
     count = parse_param_count(params)
     arch, assumptions = generic_architecture(count)
     return ResolvedModel(
-        f"generic-{count}", f"generic {count:,}-parameter model", arch, assumptions, None, count
+        f"generic-{count}",
+        f"generic {spoken_count(count)}-parameter model",
+        arch,
+        assumptions,
+        None,
+        count,
     )

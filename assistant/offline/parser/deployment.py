@@ -159,6 +159,13 @@ _GAMMA = (
     r"\b(\d+)\s+(?:draft|speculative|lookahead|proposed)\s+tokens?\b"
     r"|\b(?:γ|gamma|num[_\s-]speculative[_\s-]tokens|draft\s+length)\s*(?:of|=|:|is)?\s*(\d+)\b"
 )
+_DRAFT_SIZE = (
+    r"\b(?:an?\s+)?(\d+(?:\.\d+)?)\s*([bm])(?:[\s-]+param\w*)?[\s-]+"
+    r"(?:draft(?:\s+model)?|drafter|speculator)\b"
+)
+"""A draft named by its size alone ('an 8B draft', 'a 0.5B drafter', '135M draft model')."""
+_SPEEDUP = r"\bspeed[\s-]?ups?\b"
+"""'speedup' said of the speculative decoding asked about: what the speed-ups part answers."""
 _DRAFT_BEFORE = r"\b(?:using|with|use)\s+(.{3,40}?)\s+as\s+(?:a\s+|the\s+)?draft(?:\s+model)?\b"
 _DRAFT_AFTER = r"\bdraft(?:\s+model)?\s*(?::|=|of|is)?\s+(?!model\b)((?:[\w.\-/]+\s*){1,5})"
 _PREFIX = (
@@ -215,6 +222,11 @@ def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
                 break
         if p.draft_model is not None:
             break
+    if p.draft_model is None:
+        for m in t.each(_DRAFT_SIZE):
+            p.draft_params = float(m.group(1)) * (1e9 if m.group(2).lower() == "b" else 1e6)
+            p.speculative = True
+            break
     for m in t.each(_ALPHA):
         text = m.group(1).replace(" ", "")
         value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
@@ -226,6 +238,8 @@ def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
         p.speculative = True
     if t.each(_SPECULATIVE):
         p.speculative = True
+    if p.speculative:
+        t.each(_SPEEDUP)
     for m in t.each(_PREFIX_SHARE):
         value = float(m.group(1) or m.group(2)) / 100
         if 0 <= value < 1:

@@ -10,6 +10,7 @@ from assistant.offline import vocab
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload, Task, Use
 from tools.memory import normalize_format
+from tools.memory.formats import WEIGHT_FORMATS
 
 
 def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
@@ -35,6 +36,20 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
             "GGUF types (Q2_K, Q3_K_M, Q5_K_M, Q6_K …): which format is it?",
             said,
         )
+    for m in list(re.finditer(vocab.GGUF_TYPE, t.work, re.I)):
+        said = m.group(0).strip()
+        fmt = gguf_type(said)
+        t.consume(m.start(), m.end())
+        if fmt is None:  # a llama.cpp type name the tools do not size: asked, never guessed
+            p.unplaced.append(said)
+            p.ask("weights", "unknown", f"'{said}': {_GGUF_ASK}", said)
+            continue
+        named.setdefault(fmt, said)
+        if p.weights is None:
+            p.weights = fmt
+            if fmt.replace("_", "") != re.sub(r"[\s_:-]", "", said.lower()).removeprefix("gguf"):
+                # llama-quantize's aliases ('Q4_K' is Q4_K_M): the type sized is said.
+                p.notes.append(f"'{said}' read as {fmt.upper()} (llama-quantize's alias)")
     for pattern, fmt, note in vocab.PRECISIONS:
         for m in t.each(pattern):
             if not re.fullmatch(r"\d+[\s-]?bits?", m.group(0).strip(), re.I):
@@ -58,6 +73,33 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
             f"answer); ask again with {others} alone to size it"
         )
     p.notes += format_notes(p)
+
+
+_GGUF_BY_LETTERS = {
+    name.replace("_", ""): name
+    for name in WEIGHT_FORMATS
+    if name[:1] in "qit" and any(c.isdigit() for c in name)
+}
+"""'q4ks' → 'q4_k_s': the GGUF types the tools size, by their letters and digits alone."""
+
+_GGUF_ALIASES = {
+    alias.replace("_", ""): normalize_format(alias) for alias in ("q3_k", "q4_k", "q5_k")
+}
+"""llama-quantize's own aliases (tools/quantize/quantize.cpp QUANT_OPTIONS: "Q4_K" is "alias
+for Q4_K_M", likewise Q5_K and Q3_K), as `tools.memory.formats` reads them."""
+
+
+_GGUF_ASK = (
+    "not a GGUF type gpu-sizer sizes (it sizes Q2_K … Q8_0, Q4_0/Q4_1/Q5_0/Q5_1, the K-quant "
+    "S/M/L mixes, IQ1_S … IQ4_XS and TQ1_0/TQ2_0): which one is it?"
+)
+
+
+def gguf_type(said: str) -> str | None:
+    """The GGUF type `said` names ('Q4_0', 'q5-k-s', 'IQ4_XS', 'gguf q6k'), or None for a
+    name the tools do not size (left to the other precision words and the coverage gate)."""
+    letters = re.sub(r"[\s_:-]", "", said.lower()).removeprefix("gguf")
+    return _GGUF_BY_LETTERS.get(letters) or _GGUF_ALIASES.get(letters)
 
 
 _NO_SUCH_BITS = (
