@@ -138,3 +138,63 @@ def test_offline_answer_leads_with_the_command() -> None:
     args = next(c.arguments for c in plan_tool_calls(parsed) if c.name == "size")
     answer = render_answer(parsed, size(SizingRequest.model_validate(args)))
     assert "vllm serve meta-llama/Llama-3.1-8B-Instruct" in answer.visible
+
+
+@pytest.mark.parametrize(
+    ("engine", "cap"),
+    [
+        ("vllm", "--max-num-seqs"),
+        ("sglang", "--max-running-requests"),
+        ("tensorrt-llm", "--max_batch_size"),
+    ],
+)
+def test_no_load_stated_leaves_the_engines_own_batch_cap(engine: str, cap: str) -> None:
+    # A line pinned to the one sequence a load-less question is sized for ('--max-num-seqs 1')
+    # would serve one request at a time; with no load stated the flag is left out.
+    unstated = _plan(engine, context=8192)
+    assert unstated.sequences is None and cap not in shlex.split(unstated.command)
+    assert unstated.fits and any("No load stated" in n for n in unstated.notes)
+    stated = _plan(engine, context=8192, sequences=16)
+    flags = shlex.split(stated.command)
+    assert flags[flags.index(cap) + 1] == "16"
+
+
+@pytest.mark.parametrize(
+    ("question", "cap"),
+    [
+        ("give me the vllm serve command for Llama 3.1 70B on 4x H100", None),
+        ("vllm serve command for Llama 3.1 70B on 4x H100 for 40 users", "40"),
+    ],
+)
+def test_the_reports_launch_line_caps_sequences_only_at_a_stated_load(
+    question: str, cap: str | None
+) -> None:
+    parsed = parse_workload(question)
+    args = next(c.arguments for c in plan_tool_calls(parsed) if c.name == "size")
+    plan = size(SizingRequest.model_validate(args)).engine_plan
+    assert plan is not None
+    flags = shlex.split(plan.command)
+    if cap is None:
+        assert "--max-num-seqs" not in flags
+    else:
+        assert flags[flags.index("--max-num-seqs") + 1] == cap
+
+
+def test_lora_serving_and_a_vllm_line_are_one_command_holding_the_adapters() -> None:
+    # 20 adapters of rank 16 on Llama 3.1 8B (bf16 slots, 2 B): per layer the slots hold
+    # Σ(in + out) over q/k/v/o/gate/up/down = (4096+4096) + (4096+1024)·2 + (4096+4096)
+    # + (4096+14336)·2 + (14336+4096) = 81,920 per rank; 32 layers × 16 × 81,920 × 2 B
+    # = 83,886,080 B a slot; 20 slots = 1,677,721,600 B beside the 16,060,522,496 B of weights.
+    question = "Llama 3.1 8B with 20 LoRA adapters for 50 users on an L40S, vllm command?"
+    parsed = parse_workload(question)
+    args = next(c.arguments for c in plan_tool_calls(parsed) if c.name == "size")
+    report = size(SizingRequest.model_validate(args))
+    plan, lora = report.engine_plan, report.lora_serving
+    assert plan is not None and lora is not None and plan.tp == 1
+    assert lora.slot_bytes == 32 * 16 * 81_920 * 2 == 83_886_080
+    assert plan.weights_bytes_per_gpu == 16_060_522_496 + 20 * 83_886_080
+    flags = shlex.split(plan.command.removesuffix(" …"))
+    assert flags[:2] == ["vllm", "serve"] and "--enable-lora" in flags
+    assert flags[flags.index("--max-loras") + 1] == "20"
+    assert flags[flags.index("--max-lora-rank") + 1] == "16"
+    assert lora.launch == plan.command  # the LoRA part shows the same one line

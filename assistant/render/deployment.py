@@ -21,10 +21,11 @@ def engine_plan_lines(plan: EnginePlan) -> list[str]:
         f"holds {plan.pool_tokens:,} tokens = {plan.max_sequences:,} sequences of "
         f"{plan.context:,} tokens"
     )
+    asked = (
+        f"{plan.sequences:,} asked" if plan.sequences is not None else "no load stated, one checked"
+    )
     verdict = (
-        f"{plan.sequences:,} asked: fits"
-        if plan.fits
-        else f"{plan.sequences:,} asked: does NOT fit under {plan.engine_label}'s rule"
+        f"{asked}: fits" if plan.fits else f"{asked}: does NOT fit under {plan.engine_label}'s rule"
     )
     out = [
         f"- KV pool per GPU {gib(max(plan.kv_pool_bytes_per_gpu, 0))} ({plan.pool_rule}); "

@@ -25,7 +25,14 @@ from tools.deployment.engine_rules import (
 )
 from tools.deployment.launch_lines import engine_command
 from tools.errors import ToolInputError, from_validation_error
-from tools.limits import MAX_CONTEXT_TOKENS, MAX_NAME_CHARS, MAX_PARALLEL_DEGREE, MAX_SEQUENCES
+from tools.limits import (
+    MAX_CONTEXT_TOKENS,
+    MAX_LORA_ADAPTERS,
+    MAX_LORA_RANK,
+    MAX_NAME_CHARS,
+    MAX_PARALLEL_DEGREE,
+    MAX_SEQUENCES,
+)
 from tools.memory import MemoryRequest, estimate_memory
 from tools.memory.overhead import CUBLAS_WORKSPACE, CUDA_CONTEXT, VLLM_CUDA_GRAPHS
 from tools.memory.request import ModelChoice
@@ -47,8 +54,13 @@ class EngineRequest(ModelChoice):
     context: int | None = Field(
         default=None, ge=1, le=MAX_CONTEXT_TOKENS, description="Tokens per sequence."
     )
-    sequences: int = Field(
-        default=1, ge=1, le=MAX_SEQUENCES, description="Concurrent sequences to hold."
+    sequences: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_SEQUENCES,
+        description="Concurrent sequences to hold; unset: no load stated, so the command "
+        "leaves the engine's own cap (vLLM --max-num-seqs, SGLang --max-running-requests, "
+        "TensorRT-LLM --max_batch_size) and the pool is checked for one.",
     )
     memory_fraction: float | None = Field(
         default=None,
@@ -56,6 +68,15 @@ class EngineRequest(ModelChoice):
         le=1.0,
         description="The engine's memory fraction (vLLM --gpu-memory-utilization, SGLang "
         "--mem-fraction-static, TensorRT-LLM free fraction); default the engine's.",
+    )
+    lora_slots: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_LORA_ADAPTERS,
+        description="vLLM only: LoRA adapter slots (--max-loras), held beside the weights.",
+    )
+    lora_rank: int | None = Field(
+        default=None, ge=1, le=MAX_LORA_RANK, description="Rank of those slots (default 16)."
     )
 
 
@@ -73,7 +94,9 @@ class EnginePlan(BaseModel):
     tp: int
     pp: int
     context: int
-    sequences: int = Field(description="Concurrent sequences asked for.")
+    sequences: int | None = Field(
+        description="Concurrent sequences asked for; None: no load stated (the engine's cap)."
+    )
     weights_format: str
     kv_dtype: str
     pool_rule: str = Field(description="The engine's KV pool rule, in words with its figures.")
@@ -162,10 +185,12 @@ def _gpu_plan(req: EngineRequest) -> EnginePlan:
             **_model_fields(req),
             engine="vllm",
             gpu_memory_utilization=req.memory_fraction if req.serve_engine == "vllm" else None,
+            lora_slots=req.lora_slots if req.serve_engine == "vllm" else None,
+            lora_rank=req.lora_rank if req.serve_engine == "vllm" and req.lora_slots else None,
             engine_version=req.engine_version if req.serve_engine == "vllm" else None,
             gpu=req.gpu,
             context=req.context,
-            batch=req.sequences,
+            batch=req.sequences or 1,
             gpus=req.tp * req.pp,
             tp=req.tp,
             pp=req.pp,
@@ -220,6 +245,12 @@ def _gpu_plan(req: EngineRequest) -> EnginePlan:
     if ref_note:
         notes.append(ref_note)
     kv = "fp8" if mem.kv_dtype in ("fp8", "int8") else None
+    if req.sequences is None:
+        notes.append(
+            f"No load stated: the line leaves {rule.label}'s own cap on concurrent sequences; "
+            f"the pool holds {max_seqs:,} sequences of {mem.context:,} tokens (set sequences "
+            "to cap it)."
+        )
     command, yaml = engine_command(
         req.serve_engine,
         ref,
@@ -257,7 +288,7 @@ def _gpu_plan(req: EngineRequest) -> EnginePlan:
         kv_bytes_per_token_per_gpu=per_token,
         pool_tokens=tokens,
         max_sequences=max_seqs,
-        fits=pool > 0 and max_seqs >= req.sequences,
+        fits=pool > 0 and max_seqs >= (req.sequences or 1),
         command=command,
         config_file=yaml,
         notes=notes,
@@ -283,7 +314,7 @@ def _local_plan(req: EngineRequest) -> EnginePlan:
             gpu=req.gpu,
             gpus=req.tp * req.pp,
             context=req.context,
-            parallel=req.sequences,
+            parallel=req.sequences or 1,
             launcher="ollama" if req.serve_engine == "ollama" else "llama-server",
         )
     )
@@ -331,7 +362,7 @@ def _mlx_plan(req: EngineRequest) -> EnginePlan:
             engine="mlx",
             gpu=req.gpu,
             context=req.context,
-            batch=req.sequences,
+            batch=req.sequences or 1,
         )
     )
     spec = get_catalog().gpu(req.gpu)
@@ -350,14 +381,14 @@ def _mlx_plan(req: EngineRequest) -> EnginePlan:
         sequences=req.sequences,
         weights_format=mem.weights_format,
         kv_dtype=mem.kv_dtype,
-        pool_rule=f"exact: {req.sequences} × {mem.context} tokens = {format_bytes(kv)}",
+        pool_rule=f"exact: {req.sequences or 1} × {mem.context} tokens = {format_bytes(kv)}",
         memory_fraction=None,
         total_bytes_per_gpu=mem.usable_bytes_per_gpu or spec.usable_memory_bytes,
         weights_bytes_per_gpu=mem.breakdown["weights"],
         kv_pool_bytes_per_gpu=kv,
         kv_bytes_per_token_per_gpu=max(mem.kv_cache_bytes_per_token_per_gpu, 1),
-        pool_tokens=req.sequences * mem.context,
-        max_sequences=req.sequences,
+        pool_tokens=(req.sequences or 1) * mem.context,
+        max_sequences=req.sequences or 1,
         fits=bool(mem.fits),
         command="",
         notes=["No MLX launch line here: mlx-lm's server takes the model's MLX repo."],

@@ -33,19 +33,21 @@ def engine_command(
     tp: int,
     pp: int,
     context: int,
-    sequences: int,
+    sequences: int | None,
     fraction: float,
     quantization: str | None,
     kv_dtype: str | None,
 ) -> tuple[str, str | None]:
     """(the shell-quoted command, a YAML file it needs or None) for vLLM, SGLang and
     TensorRT-LLM. `quantization` is the engine's --quantization value (None: the checkpoint's
-    own); `kv_dtype` 'fp8' for an FP8 KV cache (None: the model's dtype)."""
+    own); `kv_dtype` 'fp8' for an FP8 KV cache (None: the model's dtype); `sequences` None
+    leaves the engine's own cap on concurrent sequences (no load was stated)."""
     if engine == "vllm":
         args = ["vllm", "serve", model_ref, "--tensor-parallel-size", str(tp)]
         if pp > 1:
             args += ["--pipeline-parallel-size", str(pp)]
-        args += ["--max-model-len", str(context), "--max-num-seqs", str(sequences)]
+        args += ["--max-model-len", str(context)]
+        args += ["--max-num-seqs", str(sequences)] if sequences else []
         args += ["--gpu-memory-utilization", _fraction(fraction)]
         if quantization:
             args += ["--quantization", quantization]
@@ -56,7 +58,8 @@ def engine_command(
         args = ["python", "-m", "sglang.launch_server", "--model-path", model_ref, "--tp", str(tp)]
         if pp > 1:
             args += ["--pp-size", str(pp)]
-        args += ["--context-length", str(context), "--max-running-requests", str(sequences)]
+        args += ["--context-length", str(context)]
+        args += ["--max-running-requests", str(sequences)] if sequences else []
         args += ["--mem-fraction-static", _fraction(fraction)]
         if quantization:
             args += ["--quantization", quantization]
@@ -67,7 +70,8 @@ def engine_command(
         args = ["trtllm-serve", model_ref, "--backend", "pytorch", "--tp_size", str(tp)]
         if pp > 1:
             args += ["--pp_size", str(pp)]
-        args += ["--max_seq_len", str(context), "--max_batch_size", str(sequences)]
+        args += ["--max_seq_len", str(context)]
+        args += ["--max_batch_size", str(sequences)] if sequences else []
         args += ["--kv_cache_free_gpu_memory_fraction", _fraction(fraction)]
         yaml = None
         if kv_dtype:

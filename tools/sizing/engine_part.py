@@ -5,6 +5,7 @@ asked for (speculative decoding, prefix caching, a prefill/decode split) on its 
 
 from __future__ import annotations
 
+import shlex
 from datetime import date
 
 from tools.deployment.buy_vs_rent import BuyVsRent, BuyVsRentRequest, RentalUsed, buy_vs_rent
@@ -15,8 +16,15 @@ from tools.memory.request import ModelChoice
 from tools.pricing import PriceBook
 from tools.sizing.report import Headline, SizingError
 from tools.sizing.request import SizingRequest
+from tools.workload import Workload
+from tools.workloads.lora_serving import LoraServingResult
 
 _MODEL_FIELDS = tuple(ModelChoice.model_fields)
+
+
+def _load_stated(workload: Workload) -> bool:
+    """Whether the question gave the load the replicas are sized for (users, a throughput)."""
+    return bool({"users", "tokens_per_s"} & workload.model_fields_set)
 
 
 def headline_engine_plan(
@@ -42,7 +50,12 @@ def headline_engine_plan(
                 tp=option.tp,
                 pp=option.pp,
                 context=workload.context_tokens,
-                sequences=max(option.sequences_per_replica, 1),
+                # No load stated: the command keeps the engine's own batch cap rather than
+                # pinning it to the one sequence the report sized (`--max-num-seqs 1`).
+                sequences=max(option.sequences_per_replica, 1) if _load_stated(workload) else None,
+                # The adapter slots the LoRA part sized sit beside the weights in vLLM's pool.
+                lora_slots=workload.lora_slots,
+                lora_rank=workload.lora_slot_rank if workload.lora_slots else None,
             )
         )
     except (ToolInputError, ValueError) as exc:
@@ -59,6 +72,30 @@ def headline_engine_plan(
             }
         )
     return plan, None
+
+
+def one_lora_launch_line(
+    plan: EnginePlan | None, lora: LoraServingResult | None
+) -> tuple[EnginePlan | None, LoraServingResult | None]:
+    """One command for one answer: a vLLM launch line asked for on a workload serving LoRA
+    adapters carries the adapter flags the LoRA part sized, and the LoRA part shows that same
+    line (two `vllm serve` lines, one with the adapters and one with the batch cap, would
+    leave the user to merge them)."""
+    if plan is None or lora is None or plan.engine != "vllm":
+        return plan, lora
+    flags = shlex.join(
+        [
+            "--enable-lora",
+            *("--max-loras", str(lora.max_loras)),
+            *("--max-lora-rank", str(lora.max_lora_rank)),
+            *("--max-cpu-loras", str(lora.max_cpu_loras)),
+        ]
+    )
+    command = f"{plan.command} {flags} --lora-modules name1=/path/to/adapter1 …"
+    return (
+        plan.model_copy(update={"command": command}),
+        lora.model_copy(update={"launch": command}),
+    )
 
 
 def headline_buy_vs_rent(

@@ -47,6 +47,7 @@ from tools.sizing.engine_part import (
     headline_buy_vs_rent,
     headline_engine_plan,
     headline_speedups,
+    one_lora_launch_line,
 )
 from tools.sizing.headline import choose_headline, local_leads, named_with_count, price_load
 from tools.sizing.local import local_plans
@@ -547,6 +548,9 @@ def size(
     report.asked_answer = answer_asked(report)
     report.notes = _notes(report)
     report.workloads_error = size_workload_parts(request, report, book, today)  # issue 30
+    report.engine_plan, report.lora_serving = one_lora_launch_line(
+        report.engine_plan, report.lora_serving
+    )
     return report
 
 
