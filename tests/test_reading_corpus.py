@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.reading.score import CORPUS, SPLITS, Question, load, same, score
+from bench.reading.score import CORPUS, SPLITS, Question, load, read, same, score
 from tools.catalog import get_catalog
 
 GOLD_KEYS = {
@@ -108,3 +108,19 @@ def test_a_verdict_on_a_misread_question_counts_as_a_different_question() -> Non
                   "gpus": [{"gpu": "a10g", "count": None}]})
     )  # fmt: skip
     assert wrong.wrong == ["tokens_per_s"] and wrong.different_question
+
+
+def test_a_training_batch_is_not_read_as_users_a_served_batch_is() -> None:
+    # README: `users` is concurrent users or a batch of sequences being served; a training
+    # batch has no gold slot, so reading it as users would be a slot the question never said.
+    trained, _ = read("Can I fine-tune Llama 2 7B with LoRA on a 4090 with batch size 4?")
+    assert "users" not in trained and trained["task"] == "lora"
+    served, _ = read("Serve Llama 3.1 8B with a batch size of 32 on an L4")
+    assert served["users"] == 32
+
+
+def test_the_engine_named_is_read_before_the_rule_it_is_sized_by() -> None:
+    # SGLang is sized by vLLM's memory rule (assistant/offline/parser/deployment.py), but the
+    # question named SGLang: the gold's engine is the one named.
+    named, _ = read("Using 2 H100*8 machines to deploy deepseek-R1 with sglang")
+    assert named["engine"] == "sglang"

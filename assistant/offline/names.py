@@ -34,8 +34,10 @@ unlike memory or form-factor suffixes ('A100 80GB', 'H100 PCIe')."""
 
 
 def _chunks(name: str) -> list[str]:
-    """'Llama 3.1 70B' → ['llama', '3.1', '70b']; 'llama3.1:70b' → the same."""
-    return _CHUNK_RE.findall(name.lower())
+    """'Llama 3.1 70B' → ['llama', '3.1', '70b']; 'llama3.1:70b' → the same. A '+' that ends
+    a name is a chunk of its own: 'Command R+' (104B) is not 'Command R' (35B)."""
+    chunks: list[str] = _CHUNK_RE.findall(name.lower())
+    return [*chunks, "+"] if chunks and name.rstrip().endswith("+") else chunks
 
 
 def _key(text: str) -> str:

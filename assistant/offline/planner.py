@@ -447,8 +447,12 @@ def plan_tool_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     about local serving; a GPU the catalog lacks gets the local plans only (a recommender over
     catalog GPUs would put another GPU in its place).
     """
-    if parsed.asked == "which_models" and not parsed.has_model and not parsed.questions:
-        return fits_calls(parsed)
+    if parsed.asked == "which_models" and not parsed.questions:
+        # 'I run Mistral 7B on my 3060, which bigger model can I run?': the list asked for,
+        # never a sizing of the model named as what runs now (a different question).
+        calls = fits_calls(parsed)
+        if calls or not parsed.has_model:
+            return calls
     if parsed.embedding_model is not None and not parsed.questions:
         return [PlannedCall("embed_corpus", embedding_arguments(parsed))]  # issue 30 item 2
     if parsed.questions or not parsed.has_model or scope_only(parsed):

@@ -115,7 +115,8 @@ TASKS: tuple[tuple[str, str, str | None], ...] = (
 ENGINES: tuple[tuple[str, str, str | None], ...] = (
     (r"\bvllm\b", "vllm", None),
     (
-        r"\bsglang\b|\btgi\b|\btext[\s-]generation[\s-]inference\b|\btensorrt[\s-]?llm\b",
+        # 'text-generation-inference' whose 'inference' the task extractor has read already.
+        r"\bsglang\b|\btgi\b|\btext[\s-]generation(?:[\s-]inference\b|-(?=\s))|\btensorrt[\s-]?llm\b",
         "vllm",
         "'{text}' sized like vLLM (paged KV cache, same memory reservation style)",
     ),

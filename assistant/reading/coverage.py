@@ -9,8 +9,10 @@ then says what it could not read first, gives the figures for what it did read a
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from assistant.reading.model import Span, Unread, UnreadKind
+from tools.catalog import get_catalog
 
 _MONEY = re.compile(
     r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks|quid|cents?|k\$|\$k)\b", re.I
@@ -23,12 +25,16 @@ _RATE = re.compile(
 _NUMBER_WORDS = re.compile(
     r"\b(?:half|quarter|third|dozen|hundreds?|thousands?|millions?|billions?|trillions?|"
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
-    r"forty|fifty|hundred|double|twice|triple|gigs?|gigabytes?|megabytes?|terabytes?)\b",
+    r"forty|fifty|hundred|double|twice|triple|gigs?|gigabytes?|megabytes?|terabytes?|"
+    # A count said without its figure ('multiple 4090s', 'across several A100s'): how many
+    # GPUs (or users) the verdict is for was not read.
+    r"several|multiple|mutil|various|couple|few|bunch|handful)\b",
     re.I,
 )
 _HARDWARE = re.compile(
     r"\b(?:laptops?|notebooks?|mobile|macbooks?|imac|igpu|apu|jetson|orin|cpu[\s-]?only|"
-    r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation)\b",
+    r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation|cpus?|(?:smart)?phones?|iphone|"
+    r"android|tablets?|ipad|raspberry)\b",
     re.I,
 )
 _TERMS = re.compile(
@@ -40,6 +46,48 @@ _TERMS = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"(?:19[9]\d|20[0-3]\d)")
+
+_GPU_BRANDS = (
+    "geforce", "quadro", "tesla", "titan", "radeon", "instinct", "firepro", "vega", "rtx",
+    "gtx", "arc", "xtx", "dgx", "hgx", "colab", "kaggle", "ec2", "runpod", "sagemaker",
+    "raspberry", "vii",
+)  # fmt: skip
+"""Names of GPU lines, machines and hosted notebooks that the catalog may not hold ('Radeon
+VII', 'Tesla P40', 'the free tier of Colab'): unread, the GPU a verdict is for was not read."""
+
+_GENERIC_NAME_WORDS = frozenset(
+    (
+        "gb", "gib", "gpu", "gpus", "cpu", "core", "cores", "max", "pro", "ti", "ultra",
+        "super", "per", "in", "one", "two", "edition", "generation", "board", "ai", "laptop",
+        "server", "mini", "plus", "air",
+    )
+)  # fmt: skip
+"""Words of catalog GPU names that are plain words too ('Max', 'Pro', 'Laptop'): not names."""
+
+
+@cache
+def _hardware_names() -> re.Pattern[str]:
+    """The words that name hardware: the catalog's GPU names' distinctive words (NVIDIA,
+    Radeon, Instinct, Gaudi, Blackwell …) and the GPU lines it may lack (`_GPU_BRANDS`)."""
+    words = {
+        w.lower()
+        for gpu in get_catalog().gpus.values()
+        for w in re.findall(r"[A-Za-z]{2,}", gpu.name)
+    }
+    names = sorted((words - _GENERIC_NAME_WORDS) | set(_GPU_BRANDS), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.I)
+
+
+_ASKED_WORDS = re.compile(
+    r"\b(?:normal|expected|usual|reasonable|acceptable|first[\s-]+token|faster|slower|quicker|"
+    r"usable|improve\w*|optimi[sz]\w*|tweak\w*|settings?|parameters?|split|bottleneck\w*|"
+    # Not 'error' or 'crash' alone: an out-of-memory error asks whether it fits.
+    r"advice|advise|tips?|tricks?|fix\w*|gibberish|garbage|install\w*|drivers?|"
+    r"cuda\s+(?:version|error))\b",
+    re.I,
+)
+"""Words that say what is asked, left unread ('is that normal?', 'faster', 'which settings'):
+the question may ask something other than the verdict read (a speed observed, a setting)."""
 
 
 def unread_kind(text: str) -> tuple[UnreadKind, bool]:
@@ -53,8 +101,10 @@ def unread_kind(text: str) -> tuple[UnreadKind, bool]:
         return "number", not _YEAR.fullmatch(text.strip())
     if _NUMBER_WORDS.search(text):
         return "number", True
-    if _HARDWARE.search(text):
+    if _HARDWARE.search(text) or _hardware_names().search(text):
         return "hardware", True
+    if _ASKED_WORDS.search(text):
+        return "asked", True
     if _TERMS.search(text):
         return "term", True
     return "word", False
@@ -75,6 +125,7 @@ _KIND_WORDS: dict[UnreadKind, str] = {
     "number": "a figure",
     "hardware": "hardware",
     "term": "a sizing term",
+    "asked": "what is asked",
     "word": "words",
 }
 

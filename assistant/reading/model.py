@@ -74,10 +74,10 @@ class SlotSource(BaseModel):
     spans: list[Span] = Field(default_factory=list)
 
 
-UnreadKind = Literal["number", "money", "rate", "hardware", "term", "word"]
+UnreadKind = Literal["number", "money", "rate", "hardware", "term", "asked", "word"]
 """What an unread fragment looks like: a number (with or without a unit), an amount of money, a
-rate or percentile, a hardware-like name, a sizing term (LoRA, embedding, spot …), or plain
-words."""
+rate or percentile, a hardware-like name, a sizing term (LoRA, embedding, spot …), words that
+say what is asked ('is that normal?', 'faster'), or plain words."""
 
 
 class ReadSlot(BaseModel):

@@ -65,14 +65,23 @@ _ENGINES_SHOWN = {
     "tensorrt-llm": "TensorRT-LLM",
 }
 
+
+def _engine_shown(p: ParsedWorkload) -> str | None:
+    sized = _ENGINES_SHOWN.get(p.serve_engine or p.engine or "")
+    if p.engine_named == "tgi" and sized is not None:
+        return f"TGI (sized like {sized})"
+    return sized
+
+
 _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "weights": lambda p: p.weights,
     "alternative_weights": lambda p: f"or {p.alternative_weights}",
     "kv_dtype": lambda p: f"{p.kv_dtype} KV cache",
     "task": lambda p: _TASKS.get(p.task or "") if p.task != "inference" else None,
     "launcher": lambda p: {"ollama": "Ollama", "llama-server": "llama.cpp"}.get(p.launcher or ""),
-    # issue 30 items 5-7: the engine whose own KV rule and launch line the answer gives.
-    "engine": lambda p: _ENGINES_SHOWN.get(p.serve_engine or p.engine or ""),
+    # issue 30 items 5-7: the engine whose own KV rule and launch line the answer gives; one
+    # named but sized by another's rule says both ('TGI (sized like vLLM)').
+    "engine": lambda p: _engine_shown(p),
     "gpu_count": lambda p: f"{p.gpu_count:,} GPU{'s' if p.gpu_count != 1 else ''}",
     "gpu_memory_bytes": lambda p: f"GPUs with {(p.gpu_memory_bytes or 0) / GB:g} GB",
     "consumer_gpu": lambda p: "consumer cards",

@@ -179,6 +179,11 @@ class ParsedWorkload(BaseModel):
     lora_rank: int | None = None
     checkpointing: bool | None = None
     engine: str | None = Field(default=None, description="vllm, transformers or generic.")
+    engine_named: str | None = Field(
+        default=None,
+        description="The serving engine as the question named it (tgi, sglang, tensorrt-llm, "
+        "vllm, transformers, llama.cpp, ollama, lm-studio), whatever rule `engine` sizes it by.",
+    )
     objective: str | None = Field(
         default=None, description="cheapest, cheapest_per_token, fastest, fewest_gpus."
     )

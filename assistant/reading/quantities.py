@@ -20,6 +20,7 @@ NUMBER_WORDS: dict[str, int] = {
     "single": 1,
     "two": 2,
     "pair": 2,
+    "couple": 2,
     "dual": 2,
     "twin": 2,
     "quad": 4,

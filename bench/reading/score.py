@@ -123,7 +123,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
         out["model"] = p.model
     if p.params is not None:
         out["params_b"] = p.params / 1e9
-    if p.weights is not None:
+    if p.weights is not None and "weights" not in p.assumed:  # an assumed default is not read
         out["weights"] = p.weights
     task = "pretrain" if p.use == "pre-train" else p.task
     if task is not None and "task" not in p.assumed:  # an assumed default is not read
@@ -134,7 +134,8 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     for name in ("users", "tokens_per_s", "tokens_per_s_per_user", "ttft_s", "context"):
         if getattr(p, name) is not None:
             out[name] = getattr(p, name)
-    if p.batch is not None and "users" not in out:
+    if p.batch is not None and "users" not in out and task in (None, "inference"):
+        # A batch served is the gold's `users`; a training batch has no gold slot (README).
         out["users"] = p.batch
     for name in ("prompt_tokens", "output_tokens", "region", "train_tokens"):
         if getattr(p, name) is not None:
@@ -145,7 +146,13 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
             "currency": p.budget_currency,
             "period": p.budget_period or "total",
         }
-    engine = _ENGINES.get(p.launcher or "") or (p.engine if p.engine != "generic" else None)
+    # The engine named (SGLang, TensorRT-LLM) before the sizing rule it is sized by (vLLM's).
+    engine = (
+        _ENGINES.get(p.launcher or "")
+        or p.serve_engine
+        or p.engine_named
+        or (p.engine if p.engine != "generic" else None)
+    )
     if engine is not None:
         out["engine"] = engine
     if p.system_ram_bytes is not None:

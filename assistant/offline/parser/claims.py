@@ -45,6 +45,9 @@ _MEMORY = (
     r"(?:be\s+)?at\s+least)\s+"
     r"|(?:=|→|->)\s*)"
     rf"{_ABOUT}{_NUM}\s*(gb|gib|tb)\b(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
+    # 'Is 24 GB enough for …' asks whether the need fits within 24 GB: a bound, not a figure
+    # of the need to check within a tolerance.
+    r"(?!\s*(?:of\s+)?(?:v?ram|(?:gpu\s+)?memory)?\s*(?:be\s+)?(?:enough|sufficient|adequate)\b)"
 )
 # 'would need 10GB of VRAM', 'at least 30 GB of vram': a need stated, in VRAM words too.
 _NEED_VRAM = (

@@ -34,14 +34,41 @@ _LOCAL_WORDS = r"\bllama\.cpp\b|\bllama[\s-]server\b|\bollama\b|\bmlx\b|\blm\s+s
 _LIKE_VLLM = "sized like vLLM (paged KV cache, same memory reservation style)"
 
 
+_NARRATED = re.compile(
+    r"\b(?:i|we|i'm|we're|i've|we've)\s+(?:(?:am|are|have|had)\s+)?(?:ran|run|running|used|use|"
+    r"using|launched|launching|started|starting|tried|trying|executed|deployed|served)\b"
+    r"|\b(?:my|our)\s+(?:command|cmd|launch|server|setup|flags)\b|\bwith\s+(?:this|these|the\s+following)\b"
+    r"|\b(?:were|was|got|been)\s+(?:input|entered|typed|run|executed|pasted)\b",
+    re.I,
+)
+_REQUESTED = re.compile(
+    r"\b(?:give|show|write|tell|send|share)\s+(?:me|us)\b|\b(?:what|which)\b|\bhow\s+(?:do|should|"
+    r"would|can|to)\b|\brecommend",
+    re.I,
+)
+
+
+def _narrated(t: Text, start: int) -> bool:
+    """Whether a command at `start` is one the user ran ('I launched vllm serve …', 'my
+    command', 'once the commands were input'), in a sentence that asks for none: pasted or
+    told, not asked for."""
+    sentence_start = max(t.original.rfind(c, 0, start) for c in ".?!\n") + 1
+    ends = [i for i in (t.original.find(c, start) for c in ".?!\n") if i >= 0]
+    sentence = t.original[sentence_start : min(ends, default=len(t.original))]
+    return bool(_NARRATED.search(sentence)) and not _REQUESTED.search(sentence)
+
+
 def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
-    """The words that ask for the command line (consumed; the engine's name is kept)."""
+    """The words that ask for the command line (consumed; the engine's name is kept). A
+    command the user ran and pasted ('I launched vllm serve …') asks for none."""
     for m in re.finditer(_ENTRY, t.work, re.I):
         group = next(g for g in range(1, 4) if m.group(g))
         t.consume(m.start(group), m.end(group))
-        p.launch_asked = True
-    if t.each(_COMMAND) or t.each(_HOW_START):
-        p.launch_asked = True
+        if not _narrated(t, m.start()):
+            p.launch_asked = True
+    for m in [*t.each(_COMMAND), *t.each(_HOW_START)]:
+        if not _narrated(t, m.start()):
+            p.launch_asked = True
     if p.launch_asked:
         t.each(_LAUNCH)
         t.each(

@@ -122,7 +122,9 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
     'vs' / 'or' between two GPUs asks for a comparison."""
     count_before = re.compile(
-        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))[\s-]*(?:nvidia\s+|amd\s+)?$", re.I
+        # 'a pair of 4090s', 'a couple of A100s': the count word with its 'of'.
+        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*(?:nvidia\s+|amd\s+)?$",
+        re.I,
     )
     count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
     found = gpu_index().find(t.work)
@@ -405,9 +407,16 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
             p.consumer_gpu = True
         if m.group("mem") or m.group("mem2") or m.group("pre") or m.group("post"):
             described.append(m.group(0).strip())
+    # 'Is 24 GB enough for …': the memory the question bounds the need by, a GPU's memory.
+    enough = r"(?=\s*(?:of\s+(?:gpu\s+)?memory\s+)?(?:be\s+)?(?:enough|sufficient|adequate)\b)"
     for m in t.each(
         rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)\b|\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?vram\b"
+        rf"|(?<![\d.,])({NUMBER})\s*(gb|gib){enough}"
     ):
+        if m.group(5):
+            p.gpu_memory_bytes = _memory_bytes(m.group(5), m.group(6))
+            described.append(m.group(0).strip())
+            continue
         p.gpu_memory_bytes = _memory_bytes(m.group(1) or m.group(3), m.group(2) or m.group(4))
         described.append(m.group(0).strip())
     if described and not p.gpus:

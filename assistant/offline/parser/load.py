@@ -109,7 +109,8 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     adjectives = r"(?:(?:concurrent|simultaneous|parallel|active|daily|monthly|long[\s-]context|"
     adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
     nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
-    nouns += r"sequences?|agents?|employees?|people|queries)"
+    # 'sequence' not followed by length: '2048 sequence length' is a length, not 2,048 users.
+    nouns += r"sequences?(?![\s-]*(?:length|len)\b)|agents?|employees?|people|queries)"
     # A count of users is not a rate of requests ('5 requests per second' is asked, not 5 users);
     # '5000 users a day' is a daily count (said), not a rate.
     rate_after = (
@@ -152,7 +153,19 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
             p.long_context = True
         if re.search(r"chat|conversation", m.group(0), re.I):
             p.task, p.use = p.task or "inference", p.use or "chat"
-        if re.search(r"daily|monthly|total", m.group(0), re.I):
+        if re.search(r"daily|monthly", t.original[m.start() : m.end()], re.I):
+            # A count over a day or a month says nothing of how many are served at once: the
+            # figures read it as all at once (an upper bound), and the peak is asked.
+            said = t.original[m.start() : m.end()].strip()
+            p.ask(
+                "figure",
+                "missing",
+                f"'{said}' is a count over a day or a month, not how many are served at the same "
+                f"time: how many at once at the peak (e.g. '{max(1, value // 20):,} concurrent "
+                f"users')? The figures read it as {value:,} at the same time, an upper bound.",
+                said,
+            )
+        elif re.search(r"total", m.group(0), re.I):
             p.notes.append(
                 f"'{m.group(0).strip()}' read as {value:,} at the same time; peak concurrency is "
                 "usually far lower, tell me if you know it"

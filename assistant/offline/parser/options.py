@@ -9,6 +9,7 @@ from functools import cache
 from assistant.offline import vocab
 from assistant.offline.parser.text import Q, Text, qty
 from assistant.reading.parsed import BudgetPeriod, ParsedWorkload
+from assistant.reading.quantities import QUANTITY
 
 
 def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:
@@ -143,6 +144,17 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
     found: list[tuple[str, str, str | None, str]] = []  # amount, currency, period, said
     for m in t.each(rf"([$€£])\s*{Q}{_GRAND}{_PERIOD}?"):
         found.append((_amount(m.group(2), m.group(3)), _SYMBOLS[m.group(1)], m.group(4), ""))
+    # The symbol after the amount, as written across Europe ('1000€', '500 £', '1.000 € per
+    # month': the dot there separates thousands).
+    for m in t.each(
+        rf"(?<![\d.,])(\d{{1,3}}(?:\.\d{{3}})+|{QUANTITY}){_GRAND}\s*([€£$])(?!\w){_PERIOD}?"
+    ):
+        number = (
+            m.group(1).replace(".", "")
+            if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", m.group(1))
+            else m.group(1)
+        )
+        found.append((_amount(number, m.group(2)), _SYMBOLS[m.group(3)], m.group(4), ""))
     words = "|".join(_CURRENCY_WORDS)
     for m in t.each(rf"{Q}{_GRAND}\s*({words})\b{_PERIOD}?", re.I):
         found.append(
@@ -192,6 +204,26 @@ def extract_price_period(t: Text, p: ParsedWorkload) -> None:
         p.price_period = "hour"
 
 
+_ENGINE_NAMES = (
+    (r"tgi|text[\s-]generation", "tgi"),
+    (r"sglang", "sglang"),
+    (r"tensorrt", "tensorrt-llm"),
+    (r"vllm", "vllm"),
+    (r"llama\.cpp", "llama.cpp"),
+    (r"ollama", "ollama"),
+    (r"lm\s+studio", "lm-studio"),
+)
+
+
+def _engine_named(words: str) -> str:
+    """The engine the words name, by its usual id ('text-generation-inference' → tgi); the
+    Transformers family of words ('from_pretrained', 'accelerate') is transformers."""
+    return next(
+        (name for pattern, name in _ENGINE_NAMES if re.match(pattern, words, re.I)),
+        "transformers",
+    )
+
+
 def _amount(number: str, grand: str | None) -> str:
     """The amount as a quantity text: '5' with 'grand' is 5k."""
     return f"{number.strip()}k" if grand else number
@@ -209,6 +241,7 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
     for pattern, engine, note in vocab.ENGINES:
         for m in t.each(pattern):
             p.engine = engine
+            p.engine_named = p.engine_named or _engine_named(m.group(0))
             named.setdefault(engine, m.group(0).strip())
             if note:
                 p.notes.append(note.format(text=m.group(0).strip()))

@@ -231,6 +231,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     apply_changes(parsed, previous if follow_up else None)
     _budget_questions(parsed)
     _conflicting_figures(parsed)
+    _conflicting_counts(parsed)
     parsed.notes = list(dict.fromkeys(parsed.notes))
     _gate(parsed, follow_up)
     return parsed
@@ -272,6 +273,29 @@ def _conflicting_figures(parsed: ParsedWorkload) -> None:
             )
 
 
+def _conflicting_counts(parsed: ParsedWorkload) -> None:
+    """One GPU said with two counts and no comparison asked ('a single RTX 3090 … two 3090s',
+    'h100*16 … h100 * 32'): one is what was tried or what runs now, the other what is asked
+    about, and the words do not say which the verdict is for — asked, not guessed. A
+    comparison ('1x H100 or 2x H100?') sizes both."""
+    if parsed.compare:
+        return
+    counts: dict[str, dict[int, str]] = {}
+    for mention in parsed.gpus:
+        if mention.gpu is not None:
+            counts.setdefault(mention.gpu, {}).setdefault(mention.count or 1, mention.text)
+    for said in counts.values():
+        if len(said) > 1:
+            words = " and ".join(f"'{n}× {text}'" for n, text in sorted(said.items()))
+            parsed.ask(
+                "figure",
+                "ambiguous",
+                f"Two counts are said for one GPU ({words}): which should I size for?",
+                "; ".join(said.values()),
+            )
+            return
+
+
 def _budget_questions(parsed: ParsedWorkload) -> None:
     """A budget the tools cannot compare is said, never dropped: one in a currency the catalog
     has no rate for is asked back (it could change which option is within it); a total one is
@@ -304,7 +328,9 @@ def _kind_read(parsed: ParsedWorkload) -> bool:
             parsed.capacity,
             parsed.max_context,
             parsed.compare,
-            parsed.how_long,
+            # 'How long' is read as a job's hours: a training run or a batch job, not a load
+            # time or a reply's latency, which no figure here answers.
+            parsed.how_long and _has_job(parsed),
             bool(parsed.claims),
             bool(parsed.out_of_scope),
             parsed.objective is not None,
@@ -317,6 +343,14 @@ def _kind_read(parsed: ParsedWorkload) -> bool:
             parsed.disaggregated,
         )
     )
+
+
+def _has_job(parsed: ParsedWorkload) -> bool:
+    """Whether a job with a duration was read: training, a batch job's totals, or a corpus
+    to embed."""
+    batch = (parsed.batch_input_tokens, parsed.batch_output_tokens, parsed.batch_requests)
+    corpus = (parsed.embedding_model, parsed.documents, parsed.corpus_tokens)
+    return parsed.task not in (None, "inference") or any(v is not None for v in (*batch, *corpus))
 
 
 def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:

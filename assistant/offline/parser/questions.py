@@ -64,13 +64,34 @@ _SPEED_ASKED = (
     r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
     rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
     rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
+    r"|\bhow\s+many\s+tokens?\b[^.?!]{0,40}?\b(?:per\s+sec(?:ond)?|a\s+second)\b"
 )
+_SLOW_SAID = (
+    r"\b(?:is|are|was|were|runs?|running|seems?|feels?|got|gets)\s+(?:very\s+|so\s+|too\s+|"
+    r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow\b"
+)
+"""'Llama 2 70B on 2 A100 is very slow': the speed is what a question asks when it asks
+nothing else (a yes/no or a hardware question said beside it wins)."""
+
+_SPEED_SAID = (
+    rf"\bhow\s+(?:can|could|do|would|should)\s+(?:i|we)\s+(?P<verb>achieve|get|reach|hit)\b"
+    rf"[^.?!]{{0,20}}?{_PER_SECOND}"
+    r"|\btokens?[\s-]+per[\s-]+second[\s-]+(?:is\s+|are\s+)?(?:much\s+)?"
+    r"(?P<than>(?:slower|lower|faster|higher)\s+than\s+expected)\b"
+)
+"""The speed asked around a figure the load extractor reads first ('how can I achieve 30
+tokens per second', 'tokens-per-second slower than expected'): matched on the text as written,
+only the asking words consumed."""
 
 
 _WHICH_MODELS = (
-    r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?)?(?:llms?|models?)\s+"
+    r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?|(?:bigger|larger|smaller|other|"
+    r"good|best)\s+)?(?:llms?|models?)\s+"
     r"(?:can|could|would|will|should|to|do|does|is|are|fits?|runs?|works?)\b"
-    r"|\b(?:biggest|largest|best)\s+(?:llm|model)\s+(?:i|we|that|to|it)\b"
+    r"|\b(?:biggest|largest|best)\s+(?:llm|model)\s+(?:i|we|that|to|it|for)\b"
+    # 'recommend a model for my M2 Max', 'any good model that runs on my 4060?'
+    r"|\brecommend\s+(?:an?\s+|some\s+)?(?:good\s+)?(?:llms?|models?)\b"
+    r"|\bany\s+(?:good\s+)?(?:llms?|models?)\s+(?:that|which|i\s+can|we\s+can)\b"
     r"|\bwhat\s+(?:can|could)\s+(?:i|we)\s+run\b|\bhow\s+(?:big|large)\s+(?:of\s+)?an?\s+"
     r"(?:llm|model)\b"
 )
@@ -85,16 +106,21 @@ _THROUGHPUT_ASKED = (
 # A yes/no question: opens with an auxiliary ('Can my 3090 run…', 'Will it fit…', 'Is a 4090
 # enough…') — not a request ('Can you recommend…') —, or ends with a tag ('…, right?').
 _YES_NO_OPENING = (
-    r"(?:^|[.?!:]\s+)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
+    # A clause after a comma or dash opens one too: 'I got a 4090 and a 3060, will it fit?'
+    r"(?:^|[.?!:]\s+|[,;]\s*|\s[-–—]\s*)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
     r"(?:can|could|will|would|does|do|is|are|should|am)\b(?!\s+(?:you|u|someone|anyone|"
     r"somebody|anybody|we\s+(?:get|have)\s+(?:a|an|some)\s+(?:recommendation|suggestion))\b)"
 )
 _RUN_VERB = (
     r"\b(?:fit|fits|fitting|run|runs|running|work|works|load|handle|serve|host|squeeze\w*|"
     r"train|finetune|fine[\s-]?tun\w*|q?lora|infer|inference|"
-    r"enough|possible|able|manage|support|do\s+it|cope)\b"
+    r"enough|possible|doable|feasible|viable|able|manage|support|do\s+it|cope)\b"
 )
-_YES_NO_TAG = r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
+_YES_NO_TAG = (
+    r",?\s*\b(?:yes|right|correct|true|yeah|no|isn'?t\s+it|won'?t\s+it)\s*\?+"
+    # A question said as one last word: '… on a single 48GB GPU possible?', '… in fp8 fits?'
+    r"|\b(?:possible|doable|feasible|viable|fits?|works?)\s*\?+"
+)
 _YES_NO_PHRASE = (
     r"\b(?:is|it'?s)\s+(?:it\s+)?(?:also\s+|even\s+|still\s+)?possible\s+to\b"
     r"|\b(?:am|are)\s+(?:i|we)\s+able\s+to\b|\b(?:any|a)\s+way\s+(?:of|to)\s+(?:run|fit|load)"
@@ -164,7 +190,7 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     opening = re.search(_YES_NO_OPENING, t.work, re.I) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
     runs = phrase or re.search(_RUN_VERB, t.original, re.I)
-    asked_else = p.asked is not None or p.capacity or p.max_context or p.claims
+    asked_else = p.asked is not None or p.capacity or p.max_context or p.claims or p.how_long
     if (tag or opening) and runs and not asked_else:
         p.asked = "fits"
     elif re.search(_HOW_TO_RUN, t.original, re.I) and not asked_else:
@@ -188,12 +214,16 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
     elif t.each(_THROUGHPUT_ASKED):
         p.asked = "throughput"
+    elif said := re.search(_SPEED_SAID, t.original, re.I):
+        p.asked = "speed"
+        words = said.group("verb") or said.group("than")
+        t.each(rf"\b{re.escape(words)}\b|-per-second\b")
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
     if t.each(
         r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b|\s*\?)"
         r"|\b(?:completion|training|expected|estimated)\s+time\b|\bhow\s+many\s+(?:hours|days)\b"
-        r"|\btime\s+to\s+(?:train|finish|complete)\b"
+        r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True
 
@@ -232,6 +262,13 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
         p.alternatives = True
     extract_yes_no(t, p)
     extract_hardware_asked(t, p)
+    if (
+        p.asked is None
+        and not p.capacity
+        and not p.max_context
+        and re.search(_SLOW_SAID, t.original, re.I)
+    ):
+        p.asked = "speed"
 
 
 _CTX = r"(?:context(?:[\s-](?:window|length|size))?|sequence(?:[\s-]length)?|ctx|prompt)"

@@ -58,6 +58,10 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
                 p.weights = fmt
                 if note:
                     p.notes.append(note.format(text=m.group(0).strip()))
+                if re.fullmatch(r"quanti[sz]ed", m.group(0).strip(), re.I):
+                    # 'Quantized' says no bit width: 4-bit is a stated default reading of it,
+                    # shown as assumed, never as what the question said.
+                    p.assumed.append("weights")
                 if re.match(r"full", m.group(0), re.I):
                     # 'Full precision' is FP32 to some: that reading is sized beside.
                     p.alternative_weights = "fp32"
