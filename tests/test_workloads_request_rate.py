@@ -6,6 +6,8 @@ the report's own typed figures, and the parser reading 'p99' as a percentile (ne
 from __future__ import annotations
 
 import json
+import math
+from datetime import date
 from typing import Any
 
 import pytest
@@ -19,6 +21,7 @@ from assistant.offline.planner import plan_tool_calls
 from tests.fuzzing_cli import run_cli
 from tests.offline_turns import answer, sizing
 from tools.errors import ToolInputError
+from tools.pricing import builtin_price_book
 from tools.sizing import SizingRequest, choose_headline, size
 from tools.workloads.request_rate import md1_wait_cdf, size_request_rate, wait_quantile
 
@@ -258,3 +261,29 @@ async def test_the_answer_leads_with_one_gpu_for_the_rate_and_the_headline() -> 
     )
     assert name in rate_line and name in head_line
     assert "recommender's first option" not in head_line
+
+
+def test_a_rate_without_users_is_sized_at_its_requests_in_flight_on_a_wider_layout() -> None:
+    # 2M requests a day × 3 at peak = 69.44 requests/s of 800 + 200 tokens on Llama 3.1 70B.
+    # The narrowest layout (TP 2 H100, ~8 requests a replica in its KV room) took 63 replicas,
+    # 126 GPUs; sized at the requests in flight, a wider layout serves it for less an hour.
+    # Floor by hand: prefill alone is 69.44 × 800 tokens × 2 × 70.6e9 FLOP = 7.84e15 FLOP/s,
+    # over 8 H100s at their 989 TFLOP/s dense bf16 even at 100 % utilisation.
+    from tools.sizing import plan
+
+    question = (
+        "we get about 2 million requests a day at peak 3x, 800 tokens in 200 out, "
+        "Llama 3.1 70B, how many H100s?"
+    )
+    args = next(c.arguments for c in plan_tool_calls(parse_workload(question)) if c.name == "size")
+    request = SizingRequest.model_validate(args)
+    narrow = plan._size_once(request, builtin_price_book(), date.today())
+    report = size(request)
+    assert narrow.request_rate is not None and report.request_rate is not None
+    assert narrow.request_rate.gpus_per_replica == 2
+    rate = report.request_rate
+    assert rate.gpus_per_replica > 2 and rate.gpus < narrow.request_rate.gpus
+    assert rate.gpus >= math.ceil(69.44 * 800 * 2 * 70.6e9 / 989e12)
+    assert rate.usd_per_hour is not None and narrow.request_rate.usd_per_hour is not None
+    assert rate.usd_per_hour < narrow.request_rate.usd_per_hour
+    assert any(n.code == "rate_concurrency" for n in report.notes) and not report.users_stated

@@ -37,6 +37,7 @@ NoteCode = Literal[
     # tools/sizing
     "nothing_priced",
     "nearest_priced",
+    "rate_concurrency",
     "other",
 ]
 """What a note is about; a renderer chooses notes by these codes."""

@@ -22,6 +22,7 @@ user's prices.toml overlay; without one, the built-in catalog prices).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -455,9 +456,66 @@ def size(
     """Answer `request` (see the module docstring). `book`: the prices (default the built-in
     catalog); `today`: the date prices are judged fresh on (default today). A bad model or GPU
     name raises ToolInputError naming the field; a part that cannot run (the recommender, the
-    costs) is reported as that part's error."""
+    costs) is reported as that part's error.
+
+    A request rate with no user count is sized twice: the recommender searches its layouts
+    for a count of concurrent sequences, so the first pass (one sequence) offers the narrowest
+    layout only, whose replicas may each hold a few requests; the requests in flight that
+    pass finds (Little's law) are then sized as concurrent sequences, and the cheaper per
+    hour of the two rate answers is kept, said in a note (a 70B model at 69 requests/s: 2× H100
+    replicas holding 8 requests each, or TP 8 replicas holding hundreds)."""
     today = today or date.today()
     book = book or builtin_price_book()
+    report = _size_once(request, book, today)
+    wider = _at_requests_in_flight(request, report)
+    if wider is None:
+        return report
+    second = _size_once(wider, book, today)
+    first_usd, second_usd = _rate_usd(report), _rate_usd(second)
+    if second_usd is None or first_usd is None or second_usd >= first_usd:
+        return report
+    users = wider.workload.users
+    second.users_stated = False
+    second.notes.append(
+        Note(
+            code="rate_concurrency",
+            text=f"No user count stated: the rate's ≈{users:,} requests in flight (Little's law "
+            f"on the narrowest layout, {first_usd:,.2f} USD/h) are sized as {users:,} concurrent "
+            f"sequences, which a wider layout serves for {second_usd:,.2f} USD/h.",
+        )
+    )
+    return second
+
+
+def _rate_usd(report: SizingReport) -> float | None:
+    """The rate answer's USD per hour when the rate chose the headline, else None."""
+    rate = report.request_rate
+    if rate is None or report.headline is None or report.headline.rule != "request_rate":
+        return None
+    return rate.usd_per_hour
+
+
+def _at_requests_in_flight(request: SizingRequest, report: SizingReport) -> SizingRequest | None:
+    """`request` with the requests in flight its rate answer found as the user count (see
+    `size`), or None when users were stated or one replica holds the rate."""
+    rate = report.request_rate
+    w = request.workload
+    if rate is None or "users" in w.model_fields_set or _rate_usd(report) is None:
+        return None
+    if rate.replicas <= 1:
+        return None
+    users = math.ceil(rate.concurrency)
+    if users <= 1:
+        return None
+    try:
+        workload = Workload.model_validate({**w.model_dump(exclude_unset=True), "users": users})
+        return request.model_copy(update={"workload": workload})
+    except ValueError:
+        return None
+
+
+def _size_once(request: SizingRequest, book: PriceBook, today: date) -> SizingReport:
+    """One sizing pass of `request` (see `size`)."""
     configs = resolved_configurations(request)
     load = price_load(request)
     memory = [
