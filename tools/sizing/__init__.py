@@ -18,8 +18,9 @@ tokens at the stated load are decided once:
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from tools.lazy_exports import lazy_attribute
 
 if TYPE_CHECKING:
     from tools.sizing.claims import Claim, ClaimCheck
@@ -103,12 +104,7 @@ _WHERE = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _WHERE, globals(), name)
 
 
 __all__ = [

@@ -9,6 +9,7 @@ from typing import cast
 from assistant.offline import vocab
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload, Task, Use
+from tools.errors import ToolInputError
 from tools.memory import normalize_format
 from tools.memory.formats import WEIGHT_FORMATS
 
@@ -82,12 +83,6 @@ _GGUF_BY_LETTERS = {
 }
 """'q4ks' → 'q4_k_s': the GGUF types the tools size, by their letters and digits alone."""
 
-_GGUF_ALIASES = {
-    alias.replace("_", ""): normalize_format(alias) for alias in ("q3_k", "q4_k", "q5_k")
-}
-"""llama-quantize's own aliases (tools/quantize/quantize.cpp QUANT_OPTIONS: "Q4_K" is "alias
-for Q4_K_M", likewise Q5_K and Q3_K), as `tools.memory.formats` reads them."""
-
 
 _GGUF_ASK = (
     "not a GGUF type gpu-sizer sizes (it sizes Q2_K … Q8_0, Q4_0/Q4_1/Q5_0/Q5_1, the K-quant "
@@ -99,7 +94,13 @@ def gguf_type(said: str) -> str | None:
     """The GGUF type `said` names ('Q4_0', 'q5-k-s', 'IQ4_XS', 'gguf q6k'), or None for a
     name the tools do not size (left to the other precision words and the coverage gate)."""
     letters = re.sub(r"[\s_:-]", "", said.lower()).removeprefix("gguf")
-    return _GGUF_BY_LETTERS.get(letters) or _GGUF_ALIASES.get(letters)
+    if letters in _GGUF_BY_LETTERS:
+        return _GGUF_BY_LETTERS[letters]
+    try:  # llama-quantize's aliases ('Q4_K' is Q4_K_M), as `tools.memory.formats` reads them
+        fmt = normalize_format(said)
+    except ToolInputError:
+        return None
+    return fmt if fmt in _GGUF_BY_LETTERS.values() else None
 
 
 _NO_SUCH_BITS = (
