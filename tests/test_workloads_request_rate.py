@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import date
 from typing import Any
 
@@ -23,6 +24,7 @@ from tests.offline_turns import answer, sizing
 from tools.errors import ToolInputError
 from tools.pricing import builtin_price_book
 from tools.sizing import SizingRequest, choose_headline, size
+from tools.sizing.verdict import verdict
 from tools.workloads.request_rate import md1_wait_cdf, size_request_rate, wait_quantile
 
 
@@ -181,6 +183,8 @@ def test_the_rate_part_is_sized_on_the_headline_layout(args: dict[str, Any]) -> 
     assert (rate.gpu, rate.gpu_name) == (option.gpu, option.gpu_name)
     assert rate.gpus_per_replica == option.count // option.dp
     assert rate.replicas >= option.dp and rate.gpus == rate.replicas * rate.gpus_per_replica
+    if headline.rule == "request_rate":  # the rate chose it: its replicas are the headline's
+        assert (rate.replicas, rate.gpus) == (option.dp, option.count)
     price = headline.price
     if price is not None and price.usd_per_hour is not None:
         # The headline's quoted row per replica × the replicas the rate needs.
@@ -231,7 +235,7 @@ def test_a_named_gpu_carries_the_rate_even_when_another_is_cheaper() -> None:
 def test_a_rate_leads_with_the_layout_that_serves_it_for_least() -> None:
     """Llama 3.1 8B, 8,000-token prompts at 40 requests/s: the cheapest card an hour needs
     many replicas; the headline is the layout whose replicas cost least, its rule says so,
-    and the rate part names the same GPU and count per replica."""
+    and the rate part names the same GPU, count per replica and count in all."""
     report = size(
         SizingRequest.model_validate(
             {
@@ -243,7 +247,9 @@ def test_a_rate_leads_with_the_layout_that_serves_it_for_least() -> None:
     headline, rate = report.headline, report.request_rate
     assert headline is not None and rate is not None
     assert headline.rule == "request_rate" and "40.00 requests/s" in headline.reason
-    assert rate.gpu == headline.option.gpu and rate.gpus_per_replica == headline.option.count
+    option = headline.option
+    assert rate.gpu == option.gpu and rate.gpus_per_replica == option.tp * option.pp
+    assert rate.gpus == option.count and rate.replicas == option.dp
 
 
 async def test_the_answer_leads_with_one_gpu_for_the_rate_and_the_headline() -> None:
@@ -269,7 +275,7 @@ def test_a_rate_without_users_is_sized_at_its_requests_in_flight_on_a_wider_layo
     # 126 GPUs; sized at the requests in flight, a wider layout serves it for less an hour.
     # Floor by hand: prefill alone is 69.44 × 800 tokens × 2 × 70.6e9 FLOP = 7.84e15 FLOP/s,
     # over 8 H100s at their 989 TFLOP/s dense bf16 even at 100 % utilisation.
-    from tools.sizing import plan
+    from tools.sizing.plan import size_pass
 
     question = (
         "we get about 2 million requests a day at peak 3x, 800 tokens in 200 out, "
@@ -277,7 +283,7 @@ def test_a_rate_without_users_is_sized_at_its_requests_in_flight_on_a_wider_layo
     )
     args = next(c.arguments for c in plan_tool_calls(parse_workload(question)) if c.name == "size")
     request = SizingRequest.model_validate(args)
-    narrow = plan._size_once(request, builtin_price_book(), date.today())
+    narrow = size_pass(request, builtin_price_book(), date.today())
     report = size(request)
     assert narrow.request_rate is not None and report.request_rate is not None
     assert narrow.request_rate.gpus_per_replica == 2
@@ -287,3 +293,40 @@ def test_a_rate_without_users_is_sized_at_its_requests_in_flight_on_a_wider_layo
     assert rate.usd_per_hour is not None and narrow.request_rate.usd_per_hour is not None
     assert rate.usd_per_hour < narrow.request_rate.usd_per_hour
     assert any(n.code == "rate_concurrency" for n in report.notes) and not report.users_stated
+
+
+RATE_QUESTIONS = (
+    "we get about 2 million requests a day at peak 3x, 800 tokens in 200 out, "
+    "Llama 3.1 70B, how many H100s?",
+    "How many H200s to handle 50 rps of Llama 3.1 70B with 1,500-token prompts and "
+    "300-token answers?",
+    "Serve Qwen2.5 14B at 12 requests per second, 2k prompts, 400-token replies - how many "
+    "A100 80GB?",
+    "Llama 3.1 8B, 300k requests/day, 3x peak, 600 in / 150 out: cheapest GPUs?",
+    "Serve Llama 3.1 8B at 40 requests per second with 8000-token prompts, p99 TTFT under 2 s",
+)
+
+
+@pytest.mark.parametrize("question", RATE_QUESTIONS)
+async def test_a_rate_answer_states_one_count_of_its_gpu(question: str) -> None:
+    """The issue's 'one verdict' for a rate: the rate part, the headline, the verdict's working
+    option and every bold count of that GPU in the answer (other than the configuration the
+    user named, sized as asked) are the same number — not '36×' for the rate over 'Needs 8×'
+    for the users, as the recommender's option held them before the rate was sized."""
+    text, conversation = await answer(question)
+    report = sizing(conversation)
+    rate, headline = report.request_rate, report.headline
+    assert rate is not None and headline is not None
+    assert headline.option.gpu == rate.gpu
+    assert (headline.option.count, headline.option.dp) == (rate.gpus, rate.replicas)
+    working = verdict(report).working
+    assert working is None or working.option.count == rate.gpus
+    named = {m.count for m in report.memory if m.gpu == rate.gpu}
+    short = rate.gpu_name.removeprefix("NVIDIA ").removeprefix("AMD ")
+    verdict_text = text.split("**Assumptions**")[0]
+    counts = {
+        int(n.replace(",", ""))
+        for bold in re.findall(r"\*\*(.+?)\*\*", verdict_text)
+        for n in re.findall(rf"([\d,]+)× (?:NVIDIA |AMD )?{re.escape(short)}", bold)
+    }
+    assert counts - named == {rate.gpus}

@@ -359,6 +359,15 @@ def validate_workload(data: Mapping[str, Any]) -> Workload:
         raise workload_error(exc) from None
 
 
+def revalidated(w: Workload, data: dict[str, Any]) -> Workload:
+    """`data` (`w`'s fields, some changed) validated as a Workload that keeps how `w`'s weights
+    spelling was read ('int4' as int4-awq: an assumption every surface states)."""
+    out = validate_workload(data)
+    if out.weights_reading is None and w.weights_reading and out.weights == w.weights:
+        out._weights_reading = w.weights_reading
+    return out
+
+
 def workload_error(exc: ValidationError) -> ToolInputError:
     """The first pydantic error as a ToolInputError naming the field and what is allowed."""
     return from_validation_error(exc, Workload)

@@ -4,6 +4,7 @@ for facts not stated (with the value the sizing report holds), and what to ask n
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from assistant.render.local import launcher_words
@@ -57,6 +58,13 @@ def _load_default(parsed: ParsedWorkload, report: SizingReport, batch: int) -> l
         return [f"Micro-batch not stated: {batch:,} {noun} per GPU"]
     if parsed.users is not None or parsed.tokens_per_s is not None:
         return []
+    rate = report.request_rate
+    if rate is not None and report.headline is not None and report.headline.rule == "request_rate":
+        return [
+            f"Concurrent users not stated: memory and speed sized for the request rate's "
+            f"≈{math.ceil(rate.concurrency):,} requests in flight (Little's law), "
+            f"≈{math.ceil(rate.concurrency_per_replica):,} per replica"
+        ]
     full = report.price_load.basis == "full_load"
     return [
         f"Concurrent users not stated: memory and speed sized for {batch:,} at a "

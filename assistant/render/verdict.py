@@ -262,8 +262,8 @@ def _short_lead(report: SizingReport, sized: SizedConfiguration) -> list[str]:
         why = f", the recommender's layout within the {sized.count} named"
         return [needs_line(within, "Fits as", why)]
     larger = None
-    if report.scale_out is None and rec is not None:
-        larger = rec.fitting_on(sized.gpu, above=sized.count)
+    if report.scale_out is None and sized.gpu is not None:
+        larger = report.larger_on(sized.gpu, sized.count)
     if larger is None:
         return []
     # Under the per-token objective the recommender's layout is the cheapest per token, not

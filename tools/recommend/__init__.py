@@ -28,6 +28,19 @@ from __future__ import annotations
 
 from tools.recommend.fit_notes import SEQUENCE_STEP
 from tools.recommend.models import Option, Recommendation
-from tools.recommend.recommender import recommend, training_layouts_at
+from tools.recommend.recommender import (
+    recommend,
+    serving_layout_at,
+    training_layouts_at,
+    with_latency_curve,
+)
 
-__all__ = ["SEQUENCE_STEP", "Option", "Recommendation", "recommend", "training_layouts_at"]
+__all__ = [
+    "SEQUENCE_STEP",
+    "Option",
+    "Recommendation",
+    "recommend",
+    "serving_layout_at",
+    "training_layouts_at",
+    "with_latency_curve",
+]

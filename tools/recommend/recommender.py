@@ -396,6 +396,26 @@ def training_layouts_at(
     return out
 
 
+def serving_layout_at(
+    workload: Workload, gpu_id: str, tp: int, pp: int, prices: RankingPrices | None = None
+) -> Option:
+    """One serving layout, `tp` × `pp` `gpu_id`s with the workload's replicas (`replicas`,
+    else as many as its targets need), evaluated as the search evaluates it, with its TTFT at
+    the load and its latency curve: what a request rate's headline becomes at the replicas
+    the rate needs (`tools.sizing.workloads.rate_deployment`)."""
+    gpu = get_catalog().gpu(gpu_id)
+    prices = prices if prices is not None else catalog_ranking_prices(workload.constraints.eu_only)
+    return with_load_latency(workload, inference_option(workload, gpu, tp, pp, prices), True)
+
+
+def with_latency_curve(workload: Workload, option: Option) -> Option:
+    """`option` with its latency curve (TTFT and decode speed from one user to past what one
+    replica runs), as the ranked options carry one: for a layout past them that a request
+    rate is sized on (`tools.sizing.workloads.rate_headline`); `option` itself when it has
+    one or cannot be timed."""
+    return option if option.latency_curve else with_load_latency(workload, option, True)
+
+
 def _cheapest_training_notes(w: Workload) -> list[Note]:
     """What "cheapest" ranked a training job by: its total USD when the token count gives its
     hours, else USD/hour (and what would change that)."""

@@ -78,9 +78,9 @@ from tools.sizing.report import (
 from tools.sizing.request import GpuConfiguration, SizingRequest
 from tools.sizing.shapes import shape_question
 from tools.sizing.ways_out import serving_ways_out, ways_out
-from tools.sizing.workloads import rate_headline, size_workload_parts
+from tools.sizing.workloads import rate_deployment, rate_headline, size_workload_parts
 from tools.units import GB
-from tools.workload import Workload, validate_workload
+from tools.workload import Workload, revalidated
 
 MAX_PRICED = 16
 """Options priced per report: the recommender ranks without prices, so the cheapest is often
@@ -219,15 +219,6 @@ def _cards_compared_for_speed(
     return len(sized) == len(named) and all(
         m.estimate is not None and m.estimate.fits for m in sized
     )
-
-
-def revalidated(w: Workload, data: dict[str, Any]) -> Workload:
-    """`data` (`w`'s fields, some changed) validated as a Workload that keeps how `w`'s weights
-    spelling was read ('int4' as int4-awq: an assumption every surface states)."""
-    out = validate_workload(data)
-    if out.weights_reading is None and w.weights_reading and out.weights == w.weights:
-        out._weights_reading = w.weights_reading
-    return out
 
 
 def cost_inputs(
@@ -466,16 +457,15 @@ def size(
     replicas holding 8 requests each, or TP 8 replicas holding hundreds)."""
     today = today or date.today()
     book = book or builtin_price_book()
-    report = _size_once(request, book, today)
+    report = size_pass(request, book, today)
     wider = _at_requests_in_flight(request, report)
     if wider is None:
         return report
-    second = _size_once(wider, book, today)
+    second = size_pass(wider, book, today, users_stated=False)
     first_usd, second_usd = _rate_usd(report), _rate_usd(second)
     if second_usd is None or first_usd is None or second_usd >= first_usd:
         return report
     users = wider.workload.users
-    second.users_stated = False
     second.notes.append(
         Note(
             code="rate_concurrency",
@@ -514,8 +504,11 @@ def _at_requests_in_flight(request: SizingRequest, report: SizingReport) -> Sizi
         return None
 
 
-def _size_once(request: SizingRequest, book: PriceBook, today: date) -> SizingReport:
-    """One sizing pass of `request` (see `size`)."""
+def size_pass(
+    request: SizingRequest, book: PriceBook, today: date, users_stated: bool | None = None
+) -> SizingReport:
+    """One sizing pass of `request` (see `size`). `users_stated`: False when the user count
+    is the rate's requests in flight, not the user's (default: whether the request sets it)."""
     configs = resolved_configurations(request)
     load = price_load(request)
     memory = [
@@ -528,7 +521,9 @@ def _size_once(request: SizingRequest, book: PriceBook, today: date) -> SizingRe
         request=request,
         memory=memory,
         price_load=load,
-        users_stated="users" in request.workload.model_fields_set,
+        users_stated="users" in request.workload.model_fields_set
+        if users_stated is None
+        else users_stated,
     )
     report.local, report.local_errors = local_plans(request, configs)
     report.leads_with_local = local_leads(request, report.local)
@@ -574,20 +569,19 @@ def _size_once(request: SizingRequest, book: PriceBook, today: date) -> SizingRe
         if early is None or early.rule not in ("named_configuration", "scale_out")
         else [early.option]
     )
-    serving, jobs, nearest = cost_inputs(rec, load, extra)
-    report.costs, report.costs_error = _price(request, rec, serving, jobs, book, flt, today)
-    report.priced_nearest = nearest
-    # Options priced: the search's, then the scale-out search's (a scale-out headline's
-    # layout is only there), so each price carries the throughput at its load.
-    evaluated = rec.evaluated()
-    scaled = report.scale_out.recommendation if report.scale_out is not None else None
-    evaluated += [] if scaled is None else scaled.evaluated()
-    report.priced = [
-        with_load(p, evaluated, load)
-        for p in quoted_prices(report.costs, request.pricing.quote_tier)
-    ]
+    pricing = (book, flt, today)
+    _price_options(request, report, rec, extra, pricing)
     headline = choose_headline(request, rec, memory, report.priced, report.scale_out, search)
     headline = rate_headline(request, rec, headline, report.price_of, search)  # issue 30 item 5
+    deployed = (
+        None
+        if headline is None
+        else rate_deployment(request, search, headline, prices, report.users_stated)
+    )
+    if headline is not None and deployed is not None:
+        # The rate's replicas of the headline's layout, priced as one configuration.
+        headline.option, report.request_rate = deployed
+        _price_options(request, report, rec, extra, pricing, headline.option)
     if headline is not None:
         headline.price = report.price_of(headline.option.gpu, headline.option.count)
     report.headline = headline
@@ -610,6 +604,35 @@ def _size_once(request: SizingRequest, book: PriceBook, today: date) -> SizingRe
         report.engine_plan, report.lora_serving
     )
     return report
+
+
+def _price_options(
+    request: SizingRequest,
+    report: SizingReport,
+    rec: Recommendation,
+    extra: list[Option],
+    pricing: tuple[PriceBook, PriceFilter, date],
+    deployed: Option | None = None,
+) -> None:
+    """Price the recommender's options, `extra` (a headline outside them) and `deployed` (a
+    rate's deployment) into `report`: its costs, whether they are the nearest options, and
+    the rows quoted at the load."""
+    book, flt, today = pricing
+    load = report.price_load
+    first = [] if deployed is None else [deployed]
+    serving, jobs, nearest = cost_inputs(rec, load, [*extra, *first])
+    report.costs, report.costs_error = _price(request, rec, serving, jobs, book, flt, today)
+    report.priced_nearest = nearest
+    # Options priced: a rate's deployment first (its GPU and count are its own), the
+    # search's, then the scale-out search's (a scale-out headline's layout is only there), so
+    # each price carries the throughput at its load.
+    evaluated = [*first, *rec.evaluated()]
+    scaled = report.scale_out.recommendation if report.scale_out is not None else None
+    evaluated += [] if scaled is None else scaled.evaluated()
+    report.priced = [
+        with_load(p, evaluated, load)
+        for p in quoted_prices(report.costs, request.pricing.quote_tier)
+    ]
 
 
 def _notes(report: SizingReport) -> list[Note]:

@@ -477,6 +477,18 @@ class SizingReport(BaseModel):
         rec = self.recommendation
         return None if rec is None else rec.fitting_at(gpu, count)
 
+    def larger_on(self, gpu: str, count: int) -> Option | None:
+        """The fitting option of `gpu` above `count` GPUs that the verdict states: the
+        headline when a request rate chose it on that GPU (its count is the replicas the
+        rate needs, `tools.sizing.workloads.rate_deployment`), else the recommender's own
+        choice for that GPU (`Recommendation.fitting_on`); None without a recommendation."""
+        head = self.headline
+        option = None if head is None or head.rule != "request_rate" else head.option
+        if option is not None and option.fits and option.gpu == gpu and option.count > count:
+            return option
+        rec = self.recommendation
+        return None if rec is None else rec.fitting_on(gpu, above=count)
+
     def price_of(self, gpu: str, count: int) -> PricedConfiguration | None:
         """The priced row quoted for (GPU, count), if that configuration was priced."""
         return next((p for p in self.priced if p.gpu == gpu and p.count == count), None)

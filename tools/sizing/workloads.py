@@ -9,18 +9,19 @@ The rate part is then sized on that headline (`headline_rate`): one verdict."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import date
 
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.memory.model import resolve_model
-from tools.pricing import PriceBook, quote_order
-from tools.recommend import Option, Recommendation
+from tools.pricing import PriceBook, RankingPrices, quote_order
+from tools.recommend import Option, Recommendation, serving_layout_at, with_latency_curve
 from tools.sizing.headline import PRICE_OBJECTIVES, candidates
 from tools.sizing.report import Headline, PricedConfiguration, SizingError, SizingReport
 from tools.sizing.request import SizingRequest
-from tools.workload import Workload
+from tools.workload import Workload, revalidated
 from tools.workloads import size_lora_serving
 from tools.workloads.batch import api_job_costs, size_batch_job
 from tools.workloads.prices import hourly_quotes
@@ -66,7 +67,7 @@ def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, t
     arrivals = request.request_rate
     if arrivals is not None and report.headline is not None:
         report.request_rate = headline_rate(
-            arrivals, report.headline, request.workload.output_tokens
+            arrivals, report.headline, request.workload.output_tokens, report.request_rate
         )
     job = request.batch_job
     if job is not None and report.headline is not None:
@@ -100,12 +101,16 @@ def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, t
 
 
 def headline_rate(
-    arrivals: RequestRate, headline: Headline, output_tokens: int
+    arrivals: RequestRate,
+    headline: Headline,
+    output_tokens: int,
+    sized: RequestRateResult | None = None,
 ) -> RequestRateResult:
     """`arrivals` on the headline's own layout: the replicas of it that keep up and meet the
-    percentile target, priced at the headline's quoted row (per replica: the row ÷ its data
-    parallel replicas), so the rate part never leads with another GPU than the answer does.
-    ToolInputError when the headline does not hold the workload or has no speed."""
+    percentile target (`sized`: as `rate_deployment` already found them), priced at the
+    headline's quoted row (per replica: the row ÷ its data parallel replicas), so the rate
+    part never leads with another GPU or count than the answer does. ToolInputError when the
+    headline does not hold the workload or has no speed."""
     option = headline.option
     if not option.fits:
         raise ToolInputError(
@@ -114,12 +119,83 @@ def headline_rate(
             "served on it",
             "a layout that fits the model at this context",
         )
-    result = size_request_rate(arrivals, option, output_tokens)
+    result = sized or size_request_rate(arrivals, option, output_tokens)
     price = headline.price
     if price is None or price.usd_per_hour is None:
         return result
     hourly = price.usd_per_hour * result.replicas / max(1, option.dp)
     return result.model_copy(update={"usd_per_hour": hourly})
+
+
+def rate_deployment(
+    request: SizingRequest,
+    search: Workload,
+    headline: Headline,
+    prices: RankingPrices,
+    users_stated: bool,
+) -> tuple[Option, RequestRateResult] | None:
+    """The headline a request rate chose, at the replicas the rate needs: the rate sized on
+    the headline's layout takes more replicas than the recommender's option has (it sized
+    the users, not the arrivals), so that layout is evaluated again with the rate's replica
+    count — holding the users stated (`users_stated`), else the rate's requests in flight
+    (Little's law) — and the headline, its price, the verdict and the rate part state one
+    count (a 70B at 69 requests/s: 9 replicas of TP 4, not the 2 that hold its users).
+
+    The layout evaluated again has its own latency curve at its load, so the rate is sized
+    on it again; when that needs more replicas still, it is evaluated at those (at most
+    `_DEPLOY_ROUNDS` times), else the first evaluation is kept with the rate as the
+    headline's layout gave it. None when no rate chose the headline, its layout already has
+    the replicas, or the layout evaluated again does not hold them."""
+    arrivals = request.request_rate
+    if arrivals is None or headline.rule != "request_rate":
+        return None
+    output_tokens = request.workload.output_tokens
+    try:
+        first = size_request_rate(arrivals, headline.option, output_tokens)
+    except ToolInputError:
+        return None
+    if first.replicas <= headline.option.dp:
+        return None
+    kept: tuple[Option, RequestRateResult] | None = None
+    rate = first
+    for _ in range(_DEPLOY_ROUNDS):
+        deployed = _deployed(search, headline.option, rate, prices, users_stated)
+        if deployed is None:
+            break
+        kept = kept or (deployed, first)
+        try:
+            again = size_request_rate(arrivals, deployed, output_tokens)
+        except ToolInputError:
+            break
+        if again.replicas == deployed.dp:
+            return deployed, again
+        rate = again
+    return kept
+
+
+_DEPLOY_ROUNDS = 3
+"""Evaluations of a rate's deployment (`rate_deployment`): its replica count settles in one
+or two on the workloads tested (tests/test_workloads_request_rate.py)."""
+
+
+def _deployed(
+    search: Workload,
+    option: Option,
+    rate: RequestRateResult,
+    prices: RankingPrices,
+    users_stated: bool,
+) -> Option | None:
+    """`option`'s layout with `rate`'s replicas (see `rate_deployment`); None when the
+    workload at that count is not valid or the layout does not hold it."""
+    data = search.model_dump(mode="json", exclude_unset=True) | {"replicas": rate.replicas}
+    if not users_stated:
+        data["users"] = max(1, math.ceil(rate.concurrency))
+    try:
+        workload = revalidated(search, data)
+    except ToolInputError:
+        return None
+    deployed = serving_layout_at(workload, option.gpu, option.tp, option.pp, prices)
+    return deployed if deployed.fits and deployed.dp == rate.replicas else None
 
 
 PriceOf = Callable[[str, int], PricedConfiguration | None]
@@ -151,7 +227,8 @@ def rate_headline(
         return headline
     limit = (search or request.workload).constraints.max_gpus
     keyed: list[tuple[tuple[bool, tuple[bool, bool, float], int], Option]] = []
-    for rank, option in enumerate(candidates(rec, limit)):
+    for rank, listed in enumerate(candidates(rec, limit)):
+        option = with_latency_curve(search or request.workload, listed)
         if not curve_of(option):
             continue
         try:

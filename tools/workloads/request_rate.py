@@ -12,8 +12,10 @@ prefill at L), utilisation ρ = λ·S; the wait is M/D/1, whose distribution is 
 inverted by bisection (past 40 S or λt = 20, where the alternating sum loses precision,
 the exponential tail with the Pollaczek–Khinchine mean ρS / (2(1 − ρ)) stands in);
 TTFT_p = S + W_p.
-Layouts past the recommender's first three carry no latency curve: their inter-token time is
-the one-sequence decode speed (stated). Inter-token time: the decode step at L; a step
+The rate's own rule evaluates every candidate layout's latency curve
+(`tools.sizing.workloads.rate_headline`); a layout sized without one (past the recommender's
+first three, led by another rule) takes the one-sequence decode speed as its inter-token time
+(stated). Inter-token time: the decode step at L; a step
 that also carries a prefill (a fraction ρ of steps) is longer by S, so a quantile p > 1 − ρ is
 step + S.
 """
