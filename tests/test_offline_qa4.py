@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from assistant.conversation import Conversation
 from assistant.offline.engine import OfflineEngine
 from assistant.render.verdict import about_headline
@@ -133,6 +135,9 @@ def test_2_four_a100_40gb_for_10_users_says_what_holds_them() -> None:
     scale = report.scale_out
     assert scale is not None and scale.within is not None and scale.holds is not None
     assert scale.within.tp * scale.within.pp == 4 and scale.within.max_concurrent_sequences == 1
+    # The 4 named GPUs are one TP 4 replica: the option says 4, not the 40 (10 replicas of
+    # one sequence each) the search planned for 10 users (`ask --json` carries its count).
+    assert (scale.within.count, scale.within.dp) == (4, 1)
     assert "**4× A100 40GB SXM4 hold 1 concurrent sequence of 4,096 tokens**" in verdict
     assert "not the 10 users asked" in verdict
     # QA4 hand arithmetic on 8× TP 8: 35.68 GiB budget − 16.43 weights − 1.84 runtime − 0.59
@@ -261,3 +266,23 @@ async def test_options_over_the_named_gpu_count_are_not_offered() -> None:
     assert all(int(row.split("|")[2]) <= 4 for row in rows)
     assert "4×1×10" not in text  # the over-limit layout the table used to offer
     assert "**What holds this load: 8× A100 40GB SXM4**" in text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Llama 3.1 70B for 200 users on 4x L40S",
+        "Qwen2.5 32B for 300 users with 8k context on 8 A100 80GB",
+        "serve Llama 3.1 70B to 64 users on 2 H100s",
+        "Mixtral 8x7B for 500 concurrent users on 4 L40S, 8k context",
+    ],
+)
+def test_what_the_named_gpus_hold_is_within_their_count(question: str) -> None:
+    """The layout a scale-out says the named GPUs hold is within them: its GPU count is TP ×
+    PP × replicas and at most the GPUs named, however many replicas the users would need."""
+    _, conversation = _ask(question)
+    scale = sizing(conversation).scale_out
+    assert scale is not None and scale.within is not None
+    within = scale.within
+    assert within.count == within.tp * within.pp * within.dp <= scale.count
+    assert within.dp == scale.count // (within.tp * within.pp)

@@ -42,7 +42,13 @@ from tools.errors import ToolInputError
 from tools.limits import MAX_GPUS, MAX_HOURS, MAX_TOKENS_PER_S, MIN_RATE
 from tools.notes import Note
 from tools.pricing import PriceBook, builtin_price_book
-from tools.recommend import Option, Recommendation, recommend, training_layouts_at
+from tools.recommend import (
+    Option,
+    Recommendation,
+    recommend,
+    serving_layout_at,
+    training_layouts_at,
+)
 from tools.sizing.asked import answer_asked
 from tools.sizing.engine_part import (
     headline_buy_vs_rent,
@@ -311,11 +317,31 @@ def _scale_out(
             gpu=sized.gpu,
             count=sized.count,
             weights_format=None if sized.estimate is None else sized.estimate.weights_format,
-            within=max(within, key=lambda o: o.tp * o.pp) if within else None,
+            within=_within_named(search, within, sized.count, prices),
             recommendation=unlimited,
             holds=holds,
         )
     return None
+
+
+def _within_named(search: Workload, within: list[Option], count: int, prices: Any) -> Option | None:
+    """The widest fitting layout of `within` with the replicas `count` named GPUs hold: the
+    search planned its replicas for the users (16 × TP 4 for 200 users on '4× L40S'), so the
+    layout is evaluated again with that many replicas fixed — the users past its batch cap
+    wait for a slot — and the option's count is the GPUs named, as every surface states it.
+    None when no layout fits within them."""
+    if not within:
+        return None
+    best = max(within, key=lambda o: o.tp * o.pp)
+    replicas = max(1, count // (best.tp * best.pp))
+    if best.dp <= replicas:
+        return best
+    data = search.model_dump(mode="json", exclude_unset=True) | {"replicas": replicas}
+    try:
+        held = serving_layout_at(revalidated(search, data), best.gpu, best.tp, best.pp, prices)
+    except ToolInputError:
+        return None
+    return held if held.fits else None
 
 
 def named_training_layouts(
