@@ -8,7 +8,9 @@ a tool message has the model's `content` and the typed result under `results.RES
 - format 3 (`FORMAT`, key `"format"`): each typed result is stored once, packed — the JSON of
   `{"data", "content"}` (the result as stored in memory, and what the model read)
   compressed with LZMA and written in base 64 under `"packed"` (a report is mostly repeated
-  keys and sources: ~225 KB of JSON packs into ~29 KB); an answer is stored once, as its
+  keys and sources: ~225 KB of JSON packs into ~29 KB) — without the recommender's rejected
+  layouts (`_without_rejected`: the search's working, which no session reader uses; a reopened
+  report has none); an answer is stored once, as its
   sections, packed the same way (its text, `"content"`, is rebuilt from them when read) where
   they make up its text exactly, as is an LLM verdict under `answer.VERDICT_KEY`. The
   questions, the tool calls, the reading and any other text stay plain JSON, written compact
@@ -93,13 +95,37 @@ def _encode_message(message: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(message)
     result = out.get(RESULT_KEY)
     if out.get("role") == "tool" and isinstance(result, Mapping) and "data" in result:
-        body = {"data": result["data"], "content": out.pop("content", None)}
+        data = _without_rejected(result.get("schema"), result["data"])
+        body = {"data": data, "content": out.pop("content", None)}
         out[RESULT_KEY] = {"schema": result.get("schema"), PACKED_KEY: _pack(body)}
     for sections, text_key in _TEXT_OF_SECTIONS:
         answer = _answer(out.get(sections))
         if answer is not None and answer.text == out.get(text_key):
             del out[text_key]
             out[sections] = {PACKED_KEY: _pack(answer.model_dump(mode="json"))}
+    return out
+
+
+def _without_rejected(schema: Any, data: Any) -> Any:
+    """A result's data with every recommendation's rejected layouts left out (`[]`): the
+    search's working, not its answer — a LoRA job on unnamed GPUs rejects 1,601 layouts,
+    58 KB of its session's 86 KB packed —, which no reader of a session uses (the proposal,
+    a reopened card and a follow-up read the options, the headline and the costs); `ask
+    --json --all-layouts` lists them when asked again."""
+    if not isinstance(data, Mapping):
+        return data
+    if schema == "Recommendation":
+        return {**data, "rejected": []} if "rejected" in data else data
+    if schema != "SizingReport":
+        return data
+    out = dict(data)
+    rec = out.get("recommendation")
+    if isinstance(rec, Mapping):
+        out["recommendation"] = _without_rejected("Recommendation", rec)
+    scale = out.get("scale_out")
+    if isinstance(scale, Mapping) and isinstance(scale.get("recommendation"), Mapping):
+        inner = _without_rejected("Recommendation", scale["recommendation"])
+        out["scale_out"] = {**scale, "recommendation": inner}
     return out
 
 
