@@ -330,3 +330,48 @@ async def test_a_rate_answer_states_one_count_of_its_gpu(question: str) -> None:
         for n in re.findall(rf"([\d,]+)× (?:NVIDIA |AMD )?{re.escape(short)}", bold)
     }
     assert counts - named == {rate.gpus}
+
+
+def test_users_fewer_than_the_rate_keeps_in_flight_are_said_and_not_sized() -> None:
+    """'200 users at 10 requests/s' with the tools' default 3,072 + 1,024-token requests: by
+    Little's law L = λ·W the rate keeps far more than 200 in flight (W is over a minute of
+    decoding 1,024 tokens), so the deployment holds what is in flight — every replica runs its
+    share of L, not of the 200 — and a note says the user count was not what sized it."""
+    report = size(
+        SizingRequest.model_validate(
+            {
+                "workload": {"model": "qwen2.5-32b", "users": 200},
+                "configurations": [{"gpu": "a100-80gb-sxm4"}],
+                "request_rate": {"requests_per_s": 10.0},
+            }
+        )
+    )
+    rate, headline = report.request_rate, report.headline
+    assert rate is not None and headline is not None
+    in_flight = 10.0 * rate.request_s  # Little's law, λ = 10/s
+    assert rate.concurrency == pytest.approx(in_flight, rel=1e-6) and in_flight > 200
+    option = headline.option
+    assert option.dp == rate.replicas
+    assert option.sequences_per_replica == math.ceil(math.ceil(in_flight) / option.dp)
+    assert [n.code for n in report.notes].count("rate_exceeds_users") == 1
+
+
+def test_users_more_than_the_rate_keeps_in_flight_need_no_note() -> None:
+    """1 request/s of short requests keeps a handful in flight: the 64 users stated size the
+    memory, and nothing is said about the rate exceeding them."""
+    report = size(
+        SizingRequest.model_validate(
+            {
+                "workload": {
+                    "model": "llama-3.1-8b",
+                    "users": 64,
+                    "prompt_tokens": 200,
+                    "output_tokens": 50,
+                },
+                "request_rate": {"requests_per_s": 1.0},
+            }
+        )
+    )
+    rate = report.request_rate
+    assert rate is not None and rate.concurrency < 64
+    assert not any(n.code == "rate_exceeds_users" for n in report.notes)

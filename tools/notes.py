@@ -38,6 +38,7 @@ NoteCode = Literal[
     "nothing_priced",
     "nearest_priced",
     "rate_concurrency",
+    "rate_exceeds_users",
     "other",
 ]
 """What a note is about; a renderer chooses notes by these codes."""

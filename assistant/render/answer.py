@@ -180,6 +180,9 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
         # The scale-out answer above supersedes the search within the named count.
         if rec.nearest_feasible and report.scale_out is None:
             notes.append(f"- Nearest feasible: {rec.nearest_feasible}")
+    # The report's own notes (why the rate sized what it did, nearest options priced): the
+    # app's card and the proposal state them too.
+    notes += [f"- {n.text}" for n in report.notes]
     if report.costs_error is not None:
         lead.append(f"- Cost comparison unavailable: {report.costs_error.text}")
     table = _part(

@@ -16,6 +16,7 @@ from datetime import date
 from tools.catalog import get_catalog
 from tools.errors import ToolInputError
 from tools.memory.model import resolve_model
+from tools.notes import Note
 from tools.pricing import PriceBook, RankingPrices, quote_order
 from tools.recommend import Option, Recommendation, serving_layout_at, with_latency_curve
 from tools.sizing.headline import PRICE_OBJECTIVES, candidates
@@ -69,6 +70,8 @@ def _size_parts(request: SizingRequest, report: SizingReport, book: PriceBook, t
         report.request_rate = headline_rate(
             arrivals, report.headline, request.workload.output_tokens, report.request_rate
         )
+        note = in_flight_note(report.request_rate, request.workload, report.users_stated)
+        report.notes += [] if note is None else [note]
     job = request.batch_job
     if job is not None and report.headline is not None:
         option = report.headline.option
@@ -137,9 +140,10 @@ def rate_deployment(
     """The headline a request rate chose, at the replicas the rate needs: the rate sized on
     the headline's layout takes more replicas than the recommender's option has (it sized
     the users, not the arrivals), so that layout is evaluated again with the rate's replica
-    count — holding the users stated (`users_stated`), else the rate's requests in flight
-    (Little's law) — and the headline, its price, the verdict and the rate part state one
-    count (a 70B at 69 requests/s: 9 replicas of TP 4, not the 2 that hold its users).
+    count — holding the rate's requests in flight (Little's law), or the users stated
+    (`users_stated`) when they are more — and the headline, its price, the verdict and the
+    rate part state one count (a 70B at 69 requests/s: 9 replicas of TP 4, not the 2 that
+    hold its users).
 
     The layout evaluated again has its own latency curve at its load, so the rate is sized
     on it again; when that needs more replicas still, it is evaluated at those (at most
@@ -188,14 +192,33 @@ def _deployed(
     """`option`'s layout with `rate`'s replicas (see `rate_deployment`); None when the
     workload at that count is not valid or the layout does not hold it."""
     data = search.model_dump(mode="json", exclude_unset=True) | {"replicas": rate.replicas}
-    if not users_stated:
-        data["users"] = max(1, math.ceil(rate.concurrency))
+    in_flight = max(1, math.ceil(rate.concurrency))
+    if not users_stated or search.users < in_flight:
+        data["users"] = in_flight  # memory for what is in flight (`in_flight_note`)
     try:
         workload = revalidated(search, data)
     except ToolInputError:
         return None
     deployed = serving_layout_at(workload, option.gpu, option.tp, option.pp, prices)
     return deployed if deployed.fits and deployed.dp == rate.replicas else None
+
+
+def in_flight_note(rate: RequestRateResult, w: Workload, users_stated: bool) -> Note | None:
+    """When the users stated are fewer than the requests the rate keeps in flight (Little's
+    law on the headline's layout), the note that says so: the rate, not the user count, sets
+    the memory and the replicas ('200 users at 10 requests/s' of 1,024-token answers keep
+    ≈1,600 in flight). None otherwise."""
+    in_flight = math.ceil(rate.concurrency)
+    if not users_stated or w.users >= in_flight:
+        return None
+    return Note(
+        code="rate_exceeds_users",
+        text=f"{w.users:,} concurrent users stated, but {rate.requests_per_s:,.2f} requests/s "
+        f"of {w.prompt_tokens:,} + {w.output_tokens:,} tokens keep ≈{in_flight:,} in flight "
+        f"(Little's law: {rate.request_s:,.2f} s each): the replicas and their memory are "
+        "sized for the requests in flight. Shorter answers, or the rate the users make, "
+        "would need fewer.",
+    )
 
 
 PriceOf = Callable[[str, int], PricedConfiguration | None]

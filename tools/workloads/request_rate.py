@@ -185,19 +185,52 @@ def curve_of(option: Option) -> list[LatencyPoint]:
     ]
 
 
+def _littles_fixed_point(
+    curve: list[LatencyPoint], rate: float, output_tokens: int, cap: int
+) -> float | None:
+    """The concurrency L with L = λ·W(L) on the curve (W = TTFT + output × inter-token time,
+    which never falls as L grows); None when past `cap` sequences are needed. From one
+    sequence the iteration L ← λ·W(L) rises to the smallest such L; near the curve's knee, where
+    λ·W'(L) is close to 1, it crawls, and the rest is found by bisection between the last
+    iterate (λ·W above L) and the first point past the fixed point (`_FIXED_POINT_STEPS` of
+    each), so Little's law holds to 1e-6 of L."""
+
+    def arrivals_in_flight(load: float) -> float:
+        ttft, _, itl = _interpolate(curve, load)
+        return rate * (ttft + output_tokens * itl)
+
+    load = lo = 1.0
+    for _ in range(_FIXED_POINT_STEPS):
+        nxt = arrivals_in_flight(load)
+        if nxt > cap:
+            return None
+        if abs(nxt - load) <= 1e-6 * max(1.0, load):
+            return nxt
+        if nxt < load:
+            if load == 1.0:  # under one sequence: W is one sequence's, L = λ·W(1)
+                return nxt
+            break  # past the fixed point (a curve that dips): bisection from the last below
+        lo, load = load, nxt
+    hi = float(cap)
+    if arrivals_in_flight(hi) > hi:
+        return None
+    for _ in range(_FIXED_POINT_STEPS):
+        mid = (lo + hi) / 2
+        if arrivals_in_flight(mid) > mid:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-7 * hi:
+            break
+    return hi
+
+
 def _per_replica(option: Option, rate: float, output_tokens: int) -> _Load | None:
     """Little's fixed point on one replica at `rate` requests/s; None: it cannot keep up."""
     curve = curve_of(option)
-    load = 1.0
-    for _ in range(_FIXED_POINT_STEPS):
-        ttft, queue, itl = _interpolate(curve, load)
-        nxt = rate * (ttft + output_tokens * itl)
-        if nxt > option.batch_cap:
-            return None
-        if abs(nxt - load) < 1e-6 * max(1.0, load):
-            load = nxt
-            break
-        load = nxt
+    load = _littles_fixed_point(curve, rate, output_tokens, option.batch_cap)
+    if load is None:
+        return None
     ttft, queue, itl = _interpolate(curve, max(load, 1.0))
     queue = max(queue, 0.0)
     prefill = max(ttft - queue, 1e-9)
