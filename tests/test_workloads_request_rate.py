@@ -24,6 +24,7 @@ from tests.offline_turns import answer, sizing
 from tools.errors import ToolInputError
 from tools.pricing import builtin_price_book
 from tools.sizing import SizingRequest, choose_headline, size
+from tools.sizing.alternative import alternative
 from tools.sizing.verdict import verdict
 from tools.workloads.request_rate import md1_wait_cdf, size_request_rate, wait_quantile
 
@@ -185,6 +186,9 @@ def test_the_rate_part_is_sized_on_the_headline_layout(args: dict[str, Any]) -> 
     assert rate.replicas >= option.dp and rate.gpus == rate.replicas * rate.gpus_per_replica
     if headline.rule == "request_rate":  # the rate chose it: its replicas are the headline's
         assert (rate.replicas, rate.gpus) == (option.dp, option.count)
+        # and no option sized for the users is offered as another way to serve the rate
+        other = alternative(report)
+        assert other is None or other.kind != "runner_up"
     price = headline.price
     if price is not None and price.usd_per_hour is not None:
         # The headline's quoted row per replica × the replicas the rate needs.

@@ -8,7 +8,8 @@ In order — the first that finds something decides:
 2. `runner_up`: the next option that fits and meets the targets within the GPU count named,
    by the rule that chose the headline — under a price rule ("cheapest"), the next lowest by
    the same price (USD per hour, per million tokens, or the job's USD; unpriced options after
-   priced ones); otherwise the recommender's next option in its own order.
+   priced ones); otherwise the recommender's next option in its own order. None under the
+   request-rate rule: the other options are sized for the users, not the arrivals.
 3. `lower_format` again, when no other GPU option qualifies: a lower format that fits the
    named GPUs although they hold the load (fewer bytes per GPU, the same GPUs).
 4. `hosted_api`: a hosted API priced in USD: the one the headline's price is compared with
@@ -50,7 +51,10 @@ def _fitting_formats(report: SizingReport) -> list[FormatFit]:
 
 def _runner_up(report: SizingReport) -> Alternative | None:
     rec, headline = report.recommendation, report.headline
-    if rec is None or headline is None:
+    if rec is None or headline is None or headline.rule == "request_rate":
+        # A rate's headline is the layout whose replicas serve it for least; the
+        # recommender's other options hold the users, not the rate (2 replicas where it
+        # needs 9), so none of them is an alternative way to serve it.
         return None
     workload = report.search or report.request.workload
     others = [
