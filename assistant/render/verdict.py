@@ -207,8 +207,13 @@ def _need_lines(
         # options table shows, not one sequence on one GPU.
         batch = layout.estimate.batch
         load = "" if report.is_training else f", {batch:,} sequences per replica"
+        # Sized per replica: with several, the label is one replica's, said so (not "1×"
+        # under a headline of 26×).
+        head = report.headline
+        replicas = 1 if head is None or report.is_training else head.option.dp
+        one = "one replica of " if replicas > 1 else ""
         lines.append(
-            f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on the "
+            f"Needs {gib(layout.estimate.per_gpu_bytes)} per GPU for this load on {one}the "
             f"recommended layout ({config_label(layout, zero=False)}{load})."
         )
     elif not memory_first:
