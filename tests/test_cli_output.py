@@ -71,8 +71,11 @@ def fake_terminal(width: int, color: bool = False, height: int = 50) -> Terminal
 def as_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Terminal]]:
     """stdout reads as a terminal of the width set in the list (colour off unless set)."""
     chosen = [fake_terminal(80)]
-    monkeypatch.setattr(_output, "terminal", lambda stream=None: chosen[0])
+    # `_stream` binds `terminal` by name when first imported: patched first, it is imported
+    # (and its real `terminal` recorded for the undo) before `render.output`'s is replaced;
+    # the other order left every later test of the worker on this fake terminal.
     monkeypatch.setattr("assistant.commands._stream.terminal", lambda stream=None: chosen[0])
+    monkeypatch.setattr(_output, "terminal", lambda stream=None: chosen[0])
     monkeypatch.setenv("PAGER", "cat")  # no pager (the pager has its own test)
     yield chosen
 
