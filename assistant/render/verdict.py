@@ -252,27 +252,20 @@ def _fits_lines(
     return lines
 
 
-def _short_lead(report: SizingReport, sized: SizedConfiguration) -> list[str]:
+def _short_lead(report: SizingReport, fit: ConfigurationFit) -> list[str]:
     """Before a configuration's "does not fit": the recommender's layout within the GPUs named
     (plain data parallelism that does not fit, where TP/PP does), else the larger option on
-    the same GPU that fits — the count the user asked about ("on H100s" → how many)."""
-    rec = report.recommendation
-    within = None
-    if sized.plain_data_parallel and _named_training(report) is None and rec is not None:
-        # The recommender shards with TP/PP where plain replicas cannot: its layout on the GPUs
-        # named is the answer (the lead, for a cluster named with its count), the replicated
-        # estimate says why it is not plain DP.
-        within = rec.fitting_on(sized.gpu, at_most=sized.count)
-    if within is not None:
-        why = f", the recommender's layout within the {sized.count} named"
-        return [needs_line(within, "Fits as", why)]
-    larger = None
-    if report.scale_out is None and sized.gpu is not None:
-        larger = report.larger_on(sized.gpu, sized.count)
+    the same GPU that fits — the count the user asked about ("on H100s" → how many); both
+    chosen by the verdict items (`ConfigurationFit.within` / `.larger`)."""
+    if fit.within is not None:
+        why = f", the recommender's layout within the {fit.count} named"
+        return [needs_line(fit.within, "Fits as", why)]
+    larger = fit.larger
     if larger is None:
         return []
     # Under the per-token objective the recommender's layout is the cheapest per token, not
     # the fewest GPUs that fit: say which.
+    rec = report.recommendation
     per_token = rec is not None and rec.objective == "cheapest_per_token"
     line = needs_line(larger, "Cheapest per token:" if per_token else "Needs")
     working = working_option(report)
@@ -322,7 +315,7 @@ def verdict_lines(
         elif fit.fits:
             entries += _fits_lines(report, sized, fit, standalone)
         else:
-            entries += _short_lead(report, sized)
+            entries += _short_lead(report, fit)
             label = config_label(sized)
             if sized.plain_data_parallel:
                 label += " as plain data parallelism (whole training state on every GPU)"

@@ -54,6 +54,18 @@ class ConfigurationFit(BaseModel):
         description="When it fits (serving): the recommender's option at exactly this GPU and "
         "count, whose KV capacity the verdict states.",
     )
+    within: Option | None = Field(
+        default=None,
+        description="When plain data parallelism does not fit (training, no named cluster "
+        "leading): the recommender's layout within the GPUs named, which shards with TP / PP "
+        "where plain replicas cannot — stated first, as the answer.",
+    )
+    larger: Option | None = Field(
+        default=None,
+        description="When it does not fit and no scale-out answers it: the fitting option of "
+        "this GPU above the count (`SizingReport.larger_on`) — the count the user asked about "
+        "('on H100s' → how many), stated before the 'does not fit'.",
+    )
 
 
 WorkingRole = Literal["holds_load", "headline"]
@@ -117,10 +129,12 @@ class VerdictItems(BaseModel):
             ],
             "configurations": [
                 {
-                    **fit.model_dump(mode="json", exclude={"option"}),
+                    **fit.model_dump(mode="json", exclude={"option", "within", "larger"}),
                     "kv_cache_capacity_tokens": None
                     if fit.option is None
                     else fit.option.kv_cache_capacity_tokens,
+                    "within": None if fit.within is None else _layout(fit.within),
+                    "larger": None if fit.larger is None else _layout(fit.larger),
                 }
                 for fit in self.configurations
             ],
@@ -175,6 +189,7 @@ def configuration_fit(
     rec = report.recommendation
     if est.fits and rec is not None and not report.is_training:
         option = rec.fitting_at(sized.gpu, sized.count)
+    within, larger = (None, None) if est.fits else _short_leads(report, sized)
     return ConfigurationFit(
         gpu=sized.gpu,
         count=sized.count,
@@ -187,7 +202,30 @@ def configuration_fit(
         plain_data_parallel=sized.plain_data_parallel,
         zero3_resize=zero3_resize,
         option=option,
+        within=within,
+        larger=larger,
     )
+
+
+def _short_leads(
+    report: SizingReport, sized: SizedConfiguration
+) -> tuple[Option | None, Option | None]:
+    """(`within`, `larger`) of a configuration that does not fit (see `ConfigurationFit`):
+    the layout within the GPUs named when plain data parallelism is what did not fit, else
+    the larger option of the same GPU when no scale-out says what holds the load."""
+    rec = report.recommendation
+    if rec is None or sized.gpu is None:
+        return None, None
+    named_cluster = report.is_training and (
+        report.headline is not None and report.headline.rule == "named_configuration"
+    )
+    if sized.plain_data_parallel and not named_cluster:
+        within = rec.fitting_on(sized.gpu, at_most=sized.count)
+        if within is not None:
+            return within, None
+    if report.scale_out is not None:
+        return None, None
+    return None, report.larger_on(sized.gpu, sized.count)
 
 
 def states_headline(report: SizingReport) -> bool:
