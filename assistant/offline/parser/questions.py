@@ -90,7 +90,7 @@ _NORMAL_ASKED = (
     r"|\b(?:this|that)\s+(?:is\s+)?normal\b|\bnormal\s*\?"
     r"|\bis\s+[^.?!]{0,60}?\b(?:normal|expected|typical)\s+for\b"
     r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|the\s+\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
-    r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|take|takes|only)\b"
+    r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|takes?\s+(?:so\s+long|\d)|only\s+(?:\w+\s+)?\d)"
     r"|\bwhy\s+so\s+slow\b|\b(?:can|could)\s+it\s+(?:run|go|be)\s+(?:much\s+)?faster\b"
 )
 """A figure the asker saw, asked about ('5 tok/s on my 3090, is that expected?', 'training
