@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -125,7 +126,13 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     p = parse_workload(question)
     reading = reading_of(p)
     out: dict[str, Any] = {"asked": "out_of_scope" if scope_only(p) else reading.asked}
-    if p.model is not None and "/" not in p.model:
+    if p.stand_in_for is not None:
+        # A version the catalog lacks, sized in place by its sibling: the model named is not
+        # a catalog model (the gold's null), its size is the one said.
+        size = re.search(r"(\d+(?:\.\d+)?)\s?b\b", p.stand_in_for, re.I)
+        if size is not None:
+            out["params_b"] = float(size.group(1))
+    elif p.model is not None and "/" not in p.model:
         out["model"] = p.model
     if p.params is not None:
         out["params_b"] = p.params / 1e9
