@@ -150,7 +150,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     if p.batch is not None and "users" not in out and task in (None, "inference"):
         # A batch served is the gold's `users`; a training batch has no gold slot (README).
         out["users"] = p.batch
-    for name in ("prompt_tokens", "output_tokens", "region", "train_tokens"):
+    for name in ("prompt_tokens", "output_tokens", "region", "train_tokens", "requests_per_s"):
         if getattr(p, name) is not None:
             out[name] = getattr(p, name)
     if p.budget_amount is not None:
