@@ -69,6 +69,9 @@ def test_every_source_is_in_one_split_and_both_splits_are_large() -> None:
         ("weights", "4bit", "q4_k_m", True),
         ("weights", "8bit", "fp8", True),
         ("weights", "4bit", "int8", False),
+        ("weights", "3bit", "q3_k_m", True),  # any width said: a GGUF type of that width
+        ("weights", "16bit", "bf16", True),
+        ("weights", "3bit", "q4_k_m", False),
         ("context", 131_072, 128_000, True),  # within 3 %: '128k' either way
         ("context", 131_072, 32_768, False),
         ("users", 40, 40, True),

@@ -40,6 +40,27 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
         "'{text}' read as GGUF Q4_K_M (llama.cpp's usual 4-bit mix; say q4_0 for another)",
     ),
     (r"\bq5[_\-]?k[_\-]?m\b", "q5_k_m", None),
+    # The other bare GGUF bit widths, as llama.cpp users say them: the usual type of each.
+    (
+        r"\bq8\b(?![_\-]?[0-9k])",
+        "q8_0",
+        "'{text}' read as GGUF Q8_0 (llama.cpp's 8-bit type)",
+    ),
+    (
+        r"\bq6\b(?![_\-]?[0-9k])",
+        "q6_k",
+        "'{text}' read as GGUF Q6_K (llama.cpp's 6-bit type)",
+    ),
+    (
+        r"\bq5\b(?![_\-]?[0-9k])",
+        "q5_k_m",
+        "'{text}' read as GGUF Q5_K_M (llama.cpp's usual 5-bit mix; say q5_0 for another)",
+    ),
+    (
+        r"\bq3\b(?![_\-]?[0-9k])",
+        "q3_k_m",
+        "'{text}' read as GGUF Q3_K_M (llama.cpp's usual 3-bit mix; say q3_k_s for another)",
+    ),
     (r"\bq8[_\-]?0\b", "q8_0", None),
     (r"\bmxfp4\b", "mxfp4", None),
     # Double quantization (QLoRA paper §3) is said or denied next to NF4, or alone.

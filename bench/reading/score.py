@@ -179,14 +179,26 @@ def _close(a: float, b: float, rel: float = 0.03) -> bool:
     return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-9)
 
 
+def _bits(fmt: str) -> int | None:
+    """A format's bit width per weight as its name says it (GGUF types by their digit)."""
+    if fmt in _FOUR_BIT:
+        return 4
+    if fmt in _EIGHT_BIT:
+        return 8
+    if fmt in ("bf16", "fp16"):
+        return 16
+    if fmt == "fp32":
+        return 32
+    gguf = re.match(r"i?q(\d)", fmt)
+    return int(gguf.group(1)) if gguf else None
+
+
 def _same_weights(gold: str, read: str) -> bool:
     if gold == read:
         return True
-    if gold == "4bit":
-        return read in _FOUR_BIT or read.startswith(("q4", "iq4"))
-    if gold == "8bit":
-        return read in _EIGHT_BIT
-    return False
+    width = re.fullmatch(r"(\d+)bit", gold)
+    # Only the bit width said ('4bit', '3bit', '16bit'): any format of that width matches.
+    return width is not None and _bits(read) == int(width.group(1))
 
 
 def _same_gpus(gold: list[dict[str, Any]], read: list[dict[str, Any]]) -> bool:

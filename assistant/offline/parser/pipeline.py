@@ -173,8 +173,9 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     Never raises on any input text; what cannot be placed is listed in `unplaced`, missing
     verdict-changing facts in `questions`.
     """
-    if previous is not None and previous.questions:
-        # A reply to a question asked back, in the words it means ('SXM' → '8× h100-sxm').
+    if previous is not None:
+        # A reply in the words it means: to a question asked back, or about the previous GPUs
+        # ('SXM' → '8× h100-sxm', 'the 40GB one', '4 of them' → '4× l40s').
         text = reply_text(text, previous)
     raw = text[:4000]
     t = Text(normalise(raw))

@@ -54,6 +54,22 @@ def _deadline_reply(text: str, previous: ParsedWorkload) -> str | None:
     return f"within {match.group('n')} {match.group('unit')}"
 
 
+_COUNT_OF_THEM = re.compile(
+    r"^\s*(?:(?:so\s+|and\s+|ok\s+)?(?:what|how)\s+about\s+|and\s+|with\s+|on\s+|try\s+)?"
+    r"(?P<n>\d{1,4})\s+of\s+(?:them|those|these|it)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _count_of_them(text: str, previous: ParsedWorkload) -> str | None:
+    """'what about 4 of them?' after one GPU named: that many of it ('4× l40s')."""
+    match = _COUNT_OF_THEM.match(text)
+    gpus = {m.gpu for m in previous.gpus}
+    if match is None or len(gpus) != 1 or None in gpus:
+        return None
+    return f"{int(match.group('n'))}× {gpus.pop()}"
+
+
 def reply_text(text: str, previous: ParsedWorkload | None) -> str:
     """A bare variant answering "Which 'H100' do you mean?" ('SXM', 'the PCIe one', 'the 8 GB
     one') as the catalog GPU it picks, keeping the count asked about: 'SXM' → '8× h100-sxm'.
@@ -63,9 +79,19 @@ def reply_text(text: str, previous: ParsedWorkload | None) -> str:
         return machine
     if previous is not None and (deadline := _deadline_reply(text, previous)) is not None:
         return deadline
+    if previous is not None and (count := _count_of_them(text, previous)) is not None:
+        return count
+    if previous is not None and (variant := _variant_reply(text, previous)) is not None:
+        return variant
+    return text
+
+
+def _variant_reply(text: str, previous: ParsedWorkload) -> str | None:
+    """'SXM', 'the PCIe one', 'the 8 GB one' after a GPU name with variants: the one it picks,
+    with the count kept ('8× h100-sxm'); None when it picks none or several."""
     match = _VARIANT_REPLY.match(text)
-    if match is None or previous is None:
-        return text
+    if match is None:
+        return None
     gpus = get_catalog().gpus
     for mention in previous.gpus:
         ids = {v for v in [mention.gpu, *mention.variants] if v}
@@ -73,9 +99,14 @@ def reply_text(text: str, previous: ParsedWorkload | None) -> str:
             # 'the 8 GB one': the variant with that memory as marketed ('RTX 4060 Ti 8 GB').
             size = int(match.group("gb")) * GB
             picked = sorted(v for v in ids if v in gpus and gpus[v].memory_bytes == size)
+            if len(picked) > 1 and mention.gpu is not None:
+                # 'the 40GB one' of A100s read as the 80GB SXM4: the same form factor, 40 GB
+                # (the memory, which the verdict turns on, is the same either way).
+                form = mention.gpu.rsplit("-", 1)[-1]
+                picked = [v for v in picked if v.rsplit("-", 1)[-1] == form] or picked
         else:
             picked = sorted(v for v in ids if match.group("v").lower() in v)
         if len(ids) > 1 and len(picked) == 1:
             count = f"{mention.count}× " if mention.count else ""
             return f"{count}{picked[0]}"
-    return text
+    return None
