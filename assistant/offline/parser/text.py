@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from assistant.reading.quantities import QUANTITY, WORD_NUMBER, parse_quantity
+from assistant.regex_cache import compiled
 
 # A quantity ('16k', '2B', '1,000') as group 1; QW also takes a number word ('eight').
 Q = rf"({QUANTITY})"
@@ -28,8 +29,9 @@ class Text:
         self.work = self.work[:start] + " " * (end - start) + self.work[end:]
 
     def each(self, pattern: str, flags: int = re.I) -> list[re.Match[str]]:
-        """Matches of `pattern` in the unconsumed text, consumed as they are returned."""
-        matches = list(re.finditer(pattern, self.work, flags))
+        """Matches of `pattern` in the unconsumed text, consumed as they are returned (the
+        extractors' patterns are fixed: compiled once per interpreter, `assistant.regex_cache`)."""
+        matches = list(compiled(pattern, flags).finditer(self.work))
         for m in matches:
             self.consume(m.start(), m.end())
         return matches
