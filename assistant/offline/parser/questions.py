@@ -9,6 +9,7 @@ import re
 from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.text import Q, Text
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
 _SEQUENCE_NOUNS = (
     r"(?:chats?|users?|sequences?|conversations?|requests?|sessions?|streams?|contexts?|"
@@ -150,7 +151,7 @@ _HARDWARE_ASKED = (
 )
 """A question that asks what to run it on ('what GPU do I need', 'hardware requirements')."""
 
-_INTERROGATIVE = re.compile(
+_INTERROGATIVE = compiled(
     r"(?:^|[.?!:]\s+)\W*(?:how|what|which|can|could|will|would|does|do|is|are|should|why|"
     r"where)\b(?!\s+about\b)",
     re.I,
@@ -160,7 +161,7 @@ _INTERROGATIVE = re.compile(
 def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
     """'What GPU do I need…', 'hardware requirements': what to run it on is asked outright
     (read after every figure-asking question, which wins)."""
-    if p.asked is None and re.search(_HARDWARE_ASKED, t.original, re.I):
+    if p.asked is None and compiled(_HARDWARE_ASKED, re.I).search(t.original):
         p.asked = "hardware"
 
 
@@ -186,14 +187,14 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     tag = t.each(_YES_NO_TAG)
     # Searched, not consumed: the phrase may hold a GPU or a model read later ('if the rtx
     # 3050 8g can run').
-    phrase = re.search(_YES_NO_PHRASE, t.work, re.I)
-    opening = re.search(_YES_NO_OPENING, t.work, re.I) or phrase
+    phrase = compiled(_YES_NO_PHRASE, re.I).search(t.work)
+    opening = compiled(_YES_NO_OPENING, re.I).search(t.work) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
-    runs = phrase or re.search(_RUN_VERB, t.original, re.I)
+    runs = phrase or compiled(_RUN_VERB, re.I).search(t.original)
     asked_else = p.asked is not None or p.capacity or p.max_context or p.claims or p.how_long
     if (tag or opening) and runs and not asked_else:
         p.asked = "fits"
-    elif re.search(_HOW_TO_RUN, t.original, re.I) and not asked_else:
+    elif compiled(_HOW_TO_RUN, re.I).search(t.original) and not asked_else:
         named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
         p.asked = "fits" if named else "hardware"
 
@@ -214,7 +215,7 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
     elif t.each(_THROUGHPUT_ASKED):
         p.asked = "throughput"
-    elif said := re.search(_SPEED_SAID, t.original, re.I):
+    elif said := compiled(_SPEED_SAID, re.I).search(t.original):
         p.asked = "speed"
         words = said.group("verb") or said.group("than")
         t.each(rf"\b{re.escape(words)}\b|-per-second\b")
@@ -250,13 +251,13 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
                 )
     for m in t.each(r"\bhow\s+many\b(?=.*\b(?:fit|fits|serve|handle|hold|run|support)\b)"):
         # Read on the original text: the GPU extractor has already consumed 'H100s'.
-        if not re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I):
+        if not compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]):
             p.capacity = True
         elif p.asked is None:
             p.asked = "gpu_count"
     for m in t.each(r"\bhow\s+many\b|\bnumber\s+of\b|\bhow\s+much\s+hardware\b"):
         # 'how many A10G?', 'how many GPUs do I need': a count of GPUs asked.
-        if re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I) and p.asked is None:
+        if compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]) and p.asked is None:
             p.asked = "gpu_count"
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
@@ -266,7 +267,7 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
         p.asked is None
         and not p.capacity
         and not p.max_context
-        and re.search(_SLOW_SAID, t.original, re.I)
+        and compiled(_SLOW_SAID, re.I).search(t.original)
     ):
         p.asked = "speed"
 

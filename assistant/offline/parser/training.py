@@ -13,6 +13,7 @@ from assistant.offline.parser.task import extract_task
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
 from assistant.reading.parsed import ParsedWorkload, Task
 from assistant.reading.quantities import context_tokens_from
+from assistant.regex_cache import compiled
 
 
 def extract_optimizer(t: Text, p: ParsedWorkload) -> None:
@@ -47,13 +48,13 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
         p.epochs = qty(m.group(1))
     # Large token counts are datasets, unless said of the context ('context 10M tokens', '10M
     # tokens of context': Llama 4 Scout's window is 10,485,760 tokens).
-    for m in re.finditer(rf"{Q}\s*(?:training\s+)?tokens?\b", t.work, re.I):
+    for m in compiled(rf"{Q}\s*(?:training\s+)?tokens?\b", re.I).finditer(t.work):
         value = qty(m.group(1))
         before = t.work[max(0, m.start() - 24) : m.start()]
         after = t.work[m.end() : m.end() + 24]
-        of_context = re.search(r"\b(?:context|ctx|window)\b[^.,;]*$", before, re.I) or re.match(
-            r"\s*(?:of\s+)?(?:context|ctx|window)\b", after, re.I
-        )
+        of_context = compiled(r"\b(?:context|ctx|window)\b[^.,;]*$", re.I).search(
+            before
+        ) or compiled(r"\s*(?:of\s+)?(?:context|ctx|window)\b", re.I).match(after)
         if value is not None and value >= 1e7 and not of_context:
             p.train_tokens = value
             t.consume(m.start(), m.end())

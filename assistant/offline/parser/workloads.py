@@ -11,13 +11,14 @@ from typing import Literal, cast
 
 from assistant.offline.parser.text import QW, Text, positive_int, qty
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
 # A fine-tune asked for: the verb or the noun, never the participle of a model already tuned
 # ('a fine-tuned model', 'trained adapters' are served).
-_TRAINING = re.compile(
+_TRAINING = compiled(
     r"\b(?:train|training|fine[\s-]?tun(?:e|ing)|finetun(?:e|ing)|pre-?train(?:ing)?)\b", re.I
 )
-_SERVING = re.compile(
+_SERVING = compiled(
     r"\b(?:serv(?:e|es|ed|ing)|inference|deploy\w*|host\w*|users?|requests?|req/s|qps|"
     r"multi[\s-]?lora|hot[\s-]?swap\w*)\b",
     re.I,
@@ -84,7 +85,7 @@ def _model_pattern() -> re.Pattern[str]:
     names = {n for m in embedding_models().values() for n in (m.id, m.name, *m.aliases) if n}
     parts = []
     for name in sorted(names, key=len, reverse=True):
-        pieces = re.split(r"[\s_-]+", name.strip())
+        pieces = compiled(r"[\s_-]+").split(name.strip())
         parts.append(r"[\s_-]?".join(re.escape(p) for p in pieces))
     return re.compile(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
 
@@ -103,7 +104,7 @@ def extract_embedding(t: Text, p: ParsedWorkload) -> None:
     found = [m for m in _MODEL.finditer(t.work)]
     if not found:
         return
-    first = find_embedding_model(re.sub(r"[\s_]+", "-", found[0].group(0)))
+    first = find_embedding_model(compiled(r"[\s_]+").sub("-", found[0].group(0)))
     if first is None:
         first = find_embedding_model(found[0].group(0))
     if first is None:
@@ -158,7 +159,7 @@ def positive_int_or_none(text: str) -> int | None:
 # Totals of a batch job: '2 billion input tokens', '200M output', '500M tokens in', '50M out'.
 _IN_WORDS = r"(?:input|prompt|in)"
 _OUT_WORDS = r"(?:output|generated|completion|out)"
-_BATCH_CUE = re.compile(
+_BATCH_CUE = compiled(
     r"\b(?:batch\w*|offline|in\s+total|total|overall|corpus|dataset|job|backfill|"
     r"summari[sz]\w*|classif\w*|translat\w*|process\w*|extract\w*|label\w*|tag\w*|rewrit\w*|"
     r"annotat\w*)\b",
@@ -235,7 +236,7 @@ def _job_totals(t: Text, p: ParsedWorkload) -> bool:
 
 def _job_documents(t: Text, p: ParsedWorkload) -> None:
     """The job as documents × lengths ('1M documents of 2,000 tokens, 200-token summaries')."""
-    docs = re.search(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b{_NOT_A_RATE}", t.work, re.I)
+    docs = compiled(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b{_NOT_A_RATE}", re.I).search(t.work)
     count = None if docs is None else positive_int_or_none(docs.group(1))
     if count is None or count < 1000:
         return  # a handful of documents is a serving question, not a batch job
