@@ -43,8 +43,6 @@ def test_an_unknown_gpu_name_holds_the_verdict_and_is_named(question: str, words
 # --- words that say something other than the verdict is asked --------------------------------
 
 ASKED_ELSEWHERE = [
-    ("My 4090 runs Llama 2 13B at 30 tokens/s, is that normal?", "normal"),
-    ("Llama 3 8B on an L4 gives 20 tokens/s. Is this expected?", "expected"),
     ("Which settings should I use for Llama 2 13B on a 4090?", "settings"),
 ]
 
@@ -52,6 +50,47 @@ ASKED_ELSEWHERE = [
 @pytest.mark.parametrize(("question", "words"), ASKED_ELSEWHERE)
 def test_words_that_ask_something_else_hold_the_verdict(question: str, words: str) -> None:
     assert _held_for(question).get(words) == "asked"
+
+
+# --- a figure seen, asked about: the figure expected for that setup is what is asked ---------
+
+FIGURE_SEEN = [
+    # (question, the figure asked, the figure seen as read: (slot, value))
+    ("My 4090 runs Llama 2 13B at 30 tokens/s, is that normal?", "speed", ("tokens_per_s", 30)),
+    ("Llama 3 8B on an L4 gives 20 tokens/s. Is this expected?", "speed", ("tokens_per_s", 20)),
+    ("is 2 tokens per second normal for llama 2 70b on a 4090?", "speed", ("tokens_per_s", 2)),
+    ("Qwen2.5 7B on my RTX 3060 only gives 10 tokens/s, why so slow?", "speed", None),
+    ("Mistral 7B answers in 40 seconds on a T4, shouldn't it be faster?", "speed", None),
+    # 20 s and 55 s: the first token's wait as said, in seconds.
+    (
+        "The first token takes 20 seconds with Llama 3.1 8B on an A10G, is that normal?",
+        "ttft",
+        ("ttft_s", 20),
+    ),
+    (
+        "Why does Qwen3 32B take 55 seconds before producing the first token on an H100?",
+        "ttft",
+        ("ttft_s", 55),
+    ),
+    ("why is time to first token so long for 8k prompts on my 4090 with Mistral 7B?", "ttft", None),
+    # A training run's duration seen: the training time is asked (a training task is read).
+    ("Fine-tuning Llama 2 7B with LoRA took 30 hours on one A100 80GB, is that normal?",
+     "training_time", None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("question", "asked", "seen"), FIGURE_SEEN)
+def test_a_figure_seen_asks_the_figure_expected(
+    question: str, asked: str, seen: tuple[str, float] | None
+) -> None:
+    parsed = parse_workload(question)
+    reading = reading_of(parsed)
+    assert reading.asked == asked, reading.asked
+    if seen is not None:
+        slot, value = seen
+        # tokens/s seen by one user is a per-stream figure: 'tokens_per_s_per_user'.
+        name = "tokens_per_s_per_user" if slot == "tokens_per_s" else slot
+        assert getattr(parsed, name) == value
 
 
 # --- a count said without its figure: how many GPUs the verdict is for is not known ----------

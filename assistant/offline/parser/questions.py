@@ -85,6 +85,23 @@ tokens per second', 'tokens-per-second slower than expected'): matched on the te
 only the asking words consumed."""
 
 
+_NORMAL_ASKED = (
+    r"\b(?:is|are)\s+(?:this|that|it|these|those)\s+(?:speed\s+|time\s+|figure\s+)?(?:really\s+)?"
+    r"(?:normal|expected|ok|okay|reasonable|typical|usual|realistic|right|the\s+real\s+speed)\b"
+    r"|\b(?:this|that)\s+(?:is\s+)?normal\b|\bnormal\s*\?"
+    r"|\bis\s+[^.?!]{0,60}?\b(?:normal|expected|typical)\s+for\b"
+    r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|the\s+\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
+    r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|takes?\s+(?:so\s+long|\d)|only\s+(?:\w+\s+)?\d)"
+    r"|\bwhy\s+so\s+slow\b|\b(?:can|could)\s+it\s+(?:run|go|be)\s+(?:much\s+)?faster\b"
+)
+"""A figure the asker saw, asked about ('5 tok/s on my 3090, is that expected?', 'training
+took 30 hours, is this normal?', 'why does it take 55 seconds before the first token?'): the
+answer leads with the figure gpu-sizer expects for that setup (`_normal_asked`)."""
+
+_FIRST_TOKEN_SAID = r"\bfirst\s+token\b|\bttft\b|\bprompt\s+(?:processing|eval\w*)\b"
+_TRAINING_SAID = r"\btrain\w*|\bfine[\s-]?tun\w*|\bepochs?\b|\bq?lora\b"
+
+
 _WHICH_MODELS = (
     r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?|(?:bigger|larger|smaller|other|"
     r"good|best)\s+)?(?:llms?|models?)\s+"
@@ -219,6 +236,10 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
         words = said.group("verb") or said.group("than")
         t.each(rf"\b{re.escape(words)}\b|-per-second\b")
+    elif t.each(_NORMAL_ASKED) or re.search(_NORMAL_ASKED, t.original, re.I):
+        # On the text as written too: the figure seen may have been read with its verb ('take
+        # 55 seconds before the first token').
+        _normal_asked(t, p)
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
     if t.each(
@@ -227,6 +248,18 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True
+
+
+def _normal_asked(t: Text, p: ParsedWorkload) -> None:
+    """Whether a figure seen is normal asks for the figure expected: the time to first token
+    when the first token is what was seen, a training run's duration when a training job was
+    (read as `how_long`, which a training task turns into the training time), else the speed."""
+    if p.ttft_s is not None or re.search(_FIRST_TOKEN_SAID, t.original, re.I):
+        p.asked = "ttft"
+    elif re.search(_TRAINING_SAID, t.original, re.I):
+        p.how_long = True
+    else:
+        p.asked = "speed"
 
 
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
