@@ -590,7 +590,7 @@ _MAC_WITH_MEMORY = compiled(
 
 # The memory said first: 'my 16GB MacBook', 'a 64 GB Mac Studio' (a chip named after it is
 # read by the chip's own pattern: 'a 16GB M1' is not this).
-_MEMORY_MAC = re.compile(
+_MEMORY_MAC = compiled(
     rf"(?:\b(?:my|a|an|our)\s+)?(?<![\d.,])(?P<gb>{NUMBER})\s*(?P<unit>gb|gib|g)\s+"
     r"(?:(?:unified\s+)?(?:memory|ram)\s+)?(?P<mac>(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|"
     r"mini|pro)|imac|mac))\b(?!\s+(?:with\s+)?(?:an?\s+)?m[1-5]\b)",

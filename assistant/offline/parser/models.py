@@ -79,7 +79,7 @@ def _same_architecture(a: str | None, b: str | None) -> bool:
 
 # What a name joined to a catalog name goes on with, up to a size of its own: '-nemotron-super-
 # 49b' after 'llama-3.3'. An active-parameter count ('-A3B') is not a size of its own.
-_JOINED_SIZE = re.compile(r"[-_][\w.\-]*?(?<![a-z])(\d+(?:\.\d+)?)([bm])(?![a-z0-9])", re.I)
+_JOINED_SIZE = compiled(r"[-_][\w.\-]*?(?<![a-z])(\d+(?:\.\d+)?)([bm])(?![a-z0-9])", re.I)
 
 
 def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
@@ -87,7 +87,7 @@ def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
     one of another size ('llama-3.3-nemotron-super-49b-v1' is a 49B model, not Llama 3.3
     70B): that name is read whole, as a generic model of its size."""
     joined = _JOINED_SIZE.match(text, end)
-    if model_id is None or joined is None or re.search(r"\s", joined.group(0)):
+    if model_id is None or joined is None or compiled(r"\s").search(joined.group(0)):
         return False
     scale = 1e9 if joined.group(2).lower() == "b" else 1e6
     return not _sizes_of(model_id, float(joined.group(1)) * scale)
@@ -95,13 +95,13 @@ def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
 
 # Words that go on a model's name after a catalog name, up to a size: ' distill 32B' after
 # 'DeepSeek R1'. At most three words, none a sentence's ('on', 'with', 'or' …).
-_NAME_GOES_ON = re.compile(
+_NAME_GOES_ON = compiled(
     r"((?:[\s\-_]+[a-z][\w.]*){1,3}?)[\s\-_]+(\d+(?:\.\d+)?)\s?b(?![\w.])", re.I
 )
 
 
 def _tokens(name: str) -> set[str]:
-    return set(re.findall(r"[a-z]+\d*|\d+(?:\.\d+)?", name.lower()))
+    return set(compiled(r"[a-z]+\d*|\d+(?:\.\d+)?").findall(name.lower()))
 
 
 def _longer_name(text: str, start: int, end: int) -> tuple[str, int] | None:

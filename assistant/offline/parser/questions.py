@@ -236,7 +236,7 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
         words = said.group("verb") or said.group("than")
         t.each(rf"\b{re.escape(words)}\b|-per-second\b")
-    elif t.each(_NORMAL_ASKED) or re.search(_NORMAL_ASKED, t.original, re.I):
+    elif t.each(_NORMAL_ASKED) or compiled(_NORMAL_ASKED, re.I).search(t.original):
         # On the text as written too: the figure seen may have been read with its verb ('take
         # 55 seconds before the first token').
         _normal_asked(t, p)
@@ -254,9 +254,9 @@ def _normal_asked(t: Text, p: ParsedWorkload) -> None:
     """Whether a figure seen is normal asks for the figure expected: the time to first token
     when the first token is what was seen, a training run's duration when a training job was
     (read as `how_long`, which a training task turns into the training time), else the speed."""
-    if p.ttft_s is not None or re.search(_FIRST_TOKEN_SAID, t.original, re.I):
+    if p.ttft_s is not None or compiled(_FIRST_TOKEN_SAID, re.I).search(t.original):
         p.asked = "ttft"
-    elif re.search(_TRAINING_SAID, t.original, re.I):
+    elif compiled(_TRAINING_SAID, re.I).search(t.original):
         p.how_long = True
     else:
         p.asked = "speed"
