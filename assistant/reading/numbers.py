@@ -85,7 +85,7 @@ _NUMBER = compiled(
     r"hundred|mil|mio)(?![a-zA-Z]))?"
     r"(?:\s?(?P<unit>ms|msec|milliseconds?|mins?|minutes?|%|percent|days?|weeks?)(?![a-zA-Z]))?"
 )
-_WORD = re.compile(r"\b(?P<word>" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
+_WORD = compiled(r"\b(?P<word>" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
 
 
 @dataclass(frozen=True)

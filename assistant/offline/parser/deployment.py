@@ -82,7 +82,7 @@ def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
     when named, vLLM when a command line was asked for a GPU server (llama.cpp, Ollama and
     MLX have the local-serving plan's own lines)."""
     text = t.original
-    named = [engine for pattern, engine in _ENGINE_WORDS if re.search(pattern, text, re.I)]
+    named = [engine for pattern, engine in _ENGINE_WORDS if compiled(pattern, re.I).search(text)]
     if compiled(_LOCAL_WORDS, re.I).search(text) and not named:
         return
     engine = named[0] if named else ("vllm" if p.launch_asked else None)
@@ -215,7 +215,7 @@ def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
     the model to size; α; γ), prefix caching (the cached share or the shared prefix's length)
     and a prefill/decode split."""
     for pattern, at_end in ((_DRAFT_BEFORE, True), (_DRAFT_AFTER, False)):
-        for m in re.finditer(pattern, t.work, re.I):
+        for m in compiled(pattern, re.I).finditer(t.work):
             found = _catalog_model(m.group(1), at_end)
             if found is not None:
                 p.draft_model, length = found

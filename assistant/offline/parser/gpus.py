@@ -428,7 +428,7 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         r"\b(?:fits?|fitting|runs?|running|load|squeeze)\s+(?P<said>(?:in|into|on|within)\s+(?:a\s+|"
         rf"an\s+|my\s+|the\s+|just\s+|only\s+)?(?P<mem>{NUMBER})\s*(?P<unit>gb|gib)\b){not_ram}"
     )
-    for m in list(re.finditer(place, t.work, re.I)):
+    for m in list(compiled(place, re.I).finditer(t.work)):
         # Only the memory is consumed: the verb stays for the question's kind ('how many fit').
         t.consume(m.start("said"), m.end("said"))
         p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
@@ -510,7 +510,7 @@ _MEMORY_BEFORE = compiled(rf"({NUMBER})\s*(gb|gib|g)\s*(?:of\s+)?(?:vram\s+)?$",
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
     pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"
-    for m in re.finditer(pattern, t.work, re.I):
+    for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)

@@ -40,7 +40,7 @@ def huge_numbers(t: Text, p: ParsedWorkload) -> None:
     question, so the fragment is not read and the user is asked for the real figure."""
     adjective = r"(?:(?:concurrent|simultaneous|parallel|active|daily|total|peak)\s+)?"
     noun = rf"(?:[\s-]*({adjective}[a-z]+(?:\s*(?:/|per)\s*(?:s|sec|second)\b)?))?"
-    for m in re.finditer(HUGE_NUMBER + noun, t.work, re.I):
+    for m in compiled(HUGE_NUMBER + noun, re.I).finditer(t.work):
         if not too_large(huge_value(m)):
             continue
         t.consume(m.start(), m.end())

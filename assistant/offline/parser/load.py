@@ -140,9 +140,9 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
             p.notes.append(f"'{m.group(0).strip()}' read as {value:,} concurrent users (the peak)")
     peak_read = p.users is not None
     for m in t.each(rf"{QW}\s+{adjectives}(?P<noun>{nouns})\b"):
-        if compiled(r"requests?|quer|calls?", re.I).match(m.group("noun")) and re.match(
-            rate_after, t.work[m.end() :], re.I
-        ):
+        if compiled(r"requests?|quer|calls?", re.I).match(m.group("noun")) and compiled(
+            rate_after, re.I
+        ).match(t.work[m.end() :]):
             # A rate, not a count: put back for the coverage gate to ask about.
             t.work = t.work[: m.start()] + t.original[m.start() : m.end()] + t.work[m.end() :]
             continue

@@ -219,7 +219,7 @@ def _engine_named(words: str) -> str:
     """The engine the words name, by its usual id ('text-generation-inference' → tgi); the
     Transformers family of words ('from_pretrained', 'accelerate') is transformers."""
     return next(
-        (name for pattern, name in _ENGINE_NAMES if re.match(pattern, words, re.I)),
+        (name for pattern, name in _ENGINE_NAMES if compiled(pattern, re.I).match(words)),
         "transformers",
     )
 

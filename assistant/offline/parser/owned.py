@@ -54,6 +54,6 @@ def extract_owned(t: Text, p: ParsedWorkload) -> None:
     if p.launcher is not None:
         p.owned = True
     for rank, pattern in _RANKS:
-        if re.search(pattern, t.original, re.I):
+        if compiled(pattern, re.I).search(t.original):
             p.fits_rank = rank
             break

@@ -29,12 +29,11 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
     examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
     # "100k sequences of 2k tokens" is a dataset too (examples × tokens each), unless it is a
     # batch ("a batch of 8 sequences of 4k tokens", read with the sequence length).
-    for m in re.finditer(
+    for m in compiled(
         rf"{Q}\s+(?:{examples}|sequences)\s*(?:of|with|averaging|at|each of|,)?"
         rf"\s*(?:about|around|~|roughly)?\s*{Q}[\s-]*tokens?(?:\s+each)?",
-        t.work,
         re.I,
-    ):
+    ).finditer(t.work):
         if "batch" in t.work[max(0, m.start() - 24) : m.start()].lower():
             continue
         t.consume(m.start(), m.end())
@@ -105,7 +104,7 @@ def extract_training_sequence_length(t: Text, p: ParsedWorkload) -> None:
         # "a batch of 8 sequences of 4k": the count is the batch, the size their length.
         p.batch = positive_int(m.group(1))
         set_context(p, m.group(2))
-    for m in re.finditer(rf"{Q}[\s-]+{seqs}\b", t.work, re.I):
+    for m in compiled(rf"{Q}[\s-]+{seqs}\b", re.I).finditer(t.work):
         try:
             tokens, binary = context_tokens_from(m.group(1).replace(" ", ""))
         except ValueError:

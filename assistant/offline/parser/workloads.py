@@ -87,7 +87,9 @@ def _model_pattern() -> re.Pattern[str]:
     for name in sorted(names, key=len, reverse=True):
         pieces = compiled(r"[\s_-]+").split(name.strip())
         parts.append(r"[\s_-]?".join(re.escape(p) for p in pieces))
-    return re.compile(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
+    # Fixed for a given catalog: cached as the parser's own patterns are (a catalog edit is a
+    # new pattern text, a new entry).
+    return compiled(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
 
 
 _MODEL: re.Pattern[str] | None = None
@@ -213,7 +215,7 @@ def _job_totals(t: Text, p: ParsedWorkload) -> bool:
             rf"{_COUNT}\s*(?:{words}\s*tokens?|tokens?\s+(?:of\s+)?{words}\b|{words}\b)"
             rf"(?!{_PERIOD})"
         )
-        for m in re.finditer(pattern, t.work, re.I):
+        for m in compiled(pattern, re.I).finditer(t.work):
             value = qty(m.group(1).rstrip(","))
             if value is not None and value >= _TOTAL_MIN and which not in totals:
                 totals[which] = value  # a total; smaller counts are left to the lengths
