@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import json
 import re
+import subprocess
+import sys
 import threading
 from array import array
 from pathlib import Path
@@ -197,3 +199,32 @@ def test_elsewhere_it_is_re_compile(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert cache.compiled(SIZE, re.I) is re.compile(SIZE, re.I)  # re's own cache
     assert not cache.save()
     assert not (tmp_path / "regex.json").exists()
+
+
+_PARSE = (
+    "from assistant.offline.parser.pipeline import parse_workload\n"
+    "for q in ['Llama 3 70B on 2x H100 for 50 users, 8k context',\n"
+    "          'embed 10M documents with bge-m3 on an L4 by tomorrow',\n"
+    "          'fine-tune Mistral 7B with QLoRA on my 4090, 100k examples of 2k tokens',\n"
+    "          'budget 5000 EUR a month, what can my 3090 run?']:\n"
+    "    parse_workload(q)\n"
+)
+
+
+def test_the_parser_caches_the_same_patterns_in_every_process(tmp_path: Path) -> None:
+    # A pattern whose text depends on set order (string hashes are salted per process) would
+    # be a new entry at every start: the file would grow by one each run and never hit.
+    keys = []
+    for seed in ("1", "2"):
+        env = {
+            "PYTHONHASHSEED": seed,
+            "GPU_SIZER_CACHE_DIR": str(tmp_path / seed),
+            "GPU_SIZER_DATA_DIR": str(tmp_path / "data"),
+            "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+            "PATH": "/usr/bin:/bin",
+        }
+        subprocess.run([sys.executable, "-c", _PARSE], env=env, check=True, timeout=120)
+        (written,) = (tmp_path / seed / "regex").glob("*.json")
+        keys.append(set(read_entries(written)))
+    assert len(keys[0]) > 100  # the parser's patterns were cached at all
+    assert keys[0] == keys[1]

@@ -78,17 +78,17 @@ _LENGTH_PATTERNS = (
 
 
 def _model_pattern() -> re.Pattern[str]:
-    """Every spelling of the catalog's embedding and reranker models, longest first, with
-    space, hyphen or underscore between their parts."""
+    """Every spelling of the catalog's embedding and reranker models, longest first (then in
+    alphabetical order, so the pattern is the same text in every process), with space, hyphen
+    or underscore between their parts."""
     from tools.workloads.embedding_models import embedding_models
 
     names = {n for m in embedding_models().values() for n in (m.id, m.name, *m.aliases) if n}
     parts = []
-    for name in sorted(names, key=len, reverse=True):
+    for name in sorted(names, key=lambda n: (-len(n), n)):
         pieces = compiled(r"[\s_-]+").split(name.strip())
         parts.append(r"[\s_-]?".join(re.escape(p) for p in pieces))
-    # Fixed for a given catalog: cached as the parser's own patterns are (a catalog edit is a
-    # new pattern text, a new entry).
+    # Fixed for a given catalog (a catalog edit is a new pattern text, a new entry).
     return compiled(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
 
 
