@@ -22,7 +22,8 @@ groups — is plain data, which `_sre.compile` turns into a pattern object in mi
   trusts its own `__pycache__`: written by this program in the user's own folder, checked
   against damage, not against someone who can already write the user's files;
 - written at exit, only when this process compiled a pattern the file lacked: the file is read
-  again and merged (another process's new entries kept), at most `MAX_ENTRIES`, newest kept,
+  again and merged (another process's new entries kept), at most `MAX_ENTRIES` (those this
+  process used or compiled kept first, so a parser's old patterns age out),
   through a temporary file and `os.replace`, so a reader sees a whole file, never a part;
 - CPython 3.11 to 3.13 only, whose `_sre.compile` takes (pattern, flags, code, groups,
   groupindex, indexgroup); elsewhere `compiled` is `re.compile`.
@@ -50,9 +51,13 @@ from tools.cache_files import user_cache_dir, write_atomically
 FORMAT = 1
 """The layout of a cache file (its header's `format`)."""
 
-MAX_ENTRIES = 4096
+MAX_ENTRIES = 1024
 """Patterns kept in the file (and in memory), at most: the 355 questions of bench.reading use
-299."""
+299. Reading an entry costs ~9 µs, so the patterns older versions of the parser used, which
+stay in the file until the cap pushes them out, cost a start at most ~10 ms."""
+
+MAX_FILE_BYTES = 16 * 2**20
+"""A cache file larger than this is not read (1,024 entries are ~2 MB)."""
 
 _sre: Any = importlib.import_module("_sre")
 
@@ -103,6 +108,7 @@ class RegexCache:
         self._patterns: dict[tuple[str, int], re.Pattern[str]] = {}
         self._stored: dict[tuple[str, int], Entry] | None = None
         self._recorded: dict[tuple[str, int], Entry] = {}
+        self._used: set[tuple[str, int]] = set()
         self._lock = threading.Lock()
 
     @property
@@ -127,6 +133,8 @@ class RegexCache:
             found = build(entry) if entry is not None else None
             if found is None:
                 found = self._compile_and_record(key)
+            else:
+                self._used.add(key)
             if len(self._patterns) < MAX_ENTRIES:
                 self._patterns[key] = found
         return found
@@ -145,16 +153,19 @@ class RegexCache:
 
     def save(self) -> bool:
         """Write the patterns compiled here that the file lacked, merged into the file as it
-        is now; True when a file was written."""
+        is now, newest last: the file's entries this process did not use, those it used, those
+        it compiled; over `MAX_ENTRIES` the oldest go. True when a file was written."""
         with self._lock:
             recorded, self._recorded = self._recorded, {}
+            used = set(self._used)
         if not recorded:
             return False
         entries = read_entries(self.path)
         for key in recorded:
             entries.pop(key, None)
-        merged = [*entries.values(), *recorded.values()][-MAX_ENTRIES:]
-        return write_atomically(self.path, file_text(merged))
+        unused = [e for k, e in entries.items() if k not in used]
+        merged = [*unused, *(e for k, e in entries.items() if k in used), *recorded.values()]
+        return write_atomically(self.path, file_text(merged[-MAX_ENTRIES:]))
 
 
 def compiler_entry(pattern: str, flags: int) -> Entry | None:
@@ -224,6 +235,8 @@ def read_entries(path: Path) -> dict[tuple[str, int], Entry]:
     """The well-formed entries of a cache file, by (pattern, flags); none when the file is
     missing, damaged, of another format or for another interpreter."""
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return {}
         raw = path.read_bytes()
     except OSError:
         return {}

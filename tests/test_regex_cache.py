@@ -185,6 +185,33 @@ def test_the_file_keeps_the_newest_entries_up_to_the_cap(
     assert kept == sorted((p, int(f)) for p, f in PATTERNS[1:4])  # the oldest one dropped
 
 
+def test_over_the_cap_the_patterns_this_process_used_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An old parser's patterns age out: the file keeps what the latest process used first.
+    monkeypatch.setattr(regex_cache, "MAX_ENTRIES", 3)
+    path = tmp_path / "regex.json"
+    _saved(path, PATTERNS[:2])
+    cache = RegexCache(path)
+    cache.compiled(*PATTERNS[0])  # read from the file: used
+    for pattern, flags in PATTERNS[2:4]:
+        cache.compiled(pattern, flags)  # new
+    assert cache.save()
+    kept = sorted(read_entries(path))
+    assert kept == sorted((p, int(f)) for p, f in (PATTERNS[0], *PATTERNS[2:4]))  # 1 dropped
+
+
+def test_a_file_past_the_size_limit_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "regex.json"
+    _saved(path, PATTERNS)
+    monkeypatch.setattr(regex_cache, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    assert read_entries(path) == {}
+    cache = RegexCache(path)
+    assert cache.compiled(SIZE, re.I) == re.compile(SIZE, re.I)
+
+
 def test_an_unwritable_folder_only_means_compiling(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
