@@ -514,3 +514,42 @@ def test_the_engine_named_is_the_engine_shown(question: str, named: str, shown: 
     assert parsed.engine_named == named
     engine = reading_of(parsed).slot("engine")
     assert engine is not None and engine.shown == shown
+
+
+# --- yes/no said without an opening auxiliary: the last words or the question mark alone ----
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Need at least 30 tok/s per user for 50 users on Llama 3.1 8B, will 2x L40S do?",
+        "Llama 3.1 8B on my laptop RTX 4060, ok?",
+        # A workload said with only a question mark: whether it fits.
+        "Run Llama 3.3 70B on 4x RTX 3090 for 5 users with 32k ctx?",
+        "Llama 3.1 405B at fp8 on a single 8xH100 node for 20 users?",
+    ],
+)
+def test_a_yes_no_without_an_opening_word_asks_whether_it_fits(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "fits"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Serve Llama 3.1 70B to 40 users on H100s, what do I need?",
+        "Llama 3.1 70B on 2x H100, how many users?",
+    ],
+)
+def test_a_question_word_keeps_its_own_question(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked != "fits"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Is an L40S cheaper than an H100 per million tokens for Llama 3.1 70B?",
+        "Is a 4090 faster than a 3090 for Llama 3.1 8B?",
+    ],
+)
+def test_two_gpus_set_against_each_other_are_compared(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "compare"

@@ -125,7 +125,8 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     verdict for it."""
     p = parse_workload(question)
     reading = reading_of(p)
-    out: dict[str, Any] = {"asked": "out_of_scope" if scope_only(p) else reading.asked}
+    asked = "memory" if reading.asked == "kv_cache" else reading.asked  # the gold's 'memory'
+    out: dict[str, Any] = {"asked": "out_of_scope" if scope_only(p) else asked}
     if p.stand_in_for is not None:
         # A version the catalog lacks, sized in place by its sibling: the model named is not
         # a catalog model (the gold's null), its size is the one said.
@@ -150,7 +151,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     if p.batch is not None and "users" not in out and task in (None, "inference"):
         # A batch served is the gold's `users`; a training batch has no gold slot (README).
         out["users"] = p.batch
-    for name in ("prompt_tokens", "output_tokens", "region", "train_tokens"):
+    for name in ("prompt_tokens", "output_tokens", "region", "train_tokens", "requests_per_s"):
         if getattr(p, name) is not None:
             out[name] = getattr(p, name)
     if p.budget_amount is not None:

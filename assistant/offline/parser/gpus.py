@@ -174,8 +174,23 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             p.notes.append(f"'{text}' read as {name} (catalog default; also: {others})")
         t.consume(start, end)
     p.gpus = _one_mention_each(p.gpus)
+    _compared(t, p)
+
+
+_COMPARATIVE = re.compile(
+    r"\b(?:cheaper|faster|better|slower|quicker|more\s+(?:cost[\s-]?effective|efficient|"
+    r"economical))\s+than\b",
+    re.I,
+)
+
+
+def _compared(t: Text, p: ParsedWorkload) -> None:
+    """GPUs set against each other: 'A100 vs H100', 'L40S or H100', 'is an L40S cheaper than
+    an H100'."""
     for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
+    if len(p.gpus) > 1 and _COMPARATIVE.search(t.original):
+        p.compare = True
 
 
 _TOTAL_MEMORY = compiled(

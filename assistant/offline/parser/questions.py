@@ -39,6 +39,13 @@ _MEMORY_ASKED = (
     r"(?:\s+(?:requirements?|footprint|usage|needed))?\b"
     r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
 )
+# The KV cache's own size: 'how much KV cache does … need', 'the kv cache size for …'.
+_KV_CACHE_ASKED = (
+    r"\bhow\s+(?:much|big|large)\s+(?:(?:is|of)\s+)?(?:a\s+|the\s+)?kv[\s-]?cache\b"
+    r"|\bkv[\s-]?cache\s+(?:size|usage|footprint|memory|requirements?)\b"
+    r"|\bsize\s+of\s+(?:the\s+)?kv[\s-]?cache\b"
+    r"|\bkv[\s-]?cache\s+(?:do|does|would|will)\s+(?:i|we|it)\s+need\b"
+)
 _COST_ASKED = (
     r"\bwhat\s+(?:does|would|will|do)\b[^?.]{0,60}?\bcost\b"
     r"|\b(?:monthly|hourly|yearly|total)\s+(?:cost|price|bill)\b"
@@ -149,6 +156,9 @@ _YES_NO_PHRASE = (
     r"|\b(?:can|could|will|would)\s+(?:i|we|it|this|they|the\s+\w+)\s+(?:be\s+able\s+to\s+)?"
     r"(?:run|fit|work|load)\b"
     r"|\b(?:feasible|succeed\w*|(?:is\s+there\s+(?:a|any)|any)\s+chance)\b"
+    # The last words: '… will 2x L40S do?', '…, ok?' (the card's name may be read already).
+    r"|\b(?:will|would|does|can)\s+(?:(?:it|they|that|this|[\w.-]+(?:\s+[\w.-]+)?)\s+)?do\s*\?+\s*$"
+    r"|,\s*ok(?:ay)?\s*\?+\s*$"
     r"|\ballow\s+(?:this|it|the\s+\w+)\s+(?:model\s+)?to\s+(?:work|run|fit)\b"
     # Other languages asked in the same threads: 能跑 / 可以…吗 (zh), consigo … rodar (pt).
     r"|能跑|跑得动|能运行|可以运行|能否运行|可以.{0,12}?(?:跑|推理|加载|运行).{0,12}?吗|能.{0,12}?跑.{0,8}?吗"
@@ -214,6 +224,15 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     elif compiled(_HOW_TO_RUN, re.I).search(t.original) and not asked_else:
         named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
         p.asked = "fits" if named else "hardware"
+    elif (
+        not asked_else
+        and (p.gpus or p.gpu_memory_bytes is not None)
+        and re.search(r"\?\s*$", t.original)
+        and not re.search(r"\b(?:how|what|which|why|where|when|who|whose)\b", t.original, re.I)
+    ):
+        # A workload said with a question mark and no question word ('Run Llama 3.3 70B on
+        # 4x 3090 for 5 users?', '405B at fp8 on one 8xH100 node for 20 users?'): does it fit.
+        p.asked = "fits"
 
 
 def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
@@ -222,6 +241,8 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     token ('what's the TTFT on 2x H100?') or the speed ('how many tokens/s on one H100?')."""
     if t.each(_WHICH_MODELS):
         p.asked = "which_models"
+    elif t.each(_KV_CACHE_ASKED):
+        p.asked = "kv_cache"
     elif t.each(_MEMORY_ASKED):
         p.asked = "memory"
     elif t.each(_COST_ASKED):
