@@ -177,7 +177,7 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     _compared(t, p)
 
 
-_COMPARATIVE = re.compile(
+_COMPARATIVE = compiled(
     r"\b(?:cheaper|faster|better|slower|quicker|more\s+(?:cost[\s-]?effective|efficient|"
     r"economical))\s+than\b",
     re.I,

@@ -227,8 +227,10 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     elif (
         not asked_else
         and (p.gpus or p.gpu_memory_bytes is not None)
-        and re.search(r"\?\s*$", t.original)
-        and not re.search(r"\b(?:how|what|which|why|where|when|who|whose)\b", t.original, re.I)
+        and compiled(r"\?\s*$").search(t.original)
+        and not compiled(r"\b(?:how|what|which|why|where|when|who|whose)\b", re.I).search(
+            t.original
+        )
     ):
         # A workload said with a question mark and no question word ('Run Llama 3.3 70B on
         # 4x 3090 for 5 users?', '405B at fp8 on one 8xH100 node for 20 users?'): does it fit.

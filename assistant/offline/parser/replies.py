@@ -39,7 +39,7 @@ def _apple_ram_reply(text: str, previous: ParsedWorkload) -> str | None:
     return None
 
 
-_HOURS_REPLY = re.compile(
+_HOURS_REPLY = compiled(
     r"^\s*(?:about\s+|around\s+|~\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>h|hrs?|hours?|days?|weeks?)"
     r"(?:\s+(?:from\s+now|left|in\s+total))?\s*[.!]?\s*$",
     re.IGNORECASE,

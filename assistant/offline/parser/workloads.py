@@ -247,7 +247,7 @@ def _job_documents(t: Text, p: ParsedWorkload) -> None:
     t.consume(docs.start(), docs.end())  # type: ignore[union-attr]
     p.batch_requests = count
     # 'batch 2M prompts …': the verb right before the documents is the job's.
-    verb = re.search(r"\bbatch\s*$", t.work[: docs.start()], re.I)  # type: ignore[union-attr]
+    verb = compiled(r"\bbatch\s*$", re.I).search(t.work[: docs.start()])  # type: ignore[union-attr]
     if verb is not None:
         t.consume(verb.start(), verb.end())
     t.each(_JOB_WORDS)
