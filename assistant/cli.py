@@ -21,6 +21,7 @@ from contextlib import contextmanager, suppress
 from types import ModuleType
 
 from assistant.sanitize import CleanStream
+from assistant.start_up import imports_uncollected
 
 # name -> one-line help; the module assistant.commands.<name> provides add_parser/run.
 COMMANDS: dict[str, str] = {
@@ -108,6 +109,10 @@ def _run_app(args_list: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """`gpu-sizer ARGV`: a subcommand, or the chat app when none is given; the exit code.
+    With no `argv` this is the process's own command line (the console script, `python -m
+    assistant`), whose command imports run with the collector paused
+    (`start_up.imports_uncollected`)."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] in (["--version"], ["-V"]):
         print(f"gpu-sizer {version()}")
@@ -115,12 +120,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
         return _run_app(args_list)
     command = args_list[0] if args_list[0] in COMMANDS else None
-    parser = build_parser(only=command)
-    args = parser.parse_args(args_list)
-    if args.command is None:
+    with imports_uncollected(active=argv is None):
+        parser = build_parser(only=command)
+        args = parser.parse_args(args_list)
+        module = (
+            None if args.command is None else importlib.import_module(command_module(args.command))
+        )
+    if module is None:
         parser.print_help()
         return 0
-    module = importlib.import_module(command_module(args.command))
     with _clean_stdio():
         return _run_command(module, args)
 

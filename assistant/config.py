@@ -22,7 +22,6 @@ import argparse
 import ipaddress
 import math
 import os
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,7 @@ from assistant.redact import UrlCredentials, redact_url, split_credentials
 from assistant.sanitize import has_control
 from tools.errors import ToolInputError
 from tools.limits import MAX_CONTEXT_TOKENS, MAX_EXCHANGE_RATE, MIN_EXCHANGE_RATE
-from tools.nesting import NestingError, loads_toml
+from tools.nesting import NestingError, loads_toml, toml_decode_error
 from tools.safe_files import read_text
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -273,7 +272,7 @@ def _read_file(path: Path) -> dict[str, Any]:
         data = loads_toml(text)
     except NestingError as exc:
         raise ToolInputError(str(path), f"not a settings file ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
+    except toml_decode_error() as exc:
         raise ToolInputError(str(path), f"not valid TOML ({exc})") from exc
     for secret in ("api_key", "key", "openai_api_key"):
         if secret in data:

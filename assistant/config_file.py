@@ -14,7 +14,6 @@ refused with a message saying where they belong instead.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -63,6 +62,8 @@ def save_config_changes(changes: Mapping[str, Any], path: Path | None = None) ->
     _merge(document, changes)
     updated = tomlkit.dumps(document)
     # Never write a file that would not load.
+    import tomllib
+
     validate_settings(tomllib.loads(updated), str(target))
     return write_text_atomic(target, updated)
 

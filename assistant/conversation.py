@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from assistant.message_shapes import check_messages, clean_message, repair_tool_results
 from assistant.sanitize import clean_text
+from tools.field_factories import empty_list
 
 WORKLOAD_KEY = "offline_workload"
 """Key of the parsed workload (`assistant.reading.parsed.ParsedWorkload`, JSON) on the message
@@ -51,7 +52,7 @@ class Conversation(BaseModel):
     updated: str = Field(default_factory=_now)
     mode: str = "offline"
     model: str | None = None
-    messages: list[dict[str, Any]] = Field(default_factory=list)
+    messages: list[dict[str, Any]] = Field(default_factory=empty_list)
 
     def add(self, message: dict[str, Any]) -> None:
         """Append one message and bump `updated`; the first user message becomes the title.

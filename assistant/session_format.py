@@ -60,6 +60,9 @@ takes ~36 ms, for ~6 % more bytes, and preset 2 ~10 ms for ~5 % more again; each
 packed once (`_PACKED`), so a save pays it for the new turn only. A 4-GPU comparison's session
 is ~37 KB in base 64 at preset 4 (36.6 KB in format 2's base 85 at preset 2)."""
 
+PRESET_DICT_BYTES = 4 * 2**20
+"""The LZMA2 dictionary of `PACK_PRESET` (xz(1): preset 4 is 4 MiB)."""
+
 PACKED_CACHE_BYTES = 64 * 2**20
 """The packed values kept for the next save, at most this many bytes of them (a 50 MB session's
 whole packed content); the least recently used go first."""
@@ -137,9 +140,22 @@ def _pack(value: Any) -> str:
         if packed is not None:
             _PACKED.move_to_end(key)
             return packed
-    packed = base64.b64encode(lzma.compress(text, preset=PACK_PRESET)).decode("ascii")
+    packed = base64.b64encode(_compressed(text)).decode("ascii")
     _remember(key, packed)
     return packed
+
+
+def _compressed(text: bytes) -> bytes:
+    """`text` as xz at `PACK_PRESET`, with a dictionary no larger than `text` needs (the next
+    power of two, at least 4 KiB, below the preset's 4 MiB): the compressor allocates and
+    clears its whole dictionary first, most of the cost of packing a small value (an 8 KB
+    answer). A dictionary that holds all of `text` finds the same matches, so the bytes are as
+    few, and any xz reader (`lzma.decompress`) reads them."""
+    lzma2: dict[str, int] = {"id": lzma.FILTER_LZMA2, "preset": PACK_PRESET}
+    fitted = max(4096, 1 << (len(text) - 1).bit_length())
+    if fitted < PRESET_DICT_BYTES:
+        lzma2["dict_size"] = fitted
+    return lzma.compress(text, format=lzma.FORMAT_XZ, filters=[lzma2])
 
 
 def _digest(text: bytes) -> bytes:

@@ -40,6 +40,17 @@ def _cached_default_ssl_context(*, _trust_env: bool = True) -> ssl.SSLContext:
 httpcore2.default_ssl_context = _cached_default_ssl_context
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's tmpdir plugin has made its factory
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's own user cache folder from the start, before any test module is imported:
+    the parser's module-level patterns compile through the regex cache
+    (assistant/regex_cache.py) at import, which picks its file then, before
+    `_isolated_user_dirs` first runs. The same folder as that fixture's."""
+    factory = config._tmp_path_factory  # type: ignore[attr-defined]  # pytest's own, as tmp_path_factory
+    os.environ["XDG_CACHE_HOME"] = str(factory.getbasetemp().parent / "cache")
+    os.environ.pop("GPU_SIZER_CACHE_DIR", None)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_user_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
@@ -47,7 +58,8 @@ def _isolated_user_dirs(
     """Tests never read the developer's own settings, prices.toml or sessions: platformdirs
     resolves the config and data dirs under XDG_* on Linux, so point them at an empty temporary
     folder, and drop the settings' environment variables. A test that needs them sets them.
-    The user cache folder is the run's own (tools/toml_cache.py)."""
+    The user cache folder is the run's own (tools/toml_cache.py, assistant/regex_cache.py; set
+    for the whole process by `pytest_configure` too)."""
     home = tmp_path_factory.mktemp("user-dirs")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from assistant import session_format
 from assistant.answer import ANSWER_KEY
 from assistant.cli import main
 from assistant.results import RESULT_KEY, LegacyResult, load_result, stored_calls
@@ -263,3 +264,22 @@ def test_a_save_packs_only_what_it_has_not_packed_before(
         if PACKED_KEY in (m.get(key) or {})
     ]
     assert len(calls) == len(packed) >= 2  # nothing remembered: each value packed once
+
+
+@pytest.mark.parametrize("size", [10, 8_500, 200_000])
+def test_a_value_is_packed_with_a_dictionary_fitted_to_it_and_as_small(size: int) -> None:
+    # Repetitive JSON-like text, as a report is: keys and sources over and over.
+    text = (b'{"gpu":"h100-sxm","count":8,"source":"datasheet"},' * (size // 50 + 1))[:size]
+    packed = session_format._compressed(text)
+    assert lzma.decompress(packed) == text
+    assert len(packed) <= len(lzma.compress(text, preset=session_format.PACK_PRESET))
+    # The dictionary in the xz block header: the next power of two of the size, 4 KiB at least
+    # (10 B -> 4 KiB, 8,500 B -> 16 KiB, 200,000 B -> 256 KiB), never above the preset's 4 MiB.
+    fitted = {10: 4096, 8_500: 16_384, 200_000: 262_144}[size]
+
+    def read_within(limit: int, data: bytes) -> bytes:
+        return lzma.LZMADecompressor(memlimit=limit).decompress(data)
+
+    assert read_within(fitted + 2**20, packed) == text
+    with pytest.raises(lzma.LZMAError):  # the preset's own 4 MiB dictionary does not fit there
+        read_within(fitted + 2**20, lzma.compress(text, preset=session_format.PACK_PRESET))

@@ -105,3 +105,19 @@ def test_old_cache_files_of_a_name_are_pruned(cache: Path, tmp_path: Path) -> No
         for i, old in enumerate(sorted(cache.glob("models-*.json"))):
             os.utime(old, ns=(i, i))  # distinct mtimes on a coarse clock
     assert len(list(cache.glob("models-*.json"))) <= toml_cache._KEEP_PER_FILE
+
+
+def test_the_calibration_read_through_the_cache_is_the_tomls(cache: Path) -> None:
+    # catalog/performance.toml is read through this cache at every start that sizes a speed.
+    import sys
+
+    import tools.performance.measured  # noqa: F401  (registers the module below)
+
+    calibration_module = sys.modules["tools.performance.calibration"]
+    measured_module = sys.modules["tools.performance.measured"]
+    path = calibration_module.calibration_path()
+    expected = calibration_module.parse_calibration(path.read_text(encoding="utf-8"))
+    for _ in range(2):  # parsed and written, then read back
+        assert calibration_module.calibration.__wrapped__() == expected
+    assert len(list(cache.glob("performance-*.json"))) == 1
+    assert measured_module.measurements.__wrapped__()  # the same cached parse, rows found

@@ -8,7 +8,6 @@ field named. Look-ups accept ids, aliases and loose spellings ("Llama 3.1 70B",
 from __future__ import annotations
 
 import re
-import tomllib
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -29,7 +28,7 @@ from tools.limits import (
     MAX_TFLOPS,
     MAX_WATTS,
 )
-from tools.nesting import NestingError
+from tools.nesting import NestingError, toml_decode_error
 from tools.safe_files import read_text
 from tools.toml_cache import parse_toml_cached
 from tools.units import GB
@@ -373,7 +372,7 @@ def load_entries(path: Path, table: str, model: type[E], limit: int | None = Non
         raise CatalogError(path, "-", "-", exc.problem) from None
     except NestingError as exc:
         raise CatalogError(path, "-", "-", f"not a price file ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
+    except toml_decode_error() as exc:
         raise CatalogError(path, "-", "-", f"invalid TOML: {exc}") from None
     raw: list[dict[str, Any]] = data.get(table, [])
     if table == "model":

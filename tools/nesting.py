@@ -20,7 +20,6 @@ parse it.
 from __future__ import annotations
 
 import json
-import tomllib
 from typing import Any
 
 MAX_DEPTH = 64
@@ -86,10 +85,21 @@ def loads_json(text: str | bytes, limit: int | None = MAX_DEPTH, **options: Any)
     return value if limit is None else check_depth(value, limit)
 
 
+def toml_decode_error() -> type[ValueError]:
+    """`tomllib.TOMLDecodeError`, imported when asked for: `except toml_decode_error():` is
+    evaluated only when an exception reaches it, so a start that parses no TOML (the catalog
+    read from its cache, no settings file) never imports tomllib (~2 ms)."""
+    import tomllib
+
+    return tomllib.TOMLDecodeError
+
+
 def loads_toml(text: str, limit: int = MAX_DEPTH) -> dict[str, Any]:
     """`tomllib.loads(text)` for a document nested at most `limit` levels (arrays, inline
     tables and dotted keys alike). TOMLDecodeError as tomllib raises it; NestingError for a
     deeper document."""
+    import tomllib  # here: a start that reads the catalog from its cache never parses TOML
+
     try:
         value = tomllib.loads(text)
     except RecursionError:

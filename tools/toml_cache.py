@@ -14,7 +14,8 @@ returns exactly `nesting.loads_toml(text)`, from a cache file when one for this 
   its key, a JSON object) and ignored when anything is off — the TOML is parsed instead and
   the cache rewritten; writes go to a temporary file in the same folder and `os.replace` it,
   so a reader sees a whole file or none, and two writers write the same content;
-- never in the way: a cache folder that cannot be written or read just means parsing.
+- never in the way: a cache folder that cannot be written or read just means parsing (the
+  folder and the atomic write are `tools/cache_files.py`'s, shared with the regex cache).
 """
 
 from __future__ import annotations
@@ -22,14 +23,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from tools.cache_files import user_cache_dir, write_atomically
 from tools.nesting import MAX_DEPTH, NestingError, check_depth, loads_toml
 
-CACHE_DIR_ENV = "GPU_SIZER_CACHE_DIR"
 CACHE_FORMAT = 1
 _KEEP_PER_FILE = 2
 """Cache files kept per TOML file name (the current text's and one before: switching branches
@@ -38,12 +37,7 @@ or a refresh and back does not parse again); older ones are removed when a new o
 
 def cache_dir() -> Path:
     """Where parsed catalog files are cached (not created here)."""
-    override = os.environ.get(CACHE_DIR_ENV)
-    if override:
-        return Path(override) / "toml"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("gpu-sizer")) / "toml"
+    return user_cache_dir("toml")
 
 
 def parse_toml_cached(path: Path, text: str) -> dict[str, Any]:
@@ -86,17 +80,7 @@ def _write(target: Path, key: str, data: dict[str, Any]) -> None:
         return
     if json.loads(text)["data"] != data:
         return
-    with contextlib.suppress(OSError):
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(temp, target)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            return
+    if write_atomically(target, text):
         _prune(target)
 
 

@@ -33,6 +33,7 @@ from tools.defaults import (
     default_request_shape,
 )
 from tools.errors import ToolInputError, from_validation_error
+from tools.field_factories import empty_list
 from tools.limits import (
     FINITE,
     MAX_BATCH_SEQUENCES,
@@ -71,12 +72,12 @@ class Constraints(BaseModel):
     model_config = ConfigDict(extra="forbid", **FINITE)
 
     only_gpus: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="GPU ids or names to allow; empty = all.",
     )
     exclude_gpus: list[Annotated[str, Field(max_length=MAX_NAME_CHARS)]] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Deny-list of catalog GPU ids or names.",
     )

@@ -29,6 +29,7 @@ from assistant.prices.sources import SOURCES, PriceSource, source_named
 from assistant.render.output import Document, add_pager_option, emit, text_lines
 from assistant.sanitize import clean_text
 from tools.errors import ToolInputError
+from tools.field_factories import empty_list
 from tools.limits import FINITE
 
 
@@ -38,7 +39,7 @@ class PricesOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", **FINITE)
 
     source: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Refresh only these sources ("
         + ", ".join(s.name for s in SOURCES)
         + "); the other sources' rows are kept from the file in use.",

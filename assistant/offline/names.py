@@ -17,12 +17,13 @@ from difflib import SequenceMatcher
 from functools import cache
 from itertools import pairwise
 
+from assistant.regex_cache import compiled
 from tools.catalog import Catalog, GpuSpec, get_catalog
 from tools.errors import ToolInputError
 
 _SEP = r"[\s\-_:./]*"
-_CHUNK_RE = re.compile(r"[a-z]+|\d+(?:\.\d+)?(?:x\d+)?[a-z]*")
-_VENDOR_RE = re.compile(r"^(nvidia|amd|intel)\s+", re.IGNORECASE)
+_CHUNK_RE = compiled(r"[a-z]+|\d+(?:\.\d+)?(?:x\d+)?[a-z]*")
+_VENDOR_RE = compiled(r"^(nvidia|amd|intel)\s+", re.IGNORECASE)
 
 
 _REGEX_CACHE = 256
@@ -145,7 +146,7 @@ def _model_keys(catalog: Catalog) -> dict[str, _Entry]:
 def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
     keyed: dict[str, _Entry] = {}
     for entry in catalog.gpus.values():
-        name = re.sub(r"\(.*?\)", "", _VENDOR_RE.sub("", entry.name))
+        name = compiled(r"\(.*?\)").sub("", _VENDOR_RE.sub("", entry.name))
         for form in (entry.id, name, *entry.aliases):
             key = _key(form)
             # A digit marks a GPU name ("H100"); a name of two words or more without one
@@ -191,7 +192,7 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
     return keyed
 
 
-_MEMORY_WORD = re.compile(r"\d+gb|hbm\w*|gddr\w*")
+_MEMORY_WORD = compiled(r"\d+gb|hbm\w*|gddr\w*")
 """A chunk of a GPU name that says its memory ('80gb', 'hbm3e')."""
 
 
@@ -271,7 +272,7 @@ def model_families() -> dict[str, tuple[str, ...]]:
 # and at least four letters, is that family misspelt: 'lamma' 0.80 and 'lama' 0.89 to 'llama',
 # 'mixtrall' 0.93 to 'mixtral', 'qween' 0.89 to 'qwen'; 'lambda' scores 0.73.
 _FAMILY_TYPO_RATIO = 0.75
-_SIZE_CHUNK = re.compile(r"^\d+(?:\.\d+)?(?:x\d+)?[bm]$")
+_SIZE_CHUNK = compiled(r"^\d+(?:\.\d+)?(?:x\d+)?[bm]$")
 
 
 def corrected_family(word: str) -> str | None:

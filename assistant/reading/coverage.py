@@ -12,17 +12,18 @@ import re
 from functools import cache
 
 from assistant.reading.model import Span, Unread, UnreadKind
+from assistant.regex_cache import compiled
 from tools.catalog import get_catalog
 
-_MONEY = re.compile(
+_MONEY = compiled(
     r"[$€£¥]|\b(?:usd|eur|gbp|dollars?|euros?|pounds?|bucks|quid|cents?|k\$|\$k)\b", re.I
 )
-_RATE = re.compile(
+_RATE = compiled(
     r"/\s*(?:s|sec|second|min|minute|h|hr|hour|day)\b|\bper\s+(?:second|sec|minute|min|hour|day)\b"
     r"|\b(?:rps|qps|rpm|tps|req/s|reqs?|p50|p90|p95|p99|percentile|ms|msec)\b",
     re.I,
 )
-_NUMBER_WORDS = re.compile(
+_NUMBER_WORDS = compiled(
     r"\b(?:half|quarter|third|dozen|hundreds?|thousands?|millions?|billions?|trillions?|"
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
     r"forty|fifty|hundred|double|twice|triple|gigs?|gigabytes?|megabytes?|terabytes?|"
@@ -31,13 +32,13 @@ _NUMBER_WORDS = re.compile(
     r"several|multiple|mutil|various|couple|few|bunch|handful)\b",
     re.I,
 )
-_HARDWARE = re.compile(
+_HARDWARE = compiled(
     r"\b(?:laptops?|notebooks?|mobile|macbooks?|imac|igpu|apu|jetson|orin|cpu[\s-]?only|"
     r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation|cpus?|(?:smart)?phones?|iphone|"
     r"android|tablets?|ipad|raspberry)\b",
     re.I,
 )
-_TERMS = re.compile(
+_TERMS = compiled(
     r"\b(?:lora|adapters?|embed\w*|rerank\w*|encoders?|spot|preemptible|reserved|"
     r"speculative|draft|prefix|caching|disaggregat\w*|prefill|decode|offload\w*|moe|experts?|"
     r"multimodal|vision|images?|audio|video|parallel\w*|distill\w*|kv|flash|batch\w*|"
@@ -45,7 +46,7 @@ _TERMS = re.compile(
     r"nvlink|pcie|sharding|fsdp|deepspeed|zero)\b",
     re.I,
 )
-_YEAR = re.compile(r"(?:19[9]\d|20[0-3]\d)")
+_YEAR = compiled(r"(?:19[9]\d|20[0-3]\d)")
 
 _GPU_BRANDS = (
     "geforce", "quadro", "tesla", "titan", "radeon", "instinct", "firepro", "vega", "rtx",
@@ -72,13 +73,13 @@ def _hardware_names() -> re.Pattern[str]:
     words = {
         w.lower()
         for gpu in get_catalog().gpus.values()
-        for w in re.findall(r"[A-Za-z]{2,}", gpu.name)
+        for w in compiled(r"[A-Za-z]{2,}").findall(gpu.name)
     }
     names = sorted((words - _GENERIC_NAME_WORDS) | set(_GPU_BRANDS), key=len, reverse=True)
     return re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.I)
 
 
-_ASKED_WORDS = re.compile(
+_ASKED_WORDS = compiled(
     r"\b(?:normal|expected|usual|reasonable|acceptable|first[\s-]+token|faster|slower|quicker|"
     r"usable|improve\w*|optimi[sz]\w*|tweak\w*|settings?|parameters?|split|bottleneck\w*|"
     # Not 'error' or 'crash' alone: an out-of-memory error asks whether it fits.
@@ -96,7 +97,7 @@ def unread_kind(text: str) -> tuple[UnreadKind, bool]:
         return "money", True
     if _RATE.search(text):
         return "rate", True
-    if re.search(r"\d", text):
+    if compiled(r"\d").search(text):
         # A year ('in 2025') dates the question, it sizes nothing.
         return "number", not _YEAR.fullmatch(text.strip())
     if _NUMBER_WORDS.search(text):

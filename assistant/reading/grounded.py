@@ -16,7 +16,6 @@ import bisect
 import contextlib
 import itertools
 import math
-import re
 import typing
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pydantic_core import PydanticUndefined
 
 from assistant.reading.model import Span
 from assistant.reading.numbers import WrittenNumber, written_numbers
+from assistant.regex_cache import compiled
 from assistant.results import ToolError
 from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS, DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
@@ -158,7 +158,7 @@ def _gpu_counts(value: Any, found: set[tuple[str, int]]) -> None:
 
 
 def _normal(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", text.lower())
+    return compiled(r"[^a-z0-9]+").sub("", text.lower())
 
 
 # --- numbers -------------------------------------------------------------------------------
@@ -309,11 +309,11 @@ def _name_grounded(kind: str, value: str, corpus: str, corpus_numbers: set[float
     if any(len(_normal(f)) >= 2 and _normal(f) in corpus for f in forms):
         return True
     if kind == "gpu":
-        keys = [w for w in re.findall(r"[a-z]*\d+[a-z]*", entry.name.lower()) if len(w) >= 2]
+        keys = [w for w in compiled(r"[a-z]*\d+[a-z]*").findall(entry.name.lower()) if len(w) >= 2]
         return any(k in corpus for k in keys[:1])
     # A size the user wrote ('a 70B', 'the 8B Llama') grounds a model of that size: which one
     # is a reading, and a difference from the parser's is named in the answer.
-    sizes = [float(m) for m in re.findall(r"(\d+(?:\.\d+)?)b\b", entry.name.lower())]
+    sizes = [float(m) for m in compiled(r"(\d+(?:\.\d+)?)b\b").findall(entry.name.lower())]
     return any(any(_close(s, n) for n in corpus_numbers) for s in sizes)
 
 

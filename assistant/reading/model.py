@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from tools.field_factories import empty_list
 from tools.sizing.request import AskedFigure
 
 AskedSlot = Literal[
@@ -72,7 +73,7 @@ class SlotSource(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     origin: Origin = "question"
-    spans: list[Span] = Field(default_factory=list)
+    spans: list[Span] = Field(default_factory=empty_list)
 
 
 UnreadKind = Literal["number", "money", "rate", "hardware", "term", "asked", "word"]
@@ -124,11 +125,11 @@ class Reading(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     question: str = Field(description="This turn's text.")
-    slots: list[ReadSlot] = Field(default_factory=list)
+    slots: list[ReadSlot] = Field(default_factory=empty_list)
     asked: AskedFigure = "hardware"
-    unread: list[Unread] = Field(default_factory=list)
-    questions: list[AskBack] = Field(default_factory=list)
-    out_of_scope: list[OutOfScope] = Field(default_factory=list)
+    unread: list[Unread] = Field(default_factory=empty_list)
+    questions: list[AskBack] = Field(default_factory=empty_list)
+    out_of_scope: list[OutOfScope] = Field(default_factory=empty_list)
 
     def slot(self, name: str) -> ReadSlot | None:
         """The slot called `name`, if it was read."""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from assistant.reading.model import Span
 from assistant.reading.quantities import NUMBER_WORDS
+from assistant.regex_cache import compiled
 
 _SUFFIX: dict[str, tuple[float, ...]] = {
     "k": (1e3, 2**10),
@@ -78,13 +79,13 @@ _WORDS: dict[str, float] = {
 """Numbers written as words ('forty users', 'a dozen GPUs', 'double the cards'): the parser's
 (`reading.quantities.NUMBER_WORDS`) and the multiples a follow-up says."""
 
-_NUMBER = re.compile(
+_NUMBER = compiled(
     r"(?<![\d.])(?P<num>\d{1,3}(?:[,\u202f\u00a0_]\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s?(?P<suffix>k|K|m|M|b|B|bn|t|T|thousand|million|millions|billion|billions|trillion|"
     r"hundred|mil|mio)(?![a-zA-Z]))?"
-    r"(?:\s?(?P<unit>ms|msec|milliseconds?|mins?|minutes?|%|percent|days?|weeks?)(?![a-zA-Z]))?",
+    r"(?:\s?(?P<unit>ms|msec|milliseconds?|mins?|minutes?|%|percent|days?|weeks?)(?![a-zA-Z]))?"
 )
-_WORD = re.compile(r"\b(?P<word>" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
+_WORD = compiled(r"\b(?P<word>" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class WrittenNumber:
 
 
 def _plain(num: str) -> float:
-    return float(re.sub(r"[,\u202f\u00a0_]", "", num))
+    return float(compiled(r"[,\u202f\u00a0_]").sub("", num))
 
 
 def written_numbers(text: str) -> list[WrittenNumber]:

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assistant.conversation import WORKLOAD_KEY, Conversation
 from assistant.reading.model import AskBack, AskedSlot, AskedWhy, SlotSource, Span
+from tools.field_factories import empty_list
 from tools.fits import RankBy
 from tools.hardware import GpuLimitRule
 from tools.sizing.claims import Claim
@@ -67,7 +68,7 @@ class GpuMention(BaseModel):
     text: str = Field(description="The words used, as written.")
     count: int | None = Field(default=None, description="GPUs of this kind, count.")
     variants: list[str] = Field(
-        default_factory=list, description="Catalog ids the words could also mean."
+        default_factory=empty_list, description="Catalog ids the words could also mean."
     )
     memory_bytes: int | None = Field(
         default=None,
@@ -150,13 +151,13 @@ class ParsedWorkload(BaseModel):
         default=False, description="Self-hosting compared with a hosted API ('vs an API')."
     )
     api_providers: list[str] = Field(
-        default_factory=list, description="Hosted API providers named ('the Groq API')."
+        default_factory=empty_list, description="Hosted API providers named ('the Groq API')."
     )
     api_models: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Hosted API models named to compare with ('or use GPT-4o mini'), as said.",
     )
-    gpus: list[GpuMention] = Field(default_factory=list, description="GPUs named, in order.")
+    gpus: list[GpuMention] = Field(default_factory=empty_list, description="GPUs named, in order.")
     compare: bool = Field(default=False, description="The text compares options ('vs').")
     gpu_count: int | None = Field(default=None, description="GPUs said without a name, count.")
     gpu_memory_bytes: int | None = Field(
@@ -170,7 +171,7 @@ class ParsedWorkload(BaseModel):
         description="'consumer', 'gaming' or 'desktop' card said: consumer GPUs only.",
     )
     multi_gpu: bool = Field(default=False, description="'multi-GPU' said without a count.")
-    interconnects: list[Interconnect] = Field(default_factory=list)
+    interconnects: list[Interconnect] = Field(default_factory=empty_list)
     budget_amount: float | None = Field(default=None, description="Budget in `budget_currency`.")
     budget_currency: str | None = Field(default=None, description="USD, EUR or GBP as written.")
     budget_period: BudgetPeriod | None = None
@@ -220,7 +221,7 @@ class ParsedWorkload(BaseModel):
         description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
     )
     changes: list[Change] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Figures of the previous question changed relative to it ('double the "
         "cards'), applied by the follow-up merge.",
     )
@@ -231,17 +232,17 @@ class ParsedWorkload(BaseModel):
         default=None, description="How many of it the answer led with ('double the cards')."
     )
     assumed: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Fields whose value is a stated default reading of vague words ('fine-tune' "
         "with no method: full), not something the question said.",
     )
     out_of_scope: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Topics asked that gpu-sizer cannot answer ('live availability of GPUs', "
         "'model quality …'), said in one sentence each (`parser.scope`).",
     )
     claims: list[Claim] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Rules of thumb the user stated ('18 bytes per parameter', '4× the model', "
         "'so 64 GB'), checked by tools.sizing rather than taken as inputs.",
     )
@@ -298,13 +299,15 @@ class ParsedWorkload(BaseModel):
     inter_token_target_s: float | None = Field(
         default=None, description="Inter-token time target, seconds."
     )
-    notes: list[str] = Field(default_factory=list, description="How ambiguous words were read.")
-    questions: list[AskBack] = Field(
-        default_factory=list, description="Missing facts that change the verdict, asked back."
+    notes: list[str] = Field(
+        default_factory=empty_list, description="How ambiguous words were read."
     )
-    unplaced: list[str] = Field(default_factory=list, description="Fragments not understood.")
+    questions: list[AskBack] = Field(
+        default_factory=empty_list, description="Missing facts that change the verdict, asked back."
+    )
+    unplaced: list[str] = Field(default_factory=empty_list, description="Fragments not understood.")
     unread: list[Span] = Field(
-        default_factory=list, description="Where the unplaced fragments are in the question."
+        default_factory=empty_list, description="Where the unplaced fragments are in the question."
     )
     sources: dict[str, SlotSource] = Field(
         default_factory=dict,

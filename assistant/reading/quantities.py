@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 
+from assistant.regex_cache import compiled
 from tools.limits import MAX_CONTEXT_TOKENS, MAX_SEQUENCES
 
 NUMBER_WORDS: dict[str, int] = {
@@ -64,7 +65,7 @@ SUFFIX = rf"{_SUFFIX_WORD}?"
 QUANTITY = rf"{NUMBER}(?:\s?{_SUFFIX_WORD})?"
 WORD_NUMBER = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 
-_QUANTITY_RE = re.compile(rf"^\s*({NUMBER})\s?({SUFFIX})\s*$", re.IGNORECASE)
+_QUANTITY_RE = compiled(rf"^\s*({NUMBER})\s?({SUFFIX})\s*$", re.IGNORECASE)
 
 MAX_READ_QUANTITY = 1e15
 """Numbers above this are never read as a figure: they are beyond every bound the tools accept
@@ -101,13 +102,12 @@ def out_of_range_question(said: str, noun: str = "") -> str:
     applies (by the word after the number) and a request for the real figure. Such a figure is
     never sized at the bound, nor dropped."""
     word = noun.lower()
-    if re.fullmatch(
+    if compiled(
         r"(?:[a-z]+\s+)?(?:users?|requests?|sequences?|sessions?|clients?|"
-        r"people|streams?|chats?|conversations?|customers?|queries)",
-        word,
-    ):
+        r"people|streams?|chats?|conversations?|customers?|queries)"
+    ).fullmatch(word):
         bound = f"at most {MAX_SEQUENCES:,} concurrent users"
-    elif re.fullmatch(r"(?:tokens?|toks?|context|ctx)", word):
+    elif compiled(r"(?:tokens?|toks?|context|ctx)").fullmatch(word):
         bound = f"at most {MAX_CONTEXT_TOKENS:,} tokens per sequence"
     else:
         bound = "every count, length and rate it sizes is far below 10^15"

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.field_factories import empty_list
 from tools.limits import (
     FINITE,
     MAX_EXCHANGE_RATE,
@@ -114,16 +115,16 @@ class PriceFilter(BaseModel):
     model_config = ConfigDict(extra="forbid", **FINITE)
 
     providers: list[Name] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Provider names (case-insensitive substring match).",
     )
     gpus: list[Name] = Field(
-        default_factory=list, max_length=MAX_LIST_ITEMS, description="GPU catalog ids."
+        default_factory=empty_list, max_length=MAX_LIST_ITEMS, description="GPU catalog ids."
     )
     eu_only: bool = Field(default=False, description="Only prices in a stated EU region.")
     tiers: list[Tier] = Field(
-        default_factory=list, max_length=MAX_LIST_ITEMS, description="Price tiers to include."
+        default_factory=empty_list, max_length=MAX_LIST_ITEMS, description="Price tiers to include."
     )
     max_usd_per_hour: float | None = Field(
         default=None,
@@ -141,12 +142,12 @@ class PriceFilter(BaseModel):
         default=False, description="Also price historical rows (marked superseded)."
     )
     api_providers: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Hosted API providers to compare against (case-insensitive substring "
         "match, e.g. 'groq'); empty: every provider with a price for the model.",
     )
     api_models: list[Name] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Hosted API models to compare against instead of the self-hosted model's "
         "own hosted prices (a model, family or price id of the API catalog, e.g. "

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from tools.field_factories import empty_list
 from tools.pricing import PriceEntry, Tier, as_of_instant, is_low_confidence
 
 MatchKind = Literal["same", "comparable", "named"]
@@ -210,7 +211,7 @@ class ServingCostResult(BaseModel):
     break_even: list[BreakEven]
     excluded: list[ExcludedPrice]
     unconverted: list[UnconvertedPrice] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Offers in another currency left out of every USD comparison (no exchange "
         "rate given), cheapest first in their own currency.",
     )
@@ -255,7 +256,7 @@ class TrainingCostResult(BaseModel):
     cheapest_meeting_deadline: TrainingCostRow | None
     excluded: list[ExcludedPrice]
     unconverted: list[UnconvertedPrice] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Offers in another currency left out of every USD comparison.",
     )
     unconverted_note: str | None = None

@@ -27,6 +27,7 @@ from tools.catalog import get_catalog
 from tools.cost.exchange import rate_used
 from tools.cost.inputs import HOURS_PER_MONTH
 from tools.deployment.purchase_prices import PurchaseKind, purchase_prices
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_GPUS, MAX_NAME_CHARS, MIN_RATE
 from tools.pricing import (
     PriceBook,
@@ -139,8 +140,8 @@ class BuyVsRent(BaseModel):
     break_even_months_high: float | None = None
     kwh_per_million_tokens: float | None = None
     usd_energy_per_million_tokens: float | None = None
-    assumptions: list[str] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)
+    warnings: list[str] = Field(default_factory=empty_list)
 
 
 def cheapest_rental(gpu: str, count: int, book: PriceBook, today: date) -> RentalUsed | None:

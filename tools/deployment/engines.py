@@ -25,6 +25,7 @@ from tools.deployment.engine_rules import (
 )
 from tools.deployment.launch_lines import engine_command
 from tools.errors import ToolInputError, from_validation_error
+from tools.field_factories import empty_list
 from tools.limits import (
     MAX_CONTEXT_TOKENS,
     MAX_LORA_ADAPTERS,
@@ -114,7 +115,7 @@ class EnginePlan(BaseModel):
     config_file: str | None = Field(
         default=None, description="A file the command reads (TensorRT-LLM YAML), its text."
     )
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=empty_list)
     source: str
     as_of: str = AS_OF
 

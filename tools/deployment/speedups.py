@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import count_parameters
 from tools.errors import ToolInputError
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_NAME_CHARS, MAX_SEQUENCES, MIN_RATE
 from tools.memory.formats import normalize_format
 from tools.memory.model import model_weight_bytes, resolve_model
@@ -143,7 +144,7 @@ class Speedups(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    speculative: list[Speculative] = Field(default_factory=list)
+    speculative: list[Speculative] = Field(default_factory=empty_list)
     draft_name: str | None = None
     draft_weights_bytes: int | None = None
     draft_fits: bool | None = Field(
@@ -158,8 +159,8 @@ class Speedups(BaseModel):
     decode_replicas: int | None = None
     gpus_disaggregated: int | None = None
     gpus_colocated: int | None = None
-    lines: list[str] = Field(default_factory=list, description="Published ranges, said once.")
-    sources: list[str] = Field(default_factory=list)
+    lines: list[str] = Field(default_factory=empty_list, description="Published ranges, said once.")
+    sources: list[str] = Field(default_factory=empty_list)
 
 
 def tokens_per_step(alpha: float, gamma: int) -> float:

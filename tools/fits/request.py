@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.field_factories import empty_list
 from tools.hardware import GpuLimitRule
 from tools.limits import FINITE, MAX_CONTEXT_TOKENS, MAX_NAME_CHARS
 from tools.performance.basis import SpeedBasis
@@ -62,7 +63,7 @@ class ModelFit(BaseModel):
     decode_label: SpeedBasis | None
     ollama_reference: str
     ollama_library_tag: bool = Field(description="ollama_reference is a tag Ollama pulls.")
-    tags: list[str] = Field(default_factory=list, description="coding / reasoning, by name.")
+    tags: list[str] = Field(default_factory=empty_list, description="coding / reasoning, by name.")
 
 
 class SizeClass(BaseModel):
@@ -89,4 +90,4 @@ class FitsResult(BaseModel):
     listed: int
     tried: int
     left_out: int = Field(description="Models that fit beyond `limit`.")
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)

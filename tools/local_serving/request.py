@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.field_factories import empty_list
 from tools.hardware import GpuLimitRule
 from tools.limits import MAX_CONTEXT_TOKENS
 from tools.memory.request import ModelChoice
@@ -190,5 +191,5 @@ class LocalServingPlan(BaseModel):
     launch: LaunchLines | None = Field(default=None, description="Every launch line.")
     ollama_modelfile: str | None = None
     ollama_env: dict[str, str] = Field(default_factory=dict)
-    assumptions: list[str] = Field(default_factory=list)
-    warnings: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)
+    warnings: list[str] = Field(default_factory=empty_list)

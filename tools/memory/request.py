@@ -24,6 +24,7 @@ from pydantic import (
 
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError, from_validation_error
+from tools.field_factories import empty_list
 from tools.limits import (
     FINITE,
     MAX_CONTEXT_TOKENS,
@@ -414,7 +415,7 @@ class Component(BaseModel):
     name: str = Field(description="weights, kv_cache, activations, gradients, optimizer, overhead")
     bytes_per_gpu: int = Field(description="Bytes on the most loaded GPU.")
     formula: str
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)
 
 
 class MemoryEstimate(BaseModel):
@@ -450,7 +451,7 @@ class MemoryEstimate(BaseModel):
     components: list[Component]
     assumptions: list[str]
     warnings: list[Note] = Field(
-        default_factory=list, description="What the request asks that the estimate doubts."
+        default_factory=empty_list, description="What the request asks that the estimate doubts."
     )
     num_gpus: int
     tp: int

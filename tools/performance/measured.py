@@ -12,11 +12,11 @@ published rows match, the newest build's is the figure, and when they disagree b
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tools.performance.calibration import calibration_path
+from tools.toml_cache import parse_toml_cached
 
 CONTEXT_TOLERANCE = 0.05
 SPREAD_TOLERANCE = 0.10
@@ -61,7 +61,7 @@ def measurements() -> tuple[Measurement, ...]:
     path = calibration_path()
     if not path.is_file():
         return ()
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = parse_toml_cached(path, path.read_text(encoding="utf-8"))  # calibration()'s cache
     return tuple(
         Measurement(
             row=str(item["row"]),

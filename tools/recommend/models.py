@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
+from tools.field_factories import empty_list
 from tools.notes import Note
 from tools.performance.basis import SpeedBasis
 
@@ -107,7 +108,7 @@ class Option(BaseModel):
         "constants (and how many published rows they were fitted on).",
     )
     latency_curve: list[LatencyPoint] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="TTFT and decode speed as concurrency grows on one replica (ranked "
         "options only).",
     )
@@ -138,8 +139,8 @@ class Option(BaseModel):
     price_age: str | None = Field(
         default=None, description="How old that price is on the ranking's clock ('74 days old')."
     )
-    reasons: list[str] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=empty_list)
+    notes: list[str] = Field(default_factory=empty_list)
     gpu_as_of: str = ""
 
     @property
@@ -198,7 +199,7 @@ class Recommendation(BaseModel):
         default=None, description="When nothing meets the targets: what comes closest and why."
     )
     warnings: list[Note] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="The memory calculator's warnings about the request (e.g. a context above "
         "the model's maximum).",
     )

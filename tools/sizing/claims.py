@@ -28,6 +28,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_NAME_CHARS
 from tools.memory import MemoryEstimate
 from tools.memory.training import PRECISIONS, state_bytes_per_param
@@ -152,7 +153,7 @@ class ClaimCheck(BaseModel):
     total_bytes: int = Field(description="The whole need per GPU, bytes.")
     components: dict[str, int] = Field(description="The need's components per GPU, bytes.")
     matches_accounting: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Training accountings whose model-state bytes per parameter the claim "
         "matches, in words (which rule the user's figure is).",
     )

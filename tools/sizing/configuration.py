@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from tools.field_factories import empty_list
 from tools.memory import MemoryEstimate
 
 
@@ -20,7 +21,7 @@ class SizingError(BaseModel):
     problem: str
     allowed: str | None = None
     did_you_mean: list[str] = Field(
-        default_factory=list, description="The closest catalog names, for a name not found."
+        default_factory=empty_list, description="The closest catalog names, for a name not found."
     )
 
     @property

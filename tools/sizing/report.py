@@ -22,6 +22,7 @@ from tools.cost.exchange import RateUsed
 from tools.deployment.buy_vs_rent import BuyVsRent
 from tools.deployment.engines import EnginePlan
 from tools.deployment.speedups import Speedups
+from tools.field_factories import empty_list
 from tools.local_serving import LocalServingPlan
 from tools.memory import MemoryEstimate
 from tools.notes import Note
@@ -184,9 +185,10 @@ class AlternativeReading(BaseModel):
     GPU that hold it."""
 
     weights: str
-    memory: list[SizedConfiguration] = Field(default_factory=list)
+    memory: list[SizedConfiguration] = Field(default_factory=empty_list)
     fewest: list[SizedConfiguration] = Field(
-        default_factory=list, description="Per named GPU that does not fit: the fewest that do."
+        default_factory=empty_list,
+        description="Per named GPU that does not fit: the fewest that do.",
     )
 
 
@@ -323,7 +325,7 @@ class SizingReport(BaseModel):
     request: SizingRequest
     model_id: str | None = Field(default=None, description="The model sized (catalog id).")
     weights_format: str | None = Field(default=None, description="Weight format sized.")
-    memory: list[SizedConfiguration] = Field(default_factory=list)
+    memory: list[SizedConfiguration] = Field(default_factory=empty_list)
     question: VariantQuestion | None = None
     shape_question: ShapeQuestion | None = Field(
         default=None,
@@ -337,7 +339,7 @@ class SizingReport(BaseModel):
     recommendation_error: SizingError | None = None
     costs: CostComparison | None = None
     costs_error: SizingError | None = None
-    priced: list[PricedConfiguration] = Field(default_factory=list)
+    priced: list[PricedConfiguration] = Field(default_factory=empty_list)
     priced_nearest: bool = Field(
         default=False,
         description="Nothing meets the targets: the nearest fitting options were priced.",
@@ -349,23 +351,23 @@ class SizingReport(BaseModel):
         "sequence at a time; what named GPUs hold is said as sequences, no user count invented.",
     )
     headline: Headline | None = None
-    zero3_resize: list[SizedConfiguration] = Field(default_factory=list)
+    zero3_resize: list[SizedConfiguration] = Field(default_factory=empty_list)
     scale_out: ScaleOut | None = None
-    lower_formats: list[FormatFit] = Field(default_factory=list)
+    lower_formats: list[FormatFit] = Field(default_factory=empty_list)
     layout_breakdown: SizedConfiguration | None = None
-    longest_context: list[ContextFit] = Field(default_factory=list)
+    longest_context: list[ContextFit] = Field(default_factory=empty_list)
     budget_check: BudgetCheck | None = None
     alternative: AlternativeReading | None = Field(
         default=None, description="The same configurations in the other reading of the format."
     )
     ways_out: list[WayOut] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Nothing named fits a training job: each lever pulled, and all together. "
         "A named serving configuration that does not fit: the longest context it holds at the "
         "format and load asked, and an 8-bit KV cache when that makes it fit (or fit longer).",
     )
     claim_checks: list[ClaimCheck] = Field(
-        default_factory=list, description="The user's rules of thumb, checked."
+        default_factory=empty_list, description="The user's rules of thumb, checked."
     )
     exchange_rate: RateUsed | None = Field(
         default=None, description="The EUR→USD rate the USD figures of EUR prices used."
@@ -373,13 +375,13 @@ class SizingReport(BaseModel):
     asked_answer: AskedAnswer | None = Field(
         default=None, description="The figure the question asked for (`tools.sizing.asked`)."
     )
-    notes: list[Note] = Field(default_factory=list)
+    notes: list[Note] = Field(default_factory=empty_list)
     # --- Owned hardware (issue 29): the local plans, and whether they lead ---
     local: list[LocalServingPlan] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="The llama.cpp / Ollama plan of each named configuration (owned hardware).",
     )
-    local_errors: list[SizingError] = Field(default_factory=list)
+    local_errors: list[SizingError] = Field(default_factory=empty_list)
     leads_with_local: bool = Field(
         default=False,
         description="The local plan is the answer's verdict; the datacenter sizing (vLLM, "

@@ -21,6 +21,7 @@ from tools.cost.inputs import HOURS_PER_MONTH, Name
 from tools.deployment.buy_vs_rent import BuyOptions
 from tools.deployment.engine_rules import ServeEngine
 from tools.deployment.speedups import SpeedupOptions
+from tools.field_factories import empty_list
 from tools.limits import (
     FINITE,
     MAX_EXCHANGE_RATE,
@@ -82,7 +83,7 @@ class GpuConfiguration(BaseModel):
         description="GPUs of it; omit when not said (one GPU is sized, the search finds more).",
     )
     variants: list[Name] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Other catalog GPU ids the same words could mean ('A100': 40 and 80 GB).",
     )
@@ -107,10 +108,14 @@ class PricingScope(BaseModel):
         description="US dollars per euro, to compare EUR prices in USD.",
     )
     tiers: list[Tier] = Field(
-        default_factory=list, max_length=MAX_LIST_ITEMS, description="Price tiers (default all)."
+        default_factory=empty_list,
+        max_length=MAX_LIST_ITEMS,
+        description="Price tiers (default all).",
     )
     providers: list[Name] = Field(
-        default_factory=list, max_length=MAX_LIST_ITEMS, description="Provider name substrings."
+        default_factory=empty_list,
+        max_length=MAX_LIST_ITEMS,
+        description="Provider name substrings.",
     )
     max_usd_per_hour: float | None = Field(
         default=None,
@@ -120,12 +125,12 @@ class PricingScope(BaseModel):
     )
     include_superseded: bool = Field(default=False, description="Also historical prices.")
     api_providers: list[Name] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Hosted API providers to compare with (substrings).",
     )
     api_models: list[Name] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Hosted API models to compare with instead of the model's own hosted "
         "prices ('gpt-4o-mini'): another model, compared on price only.",
@@ -221,7 +226,7 @@ class SizingRequest(BaseModel):
 
     workload: Workload = Field(description="Model, load, targets and constraints.")
     configurations: list[GpuConfiguration] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_CONFIGURATIONS,
         description="GPUs the user named, each sized; their counts bound the search.",
     )
@@ -261,7 +266,7 @@ class SizingRequest(BaseModel):
         "'throughput', 'cost', 'memory', 'training_time' …): the answer leads with it.",
     )
     claims: list[Claim] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         max_length=MAX_LIST_ITEMS,
         description="Rules of thumb the user stated, to check (18 B/param, 126 GB, 4× the "
         "model, 10-20 % more).",

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from tools.field_factories import empty_list
 from tools.local_serving import LocalServingPlan
 from tools.recommend import Option
 from tools.sizing.report import (
@@ -97,17 +98,17 @@ class VerdictItems(BaseModel):
     """The verdict items of a report, in the order an answer states them."""
 
     local: list[LocalServingPlan] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="Owned hardware (`SizingReport.leads_with_local`): the local plans that "
         "lead; the configurations after them are the datacenter alternative.",
     )
-    configurations: list[ConfigurationFit] = Field(default_factory=list)
+    configurations: list[ConfigurationFit] = Field(default_factory=empty_list)
     working: WorkingOption | None = None
-    longest_context: list[ContextFit] = Field(default_factory=list)
+    longest_context: list[ContextFit] = Field(default_factory=empty_list)
     asked: AskedAnswer | None = Field(default=None, description="The figure asked for.")
     yes: bool | None = Field(default=None, description="A yes/no fit question's answer.")
     ways_out: list[WayOut] = Field(
-        default_factory=list, description="The levers that make a named configuration fit."
+        default_factory=empty_list, description="The levers that make a named configuration fit."
     )
 
     def record(self) -> dict[str, Any]:

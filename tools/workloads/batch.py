@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.errors import ToolInputError
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_CONTEXT_TOKENS, MAX_HOURS, MIN_RATE
 from tools.performance.basis import SpeedBasis
 from tools.workloads.prices import HourlyQuote
@@ -144,9 +145,9 @@ class BatchJobResult(BaseModel):
     hours_for_deadline: float | None = Field(
         default=None, description="Wall-clock hours on the deadline's GPU count."
     )
-    quotes: list[BatchQuote] = Field(default_factory=list)
-    apis: list[ApiJobCost] = Field(default_factory=list)
-    assumptions: list[str] = Field(default_factory=list)
+    quotes: list[BatchQuote] = Field(default_factory=empty_list)
+    apis: list[ApiJobCost] = Field(default_factory=empty_list)
+    assumptions: list[str] = Field(default_factory=empty_list)
 
 
 def _discount(provider: str) -> BatchDiscount | None:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_GPUS, MAX_HOURS, MAX_LIST_ITEMS, MAX_NAME_CHARS, MIN_RATE
 from tools.memory.overhead import (
     CUBLAS_WORKSPACE,
@@ -69,7 +70,7 @@ class EmbeddingRequest(BaseModel):
         default=None, ge=1, le=MAX_CORPUS_TOKENS, description="Corpus size in tokens."
     )
     gpus: list[str] = Field(
-        default_factory=list, max_length=MAX_LIST_ITEMS, description="GPUs to size on."
+        default_factory=empty_list, max_length=MAX_LIST_ITEMS, description="GPUs to size on."
     )
     count: int | None = Field(default=None, ge=1, le=MAX_GPUS, description="GPUs of each.")
     deadline_hours: float | None = Field(
@@ -99,7 +100,7 @@ class EmbeddingOption(BaseModel):
         default=None, description="Wall-clock hours on `count` GPUs at full load (a corpus)."
     )
     gpu_hours: float | None = None
-    quotes: list[HourlyQuote] = Field(default_factory=list)
+    quotes: list[HourlyQuote] = Field(default_factory=empty_list)
     job_usd: dict[Tier, float] = Field(
         default_factory=dict, description="The corpus's USD per tier (hours × hourly price)."
     )
@@ -128,11 +129,11 @@ class EmbeddingResult(BaseModel):
     deadline_hours: float | None = None
     options: list[EmbeddingOption]
     unrated: list[str] = Field(
-        default_factory=list,
+        default_factory=empty_list,
         description="GPUs named that publish no tensor throughput: no speed estimated.",
     )
     basis: SpeedBasis = "estimated"
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)
 
     @property
     def headline(self) -> EmbeddingOption | None:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tools.architecture import Architecture
 from tools.errors import ToolInputError
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_LORA_ADAPTERS
 from tools.memory.lora_slots import (
     VLLM_DEFAULT_MAX_LORA_RANK,
@@ -127,7 +128,7 @@ class LoraServingResult(BaseModel):
     )
     launch: str = Field(description="The vLLM command line (`vllm serve …`).")
     throughput_note: str = LORA_THROUGHPUT_NOTE
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)
     source: str = VLLM_LORA_SOURCE
     as_of: str = VLLM_LORA_AS_OF
 

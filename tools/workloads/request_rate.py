@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tools.errors import ToolInputError
+from tools.field_factories import empty_list
 from tools.limits import FINITE, MAX_SECONDS
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ class RequestRateResult(BaseModel):
         description="False: the layout had no latency curve; inter-token time at one sequence.",
     )
     basis: Literal["estimated"] = "estimated"
-    assumptions: list[str] = Field(default_factory=list)
+    assumptions: list[str] = Field(default_factory=empty_list)
 
 
 def _interpolate(curve: list[LatencyPoint], load: float) -> tuple[float, float, float]:

@@ -9,6 +9,7 @@ import re
 
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
 # One option: a word such as 'AWQ', 'llama.cpp', 'H100', 'int4-awq', with an optional variant
 # or size word after it ('A100 80GB', 'H100 SXM'), so the variant goes with its GPU.
@@ -32,7 +33,7 @@ def set_aside_rejected(t: Text, p: ParsedWorkload) -> None:
     """Blank out the option a choice rejects (and the words of the choice), keeping the chosen
     one in the text for the extractors; say how the words were read."""
     for pattern, chosen, rejected in _PATTERNS:
-        for m in re.finditer(pattern, t.work, re.I):
+        for m in compiled(pattern, re.I).finditer(t.work):
             start, end = m.span(chosen)
             t.consume(m.start(), start)
             t.consume(end, m.end())

@@ -14,6 +14,7 @@ import re
 
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
 _COMMAND = (
     r"\b(?:(?:serve|launch|start(?:up)?|run|server|docker)\s+)?(?:command[\s-]*lines?|commands?"
@@ -34,14 +35,14 @@ _LOCAL_WORDS = r"\bllama\.cpp\b|\bllama[\s-]server\b|\bollama\b|\bmlx\b|\blm\s+s
 _LIKE_VLLM = "sized like vLLM (paged KV cache, same memory reservation style)"
 
 
-_NARRATED = re.compile(
+_NARRATED = compiled(
     r"\b(?:i|we|i'm|we're|i've|we've)\s+(?:(?:am|are|have|had)\s+)?(?:ran|run|running|used|use|"
     r"using|launched|launching|started|starting|tried|trying|executed|deployed|served)\b"
     r"|\b(?:my|our)\s+(?:command|cmd|launch|server|setup|flags)\b|\bwith\s+(?:this|these|the\s+following)\b"
     r"|\b(?:were|was|got|been)\s+(?:input|entered|typed|run|executed|pasted)\b",
     re.I,
 )
-_REQUESTED = re.compile(
+_REQUESTED = compiled(
     r"\b(?:give|show|write|tell|send|share)\s+(?:me|us)\b|\b(?:what|which)\b|\bhow\s+(?:do|should|"
     r"would|can|to)\b|\brecommend",
     re.I,
@@ -61,7 +62,7 @@ def _narrated(t: Text, start: int) -> bool:
 def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
     """The words that ask for the command line (consumed; the engine's name is kept). A
     command the user ran and pasted ('I launched vllm serve …') asks for none."""
-    for m in re.finditer(_ENTRY, t.work, re.I):
+    for m in compiled(_ENTRY, re.I).finditer(t.work):
         group = next(g for g in range(1, 4) if m.group(g))
         t.consume(m.start(group), m.end(group))
         if not _narrated(t, m.start()):
@@ -81,8 +82,8 @@ def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
     when named, vLLM when a command line was asked for a GPU server (llama.cpp, Ollama and
     MLX have the local-serving plan's own lines)."""
     text = t.original
-    named = [engine for pattern, engine in _ENGINE_WORDS if re.search(pattern, text, re.I)]
-    if re.search(_LOCAL_WORDS, text, re.I) and not named:
+    named = [engine for pattern, engine in _ENGINE_WORDS if compiled(pattern, re.I).search(text)]
+    if compiled(_LOCAL_WORDS, re.I).search(text) and not named:
         return
     engine = named[0] if named else ("vllm" if p.launch_asked else None)
     if engine is None or (engine == "vllm" and not p.launch_asked):
@@ -139,9 +140,9 @@ def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
         amount = float(m.group(1).replace(",", ""))
         p.purchase_usd_per_gpu = amount * (1000 if m.group(2) else 1)
     text = t.original
-    buy_and_rent = re.search(
-        rf"{_BUY}[^.?!]{{0,80}}{_RENT}|{_RENT}[^.?!]{{0,80}}{_BUY}", text, re.I
-    )
+    buy_and_rent = compiled(
+        rf"{_BUY}[^.?!]{{0,80}}{_RENT}|{_RENT}[^.?!]{{0,80}}{_BUY}", re.I
+    ).search(text)
     energy = t.each(_ENERGY)
     said = p.usd_per_kwh is not None or p.pue is not None or p.purchase_usd_per_gpu is not None
     if buy_and_rent or energy or said:
@@ -214,7 +215,7 @@ def extract_speedup_words(t: Text, p: ParsedWorkload) -> None:
     the model to size; α; γ), prefix caching (the cached share or the shared prefix's length)
     and a prefill/decode split."""
     for pattern, at_end in ((_DRAFT_BEFORE, True), (_DRAFT_AFTER, False)):
-        for m in re.finditer(pattern, t.work, re.I):
+        for m in compiled(pattern, re.I).finditer(t.work):
             found = _catalog_model(m.group(1), at_end)
             if found is not None:
                 p.draft_model, length = found

@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
-_CUE = re.compile(
+_CUE = compiled(
     r"^\W*(?:and|also|what\s+about|how\s+about|what\s+if|instead|same)\b", re.IGNORECASE
 )
 """Openings that say "the same workload, changed": only these carry the earlier workload into

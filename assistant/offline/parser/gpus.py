@@ -11,6 +11,7 @@ from assistant.offline.names import gpu_index, gpus_with_capacity
 from assistant.offline.parser.text import QW, Text, positive_int
 from assistant.reading.parsed import GpuMention, ParsedWorkload
 from assistant.reading.quantities import NUMBER, WORD_NUMBER
+from assistant.regex_cache import compiled
 from tools.catalog import GpuSpec, get_catalog
 from tools.errors import closest_names
 from tools.units import GB, GiB
@@ -25,9 +26,9 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\s*(?:of|with|x|×|\*|,\s*each\s+with)\s*"):
         t.nodes, t.per_node, t.nodes_text = positive_int(m.group(1)), True, m.group(0).strip()
         # '4 nodes with 14 H100s' may be 14 in all or 14 each: asked unless 'each' says.
-        t.nodes_ambiguous = bool(re.search(r"\bwith\s*$", m.group(0), re.I)) and not re.search(
-            r"\beach\b|\bper\s+(?:node|server|machine|host)\b", t.original[m.end() :], re.I
-        )
+        t.nodes_ambiguous = bool(compiled(r"\bwith\s*$", re.I).search(m.group(0))) and not compiled(
+            r"\beach\b|\bper\s+(?:node|server|machine|host)\b", re.I
+        ).search(t.original[m.end() :])
     for m in t.each(rf"\b(?:across|over|on|in|spread\s+over)\s+{QW}\s+{_NODE}\b"):
         t.nodes, t.nodes_text = positive_int(m.group(1)), m.group(0).strip()
     if t.each(r"\b(?:per|each|a|in\s+each|on\s+each)\s+(?:node|server|machine|host|box)\b"):
@@ -121,12 +122,12 @@ def _memory_said_beside(
 def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
     'vs' / 'or' between two GPUs asks for a comparison."""
-    count_before = re.compile(
+    count_before = compiled(
         # 'a pair of 4090s', 'a couple of A100s': the count word with its 'of'.
         rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*(?:nvidia\s+|amd\s+)?$",
         re.I,
     )
-    count_after = re.compile(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
+    count_after = compiled(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
     found = gpu_index().find(t.work)
     for match in found:
         count, start, end = _count_said(t, count_before, count_after, match.start, match.end)
@@ -176,7 +177,7 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     _compared(t, p)
 
 
-_COMPARATIVE = re.compile(
+_COMPARATIVE = compiled(
     r"\b(?:cheaper|faster|better|slower|quicker|more\s+(?:cost[\s-]?effective|efficient|"
     r"economical))\s+than\b",
     re.I,
@@ -192,7 +193,7 @@ def _compared(t: Text, p: ParsedWorkload) -> None:
         p.compare = True
 
 
-_TOTAL_MEMORY = re.compile(
+_TOTAL_MEMORY = compiled(
     rf"^(?:'?s)?(?:\s+(?:cards?|gpus?))?\s*[(,]?\s*(?:total|in\s+total|combined)\s*(?:of\s+)?"
     rf"({NUMBER})\s*(gb|gib|g)\b\s*\)?",
     re.I,
@@ -222,17 +223,17 @@ def _one_mention_each(mentions: list[GpuMention]) -> list[GpuMention]:
     return out
 
 
-_LAPTOP_BEFORE = re.compile(
+_LAPTOP_BEFORE = compiled(
     r"\b(?:laptop|notebook|mobile)(?:'?s)?\s+(?:gpu\s+)?(?:is\s+(?:an?\s+)?)?"
     r"(?:nvidia\s+|geforce\s+)*$",
     re.I,
 )
 """'my laptop's RTX 4080', 'laptop GPU is a 4070': a laptop part named before the card."""
 
-_MINE = re.compile(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
+_MINE = compiled(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
 """'my' / 'our' right before a GPU's name: the user's own card."""
 
-_PLURAL = re.compile(r"^'?s\b", re.I)
+_PLURAL = compiled(r"^'?s\b", re.I)
 """A plural right after a GPU's name ('my 3090s')."""
 
 
@@ -253,9 +254,9 @@ def _count_before_memory(
     return None, said_start
 
 
-_ONE_BOARD = re.compile(r"\b(?:an?|my|one|single|our)\s+(?:amd\s+)?$", re.I)
-_BOARD_WORDS = re.compile(r"^(?:'?s)?\s*(?:boards?|cards?|modules?|oams?|packages?)\b", re.I)
-_DEVICE_WORDS = re.compile(r"\bgcds?\b|\b(?:graphics\s+compute\s+)?dies?\b", re.I)
+_ONE_BOARD = compiled(r"\b(?:an?|my|one|single|our)\s+(?:amd\s+)?$", re.I)
+_BOARD_WORDS = compiled(r"^(?:'?s)?\s*(?:boards?|cards?|modules?|oams?|packages?)\b", re.I)
+_DEVICE_WORDS = compiled(r"\bgcds?\b|\b(?:graphics\s+compute\s+)?dies?\b", re.I)
 
 
 def _boards_as_devices(
@@ -442,7 +443,7 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         r"\b(?:fits?|fitting|runs?|running|load|squeeze)\s+(?P<said>(?:in|into|on|within)\s+(?:a\s+|"
         rf"an\s+|my\s+|the\s+|just\s+|only\s+)?(?P<mem>{NUMBER})\s*(?P<unit>gb|gib)\b){not_ram}"
     )
-    for m in list(re.finditer(place, t.work, re.I)):
+    for m in list(compiled(place, re.I).finditer(t.work)):
         # Only the memory is consumed: the verb stays for the question's kind ('how many fit').
         t.consume(m.start("said"), m.end("said"))
         p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
@@ -506,25 +507,25 @@ _GPU_LIKE = (
 )
 # A memory amount right after ('M2 Ultra 192GB', 'RTX 3090 with 24 GB') or before
 # ('192 GB M2 Ultra') a GPU name.
-_MEMORY_AFTER = re.compile(
+_MEMORY_AFTER = compiled(
     rf"^\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
     r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
     re.I,
 )
 # An Apple chip (catalog or not) with its product name, right before a memory amount: that
 # amount is the machine's unified memory, not system RAM beside a GPU ('my M2 with 16 GB of RAM').
-_APPLE_CHIP_BEFORE = re.compile(
+_APPLE_CHIP_BEFORE = compiled(
     rf"\b(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?(?:\s*{_MAC_PRODUCT})?"
     r"\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?$",
     re.I,
 )
-_MEMORY_BEFORE = re.compile(rf"({NUMBER})\s*(gb|gib|g)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
+_MEMORY_BEFORE = compiled(rf"({NUMBER})\s*(gb|gib|g)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
 
 
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
     pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"
-    for m in re.finditer(pattern, t.work, re.I):
+    for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
@@ -543,7 +544,7 @@ def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None
     return None
 
 
-_COUNT_BEFORE = re.compile(
+_COUNT_BEFORE = compiled(
     rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:gpus?\s+|cards?\s+)?"
     r"(?:nvidia\s+|amd\s+|geforce\s+)*$",
     re.I,
@@ -583,19 +584,19 @@ def _with_mac_product(t: Text, m: re.Match[str]) -> tuple[int, str]:
     Air M3', 'M4 Mac mini'): the product words are part of the machine's name (consumed).
     Returns the start of the name and the words as written."""
     start, end = m.start(), m.end()
-    before = re.search(rf"{_MAC_PRODUCT}\s*$", t.work[max(0, start - 24) : start], re.I)
+    before = compiled(rf"{_MAC_PRODUCT}\s*$", re.I).search(t.work[max(0, start - 24) : start])
     if before:
         start -= len(before.group(0))
-    after = re.match(rf"\s*{_MAC_PRODUCT}", t.work[end : end + 24], re.I)
+    after = compiled(rf"\s*{_MAC_PRODUCT}", re.I).match(t.work[end : end + 24])
     if after:
         t.consume(end, end + after.end())
     words = t.original[start : end + (after.end() if after else 0)]
     t.consume(start, end)
-    return start, re.sub(r"^(?:my|our)\s+", "", " ".join(words.split()), flags=re.I)
+    return start, compiled(r"^(?:my|our)\s+", re.I).sub("", " ".join(words.split()))
 
 
-_MAC_BEFORE = re.compile(rf"(?:{_MAC_PRODUCT}|\bmac\b)\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?$", re.I)
-_MAC_WITH_MEMORY = re.compile(
+_MAC_BEFORE = compiled(rf"(?:{_MAC_PRODUCT}|\bmac\b)\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?$", re.I)
+_MAC_WITH_MEMORY = compiled(
     rf"(?:\b(?:my|a|an|our)\s+)?(?P<mac>{_MAC_PRODUCT}|\bmac\b)\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?"
     rf"(?P<gb>{NUMBER})\s*(?P<unit>gb|gib|g)\b(?:\s+(?:of\s+)?(?:unified\s+)?(?:memory|ram))?",
     re.I,
@@ -604,7 +605,7 @@ _MAC_WITH_MEMORY = re.compile(
 
 # The memory said first: 'my 16GB MacBook', 'a 64 GB Mac Studio' (a chip named after it is
 # read by the chip's own pattern: 'a 16GB M1' is not this).
-_MEMORY_MAC = re.compile(
+_MEMORY_MAC = compiled(
     rf"(?:\b(?:my|a|an|our)\s+)?(?<![\d.,])(?P<gb>{NUMBER})\s*(?P<unit>gb|gib|g)\s+"
     r"(?:(?:unified\s+)?(?:memory|ram)\s+)?(?P<mac>(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|"
     r"mini|pro)|imac|mac))\b(?!\s+(?:with\s+)?(?:an?\s+)?m[1-5]\b)",
@@ -640,7 +641,7 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
     (flagged); without one, a question naming the closest catalog GPUs. Never replaced."""
     _macs_by_memory(t, p)
     gpus = get_catalog().gpus
-    for m in list(re.finditer(_GPU_LIKE, t.work, re.I)):
+    for m in list(compiled(_GPU_LIKE, re.I).finditer(t.work)):
         text = m.group(0).strip()
         start = m.start()
         if m.group("apple"):
@@ -687,7 +688,7 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
                 text,
             )
             continue
-        key = re.sub(r"[\s_]+", "-", text.lower()).removeprefix("nvidia-")
+        key = compiled(r"[\s_]+").sub("-", text.lower()).removeprefix("nvidia-")
         near = closest_names(key, list(gpus))
         hint = f" Closest in the catalog: {', '.join(near)}." if near else ""
         p.ask(

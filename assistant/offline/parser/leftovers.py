@@ -15,6 +15,7 @@ from assistant.reading.quantities import (
     out_of_range_question,
     too_large,
 )
+from assistant.regex_cache import compiled
 
 
 def negative_numbers(t: Text, p: ParsedWorkload) -> None:
@@ -39,7 +40,7 @@ def huge_numbers(t: Text, p: ParsedWorkload) -> None:
     question, so the fragment is not read and the user is asked for the real figure."""
     adjective = r"(?:(?:concurrent|simultaneous|parallel|active|daily|total|peak)\s+)?"
     noun = rf"(?:[\s-]*({adjective}[a-z]+(?:\s*(?:/|per)\s*(?:s|sec|second)\b)?))?"
-    for m in re.finditer(HUGE_NUMBER + noun, t.work, re.I):
+    for m in compiled(HUGE_NUMBER + noun, re.I).finditer(t.work):
         if not too_large(huge_value(m)):
             continue
         t.consume(m.start(), m.end())
@@ -51,10 +52,10 @@ def huge_numbers(t: Text, p: ParsedWorkload) -> None:
 def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
     """What no extractor read and is not filler, as runs of adjacent words, into `unplaced`."""
     fragment: list[str] = []
-    for m in list(re.finditer(r"[^\s]+", t.work)):
+    for m in list(compiled(r"[^\s]+").finditer(t.work)):
         token = m.group(0)
         word = token.strip(".,;:!?()[]{}\"'`").lower()
-        if not word or word in vocab.FILLER or not re.search(r"[a-z0-9]", word):
+        if not word or word in vocab.FILLER or not compiled(r"[a-z0-9]").search(word):
             if fragment:
                 p.unplaced.append(" ".join(fragment))
                 fragment = []

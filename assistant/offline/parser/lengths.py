@@ -8,6 +8,7 @@ import re
 from assistant.offline.parser.text import Q, Text
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import NUMBER, context_tokens_from, out_of_range_question
+from assistant.regex_cache import compiled
 from tools.limits import MAX_CONTEXT_TOKENS
 
 
@@ -19,7 +20,7 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
     doc = r"(?:documents?|docs?|prompts?|inputs?|contexts?|conversations?|files?|pages?|"
     doc += r"transcripts?|chats?|queries|sequences?)"
     extract_in_out(t, p)
-    flags = {m.group(1).replace(",", "") for m in re.finditer(_CONTEXT_FLAG, t.work, re.I)}
+    flags = {m.group(1).replace(",", "") for m in compiled(_CONTEXT_FLAG, re.I).finditer(t.work)}
     if len(flags) == 1:
         # An engine's context flag as typed ('--max-model-len 2048', 'num_ctx=8192'); several
         # values tried ('--max_seq_len 4096 … 3584') are no one context: left to the gate.
@@ -34,7 +35,7 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
     prompt_context: int | None = None
     for m in t.each(rf"{Q}[\s-]*tokens?[\s-]+(?:long\s+)?{doc}"):
         set_context(p, m.group(1))
-        if re.search(r"prompt|input|quer", m.group(0), re.I):
+        if compiled(r"prompt|input|quer", re.I).search(m.group(0)):
             p.prompt_tokens = prompt_context = p.context
     for m in t.each(rf"(?:prompts?|inputs?)\s+(?:of|with|around|about|up\s+to)?\s*{Q}\s*tokens?"):
         p.prompt_tokens = _length(p, m.group(1))
@@ -80,7 +81,7 @@ _NO_UNIT = (
 """After a length said without 'tokens': punctuation, the end or a joining word, nothing that
 would make it another quantity ('500 words', '500 users', '500/day')."""
 
-_PROMPTS_COUNTED = re.compile(
+_PROMPTS_COUNTED = compiled(
     r"(?:process\w*|run\w*|send\w*|handl\w*|classif\w*|scor\w*|evaluat\w*|label\w*|"
     r"receiv\w*|get|gets|through|over)\s+(?:about\s+|around\s+|~\s*)?$",
     re.I,
@@ -92,13 +93,12 @@ def extract_prompts_by_length(t: Text, p: ParsedWorkload) -> None:
     """'with 8k prompts', '2k prompts': prompts named by a length in k ('8k' is how a prompt
     length is written; a count of prompts comes with a rate or a verb: '8k prompts a day',
     'process 10k prompts', which stay for the volume and task readers). The reading is noted."""
-    for m in re.finditer(
+    for m in compiled(
         r"\b(\d+(?:\.\d+)?\s?k)[\s-]+(?:long\s+)?(?:prompts?|inputs?)\b"
         r"(?!\s*(?:/|per\b|a\s+(?:day|week|month|hour|minute|second)\b|an\s+hour\b|each\b|"
         r"every\b|daily\b|hourly\b|at\s+once\b|in\s+parallel\b|concurrent))",
-        t.work,
         re.I,
-    ):
+    ).finditer(t.work):
         if _PROMPTS_COUNTED.search(t.work[max(0, m.start() - 24) : m.start()]):
             continue
         t.consume(m.start(), m.end())
@@ -157,9 +157,9 @@ def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
     """'batch 64 of Qwen2.5 7B at 8k', 'Llama 3.1 8B with 32k': a bare token length after 'at'
     / 'with' is the context. Only 'Nk' or a plain power of two ≥ 512 (how windows are written:
     4096, 8192) is read so; other bare numbers stay unplaced rather than guessed."""
-    for m in re.finditer(
-        rf"\b(?:at|with|@)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}", t.work, re.I
-    ):
+    for m in compiled(
+        rf"\b(?:at|with|@)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}", re.I
+    ).finditer(t.work):
         text = m.group(1).replace(" ", "")
         tokens, note = context_tokens_from(text)
         plain = not text.lower().endswith("k")
@@ -179,7 +179,7 @@ def extract_listed_context(t: Text, p: ParsedWorkload) -> None:
     (4k, 8k, 32k, 128k); '10k' alone stays unplaced (it could be users or tokens)."""
     if p.context is not None:
         return
-    for m in re.finditer(r"(?:^|,|;)\s*(\d{1,3})\s?k\s*(?=,|;|\.|\?|!|$)", t.work, re.I):
+    for m in compiled(r"(?:^|,|;)\s*(\d{1,3})\s?k\s*(?=,|;|\.|\?|!|$)", re.I).finditer(t.work):
         n = int(m.group(1))
         if n & (n - 1):
             continue

@@ -9,6 +9,7 @@ from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import NUMBER, out_of_range_question
+from assistant.regex_cache import compiled
 from tools.cost.inputs import DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN, HOURS_PER_MONTH
 from tools.limits import MAX_SEQUENCES
 
@@ -37,7 +38,7 @@ def extract_token_volume(t: Text, p: ParsedWorkload) -> None:
         if value is None or value <= 0:
             continue
         per_day = value / _DAYS_PER[_PERIOD_WORDS[period.lower()]]
-        output_only = which is not None and re.match(r"output|generated", which, re.I)
+        output_only = which is not None and compiled(r"output|generated", re.I).match(which)
         ratio = DEFAULT_INPUT_TOKENS_PER_OUTPUT_TOKEN
         p.output_tokens_per_day = per_day if output_only else per_day / (ratio + 1.0)
         said = m.group(0).strip()
@@ -90,7 +91,7 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
         before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()
         if m.group(2) or "each" in before or "per user" in before:
             p.tokens_per_s_per_user = value
-        elif re.search(r"aggregate|total|overall|throughput|combined", before) or (
+        elif compiled(r"aggregate|total|overall|throughput|combined").search(before) or (
             value is not None and value >= 500
         ):
             p.tokens_per_s = value
@@ -149,9 +150,9 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
             p.users = value
         set_context(p, m.group("len"))
     for m in t.each(rf"{QW}\s+{adjectives}(?P<noun>{nouns})\b"):
-        if re.match(r"requests?|quer|calls?", m.group("noun"), re.I) and re.match(
-            rate_after, t.work[m.end() :], re.I
-        ):
+        if compiled(r"requests?|quer|calls?", re.I).match(m.group("noun")) and compiled(
+            rate_after, re.I
+        ).match(t.work[m.end() :]):
             # A rate, not a count: put back for the coverage gate to ask about.
             t.work = t.work[: m.start()] + t.original[m.start() : m.end()] + t.work[m.end() :]
             continue
@@ -169,11 +170,11 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
             p.ask("figure", "invalid", out_of_range_question(said, "users"), said)
             continue
         p.users = value
-        if re.search(r"long[\s-]context", m.group(0), re.I):
+        if compiled(r"long[\s-]context", re.I).search(m.group(0)):
             p.long_context = True
-        if re.search(r"chat|conversation", m.group(0), re.I):
+        if compiled(r"chat|conversation", re.I).search(m.group(0)):
             p.task, p.use = p.task or "inference", p.use or "chat"
-        if re.search(r"daily|monthly", t.original[m.start() : m.end()], re.I):
+        if compiled(r"daily|monthly", re.I).search(t.original[m.start() : m.end()]):
             # A count over a day or a month says nothing of how many are served at once: the
             # figures read it as all at once (an upper bound), and the peak is asked.
             said = t.original[m.start() : m.end()].strip()
@@ -185,7 +186,7 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
                 f"users')? The figures read it as {value:,} at the same time, an upper bound.",
                 said,
             )
-        elif re.search(r"total", m.group(0), re.I):
+        elif compiled(r"total", re.I).search(m.group(0)):
             p.notes.append(
                 f"'{m.group(0).strip()}' read as {value:,} at the same time; peak concurrency is "
                 "usually far lower, tell me if you know it"

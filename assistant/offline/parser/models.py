@@ -17,6 +17,7 @@ from assistant.offline.names import (
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import NUMBER
+from assistant.regex_cache import compiled
 from tools.architecture import count_parameters
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names
@@ -28,22 +29,22 @@ _GGUF_PATH = r"(?<![\w])(?:~|\.{1,2})?/?[\w.\-~/]*[\w\-]\.gguf\b"
 # An Ollama reference: "qwen3:32b", "llama3.3:70b-instruct-q4_K_M", "hf.co/org/repo:Q4_K_M".
 _OLLAMA_TAG = r"(?<![\w/:.])(?:hf\.co/)?[a-z][\w.\-]*(?:/[\w.\-]+)?:[a-z0-9][\w.\-]*"
 # A size inside a model name: "Foo-32B", "org/Bar-7b-instruct", "baz-0.5B".
-_SIZE_IN_NAME = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z0-9])", re.I)
+_SIZE_IN_NAME = compiled(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*([bm])(?![a-z0-9])", re.I)
 
 
 def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
     """A local .gguf path (sized from its header) and Ollama tags naming a catalog model
     ('qwen3:32b' → the model in Ollama's default Q4_K_M; a quantization in the tag is kept)."""
-    if re.search(r"\bollama\b", t.original, re.I):
+    if compiled(r"\bollama\b", re.I).search(t.original):
         p.launcher = "ollama"
-    elif re.search(r"\bllama[.\-]?cpp\b|\bllama-server\b", t.original, re.I):
+    elif compiled(r"\bllama[.\-]?cpp\b|\bllama-server\b", re.I).search(t.original):
         p.launcher = "llama-server"
     for m in t.each(_GGUF_PATH):
         if p.model_file is None and p.model is None:
             p.model_file, p.model_text = m.group(0), m.group(0)
             p.engine = p.engine or "generic"
     catalog = get_catalog()
-    for m in re.finditer(_OLLAMA_TAG, t.work, re.I):
+    for m in compiled(_OLLAMA_TAG, re.I).finditer(t.work):
         tag = parse_tag(t.original[m.start() : m.end()])
         if tag is None:
             continue
@@ -78,7 +79,7 @@ def _same_architecture(a: str | None, b: str | None) -> bool:
 
 # What a name joined to a catalog name goes on with, up to a size of its own: '-nemotron-super-
 # 49b' after 'llama-3.3'. An active-parameter count ('-A3B') is not a size of its own.
-_JOINED_SIZE = re.compile(r"[-_][\w.\-]*?(?<![a-z])(\d+(?:\.\d+)?)([bm])(?![a-z0-9])", re.I)
+_JOINED_SIZE = compiled(r"[-_][\w.\-]*?(?<![a-z])(\d+(?:\.\d+)?)([bm])(?![a-z0-9])", re.I)
 
 
 def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
@@ -86,7 +87,7 @@ def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
     one of another size ('llama-3.3-nemotron-super-49b-v1' is a 49B model, not Llama 3.3
     70B): that name is read whole, as a generic model of its size."""
     joined = _JOINED_SIZE.match(text, end)
-    if model_id is None or joined is None or re.search(r"\s", joined.group(0)):
+    if model_id is None or joined is None or compiled(r"\s").search(joined.group(0)):
         return False
     scale = 1e9 if joined.group(2).lower() == "b" else 1e6
     return not _sizes_of(model_id, float(joined.group(1)) * scale)
@@ -94,13 +95,13 @@ def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
 
 # Words that go on a model's name after a catalog name, up to a size: ' distill 32B' after
 # 'DeepSeek R1'. At most three words, none a sentence's ('on', 'with', 'or' …).
-_NAME_GOES_ON = re.compile(
+_NAME_GOES_ON = compiled(
     r"((?:[\s\-_]+[a-z][\w.]*){1,3}?)[\s\-_]+(\d+(?:\.\d+)?)\s?b(?![\w.])", re.I
 )
 
 
 def _tokens(name: str) -> set[str]:
-    return set(re.findall(r"[a-z]+\d*|\d+(?:\.\d+)?", name.lower()))
+    return set(compiled(r"[a-z]+\d*|\d+(?:\.\d+)?").findall(name.lower()))
 
 
 def _longer_name(text: str, start: int, end: int) -> tuple[str, int] | None:
@@ -199,7 +200,7 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
 
 
 # A model said as family word, version and size: "lamma 3.1 70b", "llama3 70b", "mixtrall 8x7b".
-_FAMILY_VERSION_SIZE = re.compile(
+_FAMILY_VERSION_SIZE = compiled(
     r"(?<![\w.])([a-z]+)[\s\-_]*(?:v(?=\d))?(\d+(?:\.\d+)?)?[\s\-_]*"
     r"((?:\d+x)?\d+(?:\.\d+)?)\s?([bm])(?![\w.])",
     re.I,
@@ -277,7 +278,7 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     generic model of that size (extract_named_sizes, extract_bare_size), never as another."""
     if p.model is not None or p.asks("model", "unknown", "ambiguous"):
         return
-    if p.params is not None and re.search(r"[a-z]", p.model_text or "", re.I):
+    if p.params is not None and compiled(r"[a-z]", re.I).search(p.model_text or ""):
         return
     catalog = get_catalog()
     keys = {
@@ -288,7 +289,7 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     tokens = [w.strip(".,;:!?()[]{}\"'`") for w in t.original.split()]
     best: tuple[float, str] | None = None
     for i, first in enumerate(tokens):
-        if not re.match(r"[a-z]", first, re.I) or first.lower() in vocab.FILLER:
+        if not compiled(r"[a-z]", re.I).match(first) or first.lower() in vocab.FILLER:
             continue
         for size in (1, 2, 3):
             window = tokens[i : i + size]
@@ -296,7 +297,7 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
                 break
             text = " ".join(window)
             key = normalize_name(text)
-            if not re.search(r"\d", key) or not re.search(r"[a-z]{3}", key):
+            if not compiled(r"\d").search(key) or not compiled(r"[a-z]{3}").search(key):
                 continue
             ratio = max(SequenceMatcher(None, key, known).ratio() for known in keys)
             if ratio >= _NEAR_MISS_RATIO and (best is None or ratio > best[0]):
@@ -338,7 +339,7 @@ def extract_named_sizes(t: Text, p: ParsedWorkload) -> None:
     if p.has_model:
         return
     for m in t.each(_NAMED_SIZE):
-        if p.has_model or not re.search(r"[a-z]", m.group(1), re.I):
+        if p.has_model or not compiled(r"[a-z]", re.I).search(m.group(1)):
             continue
         scale = 1e9 if m.group(3).lower() == "b" else 1e6
         p.params = float(m.group(2)) * scale
@@ -416,7 +417,7 @@ def _sizes_of(model_id: str, params: float) -> bool:
 
 # A size said before its family ('70b llama2', 'the 120b model of gpt-oss', '7b*8 mixtral'):
 # the catalog model of that family, version and size.
-_SIZE_FAMILY = re.compile(
+_SIZE_FAMILY = compiled(
     r"(?<![\w.])(\d+(?:\.\d+)?)\s?([bm])\s+(?:(?:param(?:eter)?s?\s+)?(?:model|version|"
     r"variant)\s+)?(?:of\s+|from\s+)?(?:the\s+)?([a-z][a-z]*(?:-[a-z]+)*)[\s\-_]*(v?\d+(?:\.\d+)?)?"
     r"(?![\w.])",
@@ -455,7 +456,7 @@ def family_questions(t: Text, p: ParsedWorkload) -> None:
         return
     families = model_families()
     catalog = get_catalog()
-    for word in re.findall(r"[a-z]+", t.work.lower()):
+    for word in compiled(r"[a-z]+").findall(t.work.lower()):
         family = word if word in families else corrected_family(word)
         if family is not None:
             names = ", ".join(catalog.models[i].name for i in families[family])

@@ -10,6 +10,7 @@ from assistant.offline import vocab
 from assistant.offline.parser.text import Q, Text, qty
 from assistant.reading.parsed import BudgetPeriod, ParsedWorkload
 from assistant.reading.quantities import QUANTITY
+from assistant.regex_cache import compiled
 
 
 def extract_cost_per_token(t: Text, p: ParsedWorkload) -> None:
@@ -101,10 +102,10 @@ def extract_api_comparison(t: Text, p: ParsedWorkload) -> None:
     """Self-hosting weighed against a hosted API ('is self-hosting cheaper than an API?', 'vs
     the OpenAI API'): the answer compares both bills (the cost tool's API prices and
     break-even). Serving, unless a training task is said."""
-    if not re.search(r"\bapis?\b|self[\s-]?host|ourselves|in[\s-]house", t.work, re.I):
+    if not compiled(r"\bapis?\b|self[\s-]?host|ourselves|in[\s-]house", re.I).search(t.work):
         return
     providers = _api_providers()
-    for m in re.finditer(r"\b([a-z][\w.\-]*)(?:\s+ai)?(?:'s)?\s+apis?\b", t.work, re.I):
+    for m in compiled(r"\b([a-z][\w.\-]*)(?:\s+ai)?(?:'s)?\s+apis?\b", re.I).finditer(t.work):
         named = next((name for name in providers if m.group(1).lower() in name.lower()), None)
         if named is not None and len(m.group(1)) >= 3:
             p.api_providers.append(named)
@@ -151,7 +152,7 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
     ):
         number = (
             m.group(1).replace(".", "")
-            if re.fullmatch(r"\d{1,3}(?:\.\d{3})+", m.group(1))
+            if compiled(r"\d{1,3}(?:\.\d{3})+").fullmatch(m.group(1))
             else m.group(1)
         )
         found.append((_amount(number, m.group(2)), _SYMBOLS[m.group(3)], m.group(4), ""))
@@ -162,13 +163,12 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
         )
     # No currency: a plain amount per period, 'N grand', or an amount after 'budget'. Millions
     # without a currency are left to the token volumes ('50M a day').
-    for m in re.finditer(
+    for m in compiled(
         rf"(?<![\w.,]){Q}(?![\w])(?:\s*(grand)\b{_PERIOD}?|{_PERIOD})"
         rf"|\bbudget\s+(?:of\s+|is\s+|about\s+|around\s+|up\s+to\s+|:\s*)?{Q}{_GRAND}(?![\w])"
         rf"{_PERIOD}?",
-        t.work,
         re.I,
-    ):
+    ).finditer(t.work):
         if m.group(1) is not None:
             amount, period = _amount(m.group(1), m.group(2)), m.group(3) or m.group(4)
         else:
@@ -219,7 +219,7 @@ def _engine_named(words: str) -> str:
     """The engine the words name, by its usual id ('text-generation-inference' → tgi); the
     Transformers family of words ('from_pretrained', 'accelerate') is transformers."""
     return next(
-        (name for pattern, name in _ENGINE_NAMES if re.match(pattern, words, re.I)),
+        (name for pattern, name in _ENGINE_NAMES if compiled(pattern, re.I).match(words)),
         "transformers",
     )
 

@@ -13,9 +13,10 @@ import re
 
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 from tools.fits import RankBy
 
-_OWNED = re.compile(
+_OWNED = compiled(
     r"\b(?:my|our|mine)\b|\bi\s*(?:'ve|\s+have)?\s+(?:got|own)\b|\b(?:i|we)\s+have\b"
     r"|\bat\s+home\b|\bhome\s*lab\b|\blaptop\b|\bmacbook\b|\bmac\s*(?:mini|studio|pro)?\b"
     r"|\bgguf\b",
@@ -32,7 +33,7 @@ _RANKS: tuple[tuple[RankBy, str], ...] = (
 )
 
 
-_WHAT_RUNS = re.compile(
+_WHAT_RUNS = compiled(
     r"\bwhat\s+(?:models?\s+|llms?\s+)?(?:can|could|will|would)\s+(?:my|our|a|an|the|this)\b"
     r"[^?.]{0,40}?\b(?:run|handle|fit)\b|\bwhat\s+(?:fits|runs)\s+(?:on|in)\b",
     re.I,
@@ -53,6 +54,6 @@ def extract_owned(t: Text, p: ParsedWorkload) -> None:
     if p.launcher is not None:
         p.owned = True
     for rank, pattern in _RANKS:
-        if re.search(pattern, t.original, re.I):
+        if compiled(pattern, re.I).search(t.original):
             p.fits_rank = rank
             break

@@ -97,6 +97,7 @@ from assistant.reading.coverage import (
 from assistant.reading.model import SlotSource, Span
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import QUANTITY, parse_quantity
+from assistant.regex_cache import compiled
 from tools.catalog import get_catalog
 
 _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
@@ -247,7 +248,7 @@ _FIGURE_SLOTS = {
     "prompt_tokens": "prompt length",
     "output_tokens": "output length",
 }
-_LEADING_NUMBER = re.compile(rf"({QUANTITY})", re.I)
+_LEADING_NUMBER = compiled(rf"({QUANTITY})", re.I)
 
 
 def _conflicting_figures(parsed: ParsedWorkload) -> None:
@@ -408,7 +409,7 @@ def _with_model_from_reply(
     )
 
 
-_BARE_SIZE = re.compile(
+_BARE_SIZE = compiled(
     r"(\d+(?:\.\d+)?)\s*-?\s*(b|bn|billion|m|million)(?:[\s-]*param(?:eter)?s?)?", re.I
 )
 """A size said alone ('405B', '8 billion parameters'), as `extract_bare_size` reads one."""

@@ -14,6 +14,7 @@ from assistant.offline.parser.text import Text
 from assistant.reading.model import SlotSource, Span
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import QUANTITY, parse_quantity
+from assistant.regex_cache import compiled
 
 _NOT_SLOTS = frozenset({"text", "notes", "questions", "unplaced", "unread", "sources"})
 SLOT_FIELDS = tuple(name for name in ParsedWorkload.model_fields if name not in _NOT_SLOTS)
@@ -77,7 +78,7 @@ class Offsets:
         return Span(start=raw_start, end=raw_end, text=self.raw[raw_start:raw_end])
 
 
-_NUMBER = re.compile(rf"({QUANTITY})", re.I)
+_NUMBER = compiled(rf"({QUANTITY})", re.I)
 
 
 def _spans_of(value: object, spans: list[Span]) -> list[Span]:

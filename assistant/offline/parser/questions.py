@@ -9,6 +9,7 @@ import re
 from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.text import Q, Text
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
 _SEQUENCE_NOUNS = (
     r"(?:chats?|users?|sequences?|conversations?|requests?|sessions?|streams?|contexts?|"
@@ -177,7 +178,7 @@ _HARDWARE_ASKED = (
 )
 """A question that asks what to run it on ('what GPU do I need', 'hardware requirements')."""
 
-_INTERROGATIVE = re.compile(
+_INTERROGATIVE = compiled(
     r"(?:^|[.?!:]\s+)\W*(?:how|what|which|can|could|will|would|does|do|is|are|should|why|"
     r"where)\b(?!\s+about\b)",
     re.I,
@@ -187,7 +188,7 @@ _INTERROGATIVE = re.compile(
 def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
     """'What GPU do I need…', 'hardware requirements': what to run it on is asked outright
     (read after every figure-asking question, which wins)."""
-    if p.asked is None and re.search(_HARDWARE_ASKED, t.original, re.I):
+    if p.asked is None and compiled(_HARDWARE_ASKED, re.I).search(t.original):
         p.asked = "hardware"
 
 
@@ -213,21 +214,23 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     tag = t.each(_YES_NO_TAG)
     # Searched, not consumed: the phrase may hold a GPU or a model read later ('if the rtx
     # 3050 8g can run').
-    phrase = re.search(_YES_NO_PHRASE, t.work, re.I)
-    opening = re.search(_YES_NO_OPENING, t.work, re.I) or phrase
+    phrase = compiled(_YES_NO_PHRASE, re.I).search(t.work)
+    opening = compiled(_YES_NO_OPENING, re.I).search(t.work) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
-    runs = phrase or re.search(_RUN_VERB, t.original, re.I)
+    runs = phrase or compiled(_RUN_VERB, re.I).search(t.original)
     asked_else = p.asked is not None or p.capacity or p.max_context or p.claims or p.how_long
     if (tag or opening) and runs and not asked_else:
         p.asked = "fits"
-    elif re.search(_HOW_TO_RUN, t.original, re.I) and not asked_else:
+    elif compiled(_HOW_TO_RUN, re.I).search(t.original) and not asked_else:
         named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
         p.asked = "fits" if named else "hardware"
     elif (
         not asked_else
         and (p.gpus or p.gpu_memory_bytes is not None)
-        and re.search(r"\?\s*$", t.original)
-        and not re.search(r"\b(?:how|what|which|why|where|when|who|whose)\b", t.original, re.I)
+        and compiled(r"\?\s*$").search(t.original)
+        and not compiled(r"\b(?:how|what|which|why|where|when|who|whose)\b", re.I).search(
+            t.original
+        )
     ):
         # A workload said with a question mark and no question word ('Run Llama 3.3 70B on
         # 4x 3090 for 5 users?', '405B at fp8 on one 8xH100 node for 20 users?'): does it fit.
@@ -252,11 +255,11 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
     elif t.each(_THROUGHPUT_ASKED):
         p.asked = "throughput"
-    elif said := re.search(_SPEED_SAID, t.original, re.I):
+    elif said := compiled(_SPEED_SAID, re.I).search(t.original):
         p.asked = "speed"
         words = said.group("verb") or said.group("than")
         t.each(rf"\b{re.escape(words)}\b|-per-second\b")
-    elif t.each(_NORMAL_ASKED) or re.search(_NORMAL_ASKED, t.original, re.I):
+    elif t.each(_NORMAL_ASKED) or compiled(_NORMAL_ASKED, re.I).search(t.original):
         # On the text as written too: the figure seen may have been read with its verb ('take
         # 55 seconds before the first token').
         _normal_asked(t, p)
@@ -274,9 +277,9 @@ def _normal_asked(t: Text, p: ParsedWorkload) -> None:
     """Whether a figure seen is normal asks for the figure expected: the time to first token
     when the first token is what was seen, a training run's duration when a training job was
     (read as `how_long`, which a training task turns into the training time), else the speed."""
-    if p.ttft_s is not None or re.search(_FIRST_TOKEN_SAID, t.original, re.I):
+    if p.ttft_s is not None or compiled(_FIRST_TOKEN_SAID, re.I).search(t.original):
         p.asked = "ttft"
-    elif re.search(_TRAINING_SAID, t.original, re.I):
+    elif compiled(_TRAINING_SAID, re.I).search(t.original):
         p.how_long = True
     else:
         p.asked = "speed"
@@ -304,13 +307,13 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
                 )
     for m in t.each(r"\bhow\s+many\b(?=.*\b(?:fit|fits|serve|handle|hold|run|support)\b)"):
         # Read on the original text: the GPU extractor has already consumed 'H100s'.
-        if not re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I):
+        if not compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]):
             p.capacity = True
         elif p.asked is None:
             p.asked = "gpu_count"
     for m in t.each(r"\bhow\s+many\b|\bnumber\s+of\b|\bhow\s+much\s+hardware\b"):
         # 'how many A10G?', 'how many GPUs do I need': a count of GPUs asked.
-        if re.match(_HARDWARE_NEXT, t.original[m.end() :], re.I) and p.asked is None:
+        if compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]) and p.asked is None:
             p.asked = "gpu_count"
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
@@ -320,7 +323,7 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
         p.asked is None
         and not p.capacity
         and not p.max_context
-        and re.search(_SLOW_SAID, t.original, re.I)
+        and compiled(_SLOW_SAID, re.I).search(t.original)
     ):
         p.asked = "speed"
 

@@ -9,17 +9,18 @@ from __future__ import annotations
 import re
 
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 from tools.catalog import get_catalog
 from tools.units import GB
 
-_VARIANT_REPLY = re.compile(
+_VARIANT_REPLY = compiled(
     r"^\s*(?:the\s+)?(?:(?P<v>sxm\d?|nvl|pcie)|(?P<gb>\d{1,4})\s*gb)"
     r"(?:\s+(?:one|version|variant|card|model))?\s*[.!]?\s*$",
     re.IGNORECASE,
 )
 
 
-_RAM_REPLY = re.compile(
+_RAM_REPLY = compiled(
     r"^\s*(?:it\s+has\s+|with\s+|mine\s+has\s+)?(?:the\s+)?(?P<gb>\d{1,4})\s*gb"
     r"(?:\s+(?:of\s+)?(?:unified\s+)?(?:memory|ram))?(?:\s+(?:one|version|model))?\s*[.!]?\s*$",
     re.IGNORECASE,
@@ -38,7 +39,7 @@ def _apple_ram_reply(text: str, previous: ParsedWorkload) -> str | None:
     return None
 
 
-_HOURS_REPLY = re.compile(
+_HOURS_REPLY = compiled(
     r"^\s*(?:about\s+|around\s+|~\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>h|hrs?|hours?|days?|weeks?)"
     r"(?:\s+(?:from\s+now|left|in\s+total))?\s*[.!]?\s*$",
     re.IGNORECASE,

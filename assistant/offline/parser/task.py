@@ -9,6 +9,7 @@ from typing import cast
 from assistant.offline import vocab
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload, Task, Use
+from assistant.regex_cache import compiled
 from tools.errors import ToolInputError
 from tools.memory import normalize_format
 from tools.memory.formats import WEIGHT_FORMATS
@@ -37,7 +38,7 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
             "GGUF types (Q2_K, Q3_K_M, Q5_K_M, Q6_K …): which format is it?",
             said,
         )
-    for m in list(re.finditer(vocab.GGUF_TYPE, t.work, re.I)):
+    for m in list(compiled(vocab.GGUF_TYPE, re.I).finditer(t.work)):
         said = m.group(0).strip()
         fmt = gguf_type(said)
         t.consume(m.start(), m.end())
@@ -48,22 +49,24 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
         named.setdefault(fmt, said)
         if p.weights is None:
             p.weights = fmt
-            if fmt.replace("_", "") != re.sub(r"[\s_:-]", "", said.lower()).removeprefix("gguf"):
+            if fmt.replace("_", "") != compiled(r"[\s_:-]").sub("", said.lower()).removeprefix(
+                "gguf"
+            ):
                 # llama-quantize's aliases ('Q4_K' is Q4_K_M): the type sized is said.
                 p.notes.append(f"'{said}' read as {fmt.upper()} (llama-quantize's alias)")
     for pattern, fmt, note in vocab.PRECISIONS:
         for m in t.each(pattern):
-            if not re.fullmatch(r"\d+[\s-]?bits?", m.group(0).strip(), re.I):
+            if not compiled(r"\d+[\s-]?bits?", re.I).fullmatch(m.group(0).strip()):
                 named.setdefault(fmt, m.group(0).strip())  # '4-bit nf4' names one format
             if p.weights is None:
                 p.weights = fmt
                 if note:
                     p.notes.append(note.format(text=m.group(0).strip()))
-                if re.fullmatch(r"quanti[sz]ed", m.group(0).strip(), re.I):
+                if compiled(r"quanti[sz]ed", re.I).fullmatch(m.group(0).strip()):
                     # 'Quantized' says no bit width: 4-bit is a stated default reading of it,
                     # shown as assumed, never as what the question said.
                     p.assumed.append("weights")
-                if re.match(r"full", m.group(0), re.I):
+                if compiled(r"full", re.I).match(m.group(0)):
                     # 'Full precision' is FP32 to some: that reading is sized beside.
                     p.alternative_weights = "fp32"
     if len(named) > 1 and p.weights is not None:
@@ -93,7 +96,7 @@ _GGUF_ASK = (
 def gguf_type(said: str) -> str | None:
     """The GGUF type `said` names ('Q4_0', 'q5-k-s', 'IQ4_XS', 'gguf q6k'), or None for a
     name the tools do not size (left to the other precision words and the coverage gate)."""
-    letters = re.sub(r"[\s_:-]", "", said.lower()).removeprefix("gguf")
+    letters = compiled(r"[\s_:-]").sub("", said.lower()).removeprefix("gguf")
     if letters in _GGUF_BY_LETTERS:
         return _GGUF_BY_LETTERS[letters]
     try:  # llama-quantize's aliases ('Q4_K' is Q4_K_M), as `tools.memory.formats` reads them
@@ -189,6 +192,6 @@ def _qlora_base(t: Text, p: ParsedWorkload) -> None:
     p.weights = QLORA_WEIGHTS
 
 
-_NO_DOUBLE_QUANT = re.compile(
+_NO_DOUBLE_QUANT = compiled(
     r"\b(?:without|no|w/o|disable[ds]?)\s+(?:the\s+)?double[\s-]?quant", re.I
 )

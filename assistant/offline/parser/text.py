@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from assistant.reading.quantities import QUANTITY, WORD_NUMBER, parse_quantity
+from assistant.regex_cache import compiled
 
 # A quantity ('16k', '2B', '1,000') as group 1; QW also takes a number word ('eight').
 Q = rf"({QUANTITY})"
@@ -28,8 +29,9 @@ class Text:
         self.work = self.work[:start] + " " * (end - start) + self.work[end:]
 
     def each(self, pattern: str, flags: int = re.I) -> list[re.Match[str]]:
-        """Matches of `pattern` in the unconsumed text, consumed as they are returned."""
-        matches = list(re.finditer(pattern, self.work, flags))
+        """Matches of `pattern` in the unconsumed text, consumed as they are returned (the
+        extractors' patterns are fixed: compiled once per interpreter, `assistant.regex_cache`)."""
+        matches = list(compiled(pattern, flags).finditer(self.work))
         for m in matches:
             self.consume(m.start(), m.end())
         return matches
@@ -62,15 +64,12 @@ def normalise(text: str) -> str:
     plain digits (else "10^9 users" reads as 9 users)."""
     # A count is small and written against its x ("8xH100", "16×A100"): "7900 XTX" and
     # "7900XT" are GPU names, not 7,900 of a GPU "TX".
-    text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=[a-z])", r"\1\2 ", text, flags=re.I)
+    text = compiled(r"(?<![\w.])(\d{1,3})([x×])(?=[a-z])", re.I).sub(r"\1\2 ", text)
     # "2x4090": a small count before a four-digit GPU number ("2x 4090" already parses).
-    text = re.sub(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", r"\1\2 ", text, flags=re.I)
+    text = compiled(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", re.I).sub(r"\1\2 ", text)
     # "7b*8", "7bx8": a mixture of experts written size first, as the catalog writes "8x7b".
-    text = re.sub(r"\b(\d{1,3})b\s*[x×*]\s*(\d{1,2})\b", r"\2x\1b", text, flags=re.I)
-    text = re.sub(
-        r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b",
-        _power_of_ten,
-        text,
-        flags=re.I,
-    )
+    text = compiled(r"\b(\d{1,3})b\s*[x×*]\s*(\d{1,2})\b", re.I).sub(r"\2x\1b", text)
+    text = compiled(
+        r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b", re.I
+    ).sub(_power_of_ten, text)
     return text

@@ -13,6 +13,7 @@ from assistant.offline.parser.task import extract_task
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
 from assistant.reading.parsed import ParsedWorkload, Task
 from assistant.reading.quantities import context_tokens_from
+from assistant.regex_cache import compiled
 
 
 def extract_optimizer(t: Text, p: ParsedWorkload) -> None:
@@ -28,12 +29,11 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
     examples = r"(?:examples|samples|rows|records|instructions|pairs|dialogues|conversations)"
     # "100k sequences of 2k tokens" is a dataset too (examples × tokens each), unless it is a
     # batch ("a batch of 8 sequences of 4k tokens", read with the sequence length).
-    for m in re.finditer(
+    for m in compiled(
         rf"{Q}\s+(?:{examples}|sequences)\s*(?:of|with|averaging|at|each of|,)?"
         rf"\s*(?:about|around|~|roughly)?\s*{Q}[\s-]*tokens?(?:\s+each)?",
-        t.work,
         re.I,
-    ):
+    ).finditer(t.work):
         if "batch" in t.work[max(0, m.start() - 24) : m.start()].lower():
             continue
         t.consume(m.start(), m.end())
@@ -47,13 +47,13 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
         p.epochs = qty(m.group(1))
     # Large token counts are datasets, unless said of the context ('context 10M tokens', '10M
     # tokens of context': Llama 4 Scout's window is 10,485,760 tokens).
-    for m in re.finditer(rf"{Q}\s*(?:training\s+)?tokens?\b", t.work, re.I):
+    for m in compiled(rf"{Q}\s*(?:training\s+)?tokens?\b", re.I).finditer(t.work):
         value = qty(m.group(1))
         before = t.work[max(0, m.start() - 24) : m.start()]
         after = t.work[m.end() : m.end() + 24]
-        of_context = re.search(r"\b(?:context|ctx|window)\b[^.,;]*$", before, re.I) or re.match(
-            r"\s*(?:of\s+)?(?:context|ctx|window)\b", after, re.I
-        )
+        of_context = compiled(r"\b(?:context|ctx|window)\b[^.,;]*$", re.I).search(
+            before
+        ) or compiled(r"\s*(?:of\s+)?(?:context|ctx|window)\b", re.I).match(after)
         if value is not None and value >= 1e7 and not of_context:
             p.train_tokens = value
             t.consume(m.start(), m.end())
@@ -139,7 +139,7 @@ def extract_training_sequence_length(t: Text, p: ParsedWorkload) -> None:
         # "a batch of 8 sequences of 4k": the count is the batch, the size their length.
         p.batch = positive_int(m.group(1))
         set_context(p, m.group(2))
-    for m in re.finditer(rf"{Q}[\s-]+{seqs}\b", t.work, re.I):
+    for m in compiled(rf"{Q}[\s-]+{seqs}\b", re.I).finditer(t.work):
         try:
             tokens, binary = context_tokens_from(m.group(1).replace(" ", ""))
         except ValueError:

@@ -11,13 +11,14 @@ from typing import Literal, cast
 
 from assistant.offline.parser.text import QW, Text, positive_int, qty
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 
 # A fine-tune asked for: the verb or the noun, never the participle of a model already tuned
 # ('a fine-tuned model', 'trained adapters' are served).
-_TRAINING = re.compile(
+_TRAINING = compiled(
     r"\b(?:train|training|fine[\s-]?tun(?:e|ing)|finetun(?:e|ing)|pre-?train(?:ing)?)\b", re.I
 )
-_SERVING = re.compile(
+_SERVING = compiled(
     r"\b(?:serv(?:e|es|ed|ing)|inference|deploy\w*|host\w*|users?|requests?|req/s|qps|"
     r"multi[\s-]?lora|hot[\s-]?swap\w*)\b",
     re.I,
@@ -77,16 +78,18 @@ _LENGTH_PATTERNS = (
 
 
 def _model_pattern() -> re.Pattern[str]:
-    """Every spelling of the catalog's embedding and reranker models, longest first, with
-    space, hyphen or underscore between their parts."""
+    """Every spelling of the catalog's embedding and reranker models, longest first (then in
+    alphabetical order, so the pattern is the same text in every process), with space, hyphen
+    or underscore between their parts."""
     from tools.workloads.embedding_models import embedding_models
 
     names = {n for m in embedding_models().values() for n in (m.id, m.name, *m.aliases) if n}
     parts = []
-    for name in sorted(names, key=len, reverse=True):
-        pieces = re.split(r"[\s_-]+", name.strip())
+    for name in sorted(names, key=lambda n: (-len(n), n)):
+        pieces = compiled(r"[\s_-]+").split(name.strip())
         parts.append(r"[\s_-]?".join(re.escape(p) for p in pieces))
-    return re.compile(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
+    # Fixed for a given catalog (a catalog edit is a new pattern text, a new entry).
+    return compiled(r"(?<![\w./-])(?:" + "|".join(parts) + r")(?![\w-])", re.I)
 
 
 _MODEL: re.Pattern[str] | None = None
@@ -103,7 +106,7 @@ def extract_embedding(t: Text, p: ParsedWorkload) -> None:
     found = [m for m in _MODEL.finditer(t.work)]
     if not found:
         return
-    first = find_embedding_model(re.sub(r"[\s_]+", "-", found[0].group(0)))
+    first = find_embedding_model(compiled(r"[\s_]+").sub("-", found[0].group(0)))
     if first is None:
         first = find_embedding_model(found[0].group(0))
     if first is None:
@@ -158,7 +161,7 @@ def positive_int_or_none(text: str) -> int | None:
 # Totals of a batch job: '2 billion input tokens', '200M output', '500M tokens in', '50M out'.
 _IN_WORDS = r"(?:input|prompt|in)"
 _OUT_WORDS = r"(?:output|generated|completion|out)"
-_BATCH_CUE = re.compile(
+_BATCH_CUE = compiled(
     r"\b(?:batch\w*|offline|in\s+total|total|overall|corpus|dataset|job|backfill|"
     r"summari[sz]\w*|classif\w*|translat\w*|process\w*|extract\w*|label\w*|tag\w*|rewrit\w*|"
     r"annotat\w*)\b",
@@ -214,7 +217,7 @@ def _job_totals(t: Text, p: ParsedWorkload) -> bool:
             rf"{_COUNT}\s*(?:{words}\s*tokens?|tokens?\s+(?:of\s+)?{words}\b|{words}\b)"
             rf"(?!{_PERIOD})"
         )
-        for m in re.finditer(pattern, t.work, re.I):
+        for m in compiled(pattern, re.I).finditer(t.work):
             value = qty(m.group(1).rstrip(","))
             if value is not None and value >= _TOTAL_MIN and which not in totals:
                 totals[which] = value  # a total; smaller counts are left to the lengths
@@ -237,14 +240,14 @@ def _job_totals(t: Text, p: ParsedWorkload) -> bool:
 
 def _job_documents(t: Text, p: ParsedWorkload) -> None:
     """The job as documents × lengths ('1M documents of 2,000 tokens, 200-token summaries')."""
-    docs = re.search(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b{_NOT_A_RATE}", t.work, re.I)
+    docs = compiled(rf"{_COUNT}\s+(?:\w+\s+)?{_TEXTS}\b{_NOT_A_RATE}", re.I).search(t.work)
     count = None if docs is None else positive_int_or_none(docs.group(1))
     if count is None or count < 1000:
         return  # a handful of documents is a serving question, not a batch job
     t.consume(docs.start(), docs.end())  # type: ignore[union-attr]
     p.batch_requests = count
     # 'batch 2M prompts …': the verb right before the documents is the job's.
-    verb = re.search(r"\bbatch\s*$", t.work[: docs.start()], re.I)  # type: ignore[union-attr]
+    verb = compiled(r"\bbatch\s*$", re.I).search(t.work[: docs.start()])  # type: ignore[union-attr]
     if verb is not None:
         t.consume(verb.start(), verb.end())
     t.each(_JOB_WORDS)
