@@ -87,3 +87,17 @@ def test_a_gtx_16_series_number_with_its_memory_is_sized_on_that_memory(
 ) -> None:
     (card,) = parse_workload(question).gpus
     assert (card.gpu, card.text, card.memory_bytes) == (None, words, gb * GB)
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        # 192 GB is the M2 Ultra's top configuration, the catalog's default entry: said, it
+        # picks that configuration (no variant left to ask about).
+        ("Is a Mac Studio M2 Ultra with 192GB enough for Llama 3.1 405B q4?", "apple-m2-ultra"),
+        ("M2 Ultra with 128GB running Llama 3.1 70B", "apple-m2-ultra-128gb"),
+    ],
+)
+def test_an_apple_chip_with_its_ram_is_that_configuration(question: str, gpu: str) -> None:
+    (chip,) = parse_workload(question).gpus
+    assert (chip.gpu, chip.variants) == (gpu, [])

@@ -524,6 +524,8 @@ def test_the_engine_named_is_the_engine_shown(question: str, named: str, shown: 
     [
         "Need at least 30 tok/s per user for 50 users on Llama 3.1 8B, will 2x L40S do?",
         "Llama 3.1 8B on my laptop RTX 4060, ok?",
+        # 'is that ok?' with no figure seen asks whether it fits, not whether a speed is normal.
+        "Gemma 2 9B on a T4 at fp16 for 4 concurrent users, is that ok?",
         # A workload said with only a question mark: whether it fits.
         "Run Llama 3.3 70B on 4x RTX 3090 for 5 users with 32k ctx?",
         "Llama 3.1 405B at fp8 on a single 8xH100 node for 20 users?",

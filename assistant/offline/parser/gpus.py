@@ -141,8 +141,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             match = replace(match, id=f"{match.id}-laptop", variants=())
             variants = []
             start -= len(laptop.group(0))
+        said_end = end
         gpu_id, ram_start, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
-        if gpu_id != match.id:
+        # The RAM said picks the configuration — the default one too ('M2 Ultra with 192GB').
+        if gpu_id != match.id or (ram_start, end) != (match.start, said_end):
             text = t.original[ram_start:end].strip()
             start = min(start, ram_start)
             variants = []  # the RAM said picks the configuration

@@ -259,7 +259,9 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
         words = said.group("verb") or said.group("than")
         t.each(rf"\b{re.escape(words)}\b|-per-second\b")
-    elif t.each(_NORMAL_ASKED) or compiled(_NORMAL_ASKED, re.I).search(t.original):
+    elif _figure_seen(t, p) and (
+        t.each(_NORMAL_ASKED) or compiled(_NORMAL_ASKED, re.I).search(t.original)
+    ):
         # On the text as written too: the figure seen may have been read with its verb ('take
         # 55 seconds before the first token').
         _normal_asked(t, p)
@@ -271,6 +273,19 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True
+
+
+_SEEN = (
+    r"\b\d[\d.,]*\s*(?:ms|s|secs?|seconds?|mins?|minutes?|hours?|hrs?|h|days?|t/s|tok\w*)\b"
+    r"|\b(?:slow|slower|fast|faster|long|speed|latency|first\s+token|ttft)\b"
+)
+"""A figure or a pace said: what 'is that normal / ok?' is about. Without one ('Gemma 2 9B on a
+T4 for 4 users, is that ok?') the question is whether it fits."""
+
+
+def _figure_seen(t: Text, p: ParsedWorkload) -> bool:
+    speeds = (p.tokens_per_s, p.tokens_per_s_per_user, p.ttft_s)
+    return any(s is not None for s in speeds) or bool(compiled(_SEEN, re.I).search(t.original))
 
 
 def _normal_asked(t: Text, p: ParsedWorkload) -> None:
