@@ -101,3 +101,18 @@ def test_a_gtx_16_series_number_with_its_memory_is_sized_on_that_memory(
 def test_an_apple_chip_with_its_ram_is_that_configuration(question: str, gpu: str) -> None:
     (chip,) = parse_workload(question).gpus
     assert (chip.gpu, chip.variants) == (gpu, [])
+
+
+@pytest.mark.parametrize(
+    ("question", "users"),
+    [
+        ("Serve Llama 3.1 8B on an L40S for a team of 20 developers", 20),
+        ("Llama 3.1 70B on 2x H100 for 15 devs using it at once", 15),
+        ("Llama 3.1 8B on an A10G, around 30 people will use it concurrently", 30),
+        ("Qwen2.5 7B on an L4 for 40 engineers", 40),
+    ],
+)
+def test_the_people_of_a_team_are_the_users(question: str, users: int) -> None:
+    parsed = parse_workload(question)
+    assert parsed.users == users
+    assert reading_of(parsed).unread_that_matters == []

@@ -115,6 +115,13 @@ def _seconds(number: str, unit: str) -> float:
 BATCH = r"\b(?:micro[\s-]?|global[\s-]|per[\s-]gpu[\s-])?batch(?:[\s-]?size)?"
 
 
+_AT_ONCE_AFTER = re.compile(
+    r"\s*(?:(?:will|would|could|can|may)\s+)?(?:(?:use|using|hit|query\w*)\s+)?(?:it\s+)?"
+    r"(?:concurrently|simultaneously|at\s+(?:once|the\s+same\s+time))\b",
+    re.I,
+)
+
+
 def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     """Concurrent users ('50 concurrent users', '20 at a time', 'concurrency 8') and the
     batch size in sequences."""
@@ -122,7 +129,10 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     adjectives += r"short|chat|rag|api|internal|external|different|total|peak|)\s+){0,3}"
     nouns = r"(?:users?|requests?|chats?|sessions?|conversations?|clients?|customers?|streams?|"
     # 'sequence' not followed by length: '2048 sequence length' is a length, not 2,048 users.
-    nouns += r"sequences?(?![\s-]*(?:length|len)\b)|agents?|employees?|people|queries)"
+    nouns += r"sequences?(?![\s-]*(?:length|len)\b)|agents?|employees?|people|queries|"
+    # The people of a team, as teams say it ('20 developers', '15 devs', '40 engineers').
+    nouns += r"developers?|devs?|engineers?|analysts?|researchers?|students?|colleagues?|"
+    nouns += r"teammates?|members?|staff)"
     # A count of users is not a rate of requests ('5 requests per second' is asked, not 5 users);
     # '5000 users a day' is a daily count (said), not a rate.
     rate_after = (
@@ -170,6 +180,10 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
             p.ask("figure", "invalid", out_of_range_question(said, "users"), said)
             continue
         p.users = value
+        # '30 people will use it concurrently': the adverb after says the same count.
+        after = _AT_ONCE_AFTER.match(t.work, m.end())
+        if after is not None:
+            t.consume(after.start(), after.end())
         if compiled(r"long[\s-]context", re.I).search(m.group(0)):
             p.long_context = True
         if compiled(r"chat|conversation", re.I).search(m.group(0)):
