@@ -84,6 +84,17 @@ def test_every_source_is_in_one_split_and_both_splits_are_large() -> None:
          [{"gpu": "rtx-3090", "count": None, "memory_gb": None, "variants": []}], False),
         ("gpus", [{"gpu": None, "count": 4, "memory_gb": 32}],
          [{"gpu": None, "count": 4, "memory_gb": 32.0, "variants": []}], True),
+        # 'my A100': the family read (two variants kept) agrees with the gold's null ...
+        ("gpus", [{"gpu": None, "count": 1}],
+         [{"gpu": "a100-80gb-sxm4", "count": 1, "memory_gb": None,
+           "variants": ["a100-40gb-sxm4", "a100-80gb-sxm4"]}], True),
+        # ... one variant sized as if named does not.
+        ("gpus", [{"gpu": None, "count": 1}],
+         [{"gpu": "a100-80gb-sxm4", "count": 1, "memory_gb": None, "variants": []}], False),
+        # '4 * A100 80GB': the family's variants share the 80 GB the gold states.
+        ("gpus", [{"gpu": None, "count": 4, "memory_gb": 80}],
+         [{"gpu": "a100-80gb-sxm4", "count": 4, "memory_gb": 80.0,
+           "variants": ["a100-80gb-pcie", "a100-80gb-sxm4"]}], True),
     ],
 )  # fmt: skip
 def test_the_scorer_compares_as_the_readme_says(

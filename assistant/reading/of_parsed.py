@@ -40,7 +40,10 @@ def _model(p: ParsedWorkload) -> str | None:
         return f"the model file {p.model_file}"
     if p.model is not None:
         entry = models.get(p.model)
-        return entry.name if entry is not None else p.model
+        name = entry.name if entry is not None else p.model
+        if p.stand_in_for is not None:
+            return f"{name} in place of '{p.stand_in_for}' (not in the catalog)"
+        return name
     if p.params is not None:
         words = f" ('{p.model_text}')" if p.model_text else ""
         return f"a generic {spoken_count(p.params)}-parameter model{words}"

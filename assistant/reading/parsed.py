@@ -88,6 +88,13 @@ class ParsedWorkload(BaseModel):
     text: str = Field(default="", description="The text this was parsed from (this turn).")
     model: str | None = Field(default=None, description="Catalog model id.")
     model_text: str | None = Field(default=None, description="The words naming the model.")
+    stand_in_for: str | None = Field(
+        default=None,
+        description=(
+            "The words of a model version the catalog lacks ('Llama 3 8B', 'Qwen2 7B') that "
+            "`model`, the catalog's model of that family and size, is sized in place of."
+        ),
+    )
     params: float | None = Field(default=None, description="Bare parameter count ('a 13B').")
     model_file: str | None = Field(
         default=None, description="A local model path named in the text (a .gguf file)."

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls, scope_only
 from assistant.reading.of_parsed import reading_of
 from assistant.reading.parsed import ParsedWorkload
+from tools.catalog import get_catalog
 from tools.units import GB
 
 HERE = Path(__file__).resolve().parent
@@ -104,8 +106,13 @@ def load(corpus: Path = CORPUS, splits: Path = SPLITS) -> list[Question]:
 
 def _gpus(p: ParsedWorkload) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
+    catalog = get_catalog()
     for m in p.gpus:
         memory = None if m.memory_bytes is None else m.memory_bytes / GB
+        if memory is None and len(m.variants) > 1:
+            # A family read ('A100'): the memory its variants share, if they all have one.
+            sizes = {catalog.gpus[v].memory_bytes for v in m.variants if v in catalog.gpus}
+            memory = sizes.pop() / GB if len(sizes) == 1 else None
         out.append({"gpu": m.gpu, "count": m.count, "memory_gb": memory, "variants": m.variants})
     if not out and (p.gpu_count is not None or p.gpu_memory_bytes is not None):
         memory = None if p.gpu_memory_bytes is None else p.gpu_memory_bytes / GB
@@ -119,7 +126,13 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     p = parse_workload(question)
     reading = reading_of(p)
     out: dict[str, Any] = {"asked": "out_of_scope" if scope_only(p) else reading.asked}
-    if p.model is not None and "/" not in p.model:
+    if p.stand_in_for is not None:
+        # A version the catalog lacks, sized in place by its sibling: the model named is not
+        # a catalog model (the gold's null), its size is the one said.
+        size = re.search(r"(\d+(?:\.\d+)?)\s?b\b", p.stand_in_for, re.I)
+        if size is not None:
+            out["params_b"] = float(size.group(1))
+    elif p.model is not None and "/" not in p.model:
         out["model"] = p.model
     if p.params is not None:
         out["params_b"] = p.params / 1e9
@@ -137,7 +150,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
     if p.batch is not None and "users" not in out and task in (None, "inference"):
         # A batch served is the gold's `users`; a training batch has no gold slot (README).
         out["users"] = p.batch
-    for name in ("prompt_tokens", "output_tokens", "region", "train_tokens"):
+    for name in ("prompt_tokens", "output_tokens", "region", "train_tokens", "requests_per_s"):
         if getattr(p, name) is not None:
             out[name] = getattr(p, name)
     if p.budget_amount is not None:
@@ -181,7 +194,10 @@ def _same_gpus(gold: list[dict[str, Any]], read: list[dict[str, Any]]) -> bool:
     for g, r in zip(gold, read, strict=True):
         if g.get("gpu") is not None and g["gpu"] != r["gpu"] and g["gpu"] not in r["variants"]:
             return False
-        if g.get("gpu") is None and r["gpu"] is not None:
+        # A family named without its variant ('my A100'): the gold has no catalog id, and a
+        # reader that read the family (every variant, none chosen) read what was said.
+        family = len(r["variants"]) > 1
+        if g.get("gpu") is None and r["gpu"] is not None and not family:
             return False
         # A card named without a count is sized as one: the gold's 1 and no count read agree.
         if g.get("count") != r["count"] and {g.get("count"), r["count"]} != {1, None}:

@@ -173,8 +173,23 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             p.notes.append(f"'{text}' read as {name} (catalog default; also: {others})")
         t.consume(start, end)
     p.gpus = _one_mention_each(p.gpus)
+    _compared(t, p)
+
+
+_COMPARATIVE = re.compile(
+    r"\b(?:cheaper|faster|better|slower|quicker|more\s+(?:cost[\s-]?effective|efficient|"
+    r"economical))\s+than\b",
+    re.I,
+)
+
+
+def _compared(t: Text, p: ParsedWorkload) -> None:
+    """GPUs set against each other: 'A100 vs H100', 'L40S or H100', 'is an L40S cheaper than
+    an H100'."""
     for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
+    if len(p.gpus) > 1 and _COMPARATIVE.search(t.original):
+        p.compare = True
 
 
 _TOTAL_MEMORY = re.compile(
@@ -419,6 +434,19 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
             continue
         p.gpu_memory_bytes = _memory_bytes(m.group(1) or m.group(3), m.group(2) or m.group(4))
         described.append(m.group(0).strip())
+    # 'does it fit in 24gb', 'run on 12 GB': memory said as the place it runs in — not the
+    # system RAM or a disk ('load in 8GB of RAM').
+    not_ram = r"(?!\s*(?:of\s+)?(?:system\s+|cpu\s+|ddr\d?\s+)?(?:ram|disk|storage|ssd)\b)"
+    not_ram += r"(?!\s*(?:unified\s+)?(?:mac\w*|imac|m[1-5])\b)"  # 'my 16GB MacBook': a Mac's
+    place = (
+        r"\b(?:fits?|fitting|runs?|running|load|squeeze)\s+(?P<said>(?:in|into|on|within)\s+(?:a\s+|"
+        rf"an\s+|my\s+|the\s+|just\s+|only\s+)?(?P<mem>{NUMBER})\s*(?P<unit>gb|gib)\b){not_ram}"
+    )
+    for m in list(re.finditer(place, t.work, re.I)):
+        # Only the memory is consumed: the verb stays for the question's kind ('how many fit').
+        t.consume(m.start("said"), m.end("said"))
+        p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
+        described.append(m.group("said").strip())
     if described and not p.gpus:
         _note_described_gpus(p, described[-1])
     if t.each(r"\b(?:nvlink|sxm|nvswitch)\b"):
@@ -470,9 +498,11 @@ _GPU_LIKE = (
     # Not inside another name ('bge-m3', 'e5-m4').
     r"|(?P<apple>(?<![\w-])(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b)"
     # A bare GeForce model number after 'a' / 'my' / 'on' ('Llama 3.1 8B on a 4070'): the
-    # x050-x090 numbers of the 10- to 90-series, not a token count ('a 4096-token prompt').
+    # x050-x090 numbers of the 10- to 90-series and the GTX 16 series' 1630-1660, not a token
+    # count ('a 4096-token prompt').
     r"|(?:(?<=\ba\s)|(?<=\ban\s)|(?<=\bmy\s)|(?<=\bon\s)|(?<=\bone\s)|(?<=\bour\s))"
-    r"[1-9]0[5-9]0(?:\s?(?:ti|super))?\b(?!\s*-?\s*(?:tokens?|users?|chats?|requests?)\b)"
+    r"(?:[1-9]0[5-9]0|16[3-6]0)(?:\s?(?:ti|super))?\b"
+    r"(?!\s*-?\s*(?:tokens?|users?|chats?|requests?)\b)"
 )
 # A memory amount right after ('M2 Ultra 192GB', 'RTX 3090 with 24 GB') or before
 # ('192 GB M2 Ultra') a GPU name.
@@ -572,11 +602,21 @@ _MAC_WITH_MEMORY = re.compile(
 )
 
 
+# The memory said first: 'my 16GB MacBook', 'a 64 GB Mac Studio' (a chip named after it is
+# read by the chip's own pattern: 'a 16GB M1' is not this).
+_MEMORY_MAC = re.compile(
+    rf"(?:\b(?:my|a|an|our)\s+)?(?<![\d.,])(?P<gb>{NUMBER})\s*(?P<unit>gb|gib|g)\s+"
+    r"(?:(?:unified\s+)?(?:memory|ram)\s+)?(?P<mac>(?:macbook(?:\s+(?:pro|air))?|mac\s+(?:studio|"
+    r"mini|pro)|imac|mac))\b(?!\s+(?:with\s+)?(?:an?\s+)?m[1-5]\b)",
+    re.I,
+)
+
+
 def _macs_by_memory(t: Text, p: ParsedWorkload) -> None:
-    """'a Mac with 64GB of RAM', 'my MacBook Pro 32GB' with no chip named: Apple silicon with
-    that unified memory, the GPU at macOS's default working set of it (never system RAM beside
-    a GPU)."""
-    for m in t.each(_MAC_WITH_MEMORY.pattern):
+    """'a Mac with 64GB of RAM', 'my MacBook Pro 32GB', 'my 16GB MacBook' with no chip named:
+    Apple silicon with that unified memory, the GPU at macOS's default working set of it
+    (never system RAM beside a GPU)."""
+    for m in [*t.each(_MAC_WITH_MEMORY.pattern), *t.each(_MEMORY_MAC.pattern)]:
         memory = _memory_bytes(m.group("gb"), m.group("unit"))
         words = " ".join(m.group("mac").split())
         p.gpus.append(

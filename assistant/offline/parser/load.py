@@ -66,6 +66,16 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
         p.ttft_s = _seconds(m.group(1), m.group(2))
     for m in t.each(rf"({NUMBER})\s*{unit}\s*(?:of\s+)?{ttft}"):
         p.ttft_s = _seconds(m.group(1), m.group(2))
+    # A first token seen late: 'the first token takes 20 seconds', 'take 55 seconds before
+    # producing the first token' (the figure is what the question asks about).
+    takes = r"(?:always\s+|usually\s+|often\s+)?(?:takes?|took|taking)\s+(?:about\s+|around\s+|~"
+    takes += r"|over\s+|more\s+than\s+|almost\s+|nearly\s+)?"
+    before = r"\s+(?:before|until|to\s+(?:get|see|produce|generate))\s+(?:producing\s+|generating"
+    before += rf"\s+|getting\s+|seeing\s+)?(?:the\s+|a\s+)?{ttft}"
+    for m in t.each(rf"{ttft}\s+(?:\w+\s+){{0,2}}?{takes}({NUMBER})\s*{unit}"):
+        p.ttft_s = _seconds(m.group(1), m.group(2))
+    for m in t.each(rf"{takes}({NUMBER})\s*{unit}{before}"):
+        p.ttft_s = _seconds(m.group(1), m.group(2))
     per_user = (
         r"(\s*(?:per|/|for\s+each|each|a)\s*(?:user|request|sequence|stream|session|person))?"
     )

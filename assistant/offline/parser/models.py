@@ -76,10 +76,80 @@ def _same_architecture(a: str | None, b: str | None) -> bool:
     return models[a].architecture == models[b].architecture
 
 
+# What a name joined to a catalog name goes on with, up to a size of its own: '-nemotron-super-
+# 49b' after 'llama-3.3'. An active-parameter count ('-A3B') is not a size of its own.
+_JOINED_SIZE = re.compile(r"[-_][\w.\-]*?(?<![a-z])(\d+(?:\.\d+)?)([bm])(?![a-z0-9])", re.I)
+
+
+def _derivative_of(text: str, model_id: str | None, end: int) -> bool:
+    """Whether the catalog name ending at `end` is only the start of another model's name,
+    one of another size ('llama-3.3-nemotron-super-49b-v1' is a 49B model, not Llama 3.3
+    70B): that name is read whole, as a generic model of its size."""
+    joined = _JOINED_SIZE.match(text, end)
+    if model_id is None or joined is None or re.search(r"\s", joined.group(0)):
+        return False
+    scale = 1e9 if joined.group(2).lower() == "b" else 1e6
+    return not _sizes_of(model_id, float(joined.group(1)) * scale)
+
+
+# Words that go on a model's name after a catalog name, up to a size: ' distill 32B' after
+# 'DeepSeek R1'. At most three words, none a sentence's ('on', 'with', 'or' …).
+_NAME_GOES_ON = re.compile(
+    r"((?:[\s\-_]+[a-z][\w.]*){1,3}?)[\s\-_]+(\d+(?:\.\d+)?)\s?b(?![\w.])", re.I
+)
+
+
+def _tokens(name: str) -> set[str]:
+    return set(re.findall(r"[a-z]+\d*|\d+(?:\.\d+)?", name.lower()))
+
+
+def _longer_name(text: str, start: int, end: int) -> tuple[str, int] | None:
+    """The catalog model a catalog name goes on to name with more words and a size of its
+    own ('DeepSeek R1 distill 32B' → DeepSeek-R1-Distill-Qwen 32B), when exactly one catalog
+    model holds every word said and that size; with the end of the words it took."""
+    goes_on = _NAME_GOES_ON.match(text, end)
+    if goes_on is None:
+        return None
+    words = goes_on.group(1).lower().replace("-", " ").replace("_", " ").split()
+    if any(w in vocab.FILLER or w in _NOT_NAME_WORDS for w in words):
+        return None
+    said = _tokens(text[start:end]) | set(words)
+    size = float(goes_on.group(2)) * 1e9
+    found = [
+        entry.id
+        for entry in get_catalog().models.values()
+        if _sizes_of(entry.id, size)
+        and any(said <= _tokens(form) for form in (entry.id, entry.name, *entry.aliases))
+    ]
+    return (found[0], goes_on.end()) if len(found) == 1 else None
+
+
+_NOT_NAME_WORDS = frozenset(
+    {
+        *("on", "in", "at", "with", "for", "and", "or", "vs", "versus", "to", "of", "from"),
+        *("than", "a", "an", "the", "my", "our", "your", "this", "that", "is", "are"),
+        *("run", "running", "serve", "serving", "fit", "fits", "needs", "need"),
+    }
+)
+
+
 def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
     """Catalog models by name, alias or Hugging Face id (the first named is sized, others
     noted); an org/name id the catalog lacks becomes a question instead of a guessed size."""
     for match in model_index().find(t.work):
+        if _derivative_of(t.original, match.id, match.end):
+            continue  # 'llama-3.3-nemotron-super-49b-v1': read as the model of its own size
+        longer = _longer_name(t.original, match.start, match.end)
+        if longer is not None:
+            # 'DeepSeek R1 distill 32B': the one catalog model those words and that size name.
+            model_id, end = longer
+            said = t.original[match.start : end]
+            if p.model is None and p.model_file is None:
+                p.model, p.model_text = model_id, said
+                name = get_catalog().models[model_id].name
+                p.notes.append(f"'{said}' read as {name}, the catalog model those words name")
+            t.consume(match.start, end)
+            continue
         if p.model is None and p.model_file is None:
             p.model, p.model_text = match.id, t.original[match.start : match.end]
         elif match.id != p.model and not _same_architecture(p.model, match.id):
@@ -178,6 +248,10 @@ def extract_misspelt_models(t: Text, p: ParsedWorkload) -> None:
             return
         t.consume(m.start(), m.end())
         p.model, p.model_text = first.id, said
+        if family == word and said_version != candidates[0].version:
+            # Spelt right, another version ('Llama 3 8B', 'Qwen2 7B'): a model the catalog
+            # lacks, sized as its catalog sibling of that size — shown in the reading.
+            p.stand_in_for = said
         how = (
             f"the closest catalog name to '{word}'"
             if family != word

@@ -161,7 +161,7 @@ _INHERITED = tuple(
     not in (
         *("text", "notes", "questions", "unplaced", "unread", "sources", "out_of_scope"),
         *("changes", "answered_gpu", "answered_count", "assumed"),
-        *("model", "model_text", "params", "model_file"),
+        *("model", "model_text", "params", "model_file", "stand_in_for"),
     )
 )
 
@@ -461,10 +461,11 @@ def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
             previous.params,
             previous.model_file,
         )
+        data["stand_in_for"] = previous.stand_in_for
         data["questions"] = [
             q.model_dump() for q in new.questions if (q.slot, q.why) != ("model", "missing")
         ]
-        kept = ("model", "model_text", "params", "model_file")
+        kept = ("model", "model_text", "params", "model_file", "stand_in_for")
     blank = ParsedWorkload()
     for name in _INHERITED:
         if getattr(new, name) == getattr(blank, name):

@@ -84,6 +84,23 @@ tokens per second', 'tokens-per-second slower than expected'): matched on the te
 only the asking words consumed."""
 
 
+_NORMAL_ASKED = (
+    r"\b(?:is|are)\s+(?:this|that|it|these|those)\s+(?:speed\s+|time\s+|figure\s+)?(?:really\s+)?"
+    r"(?:normal|expected|ok|okay|reasonable|typical|usual|realistic|right|the\s+real\s+speed)\b"
+    r"|\b(?:this|that)\s+(?:is\s+)?normal\b|\bnormal\s*\?"
+    r"|\bis\s+[^.?!]{0,60}?\b(?:normal|expected|typical)\s+for\b"
+    r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|the\s+\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
+    r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|takes?\s+(?:so\s+long|\d)|only\s+(?:\w+\s+)?\d)"
+    r"|\bwhy\s+so\s+slow\b|\b(?:can|could)\s+it\s+(?:run|go|be)\s+(?:much\s+)?faster\b"
+)
+"""A figure the asker saw, asked about ('5 tok/s on my 3090, is that expected?', 'training
+took 30 hours, is this normal?', 'why does it take 55 seconds before the first token?'): the
+answer leads with the figure gpu-sizer expects for that setup (`_normal_asked`)."""
+
+_FIRST_TOKEN_SAID = r"\bfirst\s+token\b|\bttft\b|\bprompt\s+(?:processing|eval\w*)\b"
+_TRAINING_SAID = r"\btrain\w*|\bfine[\s-]?tun\w*|\bepochs?\b|\bq?lora\b"
+
+
 _WHICH_MODELS = (
     r"\b(?:which|what)\s+(?:kind\s+of\s+|size\s+(?:of\s+)?|(?:bigger|larger|smaller|other|"
     r"good|best)\s+)?(?:llms?|models?)\s+"
@@ -131,6 +148,9 @@ _YES_NO_PHRASE = (
     r"|\b(?:can|could|will|would)\s+(?:i|we|it|this|they|the\s+\w+)\s+(?:be\s+able\s+to\s+)?"
     r"(?:run|fit|work|load)\b"
     r"|\b(?:feasible|succeed\w*|(?:is\s+there\s+(?:a|any)|any)\s+chance)\b"
+    # The last words: '… will 2x L40S do?', '…, ok?' (the card's name may be read already).
+    r"|\b(?:will|would|does|can)\s+(?:(?:it|they|that|this|[\w.-]+(?:\s+[\w.-]+)?)\s+)?do\s*\?+\s*$"
+    r"|,\s*ok(?:ay)?\s*\?+\s*$"
     r"|\ballow\s+(?:this|it|the\s+\w+)\s+(?:model\s+)?to\s+(?:work|run|fit)\b"
     # Other languages asked in the same threads: 能跑 / 可以…吗 (zh), consigo … rodar (pt).
     r"|能跑|跑得动|能运行|可以运行|能否运行|可以.{0,12}?(?:跑|推理|加载|运行).{0,12}?吗|能.{0,12}?跑.{0,8}?吗"
@@ -196,6 +216,15 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     elif re.search(_HOW_TO_RUN, t.original, re.I) and not asked_else:
         named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
         p.asked = "fits" if named else "hardware"
+    elif (
+        not asked_else
+        and (p.gpus or p.gpu_memory_bytes is not None)
+        and re.search(r"\?\s*$", t.original)
+        and not re.search(r"\b(?:how|what|which|why|where|when|who|whose)\b", t.original, re.I)
+    ):
+        # A workload said with a question mark and no question word ('Run Llama 3.3 70B on
+        # 4x 3090 for 5 users?', '405B at fp8 on one 8xH100 node for 20 users?'): does it fit.
+        p.asked = "fits"
 
 
 def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
@@ -218,6 +247,10 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
         words = said.group("verb") or said.group("than")
         t.each(rf"\b{re.escape(words)}\b|-per-second\b")
+    elif t.each(_NORMAL_ASKED) or re.search(_NORMAL_ASKED, t.original, re.I):
+        # On the text as written too: the figure seen may have been read with its verb ('take
+        # 55 seconds before the first token').
+        _normal_asked(t, p)
     # 'how long will it take / for 100M tokens': the job's duration, which a training answer
     # leads with; not a length ('how long a context' is read by the max-context question).
     if t.each(
@@ -226,6 +259,18 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True
+
+
+def _normal_asked(t: Text, p: ParsedWorkload) -> None:
+    """Whether a figure seen is normal asks for the figure expected: the time to first token
+    when the first token is what was seen, a training run's duration when a training job was
+    (read as `how_long`, which a training task turns into the training time), else the speed."""
+    if p.ttft_s is not None or re.search(_FIRST_TOKEN_SAID, t.original, re.I):
+        p.asked = "ttft"
+    elif re.search(_TRAINING_SAID, t.original, re.I):
+        p.how_long = True
+    else:
+        p.asked = "speed"
 
 
 def extract_question_kind(t: Text, p: ParsedWorkload) -> None:

@@ -11,8 +11,12 @@ from assistant.reading.parsed import ParsedWorkload
 # (pattern, topic, what gpu-sizer answers instead)
 OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
     (
-        r"\b(?:in[\s-]stock|availab(?:le|ility)|sold\s+out|lead\s+times?|waitlists?|"
-        r"can(?:'t|not)?\s+(?:i\s+)?(?:find|get\s+hold\s+of))\b",
+        r"\b(?:in[\s-]stock|availability|sold\s+out|lead\s+times?|waitlists?|"
+        r"can(?:'t|not)?\s+(?:i\s+)?(?:find|get\s+hold\s+of))\b"
+        # Not the memory a card has free ('fills up the available 11GB', 'all available
+        # memory', 'the full available GPU memory') nor 'not available in fact'.
+        r"|(?<!\bthe\s)(?<!\ball\s)(?<!\bfull\s)\bavailable\b"
+        r"(?!\s+(?:\d|gpu\s+memory|memory|vram|ram|space|in\s+fact)\b)",
         "live availability of GPUs",
         "it sizes the hardware and compares the catalog's dated cloud prices; it has no live "
         "stock or capacity data",
@@ -40,6 +44,17 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "tuning a runtime's settings (GPU split, flags, speed-ups)",
         "it sizes memory per GPU and the speed to expect, and prints llama.cpp / Ollama launch "
         "lines for the configuration it sizes",
+    ),
+    (
+        r"\bauto[\s-]?(?:matically\s+)?detect\w*\b|\bdetect\s+(?:my|both|all|the)\s+(?:\d+\s+)?gpus?\b"
+        r"|\b(?:does|do|will|would|can)\s+(?:it|vllm|llama\.?cpp|ollama|lm\s+studio|the\s+[\w.]+|[\w-]+\.py)"
+        r"\s+(?:automatically\s+|also\s+)?(?:use|utili[sz]e|pick\s+up|recogni[sz]e|see|spread\s+\w+\s+over)"
+        r"\s+(?:both|all|multiple|several|my\s+(?:second|other|two|\d))\b"
+        r"|\bwhy\s+(?:are\s+|is\s+)?only\b[^.?!]{0,60}?\bsupported\b"
+        r"|\bshould\s+i\s+(?:code|write\s+code)\b|\bwhere\s+(?:do|should|can)\s+i\s+(?:set|put|configure)\b",
+        "how a runtime uses the hardware (detecting GPUs, which GPUs it supports)",
+        "it sizes what a setup needs — memory per GPU, the layout across several GPUs, speed and "
+        "cost — for the engines it models (vLLM, llama.cpp, Ollama …)",
     ),
     (
         r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
@@ -72,10 +87,19 @@ def instead_of(topic: str) -> str:
     return next(instead for _p, name, instead in OUT_OF_SCOPE if name == topic)
 
 
+_THE_QUESTION_ITSELF = ("how a runtime uses the hardware (detecting GPUs, which GPUs it supports)",)
+"""Topics that are what a yes/no asks when they are said ('does vLLM automatically use both my
+GPUs when I serve Llama 2 13B?' asks about vLLM, not whether 13B fits two GPUs): only a figure
+asked outright (memory, speed, a count …) is sized beside them."""
+
+
 def sizes_something(p: ParsedWorkload) -> bool:
     """Whether the question also asks for a sizing — a model with hardware, a load or a figure
     asked: then that part is answered and the out-of-scope one said; else only the out-of-scope
     sentence is (no 'Which model?' for 'are H100s available?')."""
     said = p.gpus or p.users or p.context or p.gpu_count or p.tokens_per_s or p.train_tokens
     asked = p.asked is not None or p.capacity or p.max_context
+    if any(topic in _THE_QUESTION_ITSELF for topic in p.out_of_scope):
+        figure = p.asked not in (None, "fits", "hardware") or p.capacity or p.max_context
+        return p.has_model and figure
     return p.has_model and (bool(said) or asked)

@@ -174,6 +174,9 @@ def _qlora_base(t: Text, p: ParsedWorkload) -> None:
         p.notes = [n for n in p.notes if "AWQ" not in n]
     elif p.weights is not None:
         return
+    else:
+        # No format said: QLoRA's own base is a default of the task, shown as assumed.
+        p.assumed.append("weights")
     p.weights = QLORA_WEIGHTS
 
 

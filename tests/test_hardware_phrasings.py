@@ -1,0 +1,89 @@
+"""Hardware said the way engineers say it in threads (issue 27): the memory a model must fit
+in ('fit in 24gb'), system RAM after a '+' ('2x3090 + 64GB RAM'), a Mac by its memory first
+('my 16GB MacBook') and GTX 16-series numbers ('a 1660 Super 6GB'). Expected values are the
+amounts and counts written in each question."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from assistant.reading.of_parsed import reading_of
+from tools.units import GB
+
+
+@pytest.mark.parametrize(
+    ("question", "gb"),
+    [
+        ("does gemma 3 27b fit in 24gb with q4_k_m and 32k context?", 24),
+        ("Can Llama 3.1 8B run on 12 GB?", 12),
+        ("Qwen2.5 14B fits into 16 GB?", 16),
+        ("will Mistral 7B load in 8 GB?", 8),
+    ],
+)
+def test_the_memory_a_model_must_fit_in_is_a_gpus_memory(question: str, gb: int) -> None:
+    parsed = parse_workload(question)
+    assert parsed.gpu_memory_bytes == gb * GB
+    assert reading_of(parsed).unread_that_matters == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Llama 2 7B needs to load in 8GB of RAM", "can Llama 3.1 8B run in 16 GB of system RAM?"],
+)
+def test_ram_to_load_in_is_not_a_gpu(question: str) -> None:
+    assert parse_workload(question).gpu_memory_bytes is None
+
+
+def test_the_verb_stays_for_a_capacity_question() -> None:
+    parsed = parse_workload("how many users fit in 80GB with Llama 3.1 8B?")
+    assert parsed.capacity and parsed.gpu_memory_bytes == 80 * GB
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb", "count"),
+    [
+        ("Can I run a 70B on 2x3090 + 64GB RAM?", 64, 2),
+        ("4090 + 32GB RAM, llama 3.1 70b q4?", 32, 1),
+    ],
+)
+def test_ram_after_a_plus_is_system_ram_not_a_change(
+    question: str, ram_gb: int, count: int
+) -> None:
+    parsed = parse_workload(question)
+    assert parsed.system_ram_bytes == ram_gb * GB
+    assert parsed.changes == [] and parsed.questions == []
+    assert [g.count or 1 for g in parsed.gpus] == [count]
+
+
+def test_a_plus_with_a_count_still_changes_the_previous_count() -> None:
+    previous = parse_workload("Llama 3.1 70B on 2 H100")
+    assert [g.count for g in parse_workload("+2 GPUs", previous).gpus] == [4]  # 2 + 2
+
+
+@pytest.mark.parametrize(
+    ("question", "gb"),
+    [
+        ("Will Qwen3 30B A3B run on my 16GB MacBook?", 16),
+        ("Llama 3.1 8B on a 64 GB Mac Studio", 64),
+        ("Mistral 7B on my 24GB MacBook Air, fast enough?", 24),
+    ],
+)
+def test_a_mac_said_by_its_memory_is_apple_silicon_with_that_memory(question: str, gb: int) -> None:
+    (mac,) = parse_workload(question).gpus
+    assert mac.gpu is None and mac.memory_bytes == gb * GB
+    assert mac.unified_memory == "macos-working-set"
+
+
+@pytest.mark.parametrize(
+    ("question", "words", "gb"),
+    [
+        ("Will Mistral 7B run at decent speed on a 1660 Super 6GB?", "1660 Super", 6),
+        ("a 1660 ti with 6 GB running phi-3 mini", "1660 ti", 6),
+    ],
+)
+def test_a_gtx_16_series_number_with_its_memory_is_sized_on_that_memory(
+    question: str, words: str, gb: int
+) -> None:
+    (card,) = parse_workload(question).gpus
+    assert (card.gpu, card.text, card.memory_bytes) == (None, words, gb * GB)
