@@ -50,6 +50,14 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
         None,
     ),
     (r"\bnf4\b|\bnormal[\s-]?float[\s-]?4\b|\bbitsandbytes\s+4[\s-]?bit\b", "nf4", None),
+    # bitsandbytes 4-bit said otherwise: '…-bnb-4bit' (Unsloth's repo names), '4bit with
+    # bitsandbytes': NF4, the 4-bit type those checkpoints and guides use.
+    (
+        r"\bbnb[\s_-]?4[\s-]?bits?\b|\b(?:in\s+)?4[\s-]?bits?\s+(?:with|using|via)\s+bitsandbytes\b",
+        "nf4",
+        "'{text}' read as NF4 (bitsandbytes' 4-bit type in these checkpoints; FP4 is the same "
+        "size)",
+    ),
     # 'GPTQ-Int4' / 'AWQ 4-bit' (Qwen's repo names) are one format, not two.
     (r"\bawq(?:[\s_-]?(?:int4|4[\s-]?bits?))?\b", "int4-awq", None),
     (r"\bgptq(?:[\s_-]?(?:int4|4[\s-]?bits?))?\b", "int4-gptq", None),
@@ -90,7 +98,10 @@ TASKS: tuple[tuple[str, str, str | None], ...] = (
     (r"\blora\b|\bpeft\b|\badapters?\b", "lora", "fine-tune"),
     (
         r"\b(?:full(?:[\s-]parameter)?|fully)[\s-]+(?:fine[\s-]?tun\w*|ft|train\w*)\b"
-        r"|\bfull[\s-]ft\b",
+        r"|\bfull[\s-]ft\b"
+        # 'fine-tune Llama 3.1 8B fully', 'fine-tune all parameters of …': said after the verb.
+        r"|\b(?:fine[\s-]?tun\w*|finetun\w*|train\w*)\b(?=[^.?!]{0,40}?\b(?:fully|all\s+(?:the\s+|of\s+"
+        r"(?:the|its)\s+)?(?:model'?s?\s+)?(?:parameters|weights)|every\s+(?:parameter|weight))\b)",
         "full",
         "fine-tune",
     ),

@@ -30,6 +30,7 @@ Interconnect = Literal["pcie", "nvlink"]
 BudgetPeriod = Literal["hour", "day", "month", "year", "total"]
 Asked = Literal[
     "memory",
+    "kv_cache",
     "cost",
     "speed",
     "ttft",

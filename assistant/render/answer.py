@@ -142,7 +142,7 @@ def _primary_is_breakdown(parsed: ParsedWorkload, report: SizingReport) -> bool:
     """Whether the memory breakdown is the table the question is about (a memory question, a
     training job, GPUs the user named) rather than the options."""
     named = any(m.gpu is not None for m in report.memory)
-    memory = parsed.asked == "memory" or bool(parsed.claims)
+    memory = parsed.asked in ("memory", "kv_cache") or bool(parsed.claims)
     return memory or report.is_training or named or parsed.capacity
 
 
@@ -158,7 +158,9 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     lead += capacity_lines(parsed, report)
     lead += speed_lines(parsed, report)
     lead += with_yes_no(
-        verdict_block(report, memory_first=parsed.asked == "memory" or bool(parsed.claims)),
+        verdict_block(
+            report, memory_first=parsed.asked in ("memory", "kv_cache") or bool(parsed.claims)
+        ),
         None if report.leads_with_local else yes_no(report),
     )
     lead += [] if parsed.api_comparison else api

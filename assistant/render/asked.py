@@ -6,7 +6,7 @@ here."""
 from __future__ import annotations
 
 from assistant.answer import CardLine
-from assistant.render.results import gpu_name
+from assistant.render.results import gib, gpu_name
 from tools.sizing import AskedAnswer, SizingReport
 
 
@@ -62,9 +62,23 @@ def asked_lines(report: SizingReport, named_training: bool = False) -> list[str]
     if answer.asked == "cost" and answer.value is not None:
         period = "hour" if answer.unit == "usd_per_hour" else "month"
         return [f"**{answer.value:,.2f} USD per {period}** for {_config(answer)} (priced below)."]
+    if answer.asked == "kv_cache" and answer.value is not None:
+        return [_kv_cache_line(answer)]
     if answer.asked == "training_time" and answer.value is not None and not named_training:
         return [f"**{answer.value:,.1f} hours** of training on {_config(answer)}{basis}."]
     return []
+
+
+def _kv_cache_line(answer: AskedAnswer) -> str:
+    """'**KV cache: 80.0 GiB** for 32 sequences of 8,192 tokens (327,680 bytes per token)'."""
+    where = f" per GPU on {_config(answer)}" if (answer.count or 1) > 1 else ""
+    held = ""
+    if answer.sequences is not None and answer.tokens_per_sequence is not None:
+        plural = "s" if answer.sequences != 1 else ""
+        tokens = f"{answer.tokens_per_sequence:,} tokens"
+        held = f" for {answer.sequences:,} sequence{plural} of {tokens}"
+    per_token = f" ({answer.bytes_per_token:,} bytes per token)" if answer.bytes_per_token else ""
+    return f"**KV cache: {gib(int(answer.value or 0))}**{where}{held}{per_token}."
 
 
 def with_yes_no(lines: list[str], answer: str | None) -> list[str]:

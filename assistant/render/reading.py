@@ -13,6 +13,7 @@ _ASKED: dict[AskedFigure, str] = {
     "fits": "yes or no",
     "gpu_count": "how many GPUs",
     "memory": "the memory needed",
+    "kv_cache": "the KV cache's size",
     "speed": "the speed per user",
     "ttft": "the time to first token",
     "throughput": "the throughput",

@@ -13,7 +13,8 @@ picks, once for every surface, the figure that answers it and the configuration 
   load when the count named does not hold it) — how many of which GPU.
 - `throughput`: that option's full-load output tokens/s per replica and in all.
 - `cost`: the headline option's quoted price per month (or per hour when asked by the hour).
-- `memory`: the per-GPU need of the first configuration sized, and its KV cache.
+- `memory`: the per-GPU need of the first configuration sized.
+- `kv_cache`: that configuration's KV cache per GPU, for its sequences × tokens, and per token.
 - `training_time`: the headline training layout's wall-clock hours.
 
 The other kinds (speed, TTFT, capacity, the longest context, a comparison, what hardware) are
@@ -74,10 +75,22 @@ def answer_asked(report: SizingReport) -> AskedAnswer | None:
     option = _headline(report)
     if asked == "fits":
         return _fits_answer(report)
-    if asked == "memory":
+    if asked in ("memory", "kv_cache"):
         first = next((m for m in report.memory if m.estimate is not None), None)
         if first is None or first.estimate is None:
             return None
+        est = first.estimate
+        if asked == "kv_cache":
+            return AskedAnswer(
+                asked=asked,
+                gpu=first.gpu,
+                count=first.count,
+                value=est.breakdown.get("kv_cache", 0),
+                unit="bytes",
+                sequences=est.batch,
+                tokens_per_sequence=est.context,
+                bytes_per_token=est.kv_cache_bytes_per_token,
+            )
         return AskedAnswer(
             asked=asked,
             gpu=first.gpu,

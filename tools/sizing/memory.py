@@ -92,7 +92,28 @@ def memory_fields(request: SizingRequest) -> dict[str, Any]:
 
 
 def estimate_fields(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, SizingError | None]:
-    """The memory estimate of a memory request's fields, or why it could not be made."""
+    """The memory estimate of a memory request's fields, or why it could not be made. A count
+    of GPUs named whose tensor parallelism cannot split the model's heads (3 or 5 GPUs, TP = the
+    count by default) is sized as the widest TP that can, times pipeline stages over the rest
+    (3× A100: TP 1 × PP 3), as vLLM would run it — said in the estimate's assumptions."""
+    estimate, error = _estimate(fields)
+    gpus = fields.get("gpus")
+    if error is None or error.field != "tp" or "pp" in fields or fields.get("tp") != gpus:
+        return estimate, error
+    assert isinstance(gpus, int)
+    for tp in sorted((d for d in range(1, gpus) if gpus % d == 0), reverse=True):
+        split, _ = _estimate({**fields, "tp": tp, "pp": gpus // tp})
+        if split is not None:
+            said = (
+                f"TP {gpus} cannot split the model's attention heads ({error.problem}): "
+                f"{gpus} GPUs sized as TP {tp} × PP {gpus // tp} (pipeline stages, as vLLM's "
+                "--pipeline-parallel-size runs them)"
+            )
+            return split.model_copy(update={"assumptions": [*split.assumptions, said]}), None
+    return estimate, error
+
+
+def _estimate(fields: dict[str, Any]) -> tuple[MemoryEstimate | None, SizingError | None]:
     try:
         return estimate_memory(MemoryRequest.model_validate(fields)), None
     except ValidationError as exc:

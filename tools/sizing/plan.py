@@ -288,6 +288,7 @@ def _scale_out(
         # One GPU counts when the user named it ('my 3090'): the search was held to it.
         if sized.gpu is None or (sized.count < 2 and not sized.count_named):
             continue
+        _named_pipeline_layout(search, sized, rec, prices)
         held = any(
             o.gpu == sized.gpu and o.count <= sized.count and o.fits and o.meets_targets
             for o in [*rec.options, *rec.rejected]
@@ -322,6 +323,25 @@ def _scale_out(
             holds=holds,
         )
     return None
+
+
+def _named_pipeline_layout(
+    search: Workload, sized: SizedConfiguration, rec: Recommendation, prices: Any
+) -> None:
+    """A named count the recommender's layouts do not reach (3× A100 for Llama 3.1 70B: TP 3
+    cannot split its heads, so the memory tool sized TP 1 × PP 3): that layout evaluated as the
+    search evaluates it and kept with its others (`rejected`), so what the named GPUs hold is
+    judged on the layout their verdict was sized on, not on a smaller one within them."""
+    est = sized.estimate
+    if est is None or sized.gpu is None or est.pp < 2 or est.tp * est.pp != sized.count:
+        return
+    evaluated = [*rec.options, *rec.rejected]
+    if any((o.gpu, o.tp, o.pp) == (sized.gpu, est.tp, est.pp) for o in evaluated):
+        return
+    try:
+        rec.rejected.append(serving_layout_at(search, sized.gpu, est.tp, est.pp, prices))
+    except ToolInputError:
+        return
 
 
 def _within_named(search: Workload, within: list[Option], count: int, prices: Any) -> Option | None:

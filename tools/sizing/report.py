@@ -303,6 +303,15 @@ class AskedAnswer(BaseModel):
     )
     basis: SpeedBasis | None = Field(default=None, description="A speed's basis.")
     budget_bytes: int | None = Field(default=None, description="`fits`: budget per GPU, bytes.")
+    sequences: int | None = Field(
+        default=None, description="`kv_cache`: the sequences the cache holds, count."
+    )
+    tokens_per_sequence: int | None = Field(
+        default=None, description="`kv_cache`: tokens per sequence, tokens."
+    )
+    bytes_per_token: int | None = Field(
+        default=None, description="`kv_cache`: KV cache per token (all layers), bytes."
+    )
     holds_load: bool | None = Field(
         default=None, description="`fits` with a load stated: the count named holds it."
     )

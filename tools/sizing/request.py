@@ -44,6 +44,7 @@ AskedFigure = Literal[
     "hardware",
     "gpu_count",
     "memory",
+    "kv_cache",
     "speed",
     "ttft",
     "throughput",
@@ -55,9 +56,9 @@ AskedFigure = Literal[
     "which_models",
 ]
 """What a question asks for: yes or no (`fits`), what to run it on (`hardware`), how many GPUs,
-memory, speed per user, time to first token, the full-load throughput, a cost, the longest
-context, how many sequences fit, which of several options, how long training takes, which
-models the hardware runs."""
+memory, the KV cache's size, speed per user, time to first token, the full-load throughput, a
+cost, the longest context, how many sequences fit, which of several options, how long training
+takes, which models the hardware runs."""
 BudgetPeriod = Literal["hour", "month"]
 
 MAX_CONFIGURATIONS = 8

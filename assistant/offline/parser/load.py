@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.parser.lengths import set_context
 from assistant.offline.parser.text import QW, Q, Text, positive_int, qty
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import NUMBER, out_of_range_question
@@ -138,6 +139,15 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
             p.users = value
             p.notes.append(f"'{m.group(0).strip()}' read as {value:,} concurrent users (the peak)")
     peak_read = p.users is not None
+    # '32 concurrent 8k chats': the count, and a length in thousands said of each sequence.
+    for m in t.each(
+        rf"{QW}\s+{adjectives}(?P<len>\d+(?:\.\d+)?\s?k)[\s-]+(?:tokens?[\s-]+)?(?:context[\s-]+)?"
+        r"(?:chats?|conversations?|sequences?|sessions?|requests?)\b"
+    ):
+        value = positive_int(m.group(1))
+        if value is not None and value <= MAX_SEQUENCES and not peak_read:
+            p.users = value
+        set_context(p, m.group("len"))
     for m in t.each(rf"{QW}\s+{adjectives}(?P<noun>{nouns})\b"):
         if re.match(r"requests?|quer|calls?", m.group("noun"), re.I) and re.match(
             rate_after, t.work[m.end() :], re.I

@@ -38,6 +38,13 @@ _MEMORY_ASKED = (
     r"(?:\s+(?:requirements?|footprint|usage|needed))?\b"
     r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
 )
+# The KV cache's own size: 'how much KV cache does … need', 'the kv cache size for …'.
+_KV_CACHE_ASKED = (
+    r"\bhow\s+(?:much|big|large)\s+(?:(?:is|of)\s+)?(?:a\s+|the\s+)?kv[\s-]?cache\b"
+    r"|\bkv[\s-]?cache\s+(?:size|usage|footprint|memory|requirements?)\b"
+    r"|\bsize\s+of\s+(?:the\s+)?kv[\s-]?cache\b"
+    r"|\bkv[\s-]?cache\s+(?:do|does|would|will)\s+(?:i|we|it)\s+need\b"
+)
 _COST_ASKED = (
     r"\bwhat\s+(?:does|would|will|do)\b[^?.]{0,60}?\bcost\b"
     r"|\b(?:monthly|hourly|yearly|total)\s+(?:cost|price|bill)\b"
@@ -233,6 +240,8 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     token ('what's the TTFT on 2x H100?') or the speed ('how many tokens/s on one H100?')."""
     if t.each(_WHICH_MODELS):
         p.asked = "which_models"
+    elif t.each(_KV_CACHE_ASKED):
+        p.asked = "kv_cache"
     elif t.each(_MEMORY_ASKED):
         p.asked = "memory"
     elif t.each(_COST_ASKED):

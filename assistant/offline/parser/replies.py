@@ -38,6 +38,22 @@ def _apple_ram_reply(text: str, previous: ParsedWorkload) -> str | None:
     return None
 
 
+_HOURS_REPLY = re.compile(
+    r"^\s*(?:about\s+|around\s+|~\s*)?(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>h|hrs?|hours?|days?|weeks?)"
+    r"(?:\s+(?:from\s+now|left|in\s+total))?\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _deadline_reply(text: str, previous: ParsedWorkload) -> str | None:
+    """'72 hours' answering "'by Friday' is a date: how many hours does it have?": the job's
+    deadline ('within 72 hours')."""
+    match = _HOURS_REPLY.match(text)
+    if match is None or not previous.asks("deadline"):
+        return None
+    return f"within {match.group('n')} {match.group('unit')}"
+
+
 def reply_text(text: str, previous: ParsedWorkload | None) -> str:
     """A bare variant answering "Which 'H100' do you mean?" ('SXM', 'the PCIe one', 'the 8 GB
     one') as the catalog GPU it picks, keeping the count asked about: 'SXM' → '8× h100-sxm'.
@@ -45,6 +61,8 @@ def reply_text(text: str, previous: ParsedWorkload | None) -> str:
     interconnect)."""
     if previous is not None and (machine := _apple_ram_reply(text, previous)) is not None:
         return machine
+    if previous is not None and (deadline := _deadline_reply(text, previous)) is not None:
+        return deadline
     match = _VARIANT_REPLY.match(text)
     if match is None or previous is None:
         return text

@@ -126,6 +126,12 @@ def format_notes(p: ParsedWorkload) -> list[str]:
     return []
 
 
+_ALL_PARAMETERS = (
+    r"\bfully\b|\ball\s+(?:the\s+|of\s+(?:the|its)\s+)?(?:model'?s?\s+)?(?:parameters|weights)\b"
+    r"|\bevery\s+(?:parameter|weight)\b"
+)
+
+
 def extract_task(t: Text, p: ParsedWorkload) -> None:
     """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA base
     said generically ('4-bit', 'NF4', or none) is then the paper's NF4 + double quantization."""
@@ -148,6 +154,9 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
                     f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
                     "(LoRA and QLoRA need far less memory)"
                 )
+    if p.task == "full" and "task" not in p.assumed:
+        # The words that said it was full after the verb ('fine-tune … fully').
+        t.each(_ALL_PARAMETERS)
     if p.task in ("lora", "qlora"):
         p.assumed = [f for f in p.assumed if f != "task"]
     if p.task == "qlora":

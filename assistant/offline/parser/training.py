@@ -69,6 +69,41 @@ def extract_deadline(t: Text, p: ParsedWorkload) -> None:
         value = qty(m.group(1))
         if value is not None:
             p.deadline_hours = value * hours[m.group(2).lower()]
+    _relative_deadline(t, p)
+
+
+_OVERNIGHT_HOURS = 12.0
+"""'Overnight' as a batch window: 12 hours (evening to morning), a stated default reading."""
+
+_BY_A_DATE = (
+    r"\b(?:by|before|until|till|due)\s+(?:this\s+|next\s+|the\s+)?(?:monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|tomorrow(?:\s+morning)?|tonight|(?:the\s+)?weekend|"
+    r"end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|quarter)|eod|eow|monday)\b"
+)
+
+
+def _relative_deadline(t: Text, p: ParsedWorkload) -> None:
+    """'Overnight' is a 12-hour window, said; a deadline given as a date ('by Friday', 'by
+    end of week') is asked back in hours — when the job starts is not said."""
+    if p.deadline_hours is not None:
+        return
+    for m in t.each(r"\bovernight\b"):
+        p.deadline_hours = _OVERNIGHT_HOURS
+        p.notes.append(
+            f"'{m.group(0)}' read as a {_OVERNIGHT_HOURS:g}-hour window (say the hours if the "
+            "job has more or fewer)"
+        )
+        return
+    for m in t.each(_BY_A_DATE):
+        said = m.group(0).strip()
+        p.ask(
+            "deadline",
+            "missing",
+            f"'{said}' is a date, and when the job starts is not said: how many hours does it "
+            "have (e.g. '72 hours')? Its GPU count follows from the hours.",
+            said,
+        )
+        return
 
 
 def extract_zero(t: Text, p: ParsedWorkload) -> None:

@@ -181,6 +181,8 @@ catalog model but Llama 4 Scout reads a million-token prompt)."""
 _PER_DOC_OUT = (
     rf"{_COUNT}\s*-?\s*tokens?\s+(?:summar(?:y|ies)|answers?|outputs?|responses?|labels?|"
     r"completions?|translations?)",
+    # 'one-token labels', 'a single-token answer': one output token.
+    r"\b(?:one|an?\s+single|single)[\s-]+token\s+(?:labels?|answers?|outputs?|class(?:es)?)\b()",
     rf"{_COUNT}\s*tokens?\s+(?:of\s+)?{_OUT_WORDS}(?:put)?\s*{_PER_TEXT}",
     rf"(?:outputs?|summar(?:y|ies)|answers?|responses?)\s+(?:of\s+)?{_COUNT}\s*tokens?",
 )
@@ -241,6 +243,10 @@ def _job_documents(t: Text, p: ParsedWorkload) -> None:
         return  # a handful of documents is a serving question, not a batch job
     t.consume(docs.start(), docs.end())  # type: ignore[union-attr]
     p.batch_requests = count
+    # 'batch 2M prompts …': the verb right before the documents is the job's.
+    verb = re.search(r"\bbatch\s*$", t.work[: docs.start()], re.I)  # type: ignore[union-attr]
+    if verb is not None:
+        t.consume(verb.start(), verb.end())
     t.each(_JOB_WORDS)
     for m in t.each(_IN_OUT_EACH):  # '1500 input / 300 output tokens each'
         prompt, output = positive_int_or_none(m.group(1)), positive_int_or_none(m.group(2))
@@ -248,7 +254,7 @@ def _job_documents(t: Text, p: ParsedWorkload) -> None:
         p.output_tokens = p.output_tokens or output
     for pattern in _PER_DOC_OUT:
         for m in t.each(pattern):
-            length = positive_int_or_none(m.group(1))
+            length = positive_int_or_none(m.group(1)) if m.group(1) else 1  # one-token labels
             if length is not None and p.output_tokens is None:
                 p.output_tokens = length
     for pattern in _LENGTH_PATTERNS:
@@ -256,12 +262,28 @@ def _job_documents(t: Text, p: ParsedWorkload) -> None:
             length = positive_int_or_none(m.group(1))
             if length is not None and p.prompt_tokens is None:
                 p.prompt_tokens = length
-    if p.prompt_tokens is None or p.output_tokens is None:
+    if p.prompt_tokens is None and p.output_tokens is None:
         p.ask(
             "figure",
             "missing",
             f"How many tokens is each of the {count:,} documents, and each output (e.g. "
             "'2,000 tokens each, 200-token summaries')? The job's hours follow from both.",
+        )
+    elif p.output_tokens is None:
+        # Only what is missing is asked: the documents' length was read.
+        p.ask(
+            "figure",
+            "missing",
+            f"How many tokens does each output have (e.g. '200-token summaries', 'a one-word "
+            f"label')? Each of the {count:,} documents is {p.prompt_tokens:,} tokens; the job's "
+            "hours follow from both.",
+        )
+    elif p.prompt_tokens is None:
+        p.ask(
+            "figure",
+            "missing",
+            f"How many tokens is each of the {count:,} documents (e.g. '2,000 tokens each')? "
+            f"Each output is {p.output_tokens:,} tokens; the job's hours follow from both.",
         )
 
 
