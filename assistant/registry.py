@@ -124,7 +124,7 @@ class ToolOutcome:
     @cached_property
     def content(self) -> str:
         """The tool message content sent back to the model (`wire.model_content`)."""
-        return model_content(self.name, self.value)
+        return model_content(self.name, self.value, self.result)
 
 
 def error_result(message: str, **details: Any) -> ToolError:

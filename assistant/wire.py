@@ -624,11 +624,12 @@ def summary(value: BaseModel) -> dict[str, Any] | None:
     return None
 
 
-def model_content(tool_name: str, value: BaseModel) -> str:
+def model_content(tool_name: str, value: BaseModel, lean_form: dict[str, Any] | None = None) -> str:
     """The tool message content the model reads for `value`, the typed result of `tool_name`
-    (errors and look-ups whole, the large results summarised)."""
+    (errors and look-ups whole, the large results summarised). `lean_form`: `lean_result(value)`
+    where the caller already has it (`ToolOutcome.result`), not computed again."""
     short = summary(value)
     if short is None:
-        return compact_json(lean_result(value))
+        return compact_json(lean_result(value) if lean_form is None else lean_form)
     short["note"] = SEEN_IN_FULL
     return compact_json(short)

@@ -74,7 +74,9 @@ class NameMatch:
 class _NameIndex:
     """One regex alternation of every name pattern, longest first. Compiling all of them is
     most of a cold start's parsing, so `find` compiles only the alternatives whose first
-    chunk occurs in the text (the others cannot match there; order kept, so the first
+    chunk occurs in the text where a name can start and whose chunks, separators left out,
+    occur in the text with its separators left out (the others cannot match there; order
+    kept, so the first
     alternative that matches at each position, and the matches, are the same) and caches that
     regex by the set; text that is not ASCII (where case-insensitive matching folds
     characters such as 'K' to 'k') uses the whole alternation."""
@@ -82,8 +84,11 @@ class _NameIndex:
     def __init__(self, keyed: dict[str, _Entry], plural: bool) -> None:
         self._keyed = keyed
         firsts = {_pattern(entry[2]): entry[2][0] for entry in keyed.values() if entry[2]}
+        spelled = {_pattern(entry[2]): _squeezed("".join(entry[2])) for entry in keyed.values()}
         self._patterns = tuple(sorted(firsts, key=len, reverse=True))
         self._first = tuple(firsts[p] for p in self._patterns)
+        self._firsts = frozenset(self._first)
+        self._spelled = tuple(spelled[p] for p in self._patterns)
         self._plural = plural
         self._compiled: dict[tuple[str, ...], re.Pattern[str]] = {}
 
@@ -115,8 +120,10 @@ class _NameIndex:
         if not text.isascii():
             return self._patterns
         lowered = text.lower()
-        pairs = zip(self._patterns, self._first, strict=True)
-        return tuple(p for p, first in pairs if first in lowered)
+        said = {first for first in self._firsts if _at_word_start(lowered, first)}
+        squeezed = _squeezed(lowered)
+        rows = zip(self._patterns, self._first, self._spelled, strict=True)
+        return tuple(p for p, first, spelled in rows if first in said and spelled in squeezed)
 
     def find(self, text: str) -> list[NameMatch]:
         found: list[NameMatch] = []
@@ -129,6 +136,31 @@ class _NameIndex:
                 continue
             found.append(NameMatch(m.start(), m.end(), m.group(0), entry[0], entry[1]))
         return found
+
+
+_SEPARATORS = re.compile(_SEP.replace("*", "+"))
+
+
+def _squeezed(text: str) -> str:
+    """`text` without the separators a pattern allows between (and inside: '3.1') its chunks:
+    what a pattern matches, squeezed, is its chunks joined and squeezed, and a substring of the
+    squeezed text — so a pattern whose squeezed chunks are not in it cannot match there."""
+    return _SEPARATORS.sub("", text)
+
+
+def _at_word_start(lowered: str, chunk: str) -> bool:
+    """`chunk` occurs in `lowered` where a name can start: not after a letter or digit (the
+    alternation's own look-behind). Every pattern starts with its first chunk, so one whose
+    first chunk is only inside words ('a' of 'llama', 'm' of 'model') cannot match: leaving it
+    out keeps the regex compiled per text small and shared by more texts (a GPU alternation
+    over every candidate took ~6 ms to compile, most of a reading)."""
+    at = lowered.find(chunk)
+    while at >= 0:
+        before = lowered[at - 1] if at else " "
+        if not (before.isascii() and before.isalnum()):
+            return True
+        at = lowered.find(chunk, at + 1)
+    return False
 
 
 def _model_keys(catalog: Catalog) -> dict[str, _Entry]:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from difflib import SequenceMatcher
 
 from assistant.offline import vocab
@@ -271,6 +272,26 @@ def extract_misspelt_models(t: Text, p: ParsedWorkload) -> None:
 _NEAR_MISS_RATIO = 0.8
 
 
+def _closest_ratio(key: str, known: Iterable[str]) -> float:
+    """The highest `SequenceMatcher(None, key, k).ratio()` over `known` where it reaches
+    `_NEAR_MISS_RATIO` (below it, some lower ratio: the caller ignores those). A name whose
+    upper bounds (`real_quick_ratio`, from the lengths; `quick_ratio`) cannot beat the best so
+    far, or the threshold, is not compared in full: most catalog names differ in length."""
+    best = 0.0
+    matcher = SequenceMatcher(None, key, "")
+    for name in known:
+        floor = max(best, _NEAR_MISS_RATIO)
+        bound = 2.0 * min(len(key), len(name)) / (len(key) + len(name) or 1)
+        if bound < floor or (best and bound <= best):
+            continue
+        matcher.set_seq2(name)
+        quick = matcher.quick_ratio()
+        if quick < floor or (best and quick <= best):
+            continue
+        best = max(best, matcher.ratio())
+    return best
+
+
 def near_miss_models(t: Text, p: ParsedWorkload) -> None:
     """A misspelled catalog model ('lama 3.1 70b', 'llama3.1-70') becomes a question with the
     closest catalog names, not a silent generic model of the size it happens to contain. A
@@ -299,7 +320,7 @@ def near_miss_models(t: Text, p: ParsedWorkload) -> None:
             key = normalize_name(text)
             if not compiled(r"\d").search(key) or not compiled(r"[a-z]{3}").search(key):
                 continue
-            ratio = max(SequenceMatcher(None, key, known).ratio() for known in keys)
+            ratio = _closest_ratio(key, keys)
             if ratio >= _NEAR_MISS_RATIO and (best is None or ratio > best[0]):
                 best = (ratio, text)
     if best is None:
