@@ -116,3 +116,22 @@ def test_the_people_of_a_team_are_the_users(question: str, users: int) -> None:
     parsed = parse_workload(question)
     assert parsed.users == users
     assert reading_of(parsed).unread_that_matters == []
+
+
+@pytest.mark.parametrize(
+    ("question", "users", "context"),
+    [
+        ("Llama 3.1 8B for 100 8k conversations on H100", 100, 8192),
+        ("32 concurrent 8k chats on Llama 3.1 70B", 32, 8192),
+    ],
+)
+def test_a_count_of_conversations_with_their_length(
+    question: str, users: int, context: int
+) -> None:
+    parsed = parse_workload(question)
+    assert (parsed.users, parsed.context, parsed.train_examples) == (users, context, None)
+
+
+def test_conversations_counted_alone_in_a_fine_tune_are_examples() -> None:
+    parsed = parse_workload("fine-tune Llama 3.1 8B on 8k conversations on an A100")
+    assert parsed.train_examples == 8000  # 8k written as a count: 8 x 1,000

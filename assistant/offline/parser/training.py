@@ -41,7 +41,8 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
         p.tokens_per_example, note = context_tokens_from(m.group(2).replace(" ", ""))
         if note:
             p.notes.append(note)
-    for m in t.each(rf"{Q}\s+(?:training\s+)?{examples}"):
+    # '100 8k conversations' is 100 of 8k tokens each (the concurrency reads it), not 8,000.
+    for m in t.each(rf"(?<![\d.,]\s)(?<![\d.,]){Q}\s+(?:training\s+)?{examples}"):
         p.train_examples = positive_int(m.group(1))
     for m in t.each(rf"{QW}\s+epochs?"):
         p.epochs = qty(m.group(1))
