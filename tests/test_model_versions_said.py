@@ -84,3 +84,12 @@ def test_two_models_said_side_by_side_are_still_asked_about() -> None:
     # 'or 8B' is another model, not more of the first one's name.
     parsed = parse_workload("Llama 3.1 70B or 8B on a 4090?")
     assert any(q.slot == "model" for q in parsed.questions)
+
+
+@pytest.mark.parametrize(
+    "question", ["Will Phi-3 medium run on my 12GB 3060?", "llama3.1-70 on an H100"]
+)
+def test_a_name_the_catalog_lacks_gets_one_question_about_the_model(question: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.model is None
+    assert len([q for q in parsed.questions if q.slot == "model"]) == 1

@@ -472,8 +472,10 @@ def extract_size_then_family(t: Text, p: ParsedWorkload) -> None:
 
 
 def family_questions(t: Text, p: ParsedWorkload) -> None:
-    """'Llama 3.1' or 'Mixtral' with no size: ask which one, listing the catalog's."""
-    if p.has_model:
+    """'Llama 3.1' or 'Mixtral' with no size: ask which one, listing the catalog's — unless
+    the name was already asked about as one the catalog lacks, with its closest names ('Phi-3
+    medium', 'llama3.1-70'): one question about the model, not two."""
+    if p.has_model or p.asks("model", "unknown"):
         return
     families = model_families()
     catalog = get_catalog()
