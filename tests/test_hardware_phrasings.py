@@ -5,10 +5,13 @@ amounts and counts written in each question."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from assistant.offline.parser import parse_workload
 from assistant.reading.of_parsed import reading_of
+from tests.offline_turns import answer, sizing
 from tools.units import GB
 
 
@@ -135,3 +138,19 @@ def test_a_count_of_conversations_with_their_length(
 def test_conversations_counted_alone_in_a_fine_tune_are_examples() -> None:
     parsed = parse_workload("fine-tune Llama 3.1 8B on 8k conversations on an A100")
     assert parsed.train_examples == 8000  # 8k written as a count: 8 x 1,000
+
+
+def test_one_streams_speed_on_a_card_that_must_offload_is_the_local_plans() -> None:
+    # Llama 2 70B: ~69B parameters, ~39 GiB at Q4_K_M — more than a 24 GB RTX 4090 holds, so
+    # the speed asked is the layer-split one llama.cpp runs at, not vLLM's on 8 cards.
+    text, conversation = asyncio.run(
+        answer("is 2 tokens per second normal for llama 2 70b on a 4090?")
+    )
+    report = sizing(conversation)
+    assert report.leads_with_local and report.local and not report.local[0].fits_fully
+    assert text.index("llama.cpp") < text.index("Datacenter alternative")
+
+
+def test_one_streams_speed_on_a_card_that_holds_the_model_is_the_sizings() -> None:
+    _, conversation = asyncio.run(answer("what tok/s would Llama 3.1 8B get on an RTX 4090?"))
+    assert not sizing(conversation).leads_with_local

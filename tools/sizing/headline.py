@@ -69,8 +69,9 @@ DATACENTER_ENGINES = ("vllm", "transformers")
 def owned_hardware(request: SizingRequest) -> OwnedHardware | None:
     """Whether `request` is about hardware the user owns (issue 29), and how it runs: the
     words said it (`request.owned`: my, our, I have, a laptop, a Mac, Ollama, llama.cpp, LM
-    Studio, MLX), or a yes/no or longest-context question names a consumer, workstation or
-    unified-memory GPU without naming a datacenter engine. None: a datacenter question."""
+    Studio, MLX), or a yes/no, longest-context or one-stream speed question names a consumer,
+    workstation or unified-memory GPU without naming a datacenter engine. None: a datacenter
+    question."""
     w = request.workload
     if w.is_training:
         return None
@@ -79,9 +80,11 @@ def owned_hardware(request: SizingRequest) -> OwnedHardware | None:
     engine_said = "engine" in w.model_fields_set and w.engine in DATACENTER_ENGINES
     # A vLLM format said (AWQ, GPTQ, FP8 …) is a datacenter deployment, not a GGUF.
     engine_said = engine_said or ("weights" in w.model_fields_set and w.weights not in GGUF_FORMATS)
-    # A card alone makes it owned for "does it run?" and "how much context?": a question
-    # for a speed, a cost or a count keeps the sizing that answers that figure.
-    if request.asked not in (None, "fits") and not request.longest_context:
+    # A card alone makes it owned for "does it run?", "how much context?" and the speed of one
+    # stream with no load said ("is 2 tok/s normal for 70B on a 4090?": the speed it runs at
+    # there, offloaded if need be); a cost, a count or a load keeps the sizing that answers it.
+    one_stream = request.asked == "speed" and not states_load(w)
+    if request.asked not in (None, "fits") and not request.longest_context and not one_stream:
         return None
     catalog = get_catalog()
     owned_gpu = False
@@ -100,7 +103,13 @@ def local_leads(request: SizingRequest, local: Sequence[LocalServingPlan]) -> bo
     plan leads whenever the request is about owned hardware (`owned_hardware`) and a plan was
     made; the datacenter sizing (vLLM, several GPUs) is then the alternative, never the
     verdict."""
-    return owned_hardware(request) is not None and bool(local)
+    if owned_hardware(request) is None or not local:
+        return False
+    # One stream's speed on a card that holds the model: the sizing's own speed answers it;
+    # the local plan leads only where the card needs offloading (the datacenter sizing would
+    # answer for more cards than named).
+    said_speed_only = request.owned is None and request.asked == "speed"
+    return not (said_speed_only and all(p.fits_fully for p in local))
 
 
 def states_load(workload: Workload) -> bool:
