@@ -243,12 +243,9 @@ def read_entries(path: Path) -> dict[tuple[str, int], Entry]:
     head, newline, body = raw.partition(b"\n")
     try:
         header = json.loads(head) if newline else None
-        fits = (
-            isinstance(header, dict)
-            and header.get("format") == FORMAT
-            and header.get("key") == KEY
-            and header.get("sha256") == hashlib.sha256(body).hexdigest()
-        )
+        # Exactly the header `file_text` writes: this format, this interpreter, this body.
+        digest = hashlib.sha256(body).hexdigest()
+        fits = header == {"format": FORMAT, "key": KEY, "sha256": digest}
         entries = json.loads(body) if fits else None
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return {}
