@@ -115,7 +115,7 @@ def _seconds(number: str, unit: str) -> float:
 BATCH = r"\b(?:micro[\s-]?|global[\s-]|per[\s-]gpu[\s-])?batch(?:[\s-]?size)?"
 
 
-_AT_ONCE_AFTER = re.compile(
+_AT_ONCE_AFTER = compiled(
     r"\s*(?:(?:will|would|could|can|may)\s+)?(?:(?:use|using|hit|query\w*)\s+)?(?:it\s+)?"
     r"(?:concurrently|simultaneously|at\s+(?:once|the\s+same\s+time))\b",
     re.I,

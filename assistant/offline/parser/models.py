@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
+from functools import cache
 
 from assistant.offline import vocab
 from assistant.offline.names import (
@@ -113,26 +114,29 @@ def _longer_name(text: str, start: int, end: int) -> tuple[str, int] | None:
     if goes_on is None:
         return None
     words = goes_on.group(1).lower().replace("-", " ").replace("_", " ").split()
-    if any(w in vocab.FILLER or w in _NOT_NAME_WORDS for w in words):
+    if any(w in _NOT_NAME_WORDS for w in words):
         return None
     said = _tokens(text[start:end]) | set(words)
     size = float(goes_on.group(2)) * 1e9
     found = [
-        entry.id
-        for entry in get_catalog().models.values()
-        if _sizes_of(entry.id, size)
-        and any(said <= _tokens(form) for form in (entry.id, entry.name, *entry.aliases))
+        model_id
+        for model_id, forms in _catalog_name_tokens()
+        if any(said <= form for form in forms) and _sizes_of(model_id, size)
     ]
     return (found[0], goes_on.end()) if len(found) == 1 else None
 
 
-_NOT_NAME_WORDS = frozenset(
-    {
-        *("on", "in", "at", "with", "for", "and", "or", "vs", "versus", "to", "of", "from"),
-        *("than", "a", "an", "the", "my", "our", "your", "this", "that", "is", "are"),
-        *("run", "running", "serve", "serving", "fit", "fits", "needs", "need"),
-    }
-)
+_NOT_NAME_WORDS = vocab.FILLER | {"serve", "serving"}
+"""Words of a sentence, never of a model's name ('DeepSeek R1 and Llama 3.1 8B')."""
+
+
+@cache
+def _catalog_name_tokens() -> tuple[tuple[str, tuple[frozenset[str], ...]], ...]:
+    """Each catalog model's id with the words of its id, name and aliases (built once)."""
+    return tuple(
+        (e.id, tuple(frozenset(_tokens(f)) for f in (e.id, e.name, *e.aliases)))
+        for e in get_catalog().models.values()
+    )
 
 
 def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:

@@ -55,7 +55,7 @@ def _deadline_reply(text: str, previous: ParsedWorkload) -> str | None:
     return f"within {match.group('n')} {match.group('unit')}"
 
 
-_COUNT_OF_THEM = re.compile(
+_COUNT_OF_THEM = compiled(
     r"^\s*(?:(?:so\s+|and\s+|ok\s+)?(?:what|how)\s+about\s+|and\s+|with\s+|on\s+|try\s+)?"
     r"(?P<n>\d{1,4})\s+of\s+(?:them|those|these|it)\s*[?.!]*\s*$",
     re.IGNORECASE,
