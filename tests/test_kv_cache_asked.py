@@ -50,3 +50,12 @@ def test_memory_asked_is_still_the_whole_need() -> None:
 def test_a_count_of_sequences_with_their_length_is_users_and_context() -> None:
     parsed = parse_workload("size of the KV cache for 32 concurrent 8k chats on Llama 3.1 70B?")
     assert (parsed.users, parsed.context) == (32, 8192)  # '8k' is 8 x 1,024 tokens here
+
+
+def test_the_kv_cache_line_says_the_dtype_its_bytes_assume() -> None:
+    # fp8: one byte per element, half of bf16's 327,680 -> 163,840 bytes per token, 40.0 GiB.
+    question = "How much KV cache does Llama 3.1 70B need for 32 users at 8k with an fp8 kv cache?"
+    text, _ = asyncio.run(answer(question))
+    first = next(line for line in text.splitlines() if line.startswith("**"))
+    assert first.startswith("**KV cache: 40.0 GiB**"), first
+    assert "(fp8 cache, 163,840 bytes per token)" in first

@@ -70,14 +70,18 @@ def asked_lines(report: SizingReport, named_training: bool = False) -> list[str]
 
 
 def _kv_cache_line(answer: AskedAnswer) -> str:
-    """'**KV cache: 80.0 GiB** for 32 sequences of 8,192 tokens (327,680 bytes per token)'."""
+    """'**KV cache: 80.0 GiB** for 32 sequences of 8,192 tokens (bf16 cache, 327,680 bytes per
+    token)': the dtype the bytes per token assume said with them."""
     where = f" per GPU on {_config(answer)}" if (answer.count or 1) > 1 else ""
     held = ""
     if answer.sequences is not None and answer.tokens_per_sequence is not None:
         plural = "s" if answer.sequences != 1 else ""
         tokens = f"{answer.tokens_per_sequence:,} tokens"
         held = f" for {answer.sequences:,} sequence{plural} of {tokens}"
-    per_token = f" ({answer.bytes_per_token:,} bytes per token)" if answer.bytes_per_token else ""
+    dtype = f"{answer.kv_dtype} cache, " if answer.kv_dtype else ""
+    per_token = (
+        f" ({dtype}{answer.bytes_per_token:,} bytes per token)" if answer.bytes_per_token else ""
+    )
     return f"**KV cache: {gib(int(answer.value or 0))}**{where}{held}{per_token}."
 
 

@@ -90,6 +90,7 @@ def answer_asked(report: SizingReport) -> AskedAnswer | None:
                 sequences=est.batch,
                 tokens_per_sequence=est.context,
                 bytes_per_token=est.kv_cache_bytes_per_token,
+                kv_dtype=est.kv_dtype,
             )
         return AskedAnswer(
             asked=asked,

@@ -314,6 +314,7 @@ class AskedAnswer(BaseModel):
     bytes_per_token: int | None = Field(
         default=None, description="`kv_cache`: KV cache per token (all layers), bytes."
     )
+    kv_dtype: str | None = Field(default=None, description="`kv_cache`: the cache's dtype.")
     holds_load: bool | None = Field(
         default=None, description="`fits` with a load stated: the count named holds it."
     )
