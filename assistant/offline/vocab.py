@@ -126,7 +126,12 @@ TASKS: tuple[tuple[str, str, str | None], ...] = (
         "full",
         "fine-tune",
     ),
-    (r"\bpre[\s-]?train\w*|\btrain\w*\s+from\s+scratch\b", "full", "pre-train"),
+    (
+        # 'train a 1B model from scratch': the words between say what is trained.
+        r"\bpre[\s-]?train\w*|\btrain\w*(?=\s+(?:[\w.-]+\s+){0,5}?from\s+scratch\b)",
+        "full",
+        "pre-train",
+    ),
     (r"\bfine[\s-]?tun(?:e|es|ing)\b|\bfinetun\w*|\bsft\b", "full?", "fine-tune"),
     (r"\btrain(?:ing|ed|s)?\b", "full?", "fine-tune"),
     (r"\b(?:rag|retrieval[\s-]augmented\w*|retrieval)\b", "inference", "rag"),

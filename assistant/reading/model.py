@@ -28,10 +28,12 @@ AskedSlot = Literal[
     "meaning",
     "budget",
     "deadline",
+    "training_data",
 ]
 """The slot of the reading a clarifying question asks about: the model, a GPU the catalog
 lacks, which variant of a GPU name, an Apple machine's RAM, the context length, a figure out of
-range, what unread words mean, a budget's conversion, a job's deadline given as a date."""
+range, what unread words mean, a budget's conversion, a job's deadline given as a date, the
+training data a deadline is checked against."""
 
 AskedWhy = Literal["missing", "ambiguous", "unknown", "invalid", "unread"]
 """Why it is asked: not said, said but several catalog entries fit, named but not in the

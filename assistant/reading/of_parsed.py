@@ -80,7 +80,11 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     "weights": lambda p: p.weights,
     "alternative_weights": lambda p: f"or {p.alternative_weights}",
     "kv_dtype": lambda p: f"{p.kv_dtype} KV cache",
-    "task": lambda p: _TASKS.get(p.task or "") if p.task != "inference" else None,
+    "task": lambda p: (
+        "pre-training"
+        if p.use == "pre-train"
+        else (_TASKS.get(p.task or "") if p.task != "inference" else None)
+    ),
     "launcher": lambda p: {"ollama": "Ollama", "llama-server": "llama.cpp"}.get(p.launcher or ""),
     # issue 30 items 5-7: the engine whose own KV rule and launch line the answer gives; one
     # named but sized by another's rule says both ('TGI (sized like vLLM)').

@@ -247,7 +247,12 @@ def _fits_lines(
         )
     ]
     if _named_training(report) is None:
-        lines += _named_targets(report, sized, standalone)
+        targets = _named_targets(report, sized, standalone)
+        answer = report.asked_answer
+        # A yes/no answered no for a target missed (a deadline): the miss leads, the fit in
+        # memory follows ('No. 8× H100 SXM5 misses a target: …').
+        missed = answer is not None and answer.asked == "fits" and answer.yes is False
+        lines = [*targets, *lines] if missed else [*lines, *targets]
         lines += _named_cost(report, sized)
     return lines
 

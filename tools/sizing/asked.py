@@ -7,8 +7,9 @@ picks, once for every surface, the figure that answers it and the configuration 
 - `fits` (a yes/no question): on owned hardware (`report.leads_with_local`) yes when the
   local plan keeps every layer on the GPU (or the rest fits the RAM stated), no when the RAM
   cannot hold the rest, none said when the RAM is unknown; else yes when the first
-  configuration named fits in memory and, with a load stated, holds it (no scale-out
-  needed); its need against its budget per GPU.
+  configuration named fits in memory, with a load stated holds it (no scale-out needed),
+  and at its count meets the targets the recommender checks (a deadline, a speed per user);
+  its need against its budget per GPU.
 - `gpu_count`: the headline option (`tools.sizing.headline`: the named GPU scaled out to the
   load when the count named does not hold it) — how many of which GPU.
 - `throughput`: that option's full-load output tokens/s per replica and in all.
@@ -35,6 +36,15 @@ def _headline(report: SizingReport) -> Option | None:
     return None if report.headline is None else report.headline.option
 
 
+def _meets_targets(report: SizingReport, named: SizedConfiguration) -> bool:
+    """Whether the configuration named, at exactly its count, meets the targets the recommender
+    checks (a training deadline, a speed per user): 'can 8 H100s pretrain it in 2 weeks?' is
+    answered no when they fit but take longer. True when the recommender did not size it."""
+    rec = report.recommendation
+    option = None if rec is None else rec.fitting_at(named.gpu, named.count)
+    return option is None or option.meets_targets
+
+
 def _fits_answer(report: SizingReport) -> AskedAnswer | None:
     """Yes or no: the local plan's on owned hardware (issue 29: it is the verdict), else the
     configuration named's fit and, with users stated, whether it holds their load."""
@@ -56,7 +66,7 @@ def _fits_answer(report: SizingReport) -> AskedAnswer | None:
     holds = None if not report.users_stated else report.scale_out is None
     return AskedAnswer(
         asked="fits",
-        yes=named.estimate.fits and holds is not False,
+        yes=named.estimate.fits and holds is not False and _meets_targets(report, named),
         gpu=named.gpu,
         count=named.count,
         value=named.estimate.per_gpu_bytes,

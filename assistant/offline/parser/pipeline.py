@@ -230,6 +230,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
             "How long is the context per sequence, in tokens (e.g. '32k context' or '128k "
             "context')? 'Long-context' sets the KV cache, and so the verdict.",
         )
+    _deadline_needs_data(parsed)
     apply_changes(parsed, previous if follow_up else None)
     _budget_questions(parsed)
     _conflicting_figures(parsed)
@@ -237,6 +238,23 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     parsed.notes = list(dict.fromkeys(parsed.notes))
     _gate(parsed, follow_up)
     return parsed
+
+
+def _deadline_needs_data(parsed: ParsedWorkload) -> None:
+    """A training deadline with no training data ('pretrain a 3B model on 8 H100s in a week'):
+    whether the job finishes in time turns on the tokens it trains on, so they are asked, not
+    assumed — the memory verdict alone would answer another question."""
+    if parsed.deadline_hours is None or parsed.task in (None, "inference"):
+        return
+    if parsed.train_tokens is not None or parsed.train_examples is not None:
+        return
+    parsed.ask(
+        "training_data",
+        "missing",
+        f"How many tokens does it train on (dataset × epochs, e.g. '20B tokens' or '50k "
+        f"examples of 2k tokens, 3 epochs')? Whether it finishes within "
+        f"{parsed.deadline_hours:g} h follows from them.",
+    )
 
 
 _FIGURE_SLOTS = {

@@ -56,7 +56,7 @@ def _deadline_reply(text: str, previous: ParsedWorkload) -> str | None:
 
 
 _COUNT_OF_THEM = compiled(
-    r"^\s*(?:(?:so\s+|and\s+|ok\s+)?(?:what|how)\s+about\s+|and\s+|with\s+|on\s+|try\s+)?"
+    r"^\s*(?:(?:so|and|ok|then)\s+)?(?:(?:what|how)\s+about\s+|with\s+|on\s+|try\s+|use\s+)?"
     r"(?P<n>\d{1,4})\s+of\s+(?:them|those|these|it)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )

@@ -66,11 +66,25 @@ def extract_deadline(t: Text, p: ParsedWorkload) -> None:
     lead += r"deadline(?:\s+(?:of|is|in|within|under))?\s*[:=]?)"
     hours = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.0}
     hours |= {"days": 24.0, "week": 168.0, "weeks": 168.0, "month": 730.0, "months": 730.0}
-    for m in t.each(rf"\b{lead}\s*{QW}\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
-        value = qty(m.group(1))
+    for m in t.each(rf"\b{lead}\s*(?:an?\b|{QW})\s*(h|hrs?|hours?|days?|weeks?|months?)\b"):
+        value = qty(m.group(1)) if m.group(1) else 1.0
         if value is not None:
             p.deadline_hours = value * hours[m.group(2).lower()]
+    if p.deadline_hours is None and _task_said(t.work) not in (None, "inference"):
+        _deadline_said_enough(t, p, hours)
     _relative_deadline(t, p)
+
+
+def _deadline_said_enough(t: Text, p: ParsedWorkload, hours: dict[str, float]) -> None:
+    """'Is a week on 64 H100s enough to train …', '3 days sufficient?': a time said enough for
+    a training run is its deadline ('2 hours a day, is a 3090 enough?' serving is none)."""
+    for m in t.each(
+        rf"\b(?:an?\b|{QW})\s*(h|hrs?|hours?|days?|weeks?|months?)\b"
+        r"(?=[^.?!]{0,60}?\b(?:enough|sufficient)\b)"
+    ):
+        value = qty(m.group(1)) if m.group(1) else 1.0
+        if value is not None:
+            p.deadline_hours = value * hours[m.group(2).lower()]
 
 
 _OVERNIGHT_HOURS = 12.0
