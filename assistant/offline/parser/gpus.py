@@ -17,6 +17,12 @@ from tools.errors import closest_names
 from tools.units import GB, GiB
 
 _NODE = r"(?:nodes?|servers?|machines?|hosts?|boxes)"
+_NODE_GPU = (
+    r"(?:(?:\d{1,2}\s*[x×*]\s*|\d{1,2}-gpu\s+)?(?:nvidia\s+|dgx\s+|hgx\s+)?"
+    r"(?:[a-z]{1,4}\d{2,4}[a-z]*|\d{4})(?:\s*[x×*]\s*\d{1,2})?(?:\s*\(?\d{2,3}\s*g[bi]?\)?)?)"
+)
+"""The GPU words between a node count and 'nodes' ('H100*8', '8x H100', 'A100 80GB', '8-GPU
+A800', '4090'): a GPU model number with its per-node count and memory, nothing else."""
 
 
 def extract_nodes(t: Text, p: ParsedWorkload) -> None:
@@ -28,7 +34,18 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
         # '4 nodes with 14 H100s' may be 14 in all or 14 each: asked unless 'each' says.
         t.nodes_ambiguous = bool(compiled(r"\bwith\s*$", re.I).search(m.group(0))) and not compiled(
             r"\beach\b|\bper\s+(?:node|server|machine|host)\b", re.I
-        ).search(t.original[m.end() :])
+        ).search(t.original[m.start() :])
+    # '2 H100*8 machines', 'two 8x H100 nodes', 'three A100 nodes, each with 8 …': the node
+    # count before the GPU words; only the count and the node word are consumed, so the GPU
+    # (and its count per node) is read by the GPU extractor.
+    for m in compiled(rf"(?<![\w.]){QW}\s+(?={_NODE_GPU}\s+{_NODE}\b)", re.I).finditer(t.work):
+        tail = compiled(rf"{_NODE_GPU}\s+({_NODE})\b", re.I).match(t.work, m.end())
+        if tail is None:
+            continue
+        t.nodes, t.per_node = positive_int(m.group(1)), True
+        t.nodes_text = t.original[m.start() : tail.end()].strip()
+        t.consume(m.start(), m.end())
+        t.consume(tail.start(1), tail.end(1))
     for m in t.each(rf"\b(?:across|over|on|in|spread\s+over)\s+{QW}\s+{_NODE}\b"):
         t.nodes, t.nodes_text = positive_int(m.group(1)), m.group(0).strip()
     if t.each(r"\b(?:per|each|a|in\s+each|on\s+each)\s+(?:node|server|machine|host|box)\b"):
@@ -39,10 +56,24 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
 
 def apply_nodes(t: Text, p: ParsedWorkload) -> None:
     """Scale a per-node GPU count by the nodes said, and say how the count was read."""
+    if len(p.gpus) == 1 and p.gpus[0].count is None and p.gpu_count is not None:
+        # 'A100, 8 GPUs', 'three A100 nodes, each with 8 80GB GPUs': the one GPU named is
+        # the GPUs counted (else the count would be shown and one GPU sized).
+        p.gpus[0].count, p.gpu_count = p.gpu_count, None
     if t.nodes is None or (t.nodes == 1 and t.per_node):
         return  # one node of N GPUs is N GPUs: nothing to scale
     mention = next((m for m in p.gpus if m.count is not None), None)
     per_node = mention.count if mention is not None else p.gpu_count
+    if per_node is None and p.gpus and t.nodes > 1:
+        # 'two 4090 machines': the GPUs in each are not said, and the verdict turns on them.
+        p.ask(
+            "figure",
+            "missing",
+            f"'{t.nodes_text}': how many GPUs does each of the {t.nodes:,} machines have (e.g. "
+            f"'{t.nodes:,} machines with 2 GPUs each')?",
+            t.nodes_text,
+        )
+        return
     if per_node is None:
         p.notes.append(f"'{t.nodes_text}' said without GPUs per node: sized without a count")
         return
@@ -124,7 +155,9 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     'vs' / 'or' between two GPUs asks for a comparison."""
     count_before = compiled(
         # 'a pair of 4090s', 'a couple of A100s': the count word with its 'of'.
-        rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*(?:nvidia\s+|amd\s+)?$",
+        # '8-GPU A800', '8 GPU H100': the count with the word GPU before the name.
+        rf"(?:\b({NUMBER})\s*(?:x|×|\*|-?\s*gpus?\b)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*"
+        r"(?:nvidia\s+|amd\s+)?$",
         re.I,
     )
     count_after = compiled(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
