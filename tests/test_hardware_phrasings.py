@@ -48,6 +48,11 @@ def test_the_verb_stays_for_a_capacity_question() -> None:
     [
         ("Can I run a 70B on 2x3090 + 64GB RAM?", 64, 2),
         ("4090 + 32GB RAM, llama 3.1 70b q4?", 32, 1),
+        # The RAM first and 'plus' in words: the RAM is not a memory claim and the card stays.
+        ("Is 64GB of RAM plus a 3090 enough for Llama 3.1 70B Q4_K_M?", 64, 1),
+        ("a 3090 plus 64GB of RAM, can it run Llama 3.1 70B Q4_K_M?", 64, 1),
+        ("2x 3090 plus 128GB DDR5 for Llama 3.1 70B Q4_K_M?", 128, 2),
+        ("4090 with 32GB system memory, llama 3.1 70b q4?", 32, 1),
     ],
 )
 def test_ram_after_a_plus_is_system_ram_not_a_change(
@@ -55,6 +60,7 @@ def test_ram_after_a_plus_is_system_ram_not_a_change(
 ) -> None:
     parsed = parse_workload(question)
     assert parsed.system_ram_bytes == ram_gb * GB
+    assert [c for c in parsed.claims if c.kind == "memory"] == []
     assert parsed.changes == [] and parsed.questions == []
     assert [g.count or 1 for g in parsed.gpus] == [count]
 

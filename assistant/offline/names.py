@@ -100,7 +100,8 @@ class _NameIndex:
         # A GPU name followed by a tier word is another card ('3070 Ti' is not the 3070): no
         # match, so the words are asked about unless the catalog has that card (longer names
         # are tried first).
-        tier = _SEP + r"(?:" + "|".join(sorted(_TIER_WORDS)) + r")\b"
+        # Not 'plus': no GPU is sold as '… Plus', and 'a 3090 plus 64GB of RAM' is the 3090.
+        tier = _SEP + r"(?:" + "|".join(sorted(_TIER_WORDS - {"plus"})) + r")\b"
         not_tier = rf"(?!{tier})" if self._plural else ""
         regex = re.compile(
             r"(?<![a-z0-9])(?:"

@@ -48,6 +48,8 @@ _MEMORY = (
     # 'Is 24 GB enough for …' asks whether the need fits within 24 GB: a bound, not a figure
     # of the need to check within a tolerance.
     r"(?!\s*(?:of\s+)?(?:v?ram|(?:gpu\s+)?memory)?\s*(?:be\s+)?(?:enough|sufficient|adequate)\b)"
+    # 'Is 64GB of RAM plus a 3090 enough …', 'is 32GB system memory …': the machine's RAM.
+    r"(?!\s*(?:of\s+)?(?:system\s+memory|(?:system\s+|ddr\d\s+)?(?:ram|ddr\d))\b)"
 )
 # 'would need 10GB of VRAM', 'at least 30 GB of vram': a need stated, in VRAM words too.
 _NEED_VRAM = (

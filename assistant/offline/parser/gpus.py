@@ -559,7 +559,8 @@ _MEMORY_BEFORE = compiled(rf"({NUMBER})\s*(gb|gib|g)\s*(?:of\s+)?(?:vram\s+)?$",
 
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
-    pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b"
+    ram = r"(?:system\s+memory\b|(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b)"
+    pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?{ram}"
     for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
