@@ -43,10 +43,16 @@ _TERMS = compiled(
     r"speculative|draft|prefix|caching|disaggregat\w*|prefill|decode|offload\w*|moe|experts?|"
     r"multimodal|vision|images?|audio|video|parallel\w*|distill\w*|kv|flash|batch\w*|"
     r"concurren\w*|peak|replicas?|autoscal\w*|sla|slo|quantiz\w*|quantis\w*|ttft|itl|tpot|"
-    r"nvlink|pcie|sharding|fsdp|deepspeed|zero)\b",
+    r"nvlink|pcie|sharding|fsdp|deepspeed|zero|"
+    # Another workload on the same GPU ('Stable Diffusion and Llama 3 8B at the same time'):
+    # its memory is not in the sizing.
+    r"stable\s+diffusion|sdxl|flux|comfyui|whisper|simultaneous\w*|alongside|same\s+time)\b",
     re.I,
 )
 _YEAR = compiled(r"(?:19[9]\d|20[0-3]\d)")
+_VERSION = compiled(r"v?\d+\.\d+\.\d+(?:[.\-+]\w+)*|v\d+\.\d+|b\d{4,5}")
+"""A software version ('vllm 0.6.3', 'v0.4', llama.cpp build 'b3600'): it dates the setup and
+sizes nothing (a model's version, 'Llama 3.1', is read with the model)."""
 
 _GPU_BRANDS = (
     "geforce", "quadro", "tesla", "titan", "radeon", "instinct", "firepro", "vega", "rtx",
@@ -98,8 +104,9 @@ def unread_kind(text: str) -> tuple[UnreadKind, bool]:
     if _RATE.search(text):
         return "rate", True
     if compiled(r"\d").search(text):
-        # A year ('in 2025') dates the question, it sizes nothing.
-        return "number", not _YEAR.fullmatch(text.strip())
+        # A year ('in 2025') or a software version dates the question, it sizes nothing.
+        dated = _YEAR.fullmatch(text.strip()) or _VERSION.fullmatch(text.strip())
+        return "number", not dated
     if _NUMBER_WORDS.search(text):
         return "number", True
     if _HARDWARE.search(text) or _hardware_names().search(text):

@@ -56,6 +56,8 @@ _COST_ASKED = (
 )
 
 _PER_SECOND = r"(?:tokens?|tok)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b|a\s+second\b)"
+_T_PER_S = rf"(?:{_PER_SECOND}|(?<![a-z])t/s\b|\btps\b)"
+"""A rate in tokens per second, 't/s' and 'tps' too."""
 _TTFT_ASKED = (
     r"\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+(?:the\s+)?(?:expected\s+)?"
     r"(?:time\s+to\s+first\s+token|ttft|first[-\s]token\s+latency)\b"
@@ -63,12 +65,20 @@ _TTFT_ASKED = (
     r"|\bwhat\s+(?:ttft|time\s+to\s+first\s+token)\s+(?:do|does|would|will|can)\b"
 )
 _SPEED_ASKED = (
-    rf"\bhow\s+many\s+{_PER_SECOND}"
+    rf"\bhow\s+many\s+{_T_PER_S}"
     r"|\b(?:poor|low|slow|bad|terrible)\s+(?:throughput|performance|speed|inference\s+speed)\b"
     rf"|\b(?:benchmark|number\s+of|only|just)\s+(?:\d[\d.,]*\s*)?{_PER_SECOND}"
     r"|\b(?:should|is)\s+(?:it|this|that)\s+(?:should\s+)?(?:be\s+)?(?:that|this|so)\s+slow\b"
     r"|\bexpected\s+(?:speed|throughput|performance|tokens?\s*(?:/|per)\s*s\w*)\b"
-    r"|\bhow\s+fast\s+(?:is|does|would|will|can|could|do)\b"
+    r"|\bhow\s+(?:fast|quick(?:ly)?)\s+(?:is|does|would|will|can|could|do|it|they|this|that)\b"
+    # '…, how fast?' at the end of a clause.
+    r"|\bhow\s+fast\b(?=\s*(?:[?!.,;]|$))"
+    # 'What kind of speed can I expect …', 'what performance should I expect with …'
+    r"|\bwhat\s+(?:kind\s+of\s+|sort\s+of\s+|type\s+of\s+)?(?:(?:generation|inference|decode|"
+    rf"output)\s+)?(?:speeds?|performance|throughput|{_T_PER_S})\s+(?:can|could|should|would|"
+    r"do|will|might)\s+(?:i|we|one|you)\s+(?:expect|get|see|achieve|hope\s+for)\b"
+    # 'roughly what generation speed for …'
+    r"|\bwhat\s+(?:generation|inference|decode|output)\s+(?:speed|throughput)\b"
     r"|\bwhat(?:'s|\s+is|\s+will\s+be|\s+would\s+be)\s+the\s+(?:decode\s+|generation\s+|"
     rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
     rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
@@ -169,12 +179,21 @@ _YES_NO_PHRASE = (
 )
 
 
+_LEAST_HARDWARE = (
+    r"\b(?:minimum|minimal|min|smallest|cheapest|lowest[\s-]end|entry[\s-]level)\s+"
+    r"(?:(?:nvidia|amd|consumer|cloud)\s+)?(?:gpus?|hardware|cards?|graphics\s+cards?|setup|"
+    r"configuration|config|specs?|system|vram|instances?)\b"
+)
+"""'the minimum GPU to run …', 'cheapest card for …': the hardware asked, the least of it
+(the recommender's ranking is by cost)."""
+
 _HARDWARE_ASKED = (
     r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?(?:gpus?|hardware|cards?|"
     r"graphics\s+cards?|configurations?|config|setup|instances?|systems?|machines?|servers?|specs?)\b"
     r"|\b(?:gpus?|hardware|configuration|setup|instance|system|specs?)\s+(?:is\s+|are\s+)?"
     r"(?:required|needed|necessary|recommended)\b|\brequirements?\b|\brecommend\w*\b"
     r"|\bwhat\s+(?:do|would|will|should)\s+(?:i|we)\s+need\b"
+    rf"|{_LEAST_HARDWARE}"
 )
 """A question that asks what to run it on ('what GPU do I need', 'hardware requirements')."""
 
@@ -190,6 +209,7 @@ def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
     (read after every figure-asking question, which wins)."""
     if p.asked is None and compiled(_HARDWARE_ASKED, re.I).search(t.original):
         p.asked = "hardware"
+        t.each(r"\b(?:minimum|minimal|smallest|cheapest)\b(?=\s+\w)")
 
 
 def asks_something(text: str) -> bool:
@@ -270,6 +290,8 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     if t.each(
         r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b|\s*\?)"
         r"|\b(?:completion|training|expected|estimated)\s+time\b|\bhow\s+many\s+(?:hours|days)\b"
+        # 'how many A100-days / GPU hours': the job's GPU time (the GPU name already read).
+        r"|\bhow\s+many\s+(?:gpu)?[\s-]*(?:hours|days|hrs)\b|\bgpu[\s-]?(?:hours|days)\b"
         r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True

@@ -160,6 +160,8 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
     if p.task == "full" and "task" not in p.assumed:
         # The words that said it was full after the verb ('fine-tune … fully').
         t.each(_ALL_PARAMETERS)
+    if p.use == "pre-train":
+        t.each(r"\bfrom\s+scratch\b")  # 'train a 1B model from scratch': read with the verb
     if p.task in ("lora", "qlora"):
         p.assumed = [f for f in p.assumed if f != "task"]
     if p.task == "qlora":
