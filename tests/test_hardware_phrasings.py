@@ -160,3 +160,39 @@ def test_one_streams_speed_on_a_card_that_must_offload_is_the_local_plans() -> N
 def test_one_streams_speed_on_a_card_that_holds_the_model_is_the_sizings() -> None:
     _, conversation = asyncio.run(answer("what tok/s would Llama 3.1 8B get on an RTX 4090?"))
     assert not sizing(conversation).leads_with_local
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        # The memory before the product name before the chip: all one machine, and '16GB' is
+        # sixteen, not the '6GB' a short look-behind window would cut it to.
+        ("I have a 16GB MacBook Pro M1 Pro, can it run Mistral Nemo 12B?", "apple-m1-pro-16gb"),
+        ("my 32GB MacBook Pro M1 Max: Llama 3.1 8B fp16?", "apple-m1-max-32gb"),
+    ],
+)
+def test_the_memory_before_a_macs_product_name_is_the_chips(question: str, gpu: str) -> None:
+    assert [g.gpu for g in parse_workload(question).gpus] == [gpu]
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        # The cards' memory said in total, as count × each card's memory (3090, 4090: 24 GB;
+        # A100 40GB: 40 GB): read, nothing held back.
+        ("Can I fine-tune Llama 3.1 70B with QLoRA on 2x 3090 (48GB total)?", "rtx-3090", 2),
+        ("4x A100 40GB, 160GB combined VRAM, enough for Llama 3.1 70B fp16?", "a100-40gb-sxm4", 4),
+        ("2 x 4090 with a total of 48 GB, llama 3.1 70b q4?", "rtx-4090", 2),
+        ("2x 3090 cards (total 48Gb) for llama 3.1 70b q4", "rtx-3090", 2),
+    ],
+)
+def test_the_cards_memory_said_in_total_is_read(question: str, gpu: str, count: int) -> None:
+    parsed = parse_workload(question)
+    assert [(g.gpu, g.count) for g in parsed.gpus] == [(gpu, count)]
+    assert reading_of(parsed).unread_that_matters == []
+
+
+def test_a_total_that_is_not_the_cards_memory_holds_the_verdict() -> None:
+    # 2 × 24 GB is 48 GB, not 64: another card or count was meant, and it is asked.
+    reading = reading_of(parse_workload("2x 3090 (64GB total) for Llama 3.1 70B Q4?"))
+    assert [u.span.text for u in reading.unread_that_matters] == ["64GB"]

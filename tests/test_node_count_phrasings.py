@@ -10,6 +10,7 @@ import pytest
 
 from assistant.offline.parser import parse_workload
 from assistant.offline.planner import plan_tool_calls
+from assistant.reading.of_parsed import reading_of
 
 
 def _named(question: str) -> list[tuple[str | None, int | None]]:
@@ -61,3 +62,29 @@ def test_machines_without_their_gpu_count_are_asked_about(question: str) -> None
     parsed = parse_workload(question)
     assert parsed.asks("figure", "missing")
     assert any("how many GPUs does each" in q.text for q in parsed.questions)
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        # vLLM's --tensor-parallel-size / -tp, said as typed: the GPUs one copy is split over.
+        ("Qwen2.5-72B on L40S with -tp 4, fits?", "l40s", 4),
+        ("Llama 3.1 70B on H100 with --tensor-parallel-size 8", "h100-sxm", 8),
+        ("Can vLLM serve Qwen2.5-72B on 4x L40S with tensor parallel 4?", "l40s", 4),
+        (
+            "vllm 0.6.3, 2x A100 80GB, Llama 3.1 70B with tensor-parallel-size 2",
+            "a100-80gb-sxm4",
+            2,
+        ),
+    ],
+)
+def test_a_tensor_parallel_flag_is_the_gpu_count(question: str, gpu: str, count: int) -> None:
+    parsed = parse_workload(question)
+    assert _named(question) == [(gpu, count)]
+    assert reading_of(parsed).unread_that_matters == []
+
+
+def test_a_tensor_parallel_degree_other_than_the_count_holds_the_verdict() -> None:
+    # TP 2 on 4 GPUs is two replicas or two pipeline stages: not read as either.
+    reading = reading_of(parse_workload("Llama 3.1 70B on 4 H100 with --tensor-parallel-size 2?"))
+    assert [u.span.text for u in reading.unread_that_matters] == ["--tensor-parallel-size 2"]

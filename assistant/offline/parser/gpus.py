@@ -97,6 +97,32 @@ def apply_nodes(t: Text, p: ParsedWorkload) -> None:
     p.notes.append(f"{t.nodes:,} nodes × {per_node:,} GPUs per node read as {total:,} GPUs in all")
 
 
+_PARALLEL_FLAG = (
+    r"(?<![\w-])(?:--?)?(?:tensor[_\s-]*parallel(?:[_\s-]*size)?|tp(?:[_-]size)?)\b"
+    r"\s*[=:]?\s*(\d{1,3})\b"
+)
+"""An engine's tensor-parallel flag as typed: vLLM's --tensor-parallel-size / -tp, SGLang's
+--tp-size, 'tensor parallel 4': the GPUs one copy of the model is split over."""
+
+
+def extract_parallel_flag(t: Text, p: ParsedWorkload) -> None:
+    """A tensor-parallel degree said beside the one GPU named: its count when none was said
+    ('Qwen2.5-72B on L40S with -tp 4' is 4 L40S); read (nothing held back) when it is the count
+    said. Another degree than the count (TP 2 on 4 GPUs: replicas or pipeline stages) stays
+    unread for the coverage gate."""
+    if len(p.gpus) != 1:
+        return
+    mention = p.gpus[0]
+    for m in compiled(_PARALLEL_FLAG, re.I).finditer(t.work):
+        degree = int(m.group(1))
+        if degree < 1 or (mention.count is not None and mention.count != degree):
+            continue
+        t.consume(m.start(), m.end())
+        if mention.count is None:
+            mention.count = degree
+            p.notes.append(f"'{m.group(0).strip()}' read as {degree:,} {mention.text}")
+
+
 def _count_said(
     t: Text, count_before: re.Pattern[str], count_after: re.Pattern[str], start: int, end: int
 ) -> tuple[int | None, int, int]:
@@ -142,9 +168,13 @@ def _memory_said_beside(
         if stated is not None and _same_memory(stated[0], spec.memory_bytes):
             start, end = min(start, stated[1]), max(end, stated[2])
     if count is not None:
-        total = _TOTAL_MEMORY.match(t.work[end : end + 32])
+        total = _TOTAL_MEMORY.match(t.work[end : end + 40])
         if total and _same_memory(
-            _memory_bytes(total.group(1), total.group(2)) // count, spec.memory_bytes
+            _memory_bytes(
+                total.group("gb") or total.group("gb2"), total.group("unit") or total.group("unit2")
+            )
+            // count,
+            spec.memory_bytes,
         ):
             end += total.end()
     return start, end
@@ -229,11 +259,16 @@ def _compared(t: Text, p: ParsedWorkload) -> None:
 
 
 _TOTAL_MEMORY = compiled(
-    rf"^(?:'?s)?(?:\s+(?:cards?|gpus?))?\s*[(,]?\s*(?:total|in\s+total|combined)\s*(?:of\s+)?"
-    rf"({NUMBER})\s*(gb|gib|g)\b\s*\)?",
+    rf"^(?:'?s)?(?:\s+(?:cards?|gpus?))?\s*[(,]?\s*(?:"
+    rf"(?:with\s+)?(?:an?\s+)?(?:total|in\s+total|combined)\s*(?:of\s+)?(?P<gb>{NUMBER})\s*"
+    r"(?P<unit>gb|gib|g)\b"
+    # '(48GB total)', ', 160GB combined VRAM'
+    rf"|(?P<gb2>{NUMBER})\s*(?P<unit2>gb|gib|g)\s+(?:of\s+)?(?:(?:v?ram|memory)\s+)?"
+    r"(?:total|in\s+total|combined|altogether)\b)(?:\s+(?:of\s+)?(?:v?ram|memory))?\s*\)?",
     re.I,
 )
-"""The memory of all the cards of a counted mention ('(total 48Gb)'), right after it."""
+"""The memory of all the cards of a counted mention ('(total 48Gb)', '(48GB total)', 'with a
+total of 48 GB', ', 96GB combined VRAM'), right after it."""
 
 
 def _one_mention_each(mentions: list[GpuMention]) -> list[GpuMention]:
@@ -574,10 +609,16 @@ def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None
     after = _MEMORY_AFTER.match(t.work[end : end + 40])
     if after:
         return _memory_bytes(after.group(1), after.group(2)), start, end + after.end()
-    before = _MEMORY_BEFORE.search(t.work[max(0, start - 16) : start])
-    if before:
+    before = _MEMORY_BEFORE.search(t.work[max(0, start - 40) : start])
+    if before and not _cut_number(t.work, start - len(before.group(0))):
         return _memory_bytes(before.group(1), before.group(2)), start - len(before.group(0)), end
     return None
+
+
+def _cut_number(text: str, start: int) -> bool:
+    """Whether a number read from a window of `text` starting at `start` is the tail of a longer
+    one ('6GB' of '16GB MacBook Pro M1 Pro', the window cut inside it)."""
+    return start > 0 and text[start - 1] in "0123456789.,"
 
 
 _COUNT_BEFORE = compiled(
@@ -592,10 +633,14 @@ def _unknown_count(t: Text, start: int, p: ParsedWorkload) -> int | None:
     '2x P40'), 'my' / 'a' (one), or the GPU count said without a name ('4 GPUs', taken)."""
     offset = max(0, start - 16)
     before = _COUNT_BEFORE.search(t.work[offset:start])
+    if before and _cut_number(t.work, offset + before.start()):
+        before = None
     if before:
         t.consume(offset + before.start(), start)
     else:
         before = _COUNT_BEFORE.search(t.original[offset:start])
+        if before and _cut_number(t.original, offset + before.start()):
+            before = None
     if before:
         count = positive_int(before.group(1) or before.group(2))
         if count is not None and p.gpu_count == count and not p.gpus:

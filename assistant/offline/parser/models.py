@@ -24,7 +24,7 @@ from tools.architecture import count_parameters
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names
 from tools.model_sources.hf_cache import snapshot_file
-from tools.model_sources.tags import ollama_default_weights, parse_tag
+from tools.model_sources.tags import OLLAMA_LIBRARY, ollama_default_weights, parse_tag
 
 # A local GGUF path ("~/models/qwen3-32b-q4_k_m.gguf", "./x.gguf", "/data/m.gguf").
 _GGUF_PATH = r"(?<![\w])(?:~|\.{1,2})?/?[\w.\-~/]*[\w\-]\.gguf\b"
@@ -69,6 +69,52 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
         p.engine = "generic"
         how = "the tag's quantization" if tag.weights else "Ollama's default build of the tag"
         p.notes.append(f"'{tag.text}' read as {entry.name} in {weights} ({how})")
+
+
+@cache
+def _library_names() -> tuple[tuple[str, str], ...]:
+    """The library's `name:size` tags said in words ('deepseek-r1 14b', 'DeepSeek R1 14B')
+    where the name alone is another catalog model (DeepSeek-R1, 671B): the name's letters and
+    numbers with any separators, then the size."""
+    out: list[tuple[str, str]] = []
+    catalog = get_catalog()
+    for key, model_id in OLLAMA_LIBRARY.items():
+        name, size = key.split(":")
+        try:
+            alone = catalog.model(name).id
+        except ToolInputError:
+            continue  # the name alone names no model: the catalog's names read it with its size
+        if alone == model_id:
+            continue
+        words = compiled(r"[a-z]+|\d+(?:\.\d+)?").findall(name)
+        said = r"[\s\-_.]*".join(map(re.escape, words))
+        size_said = re.escape(size[:-1]) + r"\s*b\b" if size.endswith("b") else re.escape(size)
+        # Not when more of a name follows ('deepseek-r1-14b-qwen-distill' names itself).
+        out.append((rf"(?<![\w.]){said}[\s\-_:]+{size_said}(?![\w.]|-\w)", model_id))
+    return tuple(out)
+
+
+def extract_library_names(t: Text, p: ParsedWorkload) -> None:
+    """A library model said with a size that names another model than the name alone: 'deepseek
+    r1 14b' is the 14B Qwen distill (Ollama's deepseek-r1:14b), not DeepSeek-R1 (671B) and a
+    second model of 14B."""
+    if p.model is not None or p.model_file is not None:
+        return
+    catalog = get_catalog()
+    for pattern, model_id in _library_names():
+        if model_id not in catalog.models:
+            continue
+        said = t.each(pattern)
+        if not said:
+            continue
+        m = said[0]
+        p.model, p.model_text = model_id, m.group(0)
+        entry = catalog.models[model_id]
+        p.notes.append(
+            f"'{m.group(0)}' read as {entry.name}: the size names that build (Ollama's "
+            f"library tag {next(k for k, v in OLLAMA_LIBRARY.items() if v == model_id)})"
+        )
+        return
 
 
 def _same_architecture(a: str | None, b: str | None) -> bool:

@@ -28,6 +28,7 @@ from assistant.offline.parser.gpus import (
     extract_gpu_generic,
     extract_gpus,
     extract_nodes,
+    extract_parallel_flag,
     extract_system_ram,
     unknown_gpus,
 )
@@ -45,6 +46,7 @@ from assistant.offline.parser.load import (
 from assistant.offline.parser.models import (
     extract_bare_size,
     extract_hf_and_catalog_models,
+    extract_library_names,
     extract_misspelt_models,
     extract_model_files_and_tags,
     extract_named_sizes,
@@ -108,6 +110,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_batch_job,  # and job totals before model sizes ('2 billion input tokens')
     extract_request_rate,  # and rates before GPUs and users ('p99', '10 req/s')
     extract_model_files_and_tags,
+    extract_library_names,
     extract_owned,
     extract_hf_and_catalog_models,
     extract_misspelt_models,
@@ -135,6 +138,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_gpus,
     extract_gpu_generic,
     apply_nodes,
+    extract_parallel_flag,
     extract_precision,
     extract_training_sequence_length,
     extract_question_kind,
