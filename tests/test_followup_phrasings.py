@@ -10,6 +10,7 @@ import asyncio
 from assistant.conversation import Conversation
 from assistant.events import Done
 from assistant.offline.engine import OfflineEngine
+from assistant.offline.parser import parse_workload
 from tests.offline_turns import sizing
 
 
@@ -52,3 +53,32 @@ def test_a_bare_gguf_width_in_a_follow_up() -> None:
     texts, conversation = _turns("Qwen2.5 32B on my 4090", "what about at q8?", "and at q6?")
     assert "Not read" not in texts[1] and "q8_0" in texts[1]
     assert sizing(conversation).request.workload.weights == "q6_k"
+
+
+def test_another_card_said_in_words() -> None:
+    # 'add a second one' and 'two of them' after one 3090: 1 + 1 = 2, then 2 said outright.
+    texts, conversation = _turns(
+        "can I run qwen2.5 32b on my 3090?", "what if I add a second one?", "at 32k context?"
+    )
+    assert all("Not read" not in t for t in texts)
+    assert _named(conversation) == [("rtx-3090", 2)]
+    assert sizing(conversation).request.workload.context == 32 * 1024
+    _, conversation = _turns("Qwen2.5 32B on a 3090", "with two of them?", "and with 16 users?")
+    assert _named(conversation) == [("rtx-3090", 2)]
+    assert sizing(conversation).request.workload.users == 16
+
+
+def test_another_size_said_with_instead_keeps_the_family_and_the_gpus() -> None:
+    # 'try the 14B instead': Qwen2.5 at 14B on the same 4× L40S, not a generic 14B on nothing.
+    texts, conversation = _turns(
+        "Qwen2.5 72B on 4x L40S for 10 users", "try the 14B instead", "switch to the 32B"
+    )
+    assert all("Not read" not in t for t in texts)
+    workload = sizing(conversation).request.workload
+    assert (workload.model, workload.users) == ("qwen2.5-32b", 10)
+    assert _named(conversation) == [("l40s", 4)]
+
+
+def test_how_many_do_i_need_after_a_gpu_named_asks_the_count() -> None:
+    first = parse_workload("serve mistral 7b to 50 users on L4s")
+    assert parse_workload("how many do I need?", first).asked == "gpu_count"

@@ -72,6 +72,12 @@ def extract_changes(t: Text, p: ParsedWorkload) -> None:
         _add(p, m.group("noun"), "plus", amount, m.group(0))
     for m in t.each(rf"\b(?:add(?:ing)?|with|plus)\s+(?P<count>an?other)\s+{_NOUN}\b"):
         _add(p, m.group("noun"), "plus", 1.0, m.group(0))
+    # 'add a second one', 'buy another one', 'with a second 3090': one more of the GPU.
+    for m in t.each(
+        r"\b(?:add(?:ing)?|get(?:ting)?|buy(?:ing)?|with|plus)\s+(?:a\s+second|an?other)\s+"
+        rf"(?:one|card|gpu|{_NOUN})\b"
+    ):
+        _add(p, None, "plus", 1.0, m.group(0))
     # '+2 GPUs' — never '+ 64GB RAM' (a memory, whose digits the noun pattern would split).
     for m in t.each(r"(?<![\w.])\+\s*(\d+)(?![\d.,])(?!\s*(?:gb|gib|tb|mb)\b)\s*" + _NOUN + r"\b"):
         _add(p, m.group("noun"), "plus", float(m.group(1)), m.group(0))

@@ -22,7 +22,11 @@ from assistant.reading.parsed import ParsedWorkload
 from assistant.regex_cache import compiled
 
 _CUE = compiled(
-    r"^\W*(?:and|also|what\s+about|how\s+about|what\s+if|instead|same)\b", re.IGNORECASE
+    r"^\W*(?:and|also|what\s+about|how\s+about|what\s+if|instead|same|try|switch\s+to|"
+    r"swap\s+(?:to|for|in)|go\s+with|change\s+(?:it\s+)?to)\b"
+    # '… instead' said last: 'try the 14B instead', 'use Qwen2.5 32B instead?'
+    r"|\binstead\s*[?.!]*\s*$",
+    re.IGNORECASE,
 )
 """Openings that say "the same workload, changed": only these carry the earlier workload into
 a message that names a model. Looser openings ("So, does Llama 3.1 8B fit...?", "Now, ...")
@@ -41,6 +45,6 @@ def is_follow_up(text: str, parsed: ParsedWorkload, previous: ParsedWorkload | N
         return False
     if previous.questions or parsed.changes:
         return True
-    if _CUE.match(text):
+    if _CUE.search(text):
         return True
     return not names_its_own_model(parsed)

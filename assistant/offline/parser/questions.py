@@ -348,6 +348,11 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
             p.capacity = True
         elif p.asked is None:
             p.asked = "gpu_count"
+    if p.asked is None and t.each(
+        r"\bhow\s+many\s+(?:(?:of\s+)?(?:them|those)\s+)?(?:do|would|will|should|shall)\s+"
+        r"(?:i|we|you)\s+need\b"
+    ):
+        p.asked = "gpu_count"  # 'how many do I need?': of the hardware, none other counted
     for m in t.each(r"\bhow\s+many\b|\bnumber\s+of\b|\bhow\s+much\s+hardware\b"):
         # 'how many A10G?', 'how many GPUs do I need': a count of GPUs asked.
         if compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]) and p.asked is None:

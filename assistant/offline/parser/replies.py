@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.parser.text import positive_int
 from assistant.reading.parsed import ParsedWorkload
+from assistant.reading.quantities import WORD_NUMBER
 from assistant.regex_cache import compiled
 from tools.catalog import get_catalog
 from tools.units import GB
@@ -57,7 +59,7 @@ def _deadline_reply(text: str, previous: ParsedWorkload) -> str | None:
 
 _COUNT_OF_THEM = compiled(
     r"^\s*(?:(?:so|and|ok|then)\s+)?(?:(?:what|how)\s+about\s+|with\s+|on\s+|try\s+|use\s+)?"
-    r"(?P<n>\d{1,4})\s+of\s+(?:them|those|these|it)\s*[?.!]*\s*$",
+    rf"(?P<n>\d{{1,4}}|{WORD_NUMBER})\s+of\s+(?:them|those|these|it)\s*[?.!]*\s*$",
     re.IGNORECASE,
 )
 
@@ -68,7 +70,8 @@ def _count_of_them(text: str, previous: ParsedWorkload) -> str | None:
     gpus = {m.gpu for m in previous.gpus}
     if match is None or len(gpus) != 1 or None in gpus:
         return None
-    return f"{int(match.group('n'))}× {gpus.pop()}"
+    count = positive_int(match.group("n"))
+    return None if count is None else f"{count}× {gpus.pop()}"
 
 
 def reply_text(text: str, previous: ParsedWorkload | None) -> str:
