@@ -196,3 +196,40 @@ def test_a_total_that_is_not_the_cards_memory_holds_the_verdict() -> None:
     # 2 × 24 GB is 48 GB, not 64: another card or count was meant, and it is asked.
     reading = reading_of(parse_workload("2x 3090 (64GB total) for Llama 3.1 70B Q4?"))
     assert [u.span.text for u in reading.unread_that_matters] == ["64GB"]
+
+
+@pytest.mark.parametrize(
+    ("question", "sold"),
+    [
+        # The memory said, the form factor not: every card sold with that memory (NVIDIA's
+        # datasheets: H100 SXM5 and H100 PCIe 80 GB, H100 NVL 94 GB; H200 SXM and NVL 141 GB;
+        # V100 SXM2 and PCIe in 16 and 32 GB).
+        ("Llama 3.1 70B on 2x H100 80GB?", {"h100-sxm", "h100-pcie"}),
+        ("8 H200 141GB for DeepSeek V3", {"h200-sxm", "h200-nvl"}),
+        ("Llama 2 13B on a V100 32GB?", {"v100-sxm2-32gb", "v100-pcie-32gb"}),
+    ],
+)
+def test_a_family_named_with_its_memory_keeps_the_cards_sold_with_it(
+    question: str, sold: set[str]
+) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert set(mention.variants) == sold
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        # The count after the memory said with the name.
+        ("H20 96GB x8 for DeepSeek V3?", "h20", 8),
+        ("A100 80GB x 4 for llama 3.1 70b fp16", "a100-80gb-sxm4", 4),
+    ],
+)
+def test_a_count_after_the_memory_is_the_cards_count(question: str, gpu: str, count: int) -> None:
+    assert [(g.gpu, g.count) for g in parse_workload(question).gpus] == [(gpu, count)]
+
+
+def test_the_digits_of_a_card_name_are_no_count() -> None:
+    # 'A600' (the A6000 mistyped) is asked about, never 600 cards.
+    parsed = parse_workload("Can I run llama 2 70b on 2 A600 cards?")
+    assert parsed.gpu_count != 600 and all(g.count != 600 for g in parsed.gpus)
+    assert any("A600" in q.text for q in parsed.questions)

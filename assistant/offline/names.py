@@ -222,7 +222,26 @@ def _gpu_keys(catalog: Catalog) -> dict[str, _Entry]:
         siblings = memory_siblings.of(entry_id)
         if len(siblings) > 1:
             keyed[key] = (entry_id, siblings, chunks)
+    _sold_with_the_memory_said(catalog, keyed, families)
     return keyed
+
+
+def _sold_with_the_memory_said(
+    catalog: Catalog, keyed: dict[str, _Entry], families: dict[str, tuple[list[str], list[str]]]
+) -> None:
+    """A family named with its memory ('H100 80GB', 'V100 16GB', 'H200 141GB') is every member
+    sold with that memory (the SXM and the PCIe card), not the one an alias points to: the form
+    factor was not said, so the reading is said, or asked about where the verdicts differ."""
+    for key, (entry_id, variants, chunks) in keyed.items():
+        if entry_id is None or variants or not _says_memory(chunks):
+            continue
+        family = families.get("".join(c for c in chunks if not _MEMORY_WORD.fullmatch(c)))
+        if family is None:
+            continue
+        memory = catalog.gpus[entry_id].memory_bytes
+        sold = sorted(i for i in family[1] if catalog.gpus[i].memory_bytes == memory)
+        if len(sold) > 1 and entry_id in sold:
+            keyed[key] = (entry_id, tuple(sold), chunks)
 
 
 _MEMORY_WORD = compiled(r"\d+gb|hbm\w*|gddr\w*")

@@ -230,6 +230,11 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         spec = get_catalog().gpus.get(gpu_id or "")
         if spec is not None:
             start, end = _memory_said_beside(t, spec, bool(variants), count, start, end)
+        if count is None and end > said_end:
+            # 'H20 96GB x8', 'A100 80GB x 4': the count after the memory said with the name.
+            after = count_after.match(t.work[end : end + 8])
+            if after:
+                count, end = positive_int(after.group(1)), end + after.end()
         if spec is not None and spec.devices_per_package > 1:
             count, end = _boards_as_devices(t, spec, count, start, match.start, end, p)
         p.gpus.append(GpuMention(gpu=gpu_id, text=text, count=count, variants=variants))
@@ -480,7 +485,8 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         r"(?:\s+(?:of\s+)?(?:vram|memory|ram)(?:\s+each)?)?)?"
     )
     for m in t.each(
-        rf"(?<![\d.,]){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
+        # Not the digits of a name ('2 A600 cards' is no 600 cards).
+        rf"(?<![\w.,]){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
         rf"{gpu_word}\b" + with_memory
     ):
         if m.group(1):
