@@ -432,10 +432,18 @@ def test_quantized_is_an_assumed_4_bit(question: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("question", "fmt"), [("Llama 2 70B in 4-bit on 2x 3090?", "int4-awq"),
-                          ("Can Llama 2 13B GPTQ run on a 3060?", "int4-gptq")]
-)  # fmt: skip
+    ("question", "fmt"),
+    [
+        ("Llama 2 70B in 4-bit on 2x 3090?", "int4-awq"),
+        ("Can Llama 2 13B GPTQ run on a 3060?", "int4-gptq"),
+        # The group size the tools assume said with the format, and llm-compressor's W4A16.
+        ("Llama 3.1 70B GPTQ 4bit-128g on 2x 3090?", "int4-gptq"),
+        ("Llama 3.1 70B AWQ gs128 on 2x 3090?", "int4-awq"),
+        ("Llama 3.1 70B w4a16 on one H100 NVL?", "int4-gptq"),
+    ],
+)
 def test_a_bit_width_or_format_said_is_read_not_assumed(question: str, fmt: str) -> None:
+    assert reading_of(parse_workload(question)).unread_that_matters == []
     weights = reading_of(parse_workload(question)).slot("weights")
     assert weights is not None and weights.value == fmt and weights.source.origin == "question"
 
@@ -593,3 +601,10 @@ def test_a_question_word_keeps_its_own_question(question: str) -> None:
 )
 def test_two_gpus_set_against_each_other_are_compared(question: str) -> None:
     assert reading_of(parse_workload(question)).asked == "compare"
+
+
+def test_another_group_size_holds_the_verdict() -> None:
+    # Group 32 carries four times the scales of the 128 the tools assume: not read as 128.
+    reading = reading_of(parse_workload("Llama 3.1 70B GPTQ 4bit-32g on 2x 3090?"))
+    assert [u.span.text for u in reading.unread_that_matters] == ["-32g"]
+

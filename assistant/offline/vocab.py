@@ -32,6 +32,9 @@ do not ('Q4_K') is asked about. Checked before the table: a type is more precise
 word for a bit width near it. A bare 'q4' is read by the table (Q4_K_M, with a note)."""
 
 # (pattern, weight format, note or None). The note records a reading a user may not expect.
+_GROUP_128 = r"(?:[\s_-]?128g|[\s_-]+(?:gs|group[\s_-]?size)[\s_=-]?128)?"
+"""A GPTQ / AWQ group size of 128 said with the format, the size the tools assume."""
+
 PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bq4[_\-]?k[_\-]?m\b", "q4_k_m", None),
     (
@@ -80,8 +83,12 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
         "size)",
     ),
     # 'GPTQ-Int4' / 'AWQ 4-bit' (Qwen's repo names) are one format, not two.
-    (r"\bawq(?:[\s_-]?(?:int4|4[\s-]?bits?))?\b", "int4-awq", None),
-    (r"\bgptq(?:[\s_-]?(?:int4|4[\s-]?bits?))?\b", "int4-gptq", None),
+    # With the group size the tools assume (128, the AutoGPTQ / AutoAWQ default): 'GPTQ
+    # 4bit-128g', 'AWQ gs128'. Another group size stays unread (it changes the scales' bytes).
+    (rf"\bawq(?:[\s_-]?(?:int4|4[\s-]?bits?))?{_GROUP_128}\b", "int4-awq", None),
+    (rf"\bgptq(?:[\s_-]?(?:int4|4[\s-]?bits?))?{_GROUP_128}\b", "int4-gptq", None),
+    # llm-compressor's scheme names: W4A16 is its GPTQ int4 (group 128) preset.
+    (r"\bw4a16\b", "int4-gptq", "'{text}' read as GPTQ int4 weights, group size 128"),
     (r"\bfp8\b|\bfloat8\b|\b8[\s-]?bit\s+float(?:ing[\s-]point)?\b|\be4m3\b", "fp8", None),
     (
         r"\bint8\b|\b8[\s-]?bits?\b|\bw8a8\b|\bllm\.int8\b",
