@@ -607,4 +607,3 @@ def test_another_group_size_holds_the_verdict() -> None:
     # Group 32 carries four times the scales of the 128 the tools assume: not read as 128.
     reading = reading_of(parse_workload("Llama 3.1 70B GPTQ 4bit-32g on 2x 3090?"))
     assert [u.span.text for u in reading.unread_that_matters] == ["-32g"]
-
