@@ -218,6 +218,7 @@ CONTEXT_FLAGS = [
     ("qwen2.5 7b with num_ctx=16384 on my 3060", 16_384),
     ("Mistral 7B with --max-total-tokens 8,192 on an A10G", 8_192),
     ("Llama 3.1 8B with max_model_len=4096 on a T4", 4_096),
+    ("llama-server -m qwen2.5-7b-q4_k_m.gguf -c 16384 on a 3060 12GB", 16_384),
 ]
 
 
@@ -607,3 +608,21 @@ def test_another_group_size_holds_the_verdict() -> None:
     # Group 32 carries four times the scales of the 128 the tools assume: not read as 128.
     reading = reading_of(parse_workload("Llama 3.1 70B GPTQ 4bit-32g on 2x 3090?"))
     assert [u.span.text for u in reading.unread_that_matters] == ["-32g"]
+
+
+@pytest.mark.parametrize(
+    ("question", "users"),
+    [
+        # llama.cpp server's slots are the sequences served at once (--parallel / -np).
+        ("Gemma 2 27B with 8k context, 4 parallel slots, on a 3090", 4),
+        ("Llama 3.1 8B on a 4090 with --parallel 8", 8),
+        ("llama-server -m qwen2.5-7b-q4_k_m.gguf -c 16384 -np 4 on a 3060 12GB", 4),
+    ],
+)
+def test_server_slots_are_the_sequences_served_at_once(question: str, users: int) -> None:
+    assert parse_workload(question).users == users
+
+
+def test_pcie_slots_are_no_users() -> None:
+    parsed = parse_workload("my board has 4 PCIe slots, can I run Llama 3.1 70B on 4x 3090?")
+    assert parsed.users is None

@@ -20,12 +20,15 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
     doc = r"(?:documents?|docs?|prompts?|inputs?|contexts?|conversations?|files?|pages?|"
     doc += r"transcripts?|chats?|queries|sequences?)"
     extract_in_out(t, p)
-    flags = {m.group(1).replace(",", "") for m in compiled(_CONTEXT_FLAG, re.I).finditer(t.work)}
+    flags = {
+        (m.group(1) or m.group(2)).replace(",", "")
+        for m in compiled(_CONTEXT_FLAG, re.I).finditer(t.work)
+    }
     if len(flags) == 1:
         # An engine's context flag as typed ('--max-model-len 2048', 'num_ctx=8192'); several
         # values tried ('--max_seq_len 4096 … 3584') are no one context: left to the gate.
         for m in t.each(_CONTEXT_FLAG):
-            set_context(p, m.group(1))
+            set_context(p, m.group(1) or m.group(2))
     for m in t.each(rf"{Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"):
         set_context(p, m.group(1))
     for m in t.each(
@@ -70,6 +73,8 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
 _CONTEXT_FLAG = (
     r"(?<![\w-])(?:--?)?(?:max[_-]model[_-]len|max[_-]seq(?:uence)?[_-]len(?:gth)?|ctx[_-]size|"
     r"num[_-]ctx|n[_-]ctx|max[_-]total[_-]tokens|context[_-]length)\b\s*[=:]?\s*(\d[\d,]*)\b"
+    # llama.cpp's short form, as typed on a command line: '-c 16384'.
+    r"|(?<![\w-])-c\s*[=\s]\s*(\d{3,7})\b"
 )
 """The context length an engine's flag sets: vLLM's --max-model-len, llama.cpp's --ctx-size /
 n_ctx, Ollama's num_ctx, TGI's --max-total-tokens, exllama's --max_seq_len."""

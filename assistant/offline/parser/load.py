@@ -209,5 +209,11 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
         p.users = positive_int(m.group(1))
     for m in t.each(rf"concurrency\s*(?:of|=|:)?\s*{Q}"):
         p.users = positive_int(m.group(1))
+    # llama.cpp server's slots, the sequences it serves at once: '4 parallel slots', '--parallel
+    # 4', '-np 4' (never 'PCIe slots').
+    for m in t.each(
+        rf"{QW}\s+(?:parallel|server)\s+slots?\b|(?<![\w-])(?:--parallel|-np)\s*[=\s]\s*(\d+)\b"
+    ):
+        p.users = positive_int(m.group(1) or m.group(2))
     for m in t.each(rf"{BATCH}\s*(?:of|=|:)?\s*{Q}"):
         p.batch = positive_int(m.group(1))
