@@ -615,7 +615,7 @@ def test_another_group_size_holds_the_verdict() -> None:
     [
         # llama.cpp server's slots are the sequences served at once (--parallel / -np).
         ("Gemma 2 27B with 8k context, 4 parallel slots, on a 3090", 4),
-        ("Llama 3.1 8B on a 4090 with --parallel 8", 8),
+        ("llama.cpp: Llama 3.1 8B on a 4090 with --parallel 8", 8),
         ("llama-server -m qwen2.5-7b-q4_k_m.gguf -c 16384 -np 4 on a 3060 12GB", 4),
     ],
 )
@@ -623,6 +623,13 @@ def test_server_slots_are_the_sequences_served_at_once(question: str, users: int
     assert parse_workload(question).users == users
 
 
-def test_pcie_slots_are_no_users() -> None:
-    parsed = parse_workload("my board has 4 PCIe slots, can I run Llama 3.1 70B on 4x 3090?")
-    assert parsed.users is None
+@pytest.mark.parametrize(
+    "question",
+    [
+        "my board has 4 PCIe slots, can I run Llama 3.1 70B on 4x 3090?",
+        # MPI's process count is GPUs, not sequences.
+        "mpirun -np 8 to fine-tune Llama 3.1 8B on 8 A100s, enough memory?",
+    ],
+)
+def test_other_slots_and_flags_are_no_users(question: str) -> None:
+    assert parse_workload(question).users is None

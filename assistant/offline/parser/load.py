@@ -122,6 +122,16 @@ _AT_ONCE_AFTER = compiled(
 )
 
 
+def _server_slots(t: Text, p: ParsedWorkload) -> None:
+    """llama.cpp server's slots, the sequences it serves at once: '4 parallel slots', and with
+    llama.cpp said, '--parallel 4', '-np 4' (never 'PCIe slots', nor MPI's 'mpirun -np 8')."""
+    flags = (
+        r"|(?<![\w-])(?:--parallel|-np)\s*[=\s]\s*(\d+)\b" if p.launcher == "llama-server" else ""
+    )
+    for m in t.each(rf"{QW}\s+(?:parallel|server)\s+slots?\b{flags}"):
+        p.users = positive_int(m.group(1) or (m.group(2) if flags else None))
+
+
 def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
     """Concurrent users ('50 concurrent users', '20 at a time', 'concurrency 8') and the
     batch size in sequences."""
@@ -209,11 +219,6 @@ def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
         p.users = positive_int(m.group(1))
     for m in t.each(rf"concurrency\s*(?:of|=|:)?\s*{Q}"):
         p.users = positive_int(m.group(1))
-    # llama.cpp server's slots, the sequences it serves at once: '4 parallel slots', '--parallel
-    # 4', '-np 4' (never 'PCIe slots').
-    for m in t.each(
-        rf"{QW}\s+(?:parallel|server)\s+slots?\b|(?<![\w-])(?:--parallel|-np)\s*[=\s]\s*(\d+)\b"
-    ):
-        p.users = positive_int(m.group(1) or m.group(2))
+    _server_slots(t, p)
     for m in t.each(rf"{BATCH}\s*(?:of|=|:)?\s*{Q}"):
         p.batch = positive_int(m.group(1))
