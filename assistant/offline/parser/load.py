@@ -129,7 +129,9 @@ def _server_slots(t: Text, p: ParsedWorkload) -> None:
         r"|(?<![\w-])(?:--parallel|-np)\s*[=\s]\s*(\d+)\b" if p.launcher == "llama-server" else ""
     )
     for m in t.each(rf"{QW}\s+(?:parallel|server)\s+slots?\b{flags}"):
-        p.users = positive_int(m.group(1) or (m.group(2) if flags else None))
+        said = m.group(1) or (m.group(2) if flags else None)
+        if said is not None:
+            p.users = positive_int(said)
 
 
 def extract_concurrency(t: Text, p: ParsedWorkload) -> None:
