@@ -633,3 +633,17 @@ def test_server_slots_are_the_sequences_served_at_once(question: str, users: int
 )
 def test_other_slots_and_flags_are_no_users(question: str) -> None:
     assert parse_workload(question).users is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Llama 3.1 70B: 25 tokens/s on vLLM vs 9 tokens/s on my 2x 3090, why?",
+        "Qwen2.5 32B gets 40 tok/s on one box and 12 tok/s on the other, both 4090",
+    ],
+)
+def test_two_speeds_of_one_kind_are_asked_which_is_the_target(question: str) -> None:
+    # The later figure would otherwise be sized as the target, the earlier one dropped.
+    parsed = parse_workload(question)
+    assert any(q.why == "ambiguous" and "two speeds" in q.text for q in parsed.questions)
+    assert not reading_of(parsed).verdict_stands

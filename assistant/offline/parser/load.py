@@ -86,18 +86,23 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
     # 'tokens/s', 'tokens per second', 'tok a sec' — never '32K tokens as input' ('a' + 's').
     per = r"(?:\s*/\s*|\s+(?:per|a)\s+)"
     rate = rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?){per}(?:s|sec|second)\b{per_user}"
+    said: dict[str, list[tuple[str, float | None]]] = {}
     for m in t.each(rate + after):
         value = qty(m.group(1))
         before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()
         if m.group(2) or "each" in before or "per user" in before:
             p.tokens_per_s_per_user = value
+            said.setdefault("tokens_per_s_per_user", []).append((m.group(0).strip(), value))
         elif compiled(r"aggregate|total|overall|throughput|combined").search(before) or (
             value is not None and value >= 500
         ):
             p.tokens_per_s = value
+            said.setdefault("tokens_per_s", []).append((m.group(0).strip(), value))
         else:
             p.tokens_per_s_per_user = value
+            said.setdefault("tokens_per_s_per_user", []).append((m.group(0).strip(), value))
             p.notes.append(f"{m.group(0).strip()!r} read as the speed each user sees")
+    _two_rates_said(p, said)
     for m in t.each(
         rf"({NUMBER})\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token|(?:itl|tpot|inter[\s-]token"
         rf"(?:\s+latency)?){bound}\s*({NUMBER})\s*ms"
@@ -105,6 +110,21 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
         ms = float(m.group(1) or m.group(2))
         if ms > 0:
             p.tokens_per_s_per_user = 1000.0 / ms
+
+
+def _two_rates_said(p: ParsedWorkload, said: dict[str, list[tuple[str, float | None]]]) -> None:
+    """Two different rates of one kind ('60 tokens/sec on the API vs. 13 tokens/sec on
+    sglang'): no one target, so the later one is not sized as if it were; asked back."""
+    for rates in said.values():
+        if len({value for _, value in rates}) > 1:
+            listed = " and ".join(f"'{words}'" for words, _ in rates)
+            p.ask(
+                "figure",
+                "ambiguous",
+                f"{listed}: two speeds are said. Which one should the sizing meet (a target), "
+                "and which is a speed seen?",
+                rates[-1][0],
+            )
 
 
 def _seconds(number: str, unit: str) -> float:
