@@ -647,3 +647,67 @@ def test_two_speeds_of_one_kind_are_asked_which_is_the_target(question: str) -> 
     parsed = parse_workload(question)
     assert any(q.why == "ambiguous" and "two speeds" in q.text for q in parsed.questions)
     assert not reading_of(parsed).verdict_stands
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "请问用RTX4090 24GB显存能跑Llama 3.1 70B吗",
+        "4090 24g可以本地加载推理Qwen2.5 14B吗？微调又需要多少内存呢？",
+    ],
+)
+def test_words_in_a_script_the_reader_does_not_read_hold_the_verdict(question: str) -> None:
+    # '微调又需要多少内存' asks the memory of a fine-tune: unread, it would be answered as
+    # inference. Chinese words are listed as not read, never dropped as filler.
+    held = _held_for(question)
+    assert held and set(held.values()) == {"language"}
+
+
+@pytest.mark.parametrize(
+    ("question", "task"),
+    [
+        ("使用lora微调7b的模型，24g显存不够用", "lora"),
+        ("用qlora训练Qwen2.5 7B需要多少显存", "qlora"),
+    ],
+)
+def test_latin_words_inside_chinese_are_read(question: str, task: str) -> None:
+    # Python counts CJK as word characters: 'lora' between ideographs had no word boundary.
+    assert parse_workload(question).task == task
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Qwen2.5 14B exl2 on a 4080 SUPER: the output speed is only 25 tokens/s, which seems "
+        "much lower than expected.",
+        "Slow throughput on H200 (llama 3.1 8b): around 140 tokens/s, isn't that slow?",
+        "Llama 3.1 8B on my 4090 is 30 tokens/s, lower than the benchmarks?",
+        "EPYC 9575f 加 4090 加576g ram跑deepseek R1 671b Q4能到什么速度呢",
+    ],
+)
+def test_a_speed_seen_set_against_what_was_expected_asks_the_speed(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "speed"
+
+
+@pytest.mark.parametrize(
+    ("question", "per_user"),
+    [
+        ("Only 25t/s with Qwen2.5 14B on my 4080", 25.0),
+        ("Llama 3.1 70B Q4 on 2x 3090 gives just 12 tps", 12.0),
+    ],
+)
+def test_t_per_s_is_a_rate_and_only_n_asks_the_speed(question: str, per_user: float) -> None:
+    parsed = parse_workload(question)
+    assert parsed.tokens_per_s_per_user == per_user
+    assert reading_of(parsed).asked == "speed"
+
+
+@pytest.mark.parametrize(
+    ("question", "unread"),
+    [("Qwen3 8B on an H100 at 5 tps per lane", "5 tps"),
+     ("900 tokens/s per GPU with Llama 3.1 8B on H100", "900 tokens/s")],
+)  # fmt: skip
+def test_a_rate_of_something_else_is_held_not_read_as_a_length(question: str, unread: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.context is None and parsed.tokens_per_s_per_user is None
+    assert unread in _held_for(question)

@@ -20,7 +20,9 @@ _MONEY = compiled(
 )
 _RATE = compiled(
     r"/\s*(?:s|sec|second|min|minute|h|hr|hour|day)\b|\bper\s+(?:second|sec|minute|min|hour|day)\b"
-    r"|\b(?:rps|qps|rpm|tps|req/s|reqs?|p50|p90|p95|p99|percentile|ms|msec)\b",
+    r"|\b(?:rps|qps|rpm|tps|req/s|reqs?|p50|p90|p95|p99|percentile|ms|msec)\b"
+    # 'per lane', 'per replica' left over from a figure read: what the figure is of.
+    r"|\bper\s+[a-z]+\b",
     re.I,
 )
 _NUMBER_WORDS = compiled(
@@ -49,6 +51,8 @@ _TERMS = compiled(
     r"stable\s+diffusion|sdxl|flux|comfyui|whisper|simultaneous\w*|alongside|same\s+time)\b",
     re.I,
 )
+_CJK_WORDS = compiled(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+"""Kana, CJK ideographs and Hangul: words of a language the reader has no patterns for."""
 _YEAR = compiled(r"(?:19[9]\d|20[0-3]\d)")
 _VERSION = compiled(r"v?\d+\.\d+\.\d+(?:[.\-+]\w+)*|v\d+\.\d+|b\d{4,5}")
 """A software version ('vllm 0.6.3', 'v0.4', llama.cpp build 'b3600'): it dates the setup and
@@ -115,6 +119,10 @@ def unread_kind(text: str) -> tuple[UnreadKind, bool]:
         return "asked", True
     if _TERMS.search(text):
         return "term", True
+    if _CJK_WORDS.search(text):
+        # '内存' (system RAM) or '显存' (VRAM) beside a figure, '全量微调' (a full fine-tune):
+        # the reader reads English, so it cannot tell these change nothing.
+        return "language", True
     return "word", False
 
 
@@ -134,6 +142,7 @@ _KIND_WORDS: dict[UnreadKind, str] = {
     "hardware": "hardware",
     "term": "a sizing term",
     "asked": "what is asked",
+    "language": "words in a language I do not read",
     "word": "words",
 }
 

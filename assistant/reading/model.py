@@ -78,10 +78,11 @@ class SlotSource(BaseModel):
     spans: list[Span] = Field(default_factory=empty_list)
 
 
-UnreadKind = Literal["number", "money", "rate", "hardware", "term", "asked", "word"]
+UnreadKind = Literal["number", "money", "rate", "hardware", "term", "asked", "language", "word"]
 """What an unread fragment looks like: a number (with or without a unit), an amount of money, a
 rate or percentile, a hardware-like name, a sizing term (LoRA, embedding, spot …), words that
-say what is asked ('is that normal?', 'faster'), or plain words."""
+say what is asked ('is that normal?', 'faster'), words in a script the reader does not read
+(Chinese, Japanese, Korean), or plain words."""
 
 
 class ReadSlot(BaseModel):

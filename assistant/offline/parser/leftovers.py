@@ -55,7 +55,9 @@ def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
     for m in list(compiled(r"[^\s]+").finditer(t.work)):
         token = m.group(0)
         word = token.strip(".,;:!?()[]{}\"'`").lower()
-        if not word or word in vocab.FILLER or not compiled(r"[a-z0-9]").search(word):
+        # Words are Latin letters or digits, or CJK (which the gate then holds the verdict on).
+        letters = compiled(r"[a-z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+        if not word or word in vocab.FILLER or not letters.search(word):
             if fragment:
                 p.unplaced.append(" ".join(fragment))
                 fragment = []

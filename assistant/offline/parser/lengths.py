@@ -63,7 +63,8 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
         p.context = None
     extract_lone_output(t, p)
     extract_bare_context(t, p)
-    for m in t.each(rf"{Q}[\s-]*tokens?\b"):
+    # Never a rate left unread ('900 tokens/s per GPU'): its tokens are no length.
+    for m in t.each(rf"{Q}[\s-]*tokens?\b(?!\s*(?:/\s*|per\s+|a\s+)s(?:ec|econd)?\b)"):
         set_context(p, m.group(1))
     extract_listed_context(t, p)
     if t.each(r"\blong[\s-]*context\b|\blong\s+(?:documents?|prompts?)\b"):

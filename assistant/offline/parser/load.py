@@ -85,7 +85,13 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
     after = r"((?:\s+(?:in\s+)?(?:aggregate|total|overall|combined))?(?:\s+throughput)?)"
     # 'tokens/s', 'tokens per second', 'tok a sec' — never '32K tokens as input' ('a' + 's').
     per = r"(?:\s*/\s*|\s+(?:per|a)\s+)"
-    rate = rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?){per}(?:s|sec|second)\b{per_user}"
+    # 't/s' and 'tps' too, as llama.cpp prints and users write them ('25t/s', '140 t/s').
+    # Not a rate of something else ('5 tps per lane', '900 tokens/s per GPU'): left unread.
+    of_else = r"(?!\s+per\s+(?!(?:user|request|sequence|stream|session|person)s?\b)[a-z])"
+    rate = (
+        rf"{Q}\s*(?:(?:output\s+)?(?:tokens?|toks?){per}(?:s|sec|second)\b|t/s\b|tps\b)"
+        rf"{per_user}{of_else}"
+    )
     said: dict[str, list[tuple[str, float | None]]] = {}
     for m in t.each(rate + after):
         value = qty(m.group(1))

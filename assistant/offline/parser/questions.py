@@ -83,6 +83,9 @@ _SPEED_ASKED = (
     rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
     rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
     r"|\bhow\s+many\s+tokens?\b[^.?!]{0,40}?\b(?:per\s+sec(?:ond)?|a\s+second)\b"
+    # Chinese: 'what speed can it reach', 'how fast', 'roughly how many tokens per second'.
+    r"|(?:能到|能达到|可以达到|有)什么(?:样的)?速度|速度(?:能|可以)?(?:到|达到)?多少|多快"
+    r"|每秒[^。？?]{0,8}多少\s*(?:个\s*)?(?:tokens?|token|词|字)"
 )
 _SLOW_SAID = (
     r"\b(?:is|are|was|were|runs?|running|seems?|feels?|got|gets)\s+(?:very\s+|so\s+|too\s+|"
@@ -90,6 +93,9 @@ _SLOW_SAID = (
 )
 """'Llama 2 70B on 2 A100 is very slow': the speed is what a question asks when it asks
 nothing else (a yes/no or a hardware question said beside it wins)."""
+
+_ONLY_RATE = rf"\b(?:only|just|barely|merely)\s+(?:about\s+|around\s+|~\s*)?\d[\d.,]*\s*{_T_PER_S}"
+"""A rate said as too little ('only 25t/s', 'just 3 tokens per second'): the speed asked."""
 
 _SPEED_SAID = (
     rf"\bhow\s+(?:can|could|do|would|should)\s+(?:i|we)\s+(?P<verb>achieve|get|reach|hit)\b"
@@ -110,6 +116,16 @@ _NORMAL_ASKED = (
     r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|the\s+\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
     r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|takes?\s+(?:so\s+long|\d)|only\s+(?:\w+\s+)?\d)"
     r"|\bwhy\s+so\s+slow\b|\b(?:can|could)\s+it\s+(?:run|go|be)\s+(?:much\s+)?faster\b"
+    # A figure seen set against what was expected: 'much lower than expected', 'seems quite
+    # slow compared with the benchmark', "isn't that slow?", 'cannot achieve … as in your tests'.
+    r"|\b(?:lower|slower|worse)\s+than\s+(?:expected|advertised|claimed|the\s+benchmarks?|"
+    r"(?:in\s+)?(?:the|your)\s+(?:tests?|benchmarks?|readme|docs?))"
+    r"|\bseems?\s+(?:quite\s+|very\s+|really\s+|so\s+|too\s+|pretty\s+)?(?:slow|low)\b"
+    r"|\bisn'?t\s+(?:that|this|it)\s+(?:too\s+|very\s+|quite\s+)?slow\b"
+    r"|\b(?:cannot|can'?t|could\s*n'?t|unable\s+to)\s+(?:achieve|reach|get)\b[^.?!]{0,40}?"
+    r"\b(?:speed|tokens?|t/s|throughput)\b[^.?!]{0,30}?\b(?:as\s+in|like\s+in|as\s+fast)"
+    # Chinese: 'performance not as expected', 'performance problem', 'how to optimize'.
+    r"|性能没有预期|性能问题|没有预期的好|如何优化|怎么优化|能否[^。？?]{0,20}提升"
 )
 """A figure the asker saw, asked about ('5 tok/s on my 3090, is that expected?', 'training
 took 30 hours, is this normal?', 'why does it take 55 seconds before the first token?'): the
@@ -275,6 +291,12 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "speed"
     elif t.each(_THROUGHPUT_ASKED):
         p.asked = "throughput"
+    elif compiled(_ONLY_RATE, re.I).search(t.original):
+        # 'why is the generation speed only 15t/s?': the speed is what is asked — the first
+        # token's time where one was said seen as well ('takes 55 seconds before the first
+        # token, and only 15t/s'), which the question raises first.
+        p.asked = "ttft" if p.ttft_s is not None else "speed"
+        t.each(r"\b(?:only|just|barely|merely)\b")
     elif said := compiled(_SPEED_SAID, re.I).search(t.original):
         p.asked = "speed"
         words = said.group("verb") or said.group("than")

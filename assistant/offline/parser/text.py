@@ -72,4 +72,12 @@ def normalise(text: str) -> str:
     text = compiled(
         r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b", re.I
     ).sub(_power_of_ten, text)
+    # Chinese and Japanese run into Latin words without a space ('使用lora微调', '4090加576g
+    # ram跑'): Python counts both as word characters, so no pattern's \b would see the Latin
+    # word. A space between them.
+    text = compiled(rf"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])").sub(" ", text)
     return text
+
+
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+"""CJK punctuation, kana, ideographs and full-width forms."""
