@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.parser import parse_workload
+from assistant.offline.planner import plan_tool_calls
 from assistant.reading.coverage import unread_kind
 from assistant.reading.of_parsed import reading_of
 
@@ -711,3 +712,27 @@ def test_a_rate_of_something_else_is_held_not_read_as_a_length(question: str, un
     parsed = parse_workload(question)
     assert parsed.context is None and parsed.tokens_per_s_per_user is None
     assert unread in _held_for(question)
+
+
+@pytest.mark.parametrize(
+    ("question", "gb"),
+    [
+        ("Llama 3.1 8B uses 70GB on my H100 with vLLM, why so much?", 70.0),
+        ("vicuna-13B on an A800 80G with vLLM: it took 75 G of video memory", 75.0),
+        ("with vLLM the GPTQ model consumes around 69GB of GPU, whereas AutoGPTQ uses 6GB", 69.0),
+    ],
+)
+def test_a_memory_use_seen_asks_the_memory_and_is_no_gpu(question: str, gb: float) -> None:
+    parsed = parse_workload(question)
+    assert parsed.asked == "memory"
+    assert gb in [c.value for c in parsed.claims if c.kind == "memory"]
+    # The figure seen is never the memory of a GPU to size on.
+    assert all(g.memory_bytes is None for g in parsed.gpus) and parsed.gpu_memory_bytes is None
+
+
+def test_owned_hardware_with_a_serving_engine_is_sized_for_that_engine() -> None:
+    # 'my H100 with vLLM': vLLM on the H100, not a llama.cpp plan in its place.
+    parsed = parse_workload("Llama 3.1 8B on my H100 with vLLM for 8 users")
+    (call,) = [c for c in plan_tool_calls(parsed) if c.name == "size"]
+    assert "owned" not in call.arguments
+    assert not [c for c in plan_tool_calls(parsed) if c.name == "plan_local_serving"]

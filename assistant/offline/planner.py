@@ -202,9 +202,20 @@ def sizing_arguments(parsed: ParsedWorkload) -> dict[str, Any]:
     asked = asked_figure(parsed)
     if asked != "hardware":
         args["asked"] = asked
-    if parsed.owned and not training:
+    if runs_locally(parsed) and not training:
         args["owned"] = owned_argument(parsed)
     return with_workload_parts(args, parsed)  # issue 30 items 1-4
+
+
+_SERVING_ENGINES = ("vllm", "sglang", "tgi", "tensorrt-llm", "lmdeploy")
+
+
+def runs_locally(parsed: ParsedWorkload) -> bool:
+    """Owned hardware run as owners run it (llama.cpp / Ollama, issue 29) — unless the question
+    names a serving engine for it ('my H100 with vLLM'): that is the engine it runs, sized as
+    such, never a llama.cpp plan put in its place."""
+    engine = parsed.serve_engine or parsed.engine_named
+    return parsed.owned and (parsed.launcher is not None or engine not in _SERVING_ENGINES)
 
 
 def deployment_arguments(parsed: ParsedWorkload, training: bool) -> dict[str, Any]:
@@ -494,7 +505,7 @@ def local_serving_calls(parsed: ParsedWorkload) -> list[PlannedCall]:
     if parsed.system_ram_bytes is not None:
         base["system_ram_gb"] = parsed.system_ram_bytes / 1e9
     calls: list[PlannedCall] = []
-    owned_in_size = parsed.owned and parsed.task in (None, "inference")
+    owned_in_size = runs_locally(parsed) and parsed.task in (None, "inference")
     if owned_in_size and parsed.weights is None:
         base["choose_format"] = True
     for mention in parsed.gpus:

@@ -8,8 +8,11 @@ Read after the model names (so '7B' is the model) and before budgets, GPUs and p
 
 from __future__ import annotations
 
+import re
+
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
+from assistant.regex_cache import compiled
 from tools.sizing import Claim
 from tools.sizing.claims import MemoryUnit
 
@@ -42,9 +45,13 @@ _PERCENT_MORE = (
 # a GPU's memory.
 _MEMORY = (
     r"(?:\b(?:means?|so|equals?|that'?s|which\s+is|i\.e\.|gives?|is|needs?|takes|requires|"
+    # A use seen ('it uses 70GB', 'took 75 G of video memory', 'consumes around 69GB'): the
+    # figure to set against what the calculator says it needs.
+    r"uses|used|using|took|consumes?|consuming|occupies|occupied|eats|ate|allocates?|"
     r"(?:be\s+)?at\s+least)\s+"
     r"|(?:=|→|->)\s*)"
-    rf"{_ABOUT}{_NUM}\s*(gb|gib|tb)\b(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
+    rf"{_ABOUT}{_NUM}\s*(gb|gib|tb|g(?=\s+of\s+(?:video\s+|gpu\s+)?(?:memory|vram)))\b"
+    r"(?!\s*(?:gpus?|cards?|graphics|of\s+vram|vram\s+cards?))"
     # 'Is 24 GB enough for …' asks whether the need fits within 24 GB: a bound, not a figure
     # of the need to check within a tolerance.
     r"(?!\s*(?:of\s+)?(?:v?ram|(?:gpu\s+)?memory)?\s*(?:be\s+)?(?:enough|sufficient|adequate)\b)"
@@ -56,7 +63,9 @@ _NEED_VRAM = (
     rf"\b(?:needs?|requires?|(?:be\s+)?at\s+least)\s+{_ABOUT}{_NUM}\s*(gb|gib|tb)\s+(?:of\s+)?"
     r"(?:vram|gpu\s+memory|memory)\b"
 )
-_UNITS: dict[str, MemoryUnit] = {"gb": "GB", "gib": "GiB", "tb": "TB"}
+_SEEN_VERB = r"(?:uses|used|using|took|consumes?|consuming|occupies|occupied|eats|ate|allocates?)\b"
+"""The verbs of a memory use seen, not a rule stated."""
+_UNITS: dict[str, MemoryUnit] = {"gb": "GB", "g": "GB", "gib": "GiB", "tb": "TB"}
 
 TRAINING_BYTES_PER_PARAMETER = 6.0
 """A bytes-per-parameter rule above what any inference format stores (fp32: 4 B) is about
@@ -106,6 +115,15 @@ def extract_claims(t: Text, p: ParsedWorkload) -> None:
         p.claims.append(
             Claim(kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
         )
+        if compiled(_SEEN_VERB, re.I).match(m.group(0)):
+            p.asked = p.asked or "memory"  # 'it uses 70GB, why?': the memory it needs, asked
+            p.notes.append(
+                f"'{m.group(0).strip()}' read as the memory seen in use, set against what the "
+                "model needs. vLLM and SGLang reserve a fixed share of each GPU's memory at start "
+                "(vLLM's gpu_memory_utilization) for the weights and their KV-cache pool, "
+                "whatever the model needs: a use seen near the GPU's memory is that reservation "
+                "(the KV-cache capacity below)"
+            )
 
 
 def claims_reading(p: ParsedWorkload) -> None:
