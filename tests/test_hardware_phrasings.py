@@ -233,3 +233,21 @@ def test_the_digits_of_a_card_name_are_no_count() -> None:
     parsed = parse_workload("Can I run llama 2 70b on 2 A600 cards?")
     assert parsed.gpu_count != 600 and all(g.count != 600 for g in parsed.gpus)
     assert any("A600" in q.text for q in parsed.questions)
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_bytes"),
+    [
+        # As spec lists label it, and in the units free -h and vendors print.
+        ("RAM: 64GB, GPU: RTX 3090, can I run Llama 3.1 70B Q4_K_M?", 64 * GB),
+        ("448GB DRAM and a 4090 24G for DeepSeek-R1, is 0.6 token/s normal?", 448 * GB),
+        ("CPU mem: 502Gi, GPU: RTX 4090, deepseek-R1 Q4_K_M speed?", 502 * 2**30),
+        ("DRAM 1.5T with one 4090 for DeepSeek-R1 Q4_K_M?", 1500 * GB),
+    ],
+)
+def test_system_ram_as_spec_lists_write_it(question: str, ram_bytes: int) -> None:
+    assert parse_workload(question).system_ram_bytes == ram_bytes
+
+
+def test_a_labelled_vram_is_not_system_ram() -> None:
+    assert parse_workload("my 4090 has vram: 24GB, llama 3.1 70b q4?").system_ram_bytes is None

@@ -598,16 +598,33 @@ _APPLE_CHIP_BEFORE = compiled(
 _MEMORY_BEFORE = compiled(rf"({NUMBER})\s*(gb|gib|g)\s*(?:of\s+)?(?:vram\s+)?$", re.I)
 
 
+def _ram_bytes(number: str, unit: str) -> int:
+    """RAM as written: GB, GiB ('Gi', as free -h prints it), 'G', TB ('1.5T')."""
+    unit = unit.lower()
+    if unit in ("tb", "t"):
+        return round(float(number.replace(",", "")) * 1000 * GB)
+    return _memory_bytes(number, "gib" if unit in ("gib", "gi") else "gb")
+
+
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
-    """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5')."""
-    ram = r"(?:system\s+memory\b|(?:system\s+|ddr\d\s+)?(?:ram|ddr\d)\b)"
-    pattern = rf"\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?{ram}"
+    """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5', '448GB
+    DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
+    ram = r"(?:system\s+memory\b|(?:system\s+|ddr\d\s+)?(?:ram|dram|ddr\d)\b)"
+    unit = r"(gb|gib|gi|g|tb|t)"
+    label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=]?\s*"
+    pattern = (
+        rf"\b({NUMBER})\s*{unit}\s+(?:of\s+)?{ram}"
+        rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
+    )
     for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
         t.consume(m.start(), m.end())
-        p.system_ram_bytes = _memory_bytes(m.group(1), m.group(2))
+        if m.group(1) is not None:
+            p.system_ram_bytes = _ram_bytes(m.group(1), m.group(2))
+        else:
+            p.system_ram_bytes = _ram_bytes(m.group("n2"), m.group("u2"))
 
 
 def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None:

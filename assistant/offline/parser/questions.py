@@ -83,6 +83,8 @@ _SPEED_ASKED = (
     rf"output\s+)?(?:speed|throughput|{_PER_SECOND})"
     rf"|\bwhat\s+(?:speed|throughput|{_PER_SECOND})\s+(?:do|does|would|will|can|could)\b"
     r"|\bhow\s+many\s+tokens?\b[^.?!]{0,40}?\b(?:per\s+sec(?:ond)?|a\s+second)\b"
+    # The speed as the question's last word: '…deepseek-R1 Q4_K_M speed?'
+    r"|\b(?:speed|throughput|performance)\s*\?+\s*$"
     # Chinese: 'what speed can it reach', 'how fast', 'roughly how many tokens per second'.
     r"|(?:能到|能达到|可以达到|有)什么(?:样的)?速度|速度(?:能|可以)?(?:到|达到)?多少|多快"
     r"|每秒[^。？?]{0,8}多少\s*(?:个\s*)?(?:tokens?|token|词|字)"
