@@ -653,15 +653,17 @@ def test_two_speeds_of_one_kind_are_asked_which_is_the_target(question: str) -> 
 @pytest.mark.parametrize(
     "question",
     [
-        "请问用RTX4090 24GB显存能跑Llama 3.1 70B吗",
-        "4090 24g可以本地加载推理Qwen2.5 14B吗？微调又需要多少内存呢？",
+        # Words outside the glossary (tests/test_chinese_questions.py): '爆' (blew up), '不够用'
+        # (not enough), '省' (save): unread, they would be answered as a plain fit.
+        "Qwen2.5 7B在4090上爆显存",
+        "24g显存不够用 Llama 3.1 8B",
+        "有什么省显存的办法 Qwen2.5 7B A100",
     ],
 )
 def test_words_in_a_script_the_reader_does_not_read_hold_the_verdict(question: str) -> None:
-    # '微调又需要多少内存' asks the memory of a fine-tune: unread, it would be answered as
-    # inference. Chinese words are listed as not read, never dropped as filler.
+    # Chinese words are listed as not read, never dropped as filler.
     held = _held_for(question)
-    assert held and set(held.values()) == {"language"}
+    assert "language" in set(held.values())
 
 
 @pytest.mark.parametrize(
@@ -736,3 +738,26 @@ def test_owned_hardware_with_a_serving_engine_is_sized_for_that_engine() -> None
     (call,) = [c for c in plan_tool_calls(parsed) if c.name == "size"]
     assert "owned" not in call.arguments
     assert not [c for c in plan_tool_calls(parsed) if c.name == "plan_local_serving"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can a 4090 24g load Qwen2.5 14B for inference locally? And how much RAM to fine-tune it?",
+        "Fine-tune Llama 3.1 8B with LoRA on a 4090, then inference on a T4?",
+    ],
+)
+def test_inference_and_a_fine_tune_in_one_question_are_asked_which(question: str) -> None:
+    parsed = parse_workload(question)
+    assert any(q.slot == "task" and q.why == "ambiguous" for q in parsed.questions)
+
+
+def test_serving_a_fine_tuned_model_is_one_task() -> None:
+    parsed = parse_workload("Inference with a fine-tuned Llama 3.1 8B on a T4?")
+    assert parsed.task == "inference" and not parsed.questions
+
+
+def test_a_card_number_before_gpu_is_no_count() -> None:
+    parsed = parse_workload("Can Llama 3.1 8B run on a 1060 GPU?")
+    assert parsed.gpu_count is None
+    assert parse_workload("Llama 3.1 405B training on 1024 GPUs").gpu_count == 1024

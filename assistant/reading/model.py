@@ -29,11 +29,12 @@ AskedSlot = Literal[
     "budget",
     "deadline",
     "training_data",
+    "task",
 ]
 """The slot of the reading a clarifying question asks about: the model, a GPU the catalog
 lacks, which variant of a GPU name, an Apple machine's RAM, the context length, a figure out of
 range, what unread words mean, a budget's conversion, a job's deadline given as a date, the
-training data a deadline is checked against."""
+training data a deadline is checked against, which of two tasks said is sized."""
 
 AskedWhy = Literal["missing", "ambiguous", "unknown", "invalid", "unread"]
 """Why it is asked: not said, said but several catalog entries fit, named but not in the

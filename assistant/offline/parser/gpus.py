@@ -485,8 +485,9 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         r"(?:\s+(?:of\s+)?(?:vram|memory|ram)(?:\s+each)?)?)?"
     )
     for m in t.each(
-        # Not the digits of a name ('2 A600 cards' is no 600 cards).
-        rf"(?<![\w.,]){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
+        # Not the digits of a name ('2 A600 cards' is no 600 cards), nor a card's model number
+        # before the word ('1060 GPU': a count that large is said in the plural).
+        rf"(?<![\w.,])(?!\d{{4}}\s*(?:gpu|card)\b){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
         rf"{gpu_word}\b" + with_memory
     ):
         if m.group(1):
@@ -613,7 +614,8 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     unit = r"(gb|gib|gi|g|tb|t)"
     label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=]?\s*"
     pattern = (
-        rf"\b({NUMBER})\s*{unit}\s+(?:of\s+)?{ram}"
+        # Not the figure before a label ('16G RAM 64G': the 16G is the card's).
+        rf"\b({NUMBER})\s*{unit}\s+(?:of\s+)?{ram}(?!\s*[:：=]?\s*\d)"
         rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
     )
     for m in compiled(pattern, re.I).finditer(t.work):

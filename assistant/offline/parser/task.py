@@ -135,9 +135,32 @@ _ALL_PARAMETERS = (
 )
 
 
+_INFERENCE_SAID = r"\binfer(?:ence|encing)?\b"
+_TRAINING_WORDS = r"\b(?:fine[\s-]?tun\w*|finetun\w*|q?lora|train(?:ing)?|sft)\b"
+
+
+def _two_tasks(t: Text, p: ParsedWorkload) -> None:
+    """Inference and a fine-tune both asked ('can the 4090 load it for inference? and how much
+    memory to fine-tune it?'): two sizings, and one would be answered as the other. Asked back
+    which leads (a fine-tuned model to serve is one task: `serving-finetuned`)."""
+    inference = compiled(_INFERENCE_SAID, re.I).search(t.original)
+    training = compiled(_TRAINING_WORDS, re.I).search(t.original)
+    finetuned = compiled(r"\bfine[\s-]?tuned\b", re.I).search(t.original)
+    if inference and training and not finetuned:
+        p.ask(
+            "task",
+            "ambiguous",
+            f"'{inference.group(0)}' and '{training.group(0)}' are both said: which should I "
+            "size — serving the model, or the fine-tune (LoRA, QLoRA or full)? Ask the other "
+            "after.",
+            training.group(0),
+        )
+
+
 def extract_task(t: Text, p: ParsedWorkload) -> None:
     """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA base
     said generically ('4-bit', 'NF4', or none) is then the paper's NF4 + double quantization."""
+    _two_tasks(t, p)
     for pattern, task, use in vocab.TASKS:
         for m in t.each(pattern):
             if task == "serving-finetuned":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.parser.glossary import in_english
 from assistant.reading.quantities import QUANTITY, WORD_NUMBER, parse_quantity
 from assistant.regex_cache import compiled
 
@@ -72,11 +73,13 @@ def normalise(text: str) -> str:
     text = compiled(
         r"(?<![\w.])(?:(\d[\d,]*(?:\.\d+)?)\s*(?:[x×*]\s*10\s*\^|e)|10\s*\^)\s*(\d{1,3})\b", re.I
     ).sub(_power_of_ten, text)
+    text = in_english(text)  # the Chinese sizing words the glossary knows
     # Chinese and Japanese run into Latin words without a space ('使用lora微调', '4090加576g
     # ram跑'): Python counts both as word characters, so no pattern's \b would see the Latin
     # word. A space between them.
     text = compiled(rf"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])").sub(" ", text)
-    return text
+    # "24Gx2", "80GBx8": a memory and a count run together.
+    return compiled(r"\b(\d{1,3}\s?(?:gb|gib|g))([x×])(\d{1,3})\b", re.I).sub(r"\1 \2\3", text)
 
 
 _CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"

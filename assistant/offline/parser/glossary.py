@@ -1,0 +1,87 @@
+"""Chinese sizing words in the English the extractors read (issue 27: questions are asked in
+Chinese in the threads of Chinese projects — ktransformers, ms-swift, Qwen, ChatGLM).
+
+The reader's patterns are English. Rather than a second set of patterns, the words a sizing
+question in Chinese is made of are rewritten before parsing into the English words they mean
+('24G显存' → '24G VRAM', '内存64G' → 'RAM 64G', '全量微调' → 'full fine-tune'), so every
+extractor reads them as it reads the English. Only words whose meaning in a sizing question is
+fixed are listed (显存 is video memory, never system memory; 内存 is system memory). Any other
+Chinese word stays as written: the coverage gate lists it as not read and holds the verdict,
+so an unlisted word never changes an answer silently.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.regex_cache import compiled
+
+GLOSSARY: tuple[tuple[str, str], ...] = (
+    # What is asked (longer phrases first).
+    ("需要多少显存", " how much VRAM is needed "),
+    ("需要多少内存", " how much RAM is needed "),
+    ("最小显存要求是多少", " how much VRAM is needed "),
+    ("显存要求", " VRAM requirements "),
+    ("多少显存", " how much VRAM "),
+    ("能跑多少B的模型", " which models can I run "),
+    ("能跑什么模型", " which models can I run "),
+    ("可以跑什么模型", " which models can I run "),
+    ("哪些模型", " which models "),
+    ("每秒大概能生成多少", " how many tokens per second "),
+    ("每秒能生成多少", " how many tokens per second "),
+    ("能到什么速度", " what speed can I expect "),
+    ("什么速度", " what speed "),
+    ("速度", " speed "),
+    ("能跑动", " can run "),
+    ("跑得动", " can run "),
+    ("能跑", " can run "),
+    ("可以跑", " can run "),
+    ("能运行", " can run "),
+    ("可以运行", " can run "),
+    ("能否", " can "),
+    ("可以", " can "),
+    ("为什么", " why "),
+    ("又", " also "),
+    ("请问", " "),
+    ("吗", "? "),
+    ("呢", "? "),
+    # Memory and hardware.
+    ("显存", " VRAM "),
+    ("内存", " RAM "),
+    ("笔记本显卡", " laptop GPU "),
+    ("显卡", " GPU "),
+    ("笔记本", " laptop "),
+    ("单机", " one server with "),
+    # Tasks.
+    ("全量微调", " full fine-tune "),
+    ("全参数微调", " full fine-tune "),
+    ("全参数训练", " full fine-tune "),
+    ("全量训练", " full fine-tune "),
+    ("微调", " fine-tune "),
+    ("训练", " training "),
+    ("推理", " inference "),
+    ("部署", " deploy "),
+    ("加载", " load "),
+    ("本地", " locally "),
+    # Plain words of the sentence.
+    ("这个模型", " this model "),
+    ("模型", " model "),
+    ("使用", " with "),
+    ("用", " with "),
+    ("的", " "),
+)
+"""(Chinese, English) pairs, longest first where one contains another."""
+
+_COUNTED_CARDS = compiled(r"(\d{1,3})\s*(?:张|块)?\s*卡")
+"""'8卡', '8张卡': that many GPUs (卡, card; 张 / 块, the counting words for cards)."""
+
+
+def in_english(text: str) -> str:
+    """`text` with the glossary's Chinese words in English (unchanged when it has none)."""
+    if not compiled(r"[\u4e00-\u9fff]").search(text):
+        return text
+    text = _COUNTED_CARDS.sub(r" \1 GPUs ", text)
+    text = compiled(r"(x\s*\d{1,3})\s*[张块]").sub(r"\1 ", text)  # '24Gx2张': two cards
+    for chinese, english in GLOSSARY:
+        text = text.replace(chinese, english)
+    return re.sub(r"[ \t]{2,}", " ", text)

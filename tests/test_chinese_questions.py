@@ -1,0 +1,65 @@
+"""Sizing questions asked in Chinese (issue 27), as the threads of Chinese projects ask them:
+the glossary's words read as their English ('显存' video memory, '内存' system memory, '全量微调'
+a full fine-tune, '8卡' eight cards), everything else listed as not read. Expected values are
+the figures written in each question."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from assistant.reading.of_parsed import reading_of
+from tools.units import GB
+
+
+def test_vram_and_system_ram_are_told_apart() -> None:
+    # 'RTX 4080 Super 16G, RAM 64G: how big a model can it run?'
+    parsed = parse_workload("RTX 4080Super 16G 内存64G 能跑多少B的模型")
+    assert [g.gpu for g in parsed.gpus] == ["rtx-4080-super"]
+    assert parsed.system_ram_bytes == 64 * GB
+    assert reading_of(parsed).asked == "which_models"
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        # 'one machine, 8 cards, a100 80gb'
+        ("qwen2.5 7b全量微调OOM … gpu 单机8卡a100 80gb", "a100-80gb-sxm4", 8),
+        # 'RTX4090 24G × 2 cards'
+        ("显卡：(NVIDIA) RTX4090 24Gx2张 能跑Qwen2.5 72B吗", "rtx-4090", 2),
+    ],
+)
+def test_cards_counted_in_chinese(question: str, gpu: str, count: int) -> None:
+    assert [(g.gpu, g.count) for g in parse_workload(question).gpus] == [(gpu, count)]
+
+
+@pytest.mark.parametrize(
+    ("question", "task"),
+    [
+        ("qwen2.5 7b全量微调需要多少显存", "full"),  # 'full fine-tune: how much VRAM?'
+        ("Qwen2.5 7B全参数训练显存要求", "full"),
+        ("使用lora微调7b的模型需要多少显存", "lora"),
+    ],
+)
+def test_the_task_said_in_chinese_is_read(question: str, task: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.task == task and reading_of(parsed).asked == "memory"
+
+
+def test_a_question_fully_in_the_glossary_gets_its_verdict() -> None:
+    # 'May I ask: can an RTX 4090 with 24GB VRAM run Llama 3.1 70B?'
+    reading = reading_of(parse_workload("请问用RTX4090 24GB显存能跑Llama 3.1 70B吗"))
+    assert reading.asked == "fits" and reading.verdict_stands
+
+
+def test_inference_and_a_fine_tune_asked_together_are_asked_which() -> None:
+    # 'Can a 4090 24g load Qwen2.5 14B locally for inference? And how much memory to fine-tune?'
+    parsed = parse_workload("4090 24g可以本地加载推理Qwen2.5 14B吗？微调又需要多少内存呢？")
+    assert any(q.slot == "task" and q.why == "ambiguous" for q in parsed.questions)
+    assert not reading_of(parsed).verdict_stands
+
+
+def test_a_word_outside_the_glossary_still_holds_the_verdict() -> None:
+    # '爆显存' (VRAM blew up) has '爆', which the glossary does not know.
+    reading = reading_of(parse_workload("Qwen2.5 7B在4090上爆显存"))
+    assert any(u.kind == "language" for u in reading.unread_that_matters)
