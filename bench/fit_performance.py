@@ -69,7 +69,7 @@ from tools.performance.efficiency import (
     overhead_keys,
     step_keys,
 )
-from tools.performance.engines import engine_family, kernel_family
+from tools.performance.engines import engine_family, kernel_family, llama_backend
 from tools.performance.hardware import (
     apple_chip,
     apple_core_rate_keys,
@@ -146,6 +146,29 @@ def assign(
             return chosen
 
 
+def assign_backend_first(
+    rows: Sequence[Setup], candidates: Callable[[Setup], list[str]], own_only: bool = False
+) -> dict[str, str | None]:
+    """`assign` with a non-default llama.cpp backend's own key (efficiency.backend_keys,
+    first in a row's candidates) decided first: the rows of a backend key with enough rows
+    and publications take it, and the others are assigned on their remaining keys together
+    with every other row, exactly as without a backend (a thin backend key moving its rows in
+    step with the others would leave them a level behind, and strip keys they share)."""
+    cands = {s.id: candidates(s) for s in rows}
+    head = {}
+    for s in rows:
+        b, keys = backend(s), cands[s.id]
+        if b is not None and keys and keys[0].endswith(f"/{b}"):
+            head[s.id] = keys[:1]
+    first = {r: k for r, k in assign(head).items() if k is not None}
+    rest = {
+        r: (keys[1:] if r in head else keys)
+        for r, keys in cands.items()
+        if r not in first and not (own_only and r in head)
+    }
+    return {**dict.fromkeys(head), **assign(rest), **first}
+
+
 def _class_parts(s: Setup) -> tuple[str, str, str, str]:
     cls = gpu_class(s.gpu)
     return (
@@ -154,6 +177,11 @@ def _class_parts(s: Setup) -> tuple[str, str, str, str]:
         cls.generation,
         kernel_family(s.model.weight_format),
     )
+
+
+def backend(s: Setup) -> str | None:
+    """The row's non-default llama.cpp backend ("vulkan"), None otherwise."""
+    return llama_backend(s.model.engine)
 
 
 def has_alu(s: Setup) -> bool:
@@ -167,6 +195,7 @@ def decode_candidates(s: Setup) -> list[str]:
         has_alu=has_alu(s),
         weight_format=s.model.weight_format,
         chip=apple_chip(s.gpu),
+        backend=backend(s),
     )
 
 
@@ -181,7 +210,7 @@ def dequant_candidates(s: Setup) -> list[str]:
 
 def overhead_candidates(s: Setup) -> list[str]:
     f, mem, gen, _ = _class_parts(s)
-    return overhead_keys(f, mem, gen)
+    return overhead_keys(f, mem, gen, backend(s))
 
 
 STEP_OVERHEAD_FAMILIES = ("llama.cpp", "mlx")
@@ -193,11 +222,11 @@ captured graph (no per-token host work to separate); the eager rows are one mode
 
 def step_candidates(s: Setup) -> list[str]:
     family, memory, _, _ = _class_parts(s)
-    return step_keys(family, memory) if family in STEP_OVERHEAD_FAMILIES else []
+    return step_keys(family, memory, backend(s)) if family in STEP_OVERHEAD_FAMILIES else []
 
 
 def gemm_candidates(s: Setup) -> list[str]:
-    return gemm_keys(*_class_parts(s))
+    return gemm_keys(*_class_parts(s), backend(s))
 
 
 # --- linear least squares ----------------------------------------------------------------
@@ -294,11 +323,11 @@ def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
     tp_rows = [s for s in rows if s.model.tp > 1]
     dq_rows = {s.id: dequant_candidates(s) for s in rows}
     return DecodeKeys(
-        bandwidth=assign({s.id: decode_candidates(s) for s in rows}),
-        overhead=assign({s.id: overhead_candidates(s) for s in rows}),
+        bandwidth=assign_backend_first(rows, decode_candidates),
+        overhead=assign_backend_first(rows, overhead_candidates),
         link=assign({s.id: [gpu_link(s.gpu, s.model.tp).kind, "any"] for s in tp_rows}),
         dequant=assign({k: v for k, v in dq_rows.items() if v}),
-        step=assign({s.id: step_candidates(s) for s in rows if step_candidates(s)}),
+        step=assign_backend_first([s for s in rows if step_candidates(s)], step_candidates),
     )
 
 
@@ -539,7 +568,8 @@ def efficiencies_for(
     f, mem, gen, kernel = _class_parts(s)
     tables = (decode.values, decode.pooled)
     inv_eta = first_value("decode_bandwidth", decode_candidates(s), *tables)
-    kv_inv = first_value("decode_bandwidth", decode_keys(f, mem, gen, "16bit"), *tables)
+    kv_keys = decode_keys(f, mem, gen, "16bit", backend=backend(s))
+    kv_inv = first_value("decode_bandwidth", kv_keys, *tables)
     dq = first_value("dequant", dequant_candidates(s), *tables)
     link = gpu_link(s.gpu).kind
     base = first_value("allreduce_base", [link, "any"], *tables)
@@ -551,7 +581,7 @@ def efficiencies_for(
         kernel=kernel,
         gpu_class=f"{mem}/{gen}",
         bandwidth_eff=1 / inv_eta if inv_eta else DECODE_BANDWIDTH_EFF,
-        layer_overhead_s=first_value("layer_overhead", overhead_keys(f, mem, gen), *tables) or 0.0,
+        layer_overhead_s=first_value("layer_overhead", overhead_candidates(s), *tables) or 0.0,
         allreduce_base_s=base if base is not None else NCCL_RING_BASE_LATENCY_S,
         allreduce_per_gpu_s=per if per is not None else 2 * NCCL_HOP_LATENCY_S[link],
         gemm_mfu=gemm_mfu,
@@ -641,7 +671,7 @@ def fit_gemm(rows: Sequence[Setup], decode: DecodeFit) -> GemmFit:
     """GEMM MFU per key: the geometric mean of the MFU each dense row implies; then the MoE
     expert-GEMM efficiency the MoE rows imply at those MFUs."""
     dense = [s for s in rows if s.model.arch.moe is None]
-    keys = assign({s.id: gemm_candidates(s) for s in dense})
+    keys = assign_backend_first(dense, gemm_candidates, own_only=True)
     implied_mfu = {
         s.id: implied(
             lambda x, s=s: model_seconds(s, efficiencies_for(s, decode, x)),

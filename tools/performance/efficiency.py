@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from tools.catalog import GpuSpec
 from tools.performance.basis import SpeedBasis
 from tools.performance.calibration import Calibration, Constant, calibration, keys_from
-from tools.performance.engines import EngineFamily, KernelFamily, engine_family, kernel_family
+from tools.performance.engines import (
+    EngineFamily,
+    KernelFamily,
+    engine_family,
+    kernel_family,
+    llama_backend,
+)
 from tools.performance.hardware import (
     Accumulate,
     LinkKind,
@@ -132,6 +138,7 @@ def decode_keys(
     has_alu: bool = True,
     weight_format: str | None = None,
     chip: str | None = None,
+    backend: str | None = None,
 ) -> list[str]:
     """Lookup keys of the bandwidth efficiency, most specific first: per engine family × GPU
     class for every format when the GPU has an FP32 figure (the dequantisation term carries the
@@ -140,14 +147,17 @@ def decode_keys(
     per byte, Q8_0 one). A K-quant format (Q4_K_M, Q5_K_M, ...: 256-weight super-blocks with
     packed 6-bit scales, the most ALU work per byte of the GGUF formats) is keyed by the chip
     generation `chip` first: at 400 GB/s the M1 Max streams Q4_K_M at about 43% where the M3 Max
-    reaches 62-80% (hardware.apple_chip). Other formats keep one constant per tier."""
+    reaches 62-80% (hardware.apple_chip). Other formats keep one constant per tier. A
+    non-default llama.cpp `backend` (Vulkan) goes first (`backend_keys`)."""
     if has_alu or kernel == "16bit":
-        return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
+        keys = [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
+        return backend_keys(family, memory, backend) + keys
     by_format = [] if weight_format is None else [f"{family}/{memory}/{generation}/{weight_format}"]
     by_chip = (
         [f"{by_format[0]}/{chip}"] if by_format and chip and is_k_quant(str(weight_format)) else []
     )
     return [
+        *backend_keys(family, memory, backend),
         *by_chip,
         *by_format,
         f"{family}/{memory}/{generation}/{kernel}",
@@ -157,6 +167,15 @@ def decode_keys(
         family,
         "any",
     ]
+
+
+def backend_keys(family: str, memory: str, backend: str | None) -> list[str]:
+    """The backend's own key, ahead of a setup's other keys: llama.cpp's Vulkan backend on one
+    GPU memory class (`llama.cpp/nvidia-gddr/vulkan`) across generations. Its kernels and
+    submission path differ from the default backend's (llama.cpp PR 21024, 2026: an RTX 3090
+    decodes Llama 3 8B Q4_0 at 146.7 tok/s on Vulkan, more than its CUDA constants give), so it
+    calibrates apart; with too few rows of its own a row falls back to the class's keys."""
+    return [f"{family}/{memory}/{backend}"] if backend else []
 
 
 def is_k_quant(weight_format: str) -> bool:
@@ -170,20 +189,27 @@ def dequant_keys(kernel: str, family: str | None = None) -> list[str]:
     return [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
 
 
-def overhead_keys(family: str, memory: str, generation: str) -> list[str]:
+def overhead_keys(
+    family: str, memory: str, generation: str, backend: str | None = None
+) -> list[str]:
     """Lookup keys of the per-layer step overhead and the GEMM MFU, most specific first."""
-    return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
+    keys = [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
+    return backend_keys(family, memory, backend) + keys
 
 
-def step_keys(family: str, memory: str) -> list[str]:
+def step_keys(family: str, memory: str, backend: str | None = None) -> list[str]:
     """Lookup keys of the host time per step: per engine family and memory technology (the
-    backend: CUDA, Metal, Vulkan/ROCm each build and launch the graph differently)."""
-    return [f"{family}/{memory}", family]
+    default backend: CUDA, Metal, ROCm each build and launch the graph differently), a
+    non-default backend (Vulkan) first."""
+    return [*backend_keys(family, memory, backend), f"{family}/{memory}", family]
 
 
-def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
+def gemm_keys(
+    family: str, memory: str, generation: str, kernel: str, backend: str | None = None
+) -> list[str]:
     """Lookup keys of the GEMM MFU (prefill, batched steps), most specific first."""
     return [
+        *backend_keys(family, memory, backend),
         f"{family}/{memory}/{generation}/{kernel}",
         f"{family}/{memory}/{generation}",
         f"{family}/{memory}/{kernel}",
@@ -245,17 +271,19 @@ def _prefill_basis(
 
 def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) -> Efficiencies:
     family = engine_family(engine)
+    backend = llama_backend(engine)
     kernel = kernel_family(weight_format)
     cls = gpu_class(gpu)
     mem, gen = cls.memory, cls.generation
     alu = vector_flops(gpu)
+    chip = apple_chip(gpu)
     bw = cal.lookup(
         "decode_bandwidth",
-        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, apple_chip(gpu)),
+        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, chip, backend),
     )
-    kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
-    overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
-    step = cal.lookup("step_overhead", step_keys(family, mem))
+    kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit", backend=backend))
+    overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen, backend))
+    step = cal.lookup("step_overhead", step_keys(family, mem, backend))
     dq = None
     if alu is not None and dequantises(kernel, gpu, family):
         dq = cal.lookup("dequant", dequant_keys(kernel, family))
@@ -264,7 +292,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     ar_gpu = cal.lookup("allreduce_per_gpu", keys_from([[link, "any"]]))
     pcie_base = cal.lookup("allreduce_base", ["pcie", "any"])
     pcie_gpu = cal.lookup("allreduce_per_gpu", ["pcie", "any"])
-    gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel))
+    gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel, backend))
     apple_rate = None
     if mem == "apple":
         # The chip's rate is already the effective one (hardware.apple_compute_rate): no MFU.
