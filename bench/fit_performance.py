@@ -66,10 +66,16 @@ from tools.performance.efficiency import (
     dequant_keys,
     dequantises,
     gemm_keys,
+    is_backend_key,
     overhead_keys,
     step_keys,
 )
-from tools.performance.engines import engine_family, kernel_family, llama_backend
+from tools.performance.engines import (
+    LLAMA_CPP_BACKENDS,
+    engine_family,
+    kernel_family,
+    llama_backend,
+)
 from tools.performance.hardware import (
     apple_chip,
     apple_core_rate_keys,
@@ -147,26 +153,48 @@ def assign(
 
 
 def assign_backend_first(
-    rows: Sequence[Setup], candidates: Callable[[Setup], list[str]], own_only: bool = False
+    rows: Sequence[Setup],
+    candidates: Callable[[Setup], list[str]],
+    apart: frozenset[str] = frozenset(),
 ) -> dict[str, str | None]:
     """`assign` with a non-default llama.cpp backend's own key (efficiency.backend_keys,
     first in a row's candidates) decided first: the rows of a backend key with enough rows
     and publications take it, and the others are assigned on their remaining keys together
     with every other row, exactly as without a backend (a thin backend key moving its rows in
-    step with the others would leave them a level behind, and strip keys they share)."""
+    step with the others would leave them a level behind, and strip keys they share). A row
+    of a backend calibrated `apart` on its GPU class (`backend_apart`) that has no key of its
+    own here is left out (None): it is predicted from the class's constants without moving
+    them."""
     cands = {s.id: candidates(s) for s in rows}
     head = {}
     for s in rows:
         b, keys = backend(s), cands[s.id]
-        if b is not None and keys and keys[0].endswith(f"/{b}"):
+        if keys and is_backend_key(keys[0], b):
             head[s.id] = keys[:1]
     first = {r: k for r, k in assign(head).items() if k is not None}
+    left_out = {r for r, keys in head.items() if r not in first and _stem(keys[0]) in apart}
     rest = {
         r: (keys[1:] if r in head else keys)
         for r, keys in cands.items()
-        if r not in first and not (own_only and r in head)
+        if r not in first and r not in left_out
     }
-    return {**dict.fromkeys(head), **assign(rest), **first}
+    return {**dict.fromkeys(left_out), **assign(rest), **first}
+
+
+def _stem(key: str) -> str:
+    """A backend key's family/memory/backend part (dequantisation keys add the kernel)."""
+    return "/".join(key.split("/")[:3])
+
+
+def backend_apart(decode: DecodeFit) -> frozenset[str]:
+    """The backends on a GPU class (`llama.cpp/nvidia-gddr/vulkan`) with a decode bandwidth
+    constant of their own: calibrated apart from the class's default backend, so their rows
+    feed no default-backend constant in the compute fit either."""
+    return frozenset(
+        _stem(k)
+        for (t, k) in decode.values
+        if t == "decode_bandwidth" and any(is_backend_key(k, b) for b in LLAMA_CPP_BACKENDS)
+    )
 
 
 def _class_parts(s: Setup) -> tuple[str, str, str, str]:
@@ -202,10 +230,10 @@ def decode_candidates(s: Setup) -> list[str]:
 def dequant_candidates(s: Setup) -> list[str]:
     """The dequantisation constant's keys for a weight-only row on a GPU with an FP32
     figure (none otherwise)."""
-    family, _, _, kernel = _class_parts(s)
+    family, memory, _, kernel = _class_parts(s)
     if not has_alu(s) or not dequantises(kernel, s.gpu, family):
         return []
-    return dequant_keys(kernel, family)
+    return dequant_keys(kernel, family, memory, backend(s))
 
 
 def overhead_candidates(s: Setup) -> list[str]:
@@ -321,12 +349,12 @@ class DecodeKeys:
 
 def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
     tp_rows = [s for s in rows if s.model.tp > 1]
-    dq_rows = {s.id: dequant_candidates(s) for s in rows}
+    dq_rows = [s for s in rows if dequant_candidates(s)]
     return DecodeKeys(
         bandwidth=assign_backend_first(rows, decode_candidates),
         overhead=assign_backend_first(rows, overhead_candidates),
         link=assign({s.id: [gpu_link(s.gpu, s.model.tp).kind, "any"] for s in tp_rows}),
-        dequant=assign({k: v for k, v in dq_rows.items() if v}),
+        dequant=assign_backend_first(dq_rows, dequant_candidates),
         step=assign_backend_first([s for s in rows if step_candidates(s)], step_candidates),
     )
 
@@ -671,7 +699,7 @@ def fit_gemm(rows: Sequence[Setup], decode: DecodeFit) -> GemmFit:
     """GEMM MFU per key: the geometric mean of the MFU each dense row implies; then the MoE
     expert-GEMM efficiency the MoE rows imply at those MFUs."""
     dense = [s for s in rows if s.model.arch.moe is None]
-    keys = assign_backend_first(dense, gemm_candidates, own_only=True)
+    keys = assign_backend_first(dense, gemm_candidates, backend_apart(decode))
     implied_mfu = {
         s.id: implied(
             lambda x, s=s: model_seconds(s, efficiencies_for(s, decode, x)),

@@ -169,6 +169,11 @@ def decode_keys(
     ]
 
 
+def is_backend_key(key: str, backend: str | None) -> bool:
+    """True for a key of `backend`'s own (`backend_keys`)."""
+    return backend is not None and backend in key.split("/")
+
+
 def backend_keys(family: str, memory: str, backend: str | None) -> list[str]:
     """The backend's own key, ahead of a setup's other keys: llama.cpp's Vulkan backend on one
     GPU memory class (`llama.cpp/nvidia-gddr/vulkan`) across generations. Its kernels and
@@ -183,10 +188,19 @@ def is_k_quant(weight_format: str) -> bool:
     return "_k" in weight_format.lower()
 
 
-def dequant_keys(kernel: str, family: str | None = None) -> list[str]:
+def dequant_keys(
+    kernel: str,
+    family: str | None = None,
+    memory: str | None = None,
+    backend: str | None = None,
+) -> list[str]:
     """Lookup keys of the dequantisation FLOPs per byte: one per kernel family (llama.cpp's
-    16-bit conversion under its own key)."""
-    return [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
+    16-bit conversion under its own key), a non-default llama.cpp backend's own first: its
+    shaders unpack the blocks their own way (Vulkan's integer-dot-product path for Q4_0/Q8_0,
+    llama.cpp PR 14903)."""
+    keys = [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
+    own = [f"{key}/{kernel}" for key in backend_keys(str(family), str(memory), backend)]
+    return own + keys
 
 
 def overhead_keys(
@@ -219,11 +233,14 @@ def gemm_keys(
     ]
 
 
-def _own_class(c: Constant | None, family: str, memory: str) -> bool:
+def _own_class(c: Constant | None, family: str, memory: str, backend: str | None = None) -> bool:
     """True for a constant fitted on rows of this engine family and GPU memory class (or pooled
     from constants of that class only: its key names both); the class is what a figure's
-    *calibrated* label promises, the architecture generation refines it where rows allow."""
-    return c is not None and c.key.startswith(f"{family}/{memory}")
+    *calibrated* label promises, the architecture generation refines it where rows allow. A
+    non-default llama.cpp backend's figure is calibrated only on that backend's own constant
+    (`backend_keys`): the default backend's rows say little about its kernels."""
+    own = backend_keys(family, memory, backend) or [f"{family}/{memory}"]
+    return c is not None and c.key.startswith(own[0])
 
 
 def accumulate_for(family: EngineFamily) -> Accumulate:
@@ -259,14 +276,18 @@ def _value(constant: Constant | None, default: float) -> float:
 
 
 def _prefill_basis(
-    gemm: Constant | None, apple_rate: Constant | None, family: EngineFamily, mem: str
+    gemm: Constant | None,
+    apple_rate: Constant | None,
+    family: EngineFamily,
+    mem: str,
+    backend: str | None = None,
 ) -> SpeedBasis:
     """Prefill is calibrated when its GEMM efficiency was fitted on this GPU class (on Apple
     chips: the chip's own effective FLOP/s per core, under llama.cpp)."""
     if mem == "apple":
         own = apple_rate is not None and apple_rate.key != "any" and family == "llama.cpp"
         return "calibrated" if own else "estimated"
-    return "calibrated" if _own_class(gemm, family, mem) else "estimated"
+    return "calibrated" if _own_class(gemm, family, mem, backend) else "estimated"
 
 
 def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) -> Efficiencies:
@@ -286,7 +307,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     step = cal.lookup("step_overhead", step_keys(family, mem, backend))
     dq = None
     if alu is not None and dequantises(kernel, gpu, family):
-        dq = cal.lookup("dequant", dequant_keys(kernel, family))
+        dq = cal.lookup("dequant", dequant_keys(kernel, family, mem, backend))
     link = gpu_link(gpu).kind
     ar_base = cal.lookup("allreduce_base", keys_from([[link, "any"]]))
     ar_gpu = cal.lookup("allreduce_per_gpu", keys_from([[link, "any"]]))
@@ -305,9 +326,9 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     # Decode is calibrated when its bandwidth and per-layer constants were fitted on this GPU
     # class (and the dequantisation cost too, where the kernel dequantises).
     dequant_known = dq is not None or alu is None or not dequantises(kernel, gpu, family)
-    decode_own = _own_class(bw, family, mem) and _own_class(overhead, family, mem)
+    decode_own = _own_class(bw, family, mem, backend) and _own_class(overhead, family, mem, backend)
     decode_basis: SpeedBasis = "calibrated" if decode_own and dequant_known else "estimated"
-    prefill_basis = _prefill_basis(gemm, apple_rate, family, mem)
+    prefill_basis = _prefill_basis(gemm, apple_rate, family, mem, backend)
     return Efficiencies(
         engine_family=family,
         kernel=kernel,

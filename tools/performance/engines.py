@@ -61,6 +61,10 @@ backend (CUDA on NVIDIA), other kernels (GLSL shaders, coopmat / coopmat2 matmul
 command submission path, so its constants calibrate apart where rows allow."""
 
 
+LLAMA_CPP_BACKENDS = ("vulkan",)
+"""The non-default llama.cpp backends whose constants calibrate apart."""
+
+
 def llama_backend(engine: str | None) -> str | None:
     """The non-default llama.cpp backend an engine name selects ("vulkan"), None for the
     default one (CUDA on NVIDIA, Metal on Apple, ROCm/HIP on AMD) and for other engines."""
