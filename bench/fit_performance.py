@@ -930,7 +930,9 @@ def measured_entries() -> list[dict[str, object]]:
                 "model": s.row["model"],
                 "gpu": s.row["gpu"],
                 "weights": s.model.weight_format,
-                "engine": s.row["engine"],
+                # The backend-qualified name ("llama.cpp-vulkan"): a Vulkan run is not the
+                # measurement of a default-backend (CUDA, ROCm) request for the same setup.
+                "engine": s.model.engine,
                 "engine_family": engine_family(s.model.engine),
                 "tp": s.model.tp,
                 "pp": s.model.pp,

@@ -84,3 +84,13 @@ def test_a_backend_with_too_few_rows_keeps_its_class_constants() -> None:
     assert vulkan.bandwidth_eff == default.bandwidth_eff
     assert vulkan.layer_overhead_s == default.layer_overhead_s
     assert vulkan.decode_basis == "estimated"
+
+
+def test_a_vulkan_run_is_not_the_measurement_of_a_default_backend_request() -> None:
+    from tools.performance.measured import find_measurement
+
+    setup = ("llama-3.2-3b", "rtx-4090", "q4_k_m")
+    assert find_measurement(*setup, "generic", 1, 1) is None
+    assert find_measurement(*setup, "llama.cpp", 1, 1) is None
+    found = find_measurement(*setup, "llama.cpp-vulkan", 1, 1)
+    assert found is not None and found.tokens_per_s == 334.67
