@@ -247,9 +247,6 @@ FAMILY_NOTES: dict[str, str] = {
     "2026 builds' (normiebench, geerlingguy), which run K-quants faster, so the 2024 M1 Max "
     "comes out 2.09× (70B Q4_K_M) and 1.65× (8B): a build-era constant for K-quant kernels "
     "has no second publication to rest on",
-    "llama.cpp Vulkan": "the held-out publication is llama.cpp PR 21024 (an RTX 3090 on "
-    "Vulkan, 2026); the fit's Vulkan rows are AMD RX 7900 XTX and Intel Arc A770 only, so "
-    "NVIDIA on Vulkan runs at AMD RDNA's constants: 0.72-0.81×",
 }
 """Why a family misses its held-out target, from the rows (written after the split was fixed;
 no constant was changed to meet it)."""

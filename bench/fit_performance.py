@@ -66,10 +66,16 @@ from tools.performance.efficiency import (
     dequant_keys,
     dequantises,
     gemm_keys,
+    is_backend_key,
     overhead_keys,
     step_keys,
 )
-from tools.performance.engines import engine_family, kernel_family
+from tools.performance.engines import (
+    LLAMA_CPP_BACKENDS,
+    engine_family,
+    kernel_family,
+    llama_backend,
+)
 from tools.performance.hardware import (
     apple_chip,
     apple_core_rate_keys,
@@ -146,6 +152,51 @@ def assign(
             return chosen
 
 
+def assign_backend_first(
+    rows: Sequence[Setup],
+    candidates: Callable[[Setup], list[str]],
+    apart: frozenset[str] = frozenset(),
+) -> dict[str, str | None]:
+    """`assign` with a non-default llama.cpp backend's own key (efficiency.backend_keys,
+    first in a row's candidates) decided first: the rows of a backend key with enough rows
+    and publications take it, and the others are assigned on their remaining keys together
+    with every other row, exactly as without a backend (a thin backend key moving its rows in
+    step with the others would leave them a level behind, and strip keys they share). A row
+    of a backend calibrated `apart` on its GPU class (`backend_apart`) that has no key of its
+    own here is left out (None): it is predicted from the class's constants without moving
+    them."""
+    cands = {s.id: candidates(s) for s in rows}
+    head = {}
+    for s in rows:
+        b, keys = backend(s), cands[s.id]
+        if keys and is_backend_key(keys[0], b):
+            head[s.id] = keys[:1]
+    first = {r: k for r, k in assign(head).items() if k is not None}
+    left_out = {r for r, keys in head.items() if r not in first and _stem(keys[0]) in apart}
+    rest = {
+        r: (keys[1:] if r in head else keys)
+        for r, keys in cands.items()
+        if r not in first and r not in left_out
+    }
+    return {**dict.fromkeys(left_out), **assign(rest), **first}
+
+
+def _stem(key: str) -> str:
+    """A backend key's family/memory/backend part (dequantisation keys add the kernel)."""
+    return "/".join(key.split("/")[:3])
+
+
+def backend_apart(decode: DecodeFit) -> frozenset[str]:
+    """The backends on a GPU class (`llama.cpp/nvidia-gddr/vulkan`) with a decode bandwidth
+    constant of their own: calibrated apart from the class's default backend, so their rows
+    feed no default-backend constant in the compute fit either."""
+    return frozenset(
+        _stem(k)
+        for (t, k) in decode.values
+        if t == "decode_bandwidth" and any(is_backend_key(k, b) for b in LLAMA_CPP_BACKENDS)
+    )
+
+
 def _class_parts(s: Setup) -> tuple[str, str, str, str]:
     cls = gpu_class(s.gpu)
     return (
@@ -154,6 +205,11 @@ def _class_parts(s: Setup) -> tuple[str, str, str, str]:
         cls.generation,
         kernel_family(s.model.weight_format),
     )
+
+
+def backend(s: Setup) -> str | None:
+    """The row's non-default llama.cpp backend ("vulkan"), None otherwise."""
+    return llama_backend(s.model.engine)
 
 
 def has_alu(s: Setup) -> bool:
@@ -167,21 +223,22 @@ def decode_candidates(s: Setup) -> list[str]:
         has_alu=has_alu(s),
         weight_format=s.model.weight_format,
         chip=apple_chip(s.gpu),
+        backend=backend(s),
     )
 
 
 def dequant_candidates(s: Setup) -> list[str]:
     """The dequantisation constant's keys for a weight-only row on a GPU with an FP32
     figure (none otherwise)."""
-    family, _, _, kernel = _class_parts(s)
+    family, memory, _, kernel = _class_parts(s)
     if not has_alu(s) or not dequantises(kernel, s.gpu, family):
         return []
-    return dequant_keys(kernel, family)
+    return dequant_keys(kernel, family, memory, backend(s))
 
 
 def overhead_candidates(s: Setup) -> list[str]:
     f, mem, gen, _ = _class_parts(s)
-    return overhead_keys(f, mem, gen)
+    return overhead_keys(f, mem, gen, backend(s))
 
 
 STEP_OVERHEAD_FAMILIES = ("llama.cpp", "mlx")
@@ -193,11 +250,11 @@ captured graph (no per-token host work to separate); the eager rows are one mode
 
 def step_candidates(s: Setup) -> list[str]:
     family, memory, _, _ = _class_parts(s)
-    return step_keys(family, memory) if family in STEP_OVERHEAD_FAMILIES else []
+    return step_keys(family, memory, backend(s)) if family in STEP_OVERHEAD_FAMILIES else []
 
 
 def gemm_candidates(s: Setup) -> list[str]:
-    return gemm_keys(*_class_parts(s))
+    return gemm_keys(*_class_parts(s), backend(s))
 
 
 # --- linear least squares ----------------------------------------------------------------
@@ -292,13 +349,13 @@ class DecodeKeys:
 
 def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
     tp_rows = [s for s in rows if s.model.tp > 1]
-    dq_rows = {s.id: dequant_candidates(s) for s in rows}
+    dq_rows = [s for s in rows if dequant_candidates(s)]
     return DecodeKeys(
-        bandwidth=assign({s.id: decode_candidates(s) for s in rows}),
-        overhead=assign({s.id: overhead_candidates(s) for s in rows}),
+        bandwidth=assign_backend_first(rows, decode_candidates),
+        overhead=assign_backend_first(rows, overhead_candidates),
         link=assign({s.id: [gpu_link(s.gpu, s.model.tp).kind, "any"] for s in tp_rows}),
-        dequant=assign({k: v for k, v in dq_rows.items() if v}),
-        step=assign({s.id: step_candidates(s) for s in rows if step_candidates(s)}),
+        dequant=assign_backend_first(dq_rows, dequant_candidates),
+        step=assign_backend_first([s for s in rows if step_candidates(s)], step_candidates),
     )
 
 
@@ -539,7 +596,8 @@ def efficiencies_for(
     f, mem, gen, kernel = _class_parts(s)
     tables = (decode.values, decode.pooled)
     inv_eta = first_value("decode_bandwidth", decode_candidates(s), *tables)
-    kv_inv = first_value("decode_bandwidth", decode_keys(f, mem, gen, "16bit"), *tables)
+    kv_keys = decode_keys(f, mem, gen, "16bit", backend=backend(s))
+    kv_inv = first_value("decode_bandwidth", kv_keys, *tables)
     dq = first_value("dequant", dequant_candidates(s), *tables)
     link = gpu_link(s.gpu).kind
     base = first_value("allreduce_base", [link, "any"], *tables)
@@ -551,7 +609,7 @@ def efficiencies_for(
         kernel=kernel,
         gpu_class=f"{mem}/{gen}",
         bandwidth_eff=1 / inv_eta if inv_eta else DECODE_BANDWIDTH_EFF,
-        layer_overhead_s=first_value("layer_overhead", overhead_keys(f, mem, gen), *tables) or 0.0,
+        layer_overhead_s=first_value("layer_overhead", overhead_candidates(s), *tables) or 0.0,
         allreduce_base_s=base if base is not None else NCCL_RING_BASE_LATENCY_S,
         allreduce_per_gpu_s=per if per is not None else 2 * NCCL_HOP_LATENCY_S[link],
         gemm_mfu=gemm_mfu,
@@ -641,7 +699,7 @@ def fit_gemm(rows: Sequence[Setup], decode: DecodeFit) -> GemmFit:
     """GEMM MFU per key: the geometric mean of the MFU each dense row implies; then the MoE
     expert-GEMM efficiency the MoE rows imply at those MFUs."""
     dense = [s for s in rows if s.model.arch.moe is None]
-    keys = assign({s.id: gemm_candidates(s) for s in dense})
+    keys = assign_backend_first(dense, gemm_candidates, backend_apart(decode))
     implied_mfu = {
         s.id: implied(
             lambda x, s=s: model_seconds(s, efficiencies_for(s, decode, x)),
@@ -872,7 +930,9 @@ def measured_entries() -> list[dict[str, object]]:
                 "model": s.row["model"],
                 "gpu": s.row["gpu"],
                 "weights": s.model.weight_format,
-                "engine": s.row["engine"],
+                # The backend-qualified name ("llama.cpp-vulkan"): a Vulkan run is not the
+                # measurement of a default-backend (CUDA, ROCm) request for the same setup.
+                "engine": s.model.engine,
                 "engine_family": engine_family(s.model.engine),
                 "tp": s.model.tp,
                 "pp": s.model.pp,

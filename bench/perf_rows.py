@@ -19,6 +19,7 @@ from tools.catalog import CatalogError, GpuSpec, get_catalog
 from tools.errors import ToolInputError
 from tools.memory import kv_cache_bytes_per_token, normalize_format, resolve_model, weight_bytes
 from tools.performance import ModelOnGpus, compute_rate
+from tools.performance.engines import LLAMA_CPP_VULKAN
 
 REFERENCES_JSON = Path(__file__).resolve().parent / "data" / "perf_references.json"
 
@@ -164,9 +165,18 @@ def build(row: dict[str, Any]) -> Setup | Uncovered:
         tp=tp,
         pp=pp,
         weights=wb,
-        engine=str(row.get("engine", "vllm")),
+        engine=engine_of(row),
     )
     return Setup(row, m, gpu)
+
+
+def engine_of(row: dict[str, Any]) -> str:
+    """The engine name a row runs under: its engine, and for llama.cpp on the Vulkan backend
+    (`family_of`) `llama.cpp-vulkan`, whose constants calibrate apart from the default backend's
+    (tools.performance.efficiency.backend_keys)."""
+    if family_of(row) == "llama.cpp Vulkan":
+        return LLAMA_CPP_VULKAN
+    return str(row.get("engine", "vllm"))
 
 
 def setups() -> tuple[list[Setup], list[Uncovered]]:

@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from tools.catalog import GpuSpec
 from tools.performance.basis import SpeedBasis
 from tools.performance.calibration import Calibration, Constant, calibration, keys_from
-from tools.performance.engines import EngineFamily, KernelFamily, engine_family, kernel_family
+from tools.performance.engines import (
+    EngineFamily,
+    KernelFamily,
+    engine_family,
+    kernel_family,
+    llama_backend,
+)
 from tools.performance.hardware import (
     Accumulate,
     LinkKind,
@@ -132,6 +138,7 @@ def decode_keys(
     has_alu: bool = True,
     weight_format: str | None = None,
     chip: str | None = None,
+    backend: str | None = None,
 ) -> list[str]:
     """Lookup keys of the bandwidth efficiency, most specific first: per engine family × GPU
     class for every format when the GPU has an FP32 figure (the dequantisation term carries the
@@ -140,14 +147,17 @@ def decode_keys(
     per byte, Q8_0 one). A K-quant format (Q4_K_M, Q5_K_M, ...: 256-weight super-blocks with
     packed 6-bit scales, the most ALU work per byte of the GGUF formats) is keyed by the chip
     generation `chip` first: at 400 GB/s the M1 Max streams Q4_K_M at about 43% where the M3 Max
-    reaches 62-80% (hardware.apple_chip). Other formats keep one constant per tier."""
+    reaches 62-80% (hardware.apple_chip). Other formats keep one constant per tier. A
+    non-default llama.cpp `backend` (Vulkan) goes first (`backend_keys`)."""
     if has_alu or kernel == "16bit":
-        return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
+        keys = [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
+        return backend_keys(family, memory, backend) + keys
     by_format = [] if weight_format is None else [f"{family}/{memory}/{generation}/{weight_format}"]
     by_chip = (
         [f"{by_format[0]}/{chip}"] if by_format and chip and is_k_quant(str(weight_format)) else []
     )
     return [
+        *backend_keys(family, memory, backend),
         *by_chip,
         *by_format,
         f"{family}/{memory}/{generation}/{kernel}",
@@ -159,31 +169,61 @@ def decode_keys(
     ]
 
 
+def is_backend_key(key: str, backend: str | None) -> bool:
+    """True for a key of `backend`'s own (`backend_keys`)."""
+    return backend is not None and backend in key.split("/")
+
+
+def backend_keys(family: str, memory: str, backend: str | None) -> list[str]:
+    """The backend's own key, ahead of a setup's other keys: llama.cpp's Vulkan backend on one
+    GPU memory class (`llama.cpp/nvidia-gddr/vulkan`) across generations. Its kernels and
+    submission path differ from the default backend's (llama.cpp PR 21024, 2026: an RTX 3090
+    decodes Llama 3 8B Q4_0 at 146.7 tok/s on Vulkan, more than its CUDA constants give), so it
+    calibrates apart; with too few rows of its own a row falls back to the class's keys."""
+    return [f"{family}/{memory}/{backend}"] if backend else []
+
+
 def is_k_quant(weight_format: str) -> bool:
     """True for GGUF K-quant formats (q4_k_m, q5_k_s, q6_k, ...)."""
     return "_k" in weight_format.lower()
 
 
-def dequant_keys(kernel: str, family: str | None = None) -> list[str]:
+def dequant_keys(
+    kernel: str,
+    family: str | None = None,
+    memory: str | None = None,
+    backend: str | None = None,
+) -> list[str]:
     """Lookup keys of the dequantisation FLOPs per byte: one per kernel family (llama.cpp's
-    16-bit conversion under its own key)."""
-    return [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
+    16-bit conversion under its own key), a non-default llama.cpp backend's own first: its
+    shaders unpack the blocks their own way (Vulkan's integer-dot-product path for Q4_0/Q8_0,
+    llama.cpp PR 14903)."""
+    keys = [f"{family}/{kernel}"] if kernel == "16bit" else [kernel]
+    own = [f"{key}/{kernel}" for key in backend_keys(str(family), str(memory), backend)]
+    return own + keys
 
 
-def overhead_keys(family: str, memory: str, generation: str) -> list[str]:
+def overhead_keys(
+    family: str, memory: str, generation: str, backend: str | None = None
+) -> list[str]:
     """Lookup keys of the per-layer step overhead and the GEMM MFU, most specific first."""
-    return [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
+    keys = [f"{family}/{memory}/{generation}", f"{family}/{memory}", family]
+    return backend_keys(family, memory, backend) + keys
 
 
-def step_keys(family: str, memory: str) -> list[str]:
+def step_keys(family: str, memory: str, backend: str | None = None) -> list[str]:
     """Lookup keys of the host time per step: per engine family and memory technology (the
-    backend: CUDA, Metal, Vulkan/ROCm each build and launch the graph differently)."""
-    return [f"{family}/{memory}", family]
+    default backend: CUDA, Metal, ROCm each build and launch the graph differently), a
+    non-default backend (Vulkan) first."""
+    return [*backend_keys(family, memory, backend), f"{family}/{memory}", family]
 
 
-def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[str]:
+def gemm_keys(
+    family: str, memory: str, generation: str, kernel: str, backend: str | None = None
+) -> list[str]:
     """Lookup keys of the GEMM MFU (prefill, batched steps), most specific first."""
     return [
+        *backend_keys(family, memory, backend),
         f"{family}/{memory}/{generation}/{kernel}",
         f"{family}/{memory}/{generation}",
         f"{family}/{memory}/{kernel}",
@@ -193,11 +233,14 @@ def gemm_keys(family: str, memory: str, generation: str, kernel: str) -> list[st
     ]
 
 
-def _own_class(c: Constant | None, family: str, memory: str) -> bool:
+def _own_class(c: Constant | None, family: str, memory: str, backend: str | None = None) -> bool:
     """True for a constant fitted on rows of this engine family and GPU memory class (or pooled
     from constants of that class only: its key names both); the class is what a figure's
-    *calibrated* label promises, the architecture generation refines it where rows allow."""
-    return c is not None and c.key.startswith(f"{family}/{memory}")
+    *calibrated* label promises, the architecture generation refines it where rows allow. A
+    non-default llama.cpp backend's figure is calibrated only on that backend's own constant
+    (`backend_keys`): the default backend's rows say little about its kernels."""
+    own = backend_keys(family, memory, backend) or [f"{family}/{memory}"]
+    return c is not None and c.key.startswith(own[0])
 
 
 def accumulate_for(family: EngineFamily) -> Accumulate:
@@ -233,38 +276,44 @@ def _value(constant: Constant | None, default: float) -> float:
 
 
 def _prefill_basis(
-    gemm: Constant | None, apple_rate: Constant | None, family: EngineFamily, mem: str
+    gemm: Constant | None,
+    apple_rate: Constant | None,
+    family: EngineFamily,
+    mem: str,
+    backend: str | None = None,
 ) -> SpeedBasis:
     """Prefill is calibrated when its GEMM efficiency was fitted on this GPU class (on Apple
     chips: the chip's own effective FLOP/s per core, under llama.cpp)."""
     if mem == "apple":
         own = apple_rate is not None and apple_rate.key != "any" and family == "llama.cpp"
         return "calibrated" if own else "estimated"
-    return "calibrated" if _own_class(gemm, family, mem) else "estimated"
+    return "calibrated" if _own_class(gemm, family, mem, backend) else "estimated"
 
 
 def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) -> Efficiencies:
     family = engine_family(engine)
+    backend = llama_backend(engine)
     kernel = kernel_family(weight_format)
     cls = gpu_class(gpu)
     mem, gen = cls.memory, cls.generation
     alu = vector_flops(gpu)
+    chip = apple_chip(gpu)
     bw = cal.lookup(
         "decode_bandwidth",
-        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, apple_chip(gpu)),
+        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, chip, backend),
     )
-    kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit"))
-    overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen))
-    step = cal.lookup("step_overhead", step_keys(family, mem))
+    kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit", backend=backend))
+    overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen, backend))
+    step = cal.lookup("step_overhead", step_keys(family, mem, backend))
     dq = None
     if alu is not None and dequantises(kernel, gpu, family):
-        dq = cal.lookup("dequant", dequant_keys(kernel, family))
+        dq = cal.lookup("dequant", dequant_keys(kernel, family, mem, backend))
     link = gpu_link(gpu).kind
     ar_base = cal.lookup("allreduce_base", keys_from([[link, "any"]]))
     ar_gpu = cal.lookup("allreduce_per_gpu", keys_from([[link, "any"]]))
     pcie_base = cal.lookup("allreduce_base", ["pcie", "any"])
     pcie_gpu = cal.lookup("allreduce_per_gpu", ["pcie", "any"])
-    gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel))
+    gemm = cal.lookup("gemm_mfu", gemm_keys(family, mem, gen, kernel, backend))
     apple_rate = None
     if mem == "apple":
         # The chip's rate is already the effective one (hardware.apple_compute_rate): no MFU.
@@ -277,9 +326,9 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     # Decode is calibrated when its bandwidth and per-layer constants were fitted on this GPU
     # class (and the dequantisation cost too, where the kernel dequantises).
     dequant_known = dq is not None or alu is None or not dequantises(kernel, gpu, family)
-    decode_own = _own_class(bw, family, mem) and _own_class(overhead, family, mem)
+    decode_own = _own_class(bw, family, mem, backend) and _own_class(overhead, family, mem, backend)
     decode_basis: SpeedBasis = "calibrated" if decode_own and dequant_known else "estimated"
-    prefill_basis = _prefill_basis(gemm, apple_rate, family, mem)
+    prefill_basis = _prefill_basis(gemm, apple_rate, family, mem, backend)
     return Efficiencies(
         engine_family=family,
         kernel=kernel,

@@ -32,6 +32,7 @@ _ENGINE_FAMILY: dict[str, EngineFamily] = {
     "gpt-fast": "graph",
     "generic": "llama.cpp",
     "llama.cpp": "llama.cpp",
+    "llama.cpp-vulkan": "llama.cpp",
     "transformers": "eager",
     "mlx": "mlx",
     "mlx-lm": "mlx",
@@ -52,6 +53,22 @@ ENGINE_LABELS: dict[EngineFamily, str] = {
 def engine_family(engine: str | None) -> EngineFamily:
     """The family of an engine name (None: vLLM, the serving default)."""
     return _ENGINE_FAMILY.get((engine or "vllm").lower(), "graph")
+
+
+LLAMA_CPP_VULKAN = "llama.cpp-vulkan"
+"""llama.cpp built with its Vulkan backend (GGML_VULKAN): the same ggml graph as the default
+backend (CUDA on NVIDIA), other kernels (GLSL shaders, coopmat / coopmat2 matmuls) and another
+command submission path, so its constants calibrate apart where rows allow."""
+
+
+LLAMA_CPP_BACKENDS = ("vulkan",)
+"""The non-default llama.cpp backends whose constants calibrate apart."""
+
+
+def llama_backend(engine: str | None) -> str | None:
+    """The non-default llama.cpp backend an engine name selects ("vulkan"), None for the
+    default one (CUDA on NVIDIA, Metal on Apple, ROCm/HIP on AMD) and for other engines."""
+    return "vulkan" if (engine or "").lower() == LLAMA_CPP_VULKAN else None
 
 
 def kernel_family(weight_format: str) -> KernelFamily:

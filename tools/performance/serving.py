@@ -57,7 +57,7 @@ def engine_limits(engine: str | None, gpu: GpuSpec) -> EngineLimits:
             "mlx-lm: prompts prefilled in steps of prefill_step_size = 2048 tokens "
             "(generate_step); concurrent sequences = its batch generator's",
         )
-    if name in ("generic", "llama.cpp"):
+    if name in ("generic", "llama.cpp", "llama.cpp-vulkan"):
         return EngineLimits(
             None,
             512,
