@@ -136,7 +136,8 @@ _ALL_PARAMETERS = (
 
 
 _INFERENCE_SAID = r"\binfer(?:ence|encing)?\b"
-_TRAINING_WORDS = r"\b(?:fine[\s-]?tun\w*|finetun\w*|q?lora|train(?:ing)?|sft)\b"
+# The verbs of a training job: not 'LoRA' or 'fine-tunes' alone, which name adapters served.
+_TRAINING_WORDS = r"\b(?:fine[\s-]?tun(?:e|ing)|finetun(?:e|ing)|train(?:ing)?|sft)\b"
 
 
 def _two_tasks(t: Text, p: ParsedWorkload) -> None:
