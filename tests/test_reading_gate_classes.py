@@ -250,8 +250,6 @@ WHICH_MODELS = [
 
 @pytest.mark.parametrize("question", WHICH_MODELS)
 def test_which_models_asked_is_answered_with_the_list(question: str) -> None:
-    from assistant.offline.planner import plan_tool_calls
-
     parsed = parse_workload(question)
     assert reading_of(parsed).asked == "which_models"
     # The list of models that fit the card, never a sizing of the model already run on it.

@@ -235,7 +235,8 @@ def _sold_with_the_memory_said(
     for key, (entry_id, variants, chunks) in keyed.items():
         if entry_id is None or variants or not _says_memory(chunks):
             continue
-        family = families.get("".join(c for c in chunks if not _MEMORY_WORD.fullmatch(c)))
+        product = "".join(c for c in chunks if not _MEMORY_WORD.fullmatch(c))
+        family = families.get(product)
         if family is None:
             continue
         memory = catalog.gpus[entry_id].memory_bytes

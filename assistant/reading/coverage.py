@@ -51,8 +51,10 @@ _TERMS = compiled(
     r"stable\s+diffusion|sdxl|flux|comfyui|whisper|simultaneous\w*|alongside|same\s+time)\b",
     re.I,
 )
-_CJK_WORDS = compiled(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-"""Kana, CJK ideographs and Hangul: words of a language the reader has no patterns for."""
+CJK_LETTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+"""Kana, CJK ideographs and Hangul (a character-class body): words of a language the reader
+has no patterns for."""
+_CJK_WORDS = compiled(rf"[{CJK_LETTERS}]")
 _YEAR = compiled(r"(?:19[9]\d|20[0-3]\d)")
 _VERSION = compiled(r"v?\d+\.\d+\.\d+(?:[.\-+]\w+)*|v\d+\.\d+|b\d{4,5}")
 """A software version ('vllm 0.6.3', 'v0.4', llama.cpp build 'b3600'): it dates the setup and

@@ -7,6 +7,7 @@ import re
 
 from assistant.offline import vocab
 from assistant.offline.parser.text import Text
+from assistant.reading.coverage import CJK_LETTERS
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import (
     HUGE_NUMBER,
@@ -56,7 +57,7 @@ def unplaced_fragments(t: Text, p: ParsedWorkload) -> None:
         token = m.group(0)
         word = token.strip(".,;:!?()[]{}\"'`").lower()
         # Words are Latin letters or digits, or CJK (which the gate then holds the verdict on).
-        letters = compiled(r"[a-z0-9\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+        letters = compiled(rf"[a-z0-9{CJK_LETTERS}]")
         if not word or word in vocab.FILLER or not letters.search(word):
             if fragment:
                 p.unplaced.append(" ".join(fragment))

@@ -72,11 +72,11 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
 
 
 @cache
-def _library_names() -> tuple[tuple[str, str], ...]:
+def _library_names() -> tuple[tuple[str, str, str], ...]:
     """The library's `name:size` tags said in words ('deepseek-r1 14b', 'DeepSeek R1 14B')
     where the name alone is another catalog model (DeepSeek-R1, 671B): the name's letters and
-    numbers with any separators, then the size."""
-    out: list[tuple[str, str]] = []
+    numbers with any separators, then the size. (pattern, catalog id, tag) each."""
+    out: list[tuple[str, str, str]] = []
     catalog = get_catalog()
     for key, model_id in OLLAMA_LIBRARY.items():
         name, size = key.split(":")
@@ -84,13 +84,13 @@ def _library_names() -> tuple[tuple[str, str], ...]:
             alone = catalog.model(name).id
         except ToolInputError:
             continue  # the name alone names no model: the catalog's names read it with its size
-        if alone == model_id:
+        if alone == model_id or model_id not in catalog.models:
             continue
         words = compiled(r"[a-z]+|\d+(?:\.\d+)?").findall(name)
         said = r"[\s\-_.]*".join(map(re.escape, words))
         size_said = re.escape(size[:-1]) + r"\s*b\b" if size.endswith("b") else re.escape(size)
         # Not when more of a name follows ('deepseek-r1-14b-qwen-distill' names itself).
-        out.append((rf"(?<![\w.]){said}[\s\-_:]+{size_said}(?![\w.]|-\w)", model_id))
+        out.append((rf"(?<![\w.]){said}[\s\-_:]+{size_said}(?![\w.]|-\w)", model_id, key))
     return tuple(out)
 
 
@@ -100,19 +100,15 @@ def extract_library_names(t: Text, p: ParsedWorkload) -> None:
     second model of 14B."""
     if p.model is not None or p.model_file is not None:
         return
-    catalog = get_catalog()
-    for pattern, model_id in _library_names():
-        if model_id not in catalog.models:
-            continue
+    for pattern, model_id, tag in _library_names():
         said = t.each(pattern)
         if not said:
             continue
-        m = said[0]
-        p.model, p.model_text = model_id, m.group(0)
-        entry = catalog.models[model_id]
+        p.model, p.model_text = model_id, said[0].group(0)
+        name = get_catalog().models[model_id].name
         p.notes.append(
-            f"'{m.group(0)}' read as {entry.name}: the size names that build (Ollama's "
-            f"library tag {next(k for k, v in OLLAMA_LIBRARY.items() if v == model_id)})"
+            f"'{p.model_text}' read as {name}: the size names that build (Ollama's library tag "
+            f"{tag})"
         )
         return
 
