@@ -154,3 +154,89 @@ def test_how_many_nodes_keeps_the_gpus_per_node() -> None:
     # 'how many 8xH100 nodes': nodes are asked, the 8 per node is said.
     p = parse_workload("how many 8xH100 nodes do I need for llama 3.1 405b bf16")
     assert [(m.gpu, m.count) for m in p.gpus] == [("h100-sxm", 8)]
+
+
+# --- 'my memory is only 256GB' beside cards: the machine's RAM, not a need claimed ----------
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb"),
+    [
+        (
+            "I have 2 NVIDIA L40s which provide 96GB VRAM, but my memory is only 256GB. Is it "
+            "possible to run the Deepseek R1 with ktransformers?",
+            256,
+        ),
+        ("I have a 4090 and my RAM is 64GB, can I run llama 3.1 70b q4_k_m?", 64),
+        ("our system memory is just 128 GB next to 2x 3090, will Qwen2.5 72B Q4_K_M run?", 128),
+    ],
+)
+def test_my_memory_beside_cards_is_the_system_ram(question: str, ram_gb: int) -> None:
+    p = parse_workload(question)
+    assert p.system_ram_bytes == ram_gb * GB
+    assert not [c for c in p.claims if c.kind == "memory"]
+
+
+def test_my_memory_with_no_card_named_stays_asked() -> None:
+    # Without a card or VRAM said, 'my memory' may be the GPU's: held for the coverage gate.
+    p = parse_workload("my memory is only 16GB, can I run llama 2 13b?")
+    assert p.system_ram_bytes is None
+    assert [u.span.text for u in reading_of(p).unread_that_matters] == ["16GB"]
+
+
+# --- an 's' after a name: the S model, or the plural ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "variants"),
+    [
+        # L40 and L40S: both 48 GB, different chips; RTX 4080 and 4080 SUPER: both 16 GB.
+        ("I have 2 NVIDIA L40s, will Llama 3.1 70B AWQ fit?", {"l40", "l40s"}),
+        ("two 4080s for qwen 14b?", {"rtx-4080", "rtx-4080-super"}),
+        ("RTX 4070s for Mistral 7B", {"rtx-4070", "rtx-4070-super"}),
+    ],
+)
+def test_a_small_s_keeps_the_card_and_its_s_model(question: str, variants: set[str]) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert set(mention.variants) == variants
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        ("Qwen2.5 14B on my 4080S 16GB", "rtx-4080-super"),
+        ("a 4070S with Mistral 7B", "rtx-4070-super"),
+        ("Llama 3.1 70B on an L40S", "l40s"),
+        ("8 H100s for Llama 3.1 405B", "h100-sxm"),  # no H100 S model: the plural only
+    ],
+)
+def test_a_capital_s_is_the_s_model(question: str, gpu: str) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert mention.gpu == gpu
+    assert not {"rtx-4080", "rtx-4070", "l40"} & set(mention.variants)
+
+
+# --- a runtime's features: said out of scope, not sized as if asked -------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I have a A10G GPU with 23GB VRAM and a 13B model. Does VLLM support quantized models?",
+        "is GGUF supported by SGLang for qwen 7b?",
+        "Is there support for AWQ in TGI with Mistral 7B on an L4?",
+    ],
+)
+def test_what_a_runtime_supports_is_said_out_of_scope(question: str) -> None:
+    from assistant.offline.planner import scope_only
+
+    p = parse_workload(question)
+    assert "what a runtime supports (formats, models, features)" in p.out_of_scope
+    assert scope_only(p)
+
+
+def test_a_figure_asked_beside_a_support_question_is_still_sized() -> None:
+    from assistant.offline.planner import scope_only
+
+    p = parse_workload("Does vLLM support llama 3.1 8b on a T4, and how much VRAM does it need?")
+    assert p.asked == "memory" and not scope_only(p)

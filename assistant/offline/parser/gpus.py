@@ -180,6 +180,26 @@ def _memory_said_beside(
     return start, end
 
 
+def _s_or_plural(t: Text, p: ParsedWorkload, match: NameMatch) -> NameMatch:
+    """A name ending in 's' where the catalog has both the card and its S model ('L40' and
+    'L40S', 'RTX 4080' and '4080 SUPER'): a capital S glued on is the S model ('4080S'); a
+    small one may be the plural as well ('2 L40s', 'two 4080s'), so both cards are kept as
+    variants — each sized, a verdict that differs between them asked about."""
+    text = t.original[match.start : match.end]
+    if len(text) < 3 or text[-1] not in "sS" or not text[-2].isalnum():
+        return match
+    base = gpu_index().find(text[:-1])
+    s_model = [m for m in gpu_index().find(text[:-1] + "S") if m.id != (base[0].id if base else "")]
+    s_model = s_model or gpu_index().find(text[:-1] + " super")
+    if len(base) != 1 or len(s_model) != 1 or base[0].id == s_model[0].id or base[0].variants:
+        return match
+    plain, model_s = base[0].id or "", s_model[0].id or ""
+    if text[-1] == "S":
+        return replace(match, id=model_s, variants=())
+    p.notes.append(f"'{text.strip()}' may be the {model_s} or several {plain}: both sized")
+    return replace(match, id=model_s, variants=(plain, model_s))
+
+
 def _words_before_the_name(
     t: Text, p: ParsedWorkload, match: NameMatch, start: int
 ) -> tuple[NameMatch, int]:
@@ -215,7 +235,7 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         text = t.original[match.start : match.end].strip()
         if count is None:
             count = _my_card(t, p, start, end, text, match.id)
-        match, start = _words_before_the_name(t, p, match, start)
+        match, start = _words_before_the_name(t, p, _s_or_plural(t, p, match), start)
         variants = list(match.variants)
         said_end = end
         gpu_id, ram_start, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
@@ -625,6 +645,9 @@ def _ram_bytes(number: str, unit: str) -> int:
     return _memory_bytes(number, "gib" if unit in ("gib", "gi") else "gb")
 
 
+_GPU_MEMORY_SAID = compiled(r"\bvram\b|\bgpu\s+memory\b|显存", re.I)
+
+
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5', '448GB
     DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
@@ -637,15 +660,23 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
         rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
         r"(?:\s*(?:ddr\s?\d|dram)\b)?"
     )
+    if _GPU_MEMORY_SAID.search(t.original) or gpu_index().find(t.original):
+        # 'my memory is only 256GB' beside cards and their VRAM: the machine's RAM.
+        pattern += (
+            r"|\b(?:my|our)\s+(?:system\s+|cpu\s+)?(?:memory|ram)\s+is\s+(?:only\s+|just\s+|about\s+)?"
+            rf"(?P<n3>{NUMBER})\s*(?P<u3>gb|gib|gi|g|tb|t)\b"
+        )
     for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
         t.consume(m.start(), m.end())
-        if m.group(1) is not None:
-            p.system_ram_bytes = _ram_bytes(m.group(1), m.group(2))
-        else:
-            p.system_ram_bytes = _ram_bytes(m.group("n2"), m.group("u2"))
+        number, unit_said = next(
+            (m.group(n), m.group(u))
+            for n, u in ((1, 2), ("n2", "u2"), ("n3", "u3"))
+            if (n != "n3" or "n3" in m.re.groupindex) and m.group(n) is not None
+        )
+        p.system_ram_bytes = _ram_bytes(number, unit_said)
 
 
 def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None:
