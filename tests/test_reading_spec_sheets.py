@@ -292,3 +292,27 @@ def test_a_use_of_ram_seen_is_not_the_machines_ram() -> None:
     p = parse_workload("Training the 7B model takes about 18GB of RAM. Will 13B fit a 24GB card?")
     assert p.system_ram_bytes is None
     assert "18GB" in [u.span.text for u in reading_of(p).unread_that_matters]
+
+
+# --- what gpu-sizer cannot answer, read where an earlier extractor took a word ---------------
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        # 'GPU' of 'GPU split' is read as hardware first; the topic is still said.
+        ("I have 3 x 3090s. What is the GPU split to run Llama 2 70B?", "tuning"),
+        ("where can i rent ECS with 8 A100S, best counting by hours", "availability"),
+        ("sgLang v0.3 breaks TP8 Llama 3.1 405B FP8 on 8xH100", "debugging"),
+        ("Error 18446744072635812000 loading Qwen3 4B on an RTX 3060", "debugging"),
+        ("Any plans to release a 2b version that can fit into a 4090?", "release"),
+        ("请问支持9070xt吗？", "supports"),  # 'is the 9070 XT supported?'
+    ],
+)
+def test_an_out_of_scope_topic_is_read(question: str, topic: str) -> None:
+    assert any(topic in said for said in parse_workload(question).out_of_scope), question
+
+
+def test_memory_left_free_is_not_availability() -> None:
+    p = parse_workload("Qwen2-VL-7B takes 18GB of my 24GB GPU, leaving 6GB available. Why slow?")
+    assert "live availability of GPUs" not in p.out_of_scope
