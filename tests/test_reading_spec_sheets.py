@@ -316,3 +316,59 @@ def test_an_out_of_scope_topic_is_read(question: str, topic: str) -> None:
 def test_memory_left_free_is_not_availability() -> None:
     p = parse_workload("Qwen2-VL-7B takes 18GB of my 24GB GPU, leaving 6GB available. Why slow?")
     assert "live availability of GPUs" not in p.out_of_scope
+
+
+# --- a card as tools print it: the longest name, its maker's words, its device list ----------
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        # V100 SXM2 comes with 16 GB or 32 GB (NVIDIA V100 datasheet): the 32 GB one is named.
+        ("Tesla V100-SXM2-32GB, can it run llama 2 13b?", "v100-sxm2-32gb", None),
+        ("2x Tesla V100-SXM2-32GB for llama 2 13b", "v100-sxm2-32gb", 2),
+        ("8x NVIDIA GeForce RTX 3090 for Llama 3.1 70B", "rtx-3090", 8),
+        ("GPUs: 2x (dual) RTX 3090, Llama 3.1 70B Q4_K_M?", "rtx-3090", 2),
+        # nvidia-smi's 'GPU 0:' … 'GPU 3:' lines: four cards.
+        (
+            "GPU 0: NVIDIA A100 80GB PCIe\nGPU 1: NVIDIA A100 80GB PCIe\n"
+            "GPU 2: NVIDIA A100 80GB PCIe\nGPU 3: NVIDIA A100 80GB PCIe\nmixtral 8x22b slow",
+            "a100-80gb-pcie",
+            4,
+        ),
+        # gpustat's '[0]' … '[7]': eight.
+        ("[0] Tesla V100-SXM2-32GB | 68°C … [7] Tesla V100-SXM2-32GB | 76°C", "v100-sxm2-32gb", 8),
+    ],
+)
+def test_a_card_as_tools_print_it(question: str, gpu: str, count: int | None) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert (mention.gpu, mention.count, mention.variants) == (gpu, count, [])
+    assert not [u for u in reading_of(parse_workload(question)).unread if u.kind == "hardware"]
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        # M2 Ultra with 192 GB; M1 Max with 64 GB (Apple's configurations).
+        (
+            "On my machine: M2 Ultra (60 GPU cores, 192GB memory), llama-2-70b-chat",
+            "apple-m2-ultra",
+        ),
+        ("M1 Max 32-core GPU 64GB: how fast is llama 3.1 8b?", "apple-m1-max"),
+    ],
+)
+def test_gpu_cores_are_no_gpu_count_and_the_memory_after_them_is_read(
+    question: str, gpu: str
+) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    assert (mention.gpu, mention.count, mention.variants) == (gpu, None, [])
+    assert p.gpu_count is None
+
+
+def test_code_pasted_with_nothing_asked_asks_what_to_answer() -> None:
+    p = parse_workload(
+        "- **GPU**: NVIDIA GeForce RTX 5060 Ti (16 GB) … "
+        'model = AutoModel.from_pretrained("D:/ai-models/Qwen2.5-3B-Instruct")'
+    )
+    assert [q.slot for q in p.questions] == ["asked"]
