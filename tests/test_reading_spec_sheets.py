@@ -372,3 +372,27 @@ def test_code_pasted_with_nothing_asked_asks_what_to_answer() -> None:
         'model = AutoModel.from_pretrained("D:/ai-models/Qwen2.5-3B-Instruct")'
     )
     assert [q.slot for q in p.questions] == ["asked"]
+
+
+# --- cloud instances as the GPUs they hold ---------------------------------------------------
+
+INSTANCES = [
+    # AWS EC2 accelerated-instance specifications: g5.48xlarge 8× A10G, g4dn.xlarge 1× T4,
+    # p4d.24xlarge 8× A100 40GB, p5.48xlarge 8× H100; Google Cloud a2-highgpu-8g 8× A100 40GB;
+    # Azure ND96isr_H100_v5 8× H100.
+    ("LLAMA 70B AWQ on an AWS G5.48xl machine, will it fit?", "a10g", 8),
+    ("can llama 3.1 8b run on a g4dn.xlarge?", "t4", 1),
+    ("mixtral 8x7b on a p4d.24xlarge, how many users?", "a100-40gb-sxm4", 8),
+    ("Qwen2.5 72B on a2-highgpu-8g", "a100-40gb-sxm4", 8),
+    ("ND96isr_H100_v5 for llama 3.1 405b fp8?", "h100-sxm", 8),
+    ("serve llama 3.1 405b bf16 on 2 p5.48xlarge", "h100-sxm", 16),  # two instances of 8
+    # A size the catalog does not list: the g5 family's A10G, its count said beside it.
+    ("I want to run LLama 3.1 70b on g5.4xlarge (1 A10 GPU 24GB). Expected throughput?", "a10g", 1),
+]
+
+
+@pytest.mark.parametrize(("question", "gpu", "count"), INSTANCES)
+def test_a_cloud_instance_is_its_gpus(question: str, gpu: str, count: int) -> None:
+    p = parse_workload(question)
+    assert [(m.gpu, m.count) for m in p.gpus] == [(gpu, count)]
+    assert not [u for u in reading_of(p).unread if u.kind == "hardware"]

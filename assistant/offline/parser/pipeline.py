@@ -32,6 +32,7 @@ from assistant.offline.parser.gpus import (
     extract_system_ram,
     unknown_gpus,
 )
+from assistant.offline.parser.instances import extract_cloud_instances
 from assistant.offline.parser.leftovers import (
     huge_numbers,
     negative_numbers,
@@ -135,6 +136,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_zero,
     extract_nodes,
     extract_system_ram,
+    extract_cloud_instances,  # 'g5.48xlarge' before the GPU names ('A10G GPU' beside it)
     extract_gpus,
     extract_gpu_generic,
     apply_nodes,
