@@ -396,3 +396,32 @@ def test_a_cloud_instance_is_its_gpus(question: str, gpu: str, count: int) -> No
     p = parse_workload(question)
     assert [(m.gpu, m.count) for m in p.gpus] == [(gpu, count)]
     assert not [u for u in reading_of(p).unread if u.kind == "hardware"]
+
+
+# --- NVIDIA's boxes and machines counted: their GPUs in all ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "variants", "count"),
+    [
+        # DGX H100 / DGX A100 / HGX H200: 8 SXM GPUs each (NVIDIA DGX and HGX datasheets).
+        ("can 4 DGX H100 train llama 3.1 70b full fine-tune?", {"h100-sxm"}, 32),
+        ("a DGX A100 for mixtral 8x22b", {"a100-40gb-sxm4", "a100-80gb-sxm4"}, 8),
+        ("two HGX H200 for deepseek v3 fp8", {"h200-sxm"}, 16),
+        ("we have 2x 8xA100 servers, can we serve llama 3.1 405b fp8?", None, 16),
+    ],
+)
+def test_boxes_and_machines_are_their_gpus(
+    question: str, variants: set[str] | None, count: int
+) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    assert mention.count == count
+    if variants is not None:
+        assert (set(mention.variants) or {mention.gpu}) == variants
+    assert not reading_of(p).unread_that_matters
+
+
+def test_the_dgx_spark_is_its_own_machine() -> None:
+    (mention,) = parse_workload("DGX Spark for llama 3.1 70b q4").gpus
+    assert (mention.gpu, mention.count) == ("dgx-spark-gb10", None)

@@ -38,7 +38,12 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
     # '2 H100*8 machines', 'two 8x H100 nodes', 'three A100 nodes, each with 8 …': the node
     # count before the GPU words; only the count and the node word are consumed, so the GPU
     # (and its count per node) is read by the GPU extractor.
-    for m in compiled(rf"(?<![\w.]){QW}\s+(?={_NODE_GPU}\s+{_NODE}\b)", re.I).finditer(t.work):
+    # ('2x 8xA100 servers': the machines counted with an 'x' too.)
+    for m in compiled(
+        # ('8x H100 nodes' is nodes of 8: the 'x' counts machines only before another count.)
+        rf"(?<![\w.]){QW}(?:\s*[x×*](?=\s*\d{{1,2}}\s*[x×*]))?\s+(?={_NODE_GPU}\s+{_NODE}\b)",
+        re.I,
+    ).finditer(t.work):
         tail = compiled(rf"{_NODE_GPU}\s+({_NODE})\b", re.I).match(t.work, m.end())
         if tail is None:
             continue
@@ -200,6 +205,36 @@ def _s_or_plural(t: Text, p: ParsedWorkload, match: NameMatch) -> NameMatch:
     return replace(match, id=model_s, variants=(plain, model_s))
 
 
+_BOXES_BEFORE = compiled(
+    rf"(?:\b({NUMBER}|{WORD_NUMBER})\s*(?:x|×|\*)?\s*)?\b(?:nvidia\s+)?(?:dgx|hgx)[\s-]*$", re.I
+)
+"""'4 DGX H100', 'an HGX A100', 'two DGX A100s': NVIDIA's 8-GPU SXM boxes, counted."""
+
+
+def _in_boxes(
+    t: Text, p: ParsedWorkload, match: NameMatch, count: int | None, start: int
+) -> tuple[NameMatch, int | None, int]:
+    """GPUs said as DGX / HGX boxes: the SXM card (the boxes hold no other), the count the boxes
+    times their GPUs each (the catalog's gpus_per_node: 8 for every DGX / HGX of the catalog)."""
+    boxes = _BOXES_BEFORE.search(t.work[max(0, start - 24) : start])
+    if boxes is None:
+        return match, count, start
+    catalog = get_catalog()
+    sxm = [v for v in match.variants or (match.id,) if v and catalog.gpus[v].form_factor == "sxm"]
+    per_box = {catalog.gpus[v].gpus_per_node for v in sxm}
+    if not sxm or len(per_box) != 1 or None in per_box:
+        return match, count, start
+    each = per_box.pop() or 0
+    n = positive_int(boxes.group(1)) if boxes.group(1) else 1
+    if n is None:
+        return match, count, start
+    total = n * each
+    p.notes.append(f"{n:,} × {boxes.group(0).strip().split()[-1]} read as {total:,} SXM GPUs")
+    match = replace(match, id=sxm[0] if match.id not in sxm else match.id)
+    match = replace(match, variants=tuple(sxm) if len(sxm) > 1 else ())
+    return match, total, start - len(boxes.group(0))
+
+
 def _words_before_the_name(
     t: Text, p: ParsedWorkload, match: NameMatch, start: int
 ) -> tuple[NameMatch, int]:
@@ -241,6 +276,7 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         if count is None:
             count = _my_card(t, p, start, end, text, match.id)
         match, start = _words_before_the_name(t, p, _s_or_plural(t, p, match), start)
+        match, count, start = _in_boxes(t, p, match, count, start)
         variants = list(match.variants)
         said_end = end
         gpu_id, ram_start, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
