@@ -425,3 +425,26 @@ def test_boxes_and_machines_are_their_gpus(
 def test_the_dgx_spark_is_its_own_machine() -> None:
     (mention,) = parse_workload("DGX Spark for llama 3.1 70b q4").gpus
     assert (mention.gpu, mention.count) == ("dgx-spark-gb10", None)
+
+
+# --- ExLlamaV2 named: read, sized with the generic overheads, said so ----------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "engine"),
+    [
+        ("Does Exllama V2 run Llama 2 70B on 2 RTX 3090s?", "exllamav2"),
+        ("Qwen2.5 14B EXL2 on my 4080 16GB, will it fit?", "exllamav2"),
+    ],
+)
+def test_exllamav2_is_read_as_named(question: str, engine: str) -> None:
+    p = parse_workload(question)
+    assert p.engine_named == engine
+    assert any("generic engine overheads" in n for n in p.notes)
+
+
+def test_an_exl2_bit_rate_is_held_not_guessed() -> None:
+    # gpu-sizer has no EXL2 format: 4.65 bits per weight is not sized as another format.
+    p = parse_workload("Will Llama2-70B EXL2 at 4.65 bits per weight fit on 2 RTX 3090s?")
+    assert p.weights is None
+    assert "4.65 bits" in [u.span.text for u in reading_of(p).unread_that_matters]

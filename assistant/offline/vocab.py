@@ -175,6 +175,13 @@ ENGINES: tuple[tuple[str, str, str | None], ...] = (
         "generic",
         "'{text}' sized with the generic engine overheads",
     ),
+    (
+        # ExLlamaV2 (and its EXL2 quants): named, sized with the generic overheads — no memory
+        # rule of its own is modelled. (MLX is read as the Mac's local app, `extract_owned`.)
+        r"\bex[\s-]?llama[\s-]?v?2\b|\bexl2\b|\bexllama\b",
+        "generic",
+        "'{text}' sized with the generic engine overheads (no {text}-specific memory rule)",
+    ),
 )
 
 # (pattern, ZeRO stage, note or None). FSDP's sharding strategies map onto ZeRO stages (PyTorch

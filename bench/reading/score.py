@@ -172,6 +172,7 @@ def read(question: str) -> tuple[dict[str, Any], bool]:
         _ENGINES.get(p.launcher or "")
         or p.serve_engine
         or p.engine_named
+        or p.local_app  # 'mlx', 'LM Studio': the Mac's or the desktop's app, read as such
         or (p.engine if p.engine != "generic" else None)
     )
     if engine is not None:

@@ -212,6 +212,7 @@ _ENGINE_NAMES = (
     (r"llama\.cpp", "llama.cpp"),
     (r"ollama", "ollama"),
     (r"lm\s+studio", "lm-studio"),
+    (r"ex[\s-]?llama|exl2", "exllamav2"),
 )
 
 
