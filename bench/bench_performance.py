@@ -239,9 +239,14 @@ def run() -> dict[str, Any]:
 
 
 FAMILY_NOTES: dict[str, str] = {
-    "TensorRT-LLM": "the held-out publication is MLPerf v4.1 (8-GPU offline throughput); the "
-    "fit's full-load rows are NVIDIA NIM's TP 2 runs only, so the 8-GPU Llama-2-70B rows come "
-    "out 0.61-0.71× and Mixtral 1.25× (the MoE GEMM efficiency had rested on MLPerf's rows)",
+    "TensorRT-LLM": "the held-out publication is MLPerf v4.0 (Llama-2-70B offline); the GEMM "
+    "MFU of TensorRT-LLM FP8 on Hopper now rests on NIM's and MLPerf v4.1's rows. H100-SXM and "
+    "H200 come out 1.07× and 0.95×, the H100 NVL 1.33× and the GH200 0.85×: compute scales by "
+    "the datasheet peak alone, and per GPU the NVL's 350-400 W board delivers 0.69× the same "
+    "round's H100-SXM (datasheet 0.84×) while the GH200, with its larger module power, delivers "
+    "1.12× the 700 W H200 (datasheet 1.0×). In the fit, Mixtral comes out 1.56-1.69×: MoE "
+    "expert GEMMs run at the dense efficiency, since v4.1's two Mixtral rows are too few for a "
+    "MoE constant",
     "llama.cpp Metal": "the held-out publication is XiongjieDai's May-2024 runs (`main -n "
     "1024`, Q4_K_M and F16 on M1 Max, M2 Ultra, M3 Max); the fit's K-quant Metal rows are the "
     "2026 builds' (normiebench, geerlingguy), which run K-quants faster, so the 2024 M1 Max "
