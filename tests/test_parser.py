@@ -297,6 +297,15 @@ def test_random_text_never_crashes(text: str) -> None:
                 "GB",
                 "batch of",
                 "/",
+                # The claim words ('0% more', 'uses 0GB', 'needs 0 GB of VRAM'): a zero
+                # claimed once crashed the reader (a Claim must be positive).
+                "%",
+                "more",
+                "uses",
+                "needs",
+                "of VRAM",
+                "bytes per parameter",
+                "than the model",
             ]
         ),
         max_size=20,
@@ -304,6 +313,23 @@ def test_random_text_never_crashes(text: str) -> None:
 )
 def test_domain_word_soup_never_crashes(words: list[str]) -> None:
     parse_workload(" ".join(words))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my GPU is 0% utilized when running llama 3.1 8b",
+        "it takes 0% more memory than the model",
+        "it needs 0 GB of VRAM, right?",
+        "0 bytes per parameter for Mistral 7B",
+        "0x the model size for the KV cache",
+    ],
+)
+def test_a_zero_claimed_is_words_not_understood_never_an_error(text: str) -> None:
+    # A claim of nothing cannot be checked (the model needs more than 0 bytes): its words are
+    # kept as not understood, for the coverage gate to name.
+    parsed = parse_workload(text)
+    assert not [c for c in parsed.claims if c.value <= 0]
 
 
 # --- review fixes: spellings that were misread or silently dropped ---------------------------

@@ -9,6 +9,9 @@ Read after the model names (so '7B' is the model) and before budgets, GPUs and p
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from pydantic import ValidationError
 
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
@@ -63,6 +66,8 @@ _NEED_VRAM = (
     rf"\b(?:needs?|requires?|(?:be\s+)?at\s+least)\s+{_ABOUT}{_NUM}\s*(gb|gib|tb)\s+(?:of\s+)?"
     r"(?:vram|gpu\s+memory|memory)\b"
 )
+_MY_MEMORY = compiled(r"\b(?:my|our)\s+(?:system\s+|cpu\s+)?(?:memory|ram)\s*$", re.I)
+"""'my memory' / 'our RAM' right before 'is …GB': the machine's memory said, not a need."""
 _SEEN_VERB = r"(?:uses|used|using|took|consumes?|consuming|occupies|occupied|eats|ate|allocates?)\b"
 """The verbs of a memory use seen, not a rule stated."""
 _UNITS: dict[str, MemoryUnit] = {"gb": "GB", "g": "GB", "gib": "GiB", "tb": "TB"}
@@ -76,45 +81,50 @@ def _number(text: str) -> float:
     return float(text)
 
 
+def _claim(p: ParsedWorkload, **fields: Any) -> bool:
+    """Add the claim the words state; one no claim can hold ('0% more', '0 GB': the model
+    needs more than nothing) is kept as words not understood, never an error. Whether it was
+    added."""
+    try:
+        p.claims.append(Claim(**fields))
+    except ValidationError:
+        p.unplaced.append(str(fields["words"]))
+        return False
+    return True
+
+
 def extract_claims(t: Text, p: ParsedWorkload) -> None:
     """Bytes per parameter, a multiple of the model, a percentage more, and a memory figure
     stated as a conclusion, each as a `Claim`."""
     for m in t.each(_BYTES_PER_PARAMETER):
-        p.claims.append(
-            Claim(kind="bytes_per_parameter", value=_number(m.group(1)), words=m.group(0).strip())
-        )
+        _claim(p, kind="bytes_per_parameter", value=_number(m.group(1)), words=m.group(0).strip())
     for m in t.each(_GB_PER_BILLION):
         # '0.5 GB per billion parameters' is 0.5 bytes per parameter (1e9 B / 1e9 parameters).
         amount = 0.5 if m.group("half") else _number(m.group("n"))
-        p.claims.append(Claim(kind="bytes_per_parameter", value=amount, words=m.group(0).strip()))
+        _claim(p, kind="bytes_per_parameter", value=amount, words=m.group(0).strip())
     for m in t.each(_MULTIPLE):
-        p.claims.append(
-            Claim(kind="multiple_of_model", value=_number(m.group(1)), words=m.group(0).strip())
-        )
+        _claim(p, kind="multiple_of_model", value=_number(m.group(1)), words=m.group(0).strip())
     for m in t.each(_PERCENT_MORE):
         low, high, single = m.group(1), m.group(2), m.group(3)
         if single is not None:
-            claim = Claim(
-                kind="percent_over_model", value=_number(single), words=m.group(0).strip()
-            )
+            _claim(p, kind="percent_over_model", value=_number(single), words=m.group(0).strip())
         else:
-            claim = Claim(
-                kind="percent_over_model",
-                value=_number(low),
-                high=_number(high),
-                words=m.group(0).strip(),
+            words = m.group(0).strip()
+            _claim(
+                p, kind="percent_over_model", value=_number(low), high=_number(high), words=words
             )
-        p.claims.append(claim)
     for m in t.each(_NEED_VRAM):
         unit = _UNITS[m.group(2).lower()]
-        p.claims.append(
-            Claim(kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
-        )
-    for m in t.each(_MEMORY):
+        _claim(p, kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
+    for m in compiled(_MEMORY, re.I).finditer(t.work):
+        if _MY_MEMORY.search(t.work[max(0, m.start() - 24) : m.start()]):
+            continue  # 'my memory is only 256GB': the machine's RAM (extract_system_ram)
+        t.consume(m.start(), m.end())
         unit = _UNITS[m.group(2).lower()]
-        p.claims.append(
-            Claim(kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
-        )
+        if not _claim(
+            p, kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip()
+        ):
+            continue
         if compiled(_SEEN_VERB, re.I).match(m.group(0)):
             p.asked = p.asked or "memory"  # 'it uses 70GB, why?': the memory it needs, asked
             p.notes.append(

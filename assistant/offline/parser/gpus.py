@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from assistant.offline.names import gpu_index, gpus_with_capacity
+from assistant.offline.names import NameMatch, gpu_index, gpus_with_capacity
 from assistant.offline.parser.text import QW, Text, positive_int
 from assistant.reading.parsed import GpuMention, ParsedWorkload
 from assistant.reading.quantities import NUMBER, WORD_NUMBER
@@ -180,13 +180,51 @@ def _memory_said_beside(
     return start, end
 
 
+def _s_or_plural(t: Text, p: ParsedWorkload, match: NameMatch) -> NameMatch:
+    """A name ending in 's' where the catalog has both the card and its S model ('L40' and
+    'L40S', 'RTX 4080' and '4080 SUPER'): a capital S glued on is the S model ('4080S'); a
+    small one may be the plural as well ('2 L40s', 'two 4080s'), so both cards are kept as
+    variants — each sized, a verdict that differs between them asked about."""
+    text = t.original[match.start : match.end]
+    if len(text) < 3 or text[-1] not in "sS" or not text[-2].isalnum():
+        return match
+    base = gpu_index().find(text[:-1])
+    s_model = [m for m in gpu_index().find(text[:-1] + "S") if m.id != (base[0].id if base else "")]
+    s_model = s_model or gpu_index().find(text[:-1] + " super")
+    if len(base) != 1 or len(s_model) != 1 or base[0].id == s_model[0].id or base[0].variants:
+        return match
+    plain, model_s = base[0].id or "", s_model[0].id or ""
+    if text[-1] == "S":
+        return replace(match, id=model_s, variants=())
+    p.notes.append(f"'{text.strip()}' may be the {model_s} or several {plain}: both sized")
+    return replace(match, id=model_s, variants=(plain, model_s))
+
+
+def _words_before_the_name(
+    t: Text, p: ParsedWorkload, match: NameMatch, start: int
+) -> tuple[NameMatch, int]:
+    """The words before a card's name that say which card: 'GTX' before an RTX number (a slip:
+    there is no GTX 3060), 'laptop' before a card with a laptop part; the span widened to them."""
+    gtx = _GTX_BEFORE.search(t.work[max(0, start - 12) : start])
+    if gtx and (match.id or "").startswith("rtx-"):
+        start -= len(gtx.group(0))
+        p.notes.append(f"'{t.original[start : match.end].strip()}' read as the RTX card")
+    laptop = _LAPTOP_BEFORE.search(t.work[max(0, start - 20) : start])
+    if laptop and f"{match.id}-laptop" in get_catalog().gpus:
+        # "my laptop's RTX 4080": the laptop part, not the desktop card of that name.
+        match = replace(match, id=f"{match.id}-laptop", variants=())
+        start -= len(laptop.group(0))
+    return match, start
+
+
 def extract_gpus(t: Text, p: ParsedWorkload) -> None:
     """Catalog GPUs by name with the count said before ('8x H100') or after ('H100 x 8');
     'vs' / 'or' between two GPUs asks for a comparison."""
     count_before = compiled(
         # 'a pair of 4090s', 'a couple of A100s': the count word with its 'of'.
         # '8-GPU A800', '8 GPU H100': the count with the word GPU before the name.
-        rf"(?:\b({NUMBER})\s*(?:x|×|\*|-?\s*gpus?\b)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*"
+        # Not the tail of a version or a decimal ('macOS 13.4.1 M1 Pro' is no 4 M1 Pros).
+        rf"(?:(?<![\d.,])\b({NUMBER})\s*(?:x|×|\*|-?\s*gpus?\b)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*"
         r"(?:nvidia\s+|amd\s+)?$",
         re.I,
     )
@@ -197,13 +235,8 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         text = t.original[match.start : match.end].strip()
         if count is None:
             count = _my_card(t, p, start, end, text, match.id)
+        match, start = _words_before_the_name(t, p, _s_or_plural(t, p, match), start)
         variants = list(match.variants)
-        laptop = _LAPTOP_BEFORE.search(t.work[max(0, start - 20) : start])
-        if laptop and f"{match.id}-laptop" in get_catalog().gpus:
-            # "my laptop's RTX 4080": the laptop part, not the desktop card of that name.
-            match = replace(match, id=f"{match.id}-laptop", variants=())
-            variants = []
-            start -= len(laptop.group(0))
         said_end = end
         gpu_id, ram_start, end, bin_note = _with_stated_ram(t, match.id, match.start, end)
         # The RAM said picks the configuration — the default one too ('M2 Ultra with 192GB').
@@ -304,6 +337,9 @@ _LAPTOP_BEFORE = compiled(
     re.I,
 )
 """'my laptop's RTX 4080', 'laptop GPU is a 4070': a laptop part named before the card."""
+
+_GTX_BEFORE = compiled(r"\b(?:nvidia\s+)?(?:geforce\s+)?gtx[\s-]*$", re.I)
+"""'GTX' before an RTX card's number ('GTX 3060', 'GeForce GTX 4090'): a slip for RTX."""
 
 _MINE = compiled(r"\b(my|our)\s+(?:nvidia\s+|amd\s+)?$", re.I)
 """'my' / 'our' right before a GPU's name: the user's own card."""
@@ -487,8 +523,9 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(
         # Not the digits of a name ('2 A600 cards' is no 600 cards), nor a card's model number
         # before the word ('1060 GPU': a count that large is said in the plural).
-        rf"(?<![\w.,])(?!\d{{4}}\s*(?:gpu|card)\b){QW}?\s*(?:[x×*]\s*)?{consumer.format('pre')}{mem}{consumer.format('post')}"
-        rf"{gpu_word}\b" + with_memory
+        # Nor a number on the line above a 'GPU:' label ('RAM: 16GB DDR 4' / 'GPU: …').
+        rf"(?<![\w.,])(?!\d{{4}}\s*(?:gpu|card)\b){QW}?[^\S\n]*(?:[x×*]\s*)?{consumer.format('pre')}{mem}"
+        rf"{consumer.format('post')}{gpu_word}\b(?!(?<=gpu)\s*[:：])" + with_memory
     ):
         if m.group(1):
             p.gpu_count = positive_int(m.group(1))
@@ -585,7 +622,8 @@ _GPU_LIKE = (
 # A memory amount right after ('M2 Ultra 192GB', 'RTX 3090 with 24 GB') or before
 # ('192 GB M2 Ultra') a GPU name.
 _MEMORY_AFTER = compiled(
-    rf"^\s*(?:\(|,)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
+    # 'V100-32G', 'h100-80g': the memory joined to the name by a hyphen too.
+    rf"^(?:\s*(?:\(|,)|-)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
     r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
     re.I,
 )
@@ -607,26 +645,38 @@ def _ram_bytes(number: str, unit: str) -> int:
     return _memory_bytes(number, "gib" if unit in ("gib", "gi") else "gb")
 
 
+_GPU_MEMORY_SAID = compiled(r"\bvram\b|\bgpu\s+memory\b|显存", re.I)
+
+
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5', '448GB
     DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
-    ram = r"(?:system\s+memory\b|(?:system\s+|ddr\d\s+)?(?:ram|dram|ddr\d)\b)"
+    ram = r"(?:system\s+memory\b|(?:system\s+|ddr\s?\d\s+)?(?:ram|dram|ddr\s?\d)\b)"
     unit = r"(gb|gib|gi|g|tb|t)"
     label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=]?\s*"
     pattern = (
         # Not the figure before a label ('16G RAM 64G': the 16G is the card's).
         rf"\b({NUMBER})\s*{unit}\s+(?:of\s+)?{ram}(?!\s*[:：=]?\s*\d)"
         rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
+        r"(?:\s*(?:ddr\s?\d|dram)\b)?"
     )
+    if _GPU_MEMORY_SAID.search(t.original) or gpu_index().find(t.original):
+        # 'my memory is only 256GB' beside cards and their VRAM: the machine's RAM.
+        pattern += (
+            r"|\b(?:my|our)\s+(?:system\s+|cpu\s+)?(?:memory|ram)\s+is\s+(?:only\s+|just\s+|about\s+)?"
+            rf"(?P<n3>{NUMBER})\s*(?P<u3>gb|gib|gi|g|tb|t)\b"
+        )
     for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
         t.consume(m.start(), m.end())
-        if m.group(1) is not None:
-            p.system_ram_bytes = _ram_bytes(m.group(1), m.group(2))
-        else:
-            p.system_ram_bytes = _ram_bytes(m.group("n2"), m.group("u2"))
+        number, unit_said = next(
+            (m.group(n), m.group(u))
+            for n, u in ((1, 2), ("n2", "u2"), ("n3", "u3"))
+            if (n != "n3" or "n3" in m.re.groupindex) and m.group(n) is not None
+        )
+        p.system_ram_bytes = _ram_bytes(number, unit_said)
 
 
 def _stated_memory(t: Text, start: int, end: int) -> tuple[int, int, int] | None:
@@ -647,7 +697,7 @@ def _cut_number(text: str, start: int) -> bool:
 
 
 _COUNT_BEFORE = compiled(
-    rf"(?:\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:gpus?\s+|cards?\s+)?"
+    rf"(?:(?<![\d.,])\b({NUMBER})\s*(?:x|×|\*)?|\b({WORD_NUMBER}))\s*(?:gpus?\s+|cards?\s+)?"
     r"(?:nvidia\s+|amd\s+|geforce\s+)*$",
     re.I,
 )

@@ -160,11 +160,14 @@ _AFTER_BARE_LENGTH = (
 
 
 def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
-    """'batch 64 of Qwen2.5 7B at 8k', 'Llama 3.1 8B with 32k': a bare token length after 'at'
-    / 'with' is the context. Only 'Nk' or a plain power of two ≥ 512 (how windows are written:
-    4096, 8192) is read so; other bare numbers stay unplaced rather than guessed."""
+    """'batch 64 of Qwen2.5 7B at 8k', 'Llama 3.1 8B with 32k', 'the full 128k': a bare token
+    length after 'at' / 'with' / 'full' is the context. Only 'Nk' or a plain power of two
+    ≥ 512 (how windows are written: 4096, 8192) is read so; other bare numbers stay unplaced
+    rather than guessed."""
     for m in compiled(
-        rf"\b(?:at|with|@)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}", re.I
+        # 'the full 128k': the whole window, a context too.
+        rf"\b(?:at|with|@|full)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}",
+        re.I,
     ).finditer(t.work):
         text = m.group(1).replace(" ", "")
         tokens, note = context_tokens_from(text)

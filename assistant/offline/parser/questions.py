@@ -26,10 +26,13 @@ _HARDWARE_NEXT = (
 
 _MEM = r"(?:memory|mem|(?:ram\s*/\s*)?vram|gpu\s+ram|video\s+ram)"
 _MEMORY_ASKED_ELSEWHERE = r"需要多少(?:显存|内存)|多少显存|显存需求"
+_MINIMUM = r"(?:mini[mn]u[mn]|minumum|minium|min\.?)"
+"""'minimum' as typed in a hurry ('Mininum VRAM?', 'min VRAM')."""
 _MEMORY_ASKED = (
-    rf"\bhow\s+much\s+(?:more\s+)?(?:gpu\s+|video\s+)?(?:{_MEM}|ram)\b"
-    rf"|\bminimum\s+(?:capacity|{_MEM})\b"
-    rf"|\b(?:required|needed|necessary|minimum)\s+(?:gpu\s+)?{_MEM}\b"
+    # 'how much VRAM', and 'how many mem' as non-native speakers write it.
+    rf"\bhow\s+(?:much|many)\s+(?:more\s+)?(?:gpu\s+|video\s+)?(?:{_MEM}|ram)\b"
+    rf"|\b{_MINIMUM}\s+(?:capacity|{_MEM})\b"
+    rf"|\b(?:required|needed|necessary|{_MINIMUM})\s+(?:gpu\s+)?{_MEM}\b"
     rf"|\b(?:gpu\s+)?{_MEM}\)?\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
     rf"|\b{_MEM}\s+(?:usage|consumption)\b"
     rf"|{_MEMORY_ASKED_ELSEWHERE}"
@@ -245,6 +248,24 @@ _HOW_TO_RUN = (
 named, what to run it on."""
 
 
+def _count_asked_not_said(after: str, p: ParsedWorkload) -> None:
+    """'How many H100-80G are needed …? I used 72 H100-80G': the count of the card named after
+    'how many' is what is asked, so a count said elsewhere is the one tried, not the one to
+    size on. ('how many 8xH100 nodes' asks nodes: the per-node count stays.)"""
+    named = compiled(r"\s+(?:more\s+)?(?P<name>[a-z][\w-]*\d[\w-]*)", re.I).match(after)
+    if named is None or len(p.gpus) != 1 or p.gpus[0].count is None:
+        return
+    mention = p.gpus[0]
+    key = named.group("name").lower().rstrip("s")
+    if not mention.text.lower().replace(" ", "").startswith(key.split("-")[0]):
+        return
+    p.notes.append(
+        f"'{mention.count:,} {mention.text}' read as the count you have or tried: how many are "
+        "needed is what is asked"
+    )
+    mention.count = None
+
+
 def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     """A yes/no question ('Can my 3090 run Qwen3 32B?', 'so it squeezes onto a 16 GB V100,
     yes?', 'is it possible to run…'): the answer opens with yes or no. Read after every
@@ -372,15 +393,20 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
             p.capacity = True
         elif p.asked is None:
             p.asked = "gpu_count"
-    if p.asked is None and t.each(
+    needed = p.asked is None and t.each(
         r"\bhow\s+many\s+(?:(?:of\s+)?(?:them|those)\s+)?(?:do|would|will|should|shall)\s+"
         r"(?:i|we|you)\s+need\b"
-    ):
+    )
+    if needed:
         p.asked = "gpu_count"  # 'how many do I need?': of the hardware, none other counted
+        # 'How many A100s do I need?' (the name already read): the count asked is of it.
+        _count_asked_not_said(t.original[needed[0].start() + len("how many") :], p)
     for m in t.each(r"\bhow\s+many\b|\bnumber\s+of\b|\bhow\s+much\s+hardware\b"):
         # 'how many A10G?', 'how many GPUs do I need': a count of GPUs asked.
-        if compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]) and p.asked is None:
-            p.asked = "gpu_count"
+        if compiled(_HARDWARE_NEXT, re.I).match(t.original[m.end() :]):
+            p.asked = p.asked or "gpu_count"
+            if p.asked == "gpu_count":
+                _count_asked_not_said(t.original[m.end() :], p)
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
     extract_yes_no(t, p)
@@ -411,5 +437,13 @@ def extract_max_context_question(t: Text, p: ParsedWorkload) -> None:
         rf"|\bhow\s+many\s+tokens\s+(?:of\s+)?{_CTX}\b"
         rf"|\bwhat(?:'s|\s+is)?\s+(?:the\s+)?{_CTX}\s+(?:(?:can|could|will|would|do|does)\s+)?"
         rf"(?:(?:i|we|you|it)\s+)?{_FIT}\b"
+        # 'What context size … is best?', 'what context do I set?', 'the best context length'.
+        rf"|\bwhat\s+{_CTX}\b(?=[^?.]{{0,80}}?\b(?:is\s+best|(?:should|do|can)\s+(?:i|we)\s+"
+        r"(?:set|use|choose|pick)|to\s+(?:set|use))\b)"
+        rf"|\b(?:best|optimal|ideal|recommended|right)\s+{_CTX}\b"
+        # 'a good choice for max-model-len': the engine's context flag as what is asked.
+        r"|\b(?:good|best|right|optimal|reasonable|sensible)\s+(?:choice|value|setting)\s+for\s+"
+        r"(?:the\s+)?(?:--?)?(?:max[-_\s]model[-_\s]len|ctx[-_]size|num[-_]ctx|n[-_]ctx|"
+        r"max[-_]seq[-_]len|context(?:\s+(?:length|size|window))?)\b"
     ):
         p.max_context = True

@@ -8,6 +8,13 @@ from __future__ import annotations
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
 
+_RUNTIMES = (
+    r"it|vllm|sglang|tgi|text[\s-]generation[\s-]inference|llama\.?cpp|ollama|lm\s+studio|"
+    r"exllama(?:v2)?|tensorrt(?:[\s-]llm)?|trt[\s-]llm|ktransformers|mlx|transformers|lmdeploy|"
+    r"koboldcpp|the\s+(?:engine|server|runtime|library|framework)"
+)
+"""The runtimes a support question names ('does vLLM support …')."""
+
 # (pattern, topic, what gpu-sizer answers instead)
 OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
     (
@@ -57,6 +64,17 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "cost — for the engines it models (vLLM, llama.cpp, Ollama …)",
     ),
     (
+        # 'Does vLLM support quantized models?', 'is GGUF supported by SGLang?', 'is there
+        # support for AWQ in TGI?': a runtime's features, not a sizing.
+        rf"\b(?:does|do|will|would|can)\s+(?:{_RUNTIMES})\s+(?:now\s+|also\s+|still\s+|even\s+)?"
+        r"support\b"
+        rf"|\b(?:is|are)\s+[\w.\s-]{{1,40}}?\s+supported\s+(?:by|in|on|with)\s+(?:{_RUNTIMES})\b"
+        rf"|\bis\s+there\s+(?:any\s+)?support\s+for\b",
+        "what a runtime supports (formats, models, features)",
+        "it sizes what a setup needs — memory per GPU, speed and cost — for the formats the "
+        "engines it models load (bf16, fp8, AWQ, GPTQ, GGUF types)",
+    ),
+    (
         r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
         r"|\b(?:cpu|ram)[\s-]only\b|\bonly\s+(?:on\s+)?(?:the\s+)?cpu\b",
         "running on a CPU without a GPU",
@@ -87,7 +105,10 @@ def instead_of(topic: str) -> str:
     return next(instead for _p, name, instead in OUT_OF_SCOPE if name == topic)
 
 
-_THE_QUESTION_ITSELF = ("how a runtime uses the hardware (detecting GPUs, which GPUs it supports)",)
+_THE_QUESTION_ITSELF = (
+    "how a runtime uses the hardware (detecting GPUs, which GPUs it supports)",
+    "what a runtime supports (formats, models, features)",
+)
 """Topics that are what a yes/no asks when they are said ('does vLLM automatically use both my
 GPUs when I serve Llama 2 13B?' asks about vLLM, not whether 13B fits two GPUs): only a figure
 asked outright (memory, speed, a count …) is sized beside them."""

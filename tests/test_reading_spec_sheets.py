@@ -1,0 +1,242 @@
+"""Issue 27: hardware as people paste it — spec lists, memory joined to the card's name, version
+numbers beside a chip, 'minimum VRAM' typed in a hurry, the context flag asked about, and a
+count asked for beside a count tried. Each class over several phrasings; the memory figures
+are the cards' datasheet amounts."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from assistant.reading.of_parsed import reading_of
+from tools.units import GB
+
+# --- a number that is not a count: a version, a memory type, a line above a label -----------
+
+NOT_A_COUNT = [
+    # (question, catalog GPU read) — no count anywhere in the question.
+    ("Performance with M1 Pro 16GB: is it normal? macOS 13.4.1 M1 Pro 16GB", "apple-m1-pro-16gb"),
+    ("Specs: RAM: 16GB DDR 4\nGPU: GTX 3060 (12 GB VRAM)", "rtx-3060-12gb"),
+    ("Ubuntu 22.04.3 with an RTX 4090, can it run Mistral 7B?", "rtx-4090"),
+    ("CUDA 12.4.1 RTX 3090 will llama 3.1 8b fit?", "rtx-3090"),
+]
+
+
+@pytest.mark.parametrize(("question", "gpu"), NOT_A_COUNT)
+def test_a_version_or_a_memory_type_is_no_gpu_count(question: str, gpu: str) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    # One card ('an RTX 4090': one), never the 4 of '13.4.1' or of 'DDR 4'.
+    assert mention.gpu == gpu and mention.count in (None, 1)
+    assert p.gpu_count is None
+
+
+def test_a_count_on_its_own_line_above_a_label_is_not_the_gpu_count() -> None:
+    # '4' ends the RAM line ('DDR 4'); 'GPU:' labels the next one.
+    p = parse_workload("RAM: 32GB DDR 4\nGPU: RTX 4070")
+    assert [(m.gpu, m.count) for m in p.gpus] == [("rtx-4070", None)]
+    # The RAM line is read whole: 32 GB of system RAM, DDR4 its type (nothing left unread).
+    assert p.system_ram_bytes == 32 * GB
+    assert not [u for u in reading_of(p).unread_that_matters if "DDR" in u.span.text]
+
+
+@pytest.mark.parametrize(
+    "question", ["I have 2 GPUs: 3090 and 4090", "4 GPUs with 48GB memory", "2x 4090 for Qwen 32B"]
+)
+def test_counts_said_with_the_gpus_stay_read(question: str) -> None:
+    p = parse_workload(question)
+    counted = [m.count for m in p.gpus if m.count is not None]
+    assert counted or p.gpu_count is not None
+
+
+# --- memory joined to the name: the variant said is the one sized ----------------------------
+
+JOINED_MEMORY = [
+    # V100: 16 GB and 32 GB (NVIDIA V100 datasheet); H100: 80 GB SXM / PCIe, 94 GB NVL;
+    # A100: 40 GB and 80 GB.
+    ("could starcoder 15b run inference on V100-32G?", {"v100-pcie-32gb", "v100-sxm2-32gb"}, 32),
+    ("How many h100-80g are needed to fully train GPT-OSS 120b?", {"h100-sxm", "h100-pcie"}, 80),
+    ("llama 3.1 70b on 4x A100-40GB?", {"a100-40gb-pcie", "a100-40gb-sxm4"}, 40),
+    ("Mistral 7B on a V100-16GB, will it fit?", {"v100-pcie-16gb", "v100-sxm2-16gb"}, 16),
+]
+
+
+@pytest.mark.parametrize(("question", "variants", "memory_gb"), JOINED_MEMORY)
+def test_memory_joined_by_a_hyphen_picks_the_variant(
+    question: str, variants: set[str], memory_gb: int
+) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    picked = set(mention.variants) or {mention.gpu}
+    assert picked == variants
+    assert not reading_of(p).unread_that_matters  # the '-32G' is read, not held
+
+
+# --- 'GTX' before an RTX number: the RTX card, said so ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "question", ["Will mistral 7b run on a GTX 3060?", "GPU: GeForce GTX 4090 — llama 3.1 8b?"]
+)
+def test_gtx_before_an_rtx_number_reads_the_rtx_card(question: str) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    assert mention.gpu is not None and mention.gpu.startswith("rtx-")
+    assert any("read as the RTX card" in n for n in p.notes)
+    assert not [u for u in reading_of(p).unread_that_matters if u.kind == "hardware"]
+
+
+# --- 'minimum VRAM' as typed: the memory is what is asked -----------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Mininum VRAM for llama 3.1 8b?",
+        "minimun vram for llama 3.1 8b",
+        "min vram for mistral 7b?",
+        "hi, How many mem does llama 3.1 8b need?",
+        "what is the minimum vram for mistral 7b",
+    ],
+)
+def test_minimum_vram_asks_the_memory(question: str) -> None:
+    assert reading_of(parse_workload(question)).asked == "memory"
+
+
+# --- the context to set: the longest context is what is asked --------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what is good choice for max-model-len for llama 3.1 70b on 4*H100?",
+        "What context size when using a 24GB VRAM card (4090) is best for mistral 7b?",
+        "what's the best context length for qwen2.5 7b on my 3060 12gb",
+        "what context do I set for mistral 7b on a 4090?",
+    ],
+)
+def test_the_context_to_set_asks_the_longest_context(question: str) -> None:
+    assert parse_workload(question).max_context
+
+
+@pytest.mark.parametrize(
+    ("question", "tokens"),
+    [
+        # 128k and 32k as model cards write them: binary k (128 × 1,024 = 131,072).
+        ("can I use the full 32k of mistral 7b on a 4090", 32 * 1024),
+        ("does llama 3.1 8b at the full 128k fit in 24 GB?", 128 * 1024),
+    ],
+)
+def test_the_full_window_is_the_context(question: str, tokens: int) -> None:
+    assert parse_workload(question).context == tokens
+
+
+# --- a count asked for beside a count tried: the count is open ------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How many h100-80g are needed to fully train GPT-OSS 120b? I used 72 H100-80g, but it OOM",
+        "I have 4 A100s. How many A100s do I need for llama 3.1 405b fp8?",
+        "We tried 2 L40S and it OOMed: how many L40S does Llama 3.1 70B bf16 need?",
+    ],
+)
+def test_how_many_of_a_card_leaves_its_count_open(question: str) -> None:
+    p = parse_workload(question)
+    assert p.asked == "gpu_count"
+    (mention,) = p.gpus
+    assert mention.count is None
+    assert any("read as the count you have or tried" in n for n in p.notes)
+
+
+def test_how_many_nodes_keeps_the_gpus_per_node() -> None:
+    # 'how many 8xH100 nodes': nodes are asked, the 8 per node is said.
+    p = parse_workload("how many 8xH100 nodes do I need for llama 3.1 405b bf16")
+    assert [(m.gpu, m.count) for m in p.gpus] == [("h100-sxm", 8)]
+
+
+# --- 'my memory is only 256GB' beside cards: the machine's RAM, not a need claimed ----------
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb"),
+    [
+        (
+            "I have 2 NVIDIA L40s which provide 96GB VRAM, but my memory is only 256GB. Is it "
+            "possible to run the Deepseek R1 with ktransformers?",
+            256,
+        ),
+        ("I have a 4090 and my RAM is 64GB, can I run llama 3.1 70b q4_k_m?", 64),
+        ("our system memory is just 128 GB next to 2x 3090, will Qwen2.5 72B Q4_K_M run?", 128),
+    ],
+)
+def test_my_memory_beside_cards_is_the_system_ram(question: str, ram_gb: int) -> None:
+    p = parse_workload(question)
+    assert p.system_ram_bytes == ram_gb * GB
+    assert not [c for c in p.claims if c.kind == "memory"]
+
+
+def test_my_memory_with_no_card_named_stays_asked() -> None:
+    # Without a card or VRAM said, 'my memory' may be the GPU's: held for the coverage gate.
+    p = parse_workload("my memory is only 16GB, can I run llama 2 13b?")
+    assert p.system_ram_bytes is None
+    assert [u.span.text for u in reading_of(p).unread_that_matters] == ["16GB"]
+
+
+# --- an 's' after a name: the S model, or the plural ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "variants"),
+    [
+        # L40 and L40S: both 48 GB, different chips; RTX 4080 and 4080 SUPER: both 16 GB.
+        ("I have 2 NVIDIA L40s, will Llama 3.1 70B AWQ fit?", {"l40", "l40s"}),
+        ("two 4080s for qwen 14b?", {"rtx-4080", "rtx-4080-super"}),
+        ("RTX 4070s for Mistral 7B", {"rtx-4070", "rtx-4070-super"}),
+    ],
+)
+def test_a_small_s_keeps_the_card_and_its_s_model(question: str, variants: set[str]) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert set(mention.variants) == variants
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        ("Qwen2.5 14B on my 4080S 16GB", "rtx-4080-super"),
+        ("a 4070S with Mistral 7B", "rtx-4070-super"),
+        ("Llama 3.1 70B on an L40S", "l40s"),
+        ("8 H100s for Llama 3.1 405B", "h100-sxm"),  # no H100 S model: the plural only
+    ],
+)
+def test_a_capital_s_is_the_s_model(question: str, gpu: str) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert mention.gpu == gpu
+    assert not {"rtx-4080", "rtx-4070", "l40"} & set(mention.variants)
+
+
+# --- a runtime's features: said out of scope, not sized as if asked -------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I have a A10G GPU with 23GB VRAM and a 13B model. Does VLLM support quantized models?",
+        "is GGUF supported by SGLang for qwen 7b?",
+        "Is there support for AWQ in TGI with Mistral 7B on an L4?",
+    ],
+)
+def test_what_a_runtime_supports_is_said_out_of_scope(question: str) -> None:
+    from assistant.offline.planner import scope_only
+
+    p = parse_workload(question)
+    assert "what a runtime supports (formats, models, features)" in p.out_of_scope
+    assert scope_only(p)
+
+
+def test_a_figure_asked_beside_a_support_question_is_still_sized() -> None:
+    from assistant.offline.planner import scope_only
+
+    p = parse_workload("Does vLLM support llama 3.1 8b on a T4, and how much VRAM does it need?")
+    assert p.asked == "memory" and not scope_only(p)
