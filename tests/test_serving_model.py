@@ -103,7 +103,7 @@ def test_prefill_of_replacing_requests_lowers_full_load_throughput() -> None:
     ceiling = 989e12 / (2 * 8.03e9 * 41)
     assert decode_only > ceiling
     assert o.full_load_tokens_per_s < ceiling
-    assert o.full_load_tokens_per_s * 2 < decode_only * o.dp
+    assert o.full_load_tokens_per_s * 3 < decode_only * o.dp
 
 
 def test_replica_count_is_users_over_the_batch_cap_by_hand() -> None:
