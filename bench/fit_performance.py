@@ -74,6 +74,8 @@ from tools.performance.efficiency import (
 )
 from tools.performance.engines import (
     LLAMA_CPP_BACKENDS,
+    base_engine,
+    build_era,
     engine_family,
     kernel_family,
     llama_backend,
@@ -226,6 +228,7 @@ def decode_candidates(s: Setup) -> list[str]:
         weight_format=s.model.weight_format,
         chip=apple_chip(s.gpu),
         backend=backend(s),
+        era=build_era(s.model.engine),
     )
 
 
@@ -963,8 +966,9 @@ def measured_entries() -> list[dict[str, object]]:
                 "gpu": s.row["gpu"],
                 "weights": s.model.weight_format,
                 # The backend-qualified name ("llama.cpp-vulkan"): a Vulkan run is not the
-                # measurement of a default-backend (CUDA, ROCm) request for the same setup.
-                "engine": s.model.engine,
+                # measurement of a default-backend (CUDA, ROCm) request for the same setup. The
+                # build era is not part of it: the row's engine_version and date carry the build.
+                "engine": base_engine(s.model.engine),
                 "engine_family": engine_family(s.model.engine),
                 "tp": s.model.tp,
                 "pp": s.model.pp,

@@ -19,7 +19,7 @@ from tools.catalog import CatalogError, GpuSpec, get_catalog
 from tools.errors import ToolInputError
 from tools.memory import kv_cache_bytes_per_token, normalize_format, resolve_model, weight_bytes
 from tools.performance import ModelOnGpus, compute_rate
-from tools.performance.engines import LLAMA_CPP_VULKAN
+from tools.performance.engines import LLAMA_CPP_VULKAN, with_build_era
 
 REFERENCES_JSON = Path(__file__).resolve().parent / "data" / "perf_references.json"
 
@@ -171,12 +171,25 @@ def build(row: dict[str, Any]) -> Setup | Uncovered:
 
 
 def engine_of(row: dict[str, Any]) -> str:
-    """The engine name a row runs under: its engine, and for llama.cpp on the Vulkan backend
+    """The engine name a row runs under: its engine, for llama.cpp on the Vulkan backend
     (`family_of`) `llama.cpp-vulkan`, whose constants calibrate apart from the default backend's
-    (tools.performance.efficiency.backend_keys)."""
-    if family_of(row) == "llama.cpp Vulkan":
+    (tools.performance.efficiency.backend_keys), and for llama.cpp on Metal its build era
+    (`build_era_of`)."""
+    family = family_of(row)
+    if family == "llama.cpp Vulkan":
         return LLAMA_CPP_VULKAN
-    return str(row.get("engine", "vllm"))
+    engine = str(row.get("engine", "vllm"))
+    if family == "llama.cpp Metal":
+        return with_build_era(engine, build_era_of(row))
+    return engine
+
+
+def build_era_of(row: dict[str, Any]) -> str | None:
+    """The llama.cpp build era of a row (tools.performance.engines.LLAMA_CPP_K_QUANT_ERAS):
+    "2023-24" for a build dated up to 2024 (the row's source date: a publication's build is
+    never newer than the publication), None (the newest builds) otherwise or when undated."""
+    year = re.match(r"\s*(\d{4})", str(row.get("source_date") or ""))
+    return "2023-24" if year and int(year.group(1)) <= 2024 else None
 
 
 def setups() -> tuple[list[Setup], list[Uncovered]]:

@@ -240,3 +240,55 @@ def test_a_figure_asked_beside_a_support_question_is_still_sized() -> None:
 
     p = parse_workload("Does vLLM support llama 3.1 8b on a T4, and how much VRAM does it need?")
     assert p.asked == "memory" and not scope_only(p)
+
+
+# --- what is asked, in the words people use around a figure ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "finetune 65B model on A100-80G with lora … Do you have a guess for the amount of VRAM "
+        "you'd need for 65B?",
+        "Have you tested it on 4xA100 40Gb? What about the usage of your gpu memory?",
+        "Why does loading the vicuna-13b-v1.1 model in FastChat require 26GB of GPU memory, while "
+        "VLLM requires 37GB of GPU memory?",
+        "why is llama 3.1 8b using 30GB of VRAM on my 4090?",
+    ],
+)
+def test_the_memory_is_asked(question: str) -> None:
+    assert parse_workload(question).asked == "memory"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Generation takes forever with llama 2 70b on my RTX 4060 Laptop GPU",
+        "Qwen3-235B-A22B on 8x A100 80GB. Why am I getting significantly lower performance?",
+        "gpt-neo 2.7B taking about 2 minutes to respond, shouldn't response time be faster on a "
+        "GPU?",
+        # 'the speed is only 19 tokens/s, is this normal?'
+        "deepseek r1 推理速度只有19tokens/s，这正常吗？",
+    ],
+)
+def test_the_speed_is_asked(question: str) -> None:
+    assert parse_workload(question).asked == "speed"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Can we use AWS EC2 free tier instance for testing llama 2 7B chat model?",
+        "has anyone managed to run llama 3.1 70b on 2x 3090?",
+        "Has anyone else been successful with fine-tuning a 13B model on a 24GB card?",
+    ],
+)
+def test_whether_it_runs_is_asked(question: str) -> None:
+    assert parse_workload(question).asked == "fits"
+
+
+def test_a_use_of_ram_seen_is_not_the_machines_ram() -> None:
+    # 'takes about 18GB of RAM' is what training took, not what the machine has: held.
+    p = parse_workload("Training the 7B model takes about 18GB of RAM. Will 13B fit a 24GB card?")
+    assert p.system_ram_bytes is None
+    assert "18GB" in [u.span.text for u in reading_of(p).unread_that_matters]

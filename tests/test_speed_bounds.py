@@ -192,11 +192,13 @@ def test_apple_k_quant_decode_follows_the_chip_generation() -> None:
         assert plan.decode_tokens_per_s < 400e9 / plan.weights_gpu_bytes
         return plan.decode_tokens_per_s
 
-    # The May-2024 runs (XiongjieDai) are a held-out publication (bench/perf_rows.py): the
-    # fit sees the 2026 M1 Max row, and the model lands within 15% of it; the 2024 build ran
-    # K-quants slower on the M1 (34.49), a build-era gap SUMMARY.md reports.
+    # A request names no build: the newest builds' constants (2026). Both M1 Max publications
+    # are held out of the fit (bench/perf_rows.py splits by publication; normiebench#40 moved
+    # out when the 2023 llama.cpp PRs 2290-2995 joined the set), so the check is issue 31's
+    # held-out bound on the 2026 figure, 46.2 tok/s, and the 2024 build's 34.49 stays below.
     m1 = tokens_per_s("apple-m1-max")
-    assert m1 == pytest.approx(46.2, rel=0.15)
+    assert 46.2 / 1.3 <= m1 <= 46.2 * 1.3
+    assert m1 > 34.49
     assert tokens_per_s("apple-m3-max-40c") > 46.2
 
 

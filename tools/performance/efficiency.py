@@ -34,6 +34,7 @@ from tools.performance.calibration import Calibration, Constant, calibration, ke
 from tools.performance.engines import (
     EngineFamily,
     KernelFamily,
+    build_era,
     engine_family,
     kernel_family,
     llama_backend,
@@ -139,6 +140,7 @@ def decode_keys(
     weight_format: str | None = None,
     chip: str | None = None,
     backend: str | None = None,
+    era: str | None = None,
 ) -> list[str]:
     """Lookup keys of the bandwidth efficiency, most specific first: per engine family × GPU
     class for every format when the GPU has an FP32 figure (the dequantisation term carries the
@@ -148,7 +150,9 @@ def decode_keys(
     packed 6-bit scales, the most ALU work per byte of the GGUF formats) is keyed by the chip
     generation `chip` first: at 400 GB/s the M1 Max streams Q4_K_M at about 43% where the M3 Max
     reaches 62-80% (hardware.apple_chip). Other formats keep one constant per tier. A
-    non-default llama.cpp `backend` (Vulkan) goes first (`backend_keys`)."""
+    non-default llama.cpp `backend` (Vulkan) goes first (`backend_keys`). A K-quant row of an
+    older llama.cpp build `era` (engines.LLAMA_CPP_K_QUANT_ERAS) is keyed by the era first, per
+    tier then per memory class (`era_keys`); with no era a setup takes the newest builds' keys."""
     if has_alu or kernel == "16bit":
         keys = [f"{family}/{memory}/{generation}", f"{family}/{memory}", family, "any"]
         return backend_keys(family, memory, backend) + keys
@@ -158,6 +162,7 @@ def decode_keys(
     )
     return [
         *backend_keys(family, memory, backend),
+        *era_keys(family, memory, generation, str(weight_format or ""), era),
         *by_chip,
         *by_format,
         f"{family}/{memory}/{generation}/{kernel}",
@@ -167,6 +172,16 @@ def decode_keys(
         family,
         "any",
     ]
+
+
+def era_keys(
+    family: str, memory: str, generation: str, weight_format: str, era: str | None
+) -> list[str]:
+    """The build era's own K-quant keys (`llama.cpp/apple/apple-max/k-quant@2023-24`, then
+    `llama.cpp/apple/k-quant@2023-24`), none for other formats or without an era."""
+    if era is None or not is_k_quant(weight_format):
+        return []
+    return [f"{family}/{memory}/{generation}/k-quant@{era}", f"{family}/{memory}/k-quant@{era}"]
 
 
 def is_backend_key(key: str, backend: str | None) -> bool:
@@ -298,6 +313,7 @@ def _prefill_basis(
 def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) -> Efficiencies:
     family = engine_family(engine)
     backend = llama_backend(engine)
+    era = build_era(engine)
     kernel = kernel_family(weight_format)
     cls = gpu_class(gpu)
     mem, gen = cls.memory, cls.generation
@@ -305,7 +321,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
     chip = apple_chip(gpu)
     bw = cal.lookup(
         "decode_bandwidth",
-        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, chip, backend),
+        decode_keys(family, mem, gen, kernel, alu is not None, weight_format, chip, backend, era),
     )
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit", backend=backend))
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen, backend))

@@ -51,8 +51,35 @@ ENGINE_LABELS: dict[EngineFamily, str] = {
 
 
 def engine_family(engine: str | None) -> EngineFamily:
-    """The family of an engine name (None: vLLM, the serving default)."""
-    return _ENGINE_FAMILY.get((engine or "vllm").lower(), "graph")
+    """The family of an engine name (None: vLLM, the serving default; a build era after `@`,
+    `build_era`, does not change it)."""
+    return _ENGINE_FAMILY.get(base_engine(engine or "vllm").lower(), "graph")
+
+
+LLAMA_CPP_K_QUANT_ERAS = ("2023-24",)
+"""llama.cpp build eras whose Metal K-quant kernels calibrate apart from the newest builds'.
+"2023-24": builds dated up to the end of 2024, ikawrakow's 2023 Metal mat-vec kernels (llama.cpp
+PRs 2290, 2294, 2307 of July 2023; XiongjieDai's May-2024 build 2797 runs them too). The same
+chip and model decode faster on 2026 builds: an M1 Max runs Llama 3.1 8B Q4_K_M at 34.5 tok/s
+on build 2797 (XiongjieDai, May 2024) and at 46.2 on a March-2026 build (normiebench #40). A
+setup with no era (an unknown or newer build) takes the newest builds' constants."""
+
+
+def with_build_era(engine: str, era: str | None) -> str:
+    """`engine` tagged with a llama.cpp build era (`llama.cpp@2023-24`); unchanged for None."""
+    return engine if era is None else f"{base_engine(engine)}@{era}"
+
+
+def build_era(engine: str | None) -> str | None:
+    """The llama.cpp build era an engine name carries (`LLAMA_CPP_K_QUANT_ERAS`), None for the
+    newest builds (or no era named)."""
+    _, _, era = (engine or "").partition("@")
+    return era if era in LLAMA_CPP_K_QUANT_ERAS else None
+
+
+def base_engine(engine: str) -> str:
+    """An engine name without its build era."""
+    return engine.partition("@")[0]
 
 
 LLAMA_CPP_VULKAN = "llama.cpp-vulkan"
@@ -68,7 +95,7 @@ LLAMA_CPP_BACKENDS = ("vulkan",)
 def llama_backend(engine: str | None) -> str | None:
     """The non-default llama.cpp backend an engine name selects ("vulkan"), None for the
     default one (CUDA on NVIDIA, Metal on Apple, ROCm/HIP on AMD) and for other engines."""
-    return "vulkan" if (engine or "").lower() == LLAMA_CPP_VULKAN else None
+    return "vulkan" if base_engine(engine or "").lower() == LLAMA_CPP_VULKAN else None
 
 
 def kernel_family(weight_format: str) -> KernelFamily:

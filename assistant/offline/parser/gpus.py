@@ -645,6 +645,14 @@ def _ram_bytes(number: str, unit: str) -> int:
     return _memory_bytes(number, "gib" if unit in ("gib", "gi") else "gb")
 
 
+_USE_BEFORE = compiled(
+    r"\b(?:takes?|took|taking|uses?|used|using|needs?|needed|requires?|required|consumes?|"
+    r"consuming|eats|ate|occup(?:y|ies|ied))\s+(?:about\s+|around\s+|roughly\s+|~\s*|up\s+to\s+|"
+    r"over\s+|more\s+than\s+|nearly\s+|almost\s+|only\s+|just\s+)?$",
+    re.I,
+)
+"""A verb of use right before a RAM figure: what something takes, not what the machine has."""
+
 _GPU_MEMORY_SAID = compiled(r"\bvram\b|\bgpu\s+memory\b|显存", re.I)
 
 
@@ -670,6 +678,8 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
+        if _USE_BEFORE.search(before):
+            continue  # 'training takes about 18GB of RAM': a use seen, not the machine's RAM
         t.consume(m.start(), m.end())
         number, unit_said = next(
             (m.group(n), m.group(u))

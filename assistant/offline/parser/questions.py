@@ -41,6 +41,16 @@ _MEMORY_ASKED = (
     r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:gpu\s+)?(?:memory|vram)"
     r"(?:\s+(?:requirements?|footprint|usage|needed))?\b"
     r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
+    # 'a guess for the amount of VRAM you'd need', 'what about the usage of your gpu memory?'
+    rf"|\bamount\s+of\s+(?:gpu\s+)?{_MEM}\b"
+    rf"|\busage\s+of\s+(?:your\s+|the\s+|my\s+)?(?:gpu\s+)?{_MEM}\b"
+)
+_WHY_SO_MUCH_MEMORY = (
+    # 'Why does vLLM require 37GB of GPU memory?', 'why is it using 19GB of VRAM': the memory it
+    # needs, asked (the figure itself is read as a claim first, so this reads the text as said).
+    r"\bwhy\s+(?:does|do|is|are|would|did)\b(?:[^.?!]|\.(?=\w)){0,80}?\b(?:requires?|needs?|uses?|using|takes?|"
+    r"taking|consumes?|consuming|occup(?:y|ies|ying)|allocates?)\b[^.?!]{0,40}?"
+    r"\b(?:vram|gpu\s+memory|video\s+memory|memory)\b"
 )
 # The KV cache's own size: 'how much KV cache does … need', 'the kv cache size for …'.
 _KV_CACHE_ASKED = (
@@ -95,11 +105,20 @@ _SPEED_ASKED = (
 _SLOW_SAID = (
     r"\b(?:is|are|was|were|runs?|running|seems?|feels?|got|gets)\s+(?:very\s+|so\s+|too\s+|"
     r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow\b"
+    # 'Generation takes forever', 'why am I getting significantly lower performance?'
+    r"|\b(?:takes?|taking|took)\s+(?:forever|ages)\b"
+    r"|\bwhy\s+(?:am|are|is|do|does)\s+(?:i|we|it|my\s+\w+)\s+(?:getting|seeing|get|see)\s+"
+    r"(?:\w+\s+)?(?:lower|slower|poor|worse|bad|low)\s+(?:performance|speed|throughput)\b"
+    # Chinese: 'the speed is slow'.
+    r"|速度(?:很|太|非常)?慢"
 )
 """'Llama 2 70B on 2 A100 is very slow': the speed is what a question asks when it asks
 nothing else (a yes/no or a hardware question said beside it wins)."""
 
-_ONLY_RATE = rf"\b(?:only|just|barely|merely)\s+(?:about\s+|around\s+|~\s*)?\d[\d.,]*\s*{_T_PER_S}"
+_ONLY_RATE = (
+    rf"\b(?:only|just|barely|merely)\s+(?:about\s+|around\s+|~\s*)?\d[\d.,]*\s*{_T_PER_S}"
+    rf"|(?:只有|仅有|才)\s*(?:约|大约)?\s*\d[\d.,]*\s*{_T_PER_S}"  # Chinese: 'only 19 tokens/s'
+)
 """A rate said as too little ('only 25t/s', 'just 3 tokens per second'): the speed asked."""
 
 _SPEED_SAID = (
@@ -118,7 +137,7 @@ _NORMAL_ASKED = (
     r"(?:normal|expected|ok|okay|reasonable|typical|usual|realistic|right|the\s+real\s+speed)\b"
     r"|\b(?:this|that)\s+(?:is\s+)?normal\b|\bnormal\s*\?"
     r"|\bis\s+[^.?!]{0,60}?\b(?:normal|expected|typical)\s+for\b"
-    r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|the\s+\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
+    r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|(?:the\s+)?\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
     r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|takes?\s+(?:so\s+long|\d)|only\s+(?:\w+\s+)?\d)"
     r"|\bwhy\s+so\s+slow\b|\b(?:can|could)\s+it\s+(?:run|go|be)\s+(?:much\s+)?faster\b"
     # A figure seen set against what was expected: 'much lower than expected', 'seems quite
@@ -130,7 +149,7 @@ _NORMAL_ASKED = (
     r"|\b(?:cannot|can'?t|could\s*n'?t|unable\s+to)\s+(?:achieve|reach|get)\b[^.?!]{0,40}?"
     r"\b(?:speed|tokens?|t/s|throughput)\b[^.?!]{0,30}?\b(?:as\s+in|like\s+in|as\s+fast)"
     # Chinese: 'performance not as expected', 'performance problem', 'how to optimize'.
-    r"|性能没有预期|性能问题|没有预期的好|如何优化|怎么优化|能否[^。？?]{0,20}提升"
+    r"|性能没有预期|性能问题|没有预期的好|如何优化|怎么优化|能否[^。？?]{0,20}提升|正常(?:吗|么|嘛)"
 )
 """A figure the asker saw, asked about ('5 tok/s on my 3090, is that expected?', 'training
 took 30 hours, is this normal?', 'why does it take 55 seconds before the first token?'): the
@@ -186,6 +205,11 @@ _YES_NO_PHRASE = (
     # '…could the model run inference on V100-32G?', 'will I be able to run it'
     r"|\b(?:can|could|will|would)\s+(?:i|we|it|this|they|the\s+\w+)\s+(?:be\s+able\s+to\s+)?"
     r"(?:run|fit|work|load)\b"
+    # 'Can we use an EC2 free tier instance for testing Llama 2 7B?'
+    r"|\b(?:can|could)\s+(?:i|we)\s+use\b[^.?!]{1,60}?\bfor\b"
+    # 'Has anyone been successful with fine-tuning a 13B model?', 'has anyone managed to run'
+    r"|\b(?:has|have)\s+(?:any\s*one|any\s*body|someone|somebody|you)\s+(?:else\s+)?"
+    r"(?:been\s+(?:successful|able)|succeeded|managed|got(?:ten)?)\b"
     r"|\b(?:feasible|succeed\w*|(?:is\s+there\s+(?:a|any)|any)\s+chance)\b"
     # The last words: '… will 2x L40S do?', '…, ok?' (the card's name may be read already).
     r"|\b(?:will|would|does|can)\s+(?:(?:it|they|that|this|[\w.-]+(?:\s+[\w.-]+)?)\s+)?do\s*\?+\s*$"
@@ -304,7 +328,7 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "which_models"
     elif t.each(_KV_CACHE_ASKED):
         p.asked = "kv_cache"
-    elif t.each(_MEMORY_ASKED):
+    elif t.each(_MEMORY_ASKED) or compiled(_WHY_SO_MUCH_MEMORY, re.I).search(t.original):
         p.asked = "memory"
     elif t.each(_COST_ASKED):
         p.asked = "cost"
