@@ -74,3 +74,16 @@ def test_tensorrt_llm_fp8_mfu_reaches_no_other_class() -> None:
         gemm = [c for c in eff.constants if c.table == "gemm_mfu"]
         assert [c.key for c in gemm] != [HOPPER_FP8], gpu
         assert eff.prefill_basis == "estimated", gpu
+
+
+def test_an_estimated_gemm_mfu_says_what_it_assumed() -> None:
+    from tools.recommend.speed import gemm_fallback_note
+
+    cat = get_catalog()
+    # Fitted on its own class: nothing assumed.
+    assert gemm_fallback_note(resolve(cat.gpu("h100-sxm"), "fp8", "tensorrt-llm")) == ""
+    # vLLM BF16 on an RTX 4090: the pooled 16-bit 'any', named with its value.
+    pooled = calibration().constants["gemm_mfu"]["any"]
+    note = gemm_fallback_note(resolve(cat.gpu("rtx-4090"), "bf16", "vllm"))
+    assert f"GEMM MFU {pooled.value:.2f} assumed from any" in note
+    assert "no compute rows of this engine, GPU class and precision" in note
