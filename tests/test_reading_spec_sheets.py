@@ -292,3 +292,107 @@ def test_a_use_of_ram_seen_is_not_the_machines_ram() -> None:
     p = parse_workload("Training the 7B model takes about 18GB of RAM. Will 13B fit a 24GB card?")
     assert p.system_ram_bytes is None
     assert "18GB" in [u.span.text for u in reading_of(p).unread_that_matters]
+
+
+# --- what gpu-sizer cannot answer, read where an earlier extractor took a word ---------------
+
+
+@pytest.mark.parametrize(
+    ("question", "topic"),
+    [
+        # 'GPU' of 'GPU split' is read as hardware first; the topic is still said.
+        ("I have 3 x 3090s. What is the GPU split to run Llama 2 70B?", "tuning"),
+        ("where can i rent ECS with 8 A100S, best counting by hours", "availability"),
+        ("sgLang v0.3 breaks TP8 Llama 3.1 405B FP8 on 8xH100", "debugging"),
+        ("Error 18446744072635812000 loading Qwen3 4B on an RTX 3060", "debugging"),
+        ("Any plans to release a 2b version that can fit into a 4090?", "release"),
+        ("请问支持9070xt吗？", "supports"),  # 'is the 9070 XT supported?'
+    ],
+)
+def test_an_out_of_scope_topic_is_read(question: str, topic: str) -> None:
+    assert any(topic in said for said in parse_workload(question).out_of_scope), question
+
+
+def test_memory_left_free_is_not_availability() -> None:
+    p = parse_workload("Qwen2-VL-7B takes 18GB of my 24GB GPU, leaving 6GB available. Why slow?")
+    assert "live availability of GPUs" not in p.out_of_scope
+
+
+# --- a card as tools print it: the longest name, its maker's words, its device list ----------
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        # V100 SXM2 comes with 16 GB or 32 GB (NVIDIA V100 datasheet): the 32 GB one is named.
+        ("Tesla V100-SXM2-32GB, can it run llama 2 13b?", "v100-sxm2-32gb", None),
+        ("2x Tesla V100-SXM2-32GB for llama 2 13b", "v100-sxm2-32gb", 2),
+        ("8x NVIDIA GeForce RTX 3090 for Llama 3.1 70B", "rtx-3090", 8),
+        ("GPUs: 2x (dual) RTX 3090, Llama 3.1 70B Q4_K_M?", "rtx-3090", 2),
+        # nvidia-smi's 'GPU 0:' … 'GPU 3:' lines: four cards.
+        (
+            "GPU 0: NVIDIA A100 80GB PCIe\nGPU 1: NVIDIA A100 80GB PCIe\n"
+            "GPU 2: NVIDIA A100 80GB PCIe\nGPU 3: NVIDIA A100 80GB PCIe\nmixtral 8x22b slow",
+            "a100-80gb-pcie",
+            4,
+        ),
+        # gpustat's '[0]' … '[7]': eight.
+        ("[0] Tesla V100-SXM2-32GB | 68°C … [7] Tesla V100-SXM2-32GB | 76°C", "v100-sxm2-32gb", 8),
+    ],
+)
+def test_a_card_as_tools_print_it(question: str, gpu: str, count: int | None) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert (mention.gpu, mention.count, mention.variants) == (gpu, count, [])
+    assert not [u for u in reading_of(parse_workload(question)).unread if u.kind == "hardware"]
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        # M2 Ultra with 192 GB; M1 Max with 64 GB (Apple's configurations).
+        (
+            "On my machine: M2 Ultra (60 GPU cores, 192GB memory), llama-2-70b-chat",
+            "apple-m2-ultra",
+        ),
+        ("M1 Max 32-core GPU 64GB: how fast is llama 3.1 8b?", "apple-m1-max"),
+    ],
+)
+def test_gpu_cores_are_no_gpu_count_and_the_memory_after_them_is_read(
+    question: str, gpu: str
+) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    assert (mention.gpu, mention.count, mention.variants) == (gpu, None, [])
+    assert p.gpu_count is None
+
+
+def test_code_pasted_with_nothing_asked_asks_what_to_answer() -> None:
+    p = parse_workload(
+        "- **GPU**: NVIDIA GeForce RTX 5060 Ti (16 GB) … "
+        'model = AutoModel.from_pretrained("D:/ai-models/Qwen2.5-3B-Instruct")'
+    )
+    assert [q.slot for q in p.questions] == ["asked"]
+
+
+# --- cloud instances as the GPUs they hold ---------------------------------------------------
+
+INSTANCES = [
+    # AWS EC2 accelerated-instance specifications: g5.48xlarge 8× A10G, g4dn.xlarge 1× T4,
+    # p4d.24xlarge 8× A100 40GB, p5.48xlarge 8× H100; Google Cloud a2-highgpu-8g 8× A100 40GB;
+    # Azure ND96isr_H100_v5 8× H100.
+    ("LLAMA 70B AWQ on an AWS G5.48xl machine, will it fit?", "a10g", 8),
+    ("can llama 3.1 8b run on a g4dn.xlarge?", "t4", 1),
+    ("mixtral 8x7b on a p4d.24xlarge, how many users?", "a100-40gb-sxm4", 8),
+    ("Qwen2.5 72B on a2-highgpu-8g", "a100-40gb-sxm4", 8),
+    ("ND96isr_H100_v5 for llama 3.1 405b fp8?", "h100-sxm", 8),
+    ("serve llama 3.1 405b bf16 on 2 p5.48xlarge", "h100-sxm", 16),  # two instances of 8
+    # A size the catalog does not list: the g5 family's A10G, its count said beside it.
+    ("I want to run LLama 3.1 70b on g5.4xlarge (1 A10 GPU 24GB). Expected throughput?", "a10g", 1),
+]
+
+
+@pytest.mark.parametrize(("question", "gpu", "count"), INSTANCES)
+def test_a_cloud_instance_is_its_gpus(question: str, gpu: str, count: int) -> None:
+    p = parse_workload(question)
+    assert [(m.gpu, m.count) for m in p.gpus] == [(gpu, count)]
+    assert not [u for u in reading_of(p).unread if u.kind == "hardware"]

@@ -12,6 +12,7 @@ whether the choice matters.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import cache
@@ -126,9 +127,22 @@ class _NameIndex:
         rows = zip(self._patterns, self._first, self._spelled, strict=True)
         return tuple(p for p, first, spelled in rows if first in said and spelled in squeezed)
 
+    def _matches(self, text: str) -> Iterator[re.Match[str]]:
+        """The names in `text`, left to right; where a longer name starts inside one found
+        ('Tesla V100-SXM2-32GB': 'Tesla V100', then 'V100-SXM2-32GB'), the longer one."""
+        regex = self._regex(self._candidates(text))
+        pos = 0
+        while (m := regex.search(text, pos)) is not None:
+            for start in range(m.start() + 1, m.end()):
+                longer = regex.match(text, start)
+                if longer is not None and longer.end() > m.end():
+                    m = longer
+            yield m
+            pos = m.end()
+
     def find(self, text: str) -> list[NameMatch]:
         found: list[NameMatch] = []
-        for m in self._regex(self._candidates(text)).finditer(text):
+        for m in self._matches(text):
             if len(_key(m.group(0))) <= 3 and m.start() > 0 and text[m.start() - 1] in "-/.":
                 continue  # a short name inside another one ('bge-m3', 'e5-l4') is not it
             key = _key(m.group(0))

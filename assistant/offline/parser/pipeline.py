@@ -32,6 +32,7 @@ from assistant.offline.parser.gpus import (
     extract_system_ram,
     unknown_gpus,
 )
+from assistant.offline.parser.instances import extract_cloud_instances
 from assistant.offline.parser.leftovers import (
     huge_numbers,
     negative_numbers,
@@ -135,6 +136,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_zero,
     extract_nodes,
     extract_system_ram,
+    extract_cloud_instances,  # 'g5.48xlarge' before the GPU names ('A10G GPU' beside it)
     extract_gpus,
     extract_gpu_generic,
     apply_nodes,
@@ -343,6 +345,19 @@ def _budget_questions(parsed: ParsedWorkload) -> None:
         )
 
 
+_CODE = compiled(
+    r"\b\w+\s*=\s*[\w.]+\(|\.from_pretrained\(|^\s*(?:python3?|pip|docker)\s", re.I | re.M
+)
+"""Program code pasted ('model = AutoModel.from_pretrained(…)', 'python -m …'): a snippet of
+a run, which says what was run, not what is asked."""
+
+
+def _code_pasted(parsed: ParsedWorkload) -> bool:
+    """Code pasted with nothing asked in words: what to answer is asked, not guessed (a paste
+    of a setup and its code is mostly a report of a run gone wrong)."""
+    return bool(_CODE.search(parsed.text))
+
+
 def _kind_read(parsed: ParsedWorkload) -> bool:
     """Whether the reading holds what the question asks for (a figure, a capacity, a
     comparison, a claim, a launch line …), not only a workload."""
@@ -399,7 +414,7 @@ def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
         parsed.ask("meaning", "unread", confirm_question(left), "; ".join(left))
         return
     kind_read = _kind_read(parsed)
-    if not follow_up and not kind_read and asks_something(parsed.text):
+    if not follow_up and not kind_read and (asks_something(parsed.text) or _code_pasted(parsed)):
         parsed.ask("asked", "missing", ASKED_QUESTION)
 
 
