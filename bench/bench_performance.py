@@ -239,9 +239,14 @@ def run() -> dict[str, Any]:
 
 
 FAMILY_NOTES: dict[str, str] = {
-    "TensorRT-LLM": "the held-out publication is MLPerf v4.1 (8-GPU offline throughput); the "
-    "fit's full-load rows are NVIDIA NIM's TP 2 runs only, so the 8-GPU Llama-2-70B rows come "
-    "out 0.61-0.71× and Mixtral 1.25× (the MoE GEMM efficiency had rested on MLPerf's rows)",
+    "TensorRT-LLM": "the held-out publication is MLPerf v4.0 (Llama-2-70B offline); the GEMM "
+    "MFU of TensorRT-LLM FP8 on Hopper now rests on NIM's and MLPerf v4.1's rows. H100-SXM and "
+    "H200 come out 1.07× and 0.95×, the H100 NVL 1.33× and the GH200 0.85×: compute scales by "
+    "the datasheet peak alone, and per GPU the NVL's 350-400 W board delivers 0.69× the same "
+    "round's H100-SXM (datasheet 0.84×) while the GH200, with its larger module power, delivers "
+    "1.12× the 700 W H200 (datasheet 1.0×). In the fit, Mixtral comes out 1.56-1.69×: MoE "
+    "expert GEMMs run at the dense efficiency, since v4.1's two Mixtral rows are too few for a "
+    "MoE constant",
     "llama.cpp Metal": "the K-quant decode constants of builds up to 2024 now rest on 2023 "
     "llama.cpp PRs 2290 and 2307 (M2 Max, M1 Pro) but stay one per tier: XiongjieDai's May-2024 "
     "M1 Max comes out 1.39× (70B Q4_K_M) and 1.20× (8B) and the M3 Max 0.75× and 0.82× from the "

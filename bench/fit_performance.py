@@ -13,7 +13,9 @@ What is fitted (tools/performance/steps.py has the formulas):
    time per step is fitted without it where its rows span two model depths or more.
 2. Prefill, TTFT and full-load rows: the GEMM MFU per engine family × GPU class (× kernel) is
    the geometric mean of the MFU each row implies with the decode constants fixed (bisection on
-   the runtime model); the MoE expert-GEMM efficiency the same way on the MoE rows.
+   the runtime model); the MoE expert-GEMM efficiency the same way on the MoE rows. Its pooled
+   fallbacks rest on two fitted constants or more, none of them FP8/FP4 (GEMM_POOL_MIN_CONSTANTS,
+   `low_precision`): a class with no constant of its own gets what several 16-bit classes share.
 3. Training rows: MFU per GPU generation on the 6N (+attention) basis, likewise.
 
 Every constant needs at least two rows (MIN_ROWS): a row whose most specific key has fewer
@@ -379,10 +381,12 @@ def pool_table(
     fitted: dict[str, tuple[float, list[str]]],
     parents: Callable[[str], list[str]],
     shadowed: set[str],
+    min_constants: int = 1,
 ) -> dict[str, tuple[float, list[str]]]:
     """Pooled fallbacks: at each more general key the fit has no constant for and no fitted
     row would meet first (`shadowed`), the row-weighted geometric mean of the constants under
-    it (at least MIN_ROWS rows). Figures built on them are estimates."""
+    it (at least MIN_ROWS rows, and at least `min_constants` fitted constants). Figures built
+    on them are estimates."""
     children: dict[str, list[tuple[float, list[str]]]] = {}
     for key, entry in fitted.items():
         for parent in parents(key):
@@ -391,7 +395,7 @@ def pool_table(
     out = {}
     for key, entries in children.items():
         rows = [r for _, ids in entries for r in ids]
-        if len(rows) < MIN_ROWS:
+        if len(rows) < MIN_ROWS or len(entries) < min_constants:
             continue
         entries = [(v, ids) for v, ids in entries if v > 0]  # a constant pinned at 0
         rows = [r for _, ids in entries for r in ids]
@@ -698,6 +702,30 @@ class GemmFit:
         return DEFAULT_GEMM_MFU
 
 
+GEMM_POOL_MIN_CONSTANTS = 2
+"""A pooled GEMM MFU fallback needs at least two fitted constants under it. A key more general
+than a fitted one drops a dimension (architecture, kernel, memory class, engine family); one
+constant restated there is not what the classes under that key share but that one class's
+figure handed to its neighbours: TensorRT-LLM's FP8 MFU on Hopper HBM (NIM, MLPerf v4.1) pooled
+alone at `graph` reached vLLM BF16 on an RTX 4090 (a consumer Ada GDDR card, 0.51 where its
+measured full load implies 0.35). With two constants under a key, the pool spans the dimension
+it drops and is an estimate for classes between them."""
+
+
+def low_precision(rows: Sequence[Setup]) -> bool:
+    """True when the rows of a GEMM constant ran on low-precision tensor cores (FP8, FP4:
+    hardware.compute_rate's dtype). Such an MFU is a share of a peak twice (FP4: four times)
+    the 16-bit one, reached by other GEMMs (per-tensor scaled, with activation quantisation),
+    and on another architecture the same format runs another path (Ampere has no FP8 tensor
+    cores: FP8 weights run W8A16 at the BF16 peak). It is the figure of its own key only, no
+    pooled fallback: every pooled key (`_gemm_parents`) drops the architecture or the kernel."""
+    for s in rows:
+        rate = compute_rate(s.gpu, s.model.weight_format)
+        if rate is not None and rate.dtype in ("fp8", "fp4"):
+            return True
+    return False
+
+
 def fit_gemm(rows: Sequence[Setup], decode: DecodeFit) -> GemmFit:
     """GEMM MFU per key: the geometric mean of the MFU each dense row implies; then the MoE
     expert-GEMM efficiency the MoE rows imply at those MFUs."""
@@ -719,7 +747,11 @@ def fit_gemm(rows: Sequence[Setup], decode: DecodeFit) -> GemmFit:
             grouped.setdefault(key, []).append(s.id)
     fitted = {k: (_geomean([implied_mfu[r] for r in ids]), ids) for k, ids in grouped.items()}
     shadow = shadowed_keys({s.id: gemm_candidates(s) for s in dense}, keys)
-    pooled = pool_table("gemm_mfu", fitted, _gemm_parents, shadow)
+    by_id = {s.id: s for s in dense}
+    poolable = {k: e for k, e in fitted.items() if not low_precision([by_id[r] for r in e[1]])}
+    pooled = pool_table(
+        "gemm_mfu", poolable, _gemm_parents, shadow, min_constants=GEMM_POOL_MIN_CONSTANTS
+    )
     fit = GemmFit(fitted, pooled, keys, None, [])
     moe = [s for s in rows if s.model.arch.moe is not None]
     ratios = [
@@ -984,7 +1016,9 @@ def render_toml(result: FitResult) -> str:
         "# constant names the reference rows it was fitted on, their median |error| at the value",
         "# (fit_error_pct) and their median leave-one-out error (heldout_error_pct). Entries",
         "# without errors are pooled fallbacks (row-weighted geometric means of fitted constants)",
-        "# that uncalibrated classes use; figures built on them are labelled estimated.",
+        "# that uncalibrated classes use; figures built on them are labelled estimated. A GEMM",
+        "# MFU fallback pools at least two fitted constants and no FP8/FP4 one (an FP8 MFU on",
+        "# Hopper is no figure for a BF16 GEMM elsewhere): fit_performance.low_precision.",
         "",
         "[meta]",
         f'as_of = "{date.today().isoformat()}"',

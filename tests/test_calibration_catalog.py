@@ -139,7 +139,10 @@ def test_recommend_cli_shows_the_speed_basis(capsys: pytest.CaptureFixture[str])
     assert "speed basis" in header
     # Piped, the table is one row per line, its cells two or more spaces apart.
     rows = {cells[0]: cells for line in out.splitlines() if (cells := re.split(r"\s{2,}", line))}
-    # The A100's decode constants rest on its own class's rows; its GEMM MFU (throughput,
-    # TTFT) on no compute rows of two publications there, so those say estimated.
+    # The A100 (vLLM BF16, NVIDIA HBM) has decode constants fitted on its own class's rows. Its
+    # GEMM MFU (throughput, TTFT) has none: the graph engines' only compute constant is
+    # TensorRT-LLM FP8 on Hopper (NIM 1.8.0, MLPerf v4.1), which runs on FP8 tensor cores the
+    # A100 does not have and is no fallback for a BF16 GEMM, so those say estimated. The
+    # Gaudi 3 has no rows of its class at all.
     assert "decode calibrated; throughput, TTFT estimated" in rows["a100-80gb-sxm4"]
     assert "estimated" in rows["gaudi3"]

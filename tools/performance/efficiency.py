@@ -236,7 +236,12 @@ def step_keys(family: str, memory: str, backend: str | None = None) -> list[str]
 def gemm_keys(
     family: str, memory: str, generation: str, kernel: str, backend: str | None = None
 ) -> list[str]:
-    """Lookup keys of the GEMM MFU (prefill, batched steps), most specific first."""
+    """Lookup keys of the GEMM MFU (prefill, batched steps), most specific first. The keys
+    past the first name fewer dimensions; the catalog holds a pooled constant there only where
+    two fitted 16-bit constants or more lie under it (bench/fit_performance.py
+    `GEMM_POOL_MIN_CONSTANTS`, `low_precision`), so a lookup skips a dimension only where
+    measurements span it: vLLM BF16 on an RTX 4090 does not get TensorRT-LLM's FP8 MFU on
+    Hopper, and falls to `any` (the 16-bit constants of every class pooled), estimated."""
     return [
         *backend_keys(family, memory, backend),
         f"{family}/{memory}/{generation}/{kernel}",

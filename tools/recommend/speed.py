@@ -125,9 +125,26 @@ def _calibrated_source(eff: Efficiencies) -> str:
             f"{eff.decode_basis}: {keys} ({len(fitted)} published rows, catalog/performance.toml)"
             if eff.constants
             else "estimated: published default efficiencies (no calibrated constant applies)"
-        )
+        ) + gemm_fallback_note(eff)
         _SOURCES[key] = found
     return found
+
+
+def gemm_fallback_note(eff: Efficiencies) -> str:
+    """The assumption behind an estimated GEMM MFU (throughput, TTFT), in words; empty when it
+    was fitted on this engine and GPU class (or on Apple chips, timed by their own rate)."""
+    if eff.prefill_basis == "calibrated" or eff.gpu_class.startswith("apple"):
+        return ""
+    gemm = next((c for c in eff.constants if c.table == "gemm_mfu"), None)
+    if gemm is None:
+        return (
+            f"; GEMM MFU {eff.gemm_mfu:.2f} assumed: the published default (Llama 3 paper, "
+            "38-43% BF16 on H100), no compute rows of this engine and GPU class"
+        )
+    return (
+        f"; GEMM MFU {gemm.value:.2f} assumed from {gemm.key}: 16-bit constants of other "
+        "engines or GPU classes pooled, no compute rows of this engine, GPU class and precision"
+    )
 
 
 @dataclass(frozen=True)
