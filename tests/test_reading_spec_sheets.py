@@ -448,3 +448,26 @@ def test_an_exl2_bit_rate_is_held_not_guessed() -> None:
     p = parse_workload("Will Llama2-70B EXL2 at 4.65 bits per weight fit on 2 RTX 3090s?")
     assert p.weights is None
     assert "4.65 bits" in [u.span.text for u in reading_of(p).unread_that_matters]
+
+
+# --- a Jetson module: sized against the memory said, the sharing said ------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "memory_gb"),
+    [
+        # Jetson AGX Orin 64GB / Orin Nano 8GB / AGX Orin 32GB: NVIDIA's module configurations.
+        ("can I run llama 2 7b on a Jetson AGX Orin 64GB?", 64),
+        ("Jetson Orin Nano Developer Kit 8GB to run the LLaMA2_7B model", 8),
+        ("i have one jetson orin(32g), llama 3.1 8b runs slowly", 32),
+    ],
+)
+def test_a_jetson_is_sized_against_its_memory(question: str, memory_gb: int) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    assert (mention.gpu, mention.memory_bytes) == (None, memory_gb * GB)
+    assert any("shared by its CPU and GPU" in n for n in p.notes)
+
+
+def test_running_slowly_asks_the_speed() -> None:
+    assert parse_workload("llama 3.1 8b runs slowly on my 3060 12GB").asked == "speed"

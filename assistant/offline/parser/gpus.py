@@ -674,6 +674,11 @@ def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
 _GPU_LIKE = (
     r"\b(?:(?:nvidia|amd|intel|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct|rx|arc)[\s-]*)+"
     r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?|xtx|xt|gre)\b)?"
+    r"(?:[\s-]?(?:laptop|mobile|max-q)(?:\s+gpu)?\b)?"
+    # NVIDIA's Jetson modules ('Jetson AGX Orin 64GB', 'Jetson Orin Nano 8GB', 'jetson orin'):
+    # memory shared with the CPU, sized against the memory said.
+    r"|\b(?:nvidia\s+)?jetson(?:[\s-]+(?:agx|orin|nano|xavier|nx|tx2|thor|super|developer|"
+    r"dev|kit))*\b"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
     # Not inside another name ('bge-m3', 'e5-m4').
     r"|(?P<apple>(?<![\w-])(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b)"
@@ -905,6 +910,11 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
                 continue
             count = _unknown_count(t, span_start, p)
             p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=memory, count=count))
+            if "jetson" in text.lower():
+                p.notes.append(
+                    f"A Jetson's {memory / GB:g} GB is shared by its CPU and GPU: the system "
+                    "(JetPack, the runtime, your process) takes part of it before the model does"
+                )
             p.notes.append(
                 f"'{text}' is not in the GPU catalog: sized against the {memory / GB:g} GB you "
                 "gave (its bandwidth is unknown, so no catalog speed)"

@@ -104,7 +104,7 @@ _SPEED_ASKED = (
 )
 _SLOW_SAID = (
     r"\b(?:is|are|was|were|runs?|running|seems?|feels?|got|gets)\s+(?:very\s+|so\s+|too\s+|"
-    r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow\b"
+    r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow(?:ly)?\b"
     # 'Generation takes forever', 'why am I getting significantly lower performance?'
     r"|\b(?:takes?|taking|took)\s+(?:forever|ages)\b"
     r"|\bwhy\s+(?:am|are|is|do|does)\s+(?:i|we|it|my\s+\w+)\s+(?:getting|seeing|get|see)\s+"
