@@ -471,3 +471,18 @@ def test_a_jetson_is_sized_against_its_memory(question: str, memory_gb: int) -> 
 
 def test_running_slowly_asks_the_speed() -> None:
     assert parse_workload("llama 3.1 8b runs slowly on my 3060 12GB").asked == "speed"
+
+
+def test_how_many_of_the_card_owned_leads_with_the_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Llama 3.1 70B in fp16 is 141 GB of weights (70.55e9 parameters × 2 bytes): no two 24 GB
+    # cards hold it, so the count asked is more than the two owned and is the first figure.
+    from assistant.cli import main
+
+    question = "I have 2 RTX 3090s. How many 3090s do I need for llama 3.1 70b fp16?"
+    assert main(["ask", "--offline", "--no-save", question]) == 0
+    out = capsys.readouterr().out
+    lead = next(line for line in out.splitlines() if line.startswith("**"))
+    count = int(lead.removeprefix("**Needs ").split("×")[0])
+    assert count * 24 > 141

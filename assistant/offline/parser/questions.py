@@ -276,12 +276,16 @@ def _count_asked_not_said(after: str, p: ParsedWorkload) -> None:
     """'How many H100-80G are needed …? I used 72 H100-80G': the count of the card named after
     'how many' is what is asked, so a count said elsewhere is the one tried, not the one to
     size on. ('how many 8xH100 nodes' asks nodes: the per-node count stays.)"""
-    named = compiled(r"\s+(?:more\s+)?(?P<name>[a-z][\w-]*\d[\w-]*)", re.I).match(after)
+    named = compiled(
+        # A card's name, or a GeForce model number ('how many 3090s'); not '8xH100' (nodes).
+        r"\s+(?:more\s+)?(?P<name>[a-z][\w-]*\d[\w-]*|\d{3,5}s?\b(?![x×*]))",
+        re.I,
+    ).match(after)
     if named is None or len(p.gpus) != 1 or p.gpus[0].count is None:
         return
     mention = p.gpus[0]
     key = named.group("name").lower().rstrip("s")
-    if not mention.text.lower().replace(" ", "").startswith(key.split("-")[0]):
+    if key.split("-")[0] not in mention.text.lower().replace(" ", ""):
         return
     p.notes.append(
         f"'{mention.count:,} {mention.text}' read as the count you have or tried: how many are "
