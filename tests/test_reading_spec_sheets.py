@@ -486,3 +486,41 @@ def test_how_many_of_the_card_owned_leads_with_the_count(
     lead = next(line for line in out.splitlines() if line.startswith("**"))
     count = int(lead.removeprefix("**Needs ").split("×")[0])
     assert count * 24 > 141
+
+
+# --- on owned hardware the memory or speed asked leads, from the local plan ------------------
+
+LOCAL_ASKED = [
+    ("How much VRAM does Llama 3.1 8B need on my RTX 3090?", "memory"),
+    ("how much memory does llama 3.1 70b fp16 need on my 4090?", "memory"),
+    ("How fast is Llama 3.1 8B Q4_K_M on my 3060 12GB?", "speed"),
+    ("what speed will qwen2.5 7b q4_k_m get on my rtx 4070?", "speed"),
+]
+
+
+@pytest.mark.parametrize(("question", "asked"), LOCAL_ASKED)
+def test_the_local_figure_asked_leads_and_matches_the_plan(
+    question: str, asked: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    import re
+
+    from assistant.cli import main
+
+    assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+    record = json.loads(capsys.readouterr().out)
+    answer, plan = record["sizing"]["asked"], record["sizing"]["local"][0]
+    lines = [ln for ln in record["answer"].splitlines() if ln.startswith("**")]
+    lead = lines[1] if lines[0].startswith("*Read as") else lines[0]
+    if asked == "memory":
+        # The need is the plan's GPU part and RAM part together, the GPU part its own figure.
+        assert answer["value"] == plan["gpu_bytes"] + plan["host_bytes"]
+        assert answer["on_gpu_bytes"] == plan["gpu_bytes"]
+        need, on_gpu = re.findall(r"(\d[\d,.]*) GiB", lead)[:2]
+        assert f"{on_gpu} GiB of " in record["answer"].split(lead, 1)[1]  # the plan's line
+        assert float(need) >= float(on_gpu)
+    else:
+        assert answer["value"] == plan["decode_tokens_per_s"]
+        speed = re.match(r"\*\*(\d[\d,.]*) tokens/s\*\*", lead)
+        assert speed is not None
+        assert f"Decode speed ≈ {speed.group(1)} tokens/s" in record["answer"]
