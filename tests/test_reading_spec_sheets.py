@@ -524,3 +524,22 @@ def test_the_local_figure_asked_leads_and_matches_the_plan(
         speed = re.match(r"\*\*(\d[\d,.]*) tokens/s\*\*", lead)
         assert speed is not None
         assert f"Decode speed ≈ {speed.group(1)} tokens/s" in record["answer"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "GPU: RTX 4090\nRAM: 64 GB\nLlama 3.1 70B Q4_K_M",
+        "- **GPU**: NVIDIA GeForce RTX 4070\n- **RAM**: 32GB RAM\nQwen2.5 7B",
+    ],
+)
+def test_a_spec_sheet_with_nothing_asked_asks_what_to_answer(question: str) -> None:
+    # A pasted spec sheet is mostly a report of a run gone wrong: nothing is guessed for it.
+    p = parse_workload(question)
+    assert "asked" in [q.slot for q in p.questions]
+    assert not reading_of(p).verdict_stands
+
+
+def test_a_spec_sheet_with_its_question_is_still_read() -> None:
+    p = parse_workload("GPU: RTX 4090\nRAM: 64 GB\nWill Llama 3.1 70B Q4_K_M fit?")
+    assert p.asked == "fits" and "asked" not in [q.slot for q in p.questions]

@@ -352,10 +352,18 @@ _CODE = compiled(
 a run, which says what was run, not what is asked."""
 
 
+_SPEC_LINE = compiled(
+    r"^\W*(?:cpu|gpus?|ram|memory|os|driver|cuda|vram|system|platform|hardware)\b[^:：\n]{0,12}[:：]",
+    re.I | re.M,
+)
+"""A labelled line of a pasted spec sheet ('GPU: RTX 4090', '- **RAM**: 64 GB', 'OS: Ubuntu')."""
+
+
 def _code_pasted(parsed: ParsedWorkload) -> bool:
-    """Code pasted with nothing asked in words: what to answer is asked, not guessed (a paste
-    of a setup and its code is mostly a report of a run gone wrong)."""
-    return bool(_CODE.search(parsed.text))
+    """Code or a spec sheet (two labelled lines or more) pasted with nothing asked in words:
+    what to answer is asked, not guessed (such a paste is mostly the report of a run gone
+    wrong, its question cut off or left to the thread's title)."""
+    return bool(_CODE.search(parsed.text)) or len(_SPEC_LINE.findall(parsed.text)) >= 2
 
 
 def _kind_read(parsed: ParsedWorkload) -> bool:
