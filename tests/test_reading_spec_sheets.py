@@ -543,3 +543,27 @@ def test_a_spec_sheet_with_nothing_asked_asks_what_to_answer(question: str) -> N
 def test_a_spec_sheet_with_its_question_is_still_read() -> None:
     p = parse_workload("GPU: RTX 4090\nRAM: 64 GB\nWill Llama 3.1 70B Q4_K_M fit?")
     assert p.asked == "fits" and "asked" not in [q.slot for q in p.questions]
+
+
+# --- prompt and output lengths said each with its side's name --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "prompt", "output"),
+    [
+        # 1k = 1,024 tokens, as model cards and benchmarks write it.
+        ("Qwen3 235B on 8xA800, batch 32, input length of 1k, and output length of 1k", 1024, 1024),
+        ("I set the input maxlength to 128 and the output maxlength to 128, qwen 2.5 7b", 128, 128),
+        ("how many requests on a 4096 input fit llama 2 13b on a 24GB 3090?", 4096, None),
+        ("deepseek r1 1000token输出只能达到6-7 token/s", None, 1000),  # 输出: output
+    ],
+)
+def test_each_side_of_the_request_is_read(
+    question: str, prompt: int | None, output: int | None
+) -> None:
+    p = parse_workload(question)
+    assert (p.prompt_tokens, p.output_tokens) == (prompt, output)
+
+
+def test_a_count_of_input_devices_is_no_prompt() -> None:
+    assert parse_workload("llama 3.1 8b with 4 input GPUs").prompt_tokens is None

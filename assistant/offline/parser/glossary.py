@@ -45,6 +45,11 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("请问", " "),
     ("吗", "? "),
     ("呢", "? "),
+    # Lengths.
+    ("上下文长度", " context length "),
+    ("上下文", " context "),
+    ("输入", " input "),
+    ("输出", " output "),
     # Memory and hardware.
     ("显存", " VRAM "),
     ("内存", " RAM "),
