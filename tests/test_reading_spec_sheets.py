@@ -567,3 +567,39 @@ def test_each_side_of_the_request_is_read(
 
 def test_a_count_of_input_devices_is_no_prompt() -> None:
     assert parse_workload("llama 3.1 8b with 4 input GPUs").prompt_tokens is None
+
+
+# --- the machine's memory in a spec list, a card's memory after 'with' -----------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb"),
+    [
+        ("Deepseek R1 with 8 * 4090? CPU: 80 GPU: 8 * 4090 Memory: 256G", 256),
+        ("I have consider 40 core cpu/ 40GB mem/ssd disk for llama 3.1 8b", 40),
+        ("Could I run falcon 7b 16bit on this? 8 GB Memory / 4 Intel vCPUs / 160 GB Disk", 8),
+        # The 3070 has 8 GB (NVIDIA spec): 'with 8gb of ram' is the card's; the 32 GB the PC's.
+        ("a ryzen 5 6600 and 32gb of ram, and a 3070 with 8gb of ram: can it run llama 2 7b?", 32),
+        # The 4090 has 24 GB: 'with 64 GB of RAM' is the machine's.
+        ("Llama 3.1 70B in Q4_K_M on my RTX 4090 with 64 GB of RAM using llama.cpp", 64),
+    ],
+)
+def test_the_machines_memory_in_a_spec_list(question: str, ram_gb: int) -> None:
+    assert parse_workload(question).system_ram_bytes == ram_gb * GB
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("8x22b tokens-per-second slower than expected on 4 A100", "mixtral-8x22b"),
+        ("how fast is 8x7b on 2x 3090?", "mixtral-8x7b"),
+    ],
+)
+def test_a_mixture_shape_said_alone_is_mixtral(question: str, model: str) -> None:
+    p = parse_workload(question)
+    assert p.model == model and p.train_tokens is None
+
+
+def test_the_context_said_up_to_a_length() -> None:
+    q = "2 H100*8 machines for deepseek-R1: can the context length consistently support up to 128k?"
+    assert parse_workload(q).context == 128 * 1024

@@ -180,6 +180,13 @@ def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
     length after 'at' / 'with' / 'full' is the context. Only 'Nk' or a plain power of two
     ≥ 512 (how windows are written: 4096, 8192) is read so; other bare numbers stay unplaced
     rather than guessed."""
+    for m in t.each(
+        # 'can the context length consistently support up to 128k?': the length said after the
+        # context's name in the same clause.
+        r"\bcontext(?:[\s-](?:length|window|size))?\b[^.?!,;]{0,40}?\bup\s+to\s+"
+        rf"({NUMBER}\s?k|\d{{3,7}})\b(?!\s*(?:users?|requests?|gpus?))"
+    ):
+        set_context(p, m.group(1))
     for m in compiled(
         # 'the full 128k': the whole window, a context too.
         rf"\b(?:at|with|@|full)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}",

@@ -46,6 +46,7 @@ from assistant.offline.parser.load import (
 )
 from assistant.offline.parser.models import (
     extract_bare_size,
+    extract_expert_shape,
     extract_hf_and_catalog_models,
     extract_library_names,
     extract_misspelt_models,
@@ -117,6 +118,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_misspelt_models,
     extract_size_then_family,
     extract_named_sizes,
+    extract_expert_shape,  # '8x22b' before the token volumes read '22b' as tokens
     extract_lora_serving,  # issue 30 items 1-4
     negative_numbers,
     huge_numbers,
