@@ -603,3 +603,17 @@ def test_a_mixture_shape_said_alone_is_mixtral(question: str, model: str) -> Non
 def test_the_context_said_up_to_a_length() -> None:
     q = "2 H100*8 machines for deepseek-R1: can the context length consistently support up to 128k?"
     assert parse_workload(q).context == 128 * 1024
+
+
+@pytest.mark.parametrize(
+    ("question", "weights"),
+    [
+        ("python generate.py --load_8bit --base_model llama-7b with a GPU with 6GB", "int8"),
+        ("load_8bit = True on a T4 16GB with llama 2 7b", "int8"),
+        ("load_in_8bit=True llama 2 13b on a 3090", "int8"),
+        ('compute_type="int8_float16" for llama 2 13b on 2x 3090', "int8"),
+        ("load_in_4bit llama 2 13b on a 3060", "nf4"),
+    ],
+)
+def test_loader_flags_say_the_weights(question: str, weights: str) -> None:
+    assert parse_workload(question).weights == weights
