@@ -617,3 +617,23 @@ def test_the_context_said_up_to_a_length() -> None:
 )
 def test_loader_flags_say_the_weights(question: str, weights: str) -> None:
     assert parse_workload(question).weights == weights
+
+
+@pytest.mark.parametrize(
+    ("question", "aggregate", "per_user"),
+    [
+        # 100 tokens a minute is 100 / 60 = 1.667 tokens/s; 6,000 a minute in all is 100/s.
+        (
+            "with one chat session the speed is 100 tokens per minute on a 4060 Ti 16GB",
+            None,
+            100 / 60,
+        ),
+        ("we need 6000 tokens/min in total from llama 3.1 8b on L4s", 100.0, None),
+    ],
+)
+def test_a_rate_per_minute_is_read_per_second(
+    question: str, aggregate: float | None, per_user: float | None
+) -> None:
+    p = parse_workload(question)
+    assert (p.tokens_per_s, p.tokens_per_s_per_user) == (aggregate, per_user)
+    assert p.context is None
