@@ -32,6 +32,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("能到什么速度", " what speed can I expect "),
     ("什么速度", " what speed "),
     ("速度", " speed "),
+    ("跑起来", " run "),
     ("能跑动", " can run "),
     ("跑得动", " can run "),
     ("能跑", " can run "),

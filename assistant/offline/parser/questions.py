@@ -182,7 +182,9 @@ _THROUGHPUT_ASKED = (
 # enough…') — not a request ('Can you recommend…') —, or ends with a tag ('…, right?').
 _YES_NO_OPENING = (
     # A clause after a comma or dash opens one too: 'I got a 4090 and a 3060, will it fit?'
-    r"(?:^|[.?!:]\s+|[,;]\s*|\s[-–—]\s*)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
+    # (The full-width marks of Chinese text too: '…L40，can … run？'.)
+    r"(?:^|[.?!:]\s+|[。？！：]\s*|[,;，；]\s*|\s[-–—]\s*)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?"
+    r"[\s,]*"
     r"(?:can|could|will|would|does|do|is|are|should|am)\b(?!\s+(?:you|u|someone|anyone|"
     r"somebody|anybody|we\s+(?:get|have)\s+(?:a|an|some)\s+(?:recommendation|suggestion))\b)"
 )
@@ -220,7 +222,14 @@ _YES_NO_PHRASE = (
     r"|\bconsigo\b|\brodar\b"
     r"|\b(?:enough|sufficient|suffice)\b"
     # An out-of-memory report asks whether (and how) it fits.
-    r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"
+    r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b|\btried\s+to\s+allocate\b"
+    # It not running, said: 'the 13B model won't run', 'can not run on a dual-A100 server'.
+    r"|\b(?:won'?t|doesn'?t|does\s+not|can'?t|cannot|can\s+not|will\s+not|fails?\s+to|unable\s+to)"
+    r"\s+(?:run|load|fit|start)\b"
+    # 'is there a way to combine the memory of both GPUs to run it?', 'it can work on 8g4060'
+    r"|\bis\s+there\s+(?:a|any)\s+way\b[^.?!]{0,60}?\b(?:run|fit|load)\b"
+    r"|\b(?:it|this|that)\s+(?:can|could|will|would)\s+(?:run|fit|work|load)\s+(?:on|in|with)\b"
+    r"|跑起来"
 )
 
 
