@@ -645,7 +645,8 @@ def test_a_rate_per_minute_is_read_per_second(
         "I only have two RTX3070 GPUs. Is there a way to combine their memory to run vicuna 13b?",
         "Macbook Air M1 16GB: the Hermes 13B model won't run",
         "Running Llama 3 70B on an A100 80GB - Tried to allocate 160MiB.",
-        "我有一张L40，能否把 llama 3.1 70b 跑起来？",  # 'can I get Llama 3.1 70B running on an L40?'
+        # 'can I get Llama 3.1 70B running on an L40?'
+        "我有一张L40，能否把 llama 3.1 70b 跑起来？",
     ],
 )
 def test_it_not_running_asks_whether_it_fits(question: str) -> None:
