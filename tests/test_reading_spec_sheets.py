@@ -675,3 +675,19 @@ def test_a_cpu_or_a_die_is_no_gpu_to_ask_about(question: str, gpu: str) -> None:
     # (The word 'CPU' may stay held: what the CPU is can matter for offloaded layers.)
     unread = [u.span.text for u in reading_of(p).unread_that_matters if u.kind == "hardware"]
     assert not [w for w in unread if w != "CPU"]
+
+
+@pytest.mark.parametrize(
+    ("question", "memory_gb"),
+    [
+        ("Nvidia Tesla p40 24GB … Has anyone used GPU p40? How fast is a 7B on it?", 24),
+        (
+            "I use a Jetson Nano Orin Developer Kit 8GB; the Jetson Nano Orin 8GB should run a 7B?",
+            8,
+        ),
+    ],
+)
+def test_an_unknown_card_said_twice_is_one_card(question: str, memory_gb: int) -> None:
+    p = parse_workload(question)
+    assert [(m.gpu, m.memory_bytes) for m in p.gpus] == [(None, memory_gb * GB)]
+    assert not [q for q in p.questions if q.slot == "gpu"]

@@ -919,6 +919,19 @@ _NOT_A_GPU = compiled(
 'Intel 8280'), and GPU dies ('AD102', 'GB202GL': lspci's names beside the card's)."""
 
 
+def _said_again(p: ParsedWorkload, text: str) -> bool:
+    """Whether an unknown GPU name repeats one already read (its words within the other's:
+    'p40' after 'Nvidia Tesla p40', 'Jetson Nano Orin' after 'Jetson Nano Orin Developer Kit')."""
+    said = text.lower().split()
+    for mention in p.gpus:
+        if mention.gpu is not None:
+            continue
+        words = mention.text.lower().split()
+        if set(said) <= set(words) or set(words) <= set(said):
+            return True
+    return False
+
+
 def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
     """A GPU name the catalog lacks: with a memory amount beside it, sized against that memory
     (flagged); without one, a question naming the closest catalog GPUs. Never replaced."""
@@ -934,6 +947,15 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
             continue
         if m.group("apple"):
             start, text = _with_mac_product(t, m)
+        if _said_again(p, text):
+            # 'Nvidia Tesla p40 24GB … anyone used GPU p40?': the card already read, once (with
+            # the memory said again beside it, when it is the same).
+            again = _stated_memory(t, start, m.end())
+            known = {g.memory_bytes for g in p.gpus if g.gpu is None}
+            if again is not None and again[0] in known:
+                t.consume(again[1], again[2])
+            t.consume(m.start(), m.end())
+            continue
         stated = _stated_memory(t, start, m.end())
         if stated is not None:
             memory, span_start, span_end = stated
