@@ -691,3 +691,20 @@ def test_an_unknown_card_said_twice_is_one_card(question: str, memory_gb: int) -
     p = parse_workload(question)
     assert [(m.gpu, m.memory_bytes) for m in p.gpus] == [(None, memory_gb * GB)]
     assert not [q for q in p.questions if q.slot == "gpu"]
+
+
+@pytest.mark.parametrize(
+    ("question", "variants", "count"),
+    [
+        # A100 40 GB: PCIe and SXM4; the bare 'a100' later is the same card, not an 80 GB one.
+        ("How to run it on a 40 GB A100 and 80 GB Ram of Colab PRO? i have 40 bg a100",
+         {"a100-40gb-pcie", "a100-40gb-sxm4"}, 1),
+        ("2xa100 pcie for llama 3.1 70b; how can I get 30 tokens per second on the a100?",
+         {"a100-40gb-pcie", "a100-80gb-pcie"}, 2),
+    ],
+)  # fmt: skip
+def test_a_family_named_again_bare_is_the_card_said(
+    question: str, variants: set[str], count: int
+) -> None:
+    (mention,) = parse_workload(question).gpus
+    assert (set(mention.variants), mention.count) == (variants, count)

@@ -390,6 +390,23 @@ def _one_mention_each(mentions: list[GpuMention]) -> list[GpuMention]:
             out.append(mention)
         elif same.count is None:
             same.count = mention.count
+    return _family_said_again(out)
+
+
+def _family_said_again(mentions: list[GpuMention]) -> list[GpuMention]:
+    """A family named bare after one of its variants was named ('a 40 GB A100 … the a100'):
+    the variant said is the card, the bare family no second card (a count said with the
+    family keeps it apart: 'an A100 80GB or 2x A100')."""
+    out: list[GpuMention] = []
+    for mention in mentions:
+        family = set(mention.variants)
+        bare = len(family) > 1 and mention.count is None and mention.memory_bytes is None
+        said = bare and any(
+            m is not mention and (m.gpu in family and (not m.variants or set(m.variants) < family))
+            for m in mentions
+        )
+        if not said:
+            out.append(mention)
     return out
 
 
