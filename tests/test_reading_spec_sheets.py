@@ -408,6 +408,7 @@ def test_a_cloud_instance_is_its_gpus(question: str, gpu: str, count: int) -> No
         ("can 4 DGX H100 train llama 3.1 70b full fine-tune?", {"h100-sxm"}, 32),
         ("a DGX A100 for mixtral 8x22b", {"a100-40gb-sxm4", "a100-80gb-sxm4"}, 8),
         ("two HGX H200 for deepseek v3 fp8", {"h200-sxm"}, 16),
+        ("multinode with infiniband across 2x h100 dgx's, deepseek r1 fp8", {"h100-sxm"}, 16),
         ("we have 2x 8xA100 servers, can we serve llama 3.1 405b fp8?", None, 16),
     ],
 )

@@ -209,6 +209,8 @@ _BOXES_BEFORE = compiled(
     rf"(?:\b({NUMBER}|{WORD_NUMBER})\s*(?:x|×|\*)?\s*)?\b(?:nvidia\s+)?(?:dgx|hgx)[\s-]*$", re.I
 )
 """'4 DGX H100', 'an HGX A100', 'two DGX A100s': NVIDIA's 8-GPU SXM boxes, counted."""
+_BOXES_AFTER = compiled(r"^\s*(?:dgx|hgx)(?:'?s)?\b", re.I)
+"""'2x h100 dgx's': the boxes named after the card."""
 
 
 def _in_boxes(
@@ -217,7 +219,8 @@ def _in_boxes(
     """GPUs said as DGX / HGX boxes: the SXM card (the boxes hold no other), the count the boxes
     times their GPUs each (the catalog's gpus_per_node: 8 for every DGX / HGX of the catalog)."""
     boxes = _BOXES_BEFORE.search(t.work[max(0, start - 24) : start])
-    if boxes is None:
+    after = _BOXES_AFTER.match(t.work[match.end : match.end + 12])
+    if boxes is None and after is None:
         return match, count, start
     catalog = get_catalog()
     sxm = [v for v in match.variants or (match.id,) if v and catalog.gpus[v].form_factor == "sxm"]
@@ -225,14 +228,23 @@ def _in_boxes(
     if not sxm or len(per_box) != 1 or None in per_box:
         return match, count, start
     each = per_box.pop() or 0
-    n = positive_int(boxes.group(1)) if boxes.group(1) else 1
+    if boxes is not None:
+        n = positive_int(boxes.group(1)) if boxes.group(1) else 1
+        start -= len(boxes.group(0))
+        said = boxes.group(0).strip().split()[-1]
+    else:
+        # '2x h100 dgx's': the boxes named after the card, counted before it.
+        assert after is not None
+        n = count or 1
+        t.consume(match.end, match.end + after.end())
+        said = after.group(0).strip()
     if n is None:
         return match, count, start
     total = n * each
-    p.notes.append(f"{n:,} × {boxes.group(0).strip().split()[-1]} read as {total:,} SXM GPUs")
+    p.notes.append(f"{n:,} × {said} read as {total:,} SXM GPUs")
     match = replace(match, id=sxm[0] if match.id not in sxm else match.id)
     match = replace(match, variants=tuple(sxm) if len(sxm) > 1 else ())
-    return match, total, start - len(boxes.group(0))
+    return match, total, start
 
 
 def _words_before_the_name(
