@@ -64,6 +64,7 @@ from tools.performance.efficiency import (
     NCCL_RING_BASE_LATENCY_S,
     Efficiencies,
     accumulate_for,
+    chip_keys,
     decode_keys,
     dequant_keys,
     dequantises,
@@ -71,6 +72,7 @@ from tools.performance.efficiency import (
     is_backend_key,
     overhead_keys,
     step_keys,
+    with_chip,
 )
 from tools.performance.engines import (
     LLAMA_CPP_BACKENDS,
@@ -95,6 +97,8 @@ MIN_SOURCES = 2
 (issue 31); a key with fewer moves its rows to the next more general key."""
 RIDGE = 0.02  # weight of the prior per unknown, against relative-error rows of weight 1
 UNPRIORED_WHEN_SPANNED = ("step_overhead",)
+SIGNED = ("chip_bandwidth",)
+"""Unknowns of either sign: a chip generation may stream faster than the reference one."""
 """Unknowns fitted without the ridge prior when their rows span two model depths or more. A
 fixed cost per token separates from the per-layer and per-byte terms only across depths; where
 rows give it (llama.cpp at 7B-8B and 70B on Apple, NVIDIA GDDR and HBM) the prior only biases
@@ -102,6 +106,9 @@ it: it held the Metal figure at 0.41 ms where XiongjieDai's M2 Ultra 8B/70B pair
 4 ms in both F16 and Q4_K_M. Keys whose rows are one depth (AMD, Intel: 7B only) keep it."""
 PRIORS = {
     "decode_bandwidth": 1 / 0.8,  # 1/η
+    # added to 1/η on one Apple chip generation: none until rows say otherwise (a weak ridge
+    # toward 0, RIDGE on the term in units of SCALE, since a relative prior needs a non-zero)
+    "chip_bandwidth": 0.0,
     "layer_overhead": 20e-6,  # s per layer per step
     # s per step whatever the depth: llama.cpp's ggml graph build and sampling on the host
     "step_overhead": 300e-6,
@@ -113,6 +120,7 @@ PRIORS = {
 }
 SCALE = {  # unknowns are solved in units that keep the normal equations well conditioned
     "decode_bandwidth": 1.0,
+    "chip_bandwidth": 0.1,
     "layer_overhead": 1e-5,
     "step_overhead": 1e-4,
     "allreduce_base": 1e-5,
@@ -232,6 +240,12 @@ def decode_candidates(s: Setup) -> list[str]:
     )
 
 
+def chip_candidates(s: Setup) -> list[str]:
+    """The chip-generation term's key of an Apple row under llama.cpp (none otherwise)."""
+    family, memory, _, _ = _class_parts(s)
+    return chip_keys(family, memory, apple_chip(s.gpu))
+
+
 def dequant_candidates(s: Setup) -> list[str]:
     """The dequantisation constant's keys for a weight-only row on a GPU with an FP32
     figure (none otherwise)."""
@@ -323,7 +337,7 @@ def fit_linear(rows: Sequence[LinearRow]) -> dict[tuple[str, str], float]:
             if u[0] in UNPRIORED_WHEN_SPANNED and len(depths[u]) >= 2:
                 continue
             prior = PRIORS[u[0]] / SCALE[u[0]]
-            weight = RIDGE / prior**2
+            weight = RIDGE / prior**2 if prior else RIDGE
             ata[i][i] += weight
             atb[i] += weight * prior
         x = solve(ata, atb) if n else []
@@ -331,7 +345,7 @@ def fit_linear(rows: Sequence[LinearRow]) -> dict[tuple[str, str], float]:
         bad = {
             u: (1.0 if u[0] == "decode_bandwidth" else 0.0)
             for u, v in values.items()
-            if v < (1.0 if u[0] == "decode_bandwidth" else 0.0)
+            if u[0] not in SIGNED and v < (1.0 if u[0] == "decode_bandwidth" else 0.0)
         }
         if not bad:
             return {**values, **pinned}
@@ -350,6 +364,7 @@ class DecodeKeys:
     link: dict[str, str | None]
     dequant: dict[str, str | None]
     step: dict[str, str | None] = field(default_factory=dict)
+    chip: dict[str, str | None] = field(default_factory=dict)
 
 
 def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
@@ -361,6 +376,7 @@ def decode_keys_for(rows: Sequence[Setup]) -> DecodeKeys:
         link=assign({s.id: [gpu_link(s.gpu, s.model.tp).kind, "any"] for s in tp_rows}),
         dequant=assign_backend_first(dq_rows, dequant_candidates),
         step=assign_backend_first([s for s in rows if step_candidates(s)], step_candidates),
+        chip=assign({s.id: chip_candidates(s) for s in rows if chip_candidates(s)}),
     )
 
 
@@ -448,6 +464,9 @@ def linear_row(s: Setup, keys: DecodeKeys, pooled: Pool) -> LinearRow:
         const += memory * (inv if inv is not None else 1 / DECODE_BANDWIDTH_EFF)
     else:
         coef[("decode_bandwidth", bw)] = memory
+    chip = keys.chip.get(s.id)
+    if chip is not None:
+        coef[("chip_bandwidth", chip)] = memory
     ovh = keys.overhead[s.id]
     if ovh is None:
         const += layers * (first_value("layer_overhead", overhead_candidates(s), pooled) or 0.0)
@@ -500,6 +519,7 @@ def fit_decode(rows: Sequence[Setup], iterations: int = 4) -> DecodeFit:
             ("allreduce_base", lambda key: ["any"], set()),
             ("allreduce_per_gpu", lambda key: ["any"], set()),
             ("dequant", lambda key: [], set()),
+            ("chip_bandwidth", lambda key: [], set()),
             ("step_overhead", lambda key: key.split("/")[:1] if "/" in key else [], set()),
         ):
             fitted = {k: (v, users[(t, k)]) for (t, k), v in values.items() if t == table}
@@ -567,7 +587,8 @@ def heldout_decode(s: Setup, rest: DecodeFit) -> float:
     m = s.model
     read = m.step_weight_bytes(1) + m.kv_read_bytes(1, s.decode_context)
     inv = first_value("decode_bandwidth", decode_candidates(s), rest.values, rest.pooled)
-    t = read / stream_bandwidth(m.gpu) * (inv or 1 / DECODE_BANDWIDTH_EFF)
+    chip = first_value("chip_bandwidth", chip_candidates(s), rest.values) or 0.0
+    t = read / stream_bandwidth(m.gpu) * ((inv or 1 / DECODE_BANDWIDTH_EFF) + chip)
     c = first_value("layer_overhead", overhead_candidates(s), rest.values, rest.pooled) or 0.0
     t += m.arch.num_layers * c
     t += first_value("step_overhead", step_candidates(s), rest.values, rest.pooled) or 0.0
@@ -605,6 +626,7 @@ def efficiencies_for(
     inv_eta = first_value("decode_bandwidth", decode_candidates(s), *tables)
     kv_keys = decode_keys(f, mem, gen, "16bit", backend=backend(s))
     kv_inv = first_value("decode_bandwidth", kv_keys, *tables)
+    chip = first_value("chip_bandwidth", chip_candidates(s), *tables)
     dq = first_value("dequant", dequant_candidates(s), *tables)
     link = gpu_link(s.gpu).kind
     base = first_value("allreduce_base", [link, "any"], *tables)
@@ -615,7 +637,7 @@ def efficiencies_for(
         engine_family=f,
         kernel=kernel,
         gpu_class=f"{mem}/{gen}",
-        bandwidth_eff=1 / inv_eta if inv_eta else DECODE_BANDWIDTH_EFF,
+        bandwidth_eff=with_chip(1 / inv_eta if inv_eta else DECODE_BANDWIDTH_EFF, chip),
         layer_overhead_s=first_value("layer_overhead", overhead_candidates(s), *tables) or 0.0,
         allreduce_base_s=base if base is not None else NCCL_RING_BASE_LATENCY_S,
         allreduce_per_gpu_s=per if per is not None else 2 * NCCL_HOP_LATENCY_S[link],
@@ -625,7 +647,7 @@ def efficiencies_for(
         decode_basis="calibrated",
         prefill_basis="calibrated",
         constants=(),
-        kv_bandwidth_eff=1 / kv_inv if kv_inv else None,
+        kv_bandwidth_eff=with_chip(1 / kv_inv, chip) if kv_inv else None,
         dequant_flops_per_byte=dq or 0.0,
         vector_flops_per_s=vector_flops(s.gpu),
         pcie_allreduce_base_s=pcie_base if pcie_base is not None else NCCL_RING_BASE_LATENCY_S,
@@ -997,6 +1019,7 @@ def _toml_value(v: object) -> str:
 
 UNITS = {
     "decode_bandwidth": "achieved share of datasheet memory bandwidth in decode",
+    "chip_bandwidth": "added to 1/share on one Apple chip generation (M2 the reference), llama.cpp",
     "layer_overhead": "seconds per layer per engine step (launches, syncs)",
     "step_overhead": "seconds per engine step whatever the depth (host graph build, sampling)",
     "allreduce_base": "seconds: latency of one all-reduce (base)",

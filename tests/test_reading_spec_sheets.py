@@ -448,3 +448,205 @@ def test_an_exl2_bit_rate_is_held_not_guessed() -> None:
     p = parse_workload("Will Llama2-70B EXL2 at 4.65 bits per weight fit on 2 RTX 3090s?")
     assert p.weights is None
     assert "4.65 bits" in [u.span.text for u in reading_of(p).unread_that_matters]
+
+
+# --- a Jetson module: sized against the memory said, the sharing said ------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "memory_gb"),
+    [
+        # Jetson AGX Orin 64GB / Orin Nano 8GB / AGX Orin 32GB: NVIDIA's module configurations.
+        ("can I run llama 2 7b on a Jetson AGX Orin 64GB?", 64),
+        ("Jetson Orin Nano Developer Kit 8GB to run the LLaMA2_7B model", 8),
+        ("i have one jetson orin(32g), llama 3.1 8b runs slowly", 32),
+    ],
+)
+def test_a_jetson_is_sized_against_its_memory(question: str, memory_gb: int) -> None:
+    p = parse_workload(question)
+    (mention,) = p.gpus
+    assert (mention.gpu, mention.memory_bytes) == (None, memory_gb * GB)
+    assert any("shared by its CPU and GPU" in n for n in p.notes)
+
+
+def test_running_slowly_asks_the_speed() -> None:
+    assert parse_workload("llama 3.1 8b runs slowly on my 3060 12GB").asked == "speed"
+
+
+def test_how_many_of_the_card_owned_leads_with_the_count(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Llama 3.1 70B in fp16 is 141 GB of weights (70.55e9 parameters × 2 bytes): no two 24 GB
+    # cards hold it, so the count asked is more than the two owned and is the first figure.
+    from assistant.cli import main
+
+    question = "I have 2 RTX 3090s. How many 3090s do I need for llama 3.1 70b fp16?"
+    assert main(["ask", "--offline", "--no-save", question]) == 0
+    out = capsys.readouterr().out
+    lead = next(line for line in out.splitlines() if line.startswith("**"))
+    count = int(lead.removeprefix("**Needs ").split("×")[0])
+    assert count * 24 > 141
+
+
+# --- on owned hardware the memory or speed asked leads, from the local plan ------------------
+
+LOCAL_ASKED = [
+    ("How much VRAM does Llama 3.1 8B need on my RTX 3090?", "memory"),
+    ("how much memory does llama 3.1 70b fp16 need on my 4090?", "memory"),
+    ("How fast is Llama 3.1 8B Q4_K_M on my 3060 12GB?", "speed"),
+    ("what speed will qwen2.5 7b q4_k_m get on my rtx 4070?", "speed"),
+]
+
+
+@pytest.mark.parametrize(("question", "asked"), LOCAL_ASKED)
+def test_the_local_figure_asked_leads_and_matches_the_plan(
+    question: str, asked: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    import re
+
+    from assistant.cli import main
+
+    assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+    record = json.loads(capsys.readouterr().out)
+    answer, plan = record["sizing"]["asked"], record["sizing"]["local"][0]
+    lines = [ln for ln in record["answer"].splitlines() if ln.startswith("**")]
+    lead = lines[1] if lines[0].startswith("*Read as") else lines[0]
+    if asked == "memory":
+        # The need is the plan's GPU part and RAM part together, the GPU part its own figure.
+        assert answer["value"] == plan["gpu_bytes"] + plan["host_bytes"]
+        assert answer["on_gpu_bytes"] == plan["gpu_bytes"]
+        need, on_gpu = re.findall(r"(\d[\d,.]*) GiB", lead)[:2]
+        assert f"{on_gpu} GiB of " in record["answer"].split(lead, 1)[1]  # the plan's line
+        assert float(need) >= float(on_gpu)
+    else:
+        assert answer["value"] == plan["decode_tokens_per_s"]
+        speed = re.match(r"\*\*(\d[\d,.]*) tokens/s\*\*", lead)
+        assert speed is not None
+        assert f"Decode speed ≈ {speed.group(1)} tokens/s" in record["answer"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "GPU: RTX 4090\nRAM: 64 GB\nLlama 3.1 70B Q4_K_M",
+        "- **GPU**: NVIDIA GeForce RTX 4070\n- **RAM**: 32GB RAM\nQwen2.5 7B",
+    ],
+)
+def test_a_spec_sheet_with_nothing_asked_asks_what_to_answer(question: str) -> None:
+    # A pasted spec sheet is mostly a report of a run gone wrong: nothing is guessed for it.
+    p = parse_workload(question)
+    assert "asked" in [q.slot for q in p.questions]
+    assert not reading_of(p).verdict_stands
+
+
+def test_a_spec_sheet_with_its_question_is_still_read() -> None:
+    p = parse_workload("GPU: RTX 4090\nRAM: 64 GB\nWill Llama 3.1 70B Q4_K_M fit?")
+    assert p.asked == "fits" and "asked" not in [q.slot for q in p.questions]
+
+
+# --- prompt and output lengths said each with its side's name --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "prompt", "output"),
+    [
+        # 1k = 1,024 tokens, as model cards and benchmarks write it.
+        ("Qwen3 235B on 8xA800, batch 32, input length of 1k, and output length of 1k", 1024, 1024),
+        ("I set the input maxlength to 128 and the output maxlength to 128, qwen 2.5 7b", 128, 128),
+        ("how many requests on a 4096 input fit llama 2 13b on a 24GB 3090?", 4096, None),
+        ("deepseek r1 1000token输出只能达到6-7 token/s", None, 1000),  # 输出: output
+    ],
+)
+def test_each_side_of_the_request_is_read(
+    question: str, prompt: int | None, output: int | None
+) -> None:
+    p = parse_workload(question)
+    assert (p.prompt_tokens, p.output_tokens) == (prompt, output)
+
+
+def test_a_count_of_input_devices_is_no_prompt() -> None:
+    assert parse_workload("llama 3.1 8b with 4 input GPUs").prompt_tokens is None
+
+
+# --- the machine's memory in a spec list, a card's memory after 'with' -----------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb"),
+    [
+        ("Deepseek R1 with 8 * 4090? CPU: 80 GPU: 8 * 4090 Memory: 256G", 256),
+        ("I have consider 40 core cpu/ 40GB mem/ssd disk for llama 3.1 8b", 40),
+        ("Could I run falcon 7b 16bit on this? 8 GB Memory / 4 Intel vCPUs / 160 GB Disk", 8),
+        # The 3070 has 8 GB (NVIDIA spec): 'with 8gb of ram' is the card's; the 32 GB the PC's.
+        ("a ryzen 5 6600 and 32gb of ram, and a 3070 with 8gb of ram: can it run llama 2 7b?", 32),
+        # The 4090 has 24 GB: 'with 64 GB of RAM' is the machine's.
+        ("Llama 3.1 70B in Q4_K_M on my RTX 4090 with 64 GB of RAM using llama.cpp", 64),
+    ],
+)
+def test_the_machines_memory_in_a_spec_list(question: str, ram_gb: int) -> None:
+    assert parse_workload(question).system_ram_bytes == ram_gb * GB
+
+
+@pytest.mark.parametrize(
+    ("question", "model"),
+    [
+        ("8x22b tokens-per-second slower than expected on 4 A100", "mixtral-8x22b"),
+        ("how fast is 8x7b on 2x 3090?", "mixtral-8x7b"),
+    ],
+)
+def test_a_mixture_shape_said_alone_is_mixtral(question: str, model: str) -> None:
+    p = parse_workload(question)
+    assert p.model == model and p.train_tokens is None
+
+
+def test_the_context_said_up_to_a_length() -> None:
+    q = "2 H100*8 machines for deepseek-R1: can the context length consistently support up to 128k?"
+    assert parse_workload(q).context == 128 * 1024
+
+
+@pytest.mark.parametrize(
+    ("question", "weights"),
+    [
+        ("python generate.py --load_8bit --base_model llama-7b with a GPU with 6GB", "int8"),
+        ("load_8bit = True on a T4 16GB with llama 2 7b", "int8"),
+        ("load_in_8bit=True llama 2 13b on a 3090", "int8"),
+        ('compute_type="int8_float16" for llama 2 13b on 2x 3090', "int8"),
+        ("load_in_4bit llama 2 13b on a 3060", "nf4"),
+    ],
+)
+def test_loader_flags_say_the_weights(question: str, weights: str) -> None:
+    assert parse_workload(question).weights == weights
+
+
+@pytest.mark.parametrize(
+    ("question", "aggregate", "per_user"),
+    [
+        # 100 tokens a minute is 100 / 60 = 1.667 tokens/s; 6,000 a minute in all is 100/s.
+        (
+            "with one chat session the speed is 100 tokens per minute on a 4060 Ti 16GB",
+            None,
+            100 / 60,
+        ),
+        ("we need 6000 tokens/min in total from llama 3.1 8b on L4s", 100.0, None),
+    ],
+)
+def test_a_rate_per_minute_is_read_per_second(
+    question: str, aggregate: float | None, per_user: float | None
+) -> None:
+    p = parse_workload(question)
+    assert (p.tokens_per_s, p.tokens_per_s_per_user) == (aggregate, per_user)
+    assert p.context is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I only have two RTX3070 GPUs. Is there a way to combine their memory to run vicuna 13b?",
+        "Macbook Air M1 16GB: the Hermes 13B model won't run",
+        "Running Llama 3 70B on an A100 80GB - Tried to allocate 160MiB.",
+        "我有一张L40，能否把 llama 3.1 70b 跑起来？",  # 'can I get Llama 3.1 70B running on an L40?'
+    ],
+)
+def test_it_not_running_asks_whether_it_fits(question: str) -> None:
+    assert parse_workload(question).asked == "fits"

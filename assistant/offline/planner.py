@@ -213,7 +213,10 @@ _SERVING_ENGINES = ("vllm", "sglang", "tgi", "tensorrt-llm", "lmdeploy")
 def runs_locally(parsed: ParsedWorkload) -> bool:
     """Owned hardware run as owners run it (llama.cpp / Ollama, issue 29) — unless the question
     names a serving engine for it ('my H100 with vLLM'): that is the engine it runs, sized as
-    such, never a llama.cpp plan put in its place."""
+    such, never a llama.cpp plan put in its place — or asks how many GPUs it needs: then the
+    count leads (issue 27 item 5)."""
+    if parsed.asked == "gpu_count":
+        return False  # 'how many 3090s do I need?': the count leads, not a plan for the ones had
     engine = parsed.serve_engine or parsed.engine_named
     return parsed.owned and (parsed.launcher is not None or engine not in _SERVING_ENGINES)
 

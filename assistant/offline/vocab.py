@@ -90,6 +90,19 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
     # llm-compressor's scheme names: W4A16 is its GPTQ int4 (group 128) preset.
     (r"\bw4a16\b", "int4-gptq", "'{text}' read as GPTQ int4 weights, group size 128"),
     (r"\bfp8\b|\bfloat8\b|\b8[\s-]?bit\s+float(?:ing[\s-]point)?\b|\be4m3\b", "fp8", None),
+    # Loader flags as typed: Transformers' load_in_8bit / load_in_4bit (bitsandbytes), FastChat
+    # and alpaca-lora's --load_8bit / load_8bit = True, CTranslate2's compute_type int8_float16.
+    (
+        r"\bload[_-]?(?:in[_-]?)?8[_-]?bits?\b|\bint8[_-]float16\b",
+        "int8",
+        "'{text}' read as 8-bit weights (bitsandbytes LLM.int8 / CTranslate2 int8: 1 byte per "
+        "weight and a scale per row)",
+    ),
+    (
+        r"\bload[_-]?(?:in[_-]?)?4[_-]?bits?\b",
+        "nf4",
+        "'{text}' read as bitsandbytes 4-bit (NF4; its FP4 is the same size)",
+    ),
     (
         r"\bint8\b|\b8[\s-]?bits?\b|\bw8a8\b|\bllm\.int8\b",
         "int8",

@@ -62,10 +62,38 @@ def asked_lines(report: SizingReport, named_training: bool = False) -> list[str]
     if answer.asked == "cost" and answer.value is not None:
         period = "hour" if answer.unit == "usd_per_hour" else "month"
         return [f"**{answer.value:,.2f} USD per {period}** for {_config(answer)} (priced below)."]
+    if report.leads_with_local and answer.asked in ("memory", "speed"):
+        return []  # the local plan's own lead (`local_asked_lines`), not the datacenter's
     if answer.asked == "kv_cache" and answer.value is not None:
         return [_kv_cache_line(answer)]
     if answer.asked == "training_time" and answer.value is not None and not named_training:
         return [f"**{answer.value:,.1f} hours** of training on {_config(answer)}{basis}."]
+    return []
+
+
+def local_asked_lines(report: SizingReport) -> list[str]:
+    """On owned hardware, the memory or the decode speed asked, from the local plan (issue 27
+    item 5: the asked figure leads), [] for any other figure."""
+    answer = report.asked_answer
+    if not report.leads_with_local or answer is None or answer.value is None:
+        return []
+    where = _config(answer) if answer.gpu is not None else "the GPU given"
+    if answer.asked == "memory":
+        budget = answer.budget_bytes or 0
+        on_gpu = answer.on_gpu_bytes if answer.on_gpu_bytes is not None else int(answer.value)
+        rest = int(answer.value) - on_gpu
+        split = f"{gib(on_gpu)} of it on the GPU's {gib(budget)}"
+        split += f", {gib(rest)} in system RAM" if rest > 0 else ""
+        return [
+            f"**Needs {gib(int(answer.value))}** to run it on {where} as llama.cpp runs it "
+            f"(weights, KV cache and buffers: {split})."
+        ]
+    if answer.asked == "speed":
+        basis = f", {answer.basis}" if answer.basis else ""
+        return [
+            f"**{answer.value:,.1f} tokens/s** decoding one sequence on {where} with llama.cpp"
+            f"{basis}."
+        ]
     return []
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from assistant.render.asked import local_asked_lines
 from assistant.render.results import CallResult, gib
 from assistant.results import ToolError
 from tools.fits import FitsResult
@@ -161,7 +162,7 @@ def owned_lead(report: SizingReport, calls: list[CallResult], brief: bool = Fals
                 "(every layer on the GPU; searched in powers of two up to the model's maximum)"
             )
         lines.insert(0, told + ".")
-    return lines
+    return local_asked_lines(report) + lines
 
 
 DATACENTER_HEADING = (

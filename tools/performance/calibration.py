@@ -22,6 +22,7 @@ from tools.toml_cache import parse_toml_cached
 
 TABLES = (
     "decode_bandwidth",
+    "chip_bandwidth",
     "layer_overhead",
     "step_overhead",
     "allreduce_base",

@@ -184,6 +184,30 @@ def era_keys(
     return [f"{family}/{memory}/{generation}/k-quant@{era}", f"{family}/{memory}/k-quant@{era}"]
 
 
+CHIP_REFERENCE = "m2"
+"""The Apple chip generation the tier constants are the bandwidth shares of: the one generation
+with fit rows on every tier (base/Pro, Max, Ultra) and in four publications."""
+
+
+def chip_keys(family: str, memory: str, chip: str | None) -> list[str]:
+    """Lookup keys of the chip-generation term of an Apple chip under llama.cpp
+    (`llama.cpp/apple/m1`): none for the reference generation (`CHIP_REFERENCE`), other
+    engines or other GPUs. One generation's GPU cores reach a different share of the same
+    datasheet bandwidth on every tier and format (llama.cpp discussion 4167, build 8e672ef:
+    Llama 2 7B Q4_0 tg128 at 400 GB/s, M1 Max 61.2 tok/s against the M2 Max's 66.0; Q8_0 at
+    800 GB/s, M1 Ultra 59.9 against the M2 Ultra's 62.1), so the term is added to 1/η of every
+    setup of that generation."""
+    if family != "llama.cpp" or memory != "apple" or chip is None or chip == CHIP_REFERENCE:
+        return []
+    return [f"{family}/{memory}/{chip}"]
+
+
+def with_chip(eta: float, chip_term: float | None) -> float:
+    """The bandwidth share `eta` with a chip generation's term (`chip_keys`) added to its
+    inverse: the time per byte grows (or shrinks) by the term whatever the format."""
+    return 1.0 / (1.0 / eta + (chip_term or 0.0))
+
+
 def is_backend_key(key: str, backend: str | None) -> bool:
     """True for a key of `backend`'s own (`backend_keys`)."""
     return backend is not None and backend in key.split("/")
@@ -324,6 +348,8 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         decode_keys(family, mem, gen, kernel, alu is not None, weight_format, chip, backend, era),
     )
     kv_bw = cal.lookup("decode_bandwidth", decode_keys(family, mem, gen, "16bit", backend=backend))
+    chip_term = cal.lookup("chip_bandwidth", chip_keys(family, mem, chip))
+    delta = None if chip_term is None else chip_term.value
     overhead = cal.lookup("layer_overhead", overhead_keys(family, mem, gen, backend))
     step = cal.lookup("step_overhead", step_keys(family, mem, backend))
     dq = None
@@ -342,7 +368,9 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         gemm = None
     moe = cal.lookup("moe_gemm", ["any"])
     used = tuple(
-        c for c in (bw, overhead, step, dq, ar_base, ar_gpu, gemm, moe, apple_rate) if c is not None
+        c
+        for c in (bw, chip_term, overhead, step, dq, ar_base, ar_gpu, gemm, moe, apple_rate)
+        if c is not None
     )
     # Decode is calibrated when its bandwidth and per-layer constants were fitted on this GPU
     # class (and the dequantisation cost too, where the kernel dequantises).
@@ -354,7 +382,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         engine_family=family,
         kernel=kernel,
         gpu_class=f"{mem}/{gen}",
-        bandwidth_eff=_value(bw, DECODE_BANDWIDTH_EFF),
+        bandwidth_eff=with_chip(_value(bw, DECODE_BANDWIDTH_EFF), delta),
         layer_overhead_s=_value(overhead, 0.0),
         allreduce_base_s=_value(ar_base, NCCL_RING_BASE_LATENCY_S),
         allreduce_per_gpu_s=_value(ar_gpu, 2 * NCCL_HOP_LATENCY_S[link]),
@@ -364,7 +392,7 @@ def _resolve(gpu: GpuSpec, weight_format: str, engine: str, cal: Calibration) ->
         decode_basis=decode_basis,
         prefill_basis=prefill_basis,
         constants=used,
-        kv_bandwidth_eff=None if kv_bw is None else kv_bw.value,
+        kv_bandwidth_eff=None if kv_bw is None else with_chip(kv_bw.value, delta),
         dequant_flops_per_byte=_value(dq, 0.0),
         step_overhead_s=_value(step, 0.0),
         vector_flops_per_s=alu,

@@ -14,7 +14,10 @@ picks, once for every surface, the figure that answers it and the configuration 
   load when the count named does not hold it) — how many of which GPU.
 - `throughput`: that option's full-load output tokens/s per replica and in all.
 - `cost`: the headline option's quoted price per month (or per hour when asked by the hour).
-- `memory`: the per-GPU need of the first configuration sized.
+- `memory`: the per-GPU need of the first configuration sized; on owned hardware the local
+  plan's need, GPU and system RAM parts together.
+- `speed` on owned hardware: the local plan's decode speed (elsewhere the report's own speed
+  line leads).
 - `kv_cache`: that configuration's KV cache per GPU, for its sequences × tokens, and per token.
 - `training_time`: the headline training layout's wall-clock hours.
 
@@ -76,6 +79,61 @@ def _fits_answer(report: SizingReport) -> AskedAnswer | None:
     )
 
 
+def _local_answer(report: SizingReport) -> AskedAnswer | None:
+    """On owned hardware the local plan is the verdict (issue 29): the memory it needs (GPU
+    part and the system RAM part together) or its decode speed, for the figure asked."""
+    plan = report.local[0]
+    common = {"gpu": plan.gpu, "count": plan.gpus}
+    if report.request.asked == "memory":
+        need = plan.gpu_bytes + plan.host_bytes
+        return AskedAnswer(
+            asked="memory",
+            **common,
+            value=need,
+            unit="bytes",
+            budget_bytes=plan.budget_bytes,
+            on_gpu_bytes=plan.gpu_bytes,
+        )
+    if report.request.asked == "speed" and plan.decode_tokens_per_s is not None:
+        return AskedAnswer(
+            asked="speed",
+            **common,
+            value=plan.decode_tokens_per_s,
+            unit="tokens_per_s",
+            basis=plan.decode_label,
+        )
+    return None
+
+
+def _memory_answer(report: SizingReport) -> AskedAnswer | None:
+    """The memory or the KV cache asked: the first configuration sized, per GPU."""
+    asked = report.request.asked
+    first = next((m for m in report.memory if m.estimate is not None), None)
+    if asked is None or first is None or first.estimate is None:
+        return None
+    est = first.estimate
+    if asked == "kv_cache":
+        return AskedAnswer(
+            asked=asked,
+            gpu=first.gpu,
+            count=first.count,
+            value=est.breakdown.get("kv_cache", 0),
+            unit="bytes",
+            sequences=est.batch,
+            tokens_per_sequence=est.context,
+            bytes_per_token=est.kv_cache_bytes_per_token,
+            kv_dtype=est.kv_dtype,
+        )
+    return AskedAnswer(
+        asked=asked,
+        gpu=first.gpu,
+        count=first.count,
+        value=est.per_gpu_bytes,
+        unit="bytes",
+        budget_bytes=est.budget_bytes_per_gpu,
+    )
+
+
 def answer_asked(report: SizingReport) -> AskedAnswer | None:
     """The answer to `report.request.asked`, or None when the report cannot give it (nothing
     fits, nothing priced) or another part of the report answers it."""
@@ -85,31 +143,10 @@ def answer_asked(report: SizingReport) -> AskedAnswer | None:
     option = _headline(report)
     if asked == "fits":
         return _fits_answer(report)
+    if asked in ("memory", "speed") and report.leads_with_local and report.local:
+        return _local_answer(report)
     if asked in ("memory", "kv_cache"):
-        first = next((m for m in report.memory if m.estimate is not None), None)
-        if first is None or first.estimate is None:
-            return None
-        est = first.estimate
-        if asked == "kv_cache":
-            return AskedAnswer(
-                asked=asked,
-                gpu=first.gpu,
-                count=first.count,
-                value=est.breakdown.get("kv_cache", 0),
-                unit="bytes",
-                sequences=est.batch,
-                tokens_per_sequence=est.context,
-                bytes_per_token=est.kv_cache_bytes_per_token,
-                kv_dtype=est.kv_dtype,
-            )
-        return AskedAnswer(
-            asked=asked,
-            gpu=first.gpu,
-            count=first.count,
-            value=first.estimate.per_gpu_bytes,
-            unit="bytes",
-            budget_bytes=first.estimate.budget_bytes_per_gpu,
-        )
+        return _memory_answer(report)
     if option is None:
         return None
     common = {"asked": asked, "gpu": option.gpu, "count": option.count, "replicas": option.dp}

@@ -318,6 +318,9 @@ class AskedAnswer(BaseModel):
     holds_load: bool | None = Field(
         default=None, description="`fits` with a load stated: the count named holds it."
     )
+    on_gpu_bytes: int | None = Field(
+        default=None, description="`memory` on owned hardware: the part on the GPU(s), bytes."
+    )
 
 
 class SizingReport(BaseModel):

@@ -32,6 +32,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("能到什么速度", " what speed can I expect "),
     ("什么速度", " what speed "),
     ("速度", " speed "),
+    ("跑起来", " run "),
     ("能跑动", " can run "),
     ("跑得动", " can run "),
     ("能跑", " can run "),
@@ -45,6 +46,11 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("请问", " "),
     ("吗", "? "),
     ("呢", "? "),
+    # Lengths.
+    ("上下文长度", " context length "),
+    ("上下文", " context "),
+    ("输入", " input "),
+    ("输出", " output "),
     # Memory and hardware.
     ("显存", " VRAM "),
     ("内存", " RAM "),

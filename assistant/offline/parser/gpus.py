@@ -674,6 +674,11 @@ def _note_described_gpus(p: ParsedWorkload, text: str) -> None:
 _GPU_LIKE = (
     r"\b(?:(?:nvidia|amd|intel|geforce|rtx|gtx|titan|quadro|tesla|radeon|instinct|rx|arc)[\s-]*)+"
     r"[a-z]{0,3}[\s-]?\d{2,5}[a-z]{0,4}\b(?:[\s-]?(?:ti|super|ada|pcie|sxm\d?|xtx|xt|gre)\b)?"
+    r"(?:[\s-]?(?:laptop|mobile|max-q)(?:\s+gpu)?\b)?"
+    # NVIDIA's Jetson modules ('Jetson AGX Orin 64GB', 'Jetson Orin Nano 8GB', 'jetson orin'):
+    # memory shared with the CPU, sized against the memory said.
+    r"|\b(?:nvidia\s+)?jetson(?:[\s-]+(?:agx|orin|nano|xavier|nx|tx2|thor|super|developer|"
+    r"dev|kit))*\b"
     r"|\b(?:a|h|l|v|p|k|b|gh|gb|mi)\d{2,4}[a-z]{0,3}\b|\bt4\b"
     # Not inside another name ('bge-m3', 'e5-m4').
     r"|(?P<apple>(?<![\w-])(?:apple\s+)?m[1-5](?:\s+(?:pro|max|ultra))?\b)"
@@ -720,7 +725,32 @@ _USE_BEFORE = compiled(
 )
 """A verb of use right before a RAM figure: what something takes, not what the machine has."""
 
+_CPU_SAID = compiled(
+    r"\bcpus?\b|\bvcpus?\b|\b\d+\s*cores?\b|\b(?:xeon|epyc|ryzen|threadripper)\b", re.I
+)
+"""A CPU said: the question lists the machine, so a bare 'N GB memory' in it is the machine's."""
+_CARD_WITH_BEFORE = compiled(
+    r"(?:\b(?:rtx|gtx|rx)?\s*\d{3,4}(?:\s*(?:ti|super|xt))?|\b[a-z]\d{2,3}[a-z]?)\s+(?:with|has|having)\s+"
+    r"(?:only\s+|just\s+)?$",
+    re.I,
+)
+"""A card's name and 'with' right before a memory figure ('a 3070 with 8gb of ram')."""
+
 _GPU_MEMORY_SAID = compiled(r"\bvram\b|\bgpu\s+memory\b|显存", re.I)
+
+
+def _cards_own_memory(before: str, m: re.Match[str]) -> bool:
+    """'a 3070 with 8gb of ram': a card named with 'with' right before the figure, the figure
+    its own memory (the 3070's 8 GB) — not '4090 with 64 GB of RAM', the machine's."""
+    card = _CARD_WITH_BEFORE.search(before)
+    if card is None:
+        return False
+    number = next((g for g in m.groups() if g and g[0].isdigit()), None)
+    found = gpu_index().find(card.group(0))
+    if number is None or not found or found[0].id is None:
+        return False
+    memory = get_catalog().gpus[found[0].id].memory_bytes
+    return _same_memory(_memory_bytes(number, "gb"), memory)
 
 
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
@@ -735,6 +765,13 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
         rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
         r"(?:\s*(?:ddr\s?\d|dram)\b)?"
     )
+    if _CPU_SAID.search(t.original):
+        # A spec list with its CPU ('40 core cpu/ 40GB mem', '8 GB Memory / 4 Intel vCPUs',
+        # 'CPU: 80 … Memory: 256G'): its memory is the machine's.
+        pattern += (
+            rf"|(?<![\w.])(?P<n4>{NUMBER})\s*(?P<u4>gb|gib|g|tb)\s*(?:of\s+)?(?:memory|mem)\b"
+            rf"|(?<![\w-])memory\s*[:：]\s*(?P<n5>{NUMBER})\s*(?P<u5>gb|gib|gi|g|tb|t)\b"
+        )
     if _GPU_MEMORY_SAID.search(t.original) or gpu_index().find(t.original):
         # 'my memory is only 256GB' beside cards and their VRAM: the machine's RAM.
         pattern += (
@@ -747,11 +784,15 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
         if _USE_BEFORE.search(before):
             continue  # 'training takes about 18GB of RAM': a use seen, not the machine's RAM
+        if _cards_own_memory(before, m) or compiled(r"\b(?:gpu|vram|video)\s*$", re.I).search(
+            before
+        ):
+            continue  # 'a 3070 with 8gb of ram', 'GPU memory: 24G': the card's memory
         t.consume(m.start(), m.end())
         number, unit_said = next(
             (m.group(n), m.group(u))
-            for n, u in ((1, 2), ("n2", "u2"), ("n3", "u3"))
-            if (n != "n3" or "n3" in m.re.groupindex) and m.group(n) is not None
+            for n, u in ((1, 2), ("n2", "u2"), ("n3", "u3"), ("n4", "u4"), ("n5", "u5"))
+            if (isinstance(n, int) or n in m.re.groupindex) and m.group(n) is not None
         )
         p.system_ram_bytes = _ram_bytes(number, unit_said)
 
@@ -905,6 +946,11 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
                 continue
             count = _unknown_count(t, span_start, p)
             p.gpus.append(GpuMention(gpu=None, text=text, memory_bytes=memory, count=count))
+            if "jetson" in text.lower():
+                p.notes.append(
+                    f"A Jetson's {memory / GB:g} GB is shared by its CPU and GPU: the system "
+                    "(JetPack, the runtime, your process) takes part of it before the model does"
+                )
             p.notes.append(
                 f"'{text}' is not in the GPU catalog: sized against the {memory / GB:g} GB you "
                 "gave (its bandwidth is unknown, so no catalog speed)"

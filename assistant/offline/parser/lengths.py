@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.parser.text import Q, Text
+from assistant.offline.parser.text import Q, Text, qty
 from assistant.reading.parsed import ParsedWorkload
 from assistant.reading.quantities import NUMBER, context_tokens_from, out_of_range_question
 from assistant.regex_cache import compiled
@@ -138,6 +138,22 @@ def extract_in_out(t: Text, p: ParsedWorkload) -> None:
         p.prompt_tokens, p.output_tokens = _length(p, m.group(1)), _length(p, m.group(2))
     for m in t.each(rf"{_L}[\s-]*tokens?\s+{_OUT}\b"):
         p.output_tokens = _length(p, m.group(1))
+    # 'input length of 1k, and output length of 1k', 'the input maxlength to 128', 'a 4096
+    # input': one side named with its length word, or the length before the side's name.
+    length = r"[\s_-]*(?:sequence[\s_-]*)?(?:max[\s_-]*)?(?:length|len)\b"
+    said = r"\s*(?:of|to|=|:|is|at|about|around)?\s*"
+    for m in t.each(rf"\b(?:max(?:imum)?[\s_-]*)?(?:input|prompt){length}{said}{_L}{_TOKENS}"):
+        p.prompt_tokens = _length(p, m.group(1))
+    for m in t.each(rf"\b(?:max(?:imum)?[\s_-]*)?(?:output|generation){length}{said}{_L}{_TOKENS}"):
+        p.output_tokens = _length(p, m.group(1))
+    lone = rf"(?<![\d.,]){_L}[\s-]*(?:tokens?[\s-]*)?(?:input|prompt)\b"
+    lone += r"(?![\s_-]*(?:tokens?|length|len|gpus?|cards?|devices?|images?|files?)\b)"
+    for m in compiled(lone, re.I).finditer(t.work):
+        if (qty(m.group(1)) or 0) >= 16:  # a prompt of tokens, not '4 input GPUs'
+            t.consume(m.start(), m.end())
+            p.prompt_tokens = _length(p, m.group(1))
+    for m in t.each(rf"(?<![\d.,]){_L}[\s-]*tokens?[\s-]*output\b"):
+        p.output_tokens = _length(p, m.group(1))
     for m in t.each(rf"{_L}[\s-]*tokens?\s+in\b(?!\s+(?:total|all|a\s+row|parallel))"):
         p.prompt_tokens = _length(p, m.group(1))
 
@@ -164,6 +180,13 @@ def extract_bare_context(t: Text, p: ParsedWorkload) -> None:
     length after 'at' / 'with' / 'full' is the context. Only 'Nk' or a plain power of two
     ≥ 512 (how windows are written: 4096, 8192) is read so; other bare numbers stay unplaced
     rather than guessed."""
+    for m in t.each(
+        # 'can the context length consistently support up to 128k?': the length said after the
+        # context's name in the same clause.
+        r"\bcontext(?:[\s-](?:length|window|size))?\b[^.?!,;]{0,40}?\bup\s+to\s+"
+        rf"({NUMBER}\s?k|\d{{3,7}})\b(?!\s*(?:users?|requests?|gpus?))"
+    ):
+        set_context(p, m.group(1))
     for m in compiled(
         # 'the full 128k': the whole window, a context too.
         rf"\b(?:at|with|@|full)\s+({NUMBER}\s?k|\d{{3,7}})\b{_AFTER_BARE_LENGTH}",

@@ -57,6 +57,28 @@ def extract_token_volume(t: Text, p: ParsedWorkload) -> None:
         p.task, p.use = p.task or "inference", p.use or "serve"
 
 
+def _per_minute(
+    t: Text,
+    p: ParsedWorkload,
+    per: str,
+    per_user: str,
+    after: str,
+    said: dict[str, list[tuple[str, float | None]]],
+) -> None:
+    """A token rate per minute ('100 tokens per minute'): the same rate per second (÷ 60),
+    aggregate when said so, else what one user sees; the conversion noted."""
+    for m in t.each(rf"{Q}\s*(?:output\s+)?(?:tokens?|toks?){per}min(?:ute)?\b{per_user}{after}"):
+        value = qty(m.group(1))
+        if value is None:
+            continue
+        rate = value / 60
+        aggregate = compiled(r"aggregate|total|overall|throughput|combined").search(m.group(3))
+        slot = "tokens_per_s" if aggregate and not m.group(2) else "tokens_per_s_per_user"
+        setattr(p, slot, rate)
+        said.setdefault(slot, []).append((m.group(0).strip(), rate))
+        p.notes.append(f"{m.group(0).strip()!r} read as {rate:,.3g} tokens/s (÷ 60)")
+
+
 def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
     """Time to first token (seconds), token rates (tokens/s, aggregate or per user) and
     per-token latency in ms (read as a per-user rate of 1000 / ms tokens/s)."""
@@ -93,6 +115,7 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
         rf"{per_user}{of_else}"
     )
     said: dict[str, list[tuple[str, float | None]]] = {}
+    _per_minute(t, p, per, per_user, after, said)
     for m in t.each(rate + after):
         value = qty(m.group(1))
         before = t.original[max(0, m.start() - 40) : m.start()].lower() + m.group(3).lower()

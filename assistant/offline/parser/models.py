@@ -400,6 +400,22 @@ def generic_name_note(name: str, size: str) -> str:
     )
 
 
+_EXPERT_SHAPES = {"8x7b": "mixtral-8x7b", "8x22b": "mixtral-8x22b"}
+"""A mixture's shape said alone: the one catalog model of that shape (Mixtral's)."""
+
+
+def extract_expert_shape(t: Text, p: ParsedWorkload) -> None:
+    """'8x22b tokens-per-second slower than expected': a bare '8x7b' / '8x22b' names Mixtral (no
+    other catalog model has that shape), read before the token volumes ('22b' is no token count)."""
+    if p.has_model:
+        return
+    for m in t.each(r"(?<![\w.-])(8x(?:7|22)b)(?![\w-])"):
+        model = _EXPERT_SHAPES[m.group(1).lower()]
+        p.model, p.model_text = model, m.group(1)
+        p.notes.append(f"'{m.group(1)}' read as {model} (the catalog's one model of that shape)")
+        return
+
+
 def extract_named_sizes(t: Text, p: ParsedWorkload) -> None:
     """A model name the catalog lacks with its size in it ('Foo-32B'): a generic model of that
     size, the reading noted, the whole name consumed (not 'Foo-' left unplaced)."""

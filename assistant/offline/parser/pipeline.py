@@ -46,6 +46,7 @@ from assistant.offline.parser.load import (
 )
 from assistant.offline.parser.models import (
     extract_bare_size,
+    extract_expert_shape,
     extract_hf_and_catalog_models,
     extract_library_names,
     extract_misspelt_models,
@@ -117,6 +118,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_misspelt_models,
     extract_size_then_family,
     extract_named_sizes,
+    extract_expert_shape,  # '8x22b' before the token volumes read '22b' as tokens
     extract_lora_serving,  # issue 30 items 1-4
     negative_numbers,
     huge_numbers,
@@ -352,10 +354,18 @@ _CODE = compiled(
 a run, which says what was run, not what is asked."""
 
 
+_SPEC_LINE = compiled(
+    r"^\W*(?:cpu|gpus?|ram|memory|os|driver|cuda|vram|system|platform|hardware)\b[^:：\n]{0,12}[:：]",
+    re.I | re.M,
+)
+"""A labelled line of a pasted spec sheet ('GPU: RTX 4090', '- **RAM**: 64 GB', 'OS: Ubuntu')."""
+
+
 def _code_pasted(parsed: ParsedWorkload) -> bool:
-    """Code pasted with nothing asked in words: what to answer is asked, not guessed (a paste
-    of a setup and its code is mostly a report of a run gone wrong)."""
-    return bool(_CODE.search(parsed.text))
+    """Code or a spec sheet (two labelled lines or more) pasted with nothing asked in words:
+    what to answer is asked, not guessed (such a paste is mostly the report of a run gone
+    wrong, its question cut off or left to the thread's title)."""
+    return bool(_CODE.search(parsed.text)) or len(_SPEC_LINE.findall(parsed.text)) >= 2
 
 
 def _kind_read(parsed: ParsedWorkload) -> bool:

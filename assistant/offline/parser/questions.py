@@ -104,7 +104,7 @@ _SPEED_ASKED = (
 )
 _SLOW_SAID = (
     r"\b(?:is|are|was|were|runs?|running|seems?|feels?|got|gets)\s+(?:very\s+|so\s+|too\s+|"
-    r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow\b"
+    r"really\s+|extremely\s+|quite\s+|super\s+|incredibly\s+)?slow(?:ly)?\b"
     # 'Generation takes forever', 'why am I getting significantly lower performance?'
     r"|\b(?:takes?|taking|took)\s+(?:forever|ages)\b"
     r"|\bwhy\s+(?:am|are|is|do|does)\s+(?:i|we|it|my\s+\w+)\s+(?:getting|seeing|get|see)\s+"
@@ -182,7 +182,9 @@ _THROUGHPUT_ASKED = (
 # enough…') — not a request ('Can you recommend…') —, or ends with a tag ('…, right?').
 _YES_NO_OPENING = (
     # A clause after a comma or dash opens one too: 'I got a 4090 and a 3060, will it fit?'
-    r"(?:^|[.?!:]\s+|[,;]\s*|\s[-–—]\s*)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?[\s,]*"
+    # (The full-width marks of Chinese text too: '…L40，can … run？'.)
+    r"(?:^|[.?!:]\s+|[。？！：]\s*|[,;，；]\s*|\s[-–—]\s*)\W*(?:so|ok(?:ay)?|and|but|hi|hello|hey)?"
+    r"[\s,]*"
     r"(?:can|could|will|would|does|do|is|are|should|am)\b(?!\s+(?:you|u|someone|anyone|"
     r"somebody|anybody|we\s+(?:get|have)\s+(?:a|an|some)\s+(?:recommendation|suggestion))\b)"
 )
@@ -220,7 +222,14 @@ _YES_NO_PHRASE = (
     r"|\bconsigo\b|\brodar\b"
     r"|\b(?:enough|sufficient|suffice)\b"
     # An out-of-memory report asks whether (and how) it fits.
-    r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b"
+    r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b|\btried\s+to\s+allocate\b"
+    # It not running, said: 'the 13B model won't run', 'can not run on a dual-A100 server'.
+    r"|\b(?:won'?t|doesn'?t|does\s+not|can'?t|cannot|can\s+not|will\s+not|fails?\s+to|unable\s+to)"
+    r"\s+(?:run|load|fit|start)\b"
+    # 'is there a way to combine the memory of both GPUs to run it?', 'it can work on 8g4060'
+    r"|\bis\s+there\s+(?:a|any)\s+way\b[^.?!]{0,60}?\b(?:run|fit|load)\b"
+    r"|\b(?:it|this|that)\s+(?:can|could|will|would)\s+(?:run|fit|work|load)\s+(?:on|in|with)\b"
+    r"|跑起来"
 )
 
 
@@ -276,12 +285,16 @@ def _count_asked_not_said(after: str, p: ParsedWorkload) -> None:
     """'How many H100-80G are needed …? I used 72 H100-80G': the count of the card named after
     'how many' is what is asked, so a count said elsewhere is the one tried, not the one to
     size on. ('how many 8xH100 nodes' asks nodes: the per-node count stays.)"""
-    named = compiled(r"\s+(?:more\s+)?(?P<name>[a-z][\w-]*\d[\w-]*)", re.I).match(after)
+    named = compiled(
+        # A card's name, or a GeForce model number ('how many 3090s'); not '8xH100' (nodes).
+        r"\s+(?:more\s+)?(?P<name>[a-z][\w-]*\d[\w-]*|\d{3,5}s?\b(?![x×*]))",
+        re.I,
+    ).match(after)
     if named is None or len(p.gpus) != 1 or p.gpus[0].count is None:
         return
     mention = p.gpus[0]
     key = named.group("name").lower().rstrip("s")
-    if not mention.text.lower().replace(" ", "").startswith(key.split("-")[0]):
+    if key.split("-")[0] not in mention.text.lower().replace(" ", ""):
         return
     p.notes.append(
         f"'{mention.count:,} {mention.text}' read as the count you have or tried: how many are "
