@@ -645,8 +645,33 @@ def test_a_rate_per_minute_is_read_per_second(
         "I only have two RTX3070 GPUs. Is there a way to combine their memory to run vicuna 13b?",
         "Macbook Air M1 16GB: the Hermes 13B model won't run",
         "Running Llama 3 70B on an A100 80GB - Tried to allocate 160MiB.",
-        "我有一张L40，能否把 llama 3.1 70b 跑起来？",  # 'can I get Llama 3.1 70B running on an L40?'
+        # 'can I get Llama 3.1 70B running on an L40?'
+        "我有一张L40，能否把 llama 3.1 70b 跑起来？",
     ],
 )
 def test_it_not_running_asks_whether_it_fits(question: str) -> None:
     assert parse_workload(question).asked == "fits"
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        # A Threadripper 3960X is a CPU; GB202 is the RTX PRO 6000 Blackwell's die (lspci's name).
+        (
+            "CPU: AMD 3960x (24 core)\nGPUs: 2x (dual) RTX 3090, can llama 3.1 70b q4_k_m run?",
+            "rtx-3090",
+        ),
+        (
+            "GB202GL [RTX PRO 6000 Blackwell Server Edition] with qwen2.5 32b",
+            "rtx-pro-6000-blackwell",
+        ),
+        ("AMD 7900 XTX for llama 3.1 8b", "rx-7900-xtx"),
+    ],
+)
+def test_a_cpu_or_a_die_is_no_gpu_to_ask_about(question: str, gpu: str) -> None:
+    p = parse_workload(question)
+    assert [m.gpu for m in p.gpus] == [gpu]
+    assert not [q for q in p.questions if q.slot == "gpu"]
+    # (The word 'CPU' may stay held: what the CPU is can matter for offloaded layers.)
+    unread = [u.span.text for u in reading_of(p).unread_that_matters if u.kind == "hardware"]
+    assert not [w for w in unread if w != "CPU"]

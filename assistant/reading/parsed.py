@@ -220,6 +220,11 @@ class ParsedWorkload(BaseModel):
         default=False,
         description="'Alternatives' / 'other options' asked: a named GPU count is not a limit.",
     )
+    pasted: bool = Field(
+        default=False,
+        description="Code or a spec sheet pasted ('model = AutoModel.from_pretrained(…)', "
+        "'GPU: … / RAM: …'): with nothing asked in words, what to answer is asked.",
+    )
     changes: list[Change] = Field(
         default_factory=empty_list,
         description="Figures of the previous question changed relative to it ('double the "

@@ -400,7 +400,7 @@ _LAPTOP_BEFORE = compiled(
 )
 """'my laptop's RTX 4080', 'laptop GPU is a 4070': a laptop part named before the card."""
 
-_BRAND_BEFORE = compiled(r"\b(?:(?:nvidia|tesla|geforce|quadro)[\s-]+)+$", re.I)
+_BRAND_BEFORE = compiled(r"\b(?:(?:nvidia|tesla|geforce|quadro|amd|radeon|intel)[\s-]+)+$", re.I)
 """The maker's and line's words right before a card's name ('Tesla V100', 'NVIDIA GeForce')."""
 
 _GTX_BEFORE = compiled(r"\b(?:nvidia\s+)?(?:geforce\s+)?gtx[\s-]*$", re.I)
@@ -910,6 +910,15 @@ def _macs_by_memory(t: Text, p: ParsedWorkload) -> None:
         )
 
 
+_NOT_A_GPU = compiled(
+    r"(?:amd|intel)[\s-]+(?:core[\s-]+)?(?:i[3579][\s-]?)?\d{4,5}[a-z]{0,3}"
+    r"|(?:ad|ga|tu|gp)1\d\d[a-z]{0,3}|gb20[2-7][a-z]{0,3}",
+    re.I,
+)
+"""Names like a GPU's that are not one to size: AMD / Intel CPU model numbers ('AMD 3960x',
+'Intel 8280'), and GPU dies ('AD102', 'GB202GL': lspci's names beside the card's)."""
+
+
 def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
     """A GPU name the catalog lacks: with a memory amount beside it, sized against that memory
     (flagged); without one, a question naming the closest catalog GPUs. Never replaced."""
@@ -918,6 +927,11 @@ def unknown_gpus(t: Text, p: ParsedWorkload) -> None:
     for m in list(compiled(_GPU_LIKE, re.I).finditer(t.work)):
         text = m.group(0).strip()
         start = m.start()
+        if _NOT_A_GPU.fullmatch(text):
+            # 'AMD 3960x', 'Intel 8280' (CPUs), 'GB202GL' (a die, the card named beside it).
+            t.consume(m.start(), m.end())
+            p.notes.append(f"'{text}' read as a CPU or a GPU die, not a GPU to size")
+            continue
         if m.group("apple"):
             start, text = _with_mac_product(t, m)
         stated = _stated_memory(t, start, m.end())

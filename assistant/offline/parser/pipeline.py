@@ -67,7 +67,11 @@ from assistant.offline.parser.options import (
 )
 from assistant.offline.parser.owned import extract_owned
 from assistant.offline.parser.provenance import Offsets, run_extractors
-from assistant.offline.parser.questions import asks_something, extract_question_kind
+from assistant.offline.parser.questions import (
+    asks_something,
+    extract_pasted,
+    extract_question_kind,
+)
 from assistant.offline.parser.replies import reply_text
 from assistant.offline.parser.scope import extract_out_of_scope, sizes_something
 from assistant.offline.parser.task import (
@@ -146,6 +150,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_precision,
     extract_training_sequence_length,
     extract_question_kind,
+    extract_pasted,
     extract_out_of_scope,
     extract_launch_words,
     extract_concurrency,
@@ -169,7 +174,7 @@ _INHERITED = tuple(
     if name
     not in (
         *("text", "notes", "questions", "unplaced", "unread", "sources", "out_of_scope"),
-        *("changes", "answered_gpu", "answered_count", "assumed"),
+        *("changes", "answered_gpu", "answered_count", "assumed", "pasted"),
         *("model", "model_text", "params", "model_file", "stand_in_for"),
     )
 )
@@ -347,27 +352,6 @@ def _budget_questions(parsed: ParsedWorkload) -> None:
         )
 
 
-_CODE = compiled(
-    r"\b\w+\s*=\s*[\w.]+\(|\.from_pretrained\(|^\s*(?:python3?|pip|docker)\s", re.I | re.M
-)
-"""Program code pasted ('model = AutoModel.from_pretrained(…)', 'python -m …'): a snippet of
-a run, which says what was run, not what is asked."""
-
-
-_SPEC_LINE = compiled(
-    r"^\W*(?:cpu|gpus?|ram|memory|os|driver|cuda|vram|system|platform|hardware)\b[^:：\n]{0,12}[:：]",
-    re.I | re.M,
-)
-"""A labelled line of a pasted spec sheet ('GPU: RTX 4090', '- **RAM**: 64 GB', 'OS: Ubuntu')."""
-
-
-def _code_pasted(parsed: ParsedWorkload) -> bool:
-    """Code or a spec sheet (two labelled lines or more) pasted with nothing asked in words:
-    what to answer is asked, not guessed (such a paste is mostly the report of a run gone
-    wrong, its question cut off or left to the thread's title)."""
-    return bool(_CODE.search(parsed.text)) or len(_SPEC_LINE.findall(parsed.text)) >= 2
-
-
 def _kind_read(parsed: ParsedWorkload) -> bool:
     """Whether the reading holds what the question asks for (a figure, a capacity, a
     comparison, a claim, a launch line …), not only a workload."""
@@ -424,7 +408,7 @@ def _gate(parsed: ParsedWorkload, follow_up: bool) -> None:
         parsed.ask("meaning", "unread", confirm_question(left), "; ".join(left))
         return
     kind_read = _kind_read(parsed)
-    if not follow_up and not kind_read and (asks_something(parsed.text) or _code_pasted(parsed)):
+    if not follow_up and not kind_read and (asks_something(parsed.text) or parsed.pasted):
         parsed.ask("asked", "missing", ASKED_QUESTION)
 
 

@@ -266,6 +266,25 @@ def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
         t.each(r"\b(?:minimum|minimal|smallest|cheapest)\b(?=\s+\w)")
 
 
+_CODE = compiled(
+    r"\b\w+\s*=\s*[\w.]+\(|\.from_pretrained\(|^\s*(?:python3?|pip|docker)\s", re.I | re.M
+)
+"""Program code pasted ('model = AutoModel.from_pretrained(…)', 'python -m …'): a snippet of
+a run, which says what was run, not what is asked."""
+_SPEC_LINE = compiled(
+    r"^\W*(?:cpu|gpus?|ram|memory|os|driver|cuda|vram|system|platform|hardware)\b[^:：\n]{0,12}[:：]",
+    re.I | re.M,
+)
+"""A labelled line of a pasted spec sheet ('GPU: RTX 4090', '- **RAM**: 64 GB', 'OS: Ubuntu')."""
+
+
+def extract_pasted(t: Text, p: ParsedWorkload) -> None:
+    """Code or a spec sheet (two labelled lines or more) pasted: with nothing asked in words,
+    what to answer is asked, not guessed (such a paste is mostly the report of a run gone
+    wrong, its question cut off or left to the thread's title). Read, not consumed."""
+    p.pasted = bool(_CODE.search(t.original)) or len(_SPEC_LINE.findall(t.original)) >= 2
+
+
 def asks_something(text: str) -> bool:
     """Whether the text asks a question in words (a sentence opening with how / what / can …)
     rather than stating the workload ('serve Llama 3.1 70B to 40 users on H100s', '405B on
