@@ -246,11 +246,6 @@ FAMILY_NOTES: dict[str, str] = {
     "1.11×; the GH200 0.85× (its larger module power is not modelled). In the fit, Mixtral "
     "comes out 1.56-1.69×: MoE expert GEMMs run at the dense efficiency, since v4.1's two "
     "Mixtral rows are too few for a MoE constant",
-    "llama.cpp CUDA": "one held-out row moves the median: the RTX 4090 pp512 Q8_0 row comes "
-    "out 1.14× (1.06× before the power-limited share of PCIe boards) from the pooled llama.cpp "
-    "GEMM MFU, which the 4090 shares with the H100 / A100 PCIe prompt rows; at their sustained "
-    "share those rows imply a higher MFU (pool 0.345 → 0.373), while the RTX 4090 has no prompt "
-    "constant of its own (its F16 pp512 fit row is 0.79×)",
     "llama.cpp Metal": "the decode constants now carry a chip-generation term (M2 the "
     "reference; discussion 4167 with PRs 2290/2307, normiebench and beowulf rows: the M1 GPUs "
     "stream a smaller share of the same bandwidth, the M4's a larger), which takes XiongjieDai's "
