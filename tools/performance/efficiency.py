@@ -271,7 +271,9 @@ def gemm_keys(
     two fitted 16-bit constants or more lie under it (bench/fit_performance.py
     `GEMM_POOL_MIN_CONSTANTS`, `low_precision`), so a lookup skips a dimension only where
     measurements span it: vLLM BF16 on an RTX 4090 does not get TensorRT-LLM's FP8 MFU on
-    Hopper, and falls to `any` (the 16-bit constants of every class pooled), estimated."""
+    Hopper, and falls to `any` (the 16-bit constants of every class pooled), estimated. Past
+    the memory class the kernel is kept one level longer (`{family}/{kernel}`) than the
+    family."""
     return [
         *backend_keys(family, memory, backend),
         f"{family}/{memory}/{generation}/{kernel}",
