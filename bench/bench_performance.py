@@ -240,13 +240,12 @@ def run() -> dict[str, Any]:
 
 FAMILY_NOTES: dict[str, str] = {
     "TensorRT-LLM": "the held-out publication is MLPerf v4.0 (Llama-2-70B offline); the GEMM "
-    "MFU of TensorRT-LLM FP8 on Hopper now rests on NIM's and MLPerf v4.1's rows. H100-SXM and "
-    "H200 come out 1.07× and 0.95×, the H100 NVL 1.33× and the GH200 0.85×: compute scales by "
-    "the datasheet peak alone, and per GPU the NVL's 350-400 W board delivers 0.69× the same "
-    "round's H100-SXM (datasheet 0.84×) while the GH200, with its larger module power, delivers "
-    "1.12× the 700 W H200 (datasheet 1.0×). In the fit, Mixtral comes out 1.56-1.69×: MoE "
-    "expert GEMMs run at the dense efficiency, since v4.1's two Mixtral rows are too few for a "
-    "MoE constant",
+    "MFU of TensorRT-LLM FP8 on Hopper rests on NIM's and MLPerf v4.1's rows. The H100 NVL "
+    "computes at 0.80 of its datasheet peak (its 400 W board: 132 SMs × 1,080 MHz base clock "
+    "against the H100 SXM's 132 × 1,590 MHz; tools.performance.hardware.power_limited_share), "
+    "1.11×; the GH200 0.85× (its larger module power is not modelled). In the fit, Mixtral "
+    "comes out 1.56-1.69×: MoE expert GEMMs run at the dense efficiency, since v4.1's two "
+    "Mixtral rows are too few for a MoE constant",
     "llama.cpp Metal": "the decode constants now carry a chip-generation term (M2 the "
     "reference; discussion 4167 with PRs 2290/2307, normiebench and beowulf rows: the M1 GPUs "
     "stream a smaller share of the same bandwidth, the M4's a larger), which takes XiongjieDai's "

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import get_args
 
 from bench.perf_rows import (
     DECODE_GROUPS,
@@ -76,6 +77,7 @@ from tools.performance.efficiency import (
 )
 from tools.performance.engines import (
     LLAMA_CPP_BACKENDS,
+    KernelFamily,
     base_engine,
     build_era,
     engine_family,
@@ -940,17 +942,25 @@ def _overhead_parents(key: str) -> list[str]:
     return ["/".join(parts[:i]) for i in range(len(parts) - 1, 0, -1)]
 
 
+KERNEL_FAMILIES = frozenset(get_args(KernelFamily))
+
+
 def _gemm_parents(key: str) -> list[str]:
+    """The more general GEMM keys (`efficiency.gemm_keys`) a key's rows fall back to."""
     parts = key.split("/")
     if key == "any":
         return []
+    family = parts[0]
+    kernel = parts[-1] if len(parts) >= 2 and parts[-1] in KERNEL_FAMILIES else None
     out = []
     if len(parts) == 4:
-        out += [f"{parts[0]}/{parts[1]}/{parts[2]}", f"{parts[0]}/{parts[1]}/{parts[3]}"]
+        out += [f"{family}/{parts[1]}/{parts[2]}", f"{family}/{parts[1]}/{parts[3]}"]
     if len(parts) >= 3:
-        out.append(f"{parts[0]}/{parts[1]}")
+        out.append(f"{family}/{parts[1]}")
+    if kernel is not None and len(parts) >= 3:
+        out.append(f"{family}/{kernel}")
     if len(parts) >= 2:
-        out.append(parts[0])
+        out.append(family)
     return [*out, "any"]
 
 

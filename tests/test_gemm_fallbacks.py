@@ -87,3 +87,36 @@ def test_an_estimated_gemm_mfu_says_what_it_assumed() -> None:
     note = gemm_fallback_note(resolve(cat.gpu("rtx-4090"), "bf16", "vllm"))
     assert f"GEMM MFU {pooled.value:.2f} assumed from any" in note
     assert "no compute rows of this engine, GPU class and precision" in note
+
+
+def test_a_gguf_prompt_falls_to_its_kernel_before_the_engine_family() -> None:
+    # The lattice keeps the kernel where it drops the memory class: a GGUF constant of one
+    # class sits under llama.cpp/gguf as well as under the class and the family.
+    parents = _gemm_parents("llama.cpp/nvidia-gddr/ampere/gguf")
+    assert parents == [
+        "llama.cpp/nvidia-gddr/ampere",
+        "llama.cpp/nvidia-gddr/gguf",
+        "llama.cpp/nvidia-gddr",
+        "llama.cpp/gguf",
+        "llama.cpp",
+        "any",
+    ]
+    assert _gemm_parents("llama.cpp/nvidia-gddr/ampere") == [
+        "llama.cpp/nvidia-gddr",
+        "llama.cpp",
+        "any",
+    ]
+    # An RTX 4090 (Ada GDDR: its prompt rows are one publication's) running Q8_0 under llama.cpp
+    # takes the GGUF kernel's constant, fitted on GGUF rows of several classes; F16 on it takes
+    # no GGUF-only figure ahead of the family's.
+    cat = get_catalog()
+    table = calibration().constants["gemm_mfu"]
+    assert {str(_rows()[r]["weights"]).lower() for r in table["llama.cpp/gguf"].rows} <= {
+        "q4_0",
+        "q4_k_m",
+        "q8_0",
+    }
+    q8 = resolve(cat.gpu("rtx-4090"), "q8_0", "llama.cpp")
+    assert [c.key for c in q8.constants if c.table == "gemm_mfu"] == ["llama.cpp/gguf"]
+    f16 = resolve(cat.gpu("rtx-4090"), "bf16", "llama.cpp")
+    assert [c.key for c in f16.constants if c.table == "gemm_mfu"] == ["llama.cpp"]

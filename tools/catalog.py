@@ -209,6 +209,23 @@ class GpuSpec(Sourced):
         "engines run bf16 checkpoints as fp16 there.",
     )
     tdp_w: float | None = Field(default=None, gt=0, le=MAX_WATTS)
+    base_clock_mhz: float | None = Field(
+        default=None,
+        gt=0,
+        le=10_000,
+        description="Base clock, MHz: the clock the vendor rates the board to hold at its TDP "
+        "(a full-load floor; the boost clock is opportunistic).",
+    )
+    sm_count: int | None = Field(
+        default=None, gt=0, le=10_000, description="Streaming multiprocessors enabled."
+    )
+    full_power_part: str | None = Field(
+        default=None,
+        description="Catalog id of the full-power SXM module of the same die, where this board "
+        "is a lower-TDP version of it (PCIe, NVL): with base clocks and SM counts on both, its "
+        "sustained tensor throughput is taken against that part's "
+        "(tools.performance.hardware.power_limited_share).",
+    )
     interconnect: Interconnect
     interconnect_bytes_per_s: float | None = Field(
         default=None,

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
-from tools.catalog import GpuSpec
+from tools.catalog import GpuSpec, get_catalog
 
 ComputeDtype = Literal["bf16", "fp16", "fp8", "int8", "fp4"]
 LinkKind = Literal["nvlink", "pcie", "network"]
@@ -168,11 +169,59 @@ def apple_compute_rate(gpu: GpuSpec) -> ComputeRate | None:
     )
 
 
+@dataclass(frozen=True)
+class PowerLimit:
+    """The share of its datasheet tensor peak a lower-TDP board of a die sustains at full load,
+    against the full-power SXM module of that die, and why."""
+
+    share: float
+    reason: str
+
+
+@lru_cache(maxsize=64)
+def _power_limit(gpu_id: str, full_power_id: str) -> PowerLimit | None:
+    catalog = get_catalog()
+    gpu, full = catalog.gpu(gpu_id), catalog.gpu(full_power_id)
+    parts = (gpu.base_clock_mhz, gpu.sm_count, full.base_clock_mhz, full.sm_count)
+    if None in parts or gpu.bf16_tflops is None or full.bf16_tflops is None:
+        return None
+    base, sms, full_base, full_sms = parts
+    assert base and sms and full_base and full_sms
+    # Both boards clock the same SMs; under a full tensor load each holds what its power limit
+    # allows, and the base clock is the clock each is rated to hold at its TDP. So the
+    # sustained throughputs are taken in the ratio of SMs × base clock, the full-power module
+    # at its datasheet peak; the datasheet peak of the lower-TDP board (at a boost clock) is
+    # scaled down to that, never up.
+    sustained = full.bf16_tflops * (sms * base) / (full_sms * full_base)
+    share = min(1.0, sustained / gpu.bf16_tflops)
+    if share >= 1.0:
+        return None
+    return PowerLimit(
+        share,
+        f"{share:.2f} of the datasheet peak sustained at the {gpu.tdp_w or 0:.0f} W board power: "
+        f"{sms} SMs × {base:,.0f} MHz base clock against the {full.name}'s "
+        f"{full_sms} × {full_base:,.0f} MHz at its datasheet peak",
+    )
+
+
+def power_limited_share(gpu: GpuSpec) -> PowerLimit | None:
+    """The share of its datasheet tensor peak `gpu` sustains at full load when it is a
+    lower-TDP board of a die also sold as a full-power SXM module (`full_power_part`: H100 NVL
+    and PCIe against the H100 SXM, A100 PCIe against the A100 SXM4, ...): that module's peak ×
+    (SMs × base clock) / (its SMs × base clock), over the board's own peak; None for any other
+    GPU, or where the catalog lacks a clock."""
+    if gpu.full_power_part is None:
+        return None
+    return _power_limit(gpu.id, gpu.full_power_part)
+
+
 def compute_rate(
     gpu: GpuSpec, weight_format: str, accumulate: Accumulate = "fp32"
 ) -> ComputeRate | None:
-    """Peak dense FLOP/s for `weight_format` on `gpu` (low-precision tensor cores when both the
-    format and the GPU support them, else bf16, else fp16); None when the GPU publishes none.
+    """Dense FLOP/s for `weight_format` on `gpu` (low-precision tensor cores when both the
+    format and the GPU support them, else bf16, else fp16): the datasheet peak, or on a
+    power-limited board the share of it sustained at full load (`power_limited_share`); None
+    when the GPU publishes none.
     `accumulate="fp16"`: the engine accumulates 16-bit matmuls in FP16, which GeForce cards run
     at twice their FP32-accumulate rate (`FP16_ACCUMULATE_SPEEDUP`)."""
     fmt = weight_format.lower()
@@ -189,7 +238,9 @@ def compute_rate(
     if low is not None:
         low_value = table[low]
         if low_value is not None:
-            return ComputeRate(low_value * 1e12, low, f"{fmt} weights on {low} tensor cores")
+            return _sustained(
+                gpu, ComputeRate(low_value * 1e12, low, f"{fmt} weights on {low} tensor cores")
+            )
     dtype: ComputeDtype
     # T4/V100/P100 have no bf16 tensor math: engines run 16-bit checkpoints as fp16 there.
     sixteen: tuple[ComputeDtype, ...] = ("bf16", "fp16") if gpu.supports_bf16 else ("fp16",)
@@ -203,8 +254,16 @@ def compute_rate(
             if accumulate == "fp16" and is_geforce(gpu):
                 rate *= FP16_ACCUMULATE_SPEEDUP
                 why += " with FP16 accumulation (GeForce full rate)"
-            return ComputeRate(rate, dtype, why)
+            return _sustained(gpu, ComputeRate(rate, dtype, why))
     return None
+
+
+def _sustained(gpu: GpuSpec, rate: ComputeRate) -> ComputeRate:
+    """`rate` at the share of it a power-limited board sustains (`power_limited_share`)."""
+    limit = power_limited_share(gpu)
+    if limit is None:
+        return rate
+    return ComputeRate(rate.flops_per_s * limit.share, rate.dtype, f"{rate.reason}, {limit.reason}")
 
 
 @dataclass(frozen=True)
