@@ -709,3 +709,15 @@ def test_a_family_named_again_bare_is_the_card_said(
 ) -> None:
     (mention,) = parse_workload(question).gpus
     assert (set(mention.variants), mention.count) == (variants, count)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["It is using 19gb of vram for a 13b model … Something is wrong there",
+     "llama 3.1 8b takes 30 GB of VRAM on my 4090, why?"],
+)  # fmt: skip
+def test_a_use_of_vram_seen_is_a_claim_not_a_card(question: str) -> None:
+    p = parse_workload(question)
+    assert p.asked == "memory"
+    assert [c.kind for c in p.claims] == ["memory"]
+    assert all(m.memory_bytes is None for m in p.gpus) and p.gpu_memory_bytes is None

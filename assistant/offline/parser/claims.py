@@ -68,6 +68,11 @@ _NEED_VRAM = (
 )
 _MY_MEMORY = compiled(r"\b(?:my|our)\s+(?:system\s+|cpu\s+)?(?:memory|ram)\s*$", re.I)
 """'my memory' / 'our RAM' right before 'is …GB': the machine's memory said, not a need."""
+_SEEN_VRAM = (
+    rf"\b(?:uses|used|using|took|takes|consumes?|consuming|occupies|occupied|eats|allocates?)\s+"
+    rf"{_ABOUT}{_NUM}\s*(gb|gib|g)\s+(?:of\s+)?(?:vram|gpu\s+memory|video\s+memory)\b"
+)
+"""A use of GPU memory seen ('using 19gb of vram'): the figure to set against the need."""
 _SEEN_VERB = r"(?:uses|used|using|took|consumes?|consuming|occupies|occupied|eats|ate|allocates?)\b"
 """The verbs of a memory use seen, not a rule stated."""
 _UNITS: dict[str, MemoryUnit] = {"gb": "GB", "g": "GB", "gib": "GiB", "tb": "TB"}
@@ -113,6 +118,12 @@ def extract_claims(t: Text, p: ParsedWorkload) -> None:
             _claim(
                 p, kind="percent_over_model", value=_number(low), high=_number(high), words=words
             )
+    for m in t.each(_SEEN_VRAM):
+        # 'It's using 19gb of vram for a 13b model': the memory seen in use, not a card's size.
+        unit = _UNITS[m.group(2).lower()]
+        if _claim(p, kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip()):
+            p.asked = p.asked or "memory"
+            p.notes.append(f"'{m.group(0).strip()}' read as the memory seen in use")
     for m in t.each(_NEED_VRAM):
         unit = _UNITS[m.group(2).lower()]
         _claim(p, kind="memory", value=_number(m.group(1)), unit=unit, words=m.group(0).strip())
