@@ -109,3 +109,26 @@ def test_two_3090s_hold_llama2_70b_at_4_65_bpw_with_exllamav2() -> None:
     (weights,) = [c for c in est.components if c.name == "weights"]
     assert weights.bytes_per_gpu == pytest.approx(40.0e9 / 2, rel=0.01)
     assert est.fits
+
+
+def test_the_answer_for_llama2_70b_exl2_on_two_3090s(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from assistant.cli import main
+
+    question = "Will Llama2-70B EXL2 4.65bpw fit on 2x RTX 3090?"
+    assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (call,) = [c for c in out["tool_calls"] if c["name"] == "size"]
+    estimate = call["result"]["memory"][0]["estimate"]
+    assert (estimate["weights_format"], estimate["engine"]) == ("exl2-4.65bpw", "exllamav2")
+    assert estimate["fits"] is True
+    # The heavier of the two stages: 40 layers (their linears at 4.65 bits, two fp16 norms of
+    # 8192 each), the final norm and the output layer at -hb 6.
+    stage = 40 * (LINEAR_PER_LAYER * 4.65 / 8 + 2 * HIDDEN * 2) + HIDDEN * 2
+    stage += _head_bits_by_hand() / 8  # ≈ 20.10e9 B = 18.72 GiB
+    (weights,) = [c for c in estimate["components"] if c["name"] == "weights"]
+    assert weights["bytes_per_gpu"] == pytest.approx(stage, abs=600)
+    answer = out["answer"]
+    assert "Fits on 2× GeForce RTX 3090" in answer
+    assert "exl2-4.65bpw" in answer and "ExLlamaV2" in answer

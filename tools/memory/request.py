@@ -92,10 +92,10 @@ class ModelChoice(BaseModel):
     weights: str | None = Field(
         default=None,
         max_length=MAX_NAME_CHARS,
-        description="Weight format: "
+        description="Weight format, e.g. bf16, fp8, int4-awq, q4_k_m, exl2-4.65bpw. One of "
         + ", ".join(f for f in WEIGHT_FORMATS if f not in GGUF_FORMATS)
-        + ", a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted), or EXL2 "
-        "at 2.0-8.0 bits per weight (exl2-4.65bpw; ExLlamaV2 only). "
+        + ", a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted), or "
+        "EXL2 at 2.0-8.0 bits per weight (exl2-4.65bpw, ExLlamaV2 only). "
         "Default: the checkpoint's native format for inference (bf16 unless the "
         "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
     )
@@ -106,10 +106,9 @@ class ModelChoice(BaseModel):
     )
     engine: Engine | None = Field(
         default=None,
-        description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
-        "generic (llama.cpp / Ollama), mlx (Apple MLX), exllamav2 (ExLlamaV2 / TabbyAPI, the "
-        "only engine for EXL2 weights). Default vllm for inference (exllamav2 for EXL2), "
-        "transformers for training.",
+        description="Serving engine. Default vllm for inference, transformers for training; "
+        "vllm reserves gpu_memory_utilization and 16-token KV blocks; generic is llama.cpp / "
+        "Ollama, mlx Apple MLX, exllamav2 ExLlamaV2 (the only engine for EXL2 weights).",
     )
     gpu_memory_utilization: float | None = Field(
         default=None,
