@@ -467,6 +467,12 @@ def test_a_bare_bpw_is_read_as_exl2_and_said() -> None:
     assert any("read as EXL2" in n for n in p.notes)
 
 
+def test_a_fractional_bit_width_is_exl2() -> None:
+    p = parse_workload("a 2.65bit 13b model uses 19gb of vram, why?")
+    assert p.weights == "exl2-2.65bpw"
+    assert any("fractional bit width" in n for n in p.notes)
+
+
 def test_a_rate_exllamav2_does_not_make_is_asked_not_rounded() -> None:
     p = parse_workload("Llama2-70B EXL2 at 9.5bpw on 2 RTX 3090s?")
     assert p.weights is None

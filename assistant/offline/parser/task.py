@@ -117,11 +117,15 @@ _EXL2_RATES = (
     rf"{_RATE}{_UNIT}?[\s_-]*(?:h\d[\s_-]*)?\(?exl2\b",
     # A rate in bits per weight alone: bpw is EXL2's unit in practice.
     rf"{_RATE}(?P<unit>[\s-]?(?:bpw|bits?[\s-]+per[\s-]+weight))\b",
+    # A fractional bit width ('2.65bit'): only EXL2 is made at one.
+    r"(?<![\d.])(?P<rate>\d\.\d+)(?P<unit>[\s-]?bits?)\b",
 )
 _EXL2_ASK = "EXL2 is made at 2.0 to 8.0 bits per weight, to two decimals: which rate is it?"
-_BARE_BPW_NOTE = (
+_BARE_BPW_NOTES = (
     "'{text}' read as EXL2 (ExLlamaV2's quantization) at {rate} bits per weight: bits per "
-    "weight is the unit EXL2 quants are named by; say the format if it is another"
+    "weight is the unit EXL2 quants are named by; say the format if it is another",
+    "'{text}' read as EXL2 (ExLlamaV2's quantization) at {rate} bits per weight: EXL2 is the "
+    "format made at a fractional bit width; say the format if it is another",
 )
 
 
@@ -132,7 +136,7 @@ def _exl2_rate(t: Text, p: ParsedWorkload, named: dict[str, str]) -> None:
     gguf_said = compiled(vocab.GGUF_TYPE, re.I).search(t.work) is not None
     for index, pattern in enumerate(_EXL2_RATES):
         for m in list(compiled(pattern, re.I).finditer(t.work)):
-            rate, unit, bare = m.group("rate"), m.group("unit"), index == 2
+            rate, unit, bare = m.group("rate"), m.group("unit"), index >= 2
             if bare and gguf_said:
                 continue  # 'Q4_K_M is 4.85 bits per weight': the GGUF type's own rate
             if not unit and "." not in rate:
@@ -153,7 +157,7 @@ def _exl2_rate(t: Text, p: ParsedWorkload, named: dict[str, str]) -> None:
                 p.weights = fmt
                 p.engine = p.engine or "exllamav2"
                 if bare:
-                    p.notes.append(_BARE_BPW_NOTE.format(text=said, rate=rate))
+                    p.notes.append(_BARE_BPW_NOTES[index - 2].format(text=said, rate=rate))
 
 
 _NO_SUCH_BITS = (
