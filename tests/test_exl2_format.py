@@ -132,3 +132,15 @@ def test_the_answer_for_llama2_70b_exl2_on_two_3090s(capsys: pytest.CaptureFixtu
     answer = out["answer"]
     assert "Fits on 2× GeForce RTX 3090" in answer
     assert "exl2-4.65bpw" in answer and "ExLlamaV2" in answer
+
+
+def test_an_owned_card_with_exl2_is_not_given_a_llama_cpp_plan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # ExLlamaV2 loads EXL2, llama.cpp does not: the exllamav2 sizing answers, no GGUF plan.
+    from assistant.cli import main
+
+    assert main(["ask", "--offline", "--no-save", "can my 3090 run Qwen2.5 32B exl2 4.0bpw?"]) == 0
+    out = capsys.readouterr().out
+    assert "Fits on 1× GeForce RTX 3090" in out
+    assert "llama-server" not in out and "q4_k_m" not in out
