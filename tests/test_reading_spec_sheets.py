@@ -441,14 +441,47 @@ def test_the_dgx_spark_is_its_own_machine() -> None:
 def test_exllamav2_is_read_as_named(question: str, engine: str) -> None:
     p = parse_workload(question)
     assert p.engine_named == engine
-    assert any("generic engine overheads" in n for n in p.notes)
+    assert p.engine == "exllamav2"  # the memory tool's ExLlamaV2 rule, not llama.cpp's
+    assert any("sized for ExLlamaV2" in n for n in p.notes)
 
 
-def test_an_exl2_bit_rate_is_held_not_guessed() -> None:
-    # gpu-sizer has no EXL2 format: 4.65 bits per weight is not sized as another format.
-    p = parse_workload("Will Llama2-70B EXL2 at 4.65 bits per weight fit on 2 RTX 3090s?")
+@pytest.mark.parametrize(
+    ("question", "weights"),
+    [
+        ("Will Llama2-70B EXL2 at 4.65 bits per weight fit on 2 RTX 3090s?", "exl2-4.65bpw"),
+        ("could a 4090 hold Mistral 7B as exl2 8.0bpw", "exl2-8.0bpw"),
+        ("Qwen2.5 32B 4.25bpw EXL2 on one 3090, with 16k context", "exl2-4.25bpw"),
+        ("Gemma 2 27B exl2_5bpw on a single 24GB card", "exl2-5.0bpw"),
+        ("is 6bit exl2 of llama 3.1 8b ok on a 3060 12GB", "exl2-6.0bpw"),
+    ],
+)
+def test_an_exl2_bit_rate_is_the_exl2_format(question: str, weights: str) -> None:
+    p = parse_workload(question)
+    assert (p.weights, p.engine) == (weights, "exllamav2")
+    assert not reading_of(p).unread_that_matters
+
+
+def test_a_bare_bpw_is_read_as_exl2_and_said() -> None:
+    # bpw is the unit EXL2 quants are named by: no format named is EXL2, with the reading noted.
+    p = parse_workload("llama 2 13b at 3.5bpw on an RTX 4070 12GB")
+    assert (p.weights, p.engine) == ("exl2-3.5bpw", "exllamav2")
+    assert any("read as EXL2" in n for n in p.notes)
+
+
+def test_a_fractional_bit_width_is_exl2() -> None:
+    p = parse_workload("a 2.65bit 13b model uses 19gb of vram, why?")
+    assert p.weights == "exl2-2.65bpw"
+    assert any("fractional bit width" in n for n in p.notes)
+
+
+def test_a_rate_exllamav2_does_not_make_is_asked_not_rounded() -> None:
+    p = parse_workload("Llama2-70B EXL2 at 9.5bpw on 2 RTX 3090s?")
     assert p.weights is None
-    assert "4.65 bits" in [u.span.text for u in reading_of(p).unread_that_matters]
+    assert any("2.0 to 8.0 bits per weight" in q.text for q in p.questions)
+
+
+def test_a_gguf_types_own_bit_rate_stays_gguf() -> None:
+    assert parse_workload("Llama 3.1 8B Q4_K_M (4.85 bpw) on a 3060").weights == "q4_k_m"
 
 
 # --- a Jetson module: sized against the memory said, the sharing said ------------------------

@@ -61,10 +61,12 @@ class Checkpoint(BaseModel):
 
     @model_validator(mode="after")
     def _known_format(self) -> Checkpoint:
-        from tools.memory.formats import WEIGHT_FORMATS  # tools.memory imports this module
+        # tools.memory imports this module
+        from tools.memory.formats import EXL2_FORMAT_NAME, WEIGHT_FORMATS, is_weight_format
 
-        if self.weights not in WEIGHT_FORMATS:
-            raise ValueError(f"weights {self.weights!r} is not one of {', '.join(WEIGHT_FORMATS)}")
+        if not is_weight_format(self.weights):
+            allowed = ", ".join((*WEIGHT_FORMATS, EXL2_FORMAT_NAME))
+            raise ValueError(f"weights {self.weights!r} is not one of {allowed}")
         return self
 
 

@@ -189,11 +189,13 @@ ENGINES: tuple[tuple[str, str, str | None], ...] = (
         "'{text}' sized with the generic engine overheads",
     ),
     (
-        # ExLlamaV2 (and its EXL2 quants): named, sized with the generic overheads — no memory
-        # rule of its own is modelled. (MLX is read as the Mac's local app, `extract_owned`.)
+        # ExLlamaV2 (and its EXL2 quants): the memory tool's exllamav2 engine — no
+        # reserve, contiguous KV cache, layers split over the GPUs. (MLX is read as the Mac's
+        # local app, `extract_owned`.)
         r"\bex[\s-]?llama[\s-]?v?2\b|\bexl2\b|\bexllama\b",
-        "generic",
-        "'{text}' sized with the generic engine overheads (no {text}-specific memory rule)",
+        "exllamav2",
+        "'{text}' sized for ExLlamaV2 (no memory reserve, contiguous KV cache, layers split "
+        "over the GPUs)",
     ),
 )
 

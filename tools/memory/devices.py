@@ -41,6 +41,11 @@ def engine_warning(gpu: GpuSpec | None, engine: str) -> str | None:
     """A warning when the named engine does not run on the device."""
     if gpu is not None and engine == "vllm" and no_cuda(gpu):
         return f"engine vllm on {gpu.name}: vLLM has no backend for this GPU (use llama.cpp/MLX)"
+    if gpu is not None and engine == "exllamav2" and no_cuda(gpu):
+        return (
+            f"engine exllamav2 on {gpu.name}: ExLlamaV2 (EXL2) runs on CUDA and ROCm GPUs "
+            "only (use a GGUF type with llama.cpp, or MLX)"
+        )
     if gpu is not None and engine == "mlx" and gpu.vendor != "Apple":
         return (
             f"engine mlx on {gpu.name}: MLX is Apple's framework for Apple silicon; its memory "

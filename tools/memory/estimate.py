@@ -30,7 +30,7 @@ from tools.memory.engine_versions import (
     vllm_budget_inputs,
     vllm_profile,
 )
-from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, normalize_format
+from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, exl2_bpw, normalize_format
 from tools.memory.kv_cache import (
     VLLM_BLOCK_TOKENS,
     engine_kv_dtype_warning,
@@ -42,6 +42,7 @@ from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
 from tools.memory.overhead import (
     CUBLAS_WORKSPACE,
     CUDA_CONTEXT,
+    EXLLAMAV2_MAX_INPUT_LEN,
     LLAMA_CPP_N_UBATCH,
     METAL_RUNTIME,
     MLX_PREFILL_STEP,
@@ -247,7 +248,9 @@ def _inference_weights(
         f"{FORMAT_RULES[fmt].description}; whole model {format_bytes(whole.total, 'GB')} "
         f"= {per_param:.3f} bytes per parameter over {resolved.total_params:,} parameters."
     ]
-    if whole.keep_16bit:
+    if whole.embedding_host_ram:
+        notes.append(_host_embedding_note(whole.embedding_host_ram, whole.lm_head))
+    elif whole.keep_16bit:
         sixteen = whole.embedding + whole.lm_head
         notes.append(
             f"Kept in 16-bit: {', '.join(whole.keep_16bit)} ({format_bytes(sixteen, 'GB')}); "
@@ -566,6 +569,13 @@ def _activations(
             notes.append(
                 f"Prefill of at most {chunk:,} tokens per forward pass: {MLX_PREFILL_STEP.source}."
             )
+    elif engine == "exllamav2":
+        chunk = min(context * req.batch, int(EXLLAMAV2_MAX_INPUT_LEN.value))
+        if not parts.lean:
+            notes.append(
+                f"Prefill of at most {chunk:,} tokens per forward pass: "
+                f"{EXLLAMAV2_MAX_INPUT_LEN.source}."
+            )
     elif engine == "generic":
         # llama.cpp's compute buffer: one ubatch of at most n_ubatch tokens per forward pass,
         # whatever the number of sequences (QA round 4, 12).
@@ -639,6 +649,13 @@ def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) 
     """The parallel layout. llama.cpp (engine generic) splits a model over several GPUs by
     layers (`--split-mode layer`, its default): each GPU holds a run of layers with their KV
     cache, as a pipeline stage does, so with no tp/pp given it is sized as pp = gpus."""
+    if engine == "exllamav2" and req.gpus > 1 and req.tp is None and req.pp == 1:
+        parts.assumptions.append(
+            f"Layout: ExLlamaV2 splits the layers over the {req.gpus} GPUs (gpu_split / "
+            "autosplit, model.py load_autosplit_gen: each holds its run of layers and their KV "
+            f"cache; sized as pp={req.gpus})."
+        )
+        return plan_layout(arch, gpus=req.gpus, tp=1, pp=req.gpus, training=False)
     layer_split = engine == "generic" and not req.is_training and req.gpus > 1
     if layer_split and req.tp is None and req.pp == 1 and req.split_mode == "tensor":
         parts.assumptions.append(
@@ -654,6 +671,28 @@ def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) 
         )
         return plan_layout(arch, gpus=req.gpus, tp=1, pp=req.gpus, training=False)
     return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
+
+
+def _host_embedding_note(embedding_bytes: int, head_bytes: int) -> str:
+    """Where EXL2's embedding and output layer are (tools/memory/formats.py, exllamav2 source)."""
+    return (
+        f"Token embedding: {format_bytes(embedding_bytes, 'GB')} in fp16, kept in system RAM "
+        "by ExLlamaV2 (model.py loads ExLlamaV2Embedding on the CPU), not in GPU memory; "
+        f"output layer quantized at -hb 6 (≈6.3 bits per weight, "
+        f"{format_bytes(head_bytes, 'GB')} per GPU)."
+    )
+
+
+def _exl2_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str | None:
+    """ExLlamaV2 for EXL2 weights with no engine named: the only engine that loads them."""
+    if req.is_training or exl2_bpw(fmt) is None:
+        return None
+    parts.assumptions.append(
+        f"Engine: {fmt} is ExLlamaV2's EXL2 format, so the estimate is for ExLlamaV2 (as "
+        "TabbyAPI serves it: no memory reserve, a contiguous KV cache, layers split over the "
+        "GPUs); vLLM and llama.cpp cannot load EXL2."
+    )
+    return "exllamav2"
 
 
 def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
@@ -943,6 +982,7 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     fmt = _weight_format(req, resolved)
     engine = (
         req.engine
+        or _exl2_engine(req, fmt, parts)
         or (None if req.is_training else devices.default_engine(spec, device))
         or _default_engine(req, fmt, parts)
     )

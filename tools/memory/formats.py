@@ -22,6 +22,21 @@ Bits per weight are the real storage cost, quantization constants included:
   ggml block types per tensor, chosen as llama-quantize does (src/llama-quant.cpp); the block
   sizes, the per-tensor rules and the fallbacks are in `tools/memory/gguf_mix.py`. 1-D tensors
   (norms, biases) and the MoE router stay F32 (convert_hf_to_gguf.py keeps them so).
+- EXL2 (ExLlamaV2, `exl2-<bpw>bpw`, any rate from 2.0 to 8.0 bits per weight): the decoder's
+  linear layers at the converter's target *average* (`convert.py -b`), which already counts the
+  quantization constants — exllamav2/conversion/optimize.py sets the budget to
+  `numel × target_bpw` over the decoder layers and charges each option's `total_bits`
+  (qparams.py `QParams.total_bits`: q_weight + q_scale_max + q_groups + q_scale + q_invperm).
+  The output layer has its own rate, `-hb` (default 6: `qparams_headoptions[6]` =
+  15 % of input rows at 8 bits and 85 % at 6, group 128, 4-bit scales — "about 6.3 bits",
+  doc/convert.md), sized here by that same `total_bits`. The token embedding is written
+  unquantized (conversion/compile.py `get_f_module`) and loaded in fp16 into *system RAM*:
+  model.py puts `ExLlamaV2Embedding` on device -1 (the CPU) in `set_device_map`
+  (`embed_cpu=True` default), `load_tp_gen` and `load_autosplit_gen`, so it takes no VRAM.
+  With tied embeddings the head is still a quantized copy (architecture.py maps `lm_head` to
+  `model.embed_tokens` for the converter). Norms stay 16-bit, the MoE router unquantized
+  (only w1/w2/w3 get quantizers, conversion/quantize.py). Source: turboderp-org/exllamav2 at
+  da07fac (README "EXL2 quantization": "any average bitrate between 2 and 8 bits per weight").
 """
 
 from __future__ import annotations
@@ -29,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tools.errors import ToolInputError
+from tools.memory.exl2 import EXL2_HEAD_BITS, exl2_bpw, exl2_format, exl2_head_bits, parse_exl2
 from tools.memory.gguf_mix import (
     GGML_BLOCKS,
     GGUF_FTYPES,
@@ -39,13 +55,21 @@ from tools.memory.gguf_mix import (
 
 __all__ = [
     "BYTE_DTYPES",
+    "EXL2_ENGINES",
+    "EXL2_FORMAT_NAME",
+    "EXL2_HEAD_BITS",
     "FORMAT_RULES",
     "GGML_BLOCKS",
     "GGUF_FORMATS",
     "WEIGHT_FORMATS",
     "FormatRule",
+    "engine_format_problem",
+    "exl2_bpw",
+    "exl2_format",
+    "exl2_head_bits",
     "format_reading",
     "ggml_type_bytes",
+    "is_weight_format",
     "linear_bytes",
     "normalize_format",
     "use_more_bits",
@@ -67,7 +91,18 @@ WEIGHT_FORMATS: tuple[str, ...] = (
     "mxfp4",
     *GGUF_FORMATS,
 )
-"""Canonical weight-format names accepted by the memory calculator."""
+"""Canonical weight-format names accepted by the memory calculator, besides EXL2's
+parametric `exl2-<bpw>bpw` (`is_weight_format`)."""
+
+EXL2_FORMAT_NAME = "exl2-<bpw>bpw"
+"""How EXL2 is listed among the formats: any rate from 2.0 to 8.0 bits per weight."""
+
+
+def is_weight_format(name: str) -> bool:
+    """Whether `name` is a canonical weight-format name (one of `WEIGHT_FORMATS`, or EXL2 at
+    a rate: 'exl2-4.65bpw')."""
+    return name in WEIGHT_FORMATS or exl2_bpw(name) is not None
+
 
 # Loose spellings users and models write → canonical name.
 _ALIASES: dict[str, str] = {
@@ -136,7 +171,9 @@ DEFAULT_GROUP_SIZE = 128
 
 
 def normalize_format(name: str, field: str = "weights") -> str:
-    """Canonical weight-format name for `name` (case, 'gguf' prefix and separators ignored).
+    """Canonical weight-format name for `name` (case, 'gguf' prefix and separators ignored;
+    an EXL2 rate in any usual spelling — 'EXL2 4.65bpw', 'exl2_4.65', '4.65bpw', '4.65' — is
+    'exl2-4.65bpw').
 
     Raises ToolInputError naming `field` with the allowed names when unknown.
     """
@@ -154,12 +191,15 @@ def normalize_format(name: str, field: str = "weights") -> str:
         return underscored
     if underscored in _ALIASES:
         return _ALIASES[underscored]
+    exl2 = parse_exl2(key.replace("-bits-per-weight", "bpw"), name, field)
+    if exl2 is not None:
+        return exl2
     from tools.errors import closest_names
 
     raise ToolInputError(
         field,
         f"unknown weight format {name!r}",
-        ", ".join(WEIGHT_FORMATS),
+        ", ".join((*WEIGHT_FORMATS, EXL2_FORMAT_NAME)),
         closest_names(key, WEIGHT_FORMATS),
     )
 
@@ -176,9 +216,36 @@ class FormatRule:
     default_16bit: tuple[str, ...] = ("embedding", "lm_head")
     """Tensors kept in 16-bit unless overridden."""
     description: str = ""
+    head_bits: int | None = None
+    """The output layer's own quantization (EXL2's `-hb`), sized by `exl2_head_bits`."""
+    embedding_in_host_ram: bool = False
+    """The engine keeps the token embedding in system RAM, not on the GPU (ExLlamaV2)."""
 
 
-FORMAT_RULES: dict[str, FormatRule] = {
+def _exl2_rule(name: str, bpw: float) -> FormatRule:
+    return FormatRule(
+        name,
+        bpw,
+        default_16bit=("embedding",),
+        description=f"EXL2 {bpw:g} bpw: the decoder's linear layers at {bpw:g} bits per weight "
+        f"on average, quantization constants included; output layer at -hb {EXL2_HEAD_BITS} "
+        "(≈6.3 bits); token embedding fp16 in system RAM (ExLlamaV2)",
+        head_bits=EXL2_HEAD_BITS,
+        embedding_in_host_ram=True,
+    )
+
+
+class _FormatRules(dict[str, FormatRule]):
+    """The fixed formats' rules, and EXL2's for any rate, built when asked for."""
+
+    def __missing__(self, key: str) -> FormatRule:
+        bpw = exl2_bpw(key)
+        if bpw is None:
+            raise KeyError(key)
+        return _exl2_rule(key, bpw)
+
+
+_FIXED_FORMAT_RULES: dict[str, FormatRule] = {
     "fp32": FormatRule("fp32", 32, default_16bit=(), description="fp32: 4 bytes per parameter"),
     "bf16": FormatRule("bf16", 16, default_16bit=(), description="bf16: 2 bytes per parameter"),
     "fp16": FormatRule("fp16", 16, default_16bit=(), description="fp16: 2 bytes per parameter"),
@@ -218,6 +285,35 @@ FORMAT_RULES: dict[str, FormatRule] = {
         for name, ft in GGUF_FTYPES.items()
     },
 }
+
+FORMAT_RULES: dict[str, FormatRule] = _FormatRules(_FIXED_FORMAT_RULES)
+"""Every format's rule; an EXL2 name's ('exl2-4.65bpw') is built on look-up."""
+
+
+EXL2_ENGINES = ("exllamav2",)
+"""The engines that load EXL2: ExLlamaV2 (TabbyAPI serves through it). vLLM, llama.cpp,
+Transformers and MLX have no EXL2 loader."""
+
+
+def engine_format_problem(engine: str | None, fmt: str | None) -> tuple[str, str] | None:
+    """(problem, allowed) when `engine` cannot load weights `fmt` (canonical names), else None:
+    EXL2 runs on ExLlamaV2 only, and ExLlamaV2 loads no GGUF."""
+    if fmt is None or engine is None:
+        return None
+    if exl2_bpw(fmt) is not None and engine not in EXL2_ENGINES:
+        return (
+            f"{fmt} is ExLlamaV2's EXL2 format, which engine {engine} cannot load (vLLM, "
+            "llama.cpp, Transformers and MLX have no EXL2 loader)",
+            "engine exllamav2 for EXL2 (ExLlamaV2 / TabbyAPI), or weights int4-gptq / "
+            "int4-awq for vLLM, a GGUF type (q4_k_m) for llama.cpp",
+        )
+    if engine in EXL2_ENGINES and fmt in GGUF_FORMATS:
+        return (
+            f"{fmt} is a GGUF type, which ExLlamaV2 cannot load",
+            "weights exl2-<bpw>bpw (or int4-gptq, fp16) with engine exllamav2, or engine "
+            "generic (llama.cpp) for GGUF",
+        )
+    return None
 
 
 def linear_bytes(fmt: str, rows: int, cols: int, copies: int, group_size: int) -> int:

@@ -77,6 +77,14 @@ LLAMA_CPP_N_UBATCH = SourcedConstant(
     "min(n_ctx, n_ubatch) tokens, so it does not grow with more sequences",
 )
 
+EXLLAMAV2_MAX_INPUT_LEN = SourcedConstant(
+    "prefill_chunk_tokens",
+    2048,
+    "tokens per forward pass",
+    "ExLlamaV2Config.max_input_len = 2048 (exllamav2/config.py: 'Sequences longer than this "
+    "will be processed in multiple steps'); ExLlamaV2 keeps no memory reserve of its own",
+)
+
 MLX_PREFILL_STEP = SourcedConstant(
     "prefill_chunk_tokens",
     2048,

@@ -45,7 +45,7 @@ from tools.memory.training import OPTIMIZERS, PRECISIONS
 from tools.notes import Note
 
 Task = Literal["inference", "full", "lora", "qlora"]
-Engine = Literal["vllm", "transformers", "generic", "mlx"]
+Engine = Literal["vllm", "transformers", "generic", "mlx", "exllamav2"]
 KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
 OptimizerName = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
@@ -92,9 +92,10 @@ class ModelChoice(BaseModel):
     weights: str | None = Field(
         default=None,
         max_length=MAX_NAME_CHARS,
-        description="Weight format: "
+        description="Weight format, e.g. bf16, fp8, int4-awq, q4_k_m, exl2-4.65bpw. One of "
         + ", ".join(f for f in WEIGHT_FORMATS if f not in GGUF_FORMATS)
-        + ", or a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted). "
+        + ", a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted), or "
+        "EXL2 at 2.0-8.0 bits per weight (exl2-4.65bpw, ExLlamaV2 only). "
         "Default: the checkpoint's native format for inference (bf16 unless the "
         "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
     )
@@ -105,9 +106,9 @@ class ModelChoice(BaseModel):
     )
     engine: Engine | None = Field(
         default=None,
-        description="vllm (reserves gpu_memory_utilization, 16-token KV blocks), transformers, "
-        "generic (llama.cpp / Ollama), mlx (Apple MLX). Default vllm for inference, "
-        "transformers for training.",
+        description="Serving engine. Default vllm for inference, transformers for training; "
+        "vllm reserves gpu_memory_utilization and 16-token KV blocks; generic is llama.cpp / "
+        "Ollama, mlx Apple MLX, exllamav2 ExLlamaV2 (the only engine for EXL2 weights).",
     )
     gpu_memory_utilization: float | None = Field(
         default=None,
@@ -194,6 +195,15 @@ class ModelChoice(BaseModel):
                 "engine_version", f"{value!r} is not a vLLM version", "a version such as 0.19"
             )
         return value.strip().lower().lstrip("v")
+
+    @model_validator(mode="after")
+    def _engine_loads_weights(self) -> Self:
+        from tools.memory.formats import engine_format_problem
+
+        problem = engine_format_problem(self.engine, self.weights)
+        if problem is not None:
+            raise ToolInputError("engine", *problem)
+        return self
 
     @model_validator(mode="after")
     def _split_mode(self) -> Self:
@@ -398,6 +408,7 @@ ENGINE_NAMES: dict[str, str] = {
     "transformers": "run with Hugging Face Transformers",
     "generic": "served llama.cpp / Ollama style",
     "mlx": "run with MLX (mlx-lm)",
+    "exllamav2": "run with ExLlamaV2 (as TabbyAPI serves it)",
 }
 """Each `Engine` the estimate sizes for, as readers see it (`engine_name`)."""
 

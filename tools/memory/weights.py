@@ -10,6 +10,11 @@ A vision tower (Gemma 3 4B+, Llama 4, Mistral Small 3.1) is sized in 16-bit what
 weights' format (quantizers and GGUF converters leave it unquantized: llama.cpp keeps it in a
 separate mmproj file) and split over the tensor-parallel ranks like the text layers (vLLM's
 default encoder TP mode); `vision=False` leaves it out, as text-only serving does.
+
+EXL2 (ExLlamaV2) keeps the token embedding in fp16 in system RAM (exllamav2 model.py: the
+embedding module on device -1 in every load path; see `tools/memory/formats.py`): its bytes are
+`embedding_host_ram`, not GPU memory, and the output layer is its own quantized tensor at `-hb`
+bits even when the checkpoint ties it to the embedding.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 from tools.architecture import Architecture, output_vector_params, vision_params
+from tools.memory.exl2 import exl2_head_bits
 from tools.memory.formats import DEFAULT_GROUP_SIZE, FORMAT_RULES, GGUF_FORMATS, linear_bytes
 from tools.memory.gguf_mix import gguf_layer_bytes, gguf_table_bytes
 from tools.memory.tensors import LayerShape, Linear, layer_shapes
@@ -44,6 +50,9 @@ class WeightBytes:
     vision: int = 0
     """Bytes of the vision encoder + projector (0 when absent or left out); not read by a text
     decode step. Held by the first pipeline stage."""
+    embedding_host_ram: int = 0
+    """Bytes of the token embedding the engine keeps in system RAM instead (ExLlamaV2 with
+    EXL2 weights; `embedding` is then 0): not GPU memory, not in `total`."""
 
     @cached_property
     def total(self) -> int:
@@ -165,8 +174,14 @@ def _weight_bytes(
     layers = [total for total, _ in sized]
     routed_experts = sum(experts for _, experts in sized)
     embedding = -(-_embedding_bytes(arch, fmt, "embedding", keep, group_size) // tp)
+    embedding_host_ram = 0
+    if rule.embedding_in_host_ram:
+        embedding_host_ram, embedding = embedding * tp, 0
     lm_head = 0
-    if not arch.tied_embeddings:
+    if rule.head_bits is not None:
+        # EXL2's head is quantized at -hb bits, a tensor of its own even when tied.
+        lm_head = -(-exl2_head_bits(arch.hidden_size, arch.vocab_size) // (8 * tp))
+    elif not arch.tied_embeddings:
         lm_head = -(-_embedding_bytes(arch, fmt, "lm_head", keep, group_size) // tp)
     final_norm = output_vector_params(arch) * _vector_bits(fmt) // 8
     vision_bytes = 0
@@ -189,5 +204,14 @@ def _weight_bytes(
         layers = scaled
         routed_experts = routed_experts * numerator // denominator
     return WeightBytes(
-        embedding, lm_head, tuple(layers), final_norm, fmt, keep, tp, routed_experts, vision_bytes
+        embedding,
+        lm_head,
+        tuple(layers),
+        final_norm,
+        fmt,
+        keep,
+        tp,
+        routed_experts,
+        vision_bytes,
+        embedding_host_ram,
     )

@@ -111,4 +111,7 @@ def kernel_family(weight_format: str) -> KernelFamily:
         return "gguf"
     if fmt == "mxfp4":
         return "mxfp4"
+    # GPTQ / AWQ / NF4, and EXL2 at any rate: weight-only dequantising matmuls (ExLlamaV2 runs
+    # EXL2 through the same GPTQ-style kernels it runs GPTQ with, so the exllamav2 family's
+    # GPTQ rows calibrate it; its bytes per token are the format's own).
     return "int4"

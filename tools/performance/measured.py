@@ -89,6 +89,7 @@ MEASURED_ENGINES: dict[str, tuple[str, ...]] = {
     "generic": ("llama.cpp",),
     "mlx": ("mlx",),
     "transformers": ("transformers",),
+    "exllamav2": ("exllamav2",),
 }
 
 

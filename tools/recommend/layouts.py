@@ -12,7 +12,7 @@ from tools.catalog import GpuSpec, get_catalog
 from tools.errors import ToolInputError
 from tools.memory import devices
 from tools.memory.devices import DeviceNotes
-from tools.memory.formats import GGUF_FORMATS
+from tools.memory.formats import GGUF_FORMATS, exl2_bpw
 from tools.memory.sharding import tp_splits_heads
 from tools.workload import Workload
 
@@ -103,9 +103,24 @@ def _llama_cpp_layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tu
     return [(1, p) for p in range(1, limit + 1)]
 
 
+def serves_with_exllamav2(w: Workload) -> bool:
+    """True when this serving workload runs on ExLlamaV2: named, or implied by EXL2 weights
+    (the only engine that loads them)."""
+    if w.is_training:
+        return False
+    if w.engine is not None:
+        return w.engine == "exllamav2"
+    return w.weights is not None and exl2_bpw(w.weights) is not None
+
+
 def candidate_layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tuple[int, int]]:
     if serves_with_llama_cpp(w, gpu):
         return _llama_cpp_layouts(w, gpu, arch)
+    if serves_with_exllamav2(w):
+        # ExLlamaV2's gpu_split / autosplit (model.py load_autosplit_gen): whole layers per
+        # GPU in one machine, as pp stages.
+        limit = min(node_size_of(gpu), w.constraints.max_gpus, arch.num_layers)
+        return [(1, p) for p in range(1, limit + 1)]
     tps = tp_candidates(w, gpu, arch)
     layouts = [(t, 1) for t in tps]
     if gpu.unified_memory is not None and "max_gpus" not in w.constraints.model_fields_set:

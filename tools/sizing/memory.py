@@ -18,7 +18,13 @@ from tools.catalog import get_catalog
 from tools.defaults import DEFAULT_CONTEXT_TOKENS
 from tools.errors import ToolInputError
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory, resolve_model
-from tools.memory.formats import DEFAULT_GROUP_SIZE, FORMAT_RULES, GGUF_FORMATS, normalize_format
+from tools.memory.formats import (
+    DEFAULT_GROUP_SIZE,
+    FORMAT_RULES,
+    GGUF_FORMATS,
+    exl2_bpw,
+    normalize_format,
+)
 from tools.memory.model import model_weight_bytes as tensor_weight_bytes
 from tools.memory.request import request_error
 from tools.recommend import Option
@@ -146,14 +152,16 @@ def configuration_fields(
 
 
 def _layer_split(request: SizingRequest) -> bool:
-    """Serving with llama.cpp (engine generic) or GGUF weights: llama.cpp splits the layers."""
+    """Serving with llama.cpp (engine generic) or GGUF weights: llama.cpp splits the layers;
+    so does ExLlamaV2 (EXL2 weights) with its default gpu_split."""
     w = request.workload
     try:
         fmt = None if w.weights is None else normalize_format(w.weights)
     except ToolInputError:
         fmt = None  # the memory tool names the field
     gguf = fmt in GGUF_FORMATS or (w.model_file or "").lower().endswith(".gguf")
-    return w.engine == "generic" or (w.engine is None and gguf)
+    exl2 = fmt is not None and exl2_bpw(fmt) is not None  # ExLlamaV2's gpu_split: by layers
+    return w.engine in ("generic", "exllamav2") or (w.engine is None and (gguf or exl2))
 
 
 def size_configuration(

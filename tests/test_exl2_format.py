@@ -1,0 +1,146 @@
+"""EXL2 (ExLlamaV2): the format's name, bytes and engine, against hand arithmetic.
+
+Facts from turboderp-org/exllamav2 (commit da07fac): doc/convert.md ("-b / --bits: Target
+average number of bits per weight"; "-hb ... Default is 6, although that value actually results
+in a mixed-precision quantization of about 6.3 bits"); conversion/optimize.py (the budget is
+`numel × target_bpw` over the decoder layers, charged each option's `total_bits`, which
+qparams.py counts with its scales, groups and permutation); conversion/qparams.py
+`qparams_headoptions[6] = QParams(128, [8, 6], [0.15, 0.85], 4)`; model.py (the embedding
+module on device -1, the CPU, in set_device_map / load_tp_gen / load_autosplit_gen).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tools.errors import ToolInputError
+from tools.memory import estimate_memory, normalize_format, resolve_model, weight_bytes
+from tools.memory.formats import engine_format_problem, is_weight_format
+from tools.memory.request import MemoryRequest
+
+# Llama-2-70B's config.json: hidden 8192, intermediate 28672, 80 layers, 64 heads of 128,
+# 8 KV heads, vocab 32000, untied output layer.
+HIDDEN, INTER, LAYERS, KV_DIM, VOCAB = 8192, 28672, 80, 8 * 128, 32000
+LINEAR_PER_LAYER = 2 * HIDDEN * HIDDEN + 2 * HIDDEN * KV_DIM + 3 * HIDDEN * INTER
+LINEAR = LAYERS * LINEAR_PER_LAYER  # 68,451,041,280 decoder linear weights
+
+
+def _head_bits_by_hand() -> int:
+    # qparams_headoptions[6] over matrix_shape() = (in 8192, out 32000), group 128:
+    # 8-bit groups ceil(8192 × 0.15 / 128) = 10 (1,280 rows), 6-bit groups ceil(6912/128) = 54.
+    g8, g6 = math.ceil(8192 * 0.15 / 128), 54
+    rows8, rows6 = g8 * 128, 8192 - g8 * 128
+    q_weight = rows8 * VOCAB * 8 + rows6 * VOCAB * 6
+    groups = g8 + g6
+    return q_weight + groups * 16 + groups * 32 + groups * VOCAB * 4 + 8192 * 32
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["exl2-4.65bpw", "EXL2 4.65bpw", "exl2_4.65", "4.65bpw", "4.65 bpw", "4.65", "EXL2 at 4.65"],
+)
+def test_exl2_spellings_are_one_canonical_name(spelling: str) -> None:
+    assert normalize_format(spelling) == "exl2-4.65bpw"
+
+
+def test_integer_rates_keep_one_decimal_and_other_formats_are_untouched() -> None:
+    assert normalize_format("5.0bit exl2") == "exl2-5.0bpw"
+    assert normalize_format("exl2 6bpw") == "exl2-6.0bpw"
+    with pytest.raises(ToolInputError):
+        normalize_format("8bit")  # an integer width alone is not EXL2 (nor a format)
+    assert normalize_format("4bit") == "int4-awq"
+    assert is_weight_format("exl2-4.65bpw") and not is_weight_format("exl2-4.65")
+
+
+@pytest.mark.parametrize("spelling", ["9.0bpw", "exl2 1.5bpw", "exl2-4.655bpw"])
+def test_a_rate_exllamav2_does_not_make_is_refused(spelling: str) -> None:
+    with pytest.raises(ToolInputError) as err:
+        normalize_format(spelling)
+    assert err.value.field == "weights"
+
+
+def test_the_output_layer_is_about_6_3_bits() -> None:
+    bits = _head_bits_by_hand()
+    assert bits / (8192 * VOCAB) == pytest.approx(6.3448, abs=1e-4)  # "about 6.3 bits"
+
+
+def test_llama2_70b_at_4_65_bpw_by_hand() -> None:
+    arch = resolve_model(model="llama-2-70b").architecture
+    wb = weight_bytes(arch, "exl2-4.65bpw")
+    linear = LINEAR * 4.65 / 8  # 39,787,167,744 B: the average already counts the scales
+    norms = (2 * LAYERS * HIDDEN + HIDDEN) * 2  # RMSNorm weights, fp16
+    head = _head_bits_by_hand() / 8  # 207,905,152 B
+    # Each linear is rounded to whole bytes: 560 tensors, < 1 byte each.
+    assert sum(wb.layers) + wb.final_norm == pytest.approx(linear + norms, abs=600)
+    assert wb.lm_head == head
+    assert wb.embedding == 0  # on the GPU: nothing
+    assert wb.embedding_host_ram == VOCAB * HIDDEN * 2  # fp16 table in system RAM: 0.524 GB
+    assert wb.total == pytest.approx(linear + norms + head, abs=600)  # ≈ 40.00 GB of VRAM
+
+
+def test_a_tied_head_is_still_a_quantized_tensor_of_its_own() -> None:
+    arch = resolve_model(model="llama-3.2-1b").architecture  # tie_word_embeddings: true
+    assert arch.tied_embeddings
+    wb = weight_bytes(arch, "exl2-6.0bpw")
+    assert wb.lm_head > 0 and wb.embedding == 0
+    assert wb.embedding_host_ram == arch.vocab_size * arch.hidden_size * 2
+
+
+def test_only_exllamav2_loads_exl2() -> None:
+    assert engine_format_problem("exllamav2", "exl2-4.65bpw") is None
+    for engine in ("vllm", "generic", "transformers", "mlx"):
+        problem = engine_format_problem(engine, "exl2-4.65bpw")
+        assert problem is not None and "cannot load" in problem[0]
+    assert engine_format_problem("exllamav2", "q4_k_m") is not None
+    with pytest.raises(ValueError, match=r"engine: exl2-4\.65bpw is ExLlamaV2.s EXL2 format"):
+        MemoryRequest(model="llama-2-70b", weights="exl2-4.65bpw", engine="vllm")
+
+
+def test_two_3090s_hold_llama2_70b_at_4_65_bpw_with_exllamav2() -> None:
+    est = estimate_memory(
+        MemoryRequest(model="llama-2-70b", weights="EXL2 4.65bpw", gpu="rtx-3090", gpus=2)
+    )
+    assert est.engine == "exllamav2"
+    assert est.weights_format == "exl2-4.65bpw"
+    assert (est.tp, est.pp) == (1, 2)  # gpu_split by layers
+    # Half of the ≈40.00 GB on each card (40 layers each; the head on the last one).
+    (weights,) = [c for c in est.components if c.name == "weights"]
+    assert weights.bytes_per_gpu == pytest.approx(40.0e9 / 2, rel=0.01)
+    assert est.fits
+
+
+def test_the_answer_for_llama2_70b_exl2_on_two_3090s(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from assistant.cli import main
+
+    question = "Will Llama2-70B EXL2 4.65bpw fit on 2x RTX 3090?"
+    assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (call,) = [c for c in out["tool_calls"] if c["name"] == "size"]
+    estimate = call["result"]["memory"][0]["estimate"]
+    assert (estimate["weights_format"], estimate["engine"]) == ("exl2-4.65bpw", "exllamav2")
+    assert estimate["fits"] is True
+    # The heavier of the two stages: 40 layers (their linears at 4.65 bits, two fp16 norms of
+    # 8192 each), the final norm and the output layer at -hb 6.
+    stage = 40 * (LINEAR_PER_LAYER * 4.65 / 8 + 2 * HIDDEN * 2) + HIDDEN * 2
+    stage += _head_bits_by_hand() / 8  # ≈ 20.10e9 B = 18.72 GiB
+    (weights,) = [c for c in estimate["components"] if c["name"] == "weights"]
+    assert weights["bytes_per_gpu"] == pytest.approx(stage, abs=600)
+    answer = out["answer"]
+    assert "Fits on 2× GeForce RTX 3090" in answer
+    assert "exl2-4.65bpw" in answer and "ExLlamaV2" in answer
+
+
+def test_an_owned_card_with_exl2_is_not_given_a_llama_cpp_plan(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # ExLlamaV2 loads EXL2, llama.cpp does not: the exllamav2 sizing answers, no GGUF plan.
+    from assistant.cli import main
+
+    assert main(["ask", "--offline", "--no-save", "can my 3090 run Qwen2.5 32B exl2 4.0bpw?"]) == 0
+    out = capsys.readouterr().out
+    assert "Fits on 1× GeForce RTX 3090" in out
+    assert "llama-server" not in out and "q4_k_m" not in out
