@@ -457,14 +457,15 @@ def test_exllamav2_is_read_as_named(question: str, engine: str) -> None:
 )
 def test_an_exl2_bit_rate_is_the_exl2_format(question: str, weights: str) -> None:
     p = parse_workload(question)
-    assert (p.weights, p.engine) == (weights, "exllamav2")
+    assert (p.weights, p.engine) == (weights, "exllamav2")  # 'EXL2' names the engine too
     assert not reading_of(p).unread_that_matters
 
 
 def test_a_bare_bpw_is_read_as_exl2_and_said() -> None:
     # bpw is the unit EXL2 quants are named by: no format named is EXL2, with the reading noted.
     p = parse_workload("llama 2 13b at 3.5bpw on an RTX 4070 12GB")
-    assert (p.weights, p.engine) == ("exl2-3.5bpw", "exllamav2")
+    assert p.weights == "exl2-3.5bpw"
+    assert p.engine is None  # not said: the memory tool sizes EXL2 for ExLlamaV2, said so
     assert any("read as EXL2" in n for n in p.notes)
 
 

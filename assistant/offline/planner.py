@@ -217,7 +217,7 @@ def runs_locally(parsed: ParsedWorkload) -> bool:
     count leads (issue 27 item 5)."""
     if parsed.asked == "gpu_count":
         return False  # 'how many 3090s do I need?': the count leads, not a plan for the ones had
-    if parsed.engine == "exllamav2":
+    if parsed.engine == "exllamav2" or (parsed.weights or "").startswith("exl2-"):
         return False  # ExLlamaV2 / EXL2 is not a llama.cpp plan: the exllamav2 sizing leads
     engine = parsed.serve_engine or parsed.engine_named
     return parsed.owned and (parsed.launcher is not None or engine not in _SERVING_ENGINES)

@@ -131,7 +131,8 @@ _BARE_BPW_NOTES = (
 
 def _exl2_rate(t: Text, p: ParsedWorkload, named: dict[str, str]) -> None:
     """An EXL2 bit rate ('EXL2 4.65bpw', '5.0bit exl2', '4.0bpw' alone) → weights
-    'exl2-<bpw>bpw', run on ExLlamaV2. The word 'EXL2' is left for the engine reader; a rate
+    'exl2-<bpw>bpw'. The word 'EXL2' is left for the engine reader (engine exllamav2); a rate
+    alone names no engine, and the memory tool sizes it for ExLlamaV2, said so; a rate
     ExLlamaV2 does not make (outside 2-8, over two decimals) is asked, never rounded."""
     gguf_said = compiled(vocab.GGUF_TYPE, re.I).search(t.work) is not None
     for index, pattern in enumerate(_EXL2_RATES):
@@ -154,8 +155,7 @@ def _exl2_rate(t: Text, p: ParsedWorkload, named: dict[str, str]) -> None:
                 continue
             named.setdefault(fmt, said)
             if p.weights is None:
-                p.weights = fmt
-                p.engine = p.engine or "exllamav2"
+                p.weights = fmt  # the engine follows in the memory tool: EXL2 is ExLlamaV2's
                 if bare:
                     p.notes.append(_BARE_BPW_NOTES[index - 2].format(text=said, rate=rate))
 
