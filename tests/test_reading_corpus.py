@@ -138,3 +138,24 @@ def test_the_engine_named_is_read_before_the_rule_it_is_sized_by() -> None:
     # question named SGLang: the gold's engine is the one named.
     named, _ = read("Using 2 H100*8 machines to deploy deepseek-R1 with sglang")
     assert named["engine"] == "sglang"
+
+
+def test_a_tuning_run_reads_the_dev_split_alone(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--dev` (and `--dev-failures`) score no test question at all: the reader never sees one.
+    from bench.reading import __main__ as cli
+    from bench.reading import score as scoring
+
+    seen: list[str] = []
+    real = scoring.score
+
+    def spy(question: scoring.Question) -> scoring.Scored:
+        seen.append(question.split)
+        return real(question)
+
+    monkeypatch.setattr(cli, "score", spy)
+    assert cli.main(["--dev"]) == 0
+    out = capsys.readouterr().out
+    assert seen and set(seen) == {"dev"}
+    assert out.startswith("dev ") and "\ntest " not in out
