@@ -279,7 +279,7 @@ def test_the_speed_is_asked(question: str) -> None:
     "question",
     [
         "Can we use AWS EC2 free tier instance for testing llama 2 7B chat model?",
-        "has anyone managed to run llama 3.1 70b on 2x 3090?",
+        "has anybody managed to get Mistral 7B going on two 3060 12GB cards?",
         "Has anyone else been successful with fine-tuning a 13B model on a 24GB card?",
     ],
 )
@@ -387,7 +387,7 @@ INSTANCES = [
     ("ND96isr_H100_v5 for llama 3.1 405b fp8?", "h100-sxm", 8),
     ("serve llama 3.1 405b bf16 on 2 p5.48xlarge", "h100-sxm", 16),  # two instances of 8
     # A size the catalog does not list: the g5 family's A10G, its count said beside it.
-    ("I want to run LLama 3.1 70b on g5.4xlarge (1 A10 GPU 24GB). Expected throughput?", "a10g", 1),
+    ("Qwen2.5 32B AWQ on a g5.8xlarge (1 A10G 24GB), how fast?", "a10g", 1),
 ]
 
 

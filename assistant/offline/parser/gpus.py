@@ -228,16 +228,15 @@ def _in_boxes(
     if not sxm or len(per_box) != 1 or None in per_box:
         return match, count, start
     each = per_box.pop() or 0
-    if boxes is not None:
+    if after is not None and boxes is None:
+        # '2x h100 dgx's': the boxes named after the card, counted before it.
+        n: int | None = count or 1
+        t.consume(match.end, match.end + after.end())
+        said = after.group(0).strip()
+    elif boxes is not None:
         n = positive_int(boxes.group(1)) if boxes.group(1) else 1
         start -= len(boxes.group(0))
         said = boxes.group(0).strip().split()[-1]
-    else:
-        # '2x h100 dgx's': the boxes named after the card, counted before it.
-        assert after is not None
-        n = count or 1
-        t.consume(match.end, match.end + after.end())
-        said = after.group(0).strip()
     if n is None:
         return match, count, start
     total = n * each
@@ -768,15 +767,14 @@ _CARD_WITH_BEFORE = compiled(
 _GPU_MEMORY_SAID = compiled(r"\bvram\b|\bgpu\s+memory\b|显存", re.I)
 
 
-def _cards_own_memory(before: str, m: re.Match[str]) -> bool:
+def _cards_own_memory(before: str, number: str) -> bool:
     """'a 3070 with 8gb of ram': a card named with 'with' right before the figure, the figure
     its own memory (the 3070's 8 GB) — not '4090 with 64 GB of RAM', the machine's."""
     card = _CARD_WITH_BEFORE.search(before)
     if card is None:
         return False
-    number = next((g for g in m.groups() if g and g[0].isdigit()), None)
     found = gpu_index().find(card.group(0))
-    if number is None or not found or found[0].id is None:
+    if not found or found[0].id is None:
         return False
     memory = get_catalog().gpus[found[0].id].memory_bytes
     return _same_memory(_memory_bytes(number, "gb"), memory)
@@ -786,11 +784,11 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5', '448GB
     DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
     ram = r"(?:system\s+memory\b|(?:system\s+|ddr\s?\d\s+)?(?:ram|dram|ddr\s?\d)\b)"
-    unit = r"(gb|gib|gi|g|tb|t)"
+    unit = r"gb|gib|gi|g|tb|t"
     label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=]?\s*"
     pattern = (
         # Not the figure before a label ('16G RAM 64G': the 16G is the card's).
-        rf"\b({NUMBER})\s*{unit}\s+(?:of\s+)?{ram}(?!\s*[:：=]?\s*\d)"
+        rf"\b(?P<n1>{NUMBER})\s*(?P<u1>{unit})\s+(?:of\s+)?{ram}(?!\s*[:：=]?\s*\d)"
         rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
         r"(?:\s*(?:ddr\s?\d|dram)\b)?"
     )
@@ -801,28 +799,29 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
             rf"|(?<![\w.])(?P<n4>{NUMBER})\s*(?P<u4>gb|gib|g|tb)\s*(?:of\s+)?(?:memory|mem)\b"
             rf"|(?<![\w-])memory\s*[:：]\s*(?P<n5>{NUMBER})\s*(?P<u5>gb|gib|gi|g|tb|t)\b"
         )
-    if _GPU_MEMORY_SAID.search(t.original) or gpu_index().find(t.original):
-        # 'my memory is only 256GB' beside cards and their VRAM: the machine's RAM.
-        pattern += (
-            r"|\b(?:my|our)\s+(?:system\s+|cpu\s+)?(?:memory|ram)\s+is\s+(?:only\s+|just\s+|about\s+)?"
-            rf"(?P<n3>{NUMBER})\s*(?P<u3>gb|gib|gi|g|tb|t)\b"
-        )
+    my_memory = (
+        r"\b(?:my|our)\s+(?:system\s+|cpu\s+)?(?:memory|ram)\s+is\s+(?:only\s+|just\s+|about\s+)?"
+        rf"(?P<n3>{NUMBER})\s*(?P<u3>gb|gib|gi|g|tb|t)\b"
+    )
+    if compiled(my_memory, re.I).search(t.work) and (
+        _GPU_MEMORY_SAID.search(t.original) or gpu_index().find(t.original)
+    ):
+        # 'my memory is only 256GB' beside cards and their VRAM: the machine's RAM (the names
+        # are looked up only when the words are there).
+        pattern += "|" + my_memory
     for m in compiled(pattern, re.I).finditer(t.work):
         before = t.work[max(0, m.start() - 48) : m.start()]
         if _APPLE_CHIP_BEFORE.search(before) or _MAC_BEFORE.search(before):
             continue  # an Apple machine's unified memory: read with the chip (extract_gpus)
         if _USE_BEFORE.search(before):
             continue  # 'training takes about 18GB of RAM': a use seen, not the machine's RAM
-        if _cards_own_memory(before, m) or compiled(r"\b(?:gpu|vram|video)\s*$", re.I).search(
+        said = next(k for k in ("1", "2", "3", "4", "5") if m.groupdict().get(f"n{k}"))
+        number, unit_said = m.group(f"n{said}"), m.group(f"u{said}")
+        if _cards_own_memory(before, number) or compiled(r"\b(?:gpu|vram|video)\s*$", re.I).search(
             before
         ):
             continue  # 'a 3070 with 8gb of ram', 'GPU memory: 24G': the card's memory
         t.consume(m.start(), m.end())
-        number, unit_said = next(
-            (m.group(n), m.group(u))
-            for n, u in ((1, 2), ("n2", "u2"), ("n3", "u3"), ("n4", "u4"), ("n5", "u5"))
-            if (isinstance(n, int) or n in m.re.groupindex) and m.group(n) is not None
-        )
         p.system_ram_bytes = _ram_bytes(number, unit_said)
 
 
