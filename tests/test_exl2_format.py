@@ -6,7 +6,10 @@ in a mixed-precision quantization of about 6.3 bits"); conversion/optimize.py (t
 `numel × target_bpw` over the decoder layers, charged each option's `total_bits`, which
 qparams.py counts with its scales, groups and permutation); conversion/qparams.py
 `qparams_headoptions[6] = QParams(128, [8, 6], [0.15, 0.85], 4)`; model.py (the embedding
-module on device -1, the CPU, in set_device_map / load_tp_gen / load_autosplit_gen).
+module on device -1, the CPU, in set_device_map / load_tp_gen / load_autosplit_gen). The other
+head rates: conversion/qparams.py `qparams_headoptions` at turboderp/exllamav2 b9c025b (2: 32,
+[4, 2], [0.3, 0.7]; 3: 32, [4, 3]; 4: 32, [6, 4]; 5: 128, [6, 5]; 6: 128, [8, 6]; 8: 128, [8],
+[1.0]; 4-bit scales throughout).
 """
 
 from __future__ import annotations
@@ -144,3 +147,77 @@ def test_an_owned_card_with_exl2_is_not_given_a_llama_cpp_plan(
     out = capsys.readouterr().out
     assert "Fits on 1× GeForce RTX 3090" in out
     assert "llama-server" not in out and "q4_k_m" not in out
+
+
+# --- The output layer at another -hb than 6 (qparams_headoptions, turboderp/exllamav2 b9c025b) --
+
+
+def _head8_bits_by_hand() -> int:
+    # qparams_headoptions[8] = QParams(128, [8], [1.0], 4): every one of the 8192 input rows at
+    # 8 bits, 8192 / 128 = 64 groups, 4-bit scales per group and output column.
+    groups = 8192 // 128
+    q_weight = 8192 * VOCAB * 8  # 2,097,152,000
+    return q_weight + groups * 16 + groups * 32 + groups * VOCAB * 4 + 8192 * 32
+
+
+def _head4_bits_by_hand() -> int:
+    # qparams_headoptions[4] = QParams(32, [6, 4], [0.15, 0.85], 4): groups of 32 rows;
+    # 6-bit groups ceil(8192 × 0.15 / 32) = ceil(38.4) = 39 (1,248 rows), then 4-bit groups
+    # ceil(6944 / 32) = 217 over the 6,944 rows left: 256 groups.
+    rows6, rows4, groups = 39 * 32, 8192 - 39 * 32, 39 + 217
+    q_weight = rows6 * VOCAB * 6 + rows4 * VOCAB * 4
+    return q_weight + groups * 16 + groups * 32 + groups * VOCAB * 4 + 8192 * 32
+
+
+@pytest.mark.parametrize(
+    ("spelling", "canonical"),
+    [
+        ("4.65bpw-h8-exl2", "exl2-4.65bpw-h8"),  # a repo name's own order
+        ("exl2-4.65bpw-h8", "exl2-4.65bpw-h8"),
+        ("EXL2 4.65bpw hb8", "exl2-4.65bpw-h8"),
+        ("exl2_6.0bpw_h4", "exl2-6.0bpw-h4"),
+        ("4.65bpw-h6-exl2", "exl2-4.65bpw"),  # -hb 6 is the default: no suffix
+    ],
+)
+def test_head_bits_are_part_of_the_exl2_name(spelling: str, canonical: str) -> None:
+    assert normalize_format(spelling) == canonical
+    assert is_weight_format(canonical)
+
+
+@pytest.mark.parametrize("spelling", ["exl2-4.65bpw-h7", "4.65bpw-h16-exl2"])
+def test_a_head_rate_the_converter_has_no_option_for_is_refused(spelling: str) -> None:
+    # convert.py accepts -hb 2, 3, 4, 5, 6 or 8 (16 is commented out in qparams.py).
+    with pytest.raises(ToolInputError) as err:
+        normalize_format(spelling)
+    assert err.value.field == "weights" and "-hb" in err.value.problem
+
+
+def test_an_8_bit_head_is_about_8_03_bits_and_a_4_bit_head_about_4_43() -> None:
+    # 8-bit: 2,105,609,216 bits over 262,144,000 weights; 4-bit: 1,161,490,432 bits.
+    assert _head8_bits_by_hand() == 2_105_609_216
+    assert _head8_bits_by_hand() / (8192 * VOCAB) == pytest.approx(8.0322, abs=1e-4)
+    assert _head4_bits_by_hand() == 1_161_490_432
+    assert _head4_bits_by_hand() / (8192 * VOCAB) == pytest.approx(4.4308, abs=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "head_bits"),
+    [("exl2-4.65bpw-h8", _head8_bits_by_hand()), ("exl2-4.65bpw-h4", _head4_bits_by_hand())],
+)
+def test_llama2_70b_with_another_head_by_hand(fmt: str, head_bits: int) -> None:
+    arch = resolve_model(model="llama-2-70b").architecture
+    wb = weight_bytes(arch, fmt)
+    assert wb.lm_head == head_bits // 8  # 263,201,152 B at -hb 8; 145,186,304 B at -hb 4
+    linear = LINEAR * 4.65 / 8
+    norms = (2 * LAYERS * HIDDEN + HIDDEN) * 2
+    assert wb.total == pytest.approx(linear + norms + head_bits / 8, abs=600)
+    # The decoder layers do not change with the head: only the output layer does.
+    assert wb.layers == weight_bytes(arch, "exl2-4.65bpw").layers
+
+
+def test_an_h8_repo_is_55_mb_more_than_its_h6_twin() -> None:
+    arch = resolve_model(model="llama-2-70b").architecture
+    h6, h8 = weight_bytes(arch, "exl2-4.65bpw"), weight_bytes(arch, "exl2-4.65bpw-h8")
+    # 263,201,152 − 207,905,152 = 55,296,000 B: the head's 15 % of rows at 8 bits become 100 %.
+    assert h8.total - h6.total == (_head8_bits_by_hand() - _head_bits_by_hand()) // 8
+    assert h8.total - h6.total == 55_296_000

@@ -69,7 +69,7 @@ from tools.memory.training import (
     state_bytes_per_param,
     training_precision,
 )
-from tools.memory.weights import weight_bytes
+from tools.memory.weights import WeightBytes, weight_bytes
 from tools.notes import Note, NoteCode
 from tools.units import format_bytes, format_count
 
@@ -249,7 +249,7 @@ def _inference_weights(
         f"= {per_param:.3f} bytes per parameter over {resolved.total_params:,} parameters."
     ]
     if whole.embedding_host_ram:
-        notes.append(_host_embedding_note(whole.embedding_host_ram, whole.lm_head))
+        notes.append(_host_embedding_note(whole, resolved.architecture))
     elif whole.keep_16bit:
         sixteen = whole.embedding + whole.lm_head
         notes.append(
@@ -673,13 +673,16 @@ def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) 
     return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
 
 
-def _host_embedding_note(embedding_bytes: int, head_bytes: int) -> str:
-    """Where EXL2's embedding and output layer are (tools/memory/formats.py, exllamav2 source)."""
+def _host_embedding_note(whole: WeightBytes, arch: Architecture) -> str:
+    """Where EXL2's embedding and output layer are (tools/memory/formats.py, exllamav2 source):
+    `whole`, the model's weights unsplit."""
+    head_bits = FORMAT_RULES[whole.fmt].head_bits
+    bits = whole.lm_head * 8 / (arch.hidden_size * arch.vocab_size)
     return (
-        f"Token embedding: {format_bytes(embedding_bytes, 'GB')} in fp16, kept in system RAM "
-        "by ExLlamaV2 (model.py loads ExLlamaV2Embedding on the CPU), not in GPU memory; "
-        f"output layer quantized at -hb 6 (≈6.3 bits per weight, "
-        f"{format_bytes(head_bytes, 'GB')} per GPU)."
+        f"Token embedding: {format_bytes(whole.embedding_host_ram, 'GB')} in fp16, kept in "
+        "system RAM by ExLlamaV2 (model.py loads ExLlamaV2Embedding on the CPU), not in GPU "
+        f"memory; output layer quantized at -hb {head_bits} ({bits:.2f} bits per weight, "
+        f"{format_bytes(whole.lm_head, 'GB')}, on the GPU with the last layers)."
     )
 
 

@@ -95,7 +95,8 @@ class ModelChoice(BaseModel):
         description="Weight format, e.g. bf16, fp8, int4-awq, q4_k_m, exl2-4.65bpw. One of "
         + ", ".join(f for f in WEIGHT_FORMATS if f not in GGUF_FORMATS)
         + ", a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted), or "
-        "EXL2 at 2.0-8.0 bits per weight (exl2-4.65bpw, ExLlamaV2 only). "
+        "EXL2 at 2.0-8.0 bits per weight (exl2-4.65bpw, ExLlamaV2 only; exl2-4.65bpw-h8: the "
+        "output layer at -hb 8, not the default 6). "
         "Default: the checkpoint's native format for inference (bf16 unless the "
         "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
     )
