@@ -221,3 +221,105 @@ def test_an_h8_repo_is_55_mb_more_than_its_h6_twin() -> None:
     # 263,201,152 − 207,905,152 = 55,296,000 B: the head's 15 % of rows at 8 bits become 100 %.
     assert h8.total - h6.total == (_head8_bits_by_hand() - _head_bits_by_hand()) // 8
     assert h8.total - h6.total == 55_296_000
+
+
+# --- ExLlamaV2's quantized KV caches (exllamav2/cache.py, cuda/cache.cu at b9c025b) -------------
+# Llama 3.1 8B: 32 layers, 8 KV heads of 128. Per head, layer and token the cache holds the keys
+# and values as uint8 (head_dim // elements per byte) plus K's and V's fp16 scales (head_dim // 32
+# of them, 2 bytes each): Q4 64 + 64 + 16 = 144 B (0.5625 B per element); Q6 (8-bit keys, 4-bit
+# values) 128 + 64 + 16 = 208 B; Q8 128 + 128 + 16 = 272 B; fp16 2 × 128 × 2 = 512 B.
+L8B_LAYERS, L8B_KV_HEADS, L8B_HEAD_DIM = 32, 8, 128
+Q_HEAD_BYTES = {"q4": 64 + 64 + 16, "q6": 128 + 64 + 16, "q8": 128 + 128 + 16}
+DEQUANT_PER_TOKEN = 2 * L8B_KV_HEADS * L8B_HEAD_DIM * 2  # one layer's K and V in fp16: 4,096 B
+
+
+@pytest.mark.parametrize(("kv", "per_token"), [("q4", 36_864), ("q6", 53_248), ("q8", 69_632)])
+def test_q_cache_bytes_per_token_by_hand(kv: str, per_token: int) -> None:
+    from tools.memory import kv_cache_bytes_per_token
+
+    assert L8B_LAYERS * L8B_KV_HEADS * Q_HEAD_BYTES[kv] == per_token
+    arch = resolve_model(model="llama-3.1-8b").architecture
+    assert kv_cache_bytes_per_token(arch, kv) == per_token
+    # Against the fp16 cache's 131,072 B: 0.5625 / 2, 0.8125 / 2, 1.0625 / 2 of it.
+    assert (
+        per_token / kv_cache_bytes_per_token(arch, "fp16")
+        == {
+            "q4": 0.28125,
+            "q6": 0.40625,
+            "q8": 0.53125,
+        }[kv]
+    )
+
+
+def test_a_q4_cache_on_one_gpu_with_its_fp16_working_layer() -> None:
+    est = estimate_memory(
+        MemoryRequest(
+            model="llama-3.1-8b", weights="exl2-6.0bpw", kv_dtype="cache_q4", context=8192
+        )
+    )
+    assert (est.engine, est.kv_dtype) == ("exllamav2", "q4")
+    (kv,) = [c for c in est.components if c.name == "kv_cache"]
+    # 36,864 B × 8,192 tokens = 301,989,888 B of Q4 cache, + 4,096 B × 8,192 = 33,554,432 B of
+    # fp16 keys and values one layer is dequantized into: 335,544,320 B.
+    assert kv.bytes_per_gpu == 36_864 * 8192 + DEQUANT_PER_TOKEN * 8192 == 335_544_320
+    assert est.kv_cache_bytes_per_token_per_gpu == 36_864 + DEQUANT_PER_TOKEN
+
+
+def test_a_q_cache_split_over_two_gpus_keeps_a_working_layer_on_each() -> None:
+    est = estimate_memory(
+        MemoryRequest(
+            model="llama-3.1-70b",
+            weights="exl2-4.0bpw",
+            kv_dtype="q6",
+            context=32768,
+            gpu="rtx-3090",
+            gpus=2,
+        )
+    )
+    assert (est.tp, est.pp) == (1, 2)
+    (kv,) = [c for c in est.components if c.name == "kv_cache"]
+    # Llama 3.1 70B: 80 layers, 8 KV heads of 128; 40 layers per card at 8 × 208 B each per
+    # token, and one layer's fp16 K/V (4,096 B per token) on each card.
+    assert kv.bytes_per_gpu == (40 * 8 * 208 + 4096) * 32768
+
+
+def test_a_q_cache_length_rounds_up_to_whole_quantization_blocks() -> None:
+    from tools.memory.kv_cache import exllamav2_q_block
+
+    # Qwen2.5 3B: 2 KV heads × 128 = 256 elements per token; 512-element blocks need 2 tokens,
+    # so 1,001 tokens are allocated as 1,002. 36 layers × 2 heads × 144 B per token at Q4.
+    arch = resolve_model(model="qwen2.5-3b").architecture
+    assert exllamav2_q_block(arch) == 2
+    est = estimate_memory(
+        MemoryRequest(model="qwen2.5-3b", engine="exllamav2", kv_dtype="q4", context=1001)
+    )
+    (kv,) = [c for c in est.components if c.name == "kv_cache"]
+    assert kv.bytes_per_gpu == 36 * 2 * 144 * 1002 + 2 * 2 * 128 * 2 * 1002
+
+
+def test_an_exllamav2_fp8_cache_is_one_byte_with_its_fp16_working_layer() -> None:
+    est = estimate_memory(
+        MemoryRequest(model="llama-3.1-8b", engine="exllamav2", kv_dtype="fp8", context=4096)
+    )
+    (kv,) = [c for c in est.components if c.name == "kv_cache"]
+    # ExLlamaV2Cache_8bit: 32 × 2 × 8 × 128 × 1 B = 65,536 B per token, no scales.
+    assert kv.bytes_per_gpu == (65_536 + DEQUANT_PER_TOKEN) * 4096
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"kv_dtype": "q4", "engine": "vllm"},
+        {"kv_dtype": "q8", "engine": "generic"},
+        {"kv_dtype": "q4", "weights": "q4_k_m"},  # ExLlamaV2 loads no GGUF
+    ],
+)
+def test_a_q_cache_is_exllamav2s_alone(fields: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match=r"kv_dtype: kv_dtype q\d is ExLlamaV2's Q\d cache"):
+        MemoryRequest(model="llama-3.1-8b", **fields)
+
+
+def test_a_q_cache_alone_sizes_exllamav2_and_says_so() -> None:
+    est = estimate_memory(MemoryRequest(model="llama-3.1-8b", kv_dtype="q8"))
+    assert est.engine == "exllamav2"
+    assert any("Q8 cache, so the estimate is for ExLlamaV2" in a for a in est.assumptions)

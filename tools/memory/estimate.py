@@ -32,10 +32,14 @@ from tools.memory.engine_versions import (
 )
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, exl2_bpw, normalize_format
 from tools.memory.kv_cache import (
+    EXLLAMAV2_KV_DTYPES,
     VLLM_BLOCK_TOKENS,
     engine_kv_dtype_warning,
+    exllamav2_dequant_bytes,
+    exllamav2_q_block,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
+    round_up,
 )
 from tools.memory.lora_slots import VLLM_DEFAULT_MAX_LORA_RANK, slot_bytes_per_gpu, slot_rank
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
@@ -687,13 +691,20 @@ def _host_embedding_note(whole: WeightBytes, arch: Architecture) -> str:
 
 
 def _exl2_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str | None:
-    """ExLlamaV2 for EXL2 weights with no engine named: the only engine that loads them."""
-    if req.is_training or exl2_bpw(fmt) is None:
+    """ExLlamaV2 for EXL2 weights or a Q4 / Q6 / Q8 cache with no engine named: the only
+    engine that loads them."""
+    if req.is_training:
+        return None
+    if exl2_bpw(fmt) is not None:
+        what = f"{fmt} is ExLlamaV2's EXL2 format"
+    elif req.kv_dtype in EXLLAMAV2_KV_DTYPES:
+        what = f"kv_dtype {req.kv_dtype} is ExLlamaV2's {req.kv_dtype.upper()} cache"
+    else:
         return None
     parts.assumptions.append(
-        f"Engine: {fmt} is ExLlamaV2's EXL2 format, so the estimate is for ExLlamaV2 (as "
-        "TabbyAPI serves it: no memory reserve, a contiguous KV cache, layers split over the "
-        "GPUs); vLLM and llama.cpp cannot load EXL2."
+        f"Engine: {what}, so the estimate is for ExLlamaV2 (as TabbyAPI serves it: no memory "
+        "reserve, a contiguous KV cache, layers split over the GPUs); vLLM and llama.cpp "
+        "cannot load EXL2 nor keep that cache."
     )
     return "exllamav2"
 
@@ -868,6 +879,8 @@ def _kv_cache(
         parts.add("kv_cache", 0, "training: no KV cache")
         return
     block = VLLM_BLOCK_TOKENS if engine == "vllm" else 1
+    if engine == "exllamav2" and kv_dtype in EXLLAMAV2_KV_DTYPES:
+        block = exllamav2_q_block(arch)
     kv = kv_cache_bytes(
         arch,
         context=context,
@@ -878,16 +891,46 @@ def _kv_cache(
         block_tokens=block,
         llama_cpp_windows=engine == "generic",
     )
+    dequant = _exllamav2_dequant(
+        arch, kv_dtype, engine, round_up(context, block) * req.batch, layout.tp
+    )
     if parts.lean:
-        parts.add("kv_cache", kv, "")
+        parts.add("kv_cache", kv + dequant, "")
         return
     per_token = kv_cache_bytes_per_token(arch, kv_dtype)
+    notes = _kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp)
+    if dequant:
+        notes.append(_dequant_note(kv_dtype, dequant))
     parts.add(
         "kv_cache",
-        kv,
+        kv + dequant,
         f"per-token bytes × context {context} × {req.batch} sequences"
-        + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
-        *_kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp),
+        + (f" / tp={layout.tp}" if layout.tp > 1 else "")
+        + (" + one layer's fp16 K/V to dequantize into" if dequant else ""),
+        *notes,
+    )
+
+
+def _exllamav2_dequant(arch: Architecture, kv_dtype: str, engine: str, tokens: int, tp: int) -> int:
+    """The fp16 K/V an ExLlamaV2 FP8 or Q cache dequantizes into on each GPU (0 otherwise)."""
+    if engine != "exllamav2" or kv_dtype not in ("fp8", *EXLLAMAV2_KV_DTYPES):
+        return 0
+    return exllamav2_dequant_bytes(arch, tokens, tp)
+
+
+def _dequant_note(kv_dtype: str, dequant: int) -> str:
+    """Where an ExLlamaV2 quantized cache's fp16 working copy comes from (kv_cache.py)."""
+    if kv_dtype == "fp8":
+        stored = "FP8 (e5m2, cache_8bit): 1 byte per element"
+    else:
+        stored = (
+            f"{kv_dtype.upper()} (ExLlamaV2Cache_{kv_dtype.upper()}): uint8 keys and values "
+            "with an fp16 scale per 32 elements"
+        )
+    return (
+        f"ExLlamaV2 cache {stored}, plus one layer's keys and values in fp16 on each GPU "
+        f"({format_bytes(dequant, 'GB')}) that each layer is dequantized into "
+        "(exllamav2/cache.py temp_tensors, counted in its footprint())."
     )
 
 
@@ -1002,7 +1045,7 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     per_token = kv_cache_bytes_per_token(arch, kv_dtype)
     per_token_gpu = -(
         -kv_cache_bytes_per_token(arch, kv_dtype, layout.tp) * stage_layers // arch.num_layers
-    )
+    ) + _exllamav2_dequant(arch, kv_dtype, engine, 1, layout.tp)
     _kv_cache(req, arch, kv_dtype, context, layout, engine, parts)
     _activations(req, arch, fmt, layout, context, engine, parts)
     _overhead(req, engine, parts, spec, layout)
