@@ -323,3 +323,17 @@ def test_a_q_cache_alone_sizes_exllamav2_and_says_so() -> None:
     est = estimate_memory(MemoryRequest(model="llama-3.1-8b", kv_dtype="q8"))
     assert est.engine == "exllamav2"
     assert any("Q8 cache, so the estimate is for ExLlamaV2" in a for a in est.assumptions)
+
+
+def test_the_pcie_note_of_an_exllamav2_plan_names_exllamav2() -> None:
+    # Two GeForce cards have no NVLink: the note on the split is for the engine sized.
+    est = estimate_memory(
+        MemoryRequest(model="llama-2-70b", weights="exl2-4.65bpw", gpu="rtx-3090", gpus=2)
+    )
+    (note,) = [a for a in est.assumptions if a.startswith("Several cards without NVLink")]
+    assert "ExLlamaV2 splits the layers" in note and "gpu_split" in note
+    assert "--split-mode" not in note  # llama.cpp's flag is no ExLlamaV2 setting
+    gguf = estimate_memory(
+        MemoryRequest(model="llama-2-70b", weights="q4_k_m", gpu="rtx-3090", gpus=2)
+    )
+    assert any("llama.cpp splits the layers" in a for a in gguf.assumptions)

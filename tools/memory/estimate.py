@@ -1070,7 +1070,8 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     gpu_id = None if spec is None else spec.id
     if spec is not None and budget is not None:
         _budget_words(req, spec, engine, budget, parts)
-        devices.budget_notes(spec, layout.gpus, per_gpu, budget.utilization, device)
+        shape = (layout.gpus, layout.tp, layout.pp)
+        devices.budget_notes(spec, shape, engine, per_gpu, budget.utilization, device)
     parts.assumptions.extend(device.assumptions)
     for warning in device.warnings:  # what this device cannot run as asked (tools.memory.devices)
         parts.warnings.append(Note(code="device", text=warning, gpu=gpu_id, severity="warning"))
