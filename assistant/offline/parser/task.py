@@ -25,7 +25,8 @@ def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
 
 def extract_precision(t: Text, p: ParsedWorkload) -> None:
     """The weights' number format (`vocab.PRECISIONS`; the first read is kept, with its note)."""
-    named: dict[str, str] = {}
+    # A format read before this extractor (an Ollama tag's, an EXL2 repo name's) is one named.
+    named: dict[str, str] = {} if p.weights is None else {p.weights: p.weights}
     _exl2_rate(t, p, named)
     for m in t.each(_NO_SUCH_BITS):
         # '3bit GPTQ', '2-bit quant': a bit width no format the tools size has — read as
