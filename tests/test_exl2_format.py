@@ -337,3 +337,28 @@ def test_the_pcie_note_of_an_exllamav2_plan_names_exllamav2() -> None:
         MemoryRequest(model="llama-2-70b", weights="q4_k_m", gpu="rtx-3090", gpus=2)
     )
     assert any("llama.cpp splits the layers" in a for a in gguf.assumptions)
+
+
+def test_the_answer_for_an_h8_repo_with_a_q4_cache(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from assistant.cli import main
+
+    question = "someone/Llama-2-70b-4.65bpw-h8-exl2 on 2x RTX 3090, cache_q4, 16k ctx: fits?"
+    assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+    out = json.loads(capsys.readouterr().out)
+    (call,) = [c for c in out["tool_calls"] if c["name"] == "size"]
+    est = call["result"]["memory"][0]["estimate"]
+    assert (est["weights_format"], est["kv_dtype"], est["engine"]) == (
+        "exl2-4.65bpw-h8",
+        "q4",
+        "exllamav2",
+    )
+    parts = {c["name"]: c["bytes_per_gpu"] for c in est["components"]}
+    # The heavier stage: 40 layers at 4.65 bits with their two fp16 norms, the final norm and
+    # the output layer at -hb 8 (263,201,152 B).
+    stage = 40 * (LINEAR_PER_LAYER * 4.65 / 8 + 2 * HIDDEN * 2) + HIDDEN * 2
+    assert parts["weights"] == pytest.approx(stage + _head8_bits_by_hand() / 8, abs=600)
+    # Q4 cache: 40 layers × 8 KV heads × 144 B, plus the fp16 working layer (8 × 128 × 2 × 2 B),
+    # per token, × 16,384 tokens = 822,083,584 B.
+    assert parts["kv_cache"] == (40 * 8 * 144 + 4096) * 16384 == 822_083_584
