@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 def fp8_kv_saving(kv_dtype: str | None) -> str | None:
     """What switching the KV cache from `kv_dtype` (None: the default) to fp8 does to its
     size, in words ("halves it"), or None when fp8 saves nothing (already 1 byte/element)."""
-    factor = BYTE_DTYPES[kv_dtype or DEFAULT_KV_DTYPE] // BYTE_DTYPES["fp8"]
+    dtype = kv_dtype or DEFAULT_KV_DTYPE
+    if dtype not in BYTE_DTYPES:
+        return None  # ExLlamaV2's Q4 / Q6 / Q8 cache: already at or under about a byte
+    factor = BYTE_DTYPES[dtype] // BYTE_DTYPES["fp8"]
     if factor <= 1:
         return None
     return "halves it" if factor == 2 else f"cuts it {factor}×"

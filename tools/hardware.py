@@ -19,7 +19,8 @@ Sources (shared/research/2026-12/GPU-NOTES.md §7 and gpus-new.json `unified_mem
   are the same, the dtype is not.
 - PCIe-only multi-GPU (GeForce 40/50, Radeon, Arc have no bridge): llama.cpp's default layer
   split gives capacity, not speed (XiongjieDai/GPU-Benchmarks-on-LLM-Inference, in
-  consumer-speed.json).
+  consumer-speed.json); ExLlamaV2's gpu_split is the same layer split; the note names the engine
+  sized (`pcie_split_note`).
 """
 
 from __future__ import annotations
@@ -116,7 +117,48 @@ LAYER_SPLIT_NOTE = (
     "Inference, 2024-05-12). Tensor parallelism over PCIe (vLLM) can speed up decode, but "
     "GeForce cards often run without P2P."
 )
-"""The note for PCIe-only multi-GPU setups (consumer/workstation cards without a fast link)."""
+"""The note for PCIe-only multi-GPU setups (consumer/workstation cards without a fast link) run
+with llama.cpp: the engine the local plans are for. `pcie_split_note` names the engine sized."""
+
+_MEASURED_LAYER_SPLIT = (
+    "as measured on llama.cpp's layer split: Llama 3 8B Q4_K_M decode 127.74 → 122.56 tok/s on "
+    "1 → 2× RTX 4090, XiongjieDai/GPU-Benchmarks-on-LLM-Inference, 2024-05-12"
+)
+
+
+def pcie_split_note(engine: str, tp: int, pp: int) -> str:
+    """The PCIe-only multi-GPU note for the engine the estimate is for (`engine`: the memory
+    tool's engine id) and its layout: ExLlamaV2 and llama.cpp split the layers (capacity, not
+    speed), vLLM / Transformers as their layout says."""
+    if engine == "generic" and tp > 1:
+        return (
+            f"Several cards without NVLink: llama.cpp's --split-mode tensor splits every "
+            f"weight over the {tp} cards and exchanges each layer's results over PCIe (its "
+            "speed-up is llama.cpp PR 19378's published one, estimated); GeForce cards often "
+            "run without P2P."
+        )
+    if engine == "generic":
+        return LAYER_SPLIT_NOTE
+    if engine == "exllamav2":
+        return (
+            "Several cards without NVLink: ExLlamaV2 splits the layers across them (gpu_split "
+            "/ autosplit, its default load), so their memory adds up but each token still "
+            f"passes through every card in turn: capacity, not speed ({_MEASURED_LAYER_SPLIT})."
+        )
+    if tp > 1:
+        runner = "vLLM" if engine == "vllm" else "The layout"
+        return (
+            f"Several cards without NVLink: {runner} shards every layer over the {tp} cards "
+            "(tensor parallelism), so each layer's all-reduce crosses PCIe: it can speed up "
+            "decode, but GeForce cards often run without P2P."
+        )
+    stages = {"vllm": "vLLM's pipeline stages put", "transformers": "Transformers' device_map puts"}
+    return (
+        f"Several cards without NVLink: {stages.get(engine, 'the layout puts')} a run of layers "
+        f"on each of the {pp} cards, so each token passes through every card in turn: capacity, "
+        f"not speed ({_MEASURED_LAYER_SPLIT})."
+    )
+
 
 NO_BF16_NOTE = (
     "{gpu} has no bf16 tensor cores (Turing/Volta/Pascal): bf16 checkpoints run as fp16 there "

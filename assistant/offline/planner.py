@@ -19,6 +19,7 @@ from assistant.offline.parser.scope import sizes_something
 from assistant.reading.of_parsed import asked_figure
 from assistant.reading.parsed import GpuMention, ParsedWorkload
 from tools.cost.inputs import HOURS_PER_MONTH
+from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES
 from tools.workload import Workload
 
 # How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one: the catalog's
@@ -217,8 +218,12 @@ def runs_locally(parsed: ParsedWorkload) -> bool:
     count leads (issue 27 item 5)."""
     if parsed.asked == "gpu_count":
         return False  # 'how many 3090s do I need?': the count leads, not a plan for the ones had
-    if parsed.engine == "exllamav2" or (parsed.weights or "").startswith("exl2-"):
-        return False  # ExLlamaV2 / EXL2 is not a llama.cpp plan: the exllamav2 sizing leads
+    if (
+        parsed.engine == "exllamav2"
+        or (parsed.weights or "").startswith("exl2-")
+        or parsed.kv_dtype in EXLLAMAV2_KV_DTYPES
+    ):
+        return False  # ExLlamaV2 / EXL2 / its Q cache is not a llama.cpp plan: exllamav2 leads
     engine = parsed.serve_engine or parsed.engine_named
     return parsed.owned and (parsed.launcher is not None or engine not in _SERVING_ENGINES)
 

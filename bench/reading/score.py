@@ -197,7 +197,8 @@ def _bits(fmt: str) -> int | None:
         return 16
     if fmt == "fp32":
         return 32
-    exl2 = re.fullmatch(r"exl2-(\d)\.0bpw", fmt)  # an EXL2 rate of whole bits ('5.0bit exl2')
+    # An EXL2 rate of whole bits ('5.0bit exl2'), whatever its head bits ('-h8').
+    exl2 = re.fullmatch(r"exl2-(\d)\.0bpw(?:-h\d)?", fmt)
     if exl2:
         return int(exl2.group(1))
     gguf = re.match(r"i?q(\d)", fmt)

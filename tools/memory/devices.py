@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from tools.catalog import GpuSpec
-from tools.hardware import LAYER_SPLIT_NOTE, NO_BF16_NOTE, gpu_limit, raised_limit_bytes
+from tools.hardware import NO_BF16_NOTE, gpu_limit, pcie_split_note, raised_limit_bytes
 from tools.units import format_bytes
 
 
@@ -79,10 +79,16 @@ def fp8_warning(gpu: GpuSpec | None, fmt: str) -> str | None:
 
 
 def budget_notes(
-    gpu: GpuSpec, gpus: int, per_gpu: int, utilisation: float, notes: DeviceNotes
+    gpu: GpuSpec,
+    layout: tuple[int, int, int],
+    engine: str,
+    per_gpu: int,
+    utilisation: float,
+    notes: DeviceNotes,
 ) -> None:
     """Unified-memory limits (and the raise that would make a model fit), PCIe-only
-    multi-GPU, two-device boards."""
+    multi-GPU for `engine` over `layout` (gpus, tp, pp), two-device boards."""
+    gpus, tp, pp = layout
     um = gpu.unified_memory
     if um is not None:
         limit = gpu_limit(um.gpu_limit, gpu.memory_bytes)
@@ -101,7 +107,7 @@ def budget_notes(
                 f"{limit.raise_hint}"
             )
     if gpus > 1 and gpu.pcie_only and gpu.segment in ("consumer", "workstation"):
-        notes.assumptions.append(LAYER_SPLIT_NOTE)
+        notes.assumptions.append(pcie_split_note(engine, tp, pp))
     if gpu.devices_per_package > 1:
         notes.assumptions.append(
             f"{gpu.name}: each board is {gpu.devices_per_package} devices to software; GPU "

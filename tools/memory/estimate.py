@@ -32,10 +32,14 @@ from tools.memory.engine_versions import (
 )
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, exl2_bpw, normalize_format
 from tools.memory.kv_cache import (
+    EXLLAMAV2_KV_DTYPES,
     VLLM_BLOCK_TOKENS,
     engine_kv_dtype_warning,
+    exllamav2_dequant_bytes,
+    exllamav2_q_block,
     kv_cache_bytes,
     kv_cache_bytes_per_token,
+    round_up,
 )
 from tools.memory.lora_slots import VLLM_DEFAULT_MAX_LORA_RANK, slot_bytes_per_gpu, slot_rank
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
@@ -69,7 +73,7 @@ from tools.memory.training import (
     state_bytes_per_param,
     training_precision,
 )
-from tools.memory.weights import weight_bytes
+from tools.memory.weights import WeightBytes, weight_bytes
 from tools.notes import Note, NoteCode
 from tools.units import format_bytes, format_count
 
@@ -249,7 +253,7 @@ def _inference_weights(
         f"= {per_param:.3f} bytes per parameter over {resolved.total_params:,} parameters."
     ]
     if whole.embedding_host_ram:
-        notes.append(_host_embedding_note(whole.embedding_host_ram, whole.lm_head))
+        notes.append(_host_embedding_note(whole, resolved.architecture))
     elif whole.keep_16bit:
         sixteen = whole.embedding + whole.lm_head
         notes.append(
@@ -673,24 +677,34 @@ def _layout(req: MemoryRequest, arch: Architecture, engine: str, parts: _Parts) 
     return plan_layout(arch, gpus=req.gpus, tp=req.tp, pp=req.pp, training=req.is_training)
 
 
-def _host_embedding_note(embedding_bytes: int, head_bytes: int) -> str:
-    """Where EXL2's embedding and output layer are (tools/memory/formats.py, exllamav2 source)."""
+def _host_embedding_note(whole: WeightBytes, arch: Architecture) -> str:
+    """Where EXL2's embedding and output layer are (tools/memory/formats.py, exllamav2 source):
+    `whole`, the model's weights unsplit."""
+    head_bits = FORMAT_RULES[whole.fmt].head_bits
+    bits = whole.lm_head * 8 / (arch.hidden_size * arch.vocab_size)
     return (
-        f"Token embedding: {format_bytes(embedding_bytes, 'GB')} in fp16, kept in system RAM "
-        "by ExLlamaV2 (model.py loads ExLlamaV2Embedding on the CPU), not in GPU memory; "
-        f"output layer quantized at -hb 6 (≈6.3 bits per weight, "
-        f"{format_bytes(head_bytes, 'GB')} per GPU)."
+        f"Token embedding: {format_bytes(whole.embedding_host_ram, 'GB')} in fp16, kept in "
+        "system RAM by ExLlamaV2 (model.py loads ExLlamaV2Embedding on the CPU), not in GPU "
+        f"memory; output layer quantized at -hb {head_bits} ({bits:.2f} bits per weight, "
+        f"{format_bytes(whole.lm_head, 'GB')}, on the GPU with the last layers)."
     )
 
 
 def _exl2_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str | None:
-    """ExLlamaV2 for EXL2 weights with no engine named: the only engine that loads them."""
-    if req.is_training or exl2_bpw(fmt) is None:
+    """ExLlamaV2 for EXL2 weights or a Q4 / Q6 / Q8 cache with no engine named: the only
+    engine that loads them."""
+    if req.is_training:
+        return None
+    if exl2_bpw(fmt) is not None:
+        what = f"{fmt} is ExLlamaV2's EXL2 format"
+    elif req.kv_dtype in EXLLAMAV2_KV_DTYPES:
+        what = f"kv_dtype {req.kv_dtype} is ExLlamaV2's {req.kv_dtype.upper()} cache"
+    else:
         return None
     parts.assumptions.append(
-        f"Engine: {fmt} is ExLlamaV2's EXL2 format, so the estimate is for ExLlamaV2 (as "
-        "TabbyAPI serves it: no memory reserve, a contiguous KV cache, layers split over the "
-        "GPUs); vLLM and llama.cpp cannot load EXL2."
+        f"Engine: {what}, so the estimate is for ExLlamaV2 (as TabbyAPI serves it: no memory "
+        "reserve, a contiguous KV cache, layers split over the GPUs); vLLM and llama.cpp "
+        "cannot load EXL2 nor keep that cache."
     )
     return "exllamav2"
 
@@ -865,6 +879,8 @@ def _kv_cache(
         parts.add("kv_cache", 0, "training: no KV cache")
         return
     block = VLLM_BLOCK_TOKENS if engine == "vllm" else 1
+    if engine == "exllamav2" and kv_dtype in EXLLAMAV2_KV_DTYPES:
+        block = exllamav2_q_block(arch)
     kv = kv_cache_bytes(
         arch,
         context=context,
@@ -875,16 +891,46 @@ def _kv_cache(
         block_tokens=block,
         llama_cpp_windows=engine == "generic",
     )
+    dequant = _exllamav2_dequant(
+        arch, kv_dtype, engine, round_up(context, block) * req.batch, layout.tp
+    )
     if parts.lean:
-        parts.add("kv_cache", kv, "")
+        parts.add("kv_cache", kv + dequant, "")
         return
     per_token = kv_cache_bytes_per_token(arch, kv_dtype)
+    notes = _kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp)
+    if dequant:
+        notes.append(_dequant_note(kv_dtype, dequant))
     parts.add(
         "kv_cache",
-        kv,
+        kv + dequant,
         f"per-token bytes × context {context} × {req.batch} sequences"
-        + (f" / tp={layout.tp}" if layout.tp > 1 else ""),
-        *_kv_cache_notes(arch, kv_dtype, per_token, engine, block, layout.tp),
+        + (f" / tp={layout.tp}" if layout.tp > 1 else "")
+        + (" + one layer's fp16 K/V to dequantize into" if dequant else ""),
+        *notes,
+    )
+
+
+def _exllamav2_dequant(arch: Architecture, kv_dtype: str, engine: str, tokens: int, tp: int) -> int:
+    """The fp16 K/V an ExLlamaV2 FP8 or Q cache dequantizes into on each GPU (0 otherwise)."""
+    if engine != "exllamav2" or kv_dtype not in ("fp8", *EXLLAMAV2_KV_DTYPES):
+        return 0
+    return exllamav2_dequant_bytes(arch, tokens, tp)
+
+
+def _dequant_note(kv_dtype: str, dequant: int) -> str:
+    """Where an ExLlamaV2 quantized cache's fp16 working copy comes from (kv_cache.py)."""
+    if kv_dtype == "fp8":
+        stored = "FP8 (e5m2, cache_8bit): 1 byte per element"
+    else:
+        stored = (
+            f"{kv_dtype.upper()} (ExLlamaV2Cache_{kv_dtype.upper()}): uint8 keys and values "
+            "with an fp16 scale per 32 elements"
+        )
+    return (
+        f"ExLlamaV2 cache {stored}, plus one layer's keys and values in fp16 on each GPU "
+        f"({format_bytes(dequant, 'GB')}) that each layer is dequantized into "
+        "(exllamav2/cache.py temp_tensors, counted in its footprint())."
     )
 
 
@@ -999,7 +1045,7 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     per_token = kv_cache_bytes_per_token(arch, kv_dtype)
     per_token_gpu = -(
         -kv_cache_bytes_per_token(arch, kv_dtype, layout.tp) * stage_layers // arch.num_layers
-    )
+    ) + _exllamav2_dequant(arch, kv_dtype, engine, 1, layout.tp)
     _kv_cache(req, arch, kv_dtype, context, layout, engine, parts)
     _activations(req, arch, fmt, layout, context, engine, parts)
     _overhead(req, engine, parts, spec, layout)
@@ -1024,7 +1070,8 @@ def _estimate(req: MemoryRequest, lean: bool) -> MemoryEstimate | MemoryFigures:
     gpu_id = None if spec is None else spec.id
     if spec is not None and budget is not None:
         _budget_words(req, spec, engine, budget, parts)
-        devices.budget_notes(spec, layout.gpus, per_gpu, budget.utilization, device)
+        shape = (layout.gpus, layout.tp, layout.pp)
+        devices.budget_notes(spec, shape, engine, per_gpu, budget.utilization, device)
     parts.assumptions.extend(device.assumptions)
     for warning in device.warnings:  # what this device cannot run as asked (tools.memory.devices)
         parts.warnings.append(Note(code="device", text=warning, gpu=gpu_id, severity="warning"))

@@ -29,7 +29,9 @@ Bits per weight are the real storage cost, quantization constants included:
   (qparams.py `QParams.total_bits`: q_weight + q_scale_max + q_groups + q_scale + q_invperm).
   The output layer has its own rate, `-hb` (default 6: `qparams_headoptions[6]` =
   15 % of input rows at 8 bits and 85 % at 6, group 128, 4-bit scales — "about 6.3 bits",
-  doc/convert.md), sized here by that same `total_bits`. The token embedding is written
+  doc/convert.md; `-hb 8` = every row at 8 bits, group 128; also 2-5, groups of 32 below 5:
+  `tools/memory/exl2.py` `EXL2_HEAD_OPTIONS`, named `exl2-<bpw>bpw-h<hb>`), sized here by that
+  same `total_bits`. The token embedding is written
   unquantized (conversion/compile.py `get_f_module`) and loaded in fp16 into *system RAM*:
   model.py puts `ExLlamaV2Embedding` on device -1 (the CPU) in `set_device_map`
   (`embed_cpu=True` default), `load_tp_gen` and `load_autosplit_gen`, so it takes no VRAM.
@@ -44,7 +46,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tools.errors import ToolInputError
-from tools.memory.exl2 import EXL2_HEAD_BITS, exl2_bpw, exl2_format, exl2_head_bits, parse_exl2
+from tools.memory.exl2 import (
+    EXL2_HEAD_BITS,
+    EXL2_HEAD_OPTIONS,
+    exl2_bpw,
+    exl2_format,
+    exl2_head_bits,
+    exl2_head_rate,
+    parse_exl2,
+)
 from tools.memory.gguf_mix import (
     GGML_BLOCKS,
     GGUF_FTYPES,
@@ -67,6 +77,7 @@ __all__ = [
     "exl2_bpw",
     "exl2_format",
     "exl2_head_bits",
+    "exl2_head_rate",
     "format_reading",
     "ggml_type_bytes",
     "is_weight_format",
@@ -222,15 +233,16 @@ class FormatRule:
     """The engine keeps the token embedding in system RAM, not on the GPU (ExLlamaV2)."""
 
 
-def _exl2_rule(name: str, bpw: float) -> FormatRule:
+def _exl2_rule(name: str, bpw: float, head_bits: int) -> FormatRule:
+    nominal = EXL2_HEAD_OPTIONS[head_bits].nominal_bits()
     return FormatRule(
         name,
         bpw,
         default_16bit=("embedding",),
         description=f"EXL2 {bpw:g} bpw: the decoder's linear layers at {bpw:g} bits per weight "
-        f"on average, quantization constants included; output layer at -hb {EXL2_HEAD_BITS} "
-        "(≈6.3 bits); token embedding fp16 in system RAM (ExLlamaV2)",
-        head_bits=EXL2_HEAD_BITS,
+        f"on average, quantization constants included; output layer at -hb {head_bits} "
+        f"(≈{nominal:.1f} bits); token embedding fp16 in system RAM (ExLlamaV2)",
+        head_bits=head_bits,
         embedding_in_host_ram=True,
     )
 
@@ -239,10 +251,10 @@ class _FormatRules(dict[str, FormatRule]):
     """The fixed formats' rules, and EXL2's for any rate, built when asked for."""
 
     def __missing__(self, key: str) -> FormatRule:
-        bpw = exl2_bpw(key)
-        if bpw is None:
+        bpw, head_bits = exl2_bpw(key), exl2_head_rate(key)
+        if bpw is None or head_bits is None:
             raise KeyError(key)
-        return _exl2_rule(key, bpw)
+        return _exl2_rule(key, bpw, head_bits)
 
 
 _FIXED_FORMAT_RULES: dict[str, FormatRule] = {

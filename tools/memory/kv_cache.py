@@ -13,19 +13,44 @@ Per token (all layers), for a KV dtype of b bytes:
   frees the blocks of finished chunks). Only the full-attention layers grow past the cap.
 - vLLM PagedAttention allocates blocks of 16 tokens (vLLM `--block-size` default 16), so each
   sequence's length is rounded up to a multiple of 16.
+- ExLlamaV2's quantized caches (`q4`, `q6`, `q8`: `exllamav2_q_bytes_per_head`), as
+  exllamav2/cache.py (turboderp/exllamav2 at b9c025b) allocates them per layer: keys and values
+  as uint8 tensors of `head_dim // weights_per_element` bytes per head and token
+  (ExLlamaV2Cache_Q4: 2 elements per byte for K and V; Q6: 1 for K, 2 for V — the CUDA kernels
+  run Q6 as `<8, 4>`, 8-bit keys and 4-bit values, exllamav2_ext/cuda/cache.cu; Q8: 1 and 1),
+  plus fp16 scales of `head_dim // 32` per head for each (`shape_s`: one scale per 32
+  elements, cache_q.cuh). Per element (K and V averaged): Q4 4/8 + 2/32 = 0.5625 bytes, Q6
+  (1 + 0.5)/2 + 2/32 = 0.8125, Q8 1 + 2/32 = 1.0625 (fp16: 2). ExLlamaV2Cache_8bit (FP8 e5m2,
+  `fp8` here) is 1 byte per element with no scales. Both keep, on every device holding cache
+  layers, one layer's K and V in fp16 at the full cache shape to dequantize into
+  (`temp_tensors`, counted in their `footprint()`): `exllamav2_dequant_bytes`. Q caches round
+  the cache length up to `q_block` tokens, the fewest whose K (or V) elements fill a 512-element
+  quantization block (`Q_CACHE_BLOCKSIZE_Q`, exllamav2_ext/config.h): `exllamav2_q_block`.
 """
 
 from __future__ import annotations
 
+import math
+
 from tools.architecture import Architecture
-from tools.memory.formats import BYTE_DTYPES
+from tools.memory.formats import BYTE_DTYPES, GGUF_FORMATS
 from tools.memory.overhead import LLAMA_CPP_N_UBATCH
 
 LLAMA_CPP_SWA_PADDING = 256
 """llama.cpp pads its sliding-window (iSWA) cache to 256 cells (src/llama-kv-cache-iswa.cpp,
 issue 17037)."""
 
-KV_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "fp32")
+EXLLAMAV2_Q_CACHES: dict[str, tuple[int, int]] = {"q4": (2, 2), "q6": (1, 2), "q8": (1, 1)}
+"""ExLlamaV2's Q caches: (key, value) elements per uint8 byte (cache.py ExLlamaV2Cache_Q4 /
+_Q6 / _Q8 `weights_per_byte_k`, `weights_per_byte_v`)."""
+EXLLAMAV2_Q_SCALE_ELEMENTS = 32
+"""Elements per fp16 scale of a Q cache (cache.py `shape_s`: head_dim // 32 per head)."""
+EXLLAMAV2_Q_BLOCK_ELEMENTS = 512
+"""Elements per quantization block of a Q cache (exllamav2_ext/config.h Q_CACHE_BLOCKSIZE_Q)."""
+EXLLAMAV2_KV_DTYPES: tuple[str, ...] = tuple(EXLLAMAV2_Q_CACHES)
+"""The KV dtypes only ExLlamaV2 has (its Q4 / Q6 / Q8 cache: TabbyAPI cache_mode, -cq4)."""
+
+KV_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "fp32", *EXLLAMAV2_KV_DTYPES)
 VLLM_BLOCK_TOKENS = 16
 """vLLM PagedAttention block size, tokens (vLLM engine args: `--block-size`, default 16)."""
 
@@ -34,6 +59,51 @@ VLLM_BLOCK_TOKENS = 16
 # quantized_kvcache/): the quantized KV cache vLLM offers is FP8 (`kv_cache_dtype="fp8"`,
 # E4M3 or E5M2); no int8 KV cache is documented.
 VLLM_QUANTIZED_KV_DTYPES: tuple[str, ...] = ("fp8",)
+
+
+def engine_kv_problem(
+    engine: str | None, weights: str | None, kv_dtype: str | None
+) -> tuple[str, str] | None:
+    """(problem, allowed) when a Q4 / Q6 / Q8 cache, ExLlamaV2's alone, is asked of another
+    engine or with GGUF weights (which ExLlamaV2 cannot load); else None."""
+    if kv_dtype not in EXLLAMAV2_KV_DTYPES:
+        return None
+    allowed = "engine exllamav2 (or none) with a Q cache, or kv_dtype fp8 / fp16 elsewhere"
+    if engine not in (None, "exllamav2"):
+        return (
+            f"kv_dtype {kv_dtype} is ExLlamaV2's {kv_dtype.upper()} cache, which engine "
+            f"{engine} does not have",
+            allowed,
+        )
+    if weights in GGUF_FORMATS:
+        return (
+            f"kv_dtype {kv_dtype} is ExLlamaV2's {kv_dtype.upper()} cache, and ExLlamaV2 cannot "
+            f"load the GGUF type {weights}",
+            allowed,
+        )
+    return None
+
+
+def exllamav2_q_bytes_per_head(head_dim: int, kv_dtype: str) -> int:
+    """Bytes one KV head of one layer caches per token in ExLlamaV2's `kv_dtype` Q cache, K and
+    V with their fp16 scales (cache.py `shape_wk`, `shape_wv`, `shape_s`)."""
+    per_byte_k, per_byte_v = EXLLAMAV2_Q_CACHES[kv_dtype]
+    scales = 2 * 2 * (head_dim // EXLLAMAV2_Q_SCALE_ELEMENTS)  # K's and V's, 2 bytes each
+    return head_dim // per_byte_k + head_dim // per_byte_v + scales
+
+
+def exllamav2_q_block(arch: Architecture) -> int:
+    """Tokens a Q cache's length is rounded up to (ExLlamaV2Cache_Q: the fewest tokens whose
+    `num_key_value_heads × head_dim` elements fill whole 512-element blocks); 1 otherwise."""
+    kv_dim = arch.num_kv_heads * arch.head_dim
+    return EXLLAMAV2_Q_BLOCK_ELEMENTS // math.gcd(kv_dim, EXLLAMAV2_Q_BLOCK_ELEMENTS)
+
+
+def exllamav2_dequant_bytes(arch: Architecture, tokens: int, tp: int = 1) -> int:
+    """Bytes of the fp16 K and V one GPU keeps to dequantize an ExLlamaV2 FP8 or Q cache into
+    (`temp_tensors`: one layer's K and V at the full cache shape, batch × max_seq_len, per
+    device), for a cache of `tokens` tokens (sequences × length)."""
+    return 2 * kv_heads_per_gpu(arch, tp) * arch.head_dim * BYTE_DTYPES["fp16"] * tokens
 
 
 def engine_kv_dtype_warning(engine: str, kv_dtype: str) -> str | None:
@@ -46,6 +116,12 @@ def engine_kv_dtype_warning(engine: str, kv_dtype: str) -> str | None:
             "'Quantized KV Cache': kv_cache_dtype='fp8'); the 1-byte size is the same, so "
             "these figures hold for --kv-dtype fp8 (set in vLLM as --kv-cache-dtype fp8)"
         )
+    if engine == "exllamav2" and kv_dtype == "int8":
+        return (
+            "kv_dtype int8 with engine=exllamav2: ExLlamaV2's 8-bit caches are FP8 "
+            "(cache_8bit, sized as kv_dtype fp8) and Q8 (kv_dtype q8, 1.0625 bytes per element "
+            "with its scales); sized at 1 byte per element"
+        )
     return None
 
 
@@ -56,6 +132,12 @@ def kv_heads_per_gpu(arch: Architecture, tp: int = 1) -> int:
 
 def kv_cache_bytes_per_layer_token(arch: Architecture, kv_dtype: str = "bf16", tp: int = 1) -> int:
     """Bytes one layer caches for one token, on one GPU."""
+    if kv_dtype in EXLLAMAV2_Q_CACHES:
+        if arch.mla is not None:  # no MLA in ExLlamaV2: the latent at the keys' rate, with scales
+            latent = arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim
+            per_byte_k = EXLLAMAV2_Q_CACHES[kv_dtype][0]
+            return latent // per_byte_k + 2 * (latent // EXLLAMAV2_Q_SCALE_ELEMENTS)
+        return kv_heads_per_gpu(arch, tp) * exllamav2_q_bytes_per_head(arch.head_dim, kv_dtype)
     b = BYTE_DTYPES[kv_dtype]
     if arch.mla is not None:
         return (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim) * b

@@ -8,6 +8,7 @@ where pydantic's ValidationError becomes the project's ToolInputError.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Literal, Self
 
@@ -46,7 +47,7 @@ from tools.notes import Note
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Engine = Literal["vllm", "transformers", "generic", "mlx", "exllamav2"]
-KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32"]
+KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32", "q4", "q6", "q8"]
 OptimizerName = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
 LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
@@ -95,14 +96,18 @@ class ModelChoice(BaseModel):
         description="Weight format, e.g. bf16, fp8, int4-awq, q4_k_m, exl2-4.65bpw. One of "
         + ", ".join(f for f in WEIGHT_FORMATS if f not in GGUF_FORMATS)
         + ", a GGUF file type (q4_k_m, q8_0, iq4_xs, …; 'gguf-' prefix accepted), or "
-        "EXL2 at 2.0-8.0 bits per weight (exl2-4.65bpw, ExLlamaV2 only). "
+        "EXL2 at 2.0-8.0 bits per weight (exl2-4.65bpw, ExLlamaV2 only; exl2-4.65bpw-h8: the "
+        "output layer at -hb 8, not the default 6). "
         "Default: the checkpoint's native format for inference (bf16 unless the "
         "catalog says otherwise, e.g. gpt-oss mxfp4), bf16 for full/lora, nf4-dq for qlora.",
     )
     kv_dtype: str | None = Field(
         default=None,
         max_length=MAX_NAME_CHARS,
-        description="KV-cache dtype: bf16, fp16, fp8, int8, fp32 (default bf16).",
+        description="KV-cache dtype: bf16, fp16, fp8, int8, fp32, q4, q6, q8 (default bf16). "
+        "The q4, q6, q8 are ExLlamaV2's Q caches (cache_q4, -cq4, TabbyAPI "
+        "cache_mode Q4): 4-bit, 8-bit keys with 4-bit values, 8-bit, each with an fp16 scale "
+        "per 32 elements.",
     )
     engine: Engine | None = Field(
         default=None,
@@ -155,6 +160,8 @@ class ModelChoice(BaseModel):
             return None
         key = value.strip().lower().replace("float16", "fp16").replace("bfloat16", "bf16")
         key = {"auto": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "half": "fp16"}.get(key, key)
+        # ExLlamaV2's spellings of its Q caches: 'cache_q4', 'Q4_cache', 'cache-q8'.
+        key = re.sub(r"^(?:cache[_-]?)?(q[468])(?:[_-]?cache)?$", r"\1", key)
         if key not in KV_DTYPES:
             raise ToolInputError(
                 "kv_dtype", f"unknown KV-cache dtype {value!r}", ", ".join(KV_DTYPES)
@@ -199,10 +206,14 @@ class ModelChoice(BaseModel):
     @model_validator(mode="after")
     def _engine_loads_weights(self) -> Self:
         from tools.memory.formats import engine_format_problem
+        from tools.memory.kv_cache import engine_kv_problem
 
         problem = engine_format_problem(self.engine, self.weights)
         if problem is not None:
             raise ToolInputError("engine", *problem)
+        kv_problem = engine_kv_problem(self.engine, self.weights, self.kv_dtype)
+        if kv_problem is not None:
+            raise ToolInputError("kv_dtype", *kv_problem)
         return self
 
     @model_validator(mode="after")

@@ -180,7 +180,8 @@ def _weight_bytes(
     lm_head = 0
     if rule.head_bits is not None:
         # EXL2's head is quantized at -hb bits, a tensor of its own even when tied.
-        lm_head = -(-exl2_head_bits(arch.hidden_size, arch.vocab_size) // (8 * tp))
+        head = exl2_head_bits(arch.hidden_size, arch.vocab_size, rule.head_bits)
+        lm_head = -(-head // (8 * tp))
     elif not arch.tied_embeddings:
         lm_head = -(-_embedding_bytes(arch, fmt, "lm_head", keep, group_size) // tp)
     final_norm = output_vector_params(arch) * _vector_bits(fmt) // 8

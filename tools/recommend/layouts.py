@@ -13,6 +13,7 @@ from tools.errors import ToolInputError
 from tools.memory import devices
 from tools.memory.devices import DeviceNotes
 from tools.memory.formats import GGUF_FORMATS, exl2_bpw
+from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES
 from tools.memory.sharding import tp_splits_heads
 from tools.workload import Workload
 
@@ -105,11 +106,13 @@ def _llama_cpp_layouts(w: Workload, gpu: GpuSpec, arch: Architecture) -> list[tu
 
 def serves_with_exllamav2(w: Workload) -> bool:
     """True when this serving workload runs on ExLlamaV2: named, or implied by EXL2 weights
-    (the only engine that loads them)."""
+    or a Q4 / Q6 / Q8 cache (the only engine that loads or keeps them)."""
     if w.is_training:
         return False
     if w.engine is not None:
         return w.engine == "exllamav2"
+    if w.kv_dtype in EXLLAMAV2_KV_DTYPES:
+        return True
     return w.weights is not None and exl2_bpw(w.weights) is not None
 
 

@@ -25,6 +25,7 @@ from tools.memory.formats import (
     exl2_bpw,
     normalize_format,
 )
+from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES
 from tools.memory.model import model_weight_bytes as tensor_weight_bytes
 from tools.memory.request import request_error
 from tools.recommend import Option
@@ -161,6 +162,7 @@ def _layer_split(request: SizingRequest) -> bool:
         fmt = None  # the memory tool names the field
     gguf = fmt in GGUF_FORMATS or (w.model_file or "").lower().endswith(".gguf")
     exl2 = fmt is not None and exl2_bpw(fmt) is not None  # ExLlamaV2's gpu_split: by layers
+    exl2 = exl2 or (w.kv_dtype or "").lower() in EXLLAMAV2_KV_DTYPES  # its Q4/Q6/Q8 cache
     return w.engine in ("generic", "exllamav2") or (w.engine is None and (gguf or exl2))
 
 

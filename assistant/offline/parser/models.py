@@ -221,7 +221,9 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
         if p.has_model:
             break
         t.consume(m.start(), m.end())
-        repo = t.original[m.start() : m.end()]
+        # The whole name as written, past what another reader took from inside it (an EXL2
+        # repo's '-4.65bpw-h6' rate), so the cache is asked for the repo itself.
+        repo = t.original[m.start() : _name_end(t.original, m.end())]
         if snapshot_file(repo, "config.json") is not None:
             p.model, p.model_text = repo, repo
             p.notes.append(f"'{repo}' read from the local Hugging Face cache (its config.json)")
@@ -244,6 +246,13 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
             repo,
         )
         p.unplaced.append(repo)
+
+
+def _name_end(text: str, end: int) -> int:
+    """Where the repo name running through `end` of `text` ends (name characters only)."""
+    while end < len(text) and (text[end].isalnum() or text[end] in "._-"):
+        end += 1
+    return end
 
 
 # A model said as family word, version and size: "lamma 3.1 70b", "llama3 70b", "mixtrall 8x7b".

@@ -212,7 +212,7 @@ _ENGINE_NAMES = (
     (r"llama\.cpp", "llama.cpp"),
     (r"ollama", "ollama"),
     (r"lm\s+studio", "lm-studio"),
-    (r"ex[\s-]?llama|exl2", "exllamav2"),
+    (r"ex[\s-]?llama|exl2|tabby[\s-]?api", "exllamav2"),
 )
 
 
@@ -243,9 +243,9 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
         for m in t.each(pattern):
             p.engine = engine
             p.engine_named = p.engine_named or _engine_named(m.group(0))
-            named.setdefault(engine, m.group(0).strip())
-            if note:
+            if note and engine not in named:  # once per engine ('TabbyAPI … exl2': one note)
                 p.notes.append(note.format(text=m.group(0).strip()))
+            named.setdefault(engine, m.group(0).strip())
     if len(named) > 1 and p.engine is not None:
         # One answer sizes one engine ("compare vLLM and llama.cpp"): say which, and how to
         # get the other, rather than dropping it silently (QA round 4, 3).

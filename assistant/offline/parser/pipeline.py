@@ -22,6 +22,11 @@ from assistant.offline.parser.deployment import (
     extract_serve_engine,
     extract_speedup_words,
 )
+from assistant.offline.parser.exl2 import (
+    extract_exl2_name_rest,
+    extract_exl2_names,
+    extract_exllamav2_cache,
+)
 from assistant.offline.parser.followup import is_follow_up
 from assistant.offline.parser.gpus import (
     apply_nodes,
@@ -115,6 +120,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_embedding,  # issue 30 items 1-4: before models and GPUs ('bge-m3' is no M3)
     extract_batch_job,  # and job totals before model sizes ('2 billion input tokens')
     extract_request_rate,  # and rates before GPUs and users ('p99', '10 req/s')
+    extract_exl2_names,  # an EXL2 repo's rate and head bits before the model readers take it
     extract_model_files_and_tags,
     extract_library_names,
     extract_owned,
@@ -122,6 +128,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_misspelt_models,
     extract_size_then_family,
     extract_named_sizes,
+    extract_exl2_name_rest,  # the rest of the EXL2 repo name the model was read from
     extract_expert_shape,  # '8x22b' before the token volumes read '22b' as tokens
     extract_lora_serving,  # issue 30 items 1-4
     negative_numbers,
@@ -130,6 +137,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_buy_words,
     extract_cost_per_token,
     extract_budget,
+    extract_exllamav2_cache,  # 'Q4 cache' with ExLlamaV2 before any format reader
     extract_kv_dtype,
     extract_optimizer,
     extract_throughput_and_latency,

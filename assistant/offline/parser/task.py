@@ -7,6 +7,7 @@ import re
 from typing import cast
 
 from assistant.offline import vocab
+from assistant.offline.parser.exl2 import read_exl2_rate
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload, Task, Use
 from assistant.regex_cache import compiled
@@ -25,8 +26,9 @@ def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
 
 def extract_precision(t: Text, p: ParsedWorkload) -> None:
     """The weights' number format (`vocab.PRECISIONS`; the first read is kept, with its note)."""
-    named: dict[str, str] = {}
-    _exl2_rate(t, p, named)
+    # A format read before this extractor (an Ollama tag's, an EXL2 repo name's) is one named.
+    named: dict[str, str] = {} if p.weights is None else {p.weights: p.weights}
+    read_exl2_rate(t, p, named)
     for m in t.each(_NO_SUCH_BITS):
         # '3bit GPTQ', '2-bit quant': a bit width no format the tools size has — read as
         # neither 4- nor 8-bit, asked.
@@ -105,59 +107,6 @@ def gguf_type(said: str) -> str | None:
     except ToolInputError:
         return None
     return fmt if fmt in _GGUF_BY_LETTERS.values() else None
-
-
-_RATE = r"(?<![\d.])(?P<rate>\d(?:\.\d+)?)"
-_UNIT = r"(?P<unit>[\s-]?(?:bpw|bits?(?:[\s-]+per[\s-]+weight)?))"
-_EXL2_RATES = (
-    # 'EXL2 4.65bpw', 'exl2_4.65', 'EXL2 quant at 6.5 bits per weight', 'exl2 5bpw'.
-    rf"\bexl2(?:[\s_-]+(?:quants?|quanti[sz]ed|model|weights|format))?(?:\s+at|\s*@|\s*,)?"
-    rf"[\s_:-]*{_RATE}{_UNIT}?(?![\d.x]|\s*(?:gi?b|b\b|k\b|x\b))",
-    # '5.0bit exl2', '4.65bpw EXL2', '4.65bpw-h6-exl2' (the head bits in a repo name).
-    rf"{_RATE}{_UNIT}?[\s_-]*(?:h\d[\s_-]*)?\(?exl2\b",
-    # A rate in bits per weight alone: bpw is EXL2's unit in practice.
-    rf"{_RATE}(?P<unit>[\s-]?(?:bpw|bits?[\s-]+per[\s-]+weight))\b",
-    # A fractional bit width ('2.65bit'): only EXL2 is made at one.
-    r"(?<![\d.])(?P<rate>\d\.\d+)(?P<unit>[\s-]?bits?)\b",
-)
-_EXL2_ASK = "EXL2 is made at 2.0 to 8.0 bits per weight, to two decimals: which rate is it?"
-_BARE_BPW_NOTES = (
-    "'{text}' read as EXL2 (ExLlamaV2's quantization) at {rate} bits per weight: bits per "
-    "weight is the unit EXL2 quants are named by; say the format if it is another",
-    "'{text}' read as EXL2 (ExLlamaV2's quantization) at {rate} bits per weight: EXL2 is the "
-    "format made at a fractional bit width; say the format if it is another",
-)
-
-
-def _exl2_rate(t: Text, p: ParsedWorkload, named: dict[str, str]) -> None:
-    """An EXL2 bit rate ('EXL2 4.65bpw', '5.0bit exl2', '4.0bpw' alone) → weights
-    'exl2-<bpw>bpw'. The word 'EXL2' is left for the engine reader (engine exllamav2); a rate
-    alone names no engine, and the memory tool sizes it for ExLlamaV2, said so; a rate
-    ExLlamaV2 does not make (outside 2-8, over two decimals) is asked, never rounded."""
-    gguf_said = compiled(vocab.GGUF_TYPE, re.I).search(t.work) is not None
-    for index, pattern in enumerate(_EXL2_RATES):
-        for m in list(compiled(pattern, re.I).finditer(t.work)):
-            rate, unit, bare = m.group("rate"), m.group("unit"), index >= 2
-            if bare and gguf_said:
-                continue  # 'Q4_K_M is 4.85 bits per weight': the GGUF type's own rate
-            if not unit and "." not in rate:
-                continue  # 'EXL2 5': no unit, no decimal point — not surely a rate
-            start = m.start("rate")
-            while start > 0 and t.work[start - 1] in "_:@-":
-                start -= 1  # 'exl2_4.0bpw': the joiner goes with the rate, 'exl2' stays a word
-            t.consume(start, m.end("unit") if unit else m.end("rate"))
-            said = m.group(0).strip()
-            try:
-                fmt = normalize_format(f"exl2-{rate}bpw")
-            except ToolInputError:
-                p.unplaced.append(said)
-                p.ask("weights", "unknown", f"'{said}': {_EXL2_ASK}", said)
-                continue
-            named.setdefault(fmt, said)
-            if p.weights is None:
-                p.weights = fmt  # the engine follows in the memory tool: EXL2 is ExLlamaV2's
-                if bare:
-                    p.notes.append(_BARE_BPW_NOTES[index - 2].format(text=said, rate=rate))
 
 
 _NO_SUCH_BITS = (
