@@ -117,6 +117,14 @@ def test_memory_on_cuda_with_a_llama_cpp_build(capsys: pytest.CaptureFixture[str
     assert capsys.readouterr().out
 
 
+def test_ask_reads_the_build_said(capsys: pytest.CaptureFixture[str]) -> None:
+    question = "llama-3.1-8b q4_k_m on an M1 Max with llama.cpp build 2797, 512 tokens of context"
+    assert main(["ask", "--offline", "--no-save", "--json", question]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (call,) = [c for c in data["tool_calls"] if c["name"] == "size"]
+    assert call["arguments"]["workload"]["engine_version"] == "b2797"
+
+
 def test_the_local_plan_times_the_build_named() -> None:
     base = {"model": "llama-3.1-8b", "weights": "q4_k_m", "gpu": "apple-m1-max", "context": 512}
     old = plan_local_serving(LocalServingRequest(**base, engine_version="b2797"))
