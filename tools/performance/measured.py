@@ -116,6 +116,25 @@ def _same_release(engine_version: str | None, llama_cpp: bool) -> Callable[[Meas
     return lambda m: _version(m.engine_version) == wanted
 
 
+def _date_key(text: str) -> str:
+    """A row's date as it sorts: the first date written in it ('build 8e672ef (2023-11-21);
+    …' is 2023-11-21), empty when it names none."""
+    found = re.search(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", text)
+    return "" if found is None else found.group(0)
+
+
+def _of_build(matches: list[Measurement], engine_version: str | None) -> list[Measurement]:
+    """The rows that publish the very build number named ('b2797': llama-bench's
+    'build 858f6b73 (2797)'), which lead the era's other rows; none without a number."""
+    build = None if engine_version is None else read_llama_build(engine_version)
+    number = None if build is None else re.fullmatch(r"build (\d+)", build.reading)
+    if number is None:
+        return []
+    n = number.group(1)
+    said = re.compile(rf"\({n}\)|\bb{n}\b|\bbuild {n}\b")
+    return [m for m in matches if said.search(m.engine_version)]
+
+
 def find_measurement(
     model: str,
     gpu: str,
@@ -127,7 +146,8 @@ def find_measurement(
 ) -> Measurement | None:
     """The published batch-1 decode measurement of this setup, if any: among the matching rows
     (the engine version's minor release too when one is named, a llama.cpp build's era) the
-    newest by its date, with the others beside it (`Measurement.others`). `engine` may carry
+    row of the very build named, else the newest by its date, with the others beside it
+    (`Measurement.others`). `engine` may carry
     a llama.cpp build era (`generic@2023-24`); the era that counts is `engine_version`'s."""
     name = base_engine(engine or "vllm").lower()
     engines = MEASURED_ENGINES.get(name, (name,))
@@ -141,7 +161,8 @@ def find_measurement(
     ]
     if not matches:
         return None
-    newest = max(matches, key=lambda m: m.source_date)
+    exact = _of_build(matches, engine_version) if engine_family(name) == "llama.cpp" else []
+    newest = max(exact or matches, key=lambda m: _date_key(m.source_date))
     others = tuple(
         (m.tokens_per_s, m.engine_version or m.source_date) for m in matches if m is not newest
     )
