@@ -4,7 +4,8 @@ and a build that cannot be dated takes the newest builds' with the assumption st
 
 Published anchors: b4404 was llama.cpp's latest release on 2024-12-31 (janhq/cortex.llamacpp PR
 355); llama-bench prints 'build: 858f6b73 (2797)' (XiongjieDai's May-2024 M1 Max run, Llama 3
-8B Q4_K_M tg1024 34.49 tok/s); normiebench issue 40 (2026-03-08): the same chip and model at
+8B Q4_K_M tg1024 34.49 tok/s; Ollama on an M1 Max in October 2024 45.32 tok/s,
+geerlingguy/ai-benchmarks README); normiebench issue 40 (2026-03-08): the same chip and model at
 46.2 tok/s tg128; llama.cpp PR 2290 (2023-07-20): Q4_K 7B on an M2 Max at 19.5 ms/token."""
 
 from __future__ import annotations
@@ -74,6 +75,11 @@ def test_the_build_picks_the_measurement_of_its_era(capsys: pytest.CaptureFixtur
     old, data = _option(capsys, [*M1_MAX, "--engine-version", "b2797"])
     assert old["speed_basis"] == "measured" and old["decode_tokens_per_s_per_seq"] == 34.49
     assert any("2023-24 era" in a for a in data["assumptions"])
+    # The era's other 2024 row (Ollama, geerlingguy/ai-benchmarks README, 2024-10-28) is
+    # stated beside it; a 2024 build with no row of its own gets that newest one of the era.
+    assert "45.32 tok/s" in old["speed_source"]
+    other, _ = _option(capsys, [*M1_MAX, "--engine-version", "b3600"])
+    assert other["decode_tokens_per_s_per_seq"] == 45.32 and "34.49" in other["speed_source"]
     new, _ = _option(capsys, [*M1_MAX, "--engine-version", "2026-03"])
     assert new["speed_basis"] == "measured" and new["decode_tokens_per_s_per_seq"] == 46.2
     # The other era's row is not this build's: no spread stated.
