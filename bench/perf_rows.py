@@ -20,6 +20,7 @@ from tools.errors import ToolInputError
 from tools.memory import kv_cache_bytes_per_token, normalize_format, resolve_model, weight_bytes
 from tools.performance import ModelOnGpus, compute_rate
 from tools.performance.engines import LLAMA_CPP_VULKAN, with_build_era
+from tools.performance.llama_builds import era_of_date
 
 REFERENCES_JSON = Path(__file__).resolve().parent / "data" / "perf_references.json"
 
@@ -186,10 +187,11 @@ def engine_of(row: dict[str, Any]) -> str:
 
 def build_era_of(row: dict[str, Any]) -> str | None:
     """The llama.cpp build era of a row (tools.performance.engines.LLAMA_CPP_K_QUANT_ERAS):
-    "2023-24" for a build dated up to 2024 (the row's source date: a publication's build is
-    never newer than the publication), None (the newest builds) otherwise or when undated."""
-    year = re.match(r"\s*(\d{4})", str(row.get("source_date") or ""))
-    return "2023-24" if year and int(year.group(1)) <= 2024 else None
+    "2023-24" for a build dated up to 2024 (the first year of the row's source date, 'build
+    8e672ef (2023-11-21); …' too: a publication's build is never newer than the publication),
+    None (the newest builds) otherwise or when undated. The rule a named build's measurements
+    are matched by (tools.performance.llama_builds.era_of_date)."""
+    return era_of_date(str(row.get("source_date") or ""))
 
 
 def setups() -> tuple[list[Setup], list[Uncovered]]:

@@ -81,3 +81,20 @@ def test_an_m1_max_decodes_k_quants_slower_on_a_2024_build_than_on_the_newest() 
     assert old.bandwidth_eff < new.bandwidth_eff
     assert any(f"k-quant@{ERA}" in c.key for c in old.constants)
     assert all("@" not in c.key for c in new.constants)
+
+
+def test_the_geerlingguy_rows_carry_the_published_figures() -> None:
+    rows = {str(r["id"]): r for r in reference_rows()}
+    # README commit bd20c8f (2024-10-28): 'M1 Max Mac Studio (10 core - 64GB) | GPU |
+    # llama3.1:8b | 45.32 Tokens/s'; issue 2 (2024-11-20): M4 Mac mini llama3.1:8b 20.89;
+    # issue 42 / README commit 1e3bc7f (2025-12-07): M3 Ultra 512GB Llama 3.1 70B 14.08.
+    assert rows["gg-aib-readme-m1max-l31-8b-q4km"]["value"] == 45.32
+    assert rows["gg-aib2-m4-l31-8b-q4km"]["value"] == 20.89
+    assert rows["gg-aib42-m3ultra-l31-70b-q4km-tg128"]["value"] == 14.08
+    # Dated 2024: the 2023-24 era; 2025 on: the newest builds.
+    assert build_era_of(rows["gg-aib-readme-m1max-l31-8b-q4km"]) == ERA
+    assert build_era_of(rows["gg-aib11-m1ultra48-l31-8b-q4km"]) is None
+    # One publication each, split by the unchanged rule (README, issue 2, PR 11 held out).
+    part = split()
+    assert part["gg-aib-readme-m1max-l31-8b-q4km"] == "held-out"
+    assert part["gg-aib42-m3ultra-l31-70b-q4km-tg128"] == "fit"

@@ -440,9 +440,33 @@ def _allreduce_us(o: Option, w: Workload) -> float:
     return eff.allreduce_latency_s(o.tp) * 1e6
 
 
+def llama_cpp_build_notes(w: Workload) -> list[Note]:
+    """A llama.cpp build named that cannot be dated (a commit hash): the newest builds'
+    constants are assumed, said as a note (issue 31: 'an unknown version uses the newest with
+    the assumption stated')."""
+    build = _llama_cpp_build(w)
+    if build is None or not build.assumed:
+        return []
+    return [Note(code="engine_version", text=build.statement())]
+
+
+def _llama_cpp_build(w: Workload) -> Any:
+    """The llama.cpp build the workload names (`tools.performance.llama_builds.LlamaBuild`),
+    None without one or for another engine."""
+    if w.engine != "generic" or w.engine_version is None:
+        return None
+    from tools.performance.llama_builds import read_llama_build
+
+    return read_llama_build(w.engine_version)
+
+
 def performance_assumptions(w: Workload) -> list[str]:
-    """The performance model's assumptions, with their sources, for display."""
+    """The performance model's assumptions, with their sources, for display (the llama.cpp
+    build named and the era it is timed as among them)."""
     out = model_assumptions(w.is_training)
+    build = _llama_cpp_build(w)
+    if build is not None and not build.assumed:  # an assumed one is a note (above)
+        out.append(build.statement())
     if w.batching == "static":
         longest = w.max_output_tokens or 2 * w.output_tokens
         out.append(

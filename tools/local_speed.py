@@ -69,9 +69,14 @@ class DecodeEstimate:
 
 
 def _gpu_seconds(
-    gpu: GpuSpec, weight_format: str, weight_bytes: float, kv_bytes: float, layers: int
+    gpu: GpuSpec,
+    weight_format: str,
+    weight_bytes: float,
+    kv_bytes: float,
+    layers: int,
+    engine: str = LLAMA_CPP,
 ) -> tuple[float, SpeedBasis, str]:
-    eff = resolve(gpu, weight_format, LLAMA_CPP)
+    eff = resolve(gpu, weight_format, engine)
     peak = stream_bandwidth(gpu)
     seconds = weight_bytes / (peak * eff.bandwidth_eff) + kv_bytes / (peak * eff.kv_bandwidth)
     seconds += layers * eff.layer_overhead_s + eff.step_overhead_s
@@ -96,6 +101,7 @@ def decode_estimate(
     gpu_layers: int = 0,
     gpu_kv_bytes_read: float = 0.0,
     ram_label: str = "system RAM",
+    engine: str = LLAMA_CPP,
 ) -> DecodeEstimate | None:
     """Tokens/s for one sequence reading `gpu_bytes_read` from GPU memory (of which
     `gpu_kv_bytes_read` KV cache) and `ram_bytes_read` from system RAM per token (bytes); None
@@ -103,7 +109,8 @@ def decode_estimate(
     it). `gpu` and `weight_format`: the catalog GPU and format, for the calibrated llama.cpp
     constants of its class; `gpu_layers`: the transformer layers on the GPU (each a step of
     kernel launches); `ram_label`: what the off-GPU part is read from (a unified-memory
-    machine's own memory)."""
+    machine's own memory); `engine`: llama.cpp, with its build era where one was named
+    (`tools.performance.engines.with_build_era`)."""
     gpu_s = 0.0
     label: SpeedBasis = "estimated"
     gpu_how = ""
@@ -111,7 +118,7 @@ def decode_estimate(
         if gpu is not None and weight_format is not None:
             weights = max(0.0, gpu_bytes_read - gpu_kv_bytes_read)
             gpu_s, label, gpu_how = _gpu_seconds(
-                gpu, weight_format, weights, gpu_kv_bytes_read, gpu_layers
+                gpu, weight_format, weights, gpu_kv_bytes_read, gpu_layers, engine
             )
         elif not gpu_bandwidth_bytes_per_s:
             return None

@@ -25,6 +25,7 @@ NoteCode = Literal[
     "shorter_training_sequences",
     "training_mfu_caveat",
     "cheapest_training_basis",
+    "engine_version",
     # tools/memory warnings
     "context_above_maximum",
     "zero_single_rank",

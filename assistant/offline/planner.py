@@ -45,7 +45,7 @@ def _model_args(parsed: ParsedWorkload) -> dict[str, Any]:
         args["model"] = parsed.model
     elif parsed.params is not None:
         args["params"] = parsed.params
-    for name in ("weights", "kv_dtype", "engine", "lora_rank", "checkpointing"):
+    for name in ("weights", "kv_dtype", "engine", "engine_version", "lora_rank", "checkpointing"):
         if name == "lora_rank" and parsed.lora_adapters is not None:
             continue  # the served adapters' rank: the LoRA serving part's (issue 30)
         value = getattr(parsed, name)

@@ -89,6 +89,7 @@ _SHOWN: dict[str, Callable[[ParsedWorkload], str | None]] = {
     # issue 30 items 5-7: the engine whose own KV rule and launch line the answer gives; one
     # named but sized by another's rule says both ('TGI (sized like vLLM)').
     "engine": lambda p: _engine_shown(p),
+    "engine_version": lambda p: f"llama.cpp {p.engine_version}",
     "gpu_count": lambda p: f"{p.gpu_count:,} GPU{'s' if p.gpu_count != 1 else ''}",
     "gpu_memory_bytes": lambda p: f"GPUs with {(p.gpu_memory_bytes or 0) / GB:g} GB",
     "consumer_gpu": lambda p: "consumer cards",
@@ -178,7 +179,7 @@ _ORDER = (
     "model", "embedding_model", "documents", "tokens_per_document", "corpus_tokens", "weights",
     "alternative_weights", "kv_dtype", "task", "lora_adapters", "batch_input_tokens",
     "batch_output_tokens", "batch_requests", "requests_per_s", "peak_factor",
-    "latency_percentile", "inter_token_target_s", "launcher", "engine",
+    "latency_percentile", "inter_token_target_s", "launcher", "engine", "engine_version",
     "users", "batch", "tokens_per_s", "tokens_per_s_per_user", "ttft_s",
     "output_tokens_per_day", "context", "long_context", "prompt_tokens", "output_tokens",
     "gpus", "gpu_count", "gpu_memory_bytes", "consumer_gpu", "multi_gpu", "interconnects",

@@ -193,6 +193,10 @@ class ParsedWorkload(BaseModel):
         description="The serving engine as the question named it (tgi, sglang, tensorrt-llm, "
         "vllm, transformers, llama.cpp, ollama, lm-studio), whatever rule `engine` sizes it by.",
     )
+    engine_version: str | None = Field(
+        default=None,
+        description="The llama.cpp build said: b<number> ('build 2797') or its date (2024-05).",
+    )
     objective: str | None = Field(
         default=None, description="cheapest, cheapest_per_token, fastest, fewest_gpus."
     )

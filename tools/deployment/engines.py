@@ -80,6 +80,10 @@ class EngineRequest(ModelChoice):
         default=None, ge=1, le=MAX_LORA_RANK, description="Rank of those slots (default 16)."
     )
 
+    def runs_llama_cpp(self) -> bool:
+        """llama.cpp and Ollama (its llama.cpp runner) name llama.cpp builds."""
+        return self.serve_engine in ("llama.cpp", "ollama")
+
 
 class EnginePlan(BaseModel):
     """The engine's KV pool on the configuration, what it holds, and the launch line."""
@@ -317,6 +321,7 @@ def _local_plan(req: EngineRequest) -> EnginePlan:
             context=req.context,
             parallel=req.sequences or 1,
             launcher="ollama" if req.serve_engine == "ollama" else "llama-server",
+            engine_version=req.engine_version,
         )
     )
     spec = get_catalog().gpu(req.gpu)

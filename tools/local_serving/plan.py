@@ -58,7 +58,7 @@ from tools.local_serving.request import (
     LocalServingPlan,
     LocalServingRequest,
 )
-from tools.local_speed import DecodeEstimate, decode_estimate, host_ram_bandwidth
+from tools.local_speed import LLAMA_CPP, DecodeEstimate, decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
@@ -294,6 +294,7 @@ def _decode_speed(
         gpu_layers=placement.gpu_layers,
         gpu_kv_bytes_read=placement.kv_gpu_bytes,
         ram_label="the same unified memory, by the CPU" if machine.unified else "system RAM",
+        engine=llama_cpp_engine(req.engine_version, notes),
     )
     if req.gpus > 1 and (req.split_mode or "layer") == "tensor":
         problem = tensor_split_problem(cache, req.flash_attention)
@@ -302,6 +303,19 @@ def _decode_speed(
         if speed is not None:
             speed = _tensor_split(speed, arch)
     return speed
+
+
+def llama_cpp_engine(engine_version: str | None, notes: list[str]) -> str:
+    """The performance model's engine name of the llama.cpp build named (its era after `@`),
+    the build's reading noted; plain llama.cpp (the newest builds) when none is named."""
+    from tools.performance.engines import with_build_era
+    from tools.performance.llama_builds import read_llama_build
+
+    build = None if engine_version is None else read_llama_build(engine_version)
+    if build is None:
+        return LLAMA_CPP
+    notes.append(build.statement())
+    return with_build_era(LLAMA_CPP, build.era)
 
 
 def _tensor_split(speed: DecodeEstimate, arch: Architecture) -> DecodeEstimate:

@@ -112,6 +112,10 @@ class LocalServingRequest(ModelChoice):
     )
     mlx: bool = Field(default=False, description="Also give the mlx_lm.server line (a Mac).")
 
+    def runs_llama_cpp(self) -> bool:
+        """llama.cpp serves every local plan: `engine_version` names its build."""
+        return True
+
 
 class LocalServingPlan(BaseModel):
     """Where each part of the model goes, whether it runs, how fast, and how to start it."""

@@ -615,7 +615,8 @@ def _overhead(
         note = f"{METAL_RUNTIME.name} = {format_bytes(value, 'GiB')}: {METAL_RUNTIME.source}."
         parts.add("overhead", value, METAL_RUNTIME.name, note)
         return
-    profile = vllm_profile(req.engine_version)
+    # A llama.cpp build (engine generic) is no vLLM version: vLLM's accounting only for vLLM.
+    profile = vllm_profile(req.engine_version if engine == "vllm" else None)
     if engine == "vllm" and not profile.counts_cuda_context:
         # 0.11 on: what the profile subtracts is the non-torch memory (NCCL at TP >= 2); the
         # CUDA context and graphs sit in the (1 - utilization) margin.

@@ -124,7 +124,8 @@ class ModelChoice(BaseModel):
     engine_version: str | None = Field(
         default=None,
         max_length=MAX_NAME_CHARS,
-        description="vLLM version whose memory accounting to use, e.g. 0.19 (default 0.6-0.10).",
+        description="vLLM version (its memory accounting, e.g. 0.19; default 0.6-0.10) or, "
+        "engine generic, llama.cpp build (b3600, 2024-05; default newest).",
     )
     split_mode: Literal["layer", "tensor"] | None = Field(
         default=None,
@@ -197,11 +198,39 @@ class ModelChoice(BaseModel):
 
         if value is None:
             return None
-        if parse_version(value) is None:
+        text = " ".join(value.split()).lower()
+        return text.lstrip("v") if parse_version(text) is not None else text
+
+    def runs_llama_cpp(self) -> bool:
+        """True when the request is served by llama.cpp, whose builds `engine_version` names
+        (engine generic here; the local-serving and engine plans say so by their own fields)."""
+        return self.engine == "generic"
+
+    @model_validator(mode="after")
+    def _engine_version_of_engine(self) -> Self:
+        from tools.memory.engine_versions import parse_version
+        from tools.performance.llama_builds import read_llama_build
+
+        value = self.engine_version
+        if value is None:
+            return self
+        if self.runs_llama_cpp():
+            if read_llama_build(value) is None:
+                raise ToolInputError(
+                    "engine_version",
+                    f"{value!r} is not a llama.cpp build",
+                    "a build number (b3600), a date from 2023 on (2024-05) or an era (2023-24)",
+                )
+        elif parse_version(value) is None:
+            build = read_llama_build(value)
+            llama = build is not None and not build.assumed
             raise ToolInputError(
-                "engine_version", f"{value!r} is not a vLLM version", "a version such as 0.19"
+                "engine_version",
+                f"{value!r} is not a vLLM version"
+                + (" (a llama.cpp build is named with engine generic)" if llama else ""),
+                "a version such as 0.19",
             )
-        return value.strip().lower().lstrip("v")
+        return self
 
     @model_validator(mode="after")
     def _engine_loads_weights(self) -> Self:

@@ -4,18 +4,22 @@ A figure is *measured* only when a published measurement matches the setup — m
 weight format, engine, tensor and pipeline parallelism, one sequence, and the engine version
 where the request names one (a vLLM 0.11 request is not a vLLM 0.21 row) — and the context
 the user asked for changes the modelled speed by less than `CONTEXT_TOLERANCE` from the
-context the measurement ran at (so the measurement still describes the request). Where several
-published rows match, the newest build's is the figure, and when they disagree by more than
-`SPREAD_TOLERANCE` every one is stated beside it (`Measurement.spread`).
+context the measurement ran at (so the measurement still describes the request); a named
+llama.cpp build matches only the rows of its build era (`tools.performance.llama_builds`).
+Where several published rows match, the newest build's is the figure, and when they disagree
+by more than `SPREAD_TOLERANCE` every one is stated beside it (`Measurement.spread`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tools.performance.calibration import calibration_path
+from tools.performance.engines import base_engine, engine_family
+from tools.performance.llama_builds import era_of_date, read_llama_build
 from tools.toml_cache import parse_toml_cached
 
 CONTEXT_TOLERANCE = 0.05
@@ -98,6 +102,39 @@ def _version(text: str) -> tuple[int, int] | None:
     return None if found is None else (int(found.group(1)), int(found.group(2)))
 
 
+def _same_release(engine_version: str | None, llama_cpp: bool) -> Callable[[Measurement], bool]:
+    """Whether a measurement ran the release named: any without one; for llama.cpp a row of
+    the named build's era (`llama_builds.era_of_date` of the row's date: an undated row is of
+    the newest builds), for other engines the same minor release."""
+    if engine_version is None:
+        return lambda m: True
+    if llama_cpp:
+        build = read_llama_build(engine_version)
+        era = None if build is None else build.era
+        return lambda m: era_of_date(m.source_date) == era
+    wanted = _version(engine_version)
+    return lambda m: _version(m.engine_version) == wanted
+
+
+def _date_key(text: str) -> str:
+    """A row's date as it sorts: the first date written in it ('build 8e672ef (2023-11-21);
+    …' is 2023-11-21), empty when it names none."""
+    found = re.search(r"20\d\d(?:-[01]\d(?:-[0-3]\d)?)?", text)
+    return "" if found is None else found.group(0)
+
+
+def _of_build(matches: list[Measurement], engine_version: str | None) -> list[Measurement]:
+    """The rows that publish the very build number named ('b2797': llama-bench's
+    'build 858f6b73 (2797)'), which lead the era's other rows; none without a number."""
+    build = None if engine_version is None else read_llama_build(engine_version)
+    number = None if build is None else re.fullmatch(r"build (\d+)", build.reading)
+    if number is None:
+        return []
+    n = number.group(1)
+    said = re.compile(rf"\({n}\)|\bb{n}\b|\bbuild {n}\b")
+    return [m for m in matches if said.search(m.engine_version)]
+
+
 def find_measurement(
     model: str,
     gpu: str,
@@ -108,20 +145,24 @@ def find_measurement(
     engine_version: str | None = None,
 ) -> Measurement | None:
     """The published batch-1 decode measurement of this setup, if any: among the matching rows
-    (the engine version's minor release too when one is named) the newest by its date, with
-    the others beside it (`Measurement.others`)."""
-    engines = MEASURED_ENGINES.get((engine or "vllm").lower(), ((engine or "").lower(),))
-    wanted = None if engine_version is None else _version(engine_version)
+    (the engine version's minor release too when one is named, a llama.cpp build's era) the
+    row of the very build named, else the newest by its date, with the others beside it
+    (`Measurement.others`). `engine` may carry
+    a llama.cpp build era (`generic@2023-24`); the era that counts is `engine_version`'s."""
+    name = base_engine(engine or "vllm").lower()
+    engines = MEASURED_ENGINES.get(name, (name,))
+    same_release = _same_release(engine_version, llama_cpp=engine_family(name) == "llama.cpp")
     matches = [
         m
         for m in measurements()
         if (m.model, m.gpu, m.weights, m.tp, m.pp) == (model, gpu, weights, tp, pp)
         and m.engine in engines
-        and (wanted is None or _version(m.engine_version) == wanted)
+        and same_release(m)
     ]
     if not matches:
         return None
-    newest = max(matches, key=lambda m: m.source_date)
+    exact = _of_build(matches, engine_version) if engine_family(name) == "llama.cpp" else []
+    newest = max(exact or matches, key=lambda m: _date_key(m.source_date))
     others = tuple(
         (m.tokens_per_s, m.engine_version or m.source_date) for m in matches if m is not newest
     )

@@ -20,6 +20,7 @@ from functools import cached_property
 from tools.catalog import GpuSpec
 from tools.memory.overhead import vllm_batch_defaults
 from tools.performance.efficiency import Efficiencies
+from tools.performance.engines import base_engine
 from tools.performance.roofline import ModelOnGpus
 from tools.performance.steps import StepTime, forward_step
 
@@ -40,7 +41,7 @@ class EngineLimits:
 
 def engine_limits(engine: str | None, gpu: GpuSpec) -> EngineLimits:
     """The default batch limits of `engine` on `gpu`."""
-    name = (engine or "vllm").lower()
+    name = base_engine(engine or "vllm").lower()  # a llama.cpp build era changes no limit
     if name == "vllm":
         seqs, tokens, source = vllm_batch_defaults(gpu)
         return EngineLimits(seqs, tokens, source)

@@ -131,9 +131,22 @@ def model_on_gpus(w: Workload, est: Any, gpu: GpuSpec, tp: int, pp: int) -> Mode
         gpu=gpu,
         tp=tp,
         pp=pp,
-        engine=str(est.engine),
+        engine=performance_engine(w, str(est.engine)),
         decode_speedup=speedup,
     )
+
+
+def performance_engine(w: Workload, engine: str) -> str:
+    """The engine name the performance model reads: llama.cpp (engine generic) carries the
+    build era of the build the workload names (`generic@2023-24`), the newest builds' without
+    one; other engines as the memory calculator named them."""
+    if engine != "generic" or w.engine_version is None:
+        return engine
+    from tools.performance.engines import with_build_era
+    from tools.performance.llama_builds import read_llama_build
+
+    build = read_llama_build(w.engine_version)
+    return engine if build is None else with_build_era(engine, build.era)
 
 
 @lru_cache(maxsize=64)

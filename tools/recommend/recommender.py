@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from tools.advice import advise, performance_assumptions
+from tools.advice import advise, llama_cpp_build_notes, performance_assumptions
 from tools.catalog import GpuSpec, get_catalog
 from tools.memory import devices
 from tools.memory.devices import DeviceNotes
@@ -346,6 +346,7 @@ def recommend(workload: Workload, prices: RankingPrices | None = None) -> Recomm
         ]
     notes, nearest = advise(workload, arch, params, best, weight_bytes, base, best + rejected)
     notes[:0] = _mfu_caveat(workload, best)
+    notes.extend(llama_cpp_build_notes(workload))
     notes.extend(_cheapest_training_notes(workload))
     if not workload.is_training:
         notes.extend(option_fit_notes(workload, resolved.name, fmt, best, per_gpu, prices, base))

@@ -230,6 +230,17 @@ def _amount(number: str, grand: str | None) -> str:
     return f"{number.strip()}k" if grand else number
 
 
+def extract_llama_cpp_build(t: Text, p: ParsedWorkload) -> None:
+    """The llama.cpp build said ('llama.cpp b2797', 'build 2797', llama-bench's 'build:
+    858f6b73 (2797)') as b<number>, or its date ('a build from 2024-05'): it picks the build
+    era's speed constants. A bare 'b' number needs four digits or more (B200 is a GPU)."""
+    build = r"\bbuild\s*:?\s*(?:[0-9a-f]{7,40}\s*\()?b?(\d{3,6})\b|\bb(\d{4,6})\b"
+    for m in t.each(build):
+        p.engine_version = f"b{m.group(1) or m.group(2)}"
+    for m in t.each(r"\bbuild\s+(?:of|from|dated)\s+(20\d\d-[01]\d(?:-[0-3]\d)?)\b"):
+        p.engine_version = m.group(1)
+
+
 def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
     """LoRA rank, activation checkpointing on / off, serving engine, objective and region."""
     for m in t.each(r"\b(?:lora\s+)?(?:rank|r)\s*(?:=|of|:)?\s*(\d+)\b(?!\s*(?:gb|b\b))"):
@@ -254,6 +265,8 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
             f"Several serving engines named: sized for '{named[p.engine]}' only (one engine per "
             f"answer); ask again with {others} alone to size it"
         )
+    if p.engine == "generic":
+        extract_llama_cpp_build(t, p)
     for pattern, objective in vocab.OBJECTIVES:
         # "cheaper per million tokens" stays a per-token question: "cheaper" must not undo it.
         if t.each(pattern) and p.objective != "cheapest_per_token":
