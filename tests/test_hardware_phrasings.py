@@ -195,7 +195,7 @@ def test_the_cards_memory_said_in_total_is_read(question: str, gpu: str, count: 
 def test_a_total_that_is_not_the_cards_memory_holds_the_verdict() -> None:
     # 2 × 24 GB is 48 GB, not 64: another card or count was meant, and it is asked.
     reading = reading_of(parse_workload("2x 3090 (64GB total) for Llama 3.1 70B Q4?"))
-    assert [u.span.text for u in reading.unread_that_matters] == ["64GB"]
+    assert [u.span.text for u in reading.unread_that_matters] == ["64GB total"]
 
 
 @pytest.mark.parametrize(

@@ -181,7 +181,8 @@ def test_my_memory_with_no_card_named_stays_asked() -> None:
     # Without a card or VRAM said, 'my memory' may be the GPU's: held for the coverage gate.
     p = parse_workload("my memory is only 16GB, can I run llama 2 13b?")
     assert p.system_ram_bytes is None
-    assert [u.span.text for u in reading_of(p).unread_that_matters] == ["16GB"]
+    # The word 'memory' too: whose memory is what was not read.
+    assert [u.span.text for u in reading_of(p).unread_that_matters] == ["memory", "16GB"]
 
 
 # --- an 's' after a name: the S model, or the plural ------------------------------------------

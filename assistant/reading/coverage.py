@@ -51,6 +51,26 @@ _TERMS = compiled(
     r"stable\s+diffusion|sdxl|flux|comfyui|whisper|simultaneous\w*|alongside|same\s+time)\b",
     re.I,
 )
+_FIGURE_WORDS = compiled(
+    r"\b(?:memory|vram|ram|speed|fast|slow|latency|throughput|time|cost|costs|price|prices|"
+    r"pricing|budget|precision|quantized|formats?|total|data|datasets?)\b",
+    re.I,
+)
+"""Words naming a figure or an input of the verdict ('memory', 'speed', 'cost',
+'quantized') that no extractor placed: the reading did not place that part of the question
+('how fast would it be', 'the memory it takes', 'quantized models'), so it could change the
+verdict. Placed, they are read with their figure ('16 GB of memory', '40 users'). Not plain
+filler: as filler, a question about a figure the reader missed was answered as another."""
+
+_QUESTION_KIND_WORDS = compiled(
+    r"\b(?:compare|comparison|comparing|versus|vs|cheaper|worth|supports?|buy|rent|renting|"
+    r"cloud|on-prem|prem|true|correct|realistic|accurate)\b",
+    re.I,
+)
+"""Words saying what kind of question it is (a comparison, a purchase, whether an engine
+supports something, whether a claim is true) that no extractor placed: the question may ask
+something other than the verdict read."""
+
 CJK_LETTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
 """Kana, CJK ideographs and Hangul (a character-class body): words of a language the reader
 has no patterns for."""
@@ -117,9 +137,9 @@ def unread_kind(text: str) -> tuple[UnreadKind, bool]:
         return "number", True
     if _HARDWARE.search(text) or _hardware_names().search(text):
         return "hardware", True
-    if _ASKED_WORDS.search(text):
+    if _ASKED_WORDS.search(text) or _QUESTION_KIND_WORDS.search(text):
         return "asked", True
-    if _TERMS.search(text):
+    if _TERMS.search(text) or _FIGURE_WORDS.search(text):
         return "term", True
     if _CJK_WORDS.search(text):
         # '内存' (system RAM) or '显存' (VRAM) beside a figure, '全量微调' (a full fine-tune):

@@ -780,6 +780,9 @@ def _cards_own_memory(before: str, number: str) -> bool:
     return _same_memory(_memory_bytes(number, "gb"), memory)
 
 
+_RAM_LABEL_BEFORE = compiled(r"\b(?:system\s+)?(?:ram|memory|mem)\W{0,4}[:：=]\W{0,4}$", re.I)
+
+
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5', '448GB
     DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
@@ -822,6 +825,10 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
         ):
             continue  # 'a 3070 with 8gb of ram', 'GPU memory: 24G': the card's memory
         t.consume(m.start(), m.end())
+        # A spec list's label before a figure that names its unit ('RAM: 32GB RAM'): read with it.
+        label_said = _RAM_LABEL_BEFORE.search(t.work[: m.start()])
+        if label_said is not None:
+            t.consume(label_said.start(), label_said.end())
         p.system_ram_bytes = _ram_bytes(number, unit_said)
 
 

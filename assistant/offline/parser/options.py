@@ -45,7 +45,7 @@ _CURRENCY_WORDS = {
 # An amount with no currency at or past this is not read as money ('50M a day' is tokens).
 _PLAIN_AMOUNT_LIMIT = 1e6
 # "5 grand" is 5,000 of the currency, said or not.
-_GRAND = r"(?:\s*(grand))?"
+_GRAND = r"(?:\s*(grand)(?:\s+total\b)?)?"  # '2 grand total': the total said
 
 
 _API = (
@@ -164,7 +164,7 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
     # No currency: a plain amount per period, 'N grand', or an amount after 'budget'. Millions
     # without a currency are left to the token volumes ('50M a day').
     for m in compiled(
-        rf"(?<![\w.,]){Q}(?![\w])(?:\s*(grand)\b{_PERIOD}?|{_PERIOD})"
+        rf"(?<![\w.,]){Q}(?![\w])(?:\s*(grand)\b(?:\s+total\b)?{_PERIOD}?|{_PERIOD})"
         rf"|\bbudget\s+(?:of\s+|is\s+|about\s+|around\s+|up\s+to\s+|:\s*)?{Q}{_GRAND}(?![\w])"
         rf"{_PERIOD}?",
         re.I,
@@ -260,6 +260,7 @@ def extract_rank_and_flags(t: Text, p: ParsedWorkload) -> None:
     if len(named) > 1 and p.engine is not None:
         # One answer sizes one engine ("compare vLLM and llama.cpp"): say which, and how to
         # get the other, rather than dropping it silently (QA round 4, 3).
+        t.each(r"\bcompar(?:e|ed|ing|ison)\b|\bversus\b|\bvs\b\.?")  # the engines compared
         others = ", ".join(f"'{text}'" for engine, text in named.items() if engine != p.engine)
         p.notes.append(
             f"Several serving engines named: sized for '{named[p.engine]}' only (one engine per "

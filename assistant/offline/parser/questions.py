@@ -44,6 +44,8 @@ _MEMORY_ASKED = (
     # 'a guess for the amount of VRAM you'd need', 'what about the usage of your gpu memory?'
     rf"|\bamount\s+of\s+(?:gpu\s+)?{_MEM}\b"
     rf"|\busage\s+of\s+(?:your\s+|the\s+|my\s+)?(?:gpu\s+)?{_MEM}\b"
+    # 'compare vLLM and llama.cpp memory for 8B': the memory of a model given by its size.
+    rf"|\b{_MEM}\s+(?:for|of)\s+(?:a\s+|an\s+|the\s+)?(?=[\w.-]*\d)"
 )
 _WHY_SO_MUCH_MEMORY = (
     # 'Why does vLLM require 37GB of GPU memory?', 'why is it using 19GB of VRAM': the memory it
@@ -66,6 +68,8 @@ _COST_ASKED = (
     r"\bhow\s+much\s+(?:does|would|will|do|did)\s+(?:it|this|that|they|we|i)\s+(?:\w+\s+)?cost"
     r"|\bwhat\s+(?:does|would|will)\s+(?:it|this|that)\s+cost\b"
     r"|\bwhat(?:'s|\s+is)\s+the\s+(?:monthly\s+|hourly\s+)?(?:cost|price|bill)\b"
+    # A bare 'cost?' closing the question ('… on H100, cost?', 'in the EU, monthly cost?').
+    r"|\b(?:costs?|price)\b(?=\s*\?)"
 )
 
 _PER_SECOND = r"(?:tokens?|tok)\s*(?:/\s*s(?:ec)?\b|per\s+sec(?:ond)?\b|a\s+second\b)"
@@ -334,7 +338,11 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
     runs = phrase or compiled(_RUN_VERB, re.I).search(t.original)
     asked_else = p.asked is not None or p.capacity or p.max_context or p.claims or p.how_long
-    if (tag or opening) and runs and not asked_else:
+    # 'How many GPUs does it take? Would two 5090s do?': the count asked, then a yes/no about
+    # a count of a card said — the narrower question, which the answer opens with (yes or no
+    # for the two; the fit says how many it takes when they are not enough).
+    counted = p.asked == "gpu_count" and any(m.count is not None for m in p.gpus)
+    if (tag or opening) and runs and (not asked_else or counted):
         p.asked = "fits"
     elif compiled(_HOW_TO_RUN, re.I).search(t.original) and not asked_else:
         named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
@@ -362,6 +370,8 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         p.asked = "kv_cache"
     elif t.each(_MEMORY_ASKED) or compiled(_WHY_SO_MUCH_MEMORY, re.I).search(t.original):
         p.asked = "memory"
+        # 'why does it use 37GB of memory?': the memory word is what is asked, read.
+        t.each(r"\b(?:vram|gpu\s+memory|video\s+memory|memory)\b")
     elif t.each(_COST_ASKED):
         p.asked = "cost"
     elif t.each(_TTFT_ASKED):
@@ -450,7 +460,7 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
         elif p.asked is None:
             p.asked = "gpu_count"
     needed = p.asked is None and t.each(
-        r"\bhow\s+many\s+(?:(?:of\s+)?(?:them|those)\s+)?(?:do|would|will|should|shall)\s+"
+        r"\bhow\s+many\s+(?:more\s+)?(?:(?:of\s+)?(?:them|those)\s+)?(?:do|would|will|should|shall)\s+"
         r"(?:i|we|you)\s+need\b"
     )
     if needed:

@@ -1,0 +1,108 @@
+"""Words naming a figure or a kind of question ('memory', 'latency', 'cost', 'supports',
+'cheaper') are not filler: left unplaced by every extractor, the question may be about a
+figure the reader missed, so the verdict is held and the word said (issue 27, the coverage
+gate). Placed with their figure or their question, they change nothing. Phrasings written for
+this file."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from assistant.reading.coverage import unread_kind
+from assistant.reading.of_parsed import reading_of
+
+
+@pytest.mark.parametrize(
+    ("question", "word"),
+    [
+        # An engine's support for a format asked, not a fit (the format itself not said).
+        ("Mistral 7B on one T4 — does TGI supports quantized weights there?", "supports"),
+        ("my L4 and Qwen2.5 14B: any engine that supports this?", "supports"),
+        # A latency asked in words no extractor reads as a speed question.
+        ("Llama 3.1 8B on one A10G, our latency budget is tight", "latency"),
+        # Whose memory: the figure is read, the word that says what it is of is not.
+        ("Phi-3 mini with 8 GB, but the memory is shared with the desktop", "memory"),
+        # A comparison whose sides were not read.
+        ("Gemma 2 9B on a 4090, is that worth it against renting?", "worth"),
+        ("Qwen2.5 7B on a 3060: realistic?", "realistic"),
+    ],
+)
+def test_an_unplaced_figure_or_question_word_holds_the_verdict(question: str, word: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert not reading.verdict_stands, question
+    held = " ".join(u.span.text for u in reading.unread_that_matters).lower()
+    assert word in held, (question, held)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # The product's own examples: every such word is read with its figure or question.
+        "serve Llama 3.3 70B in 4-bit to 40 users with 16k context",
+        "can my 3090 run Qwen3 32B?",
+        "How much memory does Llama 3.1 8B need at 32k context?",
+        "How fast would Llama 3.1 8B run on a 4090?",
+        "What would it cost to serve Llama 3.1 70B to 100 users on H100s?",
+        "Llama 3.1 8B on an L4 for 20 users, monthly cost?",
+        "llama 3.1 70b, 3 grand total",
+    ],
+)
+def test_the_words_read_with_their_figure_do_not_hold_it(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert reading.unread_that_matters == [], question
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("memory", "term"),
+        ("latency", "term"),
+        ("monthly price", "term"),
+        ("quantized", "term"),
+        ("supports", "asked"),
+        ("cheaper", "asked"),
+        ("correct", "asked"),
+    ],
+)
+def test_each_word_is_said_with_what_it_looks_like(text: str, kind: str) -> None:
+    assert unread_kind(text) == (kind, True)
+
+
+def test_a_plain_word_still_changes_nothing() -> None:
+    # 'please', 'thanks', 'hello': no figure, no question kind.
+    assert unread_kind("please")[1] is False
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        ("How many GPUs would I need to serve Qwen2.5 32B? Could 2 L4s do it?", "l4", 2),
+        ("How many cards does a 13B fine-tune take? Can 4 A10Gs handle it?", "a10g", 4),
+    ],
+)
+def test_a_count_asked_then_a_yes_no_about_a_count_said_is_answered_yes_or_no(
+    question: str, gpu: str, count: int
+) -> None:
+    # Two questions: how many, then whether the count said is enough. The narrower one leads:
+    # yes or no for that count (the fit then says how many it takes when they are too few).
+    parsed = parse_workload(question)
+    assert parsed.asked == "fits"
+    assert [(m.gpu, m.count) for m in parsed.gpus] == [(gpu, count)]
+
+
+def test_a_count_asked_with_no_count_said_stays_a_count() -> None:
+    assert parse_workload("How many A10Gs would Llama 3.1 70B take? Can it run?").asked == (
+        "gpu_count"
+    )
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "I have 2 3090s, how many more would I need for Llama 3.1 70B in fp16?",
+        "we own 4 L4s; how many more do we need for Qwen2.5 72B?",
+    ],
+)
+def test_how_many_more_asks_the_count(question: str) -> None:
+    assert parse_workload(question).asked == "gpu_count"
