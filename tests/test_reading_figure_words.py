@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.parser import parse_workload
+from assistant.offline.planner import scope_only
 from assistant.reading.coverage import unread_kind
 from assistant.reading.of_parsed import reading_of
 
@@ -106,3 +107,35 @@ def test_a_count_asked_with_no_count_said_stays_a_count() -> None:
 )
 def test_how_many_more_asks_the_count(question: str) -> None:
     assert parse_workload(question).asked == "gpu_count"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which GPUs did you use to train the 7B checkpoint?",
+        "Are you serving Llama 3.1 70B in fp8 or in bf16 behind your API?",
+        "Nice work! What was the exact setup for the 13B run — did they use H100s or A100s?",
+        "Thanks for the repo — what cards did you guys use for the 34B?",
+    ],
+)
+def test_the_hardware_someone_else_used_is_said_out_of_scope(question: str) -> None:
+    # Only whoever ran it knows what they ran: gpu-sizer says so and what it can size instead,
+    # never a sizing of the asker's question in its place.
+    parsed = parse_workload(question)
+    assert any("someone else used" in topic for topic in parsed.out_of_scope), question
+    assert scope_only(parsed), question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the exact hardware requirement to run Llama 3.1 8B locally?",
+        "Can you tell me how much VRAM Llama 3.1 8B needs at 8k context?",
+        "Do you think Qwen2.5 7B fits on a 3060?",
+    ],
+)
+def test_a_question_put_to_you_about_my_workload_is_sized(question: str) -> None:
+    # 'Can you tell me …', 'Do you think …': a question put to gpu-sizer, about the asker's own
+    # workload.
+    parsed = parse_workload(question)
+    assert not any("someone else used" in topic for topic in parsed.out_of_scope), question

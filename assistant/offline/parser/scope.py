@@ -99,6 +99,23 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "it sizes GPUs, and the system RAM llama.cpp needs for the layers one does not hold",
     ),
     (
+        # 'What GPU did you use?', 'the exact hardware used when training Zephyr', 'is the
+        # 405B you are serving fp8 or bf16?', 'the GPU memory of your A100': what someone else
+        # ran, which only they know.
+        r"\b(?:did|do|were|are)\s+(?:you|they)\s+(?:guys\s+)?(?:use|using|used|train\w*|"
+        r"run\w*|serv\w*|fine[\s-]?tun\w*)\b"
+        r"|\b(?:you|they)\s+(?:are\s+)?(?:used|serving|trained|ran)\b"
+        # Not 'the exact hardware requirement to run …' (what it needs, asked).
+        r"|\bexact\s+(?:hardware|gpus?|setup)\b(?!\s+(?:requirements?|needed|to\s+run))"
+        r"|\bhardware\s+used\s+(?:when|for|to|in)\b"
+        # Not 'the usage of your GPU memory' (a memory use asked about, sized as such).
+        r"|\byour\s+(?:own\s+)?(?:[a-z]{0,2}\d{3,4}\w*|gpus?|hardware|setup|machines?|servers?|"
+        r"cluster|training\s+(?:setup|hardware|machine))\b(?!\s+(?:memory|vram|usage))",
+        "the hardware someone else used (the authors' or a provider's setup)",
+        "it sizes what a setup needs for your workload — memory per GPU, the GPUs, speed and cost "
+        "— from the model's published figures",
+    ),
+    (
         r"\bplans?\s+to\s+(?:release|publish|train)\b|\b(?:will|would)\s+(?:you|they)\s+release\b",
         "what a model's makers plan to release",
         "it sizes the models that exist (the catalog, or any size you give)",
@@ -135,6 +152,7 @@ def instead_of(topic: str) -> str:
 
 _THE_QUESTION_ITSELF = (
     "how a runtime uses the hardware (detecting GPUs, which GPUs it supports)",
+    "the hardware someone else used (the authors' or a provider's setup)",
     "what a runtime supports (formats, models, features)",
 )
 """Topics that are what a yes/no asks when they are said ('does vLLM automatically use both my
