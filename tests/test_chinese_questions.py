@@ -63,3 +63,32 @@ def test_a_word_outside_the_glossary_still_holds_the_verdict() -> None:
     # '爆显存' (VRAM blew up) has '爆', which the glossary does not know.
     reading = reading_of(parse_workload("Qwen2.5 7B在4090上爆显存"))
     assert any(u.kind == "language" for u in reading.unread_that_matters)
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # 需要多大显存 / 显存要多大: how much video memory is needed.
+        ("跑Qwen2.5-14B需要多大显存", "memory"),
+        ("Llama 3.1 8B 推理的显存要多大", "memory"),
+        # 需要多少张 / 多少张: how many (cards).
+        ("全量微调Llama 3.1 8B需要多少张A100", "gpu_count"),
+        # 是否可以 / 能否支持: can (a yes/no).
+        ("两张3090是否可以跑Llama 3.1 70B的4bit版本", "fits"),
+        ("4090能否支持微调Qwen2.5 7B", "fits"),
+    ],
+)
+def test_what_is_asked_in_chinese_is_read(question: str, asked: str) -> None:
+    assert parse_workload(question).asked == asked, question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "roughly how many (H100) GPU hours would pretraining a 1B model on 50B tokens take?",
+        "how many A100 GPU-hours for a 7B full fine-tune on 1B tokens?",
+    ],
+)
+def test_gpu_hours_asked_are_the_jobs_time(question: str) -> None:
+    # The GPU's name in brackets or joined to 'GPU hours': the job's duration asked.
+    assert parse_workload(question).how_long, question

@@ -264,11 +264,11 @@ _FILLER_WORDS = """
     a an the and or but if of to in on at for with without by from into onto over under as is are
     be been being was were am do does did done doing can could would should will shall may might
     must need needs needed want wants wanted like i we you they he she it its our my your their me
-    us them this that these those there here what which who whom whose how when where why much many
-    more most less least some any all each every both either neither no not only just also too very
-    so than then about around roughly approx approximately ~ per via using use used run running
-    runs fit fits fitting enough big small large larger smaller medium tiny huge model models llm
-    llms gpu gpus hardware machine machines server servers node nodes box setup config
+    us them this that these those there here what which who whom whose how when where why whether
+    much many more most less least some any all each every both either neither no not only just
+    also too very so than then about around roughly approx approximately ~ per via using use used
+    run running runs fit fits fitting enough big small large larger smaller medium tiny huge model
+    models llm llms gpu gpus hardware machine machines server servers node nodes box setup config
     configuration sizing size sized estimate estimates estimated recommend recommendation suggest
     options option best good better right ideal suitable own please thanks hi hello hey help get
     got go going make makes want wanting plan planning able possible ok okay what's whats it's
@@ -277,7 +277,7 @@ _FILLER_WORDS = """
     anything kind sort type types version versions one ones other another else between against
     which better? requirement requirements need? will it handle handling serve? workload workloads
     task tasks job jobs team company our us use-case case cases scenario weights weight have has
-    had base change changes changed changing users generate
-    generates generating really rule rules thumb means mean takes take
+    had base change changes changed changing users generate generates generating really rule rules
+    thumb means mean takes take
 """
 FILLER: frozenset[str] = frozenset(_FILLER_WORDS.split())

@@ -19,6 +19,11 @@ from assistant.regex_cache import compiled
 GLOSSARY: tuple[tuple[str, str], ...] = (
     # What is asked (longer phrases first).
     ("需要多少显存", " how much VRAM is needed "),
+    ("需要多大显存", " how much VRAM is needed "),
+    ("显存要多大", " how much VRAM is needed "),
+    ("多大显存", " how much VRAM "),
+    ("需要多少张", " how many "),
+    ("多少张", " how many "),
     ("需要多少内存", " how much RAM is needed "),
     ("最小显存要求是多少", " how much VRAM is needed "),
     ("显存要求", " VRAM requirements "),
@@ -32,6 +37,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("能到什么速度", " what speed can I expect "),
     ("什么速度", " what speed "),
     ("速度", " speed "),
+    ("是否可以跑", " whether it can run "),
+    ("是否能跑", " whether it can run "),
     ("跑起来", " run "),
     ("能跑动", " can run "),
     ("跑得动", " can run "),
@@ -39,6 +46,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("可以跑", " can run "),
     ("能运行", " can run "),
     ("可以运行", " can run "),
+    ("能否支持", " can "),
+    ("是否可以", " whether it can "),
     ("能否", " can "),
     ("可以", " can "),
     ("为什么", " why "),
@@ -71,6 +80,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("本地", " locally "),
     # Plain words of the sentence.
     ("这个模型", " this model "),
+    ("大模型", " model "),
     ("模型", " model "),
     ("使用", " with "),
     ("用", " with "),

@@ -402,7 +402,8 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         r"\bhow\s+long\b(?=\s+(?:will|would|does|do|did|is|to|for|might|should)\b|\s*\?)"
         r"|\b(?:completion|training|expected|estimated)\s+time\b|\bhow\s+many\s+(?:hours|days)\b"
         # 'how many A100-days / GPU hours': the job's GPU time (the GPU name already read).
-        r"|\bhow\s+many\s+(?:gpu)?[\s-]*(?:hours|days|hrs)\b|\bgpu[\s-]?(?:hours|days)\b"
+        r"|\bhow\s+many\s+(?:\(?[\w-]*\s*\)?\s+)?(?:gpu)?[\s-]*(?:hours|days|hrs)\b"
+        r"|\bgpu[\s-]?(?:hours|days)\b"
         r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
     ):
         p.how_long = True
