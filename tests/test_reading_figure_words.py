@@ -139,3 +139,27 @@ def test_a_question_put_to_you_about_my_workload_is_sized(question: str) -> None
     # workload.
     parsed = parse_workload(question)
     assert not any("someone else used" in topic for topic in parsed.out_of_scope), question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "vLLM 0.6.2 broke tensor parallel for Qwen2.5 72B on 4x A100 80GB",
+        "regression: SGLang nightly with Llama 3.1 70B fp8 on 8xH200",
+        "what are the best settings for llama.cpp with Mixtral 8x7B Q4_K_M on 2x 3090",
+    ],
+)
+def test_a_bug_report_or_a_tuning_question_with_its_setup_is_not_sized(question: str) -> None:
+    # The setup said is the one that broke (or is being tuned), not a sizing asked: one
+    # sentence says what gpu-sizer cannot answer, and nothing else is sized in its place.
+    parsed = parse_workload(question)
+    assert parsed.out_of_scope, question
+    assert scope_only(parsed), question
+
+
+def test_beside_a_bug_report_a_sizing_asked_is_still_sized() -> None:
+    parsed = parse_workload(
+        "vLLM 0.6.2 broke tensor parallel for me; how much VRAM does Qwen2.5 72B need on 4x A100?"
+    )
+    assert parsed.out_of_scope and parsed.asked == "memory"
+    assert not scope_only(parsed)

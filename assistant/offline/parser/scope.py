@@ -160,12 +160,24 @@ GPUs when I serve Llama 2 13B?' asks about vLLM, not whether 13B fits two GPUs):
 asked outright (memory, speed, a count …) is sized beside them."""
 
 
+_ASKED_NOT_SAID = (
+    "installing or debugging software",
+    "tuning a runtime's settings (GPU split, flags, speed-ups)",
+)
+"""Topics beside which a setup said is not a sizing asked: only a question read (whether it
+fits, a figure) is sized beside them."""
+
+
 def sizes_something(p: ParsedWorkload) -> bool:
     """Whether the question also asks for a sizing — a model with hardware, a load or a figure
     asked: then that part is answered and the out-of-scope one said; else only the out-of-scope
     sentence is (no 'Which model?' for 'are H100s available?')."""
     said = p.gpus or p.users or p.context or p.gpu_count or p.tokens_per_s or p.train_tokens
     asked = p.asked is not None or p.capacity or p.max_context
+    if any(topic in _ASKED_NOT_SAID for topic in p.out_of_scope) and not asked:
+        # A bug report with its setup ('sgLang v0.3 breaks TP8 Llama 3.1 405B on 8xH100'):
+        # the setup said is the one that broke, not a sizing asked.
+        return False
     if any(topic in _THE_QUESTION_ITSELF for topic in p.out_of_scope):
         figure = p.asked not in (None, "fits", "hardware") or p.capacity or p.max_context
         return p.has_model and figure
