@@ -92,3 +92,16 @@ def test_what_is_asked_in_chinese_is_read(question: str, asked: str) -> None:
 def test_gpu_hours_asked_are_the_jobs_time(question: str) -> None:
     # The GPU's name in brackets or joined to 'GPU hours': the job's duration asked.
     assert parse_workload(question).how_long, question
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "count"),
+    [
+        ("我有4张4090，能否支持全量微调Qwen2.5 7B", "rtx-4090", 4),
+        ("两块3090可以跑Llama 3.1 70B的4bit吗", "rtx-3090", 2),
+        ("我们有8张L40S，部署Qwen2.5 72B", "l40s", 8),
+    ],
+)
+def test_a_count_of_the_card_named_next(question: str, gpu: str, count: int) -> None:
+    # 张 / 块 count cards; 两 is two.
+    assert [(m.gpu, m.count) for m in parse_workload(question).gpus] == [(gpu, count)]

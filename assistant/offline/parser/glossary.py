@@ -98,6 +98,10 @@ def in_english(text: str) -> str:
         return text
     text = _COUNTED_CARDS.sub(r" \1 GPUs ", text)
     text = compiled(r"(x\s*\d{1,3})\s*[张块]").sub(r"\1 ", text)  # '24Gx2张': two cards
+    # '4张4090', '两块A100': that many of the card named next (两, two).
+    text = compiled(r"(\d{1,3}|两)\s*[张块]\s*(?=[A-Za-z]{0,4}\s*\d{2,4})").sub(
+        lambda m: f" {2 if m.group(1) == '两' else m.group(1)}x ", text
+    )
     for chinese, english in GLOSSARY:
         text = text.replace(chinese, english)
     return re.sub(r"[ \t]{2,}", " ", text)
