@@ -163,3 +163,20 @@ def test_beside_a_bug_report_a_sizing_asked_is_still_sized() -> None:
     )
     assert parsed.out_of_scope and parsed.asked == "memory"
     assert not scope_only(parsed)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "fine-tune Llama 3.1 8B with LoRA, these are my cards: 2x RTX 3090",
+        "our server has 4x L40S. serving Qwen2.5 32B to 20 users",
+        "I own an RTX 4080 16GB; Mistral 7B at Q8_0",
+    ],
+)
+def test_a_workload_beside_hardware_owned_asks_whether_it_fits(question: str) -> None:
+    # Nothing asked in words: with cards owned, the question is whether it runs on them.
+    assert reading_of(parse_workload(question)).asked == "fits", question
+
+
+def test_a_workload_with_nothing_owned_asks_the_hardware() -> None:
+    assert reading_of(parse_workload("serve Qwen2.5 32B to 20 users")).asked == "hardware"

@@ -207,6 +207,8 @@ def asked_figure(p: ParsedWorkload) -> AskedFigure:
         return "compare"
     if p.task not in (None, "inference") and (p.how_long or p.train_tokens is not None):
         return "training_time"
+    if p.owned and p.gpus:
+        return "fits"
     return "hardware"
 
 
