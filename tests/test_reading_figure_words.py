@@ -180,3 +180,34 @@ def test_a_workload_beside_hardware_owned_asks_whether_it_fits(question: str) ->
 
 def test_a_workload_with_nothing_owned_asks_the_hardware() -> None:
     assert reading_of(parse_workload("serve Qwen2.5 32B to 20 users")).asked == "hardware"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "The model card says 4x A100 80GB are needed for bf16. Will Qwen2.5 72B fit on 2x H100?",
+        "Someone got 60 tokens/s with Llama 3.1 8B on a 4090; what would an L4 do?",
+        "According to the blog, 2-bit quants of a 70B fit in 24GB. Can Mixtral 8x7B run on a 3090?",
+        "Seeing that a 34B runs on one 3090 at Q4, could Llama 3.1 70B run on two?",
+    ],
+)
+def test_figures_reported_from_elsewhere_are_not_taken_for_the_workload(question: str) -> None:
+    # Another run's figures beside the question: which are the workload is asked, so no
+    # verdict is stated for a mix of the two setups.
+    reading = reading_of(parse_workload(question))
+    assert any(q.slot == "meaning" and q.why == "ambiguous" for q in reading.questions)
+    assert "elsewhere" in " ".join(q.text for q in reading.questions)
+    assert not reading.verdict_stands
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Will Qwen2.5 72B fit on 2x H100?",
+        # No figure of theirs.
+        "they say it needs a lot of memory; can Llama 3.1 8B run on my 3060?",
+    ],
+)
+def test_a_question_with_no_figures_reported_is_not_asked_about_them(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert not any("elsewhere" in q.text for q in reading.questions), question

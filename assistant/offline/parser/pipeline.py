@@ -76,6 +76,7 @@ from assistant.offline.parser.questions import (
     asks_something,
     extract_pasted,
     extract_question_kind,
+    extract_reported_setup,
 )
 from assistant.offline.parser.replies import reply_text
 from assistant.offline.parser.scope import extract_out_of_scope, sizes_something
@@ -159,6 +160,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_training_sequence_length,
     extract_question_kind,
     extract_pasted,
+    extract_reported_setup,
     extract_out_of_scope,
     extract_launch_words,
     extract_concurrency,

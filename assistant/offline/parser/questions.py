@@ -282,6 +282,39 @@ _SPEC_LINE = compiled(
 """A labelled line of a pasted spec sheet ('GPU: RTX 4090', '- **RAM**: 64 GB', 'OS: Ubuntu')."""
 
 
+_REPORTED = compiled(
+    r"\b(?:the\s+)?(?:readme|docs?|documentation|blog(?:\s+post)?|paper|model\s+card|guide)\s+"
+    r"(?:says?|said|mentions?|mentioned|lists?|listed|states?|stated|claims?|claimed|shows?)\b"
+    r"|\b(?:you|they)\s+(?:say|said|mention(?:ed)?|claim(?:ed)?|wrote|stated?)\b"
+    r"|\b(?:some\s*one|somebody|people|others)\s+(?:was\s+|were\s+)?(?:able|managed|got|"
+    r"achieved|reported|ran|claims?|says?)\b"
+    r"|\baccording\s+to\b|\bseeing\s+that\b|\bsince\s+it\s+was\s+able\b",
+    re.I,
+)
+"""A setup reported from elsewhere ('the readme says 80GB*8 GPUs are required', 'someone was
+able to get 900 tokens/s on 8×A800', 'seeing that 2-bit quants of a 70B fit in 24GB'): its
+figures are another run's, not the workload asked about."""
+
+
+def extract_reported_setup(t: Text, p: ParsedWorkload) -> None:
+    """A sentence that reports another setup's figures: which of the figures are the workload
+    to size is asked, not guessed (read, not consumed: the figures are still read, and shown)."""
+    # Sentences and clauses: '.', '?', '!', ';' before a space (not '3.1'), full-width marks.
+    for sentence in compiled(r"[.?!;](?=\s|$)|[。？！；\n]").split(t.original):
+        said = _REPORTED.search(sentence)
+        if said is not None and compiled(r"\d").search(sentence):
+            quoted = sentence.strip()
+            quoted = quoted if len(quoted) <= 120 else quoted[:117].rstrip() + "…"
+            p.ask(
+                "meaning",
+                "ambiguous",
+                f"'{quoted}' reports a setup from elsewhere: which of the figures "
+                "are your workload (the model, the GPUs, the lengths) and which are theirs?",
+                said.group(0),
+            )
+            return
+
+
 def extract_pasted(t: Text, p: ParsedWorkload) -> None:
     """Code or a spec sheet (two labelled lines or more) pasted: with nothing asked in words,
     what to answer is asked, not guessed (such a paste is mostly the report of a run gone
