@@ -211,3 +211,20 @@ def test_figures_reported_from_elsewhere_are_not_taken_for_the_workload(question
 def test_a_question_with_no_figures_reported_is_not_asked_about_them(question: str) -> None:
     reading = reading_of(parse_workload(question))
     assert not any("elsewhere" in q.text for q in reading.questions), question
+
+
+def test_the_same_mac_said_in_the_title_and_the_body_is_one_machine() -> None:
+    parsed = parse_workload("Qwen3 8B on a 24GB Mac. Can Qwen3 8B run on a 24GB Mac?")
+    assert [(g.text, g.memory_bytes) for g in parsed.gpus] == [("Mac", 24_000_000_000)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Feature request: let me load Qwen3 32B on a 24GB Mac",
+        "I would like to have an option to offload Llama 3.1 70B to my 64GB RAM",
+    ],
+)
+def test_a_feature_asked_of_the_app_is_out_of_scope(question: str) -> None:
+    parsed = parse_workload(question)
+    assert parsed.out_of_scope and scope_only(parsed), question

@@ -929,6 +929,8 @@ def _macs_by_memory(t: Text, p: ParsedWorkload) -> None:
     for m in [*t.each(_MAC_WITH_MEMORY.pattern), *t.each(_MEMORY_MAC.pattern)]:
         memory = _memory_bytes(m.group("gb"), m.group("unit"))
         words = " ".join(m.group("mac").split())
+        if any(g.gpu is None and (g.text, g.memory_bytes) == (words, memory) for g in p.gpus):
+            continue  # the same Mac said again (a thread's title, then its body): one machine
         p.gpus.append(
             GpuMention(
                 gpu=None,

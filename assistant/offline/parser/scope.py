@@ -87,7 +87,11 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         rf"\b(?:does|do|will|would|can)\s+(?:{_RUNTIMES})\s+(?:now\s+|also\s+|still\s+|even\s+)?"
         r"support\b"
         rf"|\b(?:is|are)\s+[\w.\s-]{{1,40}}?\s+supported\s+(?:by|in|on|with)\s+(?:{_RUNTIMES})\b"
-        rf"|\bis\s+there\s+(?:any\s+)?support\s+for\b|支持[^。？]{{0,20}}(?:吗|\?)",
+        rf"|\bis\s+there\s+(?:any\s+)?support\s+for\b|支持[^。？]{{0,20}}(?:吗|\?)"
+        # A feature asked of the app or runtime ('I would like to have an option to run …',
+        # 'feature request'; not 'please add the minimum hardware requirements', a sizing).
+        r"|\b(?:would\s+like|want|wish)\s+(?:to\s+have\s+|there\s+(?:to\s+be|was)\s+)?an\s+option\b"
+        r"|\bfeature\s+request\b",
         "what a runtime supports (formats, models, features)",
         "it sizes what a setup needs — memory per GPU, speed and cost — for the formats the "
         "engines it models load (bf16, fp8, AWQ, GPTQ, GGUF types)",
