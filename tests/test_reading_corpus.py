@@ -5,6 +5,7 @@ way the README says (hand cases)."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -60,6 +61,28 @@ def test_every_source_is_in_one_split_and_both_splits_are_large() -> None:
         assert sum(q.split == split for q in questions) >= 100, split
     # Split by source: no source has questions in both.
     assert all(q.split == splits[q.source] for q in questions)
+
+
+def _shingles(text: str, n: int = 5) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+def test_no_question_is_cross_posted_between_the_splits() -> None:
+    # The same question posted to two sources (a user asking in two repositories) in both
+    # splits: the test copy is no fresh question, its twin tuned on. Ten shared runs of five
+    # words is far above the generic overlaps real questions share ('to run llama 2 70b on').
+    # Only ids are reported, never a test question's text.
+    questions = load()
+    dev = [(q.id, _shingles(q.question)) for q in questions if q.split == "dev"]
+    twins = [
+        (q.id, d)
+        for q in questions
+        if q.split == "test"
+        for d, shingles in dev
+        if len(_shingles(q.question) & shingles) >= 10
+    ]
+    assert twins == []
 
 
 @pytest.mark.parametrize(
