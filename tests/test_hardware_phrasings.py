@@ -10,6 +10,7 @@ import asyncio
 import pytest
 
 from assistant.offline.parser import parse_workload
+from assistant.offline.parser.text import normalise
 from assistant.reading.of_parsed import reading_of
 from tests.offline_turns import answer, sizing
 from tools.units import GB
@@ -251,3 +252,28 @@ def test_system_ram_as_spec_lists_write_it(question: str, ram_bytes: int) -> Non
 
 def test_a_labelled_vram_is_not_system_ram() -> None:
     assert parse_workload("my 4090 has vram: 24GB, llama 3.1 70b q4?").system_ram_bytes is None
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        ("can Llama 3.1 8B run on my 4090M?", "rtx-4090-laptop"),
+        ("Qwen2.5 7B on an RTX 4070M, Q4_K_M", "rtx-4070-laptop"),
+    ],
+)
+def test_a_laptop_part_written_with_an_m_is_the_laptop_gpu(question: str, gpu: str) -> None:
+    # '4090M' is the laptop RTX 4090, not a 4.09-billion-parameter model.
+    parsed = parse_workload(question)
+    assert [m.gpu for m in parsed.gpus] == [gpu]
+    assert parsed.params is None or parsed.params > 5e9  # the model's size, not 4,090 million
+
+
+def test_a_model_size_in_millions_is_still_a_size() -> None:
+    assert parse_workload("a 350M model on a 3060").params == 350e6
+
+
+def test_markdown_escapes_are_read_as_the_characters() -> None:
+    # '2\*A100' and 'n\_gpu\_layers' as an issue's Markdown source has them.
+    assert normalise(r"2\*A100 with n\_gpu\_layers") == "2*A100 with n_gpu_layers"
+    parsed = parse_workload(r"Llama 3.1 8B on 2\*A100 80GB, will it fit?")
+    assert [m.count for m in parsed.gpus] == [2]

@@ -68,6 +68,14 @@ def normalise(text: str) -> str:
     text = compiled(r"(?<![\w.])(\d{1,3})([x×])(?=[a-z])", re.I).sub(r"\1\2 ", text)
     # "2x4090": a small count before a four-digit GPU number ("2x 4090" already parses).
     text = compiled(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", re.I).sub(r"\1\2 ", text)
+    # Markdown's escapes as pasted from an issue ('3\\*8\\*A100', 'n\\_gpu\\_layers'): the
+    # characters themselves.
+    text = compiled(r"\\([*_#`])").sub(r"\1", text)
+    # "3060M", "RTX 4090M": GeForce laptop parts written with an M, not 3,060 million
+    # parameters.
+    text = compiled(
+        r"\b((?:rtx|gtx)?\s?(?:[1-5]0[5-9]0|16[5-6]0)(?:\s?ti)?)\s?m\b(?!\s*(?:param|token))", re.I
+    ).sub(r"\1 Laptop", text)
     # "7b*8", "7bx8": a mixture of experts written size first, as the catalog writes "8x7b".
     text = compiled(r"\b(\d{1,3})b\s*[x×*]\s*(\d{1,2})\b", re.I).sub(r"\2x\1b", text)
     text = compiled(
