@@ -277,3 +277,15 @@ def test_markdown_escapes_are_read_as_the_characters() -> None:
     assert normalise(r"2\*A100 with n\_gpu\_layers") == "2*A100 with n_gpu_layers"
     parsed = parse_workload(r"Llama 3.1 8B on 2\*A100 80GB, will it fit?")
     assert [m.count for m in parsed.gpus] == [2]
+
+
+@pytest.mark.parametrize(
+    ("question", "count"),
+    [
+        ("fine-tune Llama 2 70B on 3x8xA100 40G?", 24),  # 3 machines of 8
+        ("fine-tune Llama 2 70B on 3*8*A100 40G?", 24),
+        ("serve Llama 3.1 405B on 2x8xH100", 16),
+    ],
+)
+def test_machines_times_gpus_each_is_the_product(question: str, count: int) -> None:
+    assert [m.count for m in parse_workload(question).gpus] == [count]

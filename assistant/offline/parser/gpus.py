@@ -51,6 +51,10 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
         t.nodes_text = t.original[m.start() : tail.end()].strip()
         t.consume(m.start(), m.end())
         t.consume(tail.start(1), tail.end(1))
+    # '3x8xA100', '3*8*A100 (40G)': machines × GPUs each × the GPU (the first count the
+    # machines, consumed; the GPU and its count per machine read by the GPU extractor).
+    for m in t.each(r"(?<![\w.])(\d{1,2})\s*[x×*]\s*(?=\d{1,2}\s*[x×*]\s*[a-z])"):
+        t.nodes, t.per_node, t.nodes_text = int(m.group(1)), True, m.group(0).strip()
     for m in t.each(rf"\b(?:across|over|on|in|spread\s+over)\s+{QW}\s+{_NODE}\b"):
         t.nodes, t.nodes_text = positive_int(m.group(1)), m.group(0).strip()
     if t.each(r"\b(?:per|each|a|in\s+each|on\s+each)\s+(?:node|server|machine|host|box)\b"):

@@ -65,7 +65,9 @@ def normalise(text: str) -> str:
     plain digits (else "10^9 users" reads as 9 users)."""
     # A count is small and written against its x ("8xH100", "16×A100"): "7900 XTX" and
     # "7900XT" are GPU names, not 7,900 of a GPU "TX".
-    text = compiled(r"(?<![\w.])(\d{1,3})([x×])(?=[a-z])", re.I).sub(r"\1\2 ", text)
+    # ('3x8xA100': the count per machine after the machines' count too.)
+    count_x = compiled(r"(?:(?<![\w.])|(?<=\d[x×*]))(\d{1,3})([x×])(?=[a-z])", re.I)
+    text = count_x.sub(r"\1\2 ", text)
     # "2x4090": a small count before a four-digit GPU number ("2x 4090" already parses).
     text = compiled(r"(?<![\w.])(\d{1,3})([x×])(?=\d{4}\b)", re.I).sub(r"\1\2 ", text)
     # Markdown's escapes as pasted from an issue ('3\\*8\\*A100', 'n\\_gpu\\_layers'): the
