@@ -2,10 +2,12 @@
 registry, every CLI entry point, hostile config.toml / prices.toml / session files, the MCP
 wire, and the app opening a 50 MB session — and how many broke the contract.
 
-The same engines as the test suite (tests/fuzzing.py, tests/fuzzing_cli.py), at twice CI's
-volume: per tool, a valid share drawn from the field types and bounds, one-field mutations with
-hostile values and broken JSON text; per command, invocations built from its own options with
-hostile values, plus fixed cases (the issue's, unreadable paths, huge-number questions).
+The same engines as the test suite (tests/fuzzing.py, tests/fuzzing_cli.py), at twice the
+volume of the tests' acceptance runs (10,000 registry inputs per tool in `make test-deep`, 30
+CLI invocations per command in `make test`): per tool, a valid share drawn from the field types
+and bounds, one-field mutations with hostile values and broken JSON text; per command,
+invocations built from its own options with hostile values, plus fixed cases (the issue's,
+unreadable paths, huge-number questions).
 Failures counted: uncaught exceptions, non-finite figures in a result or `--json`, internal
 errors or limits reached, errors that name no field (registry) or no flag (CLI), CLI failures
 that do not exit 2 with one line. The offline parser's huge numbers (1e400 users, 26-digit

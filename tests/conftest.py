@@ -14,6 +14,7 @@ httpx2.alias_httpx()
 
 
 import functools  # noqa: E402
+import gc  # noqa: E402
 import itertools  # noqa: E402
 import os  # noqa: E402
 import ssl  # noqa: E402
@@ -51,6 +52,26 @@ def pytest_configure(config: pytest.Config) -> None:
     factory = config._tmp_path_factory  # type: ignore[attr-defined]  # pytest's own, as tmp_path_factory
     os.environ["XDG_CACHE_HOME"] = str(factory.getbasetemp().parent / "cache")
     os.environ.pop("GPU_SIZER_CACHE_DIR", None)
+
+
+GC_THRESHOLDS = (10_000, 20, 20)
+"""The collector's thresholds while the tests run (CPython's default: 700, 10, 10)."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Full collections walk every tracked object, and a worker holds ~2 million after
+    collection (every module, test function and parametrization) plus what the catalogs, the
+    regex cache and Textual's caches keep: at the default thresholds each worker ran ~70 full
+    collections of 0.2-0.4 s, 20-38 s of the suite's CPU (measured with `gc.callbacks`, 2-worker
+    runs). What collection built is frozen (it lives as long as the worker; reference counting
+    still frees what is dropped), and young collections run less often, so fewer short-lived
+    objects reach the old generation. The collector stays on: cycles are still freed, later.
+    Measured: GC 6-16 s instead of 32-38 s, ~20 s less CPU per run; peak worker RSS ~0.74 GB
+    instead of ~0.53 GB. Nothing asserted depends on when a cycle is collected: the tests that
+    look at the collector (tests/test_start_up.py) set up their own state."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 _USER_DIRS = itertools.count()

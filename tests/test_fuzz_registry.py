@@ -1,7 +1,8 @@
 """Nothing a model sends through the registry crashes, yields a non-finite figure or an error
-that names no field (issue 21, items 1 and 7): 10,000 generated inputs per tool
-(tests/fuzzing.py), then the guard's own cases — what a tool raising or returning garbage
-turns into."""
+that names no field (issue 21, items 1 and 7): generated inputs per tool (tests/fuzzing.py) —
+2,000 in `make test` (every field path with every hostile value), the 10,000 of the issue's
+acceptance in `make test-deep` (run by `make bench`) — then the guard's own cases: what a tool
+raising or returning garbage turns into."""
 
 from __future__ import annotations
 
@@ -16,24 +17,40 @@ from assistant.config import Settings
 from assistant.llm.accumulate import PendingCall
 from assistant.llm.engine import LlmEngine
 from assistant.registry import Registry, ToolSpec, default_registry
-from tests.fuzzing import SECONDS_PER_TOOL, TARGET_INPUTS_PER_TOOL, Tally, fuzz_tool
+from tests.fuzzing import (
+    CI_INPUTS_PER_TOOL,
+    SECONDS_PER_TOOL,
+    TARGET_INPUTS_PER_TOOL,
+    Tally,
+    fuzz_tool,
+)
 
 REGISTRY = default_registry()
-TALLY = Tally()
+
+
+def _fuzz_keeps_the_contract(tool: str, target: int) -> None:
+    tally = Tally()
+    fuzz_tool(REGISTRY, tool, tally, target)
+    findings = [f for f in tally.findings if f.tool == tool]
+    assert tally.inputs[tool] >= target
+    assert not findings, "\n".join(f"{f.kind}: {f.arguments} -> {f.detail}" for f in findings[:5])
+    # Most inputs are refused (that is what makes 10,000 affordable); some must get through.
+    assert 0 < tally.errors[tool] < tally.inputs[tool]
+    assert tally.seconds[tool] < SECONDS_PER_TOOL, (
+        f"fuzzing {tool} took {tally.seconds[tool]:.1f} s: give its valid requests cheap "
+        "values in tests/fuzzing.py OVERRIDES (e.g. one or two GPU types)"
+    )
 
 
 @pytest.mark.parametrize("tool", REGISTRY.names)
+def test_generated_inputs_per_tool_keep_the_contract(tool: str) -> None:
+    _fuzz_keeps_the_contract(tool, CI_INPUTS_PER_TOOL)
+
+
+@pytest.mark.deep
+@pytest.mark.parametrize("tool", REGISTRY.names)
 def test_ten_thousand_generated_inputs_per_tool_keep_the_contract(tool: str) -> None:
-    fuzz_tool(REGISTRY, tool, TALLY)
-    findings = [f for f in TALLY.findings if f.tool == tool]
-    assert TALLY.inputs[tool] >= TARGET_INPUTS_PER_TOOL
-    assert not findings, "\n".join(f"{f.kind}: {f.arguments} -> {f.detail}" for f in findings[:5])
-    # Most inputs are refused (that is what makes 10,000 affordable); some must get through.
-    assert 0 < TALLY.errors[tool] < TALLY.inputs[tool]
-    assert TALLY.seconds[tool] < SECONDS_PER_TOOL, (
-        f"fuzzing {tool} took {TALLY.seconds[tool]:.1f} s: give its valid requests cheap "
-        "values in tests/fuzzing.py OVERRIDES (e.g. one or two GPU types)"
-    )
+    _fuzz_keeps_the_contract(tool, TARGET_INPUTS_PER_TOOL)
 
 
 # --- the guard: what a tool itself raises or returns ------------------------------------------
