@@ -166,7 +166,9 @@ class _Recorder(BaseHTTPRequestHandler):
 def gateway(monkeypatch: pytest.MonkeyPatch) -> Iterator[int]:
     """A loopback HTTP server reachable as gateway.test:<port> (bounded: stopped after)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # Polled every 50 ms (tests/scripted_server.py does the same): at serve_forever's default
+    # 0.5 s, shutdown() waited up to half a second at every teardown.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     real = socket.getaddrinfo
 
