@@ -155,7 +155,7 @@ def read_exl2_rate(t: Text, p: ParsedWorkload, named: dict[str, str]) -> None:
                 continue  # 'Q4_K_M is 4.85 bits per weight': the GGUF type's own rate
             if not unit and "." not in rate:
                 continue  # 'EXL2 5': no unit, no decimal point — not surely a rate
-            head = m.groupdict().get("head")
+            head = _group(m, "head")
             start = m.start("rate")
             while start > 0 and t.work[start - 1] in "_:@-":
                 start -= 1  # 'exl2_4.0bpw': the joiner goes with the rate, 'exl2' stays a word
@@ -249,15 +249,21 @@ _CACHE_WORDS = (
 )
 
 
+def _group(m: re.Match[str], name: str) -> str | None:
+    """Group `name` of `m`, None when unmatched or when `m`'s pattern has no such group (the
+    readers' patterns differ in their groups)."""
+    return m.group(name) if name in m.re.groupindex else None
+
+
 def _cache_dtype(m: re.Match[str]) -> str:
     """The kv_dtype a cache match names: q4 / q6 / q8, or fp8 for ExLlamaV2's 8-bit FP8 cache
     ('cache_8bit', '-c8', '8-bit cache'), fp16 for TabbyAPI's FP16 mode."""
-    groups = {k: v for k, v in m.groupdict().items() if v}
     for key in ("q", "q2", "q3", "mode"):
-        if key in groups:
-            value = groups[key].lower()
+        said = _group(m, key)
+        if said:
+            value = said.lower()
             return value if value.startswith("q") or value == "fp16" else f"q{value}"
-    bits = groups.get("bits") or groups.get("bits2")
+    bits = _group(m, "bits") or _group(m, "bits2")
     if bits is None or bits == "8":
         return "fp8"  # ExLlamaV2Cache_8bit: "8-bit (FP8) cache" (examples/chat.py -c8)
     return f"q{bits}"
