@@ -12,8 +12,10 @@ tool string or file content can write a terminal escape sequence to stdout or st
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
+import shutil
 import sys
 import traceback
 from collections.abc import Iterator, Sequence
@@ -94,6 +96,29 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def command_parser(only: str | None) -> argparse.ArgumentParser:
+    """`build_parser(only)` as `main` parses with it: built once per process for each command
+    and terminal width, then reused (a test suite calls `main` over a thousand times; each
+    build is 1-4 ms of argparse and flag generation).
+
+    Reuse is safe because parsing leaves a parser as it was: each `parse_args` fills a new
+    Namespace (its defaults, `set_defaults`' FlagSet included, copied in by reference and only
+    read afterwards), what was typed is kept in that Namespace (`_flags.TYPED`), and mutually
+    exclusive groups and required arguments are checked against what one call saw. Nothing the
+    parser is built from is read at run time: flags, help and choices come from the pydantic
+    models and fixed tables, never from catalogs, settings or the environment, with one
+    exception, the width `mcp --help` wraps its tool list to when built (`tools_text`), hence
+    the width in the key. `build_parser` itself still builds a new parser on every call, for
+    callers that add to the one they get."""
+    return _parser_for(only, shutil.get_terminal_size().columns)
+
+
+@functools.cache
+def _parser_for(only: str | None, columns: int) -> argparse.ArgumentParser:
+    del columns  # in the key only: build_parser reads the width itself
+    return build_parser(only)
+
+
 def _run_app(args_list: list[str]) -> int:
     """`gpu-sizer [--base-url URL] [--model NAME] [--offline] ...`: open the chat app."""
     from assistant.app.main import run_app
@@ -121,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_app(args_list)
     command = args_list[0] if args_list[0] in COMMANDS else None
     with imports_uncollected(active=argv is None):
-        parser = build_parser(only=command)
+        parser = command_parser(command)
         args = parser.parse_args(args_list)
         module = (
             None if args.command is None else importlib.import_module(command_module(args.command))
