@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -116,9 +118,11 @@ def run_cli(argv: Sequence[str]) -> Invocation:
     return Invocation(tuple(argv), code, out.getvalue(), err.getvalue(), raised)
 
 
-def _names(command: str | None) -> set[str]:
+@functools.cache
+def _names(command: str | None) -> frozenset[str]:
     """Every option string and positional name of `command` (None: the dispatcher and the
-    app's flags)."""
+    app's flags). Read from a parser of its own once per process, as `cli.command_parser`
+    builds the one `main` parses with once: both come from the same fixed definitions."""
     parser = cli.build_parser(only=command)
     if command is not None:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
@@ -134,10 +138,10 @@ def _names(command: str | None) -> set[str]:
         names.add(str(action.dest))
         if action.metavar:
             names.add(str(action.metavar))
-    return names
+    return frozenset(names)
 
 
-def check_invocation(inv: Invocation, tally: Tally, names: set[str]) -> None:
+def check_invocation(inv: Invocation, tally: Tally, names: AbstractSet[str]) -> None:
     """Every CLI contract for one invocation; findings go to `tally` under "cli"."""
     tally.inputs["cli"] += 1
     shown = " ".join(inv.argv)[:300]
