@@ -394,7 +394,13 @@ def supported(fig: Figure, evidence: Sequence[Evidence]) -> bool:
 
 def unverified_figures(text: str, sources: Sequence[Any]) -> list[str]:
     """Figures in `text` that no evidence in `sources` supports (as written, in order)."""
-    evidence = source_evidence(sources)
+    return unsupported_figures(text, source_evidence(sources))
+
+
+def unsupported_figures(text: str, evidence: Sequence[Evidence]) -> list[str]:
+    """`unverified_figures` against evidence already read from the sources
+    (`source_evidence`), for many texts checked against one turn: reading a report's evidence
+    is most of the cost of one check."""
     missing: list[str] = []
     for fig in extract_figures(text):
         if not supported(fig, evidence) and fig.text not in missing:

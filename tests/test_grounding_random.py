@@ -18,7 +18,12 @@ from typing import Any
 
 import pytest
 
-from assistant.grounding import turn_sources, unverified_figures
+from assistant.grounding import (
+    source_evidence,
+    turn_sources,
+    unsupported_figures,
+    unverified_figures,
+)
 from assistant.results import tool_message
 from assistant.sizing_tool import run_size
 from tools.catalog import get_catalog
@@ -92,11 +97,22 @@ def _invented(rng: random.Random) -> str:
     return f"{rng.randint(1, 16)}× {rng.choice(GPU_NAMES)}"
 
 
+def _unverified(sources: list[Any], texts: list[str]) -> list[list[str]]:
+    """`unverified_figures(text, sources)` of each text, the sources' evidence read once
+    (`unsupported_figures`); the first texts also through `unverified_figures` itself, which
+    must say the same."""
+    evidence = source_evidence(sources)
+    out = [unsupported_figures(text, evidence) for text in texts]
+    for text, found in zip(texts[:20], out, strict=False):
+        assert unverified_figures(text, sources) == found, text
+    return out
+
+
 def test_invented_figures_are_flagged(turn: list[dict[str, Any]]) -> None:
     sources = turn_sources(turn)
     rng = random.Random(28)
     figures = [_invented(rng) for _ in range(1000)]
-    flagged = sum(bool(unverified_figures(f"The answer: {f}.", sources)) for f in figures)
+    flagged = sum(map(bool, _unverified(sources, [f"The answer: {f}." for f in figures])))
     assert flagged / len(figures) >= 0.95, flagged
 
 
@@ -146,5 +162,6 @@ def test_the_reports_own_figures_are_never_flagged(turn: list[dict[str, Any]]) -
     sources = turn_sources(turn)
     own = _own_figures(turn[-1]["content"])
     assert len(own) >= 20  # memory, prices, speeds and counts of several options
-    flagged = [f for f in own if unverified_figures(f"The answer: {f}.", sources)]
+    found = _unverified(sources, [f"The answer: {f}." for f in own])
+    flagged = [f for f, missing in zip(own, found, strict=True) if missing]
     assert flagged == []
