@@ -29,6 +29,13 @@ from typing import Any, Literal
 SEED = 34
 Expect = Literal["id", "null", "none"]
 
+POLL_S = 0.01
+"""How long the pipe stays quiet before what arrived is looked at: replies are waited for
+until the ones a batch is owed are in, not for a fixed quiet time after each batch."""
+LATE_S = 0.2
+"""How long, once every id is answered, the null-id errors a batch is still owed are waited
+for, and how long after the last batch any further reply (one nobody asked for) is."""
+
 
 @dataclass(frozen=True)
 class WireCase:
@@ -223,7 +230,7 @@ class WireServer:
         got: list[dict[str, Any]] = []
         deadline = time.monotonic() + 60  # the server's first start compiles and imports
         while not got and time.monotonic() < deadline:
-            got = self.replies(0.2)
+            got = self.replies(POLL_S)
         self.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
         return got[0] if got else {}
 
@@ -267,6 +274,11 @@ def fuzz_wire(home: Path, count: int, seed: int = SEED, batch: int = 25) -> Wire
             ping_id = f"ping-after-{first}"
             server.send(json.dumps(_request(ping_id, "ping")))
             _check(chunk, ping_id, _collect(server, chunk, ping_id), tally)
+        # A reply that comes after its batch was checked is found by the next batch's check
+        # (an id it never sent, or one null-id error too many); after the last, here.
+        late = server.replies(LATE_S)
+        if late:
+            tally.failures.append(f"{len(late)} replies after the last batch: {str(late)[:200]}")
     finally:
         server.close()
         tally.seconds = time.perf_counter() - start
@@ -274,14 +286,19 @@ def fuzz_wire(home: Path, count: int, seed: int = SEED, batch: int = 25) -> Wire
 
 
 def _collect(server: WireServer, chunk: list[WireCase], ping_id: str) -> list[dict[str, Any]]:
-    """Replies until every id of `chunk` and the ping came back (or 60 s passed)."""
+    """Replies until every id of `chunk` and the ping came back (or 60 s passed), then, while
+    fewer null-id errors than its cases without an id arrived, `LATE_S` more (the server's
+    reader answers those before it passes the ping on, so they are normally in by then)."""
     wanted = {c.request_id for c in chunk if c.expect == "id"} | {ping_id}
+    nulls = sum(c.expect == "null" for c in chunk)
     got: list[dict[str, Any]] = []
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        got += server.replies(0.1)
-        if wanted <= {r.get("id") for r in got}:
-            got += server.replies(0.2)  # null-id errors still on their way
+        got += server.replies(POLL_S)
+        ids = [r.get("id") for r in got if "unparsable" not in r]
+        if wanted <= set(ids):
+            if ids.count(None) < nulls:
+                got += server.replies(LATE_S)  # null-id errors still on their way
             break
     return got
 

@@ -9,13 +9,14 @@ real `gpu-sizer mcp` over its pipes, each followed by a ping; then a generated w
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from assistant.mcp.wire import MAX_LINE_BYTES, read_line, scan_id
-from tests.fuzzing_mcp import WireServer, fuzz_wire
+from tests.fuzzing_mcp import POLL_S, WireServer, fuzz_wire
 
 INVALID_REQUEST, PARSE_ERROR = -32600, -32700
 
@@ -129,15 +130,20 @@ def _answers(
 ) -> list[dict[str, Any]]:
     """The replies to `line` and a ping after it, read until the ping and — when the request
     carries an id (`expect`) — its own answer arrived: a tool call runs in a worker thread, so
-    the ping after it may be answered first."""
+    the ping after it may be answered first. Every reply answers one of the two (`None`: the
+    null id, when `expect` is None): a second answer to an earlier line, arriving late, fails
+    the test that reads it."""
     server.send(line)
     server.send(json.dumps({"jsonrpc": "2.0", "id": ping_id, "method": "ping"}))
     got: list[dict[str, Any]] = []
-    for _ in range(600):  # up to 60 s: a 100k-deep line is scanned for its id
-        got += server.replies(0.1)
+    deadline = time.monotonic() + 60  # a 100k-deep line is scanned for its id
+    while time.monotonic() < deadline:
+        got += server.replies(POLL_S)
         ids = {r.get("id") for r in got}
         if ping_id in ids and (expect is None or expect in ids):
-            return got
+            break
+    strays = [r for r in got if r.get("id") not in (ping_id, expect)]
+    assert not strays, str(strays)[:300]
     return got
 
 
@@ -184,7 +190,7 @@ def test_a_line_longer_than_the_limit_is_answered_without_being_held(
 ) -> None:
     padding = "x" * (MAX_LINE_BYTES + 1024)
     line = '{"jsonrpc": "2.0", "id": 30, "method": "ping", "params": {"pad": "' + padding + '"}}'
-    got = _answers(server, line, "p30")
+    got = _answers(server, line, "p30", 30)
     error = next(r for r in got if r.get("id") == 30)["error"]
     assert error["code"] == INVALID_REQUEST and "at most" in error["message"]
 
