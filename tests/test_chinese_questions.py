@@ -105,3 +105,30 @@ def test_gpu_hours_asked_are_the_jobs_time(question: str) -> None:
 def test_a_count_of_the_card_named_next(question: str, gpu: str, count: int) -> None:
     # 张 / 块 count cards; 两 is two.
     assert [(m.gpu, m.count) for m in parse_workload(question).gpus] == [(gpu, count)]
+
+
+# --- A card by its memory, one or two cards, 'is it enough' (glossary round 3) --------------------
+
+CARD_WORDS = [
+    # '单卡' a single card, '双卡' two cards, '的卡' a … card, '够不' / '够吗' is it enough.
+    ("我单卡24G能跑qwen2.5 14b吗", 1, 24.0, None),
+    ("72B的模型单卡80GB能推理吗", 1, 80.0, None),
+    ("双卡3090可以推理70B模型吗", 2, None, "rtx-3090"),
+    ("一个30B的模型，48G的卡够吗", None, 48.0, None),
+]
+
+
+@pytest.mark.parametrize(("question", "count", "memory_gb", "gpu"), CARD_WORDS)
+def test_a_card_said_by_its_memory_or_counted_is_read(
+    question: str, count: int | None, memory_gb: float | None, gpu: str | None
+) -> None:
+    p = parse_workload(question)
+    mention = p.gpus[0] if p.gpus else None
+    if gpu is not None:
+        assert mention is not None and mention.gpu == gpu and mention.count == count
+    else:
+        assert p.gpu_memory_bytes == memory_gb * 1e9
+        if count is not None:
+            assert p.gpu_count == count
+    assert p.asked == "fits"
+    assert not p.asks("meaning"), [q.text for q in p.questions]

@@ -16,7 +16,8 @@ def test_shared_model_fields_fail_identically_in_both_tools(validate: object) ->
     with pytest.raises(ToolInputError) as info:
         validate({"model": "llama-3.1-8b", "kv_dtype": "fp7"})
     assert info.value.message == (
-        "kv_dtype: unknown KV-cache dtype 'fp7'. Allowed: bf16, fp16, fp8, int8, fp32, q4, q6, q8."
+        "kv_dtype: unknown KV-cache dtype 'fp7'. Allowed: bf16, fp16, fp8, int8, fp32, q4, q6, q8, "
+        "q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1."
     )
     with pytest.raises(ToolInputError) as info:
         validate({"model": "llama-3.1-8b", "params": "8B"})

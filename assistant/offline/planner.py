@@ -19,7 +19,7 @@ from assistant.offline.parser.scope import sizes_something
 from assistant.reading.of_parsed import asked_figure
 from assistant.reading.parsed import GpuMention, ParsedWorkload
 from tools.cost.inputs import HOURS_PER_MONTH
-from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES
+from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES, LLAMA_CPP_KV_DTYPES
 from tools.workload import Workload
 
 # How many GPUs of an unnamed capacity ("a single 80 GB GPU") to size one by one: the catalog's
@@ -491,6 +491,7 @@ def _is_local(parsed: ParsedWorkload) -> bool:
         parsed.launcher is not None
         or parsed.model_file is not None
         or parsed.weights in GGUF_FORMATS
+        or parsed.kv_dtype in LLAMA_CPP_KV_DTYPES
         or any(m.memory_bytes is not None for m in parsed.gpus)
     )
 

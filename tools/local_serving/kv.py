@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from tools.architecture import Architecture
 from tools.memory.gguf_mix import GGML_BLOCKS
-from tools.memory.kv_cache import LLAMA_CPP_SWA_PADDING, llama_cpp_window_cells
+from tools.memory.kv_cache import (
+    LLAMA_CPP_KV_CACHES,
+    LLAMA_CPP_SWA_PADDING,
+    llama_cpp_window_cells,
+)
 from tools.memory.overhead import LLAMA_CPP_N_UBATCH
 
-CACHE_GGML = {"f32": "F32", "f16": "F16", "bf16": "BF16", "q8_0": "Q8_0", "q4_0": "Q4_0"}
-CACHE_GGML |= {"q4_1": "Q4_1", "iq4_nl": "IQ4_NL", "q5_0": "Q5_0", "q5_1": "Q5_1"}
+CACHE_GGML = {"f32": "F32", "f16": "F16", "bf16": "BF16", **LLAMA_CPP_KV_CACHES}
 
 
 def kv_bytes_per_token(arch: Architecture, cache_type: str) -> float:

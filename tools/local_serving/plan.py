@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
+from typing import cast
 
 from tools.architecture import Architecture
 from tools.catalog import get_catalog
@@ -61,6 +62,7 @@ from tools.local_serving.request import (
 from tools.local_speed import LLAMA_CPP, DecodeEstimate, decode_estimate, host_ram_bandwidth
 from tools.memory import MemoryEstimate, MemoryRequest, estimate_memory
 from tools.memory.formats import GGUF_FORMATS, normalize_format
+from tools.memory.kv_cache import LLAMA_CPP_KV_DTYPES
 from tools.memory.model import ResolvedModel, model_weight_bytes, resolve_model
 from tools.memory.weights import WeightBytes
 from tools.model_sources.tags import OLLAMA_DEFAULT_WEIGHTS, parse_tag
@@ -77,6 +79,7 @@ _KV_DTYPE_CACHE: dict[str, CacheType] = {
     "fp32": "f32",
     "fp8": "q8_0",
     "int8": "q8_0",
+    **{t: cast(CacheType, t) for t in LLAMA_CPP_KV_DTYPES},  # llama.cpp's own names, as said
 }
 
 

@@ -33,6 +33,7 @@ from tools.memory.engine_versions import (
 from tools.memory.formats import FORMAT_RULES, GGUF_FORMATS, exl2_bpw, normalize_format
 from tools.memory.kv_cache import (
     EXLLAMAV2_KV_DTYPES,
+    LLAMA_CPP_KV_DTYPES,
     VLLM_BLOCK_TOKENS,
     engine_kv_dtype_warning,
     exllamav2_dequant_bytes,
@@ -715,6 +716,12 @@ def _default_engine(req: MemoryRequest, fmt: str, parts: _Parts) -> str:
     GGUF weights, which are what llama.cpp runs; vLLM for other serving."""
     if req.is_training:
         return "transformers"
+    if req.kv_dtype in LLAMA_CPP_KV_DTYPES:
+        parts.assumptions.append(
+            f"Engine: kv_dtype {req.kv_dtype} is a llama.cpp cache type (--cache-type-k/-v "
+            f"{req.kv_dtype}), so the estimate is for llama.cpp-style serving (engine generic)."
+        )
+        return "generic"
     if fmt in GGUF_FORMATS:
         parts.assumptions.append(
             f"Engine: {fmt} is a GGUF format, so the estimate is for llama.cpp-style serving "
@@ -734,6 +741,11 @@ def _kv_cache_notes(
         f"KV cache {kv_dtype}: {per_token:,} bytes per token for the whole model "
         f"({arch.attention_kind})."
     ]
+    if kv_dtype in LLAMA_CPP_KV_DTYPES:
+        notes.append(
+            f"llama.cpp {kv_dtype} cache: K and V rows in whole ggml blocks (ggml_row_size); "
+            "a quantized V cache needs flash attention (-fa on)."
+        )
     if arch.sliding_window_layers:
         notes.append(
             f"{arch.sliding_window_layers} sliding-window layers hold at most "

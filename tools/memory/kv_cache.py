@@ -34,6 +34,7 @@ import math
 
 from tools.architecture import Architecture
 from tools.memory.formats import BYTE_DTYPES, GGUF_FORMATS
+from tools.memory.gguf_mix import GGML_BLOCKS
 from tools.memory.overhead import LLAMA_CPP_N_UBATCH
 
 LLAMA_CPP_SWA_PADDING = 256
@@ -50,7 +51,21 @@ EXLLAMAV2_Q_BLOCK_ELEMENTS = 512
 EXLLAMAV2_KV_DTYPES: tuple[str, ...] = tuple(EXLLAMAV2_Q_CACHES)
 """The KV dtypes only ExLlamaV2 has (its Q4 / Q6 / Q8 cache: TabbyAPI cache_mode, -cq4)."""
 
-KV_DTYPES: tuple[str, ...] = ("bf16", "fp16", "fp8", "int8", "fp32", *EXLLAMAV2_KV_DTYPES)
+LLAMA_CPP_KV_CACHES: dict[str, str] = {
+    "q8_0": "Q8_0", "q4_0": "Q4_0", "q4_1": "Q4_1", "iq4_nl": "IQ4_NL", "q5_0": "Q5_0",
+    "q5_1": "Q5_1",
+}  # fmt: skip
+"""llama.cpp's quantized KV-cache types (`--cache-type-k/-v`, common/arg.cpp kv_cache_types;
+Ollama's OLLAMA_KV_CACHE_TYPE q8_0 / q4_0) and their ggml block types: a K or V row of
+`n_embd_k_gqa` elements is `ggml_row_size(type, n)` = n / block length × block bytes
+(ggml-common.h: block_q8_0 is an fp16 scale and 32 int8, 34 bytes per 32 elements =
+1.0625 bytes each; block_q4_0 an fp16 scale and 16 bytes of nibbles, 18 per 32 = 0.5625)."""
+LLAMA_CPP_KV_DTYPES: tuple[str, ...] = tuple(LLAMA_CPP_KV_CACHES)
+"""The KV dtypes only llama.cpp (and Ollama, which runs it) has."""
+
+KV_DTYPES: tuple[str, ...] = (
+    "bf16", "fp16", "fp8", "int8", "fp32", *EXLLAMAV2_KV_DTYPES, *LLAMA_CPP_KV_DTYPES,
+)  # fmt: skip
 VLLM_BLOCK_TOKENS = 16
 """vLLM PagedAttention block size, tokens (vLLM engine args: `--block-size`, default 16)."""
 
@@ -65,7 +80,17 @@ def engine_kv_problem(
     engine: str | None, weights: str | None, kv_dtype: str | None
 ) -> tuple[str, str] | None:
     """(problem, allowed) when a Q4 / Q6 / Q8 cache, ExLlamaV2's alone, is asked of another
-    engine or with GGUF weights (which ExLlamaV2 cannot load); else None."""
+    engine or with GGUF weights (which ExLlamaV2 cannot load), or a llama.cpp cache type
+    (q8_0, q4_0 …) of an engine other than llama.cpp's (generic); else None."""
+    if kv_dtype in LLAMA_CPP_KV_DTYPES:
+        if engine in (None, "generic"):
+            return None
+        return (
+            f"kv_dtype {kv_dtype} is a llama.cpp cache type (--cache-type-k/-v), which engine "
+            f"{engine} does not have",
+            "engine generic (llama.cpp / Ollama) or none with a llama.cpp cache type; "
+            "kv_dtype fp8 with vLLM, SGLang or TensorRT-LLM; q4 / q6 / q8 with ExLlamaV2",
+        )
     if kv_dtype not in EXLLAMAV2_KV_DTYPES:
         return None
     allowed = "engine exllamav2 (or none) with a Q cache, or kv_dtype fp8 / fp16 elsewhere"
@@ -138,10 +163,38 @@ def kv_cache_bytes_per_layer_token(arch: Architecture, kv_dtype: str = "bf16", t
             per_byte_k = EXLLAMAV2_Q_CACHES[kv_dtype][0]
             return latent // per_byte_k + 2 * (latent // EXLLAMAV2_Q_SCALE_ELEMENTS)
         return kv_heads_per_gpu(arch, tp) * exllamav2_q_bytes_per_head(arch.head_dim, kv_dtype)
+    if kv_dtype in LLAMA_CPP_KV_CACHES:
+        return llama_cpp_q_bytes_per_layer_token(arch, kv_dtype, tp)
     b = BYTE_DTYPES[kv_dtype]
     if arch.mla is not None:
         return (arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim) * b
     return 2 * kv_heads_per_gpu(arch, tp) * arch.head_dim * b
+
+
+def kv_cache_bytes_per_element(kv_dtype: str) -> float:
+    """Bytes per cached element of `kv_dtype`, scales included (K and V averaged for
+    ExLlamaV2's Q6): what orders two cache types by size."""
+    if kv_dtype in LLAMA_CPP_KV_CACHES:
+        block_bytes, block_len = GGML_BLOCKS[LLAMA_CPP_KV_CACHES[kv_dtype]]
+        return block_bytes / block_len
+    if kv_dtype in EXLLAMAV2_Q_CACHES:
+        return exllamav2_q_bytes_per_head(EXLLAMAV2_Q_SCALE_ELEMENTS, kv_dtype) / (
+            2 * EXLLAMAV2_Q_SCALE_ELEMENTS
+        )
+    return float(BYTE_DTYPES[kv_dtype])
+
+
+def llama_cpp_q_bytes_per_layer_token(arch: Architecture, kv_dtype: str, tp: int = 1) -> int:
+    """Bytes one layer caches per token in a llama.cpp quantized cache type: a K row and a V
+    row of kv_heads × head_dim elements, each `ggml_row_size` (whole blocks: llama.cpp refuses
+    a quantized cache whose row is not a whole number of blocks); MLA's latent once, as
+    `tools.local_serving.kv` keeps it."""
+    block_bytes, block_len = GGML_BLOCKS[LLAMA_CPP_KV_CACHES[kv_dtype]]
+    if arch.mla is not None:
+        latent = arch.mla.kv_lora_rank + arch.mla.qk_rope_head_dim
+        return -(-latent // block_len) * block_bytes
+    row = kv_heads_per_gpu(arch, tp) * arch.head_dim
+    return 2 * -(-row // block_len) * block_bytes
 
 
 def kv_cache_bytes_per_token(arch: Architecture, kv_dtype: str = "bf16", tp: int = 1) -> int:

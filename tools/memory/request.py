@@ -47,7 +47,10 @@ from tools.notes import Note
 
 Task = Literal["inference", "full", "lora", "qlora"]
 Engine = Literal["vllm", "transformers", "generic", "mlx", "exllamav2"]
-KvDtype = Literal["bf16", "fp16", "fp8", "int8", "fp32", "q4", "q6", "q8"]
+KvDtype = Literal[
+    "bf16", "fp16", "fp8", "int8", "fp32", "q4", "q6", "q8",
+    "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1",
+]  # fmt: skip
 OptimizerName = Literal["adamw", "adamw-8bit", "sgd", "adafactor"]
 PrecisionName = Literal["mixed-hf", "mixed-zero", "bf16", "fp32"]
 LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down"]
@@ -105,9 +108,8 @@ class ModelChoice(BaseModel):
         default=None,
         max_length=MAX_NAME_CHARS,
         description="KV-cache dtype: bf16, fp16, fp8, int8, fp32, q4, q6, q8 (default bf16). "
-        "The q4, q6, q8 are ExLlamaV2's Q caches (cache_q4, -cq4, TabbyAPI "
-        "cache_mode Q4): 4-bit, 8-bit keys with 4-bit values, 8-bit, each with an fp16 scale "
-        "per 32 elements.",
+        "ExLlamaV2's Q caches are q4, q6, q8; llama.cpp's cache types (--cache-type-k/-v, "
+        "OLLAMA_KV_CACHE_TYPE) q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl.",
     )
     engine: Engine | None = Field(
         default=None,
@@ -161,6 +163,7 @@ class ModelChoice(BaseModel):
             return None
         key = value.strip().lower().replace("float16", "fp16").replace("bfloat16", "bf16")
         key = {"auto": "bf16", "fp8_e4m3": "fp8", "fp8_e5m2": "fp8", "half": "fp16"}.get(key, key)
+        key = {"f16": "fp16", "f32": "fp32"}.get(key, key)  # llama.cpp's names of the 16/32-bit
         # ExLlamaV2's spellings of its Q caches: 'cache_q4', 'Q4_cache', 'cache-q8'.
         key = re.sub(r"^(?:cache[_-]?)?(q[468])(?:[_-]?cache)?$", r"\1", key)
         if key not in KV_DTYPES:

@@ -103,3 +103,47 @@ def parse_tag(reference: str) -> ModelTag | None:
         names.append(re.sub(r"[-_.]gguf$", "", name, flags=re.I))
     names.append(name)
     return ModelTag(tuple(dict.fromkeys(names)), weights, reference.strip())
+
+
+_SHARD = re.compile(r"-\d{5}-of-\d{5}$", re.I)
+_NAME_QUANT = re.compile(
+    r"[-_.]((?:ud-)?(?:i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32|fp16|mxfp4))$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class GgufName:
+    """What a GGUF file's name says: the model's name and its quantization (llama.cpp's
+    convert / quantize scripts and the common uploaders name files `{model}-{TYPE}.gguf` —
+    'Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf', TheBloke's 'mistral-7b-instruct-v0.2.Q4_K_M.gguf',
+    split files '…-00001-of-00003.gguf')."""
+
+    name: str
+    """The model part of the name ('Qwen3-30B-A3B'), as written."""
+    weights: str | None
+    """The GGUF type named (canonical), None when the name holds none or none gpu-sizer sizes."""
+    quant: str | None
+    """The quantization as written ('Q4_K_M', 'UD-Q4_K_XL'), None when the name holds none."""
+
+
+def parse_gguf_name(path: str) -> GgufName | None:
+    """`path`'s file name as a model name and GGUF type; None when it is not a .gguf name or
+    holds no name besides the type."""
+    base = re.split(r"[\\/]", path.strip())[-1]
+    if not base.lower().endswith(".gguf"):
+        return None
+    stem = _SHARD.sub("", base[: -len(".gguf")])
+    quant = _NAME_QUANT.search(stem) or _NAME_QUANT.fullmatch(f"-{stem}")
+    name = stem if quant is None else stem[: max(quant.start(), 0)]
+    if quant is not None and quant.string != stem:
+        name = ""  # the whole name is the type ('Q4_K_M.gguf')
+    if not re.search(r"[a-z]", name, re.I):
+        return None
+    weights = None
+    if quant is not None:
+        try:
+            weights = normalize_format(quant.group(1))
+        except ToolInputError:
+            weights = None  # 'UD-Q4_K_XL': a mix of its own, no one GGUF type
+    return GgufName(name, weights, None if quant is None else quant.group(1))

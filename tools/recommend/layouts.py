@@ -13,7 +13,7 @@ from tools.errors import ToolInputError
 from tools.memory import devices
 from tools.memory.devices import DeviceNotes
 from tools.memory.formats import GGUF_FORMATS, exl2_bpw
-from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES
+from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES, LLAMA_CPP_KV_DTYPES
 from tools.memory.sharding import tp_splits_heads
 from tools.workload import Workload
 
@@ -86,7 +86,7 @@ def serves_with_llama_cpp(w: Workload, gpu: GpuSpec) -> bool:
         return False
     if w.engine is not None:
         return w.engine == "generic"
-    if w.weights in GGUF_FORMATS:
+    if w.weights in GGUF_FORMATS or w.kv_dtype in LLAMA_CPP_KV_DTYPES:
         return True
     return devices.default_engine(gpu, DeviceNotes()) == "generic"
 

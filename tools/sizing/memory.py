@@ -25,7 +25,7 @@ from tools.memory.formats import (
     exl2_bpw,
     normalize_format,
 )
-from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES
+from tools.memory.kv_cache import EXLLAMAV2_KV_DTYPES, LLAMA_CPP_KV_DTYPES
 from tools.memory.model import model_weight_bytes as tensor_weight_bytes
 from tools.memory.request import request_error
 from tools.recommend import Option
@@ -161,6 +161,7 @@ def _layer_split(request: SizingRequest) -> bool:
     except ToolInputError:
         fmt = None  # the memory tool names the field
     gguf = fmt in GGUF_FORMATS or (w.model_file or "").lower().endswith(".gguf")
+    gguf = gguf or (w.kv_dtype or "").lower() in LLAMA_CPP_KV_DTYPES  # a llama.cpp cache type
     exl2 = fmt is not None and exl2_bpw(fmt) is not None  # ExLlamaV2's gpu_split: by layers
     exl2 = exl2 or (w.kv_dtype or "").lower() in EXLLAMAV2_KV_DTYPES  # its Q4/Q6/Q8 cache
     return w.engine in ("generic", "exllamav2") or (w.engine is None and (gguf or exl2))

@@ -77,6 +77,28 @@ def extract_launch_words(t: Text, p: ParsedWorkload) -> None:
         )
 
 
+_LLAMA_CPP_FLAGS = (
+    # The program's name (the launcher it sets is read from the whole text).
+    r"(?<![\w-])(?:\.{0,2}/)?(?:[\w.-]+/)*llama-(?:server|cli)(?:\.exe)?\b"
+    # Flags that change nothing the sizing reads: flash attention on (the plans assume it),
+    # every layer on the GPU (-ngl 99 / 999 / all: what a fit asks), the model flag before the
+    # file read on its own, memory locking and mapping, the chat template, threads, the port.
+    r"|(?<![\w-])(?:-fa|--flash-attn)(?:\s+(?:on|1|true|auto))?(?![\w-])"
+    r"|(?<![\w-])(?:-ngl|--n-gpu-layers|--gpu-layers)(?:\s+|=)(?:99\d*|all)\b"
+    r"|(?<![\w-])(?:-m|--model)(?=\s+\S+\.gguf\b)"
+    r"|(?<![\w-])(?:--mlock|--no-mmap|--jinja|--cont-batching|-cb)(?![\w-])"
+    r"|(?<![\w-])(?:-t|--threads|--port)(?:\s+|=)\d+\b|(?<![\w-])--host(?:\s+|=)[\w.:]+"
+)
+
+
+def extract_llama_cpp_flags(t: Text, p: ParsedWorkload) -> None:
+    """A llama.cpp command line's words that change no figure, consumed as read: the
+    program's name, -fa, -ngl 99, -m before its file, --mlock, -t, --port … (-ngl with fewer
+    layers, -b / -ub and -ts stay: they change the placement or the buffers)."""
+    if p.launcher == "llama-server":
+        t.each(_LLAMA_CPP_FLAGS)
+
+
 def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
     """The engine the answer's launch line and KV-pool rule are for: SGLang or TensorRT-LLM
     when named, vLLM when a command line was asked for a GPU server (llama.cpp, Ollama and

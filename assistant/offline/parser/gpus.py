@@ -637,8 +637,8 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     # 'Is 24 GB enough for …': the memory the question bounds the need by, a GPU's memory.
     enough = r"(?=\s*(?:of\s+(?:gpu\s+)?memory\s+)?(?:be\s+)?(?:enough|sufficient|adequate)\b)"
     for m in t.each(
-        rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib)\b|\b({NUMBER})\s*(gb|gib)\s+(?:of\s+)?vram\b"
-        rf"|(?<![\d.,])({NUMBER})\s*(gb|gib){enough}"
+        rf"{gpu_word}\s+with\s+({NUMBER})\s*(gb|gib|g)\b|\b({NUMBER})\s*(gb|gib|g)\s+(?:of\s+)?vram\b"
+        rf"|(?<![\d.,])({NUMBER})\s*(gb|gib|g){enough}"
     ):
         if m.group(5):
             p.gpu_memory_bytes = _memory_bytes(m.group(5), m.group(6))
@@ -652,7 +652,7 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     not_ram += r"(?!\s*(?:unified\s+)?(?:mac\w*|imac|m[1-5])\b)"  # 'my 16GB MacBook': a Mac's
     place = (
         r"\b(?:fits?|fitting|runs?|running|load|squeeze)\s+(?P<said>(?:in|into|on|within)\s+(?:a\s+|"
-        rf"an\s+|my\s+|the\s+|just\s+|only\s+)?(?P<mem>{NUMBER})\s*(?P<unit>gb|gib)\b){not_ram}"
+        rf"an\s+|my\s+|the\s+|just\s+|only\s+)?(?P<mem>{NUMBER})\s*(?P<unit>gb|gib|g)\b){not_ram}"
     )
     for m in list(compiled(place, re.I).finditer(t.work)):
         # Only the memory is consumed: the verb stays for the question's kind ('how many fit').

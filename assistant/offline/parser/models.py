@@ -7,6 +7,7 @@ import re
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 from functools import cache
+from pathlib import Path
 
 from assistant.offline import vocab
 from assistant.offline.names import (
@@ -24,7 +25,12 @@ from tools.architecture import count_parameters
 from tools.catalog import get_catalog, normalize_name
 from tools.errors import ToolInputError, closest_names
 from tools.model_sources.hf_cache import snapshot_file
-from tools.model_sources.tags import OLLAMA_LIBRARY, ollama_default_weights, parse_tag
+from tools.model_sources.tags import (
+    OLLAMA_LIBRARY,
+    ollama_default_weights,
+    parse_gguf_name,
+    parse_tag,
+)
 
 # A local GGUF path ("~/models/qwen3-32b-q4_k_m.gguf", "./x.gguf", "/data/m.gguf").
 _GGUF_PATH = r"(?<![\w])(?:~|\.{1,2})?/?[\w.\-~/]*[\w\-]\.gguf\b"
@@ -39,12 +45,14 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
     ('qwen3:32b' → the model in Ollama's default Q4_K_M; a quantization in the tag is kept)."""
     if compiled(r"\bollama\b", re.I).search(t.original):
         p.launcher = "ollama"
-    elif compiled(r"\bllama[.\-]?cpp\b|\bllama-server\b", re.I).search(t.original):
+    elif compiled(r"\bllama[.\-]?cpp\b|\bllama-(?:server|cli)\b", re.I).search(t.original):
         p.launcher = "llama-server"
     for m in t.each(_GGUF_PATH):
         if p.model_file is None and p.model is None:
-            p.model_file, p.model_text = m.group(0), m.group(0)
             p.engine = p.engine or "generic"
+            if not _on_this_machine(m.group(0)) and _read_gguf_name(m.group(0), p):
+                continue
+            p.model_file, p.model_text = m.group(0), m.group(0)
     catalog = get_catalog()
     for m in compiled(_OLLAMA_TAG, re.I).finditer(t.work):
         tag = parse_tag(t.original[m.start() : m.end()])
@@ -69,6 +77,47 @@ def extract_model_files_and_tags(t: Text, p: ParsedWorkload) -> None:
         p.engine = "generic"
         how = "the tag's quantization" if tag.weights else "Ollama's default build of the tag"
         p.notes.append(f"'{tag.text}' read as {entry.name} in {weights} ({how})")
+
+
+def _on_this_machine(path: str) -> bool:
+    """Whether `path` is a file here: its header then sizes it exactly."""
+    try:
+        return Path(path).expanduser().is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _read_gguf_name(path: str, p: ParsedWorkload) -> bool:
+    """A GGUF file that is not on this machine, read from its name: the catalog model it
+    names (else the size in it, as a generic model) and its GGUF type. False when the name
+    says neither, so the file itself is asked for."""
+    said = parse_gguf_name(path)
+    if said is None:
+        return False
+    where = f"'{path}' is not a file here, so it is read from its name"
+    try:
+        entry = get_catalog().model(said.name)
+        p.model, what = entry.id, entry.name
+    except ToolInputError:
+        size = _SIZE_IN_NAME.search(said.name)
+        if size is None:
+            return False
+        p.params = float(size.group(1)) * (1e9 if size.group(2).lower() == "b" else 1e6)
+        what = f"a generic {size.group(1)}{size.group(2).upper()} dense model (not in the catalog)"
+    p.model_text = path
+    if said.weights is not None:
+        p.weights = p.weights or said.weights
+        what += f" in {said.weights}"
+    elif said.quant is not None:
+        p.ask(
+            "weights",
+            "unknown",
+            f"'{said.quant}' in '{path}' is not one GGUF type gpu-sizer sizes (Q4_K_M, Q8_0, "
+            "IQ4_XS …): which type is it closest to?",
+            said.quant,
+        )
+    p.notes.append(f"{where}: {what}")
+    return True
 
 
 @cache

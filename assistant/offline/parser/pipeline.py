@@ -18,6 +18,7 @@ from assistant.offline.parser.claims import claims_reading, extract_claims
 from assistant.offline.parser.deployment import (
     extract_buy_words,
     extract_launch_words,
+    extract_llama_cpp_flags,
     extract_prefix_tokens,
     extract_serve_engine,
     extract_speedup_words,
@@ -83,6 +84,7 @@ from assistant.offline.parser.scope import extract_out_of_scope, sizes_something
 from assistant.offline.parser.task import (
     FP8_WEIGHTS_ONLY,
     extract_kv_dtype,
+    extract_llama_cpp_cache,
     extract_precision,
     extract_task,
     format_notes,
@@ -123,6 +125,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_request_rate,  # and rates before GPUs and users ('p99', '10 req/s')
     extract_exl2_names,  # an EXL2 repo's rate and head bits before the model readers take it
     extract_model_files_and_tags,
+    extract_llama_cpp_flags,  # a llama.cpp command line's words that change no figure
     extract_library_names,
     extract_owned,
     extract_hf_and_catalog_models,
@@ -139,6 +142,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_cost_per_token,
     extract_budget,
     extract_exllamav2_cache,  # 'Q4 cache' with ExLlamaV2 before any format reader
+    extract_llama_cpp_cache,  # and llama.cpp's '-ctk q8_0' / 'q8_0 KV cache'
     extract_kv_dtype,
     extract_optimizer,
     extract_throughput_and_latency,

@@ -393,6 +393,30 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
         p.asked = "fits"
 
 
+_ENOUGH_ASKED = compiled(
+    r"\b(?:enough|sufficient|suffice|do\s+it|handle\s+it|work)\b|\b(?:possible|doable|fits?)\s*\?",
+    re.I,
+)
+_CARD_BY_MEMORY = compiled(
+    r"\b\d{1,3}(?:\.\d)?\s?(?:gb|gib|g)\b(?:\s*(?:of\s+)?(?:vram|gpu|card))?"
+    r"|\b(?:rtx|gtx|a|h|l|v|t|p|rx|mi)\s?\d{2,4}\b",
+    re.I,
+)
+
+
+def _last_asks_if_a_card_said_is_enough(text: str) -> bool:
+    """'How much VRAM does the 13B need? Is a 40G card enough?': the memory asked first, then —
+    the question's last — whether one card said by its memory or name is enough, which the
+    answer opens with (yes or no, with the memory it needs). Not a vaguer yes/no after the
+    figure ('… how much VRAM? Can it run on consumer GPUs?'): the figure leads then."""
+    asks = [a for a in compiled(r"[^?？]+[?？]").findall(text) if a.strip(" ?？")]
+    if len(asks) < 2:
+        return False
+    last, before = asks[-1], "".join(asks[:-1])
+    figure = compiled(_MEMORY_ASKED, re.I).search(before)
+    return bool(figure and _ENOUGH_ASKED.search(last.strip()) and _CARD_BY_MEMORY.search(last))
+
+
 def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
     """The number the question asks for, which the answer opens with: memory ('how much VRAM
     does Llama 3.1 70B need?'), a cost ('how much would it cost per month?'), the time to first
@@ -510,6 +534,8 @@ def extract_question_kind(t: Text, p: ParsedWorkload) -> None:
     if t.each(r"\b(?:alternatives?|other\s+options|other\s+gpus|what\s+else|more\s+gpus)\b"):
         p.alternatives = True
     extract_yes_no(t, p)
+    if p.asked == "memory" and _last_asks_if_a_card_said_is_enough(t.original):
+        p.asked = "fits"
     extract_hardware_asked(t, p)
     if (
         p.asked is None

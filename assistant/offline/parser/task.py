@@ -7,13 +7,59 @@ import re
 from typing import cast
 
 from assistant.offline import vocab
-from assistant.offline.parser.exl2 import read_exl2_rate
+from assistant.offline.parser.exl2 import EXLLAMAV2_SAID, read_exl2_rate
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload, Task, Use
 from assistant.regex_cache import compiled
 from tools.errors import ToolInputError
 from tools.memory import normalize_format
 from tools.memory.formats import WEIGHT_FORMATS
+from tools.memory.kv_cache import kv_cache_bytes_per_element
+
+LLAMA_CPP_SAID = (
+    r"\bllama[\s.-]?cpp\b|\bllama[\s-](?:server|cli|bench)\b|\bollama\b|\bgguf\b"
+    r"|\blm\s?studio\b|\bkobold\.?cpp\b"
+)
+"""llama.cpp, a program that runs it, or its file format named: its cache words are its own."""
+_GGML_CACHE = r"(q8_0|q4_0|q4_1|q5_0|q5_1|iq4_nl)"
+_KV = r"(?:kv|k/v|k\s?&\s?v|context)[\s-]?cache"
+_GGML_CACHE_SAID = (
+    # flags and settings: '-ctk q8_0', '--cache-type-v=q4_0', 'OLLAMA_KV_CACHE_TYPE=q8_0',
+    # the load log's "type_k = 'q8_0'"
+    rf"(?:(?<![\w-])-ct[kv]|--cache-type-[kv]|\bcache[_-]type[_-]?[kv]?|\btype_[kv]"
+    rf"|\bollama_kv_cache_type)\s*[=:]?\s*['\"]?{_GGML_CACHE}\b"
+    # words: 'q8_0 KV cache', 'KV cache q4_0', 'kv cache quantized to q8_0'
+    rf"|\b{_GGML_CACHE}\s+(?:quanti[sz]ed\s+)?(?:{_KV}|kv\b|cache\b)"
+    rf"|\b{_KV}(?:\s+type)?\s*(?:(?:is|was)\s+)?(?:quanti[sz]ed\s+)?(?:in|at|as|of|to|=|:)?"
+    rf"\s*\(?{_GGML_CACHE}\b"
+)
+_BITS_CACHE_SAID = (
+    # with llama.cpp / Ollama named: 'q8 KV cache', '4-bit kv cache', 'KV cache at 8 bit'
+    rf"\b(?:q([48])|([48])[\s-]?bits?)\s+(?:quanti[sz]ed\s+)?(?:{_KV}|kv\b|cache\b)"
+    rf"|\b{_KV}\s*(?:(?:is|was)\s+)?(?:quanti[sz]ed\s+)?(?:in|at|as|to)?\s*"
+    rf"(?:q([48])|([48])[\s-]?bits?)\b(?![._]\d)"
+)
+
+
+def extract_llama_cpp_cache(t: Text, p: ParsedWorkload) -> None:
+    """llama.cpp's KV-cache type → kv_dtype q8_0 / q4_0 / …: its flags and settings anywhere
+    ('-ctk q8_0', 'OLLAMA_KV_CACHE_TYPE=q4_0', 'q8_0 KV cache'), and the plain bits ('q8 KV
+    cache', '4-bit cache') when llama.cpp, Ollama or a GGUF is named and ExLlamaV2 is not.
+    Before the precision reader, so a cache type is never read as the weights' format. K and
+    V of different types are sized at the larger, said."""
+    said = [next(g for g in m.groups() if g).lower() for m in t.each(_GGML_CACHE_SAID)]
+    local = compiled(LLAMA_CPP_SAID, re.I).search(t.original)
+    if local and not compiled(EXLLAMAV2_SAID, re.I).search(t.original):
+        said += [f"q{next(g for g in m.groups() if g)}_0" for m in t.each(_BITS_CACHE_SAID)]
+    if not said or p.kv_dtype is not None:
+        return
+    kinds = sorted(set(said), key=lambda k: -kv_cache_bytes_per_element(k))
+    p.kv_dtype = kinds[0]
+    if len(kinds) > 1:
+        p.notes.append(
+            f"KV cache: K and V said as {' and '.join(kinds)}; sized at {kinds[0]}, the larger "
+            "(gpu-sizer sizes one cache type for both)."
+        )
 
 
 def extract_kv_dtype(t: Text, p: ParsedWorkload) -> None:
