@@ -129,6 +129,13 @@ PRECISIONS: tuple[tuple[str, str, str | None], ...] = (
 
 # (pattern, task, use). "serving-finetuned" marks "a fine-tuned model", which is served, not
 # trained. "full?" is a plain "fine-tune": read as full, with a note saying so.
+ALL_PARAMETERS = (
+    r"\bfully\b|\ball\s+(?:the\s+|of\s+(?:the|its)\s+)?(?:model'?s?\s+)?(?:parameters|params|weights)\b"
+    r"|\bevery\s+(?:parameter|weight)\b|\b(?:with\s+)?full\s+(?:parameters|params|weights)\b"
+)
+"""The words that say a fine-tune trains every weight, said after the verb ('fine-tune …
+fully', 'with full parameters'): read with it as a full fine-tune."""
+
 TASKS: tuple[tuple[str, str, str | None], ...] = (
     (
         r"\bfine[\s-]?tuned\s+(?:\w+[\s-]+){0,2}?(?:model|llm|checkpoint|version)\b",
@@ -138,11 +145,11 @@ TASKS: tuple[tuple[str, str, str | None], ...] = (
     (r"\bq[\s-]?lora\b", "qlora", "fine-tune"),
     (r"\blora\b|\bpeft\b|\badapters?\b", "lora", "fine-tune"),
     (
-        r"\b(?:full(?:[\s-]parameter)?|fully)[\s-]+(?:fine[\s-]?tun\w*|ft|train\w*)\b"
+        r"\b(?:full(?:[\s-]param(?:eter)?s?|[\s-]weights?)?|fully)[\s-]+(?:fine[\s-]?tun\w*|ft|train\w*)\b"
         r"|\bfull[\s-]ft\b"
-        # 'fine-tune Llama 3.1 8B fully', 'fine-tune all parameters of …': said after the verb.
-        r"|\b(?:fine[\s-]?tun\w*|finetun\w*|train\w*)\b(?=[^.?!]{0,40}?\b(?:fully|all\s+(?:the\s+|of\s+"
-        r"(?:the|its)\s+)?(?:model'?s?\s+)?(?:parameters|weights)|every\s+(?:parameter|weight))\b)",
+        # 'fine-tune Llama 3.1 8B fully', 'fine-tune all parameters of …', 'train a 1.3B
+        # model with full parameters': said after the verb (a decimal point is no sentence end).
+        rf"|\b(?:fine[\s-]?tun\w*|finetun\w*|train\w*)\b(?=(?:[^.?!]|\.\d){{0,40}}?(?:{ALL_PARAMETERS}))",
         "full",
         "fine-tune",
     ),

@@ -130,6 +130,16 @@ def extract_parallel_flag(t: Text, p: ParsedWorkload) -> None:
         if mention.count is None:
             mention.count = degree
             p.notes.append(f"'{m.group(0).strip()}' read as {degree:,} {mention.text}")
+    if mention.count is not None and mention.count > 1:
+        # 'on 8 A10G using tensor parallel', 'tensor parallelism across 4 H100s': the split
+        # over the GPUs counted, which is how several GPUs hold one copy (no degree said).
+        t.each(_PARALLEL_WORDS)
+
+
+_PARALLEL_WORDS = (
+    r"(?:\b(?:with|using|via|by|through)\s+)?(?<![\w-])tensor[\s-]+parallel(?:ism)?(?![\w-])"
+    r"(?:\s+(?:across|over|on)\b)?(?!\s*[=:]?\s*\d)"
+)
 
 
 def _count_said(
@@ -620,8 +630,9 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     for m in t.each(
         # Not the digits of a name ('2 A600 cards' is no 600 cards), nor a card's model number
         # before the word ('1060 GPU': a count that large is said in the plural).
-        # Nor a number on the line above a 'GPU:' label ('RAM: 16GB DDR 4' / 'GPU: …').
-        rf"(?<![\w.,])(?!\d{{4}}\s*(?:gpu|card)\b){QW}?[^\S\n]*(?:[x×*]\s*)?{consumer.format('pre')}{mem}"
+        # Nor a number on the line above a 'GPU:' label ('RAM: 16GB DDR 4' / 'GPU: …'), nor
+        # the 'a' of 'without a GPU' (no GPU at all).
+        rf"(?<![\w.,])(?<!without\s)(?<!\bno\s)(?!\d{{4}}\s*(?:gpu|card)\b){QW}?[^\S\n]*(?:[x×*]\s*)?{consumer.format('pre')}{mem}"
         rf"{consumer.format('post')}{gpu_word}\b(?!(?<=gpu)\s*[:：])(?!\s*cores?\b)" + with_memory
     ):
         if m.group(1):

@@ -18,6 +18,14 @@ _RUNTIMES = (
 )
 """The runtimes a support question names ('does vLLM support …')."""
 
+_CPU_PATTERN = (
+    r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
+    r"|\b(?:cpu|ram)[\s-]only\b|\bonly\s+(?:on\s+)?(?:the\s+)?cpu\b"
+)
+_CPU_ONLY = "running on a CPU without a GPU"
+"""A question about running with no GPU at all: gpu-sizer has no CPU speed model, so with no
+GPU named beside it (offload from a GPU is sized) only the out-of-scope sentence is said."""
+
 # (pattern, topic, what gpu-sizer answers instead)
 OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
     (
@@ -97,9 +105,8 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "engines it models load (bf16, fp8, AWQ, GPTQ, GGUF types)",
     ),
     (
-        r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
-        r"|\b(?:cpu|ram)[\s-]only\b|\bonly\s+(?:on\s+)?(?:the\s+)?cpu\b",
-        "running on a CPU without a GPU",
+        _CPU_PATTERN,
+        _CPU_ONLY,
         "it sizes GPUs, and the system RAM llama.cpp needs for the layers one does not hold",
     ),
     (
@@ -181,6 +188,9 @@ def sizes_something(p: ParsedWorkload) -> bool:
     if any(topic in _ASKED_NOT_SAID for topic in p.out_of_scope) and not asked:
         # A bug report with its setup ('sgLang v0.3 breaks TP8 Llama 3.1 405B on 8xH100'):
         # the setup said is the one that broke, not a sizing asked.
+        return False
+    if _CPU_ONLY in p.out_of_scope and not p.gpus and not p.gpu_memory_bytes:
+        # 'Can I run Llama 3 8B without a GPU on 32 GB of RAM?': no GPU to size a verdict on.
         return False
     if any(topic in _THE_QUESTION_ITSELF for topic in p.out_of_scope):
         figure = p.asked not in (None, "fits", "hardware") or p.capacity or p.max_context

@@ -178,12 +178,6 @@ def format_notes(p: ParsedWorkload) -> list[str]:
     return []
 
 
-_ALL_PARAMETERS = (
-    r"\bfully\b|\ball\s+(?:the\s+|of\s+(?:the|its)\s+)?(?:model'?s?\s+)?(?:parameters|weights)\b"
-    r"|\bevery\s+(?:parameter|weight)\b"
-)
-
-
 _INFERENCE_SAID = r"\binfer(?:ence|encing)?\b"
 # The verbs of a training job: not 'LoRA' or 'fine-tunes' alone, which name adapters served.
 _TRAINING_WORDS = r"\b(?:fine[\s-]?tun(?:e|ing)|finetun(?:e|ing)|train(?:ing)?|sft)\b"
@@ -232,7 +226,7 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
                 )
     if p.task == "full" and "task" not in p.assumed:
         # The words that said it was full after the verb ('fine-tune … fully').
-        t.each(_ALL_PARAMETERS)
+        t.each(vocab.ALL_PARAMETERS)
     if p.use == "pre-train":
         t.each(r"\bfrom\s+scratch\b")  # 'train a 1B model from scratch': read with the verb
     if p.task in ("lora", "qlora"):
