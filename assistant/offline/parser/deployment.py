@@ -136,6 +136,14 @@ _PUE = rf"\bpue\s*(?:of|=|:|is)?\s*{_NUMBER}|{_NUMBER}\s+pue\b"
 _CARD_PRICE = r"\$\s*(\d[\d,]*(?:\.\d+)?)\s*(k)?\s*(?:(?:a|per|each|/)\s*(?:card|gpu)\b|each\b)"
 
 
+_BUY_ASKED = (
+    r"\b(?:what|which)\b[^.?!]{0,60}?\b(should\s+(?:i|we|our\s+team|the\s+team)\s+(?:buy|purchase))\b"
+    r"|\b(?:gpus?|cards?|hardware|servers?)\s+(to\s+(?:buy|purchase))\b"
+)
+"""Which hardware to buy asked ('what GPUs should we buy', 'which cards to buy'): the buying
+words as a group."""
+
+
 def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
     """Buy vs rent, power and energy: the tariff (USD, cents, or EUR at the catalog's
     reference rate, said), the PUE and a card price, consumed before the money extractors
@@ -167,6 +175,11 @@ def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
     ).search(text)
     energy = t.each(_ENERGY)
     said = p.usd_per_kwh is not None or p.pue is not None or p.purchase_usd_per_gpu is not None
+    # 'What GPUs should we buy for …', 'which cards to buy': which hardware is asked (the
+    # recommender's question), not buying weighed against renting — the buying words are
+    # read with it (only them: the rest says what is asked).
+    for m in compiled(_BUY_ASKED, re.I).finditer(t.work):
+        t.consume(*(m.span(1) if m.group(1) else m.span(2)))
     if buy_and_rent or energy or said:
         p.buy_asked = True
         t.each(rf"{_BUY}|{_RENT}|\b(?:the\s+)?cards?\b(?=\s+or\b)|\bor\s+rent\b")

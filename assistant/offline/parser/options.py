@@ -138,23 +138,35 @@ def api_model_question(t: Text, p: ParsedWorkload) -> None:
     )
 
 
+_DOTTED = r"\d{1,3}(?:\.\d{3})+"
+_ADJECTIVE_PERIODS: dict[str, BudgetPeriod] = {
+    "monthly": "month",
+    "hourly": "hour",
+    "daily": "day",
+    "yearly": "year",
+    "annual": "year",
+}
+_BUDGET_WORD = r"\b(?:(monthly|hourly|daily|yearly|annual)\s+)?budget\b"
+
+
+def _dotted_thousands(number: str) -> str:
+    """'1.500' as written across Europe is 1500; any other quantity as it is."""
+    return number.replace(".", "") if compiled(_DOTTED).fullmatch(number) else number
+
+
 def extract_budget(t: Text, p: ParsedWorkload) -> None:
     """A budget: amount, currency (USD, EUR, GBP by symbol or word) and period (hour, day,
     month, year; 'total' when none is said). An amount said with a period or 'grand' but no
     currency ('5k/month', '5 grand a month', 'budget of 5000') is read as US dollars, noted."""
     found: list[tuple[str, str, str | None, str]] = []  # amount, currency, period, said
-    for m in t.each(rf"([$€£])\s*{Q}{_GRAND}{_PERIOD}?"):
-        found.append((_amount(m.group(2), m.group(3)), _SYMBOLS[m.group(1)], m.group(4), ""))
+    # '€1.500': across Europe the dot separates thousands (never three decimals of money).
+    for m in t.each(rf"([$€£])\s*(?:({_DOTTED})(?!,?\d)|{Q}){_GRAND}{_PERIOD}?"):
+        number = _dotted_thousands(m.group(2)) if m.group(2) else m.group(3)
+        found.append((_amount(number, m.group(4)), _SYMBOLS[m.group(1)], m.group(5), ""))
     # The symbol after the amount, as written across Europe ('1000€', '500 £', '1.000 € per
     # month': the dot there separates thousands).
-    for m in t.each(
-        rf"(?<![\d.,])(\d{{1,3}}(?:\.\d{{3}})+|{QUANTITY}){_GRAND}\s*([€£$])(?!\w){_PERIOD}?"
-    ):
-        number = (
-            m.group(1).replace(".", "")
-            if compiled(r"\d{1,3}(?:\.\d{3})+").fullmatch(m.group(1))
-            else m.group(1)
-        )
+    for m in t.each(rf"(?<![\d.,])({_DOTTED}|{QUANTITY}){_GRAND}\s*([€£$])(?!\w){_PERIOD}?"):
+        number = _dotted_thousands(m.group(1))
         found.append((_amount(number, m.group(2)), _SYMBOLS[m.group(3)], m.group(4), ""))
     words = "|".join(_CURRENCY_WORDS)
     for m in t.each(rf"{Q}{_GRAND}\s*({words})\b{_PERIOD}?", re.I):
@@ -178,6 +190,10 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
             continue
         t.consume(m.start(), m.end())
         found.append((amount, "USD", period, m.group(0).strip()))
+    # The word 'budget' read with its amount, and the period it may say ('a monthly budget').
+    adjective = (
+        next((m.group(1) for m in t.each(_BUDGET_WORD) if m.group(1)), None) if found else None
+    )
     for amount, currency, period, said in found:
         value = qty(amount)
         if value is None:
@@ -185,6 +201,8 @@ def extract_budget(t: Text, p: ParsedWorkload) -> None:
         p.budget_amount = value
         p.budget_currency = currency
         p.budget_period = _PERIODS.get((period or "").lower(), "total")
+        if p.budget_period == "total" and adjective is not None:
+            p.budget_period = _ADJECTIVE_PERIODS[adjective.lower()]
         if said:
             per = "" if p.budget_period == "total" else f" per {p.budget_period}"
             p.notes.append(

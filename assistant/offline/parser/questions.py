@@ -246,7 +246,7 @@ _LEAST_HARDWARE = (
 (the recommender's ranking is by cost)."""
 
 _HARDWARE_ASKED = (
-    r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?(?:gpus?|hardware|cards?|"
+    r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+|sort\s+of\s+)?(?:cloud\s+)?(?:gpus?|hardware|cards?|"
     r"graphics\s+cards?|configurations?|config|setup|instances?|systems?|machines?|servers?|specs?)\b"
     r"|\b(?:gpus?|hardware|configuration|setup|instance|system|specs?)\s+(?:is\s+|are\s+)?"
     r"(?:required|needed|necessary|recommended)\b|\brequirements?\b|\brecommend\w*\b"
@@ -268,6 +268,19 @@ def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
     if p.asked is None and compiled(_HARDWARE_ASKED, re.I).search(t.original):
         p.asked = "hardware"
         t.each(r"\b(?:minimum|minimal|smallest|cheapest)\b(?=\s+\w)")
+    if p.asked == "hardware":
+        # 'which cloud GPU', 'cheapest cloud instance': the recommender's options are the
+        # catalog's cloud offers, so 'cloud' says what it answers (read on the text as written:
+        # the GPU word is consumed by then).
+        for m in compiled(_CLOUD_HARDWARE, re.I).finditer(t.original):
+            t.consume(*m.span(1))
+            if m.group(2):
+                t.consume(*m.span(2))
+
+
+_CLOUD_HARDWARE = (
+    r"\b(cloud)\s+(?:(instances?|vms?|servers?|providers?)|gpus?|hardware|machines?|setup)\b"
+)
 
 
 _CODE = compiled(
