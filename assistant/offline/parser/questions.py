@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from assistant.offline.parser.lengths import set_context
+from assistant.offline.parser.scope import FIX_ASKED
 from assistant.offline.parser.text import Q, Text
 from assistant.reading.parsed import ParsedWorkload
 from assistant.regex_cache import compiled
@@ -225,8 +226,6 @@ _YES_NO_PHRASE = (
     r"|能跑|跑得动|能运行|可以运行|能否运行|可以.{0,12}?(?:跑|推理|加载|运行).{0,12}?吗|能.{0,12}?跑.{0,8}?吗"
     r"|\bconsigo\b|\brodar\b"
     r"|\b(?:enough|sufficient|suffice)\b"
-    # An out-of-memory report asks whether (and how) it fits.
-    r"|\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b|\btried\s+to\s+allocate\b"
     # It not running, said: 'the 13B model won't run', 'can not run on a dual-A100 server'.
     r"|\b(?:won'?t|doesn'?t|does\s+not|can'?t|cannot|can\s+not|will\s+not|fails?\s+to|unable\s+to)"
     r"\s+(?:run|load|fit|start)\b"
@@ -372,6 +371,19 @@ def _count_asked_not_said(after: str, p: ParsedWorkload) -> None:
     mention.count = None
 
 
+_OOM_REPORTED = r"\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b|\btried\s+to\s+allocate\b"
+
+
+def _yes_no_phrase(t: Text) -> re.Match[str] | None:
+    """The words that ask whether it runs ('can I run', 'enough', 'won't load') — and an
+    out-of-memory report, which asks whether (and how) it fits, unless what is asked is how to
+    fix the failure ('… OOM. What should I do?'): debugging (scope.py)."""
+    phrase = compiled(_YES_NO_PHRASE, re.I).search(t.work)
+    if phrase is None and not compiled(FIX_ASKED, re.I).search(t.original):
+        phrase = compiled(_OOM_REPORTED, re.I).search(t.work)
+    return phrase
+
+
 def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     """A yes/no question ('Can my 3090 run Qwen3 32B?', 'so it squeezes onto a 16 GB V100,
     yes?', 'is it possible to run…'): the answer opens with yes or no. Read after every
@@ -379,7 +391,7 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     tag = t.each(_YES_NO_TAG)
     # Searched, not consumed: the phrase may hold a GPU or a model read later ('if the rtx
     # 3050 8g can run').
-    phrase = compiled(_YES_NO_PHRASE, re.I).search(t.work)
+    phrase = _yes_no_phrase(t)
     opening = compiled(_YES_NO_OPENING, re.I).search(t.work) or phrase
     # A yes/no about running it ('is it cheaper…?' compares costs; a claim is checked first).
     runs = phrase or compiled(_RUN_VERB, re.I).search(t.original)

@@ -18,6 +18,15 @@ _RUNTIMES = (
 )
 """The runtimes a support question names ('does vLLM support …')."""
 
+FIX_ASKED = (
+    r"\bhow\s+(?:can\s+(?:i|we)\s+|do\s+(?:i|we)\s+|to\s+)?(?:resolve|fix|solve)\s+"
+    r"(?:it|this|that|the\s+(?:error|issue|problem|oom))\b"
+    r"|\bwhat\s+should\s+(?:i|we)\s+do\b(?!\s+to\s+(?:run|fit|serve))"
+    r"|怎么办|如何解决|怎么解决|解决方法"
+)
+"""A failure reported and its fix asked ('how resolve it?', 'what should I do', 怎么办):
+debugging, which an out-of-memory report beside it does not turn into a fit asked."""
+
 _CPU_PATTERN = (
     r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
     r"|\b(?:cpu|ram)[\s-]only\b|\bonly\s+(?:on\s+)?(?:the\s+)?cpu\b"
@@ -62,7 +71,9 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         r"|\b(?:breaks|broke|broken|regression)\b|\bwhat(?:'s|\s+is)\s+going\s+on\b"
         r"|\bany\s+ideas?\s+why\b|\bwhat\s+(?:could|might|would)\s+be\s+(?:the\s+)?(?:cause|reason)\b"
         r"|\bhow\s+(?:can|do|could|should)\s+i\s+download\b"
-        r"|怎么回事|异常",  # Chinese: 'what is going on', 'abnormal'
+        rf"|{FIX_ASKED}"
+        # Chinese: 'what is going on', 'abnormal'.
+        r"|怎么回事|异常",
         "installing or debugging software",
         "it sizes what a setup needs (memory per GPU, speed, cost) and prints launch lines for "
         "llama.cpp and Ollama",
