@@ -164,3 +164,56 @@ def test_cloud_hardware_asked_is_the_recommenders_question(question: str) -> Non
     p = parse_workload(question)
     assert p.asked == "hardware", question
     assert reading_of(p).unread_that_matters == [], question
+
+
+FIX_ASKED = [
+    "Fine-tuning Mistral 7B on my 3090 always OOMs at batch size 1, how can I fix it?",
+    "vLLM with Llama 3.1 8B on an A10G gives CUDA out of memory, how to resolve this?",
+    "Qwen2.5 14B 在 4090 上显存不足，怎么办？",
+    "Loading Mixtral 8x7B on 2x 4090 crashes with OOM. What should I do?",
+]
+
+
+@pytest.mark.parametrize("question", FIX_ASKED)
+def test_a_failure_whose_fix_is_asked_is_debugging_not_a_sizing(question: str) -> None:
+    p = parse_workload(question)
+    assert "installing or debugging software" in p.out_of_scope, question
+    assert scope_only(p), question
+
+
+def test_a_fit_asked_beside_the_failure_is_still_sized() -> None:
+    p = parse_workload("Llama 2 13B OOMs on my 3090, what should I do — is 24GB enough for it?")
+    assert "installing or debugging software" in p.out_of_scope
+    assert not scope_only(p)
+
+
+OFFLOADS = [
+    # (question, system RAM said in GB)
+    ("Llama 3.1 8B on an RTX 3060 12GB with CPU offload to 32GB RAM, will it fit?", 32),
+    ("Can I run Llama 3.1 70B on my RTX 4090 and 64GB of RAM with partial offload?", 64),
+    ("Mixtral 8x7B on a 3090 offloading to system RAM (128 GB), how fast?", 128),
+]
+
+
+@pytest.mark.parametrize(("question", "ram_gb"), OFFLOADS)
+def test_serving_offload_with_the_ram_said_is_the_local_plans_offload(
+    question: str, ram_gb: int
+) -> None:
+    p = parse_workload(question)
+    assert p.system_ram_bytes == ram_gb * 10**9, question
+    reading = reading_of(p)
+    assert reading.verdict_stands, (question, reading.unread_that_matters)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # No RAM said: how much of the model the CPU side holds is not known.
+        "Llama 3.1 70B on a 4090 with CPU offload, will it run?",
+        # ZeRO's optimizer offload in training: not the local plan's layers.
+        "Fine-tune Llama 3.1 8B on a 4090 with 64GB RAM using optimizer offload?",
+    ],
+)
+def test_other_offloads_hold_the_verdict(question: str) -> None:
+    held = " ".join(u.span.text for u in reading_of(parse_workload(question)).unread_that_matters)
+    assert "offload" in held.lower(), question

@@ -308,3 +308,21 @@ def extract_prefix_tokens(t: Text, p: ParsedWorkload) -> None:
                 f"Cached prefix: {tokens:,} of {prompt:,} prompt tokens "
                 f"({tokens / prompt:.0%}) read from '{m.group(0).strip()}'"
             )
+
+
+_OFFLOAD = (
+    r"\b(?:partial(?:ly)?\s+|cpu\s+|ram\s+|layer\s+)?offload(?:ing|ed|s)?\b"
+    r"(?:\s+(?:some\s+|the\s+(?:rest|other)\s+)?(?:layers?\s+)?(?:to|into|onto)\s+(?:the\s+)?"
+    r"(?:cpu|system\s+ram|ram|system\s+memory|memory))?"
+)
+"""Layers offloaded to the CPU's RAM ('partial offload', 'CPU offload', 'offloading the rest
+to RAM'): what the local plan does with the system RAM said when the GPU cannot hold them."""
+
+
+def extract_offload_words(t: Text, p: ParsedWorkload) -> None:
+    """'With CPU offload' said of serving on a GPU with the system RAM given: llama.cpp's
+    partial offload, which the local plan sizes (the layers that do not fit, in RAM) — read
+    with the RAM. A training offload (ZeRO's optimizer) or one with no RAM said stays unread."""
+    serving = p.task in (None, "inference")
+    if serving and p.system_ram_bytes is not None and (p.gpus or p.gpu_memory_bytes):
+        t.each(_OFFLOAD)

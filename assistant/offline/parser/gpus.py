@@ -803,7 +803,8 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
     ram = r"(?:system\s+memory\b|(?:system\s+|ddr\s?\d\s+)?(?:ram|dram|ddr\s?\d)\b)"
     unit = r"gb|gib|gi|g|tb|t"
-    label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=]?\s*"
+    # 'RAM: 64GB', 'system RAM (128 GB)'.
+    label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=(]?\s*"
     pattern = (
         # Not the figure before a label ('16G RAM 64G': the 16G is the card's).
         rf"\b(?P<n1>{NUMBER})\s*(?P<u1>{unit})\s+(?:of\s+)?{ram}(?!\s*[:：=]?\s*\d)"

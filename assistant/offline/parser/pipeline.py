@@ -19,6 +19,7 @@ from assistant.offline.parser.deployment import (
     extract_buy_words,
     extract_launch_words,
     extract_llama_cpp_flags,
+    extract_offload_words,
     extract_prefix_tokens,
     extract_serve_engine,
     extract_speedup_words,
@@ -169,6 +170,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_launch_words,
     extract_concurrency,
     extract_task,
+    extract_offload_words,  # after the task: serving's offload only
     extract_context,
     extract_prefix_tokens,
     extract_rank_and_flags,
