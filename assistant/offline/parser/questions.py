@@ -61,6 +61,10 @@ _KV_CACHE_ASKED = (
     r"|\bkv[\s-]?cache\s+(?:size|usage|footprint|memory|requirements?)\b"
     r"|\bsize\s+of\s+(?:the\s+)?kv[\s-]?cache\b"
     r"|\bkv[\s-]?cache\s+(?:do|does|would|will)\s+(?:i|we|it)\s+need\b"
+    # 'how much VRAM does the KV cache take', 'the memory for the KV cache at 128k'.
+    r"|\bhow\s+much\s+(?:(?:v?ram|memory|gpu\s+memory|space)\s+)?(?:does|would|will|do)\s+"
+    r"(?:the\s+|a\s+)?kv[\s-]?cache\b(?:\s+(?:take|use|need|occupy|consume|require)\w*(?:\s+up)?)?"
+    r"|\b(?:v?ram|memory)\s+(?:for|of|used\s+by|taken\s+by)\s+(?:the\s+|a\s+)?kv[\s-]?cache\b"
 )
 _COST_ASKED = (
     r"\bwhat\s+(?:does|would|will|do)\b[^?.]{0,60}?\bcost\b"
