@@ -119,13 +119,41 @@ def extract_precision(t: Text, p: ParsedWorkload) -> None:
                     # 'Full precision' is FP32 to some: that reading is sized beside.
                     p.alternative_weights = "fp32"
     if len(named) > 1 and p.weights is not None:
-        # "compare AWQ and GPTQ": one answer sizes one weight format; say which (QA round 4, 3).
-        others = ", ".join(f"'{text}'" for fmt, text in named.items() if fmt != p.weights)
-        p.notes.append(
-            f"Several weight formats named: sized in '{named[p.weights]}' only (one format per "
-            f"answer); ask again with {others} alone to size it"
-        )
+        _several_formats(p, named)
     p.notes += format_notes(p)
+
+
+def _several_formats(p: ParsedWorkload, named: dict[str, str]) -> None:
+    """Several weight formats named. Of one width ('compare AWQ and GPTQ'), one is sized and
+    the note says which (QA round 4, 3); of other widths ('fp8 or int4?', 'tried fp16, will
+    int4 fit?'), the verdict would differ with the one not sized, so which is asked."""
+    others = {fmt: text for fmt, text in named.items() if fmt != p.weights}
+    widths = {_nominal_bits(fmt) for fmt in named}
+    if len(widths) > 1 and None not in widths:
+        sized, rest = named[p.weights or ""], ", ".join(f"'{text}'" for text in others.values())
+        p.ask(
+            "weights",
+            "ambiguous",
+            f"'{sized}' and {rest} are both named, and the memory differs with each: which "
+            "should I size? (Ask the other after.)",
+            sized,
+        )
+        return
+    listed = ", ".join(f"'{text}'" for text in others.values())
+    p.notes.append(
+        f"Several weight formats named: sized in '{named[p.weights or '']}' only (one format per "
+        f"answer); ask again with {listed} alone to size it"
+    )
+
+
+def _nominal_bits(fmt: str) -> float | None:
+    """A format's bits per weight as its name says them ('fp8' 8, 'int4-awq' 4, 'q4_k_m' 4,
+    'exl2-6.5bpw' 6.5): what one more format named could change."""
+    exl2 = compiled(r"^exl2-(\d+(?:\.\d+)?)bpw").match(fmt)
+    if exl2 is not None:
+        return float(exl2.group(1))
+    digits = compiled(r"^(?:int|i?q|tq|nf|mxfp|fp|bf)(\d+)").match(fmt)
+    return float(digits.group(1)) if digits else None
 
 
 _GGUF_BY_LETTERS = {
@@ -201,12 +229,31 @@ def _two_tasks(t: Text, p: ParsedWorkload) -> None:
         )
 
 
+def _several_fine_tunes(p: ParsedWorkload, fine_tunes: dict[str, str]) -> None:
+    """'LoRA or full fine-tune?', 'QLoRA vs LoRA': the memory differs several-fold with each,
+    so one sized would answer another question than the one asked — which is asked."""
+    if len(fine_tunes) < 2:
+        return
+    said = " and ".join(f"'{words}'" for words in fine_tunes.values())
+    p.ask(
+        "task",
+        "ambiguous",
+        f"{said} are both said: which fine-tune should I size — LoRA, QLoRA or full? "
+        "(Ask the other after.)",
+        next(iter(fine_tunes.values())),
+    )
+
+
 def extract_task(t: Text, p: ParsedWorkload) -> None:
     """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA base
     said generically ('4-bit', 'NF4', or none) is then the paper's NF4 + double quantization."""
     _two_tasks(t, p)
+    fine_tunes: dict[str, str] = {}  # each kind of fine-tune said → its words
     for pattern, task, use in vocab.TASKS:
+        kind = task  # as the pattern says it ('full?' a plain verb, reassigned below)
         for m in t.each(pattern):
+            if kind in ("full", "lora", "qlora") and use == "fine-tune":
+                fine_tunes.setdefault(kind, m.group(0).strip())
             if task == "serving-finetuned":
                 p.task = p.task or "inference"
                 continue
@@ -224,6 +271,7 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
                     f"'{m.group(0).strip()}' without LoRA/QLoRA read as a full fine-tune "
                     "(LoRA and QLoRA need far less memory)"
                 )
+    _several_fine_tunes(p, fine_tunes)
     if p.task == "full" and "task" not in p.assumed:
         # The words that said it was full after the verb ('fine-tune … fully').
         t.each(vocab.ALL_PARAMETERS)
@@ -253,6 +301,14 @@ def _qlora_base(t: Text, p: ParsedWorkload) -> None:
         )
     elif p.weights == "int4-awq":
         p.notes = [n for n in p.notes if "AWQ" not in n]
+    elif p.weights in ("bf16", "fp16", "fp32"):
+        # QLoRA's base is 4-bit by definition: a 16-bit type said beside it is the compute
+        # dtype ('bf16 compute', bnb_4bit_compute_dtype), which the activations use.
+        t.each(r"\bcompute(?:[\s_-]?(?:dtype|type|precision))?\b")
+        p.notes.append(
+            f"'{p.weights}' in a QLoRA request read as the compute dtype: the base is quantized "
+            "to NF4 with double quantization, as in the QLoRA paper"
+        )
     elif p.weights is not None:
         return
     else:
