@@ -217,3 +217,79 @@ def test_serving_offload_with_the_ram_said_is_the_local_plans_offload(
 def test_other_offloads_hold_the_verdict(question: str) -> None:
     held = " ".join(u.span.text for u in reading_of(parse_workload(question)).unread_that_matters)
     assert "offload" in held.lower(), question
+
+
+KV_CACHE_ASKED = [
+    # Llama 3.1 8B (config.json: 32 layers, 8 KV heads, head_dim 128): 2 × 32 × 8 × 128 × 2 B
+    # = 131,072 B of bf16 cache per token.
+    "how much vram does the kv cache take for llama 3.1 8b at 128k context?",
+    "What is the memory for the KV cache of Llama 3.1 8B at 32k tokens?",
+    "how much memory will the kv cache use for Llama 3.1 8B at 8k?",
+]
+
+
+@pytest.mark.parametrize("question", KV_CACHE_ASKED)
+def test_the_kv_caches_memory_asked_is_the_kv_cache_figure(question: str) -> None:
+    p = parse_workload(question)
+    assert p.asked == "kv_cache", question
+    assert reading_of(p).verdict_stands, question
+
+
+ALTERNATIVES = [
+    # Two formats of other widths, or two kinds of fine-tune, offered as a choice: sizing the
+    # first would answer another question (the memory differs with each).
+    ("Llama 3.1 70B on 2x 4090, fp8 or int4?", "weights"),
+    ("Qwen2.5 32B q4_k_m or q8_0 on a 3090?", "weights"),
+    ("Fine-tune Llama 3.1 8B on a 4090, LoRA or full fine-tune?", "task"),
+    ("QLoRA vs LoRA for Mistral 7B on a 3090?", "task"),
+    ("I have a 4090: QLoRA or LoRA on Mistral 7B, will it fit?", "task"),
+]
+
+
+@pytest.mark.parametrize(("question", "slot"), ALTERNATIVES)
+def test_two_options_that_change_the_memory_are_asked_not_one_sized(
+    question: str, slot: str
+) -> None:
+    p = parse_workload(question)
+    assert [q.slot for q in p.questions] == [slot], (question, p.questions)
+    assert not reading_of(p).verdict_stands, question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # Two 4-bit formats: the same memory either way (one sized, the other noted).
+        "Should I use AWQ or GPTQ for Llama 3.1 70B on 2x 4090?",
+        # One fine-tune named twice, and a training verb beside LoRA.
+        "Can I train a LoRA for Llama 2 13B in 8bit on my 3090?",
+    ],
+)
+def test_options_that_do_not_change_the_memory_are_not_asked(question: str) -> None:
+    assert parse_workload(question).questions == [], question
+
+
+def test_a_16_bit_type_beside_qlora_is_its_compute_dtype() -> None:
+    # QLoRA (Dettmers et al. 2023, §3): the base is NF4 with double quantization; BF16 is the
+    # computation data type.
+    p = parse_workload("QLoRA on Llama 3.1 8B with a 4090, bf16 compute, fits?")
+    assert (p.task, p.weights) == ("qlora", "nf4-dq")
+    assert reading_of(p).verdict_stands
+
+
+PURCHASE_INTENT = [
+    "Planning to buy a Mac Studio M2 Ultra 192GB to run DeepSeek V3 Q4, will it fit?",
+    "Thinking of buying two 3090s for Llama 3.3 70B at Q4, enough?",
+]
+
+
+@pytest.mark.parametrize("question", PURCHASE_INTENT)
+def test_a_machine_about_to_be_bought_is_the_one_the_fit_is_asked_of(question: str) -> None:
+    p = parse_workload(question)
+    assert p.asked == "fits" and not p.buy_asked, question
+    assert reading_of(p).verdict_stands, question
+
+
+def test_fine_tuning_on_ones_own_data_is_no_figure() -> None:
+    p = parse_workload("Fine-tune Llama 3.1 8B with LoRA on our own dataset on one A10G, fits?")
+    assert p.task == "lora"
+    assert reading_of(p).verdict_stands

@@ -139,6 +139,10 @@ _CARD_PRICE = r"\$\s*(\d[\d,]*(?:\.\d+)?)\s*(k)?\s*(?:(?:a|per|each|/)\s*(?:card
 _BUY_ASKED = (
     r"\b(?:what|which)\b[^.?!]{0,60}?\b(should\s+(?:i|we|our\s+team|the\s+team)\s+(?:buy|purchase))\b"
     r"|\b(?:gpus?|cards?|hardware|servers?)\s+(to\s+(?:buy|purchase))\b"
+    # 'Planning to buy a Mac Studio … will it fit?': the machine the asker will run (the fit
+    # asked is of it).
+    r"|\b((?:planning|plan|going|want(?:ing)?|thinking|about|considering|looking|tempted)\s+"
+    r"(?:to\s+|of\s+|on\s+|at\s+)?(?:buy(?:ing)?|purchas(?:e|ing)))\b"
 )
 """Which hardware to buy asked ('what GPUs should we buy', 'which cards to buy'): the buying
 words as a group."""
@@ -179,7 +183,7 @@ def extract_buy_words(t: Text, p: ParsedWorkload) -> None:
     # recommender's question), not buying weighed against renting — the buying words are
     # read with it (only them: the rest says what is asked).
     for m in compiled(_BUY_ASKED, re.I).finditer(t.work):
-        t.consume(*(m.span(1) if m.group(1) else m.span(2)))
+        t.consume(*m.span(next(g for g in (1, 2, 3) if m.group(g))))
     if buy_and_rent or energy or said:
         p.buy_asked = True
         t.each(rf"{_BUY}|{_RENT}|\b(?:the\s+)?cards?\b(?=\s+or\b)|\bor\s+rent\b")

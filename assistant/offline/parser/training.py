@@ -58,6 +58,12 @@ def extract_training_data(t: Text, p: ParsedWorkload) -> None:
         if value is not None and value >= 1e7 and not of_context:
             p.train_tokens = value
             t.consume(m.start(), m.end())
+    # 'fine-tune it on my own data': the data's owner, no figure (its size, when said, is read
+    # above); with a training verb only.
+    if _task_said(t.work) not in (None, "inference"):
+        t.each(
+            r"\b(?:on|with)\s+(?:my|our)\s+(?:own\s+)?(?:custom\s+|private\s+|company\s+)?data(?:sets?)?\b"
+        )
 
 
 def extract_deadline(t: Text, p: ParsedWorkload) -> None:
