@@ -293,3 +293,78 @@ def test_fine_tuning_on_ones_own_data_is_no_figure() -> None:
     p = parse_workload("Fine-tune Llama 3.1 8B with LoRA on our own dataset on one A10G, fits?")
     assert p.task == "lora"
     assert reading_of(p).verdict_stands
+
+
+QUANT_REQUESTS = [
+    "Can you make a Q4_K_M of this? 12GB card here.",
+    "Could you please release an AWQ version for my 24GB 3090?",
+    "please upload a GGUF q5 quant, the fp16 does not fit my 4080",
+    "Only 16 GB on my 4080. Would it be possible to create an even smaller version?",
+]
+
+
+@pytest.mark.parametrize("question", QUANT_REQUESTS)
+def test_a_quantization_asked_of_the_makers_is_out_of_scope(question: str) -> None:
+    p = parse_workload(question)
+    assert any("plan to release" in topic for topic in p.out_of_scope), question
+    assert scope_only(p), question
+
+
+CHINESE = [
+    # (question, what is asked): 需要多大的GPU显存 'how much GPU memory is needed', 多久 'how
+    # long', 无GPU 'without a GPU'.
+    ("用13B模型进行训练，需要多大的GPU显存呢", "memory"),
+    ("Qwen2.5 7B 推理需要多大GPU内存?", "memory"),
+]
+
+
+@pytest.mark.parametrize(("question", "asked"), CHINESE)
+def test_chinese_memory_wordings_ask_the_memory(question: str, asked: str) -> None:
+    assert parse_workload(question).asked == asked, question
+
+
+def test_chinese_how_long_asks_the_training_time() -> None:
+    assert parse_workload("请问在8张A100上训练Llama 3.1 8B大概需要多久").how_long
+
+
+def test_chinese_without_a_gpu_is_cpu_only() -> None:
+    p = parse_workload("无GPU可以运行Qwen2.5 7B吗？")
+    assert "running on a CPU without a GPU" in p.out_of_scope and scope_only(p)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "how many VRAMs are needed to fine-tune Llama 2 13B with LoRA?",
+        "How many GB of VRAM for Mistral 7B at 32k?",
+    ],
+)
+def test_how_many_vram_asks_the_memory(question: str) -> None:
+    assert parse_workload(question).asked == "memory", question
+
+
+def test_a_time_seen_that_may_not_make_sense_asks_the_expected_speed() -> None:
+    p = parse_workload("Llama 3.1 8B on an A10G, 40 seconds per answer, does this make sense?")
+    assert p.asked == "speed"
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "memory_gb", "count"),
+    [
+        # Full-width brackets as CJK keyboards type them: the memory inside is the card's.
+        ("I have one A100（40GB）, can it run Llama 2 70B in 4bit?", "a100-40gb", 40, 1),
+        ("8张A100（80G）够不够推理Llama 3.1 405B", "a100-80gb", 80, 8),
+        # '4090卡' is a 4090 card, not 90 cards.
+        ("我只有4090卡，能跑Qwen2.5 14B吗", "rtx-4090", None, None),
+    ],
+)
+def test_cjk_typing_keeps_the_card_its_memory_and_count(
+    question: str, gpu: str, memory_gb: int | None, count: int | None
+) -> None:
+    p = parse_workload(question)
+    assert len(p.gpus) == 1 and p.gpus[0].gpu.startswith(gpu), (question, p.gpus)
+    if memory_gb is not None:
+        # The variants kept are the ones with the memory said (A100 40GB PCIe / SXM4).
+        kept = p.gpus[0].variants or [p.gpus[0].gpu]
+        assert all(f"-{memory_gb}gb" in v for v in kept), (question, kept)
+    assert p.gpus[0].count == count, question

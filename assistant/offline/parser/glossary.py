@@ -22,6 +22,11 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("需要多大显存", " how much VRAM is needed "),
     ("显存要多大", " how much VRAM is needed "),
     ("要多大显存", " how much VRAM is needed "),
+    ("多大的GPU显存", " how much GPU VRAM "),
+    ("多大GPU显存", " how much GPU VRAM "),
+    ("多大的GPU内存", " how much GPU memory "),  # GPU内存: the GPU's memory, not the system's
+    ("多大GPU内存", " how much GPU memory "),
+    ("多大的显存", " how much VRAM "),
     ("多大显存", " how much VRAM "),
     ("需要多少张", " how many "),
     ("多少张", " how many "),
@@ -82,6 +87,7 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("单卡", " a single GPU with "),
     ("双卡", " two GPUs "),
     ("的卡", " GPU "),
+    ("卡", " card "),  # after the counted cards ('8卡', '8张卡') and 显卡 / 的卡
     # Tasks.
     ("全量微调", " full fine-tune "),
     ("全参数微调", " full fine-tune "),
@@ -98,6 +104,9 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("这个", " this "),
     ("一个", " a "),
     ("实际", " "),  # actual(ly): no figure
+    ("只有", " only "),
+    ("进行", " "),  # 'carry out' (进行训练, do the training): no figure
+    ("需要", " need "),
     ("运行", " run "),
     ("大模型", " model "),
     ("模型", " model "),
@@ -107,12 +116,17 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
 )
 """(Chinese, English) pairs, longest first where one contains another."""
 
-_COUNTED_CARDS = compiled(r"(\d{1,3})\s*(?:张|块)?\s*卡")
-"""'8卡', '8张卡': that many GPUs (卡, card; 张 / 块, the counting words for cards)."""
+_FULL_WIDTH = str.maketrans({"（": "(", "）": ")"})
+_COUNTED_CARDS = compiled(r"(?<![\d.])(\d{1,3})\s*(?:张|块)?\s*卡")
+"""'8卡', '8张卡': that many GPUs (卡, card; 张 / 块, the counting words for cards) — not the
+last digits of a card's name ('4090卡' is a 4090, not 90 cards)."""
 
 
 def in_english(text: str) -> str:
     """`text` with the glossary's Chinese words in English (unchanged when it has none)."""
+    # Full-width brackets ('A100（40GB）'), as CJK keyboards type them: the ASCII ones the
+    # patterns read (one character for one: every span keeps its place).
+    text = text.translate(_FULL_WIDTH)
     if not compiled(r"[\u4e00-\u9fff]").search(text):
         return text
     text = _COUNTED_CARDS.sub(r" \1 GPUs ", text)

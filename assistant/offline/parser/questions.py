@@ -31,7 +31,7 @@ _MINIMUM = r"(?:mini[mn]u[mn]|minumum|minium|min\.?)"
 """'minimum' as typed in a hurry ('Mininum VRAM?', 'min VRAM')."""
 _MEMORY_ASKED = (
     # 'how much VRAM', and 'how many mem' as non-native speakers write it.
-    rf"\bhow\s+(?:much|many)\s+(?:more\s+)?(?:gpu\s+|video\s+)?(?:{_MEM}|ram)\b"
+    rf"\bhow\s+(?:much|many)\s+(?:more\s+)?(?:gpu\s+|video\s+)?(?:{_MEM}|ram)s?\b"
     rf"|\b{_MINIMUM}\s+(?:capacity|{_MEM})\b"
     rf"|\b(?:required|needed|necessary|{_MINIMUM})\s+(?:gpu\s+)?{_MEM}\b"
     rf"|\b(?:gpu\s+)?{_MEM}\)?\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
@@ -145,6 +145,7 @@ _NORMAL_ASKED = (
     r"\b(?:is|are)\s+(?:this|that|it|these|those)\s+(?:speed\s+|time\s+|figure\s+)?(?:really\s+)?"
     r"(?:normal|expected|ok|okay|reasonable|typical|usual|realistic|right|the\s+real\s+speed)\b"
     r"|\b(?:this|that)\s+(?:is\s+)?normal\b|\bnormal\s*\?"
+    r"|\b(?:does|do)\s+(?:this|that|it|these)\s+(?:make\s+sense|sound\s+(?:right|normal|reasonable))\b"
     r"|\bis\s+[^.?!]{0,60}?\b(?:normal|expected|typical)\s+for\b"
     r"|\bshould(?:n'?t|\s+not)?\s+(?:it|this|(?:the\s+)?\w+(?:\s+time)?)\s+be\s+(?:much\s+)?faster\b"
     r"|\bwhy\s+(?:is|does|do|are)\b[^.?!]{0,80}?\b(?:so\s+(?:slow|long)|takes?\s+(?:so\s+long|\d)|only\s+(?:\w+\s+)?\d)"
@@ -491,6 +492,8 @@ def extract_asked_number(t: Text, p: ParsedWorkload) -> None:
         r"|\bhow\s+many\s+(?:\(?[\w-]*\s*\)?\s+)?(?:gpu)?[\s-]*(?:hours|days|hrs)\b"
         r"|\bgpu[\s-]?(?:hours|days)\b"
         r"|\btime\s+to\s+(?:train|finish|complete)\b|\btakes?\s+(?:too\s+|very\s+|that\s+)?long\b"
+        # Chinese: '(needs) how long', 'how much time'.
+        r"|多久|多长时间|多少时间"
     ):
         p.how_long = True
 

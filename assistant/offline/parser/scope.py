@@ -30,6 +30,7 @@ debugging, which an out-of-memory report beside it does not turn into a fit aske
 _CPU_PATTERN = (
     r"\b(?:without|no)\s+(?:a\s+|any\s+)?(?:gpus?|graphics\s+cards?|vram)\b"
     r"|\b(?:cpu|ram)[\s-]only\b|\bonly\s+(?:on\s+)?(?:the\s+)?cpu\b"
+    r"|(?:无|没有|不用|沒有)\s*(?:gpu|显卡|顯卡)|纯\s*cpu"  # Chinese: 'without a GPU', 'pure CPU'
 )
 _CPU_ONLY = "running on a CPU without a GPU"
 """A question about running with no GPU at all: gpu-sizer has no CPU speed model, so with no
@@ -138,8 +139,16 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         "— from the model's published figures",
     ),
     (
-        r"\bplans?\s+to\s+(?:release|publish|train)\b|\b(?:will|would)\s+(?:you|they)\s+release\b",
-        "what a model's makers plan to release",
+        r"\bplans?\s+to\s+(?:release|publish|train)\b|\b(?:will|would)\s+(?:you|they)\s+release\b"
+        # A build asked of the makers ('Can you make a Q4_K_M?', 'please release a Q4 quant',
+        # 'possible to create an even smaller version').
+        r"|\b(?:can|could|would|will)\s+(?:you|someone|anyone|they)\s+(?:please\s+)?(?:make|release|"
+        r"upload|create|provide|publish|build|do)\s+(?:an?\s+|the\s+)?(?:[\w.-]+\s+){0,3}?"
+        r"(?:quants?|quantiz\w*|versions?|ggufs?|q\d[\w]*|awq|gptq|exl2)\b"
+        r"|\bplease\s+(?:release|upload|make|provide|add)\s+(?:an?\s+|the\s+)?(?:[\w.-]+\s+){0,2}?"
+        r"(?:quants?|versions?|ggufs?|q\d[\w]*|awq|gptq|exl2)\b"
+        r"|\bpossible\s+to\s+(?:create|make|release)\s+(?:an?\s+)?(?:even\s+)?(?:smaller|quantized|lighter)\b",
+        "what a model's makers plan to release (or a quantization asked of them)",
         "it sizes the models that exist (the catalog, or any size you give)",
     ),
     (
