@@ -368,3 +368,36 @@ def test_cjk_typing_keeps_the_card_its_memory_and_count(
         kept = p.gpus[0].variants or [p.gpus[0].gpu]
         assert all(f"-{memory_gb}gb" in v for v in kept), (question, kept)
     assert p.gpus[0].count == count, question
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # 跑吗 'does it run?', 跑不起来 'will not run', 显存占用是多少 'how much VRAM it uses'.
+        ("Qwen2.5 7B在4090上跑吗?", "fits"),
+        ("我的3060好像跑不起来Qwen2.5 14B", "fits"),
+        ("全量微调Qwen2.5 7B时，显存占用是多少？", "memory"),
+        # The memory asked in other words.
+        ("Could you share requirements for inference in terms of VRAM for Llama 3.1 8B?", "memory"),
+        ("Is there a requirement for the graphics memory to run Mistral 7B?", "memory"),
+        # The GPUs and their memory asked together: the hardware.
+        ("What are the GPU and memory requirements for Llama 3.1 70B?", "hardware"),
+        # The memory asked, then whether a card said by its memory does.
+        (
+            "VRAM requirement of Llama 3.1 8B? I have 8 GB VRAM, could it be run on that?",
+            "fits",
+        ),
+    ],
+)
+def test_more_wordings_of_what_is_asked(question: str, asked: str) -> None:
+    assert parse_workload(question).asked == asked, question
+
+
+def test_the_ram_before_a_cpu_count_is_the_machines() -> None:
+    p = parse_workload("H100 80GB PCIe with 125 GB RAM 12 vCPU, can it load Mixtral 8x7B?")
+    assert p.system_ram_bytes == 125 * 10**9
+
+
+def test_text_generation_webuis_exllamav2_loader_names_exllamav2() -> None:
+    p = parse_workload("RTX 4090 24GB, Exllamav2_HF loader, a 4.65bpw 70B: fits?")
+    assert (p.engine_named, p.engine) == ("exllamav2", "exllamav2")

@@ -199,7 +199,7 @@ ENGINES: tuple[tuple[str, str, str | None], ...] = (
         # ExLlamaV2 (and its EXL2 quants): the memory tool's exllamav2 engine — no
         # reserve, contiguous KV cache, layers split over the GPUs. (MLX is read as the Mac's
         # local app, `extract_owned`.)
-        r"\bex[\s-]?llama[\s-]?v?2\b|\bexl2\b|\bexllama\b|\btabby[\s-]?api\b",
+        r"\bex[\s-]?llama[\s-]?v?2(?:_hf)?\b|\bexl2\b|\bexllama(?:_hf)?\b|\btabby[\s-]?api\b",
         "exllamav2",
         "'{text}' sized for ExLlamaV2 (no memory reserve, contiguous KV cache, layers split "
         "over the GPUs)",

@@ -16,8 +16,9 @@ from tools.errors import ToolInputError
 from tools.memory import normalize_format
 from tools.memory.formats import exl2_bpw, exl2_head_rate
 
-EXLLAMAV2_SAID = r"\bex[\s-]?llama[\s-]?v2\b|\bexl2\b|\btabby[\s-]?api\b"
-"""ExLlamaV2, its format or its server named (not bare 'ExLlama': v1 loads GPTQ only)."""
+EXLLAMAV2_SAID = r"\bex[\s-]?llama[\s-]?v2(?:_hf)?\b|\bexl2\b|\btabby[\s-]?api\b"
+"""ExLlamaV2, its format or its server named (not bare 'ExLlama': v1 loads GPTQ only), and
+text-generation-webui's 'ExLlamav2_HF' loader."""
 
 _EXL2_ASK = "EXL2 is made at 2.0 to 8.0 bits per weight, to two decimals: which rate is it?"
 

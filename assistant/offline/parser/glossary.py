@@ -33,6 +33,10 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("需要多少内存", " how much RAM is needed "),
     ("最小显存要求是多少", " how much VRAM is needed "),
     ("显存要求", " VRAM requirements "),
+    ("显存占用是多少", " how much VRAM is used "),
+    ("显存占用多少", " how much VRAM is used "),
+    ("占用多少显存", " how much VRAM is used "),
+    ("显存占用", " VRAM usage "),
     ("多少显存", " how much VRAM "),
     ("能跑多少B的模型", " which models can I run "),
     ("能跑什么模型", " which models can I run "),
@@ -45,6 +49,10 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("速度", " speed "),
     ("是否可以跑", " whether it can run "),
     ("是否能跑", " whether it can run "),
+    ("上跑吗", " run on it? "),  # 在…上跑吗: 'will it run on …?'
+    ("跑吗", " run? "),
+    ("跑不起来", " cannot run "),
+    ("跑不动", " cannot run "),
     ("跑起来", " run "),
     ("能跑动", " can run "),
     ("跑得动", " can run "),
@@ -105,6 +113,8 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("一个", " a "),
     ("实际", " "),  # actual(ly): no figure
     ("只有", " only "),
+    ("好像", " seems "),
+    ("手里的", " my "),  # 'in my hand': the asker's own
     ("进行", " "),  # 'carry out' (进行训练, do the training): no figure
     ("需要", " need "),
     ("运行", " run "),

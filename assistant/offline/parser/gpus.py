@@ -807,7 +807,9 @@ def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=(]?\s*"
     pattern = (
         # Not the figure before a label ('16G RAM 64G': the 16G is the card's).
-        rf"\b(?P<n1>{NUMBER})\s*(?P<u1>{unit})\s+(?:of\s+)?{ram}(?!\s*[:：=]?\s*\d)"
+        # Nor that before a count of CPUs ('125 GB RAM 12 vCPU': the RAM's own).
+        rf"\b(?P<n1>{NUMBER})\s*(?P<u1>{unit})\s+(?:of\s+)?{ram}"
+        r"(?!\s*[:：=]?\s*\d(?![\d.]*\s*(?:v?cpus?|cores?|threads?)\b))"
         rf"|(?<![\w-]){label}(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|gi|g|tb|t)\b(?!\s*(?:of\s+)?v?ram)"
         r"(?:\s*(?:ddr\s?\d|dram)\b)?"
     )

@@ -41,10 +41,15 @@ _MEMORY_ASKED = (
     r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
     r"|\bwhat(?:'s|\s+is|\s+are)\s+the\s+(?:gpu\s+)?(?:memory|vram)"
     r"(?:\s+(?:requirements?|footprint|usage|needed))?\b"
-    r"|\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
+    # Not 'the GPU and memory requirements': the hardware asked, the memory with it.
+    r"|(?<!\band\s)\b(?:memory|vram)\s+(?:requirements?|footprint|usage|needed|need)\b"
     # 'a guess for the amount of VRAM you'd need', 'what about the usage of your gpu memory?'
     rf"|\bamount\s+of\s+(?:gpu\s+)?{_MEM}\b"
     rf"|\busage\s+of\s+(?:your\s+|the\s+|my\s+)?(?:gpu\s+)?{_MEM}\b"
+    # 'requirements for inference in terms of VRAM', 'a requirement for the graphics memory'.
+    rf"|\brequirements?\b[^.?!]{{0,40}}?\bin\s+terms\s+of\s+(?:gpu\s+)?{_MEM}\b"
+    rf"|\brequirements?\s+(?:for|of|on)\s+(?:the\s+)?(?:gpu\s+|graphics\s+|video\s+)?{_MEM}\b"
+    r"(?!\s+and\s+(?:the\s+)?(?:numbers?|counts?|types?|kinds?)\b)"  # '… and numbers of GPU
     # 'compare vLLM and llama.cpp memory for 8B': the memory of a model given by its size.
     rf"|\b{_MEM}\s+(?:for|of)\s+(?:a\s+|an\s+|the\s+)?(?=[\w.-]*\d)"
 )
@@ -276,6 +281,11 @@ def extract_hardware_asked(t: Text, p: ParsedWorkload) -> None:
         # 'which cloud GPU', 'cheapest cloud instance': the recommender's options are the
         # catalog's cloud offers, so 'cloud' says what it answers (read on the text as written:
         # the GPU word is consumed by then).
+        # 'the GPU and memory requirements': the memory per GPU is part of the hardware answer.
+        for m in compiled(r"\band\s+(memory|vram)\s+(?=requirements?\b)", re.I).finditer(
+            t.original
+        ):
+            t.consume(*m.span(1))
         for m in compiled(_CLOUD_HARDWARE, re.I).finditer(t.original):
             t.consume(*m.span(1))
             if m.group(2):
@@ -424,7 +434,8 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
 
 
 _ENOUGH_ASKED = compiled(
-    r"\b(?:enough|sufficient|suffice|do\s+it|handle\s+it|work)\b|\b(?:possible|doable|fits?)\s*\?",
+    r"\b(?:enough|sufficient|suffice|do\s+it|handle\s+it|work)\b|\b(?:possible|doable|fits?)\s*\?"
+    r"|\b(?:could|can|would|will)\s+(?:it\s+|this\s+(?:model\s+)?)?(?:be\s+)?run\s+(?:on|in|with)\b",
     re.I,
 )
 _CARD_BY_MEMORY = compiled(
