@@ -184,11 +184,11 @@ def _memory_said_beside(
     or the total of the cards counted ('2x 3090 cards (total 48Gb)')."""
     if not has_variants and spec.unified_memory is None:
         stated = _stated_memory(t, start, end)
-        if stated is not None and _same_memory(stated[0], spec.memory_bytes):
+        if stated is not None and same_memory(stated[0], spec.memory_bytes):
             start, end = min(start, stated[1]), max(end, stated[2])
     if count is not None:
         total = _TOTAL_MEMORY.match(t.work[end : end + 40])
-        if total and _same_memory(
+        if total and same_memory(
             _memory_bytes(
                 total.group("gb") or total.group("gb2"), total.group("unit") or total.group("unit2")
             )
@@ -523,7 +523,7 @@ def _boards_as_devices(
     return devices, end
 
 
-def _same_memory(said: int, marketed: int) -> bool:
+def same_memory(said: int, marketed: int) -> bool:
     """A memory amount said (GB, or GiB as people write it) is a card's marketed memory."""
     size = said // GiB if said % GiB == 0 else round(said / GB)
     return size * GB == marketed
@@ -609,6 +609,28 @@ def _bin_with_ram(chip: GpuSpec, ram: int) -> tuple[GpuSpec, str | None]:
     )
 
 
+_MEMORY_IN_WORDS = (
+    # 'each with 8GB of memory' (the cards named before), 'the max GPU memory is 45G', 'my
+    # server GPU is only 48G', 'the VRAM is 24GB'.
+    rf"\beach\s+with\s+(?P<n1>{NUMBER})\s*(?P<u1>gb|gib|g)\s+(?:of\s+)?(?:gpu\s+|video\s+)?"
+    r"(?:memory|vram|ram)\b"
+    r"|\b(?:max(?:imum)?\s+)?(?:gpu|card|vram|gpu\s+memory|video\s+memory)(?:'s)?\s+(?:memory\s+)?"
+    rf"(?:is|has|of)\s+(?:only\s+|just\s+|about\s+|around\s+)?(?P<n2>{NUMBER})\s*(?P<u2>gb|gib|g)\b"
+    r"(?!\s*(?:of\s+)?(?:system\s+|cpu\s+)?(?:ram|dram)\b)"
+)
+
+
+def _memory_in_words(t: Text, p: ParsedWorkload, described: list[str]) -> None:
+    """A GPU's memory said in words around its figure (`_MEMORY_IN_WORDS`), before the GPU
+    words are read as GPUs."""
+    for m in t.each(_MEMORY_IN_WORDS):
+        said = "1" if m.group("n1") else "2"
+        p.gpu_memory_bytes = _memory_bytes(m.group(f"n{said}"), m.group(f"u{said}"))
+        t.card_memory.append(p.gpu_memory_bytes)
+        t.card_memory_each = t.card_memory_each or said == "1"
+        described.append(m.group(0).strip())
+
+
 def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     """GPUs not named: a count of 'GPUs', memory per GPU in bytes ('24 GB card', GB or
     GiB as written), consumer cards, 'multi-GPU', and NVLink / PCIe interconnects."""
@@ -622,6 +644,7 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
     if t.each(r"\bmulti[\s-]?(?:gpu|node|card)s?\b"):
         p.multi_gpu = True
     described: list[str] = []
+    _memory_in_words(t, p, described)
     # '4 GPUs with 48GB memory': the memory said after the GPUs too.
     with_memory = (
         rf"(?:\s+(?:with|of|w/)\s+(?P<mem2>{NUMBER})\s*(?P<unit2>gb|gib|g)\b"
@@ -633,12 +656,16 @@ def extract_gpu_generic(t: Text, p: ParsedWorkload) -> None:
         # Nor a number on the line above a 'GPU:' label ('RAM: 16GB DDR 4' / 'GPU: …'), nor
         # the 'a' of 'without a GPU' (no GPU at all).
         rf"(?<![\w.,])(?<!without\s)(?<!\bno\s)(?!\d{{4}}\s*(?:gpu|card)\b){QW}?[^\S\n]*(?:[x×*]\s*)?{consumer.format('pre')}{mem}"
-        rf"{consumer.format('post')}{gpu_word}\b(?!(?<=gpu)\s*[:：])(?!\s*cores?\b)" + with_memory
+        rf"{consumer.format('post')}{gpu_word}\b(?!(?<=gpu)\s*[:：])(?!\s*cores?\b)"
+        # '24GB GPU memory', '24 GB of GPU memory': the memory word read with its figure.
+        r"(?(mem)(?:\s+(?:memory|vram)\b)?)" + with_memory
     ):
         if m.group(1):
             p.gpu_count = positive_int(m.group(1))
         if m.group("mem"):
             p.gpu_memory_bytes = _memory_bytes(m.group("mem"), m.group("unit"))
+            if compiled(r"(?:memory|vram)$", re.I).search(m.group(0).rstrip()):
+                t.card_memory.append(p.gpu_memory_bytes)  # '24GB GPU memory'
         elif m.group("mem2"):
             p.gpu_memory_bytes = _memory_bytes(m.group("mem2"), m.group("unit2"))
         if m.group("pre") or m.group("post"):
@@ -738,7 +765,7 @@ _MEMORY_AFTER = compiled(
     # 'V100-32G', 'h100-80g': the memory joined to the name by a hyphen too.
     # 'M2 Ultra (60 GPU cores, 192GB memory)': past the cores said before the memory.
     r"^(?:\s*(?:\(|,)|-)?(?:\s*\d{1,3}[\s-]*(?:gpu[\s-]+)?cores?(?:[\s-]+gpu)?\s*,?)?"
-    rf"\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?"
+    rf"\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?(?:gpu\s+|video\s+)?"
     r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
     re.I,
 )
@@ -792,7 +819,7 @@ def _cards_own_memory(before: str, number: str) -> bool:
     if not found or found[0].id is None:
         return False
     memory = get_catalog().gpus[found[0].id].memory_bytes
-    return _same_memory(_memory_bytes(number, "gb"), memory)
+    return same_memory(_memory_bytes(number, "gb"), memory)
 
 
 _RAM_LABEL_BEFORE = compiled(r"\b(?:system\s+)?(?:ram|memory|mem)\W{0,4}[:：=]\W{0,4}$", re.I)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from assistant.offline.parser.card_memory import check_card_memory
 from assistant.offline.parser.changes import apply_changes, extract_changes
 from assistant.offline.parser.choices import set_aside_rejected
 from assistant.offline.parser.claims import claims_reading, extract_claims
@@ -264,6 +265,7 @@ def parse_workload(text: str, previous: ParsedWorkload | None = None) -> ParsedW
     _budget_questions(parsed)
     _conflicting_figures(parsed)
     _conflicting_counts(parsed)
+    check_card_memory(parsed, t)
     parsed.notes = list(dict.fromkeys(parsed.notes))
     _gate(parsed, follow_up)
     return parsed

@@ -25,6 +25,11 @@ class Text:
         self.per_node = False
         self.nodes_text = ""
         self.nodes_ambiguous = False
+        # Memory said as a GPU's own in words ('the GPU memory is 40G', 'each with 8GB of
+        # memory', '24GB GPU memory'), bytes: checked against the cards named
+        # (`card_memory.check_card_memory`).
+        self.card_memory: list[int] = []
+        self.card_memory_each = False  # said per card ('each with 8GB'), never a total
 
     def consume(self, start: int, end: int) -> None:
         self.work = self.work[:start] + " " * (end - start) + self.work[end:]
