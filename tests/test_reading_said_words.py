@@ -401,3 +401,28 @@ def test_the_ram_before_a_cpu_count_is_the_machines() -> None:
 def test_text_generation_webuis_exllamav2_loader_names_exllamav2() -> None:
     p = parse_workload("RTX 4090 24GB, Exllamav2_HF loader, a 4.65bpw 70B: fits?")
     assert (p.engine_named, p.engine) == ("exllamav2", "exllamav2")
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        # 多少张 / 多少GPU 'how many (cards)', 多大内存 'how much RAM', 至少 / 最少 'at least'.
+        ("微调Qwen2.5 7B大概用多少GPU", "gpu_count"),
+        ("A100 40G的情况下，推理Llama 3.1 70B最少需要多少张？", "gpu_count"),
+        ("Qwen2.5 7B至少需要多大内存?", "memory"),
+    ],
+)
+def test_chinese_counts_and_memory_asked(question: str, asked: str) -> None:
+    assert parse_workload(question).asked == asked, question
+
+
+def test_seconds_per_token_is_a_per_user_speed() -> None:
+    # 4.8 s per token is 1 / 4.8 = 0.208 tokens/s for the one stream.
+    p = parse_workload("Llama 3.1 70B on one A800 is only 4.8s/token, is that normal?")
+    assert p.tokens_per_s_per_user == pytest.approx(1 / 4.8)
+
+
+def test_a_memory_joined_by_a_slash_is_the_cards() -> None:
+    p = parse_workload("Llama 2 70B on my 4 A100/80G, how fast?")
+    assert [m.count for m in p.gpus] == [4]
+    assert all("80gb" in v for v in p.gpus[0].variants or [p.gpus[0].gpu or ""])

@@ -28,9 +28,11 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("多大GPU内存", " how much GPU memory "),
     ("多大的显存", " how much VRAM "),
     ("多大显存", " how much VRAM "),
-    ("需要多少张", " how many "),
-    ("多少张", " how many "),
+    ("多少GPU", " how many GPUs "),
+    ("多少个GPU", " how many GPUs "),
     ("需要多少内存", " how much RAM is needed "),
+    ("需要多大内存", " how much RAM is needed "),
+    ("多大内存", " how much RAM "),
     ("最小显存要求是多少", " how much VRAM is needed "),
     ("显存要求", " VRAM requirements "),
     ("显存占用是多少", " how much VRAM is used "),
@@ -113,6 +115,14 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
     ("一个", " a "),
     ("实际", " "),  # actual(ly): no figure
     ("只有", " only "),
+    ("大概", " about "),
+    ("至少", " at least "),
+    ("最少", " at least "),
+    ("最低配置要求", " minimum hardware requirements "),
+    ("配置要求", " hardware requirements "),
+    ("情况下", " "),  # 'in the case of': no figure
+    ("如果是", " if "),
+    ("可行", " feasible "),
     ("好像", " seems "),
     ("手里的", " my "),  # 'in my hand': the asker's own
     ("进行", " "),  # 'carry out' (进行训练, do the training): no figure
@@ -145,6 +155,9 @@ def in_english(text: str) -> str:
     text = compiled(r"(\d{1,3}|两)\s*[张块]\s*(?=[A-Za-z]{0,4}\s*\d{2,4})").sub(
         lambda m: f" {2 if m.group(1) == '两' else m.group(1)}x ", text
     )
+    # 多少张 'how many (cards)': of the card named next, else of GPUs (张, the counting word).
+    text = compiled(r"(?:需要)?多少[张块](?=\s*[A-Za-z])").sub(" how many ", text)
+    text = compiled(r"(?:需要)?多少[张块]").sub(" how many GPUs ", text)
     for chinese, english in GLOSSARY:
         text = text.replace(chinese, english)
     return re.sub(r"[ \t]{2,}", " ", text)

@@ -764,7 +764,7 @@ _GPU_LIKE = (
 _MEMORY_AFTER = compiled(
     # 'V100-32G', 'h100-80g': the memory joined to the name by a hyphen too.
     # 'M2 Ultra (60 GPU cores, 192GB memory)': past the cores said before the memory.
-    r"^(?:\s*(?:\(|,)|-)?(?:\s*\d{1,3}[\s-]*(?:gpu[\s-]+)?cores?(?:[\s-]+gpu)?\s*,?)?"
+    r"^(?:\s*(?:\(|,)|-|/)?(?:\s*\d{1,3}[\s-]*(?:gpu[\s-]+)?cores?(?:[\s-]+gpu)?\s*,?)?"
     rf"\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?(?:gpu\s+|video\s+)?"
     r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
     re.I,

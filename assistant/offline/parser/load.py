@@ -139,6 +139,12 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
         ms = float(m.group(1) or m.group(2))
         if ms > 0:
             p.tokens_per_s_per_user = 1000.0 / ms
+    # '4.8s/token', '2 seconds per token': a stream slower than a token a second.
+    for m in t.each(rf"({NUMBER})\s*(?:s|secs?|seconds?)\s*(?:per|/|a)\s*(?:output\s+)?token\b"):
+        seconds = float(m.group(1).replace(",", ""))
+        if seconds > 0:
+            p.tokens_per_s_per_user = 1.0 / seconds
+            p.notes.append(f"{m.group(0).strip()!r} read as {1 / seconds:.3g} tokens/s per user")
 
 
 def _two_rates_said(p: ParsedWorkload, said: dict[str, list[tuple[str, float | None]]]) -> None:
