@@ -426,3 +426,15 @@ def test_a_memory_joined_by_a_slash_is_the_cards() -> None:
     p = parse_workload("Llama 2 70B on my 4 A100/80G, how fast?")
     assert [m.count for m in p.gpus] == [4]
     assert all("80gb" in v for v in p.gpus[0].variants or [p.gpus[0].gpu or ""])
+
+
+@pytest.mark.parametrize(
+    ("question", "ram_gb"),
+    [
+        ("One A100 40G, and I have about 94G of cpu memory available, can I fine-tune a 7B?", 94),
+        ("A machine with 8x48GB GPUs and ~150G CPU RAM, can it train a 13B in fp32?", 150),
+        ("Llama 3.1 70B on a 4090 with 64 GB of host memory, will it run?", 64),
+    ],
+)
+def test_cpu_and_host_memory_are_the_system_ram(question: str, ram_gb: int) -> None:
+    assert parse_workload(question).system_ram_bytes == ram_gb * 10**9, question

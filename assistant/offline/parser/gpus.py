@@ -828,7 +828,10 @@ _RAM_LABEL_BEFORE = compiled(r"\b(?:system\s+)?(?:ram|memory|mem)\W{0,4}[:：=]\
 def extract_system_ram(t: Text, p: ParsedWorkload) -> None:
     """System RAM for the layers that do not fit the GPU ('64 GB of RAM', '128GB DDR5', '448GB
     DRAM', and as spec lists label it: 'RAM: 64GB', 'CPU mem: 502Gi', 'DRAM 1.5T')."""
-    ram = r"(?:system\s+memory\b|(?:system\s+|ddr\s?\d\s+)?(?:ram|dram|ddr\s?\d)\b)"
+    ram = (
+        r"(?:(?:system|cpu|host)\s+memory\b"
+        r"|(?:system\s+|cpu\s+|host\s+|ddr\s?\d\s+)?(?:ram|dram|ddr\s?\d)\b)"
+    )
     unit = r"gb|gib|gi|g|tb|t"
     # 'RAM: 64GB', 'system RAM (128 GB)'.
     label = r"\b(?:system\s+ram|ram|dram|cpu\s+mem(?:ory)?|system\s+memory)\s*[:：=(]?\s*"
