@@ -35,6 +35,7 @@ from assistant.render.results import CallResult, config_label
 from assistant.render.tables import breakdown_table, key_figures, options_table
 from assistant.render.verdict import (
     about_headline,
+    caution_lines,
     named_training_lines,
     verdict_block,
     verdict_lines,
@@ -151,7 +152,8 @@ def _report_parts(parsed: ParsedWorkload, report: SizingReport) -> tuple[list[st
     key figures, cost errors."""
     # Asked "self-hosting or an API?": that answer leads (issue 18, class 2).
     api = api_comparison_lines(parsed, report)
-    lead = job_lead_lines(report)  # issue 30 item 3: a batch job leads with its hours and cost
+    lead = caution_lines(report)  # what bears on the verdict, before it
+    lead += job_lead_lines(report)  # issue 30 item 3: a batch job leads with its hours and cost
     lead += asked_lines(report, named_training=bool(named_training_lines(report)))
     lead += claim_lines(report)
     lead += api if parsed.api_comparison else []

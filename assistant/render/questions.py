@@ -115,9 +115,6 @@ def capacity_lines(parsed: ParsedWorkload, report: SizingReport) -> list[str]:
     room += f", {option.kv_cache_capacity_tokens:,} tokens per replica"
     per = " per replica" if option.dp > 1 else ""
     lines = [f"**{seqs:,} concurrent sequences{length} fit on {option_label(option)}**{per}{room}."]
-    maximum = _model_max_context(report)
-    if maximum is not None and rec.context_tokens > maximum:
-        lines.append(_past_maximum(rec.context_tokens, maximum))
     kv_dtype = next((m.estimate.kv_dtype for m in report.memory if m.estimate), None)
     if parsed.kv_dtype is None and kv_dtype is not None:
         lines.append(
@@ -185,7 +182,16 @@ def _model_max_context(report: SizingReport) -> int | None:
     )
 
 
-def _past_maximum(context: int, maximum: int) -> str:
+def past_maximum_line(report: SizingReport) -> str | None:
+    """'65,536 tokens is past the model's maximum context of 32,768 tokens …' when the context
+    sized is past the model's maximum (the answer says it before its verdict), else None."""
+    maximum = _model_max_context(report)
+    sized = [m.estimate.context for m in report.memory if m.estimate is not None]
+    if report.recommendation is not None:
+        sized.append(report.recommendation.context_tokens)
+    context = max(sized, default=0)
+    if maximum is None or context <= maximum:
+        return None
     return (
         f"{context:,} tokens is past the model's maximum context of {maximum:,} tokens "
         "(max_position_embeddings): the memory is sized, but quality there is not assured."

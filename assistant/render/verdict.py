@@ -23,7 +23,7 @@ from assistant.render.costs import (
     usd_in_period,
 )
 from assistant.render.local import DATACENTER_HEADING, owned_lead
-from assistant.render.questions import faster_lines, max_context_lines
+from assistant.render.questions import faster_lines, max_context_lines, past_maximum_line
 from assistant.render.results import (
     config_label,
     gib,
@@ -40,6 +40,7 @@ from tools.sizing.headline import candidates
 from tools.sizing.verdict import (
     ConfigurationFit,
     configuration_fit,
+    leading_cautions,
     states_headline,
     working_option,
 )
@@ -602,6 +603,17 @@ def verdict_block(
     return lines
 
 
+def caution_lines(report: SizingReport) -> list[str]:
+    """The tools' warnings an answer states before its verdict (`VerdictItems.cautions`), in
+    words from their typed figures (a context past the model's maximum)."""
+    codes = {note.code for note in leading_cautions(report)}
+    lines: list[str] = []
+    if "context_above_maximum" in codes:
+        past = past_maximum_line(report)
+        lines += [f"**First:** {past}"] if past else []
+    return lines
+
+
 def verdict_answer(report: SizingReport, brief: bool = False) -> Answer:
     """The deterministic verdict of a report alone, as one section: the lines an offline answer
     leads with (`verdict_block`, standalone: no line points to a table, none follows), for
@@ -617,6 +629,7 @@ def verdict_answer(report: SizingReport, brief: bool = False) -> Answer:
         lines = with_yes_no(lead, yes_no(report)) if local else []
         lines += [DATACENTER_HEADING] if local else []
         # The asked figure and a yes/no question's answer lead, as in the offline answer.
+        lines += caution_lines(report)
         lines += asked_lines(report, named_training=named)
         lines += with_yes_no(
             verdict_block(report, standalone=True), None if local else yes_no(report)

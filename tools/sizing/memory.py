@@ -211,7 +211,7 @@ def lower_format_fits(request: SizingRequest, sized: SizedConfiguration) -> list
         shorter = None
         if estimate is not None and estimate.fits is False and estimate.batch == 1:
             # One sequence that does not fit as asked may fit shorter: say how long.
-            shorter = longest_fitting_context(fields, estimate.context - 1) or None
+            shorter = longest_fitting_context(fields, shorter_context_limit(estimate)) or None
         out.append(
             FormatFit(
                 weights=fmt,
@@ -348,6 +348,15 @@ def model_max_context(request: SizingRequest) -> int | None:
     except ToolInputError:
         return None
     return int(resolved.architecture.max_context)
+
+
+def shorter_context_limit(estimate: MemoryEstimate) -> int:
+    """The longest context a 'shorter context' way out may offer: shorter than asked, and never
+    past the model's own maximum (a context it was not trained for is no way out)."""
+    limit = estimate.context - 1
+    if estimate.max_context_tokens is not None:
+        limit = min(limit, estimate.max_context_tokens)
+    return limit
 
 
 def longest_fitting_context(fields: dict[str, Any], limit: int, batch: int = 1) -> int:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from tools.field_factories import empty_list
 from tools.local_serving import LocalServingPlan
+from tools.notes import Note, NoteCode
 from tools.recommend import Option
 from tools.sizing.report import (
     AskedAnswer,
@@ -110,6 +111,11 @@ class VerdictItems(BaseModel):
     ways_out: list[WayOut] = Field(
         default_factory=empty_list, description="The levers that make a named configuration fit."
     )
+    cautions: list[Note] = Field(
+        default_factory=empty_list,
+        description="What the tools found that bears on the verdict and is said before it: a "
+        "context past the model's own maximum (`LEADING_CAUTIONS`).",
+    )
 
     def record(self) -> dict[str, Any]:
         """The items as compact JSON (`ask --json` `sizing.verdict`, MCP `verdict_items`):
@@ -156,6 +162,7 @@ class VerdictItems(BaseModel):
             ],
             "yes": self.yes,
             "ways_out": [{"lever": w.lever, "gpu": w.gpu, "count": w.count} for w in self.ways_out],
+            "cautions": [{"code": c.code, "text": c.text} for c in self.cautions],
         }
 
 
@@ -280,4 +287,22 @@ def verdict(report: SizingReport) -> VerdictItems:
         asked=asked,
         yes=yes,
         ways_out=[w for w in report.ways_out if w.fits],
+        cautions=leading_cautions(report),
     )
+
+
+LEADING_CAUTIONS: tuple[NoteCode, ...] = ("context_above_maximum",)
+"""Tool warnings an answer states before its verdict: a context past the model's maximum is
+not a question of memory (the model was not trained for it), so a 'fits' must not hide it."""
+
+
+def leading_cautions(report: SizingReport) -> list[Note]:
+    """The `LEADING_CAUTIONS` warnings of the report's estimates and recommendation, once each."""
+    warnings = [w for m in report.memory if m.estimate is not None for w in m.estimate.warnings]
+    if report.recommendation is not None:
+        warnings += report.recommendation.warnings
+    found: dict[str, Note] = {}
+    for note in warnings:
+        if note.code in LEADING_CAUTIONS:
+            found.setdefault(note.text, note)
+    return list(found.values())

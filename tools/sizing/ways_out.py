@@ -27,7 +27,12 @@ from tools.limits import MAX_GPUS
 from tools.memory import MemoryEstimate
 from tools.memory.estimate import DEFAULT_LORA_RANK, DEFAULT_QLORA_RANK
 from tools.recommend import Recommendation
-from tools.sizing.memory import configuration_fields, estimate_fields, longest_fitting_context
+from tools.sizing.memory import (
+    configuration_fields,
+    estimate_fields,
+    longest_fitting_context,
+    shorter_context_limit,
+)
 from tools.sizing.report import Lever, SizedConfiguration, WayOut
 from tools.sizing.request import SizingRequest
 
@@ -229,7 +234,8 @@ def serving_ways_out(request: SizingRequest, memory: list[SizedConfiguration]) -
             estimate=sized,
         )
 
-    shorter = longest_fitting_context(fields, estimate.context - 1, estimate.batch)
+    limit = shorter_context_limit(estimate)
+    shorter = longest_fitting_context(fields, limit, estimate.batch)
     if shorter > 0:
         out.append(way("shorter_context", {"context": shorter}))
     kv = KV_8BIT.get(estimate.engine)
@@ -238,9 +244,7 @@ def serving_ways_out(request: SizingRequest, memory: list[SizedConfiguration]) -
         if eight.fits:
             out.append(eight)
         else:
-            longer = longest_fitting_context(
-                {**fields, "kv_dtype": kv}, estimate.context - 1, estimate.batch
-            )
+            longer = longest_fitting_context({**fields, "kv_dtype": kv}, limit, estimate.batch)
             if longer > shorter:
                 out.append(way("fp8_kv_cache", {"kv_dtype": kv, "context": longer}))
     return out

@@ -29,7 +29,8 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
     """Node counts, read before the GPUs so the GPU count can be scaled: '4 nodes of 8 H100s'
     and '2 nodes × 8 GPUs' are per-node counts (32 and 16 GPUs); '32 H100s across 4 servers'
     is already the total; '8 H100s per node' with '4 nodes' elsewhere is 32."""
-    for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\s*(?:of|with|x|×|\*|,\s*each\s+with)\s*"):
+    each = r",?\s*(?:each|every\s+one)\s+(?:with|having|has|of\s+them\s+with)"
+    for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\s*(?:{each}|of|with|x|×|\*)\s*"):
         t.nodes, t.per_node, t.nodes_text = positive_int(m.group(1)), True, m.group(0).strip()
         # '4 nodes with 14 H100s' may be 14 in all or 14 each: asked unless 'each' says.
         t.nodes_ambiguous = bool(compiled(r"\bwith\s*$", re.I).search(m.group(0))) and not compiled(
