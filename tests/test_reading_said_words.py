@@ -438,3 +438,40 @@ def test_a_memory_joined_by_a_slash_is_the_cards() -> None:
 )
 def test_cpu_and_host_memory_are_the_system_ram(question: str, ram_gb: int) -> None:
     assert parse_workload(question).system_ram_bytes == ram_gb * 10**9, question
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu", "total"),
+    [
+        # Nodes × GPUs each, as the sentence says it: 2 × 4 = 8, 3 × 8 = 24, 2 × 8 = 16.
+        (
+            "We have 2 servers each with 4x A100 40GB, can we serve Llama 3.1 405B in fp8?",
+            "a100",
+            8,
+        ),
+        ("3 nodes each having 8 H100, Llama 3.1 405B bf16 fits?", "h100", 24),
+        ("two gpu servers with 8 T4 16GB GPU on each, can they hold Llama 3.1 70B?", "t4", 16),
+    ],
+)
+def test_machines_each_with_gpus_count_every_gpu(question: str, gpu: str, total: int) -> None:
+    p = parse_workload(question)
+    assert [m.count for m in p.gpus] == [total] and p.gpus[0].gpu.startswith(gpu), p.gpus
+
+
+def test_how_to_run_across_machines_is_the_question_not_a_fit() -> None:
+    p = parse_workload(
+        "I have two gpu servers with 8 T4 16GB GPU on each. how could i inference llama3 70b "
+        "multi-node? it needs more than 8 gpu"
+    )
+    assert scope_only(p)
+
+
+def test_fine_tuning_without_lora_is_a_full_fine_tune() -> None:
+    p = parse_workload("8x A100 80GB, I want to fine-tune Llama 2 13B without PEFT LoRA, fits?")
+    assert p.task == "full" and "task" not in p.assumed
+
+
+def test_a_gpu_with_its_memory_each_keeps_the_memory() -> None:
+    p = parse_workload("finetune a 13b model using lora on 3 A100 gpu with 80GB memory each?")
+    assert [m.count for m in p.gpus] == [3]
+    assert all("80gb" in v for v in p.gpus[0].variants)

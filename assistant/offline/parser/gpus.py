@@ -30,7 +30,10 @@ def extract_nodes(t: Text, p: ParsedWorkload) -> None:
     and '2 nodes × 8 GPUs' are per-node counts (32 and 16 GPUs); '32 H100s across 4 servers'
     is already the total; '8 H100s per node' with '4 nodes' elsewhere is 32."""
     each = r",?\s*(?:each|every\s+one)\s+(?:with|having|has|of\s+them\s+with)"
-    for m in t.each(rf"(?<![\w.]){QW}\s+{_NODE}\s*(?:{each}|of|with|x|×|\*)\s*"):
+    # 'two gpu servers with 8 T4 … on each': a node word after 'GPU' counts nodes too.
+    for m in t.each(
+        rf"(?<![\w.]){QW}\s+(?:gpu\s+|compute\s+)?{_NODE}\s*(?:{each}|of|with|x|×|\*)\s*"
+    ):
         t.nodes, t.per_node, t.nodes_text = positive_int(m.group(1)), True, m.group(0).strip()
         # '4 nodes with 14 H100s' may be 14 in all or 14 each: asked unless 'each' says.
         t.nodes_ambiguous = bool(compiled(r"\bwith\s*$", re.I).search(m.group(0))) and not compiled(
@@ -766,8 +769,8 @@ _MEMORY_AFTER = compiled(
     # 'V100-32G', 'h100-80g': the memory joined to the name by a hyphen too.
     # 'M2 Ultra (60 GPU cores, 192GB memory)': past the cores said before the memory.
     r"^(?:\s*(?:\(|,)|-|/)?(?:\s*\d{1,3}[\s-]*(?:gpu[\s-]+)?cores?(?:[\s-]+gpu)?\s*,?)?"
-    rf"\s*(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?(?:gpu\s+|video\s+)?"
-    r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram))?",
+    rf"\s*(?:gpus?\s+)?(?:with\s+|w/\s*)?({NUMBER})\s*(gb|gib|g)\b(?:\s+(?:of\s+)?(?:gpu\s+|video\s+)?"
+    r"(?:unified(?:\s+(?:memory|ram))?|vram|memory|ram)(?:\s+each)?)?",
     re.I,
 )
 # An Apple chip (catalog or not) with its product name, right before a memory amount: that

@@ -96,7 +96,10 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
         r"\s+(?:automatically\s+|also\s+)?(?:use|utili[sz]e|pick\s+up|recogni[sz]e|see|spread\s+\w+\s+over)"
         r"\s+(?:both|all|multiple|several|my\s+(?:second|other|two|\d))\b"
         r"|\bwhy\s+(?:are\s+|is\s+)?only\b[^.?!]{0,60}?\bsupported\b"
-        r"|\bshould\s+i\s+(?:code|write\s+code)\b|\bwhere\s+(?:do|should|can)\s+i\s+(?:set|put|configure)\b",
+        r"|\bshould\s+i\s+(?:code|write\s+code)\b|\bwhere\s+(?:do|should|can)\s+i\s+(?:set|put|configure)\b"
+        # 'how could I inference llama3 70b multi-node?': how to run across machines, asked.
+        r"|\bhow\s+(?:could|can|do|should|would|to)\s+(?:i\s+|we\s+)?(?:[\w.-]+\s+){0,5}?"
+        r"(?:multi[\s-]?node|across\s+(?:both|two|multiple|several|the|my|our)\s+(?:nodes|servers|machines))\b",
         "how a runtime uses the hardware (detecting GPUs, which GPUs it supports)",
         "it sizes what a setup needs — memory per GPU, the layout across several GPUs, speed and "
         "cost — for the engines it models (vLLM, llama.cpp, Ollama …)",

@@ -229,6 +229,17 @@ def _two_tasks(t: Text, p: ParsedWorkload) -> None:
         )
 
 
+_NOT_ADAPTERS = (
+    r"\b(?:without|w/o|no|not\s+(?:using|with))\s+(?:peft[\s/-]*)?(?:q?lora|peft|adapters?)\b"
+)
+
+
+def _without_adapters(t: Text, p: ParsedWorkload) -> None:
+    """'I want to try without PEFT LoRA': a fine-tune of every weight, said."""
+    if t.each(_NOT_ADAPTERS) and compiled(_TRAINING_WORDS, re.I).search(t.original):
+        p.task, p.use = "full", p.use or "fine-tune"
+
+
 def _several_fine_tunes(p: ParsedWorkload, fine_tunes: dict[str, str]) -> None:
     """'LoRA or full fine-tune?', 'QLoRA vs LoRA': the memory differs several-fold with each,
     so one sized would answer another question than the one asked — which is asked."""
@@ -248,6 +259,7 @@ def extract_task(t: Text, p: ParsedWorkload) -> None:
     """Task and use (`vocab.TASKS`): LoRA / QLoRA outrank a plain fine-tune; a QLoRA base
     said generically ('4-bit', 'NF4', or none) is then the paper's NF4 + double quantization."""
     _two_tasks(t, p)
+    _without_adapters(t, p)
     fine_tunes: dict[str, str] = {}  # each kind of fine-tune said → its words
     for pattern, task, use in vocab.TASKS:
         kind = task  # as the pattern says it ('full?' a plain verb, reassigned below)
