@@ -12,6 +12,7 @@ from assistant.results import ToolError
 from tools.fits import FitsResult
 from tools.local_serving import LocalServingPlan
 from tools.sizing import SizingReport
+from tools.sizing.verdict import fastest_local
 
 
 def _verdict(r: LocalServingPlan) -> str:
@@ -162,7 +163,25 @@ def owned_lead(report: SizingReport, calls: list[CallResult], brief: bool = Fals
                 "(every layer on the GPU; searched in powers of two up to the model's maximum)"
             )
         lines.insert(0, told + ".")
-    return local_asked_lines(report) + lines
+    return local_asked_lines(report) + local_faster_lines(report) + lines
+
+
+def local_faster_lines(report: SizingReport) -> list[str]:
+    """'**Faster with llama.cpp: 1× RX 7900 XTX** — 83.9 tokens/s vs 79.7 on …': the owned
+    GPUs compared on their local plans (`tools.sizing.verdict.fastest_local`)."""
+    best = fastest_local(report)
+    if best is None or best.decode_tokens_per_s is None:
+        return []
+    others = [
+        f"{p.decode_tokens_per_s:,.1f} on {p.gpu_label}"
+        for p in report.local
+        if p is not best and p.decode_tokens_per_s is not None
+    ]
+    label = f" ({best.decode_label})" if best.decode_label else ""
+    return [
+        f"**Faster with llama.cpp: {best.gpu_label}** — {best.decode_tokens_per_s:,.1f} tokens/s "
+        f"decoding one sequence{label} vs {'; '.join(others)}."
+    ]
 
 
 DATACENTER_HEADING = (

@@ -306,3 +306,15 @@ def leading_cautions(report: SizingReport) -> list[Note]:
         if note.code in LEADING_CAUTIONS:
             found.setdefault(note.text, note)
     return list(found.values())
+
+
+def fastest_local(report: SizingReport) -> LocalServingPlan | None:
+    """Owned hardware compared for speed ('my 7900 XTX and a 4090, which is faster?'): the
+    local plan that decodes one sequence fastest, when two or more lead with a speed each;
+    the datacenter comparison, under its own heading, is another engine's."""
+    if not report.leads_with_local or report.request.workload.objective != "fastest":
+        return None
+    timed = [p for p in report.local if p.decode_tokens_per_s is not None]
+    if len(timed) < 2:
+        return None
+    return max(timed, key=lambda p: p.decode_tokens_per_s or 0.0)

@@ -353,7 +353,10 @@ def extract_gpus(t: Text, p: ParsedWorkload) -> None:
 
 _COMPARATIVE = compiled(
     r"\b(?:cheaper|faster|better|slower|quicker|more\s+(?:cost[\s-]?effective|efficient|"
-    r"economical))\s+than\b",
+    r"economical))\s+than\b"
+    # 'my 7900 XTX and a 4090, which is faster?': the GPUs named set against each other.
+    r"|\bwhich\s+(?:one\s+|card\s+|gpu\s+|of\s+(?:them|the\s+two|these)\s+)?(?:is|would\s+be|will\s+be|"
+    r"runs?|gives?)\s+(?:the\s+)?(?:faster|cheaper|quicker|better|more\s+cost[\s-]?effective)\b",
     re.I,
 )
 

@@ -93,6 +93,12 @@ def normalise(text: str) -> str:
     # ram跑'): Python counts both as word characters, so no pattern's \b would see the Latin
     # word. A space between them.
     text = compiled(rf"(?<=[{_CJK}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{_CJK}])").sub(" ", text)
+    # "a 4090gpu", "3090nvidia", "8g4060": a four-digit card number run into the word or the
+    # memory beside it (the card name must start and end a word).
+    text = compiled(r"\b((?:[1-9]0[5-9]0|[1-9]0[5-9]5))(gpus?|nvidia|graphics|card)\b", re.I).sub(
+        r"\1 \2", text
+    )
+    text = compiled(r"\b(\d{1,2}\s?g(?:b)?)((?:[1-9]0[5-9]0))\b", re.I).sub(r"\1 \2", text)
     # "24Gx2", "80GBx8": a memory and a count run together.
     return compiled(r"\b(\d{1,3}\s?(?:gb|gib|g))([x×])(\d{1,3})\b", re.I).sub(r"\1 \2\3", text)
 

@@ -1,0 +1,46 @@
+"""Two GPUs set against each other without 'vs' or 'than' ('my 7900 XTX and a 4090, which is
+faster?') are compared, not answered as a fit; on the asker's own hardware the comparison
+leads from the local plans (llama.cpp), the datacenter one staying under its heading. Card
+numbers run into the next word ('4090gpu', '8g4060', '3090nvidia') are still the cards."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.offline.parser import parse_workload
+from tests.offline_turns import after_reading, answer, sizing
+
+COMPARED = [
+    "my 7900 XTX and a 4090, which is faster for Llama 3.1 8B?",
+    "L40S and H100 for Qwen2.5 32B, which one is cheaper?",
+    "I have a 3090 and a 4090 — which of the two would be faster for Mistral 7B?",
+]
+
+
+@pytest.mark.parametrize("question", COMPARED)
+def test_which_of_the_gpus_named_is_a_comparison(question: str) -> None:
+    p = parse_workload(question)
+    assert p.compare and len(p.gpus) == 2, (question, p.gpus)
+
+
+async def test_owned_gpus_compared_lead_with_the_faster_local_plan() -> None:
+    text, conversation = await answer("my 7900 XTX and a 4090, which is faster for Llama 3.1 8B?")
+    report = sizing(conversation)
+    speeds = {p.gpu_label: p.decode_tokens_per_s for p in report.local}
+    assert len(speeds) == 2 and all(v is not None for v in speeds.values())
+    fastest = max(speeds, key=lambda k: speeds[k] or 0.0)
+    first = after_reading(text).splitlines()[0]
+    assert first.startswith(f"**Faster with llama.cpp: {fastest}**"), first
+    assert f"{speeds[fastest]:,.1f} tokens/s" in first
+
+
+@pytest.mark.parametrize(
+    ("question", "gpu"),
+    [
+        ("can I fine-tune my own dataset on a single 4090gpu?", "rtx-4090"),
+        ("i cant believe it can work on 8g4060 with Qwen2.5 7B", "rtx-4060"),
+        ("I have a 3090nvidia graphics card, can it run Llama 2 13B?", "rtx-3090"),
+    ],
+)
+def test_a_card_number_run_into_a_word_is_the_card(question: str, gpu: str) -> None:
+    assert [m.gpu for m in parse_workload(question).gpus] == [gpu], question
