@@ -475,3 +475,36 @@ def test_a_gpu_with_its_memory_each_keeps_the_memory() -> None:
     p = parse_workload("finetune a 13b model using lora on 3 A100 gpu with 80GB memory each?")
     assert [m.count for m in p.gpus] == [3]
     assert all("80gb" in v for v in p.gpus[0].variants)
+
+
+def test_gpus_offered_as_either_are_gpus_not_a_repo_id() -> None:
+    # 'A100/A800' has the shape of an org/name id; both halves are catalog GPUs.
+    p = parse_workload("请问最低推荐需多少张A100/A800来跑Qwen/Qwen1.5-110B-Chat-AWQ")
+    assert [m.gpu[:4] for m in p.gpus if m.gpu] == ["a100", "a800"]
+    assert not any(q.slot == "model" for q in p.questions)
+
+
+def test_a_count_said_for_gpus_offered_as_either_is_each_ones() -> None:
+    p = parse_workload("Would H100/H200 run meta-llama/Llama-3.1-405B in fp8 on 8 cards?")
+    assert [m.count for m in p.gpus] == [8, 8]
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("how to get to run Qwen2.5 14B on 16gb of vram", "fits"),
+        (
+            "Where can I find the hardware requirements for Llama 2 13B? Can it run on a 3060?",
+            "fits",
+        ),
+    ],
+)
+def test_how_to_get_it_running_and_where_the_requirements_are(question: str, asked: str) -> None:
+    p = parse_workload(question)
+    assert p.asked == asked and not p.out_of_scope, (question, p.out_of_scope)
+
+
+def test_memory_run_into_its_kind_is_read() -> None:
+    p = parse_workload("can I run Mistral 7B if I only have a 3090 with 24gVram and 32gRam ?")
+    assert p.system_ram_bytes == 32 * 10**9
+    assert [m.gpu for m in p.gpus] == ["rtx-3090"]

@@ -73,6 +73,14 @@ def apply_nodes(t: Text, p: ParsedWorkload) -> None:
         # 'A100, 8 GPUs', 'three A100 nodes, each with 8 80GB GPUs': the one GPU named is
         # the GPUs counted (else the count would be shown and one GPU sized).
         p.gpus[0].count, p.gpu_count = p.gpu_count, None
+    elif len(p.gpus) > 1 and p.gpu_count is not None and all(m.count is None for m in p.gpus):
+        # 'H100/H200 … on 8 cards', 'A100 or H100 for 4 GPUs': the GPUs offered as either,
+        # each at the count said (else each would be sized as one card).
+        names = " / ".join(m.text for m in p.gpus)
+        for offered in p.gpus:
+            offered.count = p.gpu_count
+        p.notes.append(f"{p.gpu_count:,} GPUs read as {p.gpu_count:,} of each of {names}")
+        p.gpu_count = None
     if t.nodes is None or (t.nodes == 1 and t.per_node):
         return  # one node of N GPUs is N GPUs: nothing to scale
     mention = next((m for m in p.gpus if m.count is not None), None)

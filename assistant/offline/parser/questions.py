@@ -357,8 +357,9 @@ def asks_something(text: str) -> bool:
 
 
 _HOW_TO_RUN = (
-    r"\bhow\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:deploy|run|serve|load|inference)\b"
-    r"|\bhow\s+to\s+(?:deploy|run|serve|load|inference)\b"
+    r"\bhow\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:get\s+(?:it\s+|this\s+)?to\s+)?"
+    r"(?:deploy|run|serve|load|inference)\b"
+    r"|\bhow\s+to\s+(?:get\s+(?:it\s+|this\s+)?(?:to\s+)?)?(?:deploy|run|serve|load|inference)\b"
 )
 """'How do I run it on my 3090?': whether (and how) it fits the hardware named; with none
 named, what to run it on."""

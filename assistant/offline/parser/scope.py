@@ -41,10 +41,13 @@ OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
     (
         r"\b(?:in[\s-]stock|availability|sold\s+out|lead\s+times?|waitlists?|"
         r"can(?:'t|not)?\s+(?:i\s+)?(?:find|get\s+hold\s+of))\b"
+        r"(?!\s+(?:the\s+)?(?:hardware|system|gpu|vram|memory|minimum)\s+(?:requirements?|specs?))"
         # Not the memory a card has free ('fills up the available 11GB', 'all available
         # memory', 'the full available GPU memory') nor 'not available in fact'.
         # 'where can I rent 8 A100s': where to get them, a live question too.
         r"|\bwhere\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:rent|buy|get|find)\b"
+        # (not 'where can I find the hardware requirements': the sizing, asked)
+        r"(?!\s+(?:the\s+)?(?:hardware|system|gpu|vram|memory|minimum)\s+(?:requirements?|specs?))"
         # Not memory left free ('leaving 6GB available', '11 GB available').
         r"|(?<!\bthe\s)(?<!\ball\s)(?<!\bfull\s)(?<!gb\s)(?<!gb)(?<!gib\s)(?<!\bmemory\s)"
         r"(?<!\bvram\s)\bavailable\b"

@@ -99,6 +99,8 @@ def normalise(text: str) -> str:
         r"\1 \2", text
     )
     text = compiled(r"\b(\d{1,2}\s?g(?:b)?)((?:[1-9]0[5-9]0))\b", re.I).sub(r"\1 \2", text)
+    # "24gVram and 32gRam": a memory run into what it is of.
+    text = compiled(r"\b(\d{1,4}(?:\.\d+)?\s?(?:gb|g))(v?ram)\b", re.I).sub(r"\1 \2", text)
     # "24Gx2", "80GBx8": a memory and a count run together.
     return compiled(r"\b(\d{1,3}\s?(?:gb|gib|g))([x×])(\d{1,3})\b", re.I).sub(r"\1 \2\3", text)
 
