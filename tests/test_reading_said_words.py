@@ -508,3 +508,33 @@ def test_memory_run_into_its_kind_is_read() -> None:
     p = parse_workload("can I run Mistral 7B if I only have a 3090 with 24gVram and 32gRam ?")
     assert p.system_ram_bytes == 32 * 10**9
     assert [m.gpu for m in p.gpus] == ["rtx-3090"]
+
+
+@pytest.mark.parametrize(
+    ("question", "output"),
+    [
+        (
+            "Mistral Nemo on my 4090: mistral-chat --instruct --max_tokens 256 --temperature 0.35?",
+            256,
+        ),
+        ("Llama 3.1 8B on a T4 with max_new_tokens=512, how fast?", 512),
+    ],
+)
+def test_a_generation_cap_flag_is_the_output_length(question: str, output: int) -> None:
+    p = parse_workload(question)
+    assert p.output_tokens == output
+    held = " ".join(u.span.text for u in reading_of(p).unread_that_matters)
+    assert "temperature" not in held and "max" not in held, held
+
+
+def test_sampling_settings_change_no_figure() -> None:
+    p = parse_workload("Llama 3.1 8B on one L4, temperature=0.7 top_p=0.9, 20 users, enough?")
+    assert p.users == 20 and reading_of(p).verdict_stands
+
+
+def test_the_memory_asked_again_last_is_the_question() -> None:
+    p = parse_workload(
+        "Any idea how much VRAM does this use? A 4090 can use WizardLM 33B but for a 34B it "
+        "doesn't seem to be enough, does someone know how much VRAM a 34B uses?"
+    )
+    assert p.asked == "memory"

@@ -99,6 +99,21 @@ def extract_llama_cpp_flags(t: Text, p: ParsedWorkload) -> None:
         t.each(_LLAMA_CPP_FLAGS)
 
 
+_SAMPLING_FLAGS = (
+    r"(?<![\w-])(?:--?)?(?:temperature|temp|top[_-]?p|top[_-]?k|min[_-]?p|typical[_-]?p|seed|"
+    r"repetition[_-]penalty|repeat[_-]penalty|presence[_-]penalty|frequency[_-]penalty)"
+    r"\s*[=:]?\s*-?\d+(?:\.\d+)?(?![\w.])"
+    r"|(?<![\w-])--(?:instruct|interactive|chat|stream|verbose|no[_-]?stream)\b"
+)
+"""Sampling settings and mode switches as typed on a command line ('--temperature 0.35',
+'top_p=0.9', '--instruct'): they change what is generated, never memory, speed or cost."""
+
+
+def extract_sampling_flags(t: Text, p: ParsedWorkload) -> None:
+    """`_SAMPLING_FLAGS`, consumed as read before any number reader sees their values."""
+    t.each(_SAMPLING_FLAGS)
+
+
 def extract_serve_engine(t: Text, p: ParsedWorkload) -> None:
     """The engine the answer's launch line and KV-pool rule are for: SGLang or TensorRT-LLM
     when named, vLLM when a command line was asked for a GPU server (llama.cpp, Ollama and

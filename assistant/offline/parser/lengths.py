@@ -146,6 +146,9 @@ def extract_in_out(t: Text, p: ParsedWorkload) -> None:
         p.prompt_tokens = _length(p, m.group(1))
     for m in t.each(rf"\b(?:max(?:imum)?[\s_-]*)?(?:output|generation){length}{said}{_L}{_TOKENS}"):
         p.output_tokens = _length(p, m.group(1))
+    # A generation flag as typed: '--max_tokens 256', 'max_new_tokens=512' (the output cap).
+    for m in t.each(rf"(?<![\w-])(?:--?)?max[_-](?:new[_-])?tokens\s*[=:]?\s*{_L}(?![\w.])"):
+        p.output_tokens = _length(p, m.group(1))
     lone = rf"(?<![\d.,]){_L}[\s-]*(?:tokens?[\s-]*)?(?:input|prompt)\b"
     lone += r"(?![\s_-]*(?:tokens?|length|len|gpus?|cards?|devices?|images?|files?)\b)"
     for m in compiled(lone, re.I).finditer(t.work):

@@ -22,6 +22,7 @@ from assistant.offline.parser.deployment import (
     extract_llama_cpp_flags,
     extract_offload_words,
     extract_prefix_tokens,
+    extract_sampling_flags,
     extract_serve_engine,
     extract_speedup_words,
 )
@@ -128,6 +129,7 @@ _EXTRACTORS: tuple[Callable[[Text, ParsedWorkload], None], ...] = (
     extract_exl2_names,  # an EXL2 repo's rate and head bits before the model readers take it
     extract_model_files_and_tags,
     extract_llama_cpp_flags,  # a llama.cpp command line's words that change no figure
+    extract_sampling_flags,  # '--temperature 0.35', 'top_p=0.9': no figure
     extract_library_names,
     extract_owned,
     extract_hf_and_catalog_models,

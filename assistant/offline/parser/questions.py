@@ -455,6 +455,10 @@ def _last_asks_if_a_card_said_is_enough(text: str) -> bool:
     if len(asks) < 2:
         return False
     last, before = asks[-1], "".join(asks[:-1])
+    if compiled(_MEMORY_ASKED, re.I).search(last):
+        # '… it doesn't seem to be enough, does someone know how much VRAM it uses?': the
+        # memory is asked again last, the card a report.
+        return False
     figure = compiled(_MEMORY_ASKED, re.I).search(before)
     return bool(figure and _ENOUGH_ASKED.search(last.strip()) and _CARD_BY_MEMORY.search(last))
 
