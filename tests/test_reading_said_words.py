@@ -538,3 +538,24 @@ def test_the_memory_asked_again_last_is_the_question() -> None:
         "doesn't seem to be enough, does someone know how much VRAM a 34B uses?"
     )
     assert p.asked == "memory"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Please benchmark qwen3.6-27b-mtp. Have you tried running on a Strix Halo?",
+        "Any benchmarks of Llama 3.1 8B on an M4 Max?",
+        "could you benchmark Mistral 7B on a 3090?",
+    ],
+)
+def test_a_benchmark_asked_is_the_speed(question: str) -> None:
+    assert parse_workload(question).asked == "speed", question
+
+
+def test_benchmark_scores_are_quality_not_speed() -> None:
+    p = parse_workload("Any benchmark scores for Llama 3.1 8B in 4-bit?")
+    assert p.asked != "speed"
+
+
+def test_memory_occupation_asks_the_memory() -> None:
+    assert parse_workload("What is the memory occupation of Llama 3.1 8B?").asked == "memory"

@@ -35,7 +35,7 @@ _MEMORY_ASKED = (
     rf"|\b{_MINIMUM}\s+(?:capacity|{_MEM})\b"
     rf"|\b(?:required|needed|necessary|{_MINIMUM})\s+(?:gpu\s+)?{_MEM}\b"
     rf"|\b(?:gpu\s+)?{_MEM}\)?\s+(?:is\s+|would\s+be\s+|will\s+be\s+)?(?:required|needed|necessary)\b"
-    rf"|\b{_MEM}\s+(?:usage|consumption)\b"
+    rf"|\b{_MEM}\s+(?:usage|consumption|occupation|occupancy|footprint)\b"
     rf"|{_MEMORY_ASKED_ELSEWHERE}"
     r"|\bhow\s+many\s+(?:gb|gib|gigs?|gigabytes?)\b"
     r"|\b(?:memory|vram)\s+(?:do|does|would|will|should)\s+(?:i|we|it|you|that|this)\s+need"
@@ -95,6 +95,9 @@ _SPEED_ASKED = (
     rf"\bhow\s+many\s+{_T_PER_S}"
     r"|\b(?:poor|low|slow|bad|terrible)\s+(?:throughput|performance|speed|inference\s+speed)\b"
     rf"|\b(?:benchmark|number\s+of|only|just)\s+(?:\d[\d.,]*\s*)?{_PER_SECOND}"
+    # 'Please benchmark qwen3.6-27b', 'any benchmarks on a Strix Halo?': the speed asked (not
+    # 'benchmark scores', a model's quality).
+    r"|\b(?:please\s+|could\s+you\s+|can\s+you\s+|any\s+)benchmarks?\b(?!\s+scores?\b)"
     r"|\b(?:should|is)\s+(?:it|this|that)\s+(?:should\s+)?(?:be\s+)?(?:that|this|so)\s+slow\b"
     r"|\bexpected\s+(?:speed|throughput|performance|tokens?\s*(?:/|per)\s*s\w*)\b"
     r"|\bhow\s+(?:fast|quick(?:ly)?)\s+(?:is|does|would|will|can|could|do|it|they|this|that)\b"
