@@ -559,3 +559,25 @@ def test_benchmark_scores_are_quality_not_speed() -> None:
 
 def test_memory_occupation_asks_the_memory() -> None:
     assert parse_workload("What is the memory occupation of Llama 3.1 8B?").asked == "memory"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        'In the README on GitHub, it states: "fine-tuning a 7B model requires about 112 GB of '
+        'VRAM." Could you explain how this is derived?',
+        "I have heard that 360GB RAM is required for a full 128k context of this 13B model, "
+        "how much for 64k?",
+    ],
+)
+def test_a_figure_reported_from_elsewhere_asks_which_figures_are_the_workload(
+    question: str,
+) -> None:
+    p = parse_workload(question)
+    assert any(q.slot == "meaning" and q.why == "ambiguous" for q in p.questions), p.questions
+    assert not reading_of(p).verdict_stands
+
+
+def test_chinese_memory_to_support_a_context_is_the_memory() -> None:
+    p = parse_workload("Qwen2.5 7B 32k上下文大概需要多少显存才可以支持?")
+    assert p.asked == "memory" and not p.out_of_scope

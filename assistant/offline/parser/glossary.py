@@ -18,6 +18,8 @@ from assistant.regex_cache import compiled
 
 GLOSSARY: tuple[tuple[str, str], ...] = (
     # What is asked (longer phrases first).
+    ("才可以支持", " "),  # '(needed) to support it': what the figure before it is for
+    ("才能支持", " "),
     ("需要多少显存", " how much VRAM is needed "),
     ("需要多大显存", " how much VRAM is needed "),
     ("显存要多大", " how much VRAM is needed "),

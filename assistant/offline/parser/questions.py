@@ -318,7 +318,11 @@ _REPORTED = compiled(
     r"|\b(?:you|they)\s+(?:say|said|mention(?:ed)?|claim(?:ed)?|wrote|stated?)\b"
     r"|\b(?:some\s*one|somebody|people|others)\s+(?:was\s+|were\s+)?(?:able|managed|got|"
     r"achieved|reported|ran|claims?|says?)\b"
-    r"|\baccording\s+to\b|\bseeing\s+that\b|\bsince\s+it\s+was\s+able\b",
+    r"|\baccording\s+to\b|\bseeing\s+that\b|\bsince\s+it\s+was\s+able\b"
+    # 'In the README on GitHub, it states: …', "I've heard that 360GB RAM is required".
+    r"|\b(?:in|on)\s+the\s+(?:readme|docs?|documentation|paper|model\s+card|blog(?:\s+post)?)\b"
+    r"[^.?!\n]{0,30}?\b(?:it\s+|they\s+)?(?:says?|states?|mentions?|claims?|writes?|lists?)\b"
+    r"|\b(?:i'?ve|i\s+have)\s+(?:heard|read)\s+(?:that|somewhere)\b",
     re.I,
 )
 """A setup reported from elsewhere ('the readme says 80GB*8 GPUs are required', 'someone was
