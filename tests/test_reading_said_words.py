@@ -581,3 +581,29 @@ def test_a_figure_reported_from_elsewhere_asks_which_figures_are_the_workload(
 def test_chinese_memory_to_support_a_context_is_the_memory() -> None:
     p = parse_workload("Qwen2.5 7B 32k上下文大概需要多少显存才可以支持?")
     assert p.asked == "memory" and not p.out_of_scope
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # A count per something the reader did not multiply out: how many GPUs in all?
+        "Llama 3.1 405B fp8 on two racks with 8 H100 in each, fits?",
+        # A benchmark word left unplaced: the speed may be what is asked.
+        "Llama 3.1 8B on a 4090, benchmarks vs my 3090?",
+    ],
+)
+def test_each_and_benchmark_left_unplaced_hold_the_verdict(question: str) -> None:
+    reading = reading_of(parse_workload(question))
+    assert not reading.verdict_stands, question
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "20 users each with 4k context on Llama 3.1 8B with an L4, fits?",
+        "Llama 3.1 8B benchmarked at 40 tok/s on my 3060, is that normal?",
+        "4 A100 GPUs with 80GB memory each for Llama 3.1 70B, enough?",
+    ],
+)
+def test_each_and_benchmark_read_with_their_figure_do_not_hold(question: str) -> None:
+    assert reading_of(parse_workload(question)).unread_that_matters == [], question

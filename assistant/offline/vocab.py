@@ -272,7 +272,7 @@ _FILLER_WORDS = """
     be been being was were am do does did done doing can could would should will shall may might
     must need needs needed want wants wanted like i we you they he she it its our my your their me
     us them this that these those there here what which who whom whose how when where why whether
-    much many more most less least some any all each every both either neither no not only just
+    much many more most less least some any all both either neither no not only just
     also too very so than then about around roughly approx approximately ~ per via using use used
     run running runs fit fits fitting enough big small large larger smaller medium tiny huge model
     models llm llms gpu gpus hardware machine machines server servers node nodes box setup config

@@ -31,7 +31,10 @@ _NUMBER_WORDS = compiled(
     r"forty|fifty|hundred|double|twice|triple|gigs?|gigabytes?|megabytes?|terabytes?|"
     # A count said without its figure ('multiple 4090s', 'across several A100s'): how many
     # GPUs (or users) the verdict is for was not read.
-    r"several|multiple|mutil|various|couple|few|bunch|handful)\b",
+    r"several|multiple|mutil|various|couple|few|bunch|handful|"
+    # 'each' / 'every' left over: a count per something ('8 T4 on each') the reader did not
+    # multiply out.
+    r"each|every)\b",
     re.I,
 )
 _HARDWARE = compiled(
@@ -53,7 +56,7 @@ _TERMS = compiled(
 )
 _FIGURE_WORDS = compiled(
     r"\b(?:memory|vram|ram|speed|fast|slow|latency|throughput|time|cost|costs|price|prices|"
-    r"pricing|budget|precision|quantized|formats?|total|data|datasets?)\b",
+    r"pricing|budget|precision|quantized|formats?|total|data|datasets?|benchmark\w*)\b",
     re.I,
 )
 """Words naming a figure or an input of the verdict ('memory', 'speed', 'cost',

@@ -29,7 +29,10 @@ def extract_context(t: Text, p: ParsedWorkload) -> None:
         # values tried ('--max_seq_len 4096 … 3584') are no one context: left to the gate.
         for m in t.each(_CONTEXT_FLAG):
             set_context(p, m.group(1) or m.group(2))
-    for m in t.each(rf"{Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"):
+    for m in t.each(
+        rf"(?:\beach\s+(?:with|having|at|of)\s+(?:a\s+)?)?{Q}[\s-]*(?:tokens?[\s-]+)?(?:of\s+)?{ctx}\b"
+    ):
+        # '20 users each with 4k context': the context per sequence, as every context is.
         set_context(p, m.group(1))
     for m in t.each(
         rf"{ctx}\s*(?:length\s*)?(?:of|=|:|is|up\s+to|around|about)?\s*{Q}\b(?:\s*tokens?)?"

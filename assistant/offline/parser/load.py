@@ -132,6 +132,9 @@ def extract_throughput_and_latency(t: Text, p: ParsedWorkload) -> None:
             said.setdefault("tokens_per_s_per_user", []).append((m.group(0).strip(), value))
             p.notes.append(f"{m.group(0).strip()!r} read as the speed each user sees")
     _two_rates_said(p, said)
+    if said:
+        # 'benchmarked at 40 tok/s': the speed read is the benchmark's.
+        t.each(r"\bbenchmark(?:ed|ing|s)?\b(?!\s+scores?\b)")
     for m in t.each(
         rf"({NUMBER})\s*ms\s*(?:per|/|a)\s*(?:output\s+)?token|(?:itl|tpot|inter[\s-]token"
         rf"(?:\s+latency)?){bound}\s*({NUMBER})\s*ms"
