@@ -44,3 +44,26 @@ async def test_owned_gpus_compared_lead_with_the_faster_local_plan() -> None:
 )
 def test_a_card_number_run_into_a_word_is_the_card(question: str, gpu: str) -> None:
     assert [m.gpu for m in parse_workload(question).gpus] == [gpu], question
+
+
+@pytest.mark.parametrize(
+    ("question", "counts"),
+    [
+        ("Choosing between a 3090 and a 4090 for Llama 3.1 8B", [1, 1]),
+        ("How does the L40S stack up against the H100 for Qwen2.5 32B serving 20 users?", None),
+        # A choice asked, not made: both sides kept, at their counts.
+        ("Should I get a 4090 rather than two 3090s for Llama 3.3 70B in Q4?", [1, 2]),
+        ("Is it better to use 4 A100 instead of 2 H100 for Llama 3.1 70B?", [4, 2]),
+    ],
+)
+def test_gpus_weighed_in_other_words_are_compared(question: str, counts: list[int] | None) -> None:
+    p = parse_workload(question)
+    assert p.compare and len(p.gpus) == 2, (question, p.gpus)
+    if counts is not None:
+        assert [m.count for m in p.gpus] == counts, p.gpus
+
+
+def test_a_choice_made_still_sets_the_other_aside() -> None:
+    # 'GPTQ instead of AWQ' said as what to do: the rejected format is not sized.
+    p = parse_workload("Serve Llama 3.1 8B in GPTQ instead of AWQ on an L4")
+    assert p.weights == "int4-gptq"

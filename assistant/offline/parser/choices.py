@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.offline.names import gpu_index
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
 from assistant.regex_cache import compiled
@@ -34,6 +35,8 @@ def set_aside_rejected(t: Text, p: ParsedWorkload) -> None:
     one in the text for the extractors; say how the words were read."""
     for pattern, chosen, rejected in _PATTERNS:
         for m in compiled(pattern, re.I).finditer(t.work):
+            if _weighed(t.work, m.start()) and _gpu_named(t.work[m.start(rejected) :][:30]):
+                continue  # 'Should I get a 4090 rather than two 3090s?': both, compared
             start, end = m.span(chosen)
             t.consume(m.start(), start)
             t.consume(end, m.end())
@@ -41,3 +44,22 @@ def set_aside_rejected(t: Text, p: ParsedWorkload) -> None:
                 f"'{m.group(0).strip()}' read as {m.group(chosen)}: {m.group(rejected)} set "
                 "aside, not sized"
             )
+
+
+_WEIGHING = compiled(
+    r"\b(?:should|shall|would|could)\s+(?:i|we)\b|\b(?:is\s+it|would\s+it\s+be)\s+better\b"
+    r"|\bbetter\s+to\b|\bworth\s+(?:it\s+)?(?:to\s+)?(?:get|buy|go)",
+    re.I,
+)
+
+
+def _gpu_named(text: str) -> bool:
+    """Whether `text` (the rejected option and what follows it) names a catalog GPU."""
+    return any(found.id is not None for found in gpu_index().find(text))
+
+
+def _weighed(text: str, start: int) -> bool:
+    """Whether the choice at `start` is asked, not made: its sentence asks which to take
+    ('should I …', 'is it better to …') before it."""
+    sentence = compiled(r"[^.?!\n]*$").search(text[:start])
+    return bool(sentence and _WEIGHING.search(sentence.group(0)))
