@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.offline.parser import parse_workload
+from assistant.reading.of_parsed import reading_of
 from tests.offline_turns import after_reading, answer, sizing
 
 COMPARED = [
@@ -67,3 +68,16 @@ def test_a_choice_made_still_sets_the_other_aside() -> None:
     # 'GPTQ instead of AWQ' said as what to do: the rejected format is not sized.
     p = parse_workload("Serve Llama 3.1 8B in GPTQ instead of AWQ on an L4")
     assert p.weights == "int4-gptq"
+
+
+def test_buying_cheaper_than_renting_is_not_answered_as_a_fit() -> None:
+    p = parse_workload("Is buying 2 H100s cheaper than renting them for a year for Llama 3.1 70B?")
+    assert p.buy_asked and p.asked != "fits"
+
+
+def test_which_mac_to_buy_is_not_answered_with_datacenter_gpus() -> None:
+    # The recommender ranks datacenter GPUs: a Mac asked for holds the verdict instead.
+    reading = reading_of(
+        parse_workload("I want ~20 tok/s single-user on Llama 3.3 70B, which Mac should I buy?")
+    )
+    assert not reading.verdict_stands

@@ -38,7 +38,7 @@ _NUMBER_WORDS = compiled(
     re.I,
 )
 _HARDWARE = compiled(
-    r"\b(?:laptops?|notebooks?|mobile|macbooks?|imac|igpu|apu|jetson|orin|cpu[\s-]?only|"
+    r"\b(?:laptops?|notebooks?|mobile|macbooks?|imac|macs?|igpu|apu|jetson|orin|cpu[\s-]?only|"
     r"cluster|tpus?|npus?|gaudi|inferentia|trainium|workstation|cpus?|(?:smart)?phones?|iphone|"
     r"android|tablets?|ipad|raspberry)\b",
     re.I,

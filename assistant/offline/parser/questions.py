@@ -397,6 +397,11 @@ def _count_asked_not_said(after: str, p: ParsedWorkload) -> None:
 _OOM_REPORTED = r"\boom\b|\bout\s+of\s+(?:gpu\s+)?memory\b|\btried\s+to\s+allocate\b"
 
 
+_WEIGHED_COST = r"\b(?:cheaper|more\s+expensive|costlier|pricier|worth\s+it)\b"
+"""A yes/no about cost ('is buying cheaper than renting?', 'is a second 4090 worth it?'):
+whether it fits is not what it asks."""
+
+
 def _yes_no_phrase(t: Text) -> re.Match[str] | None:
     """The words that ask whether it runs ('can I run', 'enough', 'won't load') — and an
     out-of-memory report, which asks whether (and how) it fits, unless what is asked is how to
@@ -428,17 +433,23 @@ def extract_yes_no(t: Text, p: ParsedWorkload) -> None:
     elif compiled(_HOW_TO_RUN, re.I).search(t.original) and not asked_else:
         named = p.gpus or p.gpu_count is not None or p.gpu_memory_bytes is not None
         p.asked = "fits" if named else "hardware"
-    elif (
-        not asked_else
-        and (p.gpus or p.gpu_memory_bytes is not None)
+    elif not asked_else and _bare_workload_asked(t, p):
+        p.asked = "fits"
+
+
+def _bare_workload_asked(t: Text, p: ParsedWorkload) -> bool:
+    """A workload said with a question mark and no question word ('Run Llama 3.3 70B on 4x
+    3090 for 5 users?', '405B at fp8 on one 8xH100 node for 20 users?'): does it fit — not a
+    cost weighed ('Is buying 2 H100s cheaper than renting them?')."""
+    if p.buy_asked or compiled(_WEIGHED_COST, re.I).search(t.original):
+        return False
+    return bool(
+        (p.gpus or p.gpu_memory_bytes is not None)
         and compiled(r"\?\s*$").search(t.original)
         and not compiled(r"\b(?:how|what|which|why|where|when|who|whose)\b", re.I).search(
             t.original
         )
-    ):
-        # A workload said with a question mark and no question word ('Run Llama 3.3 70B on
-        # 4x 3090 for 5 users?', '405B at fp8 on one 8xH100 node for 20 users?'): does it fit.
-        p.asked = "fits"
+    )
 
 
 _ENOUGH_ASKED = compiled(
