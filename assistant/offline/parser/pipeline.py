@@ -9,6 +9,7 @@ left that is not filler is reported in `unplaced`. No figures are computed here.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable
 
@@ -522,7 +523,9 @@ def _merge(previous: ParsedWorkload, new: ParsedWorkload) -> ParsedWorkload:
     blank = ParsedWorkload()
     for name in _INHERITED:
         if getattr(new, name) == getattr(blank, name):
-            data[name] = getattr(previous, name)
+            # A copy: a change applied to this turn ('with one more card') must not rewrite
+            # the earlier turn's reading, which its answer and the session keep.
+            data[name] = copy.deepcopy(getattr(previous, name))
             kept += (name,)
     data["notes"] = [*previous.notes, *new.notes]
     # A value kept from an earlier turn says so: its words are that turn's.
