@@ -607,3 +607,12 @@ def test_each_and_benchmark_left_unplaced_hold_the_verdict(question: str) -> Non
 )
 def test_each_and_benchmark_read_with_their_figure_do_not_hold(question: str) -> None:
     assert reading_of(parse_workload(question)).unread_that_matters == [], question
+
+
+def test_a_fine_tune_with_and_without_lora_asks_which_to_size() -> None:
+    p = parse_workload(
+        "Whats the minimum GPU memory required for fine-tuning Llama 2 7B with and without "
+        "lora? Would 4x V100 be sufficient?"
+    )
+    assert [q.slot for q in p.questions] == ["task"]
+    assert not reading_of(p).verdict_stands

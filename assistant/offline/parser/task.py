@@ -235,7 +235,19 @@ _NOT_ADAPTERS = (
 
 
 def _without_adapters(t: Text, p: ParsedWorkload) -> None:
-    """'I want to try without PEFT LoRA': a fine-tune of every weight, said."""
+    """'I want to try without PEFT LoRA': a fine-tune of every weight, said. 'With and without
+    LoRA': both asked — which to size is asked (`_several_fine_tunes`)."""
+    both = t.each(r"\bwith\s+and\s+without\s+(?:peft[\s/-]*)?(q?lora|peft|adapters?)\b")
+    if both:
+        said = both[0].group(0).strip()
+        p.ask(
+            "task",
+            "ambiguous",
+            f"'{said}': both are asked — which fine-tune should I size first, LoRA or full? "
+            "(Ask the other after.)",
+            said,
+        )
+        return
     if t.each(_NOT_ADAPTERS) and compiled(_TRAINING_WORDS, re.I).search(t.original):
         p.task, p.use = "full", p.use or "fine-tune"
 
