@@ -398,6 +398,12 @@ def model_name_parts() -> tuple[NameParts, ...]:
 CONSUMER_BRANDS: tuple[str, ...] = ("GeForce", "Radeon RX")
 
 
+def names_a_gpu(text: str) -> bool:
+    """Whether `text` names a catalog GPU ('A100', 'two 3090s'): one of its name matches has
+    a catalog id."""
+    return any(found.id is not None for found in gpu_index().find(text))
+
+
 def is_consumer_gpu(gpu: GpuSpec) -> bool:
     """True for a consumer (gaming / desktop) card: its catalog name carries a consumer brand."""
     return any(brand.lower() in gpu.name.lower() for brand in CONSUMER_BRANDS)

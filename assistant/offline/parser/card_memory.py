@@ -14,11 +14,16 @@ from tools.catalog import get_catalog
 from tools.units import GB
 
 
+def _ids(mention: GpuMention) -> list[str]:
+    """The catalog ids a mention may mean: its variants, else its one id."""
+    return mention.variants or ([mention.gpu] if mention.gpu else [])
+
+
 def _sold_with(mention: GpuMention, said: int) -> list[str] | None:
     """The catalog variants of `mention` sold with the memory `said`; None for a card the
     check does not apply to (not in the catalog, or a unified-memory machine)."""
     gpus = get_catalog().gpus
-    ids = mention.variants or ([mention.gpu] if mention.gpu else [])
+    ids = _ids(mention)
     if not ids or any(i not in gpus or gpus[i].unified_memory is not None for i in ids):
         return None
     return [i for i in ids if same_memory(said, gpus[i].memory_bytes)]
@@ -28,9 +33,8 @@ def _total_of(mention: GpuMention, said: int) -> bool:
     """Whether `said` is the memory of all the cards counted together."""
     gpus = get_catalog().gpus
     count = mention.count or 1
-    ids = mention.variants or [mention.gpu or ""]
     return count > 1 and any(
-        i in gpus and same_memory(said // count, gpus[i].memory_bytes) for i in ids
+        i in gpus and same_memory(said // count, gpus[i].memory_bytes) for i in _ids(mention)
     )
 
 
@@ -64,7 +68,7 @@ def _narrow(mention: GpuMention, variants: list[str]) -> None:
 def _ask_which(parsed: ParsedWorkload, named: list[GpuMention], said: int) -> None:
     """Another memory than the named cards': which card it is, asked."""
     gpus = get_catalog().gpus
-    ids = [i for m in named for i in (m.variants or [m.gpu or ""]) if i in gpus]
+    ids = [i for m in named for i in _ids(m) if i in gpus]
     names = " / ".join(dict.fromkeys(gpus[m.gpu or m.variants[0]].name for m in named))
     has = " or ".join(f"{g:g} GB" for g in sorted({gpus[i].memory_bytes / GB for i in ids}))
     parsed.ask(

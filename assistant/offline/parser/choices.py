@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from assistant.offline.names import gpu_index
+from assistant.offline.names import names_a_gpu
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
 from assistant.regex_cache import compiled
@@ -35,7 +35,7 @@ def set_aside_rejected(t: Text, p: ParsedWorkload) -> None:
     one in the text for the extractors; say how the words were read."""
     for pattern, chosen, rejected in _PATTERNS:
         for m in compiled(pattern, re.I).finditer(t.work):
-            if _weighed(t.work, m.start()) and _gpu_named(t.work[m.start(rejected) :][:30]):
+            if _weighed(t.work, m.start()) and names_a_gpu(t.work[m.start(rejected) :][:30]):
                 continue  # 'Should I get a 4090 rather than two 3090s?': both, compared
             start, end = m.span(chosen)
             t.consume(m.start(), start)
@@ -51,11 +51,6 @@ _WEIGHING = compiled(
     r"|\bbetter\s+to\b|\bworth\s+(?:it\s+)?(?:to\s+)?(?:get|buy|go)",
     re.I,
 )
-
-
-def _gpu_named(text: str) -> bool:
-    """Whether `text` (the rejected option and what follows it) names a catalog GPU."""
-    return any(found.id is not None for found in gpu_index().find(text))
 
 
 def _weighed(text: str, start: int) -> bool:

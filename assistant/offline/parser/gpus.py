@@ -394,7 +394,6 @@ def _compared(t: Text, p: ParsedWorkload) -> None:
     an H100'."""
     for m in t.each(r"\b(?:vs\.?|versus|compared?\s+(?:to|with)|or)\b"):
         p.compare = p.compare or len(p.gpus) > 1 or "v" in m.group(0).lower()
-    # 'choosing between a 3090 and a 4090', 'how does the L40S stack up against the H100'.
     # 'choosing between a 3090 and a 4090', 'how does the L40S stack up against the H100',
     # 'should I get a 4090 rather than two 3090s?' (a choice asked: `choices` left it).
     compared = r"\bbetween\b|\b(?:stacks?\s+up\s+)?against\b|\bstacks?\s+up\b"

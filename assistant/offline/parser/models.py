@@ -13,10 +13,10 @@ from assistant.offline import vocab
 from assistant.offline.names import (
     NameParts,
     corrected_family,
-    gpu_index,
     model_families,
     model_index,
     model_name_parts,
+    names_a_gpu,
 )
 from assistant.offline.parser.text import Text
 from assistant.reading.parsed import ParsedWorkload
@@ -270,7 +270,7 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
     for m in list(re.finditer(repo_id, t.work, re.I)):
         if p.has_model:
             break
-        if all(_names_gpu(part) for part in m.group(0).split("/")):
+        if all(names_a_gpu(part) for part in m.group(0).split("/")):
             continue  # 'A100/A800', 'H100/H200': GPUs offered as either, not a repo id
         t.consume(m.start(), m.end())
         # The whole name as written, past what another reader took from inside it (an EXL2
@@ -298,12 +298,6 @@ def extract_hf_and_catalog_models(t: Text, p: ParsedWorkload) -> None:
             repo,
         )
         p.unplaced.append(repo)
-
-
-def _names_gpu(word: str) -> bool:
-    """Whether `word` alone is a catalog GPU's name ('A100', 'H800', '4090')."""
-    found = gpu_index().find(word)
-    return bool(found) and found[0].id is not None
 
 
 def _name_end(text: str, end: int) -> int:

@@ -36,18 +36,22 @@ _CPU_ONLY = "running on a CPU without a GPU"
 """A question about running with no GPU at all: gpu-sizer has no CPU speed model, so with no
 GPU named beside it (offload from a GPU is sized) only the out-of-scope sentence is said."""
 
+_NOT_THE_REQUIREMENTS = (
+    r"(?!\s+(?:the\s+)?(?:hardware|system|gpu|vram|memory|minimum)\s+(?:requirements?|specs?))"
+)
+"""Not 'where can I find the hardware requirements': the sizing, asked, not availability."""
+
 # (pattern, topic, what gpu-sizer answers instead)
 OUT_OF_SCOPE: tuple[tuple[str, str, str], ...] = (
     (
         r"\b(?:in[\s-]stock|availability|sold\s+out|lead\s+times?|waitlists?|"
         r"can(?:'t|not)?\s+(?:i\s+)?(?:find|get\s+hold\s+of))\b"
-        r"(?!\s+(?:the\s+)?(?:hardware|system|gpu|vram|memory|minimum)\s+(?:requirements?|specs?))"
+        rf"{_NOT_THE_REQUIREMENTS}"
         # Not the memory a card has free ('fills up the available 11GB', 'all available
         # memory', 'the full available GPU memory') nor 'not available in fact'.
         # 'where can I rent 8 A100s': where to get them, a live question too.
         r"|\bwhere\s+(?:can|could|do|should)\s+(?:i|we)\s+(?:rent|buy|get|find)\b"
-        # (not 'where can I find the hardware requirements': the sizing, asked)
-        r"(?!\s+(?:the\s+)?(?:hardware|system|gpu|vram|memory|minimum)\s+(?:requirements?|specs?))"
+        rf"{_NOT_THE_REQUIREMENTS}"
         # Not memory left free ('leaving 6GB available', '11 GB available').
         r"|(?<!\bthe\s)(?<!\ball\s)(?<!\bfull\s)(?<!gb\s)(?<!gb)(?<!gib\s)(?<!\bmemory\s)"
         r"(?<!\bvram\s)\bavailable\b"
