@@ -33,6 +33,11 @@ async def test_owned_gpus_compared_lead_with_the_faster_local_plan() -> None:
     first = after_reading(text).splitlines()[0]
     assert first.startswith(f"**Faster with llama.cpp: {fastest}**"), first
     assert f"{speeds[fastest]:,.1f} tokens/s" in first
+    # Every speed says whether it is measured, calibrated or estimated.
+    for plan in report.local:
+        assert f"{plan.decode_tokens_per_s:,.1f} tokens/s" in first, (plan.gpu_label, first)
+        assert plan.decode_label is not None and first.count(f"({plan.decode_label})") >= 1
+    assert first.count("tokens/s") == len(report.local)
 
 
 @pytest.mark.parametrize(

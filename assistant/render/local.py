@@ -172,15 +172,18 @@ def local_faster_lines(report: SizingReport) -> list[str]:
     best = fastest_local(report)
     if best is None or best.decode_tokens_per_s is None:
         return []
+
+    def basis(plan: LocalServingPlan) -> str:
+        return f" ({plan.decode_label})" if plan.decode_label else ""
+
     others = [
-        f"{p.decode_tokens_per_s:,.1f} on {p.gpu_label}"
+        f"{p.decode_tokens_per_s:,.1f} tokens/s on {p.gpu_label}{basis(p)}"
         for p in report.local
         if p is not best and p.decode_tokens_per_s is not None
     ]
-    label = f" ({best.decode_label})" if best.decode_label else ""
     return [
         f"**Faster with llama.cpp: {best.gpu_label}** — {best.decode_tokens_per_s:,.1f} tokens/s "
-        f"decoding one sequence{label} vs {'; '.join(others)}."
+        f"decoding one sequence{basis(best)} vs {'; '.join(others)}."
     ]
 
 
